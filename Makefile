@@ -1,0 +1,127 @@
+# ggufkit — build, test, install.
+#
+#   make            libgguf (static + shared) and the tools into build/
+#   make test       all tests: Check unit tests + e2e scripts, with a summary
+#   make san        the same tests built with -fsanitize=address,undefined
+#   make fuzz       libFuzzer harnesses (clang) into build-fuzz/
+#   make install    PREFIX=/usr/local DESTDIR= : tools, library, headers, .pc
+#
+# BUILD selects the output directory; SAN=1 adds the sanitizers.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+VERSION := 0.1.0
+
+# --- dependencies (Debian packages, found with pkg-config) -----------------
+# pkg-config name : Debian package
+DEPS_TEST := check:check
+
+need = $(if $(shell pkg-config --exists $(word 1,$(subst :, ,$(1))) && echo ok),,\
+  $(error missing dependency $(word 1,$(subst :, ,$(1))): run 'apt-get install $(word 2,$(subst :, ,$(1)))'))
+
+ifeq ($(shell command -v pkg-config >/dev/null 2>&1 && echo ok),)
+  $(error pkg-config not found: run 'apt-get install pkg-config')
+endif
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-format-truncation
+CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64
+OPT     ?= -O2 -g
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ifeq ($(SAN),1)
+  OPT += $(SANFLAGS)
+  LDSAN := $(SANFLAGS)
+endif
+ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -1)),)
+  WARN := $(filter-out -Wno-format-truncation,$(WARN))
+endif
+
+CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) -fPIC -Igguf $(CFLAGS)
+LDLIBS_ALL  = -lm $(LDSAN) $(LDFLAGS)
+
+# --- sources ---------------------------------------------------------------
+LIB_SRC   := $(sort $(wildcard gguf/*.c))
+LIB_HDR   := $(sort $(wildcard gguf/*.h))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+ALL_HDR   := $(wildcard gguf/*.h inspect/*.h convert/*.h quantize/*.h run/*.h)
+TOOLS     := inspect convert quantize run
+TOOL_BINS := $(foreach t,$(TOOLS),$(if $(wildcard $(t)/*.c),$(BUILD)/gguf-$(t)))
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TTOOL_BINS:= $(TTOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: all lib tools test san fuzz install uninstall clean check-deps-test testbins
+all: lib tools
+
+lib: $(BUILD)/libgguf.a $(BUILD)/libgguf.so
+tools: $(TOOL_BINS)
+
+$(BUILD)/obj/%.o: %.c $(ALL_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/libgguf.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libgguf.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libgguf.so.0 -o $@ $^ $(LDLIBS_ALL)
+
+# Each tool is every .c in its directory, linked against the static library.
+define tool_rule
+$(BUILD)/gguf-$(1): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(1)/*.c)) $(BUILD)/libgguf.a
+	$$(CC) -o $$@ $$^ $$(LDLIBS_ALL)
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+
+# --- tests -----------------------------------------------------------------
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+
+check-deps-test:
+	$(foreach d,$(DEPS_TEST),$(call need,$(d)))
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libgguf.a | check-deps-test
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libgguf.a $(CHECK_LIBS) $(LDLIBS_ALL)
+
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libgguf.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgguf.a $(LDLIBS_ALL)
+
+testbins: all $(UNIT_BINS) $(TTOOL_BINS)
+
+test: testbins
+	@BUILD=$(BUILD) bash tests/run.sh
+
+san:
+	$(MAKE) BUILD=build-san SAN=1 test
+
+# --- fuzzing (clang + libFuzzer) -------------------------------------------
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Igguf
+fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR)
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) -lm
+
+# --- install ---------------------------------------------------------------
+DEST := $(DESTDIR)$(PREFIX)
+install: all
+	install -d $(DEST)/bin $(DEST)/lib $(DEST)/include/ggufkit $(DEST)/lib/pkgconfig
+	$(if $(TOOL_BINS),install -m 755 $(TOOL_BINS) $(DEST)/bin/)
+	install -m 644 $(BUILD)/libgguf.a $(DEST)/lib/
+	install -m 755 $(BUILD)/libgguf.so $(DEST)/lib/libgguf.so.$(VERSION)
+	ln -sf libgguf.so.$(VERSION) $(DEST)/lib/libgguf.so.0
+	ln -sf libgguf.so.0 $(DEST)/lib/libgguf.so
+	install -m 644 $(LIB_HDR) $(DEST)/include/ggufkit/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' gguf/libgguf.pc.in > $(DEST)/lib/pkgconfig/libgguf.pc
+
+uninstall:
+	rm -f $(foreach t,$(TOOLS),$(DEST)/bin/gguf-$(t)) $(DEST)/lib/libgguf.* $(DEST)/lib/pkgconfig/libgguf.pc
+	rm -rf $(DEST)/include/ggufkit
+
+clean:
+	rm -rf build build-san build-fuzz

@@ -1,0 +1,39 @@
+/*
+ * outfile.h — output files that are never left half-written.
+ *
+ * outfile_open() creates a unique temporary file in the destination's
+ * directory; outfile_commit() flushes, fsyncs and renames it over the
+ * destination (then fsyncs the directory); outfile_discard() removes it.
+ * Every tool writes its outputs through this.
+ */
+#ifndef GGUF_OUTFILE_H
+#define GGUF_OUTFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+
+typedef struct outfile {
+    FILE *fp;        /* buffered stream on the temporary file */
+    char *path;      /* final destination */
+    char *tmp_path;  /* temporary file, same directory */
+} outfile;
+
+/* Creates the temporary file for destination `path`. 0 or -1 with err. */
+int outfile_open(outfile *o, const char *path, gguf_error *err);
+
+/* Writes n bytes; -1 with err on failure (disk full, ...). */
+int outfile_write(outfile *o, const void *data, size_t n, gguf_error *err);
+
+/* Flushes and fsyncs the temporary file, keeping it open for commit. */
+int outfile_sync(outfile *o, gguf_error *err);
+
+/* Syncs (if not yet), closes and renames into place. 0 or -1 with err; on
+ * failure the temporary file is removed. */
+int outfile_commit(outfile *o, gguf_error *err);
+
+/* Closes and removes the temporary file; safe to call twice. */
+void outfile_discard(outfile *o);
+
+#endif
