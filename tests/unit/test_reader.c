@@ -1,0 +1,168 @@
+/*
+ * test_reader.c — gguf_open on real files: counts, lookups, typed getters,
+ * zero-copy arrays and tensor data, against what llama.cpp reports.
+ * (Rejection of malformed files is test_validate.c.)
+ */
+#include <math.h>
+
+#include "gguf.h"
+#include "testutil.h"
+
+static gguf_file *open_fixture(const char *rel)
+{
+    char path[1024];
+    gguf_error err = { "" };
+    ck_assert_ptr_nonnull(fixture_path(path, sizeof path, rel));
+    gguf_file *f = gguf_open(path, 0, &err);
+    ck_assert_msg(f != NULL, "%s: %s", rel, err.msg);
+    return f;
+}
+
+START_TEST(test_stories260k)
+{
+    gguf_file *f = open_fixture("reference/stories260K-f32.gguf");
+    ck_assert_uint_eq(gguf_version(f), 3);
+    ck_assert_uint_eq(gguf_n_tensors(f), 48);
+    ck_assert_uint_eq(gguf_n_kv(f), 19);
+    ck_assert_uint_eq(gguf_alignment(f), 32);
+    const gguf_kv *tok = gguf_find_kv(f, "tokenizer.ggml.tokens");
+    ck_assert_ptr_nonnull(tok);
+    ck_assert_uint_eq(tok->type, GGUF_VT_ARR);
+    ck_assert_uint_eq(tok->elem_type, GGUF_VT_STR);
+    ck_assert_uint_eq(tok->n, 512);
+    ck_assert(gguf_str_eq(tok->strs[1], "<s>"));
+    gguf_str arch;
+    gguf_error err;
+    ck_assert_int_eq(gguf_get_str(f, "general.architecture", &arch, &err), 0);
+    ck_assert(gguf_str_eq(arch, "llama"));
+    uint32_t n_embd;
+    ck_assert_int_eq(gguf_get_u32(f, "llama.embedding_length", &n_embd, &err), 0);
+    ck_assert_uint_eq(n_embd, 64);
+    /* tensor lookup and data placement */
+    const gguf_tensor *t = gguf_find_tensor(f, "token_embd.weight");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_uint_eq(t->type, GGML_T_F32);
+    ck_assert_int_eq(t->ne[0], 64);
+    ck_assert_int_eq(t->ne[1], 512);
+    ck_assert_uint_eq(t->nbytes, 64 * 512 * 4);
+    uint64_t dsize;
+    const uint8_t *data = gguf_data_section(f, 0, &dsize);
+    ck_assert_ptr_eq(t->data, data + t->offset);
+    ck_assert_ptr_null(gguf_find_tensor(f, "token_embd"));
+    ck_assert_ptr_null(gguf_find_kv(f, "no.such.key"));
+    gguf_close(f);
+}
+END_TEST
+
+START_TEST(test_tiny_random)
+{
+    gguf_file *f = open_fixture("models/llama-2-tiny-random/llama-2-tiny-random.gguf");
+    gguf_error err;
+    uint32_t n_embd;
+    ck_assert_int_eq(gguf_get_u32(f, "llama.embedding_length", &n_embd, &err), 0);
+    ck_assert_uint_eq(n_embd, 8);
+    const gguf_kv *tok = gguf_find_kv(f, "tokenizer.ggml.tokens");
+    ck_assert_uint_eq(tok->n, 32000);
+    /* every token is found by position; scores are a zero-copy f32 array */
+    uint64_t n;
+    const void *scores = gguf_kv_array(gguf_find_kv(f, "tokenizer.ggml.scores"), GGUF_VT_F32, &n);
+    ck_assert_ptr_nonnull(scores);
+    ck_assert_uint_eq(n, 32000);
+    ck_assert(isfinite(gguf_kv_elem_as_double(gguf_find_kv(f, "tokenizer.ggml.scores"), 31999)));
+    ck_assert_ptr_null(gguf_kv_array(gguf_find_kv(f, "tokenizer.ggml.scores"), GGUF_VT_I32, &n));
+    gguf_close(f);
+}
+END_TEST
+
+START_TEST(test_typed_getters_reject_mismatch)
+{
+    gguf_file *f = open_fixture("reference/wp-llama-5m-f16.gguf");
+    gguf_error err = { "" };
+    int32_t i32;
+    float f32;
+    uint32_t u32;
+    ck_assert_int_eq(gguf_get_i32(f, "llama.block_count", &i32, &err), -1);
+    ck_assert_str_eq(err.msg, "key llama.block_count is u32, expected i32");
+    ck_assert_int_eq(gguf_get_f32(f, "general.name", &f32, &err), -1);
+    ck_assert_int_eq(gguf_get_u32(f, "tokenizer.ggml.tokens", &u32, &err), -1);
+    ck_assert_str_eq(err.msg, "key tokenizer.ggml.tokens is an array, expected u32");
+    ck_assert_int_eq(gguf_get_u32(f, "missing.key", &u32, &err), -1);
+    ck_assert_str_eq(err.msg, "missing key missing.key");
+    ck_assert_int_eq(gguf_get_u32(f, "llama.block_count", &u32, &err), 0);
+    ck_assert_uint_eq(u32, 4);
+    int64_t any;
+    ck_assert(gguf_kv_int(gguf_find_kv(f, "llama.block_count"), &any));
+    ck_assert_int_eq(any, 4);
+    ck_assert(!gguf_kv_int(gguf_find_kv(f, "general.name"), &any));
+    bool b;
+    ck_assert_int_eq(gguf_get_bool(f, "tokenizer.ggml.add_bos_token", &b, &err), 0);
+    ck_assert(b);
+    ck_assert_int_eq(gguf_get_f32(f, "llama.rope.freq_base", &f32, &err), 0);
+    ck_assert(f32 == 10000.0f);
+    gguf_close(f);
+}
+END_TEST
+
+/* Large vocabularies: every token key is found through the hash index. */
+START_TEST(test_vocab_lookup_all_keys)
+{
+    gguf_file *f = open_fixture("vocab/ggml-vocab-falcon.gguf");
+    for (uint64_t i = 0; i < gguf_n_kv(f); i++) {
+        const gguf_kv *kv = gguf_kv_at(f, i);
+        ck_assert_ptr_eq(gguf_find_kv(f, kv->key), kv);
+    }
+    ck_assert_uint_eq(gguf_n_tensors(f), 0);
+    gguf_close(f);
+}
+END_TEST
+
+START_TEST(test_all_fixture_ggufs_open)
+{
+    static const char *files[] = {
+        "reference/stories260K-f32.gguf", "reference/wp-llama-5m-f16.gguf",
+        "reference/wp-llama-5m-Q4_K_M.gguf", "reference/wp-llama-5m-Q8_0.gguf",
+        "reference/wp-llama-5m-Q2_K.gguf", "models/llama-2-tiny-random/llama-2-tiny-random.gguf",
+        "vocab/ggml-vocab-llama-spm.gguf", "vocab/ggml-vocab-gpt-2.gguf",
+        "vocab/ggml-vocab-phi-3.gguf", "vocab/ggml-vocab-deepseek-coder.gguf",
+        "vocab/ggml-vocab-falcon.gguf", "vocab/ggml-vocab-starcoder.gguf",
+        "vocab/ggml-vocab-mpt.gguf", "vocab/ggml-vocab-gpt-neox.gguf",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        gguf_file *f = open_fixture(files[i]);
+        for (uint64_t j = 0; j < gguf_n_tensors(f); j++) {
+            const gguf_tensor *t = gguf_tensor_at(f, j);
+            ck_assert_ptr_eq(gguf_find_tensor(f, t->name), t);
+        }
+        gguf_close(f);
+    }
+}
+END_TEST
+
+START_TEST(test_open_errors)
+{
+    gguf_error err = { "" };
+    ck_assert_ptr_null(gguf_open("/nonexistent/file.gguf", 0, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "cannot open"));
+    ck_assert_ptr_null(gguf_open("/", 0, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a regular file"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("reader");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_open_errors);
+    int skipped = 0;
+    if (fixtures_present()) {
+        tcase_add_test(tc, test_stories260k);
+        tcase_add_test(tc, test_tiny_random);
+        tcase_add_test(tc, test_typed_getters_reject_mismatch);
+        tcase_add_test(tc, test_vocab_lookup_all_keys);
+        tcase_add_test(tc, test_all_fixture_ggufs_open);
+    } else {
+        skipped += 5;
+    }
+    suite_add_tcase(s, tc);
+    return run_suite(s, skipped);
+}

@@ -1,0 +1,136 @@
+/*
+ * test_types.c — the ggml type table and value-type table.
+ *
+ * Sizes are checked against ggml's block structs and against the row sizes
+ * stored in the fixture quantization vectors.
+ */
+#include <stdint.h>
+
+#include "testutil.h"
+#include "types.h"
+
+static const struct { uint32_t id; const char *name; uint32_t blck, size; } expected[] = {
+    { 0, "f32", 1, 4 },        { 1, "f16", 1, 2 },         { 2, "q4_0", 32, 18 },
+    { 3, "q4_1", 32, 20 },     { 6, "q5_0", 32, 22 },      { 7, "q5_1", 32, 24 },
+    { 8, "q8_0", 32, 34 },     { 9, "q8_1", 32, 36 },      { 10, "q2_K", 256, 84 },
+    { 11, "q3_K", 256, 110 },  { 12, "q4_K", 256, 144 },   { 13, "q5_K", 256, 176 },
+    { 14, "q6_K", 256, 210 },  { 15, "q8_K", 256, 292 },   { 16, "iq2_xxs", 256, 66 },
+    { 17, "iq2_xs", 256, 74 }, { 18, "iq3_xxs", 256, 98 }, { 19, "iq1_s", 256, 50 },
+    { 20, "iq4_nl", 32, 18 },  { 21, "iq3_s", 256, 110 },  { 22, "iq2_s", 256, 82 },
+    { 23, "iq4_xs", 256, 136 },{ 24, "i8", 1, 1 },         { 25, "i16", 1, 2 },
+    { 26, "i32", 1, 4 },       { 27, "i64", 1, 8 },        { 28, "f64", 1, 8 },
+    { 29, "iq1_m", 256, 56 },  { 30, "bf16", 1, 2 },       { 34, "tq1_0", 256, 54 },
+    { 35, "tq2_0", 256, 66 },
+};
+
+START_TEST(test_valid_types)
+{
+    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+        const ggml_type_traits *t = ggml_type_get(expected[i].id);
+        ck_assert_ptr_nonnull(t);
+        ck_assert(t->valid);
+        ck_assert_str_eq(t->name, expected[i].name);
+        ck_assert_uint_eq(t->blck_size, expected[i].blck);
+        ck_assert_uint_eq(t->type_size, expected[i].size);
+        ck_assert_int_eq(ggml_type_from_name(expected[i].name), (int)expected[i].id);
+    }
+}
+END_TEST
+
+START_TEST(test_removed_and_unknown)
+{
+    const uint32_t removed[] = { 4, 5, 31, 32, 33, 36, 37, 38 };
+    for (size_t i = 0; i < sizeof removed / sizeof *removed; i++) {
+        const ggml_type_traits *t = ggml_type_get(removed[i]);
+        ck_assert_ptr_nonnull(t);
+        ck_assert(!t->valid);
+        ck_assert_ptr_nonnull(strstr(t->name, "removed"));
+    }
+    ck_assert_ptr_null(ggml_type_get(GGML_T_COUNT));
+    ck_assert_ptr_null(ggml_type_get(UINT32_MAX));
+    ck_assert_str_eq(ggml_type_name(1000), "unknown");
+    ck_assert_int_eq(ggml_type_from_name("q4_2 (removed)"), -1);
+    ck_assert_int_eq(ggml_type_from_name("nope"), -1);
+    /* all 39 ids are either valid with a block or marked removed */
+    int valid = 0;
+    for (uint32_t i = 0; i < GGML_T_COUNT; i++)
+        valid += ggml_type_get(i)->valid;
+    ck_assert_int_eq(valid, 31);
+}
+END_TEST
+
+START_TEST(test_name_case_insensitive)
+{
+    ck_assert_int_eq(ggml_type_from_name("Q4_K"), GGML_T_Q4_K);
+    ck_assert_int_eq(ggml_type_from_name("BF16"), GGML_T_BF16);
+    ck_assert_int_eq(ggml_type_from_name("IQ2_XXS"), GGML_T_IQ2_XXS);
+}
+END_TEST
+
+START_TEST(test_row_size)
+{
+    uint64_t n;
+    ck_assert_int_eq(ggml_row_size(GGML_T_Q4_K, 512, &n), 0);
+    ck_assert_uint_eq(n, 288);
+    ck_assert_int_eq(ggml_row_size(GGML_T_F32, 7, &n), 0);
+    ck_assert_uint_eq(n, 28);
+    ck_assert_int_eq(ggml_row_size(GGML_T_Q8_0, 33, &n), -1);  /* not a block multiple */
+    ck_assert_int_eq(ggml_row_size(4, 32, &n), -1);            /* removed */
+    ck_assert_int_eq(ggml_row_size(GGML_T_F64, INT64_MAX, &n), -1); /* overflows */
+    ck_assert_int_eq(ggml_row_size(GGML_T_F32, -1, &n), -1);
+}
+END_TEST
+
+START_TEST(test_vtypes)
+{
+    ck_assert_str_eq(gguf_vtype_name(GGUF_VT_U8), "u8");
+    ck_assert_str_eq(gguf_vtype_name(GGUF_VT_STR), "str");
+    ck_assert_str_eq(gguf_vtype_name(GGUF_VT_F64), "f64");
+    ck_assert_str_eq(gguf_vtype_name(13), "invalid");
+    ck_assert_uint_eq(gguf_vtype_size(GGUF_VT_BOOL), 1);
+    ck_assert_uint_eq(gguf_vtype_size(GGUF_VT_U64), 8);
+    ck_assert_uint_eq(gguf_vtype_size(GGUF_VT_STR), 0);
+    ck_assert_uint_eq(gguf_vtype_size(99), 0);
+}
+END_TEST
+
+/* The qvec fixtures store ggml's row size for 512-element rows. */
+START_TEST(test_sizes_match_vectors)
+{
+    static const char *names[] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_K", "q3_K",
+                                   "q4_K", "q5_K", "q6_K", "f16", "bf16" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char rel[64], path[1024];
+        snprintf(rel, sizeof rel, "vectors/%s.qvec", names[i]);
+        ck_assert_ptr_nonnull(fixture_path(path, sizeof path, rel));
+        FILE *fp = fopen(path, "rb");
+        ck_assert_ptr_nonnull(fp);
+        uint32_t h[6];
+        ck_assert_uint_eq(fread(h, 4, 6, fp), 6);
+        fclose(fp);
+        ck_assert_uint_eq(h[0], 0x43455651u);
+        ck_assert_int_eq(ggml_type_from_name(names[i]), (int)h[2]);
+        uint64_t row;
+        ck_assert_int_eq(ggml_row_size(h[2], h[4], &row), 0);
+        ck_assert_uint_eq(row, h[5]);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("types");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_valid_types);
+    tcase_add_test(tc, test_removed_and_unknown);
+    tcase_add_test(tc, test_name_case_insensitive);
+    tcase_add_test(tc, test_row_size);
+    tcase_add_test(tc, test_vtypes);
+    int skipped = 0;
+    if (fixtures_present())
+        tcase_add_test(tc, test_sizes_match_vectors);
+    else
+        skipped++;
+    suite_add_tcase(s, tc);
+    return run_suite(s, skipped);
+}
