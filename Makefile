@@ -17,10 +17,11 @@ VERSION := 0.1.0
 # pkg-config name : Debian package
 DEPS_TEST := check:check
 
-need = $(if $(shell pkg-config --exists $(word 1,$(subst :, ,$(1))) && echo ok),,\
+PKG_CONFIG ?= pkg-config
+need = $(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(1))) && echo ok),,\
   $(error missing dependency $(word 1,$(subst :, ,$(1))): run 'apt-get install $(word 2,$(subst :, ,$(1)))'))
 
-ifeq ($(shell command -v pkg-config >/dev/null 2>&1 && echo ok),)
+ifeq ($(shell command -v $(PKG_CONFIG) >/dev/null 2>&1 && echo ok),)
   $(error pkg-config not found: run 'apt-get install pkg-config')
 endif
 
@@ -45,7 +46,7 @@ LIB_HDR   := $(sort $(wildcard gguf/*.h))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 ALL_HDR   := $(wildcard gguf/*.h inspect/*.h convert/*.h quantize/*.h run/*.h)
 TOOLS     := inspect convert quantize run
-TOOL_BINS := $(foreach t,$(TOOLS),$(if $(wildcard $(t)/*.c),$(BUILD)/gguf-$(t)))
+TOOL_BINS := $(strip $(foreach t,$(TOOLS),$(if $(wildcard $(t)/*.c),$(BUILD)/gguf-$(t))))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
@@ -77,8 +78,8 @@ endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
 # --- tests -----------------------------------------------------------------
-CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 check-deps-test:
 	$(foreach d,$(DEPS_TEST),$(call need,$(d)))

@@ -11,6 +11,7 @@
  * Not for: writing (writer.c), split naming helpers live at the end.
  */
 #include "gguf.h"
+#include "names.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -309,7 +310,7 @@ done:
 static int read_alignment(gguf_file *f, gguf_error *err)
 {
     f->alignment = GGUF_DEFAULT_ALIGNMENT;
-    const gguf_kv *kv = gguf_find_kv(f, "general.alignment");
+    const gguf_kv *kv = gguf_find_kv(f, GGUF_KEY_ALIGNMENT);
     if (!kv)
         return 0;
     if (!gguf_kv_u32(kv, &f->alignment))
@@ -597,8 +598,8 @@ int gguf_split_name(char *buf, size_t size, const char *prefix, uint32_t no, uin
 /* Reads split.no / split.count / split.tensors.count of a parsed shard. */
 static int split_keys(const gguf_file *f, uint16_t *no, uint16_t *count, int32_t *n_tensors)
 {
-    const gguf_kv *a = gguf_find_kv(f, "split.no"), *b = gguf_find_kv(f, "split.count"),
-                  *c = gguf_find_kv(f, "split.tensors.count");
+    const gguf_kv *a = gguf_find_kv(f, GGUF_KEY_SPLIT_NO), *b = gguf_find_kv(f, GGUF_KEY_SPLIT_COUNT),
+                  *c = gguf_find_kv(f, GGUF_KEY_SPLIT_TENSORS);
     if (!a && !b && !c)
         return 0;
     if (!gguf_kv_u16(a, no) || !gguf_kv_u16(b, count) || !gguf_kv_i32(c, n_tensors))

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "outfile.h"
 
 /* ------------------------------------------------------------------------
@@ -382,7 +383,7 @@ static uint64_t pad_to(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 static int read_alignment(gguf_writer *w, gguf_error *err)
 {
     w->alignment = GGUF_DEFAULT_ALIGNMENT;
-    const wkv *kv = find_wkv(w, "general.alignment");
+    const wkv *kv = find_wkv(w, GGUF_KEY_ALIGNMENT);
     if (!kv)
         return 0;
     if (kv->type != GGUF_VT_U32)
@@ -435,13 +436,13 @@ static int shard_header(const gguf_writer *w, uint32_t s, bbuf *b)
     if (split) {
         uint16_t no = (uint16_t)s, count = (uint16_t)w->n_shards;
         int32_t total = (int32_t)w->n_t;
-        bb_str(b, "split.no", 8);
+        bb_str(b, GGUF_KEY_SPLIT_NO, strlen(GGUF_KEY_SPLIT_NO));
         bb_u32(b, GGUF_VT_U16);
         bb_put(b, &no, 2);
-        bb_str(b, "split.count", 11);
+        bb_str(b, GGUF_KEY_SPLIT_COUNT, strlen(GGUF_KEY_SPLIT_COUNT));
         bb_u32(b, GGUF_VT_U16);
         bb_put(b, &count, 2);
-        bb_str(b, "split.tensors.count", 19);
+        bb_str(b, GGUF_KEY_SPLIT_TENSORS, strlen(GGUF_KEY_SPLIT_TENSORS));
         bb_u32(b, GGUF_VT_I32);
         bb_put(b, &total, 4);
     }
