@@ -97,8 +97,10 @@ testbins: all $(UNIT_BINS) $(TTOOL_BINS)
 test: testbins
 	@BUILD=$(BUILD) bash tests/run.sh
 
+# clang's UBSan checks more (e.g. pointer arithmetic on NULL) than gcc's.
+SAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
 san:
-	$(MAKE) BUILD=build-san SAN=1 test
+	$(MAKE) BUILD=build-san SAN=1 CC=$(SAN_CC) test
 
 # --- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_CC    ?= clang

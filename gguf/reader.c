@@ -300,7 +300,7 @@ static int read_metadata(gguf_file *f, cursor *c)
     /* The pool is complete: turn indices into pointers. */
     for (uint64_t i = 0; i < f->n_kv; i++)
         if (first[i] != UINT64_MAX)
-            f->kvs[i].strs = f->strs + first[i];
+            f->kvs[i].strs = f->strs ? f->strs + first[i] : NULL; /* NULL: empty array */
     rc = 0;
 done:
     free(first);

@@ -3,6 +3,7 @@
  * zero-copy arrays and tensor data, against what llama.cpp reports.
  * (Rejection of malformed files is test_validate.c.)
  */
+#include <dirent.h>
 #include <math.h>
 
 #include "gguf.h"
@@ -148,11 +149,66 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
+/* Inputs the fuzzer once broke the reader with: each must be handled (opened
+ * or rejected) without a sanitizer report, and all its values touched. */
+START_TEST(test_fuzz_regressions)
+{
+    static const char *dir = "tests/data/small/fuzz";
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *fp = fopen(path, "rb");
+        ck_assert_ptr_nonnull(fp);
+        static uint8_t buf[1 << 20];
+        size_t len = fread(buf, 1, sizeof buf, fp);
+        fclose(fp);
+        gguf_error err;
+        gguf_file *f = gguf_open_memory(buf, len, &err);
+        for (uint64_t i = 0; f && i < gguf_n_kv(f); i++) {
+            const gguf_kv *kv = gguf_kv_at(f, i);
+            for (uint64_t j = 0; kv->elem_type == GGUF_VT_STR && j < kv->n; j++)
+                ck_assert_ptr_nonnull(kv->strs[j].ptr);
+        }
+        gguf_close(f);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_gt(n, 0);
+}
+END_TEST
+
+/* An empty string array must not leave a NULL pool pointer offset. */
+START_TEST(test_empty_string_array)
+{
+    uint8_t buf[256];
+    size_t n = 0;
+#define PUT(p, k) (memcpy(buf + n, (p), (k)), n += (k))
+    uint32_t v = 3, t_arr = GGUF_VT_ARR, t_str = GGUF_VT_STR;
+    uint64_t nt = 0, nkv = 1, klen = 5, cnt = 0;
+    PUT("GGUF", 4); PUT(&v, 4); PUT(&nt, 8); PUT(&nkv, 8);
+    PUT(&klen, 8); PUT("a.key", 5); PUT(&t_arr, 4); PUT(&t_str, 4); PUT(&cnt, 8);
+#undef PUT
+    gguf_error err;
+    gguf_file *f = gguf_open_memory(buf, n, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    ck_assert_uint_eq(gguf_find_kv(f, "a.key")->n, 0);
+    gguf_close(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_open_errors);
+    tcase_add_test(tc, test_fuzz_regressions);
+    tcase_add_test(tc, test_empty_string_array);
     int skipped = 0;
     if (fixtures_present()) {
         tcase_add_test(tc, test_stories260k);
