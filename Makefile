@@ -61,7 +61,7 @@ tools: $(TOOL_BINS)
 
 $(BUILD)/obj/%.o: %.c $(ALL_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(CFLAGS_TOOL) -c $< -o $@
 
 $(BUILD)/libgguf.a: $(LIB_OBJ)
 	@rm -f $@
@@ -70,10 +70,19 @@ $(BUILD)/libgguf.a: $(LIB_OBJ)
 $(BUILD)/libgguf.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libgguf.so.0 -o $@ $^ $(LDLIBS_ALL)
 
-# Each tool is every .c in its directory, linked against the static library.
+# Per-tool dependencies: pkg-config names (with their Debian package) and
+# OpenMP. Each tool is every .c in its directory, linked against libgguf.a.
+DEPS_quantize   := yaml-0.1:libyaml-dev
+OMP_quantize    := -fopenmp
+pkg_names = $(foreach d,$(1),$(word 1,$(subst :, ,$(d))))
+
 define tool_rule
-$(BUILD)/gguf-$(1): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(1)/*.c)) $(BUILD)/libgguf.a
-	$$(CC) -o $$@ $$^ $$(LDLIBS_ALL)
+$(BUILD)/obj/$(1)/%.o: CFLAGS_TOOL := $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --cflags $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1))
+$(BUILD)/gguf-$(1): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(1)/*.c)) $(BUILD)/libgguf.a | deps-$(1)
+	$$(CC) -o $$@ $$(filter %.o %.a,$$^) $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --libs $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1)) $$(LDLIBS_ALL)
+deps-$(1):
+	$$(foreach d,$$(DEPS_$(1)),$$(call need,$$(d)))
+.PHONY: deps-$(1)
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
@@ -84,11 +93,11 @@ CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 check-deps-test:
 	$(foreach d,$(DEPS_TEST),$(call need,$(d)))
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libgguf.a | check-deps-test
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libgguf.a | check-deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libgguf.a $(CHECK_LIBS) $(LDLIBS_ALL)
 
-$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libgguf.a
+$(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $(BUILD)/libgguf.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgguf.a $(LDLIBS_ALL)
 

@@ -90,6 +90,7 @@ struct gguf_writer {
     uint64_t n_t, cap_t;
 
     uint64_t split_max_tensors, split_max_bytes;
+    bool     explicit_shards; /* shards given per tensor (keep-split) */
     uint32_t n_shards;
     char   **paths;
     outfile *outs;
@@ -394,17 +395,26 @@ static int read_alignment(gguf_writer *w, gguf_error *err)
     return 0;
 }
 
-/* Assigns tensors to shards and offsets within each shard's data section. */
-static void plan_shards(gguf_writer *w)
+/* Assigns tensors to shards (unless given explicitly) and offsets within
+ * each shard's data section. */
+static int plan_shards(gguf_writer *w, gguf_error *err)
 {
     uint32_t shard = 0;
     uint64_t in_shard = 0, bytes = 0;
     for (uint64_t i = 0; i < w->n_t; i++) {
         wtensor *t = &w->ts[i];
         uint64_t sz = pad_to(t->nbytes, w->alignment);
-        bool full = (w->split_max_tensors && in_shard >= w->split_max_tensors) ||
-                    (w->split_max_bytes && bytes + sz > w->split_max_bytes);
-        if (in_shard > 0 && full) {
+        bool next;
+        if (w->explicit_shards) {
+            if (t->shard != shard && t->shard != shard + 1)
+                return gguf_error_set(err, "tensor '%s': shard %u out of order", t->name, t->shard);
+            next = t->shard != shard;
+        } else {
+            next = in_shard > 0 &&
+                   ((w->split_max_tensors && in_shard >= w->split_max_tensors) ||
+                    (w->split_max_bytes && bytes + sz > w->split_max_bytes));
+        }
+        if (next) {
             shard++;
             in_shard = 0;
             bytes = 0;
@@ -415,6 +425,16 @@ static void plan_shards(gguf_writer *w)
         in_shard++;
     }
     w->n_shards = shard + 1;
+    return 0;
+}
+
+int gguf_writer_set_tensor_shard(gguf_writer *w, uint64_t i, uint32_t shard)
+{
+    if (i >= w->n_t || w->begun)
+        return -1;
+    w->ts[i].shard = shard;
+    w->explicit_shards = true;
+    return 0;
 }
 
 /* Serializes the header of shard s (everything before its tensor data). */
@@ -518,7 +538,8 @@ int gguf_writer_begin(gguf_writer *w, const char *path, gguf_error *err)
         return gguf_error_set(err, "writer already started");
     if (read_alignment(w, err))
         return -1;
-    plan_shards(w);
+    if (plan_shards(w, err))
+        return -1;
     if (w->n_shards > UINT16_MAX || w->n_t > INT32_MAX)
         return gguf_error_set(err, "too many shards or tensors for a split");
     if (make_paths(w, path, err) || open_shard(w, 0, err)) {

@@ -93,6 +93,10 @@ uint64_t gguf_writer_tensor_nbytes(const gguf_writer *w, uint64_t i);
  * tensor). Must be called before begin(). */
 void gguf_writer_set_split(gguf_writer *w, uint64_t max_tensors, uint64_t max_bytes);
 
+/* Puts tensor i into shard `shard` (0-based) instead of splitting by size
+ * or count; shards must be non-decreasing in tensor order without gaps. */
+int gguf_writer_set_tensor_shard(gguf_writer *w, uint64_t i, uint32_t shard);
+
 /* Number of shards begin() decided on (1 when not split). */
 uint32_t gguf_writer_n_shards(const gguf_writer *w);
 

@@ -1,0 +1,195 @@
+/*
+ * imatrix.c — reading and writing llama-imatrix files (format in imatrix.h).
+ *
+ * The file is small (one float per input column of each matrix), so it is
+ * read whole and parsed with bounds checks against its size.
+ */
+#include "imatrix.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+
+typedef struct rd {
+    const uint8_t *p;
+    size_t         size, pos;
+} rd;
+
+static int rd_i32(rd *r, int32_t *v)
+{
+    if (r->size - r->pos < 4)
+        return -1;
+    memcpy(v, r->p + r->pos, 4);
+    r->pos += 4;
+    return 0;
+}
+
+static int slurp(const char *path, uint8_t **buf, size_t *size, gguf_error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return gguf_error_set(err, "cannot open: %s", strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    while (b) {
+        n += fread(b + n, 1, cap - n, fp);
+        if (n < cap)
+            break;
+        uint8_t *nb = realloc(b, cap * 2);
+        if (!nb) {
+            free(b);
+            b = NULL;
+            break;
+        }
+        b = nb;
+        cap *= 2;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (!b)
+        return gguf_error_set(err, "out of memory");
+    if (bad) {
+        free(b);
+        return gguf_error_set(err, "read error");
+    }
+    *buf = b;
+    *size = n;
+    return 0;
+}
+
+static int parse_entry(rd *r, gguf_imatrix_entry *e, int32_t i, gguf_error *err)
+{
+    size_t at = r->pos;
+    int32_t len;
+    if (rd_i32(r, &len) || len < 1 || (size_t)len > r->size - r->pos)
+        return gguf_error_set(err, "offset %zu: entry %d: bad name length", at, i);
+    if (!(e->name = malloc((size_t)len + 1)))
+        return gguf_error_set(err, "out of memory");
+    memcpy(e->name, r->p + r->pos, (size_t)len);
+    e->name[len] = '\0';
+    r->pos += (size_t)len;
+    if (strlen(e->name) != (size_t)len)
+        return gguf_error_set(err, "offset %zu: entry %d: name contains a NUL byte", at, i);
+    at = r->pos;
+    if (rd_i32(r, &e->ncall) || rd_i32(r, &e->nval))
+        return gguf_error_set(err, "offset %zu: entry %d (%s): truncated", at, i, e->name);
+    if (e->nval < 1 || (size_t)e->nval > (r->size - r->pos) / 4)
+        return gguf_error_set(err, "offset %zu: entry %d (%s): %d values do not fit in the file",
+                              at, i, e->name, e->nval);
+    e->values = malloc((size_t)e->nval * 4);
+    e->weights = malloc((size_t)e->nval * 4);
+    if (!e->values || !e->weights)
+        return gguf_error_set(err, "out of memory");
+    memcpy(e->values, r->p + r->pos, (size_t)e->nval * 4);
+    r->pos += (size_t)e->nval * 4;
+    for (int32_t j = 0; j < e->nval; j++) {
+        if (!isfinite(e->values[j]))
+            return gguf_error_set(err, "entry %d (%s): value %d is not finite", i, e->name, j);
+        e->weights[j] = e->ncall > 0 ? e->values[j] / (float)e->ncall : e->values[j];
+    }
+    return 0;
+}
+
+int gguf_imatrix_load(const char *path, gguf_imatrix *im, gguf_error *err)
+{
+    memset(im, 0, sizeof *im);
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    if (slurp(path, &buf, &size, err))
+        return -1;
+    rd r = { buf, size, 0 };
+    int32_t n;
+    if (rd_i32(&r, &n) || n < 1) {
+        gguf_error_set(err, "not an imatrix file: no entries");
+        goto fail;
+    }
+    /* smallest entry: name length, 1 name byte, ncall, nval, 1 value */
+    if ((size_t)n > size / 17) {
+        gguf_error_set(err, "entry count %d cannot fit in %zu bytes", n, size);
+        goto fail;
+    }
+    if (!(im->entries = calloc((size_t)n, sizeof *im->entries))) {
+        gguf_error_set(err, "out of memory");
+        goto fail;
+    }
+    im->n = n;
+    for (int32_t i = 0; i < n; i++) {
+        if (parse_entry(&r, &im->entries[i], i, err))
+            goto fail;
+        for (int32_t j = 0; j < i; j++)
+            if (strcmp(im->entries[j].name, im->entries[i].name) == 0) {
+                gguf_error_set(err, "duplicate entry '%s'", im->entries[i].name);
+                goto fail;
+            }
+    }
+    if (r.pos < size) {
+        int32_t len;
+        if (rd_i32(&r, &im->chunks) || rd_i32(&r, &len) || len < 0 ||
+            (size_t)len != size - r.pos) {
+            gguf_error_set(err, "offset %zu: malformed dataset trailer", r.pos);
+            goto fail;
+        }
+        if (!(im->dataset = malloc((size_t)len + 1))) {
+            gguf_error_set(err, "out of memory");
+            goto fail;
+        }
+        memcpy(im->dataset, buf + r.pos, (size_t)len);
+        im->dataset[len] = '\0';
+    }
+    free(buf);
+    return 0;
+fail:
+    free(buf);
+    gguf_imatrix_free(im);
+    return -1;
+}
+
+const float *gguf_imatrix_find(const gguf_imatrix *im, const char *name, int32_t *n)
+{
+    for (int32_t i = 0; i < im->n; i++)
+        if (strcmp(im->entries[i].name, name) == 0) {
+            *n = im->entries[i].nval;
+            return im->entries[i].weights;
+        }
+    return NULL;
+}
+
+int gguf_imatrix_save(const char *path, const gguf_imatrix *im, gguf_error *err)
+{
+    outfile o;
+    if (outfile_open(&o, path, err))
+        return -1;
+    int rc = outfile_write(&o, &im->n, 4, err);
+    for (int32_t i = 0; rc == 0 && i < im->n; i++) {
+        const gguf_imatrix_entry *e = &im->entries[i];
+        int32_t len = (int32_t)strlen(e->name);
+        rc = outfile_write(&o, &len, 4, err) || outfile_write(&o, e->name, (size_t)len, err) ||
+             outfile_write(&o, &e->ncall, 4, err) || outfile_write(&o, &e->nval, 4, err) ||
+             outfile_write(&o, e->values, (size_t)e->nval * 4, err) ? -1 : 0;
+    }
+    if (rc == 0) {
+        int32_t len = im->dataset ? (int32_t)strlen(im->dataset) : 0;
+        rc = outfile_write(&o, &im->chunks, 4, err) || outfile_write(&o, &len, 4, err) ||
+             outfile_write(&o, im->dataset ? im->dataset : "", (size_t)len, err) ? -1 : 0;
+    }
+    if (rc == 0)
+        return outfile_commit(&o, err);
+    outfile_discard(&o);
+    return -1;
+}
+
+void gguf_imatrix_free(gguf_imatrix *im)
+{
+    for (int32_t i = 0; im->entries && i < im->n; i++) {
+        free(im->entries[i].name);
+        free(im->entries[i].values);
+        free(im->entries[i].weights);
+    }
+    free(im->entries);
+    free(im->dataset);
+    memset(im, 0, sizeof *im);
+}
