@@ -113,11 +113,18 @@ san:
 
 # --- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_CC    ?= clang
-FUZZ_FLAGS := $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Igguf
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS := $(CSTD) -g -O1 $(FUZZ_SAN) -Igguf
+FUZZ_OBJ   := $(LIB_SRC:%.c=build-fuzz/obj/%.o)
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR)
-	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) -lm
+build-fuzz/obj/%.o: %.c $(ALL_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+build-fuzz/libgguf-fuzz.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+build-fuzz/%: tests/fuzz/%.c build-fuzz/libgguf-fuzz.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libgguf-fuzz.a -lm
 
 # --- install ---------------------------------------------------------------
 DEST := $(DESTDIR)$(PREFIX)
