@@ -53,8 +53,13 @@ TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TTOOL_BINS:= $(TTOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib tools test san fuzz install uninstall clean check-deps-test testbins
+.PHONY: all lib tools test san fuzz install uninstall clean check-deps-test testbins deps sample
 all: lib tools
+
+# Installs the Debian packages the build and tests need (as root or via sudo).
+deps:
+	bash .ci/deps
+
 
 lib: $(BUILD)/libgguf.a $(BUILD)/libgguf.so
 tools: $(TOOL_BINS)

@@ -56,7 +56,7 @@ typedef struct gguf_kv {
     uint32_t        type;      /* enum gguf_vtype; GGUF_VT_ARR for arrays */
     uint32_t        elem_type; /* element type of an array; == type for scalars */
     uint64_t        n;         /* element count; 1 for scalars */
-    const void     *data;      /* value bytes in the mapping (numeric/bool) */
+    const void     *data;      /* value bytes in the mapping (numeric/bool); NULL for strings */
     const gguf_str *strs;      /* the n strings of a str value or str array */
     uint64_t        offset;    /* file offset where this kv record starts */
 } gguf_kv;
@@ -100,7 +100,9 @@ uint32_t gguf_alignment(const gguf_file *f);
 uint64_t gguf_file_size(const gguf_file *f);    /* sum over shards */
 uint32_t gguf_n_shards(const gguf_file *f);
 const char *gguf_shard_path(const gguf_file *f, uint32_t shard);
-uint64_t gguf_data_offset(const gguf_file *f, uint32_t shard); /* start of the data section */
+/* Start of a shard's data section (clamped to the file size: a file without
+ * tensors may end before its padded header would). */
+uint64_t gguf_data_offset(const gguf_file *f, uint32_t shard);
 /* The whole data section of a shard (from the aligned start to end of file). */
 const uint8_t *gguf_data_section(const gguf_file *f, uint32_t shard, uint64_t *size);
 

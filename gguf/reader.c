@@ -817,7 +817,11 @@ const char *gguf_shard_path(const gguf_file *f, uint32_t s)
 
 uint64_t gguf_data_offset(const gguf_file *f, uint32_t s)
 {
-    return s < f->n_shards ? f->shards[s].data_offset : 0;
+    if (s >= f->n_shards)
+        return 0;
+    /* a tensor-less file may end before the padded header end */
+    const shard *sh = &f->shards[s];
+    return sh->data_offset < sh->size ? sh->data_offset : sh->size;
 }
 
 const uint8_t *gguf_data_section(const gguf_file *f, uint32_t s, uint64_t *size)

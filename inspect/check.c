@@ -1,0 +1,139 @@
+/*
+ * check.c — `gguf-inspect --check` (see check.h): structure, then a NaN/Inf
+ * scan of every float tensor's data, one problem row per affected tensor.
+ */
+#include "check.h"
+
+#include <stdio.h>
+
+typedef struct nonfinite {
+    uint64_t nan, inf;
+    uint64_t first; /* element index of the first NaN or Inf */
+} nonfinite;
+
+/* Layout of one IEEE-style float type: element size and the exponent and
+ * mantissa masks of its bit pattern. */
+typedef struct float_layout {
+    uint32_t type, size;
+    uint64_t exp, mant;
+} float_layout;
+
+static const float_layout layouts[] = {
+    { GGML_T_F32, 4, 0x7f800000u, 0x007fffffu },
+    { GGML_T_F16, 2, 0x7c00u, 0x03ffu },
+    { GGML_T_BF16, 2, 0x7f80u, 0x007fu },
+    { GGML_T_F64, 8, 0x7ff0000000000000u, 0x000fffffffffffffu },
+};
+
+static const float_layout *layout_of(uint32_t type)
+{
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+        if (layouts[i].type == type)
+            return &layouts[i];
+    return NULL;
+}
+
+/* Little-endian load of `size` bytes (the compiler turns the constant-size
+ * calls below into plain loads). */
+static inline uint64_t load_le(const uint8_t *p, uint32_t size)
+{
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < size; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static inline void scan(const uint8_t *p, uint64_t n, uint32_t size, uint64_t exp,
+                        uint64_t mant, nonfinite *c)
+{
+    for (uint64_t i = 0; i < n; i++, p += size) {
+        uint64_t v = load_le(p, size);
+        if ((v & exp) != exp)
+            continue;
+        if (c->nan + c->inf == 0)
+            c->first = i;
+        if (v & mant)
+            c->nan++;
+        else
+            c->inf++;
+    }
+}
+
+/* One instantiation per element size, so each loop has constant masks. */
+static void scan_tensor(const gguf_tensor *t, const float_layout *l, nonfinite *c)
+{
+    uint64_t n = (uint64_t)t->n_elements;
+    switch (l->size) {
+    case 2: scan(t->data, n, 2, l->exp, l->mant, c); break;
+    case 4: scan(t->data, n, 4, l->exp, l->mant, c); break;
+    default: scan(t->data, n, 8, l->exp, l->mant, c); break;
+    }
+}
+
+static const emit_column problem_cols[] = {
+    { "tensor", NULL, 0 },
+    { "type", NULL, 0 },
+    { "nan", "NAN", EMIT_COL_RIGHT },
+    { "inf", "INF", EMIT_COL_RIGHT },
+    { "first_index", "FIRST", EMIT_COL_RIGHT },
+};
+
+/* Scans every float tensor; one row per tensor with NaN or Inf. Returns the
+ * number of such tensors. */
+static int scan_all(emit *e, const gguf_file *f)
+{
+    int problems = 0;
+    emit_table_begin(e, "problems", "NaN/Inf", problem_cols, 5, 0);
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
+        const gguf_tensor *t = gguf_tensor_at(f, i);
+        const float_layout *l = layout_of(t->type);
+        nonfinite c = { 0, 0, 0 };
+        if (!l)
+            continue;
+        scan_tensor(t, l, &c);
+        if (c.nan + c.inf == 0)
+            continue;
+        problems++;
+        emit_value row[] = {
+            ev_str(t->name), ev_str(ggml_type_name(t->type)),
+            ev_uint(c.nan), ev_uint(c.inf), ev_uint(c.first),
+        };
+        emit_row(e, row);
+    }
+    emit_table_end(e);
+    return problems;
+}
+
+static void result(emit *e, int problems)
+{
+    emit_map_begin(e, NULL, NULL, 0);
+    emit_field(e, "n_problems", "problems", ev_uint((uint64_t)problems));
+    emit_field(e, "result", NULL, ev_str(problems ? "FAILED" : "ok"));
+    emit_map_end(e);
+}
+
+int check_write(emit *e, const char *path, const gguf_file *f, const char *open_error)
+{
+    emit_map_begin(e, NULL, NULL, 0);
+    emit_field(e, "file", NULL, ev_str(path));
+    emit_field(e, "structure", NULL, ev_str(f ? "ok" : open_error));
+    if (!f) {
+        emit_map_end(e);
+        result(e, 1);
+        return 1;
+    }
+    uint64_t n_float = 0, bytes = 0;
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
+        const gguf_tensor *t = gguf_tensor_at(f, i);
+        if (layout_of(t->type))
+            n_float++, bytes += t->nbytes;
+    }
+    emit_field(e, "n_tensors", "tensors", ev_uint(gguf_n_tensors(f)));
+    emit_field(e, "n_float_tensors", "float tensors", ev_uint(n_float));
+    emit_field(e, "bytes_scanned", "bytes scanned", ev_unit(ev_uint(bytes), EU_BYTES));
+    emit_map_end(e);
+
+    int problems = scan_all(e, f);
+    result(e, problems);
+    return problems;
+}

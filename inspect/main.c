@@ -1,0 +1,288 @@
+/*
+ * main.c — gguf-inspect: look inside GGUF files.
+ *
+ *   gguf-inspect [options] FILE          summary, metadata, tensor table
+ *   gguf-inspect diff [options] A B      what differs between two files
+ *
+ * This file only reads the command line (options may come before or after
+ * the file names), opens the file(s) and hands them to one report: report.c
+ * (default), vocab.c (--vocab, --merges), check.c (--check), hash.c (--hash)
+ * or diff.c. Each report writes through the emitter (emit.h), which gives the
+ * text, JSON, YAML and Markdown forms.
+ *
+ * Exit status: 0 success (and for diff: files identical), 1 error, a failed
+ * --check, or (diff) files that differ; 2 usage error, and for diff any error
+ * (as diff(1) does), so that "differ" stays distinguishable from "could not
+ * compare".
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "diff.h"
+#include "emit.h"
+#include "gguf.h"
+#include "hash.h"
+#include "report.h"
+#include "vocab.h"
+
+#define TOOL "gguf-inspect"
+
+typedef enum mode { MODE_REPORT, MODE_VOCAB, MODE_MERGES, MODE_CHECK, MODE_HASH, MODE_DIFF } mode;
+
+typedef struct options {
+    mode        mode;
+    const char *mode_flag; /* the option that chose the mode, for conflict messages */
+    emit_format fmt;
+    bool        full, no_tensors, no_metadata, no_split;
+    const char *files[3];
+    int         n_files;
+} options;
+
+static void usage(FILE *out)
+{
+    fputs("usage: " TOOL " [options] FILE\n"
+          "       " TOOL " diff [options] A B\n"
+          "\n"
+          "Prints a GGUF file's summary, metadata and tensor table; FILE '-' is standard\n"
+          "input (a regular file, not a pipe). Split models open from the first shard.\n"
+          "\n"
+          "Output format (default: text):\n"
+          "  --json          JSON\n"
+          "  --yaml          YAML\n"
+          "  --markdown      Markdown (GitHub tables)\n"
+          "  --text          text (the last format option wins)\n"
+          "\n"
+          "What to show (default: summary, tensor types, metadata, tensors):\n"
+          "  --full          whole arrays instead of their first 8 elements\n"
+          "  --no-metadata   leave out the metadata table\n"
+          "  --no-tensors    leave out the tensor table\n"
+          "  --vocab         the vocabulary: id, type, score, text of every token\n"
+          "  --merges        the BPE merges (tokenizer.ggml.merges)\n"
+          "  --check         validate the structure and scan float tensors for NaN/Inf;\n"
+          "                  exit 1 if anything is wrong\n"
+          "  --hash          SHA-256 of every tensor and of the data section\n"
+          "\n"
+          "Other:\n"
+          "  --no-split      open only FILE, even if it is the first shard of a split model\n"
+          "  -h, --help      this help\n"
+          "\n"
+          "diff compares metadata (type and value) and tensors (type, shape, data bytes);\n"
+          "it exits 0 when the files are the same, 1 when they differ, 2 on errors.\n",
+          out);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, TOOL ": %s%s%s%s\n", msg, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
+    fputs("usage: " TOOL " [options] FILE | " TOOL " diff [options] A B (see --help)\n", stderr);
+    return 2;
+}
+
+/* ------------------------------------------------------------------------
+ * Command line
+ * ------------------------------------------------------------------------ */
+
+static const struct { const char *name; mode mode; } mode_flags[] = {
+    { "--vocab", MODE_VOCAB }, { "--merges", MODE_MERGES },
+    { "--check", MODE_CHECK }, { "--hash", MODE_HASH },
+};
+
+static const struct { const char *name; emit_format fmt; } format_flags[] = {
+    { "--text", EMIT_TEXT }, { "--json", EMIT_JSON },
+    { "--yaml", EMIT_YAML }, { "--markdown", EMIT_MARKDOWN },
+};
+
+/* Sets o's field for one option; returns 0, 1 for --help, or 2 after a
+ * usage message. */
+static int parse_option(options *o, const char *arg)
+{
+    for (size_t i = 0; i < sizeof format_flags / sizeof format_flags[0]; i++)
+        if (strcmp(arg, format_flags[i].name) == 0) {
+            o->fmt = format_flags[i].fmt; /* the last one wins */
+            return 0;
+        }
+    for (size_t i = 0; i < sizeof mode_flags / sizeof mode_flags[0]; i++)
+        if (strcmp(arg, mode_flags[i].name) == 0) {
+            if (o->mode_flag && strcmp(o->mode_flag, arg) != 0) {
+                fprintf(stderr, TOOL ": %s and %s cannot be combined\n", o->mode_flag, arg);
+                return usage_error("choose one of --vocab, --merges, --check, --hash", NULL);
+            }
+            o->mode = mode_flags[i].mode;
+            o->mode_flag = mode_flags[i].name;
+            return 0;
+        }
+    if (strcmp(arg, "--full") == 0)
+        o->full = true;
+    else if (strcmp(arg, "--no-tensors") == 0)
+        o->no_tensors = true;
+    else if (strcmp(arg, "--no-metadata") == 0)
+        o->no_metadata = true;
+    else if (strcmp(arg, "--no-split") == 0)
+        o->no_split = true;
+    else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)
+        return 1;
+    else
+        return usage_error("unknown option", arg);
+    return 0;
+}
+
+static int add_file(options *o, const char *arg)
+{
+    if (o->n_files == 3)
+        return usage_error("too many file names, at", arg);
+    o->files[o->n_files++] = arg;
+    return 0;
+}
+
+/* "diff" is a command only as the first non-option word (a file of that name
+ * can be given as ./diff). */
+static int finish_args(options *o)
+{
+    if (o->n_files > 0 && strcmp(o->files[0], "diff") == 0) {
+        if (o->mode_flag)
+            return usage_error("diff does not take", o->mode_flag);
+        if (o->n_files != 3)
+            return usage_error("diff needs two files", NULL);
+        o->mode = MODE_DIFF;
+        o->files[0] = o->files[1];
+        o->files[1] = o->files[2];
+        o->n_files = 2;
+        return 0;
+    }
+    if (o->n_files == 0)
+        return usage_error("no file given", NULL);
+    if (o->n_files > 1)
+        return usage_error("one file expected, got another:", o->files[1]);
+    return 0;
+}
+
+/* Returns 0 to go on, 1 after --help, 2 after a usage error. */
+static int parse_args(options *o, int argc, char **argv)
+{
+    bool only_files = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int rc;
+        if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0)
+            rc = add_file(o, arg);
+        else if (strcmp(arg, "--") == 0)
+            only_files = true, rc = 0;
+        else
+            rc = parse_option(o, arg);
+        if (rc)
+            return rc;
+    }
+    return finish_args(o);
+}
+
+/* ------------------------------------------------------------------------
+ * Running a report
+ * ------------------------------------------------------------------------ */
+
+/* "-" is standard input; gguf_open maps files, so it must be a regular file. */
+static const char *open_path(const char *name)
+{
+    return strcmp(name, "-") == 0 ? "/dev/stdin" : name;
+}
+
+static gguf_file *open_file(const char *name, const options *o, gguf_error *err)
+{
+    gguf_file *f = gguf_open(open_path(name), o->no_split ? GGUF_OPEN_NO_SPLIT : 0, err);
+    if (!f)
+        fprintf(stderr, TOOL ": error: %s: %s\n", name, err->msg);
+    return f;
+}
+
+/* Ends the output: a write error or out of memory anywhere (rc < 0 or a
+ * failed emit_close) becomes the error status `fail`. */
+static int finish(emit *e, int rc, int fail)
+{
+    if (emit_close(e) != 0 || rc < 0) {
+        fprintf(stderr, TOOL ": error: cannot write the output (out of memory or write error)\n");
+        return fail;
+    }
+    return rc;
+}
+
+static emit *start(const options *o, const char *title)
+{
+    emit *e = emit_open(stdout, o->fmt, title);
+    if (!e)
+        fprintf(stderr, TOOL ": error: out of memory\n");
+    return e;
+}
+
+/* The report of one opened file (not --check). Returns 0, 1 after printing
+ * an error about the file's contents, or -1 on out of memory. */
+static int write_report(const options *o, emit *e, const gguf_file *f, const char *name)
+{
+    gguf_error err = { "" };
+    report_opts ro = { o->full, !o->no_metadata, !o->no_tensors };
+    int rc;
+    switch (o->mode) {
+    case MODE_VOCAB: rc = vocab_write(e, f, &err); break;
+    case MODE_MERGES: rc = merges_write(e, f, &err); break;
+    case MODE_HASH: rc = hash_write(e, f); break;
+    default: rc = report_write(e, f, name, &ro); break;
+    }
+    if (rc && err.msg[0]) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", name, err.msg);
+        return 1;
+    }
+    return rc;
+}
+
+/* Runs the single-file reports; returns the exit status. */
+static int run_single(const options *o)
+{
+    const char *name = o->files[0];
+    gguf_error err = { "" };
+    gguf_file *f = open_file(name, o, &err);
+    if (!f && o->mode != MODE_CHECK)
+        return 1; /* --check still reports the structural error as its finding */
+    emit *e = start(o, name);
+    int rc = 1;
+    if (e && o->mode == MODE_CHECK)
+        rc = finish(e, check_write(e, name, f, f ? NULL : err.msg) ? 1 : 0, 1);
+    else if (e)
+        rc = finish(e, write_report(o, e, f, name), 1);
+    gguf_close(f);
+    return rc;
+}
+
+static int run_diff(const options *o)
+{
+    gguf_error err;
+    gguf_file *a = open_file(o->files[0], o, &err), *b = NULL;
+    emit *e = NULL;
+    int rc = 2;
+    if (!a || !(b = open_file(o->files[1], o, &err)))
+        goto done;
+    char title[512];
+    snprintf(title, sizeof title, "%s vs %s", o->files[0], o->files[1]);
+    if (!(e = start(o, title)))
+        goto done;
+    diff_opts d = { o->full, !o->no_metadata, !o->no_tensors };
+    rc = finish(e, diff_write(e, a, o->files[0], b, o->files[1], &d), 2);
+done:
+    gguf_close(a);
+    gguf_close(b);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    memset(&o, 0, sizeof o);
+    int rc = parse_args(&o, argc, argv);
+    if (rc == 1) {
+        usage(stdout);
+        return 0;
+    }
+    if (rc)
+        return rc;
+    return o.mode == MODE_DIFF ? run_diff(&o) : run_single(&o);
+}

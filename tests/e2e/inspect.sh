@@ -1,0 +1,411 @@
+#!/usr/bin/env bash
+# tests/e2e/inspect.sh — gguf-inspect end to end: every fixture GGUF parses,
+# checks clean and gives valid JSON/YAML; known facts of the reference files;
+# tensor hashes against the llama.cpp manifests; NaN/Inf detection in all four
+# float types; diff; vocabulary; escaping of hostile strings; split models;
+# errors and exit codes; the default report never reads tensor data.
+#
+# Files that the fixtures do not provide (odd strings, NaNs in bf16/f64, a
+# split model, a large sparse model) are written byte by byte by the gguf_*
+# shell functions below, so the test does not depend on our own writer.
+source "$(dirname "$0")/lib.sh"
+
+REF=$FIX/reference
+HAVE_JQ=$(command -v jq >/dev/null && echo 1 || echo 0)
+HAVE_PYYAML=$(python3 -c 'import yaml' >/dev/null 2>&1 && echo 1 || echo 0)
+
+# need_jq NAME: returns 1 (after printing SKIP) when jq is not installed.
+need_jq() {
+    [ "$HAVE_JQ" = 1 ] && return 0
+    skip "$1" "jq not installed"
+    return 1
+}
+
+js() { "$INSPECT" --json "$@" 2>/dev/null; }
+
+# ---------------------------------------------------------------------------
+# Writing GGUF by hand (little-endian; version 3; alignment 32)
+# ---------------------------------------------------------------------------
+export LC_ALL=C
+
+le() { # le NBYTES VALUE
+    local i b out=''
+    for ((i = 0; i < $1; i++)); do printf -v b '\\x%02x' $((($2 >> (8 * i)) & 255)); out+=$b; done
+    printf "$out"
+}
+u16() { le 2 "$1"; }
+u32() { le 4 "$1"; }
+u64() { le 8 "$1"; }
+gstr() { u64 "$(printf "$1" | wc -c)"; printf "$1"; } # gstr PRINTF-FORMAT
+kv_str() { gstr "$1"; u32 8; gstr "$2"; }
+kv_u16() { gstr "$1"; u32 2; u16 "$2"; }
+kv_u32() { gstr "$1"; u32 4; u32 "$2"; }
+kv_i32() { gstr "$1"; u32 5; u32 "$2"; }
+kv_str_array() { # kv_str_array KEY FMT...
+    local k=$1; shift
+    gstr "$k"; u32 9; u32 8; u64 $#
+    for s in "$@"; do gstr "$s"; done
+}
+tensor_info() { # tensor_info NAME TYPE OFFSET NE...
+    local name=$1 type=$2 off=$3; shift 3
+    gstr "$name"; u32 $#
+    for d in "$@"; do u64 "$d"; done
+    u32 "$type"; u64 "$off"
+}
+pad32() { # pads FILE with zeros to a multiple of 32 bytes
+    local size; size=$(stat -c %s "$1")
+    truncate -s $(((size + 31) / 32 * 32)) "$1"
+}
+header() { printf 'GGUF'; u32 3; u64 "$1"; u64 "$2"; } # header N_TENSORS N_KV
+
+# A file with one tensor of each float type holding NaN/Inf bit patterns, a
+# clean f32 tensor, and a q8_0 tensor whose bytes look like NaNs (not scanned).
+make_floats() {
+    local f=$TMP/floats.gguf
+    {
+        header 6 1
+        kv_str general.architecture llama
+        tensor_info t.f32 0 0 4
+        tensor_info t.f16 1 32 4
+        tensor_info t.bf16 30 64 4
+        tensor_info t.f64 28 96 4
+        tensor_info t.clean 0 128 4
+        tensor_info t.q8 8 160 32
+    } >"$f"
+    pad32 "$f"
+    {
+        u32 0x3f800000; u32 0x7fc00000; u32 0x7f800000; u32 0xff800000; u64 0; u64 0
+        u16 0x3c00; u16 0x7c00; u16 0x7e00; u16 0xfc01; u64 0; u64 0; u64 0
+        u16 0x3f80; u16 0x3f80; u16 0x7f80; u16 0x7fc0; u64 0; u64 0; u64 0
+        u64 0x3ff0000000000000; u64 0x7ff8000000000000; u64 0; u64 0
+        u32 0x3f800000; u32 0x3f800000; u32 0x3f800000; u32 0x3f800000; u64 0; u64 0
+        for ((i = 0; i < 34; i++)); do printf '\xff'; done
+    } >>"$f"
+    echo "$f"
+}
+
+# A file whose strings hold control characters, quotes, backslashes, bytes
+# that are not UTF-8, Unicode line separators and Markdown specials.
+make_strings() {
+    local f=$TMP/strings.gguf
+    {
+        header 0 4
+        kv_str test.ctl 'a\001b\nc\td"e\\f\177'
+        kv_str test.invalid '\377\376 ok \303('
+        kv_str test.utf8 '\303\251\342\226\201\342\200\250'
+        kv_str_array tokenizer.ggml.tokens '<s>' '\000' 'x|y`z' ' sp '
+    } >"$f"
+    echo "$f"
+}
+
+# A model split in two shards, one tensor each (llama.cpp's split.* keys).
+make_split() {
+    local p=$TMP/split
+    {
+        header 1 4
+        kv_str general.architecture llama
+        kv_u16 split.no 0; kv_u16 split.count 2; kv_i32 split.tensors.count 2
+        tensor_info a 0 0 4
+    } >"$p-00001-of-00002.gguf"
+    pad32 "$p-00001-of-00002.gguf"
+    { u32 0x3f800000; u32 0; u32 0; u32 0; } >>"$p-00001-of-00002.gguf"
+    {
+        header 1 3
+        kv_u16 split.no 1; kv_u16 split.count 2; kv_i32 split.tensors.count 2
+        tensor_info b 0 0 4
+    } >"$p-00002-of-00002.gguf"
+    pad32 "$p-00002-of-00002.gguf"
+    { u32 0x40000000; u32 0; u32 0; u32 0; } >>"$p-00002-of-00002.gguf"
+    echo "$p-00001-of-00002.gguf"
+}
+
+# A GGUF of SIZE_GIB GiB that is almost all hole: one f32 tensor filling it.
+make_sparse() {
+    local f=$TMP/sparse.gguf gib=$1
+    { header 1 1; kv_str general.architecture llama
+      tensor_info big 0 0 262144 $((gib * 1024)); } >"$f"
+    pad32 "$f"
+    truncate -s $(($(stat -c %s "$f") + gib * 1024 * 1024 * 1024)) "$f"
+    echo "$f"
+}
+
+# ---------------------------------------------------------------------------
+# Command line and errors (no fixtures needed)
+# ---------------------------------------------------------------------------
+
+exit_is() { # exit_is CODE CMD...: CMD exits with CODE
+    local want=$1; shift
+    "$@" >/dev/null 2>&1
+    [ $? -eq "$want" ]
+}
+check "--help exits 0 with usage" bash -c '"$1" --help | grep -q "^usage: gguf-inspect"' _ "$INSPECT"
+check "no arguments: usage error, exit 2" exit_is 2 "$INSPECT"
+check "unknown option: exit 2" exit_is 2 "$INSPECT" --frobnicate x.gguf
+check "--check with --hash: exit 2" exit_is 2 "$INSPECT" --check --hash x.gguf
+check "two files without diff: exit 2" exit_is 2 "$INSPECT" a.gguf b.gguf
+check "diff with one file: exit 2" exit_is 2 "$INSPECT" diff a.gguf
+
+err=$("$INSPECT" "$TMP/does-not-exist.gguf" 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 1 ] && grep -q "^gguf-inspect: error: $TMP/does-not-exist.gguf: " <<<"$err"; then
+    pass "non-existent file: exit 1, error names the file"
+else
+    fail "non-existent file: exit 1, error names the file" "rc=$rc: $err"
+fi
+
+strings=$(make_strings)
+floats=$(make_floats)
+split=$(make_split)
+
+head -c 40 "$floats" >"$TMP/truncated.gguf"
+err=$("$INSPECT" --json "$TMP/truncated.gguf" 2>&1 >"$TMP/truncated.out"); rc=$?
+if [ $rc -eq 1 ] && grep -q "^gguf-inspect: error: $TMP/truncated.gguf: offset [0-9]*: " <<<"$err" &&
+   [ ! -s "$TMP/truncated.out" ]; then
+    pass "truncated file: exit 1, error names the file and offset, nothing on stdout"
+else
+    fail "truncated file: exit 1, error names the file and offset, nothing on stdout" "rc=$rc: $err"
+fi
+out=$("$INSPECT" --check "$TMP/truncated.gguf" 2>/dev/null); rc=$?
+if [ $rc -eq 1 ] && grep -q '^structure: *offset' <<<"$out" && grep -q '^result: *FAILED' <<<"$out"; then
+    pass "--check of a truncated file reports the structural error, exit 1"
+else
+    fail "--check of a truncated file reports the structural error, exit 1" "rc=$rc"
+fi
+
+# ---------------------------------------------------------------------------
+# Hand-made files
+# ---------------------------------------------------------------------------
+
+out=$("$INSPECT" --check "$floats"); rc=$?
+want=$'t.f32   f32     1    2      1\nt.f16   f16     2    1      1\nt.bf16  bf16    1    1      2\nt.f64   f64     1    0      1'
+if [ $rc -eq 1 ] && [ "$(grep '^  t\.' <<<"$out" | sed 's/^  //')" = "$want" ]; then
+    pass "--check finds NaN/Inf in f32, f16, bf16, f64 (counts, first index), not in q8_0"
+else
+    fail "--check finds NaN/Inf in f32, f16, bf16, f64 (counts, first index), not in q8_0" "rc=$rc: $out"
+fi
+
+if need_jq "--check --json problems"; then
+    got=$(js --check "$floats" | jq -c '[.result, .n_problems, [.problems[].tensor]]')
+    if [ "$got" = '["FAILED",4,["t.f32","t.f16","t.bf16","t.f64"]]' ]; then
+        pass "--check --json problems"
+    else
+        fail "--check --json problems" "$got"
+    fi
+fi
+
+if need_jq "JSON escapes control characters and invalid UTF-8"; then
+    ok=1
+    js "$strings" | jq -j '.metadata["test.ctl"].value' >"$TMP/ctl.out" || ok=0
+    printf 'a\001b\nc\td"e\\f\177' | cmp -s - "$TMP/ctl.out" || ok=0
+    [ "$(js "$strings" | jq -r '.metadata["test.invalid"].value')" = $'\xc3\xbf\xc3\xbe ok \xc3\x83(' ] || ok=0
+    [ "$(js "$strings" | jq -c '.metadata["test.utf8"].value')" = $'"\xc3\xa9\xe2\x96\x81\xe2\x80\xa8"' ] || ok=0
+    [ "$(js --vocab "$strings" | jq -c '[.tokens[].text]')" = '["<s>","\u0000","x|y`z"," sp "]' ] || ok=0
+    [ $ok = 1 ] && pass "JSON escapes control characters and invalid UTF-8" ||
+        fail "JSON escapes control characters and invalid UTF-8"
+fi
+
+if [ "$HAVE_PYYAML" = 1 ] && [ "$HAVE_JQ" = 1 ]; then
+    if "$INSPECT" --yaml --full "$strings" | python3 -c '
+import json, sys, yaml
+y = yaml.safe_load(sys.stdin)
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if y == j else 1)' <(js --full "$strings"); then
+        pass "YAML of hostile strings parses to the same data as the JSON"
+    else
+        fail "YAML of hostile strings parses to the same data as the JSON"
+    fi
+else
+    skip "YAML of hostile strings parses to the same data as the JSON" "needs python3-yaml and jq"
+fi
+
+out=$("$INSPECT" "$strings")
+if grep -qF '"a\x01b\nc\td\"e\\f\x7f"' <<<"$out" && grep -qF '"\xff\xfe ok \xc3("' <<<"$out" &&
+   grep -qF '"é▁\u2028"' <<<"$out"; then
+    pass "text output escapes non-printables and shows invalid bytes as \\xNN"
+else
+    fail "text output escapes non-printables and shows invalid bytes as \\xNN" "$out"
+fi
+
+out=$("$INSPECT" --markdown --vocab "$strings")
+if grep -qxF '| 2 |  |  | ``"x\|y`z"`` |' <<<"$out" && grep -qxF '| 3 |  |  | `" sp "` |' <<<"$out"; then
+    pass "Markdown puts token texts in code spans and escapes |"
+else
+    fail "Markdown puts token texts in code spans and escapes |" "$out"
+fi
+
+if need_jq "split model opens as one (2 shards, 2 tensors)"; then
+    got=$(js "$split" | jq -c '[.summary.n_shards, .summary.n_tensors, [.tensors[] | [.name, .shard]]]')
+    [ "$got" = '[2,2,[["a",1],["b",2]]]' ] && pass "split model opens as one (2 shards, 2 tensors)" ||
+        fail "split model opens as one (2 shards, 2 tensors)" "$got"
+fi
+if need_jq "--no-split opens only the first shard"; then
+    got=$(js --no-split "$split" | jq -c '[.summary.n_shards, .summary.n_tensors]')
+    [ "$got" = '[1,1]' ] && pass "--no-split opens only the first shard" ||
+        fail "--no-split opens only the first shard" "$got"
+fi
+out=$("$INSPECT" --hash "$split")
+if [ "$(wc -l <<<"$out")" -eq 4 ] && grep -q '  (data section, shard 2 of 2)  ' <<<"$out"; then
+    pass "--hash of a split model hashes each shard's data section"
+else
+    fail "--hash of a split model hashes each shard's data section" "$out"
+fi
+
+# Options may follow the file; "-" is standard input.
+check "options after the file name" bash -c '"$1" "$2" --no-tensors --json | grep -q "\"n_tensors\": 6"' _ "$INSPECT" "$floats"
+check "'-' reads standard input" bash -c '"$1" --no-metadata - <"$2" | grep -q "^tensors: *6"' _ "$INSPECT" "$floats"
+check "diff of a file with itself: identical, exit 0" exit_is 0 "$INSPECT" diff "$floats" "$floats"
+
+# The default report reads no tensor data: on a 4 GiB sparse file, a page
+# fault count far below the 65536+ that reading it would need (fault-around
+# maps 16 pages per fault).
+if [ -x /usr/bin/time ]; then
+    sparse=$(make_sparse 4)
+    faults=$(/usr/bin/time -f %R "$INSPECT" --no-tensors "$sparse" 2>&1 >/dev/null | tail -1)
+    if [ "${faults:-999999}" -lt 20000 ]; then
+        pass "the default report reads only the header ($faults minor faults on 4 GiB)"
+    else
+        fail "the default report reads only the header" "$faults minor faults on 4 GiB"
+    fi
+    rm -f "$sparse"
+else
+    skip "the default report reads only the header" "/usr/bin/time not installed"
+fi
+
+# ---------------------------------------------------------------------------
+# Fixtures
+# ---------------------------------------------------------------------------
+
+if [ -d "$FIX" ]; then
+    mapfile -t fixtures < <(find "$FIX" -name '*.gguf' | sort)
+else
+    fixtures=()
+    skip "fixture GGUF files" "$FIX not found"
+fi
+for f in "${fixtures[@]}"; do
+    rel=${f#"$FIX"/}
+    check "parses: $rel" "$INSPECT" "$f"
+    check "--check passes: $rel" "$INSPECT" --check "$f"
+    if need_jq "--json parses: $rel"; then
+        check "--json parses: $rel" bash -c '"$1" --json --full "$2" | jq -e .summary.n_tensors' _ "$INSPECT" "$f"
+    fi
+    if [ "$HAVE_PYYAML" = 1 ]; then
+        check "--yaml parses: $rel" bash -c '"$1" --yaml --full "$2" | python3 -c "import sys, yaml; assert yaml.load(sys.stdin, getattr(yaml, \"CSafeLoader\", yaml.SafeLoader))[\"summary\"]"' _ "$INSPECT" "$f"
+    else
+        check "--yaml non-empty: $rel" bash -c '[ -n "$("$1" --yaml "$2")" ]' _ "$INSPECT" "$f"
+    fi
+done
+
+s260=$REF/stories260K-f32.gguf
+if need_fixture reference/stories260K-f32.gguf "stories260K: 48 tensors, 19 keys, 512 tokens" &&
+   need_jq "stories260K: 48 tensors, 19 keys, 512 tokens"; then
+    got=$(js "$s260" | jq -c '[.summary.n_tensors, .summary.n_kv, .metadata["tokenizer.ggml.tokens"].count]')
+    [ "$got" = '[48,19,512]' ] && pass "stories260K: 48 tensors, 19 keys, 512 tokens" ||
+        fail "stories260K: 48 tensors, 19 keys, 512 tokens" "$got"
+fi
+if need_fixture reference/stories260K-f32.gguf "--vocab of stories260K: header + 512 lines"; then
+    out=$("$INSPECT" --vocab "$s260")
+    if [ "$(wc -l <<<"$out")" -eq 513 ] && grep -q '^ *1  control  *0.0  "<s>"$' <<<"$out"; then
+        pass "--vocab of stories260K: header + 512 lines"
+    else
+        fail "--vocab of stories260K: header + 512 lines" "$(wc -l <<<"$out") lines"
+    fi
+fi
+
+tiny=$FIX/models/llama-2-tiny-random/llama-2-tiny-random.gguf
+if need_fixture models/llama-2-tiny-random/llama-2-tiny-random.gguf "llama-2-tiny-random: n_embd 8, 32000 tokens" &&
+   need_jq "llama-2-tiny-random: n_embd 8, 32000 tokens"; then
+    got=$(js "$tiny" | jq -c '[.metadata["llama.embedding_length"].value, .metadata["tokenizer.ggml.tokens"].count]')
+    [ "$got" = '[8,32000]' ] && pass "llama-2-tiny-random: n_embd 8, 32000 tokens" ||
+        fail "llama-2-tiny-random: n_embd 8, 32000 tokens" "$got"
+fi
+
+if need_fixture vocab/ggml-vocab-gpt-2.gguf "--merges of gpt-2: 50000 merges"; then
+    n=$("$INSPECT" --merges "$FIX/vocab/ggml-vocab-gpt-2.gguf" | tail -n +2 | wc -l)
+    [ "$n" -eq 50000 ] && pass "--merges of gpt-2: 50000 merges" || fail "--merges of gpt-2: 50000 merges" "$n"
+fi
+
+# Tensor hashes and whole manifests against llama.cpp's reference files.
+manifest_of() {
+    case $1 in f16) echo "$REF/convert/wp-llama-5m-f16.json" ;;
+               *) echo "$REF/quantize/wp-llama-5m-$1.json" ;; esac
+}
+# Header, tensor table and every metadata key (f32 values to float
+# precision, arrays by count and first elements) equal the manifest's.
+MANIFEST_JQ='
+def close(x; y): if (x|type) == "number" and (y|type) == "number"
+    then ((x - y) | fabs) <= 1e-6 * (y | fabs) + 1e-37 else x == y end;
+def same_list(x; y): (x|length) == (y|length) and ([range(0; y|length) as $i | close(x[$i]; y[$i])] | all);
+$m[0] as $m | $r[0] as $r
+| ($m.summary | [.version, .alignment, .n_kv, .n_tensors]) == ($r | [.version, .alignment, .n_kv, .n_tensors])
+  and ([$m.tensors[] | [.name, (.type | ascii_upcase), .shape, .offset, .bytes]]
+       == [$r.tensors[] | [.name, (.type | ascii_upcase), .shape, .offset, .nbytes]])
+  and ($m.metadata | keys) == ($r.metadata | keys)
+  and ([$r.metadata | to_entries[] | $m.metadata[.key] as $x | .value as $v
+        | $x.type == $v.type and
+          (if $v.count then $x.count == $v.count and same_list($x.value; $v.head)
+           else close($x.value; $v.value) end)] | all)'
+for p in f16 Q4_K_M Q8_0 Q2_K; do
+    g=$REF/wp-llama-5m-$p.gguf man=$(manifest_of $p)
+    name="--hash of wp-llama-5m-$p equals ${man#"$REF"/}"
+    mname="wp-llama-5m-$p: header, tensors and metadata match ${man#"$REF"/}"
+    for n in "$name" "$mname"; do
+        need_fixture "reference/wp-llama-5m-$p.gguf" "$n" && need_fixture "${man#"$FIX"/}" "$n" &&
+            need_jq "$n" || continue
+        if [ "$n" = "$name" ]; then
+            if diff <("$INSPECT" --hash "$g" | sed '$d') \
+                    <(jq -r '.tensors[] | "\(.sha256)  \(.name)"' "$man") >"$TMP/hash.diff"; then
+                pass "$n"
+            else
+                fail "$n" "$(head -2 "$TMP/hash.diff" | tr '\n' ' ')"
+            fi
+        elif [ "$(jq -n --slurpfile m <(js "$g") --slurpfile r "$man" "$MANIFEST_JQ")" = true ]; then
+            pass "$n"
+        else
+            fail "$n"
+        fi
+    done
+done
+
+name="(data section) hash is the sha256 of the file after the data offset"
+if ! command -v sha256sum >/dev/null; then
+    skip "$name" "sha256sum not installed"
+elif need_fixture reference/stories260K-f32.gguf "$name" && need_jq "$name"; then
+    off=$(js --no-metadata --no-tensors "$s260" | jq .summary.data_offset)
+    want=$(tail -c +$((off + 1)) "$s260" | sha256sum | cut -d' ' -f1)
+    got=$("$INSPECT" --hash "$s260" | tail -1)
+    [ "$got" = "$want  (data section)" ] && pass "$name" || fail "$name" "$got"
+fi
+
+# A NaN written into an f32 tensor of a real model fails --check.
+if need_fixture reference/stories260K-f32.gguf "--check fails on a NaN patched into stories260K" &&
+   need_jq "--check fails on a NaN patched into stories260K"; then
+    cp "$s260" "$TMP/nan.gguf"; chmod u+w "$TMP/nan.gguf"
+    info=$(js --no-metadata "$s260")
+    pos=$(jq '.summary.data_offset + (.tensors[] | select(.name == "blk.1.ffn_up.weight") | .offset) + 4 * 100' <<<"$info")
+    printf '\x00\x00\xc0\x7f' | dd of="$TMP/nan.gguf" bs=1 seek="$pos" conv=notrunc status=none
+    out=$("$INSPECT" --check "$TMP/nan.gguf"); rc=$?
+    if [ $rc -eq 1 ] && grep -Eq '^  blk\.1\.ffn_up\.weight +f32 +1 +0 +100$' <<<"$out"; then
+        pass "--check fails on a NaN patched into stories260K"
+    else
+        fail "--check fails on a NaN patched into stories260K" "rc=$rc"
+    fi
+fi
+
+f16=$REF/wp-llama-5m-f16.gguf q8=$REF/wp-llama-5m-Q8_0.gguf
+if need_fixture reference/wp-llama-5m-f16.gguf "diff of wp-llama-5m-f16 with itself: identical"; then
+    out=$("$INSPECT" diff "$f16" "$f16"); rc=$?
+    [ $rc -eq 0 ] && grep -q '^result: *identical$' <<<"$out" &&
+        pass "diff of wp-llama-5m-f16 with itself: identical" ||
+        fail "diff of wp-llama-5m-f16 with itself: identical" "rc=$rc"
+fi
+if need_fixture reference/wp-llama-5m-f16.gguf "diff f16 vs Q8_0: file type and tensor types change" &&
+   need_fixture reference/wp-llama-5m-Q8_0.gguf "diff f16 vs Q8_0: file type and tensor types change" &&
+   need_jq "diff f16 vs Q8_0: file type and tensor types change"; then
+    "$INSPECT" diff --json "$f16" "$q8" >"$TMP/diff.json"; rc=$?
+    got=$(jq -c '[.result, ([.metadata[] | select(.change == "changed") | .key] | index("general.file_type") != null),
+                  ([.tensors[] | select(.change == "type" and .type_a == "f16" and .type_b == "q8_0")] | length),
+                  .tensors_identical, .tensors_added, .tensors_removed]' "$TMP/diff.json")
+    # 39 tensors: the 30 matrices (incl. token_embd, output) change type, the 9 norms stay f32.
+    [ $rc -eq 1 ] && [ "$got" = '["different",true,30,9,0,0]' ] &&
+        pass "diff f16 vs Q8_0: file type and tensor types change" ||
+        fail "diff f16 vs Q8_0: file type and tensor types change" "rc=$rc $got"
+fi
