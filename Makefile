@@ -109,7 +109,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $(BUILD)/libg
 testbins: all $(UNIT_BINS) $(TTOOL_BINS)
 
 test: testbins
-	@BUILD=$(BUILD) bash tests/run.sh
+	@BUILD=$(BUILD) TEST_CC="$(CC)" TEST_SANFLAGS="$(LDSAN)" bash tests/run.sh
 
 # clang's UBSan checks more (e.g. pointer arithmetic on NULL) than gcc's.
 SAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))

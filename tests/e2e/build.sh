@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-if ${CC:-cc} $($pc --cflags libgguf) -o "$TMP/use" "$TMP/use.c" $($pc --libs libgguf) 2>"$TMP/cc.log" &&
+if ${TEST_CC:-cc} ${TEST_SANFLAGS:-} $($pc --cflags libgguf) -o "$TMP/use" "$TMP/use.c" $($pc --libs libgguf) 2>"$TMP/cc.log" &&
    [ "$(LD_LIBRARY_PATH=$dest/usr/lib "$TMP/use" "$TMP/use.gguf")" = 1 ]; then
     pass "link against installed libgguf via pkg-config"
 else
