@@ -53,13 +53,22 @@ TTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TTOOL_BINS:= $(TTOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
+
+.PHONY: valgrind
 .PHONY: all lib tools test san fuzz install uninstall clean check-deps-test testbins deps sample
-all: lib tools
+all: lib tools $(BUILD)/sample.gguf
 
 # Installs the Debian packages the build and tests need (as root or via sudo).
 deps:
 	bash .ci/deps
 
+# The README's first command: build, then inspect a small model the build
+# generated itself.
+sample: all
+	$(BUILD)/gguf-inspect $(BUILD)/sample.gguf
+
+$(BUILD)/sample.gguf: $(BUILD)/tests/tools/mkmodel
+	$(BUILD)/tests/tools/mkmodel $@ --dim 64 --layers 2 --ffn 192 --heads 4 --kv-heads 2 --vocab 320
 
 lib: $(BUILD)/libgguf.a $(BUILD)/libgguf.so
 tools: $(TOOL_BINS)
@@ -98,9 +107,17 @@ CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 check-deps-test:
 	$(foreach d,$(DEPS_TEST),$(call need,$(d)))
 
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libgguf.a | check-deps-test
+# A unit test of a tool's module links that module's objects too:
+# TEST_OBJS_test_NAME lists them (paths under $(BUILD)/obj), TEST_LIBS_ extra libs.
+TEST_OBJS_test_policy := quantize/policy.o quantize/preset.o
+TEST_OBJS_test_recipe := quantize/recipe.o
+TEST_LIBS_test_recipe  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
+TEST_OBJS_test_emit   := inspect/emit.o inspect/emit_text.o inspect/emit_markdown.o inspect/emit_tree.o
+
+.SECONDEXPANSION:
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD)/obj/,$$(TEST_OBJS_$$*)) $(BUILD)/libgguf.a | check-deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libgguf.a $(CHECK_LIBS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests/unit $(addprefix -I,$(sort $(dir $(TEST_OBJS_$*)))) -o $@ $< $(addprefix $(BUILD)/obj/,$(TEST_OBJS_$*)) $(BUILD)/libgguf.a $(CHECK_LIBS) $(TEST_LIBS_$*) $(LDLIBS_ALL)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $(BUILD)/libgguf.a
 	@mkdir -p $(dir $@)
@@ -115,6 +132,13 @@ test: testbins
 SAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
 san:
 	$(MAKE) BUILD=build-san SAN=1 CC=$(SAN_CC) test
+
+# Every unit test under valgrind (memcheck, leaks), in-process.
+valgrind: testbins
+	@for t in $(UNIT_BINS); do echo "valgrind $$t"; \
+	  CK_FORK=no GGUFKIT_FIXTURES=$${GGUFKIT_FIXTURES:-../shared/fixtures} valgrind -q --error-exitcode=9 \
+	    --leak-check=full $$t >/dev/null || exit 1; done; echo "valgrind: clean"
+
 
 # --- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_CC    ?= clang

@@ -1,0 +1,83 @@
+/*
+ * float16.c — f16 and bf16 conversions (see float16.h).
+ */
+#include "float16.h"
+
+#include <string.h>
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float bits_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* ------------------------------------------------------------------------
+ * binary16
+ * ------------------------------------------------------------------------ */
+
+float gguf_f16_to_f32(gguf_half h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+    uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    if (exp == 0x1f) /* Inf / NaN: keep the payload */
+        return bits_f32(sign | 0x7f800000 | man << 13);
+    if (exp == 0) {
+        /* zero or subnormal: man × 2^-24, exact in float */
+        float v = (float)man * bits_f32(0x33800000); /* 2^-24 */
+        return sign ? -v : v;
+    }
+    return bits_f32(sign | (exp + 112) << 23 | man << 13);
+}
+
+gguf_half gguf_f32_to_f16(float f)
+{
+    uint32_t u = f32_bits(f);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+    uint32_t a = u & 0x7fffffff;
+    if (a > 0x7f800000) /* NaN → the canonical quiet NaN, as ggml */
+        return sign | 0x7e00;
+    if (a >= 0x477ff000) /* rounds to ≥ 65520: overflow to Inf */
+        return sign | 0x7c00;
+    if (a < 0x38800000) {
+        /* below the smallest normal half (2^-14): subnormal or zero.
+         * Value in units of 2^-24, rounded to nearest even. */
+        if (a < 0x33000000) /* < 2^-25: rounds to zero */
+            return sign;
+        uint32_t e = a >> 23, m = (a & 0x7fffff) | 0x800000;
+        uint32_t shift = 126 - e;                 /* 14..24 */
+        uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+        return sign | (uint16_t)q;
+    }
+    /* normal: rebias exponent, round mantissa from 23 to 10 bits (RNE); a
+     * carry out of the mantissa correctly bumps the exponent. */
+    uint32_t r = a - 0x38000000;                  /* exponent 127 → 15 */
+    uint32_t q = r >> 13, rem = r & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (q & 1)))
+        q++;
+    return sign | (uint16_t)q;
+}
+
+/* ------------------------------------------------------------------------
+ * bfloat16
+ * ------------------------------------------------------------------------ */
+
+float gguf_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+
+uint16_t gguf_f32_to_bf16(float f)
+{
+    uint32_t u = f32_bits(f);
+    if ((u & 0x7fffffff) > 0x7f800000) /* NaN: truncate, force quiet */
+        return (uint16_t)((u >> 16) | 64);
+    return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+

@@ -1,0 +1,104 @@
+/*
+ * test_float16.c — f16 and bf16 conversions against ggml: rounding, NaN and
+ * Inf handling, every 16-bit pattern, and the fixture vectors f16.qvec and
+ * bf16.qvec (ggml's conversion of real and adversarial rows).
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "float16.h"
+#include "testutil.h"
+
+START_TEST(test_f16_conversions)
+{
+    ck_assert_uint_eq(gguf_f32_to_f16(1.0f), 0x3c00);
+    ck_assert_uint_eq(gguf_f32_to_f16(-2.0f), 0xc000);
+    ck_assert_uint_eq(gguf_f32_to_f16(65504.0f), 0x7bff);
+    ck_assert_uint_eq(gguf_f32_to_f16(65519.0f), 0x7bff);
+    ck_assert_uint_eq(gguf_f32_to_f16(65520.0f), 0x7c00);      /* ties to even → Inf */
+    ck_assert_uint_eq(gguf_f32_to_f16(INFINITY), 0x7c00);
+    ck_assert_uint_eq(gguf_f32_to_f16(-INFINITY), 0xfc00);
+    ck_assert_uint_eq(gguf_f32_to_f16(NAN) & 0x7fff, 0x7e00);
+    ck_assert_uint_eq(gguf_f32_to_f16(5.960464477539063e-08f), 0x0001); /* 2^-24 */
+    ck_assert_uint_eq(gguf_f32_to_f16(2.98023223876953125e-08f), 0x0000); /* 2^-25 tie → 0 */
+    ck_assert_uint_eq(gguf_f32_to_f16(6.103515625e-05f), 0x0400);       /* 2^-14 */
+    ck_assert_uint_eq(gguf_f32_to_f16(-0.0f), 0x8000);
+    /* every half converts to float and back unchanged (NaNs stay NaN) */
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        float f = gguf_f16_to_f32((gguf_half)h);
+        if (isnan(f))
+            ck_assert(isnan(gguf_f16_to_f32(gguf_f32_to_f16(f))));
+        else
+            ck_assert_uint_eq(gguf_f32_to_f16(f), h);
+    }
+}
+END_TEST
+
+START_TEST(test_bf16_conversions)
+{
+    ck_assert_uint_eq(gguf_f32_to_bf16(1.0f), 0x3f80);
+    ck_assert_uint_eq(gguf_f32_to_bf16(1.00390625f), 0x3f80);  /* tie → even */
+    ck_assert_uint_eq(gguf_f32_to_bf16(1.01171875f), 0x3f82);  /* tie → even (up) */
+    ck_assert_uint_eq(gguf_f32_to_bf16(INFINITY), 0x7f80);
+    uint32_t snan = 0x7f800001u;
+    float f;
+    memcpy(&f, &snan, 4);
+    ck_assert_uint_eq(gguf_f32_to_bf16(f), 0x7fc0);            /* quieted */
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        float g = gguf_bf16_to_f32((uint16_t)h);
+        if (!isnan(g))
+            ck_assert_uint_eq(gguf_f32_to_bf16(g), h);
+    }
+}
+END_TEST
+
+/* f16.qvec / bf16.qvec: input floats, ggml's 16-bit encoding, and ggml's
+ * decoding of it — both directions must match bit for bit. */
+static void check_vector(const char *name, uint16_t (*enc)(float), float (*dec)(uint16_t))
+{
+    char rel[64], path[1024];
+    snprintf(rel, sizeof rel, "vectors/%s.qvec", name);
+    ck_assert_ptr_nonnull(fixture_path(path, sizeof path, rel));
+    FILE *fp = fopen(path, "rb");
+    uint32_t h[6];
+    ck_assert_uint_eq(fread(h, 4, 6, fp), 6);
+    size_t n = (size_t)h[3] * h[4];
+    ck_assert_uint_eq(h[5], h[4] * 2);
+    float *in = malloc(n * 4), *deq = malloc(n * 4);
+    uint16_t *q = malloc(n * 2);
+    ck_assert(fread(in, 4, n, fp) == n && fread(q, 2, n, fp) == n && fread(deq, 4, n, fp) == n);
+    fclose(fp);
+    size_t bad_enc = 0, bad_dec = 0;
+    for (size_t i = 0; i < n; i++) {
+        bad_enc += enc(in[i]) != q[i];
+        float d = dec(q[i]);
+        bad_dec += memcmp(&d, &deq[i], 4) != 0;
+    }
+    free(in);
+    free(q);
+    free(deq);
+    ck_assert_msg(bad_enc == 0 && bad_dec == 0, "%s: %zu encodings and %zu decodings of %zu differ",
+                  name, bad_enc, bad_dec, n);
+}
+
+START_TEST(test_vectors)
+{
+    check_vector("f16", gguf_f32_to_f16, gguf_f16_to_f32);
+    check_vector("bf16", gguf_f32_to_bf16, gguf_bf16_to_f32);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("float16");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_f16_conversions);
+    tcase_add_test(tc, test_bf16_conversions);
+    int skipped = 0;
+    if (fixtures_present())
+        tcase_add_test(tc, test_vectors);
+    else
+        skipped++;
+    suite_add_tcase(s, tc);
+    return run_suite(s, skipped);
+}
