@@ -119,17 +119,8 @@ END_TEST
 
 START_TEST(test_all_fixture_ggufs_open)
 {
-    static const char *files[] = {
-        "reference/stories260K-f32.gguf", "reference/wp-llama-5m-f16.gguf",
-        "reference/wp-llama-5m-Q4_K_M.gguf", "reference/wp-llama-5m-Q8_0.gguf",
-        "reference/wp-llama-5m-Q2_K.gguf", "models/llama-2-tiny-random/llama-2-tiny-random.gguf",
-        "vocab/ggml-vocab-llama-spm.gguf", "vocab/ggml-vocab-gpt-2.gguf",
-        "vocab/ggml-vocab-phi-3.gguf", "vocab/ggml-vocab-deepseek-coder.gguf",
-        "vocab/ggml-vocab-falcon.gguf", "vocab/ggml-vocab-starcoder.gguf",
-        "vocab/ggml-vocab-mpt.gguf", "vocab/ggml-vocab-gpt-neox.gguf",
-    };
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        gguf_file *f = open_fixture(files[i]);
+    for (size_t i = 0; i < N_FIXTURE_GGUFS; i++) {
+        gguf_file *f = open_fixture(fixture_ggufs[i]);
         for (uint64_t j = 0; j < gguf_n_tensors(f); j++) {
             const gguf_tensor *t = gguf_tensor_at(f, j);
             ck_assert_ptr_eq(gguf_find_tensor(f, t->name), t);

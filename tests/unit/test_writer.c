@@ -188,25 +188,16 @@ static int files_equal(const char *a, const char *b)
 
 START_TEST(test_round_trip_fixtures)
 {
-    static const char *files[] = {
-        "reference/stories260K-f32.gguf", "reference/wp-llama-5m-f16.gguf",
-        "reference/wp-llama-5m-Q4_K_M.gguf", "reference/wp-llama-5m-Q8_0.gguf",
-        "reference/wp-llama-5m-Q2_K.gguf", "models/llama-2-tiny-random/llama-2-tiny-random.gguf",
-        "vocab/ggml-vocab-llama-spm.gguf", "vocab/ggml-vocab-gpt-2.gguf",
-        "vocab/ggml-vocab-phi-3.gguf", "vocab/ggml-vocab-deepseek-coder.gguf",
-        "vocab/ggml-vocab-falcon.gguf", "vocab/ggml-vocab-starcoder.gguf",
-        "vocab/ggml-vocab-mpt.gguf", "vocab/ggml-vocab-gpt-neox.gguf",
-    };
     const char *out = tmpfile_path("roundtrip.gguf");
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    for (size_t i = 0; i < N_FIXTURE_GGUFS; i++) {
         char path[1024];
         gguf_error err = { "" };
-        ck_assert_ptr_nonnull(fixture_path(path, sizeof path, files[i]));
+        ck_assert_ptr_nonnull(fixture_path(path, sizeof path, fixture_ggufs[i]));
         gguf_file *f = gguf_open(path, 0, &err);
         ck_assert_msg(f != NULL, "%s", err.msg);
-        ck_assert_msg(gguf_rewrite(f, out, &err) == 0, "%s: %s", files[i], err.msg);
+        ck_assert_msg(gguf_rewrite(f, out, &err) == 0, "%s: %s", fixture_ggufs[i], err.msg);
         gguf_close(f);
-        ck_assert_msg(files_equal(path, out), "%s: round trip differs", files[i]);
+        ck_assert_msg(files_equal(path, out), "%s: round trip differs", fixture_ggufs[i]);
     }
     unlink(out);
 }

@@ -35,6 +35,18 @@ static inline int fixtures_present(void)
     return stat(fixtures_dir(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Every GGUF file in the fixtures (llama.cpp-made models and vocab files). */
+static const char *const fixture_ggufs[] = {
+    "reference/stories260K-f32.gguf", "reference/wp-llama-5m-f16.gguf",
+    "reference/wp-llama-5m-Q4_K_M.gguf", "reference/wp-llama-5m-Q8_0.gguf",
+    "reference/wp-llama-5m-Q2_K.gguf", "models/llama-2-tiny-random/llama-2-tiny-random.gguf",
+    "vocab/ggml-vocab-llama-spm.gguf", "vocab/ggml-vocab-gpt-2.gguf",
+    "vocab/ggml-vocab-phi-3.gguf", "vocab/ggml-vocab-deepseek-coder.gguf",
+    "vocab/ggml-vocab-falcon.gguf", "vocab/ggml-vocab-starcoder.gguf",
+    "vocab/ggml-vocab-mpt.gguf", "vocab/ggml-vocab-gpt-neox.gguf",
+};
+#define N_FIXTURE_GGUFS (sizeof fixture_ggufs / sizeof *fixture_ggufs)
+
 /* Runs the suite; prints "SKIPPED: n" for tests not added for lack of
  * fixtures. Returns the process exit status. */
 static inline int run_suite(Suite *s, int skipped)
