@@ -94,28 +94,18 @@ static int parse_entry(rd *r, gguf_imatrix_entry *e, int32_t i, gguf_error *err)
     return 0;
 }
 
-int gguf_imatrix_load(const char *path, gguf_imatrix *im, gguf_error *err)
+int gguf_imatrix_parse(const void *data, size_t size, gguf_imatrix *im, gguf_error *err)
 {
     memset(im, 0, sizeof *im);
-    uint8_t *buf = NULL;
-    size_t size = 0;
-    if (slurp(path, &buf, &size, err))
-        return -1;
-    rd r = { buf, size, 0 };
+    rd r = { data, size, 0 };
     int32_t n;
-    if (rd_i32(&r, &n) || n < 1) {
-        gguf_error_set(err, "not an imatrix file: no entries");
-        goto fail;
-    }
+    if (rd_i32(&r, &n) || n < 1)
+        return gguf_error_set(err, "not an imatrix file: no entries");
     /* smallest entry: name length, 1 name byte, ncall, nval, 1 value */
-    if ((size_t)n > size / 17) {
-        gguf_error_set(err, "entry count %d cannot fit in %zu bytes", n, size);
-        goto fail;
-    }
-    if (!(im->entries = calloc((size_t)n, sizeof *im->entries))) {
-        gguf_error_set(err, "out of memory");
-        goto fail;
-    }
+    if ((size_t)n > size / 17)
+        return gguf_error_set(err, "entry count %d cannot fit in %zu bytes", n, size);
+    if (!(im->entries = calloc((size_t)n, sizeof *im->entries)))
+        return gguf_error_set(err, "out of memory");
     im->n = n;
     for (int32_t i = 0; i < n; i++) {
         if (parse_entry(&r, &im->entries[i], i, err))
@@ -137,15 +127,25 @@ int gguf_imatrix_load(const char *path, gguf_imatrix *im, gguf_error *err)
             gguf_error_set(err, "out of memory");
             goto fail;
         }
-        memcpy(im->dataset, buf + r.pos, (size_t)len);
+        memcpy(im->dataset, r.p + r.pos, (size_t)len);
         im->dataset[len] = '\0';
     }
-    free(buf);
     return 0;
 fail:
-    free(buf);
     gguf_imatrix_free(im);
     return -1;
+}
+
+int gguf_imatrix_load(const char *path, gguf_imatrix *im, gguf_error *err)
+{
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    memset(im, 0, sizeof *im);
+    if (slurp(path, &buf, &size, err))
+        return -1;
+    int rc = gguf_imatrix_parse(buf, size, im, err);
+    free(buf);
+    return rc;
 }
 
 const float *gguf_imatrix_find(const gguf_imatrix *im, const char *name, int32_t *n)

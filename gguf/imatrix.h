@@ -12,6 +12,7 @@
 #ifndef GGUF_IMATRIX_H
 #define GGUF_IMATRIX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -34,6 +35,9 @@ typedef struct gguf_imatrix {
 /* Reads and validates a file (counts bounded by its size, nval >= 1, all
  * values finite, no duplicate names). 0, or -1 with err. */
 int gguf_imatrix_load(const char *path, gguf_imatrix *im, gguf_error *err);
+
+/* The same from a buffer (the fuzzer's entry point). */
+int gguf_imatrix_parse(const void *data, size_t size, gguf_imatrix *im, gguf_error *err);
 
 /* Weights of a tensor (n = nval), or NULL when the file has none for it. */
 const float *gguf_imatrix_find(const gguf_imatrix *im, const char *name, int32_t *n);
