@@ -1,0 +1,103 @@
+/*
+ * quants.c — float conversions (f16, bf16) and the codec table.
+ *
+ * The per-format block code is in quants_legacy.c and quants_k.c; this file
+ * only dispatches on the type id and handles the plain float types.
+ */
+#include <string.h>
+
+#include "quants.h"
+#include "quants_impl.h"
+#include "float16.h"
+
+/* ------------------------------------------------------------------------
+ * Plain float "codecs"
+ * ------------------------------------------------------------------------ */
+
+static void f32_quantize(const float *x, void *y, int64_t n) { memcpy(y, x, (size_t)n * 4); }
+static void f32_dequantize(const void *x, float *y, int64_t n) { memcpy(y, x, (size_t)n * 4); }
+
+static void f16_quantize(const float *x, void *y, int64_t n)
+{
+    gguf_half *h = y;
+    for (int64_t i = 0; i < n; i++)
+        h[i] = gguf_f32_to_f16(x[i]);
+}
+
+static void f16_dequantize(const void *x, float *y, int64_t n)
+{
+    const gguf_half *h = x;
+    for (int64_t i = 0; i < n; i++)
+        y[i] = gguf_f16_to_f32(h[i]);
+}
+
+static void bf16_quantize(const float *x, void *y, int64_t n)
+{
+    uint16_t *h = y;
+    for (int64_t i = 0; i < n; i++)
+        h[i] = gguf_f32_to_bf16(x[i]);
+}
+
+static void bf16_dequantize(const void *x, float *y, int64_t n)
+{
+    const uint16_t *h = x;
+    for (int64_t i = 0; i < n; i++)
+        y[i] = gguf_bf16_to_f32(h[i]);
+}
+
+/* ------------------------------------------------------------------------
+ * Table
+ * ------------------------------------------------------------------------ */
+
+#define WEIGHTED(t, id) [id] = { id, t##_quantize, t##_quantize_weighted, t##_dequantize }
+#define PLAIN(t, id)    [id] = { id, t##_quantize, NULL, t##_dequantize }
+
+static const gguf_codec codecs[GGML_T_COUNT] = {
+    PLAIN(f32, GGML_T_F32),
+    PLAIN(f16, GGML_T_F16),
+    PLAIN(bf16, GGML_T_BF16),
+    WEIGHTED(q4_0, GGML_T_Q4_0),
+    WEIGHTED(q4_1, GGML_T_Q4_1),
+    WEIGHTED(q5_0, GGML_T_Q5_0),
+    WEIGHTED(q5_1, GGML_T_Q5_1),
+    PLAIN(q8_0, GGML_T_Q8_0),
+    WEIGHTED(q2_K, GGML_T_Q2_K),
+    WEIGHTED(q3_K, GGML_T_Q3_K),
+    WEIGHTED(q4_K, GGML_T_Q4_K),
+    WEIGHTED(q5_K, GGML_T_Q5_K),
+    WEIGHTED(q6_K, GGML_T_Q6_K),
+    PLAIN(q8_K, GGML_T_Q8_K),
+};
+
+const gguf_codec *gguf_codec_get(uint32_t type)
+{
+    return type < GGML_T_COUNT && codecs[type].quantize ? &codecs[type] : NULL;
+}
+
+size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nrows,
+                          int64_t n_per_row, const float *imatrix)
+{
+    const gguf_codec *c = gguf_codec_get(type);
+    uint64_t row;
+    if (!c || nrows < 0 || ggml_row_size(type, n_per_row, &row))
+        return 0;
+    uint8_t *out = dst;
+    for (int64_t r = 0; r < nrows; r++) {
+        const float *x = src + r * n_per_row;
+        if (imatrix && c->quantize_weighted)
+            c->quantize_weighted(x, out + r * row, n_per_row, imatrix);
+        else
+            c->quantize(x, out + r * row, n_per_row);
+    }
+    return (size_t)(row * (uint64_t)nrows);
+}
+
+int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n)
+{
+    const gguf_codec *c = gguf_codec_get(type);
+    uint64_t row;
+    if (!c || ggml_row_size(type, n, &row))
+        return -1;
+    c->dequantize(src, dst, n);
+    return 0;
+}

@@ -1,0 +1,372 @@
+/*
+ * quants_legacy.c — the 32-element block formats: q4_0, q4_1, q5_0, q5_1, q8_0.
+ *
+ * Each block stores one f16 scale d (and for the _1 formats an f16 offset
+ * m) plus one small integer level q per element:
+ *
+ *   q4_0, q5_0, q8_0   x ≈ d * (q - bias)    bias 8, 16 (q8_0: q is signed)
+ *   q4_1, q5_1         x ≈ d * q + m
+ *
+ * The quantizers reproduce ggml's bytes exactly (quants.h), so every float
+ * operation below happens in ggml's order and precision: single-precision
+ * sums accumulated left to right, no fused multiply-add, ggml's rounding
+ * (truncation after +0.5, roundf, or round-half-even) at the same places.
+ * Where a comment says "as ggml", changing the expression changes bytes.
+ *
+ * Not for: the k-quants (quants_k.c) or dispatch on type ids (quants.c).
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "quants.h"
+#include "quants_impl.h"
+
+/* A fused multiply-add rounds once instead of twice and changes bytes.
+ * gcc fuses only in GNU mode (-std=gnu11 with an FMA -march), never with
+ * the -std=c11 we build with; clang fuses within an expression whenever the
+ * target has FMA unless told not to, as here. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* All five formats share the block length, so the level arrays and helpers
+ * below work on blocks of QK values. */
+#define QK 32
+_Static_assert(QK4_0 == QK && QK4_1 == QK && QK5_0 == QK && QK5_1 == QK && QK8_0 == QK,
+               "legacy formats use 32-element blocks");
+
+/* ========================================================================
+ * Scalar building blocks
+ * ======================================================================== */
+
+/* 1/d, or 0 for a zero scale so an all-zero block quantizes to level 0
+ * instead of NaN. (A NaN d is "nonzero", as in ggml.) */
+static inline float inverse_or_zero(float d)
+{
+    return d != 0.0f ? 1.0f / d : 0.0f;
+}
+
+/* A level computed in float, truncated toward zero as ggml's (u)int8_t
+ * casts do. Finite levels are always small; they are non-finite only when
+ * the block is all subnormals and d is so small that 1/d = inf, making x/d
+ * ±inf or NaN. Converting those is undefined in C; ggml's x86 build gets
+ * cvttss2si's 0x80000000, whose low byte is 0, so 0 is returned explicitly:
+ * the same bytes as ggml, on any compiler, without undefined behaviour. */
+static inline int float_to_level(float v)
+{
+    return fabsf(v) < 256.0f ? (int)v : 0;
+}
+
+
+
+/* ========================================================================
+ * Level packing: 4 low bits two per byte, fifth bits in a 32-bit mask
+ * ======================================================================== */
+
+/* Byte j holds element j in its low nibble and element j + 16 in its high
+ * one (ggml's layout: the two halves of the block interleaved). */
+static void pack_nibbles(const uint8_t q[QK], uint8_t qs[QK / 2])
+{
+    for (int j = 0; j < QK / 2; j++)
+        qs[j] = (uint8_t)((q[j] & 0x0F) | (q[j + QK / 2] & 0x0F) << 4);
+}
+
+/* Bit j of the little-endian 32-bit qh is bit 4 of element j. */
+static void pack_fifth_bits(const uint8_t q[QK], uint8_t qh[4])
+{
+    uint32_t mask = 0;
+    for (int j = 0; j < QK; j++)
+        mask |= (uint32_t)(q[j] >> 4 & 1) << j;
+    for (int k = 0; k < 4; k++)
+        qh[k] = (uint8_t)(mask >> 8 * k);
+}
+
+/* Inverse of the two packers; qh is NULL for the 4-bit formats. */
+static void unpack_levels(const uint8_t qs[QK / 2], const uint8_t *qh, uint8_t q[QK])
+{
+    for (int j = 0; j < QK / 2; j++) {
+        q[j] = qs[j] & 0x0F;
+        q[j + QK / 2] = qs[j] >> 4;
+    }
+    if (!qh)
+        return;
+    uint32_t mask = (uint32_t)qh[0] | (uint32_t)qh[1] << 8 | (uint32_t)qh[2] << 16 |
+                    (uint32_t)qh[3] << 24;
+    for (int j = 0; j < QK; j++)
+        q[j] |= (uint8_t)((mask >> j & 1) << 4);
+}
+
+/* ========================================================================
+ * Reference quantizers (ggml's quantize_row_*_ref)
+ * ======================================================================== */
+
+/* Scale-only block with levels 0 .. 2*bias-1 (q4_0: bias 8, q5_0: 16).
+ * d = max / -bias maps the signed extreme to level 0; each level is
+ * trunc(x/d + bias + 0.5), i.e. round half up, clamped at the top because
+ * the extreme's mirror image (+|max|) would land on 2*bias. Returns d. */
+static float symmetric_levels(const float *x, int bias, uint8_t q[QK])
+{
+    const float d = signed_absmax(x, QK) / (float)-bias;
+    const float id = inverse_or_zero(d);
+    const float offset = (float)bias + 0.5f;
+    /* x*id lies in [-bias, bias] up to rounding: the sum is ≥ 0 or a hair
+     * below, which truncates to 0 as well. */
+    for (int j = 0; j < QK; j++) {
+        int l = float_to_level(x[j] * id + offset);
+        q[j] = (uint8_t)(l < 2 * bias - 1 ? l : 2 * bias - 1);
+    }
+    return d;
+}
+
+/* Scale-and-offset block with levels 0 .. nmax (q4_1: 15, q5_1: 31): the
+ * block's [min, max] is split into nmax equal steps, d = (max - min)/nmax,
+ * and each level is trunc((x - min)/d + 0.5). Returns d, min in *min_out. */
+static float affine_levels(const float *x, int nmax, uint8_t q[QK], float *min_out)
+{
+    float min = FLT_MAX, max = -FLT_MAX;
+    for (int j = 0; j < QK; j++) {
+        if (x[j] < min)
+            min = x[j];
+        if (x[j] > max)
+            max = x[j];
+    }
+    const float d = (max - min) / (float)nmax;
+    const float id = inverse_or_zero(d);
+    /* (x - min)*id is within [0, nmax] up to rounding, so the clamp at nmax
+     * (explicit in ggml's q4_1) never triggers for q5_1, which has none. */
+    for (int j = 0; j < QK; j++) {
+        int l = float_to_level((x[j] - min) * id + 0.5f);
+        q[j] = (uint8_t)(l < nmax ? l : nmax);
+    }
+    *min_out = min;
+    return d;
+}
+
+void q4_0_quantize(const float *x, void *y, int64_t n)
+{
+    block_q4_0 *b = y;
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, x += QK) {
+        b[i].d = gguf_f32_to_f16(symmetric_levels(x, 8, q));
+        pack_nibbles(q, b[i].qs);
+    }
+}
+
+void q5_0_quantize(const float *x, void *y, int64_t n)
+{
+    block_q5_0 *b = y;
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, x += QK) {
+        b[i].d = gguf_f32_to_f16(symmetric_levels(x, 16, q));
+        pack_nibbles(q, b[i].qs);
+        pack_fifth_bits(q, b[i].qh);
+    }
+}
+
+void q4_1_quantize(const float *x, void *y, int64_t n)
+{
+    block_q4_1 *b = y;
+    uint8_t q[QK];
+    float min;
+    for (int64_t i = 0; i < n / QK; i++, x += QK) {
+        b[i].d = gguf_f32_to_f16(affine_levels(x, 15, q, &min));
+        b[i].m = gguf_f32_to_f16(min);
+        pack_nibbles(q, b[i].qs);
+    }
+}
+
+void q5_1_quantize(const float *x, void *y, int64_t n)
+{
+    block_q5_1 *b = y;
+    uint8_t q[QK];
+    float min;
+    for (int64_t i = 0; i < n / QK; i++, x += QK) {
+        b[i].d = gguf_f32_to_f16(affine_levels(x, 31, q, &min));
+        b[i].m = gguf_f32_to_f16(min);
+        pack_nibbles(q, b[i].qs);
+        pack_fifth_bits(q, b[i].qh);
+    }
+}
+
+/* q8_0: d = amax/127 and q = round(x/d), ties away from zero (roundf, as
+ * ggml). The amax loop keeps ggml's MAX(amax, |x|) form rather than
+ * signed_absmax's: identical on finite input, but a NaN propagates the
+ * same way ggml's does. */
+void q8_0_quantize(const float *x, void *y, int64_t n)
+{
+    block_q8_0 *b = y;
+    for (int64_t i = 0; i < n / QK; i++, x += QK) {
+        float amax = 0.0f;
+        for (int j = 0; j < QK; j++)
+            amax = amax > fabsf(x[j]) ? amax : fabsf(x[j]);
+        const float d = amax / 127.0f;
+        const float id = inverse_or_zero(d);
+        b[i].d = gguf_f32_to_f16(d);
+        for (int j = 0; j < QK; j++)
+            b[i].qs[j] = (int8_t)float_to_level(roundf(x[j] * id));
+    }
+}
+
+/* ========================================================================
+ * Importance-weighted quantizers (ggml's quantize_row_*_impl)
+ *
+ * Both searches minimise the weighted squared error Σ w_j (x_j - x̂_j)² of
+ * one block over a small set of candidate scales. The weight of element j
+ * is imatrix_j * sqrt(σ² + x_j²), σ² the row's mean square: the importance
+ * matrix says which columns matter, and the sqrt term favours large values
+ * without letting tiny ones drop out entirely.
+ * ======================================================================== */
+
+/* σ² = Σx²/n over the whole row, summed left to right in float (as ggml). */
+static float row_mean_square(const float *x, int64_t n)
+{
+    float sum = 0.0f;
+    for (int64_t j = 0; j < n; j++)
+        sum += x[j] * x[j];
+    return sum / (float)n;
+}
+
+static void block_weights(const float *x, const float *imatrix, float sigma2, float w[QK])
+{
+    for (int j = 0; j < QK; j++)
+        w[j] = imatrix[j] * sqrtf(sigma2 + x[j] * x[j]);
+}
+
+/* ggml's q4_1/q5_1 weighted trial grid: (nmax - 0.9 + 0.05k)/(max - min). */
+static const affine_steps affine_grid = { -0.9f, 0.05f, 36 };
+
+/* Scale-and-offset levels for one block; the offset min (≤ 0) in *min_out.
+ * (The search returns -min and ggml stores -(-min): negation is exact.) */
+static float weighted_affine_levels(const float *x, const float *w, int nmax, uint8_t q[QK],
+                                    float *min_out)
+{
+    float neg_min;
+    float d = search_affine(QK, nmax, x, w, q, &neg_min, &affine_grid, false);
+    *min_out = -neg_min;
+    return d;
+}
+
+void q4_0_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+{
+    block_q4_0 *b = y;
+    const float sigma2 = row_mean_square(x, n);
+    float w[QK];
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, x += QK, qw += QK) {
+        block_weights(x, qw, sigma2, w);
+        b[i].d = gguf_f32_to_f16(search_symmetric(QK, 8, x, w, q));
+        pack_nibbles(q, b[i].qs);
+    }
+}
+
+void q5_0_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+{
+    block_q5_0 *b = y;
+    const float sigma2 = row_mean_square(x, n);
+    float w[QK];
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, x += QK, qw += QK) {
+        block_weights(x, qw, sigma2, w);
+        b[i].d = gguf_f32_to_f16(search_symmetric(QK, 16, x, w, q));
+        pack_nibbles(q, b[i].qs);
+        pack_fifth_bits(q, b[i].qh);
+    }
+}
+
+void q4_1_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+{
+    block_q4_1 *b = y;
+    const float sigma2 = row_mean_square(x, n);
+    float w[QK], min;
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, x += QK, qw += QK) {
+        block_weights(x, qw, sigma2, w);
+        b[i].d = gguf_f32_to_f16(weighted_affine_levels(x, w, 15, q, &min));
+        b[i].m = gguf_f32_to_f16(min);
+        pack_nibbles(q, b[i].qs);
+    }
+}
+
+void q5_1_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+{
+    block_q5_1 *b = y;
+    const float sigma2 = row_mean_square(x, n);
+    float w[QK], min;
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, x += QK, qw += QK) {
+        block_weights(x, qw, sigma2, w);
+        b[i].d = gguf_f32_to_f16(weighted_affine_levels(x, w, 31, q, &min));
+        b[i].m = gguf_f32_to_f16(min);
+        pack_nibbles(q, b[i].qs);
+        pack_fifth_bits(q, b[i].qh);
+    }
+}
+
+/* ========================================================================
+ * Dequantizers (ggml's dequantize_row_*)
+ * ======================================================================== */
+
+/* x = (q - bias) * d, the integer difference converted first (as ggml). */
+static void dequantize_symmetric(const uint8_t q[QK], int bias, float d, float *y)
+{
+    for (int j = 0; j < QK; j++)
+        y[j] = (float)(q[j] - bias) * d;
+}
+
+/* x = q * d + m: a product then a sum, never fused. */
+static void dequantize_affine(const uint8_t q[QK], float d, float m, float *y)
+{
+    for (int j = 0; j < QK; j++)
+        y[j] = (float)q[j] * d + m;
+}
+
+void q4_0_dequantize(const void *x, float *y, int64_t n)
+{
+    const block_q4_0 *b = x;
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, y += QK) {
+        unpack_levels(b[i].qs, NULL, q);
+        dequantize_symmetric(q, 8, gguf_f16_to_f32(b[i].d), y);
+    }
+}
+
+void q5_0_dequantize(const void *x, float *y, int64_t n)
+{
+    const block_q5_0 *b = x;
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, y += QK) {
+        unpack_levels(b[i].qs, b[i].qh, q);
+        dequantize_symmetric(q, 16, gguf_f16_to_f32(b[i].d), y);
+    }
+}
+
+void q4_1_dequantize(const void *x, float *y, int64_t n)
+{
+    const block_q4_1 *b = x;
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, y += QK) {
+        unpack_levels(b[i].qs, NULL, q);
+        dequantize_affine(q, gguf_f16_to_f32(b[i].d), gguf_f16_to_f32(b[i].m), y);
+    }
+}
+
+void q5_1_dequantize(const void *x, float *y, int64_t n)
+{
+    const block_q5_1 *b = x;
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, y += QK) {
+        unpack_levels(b[i].qs, b[i].qh, q);
+        dequantize_affine(q, gguf_f16_to_f32(b[i].d), gguf_f16_to_f32(b[i].m), y);
+    }
+}
+
+void q8_0_dequantize(const void *x, float *y, int64_t n)
+{
+    const block_q8_0 *b = x;
+    for (int64_t i = 0; i < n / QK; i++, y += QK) {
+        const float d = gguf_f16_to_f32(b[i].d);
+        for (int j = 0; j < QK; j++)
+            y[j] = (float)b[i].qs[j] * d;
+    }
+}

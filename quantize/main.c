@@ -1,0 +1,735 @@
+/*
+ * main.c — gguf-quantize: GGUF → GGUF with llama-quantize's presets.
+ *
+ *   gguf-quantize [options] IN.gguf [OUT.gguf] TYPE [THREADS]
+ *
+ * Stages: parse the command line (llama-quantize's form), open the input,
+ * plan every tensor's target type (policy.c, recipes), then stream: one
+ * tensor at a time is converted to f32 and quantized across rows with
+ * OpenMP, and written. Memory is bounded by the largest tensor (its f32 form
+ * plus its quantized form), never the model.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <omp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "gguf.h"
+#include "imatrix.h"
+#include "names.h"
+#include "policy.h"
+#include "preset.h"
+#include "progress.h"
+#include "quants.h"
+#include "recipe.h"
+#include "writer.h"
+
+#define TOOL "gguf-quantize"
+
+/* ------------------------------------------------------------------------
+ * Options
+ * ------------------------------------------------------------------------ */
+
+typedef struct kv_override {
+    char *key;
+    char  kind; /* 'i' int, 'f' float, 'b' bool, 's' str */
+    char *value;
+} kv_override;
+
+typedef struct options {
+    const char   *in, *out;
+    const preset *preset;
+    int           threads;
+    bool          allow_requantize, keep_split, dry_run, verbose, quiet;
+    policy_opts   pol;
+    const char   *imatrix_path;
+    char        **include, **exclude;
+    int           n_include, n_exclude;
+    recipe        rec;
+    kv_override  *overrides;
+    int           n_overrides;
+    char          default_out[PATH_MAX];
+} options;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: " TOOL " [options] IN.gguf [OUT.gguf] TYPE [THREADS]\n"
+        "\n"
+        "  --allow-requantize         requantize tensors that are already quantized\n"
+        "  --leave-output-tensor      keep output.weight as it is\n"
+        "  --pure                     no per-tensor mix: every quantizable tensor gets TYPE\n"
+        "  --imatrix FILE             importance matrix (llama-imatrix format)\n"
+        "  --include-weights NAME     use the imatrix only for tensors whose name contains NAME\n"
+        "  --exclude-weights NAME     do not use the imatrix for tensors whose name contains NAME\n"
+        "  --output-tensor-type T     type of output.weight\n"
+        "  --token-embedding-type T   type of token_embd.weight\n"
+        "  --tensor-type REGEX=T      type of tensors whose name matches REGEX (repeatable)\n"
+        "  --recipe FILE.yaml         per-tensor types from a recipe (docs/gguf-quantize.md)\n"
+        "  --override-kv K=TYPE:VAL   set metadata; TYPE is int, float, bool or str\n"
+        "  --keep-split               write the output in the same shards as the input\n"
+        "  --dry-run                  print the plan (types, fallbacks, size) and write nothing\n"
+        "  -t, --threads N            threads (default: all cores)\n"
+        "  -v, --verbose              one line per tensor while writing\n"
+        "  -q, --quiet                no progress bar and no summary\n"
+        "\n"
+        "TYPE (name or llama.cpp ftype number):\n");
+    preset_list(out);
+}
+
+static int die_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, TOOL ": ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see " TOOL " --help)\n");
+    return 2;
+}
+
+static int parse_type_arg(const char *s, int *out)
+{
+    int t = ggml_type_from_name(s);
+    if (t < 0 || !gguf_codec_get((uint32_t)t))
+        return -1;
+    *out = t;
+    return 0;
+}
+
+static int push_str(char ***list, int *n, const char *s)
+{
+    char **p = realloc(*list, (size_t)(*n + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    p[(*n)++] = (char *)s;
+    *list = p;
+    return 0;
+}
+
+static int parse_override(options *o, const char *arg)
+{
+    const char *eq = strchr(arg, '='), *colon = eq ? strchr(eq, ':') : NULL;
+    if (!eq || eq == arg || !colon)
+        return -1;
+    size_t tl = (size_t)(colon - eq - 1);
+    char kind;
+    if (tl == 3 && strncmp(eq + 1, "int", 3) == 0) kind = 'i';
+    else if (tl == 5 && strncmp(eq + 1, "float", 5) == 0) kind = 'f';
+    else if (tl == 4 && strncmp(eq + 1, "bool", 4) == 0) kind = 'b';
+    else if (tl == 3 && strncmp(eq + 1, "str", 3) == 0) kind = 's';
+    else return -1;
+    const char *v = colon + 1;
+    if (kind == 'b' && strcmp(v, "true") && strcmp(v, "false"))
+        return -1;
+    if (kind == 'i' || kind == 'f') {
+        char *end;
+        errno = 0;
+        if (kind == 'i') (void)strtoll(v, &end, 10); else (void)strtod(v, &end);
+        if (!*v || *end || errno)
+            return -1;
+    }
+    kv_override *p = realloc(o->overrides, (size_t)(o->n_overrides + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    o->overrides = p;
+    p[o->n_overrides].key = strndup(arg, (size_t)(eq - arg));
+    p[o->n_overrides].kind = kind;
+    p[o->n_overrides].value = strdup(v);
+    o->n_overrides++;
+    return 0;
+}
+
+/* Returns 0 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    gguf_error err;
+    const char *pos[4];
+    int npos = 0;
+    memset(o, 0, sizeof *o);
+    o->pol.output_type = o->pol.token_embedding_type = -1;
+    recipe_init(&o->rec);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VAL() do { if (!val) return die_usage("%s needs a value", a); i++; } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return -1;
+        } else if (!strcmp(a, "--allow-requantize")) {
+            o->allow_requantize = true;
+        } else if (!strcmp(a, "--leave-output-tensor")) {
+            o->pol.leave_output = true;
+        } else if (!strcmp(a, "--pure")) {
+            o->pol.pure = true;
+        } else if (!strcmp(a, "--keep-split")) {
+            o->keep_split = true;
+        } else if (!strcmp(a, "--dry-run")) {
+            o->dry_run = true;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            o->verbose = true;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            o->quiet = true;
+        } else if (!strcmp(a, "--imatrix")) {
+            NEED_VAL();
+            o->imatrix_path = val;
+        } else if (!strcmp(a, "--include-weights")) {
+            NEED_VAL();
+            if (push_str(&o->include, &o->n_include, val)) return 1;
+        } else if (!strcmp(a, "--exclude-weights")) {
+            NEED_VAL();
+            if (push_str(&o->exclude, &o->n_exclude, val)) return 1;
+        } else if (!strcmp(a, "--output-tensor-type")) {
+            NEED_VAL();
+            if (parse_type_arg(val, &o->pol.output_type))
+                return die_usage("unknown or unsupported tensor type '%s'", val);
+        } else if (!strcmp(a, "--token-embedding-type")) {
+            NEED_VAL();
+            if (parse_type_arg(val, &o->pol.token_embedding_type))
+                return die_usage("unknown or unsupported tensor type '%s'", val);
+        } else if (!strcmp(a, "--tensor-type")) {
+            NEED_VAL();
+            if (recipe_add_rule_arg(&o->rec, val, &err))
+                return die_usage("%s", err.msg);
+        } else if (!strcmp(a, "--recipe")) {
+            NEED_VAL();
+            if (recipe_load_yaml(&o->rec, val, &err)) {
+                fprintf(stderr, TOOL ": error: %s: %s\n", val, err.msg);
+                return 1;
+            }
+        } else if (!strcmp(a, "--override-kv")) {
+            NEED_VAL();
+            if (parse_override(o, val))
+                return die_usage("malformed --override-kv '%s' (want KEY=int|float|bool|str:VALUE)", val);
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
+            NEED_VAL();
+            o->threads = atoi(val);
+            if (o->threads < 1)
+                return die_usage("bad thread count '%s'", val);
+        } else if (a[0] == '-' && a[1]) {
+            return die_usage("unknown option '%s'", a);
+        } else {
+            if (npos == 4)
+                return die_usage("too many arguments ('%s')", a);
+            pos[npos++] = a;
+        }
+#undef NEED_VAL
+    }
+    if (o->n_include && o->n_exclude)
+        return die_usage("%s", "--include-weights and --exclude-weights cannot be used together");
+    if (npos < 1)
+        return die_usage("%s", "missing input file");
+    o->in = pos[0];
+    int k = 1;
+    /* IN TYPE [THREADS] or IN OUT TYPE [THREADS], as llama-quantize decides. */
+    if (k < npos && (o->preset = preset_find(pos[k]))) {
+        k++;
+    } else if (k < npos) {
+        o->out = pos[k++];
+        if (k < npos && !(o->preset = preset_find(pos[k])))
+            return die_usage("unknown quantization type '%s'", pos[k]);
+        k += k < npos;
+    }
+    if (!o->preset && o->rec.preset && !(o->preset = preset_find(o->rec.preset)))
+        return die_usage("recipe names unknown preset '%s'", o->rec.preset);
+    if (!o->preset)
+        return die_usage("%s", "missing quantization TYPE");
+    if (k < npos) {
+        o->threads = atoi(pos[k]);
+        if (o->threads < 1)
+            return die_usage("bad thread count '%s'", pos[k]);
+        k++;
+    }
+    if (k < npos)
+        return die_usage("unexpected argument '%s'", pos[k]);
+    if (o->rec.output_type >= 0 && o->pol.output_type < 0)
+        o->pol.output_type = o->rec.output_type;
+    if (o->rec.token_embedding_type >= 0 && o->pol.token_embedding_type < 0)
+        o->pol.token_embedding_type = o->rec.token_embedding_type;
+    if (o->rec.pure > 0)
+        o->pol.pure = true;
+    if (!o->out) {
+        /* llama-quantize's default: next to the input, ggml-model-TYPE.gguf */
+        const char *slash = strrchr(o->in, '/');
+        int dlen = slash ? (int)(slash - o->in + 1) : 0;
+        snprintf(o->default_out, sizeof o->default_out, "%.*sggml-model-%s.gguf", dlen, o->in,
+                 o->preset->name);
+        o->out = o->default_out;
+    }
+    o->threads = default_threads(o->threads);
+    return 0;
+}
+
+static void free_options(options *o)
+{
+    free(o->include);
+    free(o->exclude);
+    for (int i = 0; i < o->n_overrides; i++) {
+        free(o->overrides[i].key);
+        free(o->overrides[i].value);
+    }
+    free(o->overrides);
+    recipe_free(&o->rec);
+}
+
+/* ------------------------------------------------------------------------
+ * Plan
+ * ------------------------------------------------------------------------ */
+
+typedef struct plan_item {
+    const gguf_tensor *t;
+    uint32_t           type;     /* target */
+    bool               convert;  /* false: copy bytes as they are */
+    const float       *imatrix;  /* weights (ne[0] * ne[2]) or NULL */
+    uint64_t           nbytes;   /* output size */
+    char               why[128]; /* fallback note */
+} plan_item;
+
+typedef struct plan {
+    plan_item   *items;
+    uint64_t     n;
+    uint64_t     size_in, size_out, n_elements;
+    int          n_fallback, n_imatrix;
+    gguf_imatrix im;
+    int          im_entries; /* entries left after include/exclude */
+} plan;
+
+static int layer_num(const char *name)
+{
+    int l = -1;
+    sscanf(name, "blk.%d.", &l);
+    return l;
+}
+
+/* llama.cpp visits tensors sorted by (layer, name), non-layer tensors first;
+ * with --keep-split by (shard, offset). */
+static int cmp_llama_order(const void *a, const void *b)
+{
+    const gguf_tensor *x = ((const plan_item *)a)->t, *y = ((const plan_item *)b)->t;
+    int lx = layer_num(x->name), ly = layer_num(y->name);
+    if (lx != ly)
+        return lx < ly ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_file_order(const void *a, const void *b)
+{
+    const gguf_tensor *x = ((const plan_item *)a)->t, *y = ((const plan_item *)b)->t;
+    if (x->shard != y->shard)
+        return x->shard < y->shard ? -1 : 1;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static bool kv_int(const gguf_file *f, const char *fmt, const char *arch, int *out)
+{
+    char key[256];
+    int64_t v;
+    snprintf(key, sizeof key, fmt, arch);
+    const gguf_kv *kv = gguf_find_kv(f, key);
+    if (!kv || !gguf_kv_int(kv, &v) || v < 0 || v > INT32_MAX)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
+{
+    memset(m, 0, sizeof *m);
+    gguf_str s;
+    char arch[64];
+    if (gguf_get_str(f, GGUF_KEY_ARCHITECTURE, &s, err))
+        return -1;
+    snprintf(arch, sizeof arch, "%.*s", (int)(s.len < 63 ? s.len : 63), s.ptr);
+    m->falcon = strcmp(arch, "falcon") == 0;
+    if (!kv_int(f, GGUF_KEY_BLOCK_COUNT, arch, &m->n_layer))
+        return gguf_error_set(err, "missing or invalid %s.block_count", arch);
+    kv_int(f, GGUF_KEY_HEAD_COUNT, arch, &m->n_head);
+    if (!kv_int(f, GGUF_KEY_HEAD_COUNT_KV, arch, &m->n_head_kv))
+        m->n_head_kv = m->n_head;
+    kv_int(f, GGUF_KEY_EXPERT_COUNT, arch, &m->n_expert);
+    m->is_70b = strcmp(arch, "llama") == 0 && m->n_layer == 80 && m->n_head != m->n_head_kv;
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
+        const char *n = gguf_tensor_at(f, i)->name;
+        if (strstr(n, "attn_v.weight") || strstr(n, "attn_qkv.weight") || strstr(n, "attn_kv_b.weight"))
+            m->n_attention_wv++;
+        else if (strcmp(n, GGUF_T_OUTPUT) == 0)
+            m->has_output = true;
+    }
+    return 0;
+}
+
+/* Keeps the imatrix entries selected by --include/--exclude-weights. */
+static bool imatrix_selected(const options *o, const char *name)
+{
+    for (int i = 0; i < o->n_exclude; i++)
+        if (strstr(name, o->exclude[i]))
+            return false;
+    if (!o->n_include)
+        return true;
+    for (int i = 0; i < o->n_include; i++)
+        if (strstr(name, o->include[i]))
+            return true;
+    return false;
+}
+
+static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *err)
+{
+    policy_model m;
+    policy_state st = { 0 };
+    if (model_facts(f, &m, err))
+        return -1;
+    if (o->imatrix_path) {
+        if (gguf_imatrix_load(o->imatrix_path, &p->im, err)) {
+            gguf_error_prefix(err, "%s: ", o->imatrix_path);
+            return -1;
+        }
+        for (int32_t i = 0; i < p->im.n; i++)
+            p->im_entries += imatrix_selected(o, p->im.entries[i].name);
+        st.has_imatrix = p->im_entries > 0;
+    }
+    p->n = gguf_n_tensors(f);
+    p->items = calloc(p->n ? p->n : 1, sizeof *p->items);
+    if (!p->items)
+        return gguf_error_set(err, "out of memory");
+    for (uint64_t i = 0; i < p->n; i++)
+        p->items[i].t = gguf_tensor_at(f, i);
+    qsort(p->items, p->n, sizeof *p->items, o->keep_split ? cmp_file_order : cmp_llama_order);
+
+    for (uint64_t i = 0; i < p->n; i++) {
+        plan_item *it = &p->items[i];
+        const gguf_tensor *t = it->t;
+        it->type = t->type;
+        if (policy_is_quantizable(t->name, t->n_dims, &o->pol)) {
+            it->type = policy_tensor_type(&m, &st, &o->pol, o->preset->ftype,
+                                          o->preset->default_type, t->name, t->ne[0],
+                                          recipe_match(&o->rec, t->name), it->why, sizeof it->why);
+            it->convert = it->type != t->type;
+        }
+        if (it->convert) {
+            const ggml_type_traits *src = ggml_type_get(t->type);
+            if (!gguf_codec_get(t->type))
+                return gguf_error_set(err, "tensor '%s': cannot convert from type %s", t->name,
+                                      src->name);
+            if (src->blck_size > 1 && !o->allow_requantize)
+                return gguf_error_set(err, "tensor '%s' is already %s: requantizing needs "
+                                      "--allow-requantize", t->name, src->name);
+            int32_t nw;
+            const float *w = p->im.n && imatrix_selected(o, t->name)
+                           ? gguf_imatrix_find(&p->im, t->name, &nw) : NULL;
+            if (w && (int64_t)nw != t->ne[0] * t->ne[2]) {
+                if (strcmp(t->name, GGUF_T_TOKEN_EMBD) != 0)
+                    return gguf_error_set(err, "imatrix has %d values for tensor '%s', which "
+                                          "needs %" PRId64, nw, t->name, t->ne[0] * t->ne[2]);
+                w = NULL;
+            }
+            it->imatrix = w;
+            p->n_imatrix += w != NULL;
+        }
+        uint64_t row;
+        if (ggml_row_size(it->type, t->ne[0], &row))
+            return gguf_error_set(err, "tensor '%s': internal error: no row size", t->name);
+        it->nbytes = row * (uint64_t)(t->ne[0] ? t->n_elements / t->ne[0] : 0);
+        p->size_in += t->nbytes;
+        p->size_out += it->nbytes;
+        p->n_elements += (uint64_t)t->n_elements;
+    }
+    p->n_fallback = st.n_fallback;
+    return 0;
+}
+
+static void free_plan(plan *p)
+{
+    free(p->items);
+    gguf_imatrix_free(&p->im);
+}
+
+static double bpw(uint64_t bytes, uint64_t elements)
+{
+    return elements ? 8.0 * (double)bytes / (double)elements : 0;
+}
+
+static void shape_str(const gguf_tensor *t, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "[");
+    for (uint32_t j = 0; j < t->n_dims && n < (int)size; j++)
+        n += snprintf(buf + n, size - (size_t)n, "%s%" PRId64, j ? ", " : "", t->ne[j]);
+    if (n < (int)size)
+        snprintf(buf + n, size - (size_t)n, "]");
+}
+
+static void print_plan(const plan *p, const options *o)
+{
+    printf("%-4s %-36s %-18s %-7s    %-7s %10s  %s\n", "#", "tensor", "shape", "from", "to",
+           "bytes", "note");
+    for (uint64_t i = 0; i < p->n; i++) {
+        const plan_item *it = &p->items[i];
+        char shape[64];
+        shape_str(it->t, shape, sizeof shape);
+        printf("%-4" PRIu64 " %-36s %-18s %-7s -> %-7s %10" PRIu64 "  %s%s%s\n", i + 1,
+               it->t->name, shape, ggml_type_name(it->t->type), ggml_type_name(it->type),
+               it->nbytes, it->convert ? "" : "copy", it->why[0] ? "fallback: " : "",
+               it->why[0] ? it->why : (it->imatrix ? "imatrix" : ""));
+    }
+    printf("\npreset %s (ftype %d): %" PRIu64 " tensors, %.2f MiB -> %.2f MiB, %.2f -> %.2f bpw",
+           o->preset->name, o->preset->ftype, p->n, p->size_in / 1048576.0,
+           p->size_out / 1048576.0, bpw(p->size_in, p->n_elements), bpw(p->size_out, p->n_elements));
+    printf(", %d fallback%s", p->n_fallback, p->n_fallback == 1 ? "" : "s");
+    if (p->im.n)
+        printf(", imatrix used for %d tensor%s", p->n_imatrix, p->n_imatrix == 1 ? "" : "s");
+    printf("\n");
+}
+
+/* ------------------------------------------------------------------------
+ * Output metadata
+ * ------------------------------------------------------------------------ */
+
+static int set_override(gguf_writer *w, const kv_override *ov)
+{
+    gguf_writer_remove_kv(w, ov->key);
+    switch (ov->kind) {
+    case 'i': return gguf_writer_set_i32(w, ov->key, (int32_t)strtoll(ov->value, NULL, 10));
+    case 'f': return gguf_writer_set_f32(w, ov->key, (float)strtod(ov->value, NULL));
+    case 'b': return gguf_writer_set_bool(w, ov->key, strcmp(ov->value, "true") == 0);
+    default: return gguf_writer_set_str(w, ov->key, ov->value);
+    }
+}
+
+/* llama.cpp's gguf_set_val removes a key and appends it; we do the same so
+ * the key order matches llama-quantize's output. */
+static int write_metadata(gguf_writer *w, const gguf_file *f, const options *o, const plan *p)
+{
+    int rc = 0;
+    for (uint64_t i = 0; i < gguf_n_kv(f) && !rc; i++) {
+        const gguf_kv *kv = gguf_kv_at(f, i);
+        if (strncmp(kv->key, "split.", 6) != 0)
+            rc = gguf_writer_copy_kv(w, kv);
+    }
+    gguf_writer_remove_kv(w, GGUF_KEY_QUANT_VERSION);
+    rc |= gguf_writer_set_u32(w, GGUF_KEY_QUANT_VERSION, 2);
+    gguf_writer_remove_kv(w, GGUF_KEY_FILE_TYPE);
+    rc |= gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, (uint32_t)o->preset->ftype);
+    for (int i = 0; i < o->n_overrides && !rc; i++)
+        rc = set_override(w, &o->overrides[i]);
+    if (p->im_entries > 0 && !rc) {
+        kv_override im[4] = {
+            { "quantize.imatrix.file", 's', (char *)o->imatrix_path },
+            { "quantize.imatrix.dataset", 's', p->im.dataset },
+            { "quantize.imatrix.entries_count", 'i', NULL },
+            { "quantize.imatrix.chunks_count", 'i', NULL },
+        };
+        char n1[32], n2[32];
+        snprintf(n1, sizeof n1, "%d", p->im_entries);
+        snprintf(n2, sizeof n2, "%d", p->im.chunks);
+        im[2].value = n1;
+        im[3].value = n2;
+        rc |= set_override(w, &im[0]);
+        if (p->im.dataset && p->im.dataset[0])
+            rc |= set_override(w, &im[1]);
+        rc |= set_override(w, &im[2]);
+        if (p->im.chunks > 0)
+            rc |= set_override(w, &im[3]);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Conversion
+ * ------------------------------------------------------------------------ */
+
+typedef struct buffers {
+    float   *f32;
+    uint8_t *out;
+    size_t   f32_cap, out_cap;
+} buffers;
+
+static int reserve(void **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    void *q = realloc(*p, need);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = need;
+    return 0;
+}
+
+/* The source as f32 rows: the mapping itself for f32, else converted. */
+static const float *source_f32(const gguf_tensor *t, buffers *b, int threads)
+{
+    if (t->type == GGML_T_F32)
+        return (const float *)t->data;
+    int64_t n0 = t->ne[0], rows = t->ne[0] ? t->n_elements / t->ne[0] : 0;
+    uint64_t row;
+    if (ggml_row_size(t->type, n0, &row))
+        return NULL;
+    if (reserve((void **)&b->f32, &b->f32_cap, (size_t)t->n_elements * sizeof(float)))
+        return NULL;
+    float *dst = b->f32;
+    #pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t r = 0; r < rows; r++)
+        gguf_dequantize_row(t->type, t->data + (uint64_t)r * row, dst + r * n0, n0);
+    return dst;
+}
+
+/* Quantizes all rows of one tensor (experts slice by slice, each with its
+ * own importance weights) into b->out. */
+static int convert_tensor(const plan_item *it, buffers *b, int threads)
+{
+    const gguf_tensor *t = it->t;
+    const float *src = source_f32(t, b, threads);
+    if (!src || reserve((void **)&b->out, &b->out_cap, (size_t)it->nbytes))
+        return -1;
+    int64_t n0 = t->ne[0], rows_per_slice = t->ne[1], slices = t->ne[2] * t->ne[3];
+    uint64_t row;
+    ggml_row_size(it->type, n0, &row);
+    /* chunks of rows, like llama.cpp's 32×512-element work units */
+    int64_t chunk = n0 >= 16384 ? 1 : (16384 + n0 - 1) / n0;
+    for (int64_t s = 0; s < slices; s++) {
+        const float *w = it->imatrix ? it->imatrix + (s % t->ne[2]) * n0 : NULL;
+        const float *x = src + s * rows_per_slice * n0;
+        uint8_t *y = b->out + (uint64_t)(s * rows_per_slice) * row;
+        int64_t nchunks = (rows_per_slice + chunk - 1) / chunk;
+        #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (int64_t c = 0; c < nchunks; c++) {
+            int64_t r0 = c * chunk, nr = rows_per_slice - r0 < chunk ? rows_per_slice - r0 : chunk;
+            gguf_quantize_rows(it->type, x + r0 * n0, y + (uint64_t)r0 * row, nr, n0, w);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Main
+ * ------------------------------------------------------------------------ */
+
+/* True when path names the same file as one of the input's shards. */
+static bool same_as_input(const gguf_file *f, const char *path)
+{
+    struct stat a, b;
+    if (stat(path, &a) != 0)
+        return false;
+    for (uint32_t s = 0; s < gguf_n_shards(f); s++)
+        if (stat(gguf_shard_path(f, s), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return true;
+    return false;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int run(const options *o)
+{
+    gguf_error err;
+    plan p = { 0 };
+    buffers b = { 0 };
+    gguf_writer *w = NULL;
+    int status = 1;
+    double t0 = now();
+    gguf_file *f = gguf_open(o->in, 0, &err);
+    if (!f) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
+        return 1;
+    }
+    if (make_plan(f, o, &p, &err)) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
+        goto done;
+    }
+    if (o->dry_run) {
+        print_plan(&p, o);
+        status = 0;
+        goto done;
+    }
+    if (same_as_input(f, o->out)) {
+        fprintf(stderr, TOOL ": error: %s: refusing to overwrite the input\n", o->out);
+        goto done;
+    }
+    if (!(w = gguf_writer_new()) || write_metadata(w, f, o, &p)) {
+        fprintf(stderr, TOOL ": error: %s: out of memory\n", o->out);
+        goto done;
+    }
+    gguf_writer_set_version(w, 3);
+    for (uint64_t i = 0; i < p.n; i++) {
+        const gguf_tensor *t = p.items[i].t;
+        int64_t idx = gguf_writer_add_tensor(w, t->name, p.items[i].type, t->n_dims, t->ne, &err);
+        if (idx < 0 || (o->keep_split && gguf_n_shards(f) > 1 &&
+                        gguf_writer_set_tensor_shard(w, (uint64_t)idx, t->shard))) {
+            fprintf(stderr, TOOL ": error: %s: %s\n", o->out, err.msg);
+            goto done;
+        }
+    }
+    if (gguf_writer_begin(w, o->out, &err)) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", o->out, err.msg);
+        goto done;
+    }
+    progress bar;
+    progress_start(&bar, "quantizing", p.size_in, !o->quiet && !o->verbose);
+    for (uint64_t i = 0; i < p.n; i++) {
+        const plan_item *it = &p.items[i];
+        const void *data = it->t->data;
+        if (it->convert) {
+            if (convert_tensor(it, &b, o->threads)) {
+                progress_end(&bar);
+                fprintf(stderr, TOOL ": error: %s: out of memory converting '%s'\n", o->in,
+                        it->t->name);
+                goto done;
+            }
+            data = b.out;
+        }
+        if (o->verbose)
+            printf("[%4" PRIu64 "/%4" PRIu64 "] %-36s %-7s -> %-7s %10.3f MiB -> %10.3f MiB%s%s\n",
+                   i + 1, p.n, it->t->name, ggml_type_name(it->t->type), ggml_type_name(it->type),
+                   it->t->nbytes / 1048576.0, it->nbytes / 1048576.0,
+                   it->why[0] ? "  fallback: " : "", it->why);
+        if (gguf_writer_write_tensor(w, data, it->nbytes, &err)) {
+            progress_end(&bar);
+            fprintf(stderr, TOOL ": error: %s: %s\n", o->out, err.msg);
+            goto done;
+        }
+        progress_add(&bar, it->t->nbytes);
+    }
+    progress_end(&bar);
+    if (gguf_writer_finish(w, &err)) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", o->out, err.msg);
+        goto done;
+    }
+    if (!o->quiet) {
+        for (uint64_t i = 0; i < p.n; i++)
+            if (p.items[i].why[0])
+                fprintf(stderr, TOOL ": fallback: %s: %s\n", p.items[i].t->name, p.items[i].why);
+        printf("%s: %s -> %s as %s: %.2f MiB (%.2f bpw) -> %.2f MiB (%.2f bpw), %d fallback%s, "
+               "%d thread%s, %.2f s\n",
+               TOOL, o->in, gguf_writer_shard_path(w, 0), o->preset->name,
+               p.size_in / 1048576.0, bpw(p.size_in, p.n_elements), p.size_out / 1048576.0,
+               bpw(p.size_out, p.n_elements), p.n_fallback, p.n_fallback == 1 ? "" : "s",
+               o->threads, o->threads == 1 ? "" : "s", now() - t0);
+    }
+    status = 0;
+done:
+    gguf_writer_free(w);
+    free(b.f32);
+    free(b.out);
+    free_plan(&p);
+    gguf_close(f);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc == 0)
+        rc = run(&o);
+    else if (rc < 0)
+        rc = 0;
+    free_options(&o);
+    return rc;
+}

@@ -1,0 +1,269 @@
+/*
+ * policy.c — llama.cpp's per-tensor type rules as data.
+ *
+ * A tensor belongs to the first class whose name fragment it contains, in
+ * llama.cpp's order (attn_v before attn_k before ... ffn_up). Within a class
+ * the first rule whose preset set, architecture and condition all match sets
+ * the type; no match keeps the preset's default type. Conditions refer to
+ * the layer index (counted per class as tensors are visited), the number of
+ * such layers, grouped-query attention and experts.
+ */
+#include "policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "preset.h"
+#include "types.h"
+
+enum tclass { TC_ATTN_V, TC_ATTN_K, TC_ATTN_Q, TC_FFN_DOWN, TC_ATTN_OUTPUT, TC_ATTN_QKV,
+              TC_FFN_GATE, TC_FFN_UP, TC_NONE };
+
+static const char *const class_fragment[TC_NONE] = {
+    [TC_ATTN_V] = "attn_v.weight",   [TC_ATTN_K] = "attn_k.weight",
+    [TC_ATTN_Q] = "attn_q.weight",   [TC_FFN_DOWN] = "ffn_down",
+    [TC_ATTN_OUTPUT] = "attn_output.weight", [TC_ATTN_QKV] = "attn_qkv.weight",
+    [TC_FFN_GATE] = "ffn_gate",      [TC_FFN_UP] = "ffn_up",
+};
+
+enum arch_cond { ANY_ARCH, FALCON, NOT_FALCON };
+
+enum when {
+    ALWAYS,
+    GQA_GE4,            /* n_head / n_head_kv >= 4 */
+    WV_LT2, WV_LT4,     /* attn_v index < 2, < 4 */
+    WV_MORE_BITS,       /* use_more_bits(attn_v index, attn_v count) */
+    LAYER_LT_N16,       /* layer < n_layer / 16 */
+    LAYER_LT_N8,        /* layer < n_layer / 8 */
+    LAYER_MORE_BITS,    /* use_more_bits(layer, n_layer) */
+    IMATRIX_LAYER_LT_N8,/* an imatrix is used and layer < n_layer / 8 */
+    EXPERTS8,           /* n_expert == 8 */
+    NOT_EXPERTS8,
+    IS_70B_Q3K_Q4K      /* 70B model and the type so far is q3_K or q4_K */
+};
+
+#define F(x) (1ull << FT_##x)
+
+typedef struct rule {
+    enum tclass    cls;
+    uint64_t       ftypes; /* presets it applies to; 0 = all */
+    enum arch_cond arch;
+    enum when      when;
+    uint32_t       type;
+} rule;
+
+/* Class rules: first match per class wins. */
+static const rule rules[] = {
+    { TC_ATTN_V, F(Q2_K), ANY_ARCH, GQA_GE4, GGML_T_Q4_K },
+    { TC_ATTN_V, F(Q2_K), ANY_ARCH, ALWAYS, GGML_T_Q3_K },
+    { TC_ATTN_V, F(Q3_K_M), ANY_ARCH, WV_LT2, GGML_T_Q5_K },
+    { TC_ATTN_V, F(Q3_K_M), ANY_ARCH, ALWAYS, GGML_T_Q4_K },
+    { TC_ATTN_V, F(Q3_K_L), ANY_ARCH, ALWAYS, GGML_T_Q5_K },
+    { TC_ATTN_V, F(Q4_K_M) | F(Q5_K_M), ANY_ARCH, WV_MORE_BITS, GGML_T_Q6_K },
+    { TC_ATTN_V, F(Q4_K_S), ANY_ARCH, WV_LT4, GGML_T_Q5_K },
+
+    { TC_ATTN_K, 0, ANY_ARCH, EXPERTS8, GGML_T_Q8_0 },
+
+    { TC_FFN_DOWN, F(Q2_K), ANY_ARCH, ALWAYS, GGML_T_Q3_K },
+    { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, LAYER_LT_N16, GGML_T_Q5_K },
+    { TC_FFN_DOWN, F(Q3_K_M), NOT_FALCON, ALWAYS, GGML_T_Q4_K },
+    { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, LAYER_MORE_BITS, GGML_T_Q4_K },
+    { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, ALWAYS, GGML_T_Q3_K },
+    { TC_FFN_DOWN, F(Q3_K_L), FALCON, ALWAYS, GGML_T_Q4_K },
+    { TC_FFN_DOWN, F(Q3_K_L), ANY_ARCH, ALWAYS, GGML_T_Q5_K },
+    { TC_FFN_DOWN, F(Q4_K_M), FALCON, LAYER_LT_N16, GGML_T_Q6_K },
+    { TC_FFN_DOWN, F(Q4_K_M), FALCON, LAYER_MORE_BITS, GGML_T_Q5_K },
+    { TC_FFN_DOWN, F(Q4_K_M), FALCON, ALWAYS, GGML_T_Q4_K },
+    { TC_FFN_DOWN, F(Q4_K_M), ANY_ARCH, LAYER_MORE_BITS, GGML_T_Q6_K },
+    { TC_FFN_DOWN, F(Q5_K_M), ANY_ARCH, LAYER_MORE_BITS, GGML_T_Q6_K },
+    { TC_FFN_DOWN, F(Q4_K_S), NOT_FALCON, LAYER_LT_N8, GGML_T_Q5_K },
+    { TC_FFN_DOWN, F(Q4_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGML_T_Q4_1 },
+    { TC_FFN_DOWN, F(Q5_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGML_T_Q5_1 },
+
+    { TC_ATTN_OUTPUT, F(Q2_K) | F(Q3_K_S) | F(Q3_K_M) | F(Q4_K_S) | F(Q4_K_M),
+      NOT_FALCON, EXPERTS8, GGML_T_Q5_K },
+    { TC_ATTN_OUTPUT, F(Q2_K), NOT_FALCON, NOT_EXPERTS8, GGML_T_Q3_K },
+    { TC_ATTN_OUTPUT, F(Q3_K_M), NOT_FALCON, NOT_EXPERTS8, GGML_T_Q4_K },
+    { TC_ATTN_OUTPUT, F(Q3_K_L), NOT_FALCON, NOT_EXPERTS8, GGML_T_Q5_K },
+    { TC_ATTN_OUTPUT, F(Q3_K_L), FALCON, ALWAYS, GGML_T_Q4_K },
+
+    { TC_ATTN_QKV, F(Q3_K_M) | F(Q3_K_L), ANY_ARCH, ALWAYS, GGML_T_Q4_K },
+    { TC_ATTN_QKV, F(Q4_K_M), ANY_ARCH, ALWAYS, GGML_T_Q5_K },
+    { TC_ATTN_QKV, F(Q5_K_M), ANY_ARCH, ALWAYS, GGML_T_Q6_K },
+};
+
+/* Adjustments applied to attn_v after its class rule, in order. */
+static const rule attn_v_post[] = {
+    { TC_ATTN_V, 0, ANY_ARCH, IS_70B_Q3K_Q4K, GGML_T_Q5_K },
+    { TC_ATTN_V, 0, ANY_ARCH, EXPERTS8, GGML_T_Q8_0 },
+};
+
+/* Fallbacks for rows that do not fit the k-quant super-blocks. llama.cpp
+ * uses iq4_nl for q2_K/q3_K, which we do not encode: q4_0 has the same size
+ * (4.5 bits per weight). */
+static const struct { uint32_t from, to; } fallbacks[] = {
+    { GGML_T_Q2_K, GGML_T_Q4_0 }, { GGML_T_Q3_K, GGML_T_Q4_0 },
+    { GGML_T_Q4_K, GGML_T_Q5_0 }, { GGML_T_Q5_K, GGML_T_Q5_1 },
+    { GGML_T_Q6_K, GGML_T_Q8_0 },
+};
+
+/* llama.cpp's use_more_bits: the first and last eighth, and every third
+ * layer in between, get more bits. */
+static bool more_bits(int i, int n)
+{
+    return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
+typedef struct ctx {
+    const policy_model *m;
+    const policy_state *st;
+    int                 layer, n_layer;
+    uint32_t            cur;
+} ctx;
+
+static bool holds(enum when w, const ctx *c)
+{
+    const policy_model *m = c->m;
+    switch (w) {
+    case ALWAYS: return true;
+    case GQA_GE4: return m->n_head_kv > 0 && m->n_head / m->n_head_kv >= 4;
+    case WV_LT2: return c->st->i_attention_wv < 2;
+    case WV_LT4: return c->st->i_attention_wv < 4;
+    case WV_MORE_BITS: return more_bits(c->st->i_attention_wv, m->n_attention_wv);
+    case LAYER_LT_N16: return c->layer < c->n_layer / 16;
+    case LAYER_LT_N8: return c->layer < c->n_layer / 8;
+    case LAYER_MORE_BITS: return more_bits(c->layer, c->n_layer);
+    case IMATRIX_LAYER_LT_N8: return c->st->has_imatrix && c->layer < c->n_layer / 8;
+    case EXPERTS8: return m->n_expert == 8;
+    case NOT_EXPERTS8: return m->n_expert != 8;
+    case IS_70B_Q3K_Q4K: return m->is_70b && (c->cur == GGML_T_Q3_K || c->cur == GGML_T_Q4_K);
+    }
+    return false;
+}
+
+static bool rule_applies(const rule *r, int ftype, const ctx *c)
+{
+    if (r->ftypes && !(r->ftypes & (1ull << ftype)))
+        return false;
+    if ((r->arch == FALCON && !c->m->falcon) || (r->arch == NOT_FALCON && c->m->falcon))
+        return false;
+    return holds(r->when, c);
+}
+
+static enum tclass classify(const char *name)
+{
+    for (int k = 0; k < TC_NONE; k++)
+        if (strstr(name, class_fragment[k]))
+            return (enum tclass)k;
+    return TC_NONE;
+}
+
+/* Layer of a per-layer tensor: the class counter, or (with experts, whose
+ * tensors are not consecutive) the number in the name. */
+static int layer_of(const policy_model *m, const char *name, int counter)
+{
+    int l;
+    if (m->n_expert > 1 && sscanf(name, "blk.%d.", &l) == 1)
+        return l;
+    return counter;
+}
+
+bool policy_is_quantizable(const char *name, uint32_t n_dims, const policy_opts *o)
+{
+    static const char *const never[] = {
+        "_norm.weight", "ffn_gate_inp.weight", "ssm_conv1d.weight", "time_mix_first.weight",
+        "time_mix_w1.weight", "time_mix_w2.weight", "time_mix_decay_w1.weight",
+        "time_mix_decay_w2.weight", "time_mix_lerp_fused.weight", "attn_rel_b.weight",
+    };
+    size_t n = strlen(name);
+    if (n < 6 || strcmp(name + n - 6, "weight") != 0 || n_dims < 2)
+        return false;
+    for (size_t i = 0; i < sizeof never / sizeof *never; i++)
+        if (strstr(name, never[i]))
+            return false;
+    if (strcmp(name, "position_embd.weight") == 0 || strcmp(name, "token_types.weight") == 0)
+        return false;
+    return !(o->leave_output && strcmp(name, "output.weight") == 0);
+}
+
+uint32_t policy_fallback(uint32_t type, int64_t ne0)
+{
+    uint32_t to = GGML_T_F16;
+    for (size_t i = 0; i < sizeof fallbacks / sizeof *fallbacks; i++)
+        if (fallbacks[i].from == type)
+            to = fallbacks[i].to;
+    uint64_t row;
+    return ggml_row_size(to, ne0, &row) == 0 ? to : GGML_T_F16;
+}
+
+/* The mix: class rules (and the output/embedding special cases). */
+static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy_opts *o,
+                           int ftype, uint32_t t, const char *name, int64_t ne0)
+{
+    uint64_t row;
+    bool is_output = strcmp(name, "output.weight") == 0 ||
+                     (!m->has_output && strcmp(name, "token_embd.weight") == 0);
+    if (is_output) {
+        if (o->output_type >= 0)
+            return (uint32_t)o->output_type;
+        if (m->falcon || ggml_row_size(t, ne0, &row) != 0)
+            return GGML_T_Q8_0;
+        return t == GGML_T_Q8_0 ? t : GGML_T_Q6_K;
+    }
+    if (strcmp(name, "token_embd.weight") == 0)
+        return o->token_embedding_type >= 0 ? (uint32_t)o->token_embedding_type : t;
+
+    enum tclass cls = classify(name);
+    int *counter = cls == TC_ATTN_V ? &st->i_attention_wv : cls == TC_FFN_DOWN ? &st->i_ffn_down
+                 : cls == TC_FFN_GATE ? &st->i_ffn_gate : cls == TC_FFN_UP ? &st->i_ffn_up : NULL;
+    ctx c = { m, st, counter ? layer_of(m, name, *counter) : 0, m->n_layer, t };
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+        if (rules[i].cls == cls && rule_applies(&rules[i], ftype, &c)) {
+            c.cur = rules[i].type;
+            break;
+        }
+    if (cls == TC_ATTN_V)
+        for (size_t i = 0; i < sizeof attn_v_post / sizeof *attn_v_post; i++)
+            if (rule_applies(&attn_v_post[i], ftype, &c))
+                c.cur = attn_v_post[i].type;
+    if (counter)
+        ++*counter;
+    return c.cur;
+}
+
+/* t, or its fallback (counted and explained in why) when rows of ne0 do not
+ * fit its blocks. */
+static uint32_t fit_rows(uint32_t t, int64_t ne0, policy_state *st, char *why, size_t why_size)
+{
+    uint64_t row;
+    if (ggml_row_size(t, ne0, &row) == 0)
+        return t;
+    uint32_t fb = policy_fallback(t, ne0);
+    if (why)
+        snprintf(why, why_size, "rows of %lld do not fit %s blocks of %u: %s", (long long)ne0,
+                 ggml_type_name(t), ggml_type_get(t)->blck_size, ggml_type_name(fb));
+    st->n_fallback++;
+    return fb;
+}
+
+uint32_t policy_tensor_type(const policy_model *m, policy_state *st, const policy_opts *o,
+                            int ftype, uint32_t dflt, const char *name, int64_t ne0,
+                            int forced, char *why, size_t why_size)
+{
+    uint32_t t = dflt;
+    const ggml_type_traits *tt = ggml_type_get(dflt);
+    bool quantized = tt && tt->blck_size > 1;
+    if (why && why_size)
+        why[0] = '\0';
+    if (!o->pure && quantized) {
+        t = fit_rows(mixed_type(m, st, o, ftype, dflt, name, ne0), ne0, st, why, why_size);
+    }
+    if (forced >= 0)
+        t = (uint32_t)forced;
+    if (o->token_embedding_type >= 0 && strcmp(name, "token_embd.weight") == 0)
+        t = (uint32_t)o->token_embedding_type;
+    if (o->output_type >= 0 && strcmp(name, "output.weight") == 0)
+        t = (uint32_t)o->output_type;
+    /* --pure or an explicit type can still meet rows that do not fit. */
+    return fit_rows(t, ne0, st, why, why_size);
+}

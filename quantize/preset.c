@@ -1,0 +1,60 @@
+/*
+ * preset.c — the preset table (names and numbers as llama-quantize's).
+ */
+#include "preset.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "types.h"
+
+static const preset presets[] = {
+    { "Q4_0",   FT_Q4_0,   GGML_T_Q4_0, "4.5 bpw, legacy 4-bit with scale" },
+    { "Q4_1",   FT_Q4_1,   GGML_T_Q4_1, "5.0 bpw, legacy 4-bit with scale and min" },
+    { "Q5_0",   FT_Q5_0,   GGML_T_Q5_0, "5.5 bpw, legacy 5-bit with scale" },
+    { "Q5_1",   FT_Q5_1,   GGML_T_Q5_1, "6.0 bpw, legacy 5-bit with scale and min" },
+    { "Q2_K",   FT_Q2_K,   GGML_T_Q2_K, "2-bit k-quant mix" },
+    { "Q3_K",   FT_Q3_K_M, GGML_T_Q3_K, "alias for Q3_K_M" },
+    { "Q3_K_S", FT_Q3_K_S, GGML_T_Q3_K, "3-bit k-quant, small" },
+    { "Q3_K_M", FT_Q3_K_M, GGML_T_Q3_K, "3-bit k-quant mix, medium" },
+    { "Q3_K_L", FT_Q3_K_L, GGML_T_Q3_K, "3-bit k-quant mix, large" },
+    { "Q4_K",   FT_Q4_K_M, GGML_T_Q4_K, "alias for Q4_K_M" },
+    { "Q4_K_S", FT_Q4_K_S, GGML_T_Q4_K, "4-bit k-quant, small" },
+    { "Q4_K_M", FT_Q4_K_M, GGML_T_Q4_K, "4-bit k-quant mix, medium" },
+    { "Q5_K",   FT_Q5_K_M, GGML_T_Q5_K, "alias for Q5_K_M" },
+    { "Q5_K_S", FT_Q5_K_S, GGML_T_Q5_K, "5-bit k-quant, small" },
+    { "Q5_K_M", FT_Q5_K_M, GGML_T_Q5_K, "5-bit k-quant mix, medium" },
+    { "Q6_K",   FT_Q6_K,   GGML_T_Q6_K, "6.56 bpw k-quant" },
+    { "Q8_0",   FT_Q8_0,   GGML_T_Q8_0, "8.5 bpw" },
+    { "F16",    FT_F16,    GGML_T_F16,  "16-bit IEEE half" },
+    { "BF16",   FT_BF16,   GGML_T_BF16, "16-bit bfloat" },
+    { "F32",    FT_ALL_F32, GGML_T_F32, "32-bit float" },
+};
+#define N_PRESETS (sizeof presets / sizeof *presets)
+
+const preset *preset_find(const char *s)
+{
+    for (size_t i = 0; i < N_PRESETS; i++)
+        if (strcasecmp(presets[i].name, s) == 0)
+            return &presets[i];
+    char *end;
+    long n = strtol(s, &end, 10);
+    if (*s && !*end)
+        return preset_by_ftype((int)n);
+    return NULL;
+}
+
+const preset *preset_by_ftype(int ftype)
+{
+    for (size_t i = 0; i < N_PRESETS; i++)
+        if (presets[i].ftype == ftype && strstr(presets[i].desc, "alias") == NULL)
+            return &presets[i];
+    return NULL;
+}
+
+void preset_list(FILE *out)
+{
+    for (size_t i = 0; i < N_PRESETS; i++)
+        fprintf(out, "  %2d  or  %-7s : %s\n", presets[i].ftype, presets[i].name, presets[i].desc);
+}

@@ -1,0 +1,38 @@
+/*
+ * preset.h — the quantization presets of llama-quantize (llama_ftype).
+ *
+ * A preset has a name (Q4_K_M), llama.cpp's ftype number (written to
+ * general.file_type) and the default tensor type its mix starts from.
+ */
+#ifndef QUANTIZE_PRESET_H
+#define QUANTIZE_PRESET_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* llama.cpp's llama_ftype numbers for the presets we implement. */
+enum ftype {
+    FT_ALL_F32 = 0, FT_F16 = 1, FT_Q4_0 = 2, FT_Q4_1 = 3, FT_Q8_0 = 7, FT_Q5_0 = 8,
+    FT_Q5_1 = 9, FT_Q2_K = 10, FT_Q3_K_S = 11, FT_Q3_K_M = 12, FT_Q3_K_L = 13,
+    FT_Q4_K_S = 14, FT_Q4_K_M = 15, FT_Q5_K_S = 16, FT_Q5_K_M = 17, FT_Q6_K = 18,
+    FT_BF16 = 32
+};
+
+typedef struct preset {
+    const char *name;
+    int         ftype;        /* enum ftype */
+    uint32_t    default_type; /* ggml type id */
+    const char *desc;
+} preset;
+
+/* By name (case-insensitive; aliases Q3_K, Q4_K, Q5_K included) or by
+ * ftype number; NULL when unknown. */
+const preset *preset_find(const char *name_or_number);
+
+/* Canonical preset of an ftype number, or NULL. */
+const preset *preset_by_ftype(int ftype);
+
+/* Prints the table for --help. */
+void preset_list(FILE *out);
+
+#endif

@@ -1,0 +1,214 @@
+/*
+ * recipe.c — tensor-type patterns from the command line and YAML files.
+ *
+ * The YAML is read into a libyaml document and walked: a mapping with the
+ * optional keys preset, output_tensor_type, token_embedding_type, pure, and
+ * tensors: a sequence of {match: REGEX, type: TYPE}.
+ */
+#include "recipe.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#include "types.h"
+
+void recipe_init(recipe *r)
+{
+    memset(r, 0, sizeof *r);
+    r->output_type = -1;
+    r->token_embedding_type = -1;
+    r->pure = -1;
+}
+
+static int parse_type(const char *s, gguf_error *err)
+{
+    int t = ggml_type_from_name(s);
+    if (t < 0)
+        return gguf_error_set(err, "unknown tensor type '%s'", s);
+    return t;
+}
+
+static int add_rule(recipe *r, const char *pattern, const char *type, gguf_error *err)
+{
+    int t = parse_type(type, err);
+    if (t < 0)
+        return -1;
+    recipe_rule *rules = realloc(r->rules, (size_t)(r->n_rules + 1) * sizeof *rules);
+    if (!rules)
+        return gguf_error_set(err, "out of memory");
+    r->rules = rules;
+    recipe_rule *rule = &rules[r->n_rules];
+    int rc = regcomp(&rule->re, pattern, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char msg[128];
+        regerror(rc, &rule->re, msg, sizeof msg);
+        return gguf_error_set(err, "bad pattern '%s': %s", pattern, msg);
+    }
+    if (!(rule->pattern = strdup(pattern))) {
+        regfree(&rule->re);
+        return gguf_error_set(err, "out of memory");
+    }
+    rule->type = (uint32_t)t;
+    r->n_rules++;
+    return 0;
+}
+
+int recipe_add_rule_arg(recipe *r, const char *arg, gguf_error *err)
+{
+    const char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return gguf_error_set(err, "--tensor-type wants PATTERN=TYPE, got '%s'", arg);
+    char *pattern = strndup(arg, (size_t)(eq - arg));
+    if (!pattern)
+        return gguf_error_set(err, "out of memory");
+    int rc = add_rule(r, pattern, eq + 1, err);
+    free(pattern);
+    return rc;
+}
+
+/* --- YAML ---------------------------------------------------------------- */
+
+static const char *scalar(yaml_document_t *d, yaml_node_t *n)
+{
+    (void)d;
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static yaml_node_t *map_get(yaml_document_t *d, yaml_node_t *map, const char *key)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        const char *k = scalar(d, yaml_document_get_node(d, p->key));
+        if (k && strcmp(k, key) == 0)
+            return yaml_document_get_node(d, p->value);
+    }
+    return NULL;
+}
+
+static int check_keys(yaml_document_t *d, yaml_node_t *map, const char *const *allowed,
+                      const char *where, gguf_error *err)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = yaml_document_get_node(d, p->key);
+        const char *k = scalar(d, kn);
+        bool ok = false;
+        for (int i = 0; k && allowed[i]; i++)
+            ok |= strcmp(k, allowed[i]) == 0;
+        if (!ok)
+            return gguf_error_set(err, "line %zu: unknown key '%s' in %s", kn->start_mark.line + 1,
+                                  k ? k : "?", where);
+    }
+    return 0;
+}
+
+static int opt_type(yaml_document_t *d, yaml_node_t *root, const char *key, int *out, gguf_error *err)
+{
+    yaml_node_t *n = map_get(d, root, key);
+    if (!n)
+        return 0;
+    const char *s = scalar(d, n);
+    if (!s)
+        return gguf_error_set(err, "line %zu: %s must be a type name", n->start_mark.line + 1, key);
+    return (*out = parse_type(s, err)) < 0 ? -1 : 0;
+}
+
+static int walk(recipe *r, yaml_document_t *d, gguf_error *err)
+{
+    static const char *const top_keys[] = { "preset", "output_tensor_type", "token_embedding_type",
+                                            "pure", "tensors", NULL };
+    static const char *const rule_keys[] = { "match", "type", NULL };
+    yaml_node_t *root = yaml_document_get_root_node(d);
+    if (!root)
+        return gguf_error_set(err, "empty recipe");
+    if (root->type != YAML_MAPPING_NODE)
+        return gguf_error_set(err, "line %zu: a recipe is a mapping (preset:, tensors:, ...)",
+                              root->start_mark.line + 1);
+    if (check_keys(d, root, top_keys, "the recipe", err))
+        return -1;
+    yaml_node_t *n = map_get(d, root, "preset");
+    if (n) {
+        if (!scalar(d, n))
+            return gguf_error_set(err, "line %zu: preset must be a name", n->start_mark.line + 1);
+        free(r->preset);
+        r->preset = strdup(scalar(d, n));
+    }
+    if (opt_type(d, root, "output_tensor_type", &r->output_type, err) ||
+        opt_type(d, root, "token_embedding_type", &r->token_embedding_type, err))
+        return -1;
+    if ((n = map_get(d, root, "pure"))) {
+        const char *s = scalar(d, n);
+        if (!s || (strcasecmp(s, "true") && strcasecmp(s, "false")))
+            return gguf_error_set(err, "line %zu: pure must be true or false", n->start_mark.line + 1);
+        r->pure = strcasecmp(s, "true") == 0;
+    }
+    yaml_node_t *ts = map_get(d, root, "tensors");
+    if (!ts)
+        return 0;
+    if (ts->type != YAML_SEQUENCE_NODE)
+        return gguf_error_set(err, "line %zu: tensors must be a list of {match, type}",
+                              ts->start_mark.line + 1);
+    for (yaml_node_item_t *it = ts->data.sequence.items.start; it < ts->data.sequence.items.top; it++) {
+        yaml_node_t *e = yaml_document_get_node(d, *it);
+        if (e->type != YAML_MAPPING_NODE)
+            return gguf_error_set(err, "line %zu: each tensors entry is {match: REGEX, type: TYPE}",
+                                  e->start_mark.line + 1);
+        if (check_keys(d, e, rule_keys, "a tensors entry", err))
+            return -1;
+        const char *m = scalar(d, map_get(d, e, "match")), *t = scalar(d, map_get(d, e, "type"));
+        if (!m || !t)
+            return gguf_error_set(err, "line %zu: a tensors entry needs match: and type:",
+                                  e->start_mark.line + 1);
+        if (add_rule(r, m, t, err)) {
+            gguf_error_prefix(err, "line %zu: ", e->start_mark.line + 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int recipe_load_yaml(recipe *r, const char *path, gguf_error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return gguf_error_set(err, "cannot open: %s", strerror(errno));
+    yaml_parser_t p;
+    yaml_document_t d;
+    int rc = -1;
+    if (!yaml_parser_initialize(&p)) {
+        fclose(fp);
+        return gguf_error_set(err, "out of memory");
+    }
+    yaml_parser_set_input_file(&p, fp);
+    if (!yaml_parser_load(&p, &d)) {
+        gguf_error_set(err, "line %zu: %s", p.problem_mark.line + 1,
+                       p.problem ? p.problem : "YAML syntax error");
+    } else {
+        rc = walk(r, &d, err);
+        yaml_document_delete(&d);
+    }
+    yaml_parser_delete(&p);
+    fclose(fp);
+    return rc;
+}
+
+int recipe_match(const recipe *r, const char *name)
+{
+    for (int i = 0; i < r->n_rules; i++)
+        if (regexec(&r->rules[i].re, name, 0, NULL, 0) == 0)
+            return (int)r->rules[i].type;
+    return -1;
+}
+
+void recipe_free(recipe *r)
+{
+    for (int i = 0; i < r->n_rules; i++) {
+        regfree(&r->rules[i].re);
+        free(r->rules[i].pattern);
+    }
+    free(r->rules);
+    free(r->preset);
+    recipe_init(r);
+}
