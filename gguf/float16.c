@@ -23,7 +23,7 @@ static float bits_f32(uint32_t u)
  * binary16
  * ------------------------------------------------------------------------ */
 
-float gguf_f16_to_f32(gguf_half h)
+static inline float f16_to_f32(gguf_half h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000) << 16;
     uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff;
@@ -37,7 +37,7 @@ float gguf_f16_to_f32(gguf_half h)
     return bits_f32(sign | (exp + 112) << 23 | man << 13);
 }
 
-gguf_half gguf_f32_to_f16(float f)
+static inline gguf_half f32_to_f16(float f)
 {
     uint32_t u = f32_bits(f);
     uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
@@ -71,9 +71,9 @@ gguf_half gguf_f32_to_f16(float f)
  * bfloat16
  * ------------------------------------------------------------------------ */
 
-float gguf_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+static inline float bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
 
-uint16_t gguf_f32_to_bf16(float f)
+static inline uint16_t f32_to_bf16(float f)
 {
     uint32_t u = f32_bits(f);
     if ((u & 0x7fffffff) > 0x7f800000) /* NaN: truncate, force quiet */
@@ -81,3 +81,36 @@ uint16_t gguf_f32_to_bf16(float f)
     return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
 }
 
+
+/* ------------------------------------------------------------------------
+ * Exported scalars and rows (the rows let the compiler inline the loop)
+ * ------------------------------------------------------------------------ */
+
+float gguf_f16_to_f32(gguf_half h) { return f16_to_f32(h); }
+gguf_half gguf_f32_to_f16(float f) { return f32_to_f16(f); }
+float gguf_bf16_to_f32(uint16_t h) { return bf16_to_f32(h); }
+uint16_t gguf_f32_to_bf16(float f) { return f32_to_bf16(f); }
+
+void gguf_f16_to_f32_row(const gguf_half *x, float *y, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = f16_to_f32(x[i]);
+}
+
+void gguf_f32_to_f16_row(const float *x, gguf_half *y, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = f32_to_f16(x[i]);
+}
+
+void gguf_bf16_to_f32_row(const uint16_t *x, float *y, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = bf16_to_f32(x[i]);
+}
+
+void gguf_f32_to_bf16_row(const float *x, uint16_t *y, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = f32_to_bf16(x[i]);
+}

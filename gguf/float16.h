@@ -26,4 +26,10 @@ float gguf_bf16_to_f32(uint16_t h);
  * quiet (ggml_compute_fp32_to_bf16). */
 uint16_t gguf_f32_to_bf16(float f);
 
+/* The same conversions over n values (x and y must not overlap). */
+void gguf_f16_to_f32_row(const gguf_half *x, float *y, int64_t n);
+void gguf_f32_to_f16_row(const float *x, gguf_half *y, int64_t n);
+void gguf_bf16_to_f32_row(const uint16_t *x, float *y, int64_t n);
+void gguf_f32_to_bf16_row(const float *x, uint16_t *y, int64_t n);
+
 #endif

@@ -17,33 +17,10 @@
 static void f32_quantize(const float *x, void *y, int64_t n) { memcpy(y, x, (size_t)n * 4); }
 static void f32_dequantize(const void *x, float *y, int64_t n) { memcpy(y, x, (size_t)n * 4); }
 
-static void f16_quantize(const float *x, void *y, int64_t n)
-{
-    gguf_half *h = y;
-    for (int64_t i = 0; i < n; i++)
-        h[i] = gguf_f32_to_f16(x[i]);
-}
-
-static void f16_dequantize(const void *x, float *y, int64_t n)
-{
-    const gguf_half *h = x;
-    for (int64_t i = 0; i < n; i++)
-        y[i] = gguf_f16_to_f32(h[i]);
-}
-
-static void bf16_quantize(const float *x, void *y, int64_t n)
-{
-    uint16_t *h = y;
-    for (int64_t i = 0; i < n; i++)
-        h[i] = gguf_f32_to_bf16(x[i]);
-}
-
-static void bf16_dequantize(const void *x, float *y, int64_t n)
-{
-    const uint16_t *h = x;
-    for (int64_t i = 0; i < n; i++)
-        y[i] = gguf_bf16_to_f32(h[i]);
-}
+static void f16_quantize(const float *x, void *y, int64_t n) { gguf_f32_to_f16_row(x, y, n); }
+static void f16_dequantize(const void *x, float *y, int64_t n) { gguf_f16_to_f32_row(x, y, n); }
+static void bf16_quantize(const float *x, void *y, int64_t n) { gguf_f32_to_bf16_row(x, y, n); }
+static void bf16_dequantize(const void *x, float *y, int64_t n) { gguf_bf16_to_f32_row(x, y, n); }
 
 /* ------------------------------------------------------------------------
  * Table

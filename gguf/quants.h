@@ -133,4 +133,9 @@ size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nr
  * is not a block multiple. */
 int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n);
 
+/* Tests and benchmarks: run the scale searches one block at a time even
+ * where eight-lane vector code is available (same bytes, slower). Not
+ * thread-safe: set it before quantizing. */
+void gguf_quants_force_scalar(bool on);
+
 #endif

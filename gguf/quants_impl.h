@@ -72,6 +72,15 @@ typedef struct affine_steps {
 float search_affine(int n, int nmax, const float *x, const float *w, uint8_t *L,
                     float *neg_min, const affine_steps *steps, bool use_mad);
 
+/* The two searches on eight consecutive blocks of n ≤ 32 values (x, w and
+ * L hold 8n each; w may be NULL for search_symmetric_x8): exactly the
+ * results of eight calls, computed eight lanes at a time where the CPU has
+ * AVX2 (quants_lanes.h). */
+void search_affine_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
+                      float *scales, float *neg_mins, const affine_steps *steps, bool use_mad);
+void search_symmetric_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
+                         float *scales);
+
 #define CODEC_FNS(t)                                                          \
     void t##_quantize(const float *x, void *y, int64_t n);                    \
     void t##_quantize_weighted(const float *x, void *y, int64_t n, const float *qw); \

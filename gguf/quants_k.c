@@ -253,11 +253,13 @@ void q2_K_quantize(const float *x, void *y, int64_t n)
     block_q2_K *b = y;
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
         uint8_t L[QK_K];
-        float w[16], scales[16], mins[16], max_scale = 0.0f, max_min = 0.0f;
+        float w[QK_K], scales[16], mins[16], max_scale = 0.0f, max_min = 0.0f;
+        for (int i = 0; i < QK_K; i++)
+            w[i] = fabsf(x[i]);
+        for (int h = 0; h < 2; h++)
+            search_affine_x8(16, 3, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h,
+                             mins + 8 * h, &grid, true);
         for (int j = 0; j < 16; j++) {
-            for (int i = 0; i < 16; i++)
-                w[i] = fabsf(x[16 * j + i]);
-            scales[j] = search_affine(16, 3, x + 16 * j, w, L + 16 * j, &mins[j], &grid, true);
             if (scales[j] > max_scale)
                 max_scale = scales[j];
             if (mins[j] > max_min)
@@ -292,12 +294,13 @@ void q2_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
     block_q2_K *b = y;
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, qw += QK_K) {
         uint8_t L[QK_K], Ls[16], Lm[16];
-        float w[16], sw[16], scales[16], mins[16];
+        float w[QK_K], sw[16], scales[16], mins[16];
         const float sigma2 = sum_squares(x) / (float)QK_K;
-        for (int j = 0; j < 16; j++) {
-            sw[j] = importance(x + 16 * j, qw + 16 * j, sigma2, 16, w);
-            scales[j] = search_affine(16, 3, x + 16 * j, w, L + 16 * j, &mins[j], &grid, false);
-        }
+        for (int j = 0; j < 16; j++)
+            sw[j] = importance(x + 16 * j, qw + 16 * j, sigma2, 16, w + 16 * j);
+        for (int h = 0; h < 2; h++)
+            search_affine_x8(16, 3, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h,
+                             mins + 8 * h, &grid, false);
         b[ib].d = gguf_f32_to_f16(search_positive(16, 15, scales, Ls, sw));
         b[ib].dmin = gguf_f32_to_f16(search_positive(16, 15, mins, Lm, sw));
         for (int j = 0; j < 16; j++)
@@ -402,12 +405,12 @@ void q3_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
     block_q3_K *b = y;
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, qw += QK_K) {
         uint8_t L[QK_K], Ls[16];
-        float w[16], sw[16], scales[16];
+        float w[QK_K], sw[16], scales[16];
         const float sigma2 = 2.0f * sum_squares(x) / (float)QK_K;
-        for (int j = 0; j < 16; j++) {
-            sw[j] = importance(x + 16 * j, qw + 16 * j, sigma2, 16, w);
-            scales[j] = search_symmetric(16, 4, x + 16 * j, w, L + 16 * j);
-        }
+        for (int j = 0; j < 16; j++)
+            sw[j] = importance(x + 16 * j, qw + 16 * j, sigma2, 16, w + 16 * j);
+        for (int h = 0; h < 2; h++)
+            search_symmetric_x8(16, 4, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h);
         memset(b[ib].scales, 0, sizeof b[ib].scales);
         const float d = search_symmetric(16, 32, scales, sw, Ls);
         for (int j = 0; j < 16; j++)
@@ -465,7 +468,7 @@ static void kx_requantize(const float *x, int nmax, kx_block *k)
  * sub-block's RMS), scales and mins on a grid of max/63. */
 static void kx_reference(const float *x, int nmax, const affine_steps *grid, kx_block *k)
 {
-    float w[32], scales[8], mins[8], max_scale = 0.0f, max_min = 0.0f;
+    float w[QK_K], scales[8], mins[8], max_scale = 0.0f, max_min = 0.0f;
     for (int j = 0; j < 8; j++) {
         const float *xj = x + 32 * j;
         float sum_x2 = 0.0f;
@@ -473,8 +476,10 @@ static void kx_reference(const float *x, int nmax, const affine_steps *grid, kx_
             sum_x2 += xj[i] * xj[i];
         const float av = sqrtf(sum_x2 / 32.0f);
         for (int i = 0; i < 32; i++)
-            w[i] = av + fabsf(xj[i]);
-        scales[j] = search_affine(32, nmax, xj, w, k->L + 32 * j, &mins[j], grid, false);
+            w[32 * j + i] = av + fabsf(xj[i]);
+    }
+    search_affine_x8(32, nmax, x, w, k->L, scales, mins, grid, false);
+    for (int j = 0; j < 8; j++) {
         if (scales[j] > max_scale)
             max_scale = scales[j];
         if (mins[j] > max_min)
@@ -501,12 +506,11 @@ static void kx_reference(const float *x, int nmax, const affine_steps *grid, kx_
 static void kx_weighted(const float *x, const float *qw, int nmax, bool cap63, kx_block *k)
 {
     static const affine_steps grid = { -0.9f, 0.05f, 36 };
-    float w[32], sw[8], scales[8], mins[8];
+    float w[QK_K], sw[8], scales[8], mins[8];
     const float sigma2 = 2.0f * sum_squares(x) / (float)QK_K;
-    for (int j = 0; j < 8; j++) {
-        sw[j] = importance(x + 32 * j, qw + 32 * j, sigma2, 32, w);
-        scales[j] = search_affine(32, nmax, x + 32 * j, w, k->L + 32 * j, &mins[j], &grid, false);
-    }
+    for (int j = 0; j < 8; j++)
+        sw[j] = importance(x + 32 * j, qw + 32 * j, sigma2, 32, w + 32 * j);
+    search_affine_x8(32, nmax, x, w, k->L, scales, mins, &grid, false);
     uint8_t ls[8], lm[8];
     const float d = search_positive(8, 63, scales, ls, sw);
     const float dmin = search_positive(8, 63, mins, lm, sw);
@@ -638,8 +642,10 @@ static void q6_K_block(const float *x, const float *qw, block_q6_K *b)
 {
     uint8_t L[QK_K];
     float scales[16], max_scale = 0.0f, max_abs = 0.0f;
+    for (int h = 0; h < 2; h++)
+        search_symmetric_x8(16, 32, x + 128 * h, qw ? qw + 128 * h : NULL, L + 128 * h,
+                            scales + 8 * h);
     for (int j = 0; j < 16; j++) {
-        scales[j] = search_symmetric(16, 32, x + 16 * j, qw ? qw + 16 * j : NULL, L + 16 * j);
         if (fabsf(scales[j]) > max_abs) {
             max_abs = fabsf(scales[j]);
             max_scale = scales[j];

@@ -189,6 +189,21 @@ void q5_1_quantize(const float *x, void *y, int64_t n)
     }
 }
 
+/* float_to_level(roundf(v)) without the libm call (baseline x86-64 has no
+ * rounding instruction, and roundf is most of q8_0's time): truncate, then
+ * step away from zero when the dropped fraction is at least one half. The
+ * fraction v - trunc(v) is exact for |v| < 2^23, so ties go away from zero
+ * exactly as roundf's. */
+static inline int round_level_away(float v)
+{
+    if (!(fabsf(v) < 256.0f))
+        return float_to_level(v);
+    int i = (int)v;
+    float frac = v - (float)i;
+    /* comparisons, not branches: the fraction is random in real data */
+    return i + (frac >= 0.5f) - (frac <= -0.5f);
+}
+
 /* q8_0: d = amax/127 and q = round(x/d), ties away from zero (roundf, as
  * ggml). The amax loop keeps ggml's MAX(amax, |x|) form rather than
  * signed_absmax's: identical on finite input, but a NaN propagates the
@@ -204,7 +219,7 @@ void q8_0_quantize(const float *x, void *y, int64_t n)
         const float id = inverse_or_zero(d);
         b[i].d = gguf_f32_to_f16(d);
         for (int j = 0; j < QK; j++)
-            b[i].qs[j] = (int8_t)float_to_level(roundf(x[j] * id));
+            b[i].qs[j] = (int8_t)round_level_away(x[j] * id);
     }
 }
 

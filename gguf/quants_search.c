@@ -11,7 +11,7 @@
  */
 #include <math.h>
 
-#include "quants_impl.h"
+#include "quants_lanes.h"
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
@@ -157,4 +157,84 @@ float search_affine(int n, int nmax, const float *x, const float *w, uint8_t *L,
     }
     *neg_min = -min;
     return scale;
+}
+
+/* ========================================================================
+ * Eight blocks at a time
+ * ======================================================================== */
+
+static bool force_scalar;
+
+void gguf_quants_force_scalar(bool on) { force_scalar = on; }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_LANES 1
+#define LANES_TARGET __attribute__((target("avx2")))
+
+/* The lane code needs AVX2 to pay: on plain SSE2 its eight-float vectors
+ * are split in two and it is slower than the scalar loop. */
+static bool use_lanes(void)
+{
+    return !force_scalar && __builtin_cpu_supports("avx2");
+}
+
+LANES_TARGET static void affine_lanes(int n, int nmax, const float *x, const float *w, uint8_t *L,
+                                      float *scales, float *neg_mins, const affine_steps *steps,
+                                      bool use_mad)
+{
+    vf xv[32] = { 0 }, wv[32] = { 0 }, sc, nm; /* n ≥ 1 are set: the rest never read */
+    vi Lv[32];
+    lanes_load(xv, x, n, n);
+    lanes_load(wv, w, n, n);
+    search_affine_v(n, nmax, xv, wv, Lv, &sc, &nm, steps, use_mad);
+    lanes_store_levels(L, Lv, n, n);
+    for (int b = 0; b < LANES; b++) {
+        scales[b] = sc[b];
+        neg_mins[b] = nm[b];
+    }
+}
+
+LANES_TARGET static void symmetric_lanes(int n, int nmax, const float *x, const float *w,
+                                         uint8_t *L, float *scales)
+{
+    vf xv[32] = { 0 }, wv[32] = { 0 }, sc;
+    vi Lv[32];
+    lanes_load(xv, x, n, n);
+    if (w)
+        lanes_load(wv, w, n, n);
+    search_symmetric_v(n, nmax, xv, w ? wv : NULL, Lv, &sc);
+    lanes_store_levels(L, Lv, n, n);
+    for (int b = 0; b < LANES; b++)
+        scales[b] = sc[b];
+}
+#else
+#define HAVE_LANES 0
+static bool use_lanes(void) { return false; }
+#endif
+
+void search_affine_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
+                      float *scales, float *neg_mins, const affine_steps *steps, bool use_mad)
+{
+#if HAVE_LANES
+    if (n <= 32 && use_lanes()) {
+        affine_lanes(n, nmax, x, w, L, scales, neg_mins, steps, use_mad);
+        return;
+    }
+#endif
+    for (int b = 0; b < 8; b++)
+        scales[b] = search_affine(n, nmax, x + n * b, w + n * b, L + n * b, &neg_mins[b], steps,
+                                  use_mad);
+}
+
+void search_symmetric_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
+                         float *scales)
+{
+#if HAVE_LANES
+    if (n <= 32 && use_lanes()) {
+        symmetric_lanes(n, nmax, x, w, L, scales);
+        return;
+    }
+#endif
+    for (int b = 0; b < 8; b++)
+        scales[b] = search_symmetric(n, nmax, x + n * b, w ? w + n * b : NULL, L + n * b);
 }

@@ -60,9 +60,15 @@ static const char *vector_types[] = { "f16", "bf16", "q4_0", "q4_1", "q5_0", "q5
                                       "q8_0", "q2_K", "q3_K", "q4_K", "q5_K", "q6_K" };
 #define N_VECTOR_TYPES (int)(sizeof vector_types / sizeof *vector_types)
 
+/* Loop index i: type i % N_VECTOR_TYPES, with the scale searches forced
+ * one block at a time for i ≥ N_VECTOR_TYPES (both paths must give ggml's
+ * bytes; which one runs by default depends on the CPU). */
 START_TEST(test_vectors_quantize_exact)
 {
     qvec q;
+    const bool scalar = _i >= N_VECTOR_TYPES;
+    _i %= N_VECTOR_TYPES;
+    gguf_quants_force_scalar(scalar);
     ck_assert_int_eq(qvec_load(vector_types[_i], &q), 0);
     ck_assert_int_eq(ggml_type_from_name(vector_types[_i]), (int)q.type);
     uint8_t *out = malloc(q.row_bytes);
@@ -86,8 +92,10 @@ START_TEST(test_vectors_quantize_exact)
         }
     }
     free(out);
-    ck_assert_msg(bad_rows == 0, "%s: %d of %u rows differ from ggml (first: row %d byte %d)",
-                  vector_types[_i], bad_rows, q.n_rows, first_bad, first_byte);
+    gguf_quants_force_scalar(false);
+    ck_assert_msg(bad_rows == 0, "%s%s: %d of %u rows differ from ggml (first: row %d byte %d)",
+                  vector_types[_i], scalar ? " (scalar)" : "", bad_rows, q.n_rows, first_bad,
+                  first_byte);
     qvec_free(&q);
 }
 END_TEST
@@ -173,6 +181,42 @@ START_TEST(test_weighted_paths)
 }
 END_TEST
 
+/* The eight-lane searches and the one-block-at-a-time ones give the same
+ * bytes, with and without importance weights, on rows that exercise the
+ * special cases (all zero, constant, one outlier, tiny, huge, negative). */
+START_TEST(test_lanes_match_scalar)
+{
+    static const uint32_t types[] = { GGML_T_Q4_0, GGML_T_Q4_1, GGML_T_Q5_0, GGML_T_Q5_1,
+                                      GGML_T_Q2_K, GGML_T_Q3_K, GGML_T_Q4_K, GGML_T_Q5_K,
+                                      GGML_T_Q6_K };
+    enum { N = 1024, ROWS = 8 };
+    static float x[ROWS * N], w[N];
+    static uint8_t a[ROWS * N * 2], b[ROWS * N * 2];
+    uint64_t r = 12345;
+    for (int i = 0; i < ROWS * N; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        float u = (float)(r >> 40) / (float)(1 << 24) - 0.5f;
+        int row = i / N;
+        x[i] = row == 0 ? 0.0f : row == 1 ? 0.25f : row == 2 ? (i % 97 == 0 ? 40.0f : u * 0.01f)
+             : row == 3 ? u * 1e-30f : row == 4 ? u * 1e30f : row == 5 ? -fabsf(u)
+             : row == 6 ? (i % 256 < 128 ? u : u * 1e-3f) : u;
+    }
+    for (int i = 0; i < N; i++)
+        w[i] = (float)(i % 13) * 0.5f;
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+        for (int weighted = 0; weighted < 2; weighted++) {
+            gguf_quants_force_scalar(false);
+            size_t n = gguf_quantize_rows(types[t], x, a, ROWS, N, weighted ? w : NULL);
+            gguf_quants_force_scalar(true);
+            ck_assert_uint_eq(gguf_quantize_rows(types[t], x, b, ROWS, N, weighted ? w : NULL), n);
+            gguf_quants_force_scalar(false);
+            ck_assert_msg(memcmp(a, b, n) == 0, "%s%s: lanes and scalar differ",
+                          ggml_type_name(types[t]), weighted ? " weighted" : "");
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_bad_arguments)
 {
     float x[33] = { 0 };
@@ -193,12 +237,13 @@ int main(void)
     tcase_add_test(tc, test_round_trip_error);
     tcase_add_test(tc, test_weighted_paths);
     tcase_add_test(tc, test_bad_arguments);
+    tcase_add_test(tc, test_lanes_match_scalar);
     int skipped = 0;
     if (fixtures_present()) {
-        tcase_add_loop_test(tc, test_vectors_quantize_exact, 0, N_VECTOR_TYPES);
+        tcase_add_loop_test(tc, test_vectors_quantize_exact, 0, 2 * N_VECTOR_TYPES);
         tcase_add_loop_test(tc, test_vectors_dequantize_exact, 0, N_VECTOR_TYPES);
     } else {
-        skipped += 2 * N_VECTOR_TYPES;
+        skipped += 3 * N_VECTOR_TYPES;
     }
     suite_add_tcase(s, tc);
     return run_suite(s, skipped);
