@@ -1,9 +1,12 @@
 /*
  * hash.c — `gguf-inspect --hash` (see hash.h).
  *
- * Layout: a table "tensors" (sha256, name), then the data section's hash:
- * one field "data_sha256" for a single file, or a table of one row per shard
- * for a split model (each shard has its own data section).
+ * Layout: a table "tensors" (sha256, name); a table "arrays" (sha256, key)
+ * with the hash of each metadata array's element bytes exactly as stored
+ * (strings as u64 length + bytes: the fixtures' manifests hash them so);
+ * then the data section's hash: one field "data_sha256" for a single file,
+ * or a table of one row per shard for a split model (each shard has its
+ * own data section).
  */
 #include "hash.h"
 
@@ -44,6 +47,42 @@ static void tensors(emit *e, const gguf_file *f)
     emit_table_end(e);
 }
 
+static void arrays(emit *e, const gguf_file *f)
+{
+    static const emit_column cols[] = {
+        { "sha256", NULL, 0 },
+        { "key", NULL, 0 },
+    };
+    emit_table_begin(e, "arrays", NULL, cols, 2, EMIT_BARE);
+    for (uint64_t i = 0; i < gguf_n_kv(f); i++) {
+        const gguf_kv *kv = gguf_kv_at(f, i);
+        if (kv->type != GGUF_VT_ARR)
+            continue;
+        sha256_ctx c;
+        uint8_t digest[32];
+        char hex[65];
+        sha256_init(&c);
+        if (kv->elem_type == GGUF_VT_STR) {
+            for (uint64_t j = 0; j < kv->n; j++) {
+                uint8_t len[8];
+                for (int b = 0; b < 8; b++)
+                    len[b] = (uint8_t)(kv->strs[j].len >> (8 * b));
+                sha256_update(&c, len, 8);
+                sha256_update(&c, kv->strs[j].ptr, (size_t)kv->strs[j].len);
+            }
+        } else if (kv->n > 0) {
+            /* nested arrays have no fixed element size: hashed as empty */
+            uint32_t size = gguf_vtype_size(kv->elem_type);
+            sha256_update(&c, kv->data, (size_t)(kv->n * size));
+        }
+        sha256_final(&c, digest);
+        sha256_to_hex(digest, hex);
+        emit_value row[] = { ev_strn(hex, 64), ev_str(kv->key) };
+        emit_row(e, row);
+    }
+    emit_table_end(e);
+}
+
 static void data_sections(emit *e, const gguf_file *f)
 {
     uint32_t n = gguf_n_shards(f);
@@ -76,6 +115,7 @@ static void data_sections(emit *e, const gguf_file *f)
 int hash_write(emit *e, const gguf_file *f)
 {
     tensors(e, f);
+    arrays(e, f);
     data_sections(e, f);
     return 0;
 }

@@ -345,14 +345,16 @@ $m[0] as $m | $r[0] as $r
            else close($x.value; $v.value) end)] | all)'
 for p in f16 Q4_K_M Q8_0 Q2_K; do
     g=$REF/wp-llama-5m-$p.gguf man=$(manifest_of $p)
-    name="--hash of wp-llama-5m-$p equals ${man#"$REF"/}"
+    name="--hash of wp-llama-5m-$p (tensors and arrays) equals ${man#"$REF"/}"
     mname="wp-llama-5m-$p: header, tensors and metadata match ${man#"$REF"/}"
     for n in "$name" "$mname"; do
         need_fixture "reference/wp-llama-5m-$p.gguf" "$n" && need_fixture "${man#"$FIX"/}" "$n" &&
             need_jq "$n" || continue
         if [ "$n" = "$name" ]; then
+            # tensors, then metadata arrays (element bytes as stored), then the data section
             if diff <("$INSPECT" --hash "$g" | sed '$d') \
-                    <(jq -r '.tensors[] | "\(.sha256)  \(.name)"' "$man") >"$TMP/hash.diff"; then
+                    <(jq -r '(.tensors[] | "\(.sha256)  \(.name)"),
+                             (.metadata | to_entries[] | select(.value.sha256) | "\(.value.sha256)  \(.key)")' "$man") >"$TMP/hash.diff"; then
                 pass "$n"
             else
                 fail "$n" "$(head -2 "$TMP/hash.diff" | tr '\n' ' ')"
