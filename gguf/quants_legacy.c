@@ -251,71 +251,93 @@ static void block_weights(const float *x, const float *imatrix, float sigma2, fl
 /* ggml's q4_1/q5_1 weighted trial grid: (nmax - 0.9 + 0.05k)/(max - min). */
 static const affine_steps affine_grid = { -0.9f, 0.05f, 36 };
 
-/* Scale-and-offset levels for one block; the offset min (≤ 0) in *min_out.
- * (The search returns -min and ggml stores -(-min): negation is exact.) */
-static float weighted_affine_levels(const float *x, const float *w, int nmax, uint8_t q[QK],
-                                    float *min_out)
+/* Levels, scales (and for the affine formats offsets ≤ 0) of the weighted
+ * search for up to eight consecutive blocks: eight at a time through the
+ * lane searches, a shorter tail one block at a time. */
+typedef struct block_group {
+    int     count;
+    uint8_t q[8][QK];
+    float   d[8], min[8];
+} block_group;
+
+static void weighted_group(const float *x, const float *qw, float sigma2, int count, int nmax,
+                           bool affine, block_group *g)
 {
-    float neg_min;
-    float d = search_affine(QK, nmax, x, w, q, &neg_min, &affine_grid, false);
-    *min_out = -neg_min;
-    return d;
+    float w[8 * QK];
+    for (int b = 0; b < count; b++)
+        block_weights(x + b * QK, qw + b * QK, sigma2, w + b * QK);
+    g->count = count;
+    if (count == 8) {
+        if (affine)
+            search_affine_x8(QK, nmax, x, w, g->q[0], g->d, g->min, &affine_grid, false);
+        else
+            search_symmetric_x8(QK, nmax, x, w, g->q[0], g->d);
+    } else {
+        for (int b = 0; b < count; b++)
+            g->d[b] = affine ? search_affine(QK, nmax, x + b * QK, w + b * QK, g->q[b], &g->min[b],
+                                             &affine_grid, false)
+                             : search_symmetric(QK, nmax, x + b * QK, w + b * QK, g->q[b]);
+    }
+    /* the searches return -min; ggml stores -(-min), and negation is exact */
+    if (affine)
+        for (int b = 0; b < count; b++)
+            g->min[b] = -g->min[b];
 }
+
+/* Runs body for every block i of a row, with its results in slot k of g. */
+#define FOR_WEIGHTED_GROUPS(x, qw, n, nmax, affine, body)                          \
+    do {                                                                            \
+        const float sigma2_ = row_mean_square(x, n);                                \
+        const int64_t nb_ = (n) / QK;                                               \
+        block_group g;                                                              \
+        for (int64_t i0 = 0; i0 < nb_; i0 += 8) {                                   \
+            int cnt_ = nb_ - i0 < 8 ? (int)(nb_ - i0) : 8;                          \
+            weighted_group((x) + i0 * QK, (qw) + i0 * QK, sigma2_, cnt_, nmax, affine, &g); \
+            for (int k = 0; k < cnt_; k++) {                                        \
+                const int64_t i = i0 + k;                                           \
+                body                                                                \
+            }                                                                       \
+        }                                                                           \
+    } while (0)
 
 void q4_0_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     block_q4_0 *b = y;
-    const float sigma2 = row_mean_square(x, n);
-    float w[QK];
-    uint8_t q[QK];
-    for (int64_t i = 0; i < n / QK; i++, x += QK, qw += QK) {
-        block_weights(x, qw, sigma2, w);
-        b[i].d = gguf_f32_to_f16(search_symmetric(QK, 8, x, w, q));
-        pack_nibbles(q, b[i].qs);
-    }
+    FOR_WEIGHTED_GROUPS(x, qw, n, 8, false, {
+        b[i].d = gguf_f32_to_f16(g.d[k]);
+        pack_nibbles(g.q[k], b[i].qs);
+    });
 }
 
 void q5_0_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     block_q5_0 *b = y;
-    const float sigma2 = row_mean_square(x, n);
-    float w[QK];
-    uint8_t q[QK];
-    for (int64_t i = 0; i < n / QK; i++, x += QK, qw += QK) {
-        block_weights(x, qw, sigma2, w);
-        b[i].d = gguf_f32_to_f16(search_symmetric(QK, 16, x, w, q));
-        pack_nibbles(q, b[i].qs);
-        pack_fifth_bits(q, b[i].qh);
-    }
+    FOR_WEIGHTED_GROUPS(x, qw, n, 16, false, {
+        b[i].d = gguf_f32_to_f16(g.d[k]);
+        pack_nibbles(g.q[k], b[i].qs);
+        pack_fifth_bits(g.q[k], b[i].qh);
+    });
 }
 
 void q4_1_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     block_q4_1 *b = y;
-    const float sigma2 = row_mean_square(x, n);
-    float w[QK], min;
-    uint8_t q[QK];
-    for (int64_t i = 0; i < n / QK; i++, x += QK, qw += QK) {
-        block_weights(x, qw, sigma2, w);
-        b[i].d = gguf_f32_to_f16(weighted_affine_levels(x, w, 15, q, &min));
-        b[i].m = gguf_f32_to_f16(min);
-        pack_nibbles(q, b[i].qs);
-    }
+    FOR_WEIGHTED_GROUPS(x, qw, n, 15, true, {
+        b[i].d = gguf_f32_to_f16(g.d[k]);
+        b[i].m = gguf_f32_to_f16(g.min[k]);
+        pack_nibbles(g.q[k], b[i].qs);
+    });
 }
 
 void q5_1_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     block_q5_1 *b = y;
-    const float sigma2 = row_mean_square(x, n);
-    float w[QK], min;
-    uint8_t q[QK];
-    for (int64_t i = 0; i < n / QK; i++, x += QK, qw += QK) {
-        block_weights(x, qw, sigma2, w);
-        b[i].d = gguf_f32_to_f16(weighted_affine_levels(x, w, 31, q, &min));
-        b[i].m = gguf_f32_to_f16(min);
-        pack_nibbles(q, b[i].qs);
-        pack_fifth_bits(q, b[i].qh);
-    }
+    FOR_WEIGHTED_GROUPS(x, qw, n, 31, true, {
+        b[i].d = gguf_f32_to_f16(g.d[k]);
+        b[i].m = gguf_f32_to_f16(g.min[k]);
+        pack_nibbles(g.q[k], b[i].qs);
+        pack_fifth_bits(g.q[k], b[i].qh);
+    });
 }
 
 /* ========================================================================
