@@ -64,5 +64,5 @@ for p in $PRESETS; do
     else
         printf '%-8s %11.3fs %14s %8s\n' "$p" "$ours" - -
     fi
-    rm -f "$WORK"/*.gguf
+    rm -f "$WORK/ours.gguf" "$WORK/theirs.gguf"
 done

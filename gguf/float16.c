@@ -3,6 +3,7 @@
  */
 #include "float16.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static uint32_t f32_bits(float f)
@@ -91,9 +92,42 @@ gguf_half gguf_f32_to_f16(float f) { return f32_to_f16(f); }
 float gguf_bf16_to_f32(uint16_t h) { return bf16_to_f32(h); }
 uint16_t gguf_f32_to_bf16(float f) { return f32_to_bf16(f); }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* Eight at a time with the F16C instruction, which is exact for every
+ * number. It quiets a signalling NaN where f16_to_f32 keeps the payload as
+ * is, so a group of eight holding any NaN takes the scalar path. */
+__attribute__((target("avx2,f16c"))) static int64_t f16_to_f32_f16c(const gguf_half *x, float *y,
+                                                                    int64_t n)
+{
+    const __m128i magnitude = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(0x7c00);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128((const __m128i *)(x + i));
+        /* |h| > inf as signed 16-bit: only NaNs */
+        if (_mm_movemask_epi8(_mm_cmpgt_epi16(_mm_and_si128(h, magnitude), inf)))
+            for (int k = 0; k < 8; k++)
+                y[i + k] = f16_to_f32(x[i + k]);
+        else
+            _mm256_storeu_ps(y + i, _mm256_cvtph_ps(h));
+    }
+    return i;
+}
+
+static bool have_f16c(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+}
+#else
+static int64_t f16_to_f32_f16c(const gguf_half *x, float *y, int64_t n) { (void)x, (void)y, (void)n; return 0; }
+static bool have_f16c(void) { return false; }
+#endif
+
 void gguf_f16_to_f32_row(const gguf_half *x, float *y, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
+    int64_t i = have_f16c() ? f16_to_f32_f16c(x, y, n) : 0;
+    for (; i < n; i++)
         y[i] = f16_to_f32(x[i]);
 }
 

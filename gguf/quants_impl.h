@@ -81,6 +81,9 @@ void search_affine_x8(int n, int nmax, const float *x, const float *w, uint8_t *
 void search_symmetric_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
                          float *scales);
 
+/* True while gguf_quants_force_scalar(true) is in effect. */
+bool quants_scalar_forced(void);
+
 #define CODEC_FNS(t)                                                          \
     void t##_quantize(const float *x, void *y, int64_t n);                    \
     void t##_quantize_weighted(const float *x, void *y, int64_t n, const float *qw); \

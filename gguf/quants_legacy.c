@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "quants.h"
-#include "quants_impl.h"
+#include "quants_lanes.h"
 
 /* A fused multiply-add rounds once instead of twice and changes bytes.
  * gcc fuses only in GNU mode (-std=gnu11 with an FMA -march), never with
@@ -208,19 +208,69 @@ static inline int round_level_away(float v)
  * ggml). The amax loop keeps ggml's MAX(amax, |x|) form rather than
  * signed_absmax's: identical on finite input, but a NaN propagates the
  * same way ggml's does. */
+/* One q8_0 block the scalar way (the reference for the lane version). */
+static void q8_0_block(const float *x, block_q8_0 *b)
+{
+    float amax = 0.0f;
+    for (int j = 0; j < QK; j++)
+        amax = amax > fabsf(x[j]) ? amax : fabsf(x[j]);
+    const float d = amax / 127.0f;
+    const float id = inverse_or_zero(d);
+    b->d = gguf_f32_to_f16(d);
+    for (int j = 0; j < QK; j++)
+        b->qs[j] = (int8_t)round_level_away(x[j] * id);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* q8_0's arithmetic is element-wise except amax, and a maximum does not
+ * depend on the order it is taken in — unless a NaN is involved, so a block
+ * with a NaN, or one so tiny that 1/d overflows, takes the scalar path. */
+__attribute__((target("avx2"))) static void q8_0_blocks_avx2(const float *x, block_q8_0 *b,
+                                                             int64_t nb)
+{
+    for (int64_t i = 0; i < nb; i++, x += QK) {
+        vf v[4], m = splat(0.0f);
+        vi nan = splat_i(0);
+        for (int k = 0; k < 4; k++) {
+            memcpy(&v[k], x + 8 * k, sizeof v[k]);
+            nan |= v[k] != v[k];
+            vf a = vabs(v[k]);
+            m = sel(a > m, a, m);
+        }
+        float amax = 0.0f;
+        for (int l = 0; l < LANES; l++)
+            amax = amax > m[l] ? amax : m[l];
+        const float d = amax / 127.0f;
+        const float id = inverse_or_zero(d);
+        if (any_lane(nan) || !(id < 1e30f)) {
+            q8_0_block(x, &b[i]);
+            continue;
+        }
+        b[i].d = gguf_f32_to_f16(d);
+        for (int k = 0; k < 4; k++) {
+            vf s = v[k] * id;
+            vi t = __builtin_convertvector(s, vi); /* truncates, as (int) */
+            vf frac = s - to_f(t);
+            /* comparisons are -1 when true: subtract to add one */
+            t = t - (frac >= 0.5f) + (frac <= -0.5f);
+            for (int l = 0; l < LANES; l++)
+                b[i].qs[8 * k + l] = (int8_t)t[l];
+        }
+    }
+}
+#endif
+
 void q8_0_quantize(const float *x, void *y, int64_t n)
 {
     block_q8_0 *b = y;
-    for (int64_t i = 0; i < n / QK; i++, x += QK) {
-        float amax = 0.0f;
-        for (int j = 0; j < QK; j++)
-            amax = amax > fabsf(x[j]) ? amax : fabsf(x[j]);
-        const float d = amax / 127.0f;
-        const float id = inverse_or_zero(d);
-        b[i].d = gguf_f32_to_f16(d);
-        for (int j = 0; j < QK; j++)
-            b[i].qs[j] = (int8_t)round_level_away(x[j] * id);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2") && !quants_scalar_forced()) {
+        q8_0_blocks_avx2(x, b, n / QK);
+        return;
     }
+#endif
+    for (int64_t i = 0; i < n / QK; i++, x += QK)
+        q8_0_block(x, &b[i]);
 }
 
 /* ========================================================================

@@ -167,6 +167,8 @@ static bool force_scalar;
 
 void gguf_quants_force_scalar(bool on) { force_scalar = on; }
 
+bool quants_scalar_forced(void) { return force_scalar; }
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_LANES 1
 #define LANES_TARGET __attribute__((target("avx2")))
