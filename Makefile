@@ -88,6 +88,7 @@ $(BUILD)/libgguf.so: $(LIB_OBJ)
 # OpenMP. Each tool is every .c in its directory, linked against libgguf.a.
 DEPS_quantize   := yaml-0.1:libyaml-dev
 OMP_quantize    := -fopenmp
+DEPS_convert    := yaml-0.1:libyaml-dev zlib:zlib1g-dev
 pkg_names = $(foreach d,$(1),$(word 1,$(subst :, ,$(d))))
 
 define tool_rule
@@ -112,6 +113,11 @@ check-deps-test:
 TEST_OBJS_test_policy := quantize/policy.o quantize/preset.o
 TEST_OBJS_test_recipe := quantize/recipe.o
 TEST_LIBS_test_recipe  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
+TEST_OBJS_test_json   := convert/json.o
+TEST_LIBS_test_json    = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
+TEST_OBJS_test_safetensors := convert/safetensors.o convert/json.o
+TEST_LIBS_test_safetensors  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
+TEST_OBJS_test_spm    := convert/spm.o
 TEST_OBJS_test_emit   := inspect/emit.o inspect/emit_text.o inspect/emit_markdown.o inspect/emit_tree.o
 
 .SECONDEXPANSION:
@@ -152,8 +158,12 @@ build-fuzz/obj/%.o: %.c $(ALL_HDR)
 build-fuzz/libgguf-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
-build-fuzz/%: tests/fuzz/%.c build-fuzz/libgguf-fuzz.a
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libgguf-fuzz.a -lm
+# A harness for a tool's parser compiles that tool's sources too:
+# FUZZ_SRCS_fuzz_NAME lists them, FUZZ_LIBS_fuzz_NAME their libraries.
+FUZZ_SRCS_fuzz_recipe := quantize/recipe.c
+FUZZ_LIBS_fuzz_recipe := -lyaml
+build-fuzz/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) build-fuzz/libgguf-fuzz.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(addprefix -I,$(sort $(dir $(FUZZ_SRCS_$*)))) -o $@ $< $(FUZZ_SRCS_$*) build-fuzz/libgguf-fuzz.a $(FUZZ_LIBS_$*) -lm
 
 # --- install ---------------------------------------------------------------
 DEST := $(DESTDIR)$(PREFIX)

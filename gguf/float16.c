@@ -93,6 +93,7 @@ float gguf_bf16_to_f32(uint16_t h) { return bf16_to_f32(h); }
 uint16_t gguf_f32_to_bf16(float f) { return f32_to_bf16(f); }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 /* Eight at a time with the F16C instruction, which is exact for every
@@ -115,9 +116,12 @@ __attribute__((target("avx2,f16c"))) static int64_t f16_to_f32_f16c(const gguf_h
     return i;
 }
 
+/* F16C is CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports does
+ * not know the name). */
 static bool have_f16c(void)
 {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    unsigned a, b, c, d;
+    return __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
 }
 #else
 static int64_t f16_to_f32_f16c(const gguf_half *x, float *y, int64_t n) { (void)x, (void)y, (void)n; return 0; }

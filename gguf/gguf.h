@@ -116,6 +116,12 @@ uint64_t gguf_n_tensors(const gguf_file *f);
 const gguf_tensor *gguf_tensor_at(const gguf_file *f, uint64_t i);
 const gguf_tensor *gguf_find_tensor(const gguf_file *f, const char *name);
 
+/* Says t's data will not be read again soon: its pages leave the process's
+ * resident memory (a later read maps them in again from the file). Lets a
+ * tool that streams through a model keep its footprint to a few tensors.
+ * Neighbouring bytes sharing a page are dropped too, which is harmless. */
+void gguf_tensor_release(const gguf_tensor *t);
+
 /* Scalar getters on one kv: false when the kv is not exactly that type. */
 bool gguf_kv_u8(const gguf_kv *kv, uint8_t *out);
 bool gguf_kv_i8(const gguf_kv *kv, int8_t *out);

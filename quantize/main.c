@@ -541,9 +541,8 @@ static int write_metadata(gguf_writer *w, const gguf_file *f, const options *o, 
  * ------------------------------------------------------------------------ */
 
 typedef struct buffers {
-    float   *f32;
     uint8_t *out;
-    size_t   f32_cap, out_cap;
+    size_t   out_cap;
 } buffers;
 
 static int reserve(void **p, size_t *cap, size_t need)
@@ -558,49 +557,52 @@ static int reserve(void **p, size_t *cap, size_t need)
     return 0;
 }
 
-/* The source as f32 rows: the mapping itself for f32, else converted. */
-static const float *source_f32(const gguf_tensor *t, buffers *b, int threads)
-{
-    if (t->type == GGML_T_F32)
-        return (const float *)t->data;
-    int64_t n0 = t->ne[0], rows = t->ne[0] ? t->n_elements / t->ne[0] : 0;
-    uint64_t row;
-    if (ggml_row_size(t->type, n0, &row))
-        return NULL;
-    if (reserve((void **)&b->f32, &b->f32_cap, (size_t)t->n_elements * sizeof(float)))
-        return NULL;
-    float *dst = b->f32;
-    #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t r = 0; r < rows; r++)
-        gguf_dequantize_row(t->type, t->data + (uint64_t)r * row, dst + r * n0, n0);
-    return dst;
-}
-
 /* Quantizes all rows of one tensor (experts slice by slice, each with its
- * own importance weights) into b->out. */
+ * own importance weights) into b->out. Work goes out in chunks of rows
+ * (llama.cpp's 32×512-element units); each thread turns its chunk of the
+ * source into f32 in a small buffer of its own, so the f32 form of a tensor
+ * never exists whole and the data crosses memory once. */
 static int convert_tensor(const plan_item *it, buffers *b, int threads)
 {
     const gguf_tensor *t = it->t;
-    const float *src = source_f32(t, b, threads);
-    if (!src || reserve((void **)&b->out, &b->out_cap, (size_t)it->nbytes))
+    if (reserve((void **)&b->out, &b->out_cap, (size_t)it->nbytes))
         return -1;
     int64_t n0 = t->ne[0], rows_per_slice = t->ne[1], slices = t->ne[2] * t->ne[3];
-    uint64_t row;
+    uint64_t row, src_row;
     ggml_row_size(it->type, n0, &row);
-    /* chunks of rows, like llama.cpp's 32×512-element work units */
+    ggml_row_size(t->type, n0, &src_row);
     int64_t chunk = n0 >= 16384 ? 1 : (16384 + n0 - 1) / n0;
-    for (int64_t s = 0; s < slices; s++) {
-        const float *w = it->imatrix ? it->imatrix + (s % t->ne[2]) * n0 : NULL;
-        const float *x = src + s * rows_per_slice * n0;
-        uint8_t *y = b->out + (uint64_t)(s * rows_per_slice) * row;
-        int64_t nchunks = (rows_per_slice + chunk - 1) / chunk;
-        #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int64_t c = 0; c < nchunks; c++) {
-            int64_t r0 = c * chunk, nr = rows_per_slice - r0 < chunk ? rows_per_slice - r0 : chunk;
-            gguf_quantize_rows(it->type, x + r0 * n0, y + (uint64_t)r0 * row, nr, n0, w);
+    int failed = 0;
+    #pragma omp parallel num_threads(threads)
+    {
+        float *tmp = t->type == GGML_T_F32 ? NULL : malloc((size_t)(chunk * n0) * sizeof(float));
+        if (t->type != GGML_T_F32 && !tmp) {
+            #pragma omp atomic write
+            failed = 1;
         }
+        for (int64_t s = 0; s < slices; s++) {
+            const float *w = it->imatrix ? it->imatrix + (s % t->ne[2]) * n0 : NULL;
+            const uint8_t *x = t->data + (uint64_t)(s * rows_per_slice) * src_row;
+            uint8_t *y = b->out + (uint64_t)(s * rows_per_slice) * row;
+            int64_t nchunks = (rows_per_slice + chunk - 1) / chunk;
+            #pragma omp for schedule(dynamic, 1)
+            for (int64_t c = 0; c < nchunks; c++) {
+                int64_t r0 = c * chunk, nr = rows_per_slice - r0 < chunk ? rows_per_slice - r0 : chunk;
+                const uint8_t *xs = x + (uint64_t)r0 * src_row;
+                const float *f = (const float *)xs;
+                if (t->type != GGML_T_F32) {
+                    if (!tmp)
+                        continue; /* out of memory, reported below */
+                    for (int64_t r = 0; r < nr; r++)
+                        gguf_dequantize_row(t->type, xs + (uint64_t)r * src_row, tmp + r * n0, n0);
+                    f = tmp;
+                }
+                gguf_quantize_rows(it->type, f, y + (uint64_t)r0 * row, nr, n0, w);
+            }
+        }
+        free(tmp);
     }
-    return 0;
+    return failed ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -695,6 +697,8 @@ static int run(const options *o)
             goto done;
         }
         progress_add(&bar, it->t->nbytes);
+        /* done with this tensor: keep the footprint to the tensors in flight */
+        gguf_tensor_release(it->t);
     }
     progress_end(&bar);
     if (gguf_writer_finish(w, &err)) {
@@ -715,7 +719,6 @@ static int run(const options *o)
     status = 0;
 done:
     gguf_writer_free(w);
-    free(b.f32);
     free(b.out);
     free_plan(&p);
     gguf_close(f);

@@ -169,26 +169,41 @@ static int walk(recipe *r, yaml_document_t *d, gguf_error *err)
     return 0;
 }
 
+/* Loads one YAML document from an initialized parser and walks it. */
+static int load(recipe *r, yaml_parser_t *p, gguf_error *err)
+{
+    yaml_document_t d;
+    if (!yaml_parser_load(p, &d))
+        return gguf_error_set(err, "line %zu: %s", p->problem_mark.line + 1,
+                              p->problem ? p->problem : "YAML syntax error");
+    int rc = walk(r, &d, err);
+    yaml_document_delete(&d);
+    return rc;
+}
+
+int recipe_parse_yaml(recipe *r, const char *data, size_t len, gguf_error *err)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p))
+        return gguf_error_set(err, "out of memory");
+    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    int rc = load(r, &p, err);
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 int recipe_load_yaml(recipe *r, const char *path, gguf_error *err)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return gguf_error_set(err, "cannot open: %s", strerror(errno));
     yaml_parser_t p;
-    yaml_document_t d;
-    int rc = -1;
     if (!yaml_parser_initialize(&p)) {
         fclose(fp);
         return gguf_error_set(err, "out of memory");
     }
     yaml_parser_set_input_file(&p, fp);
-    if (!yaml_parser_load(&p, &d)) {
-        gguf_error_set(err, "line %zu: %s", p.problem_mark.line + 1,
-                       p.problem ? p.problem : "YAML syntax error");
-    } else {
-        rc = walk(r, &d, err);
-        yaml_document_delete(&d);
-    }
+    int rc = load(r, &p, err);
     yaml_parser_delete(&p);
     fclose(fp);
     return rc;

@@ -11,6 +11,7 @@
 
 #include <regex.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -37,6 +38,10 @@ int recipe_add_rule_arg(recipe *r, const char *arg, gguf_error *err);
 
 /* Reads a YAML recipe file and appends its rules. 0, or -1 with err. */
 int recipe_load_yaml(recipe *r, const char *path, gguf_error *err);
+
+/* The same from memory (for tests and the fuzzer). Errors name the line;
+ * the caller names the source. */
+int recipe_parse_yaml(recipe *r, const char *data, size_t len, gguf_error *err);
 
 /* Type for a tensor name, or -1 when no pattern matches. */
 int recipe_match(const recipe *r, const char *name);

@@ -36,7 +36,9 @@ if need_fixture reference/quantize "quantize manifests"; then
                 # needs the F32 conversion of hf/, made by gguf-convert
                 if [ ! -x "$BIN/gguf-convert" ]; then skip "$name" "needs gguf-convert for the F32 input"; continue; fi
                 input=$TMP/wp-llama-5m-f32.gguf
-                [ -f "$input" ] || "$BIN/gguf-convert" "$FIX/models/wp-llama-5m/hf" --outtype f32 -o "$input" >/dev/null 2>&1
+                if [ ! -f "$input" ] && ! "$BIN/gguf-convert" -q "$FIX/models/wp-llama-5m/hf" --outtype f32 -o "$input" >"$TMP/c.log" 2>&1; then
+                    fail "$name" "gguf-convert failed on models/wp-llama-5m/hf: $(tail -1 "$TMP/c.log")"; continue
+                fi
                 ;;
         esac
         out=$TMP/$name.gguf
