@@ -120,8 +120,16 @@ __attribute__((target("avx2,f16c"))) static int64_t f16_to_f32_f16c(const gguf_h
  * not know the name). */
 static bool have_f16c(void)
 {
-    unsigned a, b, c, d;
-    return __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+    /* cpuid traps to the hypervisor in a VM: ask once (a race only ever
+     * stores the same answer) */
+    static int cached = -1;
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        unsigned a, b, c, d;
+        v = __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v;
 }
 #else
 static int64_t f16_to_f32_f16c(const gguf_half *x, float *y, int64_t n) { (void)x, (void)y, (void)n; return 0; }
