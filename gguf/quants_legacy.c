@@ -253,8 +253,9 @@ __attribute__((target("avx2"))) static void q8_0_blocks_avx2(const float *x, blo
             vf frac = s - to_f(t);
             /* comparisons are -1 when true: subtract to add one */
             t = t - (frac >= 0.5f) + (frac <= -0.5f);
-            for (int l = 0; l < LANES; l++)
-                b[i].qs[8 * k + l] = (int8_t)t[l];
+            typedef int8_t v8c __attribute__((vector_size(LANES)));
+            v8c q = __builtin_convertvector(t, v8c); /* |t| ≤ 128: no wrap */
+            memcpy(b[i].qs + 8 * k, &q, sizeof q);
         }
     }
 }
