@@ -162,6 +162,11 @@ build-fuzz/libgguf-fuzz.a: $(FUZZ_OBJ)
 # FUZZ_SRCS_fuzz_NAME lists them, FUZZ_LIBS_fuzz_NAME their libraries.
 FUZZ_SRCS_fuzz_recipe := quantize/recipe.c
 FUZZ_LIBS_fuzz_recipe := -lyaml
+FUZZ_SRCS_fuzz_json   := convert/json.c
+FUZZ_LIBS_fuzz_json   := -lyaml
+FUZZ_SRCS_fuzz_safetensors := convert/safetensors.c convert/json.c
+FUZZ_LIBS_fuzz_safetensors := -lyaml
+FUZZ_SRCS_fuzz_spm    := convert/spm.c
 build-fuzz/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) build-fuzz/libgguf-fuzz.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(addprefix -I,$(sort $(dir $(FUZZ_SRCS_$*)))) -o $@ $< $(FUZZ_SRCS_$*) build-fuzz/libgguf-fuzz.a $(FUZZ_LIBS_$*) -lm
 

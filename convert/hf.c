@@ -1,0 +1,705 @@
+/*
+ * hf.c — Hugging Face model folders (see hf.h).
+ *
+ * What llama.cpp's convert_hf_to_gguf.py (c392e50) does, in C: the weight
+ * files are every model*.safetensors in the folder in name order (an index
+ * file only checks that each tensor it names is present), tensors come in
+ * header order after any generated ones, and the vocabulary and special
+ * tokens come from tokenizer.model, added_tokens.json, tokenizer_config.json
+ * and config.json by its rules.
+ */
+#include "hf.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "json.h"
+#include "names.h"
+#include "safetensors.h"
+#include "spm.h"
+
+typedef struct hf_state {
+    char       *dir;
+    json_value *config, *tok_config, *tokenizer_json;
+    st_file    *shards;
+    int         n_shards;
+    /* vocabulary as llama.cpp builds it */
+    char      **tokens;
+    size_t     *token_lens;
+    float      *scores;
+    int32_t    *types;
+    int64_t     n_vocab;
+} hf_state;
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void join(char *out, size_t size, const char *dir, const char *name)
+{
+    snprintf(out, size, "%s/%s", dir, name);
+}
+
+/* Loads DIR/name as JSON; NULL (no error) when absent, unless required. */
+static int load_json(hf_state *s, const char *name, bool required, json_value **out,
+                     gguf_error *err)
+{
+    char path[4096];
+    join(path, sizeof path, s->dir, name);
+    *out = NULL;
+    if (!file_exists(path))
+        return required ? gguf_error_set(err, "%s: not found", name) : 0;
+    if (!(*out = json_load_file(path, err))) {
+        gguf_error_prefix(err, "%s: ", name);
+        return -1;
+    }
+    return 0;
+}
+
+static const json_value *hparam(const hf_state *s, const char *const *keys)
+{
+    for (int i = 0; keys[i]; i++) {
+        const json_value *v = json_get(s->config, keys[i]);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+static int hparam_u32(const hf_state *s, const char *key, uint32_t *out, gguf_error *err)
+{
+    int64_t v;
+    if (!json_int(json_get(s->config, key), &v) || v < 0 || v > UINT32_MAX)
+        return gguf_error_set(err, "config.json: '%s' missing or not a count", key);
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Weights
+ * ------------------------------------------------------------------------ */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* model*.safetensors in name order (llama.cpp's get_model_part_names). */
+static int list_parts(const char *dir, char ***names, int *n, gguf_error *err)
+{
+    *names = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return gguf_error_set(err, "cannot read the folder");
+    struct dirent *e;
+    int cap = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "model", 5) || len < 12 || strcmp(e->d_name + len - 12, ".safetensors"))
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **p = realloc(*names, (size_t)cap * sizeof *p);
+            if (!p)
+                break;
+            *names = p;
+        }
+        if (!((*names)[*n] = strdup(e->d_name)))
+            break;
+        (*n)++;
+    }
+    closedir(d);
+    if (*n > 0)
+        qsort(*names, (size_t)*n, sizeof **names, cmp_str);
+    return 0;
+}
+
+/* With an index: every tensor of its weight_map must be in some shard. */
+static int check_index(hf_state *s, gguf_error *err)
+{
+    json_value *index;
+    if (load_json(s, "model.safetensors.index.json", false, &index, err))
+        return -1;
+    if (!index)
+        return 0;
+    const json_value *map = json_get(index, "weight_map");
+    int rc = 0;
+    if (!map || map->type != JSON_OBJECT) {
+        rc = gguf_error_set(err, "model.safetensors.index.json: no weight_map object");
+    } else {
+        for (size_t i = 0; i < map->n && rc == 0; i++) {
+            bool found = false;
+            for (int k = 0; k < s->n_shards && !found; k++)
+                for (size_t t = 0; t < s->shards[k].n && !found; t++)
+                    found = !strcmp(s->shards[k].tensors[t].name, map->keys[i]);
+            if (!found) {
+                const char *file = json_str(map->items[i]);
+                char path[4096];
+                join(path, sizeof path, s->dir, file ? file : "?");
+                rc = gguf_error_set(err, "model.safetensors.index.json: tensor '%s' is in %s, %s",
+                                    map->keys[i], file ? file : "(no file)",
+                                    file && !file_exists(path) ? "which is missing"
+                                                               : "which does not hold it");
+            }
+        }
+    }
+    json_free(index);
+    return rc;
+}
+
+static int src_dtype(const char *dtype)
+{
+    return !strcmp(dtype, "F32") ? SRC_F32 : !strcmp(dtype, "F16") ? SRC_F16
+         : !strcmp(dtype, "BF16") ? SRC_BF16 : -1;
+}
+
+/* llama3 rope scaling: one factor per rotary frequency (llama.cpp's
+ * generate_extra_tensors, in float). */
+static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_error *err)
+{
+    double base = 10000.0, factor = 8.0, lo = 1.0, hi = 4.0, old = 8192.0, x;
+    int64_t hidden, heads, dim;
+    if (json_num(json_get(s->config, "rope_theta"), &x))
+        base = x;
+    if (json_num(json_get(rs, "factor"), &x))
+        factor = x;
+    if (json_num(json_get(rs, "low_freq_factor"), &x))
+        lo = x;
+    if (json_num(json_get(rs, "high_freq_factor"), &x))
+        hi = x;
+    if (json_num(json_get(s->config, "original_max_position_embeddings"), &x) ||
+        json_num(json_get(rs, "original_max_position_embeddings"), &x))
+        old = x;
+    if (!json_int(json_get(s->config, "head_dim"), &dim)) {
+        if (!json_int(json_get(s->config, "hidden_size"), &hidden) ||
+            !json_int(json_get(s->config, "num_attention_heads"), &heads) || heads <= 0)
+            return gguf_error_set(err, "config.json: rope_scaling needs hidden_size and "
+                                  "num_attention_heads");
+        dim = hidden / heads;
+    }
+    if (dim <= 0 || dim > 65536 || dim % 2 || lo == hi)
+        return gguf_error_set(err, "config.json: bad llama3 rope_scaling parameters");
+    float *f = malloc((size_t)(dim / 2) * sizeof *f);
+    if (!f)
+        return gguf_error_set(err, "out of memory");
+    const float lo_wl = (float)(old / lo), hi_wl = (float)(old / hi);
+    for (int64_t i = 0; i < dim / 2; i++) {
+        float freq = 1.0f / powf((float)base, (float)(2 * i) / (float)dim);
+        float wavelen = (float)(2 * M_PI) / freq;
+        if (wavelen < hi_wl) {
+            f[i] = 1.0f;
+        } else if (wavelen > lo_wl) {
+            f[i] = (float)factor;
+        } else {
+            float smooth = ((float)old / wavelen - (float)lo) / (float)(hi - lo);
+            f[i] = 1.0f / ((1.0f - smooth) / (float)factor + smooth);
+        }
+    }
+    int64_t ne = dim / 2;
+    src_tensor *t = src_add_tensor(m, GGUF_T_ROPE_FREQS, SRC_F32, 1, &ne, f);
+    if (!t) {
+        free(f);
+        return gguf_error_set(err, "out of memory");
+    }
+    t->owned = f;
+    return 0;
+}
+
+static int load_weights(src_model *m, hf_state *s, gguf_error *err)
+{
+    char **parts = NULL;
+    int n_parts = 0;
+    if (list_parts(s->dir, &parts, &n_parts, err))
+        return -1;
+    int rc = 0;
+    if (n_parts == 0) {
+        char bin[4096];
+        join(bin, sizeof bin, s->dir, "pytorch_model.bin");
+        rc = gguf_error_set(err, file_exists(bin) ? "pytorch_model.bin checkpoints are not "
+                                                    "supported yet (only *.safetensors)"
+                                                  : "no model*.safetensors weights found");
+    }
+    if (!rc && !(s->shards = calloc((size_t)n_parts, sizeof *s->shards)))
+        rc = gguf_error_set(err, "out of memory");
+    for (int i = 0; i < n_parts && !rc; i++) {
+        char path[4096];
+        join(path, sizeof path, s->dir, parts[i]);
+        if (st_open(path, &s->shards[i], err)) {
+            gguf_error_prefix(err, "%s: ", parts[i]);
+            rc = -1;
+        } else {
+            s->n_shards++;
+        }
+    }
+    for (int i = 0; i < n_parts; i++)
+        free(parts[i]);
+    free(parts);
+    if (rc || check_index(s, err))
+        return -1;
+
+    const json_value *rs = json_get(s->config, "rope_scaling");
+    const char *rope_type = json_str(json_get(rs, "rope_type"));
+    if (m->arch->llama3_rope && rope_type && !strcasecmp(rope_type, "llama3") &&
+        add_rope_freqs(m, s, rs, err))
+        return -1;
+
+    for (int k = 0; k < s->n_shards; k++) {
+        for (size_t i = 0; i < s->shards[k].n; i++) {
+            const st_tensor *st = &s->shards[k].tensors[i];
+            char name[256];
+            enum permute_kind perm;
+            int block;
+            int r = arch_map_name(m->arch, st->name, name, sizeof name, &perm, &block);
+            if (r == 0)
+                continue;
+            if (r < 0)
+                return gguf_error_set(err, "tensor '%s': no %s tensor of that name (cannot map it)",
+                                      st->name, m->arch->gguf_arch);
+            int dt = src_dtype(st->dtype);
+            if (dt < 0)
+                return gguf_error_set(err, "tensor '%s': unsupported dtype %s (F32, F16, BF16)",
+                                      st->name, st->dtype);
+            if (st->n_dims < 1 || st->n_dims > 4)
+                return gguf_error_set(err, "tensor '%s': %d dimensions (1 to 4 supported)",
+                                      st->name, st->n_dims);
+            int64_t ne[4];
+            for (int d = 0; d < st->n_dims; d++)
+                ne[d] = st->shape[st->n_dims - 1 - d];
+            src_tensor *t = src_add_tensor(m, name, dt, st->n_dims, ne, st->data);
+            if (!t)
+                return gguf_error_set(err, "out of memory");
+            t->permute = (uint8_t)perm;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Vocabulary
+ * ------------------------------------------------------------------------ */
+
+static int set_token(hf_state *s, int64_t id, const char *text, size_t len)
+{
+    char *t = malloc(len + 1);
+    if (!t)
+        return -1;
+    memcpy(t, text, len);
+    t[len] = 0;
+    free(s->tokens[id]);
+    s->tokens[id] = t;
+    s->token_lens[id] = len;
+    return 0;
+}
+
+static bool looks_special(const char *t)
+{
+    size_t n = strlen(t);
+    return !strcmp(t, "<pad>") || !strcmp(t, "<mask>") || !strcmp(t, "<2mass>") ||
+           !strcmp(t, "[@BOS@]") ||
+           (n >= 4 && !strncmp(t, "<|", 2) && !strcmp(t + n - 2, "|>")) ||
+           (n >= 8 && !strncmp(t, "<\xef\xbd\x9c", 4) && !strcmp(t + n - 4, "\xef\xbd\x9c>"));
+}
+
+/* Replaces every U+2581 (the SentencePiece space) by ' '. */
+static size_t unescape_spaces(char *t)
+{
+    char *w = t;
+    for (const char *r = t; *r;) {
+        if (!strncmp(r, "\xe2\x96\x81", 3)) {
+            *w++ = ' ';
+            r += 3;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = 0;
+    return (size_t)(w - t);
+}
+
+static int load_vocab(hf_state *s, gguf_error *err)
+{
+    char path[4096];
+    join(path, sizeof path, s->dir, "tokenizer.model");
+    if (!file_exists(path))
+        return gguf_error_set(err, "tokenizer.model: not found (tokenizer.json vocabularies are "
+                              "not supported yet)");
+    spm_model spm;
+    if (spm_load(path, &spm, err)) {
+        gguf_error_prefix(err, "tokenizer.model: ");
+        return -1;
+    }
+    int64_t n = (int64_t)spm.n;
+    int rc = 0;
+    if (json_get(s->config, "vocab_size") && !json_int(json_get(s->config, "vocab_size"), &n))
+        rc = gguf_error_set(err, "config.json: vocab_size is not a count");
+    else if (n < (int64_t)spm.n || n > 16 * 1024 * 1024)
+        rc = gguf_error_set(err, "config.json: vocab_size %" PRId64 " but tokenizer.model has %zu "
+                            "pieces", n, spm.n);
+    if (rc) {
+        spm_free(&spm);
+        return -1;
+    }
+    s->n_vocab = n;
+    s->tokens = calloc((size_t)n, sizeof *s->tokens);
+    s->token_lens = calloc((size_t)n, sizeof *s->token_lens);
+    s->scores = calloc((size_t)n, sizeof *s->scores);
+    s->types = calloc((size_t)n, sizeof *s->types);
+    if (!s->tokens || !s->token_lens || !s->scores || !s->types) {
+        spm_free(&spm);
+        return gguf_error_set(err, "out of memory");
+    }
+    for (int64_t i = 0; i < n && !rc; i++) {
+        if (i < (int64_t)spm.n) {
+            const spm_piece *p = &spm.pieces[i];
+            /* llama.cpp asks IsUnknown, IsControl, IsUnused, IsByte: a
+             * user-defined piece stays normal */
+            int t = p->type;
+            rc = set_token(s, i, p->text, p->len);
+            s->scores[i] = p->score;
+            s->types[i] = t == SPM_UNKNOWN ? GGUF_TOKEN_UNKNOWN : t == SPM_CONTROL ? GGUF_TOKEN_CONTROL
+                        : t == SPM_UNUSED ? GGUF_TOKEN_UNUSED : t == SPM_BYTE ? GGUF_TOKEN_BYTE
+                        : GGUF_TOKEN_NORMAL;
+        } else {
+            char pad[32];
+            int len = snprintf(pad, sizeof pad, "[PAD%" PRId64 "]", i);
+            rc = set_token(s, i, pad, (size_t)len);
+            s->scores[i] = -10000.0f;
+            s->types[i] = GGUF_TOKEN_UNUSED;
+        }
+    }
+    spm_free(&spm);
+    if (rc)
+        return gguf_error_set(err, "out of memory");
+
+    /* added_tokens.json: {"text": id} */
+    json_value *added;
+    if (load_json(s, "added_tokens.json", false, &added, err))
+        return -1;
+    for (size_t i = 0; added && added->type == JSON_OBJECT && i < added->n; i++) {
+        int64_t id;
+        if (!json_int(added->items[i], &id) || id < 0 || id >= n)
+            continue; /* llama.cpp skips ids out of range */
+        if (set_token(s, id, added->keys[i], strlen(added->keys[i]))) {
+            json_free(added);
+            return gguf_error_set(err, "out of memory");
+        }
+        s->scores[id] = -1000.0f;
+        s->types[id] = GGUF_TOKEN_USER_DEFINED;
+    }
+    json_free(added);
+
+    /* tokenizer_config.json added_tokens_decoder: {"id": {"content", "special"}} */
+    const json_value *dec = json_get(s->tok_config, "added_tokens_decoder");
+    for (size_t i = 0; dec && dec->type == JSON_OBJECT && i < dec->n; i++) {
+        char *end;
+        long long id = strtoll(dec->keys[i], &end, 10);
+        const json_value *d = dec->items[i];
+        const char *content = json_str(json_get(d, "content"));
+        if (*end || id < 0 || id >= n)
+            return gguf_error_set(err, "tokenizer_config.json line %zu: added token id '%s' is "
+                                  "outside the vocabulary of %" PRId64, d->line, dec->keys[i], n);
+        if (!content)
+            return gguf_error_set(err, "tokenizer_config.json line %zu: added token %lld has no "
+                                  "content", d->line, id);
+        const json_value *special = json_get(d, "special");
+        char *text = strdup(content);
+        if (!text)
+            return gguf_error_set(err, "out of memory");
+        size_t len = strlen(text);
+        if ((special && special->type == JSON_BOOL && special->b) || looks_special(text)) {
+            s->types[id] = GGUF_TOKEN_CONTROL;
+        } else {
+            len = unescape_spaces(text);
+            s->types[id] = GGUF_TOKEN_USER_DEFINED;
+        }
+        s->scores[id] = -1000.0f;
+        rc = set_token(s, id, text, len);
+        free(text);
+        if (rc)
+            return gguf_error_set(err, "out of memory");
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Metadata
+ * ------------------------------------------------------------------------ */
+
+static int put_hparam(gguf_writer *w, const char *arch, const hparam_rule *r, const json_value *v,
+                      gguf_error *err)
+{
+    char key[128];
+    snprintf(key, sizeof key, r->gguf, arch);
+    if (r->kind == HP_U32) {
+        int64_t x;
+        if (!json_int(v, &x) || x < 0 || x > UINT32_MAX)
+            return gguf_error_set(err, "config.json line %zu: %s is not a count", v->line, r->keys[0]);
+        return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
+    }
+    double x;
+    if (!json_num(v, &x))
+        return gguf_error_set(err, "config.json line %zu: %s is not a number", v->line, r->keys[0]);
+    return gguf_writer_set_f32(w, key, (float)x) ? gguf_error_set(err, "out of memory") : 0;
+}
+
+/* SpecialVocab: ids from tokenizer_config.json's *_token strings looked up
+ * in tokenizer.json's added_tokens, then config.json's *_token_id; the
+ * first source to give a valid id wins. */
+static const struct {
+    const char *typ, *key;
+} special_tokens[] = {
+    { "bos", GGUF_KEY_TOK_BOS }, { "eos", GGUF_KEY_TOK_EOS },
+    { "unk", GGUF_KEY_TOK_UNK }, { "sep", "tokenizer.ggml.seperator_token_id" },
+    { "pad", GGUF_KEY_TOK_PAD }, { "cls", "tokenizer.ggml.cls_token_id" },
+    { "mask", "tokenizer.ggml.mask_token_id" },
+};
+#define N_SPECIAL (sizeof special_tokens / sizeof *special_tokens)
+
+static int write_special(hf_state *s, gguf_writer *w, gguf_error *err)
+{
+    int64_t ids[N_SPECIAL];
+    int order[2 * N_SPECIAL], n_order = 0;
+    for (size_t t = 0; t < N_SPECIAL; t++)
+        ids[t] = -1;
+    const json_value *added = json_get(s->tokenizer_json, "added_tokens");
+    /* pass 0: tokenizer_config + tokenizer.json; pass 1: config.json */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t t = 0; t < N_SPECIAL; t++) {
+            char key[32];
+            int64_t id = -1;
+            bool have = false;
+            if (pass == 0) {
+                snprintf(key, sizeof key, "%s_token", special_tokens[t].typ);
+                const json_value *e = json_get(s->tok_config, key);
+                const char *content = json_str(e) ? json_str(e) : json_str(json_get(e, "content"));
+                for (size_t a = 0; content && added && added->type == JSON_ARRAY && a < added->n; a++)
+                    if (json_str(json_get(added->items[a], "content")) &&
+                        !strcmp(json_str(json_get(added->items[a], "content")), content)) {
+                        have = json_int(json_get(added->items[a], "id"), &id);
+                        break;
+                    }
+            } else {
+                snprintf(key, sizeof key, "%s_token_id", special_tokens[t].typ);
+                have = json_int(json_get(s->config, key), &id);
+            }
+            if (!have)
+                continue;
+            if (id < 0)
+                return gguf_error_set(err, "invalid id %" PRId64 " for special token %s", id,
+                                      special_tokens[t].typ);
+            if (id < s->n_vocab && ids[t] < 0) {
+                ids[t] = id;
+                order[n_order++] = (int)t;
+            }
+        }
+    }
+    for (int i = 0; i < n_order; i++)
+        if (gguf_writer_set_u32(w, special_tokens[order[i]].key, (uint32_t)ids[order[i]]))
+            return gguf_error_set(err, "out of memory");
+    static const struct { const char *cfg, *key; } add[] = {
+        { "add_bos_token", GGUF_KEY_TOK_ADD_BOS }, { "add_eos_token", GGUF_KEY_TOK_ADD_EOS },
+    };
+    for (size_t i = 0; i < 2; i++) {
+        const json_value *v = json_get(s->tok_config, add[i].cfg);
+        if (v && v->type == JSON_BOOL && gguf_writer_set_bool(w, add[i].key, v->b))
+            return gguf_error_set(err, "out of memory");
+    }
+    const char *tmpl = json_str(json_get(s->tok_config, "chat_template"));
+    if (tmpl && gguf_writer_set_str(w, GGUF_KEY_CHAT_TEMPLATE, tmpl))
+        return gguf_error_set(err, "out of memory");
+    return 0;
+}
+
+static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err)
+{
+    hf_state *s = m->reader;
+    const char *arch = m->arch->gguf_arch;
+    char key[128];
+    static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
+                                              "num_layers", NULL };
+    const json_value *v = hparam(s, layer_keys);
+    snprintf(key, sizeof key, GGUF_KEY_BLOCK_COUNT, arch);
+    int64_t x;
+    if (!json_int(v, &x) || x <= 0 || x > 100000)
+        return gguf_error_set(err, "config.json: the layer count (num_hidden_layers) is missing");
+    if (gguf_writer_set_u32(w, key, (uint32_t)x))
+        return gguf_error_set(err, "out of memory");
+    for (const hparam_rule *r = arch_base_hparams; r->gguf; r++) {
+        const json_value *hv = hparam(s, r->keys);
+        if (!hv) {
+            if (r->required)
+                return gguf_error_set(err, "config.json: required '%s' is missing", r->keys[0]);
+            continue;
+        }
+        if (put_hparam(w, arch, r, hv, err))
+            return -1;
+    }
+    if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
+        return gguf_error_set(err, "out of memory");
+    if (m->arch->rope_dim_key) {
+        uint32_t vocab, hidden, heads, rope_dim;
+        if (hparam_u32(s, "vocab_size", &vocab, err))
+            return -1;
+        snprintf(key, sizeof key, GGUF_KEY_VOCAB_SIZE, arch);
+        if (gguf_writer_set_u32(w, key, vocab))
+            return gguf_error_set(err, "out of memory");
+        if (json_get(s->config, "head_dim")) {
+            if (hparam_u32(s, "head_dim", &rope_dim, err))
+                return -1;
+        } else {
+            if (hparam_u32(s, "hidden_size", &hidden, err) ||
+                hparam_u32(s, "num_attention_heads", &heads, err))
+                return -1;
+            if (!heads)
+                return gguf_error_set(err, "config.json: num_attention_heads is 0");
+            rope_dim = hidden / heads;
+        }
+        snprintf(key, sizeof key, GGUF_KEY_ROPE_DIM_COUNT, arch);
+        if (gguf_writer_set_u32(w, key, rope_dim))
+            return gguf_error_set(err, "out of memory");
+        const json_value *rs = json_get(s->config, "rope_scaling");
+        const char *type = json_str(json_get(rs, "type"));
+        double factor;
+        if (type && !strcmp(type, "linear") && json_num(json_get(rs, "factor"), &factor)) {
+            char k2[128];
+            snprintf(key, sizeof key, "%s.rope.scaling.type", arch);
+            snprintf(k2, sizeof k2, "%s.rope.scaling.factor", arch);
+            if (gguf_writer_set_str(w, key, "linear") || gguf_writer_set_f32(w, k2, (float)factor))
+                return gguf_error_set(err, "out of memory");
+        }
+    }
+    /* the vocabulary */
+    if (gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, "llama") ||
+        gguf_writer_set_str(w, GGUF_KEY_TOK_PRE, "default"))
+        return gguf_error_set(err, "out of memory");
+    gguf_str *strs = malloc((size_t)s->n_vocab * sizeof *strs);
+    if (!strs)
+        return gguf_error_set(err, "out of memory");
+    for (int64_t i = 0; i < s->n_vocab; i++)
+        strs[i] = (gguf_str){ s->tokens[i], s->token_lens[i] };
+    const char **ptrs = malloc((size_t)s->n_vocab * sizeof *ptrs);
+    uint64_t *lens = malloc((size_t)s->n_vocab * sizeof *lens);
+    int bad = !ptrs || !lens;
+    for (int64_t i = 0; !bad && i < s->n_vocab; i++) {
+        ptrs[i] = s->tokens[i];
+        lens[i] = s->token_lens[i];
+    }
+    bad = bad || gguf_writer_set_str_array(w, GGUF_KEY_TOK_TOKENS, ptrs, lens, (uint64_t)s->n_vocab) ||
+          gguf_writer_set_array(w, GGUF_KEY_TOK_SCORES, GGUF_VT_F32, s->scores, (uint64_t)s->n_vocab) ||
+          gguf_writer_set_array(w, GGUF_KEY_TOK_TYPES, GGUF_VT_I32, s->types, (uint64_t)s->n_vocab);
+    free(strs);
+    free(ptrs);
+    free(lens);
+    if (bad)
+        return gguf_error_set(err, "out of memory");
+    if (write_special(s, w, err))
+        return -1;
+    const json_value *aps = json_get(s->tok_config, "add_prefix_space");
+    if (aps && aps->type == JSON_BOOL && gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", aps->b))
+        return gguf_error_set(err, "out of memory");
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Open / close
+ * ------------------------------------------------------------------------ */
+
+static void hf_close(src_model *m)
+{
+    hf_state *s = m->reader;
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_shards; i++)
+        st_close(&s->shards[i]);
+    free(s->shards);
+    for (int64_t i = 0; s->tokens && i < s->n_vocab; i++)
+        free(s->tokens[i]);
+    free(s->tokens);
+    free(s->token_lens);
+    free(s->scores);
+    free(s->types);
+    json_free(s->config);
+    json_free(s->tok_config);
+    json_free(s->tokenizer_json);
+    free(s->dir);
+    free(s);
+    m->reader = NULL;
+}
+
+/* "hf" → "Hf": llama.cpp names a model after its folder when nothing else
+ * names it. */
+static char *default_name(const char *dir)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    const char *base = dir;
+    for (size_t i = 0; i < len; i++)
+        if (dir[i] == '/' && i + 1 < len)
+            base = dir + i + 1;
+    char *name = strndup(base, len - (size_t)(base - dir));
+    if (name && name[0] >= 'a' && name[0] <= 'z')
+        name[0] = (char)(name[0] - 'a' + 'A');
+    return name;
+}
+
+int hf_open(const char *dir, src_model *m, gguf_error *err)
+{
+    memset(m, 0, sizeof *m);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return gguf_error_set(err, "not a model folder (expected a directory with config.json)");
+    hf_state *s = calloc(1, sizeof *s);
+    if (!s || !(s->dir = strdup(dir))) {
+        free(s);
+        return gguf_error_set(err, "out of memory");
+    }
+    m->reader = s;
+    m->close = hf_close;
+    m->write_metadata = hf_write_metadata;
+    m->path = dir;
+    if (load_json(s, "config.json", true, &s->config, err) ||
+        load_json(s, "tokenizer_config.json", false, &s->tok_config, err) ||
+        load_json(s, "tokenizer.json", false, &s->tokenizer_json, err))
+        goto fail;
+    if (s->config->type != JSON_OBJECT) {
+        gguf_error_set(err, "config.json: not a JSON object");
+        goto fail;
+    }
+    const json_value *archs = json_get(s->config, "architectures");
+    const char *hf_arch = archs && archs->type == JSON_ARRAY && archs->n ? json_str(archs->items[0]) : NULL;
+    if (!hf_arch) {
+        gguf_error_set(err, "config.json: no \"architectures\" entry (supported: %s)",
+                       arch_supported_list());
+        goto fail;
+    }
+    if (!(m->arch = arch_find(hf_arch))) {
+        gguf_error_set(err, "config.json: architecture %s is not supported (supported: %s)",
+                       hf_arch, arch_supported_list());
+        goto fail;
+    }
+    if (hparam_u32(s, "num_attention_heads", &m->n_head, err))
+        goto fail;
+    if (json_get(s->config, "num_key_value_heads") &&
+        hparam_u32(s, "num_key_value_heads", &m->n_head_kv, err))
+        goto fail;
+    if (!(m->name = default_name(dir))) {
+        gguf_error_set(err, "out of memory");
+        goto fail;
+    }
+    if (load_weights(m, s, err) || load_vocab(s, err))
+        goto fail;
+    return 0;
+fail:
+    src_model_free(m);
+    return -1;
+}

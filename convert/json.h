@@ -1,0 +1,61 @@
+/*
+ * json.h — JSON documents (config.json, safetensors headers, tokenizer
+ * files) as a small tree, parsed with libyaml.
+ *
+ * JSON is YAML's flow style, so libyaml reads it; what YAML adds and JSON
+ * lacks (anchors, aliases, tags, block style) is rejected. A quoted scalar
+ * is a string; a plain one is true, false, null or a number. Objects keep
+ * their members in document order; a duplicate key is kept twice and
+ * json_get finds the last one (as Python's json module keeps the last).
+ * Nesting deeper than JSON_MAX_DEPTH is an error rather than a deep stack.
+ */
+#ifndef CONVERT_JSON_H
+#define CONVERT_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define JSON_MAX_DEPTH 128
+
+typedef enum json_type {
+    JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT
+} json_type;
+
+typedef struct json_value json_value;
+struct json_value {
+    json_type    type;
+    size_t       line;     /* 1-based line where the value starts */
+    char        *str;      /* JSON_STRING: the text (NUL-terminated; may hold NULs) */
+    size_t       len;      /* its length in bytes */
+    double       num;      /* JSON_NUMBER */
+    bool         integral; /* JSON_NUMBER written without fraction or exponent */
+    bool         b;        /* JSON_BOOL */
+    json_value **items;    /* JSON_ARRAY items, JSON_OBJECT values */
+    char       **keys;     /* JSON_OBJECT keys, parallel to items */
+    size_t       n;
+};
+
+/* Parses a whole document. NULL with err ("line N: ...") on failure. */
+json_value *json_parse(const char *data, size_t len, gguf_error *err);
+
+/* Reads and parses a file; err names the line (the caller the file). */
+json_value *json_load_file(const char *path, gguf_error *err);
+
+void json_free(json_value *v);
+
+/* The member of an object (last one of that name), or NULL. */
+const json_value *json_get(const json_value *obj, const char *key);
+
+/* A string's text, or NULL when v is not a string. */
+const char *json_str(const json_value *v);
+
+/* An integral number that fits int64_t. */
+bool json_int(const json_value *v, int64_t *out);
+
+/* Any number. */
+bool json_num(const json_value *v, double *out);
+
+#endif

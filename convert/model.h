@@ -1,0 +1,55 @@
+/*
+ * model.h — a checkpoint as the converter sees it, whatever its layout.
+ *
+ * Each input reader (Hugging Face folder, Meta folder, llama2.c file) fills
+ * a src_model: the family, the hyperparameters as metadata to write, the
+ * vocabulary, and the source tensors in the order llama.cpp's converter
+ * would visit them, each with its data mapped (never copied whole). The
+ * writer (write.c) turns that into a GGUF one tensor at a time.
+ */
+#ifndef CONVERT_MODEL_H
+#define CONVERT_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "error.h"
+#include "writer.h"
+
+/* Element types of source tensors. */
+enum src_dtype { SRC_F32, SRC_F16, SRC_BF16 };
+
+typedef struct src_tensor {
+    char          *name;       /* GGUF name (already mapped) */
+    uint8_t        dtype;      /* enum src_dtype */
+    uint8_t        permute;    /* enum permute_kind */
+    int            n_dims;     /* 1..4 */
+    int64_t        ne[4];      /* GGUF order: ne[0] is the row length */
+    const void    *data;       /* mapped source bytes, row-major */
+    void          *owned;      /* non-NULL when data was generated (freed with the model) */
+} src_tensor;
+
+typedef struct src_model src_model;
+struct src_model {
+    const arch_family *arch;
+    src_tensor        *tensors;     /* in llama.cpp's order */
+    int                n_tensors, cap_tensors;
+    uint32_t           n_head, n_head_kv; /* for the q/k permutation */
+    char              *name;        /* general.name */
+    const char        *path;        /* the input, for messages */
+    /* Writes the {arch}.* keys, general.file_type and the tokenizer keys in
+     * llama.cpp's order (the general.* identity keys and the quantization
+     * version are the writer's). 0, or -1 with err. */
+    int  (*write_metadata)(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err);
+    void (*close)(src_model *m);    /* frees the reader's state */
+    void              *reader;
+};
+
+/* Appends a tensor (name copied). Returns it, or NULL when out of memory. */
+src_tensor *src_add_tensor(src_model *m, const char *name, int dtype, int n_dims,
+                           const int64_t *ne, const void *data);
+
+void src_model_free(src_model *m);
+
+#endif

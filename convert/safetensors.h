@@ -1,0 +1,48 @@
+/*
+ * safetensors.h — .safetensors files, mapped and validated.
+ *
+ * Layout: u64 little-endian header length N, N bytes of JSON
+ * {"NAME": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]},
+ *  "__metadata__": {...}}, then the data, offsets relative to its start.
+ * Every tensor's range must lie inside the file and hold exactly
+ * product(shape) elements of its dtype. Tensors are listed in header order
+ * (the order llama.cpp's converter meets them in).
+ */
+#ifndef CONVERT_SAFETENSORS_H
+#define CONVERT_SAFETENSORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define ST_MAX_DIMS 8
+
+typedef struct st_tensor {
+    char          *name;
+    char           dtype[8];  /* "F32", "F16", "BF16", ... as written */
+    int            n_dims;
+    int64_t        shape[ST_MAX_DIMS]; /* outermost first, as written */
+    const uint8_t *data;
+    uint64_t       nbytes;
+} st_tensor;
+
+typedef struct st_file {
+    st_tensor *tensors;
+    size_t     n;
+    void      *map;
+    size_t     map_size;
+} st_file;
+
+/* Maps and validates a file. 0, or -1 with err (the caller names the file). */
+int st_open(const char *path, st_file *f, gguf_error *err);
+
+/* The same over bytes in memory (not copied: they must outlive f). */
+int st_parse(const uint8_t *data, size_t size, st_file *f, gguf_error *err);
+
+void st_close(st_file *f);
+
+/* Bytes per element of a dtype name, 0 when unknown. */
+int st_dtype_size(const char *dtype);
+
+#endif

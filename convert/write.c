@@ -1,0 +1,288 @@
+/*
+ * write.c — the GGUF side of gguf-convert (see write.h).
+ */
+#include "write.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "float16.h"
+#include "names.h"
+#include "progress.h"
+#include "quants.h"
+
+int convert_resolve_outtype(const src_model *m, int outtype)
+{
+    if (outtype != OUT_AUTO)
+        return outtype;
+    /* llama.cpp looks at the first checkpoint tensor, not at generated ones */
+    for (int i = 0; i < m->n_tensors; i++)
+        if (!m->tensors[i].owned)
+            return m->tensors[i].dtype == SRC_F16 ? OUT_F16 : OUT_BF16;
+    return OUT_BF16;
+}
+
+uint32_t convert_file_type(int outtype)
+{
+    switch (outtype) {
+    case OUT_F32: return 0;
+    case OUT_F16: return 1;
+    case OUT_Q8_0: return 7;
+    default: return 32; /* bf16 */
+    }
+}
+
+const char *convert_outtype_name(int outtype)
+{
+    static const char *const names[] = { "F32", "F16", "BF16", "Q8_0", "auto" };
+    return names[outtype];
+}
+
+static int64_t n_elements(const src_tensor *t)
+{
+    return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+}
+
+uint64_t convert_param_count(const src_model *m)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < m->n_tensors; i++)
+        n += (uint64_t)n_elements(&m->tensors[i]);
+    return n;
+}
+
+void convert_size_label(uint64_t params, char *out, size_t size)
+{
+    /* llama.cpp: scale to K/M/B/T, then as many decimals as make at least
+     * two significant digits in front of the suffix. */
+    double p = (double)params;
+    const char *suffix = "K";
+    double scaled = p * 1e-3;
+    if (p > 1e12) {
+        scaled = p * 1e-12;
+        suffix = "T";
+    } else if (p > 1e9) {
+        scaled = p * 1e-9;
+        suffix = "B";
+    } else if (p > 1e6) {
+        scaled = p * 1e-6;
+        suffix = "M";
+    }
+    char whole[32];
+    snprintf(whole, sizeof whole, "%.0f", scaled);
+    const char *digits = whole;
+    while (*digits == '0')
+        digits++;
+    int fix = 2 - (int)strlen(digits);
+    snprintf(out, size, "%.*f%s", fix > 0 ? fix : 0, scaled, suffix);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* The output type of one tensor, and why it is not the outtype. */
+static uint32_t tensor_type(const src_tensor *t, int outtype, const char **why)
+{
+    *why = NULL;
+    if (t->n_dims <= 1 || ends_with(t->name, "_norm.weight") || !ends_with(t->name, ".weight") ||
+        strstr(t->name, ".ffn_gate_inp.") || !strcmp(t->name, "position_embd.weight") ||
+        !strcmp(t->name, "token_types.weight"))
+        return GGML_T_F32;
+    switch (outtype) {
+    case OUT_F32: return GGML_T_F32;
+    case OUT_F16: return GGML_T_F16;
+    case OUT_BF16: return GGML_T_BF16;
+    default:
+        if (t->ne[0] % QK8_0 != 0) {
+            *why = "rows are not a multiple of 32: f16";
+            return GGML_T_F16;
+        }
+        return GGML_T_Q8_0;
+    }
+}
+
+/* Rows of the tensor as the permutation reorders them: llama.cpp's
+ * reshape(heads, 2, half, ...).swapaxes(1, 2) — within each head, the two
+ * halves of the rotary pairs become interleaved rows. A 1-D tensor (a bias)
+ * is a column of rows of one element. */
+static int permuted_row(const src_tensor *t, uint32_t heads, int64_t r)
+{
+    int64_t rows = t->n_dims == 1 ? t->ne[0] : t->ne[1];
+    int64_t half = rows / heads / 2;
+    int64_t h = r / (2 * half), rem = r % (2 * half);
+    int64_t i = rem / 2, j = rem % 2;
+    return (int)(h * 2 * half + j * half + i);
+}
+
+/* Source → f32, with the q/k permutation applied. */
+static int load_f32(const src_model *m, const src_tensor *t, float *dst, gguf_error *err)
+{
+    int64_t n = n_elements(t);
+    int64_t row = t->n_dims == 1 ? 1 : t->ne[0];
+    int64_t rows = n / row;
+    uint32_t heads = t->permute == PERMUTE_Q ? m->n_head
+                   : m->n_head_kv ? m->n_head_kv : m->n_head;
+    if (t->permute != PERMUTE_NONE) {
+        if (t->n_dims > 2 || heads == 0 || rows % (2 * (int64_t)heads) != 0)
+            return gguf_error_set(err, "tensor '%s': %" PRId64 " rows do not split into %u "
+                                  "rotary heads", t->name, rows, heads);
+    }
+    const size_t esize = t->dtype == SRC_F32 ? 4 : 2;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t from = t->permute != PERMUTE_NONE ? permuted_row(t, heads, r) : r;
+        const uint8_t *src = (const uint8_t *)t->data + (size_t)(from * row) * esize;
+        float *out = dst + r * row;
+        switch (t->dtype) {
+        case SRC_F32: memcpy(out, src, (size_t)row * 4); break;
+        case SRC_F16: gguf_f16_to_f32_row((const gguf_half *)src, out, row); break;
+        default: gguf_bf16_to_f32_row((const uint16_t *)src, out, row); break;
+        }
+    }
+    return 0;
+}
+
+static size_t encoded_size(uint32_t type, const src_tensor *t)
+{
+    uint64_t row;
+    ggml_row_size(type, t->ne[0], &row);
+    return (size_t)(row * (uint64_t)(n_elements(t) / t->ne[0]));
+}
+
+static int encode(uint32_t type, const src_tensor *t, const float *x, void *out)
+{
+    int64_t n = n_elements(t);
+    switch (type) {
+    case GGML_T_F32: memcpy(out, x, (size_t)n * 4); return 0;
+    case GGML_T_F16: gguf_f32_to_f16_row(x, out, n); return 0;
+    case GGML_T_BF16: gguf_f32_to_bf16_row(x, out, n); return 0;
+    default:
+        return gguf_quantize_rows(type, x, out, n / t->ne[0], t->ne[0], NULL) ? 0 : -1;
+    }
+}
+
+static void print_plan(const src_model *m, const uint32_t *types, const char **why)
+{
+    printf("%-4s %-32s %-22s %-6s    %s\n", "#", "tensor", "shape", "from", "to");
+    for (int i = 0; i < m->n_tensors; i++) {
+        const src_tensor *t = &m->tensors[i];
+        char shape[64];
+        int len = snprintf(shape, sizeof shape, "[");
+        for (int d = 0; d < t->n_dims; d++)
+            len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%" PRId64, d ? ", " : "",
+                            t->ne[d]);
+        snprintf(shape + len, sizeof shape - (size_t)len, "]");
+        static const char *const dt[] = { "f32", "f16", "bf16" };
+        printf("%-4d %-32s %-22s %-6s -> %-6s%s%s%s\n", i + 1, t->name, shape,
+               t->owned ? "gen" : dt[t->dtype], ggml_type_name(types[i]),
+               t->permute ? "  (rotary permute)" : "", why[i] ? "  fallback: " : "",
+               why[i] ? why[i] : "");
+    }
+}
+
+int convert_write(src_model *m, const convert_options *o, gguf_error *err)
+{
+    err->msg[0] = 0;
+    int outtype = convert_resolve_outtype(m, o->outtype);
+    int n = o->vocab_only ? 0 : m->n_tensors;
+    uint32_t *types = calloc((size_t)m->n_tensors + 1, sizeof *types);
+    const char **why = calloc((size_t)m->n_tensors + 1, sizeof *why);
+    gguf_writer *w = gguf_writer_new();
+    float *f32 = NULL;
+    uint8_t *enc = NULL;
+    int rc = -1;
+    if (!types || !why || !w) {
+        gguf_error_set(err, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < m->n_tensors; i++)
+        types[i] = tensor_type(&m->tensors[i], outtype, &why[i]);
+
+    /* general.* identity, then the reader's keys, then the version */
+    char label[32];
+    uint64_t params = convert_param_count(m);
+    convert_size_label(params, label, sizeof label);
+    int bad = gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, m->arch->gguf_arch) |
+              gguf_writer_set_str(w, "general.type", o->vocab_only ? "vocab" : "model") |
+              gguf_writer_set_str(w, GGUF_KEY_NAME, m->name ? m->name : "model");
+    if (!o->vocab_only && params > 0)
+        bad |= gguf_writer_set_str(w, GGUF_KEY_SIZE_LABEL, label);
+    if (bad) {
+        gguf_error_set(err, "out of memory");
+        goto done;
+    }
+    if (m->write_metadata(m, w, convert_file_type(outtype), err))
+        goto done;
+    if (gguf_writer_set_u32(w, GGUF_KEY_QUANT_VERSION, 2)) {
+        gguf_error_set(err, "out of memory");
+        goto done;
+    }
+
+    size_t max_f32 = 0, max_enc = 0;
+    for (int i = 0; i < n; i++) {
+        const src_tensor *t = &m->tensors[i];
+        if (gguf_writer_add_tensor(w, t->name, types[i], (uint32_t)t->n_dims, t->ne, err) < 0)
+            goto done;
+        size_t a = (size_t)n_elements(t) * 4, b = encoded_size(types[i], t);
+        max_f32 = a > max_f32 ? a : max_f32;
+        max_enc = b > max_enc ? b : max_enc;
+    }
+    if (o->dry_run) {
+        printf("output type: %s (general.file_type %u), %d tensors, %" PRIu64 " parameters (%s)\n",
+               convert_outtype_name(outtype), convert_file_type(outtype), n, params, label);
+        if (!o->vocab_only)
+            print_plan(m, types, why);
+        rc = 0;
+        goto done;
+    }
+    if (o->split_max_tensors || o->split_max_bytes)
+        gguf_writer_set_split(w, o->split_max_tensors, o->split_max_bytes);
+    if (n > 0 && (!(f32 = malloc(max_f32)) || !(enc = malloc(max_enc ? max_enc : 1)))) {
+        gguf_error_set(err, "out of memory (%zu bytes for the largest tensor)", max_f32 + max_enc);
+        goto done;
+    }
+    if (gguf_writer_begin(w, o->out_path, err))
+        goto done;
+    progress bar;
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += (uint64_t)n_elements(&m->tensors[i]);
+    progress_start(&bar, "converting", total, !o->quiet);
+    for (int i = 0; i < n; i++) {
+        const src_tensor *t = &m->tensors[i];
+        if (load_f32(m, t, f32, err) || encode(types[i], t, f32, enc)) {
+            progress_end(&bar);
+            if (!err->msg[0])
+                gguf_error_set(err, "tensor '%s': cannot encode as %s", t->name,
+                               ggml_type_name(types[i]));
+            goto done;
+        }
+        if (gguf_writer_write_tensor(w, enc, encoded_size(types[i], t), err)) {
+            progress_end(&bar);
+            goto done;
+        }
+        progress_add(&bar, (uint64_t)n_elements(t));
+    }
+    progress_end(&bar);
+    if (gguf_writer_finish(w, err))
+        goto done;
+    if (!o->quiet) {
+        for (int i = 0; i < n; i++)
+            if (why[i])
+                fprintf(stderr, "gguf-convert: fallback: %s: %s\n", m->tensors[i].name, why[i]);
+        printf("gguf-convert: %s -> %s: %s, %d tensors, %" PRIu64 " parameters (%s)\n", m->path,
+               gguf_writer_shard_path(w, 0), convert_outtype_name(outtype), n, params, label);
+    }
+    rc = 0;
+done:
+    gguf_writer_free(w);
+    free(f32);
+    free(enc);
+    free(types);
+    free(why);
+    return rc;
+}

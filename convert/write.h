@@ -1,0 +1,49 @@
+/*
+ * write.h — from a src_model to a GGUF file, one tensor at a time.
+ *
+ * The output types follow llama.cpp's converter: 1-D tensors, norms and
+ * non-".weight" tensors stay f32; the rest get the --outtype, with q8_0
+ * falling back to f16 for rows that are not a multiple of 32. Peak memory is
+ * the largest tensor as f32 plus its encoded form, never the model.
+ */
+#ifndef CONVERT_WRITE_H
+#define CONVERT_WRITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+enum outtype { OUT_F32, OUT_F16, OUT_BF16, OUT_Q8_0, OUT_AUTO };
+
+typedef struct convert_options {
+    int         outtype;        /* enum outtype; OUT_AUTO resolved by convert_resolve_outtype */
+    const char *out_path;
+    bool        dry_run;
+    bool        vocab_only;
+    bool        quiet;
+    uint64_t    split_max_tensors, split_max_bytes;
+    const char *metadata_file;  /* YAML/JSON overrides of general.* keys, or NULL */
+} convert_options;
+
+/* llama.cpp's "auto": f16 when the first checkpoint tensor is f16, else
+ * bf16. */
+int convert_resolve_outtype(const src_model *m, int outtype);
+
+/* general.file_type of an outtype (llama_ftype). */
+uint32_t convert_file_type(int outtype);
+
+/* "F32", "F16", "BF16", "Q8_0". */
+const char *convert_outtype_name(int outtype);
+
+/* Total elements of all tensors (llama.cpp's parameter count). */
+uint64_t convert_param_count(const src_model *m);
+
+/* "5.2M": llama.cpp's size label of a parameter count. */
+void convert_size_label(uint64_t params, char *out, size_t size);
+
+/* Writes (or with dry_run prints) the GGUF. 0, or -1 with err; a failed
+ * write leaves no output file. */
+int convert_write(src_model *m, const convert_options *o, gguf_error *err);
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * test_json.c — the JSON reader: values and accessors, escapes, document
+ * order and duplicates, the fixture config files, and errors with lines.
+ */
+#include "json.h"
+#include "testutil.h"
+
+static json_value *parse(const char *s, gguf_error *err)
+{
+    err->msg[0] = 0;
+    return json_parse(s, strlen(s), err);
+}
+
+START_TEST(test_values)
+{
+    gguf_error err;
+    json_value *v = parse("{\"n\": 42, \"neg\": -7, \"f\": 1e-05, \"x\": 2.5, \"s\": \"a\\\"b\\u00e9\\ud83d\\ude00\","
+                          " \"t\": true, \"no\": false, \"z\": null, \"a\": [1, [2], {}],"
+                          " \"big\": 9007199254740993, \"dup\": 1, \"dup\": 2}", &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    ck_assert_int_eq(v->type, JSON_OBJECT);
+    ck_assert_uint_eq(v->n, 12);
+    ck_assert_str_eq(v->keys[0], "n"); /* document order */
+    int64_t i;
+    double d;
+    ck_assert(json_int(json_get(v, "n"), &i) && i == 42);
+    ck_assert(json_int(json_get(v, "neg"), &i) && i == -7);
+    ck_assert(!json_int(json_get(v, "f"), &i)); /* not integral */
+    ck_assert(json_num(json_get(v, "f"), &d) && d == 1e-05);
+    ck_assert(json_num(json_get(v, "x"), &d) && d == 2.5);
+    ck_assert_str_eq(json_str(json_get(v, "s")), "a\"b\xc3\xa9\xf0\x9f\x98\x80");
+    ck_assert_int_eq(json_get(v, "t")->type, JSON_BOOL);
+    ck_assert(json_get(v, "t")->b && !json_get(v, "no")->b);
+    ck_assert_int_eq(json_get(v, "z")->type, JSON_NULL);
+    const json_value *a = json_get(v, "a");
+    ck_assert_uint_eq(a->n, 3);
+    ck_assert_int_eq(a->items[1]->type, JSON_ARRAY);
+    ck_assert_int_eq(a->items[2]->type, JSON_OBJECT);
+    ck_assert(json_int(json_get(v, "big"), &i) && i == 9007199254740993LL); /* exact, not via double */
+    ck_assert(json_int(json_get(v, "dup"), &i) && i == 2); /* last wins */
+    ck_assert_ptr_null(json_get(v, "missing"));
+    ck_assert_ptr_null(json_str(json_get(v, "n")));
+    ck_assert_uint_eq(json_get(v, "a")->line, 1);
+    json_free(v);
+}
+END_TEST
+
+static const struct {
+    const char *text, *want;
+} bad[] = {
+    { "", "empty document" },
+    { "{\"a\": [1, 2}", "line 1" },
+    { "{\n\"a\": 1,\n\"b\": tru\n}", "line 3: 'tru' is not a JSON value" },
+    { "a: 1\n", "not JSON" },
+    { "{\"a\": &x 1, \"b\": *x}", "not JSON" },
+    { "{\"a\": !!str 1}", "not JSON" },
+    { "{a: 1}", "object keys are quoted strings" },
+    { "{\"a\": 'single'}", "not JSON" },
+    { "{\"a\": 01}", "'01' is not a JSON value" },
+    { "{\"a\": 1.}", "is not a JSON value" },
+    { "[1]\n---\n[2]", "more than one document" },
+};
+
+START_TEST(test_errors)
+{
+    gguf_error err;
+    ck_assert_ptr_null(parse(bad[_i].text, &err));
+    ck_assert_msg(strstr(err.msg, bad[_i].want) != NULL, "case %d: got '%s', want '%s'", _i,
+                  err.msg, bad[_i].want);
+}
+END_TEST
+
+START_TEST(test_depth_limit)
+{
+    enum { N = JSON_MAX_DEPTH + 10 };
+    char s[2 * N + 1];
+    for (int i = 0; i < N; i++) {
+        s[i] = '[';
+        s[N + i] = ']';
+    }
+    s[2 * N] = 0;
+    gguf_error err;
+    ck_assert_ptr_null(parse(s, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "nested deeper"));
+    s[N - 10] = 0; /* JSON_MAX_DEPTH '[' and no ']' is a syntax error, not a crash */
+    ck_assert_ptr_null(parse(s, &err));
+}
+END_TEST
+
+START_TEST(test_fixture_files)
+{
+    static const char *const files[] = { "models/wp-llama-5m/hf/config.json",
+                                         "models/llama3rope-rand/config.json",
+                                         "tokenizers/llama3/tokenizer.json" };
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        char path[1024];
+        gguf_error err;
+        ck_assert_ptr_nonnull(fixture_path(path, sizeof path, files[f]));
+        json_value *v = json_load_file(path, &err);
+        ck_assert_msg(v != NULL, "%s: %s", files[f], err.msg);
+        ck_assert_int_eq(v->type, JSON_OBJECT);
+        if (f < 2) {
+            int64_t n;
+            ck_assert(json_int(json_get(v, "vocab_size"), &n) && n == 4096);
+            ck_assert_str_eq(json_str(json_get(v, "architectures")->items[0]), "LlamaForCausalLM");
+        } else {
+            const json_value *merges = json_get(json_get(v, "model"), "merges");
+            ck_assert_uint_eq(merges->n, 280147);
+        }
+        json_free(v);
+    }
+    gguf_error err;
+    ck_assert_ptr_null(json_load_file("/nonexistent.json", &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "cannot open"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("json");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_values);
+    tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof bad / sizeof *bad));
+    tcase_add_test(tc, test_depth_limit);
+    int skipped = 0;
+    if (fixtures_present())
+        tcase_add_test(tc, test_fixture_files);
+    else
+        skipped++;
+    suite_add_tcase(s, tc);
+    return run_suite(s, skipped);
+}
