@@ -38,6 +38,26 @@ static const name_rule decoder_names[] = {
 
 #undef LAYER
 
+/* Meta's original layout (consolidated.NN.pth): the same tensors under
+ * Meta's names, q/k already in llama.cpp's rotary order. */
+#define MLAYER(n) "layers.%d." n
+const name_rule arch_meta_names[] = {
+    { "tok_embeddings.weight", GGUF_T_TOKEN_EMBD, PERMUTE_NONE },
+    { "norm.weight", GGUF_T_OUTPUT_NORM, PERMUTE_NONE },
+    { "output.weight", GGUF_T_OUTPUT, PERMUTE_NONE },
+    { MLAYER("attention_norm.weight"), GGUF_T_ATTN_NORM, PERMUTE_NONE },
+    { MLAYER("attention.wq.weight"), GGUF_T_ATTN_Q, PERMUTE_NONE },
+    { MLAYER("attention.wk.weight"), GGUF_T_ATTN_K, PERMUTE_NONE },
+    { MLAYER("attention.wv.weight"), GGUF_T_ATTN_V, PERMUTE_NONE },
+    { MLAYER("attention.wo.weight"), GGUF_T_ATTN_OUT, PERMUTE_NONE },
+    { MLAYER("ffn_norm.weight"), GGUF_T_FFN_NORM, PERMUTE_NONE },
+    { MLAYER("feed_forward.w1.weight"), GGUF_T_FFN_GATE, PERMUTE_NONE },
+    { MLAYER("feed_forward.w2.weight"), GGUF_T_FFN_DOWN, PERMUTE_NONE },
+    { MLAYER("feed_forward.w3.weight"), GGUF_T_FFN_UP, PERMUTE_NONE },
+    { NULL, NULL, 0 },
+};
+#undef MLAYER
+
 /* Buffers the converter drops (llama.cpp's prepare_tensors). */
 static const char *const skip_common[] = {
     ".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq", NULL,
@@ -112,6 +132,21 @@ static bool match_pattern(const char *pattern, const char *name, int *block)
     }
     *block = (int)v;
     return !strcmp(d + 2, p);
+}
+
+int arch_map_rules(const name_rule *rules, const char *name, char *out, size_t out_size,
+                   int *block)
+{
+    for (const name_rule *r = rules; r->from; r++) {
+        if (!match_pattern(r->from, name, block))
+            continue;
+        if (*block >= 0)
+            snprintf(out, out_size, r->to, *block);
+        else
+            snprintf(out, out_size, "%s", r->to);
+        return 1;
+    }
+    return -1;
 }
 
 int arch_map_name(const arch_family *a, const char *name, char *out, size_t out_size,

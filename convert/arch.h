@@ -64,4 +64,11 @@ extern const hparam_rule arch_base_hparams[];
 int arch_map_name(const arch_family *a, const char *name, char *out, size_t out_size,
                   enum permute_kind *permute, int *block);
 
+/* Meta's checkpoint names for the llama family ("layers.%d.attention.wq.weight", ...). */
+extern const name_rule arch_meta_names[];
+
+/* Maps name by a rule list alone: 1 (out, block), or -1. */
+int arch_map_rules(const name_rule *rules, const char *name, char *out, size_t out_size,
+                   int *block);
+
 #endif

@@ -23,18 +23,15 @@
 #include "names.h"
 #include "safetensors.h"
 #include "spm.h"
+#include "torch.h"
+#include "vocab.h"
 
 typedef struct hf_state {
     char       *dir;
     json_value *config, *tok_config, *tokenizer_json;
     st_file    *shards;
     int         n_shards;
-    /* vocabulary as llama.cpp builds it */
-    char      **tokens;
-    size_t     *token_lens;
-    float      *scores;
-    int32_t    *types;
-    int64_t     n_vocab;
+    vocab       voc;        /* as llama.cpp builds it */
 } hf_state;
 
 static bool file_exists(const char *path)
@@ -92,8 +89,9 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* model*.safetensors in name order (llama.cpp's get_model_part_names). */
-static int list_parts(const char *dir, char ***names, int *n, gguf_error *err)
+/* PREFIX*SUFFIX files in name order (llama.cpp's get_model_part_names). */
+static int list_parts(const char *dir, const char *prefix, const char *suffix, char ***names,
+                      int *n, gguf_error *err)
 {
     *names = NULL;
     *n = 0;
@@ -103,8 +101,8 @@ static int list_parts(const char *dir, char ***names, int *n, gguf_error *err)
     struct dirent *e;
     int cap = 0;
     while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, "model", 5) || len < 12 || strcmp(e->d_name + len - 12, ".safetensors"))
+        size_t len = strlen(e->d_name), pl = strlen(prefix), sl = strlen(suffix);
+        if (strncmp(e->d_name, prefix, pl) || len < pl + sl || strcmp(e->d_name + len - sl, suffix))
             continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
@@ -124,17 +122,17 @@ static int list_parts(const char *dir, char ***names, int *n, gguf_error *err)
 }
 
 /* With an index: every tensor of its weight_map must be in some shard. */
-static int check_index(hf_state *s, gguf_error *err)
+static int check_index(hf_state *s, const char *index_name, gguf_error *err)
 {
     json_value *index;
-    if (load_json(s, "model.safetensors.index.json", false, &index, err))
+    if (load_json(s, index_name, false, &index, err))
         return -1;
     if (!index)
         return 0;
     const json_value *map = json_get(index, "weight_map");
     int rc = 0;
     if (!map || map->type != JSON_OBJECT) {
-        rc = gguf_error_set(err, "model.safetensors.index.json: no weight_map object");
+        rc = gguf_error_set(err, "%s: no weight_map object", index_name);
     } else {
         for (size_t i = 0; i < map->n && rc == 0; i++) {
             bool found = false;
@@ -145,8 +143,7 @@ static int check_index(hf_state *s, gguf_error *err)
                 const char *file = json_str(map->items[i]);
                 char path[4096];
                 join(path, sizeof path, s->dir, file ? file : "?");
-                rc = gguf_error_set(err, "model.safetensors.index.json: tensor '%s' is in %s, %s",
-                                    map->keys[i], file ? file : "(no file)",
+                rc = gguf_error_set(err, "%s: tensor '%s' is in %s, %s", index_name, map->keys[i], file ? file : "(no file)",
                                     file && !file_exists(path) ? "which is missing"
                                                                : "which does not hold it");
             }
@@ -218,22 +215,23 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 {
     char **parts = NULL;
     int n_parts = 0;
-    if (list_parts(s->dir, &parts, &n_parts, err))
+    bool torch = false;
+    if (list_parts(s->dir, "model", ".safetensors", &parts, &n_parts, err))
         return -1;
-    int rc = 0;
     if (n_parts == 0) {
-        char bin[4096];
-        join(bin, sizeof bin, s->dir, "pytorch_model.bin");
-        rc = gguf_error_set(err, file_exists(bin) ? "pytorch_model.bin checkpoints are not "
-                                                    "supported yet (only *.safetensors)"
-                                                  : "no model*.safetensors weights found");
+        torch = true;
+        if (list_parts(s->dir, "pytorch_model", ".bin", &parts, &n_parts, err))
+            return -1;
     }
+    int rc = 0;
+    if (n_parts == 0)
+        rc = gguf_error_set(err, "no weights (model*.safetensors or pytorch_model*.bin)");
     if (!rc && !(s->shards = calloc((size_t)n_parts, sizeof *s->shards)))
         rc = gguf_error_set(err, "out of memory");
     for (int i = 0; i < n_parts && !rc; i++) {
         char path[4096];
         join(path, sizeof path, s->dir, parts[i]);
-        if (st_open(path, &s->shards[i], err)) {
+        if ((torch ? torch_open : st_open)(path, &s->shards[i], err)) {
             gguf_error_prefix(err, "%s: ", parts[i]);
             rc = -1;
         } else {
@@ -243,7 +241,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     for (int i = 0; i < n_parts; i++)
         free(parts[i]);
     free(parts);
-    if (rc || check_index(s, err))
+    if (rc || check_index(s, torch ? "pytorch_model.bin.index.json" : "model.safetensors.index.json", err))
         return -1;
 
     const json_value *rs = json_get(s->config, "rope_scaling");
@@ -287,19 +285,6 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
  * Vocabulary
  * ------------------------------------------------------------------------ */
 
-static int set_token(hf_state *s, int64_t id, const char *text, size_t len)
-{
-    char *t = malloc(len + 1);
-    if (!t)
-        return -1;
-    memcpy(t, text, len);
-    t[len] = 0;
-    free(s->tokens[id]);
-    s->tokens[id] = t;
-    s->token_lens[id] = len;
-    return 0;
-}
-
 static bool looks_special(const char *t)
 {
     size_t n = strlen(t);
@@ -332,53 +317,15 @@ static int load_vocab(hf_state *s, gguf_error *err)
     if (!file_exists(path))
         return gguf_error_set(err, "tokenizer.model: not found (tokenizer.json vocabularies are "
                               "not supported yet)");
-    spm_model spm;
-    if (spm_load(path, &spm, err)) {
+    int64_t n = -1;
+    if (json_get(s->config, "vocab_size") && !json_int(json_get(s->config, "vocab_size"), &n))
+        return gguf_error_set(err, "config.json: vocab_size is not a count");
+    if (vocab_from_spm(&s->voc, path, n, err)) {
         gguf_error_prefix(err, "tokenizer.model: ");
         return -1;
     }
-    int64_t n = (int64_t)spm.n;
-    int rc = 0;
-    if (json_get(s->config, "vocab_size") && !json_int(json_get(s->config, "vocab_size"), &n))
-        rc = gguf_error_set(err, "config.json: vocab_size is not a count");
-    else if (n < (int64_t)spm.n || n > 16 * 1024 * 1024)
-        rc = gguf_error_set(err, "config.json: vocab_size %" PRId64 " but tokenizer.model has %zu "
-                            "pieces", n, spm.n);
-    if (rc) {
-        spm_free(&spm);
-        return -1;
-    }
-    s->n_vocab = n;
-    s->tokens = calloc((size_t)n, sizeof *s->tokens);
-    s->token_lens = calloc((size_t)n, sizeof *s->token_lens);
-    s->scores = calloc((size_t)n, sizeof *s->scores);
-    s->types = calloc((size_t)n, sizeof *s->types);
-    if (!s->tokens || !s->token_lens || !s->scores || !s->types) {
-        spm_free(&spm);
-        return gguf_error_set(err, "out of memory");
-    }
-    for (int64_t i = 0; i < n && !rc; i++) {
-        if (i < (int64_t)spm.n) {
-            const spm_piece *p = &spm.pieces[i];
-            /* llama.cpp asks IsUnknown, IsControl, IsUnused, IsByte: a
-             * user-defined piece stays normal */
-            int t = p->type;
-            rc = set_token(s, i, p->text, p->len);
-            s->scores[i] = p->score;
-            s->types[i] = t == SPM_UNKNOWN ? GGUF_TOKEN_UNKNOWN : t == SPM_CONTROL ? GGUF_TOKEN_CONTROL
-                        : t == SPM_UNUSED ? GGUF_TOKEN_UNUSED : t == SPM_BYTE ? GGUF_TOKEN_BYTE
-                        : GGUF_TOKEN_NORMAL;
-        } else {
-            char pad[32];
-            int len = snprintf(pad, sizeof pad, "[PAD%" PRId64 "]", i);
-            rc = set_token(s, i, pad, (size_t)len);
-            s->scores[i] = -10000.0f;
-            s->types[i] = GGUF_TOKEN_UNUSED;
-        }
-    }
-    spm_free(&spm);
-    if (rc)
-        return gguf_error_set(err, "out of memory");
+    n = s->voc.n;
+    int rc;
 
     /* added_tokens.json: {"text": id} */
     json_value *added;
@@ -388,12 +335,12 @@ static int load_vocab(hf_state *s, gguf_error *err)
         int64_t id;
         if (!json_int(added->items[i], &id) || id < 0 || id >= n)
             continue; /* llama.cpp skips ids out of range */
-        if (set_token(s, id, added->keys[i], strlen(added->keys[i]))) {
+        if (vocab_set(&s->voc, id, added->keys[i], strlen(added->keys[i]))) {
             json_free(added);
             return gguf_error_set(err, "out of memory");
         }
-        s->scores[id] = -1000.0f;
-        s->types[id] = GGUF_TOKEN_USER_DEFINED;
+        s->voc.scores[id] = -1000.0f;
+        s->voc.types[id] = GGUF_TOKEN_USER_DEFINED;
     }
     json_free(added);
 
@@ -416,13 +363,13 @@ static int load_vocab(hf_state *s, gguf_error *err)
             return gguf_error_set(err, "out of memory");
         size_t len = strlen(text);
         if ((special && special->type == JSON_BOOL && special->b) || looks_special(text)) {
-            s->types[id] = GGUF_TOKEN_CONTROL;
+            s->voc.types[id] = GGUF_TOKEN_CONTROL;
         } else {
             len = unescape_spaces(text);
-            s->types[id] = GGUF_TOKEN_USER_DEFINED;
+            s->voc.types[id] = GGUF_TOKEN_USER_DEFINED;
         }
-        s->scores[id] = -1000.0f;
-        rc = set_token(s, id, text, len);
+        s->voc.scores[id] = -1000.0f;
+        rc = vocab_set(&s->voc, id, text, len);
         free(text);
         if (rc)
             return gguf_error_set(err, "out of memory");
@@ -496,7 +443,7 @@ static int write_special(hf_state *s, gguf_writer *w, gguf_error *err)
             if (id < 0)
                 return gguf_error_set(err, "invalid id %" PRId64 " for special token %s", id,
                                       special_tokens[t].typ);
-            if (id < s->n_vocab && ids[t] < 0) {
+            if (id < s->voc.n && ids[t] < 0) {
                 ids[t] = id;
                 order[n_order++] = (int)t;
             }
@@ -546,11 +493,11 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
     if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
         return gguf_error_set(err, "out of memory");
     if (m->arch->rope_dim_key) {
-        uint32_t vocab, hidden, heads, rope_dim;
-        if (hparam_u32(s, "vocab_size", &vocab, err))
+        uint32_t n_vocab, hidden, heads, rope_dim;
+        if (hparam_u32(s, "vocab_size", &n_vocab, err))
             return -1;
         snprintf(key, sizeof key, GGUF_KEY_VOCAB_SIZE, arch);
-        if (gguf_writer_set_u32(w, key, vocab))
+        if (gguf_writer_set_u32(w, key, n_vocab))
             return gguf_error_set(err, "out of memory");
         if (json_get(s->config, "head_dim")) {
             if (hparam_u32(s, "head_dim", &rope_dim, err))
@@ -577,30 +524,8 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
                 return gguf_error_set(err, "out of memory");
         }
     }
-    /* the vocabulary */
-    if (gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, "llama") ||
-        gguf_writer_set_str(w, GGUF_KEY_TOK_PRE, "default"))
-        return gguf_error_set(err, "out of memory");
-    gguf_str *strs = malloc((size_t)s->n_vocab * sizeof *strs);
-    if (!strs)
-        return gguf_error_set(err, "out of memory");
-    for (int64_t i = 0; i < s->n_vocab; i++)
-        strs[i] = (gguf_str){ s->tokens[i], s->token_lens[i] };
-    const char **ptrs = malloc((size_t)s->n_vocab * sizeof *ptrs);
-    uint64_t *lens = malloc((size_t)s->n_vocab * sizeof *lens);
-    int bad = !ptrs || !lens;
-    for (int64_t i = 0; !bad && i < s->n_vocab; i++) {
-        ptrs[i] = s->tokens[i];
-        lens[i] = s->token_lens[i];
-    }
-    bad = bad || gguf_writer_set_str_array(w, GGUF_KEY_TOK_TOKENS, ptrs, lens, (uint64_t)s->n_vocab) ||
-          gguf_writer_set_array(w, GGUF_KEY_TOK_SCORES, GGUF_VT_F32, s->scores, (uint64_t)s->n_vocab) ||
-          gguf_writer_set_array(w, GGUF_KEY_TOK_TYPES, GGUF_VT_I32, s->types, (uint64_t)s->n_vocab);
-    free(strs);
-    free(ptrs);
-    free(lens);
-    if (bad)
-        return gguf_error_set(err, "out of memory");
+    if (vocab_write(&s->voc, w, err))
+        return -1;
     if (write_special(s, w, err))
         return -1;
     const json_value *aps = json_get(s->tok_config, "add_prefix_space");
@@ -621,12 +546,7 @@ static void hf_close(src_model *m)
     for (int i = 0; i < s->n_shards; i++)
         st_close(&s->shards[i]);
     free(s->shards);
-    for (int64_t i = 0; s->tokens && i < s->n_vocab; i++)
-        free(s->tokens[i]);
-    free(s->tokens);
-    free(s->token_lens);
-    free(s->scores);
-    free(s->types);
+    vocab_free(&s->voc);
     json_free(s->config);
     json_free(s->tok_config);
     json_free(s->tokenizer_json);

@@ -3,7 +3,8 @@
  *
  *   gguf-convert [options] INPUT [-o OUT.gguf]
  *
- * INPUT is a Hugging Face model folder (config.json + *.safetensors). The
+ * INPUT is a Hugging Face model folder (config.json with *.safetensors or
+ * pytorch_model*.bin) or a Meta folder (params.json, consolidated.00.pth). The
  * tensors stream one at a time from the mapped checkpoint to the output,
  * which appears only when complete. Reference: docs/gguf-convert.md.
  */
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "hf.h"
+#include "meta.h"
 #include "write.h"
 
 #define TOOL "gguf-convert"
@@ -24,9 +26,9 @@ static void usage(FILE *fp)
     fprintf(fp,
         "usage: " TOOL " [options] INPUT [-o OUT.gguf]\n"
         "\n"
-        "INPUT: a Hugging Face model folder (config.json, model.safetensors or\n"
-        "       model-NNNNN-of-NNNNN.safetensors with model.safetensors.index.json,\n"
-        "       tokenizer.model, tokenizer_config.json)\n"
+        "INPUT: a Hugging Face model folder (config.json; model*.safetensors or\n"
+        "       pytorch_model*.bin, with their index; tokenizer.model, tokenizer_config.json)\n"
+        "       or a Meta folder (params.json, consolidated.00.pth, tokenizer.model)\n"
         "\n"
         "  -o, --outfile FILE         output path (default: NAME-SIZE-OUTTYPE.gguf in INPUT)\n"
         "  --outtype T                f32, f16, bf16, q8_0 or auto (default: f16; auto as\n"
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
 
     gguf_error err = { { 0 } };
     src_model m = { 0 };
-    if (hf_open(input, &m, &err)) {
+    if ((meta_detect(input) ? meta_open : hf_open)(input, &m, &err)) {
         fprintf(stderr, TOOL ": error: %s: %s\n", input, err.msg);
         return 1;
     }

@@ -171,6 +171,8 @@ void st_close(st_file *f)
     for (size_t i = 0; i < f->n; i++)
         free(f->tensors[i].name);
     free(f->tensors);
+    if (f->free_owner)
+        f->free_owner(f->owner);
     if (f->map)
         munmap(f->map, f->map_size);
     memset(f, 0, sizeof *f);

@@ -32,6 +32,8 @@ typedef struct st_file {
     size_t     n;
     void      *map;
     size_t     map_size;
+    void      *owner;                  /* other readers' state (torch.c) */
+    void     (*free_owner)(void *owner);
 } st_file;
 
 /* Maps and validates a file. 0, or -1 with err (the caller names the file). */

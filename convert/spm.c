@@ -119,6 +119,11 @@ static int parse_trainer(reader *r, spm_model *m, gguf_error *err)
             m->model_type = (int)f.varint;
         else if (f.number == 35 && f.wire == 0)
             m->byte_fallback = f.varint != 0;
+        else if (f.number >= 40 && f.number <= 43 && f.wire == 0) {
+            int64_t id = (int32_t)(uint32_t)f.varint; /* int32 fields: -1 is sign-extended */
+            *(f.number == 40 ? &m->unk_id : f.number == 41 ? &m->bos_id
+              : f.number == 42 ? &m->eos_id : &m->pad_id) = id;
+        }
     }
     return 0;
 }
@@ -127,6 +132,10 @@ int spm_parse(const uint8_t *data, size_t size, spm_model *m, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
     m->model_type = 1;
+    m->unk_id = 0;
+    m->bos_id = 1;
+    m->eos_id = 2;
+    m->pad_id = -1;
     reader r = { data, data + size, data };
     size_t cap = 0;
     while (r.p < r.end) {

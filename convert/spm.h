@@ -34,6 +34,7 @@ typedef struct spm_model {
     size_t     n;
     int        model_type;    /* TrainerSpec.model_type: 1 unigram, 2 BPE, ... (default 1) */
     bool       byte_fallback; /* TrainerSpec.byte_fallback */
+    int64_t    unk_id, bos_id, eos_id, pad_id; /* TrainerSpec 40-43 (defaults 0, 1, 2, -1) */
 } spm_model;
 
 int spm_parse(const uint8_t *data, size_t size, spm_model *m, gguf_error *err);

@@ -57,6 +57,9 @@ START_TEST(test_trainer_spec)
     ck_assert_ptr_nonnull(fixture_path(path, sizeof path, "models/wp-llama-5m/hf/tokenizer.model"));
     ck_assert_int_eq(spm_load(path, &m, &err), 0);
     ck_assert_int_eq(m.model_type, 2); /* BPE */
+    ck_assert_int_eq(m.unk_id, 0);
+    ck_assert_int_eq(m.bos_id, 1);
+    ck_assert_int_eq(m.eos_id, 2);
     ck_assert(m.byte_fallback);
     ck_assert_str_eq(m.pieces[3].text, "<0x00>");
     ck_assert_int_eq(m.pieces[3].type, SPM_BYTE);

@@ -1,0 +1,39 @@
+/*
+ * vocab.h — the GGUF vocabulary a converter writes (tokens, scores, token
+ * types), built from a SentencePiece model the way llama.cpp's converters
+ * build it.
+ */
+#ifndef CONVERT_VOCAB_H
+#define CONVERT_VOCAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "writer.h"
+
+typedef struct vocab {
+    char   **tokens;  /* byte strings, NUL-terminated for convenience */
+    size_t  *lens;
+    float   *scores;
+    int32_t *types;   /* enum gguf_token_type */
+    int64_t  n;
+    /* the SentencePiece trainer's special ids (-1: none) */
+    int64_t  unk_id, bos_id, eos_id, pad_id;
+} vocab;
+
+/* tokenizer.model → n entries (n < 0: one per piece). Ids past the model's
+ * pieces are "[PADi]", score -10000, unused; a user-defined piece is
+ * written as normal (llama.cpp asks only IsUnknown/IsControl/IsUnused/
+ * IsByte). 0, or -1 with err. */
+int vocab_from_spm(vocab *v, const char *path, int64_t n, gguf_error *err);
+
+/* Replaces entry id's text (copied). 0, or -1 when out of memory. */
+int vocab_set(vocab *v, int64_t id, const char *text, size_t len);
+
+/* tokenizer.ggml.model "llama", pre "default", tokens, scores, token_type. */
+int vocab_write(const vocab *v, gguf_writer *w, gguf_error *err);
+
+void vocab_free(vocab *v);
+
+#endif
