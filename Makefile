@@ -118,6 +118,7 @@ TEST_LIBS_test_json    = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
 TEST_OBJS_test_safetensors := convert/safetensors.o convert/json.o
 TEST_LIBS_test_safetensors  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
 TEST_OBJS_test_spm    := convert/spm.o
+TEST_OBJS_test_llama2c := convert/llama2c.o convert/vocab.o convert/spm.o convert/model.o convert/write.o convert/arch.o
 TEST_OBJS_test_torch  := convert/torch.o convert/zip.o convert/safetensors.o convert/json.o
 TEST_LIBS_test_torch   = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
 TEST_OBJS_test_emit   := inspect/emit.o inspect/emit_text.o inspect/emit_markdown.o inspect/emit_tree.o
@@ -169,6 +170,7 @@ FUZZ_LIBS_fuzz_json   := -lyaml
 FUZZ_SRCS_fuzz_safetensors := convert/safetensors.c convert/json.c
 FUZZ_LIBS_fuzz_safetensors := -lyaml
 FUZZ_SRCS_fuzz_spm    := convert/spm.c
+FUZZ_SRCS_fuzz_llama2c := convert/llama2c.c convert/vocab.c convert/spm.c convert/model.c convert/arch.c
 FUZZ_SRCS_fuzz_torch  := convert/torch.c convert/zip.c convert/safetensors.c convert/json.c
 FUZZ_LIBS_fuzz_torch  := -lyaml -lz
 build-fuzz/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) build-fuzz/libgguf-fuzz.a

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "hf.h"
+#include "llama2c.h"
 #include "meta.h"
 #include "write.h"
 
@@ -29,10 +30,13 @@ static void usage(FILE *fp)
         "INPUT: a Hugging Face model folder (config.json; model*.safetensors or\n"
         "       pytorch_model*.bin, with their index; tokenizer.model, tokenizer_config.json)\n"
         "       or a Meta folder (params.json, consolidated.00.pth, tokenizer.model)\n"
+        "       or a llama2.c checkpoint file (v0, v1, v2; with --tokenizer)\n"
         "\n"
         "  -o, --outfile FILE         output path (default: NAME-SIZE-OUTTYPE.gguf in INPUT)\n"
         "  --outtype T                f32, f16, bf16, q8_0 or auto (default: f16; auto as\n"
         "                             llama.cpp: f16 if the checkpoint is f16, else bf16)\n"
+        "  --tokenizer FILE           vocabulary of a llama2.c checkpoint (tokenizer.bin\n"
+        "                             or a SentencePiece tokenizer.model)\n"
         "  --vocab-only               write only the vocabulary and metadata\n"
         "  --dry-run                  print the tensor plan and write nothing\n"
         "  --split-max-tensors N      at most N tensors per shard\n"
@@ -74,7 +78,7 @@ static int parse_size(const char *s, uint64_t *out)
 int main(int argc, char **argv)
 {
     convert_options o = { .outtype = OUT_F16 };
-    const char *input = NULL;
+    const char *input = NULL, *tokenizer = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -92,6 +96,10 @@ int main(int argc, char **argv)
                 return 2;
             }
             i++;
+        } else if (!strcmp(a, "--tokenizer")) {
+            if (!v)
+                goto missing;
+            tokenizer = v, i++;
         } else if (!strcmp(a, "--vocab-only")) {
             o.vocab_only = true;
         } else if (!strcmp(a, "--dry-run")) {
@@ -135,7 +143,10 @@ int main(int argc, char **argv)
 
     gguf_error err = { { 0 } };
     src_model m = { 0 };
-    if ((meta_detect(input) ? meta_open : hf_open)(input, &m, &err)) {
+    int rc0 = llama2c_detect(input) ? llama2c_open(input, tokenizer, &m, &err)
+            : meta_detect(input)    ? meta_open(input, &m, &err)
+                                    : hf_open(input, &m, &err);
+    if (rc0) {
         fprintf(stderr, TOOL ": error: %s: %s\n", input, err.msg);
         return 1;
     }
@@ -144,10 +155,20 @@ int main(int argc, char **argv)
         char label[32];
         convert_size_label(convert_param_count(&m), label, sizeof label);
         int outtype = convert_resolve_outtype(&m, o.outtype);
+        /* next to a checkpoint file, inside a model folder */
+        char dir[2048];
+        snprintf(dir, sizeof dir, "%s", input);
+        if (llama2c_detect(input)) {
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *slash = 0;
+            else
+                strcpy(dir, ".");
+        }
         if (o.vocab_only)
-            snprintf(def, sizeof def, "%s/%s-vocab.gguf", input, m.name);
+            snprintf(def, sizeof def, "%s/%s-vocab.gguf", dir, m.name);
         else
-            snprintf(def, sizeof def, "%s/%s-%s-%s.gguf", input, m.name, label,
+            snprintf(def, sizeof def, "%s/%s-%s-%s.gguf", dir, m.name, label,
                      convert_outtype_name(outtype));
         o.out_path = def;
     }

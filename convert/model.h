@@ -17,8 +17,9 @@
 #include "error.h"
 #include "writer.h"
 
-/* Element types of source tensors. */
-enum src_dtype { SRC_F32, SRC_F16, SRC_BF16 };
+/* Element types of source tensors. SRC_I8_GROUPS: int8 values with one f32
+ * scale per `group` consecutive values (llama2.c v2). */
+enum src_dtype { SRC_F32, SRC_F16, SRC_BF16, SRC_I8_GROUPS };
 
 typedef struct src_tensor {
     char          *name;       /* GGUF name (already mapped) */
@@ -28,6 +29,8 @@ typedef struct src_tensor {
     int64_t        ne[4];      /* GGUF order: ne[0] is the row length */
     const void    *data;       /* mapped source bytes, row-major */
     void          *owned;      /* non-NULL when data was generated (freed with the model) */
+    const uint8_t *scales;     /* SRC_I8_GROUPS: little-endian f32s, maybe unaligned */
+    int            group;
 } src_tensor;
 
 typedef struct src_model src_model;

@@ -132,7 +132,7 @@ static int load_f32(const src_model *m, const src_tensor *t, float *dst, gguf_er
             return gguf_error_set(err, "tensor '%s': %" PRId64 " rows do not split into %u "
                                   "rotary heads", t->name, rows, heads);
     }
-    const size_t esize = t->dtype == SRC_F32 ? 4 : 2;
+    const size_t esize = t->dtype == SRC_F32 ? 4 : t->dtype == SRC_I8_GROUPS ? 1 : 2;
     for (int64_t r = 0; r < rows; r++) {
         int64_t from = t->permute != PERMUTE_NONE ? permuted_row(t, heads, r) : r;
         const uint8_t *src = (const uint8_t *)t->data + (size_t)(from * row) * esize;
@@ -140,6 +140,14 @@ static int load_f32(const src_model *m, const src_tensor *t, float *dst, gguf_er
         switch (t->dtype) {
         case SRC_F32: memcpy(out, src, (size_t)row * 4); break;
         case SRC_F16: gguf_f16_to_f32_row((const gguf_half *)src, out, row); break;
+        case SRC_I8_GROUPS:
+            for (int64_t i = 0; i < row; i++) {
+                int64_t at = from * row + i; /* element index in the tensor */
+                float scale;
+                memcpy(&scale, t->scales + (size_t)(at / t->group) * 4, 4);
+                out[i] = (float)(int8_t)src[i] * scale;
+            }
+            break;
         default: gguf_bf16_to_f32_row((const uint16_t *)src, out, row); break;
         }
     }
@@ -176,7 +184,7 @@ static void print_plan(const src_model *m, const uint32_t *types, const char **w
             len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%" PRId64, d ? ", " : "",
                             t->ne[d]);
         snprintf(shape + len, sizeof shape - (size_t)len, "]");
-        static const char *const dt[] = { "f32", "f16", "bf16" };
+        static const char *const dt[] = { "f32", "f16", "bf16", "i8x" };
         printf("%-4d %-32s %-22s %-6s -> %-6s%s%s%s\n", i + 1, t->name, shape,
                t->owned ? "gen" : dt[t->dtype], ggml_type_name(types[i]),
                t->permute ? "  (rotary permute)" : "", why[i] ? "  fallback: " : "",

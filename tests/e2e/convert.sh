@@ -123,7 +123,7 @@ if need_fixture models/wp-llama-5m/hf "bad inputs"; then
     bad_case "malformed config.json" "$TMP/m" "config.json: line"
     mk; cp "$SRC/model.safetensors" "$TMP/m/"; head -c 1000 "$SRC/tokenizer.model" >"$TMP/m/tokenizer.model"
     bad_case "truncated tokenizer.model" "$TMP/m" "tokenizer.model: byte"
-    bad_case "not a folder" "$SRC/config.json" "not a model folder"
+    bad_case "a JSON file as the checkpoint" "$SRC/config.json" "implausible llama2.c header"
 fi
 if need_fixture models/wp-llama-5m/torch "bad torch checkpoints"; then
     TSRC=$FIX/models/wp-llama-5m/torch
@@ -147,4 +147,43 @@ if need_fixture models/wp-llama-5m/hf "--dry-run"; then
     else
         fail "--dry-run prints the plan and writes nothing" "$(head -3 "$TMP/dry.log" | tr '\n' ' ')"
     fi
+fi
+
+# llama2.c checkpoints: tensors and vocabulary as llama.cpp's llama2c converter
+if need_fixture reference/stories260K-f32.gguf "llama2.c checkpoints"; then
+    S=$FIX/models/stories260K
+    ref_hashes() { "$INSPECT" --hash "$REF/stories260K-f32.gguf" | sed '$d'; }
+    for ck in checkpoint_legacy:tokenizer.bin checkpoint_v1:tokenizer.bin checkpoint_v1:tok512.model; do
+        file=${ck%%:*} tok=${ck##*:}
+        out=$TMP/$file.gguf
+        n="stories260K $file.bin with $tok: tensors and vocabulary as the llama.cpp reference"
+        if ! "$CONVERT" -q "$S/$file.bin" --tokenizer "$S/$tok" --outtype f32 -o "$out" >"$TMP/c.log" 2>&1; then
+            fail "$n" "$(tail -1 "$TMP/c.log")"; continue
+        fi
+        d=$(diff <(ref_hashes) <("$INSPECT" --hash "$out" | sed '$d') | head -4 | tr '\n' ' ')
+        if [ -z "$d" ]; then pass "$n"; else fail "$n" "$d"; fi
+        check "stories260K $file.bin: output passes --check" "$INSPECT" --check "$out"
+    done
+    out=$TMP/xs.gguf
+    if "$CONVERT" -q "$FIX/models/llama2xs/model.bin" --tokenizer "$S/tokenizer.bin" -o "$out" >"$TMP/c.log" 2>&1 &&
+        "$INSPECT" --check "$out" >/dev/null 2>&1 &&
+        [ "$("$INSPECT" --json "$out" | jq -r '.metadata["llama.feed_forward_length"].value')" = 192 ]; then
+        pass "llama2xs (v0, hidden 192) converts and passes --check"
+    else
+        fail "llama2xs (v0, hidden 192) converts and passes --check" "$(tail -1 "$TMP/c.log")"
+    fi
+    head -c 500000 "$S/checkpoint_v1.bin" >"$TMP/trunc.bin"
+    l2c_bad() { # name file expected [--tokenizer FILE]
+        local out=$TMP/bad.gguf; rm -f "$out"
+        "$CONVERT" -q "$2" "${@:4}" -o "$out" >"$TMP/bad.log" 2>&1
+        local rc=$?
+        if [ $rc -eq 1 ] && [ ! -e "$out" ] && grep -q -- "$3" "$TMP/bad.log"; then pass "bad input: $1"
+        else fail "bad input: $1" "exit $rc, $(tail -1 "$TMP/bad.log")"; fi
+    }
+    l2c_bad "truncated llama2.c checkpoint" "$TMP/trunc.bin" "truncated" --tokenizer "$S/tokenizer.bin"
+    l2c_bad "llama2.c checkpoint without --tokenizer" "$S/checkpoint_v1.bin" "needs --tokenizer"
+    printf 'this is not a model at all, just some text of some length' >"$TMP/junk.bin"
+    l2c_bad "implausible llama2.c header" "$TMP/junk.bin" "implausible llama2.c header" --tokenizer "$S/tokenizer.bin"
+    head -c 3000 "$S/tokenizer.bin" >"$TMP/tok.bin"
+    l2c_bad "truncated tokenizer.bin" "$S/checkpoint_v1.bin" "truncated at token" --tokenizer "$TMP/tok.bin"
 fi
