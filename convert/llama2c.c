@@ -151,7 +151,8 @@ static int load_tokenizer(l2c_state *s, const char *path, gguf_error *err)
             break;
         }
         /* the text, with ' ' escaped to U+2581 as llama.cpp does */
-        char *text = malloc((size_t)n * 3 + 1);
+        /* room for the names ids 0-2 get ("<unk>") whatever their length */
+        char *text = malloc((size_t)n + 8);
         if (!text || fread(text, 1, (size_t)n, fp) != (size_t)n) {
             free(text);
             rc = gguf_error_set(err, "%s: truncated at token %" PRId64, path, id);

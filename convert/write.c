@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "float16.h"
 #include "names.h"
@@ -119,24 +121,41 @@ static int permuted_row(const src_tensor *t, uint32_t heads, int64_t r)
     return (int)(h * 2 * half + j * half + i);
 }
 
-/* Source → f32, with the q/k permutation applied. */
-static int load_f32(const src_model *m, const src_tensor *t, float *dst, gguf_error *err)
+/* Rows of a tensor for loading: ne[0] elements, or single elements for a
+ * 1-D tensor (so a bias permutes like the rows of its matrix). */
+static int64_t row_len(const src_tensor *t) { return t->n_dims == 1 ? 1 : t->ne[0]; }
+
+static uint32_t rotary_heads(const src_model *m, const src_tensor *t)
 {
-    int64_t n = n_elements(t);
-    int64_t row = t->n_dims == 1 ? 1 : t->ne[0];
-    int64_t rows = n / row;
-    uint32_t heads = t->permute == PERMUTE_Q ? m->n_head
-                   : m->n_head_kv ? m->n_head_kv : m->n_head;
-    if (t->permute != PERMUTE_NONE) {
-        if (t->n_dims > 2 || heads == 0 || rows % (2 * (int64_t)heads) != 0)
-            return gguf_error_set(err, "tensor '%s': %" PRId64 " rows do not split into %u "
-                                  "rotary heads", t->name, rows, heads);
-    }
-    const size_t esize = t->dtype == SRC_F32 ? 4 : t->dtype == SRC_I8_GROUPS ? 1 : 2;
-    for (int64_t r = 0; r < rows; r++) {
+    return t->permute == PERMUTE_Q ? m->n_head : m->n_head_kv ? m->n_head_kv : m->n_head;
+}
+
+static int check_permute(const src_model *m, const src_tensor *t, gguf_error *err)
+{
+    int64_t rows = n_elements(t) / row_len(t);
+    uint32_t heads = rotary_heads(m, t);
+    if (t->permute != PERMUTE_NONE &&
+        (t->n_dims > 2 || heads == 0 || rows % (2 * (int64_t)heads) != 0))
+        return gguf_error_set(err, "tensor '%s': %" PRId64 " rows do not split into %u "
+                              "rotary heads", t->name, rows, heads);
+    return 0;
+}
+
+static size_t src_esize(const src_tensor *t)
+{
+    return t->dtype == SRC_F32 ? 4 : t->dtype == SRC_I8_GROUPS ? 1 : 2;
+}
+
+/* Source rows [r0, r0 + nr) → f32, with the q/k permutation applied. */
+static void load_rows(const src_model *m, const src_tensor *t, int64_t r0, int64_t nr, float *dst)
+{
+    const int64_t row = row_len(t);
+    const uint32_t heads = rotary_heads(m, t);
+    const size_t esize = src_esize(t);
+    for (int64_t r = r0; r < r0 + nr; r++) {
         int64_t from = t->permute != PERMUTE_NONE ? permuted_row(t, heads, r) : r;
         const uint8_t *src = (const uint8_t *)t->data + (size_t)(from * row) * esize;
-        float *out = dst + r * row;
+        float *out = dst + (r - r0) * row;
         switch (t->dtype) {
         case SRC_F32: memcpy(out, src, (size_t)row * 4); break;
         case SRC_F16: gguf_f16_to_f32_row((const gguf_half *)src, out, row); break;
@@ -151,19 +170,38 @@ static int load_f32(const src_model *m, const src_tensor *t, float *dst, gguf_er
         default: gguf_bf16_to_f32_row((const uint16_t *)src, out, row); break;
         }
     }
-    return 0;
 }
 
-static size_t encoded_size(uint32_t type, const src_tensor *t)
+/* Tensors stream in chunks of about this many elements (4 MB as f32):
+ * whole rows, so that a quantized row is never split. */
+#define CHUNK_ELEMS ((int64_t)1 << 20)
+
+static int64_t chunk_rows(const src_tensor *t)
 {
-    uint64_t row;
-    ggml_row_size(type, t->ne[0], &row);
-    return (size_t)(row * (uint64_t)(n_elements(t) / t->ne[0]));
+    int64_t row = row_len(t), rows = n_elements(t) / row;
+    if (t->n_dims == 1)
+        return rows; /* a vector goes in one piece */
+    int64_t per = CHUNK_ELEMS / row;
+    return per < 1 ? 1 : per > rows ? rows : per;
 }
 
-static int encode(uint32_t type, const src_tensor *t, const float *x, void *out)
+/* The source's pages are not needed again: drop them from memory (a later
+ * read would map them in again from the file). */
+static void release_source(const src_tensor *t)
 {
-    int64_t n = n_elements(t);
+    long page = sysconf(_SC_PAGESIZE);
+    if (t->owned || page <= 0)
+        return;
+    uint64_t bytes = (uint64_t)n_elements(t) * src_esize(t);
+    uintptr_t start = (uintptr_t)t->data & ~(uintptr_t)(page - 1);
+    uintptr_t end = ((uintptr_t)t->data + bytes + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+    madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+
+/* Encodes n f32 values (whole rows of ne[0]) as type. */
+static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n, void *out)
+{
     switch (type) {
     case GGML_T_F32: memcpy(out, x, (size_t)n * 4); return 0;
     case GGML_T_F16: gguf_f32_to_f16_row(x, out, n); return 0;
@@ -235,7 +273,12 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         const src_tensor *t = &m->tensors[i];
         if (gguf_writer_add_tensor(w, t->name, types[i], (uint32_t)t->n_dims, t->ne, err) < 0)
             goto done;
-        size_t a = (size_t)n_elements(t) * 4, b = encoded_size(types[i], t);
+        if (check_permute(m, t, err))
+            goto done;
+        int64_t elems = chunk_rows(t) * row_len(t);
+        uint64_t rowb;
+        ggml_row_size(types[i], t->n_dims == 1 ? elems : t->ne[0], &rowb);
+        size_t a = (size_t)elems * 4, b = (size_t)(rowb * (uint64_t)(t->n_dims == 1 ? 1 : chunk_rows(t)));
         max_f32 = a > max_f32 ? a : max_f32;
         max_enc = b > max_enc ? b : max_enc;
     }
@@ -262,18 +305,27 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     progress_start(&bar, "converting", total, !o->quiet);
     for (int i = 0; i < n; i++) {
         const src_tensor *t = &m->tensors[i];
-        if (load_f32(m, t, f32, err) || encode(types[i], t, f32, enc)) {
-            progress_end(&bar);
-            if (!err->msg[0])
+        const int64_t row = row_len(t), rows = n_elements(t) / row, per = chunk_rows(t);
+        for (int64_t r0 = 0; r0 < rows; r0 += per) {
+            int64_t nr = rows - r0 < per ? rows - r0 : per;
+            load_rows(m, t, r0, nr, f32);
+            uint64_t bytes; /* nr rows of ne[0], or the whole vector */
+            ggml_row_size(types[i], t->n_dims > 1 ? t->ne[0] : nr, &bytes);
+            if (t->n_dims > 1)
+                bytes *= (uint64_t)nr;
+            if (encode(types[i], t, f32, nr * row, enc)) {
+                progress_end(&bar);
                 gguf_error_set(err, "tensor '%s': cannot encode as %s", t->name,
                                ggml_type_name(types[i]));
-            goto done;
+                goto done;
+            }
+            if (gguf_writer_write_tensor(w, enc, (size_t)bytes, err)) {
+                progress_end(&bar);
+                goto done;
+            }
+            progress_add(&bar, (uint64_t)(nr * row));
         }
-        if (gguf_writer_write_tensor(w, enc, encoded_size(types[i], t), err)) {
-            progress_end(&bar);
-            goto done;
-        }
-        progress_add(&bar, (uint64_t)n_elements(t));
+        release_source(t);
     }
     progress_end(&bar);
     if (gguf_writer_finish(w, err))
