@@ -118,6 +118,7 @@ TEST_LIBS_test_json    = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
 TEST_OBJS_test_safetensors := convert/safetensors.o convert/json.o
 TEST_LIBS_test_safetensors  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
 TEST_OBJS_test_spm    := convert/spm.o
+TEST_OBJS_test_arch   := convert/arch.o convert/write.o convert/model.o
 TEST_OBJS_test_llama2c := convert/llama2c.o convert/vocab.o convert/spm.o convert/model.o convert/write.o convert/arch.o
 TEST_OBJS_test_torch  := convert/torch.o convert/zip.o convert/safetensors.o convert/json.o
 TEST_LIBS_test_torch   = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)

@@ -134,8 +134,9 @@ static bool match_pattern(const char *pattern, const char *name, int *block)
     return !strcmp(d + 2, p);
 }
 
-int arch_map_rules(const name_rule *rules, const char *name, char *out, size_t out_size,
-                   int *block)
+/* The rule that maps name (NULL if none), with the formatted GGUF name. */
+static const name_rule *find_rule(const name_rule *rules, const char *name, char *out,
+                                  size_t out_size, int *block)
 {
     for (const name_rule *r = rules; r->from; r++) {
         if (!match_pattern(r->from, name, block))
@@ -144,9 +145,15 @@ int arch_map_rules(const name_rule *rules, const char *name, char *out, size_t o
             snprintf(out, out_size, r->to, *block);
         else
             snprintf(out, out_size, "%s", r->to);
-        return 1;
+        return r;
     }
-    return -1;
+    return NULL;
+}
+
+int arch_map_rules(const name_rule *rules, const char *name, char *out, size_t out_size,
+                   int *block)
+{
+    return find_rule(rules, name, out, out_size, block) ? 1 : -1;
 }
 
 int arch_map_name(const arch_family *a, const char *name, char *out, size_t out_size,
@@ -158,17 +165,9 @@ int arch_map_name(const arch_family *a, const char *name, char *out, size_t out_
         if (len >= sl && !strcmp(name + len - sl, *s))
             return 0;
     }
-    for (const name_rule *r = a->names; r->from; r++) {
-        int b;
-        if (!match_pattern(r->from, name, &b))
-            continue;
-        if (b >= 0)
-            snprintf(out, out_size, r->to, b);
-        else
-            snprintf(out, out_size, "%s", r->to);
-        *permute = a->permute_qk ? (enum permute_kind)r->permute : PERMUTE_NONE;
-        *block = b;
-        return 1;
-    }
-    return -1;
+    const name_rule *r = find_rule(a->names, name, out, out_size, block);
+    if (!r)
+        return -1;
+    *permute = a->permute_qk ? (enum permute_kind)r->permute : PERMUTE_NONE;
+    return 1;
 }

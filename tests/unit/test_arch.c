@@ -1,0 +1,81 @@
+/*
+ * test_arch.c — the converter's family tables and output rules: name
+ * mapping with block numbers, q/k permutation only for families that need
+ * it, dropped buffers, Meta names, llama.cpp's size labels and outtypes.
+ */
+#include "arch.h"
+#include "testutil.h"
+#include "write.h"
+
+START_TEST(test_families)
+{
+    const arch_family *llama = arch_find("LlamaForCausalLM"), *qwen = arch_find("Qwen2ForCausalLM");
+    ck_assert_ptr_nonnull(llama);
+    ck_assert_ptr_eq(arch_find("MistralForCausalLM"), llama);
+    ck_assert_ptr_nonnull(qwen);
+    ck_assert_ptr_null(arch_find("GPT2LMHeadModel"));
+    ck_assert_str_eq(llama->gguf_arch, "llama");
+    ck_assert_str_eq(qwen->gguf_arch, "qwen2");
+    ck_assert_ptr_nonnull(strstr(arch_supported_list(), "Qwen2ForCausalLM"));
+}
+END_TEST
+
+START_TEST(test_names)
+{
+    const arch_family *llama = arch_find("LlamaForCausalLM"), *qwen = arch_find("Qwen2ForCausalLM");
+    char out[128];
+    enum permute_kind p;
+    int b;
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.17.self_attn.q_proj.weight", out, sizeof out, &p, &b), 1);
+    ck_assert_str_eq(out, "blk.17.attn_q.weight");
+    ck_assert_int_eq(p, PERMUTE_Q);
+    ck_assert_int_eq(b, 17);
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.0.self_attn.k_proj.bias", out, sizeof out, &p, &b), 1);
+    ck_assert_str_eq(out, "blk.0.attn_k.bias");
+    ck_assert_int_eq(p, PERMUTE_K);
+    ck_assert_int_eq(arch_map_name(qwen, "model.layers.3.self_attn.k_proj.weight", out, sizeof out, &p, &b), 1);
+    ck_assert_int_eq(p, PERMUTE_NONE); /* Qwen2 keeps its layout */
+    ck_assert_int_eq(arch_map_name(llama, "model.embed_tokens.weight", out, sizeof out, &p, &b), 1);
+    ck_assert_str_eq(out, "token_embd.weight");
+    ck_assert_int_eq(b, -1);
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.2.mlp.down_proj.weight", out, sizeof out, &p, &b), 1);
+    ck_assert_str_eq(out, "blk.2.ffn_down.weight");
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.0.self_attn.rotary_emb.inv_freq", out, sizeof out, &p, &b), 0);
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.x.self_attn.q_proj.weight", out, sizeof out, &p, &b), -1);
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.1.self_attn.q_proj.weightx", out, sizeof out, &p, &b), -1);
+    ck_assert_int_eq(arch_map_name(llama, "vision.tower.weight", out, sizeof out, &p, &b), -1);
+    ck_assert_int_eq(arch_map_rules(arch_meta_names, "layers.4.feed_forward.w2.weight", out, sizeof out, &b), 1);
+    ck_assert_str_eq(out, "blk.4.ffn_down.weight");
+    ck_assert_int_eq(arch_map_rules(arch_meta_names, "tok_embeddings.weight", out, sizeof out, &b), 1);
+    ck_assert_str_eq(out, "token_embd.weight");
+}
+END_TEST
+
+START_TEST(test_size_labels)
+{
+    static const struct { uint64_t n; const char *want; } cases[] = {
+        { 5245184, "5.2M" }, { 292800, "293K" }, { 6738415616ull, "6.7B" },
+        { 70553706496ull, "71B" }, { 1100048384, "1.1B" }, { 1500000000000ull, "1.5T" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char out[32];
+        convert_size_label(cases[i].n, out, sizeof out);
+        ck_assert_str_eq(out, cases[i].want);
+    }
+    ck_assert_uint_eq(convert_file_type(OUT_F32), 0);
+    ck_assert_uint_eq(convert_file_type(OUT_F16), 1);
+    ck_assert_uint_eq(convert_file_type(OUT_Q8_0), 7);
+    ck_assert_uint_eq(convert_file_type(OUT_BF16), 32);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("arch");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_families);
+    tcase_add_test(tc, test_names);
+    tcase_add_test(tc, test_size_labels);
+    suite_add_tcase(s, tc);
+    return run_suite(s, 0);
+}
