@@ -37,8 +37,13 @@ ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -1)),)
   WARN := $(filter-out -Wno-format-truncation,$(WARN))
 endif
 
-CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) -fPIC -Igguf $(CFLAGS)
-LDLIBS_ALL  = -lm $(LDSAN) $(LDFLAGS)
+# libgguf itself needs PCRE2 (the BPE pre-tokenizer regexes).
+LIB_DEPS    := libpcre2-8:libpcre2-dev
+LIB_CFLAGS  := $(shell $(PKG_CONFIG) --cflags libpcre2-8 2>/dev/null)
+LIB_LIBS    := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
+
+CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) -fPIC -Igguf $(LIB_CFLAGS) $(CFLAGS)
+LDLIBS_ALL  = $(LIB_LIBS) -lm $(LDSAN) $(LDFLAGS)
 
 # --- sources ---------------------------------------------------------------
 LIB_SRC   := $(sort $(wildcard gguf/*.c))
@@ -71,17 +76,20 @@ $(BUILD)/sample.gguf: $(BUILD)/tests/tools/mkmodel
 	$(BUILD)/tests/tools/mkmodel $@ --dim 64 --layers 2 --ffn 192 --heads 4 --kv-heads 2 --vocab 320
 
 lib: $(BUILD)/libgguf.a $(BUILD)/libgguf.so
+deps-lib:
+	$(foreach d,$(LIB_DEPS),$(call need,$(d)))
+.PHONY: deps-lib
 tools: $(TOOL_BINS)
 
 $(BUILD)/obj/%.o: %.c $(ALL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CFLAGS_TOOL) -c $< -o $@
 
-$(BUILD)/libgguf.a: $(LIB_OBJ)
+$(BUILD)/libgguf.a: $(LIB_OBJ) | deps-lib
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libgguf.so: $(LIB_OBJ)
+$(BUILD)/libgguf.so: $(LIB_OBJ) | deps-lib
 	$(CC) -shared -Wl,-soname,libgguf.so.0 -o $@ $^ $(LDLIBS_ALL)
 
 # Per-tool dependencies: pkg-config names (with their Debian package) and
@@ -89,6 +97,7 @@ $(BUILD)/libgguf.so: $(LIB_OBJ)
 DEPS_quantize   := yaml-0.1:libyaml-dev
 OMP_quantize    := -fopenmp
 DEPS_convert    := yaml-0.1:libyaml-dev zlib:zlib1g-dev
+OMP_run         := -fopenmp
 pkg_names = $(foreach d,$(1),$(word 1,$(subst :, ,$(d))))
 
 define tool_rule
@@ -153,7 +162,7 @@ valgrind: testbins
 # --- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_CC    ?= clang
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_FLAGS := $(CSTD) -g -O1 $(FUZZ_SAN) -Igguf
+FUZZ_FLAGS := $(CSTD) -g -O1 $(FUZZ_SAN) -Igguf $(LIB_CFLAGS)
 FUZZ_OBJ   := $(LIB_SRC:%.c=build-fuzz/obj/%.o)
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 build-fuzz/obj/%.o: %.c $(ALL_HDR)
@@ -175,7 +184,7 @@ FUZZ_SRCS_fuzz_llama2c := convert/llama2c.c convert/vocab.c convert/spm.c conver
 FUZZ_SRCS_fuzz_torch  := convert/torch.c convert/zip.c convert/safetensors.c convert/json.c
 FUZZ_LIBS_fuzz_torch  := -lyaml -lz
 build-fuzz/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) build-fuzz/libgguf-fuzz.a
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(addprefix -I,$(sort $(dir $(FUZZ_SRCS_$*)))) -o $@ $< $(FUZZ_SRCS_$*) build-fuzz/libgguf-fuzz.a $(FUZZ_LIBS_$*) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(addprefix -I,$(sort $(dir $(FUZZ_SRCS_$*)))) -o $@ $< $(FUZZ_SRCS_$*) build-fuzz/libgguf-fuzz.a $(FUZZ_LIBS_$*) $(LIB_LIBS) -lm
 
 # --- install ---------------------------------------------------------------
 DEST := $(DESTDIR)$(PREFIX)

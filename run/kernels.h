@@ -1,0 +1,62 @@
+/*
+ * kernels.h — matrix-vector and matrix-matrix products on weights stored in
+ * any of the block types the runner accepts, working on the blocks directly.
+ *
+ * As in ggml's CPU backend, the activations are first converted to the
+ * "dot type" of the weight type, and each output is one dot product of a
+ * weight row with a converted activation row:
+ *
+ *   weight type                     activation (dot) type
+ *   f32                             f32
+ *   f16                             f16
+ *   bf16                            bf16
+ *   q4_0, q5_0, q8_0                q8_0
+ *   q4_1, q5_1                      q8_1  (q8_0 plus d * sum(q) per block)
+ *   q2_K, q3_K, q4_K, q5_K, q6_K    q8_K
+ *
+ * so a product gives what ggml's gives up to the order of float additions.
+ * Every kernel has a scalar reference path and, where the CPU has them
+ * (checked once at run time), AVX2 / AVX-512 paths; the tests hold the two
+ * to each other and the scalar path to dequantize-then-multiply.
+ *
+ * Not for: quantizing weights (libgguf's codecs), attention or norms (the
+ * forward pass).
+ */
+#ifndef RUN_KERNELS_H
+#define RUN_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* True when the runner can multiply by weights of this ggml type id. */
+bool kern_supported(uint32_t wtype);
+
+/* The ggml type id of the activation rows a weight type multiplies with
+ * (table above); -1 when unsupported. */
+int kern_dot_type(uint32_t wtype);
+
+/* Bytes of one converted activation row of n floats for weight type wtype
+ * (n a multiple of the weight type's block size); 0 when unsupported. */
+size_t kern_act_row_size(uint32_t wtype, int64_t n);
+
+/* Converts n floats x into the dot type of wtype, into xq
+ * (kern_act_row_size(wtype, n) bytes). */
+void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n);
+
+/* One dot product: weight row w (n elements of wtype) with converted
+ * activation row xq. */
+float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq);
+
+/* y[b * nrows + r] = dot(W row r, activation row b) for r < nrows, b < nb.
+ * W is nrows rows of ncols elements of wtype, row_bytes apart; xq holds nb
+ * converted activation rows of kern_act_row_size(wtype, ncols) bytes each.
+ * Parallel over rows with OpenMP (the caller's thread count). */
+void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
+                 const void *xq, int64_t nb, float *y);
+
+/* Tests and benchmarks: use the scalar reference kernels even where SIMD
+ * ones exist. Not thread-safe: set before multiplying. */
+void kern_force_scalar(bool on);
+
+#endif
