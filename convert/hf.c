@@ -173,8 +173,10 @@ static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_
         lo = x;
     if (json_num(json_get(rs, "high_freq_factor"), &x))
         hi = x;
-    if (json_num(json_get(s->config, "original_max_position_embeddings"), &x) ||
-        json_num(json_get(rs, "original_max_position_embeddings"), &x))
+    /* llama.cpp reads the original context from config.json's top level
+     * only (default 8192), never from rope_scaling, where Llama 3.1 keeps
+     * it: the factors it writes are the ones to match. */
+    if (json_num(json_get(s->config, "original_max_position_embeddings"), &x))
         old = x;
     if (!json_int(json_get(s->config, "head_dim"), &dim)) {
         if (!json_int(json_get(s->config, "hidden_size"), &hidden) ||
@@ -190,14 +192,16 @@ static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_
         return gguf_error_set(err, "out of memory");
     const float lo_wl = (float)(old / lo), hi_wl = (float)(old / hi);
     for (int64_t i = 0; i < dim / 2; i++) {
+        /* PyTorch float32 semantics: `scalar / tensor` is reciprocal times
+         * the scalar rounded to float. */
         float freq = 1.0f / powf((float)base, (float)(2 * i) / (float)dim);
-        float wavelen = (float)(2 * M_PI) / freq;
+        float wavelen = (1.0f / freq) * (float)(2 * M_PI);
         if (wavelen < hi_wl) {
             f[i] = 1.0f;
         } else if (wavelen > lo_wl) {
             f[i] = (float)factor;
         } else {
-            float smooth = ((float)old / wavelen - (float)lo) / (float)(hi - lo);
+            float smooth = ((1.0f / wavelen) * (float)old - (float)lo) / (float)(hi - lo);
             f[i] = 1.0f / ((1.0f - smooth) / (float)factor + smooth);
         }
     }
