@@ -1,0 +1,380 @@
+/*
+ * forward.c — the transformer forward pass (llama, mistral, qwen2).
+ *
+ * Read forward_layer() top to bottom: it is the block diagram of one
+ * decoder layer. Numerics follow llama.cpp's CPU backend (c392e50, flash
+ * attention off): RMSNorm sums squares in double; K and V are cached as f16;
+ * scores are dot products of f16 keys with the query rounded to f16, scaled
+ * and soft-maxed in f32; the probabilities are rounded to f16 before they
+ * weight the f16 values. Matrix products go through kernels.h, which converts
+ * activations to each weight type's dot type as ggml does.
+ *
+ * Not for: loading the model, sampling, or the matrix kernels themselves.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "forward.h"
+#include "kernels.h"
+#include "quants.h"
+
+/* ---------------------------------------------------------------------------
+ * Building blocks
+ */
+
+void run_rmsnorm(float *y, const float *x, const float *w, int n, float eps)
+{
+    double ss = 0.0;
+    for (int i = 0; i < n; i++)
+        ss += (double)(x[i] * x[i]);
+    const float mean = (float)(ss / n);
+    const float scale = 1.0f / sqrtf(mean + eps);
+    for (int i = 0; i < n; i++)
+        y[i] = (x[i] * scale) * w[i];
+}
+
+/* cs[2i], cs[2i+1] = cos, sin of pos * base^(-2i/n_rot) / freqs[i]. The
+ * angle is stepped by repeated multiplication in float, as ggml does. */
+static void rope_angles(float *cs, int n_rot, int pos, float base, const float *freqs)
+{
+    const float step = powf(base, -2.0f / (float)n_rot);
+    float theta = (float)pos;
+    for (int i = 0; i < n_rot / 2; i++) {
+        const float t = freqs ? theta / freqs[i] : theta;
+        cs[2 * i] = cosf(t);
+        cs[2 * i + 1] = sinf(t);
+        theta *= step;
+    }
+}
+
+/* Rotates each head of x by the angles in cs: (a, b) → (a cos - b sin, a sin + b cos). */
+static void rope_apply(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
+                       enum run_rope_layout layout)
+{
+    const int half = n_rot / 2;
+    for (int h = 0; h < n_heads; h++) {
+        float *v = x + (size_t)h * head_dim;
+        for (int i = 0; i < half; i++) {
+            const int i0 = layout == RUN_ROPE_NEOX ? i : 2 * i;
+            const int i1 = layout == RUN_ROPE_NEOX ? i + half : 2 * i + 1;
+            const float a = v[i0], b = v[i1], c = cs[2 * i], s = cs[2 * i + 1];
+            v[i0] = a * c - b * s;
+            v[i1] = a * s + b * c;
+        }
+    }
+}
+
+void run_rope(float *x, int n_heads, int head_dim, int n_rot, int pos, float base,
+              const float *freqs, enum run_rope_layout layout)
+{
+    float cs[n_rot > 0 ? n_rot : 1];
+    rope_angles(cs, n_rot, pos, base, freqs);
+    rope_apply(x, n_heads, head_dim, n_rot, cs, layout);
+}
+
+void run_softmax(float *x, int n, float scale)
+{
+    float max = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        x[i] *= scale;
+        max = x[i] > max ? x[i] : max;
+    }
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        x[i] = expf(x[i] - max);
+        sum += (double)x[i];
+    }
+    const float inv = (float)(1.0 / sum);
+    for (int i = 0; i < n; i++)
+        x[i] *= inv;
+}
+
+void run_swiglu(float *g, const float *u, int n)
+{
+    for (int i = 0; i < n; i++)
+        g[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+}
+
+/* ---------------------------------------------------------------------------
+ * State
+ */
+
+static size_t max_act_row(const run_model *m)
+{
+    size_t r = kern_act_row_size(m->output.type, m->output.cols);
+    for (int i = 0; i < m->hp.n_layer; i++) {
+        const run_layer *l = &m->layers[i];
+        const run_matrix *ws[] = { &l->wq, &l->wk, &l->wv, &l->wo, &l->w_gate, &l->w_up, &l->w_down };
+        for (size_t j = 0; j < sizeof ws / sizeof ws[0]; j++) {
+            size_t s = kern_act_row_size(ws[j]->type, ws[j]->cols);
+            r = s > r ? s : r;
+        }
+    }
+    return r;
+}
+
+int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, gguf_error *err)
+{
+    memset(s, 0, sizeof *s);
+    const run_hparams *hp = &m->hp;
+    const size_t d = (size_t)hp->n_embd, kv = (size_t)hp->n_head_kv * hp->head_dim;
+    const size_t ff = (size_t)hp->n_ff, nb = (size_t)n_batch;
+#ifdef _OPENMP
+    s->n_threads = omp_get_max_threads();
+#else
+    s->n_threads = 1;
+#endif
+    s->n_ctx = n_ctx;
+    s->n_batch = n_batch;
+    s->xq_row = max_act_row(m);
+    const size_t cache = (size_t)hp->n_layer * (size_t)n_ctx * kv;
+    s->x = malloc(nb * d * sizeof(float));
+    s->xb = malloc(nb * d * sizeof(float));
+    s->q = malloc(nb * d * sizeof(float));
+    s->xb2 = malloc(nb * d * sizeof(float));
+    s->k = malloc(nb * kv * sizeof(float));
+    s->v = malloc(nb * kv * sizeof(float));
+    s->hb = malloc(nb * ff * sizeof(float));
+    s->hb2 = malloc(nb * ff * sizeof(float));
+    s->xq = malloc(nb * s->xq_row);
+    s->k_cache = calloc(cache, sizeof(gguf_half));
+    s->v_cache = calloc(cache, sizeof(gguf_half));
+    s->att = malloc((size_t)s->n_threads * (size_t)n_ctx * sizeof(float));
+    s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) *
+                      sizeof(gguf_half));
+    s->f16_table = malloc(65536 * sizeof(float));
+    if (!s->x || !s->xb || !s->q || !s->xb2 || !s->k || !s->v || !s->hb || !s->hb2 || !s->xq ||
+        !s->k_cache || !s->v_cache || !s->att || !s->att16 || !s->f16_table) {
+        run_state_free(s);
+        return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
+    }
+    for (uint32_t h = 0; h < 65536; h++)
+        s->f16_table[h] = gguf_f16_to_f32((gguf_half)h);
+    return 0;
+}
+
+void run_state_free(run_state *s)
+{
+    free(s->x);
+    free(s->xb);
+    free(s->q);
+    free(s->xb2);
+    free(s->k);
+    free(s->v);
+    free(s->hb);
+    free(s->hb2);
+    free(s->xq);
+    free(s->k_cache);
+    free(s->v_cache);
+    free(s->att);
+    free(s->att16);
+    free(s->f16_table);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---------------------------------------------------------------------------
+ * Layers
+ */
+
+/* y (nb, W.rows) = x (nb, W.cols) @ W^T; x is first converted to W's dot type. */
+static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, float *y)
+{
+    const size_t rs = kern_act_row_size(w->type, w->cols);
+    uint8_t *xq = s->xq;
+#pragma omp parallel for if (nb > 1)
+    for (int b = 0; b < nb; b++)
+        kern_quantize_act(w->type, x + (size_t)b * w->cols, xq + (size_t)b * rs, w->cols);
+    kern_matmul(w->type, w->data, w->row_bytes, w->rows, w->cols, xq, nb, y);
+}
+
+/* y (nb, n) += bias (n,) on every row. */
+static void add_bias(float *y, const float *bias, int nb, int n)
+{
+    if (!bias)
+        return;
+    for (int b = 0; b < nb; b++)
+        for (int i = 0; i < n; i++)
+            y[(size_t)b * n + i] += bias[i];
+}
+
+/* One head of one token: out (head_dim,) = softmax(K q / sqrt(head_dim)) V
+ * over the n_kv cached positions, K and V rows kv_dim apart in the cache. */
+static void attend_head(const run_state *s, float *out, const float *q, const gguf_half *kc,
+                        const gguf_half *vc, int n_kv, int head_dim, size_t kv_dim, float *att,
+                        gguf_half *att16)
+{
+    const float *f16 = s->f16_table;
+    gguf_half *q16 = att16 + n_kv;
+    gguf_f32_to_f16_row(q, q16, head_dim);
+    // att[t] = k_t · q, q rounded to f16, accumulated in f32
+    for (int t = 0; t < n_kv; t++) {
+        const gguf_half *k = kc + (size_t)t * kv_dim;
+        float dot = 0.0f;
+        for (int i = 0; i < head_dim; i++)
+            dot += f16[k[i]] * f16[q16[i]];
+        att[t] = dot;
+    }
+    run_softmax(att, n_kv, 1.0f / sqrtf((float)head_dim));
+    // out = sum_t p_t v_t, p rounded to f16
+    gguf_f32_to_f16_row(att, att16, n_kv);
+    for (int i = 0; i < head_dim; i++)
+        out[i] = 0.0f;
+    for (int t = 0; t < n_kv; t++) {
+        const gguf_half *v = vc + (size_t)t * kv_dim;
+        const float p = f16[att16[t]];
+        for (int i = 0; i < head_dim; i++)
+            out[i] += p * f16[v[i]];
+    }
+}
+
+/* Multi-head attention for nb tokens at positions pos..pos+nb-1: token b
+ * sees cache positions 0..pos+b (causal); query head h reads key/value head
+ * h / (n_head / n_head_kv). Writes the heads' outputs over s->q. */
+static void attention(run_state *s, const run_model *m, int layer, int nb, int pos)
+{
+    const run_hparams *hp = &m->hp;
+    const int hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
+    const size_t kv_dim = (size_t)hp->n_head_kv * hd;
+    const size_t base = (size_t)layer * (size_t)s->n_ctx * kv_dim;
+#pragma omp parallel for collapse(2) schedule(dynamic)
+    for (int b = 0; b < nb; b++) {
+        for (int h = 0; h < hp->n_head; h++) {
+#ifdef _OPENMP
+            const size_t th = (size_t)omp_get_thread_num();
+#else
+            const size_t th = 0;
+#endif
+            float *qh = s->q + (size_t)b * hp->n_embd + (size_t)h * hd;
+            const size_t kvh = (size_t)(h / group) * hd;
+            float out[hd];
+            attend_head(s, out, qh, s->k_cache + base + kvh, s->v_cache + base + kvh, pos + b + 1,
+                        hd, kv_dim, s->att + th * (size_t)s->n_ctx,
+                        s->att16 + th * ((size_t)s->n_ctx + (size_t)hd));
+            memcpy(qh, out, sizeof out);
+        }
+    }
+}
+
+static void forward_layer(run_state *s, const run_model *m, int il, int nb, int pos)
+{
+    const run_hparams *hp = &m->hp;
+    const run_layer *l = &m->layers[il];
+    const int d = hp->n_embd, kv = hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
+    const size_t cache = ((size_t)il * (size_t)s->n_ctx + (size_t)pos) * (size_t)kv;
+
+    // attention sub-layer: xb = rmsnorm(x) * attn_norm
+    for (int b = 0; b < nb; b++)
+        run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->attn_norm, d, hp->rms_eps);
+    // q (nb, d) = xb Wq^T + bq;  k, v (nb, kv) = xb Wk^T + bk, xb Wv^T + bv
+    matmul(s, &l->wq, s->xb, nb, s->q);
+    add_bias(s->q, l->bq, nb, d);
+    matmul(s, &l->wk, s->xb, nb, s->k);
+    add_bias(s->k, l->bk, nb, kv);
+    matmul(s, &l->wv, s->xb, nb, s->v);
+    add_bias(s->v, l->bv, nb, kv);
+    // rotate q and k by their positions, append k and v to the cache as f16
+    for (int b = 0; b < nb; b++) {
+        float cs[hp->n_rot > 0 ? hp->n_rot : 1];
+        rope_angles(cs, hp->n_rot, pos + b, hp->rope_base, m->rope_freqs);
+        rope_apply(s->q + (size_t)b * d, hp->n_head, hp->head_dim, hp->n_rot, cs, hp->rope_layout);
+        rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, cs,
+                   hp->rope_layout);
+    }
+    gguf_f32_to_f16_row(s->k, s->k_cache + cache, (int64_t)nb * kv);
+    gguf_f32_to_f16_row(s->v, s->v_cache + cache, (int64_t)nb * kv);
+    attention(s, m, il, nb, pos);
+    // x += att Wo^T
+    matmul(s, &l->wo, s->q, nb, s->xb2);
+    for (size_t i = 0; i < (size_t)nb * d; i++)
+        s->x[i] += s->xb2[i];
+
+    // feed-forward sub-layer: x += (silu(xb Wg^T) * (xb Wu^T)) Wd^T, xb = rmsnorm(x) * ffn_norm
+    for (int b = 0; b < nb; b++)
+        run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->ffn_norm, d, hp->rms_eps);
+    matmul(s, &l->w_gate, s->xb, nb, s->hb);
+    matmul(s, &l->w_up, s->xb, nb, s->hb2);
+    run_swiglu(s->hb, s->hb2, nb * ff);
+    matmul(s, &l->w_down, s->hb, nb, s->xb2);
+    for (size_t i = 0; i < (size_t)nb * d; i++)
+        s->x[i] += s->xb2[i];
+}
+
+/* One batch of nb <= n_batch tokens at pos; logits of rows out_from..nb-1. */
+static void forward_batch(run_state *s, const run_model *m, const int32_t *tokens, int nb, int pos,
+                          int out_from, float *logits)
+{
+    const int d = m->hp.n_embd;
+    // x (nb, d) = token_embd rows
+    for (int b = 0; b < nb; b++) {
+        const uint8_t *row = (const uint8_t *)m->tok_embd.data +
+                             (size_t)tokens[b] * m->tok_embd.row_bytes;
+        gguf_dequantize_row(m->tok_embd.type, row, s->x + (size_t)b * d, d);
+    }
+    for (int il = 0; il < m->hp.n_layer; il++)
+        forward_layer(s, m, il, nb, pos);
+    if (out_from >= nb)
+        return;
+    // logits (n_out, n_vocab) = rmsnorm(x) * output_norm @ output^T
+    const int n_out = nb - out_from;
+    for (int b = 0; b < n_out; b++)
+        run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)(out_from + b) * d, m->output_norm, d,
+                    m->hp.rms_eps);
+    matmul(s, &m->output, s->xb, n_out, logits);
+}
+
+void run_forward(run_state *s, const run_model *m, const int32_t *tokens, int n, int pos,
+                 int out_from, float *logits)
+{
+    for (int done = 0; done < n; done += s->n_batch) {
+        const int nb = n - done < s->n_batch ? n - done : s->n_batch;
+        const int from = out_from > done ? out_from - done : 0;
+        float *out = NULL;
+        if (from < nb) // this batch's first wanted row is logits row done + from - out_from
+            out = logits + (size_t)(done + from - out_from) * (size_t)m->hp.n_vocab;
+        forward_batch(s, m, tokens + done, nb, pos + done, from, out);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * TEMPORARY until run/kernels*.c land: every weight type multiplies f32
+ * activations by dequantizing its rows. Weak, so the real kernels win.
+ */
+__attribute__((weak)) bool kern_supported(uint32_t wtype)
+{
+    return gguf_codec_get(wtype) != NULL;
+}
+
+__attribute__((weak)) size_t kern_act_row_size(uint32_t wtype, int64_t n)
+{
+    (void)wtype;
+    return (size_t)n * sizeof(float);
+}
+
+__attribute__((weak)) void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
+{
+    (void)wtype;
+    memcpy(xq, x, (size_t)n * sizeof(float));
+}
+
+__attribute__((weak)) void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes,
+                                       int64_t nrows, int64_t ncols, const void *xq, int64_t nb,
+                                       float *y)
+{
+#pragma omp parallel for
+    for (int64_t r = 0; r < nrows; r++) {
+        float row[ncols];
+        gguf_dequantize_row(wtype, (const uint8_t *)w + r * row_bytes, row, ncols);
+        for (int64_t b = 0; b < nb; b++) {
+            const float *x = (const float *)xq + b * ncols;
+            float sum = 0;
+            for (int64_t i = 0; i < ncols; i++)
+                sum += row[i] * x[i];
+            y[b * nrows + r] = sum;
+        }
+    }
+}

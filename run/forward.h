@@ -1,0 +1,74 @@
+/*
+ * forward.h — the transformer's forward pass over a batch of tokens.
+ *
+ * One call runs n tokens at consecutive positions through every layer:
+ * embedding lookup, then per layer RMSNorm → q/k/v (+ biases) → RoPE →
+ * grouped-query attention over an f16 KV cache → output projection →
+ * residual, RMSNorm → SwiGLU feed-forward → residual; then the output norm
+ * and head for the tokens whose logits are wanted. The arithmetic follows
+ * what llama.cpp's CPU backend computes by default (see docs/gguf-run.md),
+ * so greedy tokens agree exactly and logits to about 1e-5.
+ *
+ * Not for: loading or checking the model (model.h), the matrix kernels
+ * (kernels.h), choosing tokens (sampler.h).
+ */
+#ifndef RUN_FORWARD_H
+#define RUN_FORWARD_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "float16.h"
+#include "model.h"
+
+/* Buffers for one sequence: activations for up to n_batch tokens at a time,
+ * and the KV cache of n_ctx positions. */
+typedef struct run_state {
+    int n_ctx, n_batch, n_threads;
+    float *x;            /* (n_batch, n_embd) residual stream */
+    float *xb;           /* (n_batch, n_embd) normed input of a sub-layer */
+    float *q;            /* (n_batch, n_embd) queries, then attention output */
+    float *k, *v;        /* (n_batch, kv_dim) this batch's keys and values */
+    float *xb2;          /* (n_batch, n_embd) sub-layer output */
+    float *hb, *hb2;     /* (n_batch, n_ff) gate and up projections */
+    void  *xq;           /* n_batch activation rows converted for the kernels */
+    size_t xq_row;       /* bytes of the largest converted row */
+    gguf_half *k_cache;  /* (n_layer, n_ctx, kv_dim) rotated keys, f16 */
+    gguf_half *v_cache;  /* (n_layer, n_ctx, kv_dim) values, f16 */
+    float *att;          /* (n_threads, n_ctx) attention scores per thread */
+    gguf_half *att16;    /* (n_threads, n_ctx + head_dim) f16 scratch per thread */
+    float *f16_table;    /* 65536 entries: binary16 bits → float */
+} run_state;
+
+/* Allocates the buffers (KV cache of n_ctx positions, batches of up to
+ * n_batch tokens) for the current OpenMP thread count. -1 with a message. */
+int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, gguf_error *err);
+
+void run_state_free(run_state *s);
+
+/* Runs tokens[0..n) at positions pos..pos+n-1 (0 <= pos, pos + n <= n_ctx,
+ * every id < n_vocab), n_batch at a time, filling the KV cache. The logits of
+ * tokens out_from..n-1 are written to logits, one row of n_vocab per token
+ * (out_from == n: none). */
+void run_forward(run_state *s, const run_model *m, const int32_t *tokens, int n, int pos,
+                 int out_from, float *logits);
+
+/* --- the building blocks, exposed for the unit tests ---------------------- */
+
+/* y = x / sqrt(mean(x^2) + eps) * w over n elements (sum of squares in double). */
+void run_rmsnorm(float *y, const float *x, const float *w, int n, float eps);
+
+/* Rotates the n_rot first dimensions of each of n_heads heads of head_dim in
+ * x for position pos: pairs (2i, 2i+1) (RUN_ROPE_NORM) or (i, i + n_rot/2)
+ * (RUN_ROPE_NEOX) by the angle pos * base^(-2i/n_rot) / freqs[i] (freqs
+ * may be NULL). */
+void run_rope(float *x, int n_heads, int head_dim, int n_rot, int pos, float base,
+              const float *freqs, enum run_rope_layout layout);
+
+/* p = softmax(scale * x) over n scores, in place. */
+void run_softmax(float *x, int n, float scale);
+
+/* SwiGLU: g = silu(g) * u over n elements, silu(x) = x / (1 + e^-x). */
+void run_swiglu(float *g, const float *u, int n);
+
+#endif

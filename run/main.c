@@ -1,0 +1,467 @@
+/*
+ * main.c — gguf-run: the command line, text generation and perplexity.
+ *
+ *   gguf-run -m MODEL.gguf -p PROMPT [-n N] [--ids] [--temp T --top-k K --top-p P --seed S]
+ *   gguf-run -m MODEL.gguf --prompt-ids 1,364,638 [-n N] [--ids]
+ *   gguf-run -m MODEL.gguf --perplexity TEXT.txt [--ctx-size 256]
+ *
+ * Opens the model, tokenizes the prompt, runs it as one batch, then decodes
+ * one token at a time until -n tokens, an end-of-generation token or the end
+ * of the context. The last line on stderr is the timing summary.
+ * Not for: the model's arithmetic (forward.c) or checks (model.c).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "forward.h"
+#include "gguf.h"
+#include "model.h"
+#include "names.h"
+#include "sampler.h"
+#if __has_include("tokenizer.h")
+#include "tokenizer.h"
+#else
+/* TEMPORARY until gguf/tokenizer.h lands: pieces and special ids only, no
+ * encoding (use --prompt-ids). */
+typedef struct gguf_vocab { const gguf_kv *tokens; int32_t bos, eos; } gguf_vocab;
+static int32_t vocab_id(const gguf_file *f, const char *key)
+{
+    const gguf_kv *kv = gguf_find_kv(f, key);
+    int64_t v;
+    return kv && gguf_kv_int(kv, &v) ? (int32_t)v : -1;
+}
+static gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
+{
+    gguf_vocab *v = malloc(sizeof *v);
+    if (!v) {
+        gguf_error_set(err, "out of memory");
+        return NULL;
+    }
+    *v = (gguf_vocab){ gguf_find_kv(f, GGUF_KEY_TOK_TOKENS), vocab_id(f, GGUF_KEY_TOK_BOS),
+                       vocab_id(f, GGUF_KEY_TOK_EOS) };
+    return v;
+}
+static void gguf_vocab_free(gguf_vocab *v) { free(v); }
+static int32_t gguf_vocab_bos(const gguf_vocab *v) { return v->bos; }
+static bool gguf_vocab_is_eog(const gguf_vocab *v, int32_t id) { return id == v->eos; }
+static int gguf_vocab_encode(const gguf_vocab *v, const char *text, size_t len, bool add_special,
+                             bool parse_special, int32_t **ids, size_t *n_ids, gguf_error *err)
+{
+    (void)v, (void)text, (void)len, (void)add_special, (void)parse_special, (void)ids, (void)n_ids;
+    return gguf_error_set(err, "no tokenizer yet: use --prompt-ids");
+}
+static int gguf_vocab_piece(const gguf_vocab *v, int32_t id, bool special, char *buf, size_t size)
+{
+    (void)special;
+    gguf_str s = v->tokens->strs[id];
+    int n = snprintf(buf, size, "%.*s", (int)s.len, s.ptr);
+    for (char *p = buf; (p = strstr(p, "\xe2\x96\x81")); ) {
+        *p = ' ';
+        memmove(p + 1, p + 3, strlen(p + 3) + 1);
+        n -= 2;
+    }
+    return n;
+}
+#endif
+
+#define TOOL "gguf-run"
+
+typedef struct options {
+    const char *model, *prompt, *prompt_ids, *perplexity, *dump_logits;
+    int   n_predict, n_ctx, n_batch, n_threads, dump_steps, top_k;
+    float temp, top_p;
+    uint64_t seed;
+    bool  ids;
+} options;
+
+/* ---------------------------------------------------------------------------
+ * Command line
+ */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " TOOL " -m MODEL.gguf (-p PROMPT | --prompt-ids ID,ID,...) [options]\n"
+            "       " TOOL " -m MODEL.gguf --perplexity TEXT [--ctx-size N]\n"
+            "\n"
+            "  -m, --model FILE      the GGUF model (llama, mistral, qwen2)\n"
+            "  -p, --prompt TEXT     the prompt (BOS added as the vocabulary says)\n"
+            "  --prompt-ids LIST     the prompt as token ids, comma-separated, used as given\n"
+            "  -n, --n-predict N     tokens to generate (default 128)\n"
+            "  --ids                 print token ids instead of text\n"
+            "  --temp T              sampling temperature (default 0: greedy)\n"
+            "  --top-k K             keep the K most likely tokens (default 40; 0: all)\n"
+            "  --top-p P             keep the smallest set reaching probability P (default 0.95)\n"
+            "  --seed S              sampling seed (default 0)\n"
+            "  -c, --ctx-size N      context length (default: the model's, at most 4096)\n"
+            "  -b, --batch-size N    prompt tokens per forward batch (default 512)\n"
+            "  -t, --threads N       OpenMP threads\n"
+            "  --perplexity FILE     perplexity of a text, llama-perplexity's method\n"
+            "  -h, --help            this text\n");
+}
+
+/* Parses a whole decimal integer in [lo, hi]. */
+static bool parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool parse_float(const char *s, float *out)
+{
+    char *end;
+    errno = 0;
+    float v = strtof(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Returns 0, 1 after printing help, or 2 on a usage error (already reported). */
+static int parse_args(options *o, int argc, char **argv)
+{
+    *o = (options){ .n_predict = 128, .n_batch = 512, .top_k = 40, .top_p = 0.95f };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true, takes = true;
+        int seed;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--ids")) {
+            o->ids = true;
+            takes = false;
+        } else if (!v) {
+            fprintf(stderr, TOOL ": error: %s needs a value (or is unknown)\n", a);
+            return 2;
+        } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
+            o->model = v;
+        } else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) {
+            o->prompt = v;
+        } else if (!strcmp(a, "--prompt-ids")) {
+            o->prompt_ids = v;
+        } else if (!strcmp(a, "--perplexity")) {
+            o->perplexity = v;
+        } else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
+            ok = parse_int(v, 0, INT_MAX, &o->n_predict);
+        } else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) {
+            ok = parse_int(v, 1, 1 << 24, &o->n_ctx);
+        } else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size")) {
+            ok = parse_int(v, 1, 1 << 16, &o->n_batch);
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
+            ok = parse_int(v, 1, 1024, &o->n_threads);
+        } else if (!strcmp(a, "--top-k")) {
+            ok = parse_int(v, 0, INT_MAX, &o->top_k);
+        } else if (!strcmp(a, "--temp")) {
+            ok = parse_float(v, &o->temp);
+        } else if (!strcmp(a, "--top-p")) {
+            ok = parse_float(v, &o->top_p);
+        } else if (!strcmp(a, "--seed")) {
+            ok = parse_int(v, 0, INT_MAX, &seed);
+            o->seed = (uint64_t)seed;
+        } else if (!strcmp(a, "--dump-logits") && i + 2 < argc) {
+            // testing: --dump-logits FILE N writes the logits of the first N decode steps
+            o->dump_logits = v;
+            ok = parse_int(argv[i + 2], 1, INT_MAX, &o->dump_steps);
+            i++;
+        } else {
+            fprintf(stderr, TOOL ": error: unknown option %s\n", a);
+            return 2;
+        }
+        if (!ok) {
+            fprintf(stderr, TOOL ": error: bad value for %s: %s\n", a, v);
+            return 2;
+        }
+        i += takes;
+    }
+    if (!o->model || (!o->prompt && !o->prompt_ids && !o->perplexity)) {
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Tokens
+ */
+
+/* Parses "1,364,638" into ids (each < n_vocab). */
+static int parse_ids(const char *s, int n_vocab, int32_t **ids, int *n, gguf_error *err)
+{
+    size_t cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    int32_t *v = malloc(cap * sizeof *v);
+    if (!v)
+        return gguf_error_set(err, "out of memory");
+    int k = 0;
+    for (const char *p = s;;) {
+        char *end;
+        errno = 0;
+        long id = strtol(p, &end, 10);
+        if (errno || end == p || id < 0 || id >= n_vocab || (*end && *end != ',')) {
+            free(v);
+            return gguf_error_set(err, "--prompt-ids: \"%s\" is not a list of token ids below %d",
+                                  s, n_vocab);
+        }
+        v[k++] = (int32_t)id;
+        if (!*end)
+            break;
+        p = end + 1;
+    }
+    *ids = v;
+    *n = k;
+    return 0;
+}
+
+/* Writes token id's text (or the id with --ids) to stdout, right away. */
+static void print_token(const gguf_vocab *vocab, int32_t id, bool ids, bool first)
+{
+    if (ids) {
+        printf(first ? "%d" : " %d", id);
+    } else {
+        char buf[256];
+        int n = gguf_vocab_piece(vocab, id, false, buf, sizeof buf);
+        if (n > 0)
+            fwrite(buf, 1, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf), stdout);
+    }
+    fflush(stdout);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------------------
+ * Modes
+ */
+
+typedef struct runner {
+    const options *o;
+    gguf_file     *file;
+    gguf_vocab    *vocab;
+    run_model      model;
+    run_state      state;
+    float         *logits;
+} runner;
+
+/* Generates from the prompt: the prompt as one batch, then token by token. */
+static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *err)
+{
+    const options *o = r->o;
+    const int n_vocab = r->model.hp.n_vocab;
+    if (n_prompt < 1 || n_prompt > r->state.n_ctx)
+        return gguf_error_set(err, "the prompt has %d tokens; the context holds 1..%d", n_prompt,
+                              r->state.n_ctx);
+    FILE *dump = NULL;
+    if (o->dump_logits && !(dump = fopen(o->dump_logits, "wb")))
+        return gguf_error_set(err, "%s: %s", o->dump_logits, strerror(errno));
+    run_sampler smp;
+    if (run_sampler_init(&smp, n_vocab, o->temp, o->top_k, o->top_p, o->seed)) {
+        if (dump)
+            fclose(dump);
+        return gguf_error_set(err, "out of memory");
+    }
+    if (o->prompt && !o->ids) {
+        fputs(o->prompt, stdout);
+        fflush(stdout);
+    }
+    double t0 = now();
+    run_forward(&r->state, &r->model, prompt, n_prompt, 0, n_prompt - 1, r->logits);
+    double t1 = now();
+    int pos = n_prompt, n_gen = 0;
+    while (n_gen < o->n_predict) {
+        if (dump && n_gen < o->dump_steps)
+            fwrite(r->logits, sizeof(float), (size_t)n_vocab, dump);
+        int32_t id = run_sample(&smp, r->logits);
+        if (gguf_vocab_is_eog(r->vocab, id))
+            break;
+        print_token(r->vocab, id, o->ids, n_gen == 0);
+        if (++n_gen == o->n_predict || pos == r->state.n_ctx)
+            break;
+        run_forward(&r->state, &r->model, &id, 1, pos++, 0, r->logits);
+    }
+    double t2 = now();
+    printf("\n");
+    run_sampler_free(&smp);
+    if (dump && fclose(dump))
+        return gguf_error_set(err, "%s: %s", o->dump_logits, strerror(errno));
+    fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation %d tokens %.2f tok/s\n",
+            n_prompt, n_prompt / (t1 - t0), n_gen, n_gen > 0 ? n_gen / (t2 - t1) : 0.0);
+    return 0;
+}
+
+/* -log p(token) under the logits row (n_vocab), as llama-perplexity computes it. */
+static double neg_log_prob(const float *logits, int n_vocab, int32_t token)
+{
+    float max = logits[0];
+    for (int i = 1; i < n_vocab; i++)
+        max = logits[i] > max ? logits[i] : max;
+    double sum = 0.0;
+    for (int i = 0; i < n_vocab; i++)
+        sum += expf(logits[i] - max);
+    return -((double)(logits[token] - max) - log(sum));
+}
+
+/* llama-perplexity: the text in chunks of n_ctx tokens, each starting with
+ * BOS (replacing its first token) when the vocabulary adds one; score the
+ * prediction of every token of a chunk's second half from the one before. */
+static int perplexity(runner *r, const int32_t *tokens, int n_tokens, gguf_error *err)
+{
+    const int n_ctx = r->state.n_ctx, n_vocab = r->model.hp.n_vocab, first = n_ctx / 2;
+    if (n_tokens < 2 * n_ctx)
+        return gguf_error_set(err, "the text has %d tokens; perplexity at a context of %d needs "
+                              "at least %d", n_tokens, n_ctx, 2 * n_ctx);
+    int32_t *chunk = malloc((size_t)n_ctx * sizeof *chunk);
+    if (!chunk)
+        return gguf_error_set(err, "out of memory");
+    const int n_chunk = n_tokens / n_ctx;
+    const int32_t bos = gguf_vocab_bos(r->vocab);
+    const bool add_bos = bos >= 0 && tokens[0] == bos; // the tokenizer added one
+    double nll = 0;
+    long count = 0;
+    double t0 = now();
+    for (int c = 0; c < n_chunk; c++) {
+        memcpy(chunk, tokens + (size_t)c * n_ctx, (size_t)n_ctx * sizeof *chunk);
+        if (add_bos)
+            chunk[0] = bos;
+        run_forward(&r->state, &r->model, chunk, n_ctx, 0, first, r->logits);
+        for (int j = first; j < n_ctx - 1; j++, count++)
+            nll += neg_log_prob(r->logits + (size_t)(j - first) * n_vocab, n_vocab, chunk[j + 1]);
+        fprintf(stderr, "[%d]%.4f%s", c + 1, exp(nll / (double)count), c + 1 < n_chunk ? "," : "\n");
+    }
+    double t1 = now();
+    printf("perplexity: %.6f over %d chunks of %d tokens (%ld scored)\n", exp(nll / (double)count),
+           n_chunk, n_ctx, count);
+    free(chunk);
+    fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation 0 tokens 0.00 tok/s\n",
+            n_chunk * n_ctx, n_chunk * n_ctx / (t1 - t0));
+    return 0;
+}
+
+/* Reads a whole file into a NUL-terminated buffer. */
+static char *read_text(const char *path, size_t *len, gguf_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        gguf_error_set(err, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
+            break;
+        char *grown = realloc(buf, cap *= 2);
+        if (!grown)
+            free(buf);
+        buf = grown;
+    }
+    if (!buf || ferror(f)) {
+        gguf_error_set(err, "%s: %s", path, buf ? "read error" : "out of memory");
+        free(buf);
+        buf = NULL;
+    } else {
+        buf[n] = 0;
+        *len = n;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Tokens of the run: --prompt-ids as given, else the prompt or the text file
+ * through the tokenizer (with BOS as the vocabulary says). */
+static int input_tokens(runner *r, int32_t **ids, int *n, gguf_error *err)
+{
+    const options *o = r->o;
+    if (o->prompt_ids && !o->perplexity)
+        return parse_ids(o->prompt_ids, r->model.hp.n_vocab, ids, n, err);
+    size_t len = o->perplexity ? 0 : strlen(o->prompt), n_ids = 0;
+    char *text = o->perplexity ? read_text(o->perplexity, &len, err) : NULL;
+    if (o->perplexity && !text)
+        return -1;
+    int rc = gguf_vocab_encode(r->vocab, text ? text : o->prompt, len, true, false, ids, &n_ids,
+                               err);
+    free(text);
+    if (rc)
+        return -1;
+    if (n_ids > INT_MAX / 2) {
+        free(*ids);
+        return gguf_error_set(err, "too many tokens (%zu)", n_ids);
+    }
+    *n = (int)n_ids;
+    return 0;
+}
+
+static int run(runner *r, const char **what, gguf_error *err)
+{
+    const options *o = r->o;
+    *what = o->model;
+    if (!(r->file = gguf_open(o->model, 0, err)) || run_model_load(&r->model, r->file, err) ||
+        !(r->vocab = gguf_vocab_load(r->file, err)))
+        return -1;
+    const run_hparams *hp = &r->model.hp;
+    int n_ctx = o->n_ctx ? o->n_ctx : hp->n_ctx_train < 4096 ? hp->n_ctx_train : 4096;
+    int n_batch = o->n_batch < n_ctx ? o->n_batch : n_ctx;
+    if (o->perplexity && n_batch < n_ctx)
+        n_batch = n_ctx; // one chunk, one batch: the logits of its second half at once
+    int n_out = o->perplexity ? n_ctx - n_ctx / 2 : 1;
+    r->logits = malloc((size_t)n_out * (size_t)hp->n_vocab * sizeof(float));
+    if (!r->logits)
+        return gguf_error_set(err, "out of memory");
+    if (run_state_init(&r->state, &r->model, n_ctx, n_batch, err))
+        return -1;
+    int32_t *ids = NULL;
+    int n_ids = 0;
+    if (o->perplexity)
+        *what = o->perplexity;
+    if (input_tokens(r, &ids, &n_ids, err))
+        return -1;
+    int rc = o->perplexity ? perplexity(r, ids, n_ids, err) : generate(r, ids, n_ids, err);
+    free(ids);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_args(&o, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+#ifdef _OPENMP
+    if (o.n_threads)
+        omp_set_num_threads(o.n_threads);
+#endif
+    runner r = { .o = &o };
+    gguf_error err = { { 0 } };
+    const char *what = o.model;
+    rc = run(&r, &what, &err);
+    if (rc)
+        fprintf(stderr, TOOL ": error: %s: %s\n", what, err.msg);
+    free(r.logits);
+    run_state_free(&r.state);
+    gguf_vocab_free(r.vocab);
+    run_model_free(&r.model);
+    gguf_close(r.file);
+    return rc ? 1 : 0;
+}

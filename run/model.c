@@ -1,0 +1,340 @@
+/*
+ * model.c — finds and checks a transformer's hyperparameters and tensors.
+ *
+ * Everything the forward pass will index is checked here once: every count
+ * is positive and bounded, every division is exact, every tensor has the
+ * shape and a type the kernels multiply. Not for: computing anything.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "model.h"
+#include "names.h"
+#include "quants.h"
+
+#define MAX_DIM (1 << 24) /* any single dimension; keeps int products in range */
+
+/* ---------------------------------------------------------------------------
+ * Architectures: which ones run, and how they differ.
+ */
+
+typedef struct arch_info {
+    const char          *name;
+    enum run_rope_layout rope;
+    bool                 qkv_bias; /* q/k/v biases required */
+} arch_info;
+
+static const arch_info ARCHS[] = {
+    { "llama",   RUN_ROPE_NORM, false },
+    { "mistral", RUN_ROPE_NORM, false },
+    { "qwen2",   RUN_ROPE_NEOX, true },
+};
+
+static const arch_info *arch_find(gguf_str s)
+{
+    for (size_t i = 0; i < sizeof ARCHS / sizeof ARCHS[0]; i++)
+        if (gguf_str_eq(s, ARCHS[i].name))
+            return &ARCHS[i];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Hyperparameters
+ */
+
+/* An integer key {arch}.SUFFIX in [lo, hi]; def when absent and not required. */
+static int key_int(const gguf_file *f, const char *fmt, const char *arch, bool required,
+                   int64_t def, int64_t lo, int64_t hi, int *out, gguf_error *err)
+{
+    char key[128];
+    snprintf(key, sizeof key, fmt, arch);
+    const gguf_kv *kv = gguf_find_kv(f, key);
+    int64_t v = def;
+    if (!kv) {
+        if (required)
+            return gguf_error_set(err, "missing key %s", key);
+    } else if (!gguf_kv_int(kv, &v)) {
+        return gguf_error_set(err, "key %s is %s, expected an integer", key,
+                              gguf_vtype_name(kv->type));
+    }
+    if (v < lo || v > hi)
+        return gguf_error_set(err, "key %s is %lld, expected %lld..%lld", key, (long long)v,
+                              (long long)lo, (long long)hi);
+    *out = (int)v;
+    return 0;
+}
+
+/* A float key {arch}.SUFFIX (f32 or f64), finite and >= lo. */
+static int key_float(const gguf_file *f, const char *fmt, const char *arch, bool required,
+                     float def, float lo, float *out, gguf_error *err)
+{
+    char key[128];
+    snprintf(key, sizeof key, fmt, arch);
+    const gguf_kv *kv = gguf_find_kv(f, key);
+    float v = def;
+    double d;
+    if (!kv) {
+        if (required)
+            return gguf_error_set(err, "missing key %s", key);
+    } else if (gguf_kv_f64(kv, &d)) {
+        v = (float)d;
+    } else if (!gguf_kv_f32(kv, &v)) {
+        return gguf_error_set(err, "key %s is %s, expected f32", key, gguf_vtype_name(kv->type));
+    }
+    if (!isfinite(v) || v < lo)
+        return gguf_error_set(err, "key %s is %g, expected a finite value >= %g", key, v, lo);
+    *out = v;
+    return 0;
+}
+
+static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, gguf_error *err)
+{
+    int rc = 0;
+    rc = rc ? rc : key_int(f, GGUF_KEY_EMBEDDING_LENGTH, arch, true, 0, 1, MAX_DIM, &hp->n_embd, err);
+    rc = rc ? rc : key_int(f, GGUF_KEY_BLOCK_COUNT, arch, true, 0, 1, 65536, &hp->n_layer, err);
+    rc = rc ? rc : key_int(f, GGUF_KEY_HEAD_COUNT, arch, true, 0, 1, MAX_DIM, &hp->n_head, err);
+    rc = rc ? rc : key_int(f, GGUF_KEY_HEAD_COUNT_KV, arch, false, hp->n_head, 1, MAX_DIM,
+                           &hp->n_head_kv, err);
+    rc = rc ? rc : key_int(f, GGUF_KEY_FFN_LENGTH, arch, true, 0, 1, MAX_DIM, &hp->n_ff, err);
+    rc = rc ? rc : key_int(f, GGUF_KEY_CONTEXT_LENGTH, arch, true, 0, 1, INT32_MAX,
+                           &hp->n_ctx_train, err);
+    rc = rc ? rc : key_float(f, GGUF_KEY_RMS_EPS, arch, true, 0, 0, &hp->rms_eps, err);
+    rc = rc ? rc : key_float(f, GGUF_KEY_ROPE_FREQ_BASE, arch, false, 10000.0f, 1e-30f,
+                             &hp->rope_base, err);
+    if (rc)
+        return rc;
+    if (hp->n_embd % hp->n_head)
+        return gguf_error_set(err, "head count %d does not divide the embedding length %d",
+                              hp->n_head, hp->n_embd);
+    if (hp->n_head % hp->n_head_kv)
+        return gguf_error_set(err, "key/value head count %d does not divide the head count %d",
+                              hp->n_head_kv, hp->n_head);
+    hp->head_dim = hp->n_embd / hp->n_head;
+    if (key_int(f, GGUF_KEY_ROPE_DIM_COUNT, arch, false, hp->head_dim, 0, MAX_DIM, &hp->n_rot, err))
+        return -1;
+    if (hp->n_rot % 2 || hp->n_rot > hp->head_dim)
+        return gguf_error_set(err, "rope dimension count %d is %s the head size %d", hp->n_rot,
+                              hp->n_rot % 2 ? "odd; it must be even and at most" : "larger than",
+                              hp->head_dim);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Tensors
+ */
+
+/* The tensor called printf(fmt, layer); NULL with a message when absent and
+ * required. */
+static const gguf_tensor *tensor_find(const gguf_file *f, const char *fmt, int layer,
+                                      bool required, gguf_error *err)
+{
+    char name[GGUF_MAX_NAME + 16];
+    snprintf(name, sizeof name, fmt, layer);
+    const gguf_tensor *t = gguf_find_tensor(f, name);
+    if (!t && required)
+        gguf_error_set(err, "missing tensor %s", name);
+    return t;
+}
+
+/* Checks that t is ne0 × ne1 (ne1 == 0: a vector of ne0). */
+static int tensor_shape(const gguf_tensor *t, int64_t ne0, int64_t ne1, gguf_error *err)
+{
+    int64_t want1 = ne1 ? ne1 : 1;
+    if (t->ne[0] == ne0 && t->ne[1] == want1 && t->ne[2] == 1 && t->ne[3] == 1)
+        return 0;
+    if (ne1)
+        return gguf_error_set(err, "tensor %s is [%lld, %lld, %lld, %lld], expected [%lld, %lld]",
+                              t->name, (long long)t->ne[0], (long long)t->ne[1],
+                              (long long)t->ne[2], (long long)t->ne[3], (long long)ne0,
+                              (long long)ne1);
+    return gguf_error_set(err, "tensor %s is [%lld, %lld, %lld, %lld], expected [%lld]", t->name,
+                          (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2],
+                          (long long)t->ne[3], (long long)ne0);
+}
+
+/* A weight matrix W (rows, cols) stored as ggml's [cols, rows]. */
+static int load_matrix(run_matrix *w, const gguf_file *f, const char *fmt, int layer,
+                       int64_t rows, int64_t cols, gguf_error *err)
+{
+    const gguf_tensor *t = tensor_find(f, fmt, layer, true, err);
+    if (!t || tensor_shape(t, cols, rows, err))
+        return -1;
+    if (!kern_supported(t->type))
+        return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot multiply", t->name,
+                              ggml_type_name(t->type));
+    uint64_t rb;
+    if (ggml_row_size(t->type, cols, &rb))
+        return gguf_error_set(err, "tensor %s: rows of %lld elements do not fit %s blocks", t->name,
+                              (long long)cols, ggml_type_name(t->type));
+    if ((uintptr_t)t->data % 4)
+        return gguf_error_set(err, "tensor %s: data is not 4-byte aligned", t->name);
+    *w = (run_matrix){ t->data, t->type, rows, cols, (size_t)rb };
+    return 0;
+}
+
+/* A vector of n elements of any decodable type, converted to an owned f32
+ * array in *out. Absent and optional: *out stays NULL. */
+static int load_vector(float **out, const gguf_file *f, const char *fmt, int layer, int64_t n,
+                       bool required, gguf_error *err)
+{
+    *out = NULL;
+    const gguf_tensor *t = tensor_find(f, fmt, layer, required, err);
+    if (!t)
+        return required ? -1 : 0;
+    if (tensor_shape(t, n, 0, err))
+        return -1;
+    float *v = malloc((size_t)n * sizeof *v);
+    if (!v)
+        return gguf_error_set(err, "out of memory");
+    if (t->type == GGML_T_F32) {
+        memcpy(v, t->data, (size_t)n * sizeof *v);
+    } else if (gguf_dequantize_row(t->type, t->data, v, n)) {
+        free(v);
+        return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot decode", t->name,
+                              ggml_type_name(t->type));
+    }
+    *out = v;
+    return 0;
+}
+
+static int load_layer(run_layer *l, const gguf_file *f, int i, const run_hparams *hp, bool bias,
+                      gguf_error *err)
+{
+    int64_t d = hp->n_embd, kv = (int64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
+    if (load_vector(&l->attn_norm, f, GGUF_T_ATTN_NORM, i, d, true, err) ||
+        load_matrix(&l->wq, f, GGUF_T_ATTN_Q, i, d, d, err) ||
+        load_matrix(&l->wk, f, GGUF_T_ATTN_K, i, kv, d, err) ||
+        load_matrix(&l->wv, f, GGUF_T_ATTN_V, i, kv, d, err) ||
+        load_matrix(&l->wo, f, GGUF_T_ATTN_OUT, i, d, d, err) ||
+        load_vector(&l->bq, f, GGUF_T_ATTN_Q_BIAS, i, d, bias, err) ||
+        load_vector(&l->bk, f, GGUF_T_ATTN_K_BIAS, i, kv, bias, err) ||
+        load_vector(&l->bv, f, GGUF_T_ATTN_V_BIAS, i, kv, bias, err) ||
+        load_vector(&l->ffn_norm, f, GGUF_T_FFN_NORM, i, d, true, err) ||
+        load_matrix(&l->w_gate, f, GGUF_T_FFN_GATE, i, ff, d, err) ||
+        load_matrix(&l->w_up, f, GGUF_T_FFN_UP, i, ff, d, err) ||
+        load_matrix(&l->w_down, f, GGUF_T_FFN_DOWN, i, d, ff, err))
+        return -1;
+    return 0;
+}
+
+/* The vocabulary size: token_embd's rows, which must equal the number of
+ * tokens in tokenizer.ggml.tokens (and {arch}.vocab_size when present). */
+static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
+{
+    const gguf_tensor *t = tensor_find(f, GGUF_T_TOKEN_EMBD, 0, true, err);
+    if (!t)
+        return -1;
+    if (t->ne[1] < 1 || t->ne[1] > INT32_MAX)
+        return gguf_error_set(err, "tensor %s has %lld rows", t->name, (long long)t->ne[1]);
+    if (tensor_shape(t, m->hp.n_embd, t->ne[1], err))
+        return -1;
+    m->hp.n_vocab = (int)t->ne[1];
+    const gguf_kv *tok = gguf_find_kv(f, GGUF_KEY_TOK_TOKENS);
+    if (!tok || tok->elem_type != GGUF_VT_STR || tok->type != GGUF_VT_ARR)
+        return gguf_error_set(err, "missing key %s (a string array)", GGUF_KEY_TOK_TOKENS);
+    if (tok->n != (uint64_t)m->hp.n_vocab)
+        return gguf_error_set(err, "%s has %llu tokens but %s has %d rows", GGUF_KEY_TOK_TOKENS,
+                              (unsigned long long)tok->n, t->name, m->hp.n_vocab);
+    int vs;
+    if (key_int(f, GGUF_KEY_VOCAB_SIZE, m->arch, false, m->hp.n_vocab, 1, INT32_MAX, &vs, err))
+        return -1;
+    if (vs != m->hp.n_vocab)
+        return gguf_error_set(err, "%s.vocab_size is %d but %s has %d rows", m->arch, vs, t->name,
+                              m->hp.n_vocab);
+    if (!gguf_codec_get(t->type))
+        return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot decode", t->name,
+                              ggml_type_name(t->type));
+    uint64_t rb;
+    if (ggml_row_size(t->type, m->hp.n_embd, &rb))
+        return gguf_error_set(err, "tensor %s: rows of %d elements do not fit %s blocks", t->name,
+                              m->hp.n_embd, ggml_type_name(t->type));
+    m->tok_embd = (run_matrix){ t->data, t->type, m->hp.n_vocab, m->hp.n_embd, (size_t)rb };
+    return 0;
+}
+
+static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
+{
+    gguf_str a;
+    if (gguf_get_str(f, GGUF_KEY_ARCHITECTURE, &a, err))
+        return -1;
+    const arch_info *ai = arch_find(a);
+    if (!ai)
+        return gguf_error_set(err, "unsupported architecture \"%.*s\" (gguf-run runs llama, "
+                              "mistral and qwen2)", (int)(a.len > 64 ? 64 : a.len), a.ptr);
+    snprintf(m->arch, sizeof m->arch, "%s", ai->name);
+    m->hp.rope_layout = ai->rope;
+    if (load_hparams(&m->hp, f, m->arch, err) || load_vocab_size(m, f, err))
+        return -1;
+    const run_hparams *hp = &m->hp;
+    if (load_vector(&m->output_norm, f, GGUF_T_OUTPUT_NORM, 0, hp->n_embd, true, err))
+        return -1;
+    m->tied = !gguf_find_tensor(f, GGUF_T_OUTPUT);
+    if (m->tied) {
+        if (!kern_supported(m->tok_embd.type))
+            return gguf_error_set(err, "tensor %s (the tied output) has type %s, which gguf-run "
+                                  "cannot multiply", GGUF_T_TOKEN_EMBD,
+                                  ggml_type_name(m->tok_embd.type));
+        m->output = m->tok_embd;
+    } else if (load_matrix(&m->output, f, GGUF_T_OUTPUT, 0, hp->n_vocab, hp->n_embd, err)) {
+        return -1;
+    }
+    if (load_vector(&m->rope_freqs, f, GGUF_T_ROPE_FREQS, 0, hp->n_rot / 2, false, err))
+        return -1;
+    for (int i = 0; m->rope_freqs && i < hp->n_rot / 2; i++)
+        if (!isfinite(m->rope_freqs[i]) || m->rope_freqs[i] <= 0)
+            return gguf_error_set(err, "tensor %s: factor %d is %g, expected a positive number",
+                                  GGUF_T_ROPE_FREQS, i, m->rope_freqs[i]);
+    m->layers = calloc((size_t)hp->n_layer, sizeof *m->layers);
+    if (!m->layers)
+        return gguf_error_set(err, "out of memory");
+    for (int i = 0; i < hp->n_layer; i++)
+        if (load_layer(&m->layers[i], f, i, hp, ai->qkv_bias, err))
+            return -1;
+    return 0;
+}
+
+int run_model_load(run_model *m, const gguf_file *f, gguf_error *err)
+{
+    memset(m, 0, sizeof *m);
+    if (load_all(m, f, err)) {
+        run_model_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void run_model_free(run_model *m)
+{
+    for (int i = 0; m->layers && i < m->hp.n_layer; i++) {
+        run_layer *l = &m->layers[i];
+        free(l->attn_norm);
+        free(l->ffn_norm);
+        free(l->bq);
+        free(l->bk);
+        free(l->bv);
+    }
+    free(m->layers);
+    free(m->output_norm);
+    free(m->rope_freqs);
+    memset(m, 0, sizeof *m);
+}
+
+static uint64_t matrix_bytes(const run_matrix *w)
+{
+    return (uint64_t)w->rows * w->row_bytes;
+}
+
+uint64_t run_model_weight_bytes(const run_model *m)
+{
+    uint64_t n = matrix_bytes(&m->tok_embd) + (m->tied ? 0 : matrix_bytes(&m->output));
+    for (int i = 0; i < m->hp.n_layer; i++) {
+        const run_layer *l = &m->layers[i];
+        n += matrix_bytes(&l->wq) + matrix_bytes(&l->wk) + matrix_bytes(&l->wv) +
+             matrix_bytes(&l->wo) + matrix_bytes(&l->w_gate) + matrix_bytes(&l->w_up) +
+             matrix_bytes(&l->w_down);
+    }
+    return n;
+}

@@ -1,0 +1,84 @@
+/*
+ * model.h — a transformer's hyperparameters and weights, found in a mapped GGUF.
+ *
+ * run_model_load() reads the {arch}.* keys of a llama, mistral or qwen2 file,
+ * finds every tensor the forward pass needs and checks that all of it adds
+ * up (head counts, rope dimensions, every tensor's shape and type against the
+ * hyperparameters and the vocabulary size) before anything runs, so that a
+ * malformed model is an error message, never a crash or a division by zero.
+ * Weight matrices stay in the mapping (no copies); only the small 1-D
+ * tensors (norm weights, biases, rope frequency factors) are converted to
+ * owned f32 arrays.
+ *
+ * Not for: running the model (forward.h) or the vocabulary (gguf/tokenizer.h).
+ */
+#ifndef RUN_MODEL_H
+#define RUN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "gguf.h"
+
+/* How RoPE pairs the dimensions of a head (ggml's rope modes). */
+enum run_rope_layout {
+    RUN_ROPE_NORM = 0, /* llama, mistral: rotate (x[2i], x[2i+1]) */
+    RUN_ROPE_NEOX = 2  /* qwen2: rotate (x[i], x[i + n_rot/2]) */
+};
+
+typedef struct run_hparams {
+    int   n_embd;      /* model width */
+    int   n_layer;
+    int   n_head;      /* query heads */
+    int   n_head_kv;   /* key/value heads; n_head is a multiple of it */
+    int   head_dim;    /* n_embd / n_head */
+    int   n_ff;        /* feed-forward width */
+    int   n_vocab;     /* rows of token_embd == number of tokens */
+    int   n_ctx_train; /* {arch}.context_length */
+    int   n_rot;       /* rotated dimensions per head (even, <= head_dim) */
+    float rope_base;   /* theta_i = pos * rope_base^(-2i/n_rot) */
+    float rms_eps;
+    enum run_rope_layout rope_layout;
+} run_hparams;
+
+/* A weight matrix in the mapping: rows × cols elements of a ggml type, each
+ * row row_bytes long. y = W x takes x of cols and gives y of rows. */
+typedef struct run_matrix {
+    const void *data;
+    uint32_t    type;
+    int64_t     rows, cols;
+    size_t      row_bytes;
+} run_matrix;
+
+typedef struct run_layer {
+    float     *attn_norm;            /* (n_embd,) */
+    run_matrix wq, wk, wv, wo;       /* (n_embd or kv_dim, n_embd) */
+    float     *bq, *bk, *bv;         /* qwen2 biases (NULL when absent) */
+    float     *ffn_norm;             /* (n_embd,) */
+    run_matrix w_gate, w_up, w_down; /* (n_ff, n_embd), (n_ff, n_embd), (n_embd, n_ff) */
+} run_layer;
+
+typedef struct run_model {
+    char        arch[16];
+    run_hparams hp;
+    run_matrix  tok_embd;    /* (n_vocab, n_embd): one row per token */
+    float      *output_norm; /* (n_embd,) */
+    run_matrix  output;      /* (n_vocab, n_embd); token_embd when tied */
+    bool        tied;
+    float      *rope_freqs;  /* (n_rot/2,) divisors of the frequencies, or NULL */
+    run_layer  *layers;      /* n_layer */
+} run_model;
+
+/* Reads and validates the model in f (which must outlive it). On failure
+ * returns -1 with one sentence in err and leaves nothing to free. */
+int run_model_load(run_model *m, const gguf_file *f, gguf_error *err);
+
+/* Frees the owned arrays; the model must not be used afterwards. */
+void run_model_free(run_model *m);
+
+/* Bytes of the mapped weights the model uses (for the banner). */
+uint64_t run_model_weight_bytes(const run_model *m);
+
+#endif
