@@ -129,6 +129,8 @@ TEST_LIBS_test_safetensors  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
 TEST_OBJS_test_spm    := convert/spm.o
 TEST_OBJS_test_arch   := convert/arch.o convert/write.o convert/model.o
 TEST_OBJS_test_llama2c := convert/llama2c.o convert/vocab.o convert/spm.o convert/model.o convert/write.o convert/arch.o
+TEST_OBJS_test_tokjson := convert/tokjson.o convert/vocab.o convert/spm.o convert/json.o
+TEST_LIBS_test_tokjson  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
 TEST_OBJS_test_torch  := convert/torch.o convert/zip.o convert/safetensors.o convert/json.o
 TEST_LIBS_test_torch   = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
 TEST_OBJS_test_emit   := inspect/emit.o inspect/emit_text.o inspect/emit_markdown.o inspect/emit_tree.o
@@ -181,6 +183,8 @@ FUZZ_SRCS_fuzz_safetensors := convert/safetensors.c convert/json.c
 FUZZ_LIBS_fuzz_safetensors := -lyaml
 FUZZ_SRCS_fuzz_spm    := convert/spm.c
 FUZZ_SRCS_fuzz_llama2c := convert/llama2c.c convert/vocab.c convert/spm.c convert/model.c convert/arch.c
+FUZZ_SRCS_fuzz_tokjson := convert/tokjson.c convert/vocab.c convert/spm.c convert/json.c
+FUZZ_LIBS_fuzz_tokjson := -lyaml
 FUZZ_SRCS_fuzz_torch  := convert/torch.c convert/zip.c convert/safetensors.c convert/json.c
 FUZZ_LIBS_fuzz_torch  := -lyaml -lz
 build-fuzz/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) build-fuzz/libgguf-fuzz.a

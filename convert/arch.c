@@ -68,9 +68,9 @@ static const char *const llama_hf[] = { "LlamaForCausalLM", "LLaMAForCausalLM",
 static const char *const qwen2_hf[] = { "Qwen2ForCausalLM", NULL };
 
 static const arch_family families[] = {
-    { "llama", llama_hf, decoder_names, skip_common, true, true, true },
+    { "llama", llama_hf, decoder_names, skip_common, true, true, true, true },
     /* Qwen2 checkpoints already have llama.cpp's rotary layout */
-    { "qwen2", qwen2_hf, decoder_names, skip_common, false, false, false },
+    { "qwen2", qwen2_hf, decoder_names, skip_common, false, false, false, false },
 };
 #define N_FAMILIES (sizeof families / sizeof *families)
 

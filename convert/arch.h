@@ -46,6 +46,10 @@ typedef struct arch_family {
     bool               rope_dim_key;  /* writes {arch}.rope.dimension_count and vocab_size */
     bool               llama3_rope;   /* rope_scaling "llama3" → rope_freqs tensor */
     bool               permute_qk;    /* q/k rows get the rotary permutation */
+    /* llama.cpp's LlamaModel vocabulary rules: a byte-fallback
+     * tokenizer.json is read as SentencePiece pieces (LlamaHfVocab), and
+     * tokenizer_config's add_prefix_space is written */
+    bool               llama_vocab;
 } arch_family;
 
 /* The family of a Hugging Face "architectures" entry, or NULL. */

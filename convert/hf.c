@@ -23,6 +23,7 @@
 #include "names.h"
 #include "safetensors.h"
 #include "spm.h"
+#include "tokjson.h"
 #include "torch.h"
 #include "vocab.h"
 
@@ -289,15 +290,6 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
  * Vocabulary
  * ------------------------------------------------------------------------ */
 
-static bool looks_special(const char *t)
-{
-    size_t n = strlen(t);
-    return !strcmp(t, "<pad>") || !strcmp(t, "<mask>") || !strcmp(t, "<2mass>") ||
-           !strcmp(t, "[@BOS@]") ||
-           (n >= 4 && !strncmp(t, "<|", 2) && !strcmp(t + n - 2, "|>")) ||
-           (n >= 8 && !strncmp(t, "<\xef\xbd\x9c", 4) && !strcmp(t + n - 4, "\xef\xbd\x9c>"));
-}
-
 /* Replaces every U+2581 (the SentencePiece space) by ' '. */
 static size_t unescape_spaces(char *t)
 {
@@ -314,16 +306,26 @@ static size_t unescape_spaces(char *t)
     return (size_t)(w - t);
 }
 
-static int load_vocab(hf_state *s, gguf_error *err)
+/* Without tokenizer.model: tokenizer.json, as byte-level BPE or (for the
+ * llama family, when it has byte fallback) as SentencePiece pieces. */
+static int load_vocab_json(hf_state *s, const arch_family *arch, int64_t n, gguf_error *err)
+{
+    if (!s->tokenizer_json)
+        return gguf_error_set(err, "no tokenizer.model or tokenizer.json in the folder");
+    if (arch->llama_vocab && tokjson_kind(s->tokenizer_json) == TOKJSON_SPM_BPE)
+        return vocab_from_spm_json(&s->voc, s->tokenizer_json, s->tok_config, err);
+    return vocab_from_bpe_json(&s->voc, s->tokenizer_json, n, err);
+}
+
+static int load_vocab(hf_state *s, const arch_family *arch, gguf_error *err)
 {
     char path[4096];
-    join(path, sizeof path, s->dir, "tokenizer.model");
-    if (!file_exists(path))
-        return gguf_error_set(err, "tokenizer.model: not found (tokenizer.json vocabularies are "
-                              "not supported yet)");
     int64_t n = -1;
     if (json_get(s->config, "vocab_size") && !json_int(json_get(s->config, "vocab_size"), &n))
         return gguf_error_set(err, "config.json: vocab_size is not a count");
+    join(path, sizeof path, s->dir, "tokenizer.model");
+    if (!file_exists(path))
+        return load_vocab_json(s, arch, n, err);
     if (vocab_from_spm(&s->voc, path, n, err)) {
         gguf_error_prefix(err, "tokenizer.model: ");
         return -1;
@@ -366,7 +368,7 @@ static int load_vocab(hf_state *s, gguf_error *err)
         if (!text)
             return gguf_error_set(err, "out of memory");
         size_t len = strlen(text);
-        if ((special && special->type == JSON_BOOL && special->b) || looks_special(text)) {
+        if ((special && special->type == JSON_BOOL && special->b) || tokjson_looks_special(text)) {
             s->voc.types[id] = GGUF_TOKEN_CONTROL;
         } else {
             len = unescape_spaces(text);
@@ -470,9 +472,28 @@ static int write_special(hf_state *s, gguf_writer *w, gguf_error *err)
     return 0;
 }
 
+/* tokenizer.ggml.*: the vocabulary, special tokens, add_space_prefix. */
+static int write_vocab_keys(src_model *m, hf_state *s, gguf_writer *w, gguf_error *err)
+{
+    if (vocab_write(&s->voc, w, err))
+        return -1;
+    if (write_special(s, w, err))
+        return -1;
+    const json_value *aps = json_get(s->tok_config, "add_prefix_space");
+    if (m->arch->llama_vocab && aps && aps->type == JSON_BOOL &&
+        gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", aps->b))
+        return gguf_error_set(err, "out of memory");
+    return 0;
+}
+
 static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err)
 {
     hf_state *s = m->reader;
+    if (!s->config) { /* a tokenizer folder, --vocab-only: no hyperparameters */
+        if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
+            return gguf_error_set(err, "out of memory");
+        return write_vocab_keys(m, s, w, err);
+    }
     const char *arch = m->arch->gguf_arch;
     char key[128];
     static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
@@ -528,14 +549,7 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
                 return gguf_error_set(err, "out of memory");
         }
     }
-    if (vocab_write(&s->voc, w, err))
-        return -1;
-    if (write_special(s, w, err))
-        return -1;
-    const json_value *aps = json_get(s->tok_config, "add_prefix_space");
-    if (aps && aps->type == JSON_BOOL && gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", aps->b))
-        return gguf_error_set(err, "out of memory");
-    return 0;
+    return write_vocab_keys(m, s, w, err);
 }
 
 /* ------------------------------------------------------------------------
@@ -576,7 +590,7 @@ static char *default_name(const char *dir)
     return name;
 }
 
-int hf_open(const char *dir, src_model *m, gguf_error *err)
+int hf_open(const char *dir, bool vocab_only, src_model *m, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
     struct stat st;
@@ -591,10 +605,21 @@ int hf_open(const char *dir, src_model *m, gguf_error *err)
     m->close = hf_close;
     m->write_metadata = hf_write_metadata;
     m->path = dir;
-    if (load_json(s, "config.json", true, &s->config, err) ||
+    if (load_json(s, "config.json", !vocab_only, &s->config, err) ||
         load_json(s, "tokenizer_config.json", false, &s->tok_config, err) ||
         load_json(s, "tokenizer.json", false, &s->tokenizer_json, err))
         goto fail;
+    if (!s->config) {
+        /* --vocab-only on a folder of tokenizer files: written as llama */
+        m->arch = arch_find("LlamaForCausalLM");
+        if (!(m->name = default_name(dir))) {
+            gguf_error_set(err, "out of memory");
+            goto fail;
+        }
+        if (load_vocab(s, m->arch, err))
+            goto fail;
+        return 0;
+    }
     if (s->config->type != JSON_OBJECT) {
         gguf_error_set(err, "config.json: not a JSON object");
         goto fail;
@@ -620,7 +645,7 @@ int hf_open(const char *dir, src_model *m, gguf_error *err)
         gguf_error_set(err, "out of memory");
         goto fail;
     }
-    if (load_weights(m, s, err) || load_vocab(s, err))
+    if (load_weights(m, s, err) || load_vocab(s, m->arch, err))
         goto fail;
     return 0;
 fail:

@@ -11,9 +11,13 @@
 #ifndef CONVERT_HF_H
 #define CONVERT_HF_H
 
+#include <stdbool.h>
+
 #include "model.h"
 
-/* Opens the folder. 0, or -1 with err (naming the file at fault). */
-int hf_open(const char *dir, src_model *m, gguf_error *err);
+/* Opens the folder. With vocab_only, config.json may be absent (a folder
+ * of tokenizer files): the vocabulary is written as the llama family's,
+ * with no hyperparameters. 0, or -1 with err (naming the file at fault). */
+int hf_open(const char *dir, bool vocab_only, src_model *m, gguf_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,45 +167,80 @@ static int hex4(const char *p)
     return v;
 }
 
-/* libyaml rejects UTF-16 surrogate escapes, which JSON uses for characters
- * beyond the BMP ("\ud83d\ude00"); YAML spells those "\U0001f600". Returns
- * a copy with every pair inside a string rewritten (never longer), or NULL
- * when there is none to rewrite. */
-static char *rewrite_surrogates(const char *data, size_t len, size_t *out_len)
+/* The raw UTF-8 characters inside a JSON string that libyaml would not
+ * read as themselves: DEL and the C1 controls it refuses as unprintable,
+ * NEL, LINE and PARAGRAPH SEPARATOR that YAML folds as line breaks, and the
+ * BOM and non-characters. Real tokenizer.json files hold such pieces. The
+ * length of the sequence at p, with its code point, or 0. */
+static int yaml_unsafe_char(const unsigned char *p, size_t avail, unsigned *cp)
+{
+    if (p[0] == 0x7f) {
+        *cp = 0x7f;
+        return 1;
+    }
+    if (avail >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+        *cp = p[1];
+        return 2;
+    }
+    if (avail >= 3 && ((p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) ||
+                       (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) ||
+                       (p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf)))) {
+        *cp = (unsigned)(p[0] & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+        return 3;
+    }
+    return 0;
+}
+
+/* What libyaml needs to read a JSON document as JSON means it: inside
+ * strings, UTF-16 surrogate pairs ("\ud83d\ude00", which libyaml rejects)
+ * become "\U0001f600", and the characters of yaml_unsafe_char become
+ * "\uXXXX" escapes. Returns a rewritten copy, or NULL (with *out_len
+ * untouched) when nothing needs rewriting or memory ran out. */
+static char *rewrite_for_yaml(const char *data, size_t len, size_t *out_len)
 {
     char *out = NULL;
     size_t w = 0;
     bool in_string = false;
+    unsigned cp = 0;
     for (size_t i = 0; i < len; i++) {
         char c = data[i];
+        int hi = -1, lo = -1, n = 0;
         if (!in_string) {
             in_string = c == '"';
         } else if (c == '"') {
             in_string = false;
         } else if (c == '\\' && i + 1 < len) {
-            int hi, lo;
-            if (data[i + 1] == 'u' && i + 12 <= len && (hi = hex4(data + i + 2)) >= 0xd800 &&
-                hi < 0xdc00 && data[i + 6] == '\\' && data[i + 7] == 'u' &&
-                (lo = hex4(data + i + 8)) >= 0xdc00 && lo < 0xe000) {
-                if (!out) {
-                    if (!(out = malloc(len + 1)))
-                        return NULL;
-                    memcpy(out, data, i);
-                    w = i;
-                }
-                unsigned cp = 0x10000u + ((unsigned)(hi - 0xd800) << 10) + (unsigned)(lo - 0xdc00);
-                w += (size_t)snprintf(out + w, 11, "\\U%08x", cp);
-                i += 11;
-                continue;
+            if (!(data[i + 1] == 'u' && i + 12 <= len && (hi = hex4(data + i + 2)) >= 0xd800 &&
+                  hi < 0xdc00 && data[i + 6] == '\\' && data[i + 7] == 'u' &&
+                  (lo = hex4(data + i + 8)) >= 0xdc00 && lo < 0xe000)) {
+                hi = -1;
+                if (out)
+                    out[w++] = c;
+                c = data[++i]; /* the escaped character is copied below */
             }
-            if (out)
-                out[w++] = c;
-            c = data[++i]; /* the escaped character is copied below */
+        } else {
+            n = yaml_unsafe_char((const unsigned char *)data + i, len - i, &cp);
         }
-        if (out)
+        if ((hi >= 0 || n) && !out) {
+            /* an escape is at most three times the bytes it replaces */
+            if (len > SIZE_MAX / 3 - 1 || !(out = malloc(3 * len + 1)))
+                return NULL;
+            memcpy(out, data, i);
+            w = i;
+        }
+        if (hi >= 0) {
+            cp = 0x10000u + ((unsigned)(hi - 0xd800) << 10) + (unsigned)(lo - 0xdc00);
+            w += (size_t)snprintf(out + w, 11, "\\U%08x", cp);
+            i += 11;
+        } else if (n) {
+            w += (size_t)snprintf(out + w, 7, "\\u%04x", cp);
+            i += (size_t)n - 1;
+        } else if (out) {
             out[w++] = c;
+        }
     }
-    *out_len = w;
+    if (out)
+        *out_len = w;
     return out;
 }
 
@@ -213,7 +249,7 @@ static json_value *parse_events(const char *data, size_t len, gguf_error *err);
 json_value *json_parse(const char *data, size_t len, gguf_error *err)
 {
     size_t n;
-    char *copy = rewrite_surrogates(data, len, &n);
+    char *copy = rewrite_for_yaml(data, len, &n);
     json_value *v = parse_events(copy ? copy : data, copy ? n : len, err);
     free(copy);
     return v;

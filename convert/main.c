@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     src_model m = { 0 };
     int rc0 = llama2c_detect(input) ? llama2c_open(input, tokenizer, &m, &err)
             : meta_detect(input)    ? meta_open(input, &m, &err)
-                                    : hf_open(input, &m, &err);
+                                    : hf_open(input, o.vocab_only, &m, &err);
     if (rc0) {
         fprintf(stderr, TOOL ": error: %s: %s\n", input, err.msg);
         return 1;

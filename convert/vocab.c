@@ -82,13 +82,23 @@ int vocab_write(const vocab *v, gguf_writer *w, gguf_error *err)
         ptrs[i] = v->tokens[i];
         lens[i] = v->lens[i];
     }
-    bad = bad || gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, "llama") ||
-          gguf_writer_set_str(w, GGUF_KEY_TOK_PRE, "default") ||
+    bad = bad || gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, v->bpe ? "gpt2" : "llama") ||
+          gguf_writer_set_str(w, GGUF_KEY_TOK_PRE, v->pre ? v->pre : "default") ||
           gguf_writer_set_str_array(w, GGUF_KEY_TOK_TOKENS, ptrs, lens, (uint64_t)v->n) ||
-          gguf_writer_set_array(w, GGUF_KEY_TOK_SCORES, GGUF_VT_F32, v->scores, (uint64_t)v->n) ||
+          (v->scores &&
+           gguf_writer_set_array(w, GGUF_KEY_TOK_SCORES, GGUF_VT_F32, v->scores, (uint64_t)v->n)) ||
           gguf_writer_set_array(w, GGUF_KEY_TOK_TYPES, GGUF_VT_I32, v->types, (uint64_t)v->n);
     free(ptrs);
     free(lens);
+    if (!bad && v->n_merges) {
+        uint64_t *mlens = malloc((size_t)v->n_merges * sizeof *mlens);
+        bad = !mlens;
+        for (int64_t i = 0; !bad && i < v->n_merges; i++)
+            mlens[i] = v->merge_lens[i];
+        bad = bad || gguf_writer_set_str_array(w, GGUF_KEY_TOK_MERGES, (const char *const *)v->merges,
+                                               mlens, (uint64_t)v->n_merges);
+        free(mlens);
+    }
     return bad ? gguf_error_set(err, "out of memory") : 0;
 }
 
@@ -100,5 +110,9 @@ void vocab_free(vocab *v)
     free(v->lens);
     free(v->scores);
     free(v->types);
+    for (int64_t i = 0; v->merges && i < v->n_merges; i++)
+        free(v->merges[i]);
+    free(v->merges);
+    free(v->merge_lens);
     memset(v, 0, sizeof *v);
 }

@@ -80,10 +80,10 @@ if need_fixture reference/convert "convert manifests" && need_jq "convert manife
 fi
 
 # --- bad input: clear error, exit 1, no output ------------------------------
-bad_case() { # name dir expected-substring
+bad_case() { # name dir expected-substring [options...]
     local out=$TMP/bad.gguf
     rm -f "$out"
-    "$CONVERT" -q "$2" -o "$out" >"$TMP/bad.log" 2>&1
+    "$CONVERT" -q "$2" -o "$out" "${@:4}" >"$TMP/bad.log" 2>&1
     local rc=$?
     if [ $rc -eq 1 ] && [ ! -e "$out" ] && grep -q -- "$3" "$TMP/bad.log"; then
         pass "bad input: $1"
@@ -124,6 +124,54 @@ if need_fixture models/wp-llama-5m/torch "bad torch checkpoints"; then
     # build an archive with a valid CRC around it)
     head -c 5000000 "$TSRC/pytorch_model.bin" >"$TMP/t/pytorch_model.bin"
     bad_case "truncated torch checkpoint" "$TMP/t" "not a zip archive"
+fi
+
+# --- tokenizer.json vocabularies (no tokenizer.model) ------------------------
+# Byte-level BPE: the folders of tokenizer files, --vocab-only (no config.json).
+# Token types and the pre-tokenizer are llama.cpp's for these tokenizers;
+# the runner's tokenizer test (tests/e2e/tokenize.sh) then reproduces
+# llama.cpp's ggml-vocab-llama-bpe / -qwen2 vectors with these files.
+vocab_keys() { # file -> "model pre n_tokens n_merges has_scores"
+    "$INSPECT" --json "$1" | jq -r '.metadata | "\(.["tokenizer.ggml.model"].value) \(.["tokenizer.ggml.pre"].value) \(.["tokenizer.ggml.tokens"].count) \(.["tokenizer.ggml.merges"].count) \(has("tokenizer.ggml.scores"))"'
+}
+token_type() { "$INSPECT" --vocab "$1" | awk -v id="$2" '$1 == id { print $2 }'; }
+for spec in "llama3 gpt2 llama-bpe 128256 280147 false 128000 control 128255 control" \
+            "qwen3 gpt2 qwen2 151669 151387 false 151667 user_defined 151659 control"; do
+    read -r tok model pre n nm sc id1 t1 id2 t2 <<<"$spec"
+    need_fixture "tokenizers/$tok/tokenizer.json" "tokenizer.json ($tok)" && need_jq "tokenizer.json ($tok)" || continue
+    out=$TMP/vocab-$tok.gguf
+    if ! "$CONVERT" -q "$FIX/tokenizers/$tok" --vocab-only -o "$out" >"$TMP/c.log" 2>&1; then
+        fail "tokenizer.json ($tok): --vocab-only" "$(tail -1 "$TMP/c.log")"; continue
+    fi
+    got="$(vocab_keys "$out") $(token_type "$out" "$id1") $(token_type "$out" "$id2")"
+    want="$model $pre $n $nm $sc $t1 $t2"
+    if [ "$got" = "$want" ]; then pass "tokenizer.json ($tok): model, pre, tokens, merges, token types"
+    else fail "tokenizer.json ($tok)" "got '$got', want '$want'"; fi
+done
+# SentencePiece-style tokenizer.json (byte fallback): the same pieces and
+# token types as the tokenizer.model of the same tokenizer.
+if need_fixture tokenizers/mistral-v1/tokenizer.json "tokenizer.json (SentencePiece style)"; then
+    MV=$FIX/tokenizers/mistral-v1
+    rm -rf "$TMP/mj" "$TMP/ms"; mkdir -p "$TMP/mj" "$TMP/ms"
+    cp "$MV/tokenizer.json" "$MV/tokenizer_config.json" "$TMP/mj/"
+    cp "$MV/tokenizer.model" "$MV/tokenizer_config.json" "$TMP/ms/"
+    arrays() { "$INSPECT" --hash "$1" | grep -E 'tokenizer\.ggml\.(tokens|token_type)$'; }
+    if "$CONVERT" -q "$TMP/mj" --vocab-only -o "$TMP/mj.gguf" && "$CONVERT" -q "$TMP/ms" --vocab-only -o "$TMP/ms.gguf" &&
+        [ "$(arrays "$TMP/mj.gguf")" = "$(arrays "$TMP/ms.gguf")" ] && [ -n "$(arrays "$TMP/mj.gguf")" ]; then
+        pass "tokenizer.json (SentencePiece style) gives tokenizer.model's tokens and types"
+    else
+        fail "tokenizer.json (SentencePiece style) gives tokenizer.model's tokens and types"
+    fi
+fi
+if need_fixture tokenizers/llama3/tokenizer.json "bad tokenizer.json"; then
+    rm -rf "$TMP/bt"; mkdir -p "$TMP/bt"
+    jq -c '.pre_tokenizer = {"type": "Metaspace", "replacement": "_"}' "$FIX/tokenizers/llama3/tokenizer.json" >"$TMP/bt/tokenizer.json"
+    bad_case "tokenizer.json with an unknown pre-tokenizer" "$TMP/bt" "pre-tokenizer of type Metaspace is not one" --vocab-only
+    head -c 3000000 "$FIX/tokenizers/llama3/tokenizer.json" >"$TMP/bt/tokenizer.json"
+    bad_case "truncated tokenizer.json" "$TMP/bt" "tokenizer.json: line" --vocab-only
+    rm -f "$TMP/bt/tokenizer.json"
+    bad_case "a folder with no tokenizer" "$TMP/bt" "no tokenizer.model or tokenizer.json" --vocab-only
+    bad_case "a tokenizer folder without --vocab-only" "$TMP/bt" "config.json: not found"
 fi
 
 # --dry-run prints the plan and writes nothing

@@ -45,6 +45,27 @@ START_TEST(test_values)
 }
 END_TEST
 
+/* Raw characters JSON allows in strings but YAML refuses or folds: DEL,
+ * C1 controls (Llama 2's vocabulary has them), NEL, LS, PS, BOM, U+FFFF —
+ * each must come back as itself, next to escapes and surrogate pairs. */
+START_TEST(test_yaml_unsafe_chars)
+{
+    static const char *const raw[] = { "\x7f", "\xc2\x80", "\xc2\x85", "\xc2\x9f", "\xe2\x80\xa8",
+                                       "\xe2\x80\xa9", "\xef\xbb\xbf", "\xef\xbf\xbf" };
+    for (size_t i = 0; i < sizeof raw / sizeof *raw; i++) {
+        char doc[128], want[64];
+        snprintf(doc, sizeof doc, "{\"%s\": [\"a%sb\\n\\ud83d\\ude00%s\"]}", raw[i], raw[i], raw[i]);
+        snprintf(want, sizeof want, "a%sb\n\xf0\x9f\x98\x80%s", raw[i], raw[i]);
+        gguf_error err;
+        json_value *v = parse(doc, &err);
+        ck_assert_msg(v != NULL, "case %zu: %s", i, err.msg);
+        ck_assert_str_eq(v->keys[0], raw[i]);
+        ck_assert_str_eq(json_str(v->items[0]->items[0]), want);
+        json_free(v);
+    }
+}
+END_TEST
+
 static const struct {
     const char *text, *want;
 } bad[] = {
@@ -123,6 +144,7 @@ int main(void)
     tcase_add_test(tc, test_values);
     tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, test_depth_limit);
+    tcase_add_test(tc, test_yaml_unsafe_chars);
     int skipped = 0;
     if (fixtures_present())
         tcase_add_test(tc, test_fixture_files);

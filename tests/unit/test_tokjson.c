@@ -1,0 +1,264 @@
+/*
+ * test_tokjson.c — vocabularies from tokenizer.json: pre-tokenizer
+ * recognition, token types of added tokens, [PAD] filling, both merge
+ * forms, the SentencePiece-style (byte fallback) reading, bad files; and the
+ * fixture tokenizers (Llama 3, Qwen3, Mistral v1) against their known shape.
+ */
+#include "names.h"
+#include "tokjson.h"
+#include "testutil.h"
+
+static json_value *parse(const char *s)
+{
+    gguf_error err;
+    json_value *v = json_parse(s, strlen(s), &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    return v;
+}
+
+#define LLAMA3_RE "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| " \
+                  "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
+#define QWEN2_RE  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| " \
+                  "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
+#define SPLIT(re) "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"" re "\"}, " \
+                  "\"behavior\": \"Isolated\", \"invert\": false}"
+#define BYTELEVEL(r) "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"use_regex\": " r "}"
+
+static const struct {
+    const char *pre, *want; /* want NULL: not recognised */
+} pre_cases[] = {
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT(LLAMA3_RE) ", " BYTELEVEL("false") "]}",
+      "llama-bpe" },
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT(QWEN2_RE) ", " BYTELEVEL("false") "]}",
+      "qwen2" },
+    { BYTELEVEL("true"), "gpt-2" },
+    { "{\"type\": \"ByteLevel\", \"add_prefix_space\": false}", "gpt-2" }, /* use_regex defaults on */
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Digits\", \"individual_digits\": true}, "
+      BYTELEVEL("true") "]}", "smollm" },
+    /* the llama3 regex with GPT-2's own regex on top is another tokenizer */
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT(LLAMA3_RE) ", " BYTELEVEL("true") "]}", NULL },
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT("\\\\p{N}") ", " BYTELEVEL("false") "]}", NULL },
+    { "{\"type\": \"Metaspace\", \"replacement\": \"x\"}", NULL },
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"a\"}, "
+      "\"behavior\": \"Removed\", \"invert\": false}, " BYTELEVEL("false") "]}", NULL },
+    { "null", NULL },
+};
+
+START_TEST(test_pre)
+{
+    char doc[2048];
+    snprintf(doc, sizeof doc, "{\"pre_tokenizer\": %s}", pre_cases[_i].pre);
+    json_value *tj = parse(doc);
+    gguf_error err = { { 0 } };
+    const char *pre = tokjson_pre(tj, &err);
+    if (pre_cases[_i].want) {
+        ck_assert_msg(pre != NULL, "%s", err.msg);
+        ck_assert_str_eq(pre, pre_cases[_i].want);
+    } else {
+        ck_assert_ptr_null(pre);
+        ck_assert_ptr_nonnull(strstr(err.msg, "pre-tokenizer"));
+    }
+    json_free(tj);
+}
+END_TEST
+
+/* A byte-level tokenizer.json with three added tokens (special, looking
+ * special, plain with a SentencePiece space) and a gap at id 5. */
+static const char bpe_doc[] =
+    "{\"added_tokens\": ["
+    "  {\"id\": 6, \"content\": \"<s>\", \"special\": true, \"normalized\": false},"
+    "  {\"id\": 7, \"content\": \"<|im|>\", \"special\": false, \"normalized\": false},"
+    "  {\"id\": 8, \"content\": \"\\u2581x\\u2581\", \"special\": false, \"normalized\": false}],"
+    " \"pre_tokenizer\": " BYTELEVEL("true") ","
+    " \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2, \"\\u0120\": 3, \"\\u0120a\": 4},"
+    "   \"merges\": %s}}";
+
+static json_value *bpe_json(const char *merges)
+{
+    char doc[2048];
+    snprintf(doc, sizeof doc, bpe_doc, merges);
+    return parse(doc);
+}
+
+START_TEST(test_bpe_vocab)
+{
+    json_value *tj = bpe_json("[\"a b\", \"\\u0120 a\"]");
+    vocab v;
+    gguf_error err;
+    ck_assert_msg(vocab_from_bpe_json(&v, tj, -1, &err) == 0, "%s", err.msg);
+    ck_assert(v.bpe);
+    ck_assert_str_eq(v.pre, "gpt-2");
+    ck_assert_int_eq(v.n, 9);
+    ck_assert_ptr_null(v.scores);
+    ck_assert_str_eq(v.tokens[2], "ab");
+    ck_assert_int_eq(v.types[2], GGUF_TOKEN_NORMAL);
+    ck_assert_str_eq(v.tokens[5], "[PAD5]");
+    ck_assert_int_eq(v.types[5], GGUF_TOKEN_UNUSED);
+    ck_assert_int_eq(v.types[6], GGUF_TOKEN_CONTROL);
+    ck_assert_int_eq(v.types[7], GGUF_TOKEN_CONTROL); /* looks special */
+    ck_assert_int_eq(v.types[8], GGUF_TOKEN_USER_DEFINED);
+    ck_assert_str_eq(v.tokens[8], " x ");
+    ck_assert_uint_eq(v.lens[8], 3);
+    ck_assert_int_eq(v.n_merges, 2);
+    ck_assert_str_eq(v.merges[1], "\xc4\xa0 a");
+    vocab_free(&v);
+
+    /* config.json's larger vocab_size pads; a smaller one is an error */
+    ck_assert_msg(vocab_from_bpe_json(&v, tj, 12, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(v.n, 12);
+    ck_assert_str_eq(v.tokens[11], "[PAD11]");
+    vocab_free(&v);
+    ck_assert_int_eq(vocab_from_bpe_json(&v, tj, 8, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "vocabulary size is 8"));
+    json_free(tj);
+}
+END_TEST
+
+START_TEST(test_merge_pairs)
+{
+    /* the list form; a space inside a part is written as U+0120 */
+    json_value *tj = bpe_json("[[\"a\", \"b\"], [\" \", \"a b\"]]");
+    vocab v;
+    gguf_error err;
+    ck_assert_msg(vocab_from_bpe_json(&v, tj, -1, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(v.n_merges, 2);
+    ck_assert_str_eq(v.merges[0], "a b");
+    ck_assert_str_eq(v.merges[1], "\xc4\xa0 a\xc4\xa0" "b");
+    vocab_free(&v);
+    json_free(tj);
+}
+END_TEST
+
+static const struct {
+    const char *merges_or_doc, *want;
+    bool whole; /* a whole document rather than merges for bpe_doc */
+} bad[] = {
+    { "[\"a b\", [\"a\", \"b\"]]", "merge 1 is neither", false },
+    { "[[\"a\", \"b\"], \"a b\"]", "merge 1 is neither", false },
+    { "[[\"a\"]]", "merge 0 is neither", false },
+    { "{\"pre_tokenizer\": " BYTELEVEL("true") ", \"model\": {\"vocab\": [1]}}", "model.vocab", true },
+    { "{\"pre_tokenizer\": " BYTELEVEL("true") ", \"model\": {\"vocab\": {\"a\": -1}}}", "bad id", true },
+    { "{\"pre_tokenizer\": " BYTELEVEL("true") ", \"model\": {\"vocab\": {\"a\": 99999999999}}}", "bad id", true },
+    { "{\"pre_tokenizer\": " BYTELEVEL("true") ", \"model\": {\"vocab\": {\"a\": 0}}, "
+      "\"added_tokens\": [{\"id\": \"x\", \"content\": \"y\"}]}", "added token without", true },
+    { "{\"pre_tokenizer\": " BYTELEVEL("true") ", \"model\": {\"vocab\": {\"a\": 0}}, "
+      "\"added_tokens\": {}}", "added_tokens is not an array", true },
+};
+
+START_TEST(test_bad)
+{
+    json_value *tj = bad[_i].whole ? parse(bad[_i].merges_or_doc) : bpe_json(bad[_i].merges_or_doc);
+    vocab v;
+    gguf_error err = { { 0 } };
+    ck_assert_int_eq(vocab_from_bpe_json(&v, tj, -1, &err), -1);
+    ck_assert_msg(strstr(err.msg, bad[_i].want), "'%s' lacks '%s'", err.msg, bad[_i].want);
+    json_free(tj);
+}
+END_TEST
+
+START_TEST(test_spm_json)
+{
+    json_value *tj = parse(
+        "{\"added_tokens\": [{\"id\": 0, \"content\": \"<unk>\", \"special\": true},"
+        "  {\"id\": 1, \"content\": \"<s>\", \"special\": true},"
+        "  {\"id\": 6, \"content\": \"[INST]\", \"special\": false}],"
+        " \"decoder\": {\"type\": \"Sequence\"},"
+        " \"model\": {\"type\": \"BPE\", \"byte_fallback\": true,"
+        "   \"vocab\": {\"<unk>\": 0, \"<s>\": 1, \"<0x0A>\": 2, \"\\u2581a\": 3, \"<0xZZ>\": 4}}}");
+    json_value *cfg = parse("{\"bos_token\": \"<s>\", \"unk_token\": {\"content\": \"<unk>\"}}");
+    ck_assert_int_eq(tokjson_kind(tj), TOKJSON_SPM_BPE);
+    vocab v;
+    gguf_error err;
+    ck_assert_msg(vocab_from_spm_json(&v, tj, cfg, &err) == 0, "%s", err.msg);
+    ck_assert(!v.bpe);
+    ck_assert_int_eq(v.n, 6); /* 5 pieces, then the added token past them */
+    ck_assert_int_eq(v.types[0], GGUF_TOKEN_CONTROL);
+    ck_assert_int_eq(v.types[1], GGUF_TOKEN_CONTROL);
+    ck_assert_int_eq(v.types[2], GGUF_TOKEN_BYTE);
+    ck_assert_int_eq(v.types[3], GGUF_TOKEN_NORMAL);
+    ck_assert_int_eq(v.types[4], GGUF_TOKEN_NORMAL); /* not a byte: ZZ is not hex */
+    ck_assert_str_eq(v.tokens[5], "[INST]");
+    ck_assert_int_eq(v.types[5], GGUF_TOKEN_USER_DEFINED);
+    for (int i = 0; i < 6; i++)
+        ck_assert(v.scores[i] == -1000.0f);
+    vocab_free(&v);
+    json_free(tj);
+    /* a gap among the base ids cannot be written as a list */
+    tj = parse("{\"model\": {\"type\": \"BPE\", \"byte_fallback\": true, \"vocab\": {\"a\": 0, \"b\": 2}}}");
+    ck_assert_int_eq(vocab_from_spm_json(&v, tj, cfg, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no token has id 1"));
+    json_free(tj);
+    json_free(cfg);
+}
+END_TEST
+
+START_TEST(test_looks_special)
+{
+    ck_assert(tokjson_looks_special("<|im_start|>"));
+    ck_assert(tokjson_looks_special("<pad>"));
+    ck_assert(tokjson_looks_special("<unused12>"));
+    ck_assert(tokjson_looks_special("<\xef\xbd\x9c" "begin\xef\xbd\x9c>"));
+    ck_assert(!tokjson_looks_special("<|"));
+    ck_assert(!tokjson_looks_special("<think>"));
+}
+END_TEST
+
+/* The fixture tokenizers: what llama.cpp's converter is known to make of them. */
+START_TEST(test_fixtures)
+{
+    static const struct {
+        const char *dir, *pre;
+        int64_t n, n_merges, control_id, user_id;
+        int kind;
+    } fx[] = {
+        { "tokenizers/llama3", "llama-bpe", 128256, 280147, 128000, -1, TOKJSON_BYTE_LEVEL },
+        { "tokenizers/qwen3", "qwen2", 151669, 151387, 151643, 151667, TOKJSON_BYTE_LEVEL },
+        { "tokenizers/mistral-v1", NULL, 32000, 0, 1, -1, TOKJSON_SPM_BPE },
+    };
+    for (size_t i = 0; i < sizeof fx / sizeof *fx; i++) {
+        char rel[256], path[1024], cpath[1024];
+        snprintf(rel, sizeof rel, "%s/tokenizer.json", fx[i].dir);
+        ck_assert_ptr_nonnull(fixture_path(path, sizeof path, rel));
+        snprintf(rel, sizeof rel, "%s/tokenizer_config.json", fx[i].dir);
+        ck_assert_ptr_nonnull(fixture_path(cpath, sizeof cpath, rel));
+        gguf_error err;
+        json_value *tj = json_load_file(path, &err), *cfg = json_load_file(cpath, &err);
+        ck_assert_msg(tj && cfg, "%s", err.msg);
+        ck_assert_int_eq(tokjson_kind(tj), fx[i].kind);
+        vocab v;
+        int rc = fx[i].kind == TOKJSON_BYTE_LEVEL ? vocab_from_bpe_json(&v, tj, -1, &err)
+                                                  : vocab_from_spm_json(&v, tj, cfg, &err);
+        ck_assert_msg(rc == 0, "%s: %s", fx[i].dir, err.msg);
+        ck_assert_int_eq(v.n, fx[i].n);
+        ck_assert_int_eq(v.n_merges, fx[i].n_merges);
+        if (fx[i].pre)
+            ck_assert_str_eq(v.pre, fx[i].pre);
+        ck_assert_int_eq(v.types[fx[i].control_id], GGUF_TOKEN_CONTROL);
+        if (fx[i].user_id >= 0)
+            ck_assert_int_eq(v.types[fx[i].user_id], GGUF_TOKEN_USER_DEFINED);
+        vocab_free(&v);
+        json_free(tj);
+        json_free(cfg);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("tokjson");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_pre, 0, (int)(sizeof pre_cases / sizeof *pre_cases));
+    tcase_add_test(tc, test_bpe_vocab);
+    tcase_add_test(tc, test_merge_pairs);
+    tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof bad / sizeof *bad));
+    tcase_add_test(tc, test_spm_json);
+    tcase_add_test(tc, test_looks_special);
+    int skipped = 0;
+    if (fixtures_present())
+        tcase_add_test(tc, test_fixtures);
+    else
+        skipped++;
+    suite_add_tcase(s, tc);
+    return run_suite(s, skipped);
+}
