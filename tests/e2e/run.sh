@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# tests/e2e/run.sh — gguf-run against llama.cpp's greedy decodes and logits.
+#
+# For every reference/greedy/TAG.pN.json whose model we have (from fixtures,
+# or made here with gguf-convert / gguf-quantize), gguf-run given the same
+# prompt ids must produce exactly the same 32 greedy tokens. The first four
+# decode steps' logits of wp-llama-5m F32 must be within 1e-4 of llama.cpp's
+# (relative to the row's largest logit). Models that do not add up (made by
+# patching bytes of a synthetic model) must be refused with exit 1 and a
+# message saying what is wrong; the command line answers bad input with
+# exit 2.
+source "$(dirname "$0")/lib.sh"
+RUN=$BIN/gguf-run
+CONVERT=$BIN/gguf-convert
+QUANTIZE=$BIN/gguf-quantize
+MKMODEL=$BIN/tests/tools/mkmodel
+REF=$FIX/reference
+W=$TMP/run
+mkdir -p "$W"
+
+# --- models -----------------------------------------------------------------
+
+# model_for NAME.gguf: prints the path of that model, making it if needed;
+# prints nothing (and says why in $W/why) when it cannot.
+model_for() {
+    local name=$1 out=$W/$1 preset
+    for f in "$REF/$name" "$FIX/models/${name%.gguf}/$name"; do
+        [ -f "$f" ] && { echo "$f"; return; }
+    done
+    [ -f "$out" ] && { echo "$out"; return; }
+    case $name in
+        wp-llama-5m-f32.gguf|wp-llama-5m-bf16.gguf|wp-llama-5m-q8_0.gguf)
+            preset=${name#wp-llama-5m-}; preset=${preset%.gguf}
+            "$CONVERT" "$FIX/models/wp-llama-5m/hf" --outtype "$preset" -o "$out" ;;
+        wp-llama-5m-*.gguf)
+            preset=${name#wp-llama-5m-}; preset=${preset%.gguf}
+            "$QUANTIZE" -q "$REF/wp-llama-5m-f16.gguf" "$out" "$preset" ;;
+        llama2xs-f32.gguf)
+            "$CONVERT" "$FIX/models/llama2xs/model.bin" --tokenizer "$FIX/models/stories260K/tokenizer.bin" \
+                --outtype f32 -o "$out" ;;
+        qwen2-rand-f32.gguf|llama3rope-rand-f32.gguf)
+            "$CONVERT" "$FIX/models/${name%-f32.gguf}" --outtype f32 -o "$out" ;;
+        *) echo "no recipe for $name" >&2; false ;;
+    esac >"$W/why" 2>&1 || { tail -1 "$W/why" >"$W/why.1"; mv "$W/why.1" "$W/why"; return; }
+    echo "$out"
+}
+
+# --- greedy decodes -----------------------------------------------------------
+
+if need_fixture reference/greedy "greedy references"; then
+    for j in "$REF"/greedy/*.json; do
+        tag=$(basename "$j" .json)
+        name=$(jq -r .model "$j")
+        model=$(model_for "$name")
+        if [ -z "$model" ]; then skip "greedy $tag" "no $name: $(cat "$W/why")"; continue; fi
+        want=$(jq -r '.greedy_ids | map(tostring) | join(" ")' "$j")
+        got=$("$RUN" -m "$model" --prompt-ids "$(jq -r '.prompt_ids | join(",")' "$j")" -n 32 --ids \
+              -t 2 2>"$W/err")
+        if [ "$got" = "$want" ]; then
+            pass "greedy $tag: 32 tokens as llama.cpp"
+        else
+            fail "greedy $tag" "got [$got] want [$want] $(tail -1 "$W/err")"
+        fi
+    done
+fi
+
+# --- logits of the first decode steps ----------------------------------------
+
+# max over rows of max|a - b| / max|b| for two files of rows of n floats
+max_rel_error() {
+    paste <(od -An -v -tf4 -w4 "$1") <(od -An -v -tf4 -w4 "$2") | awk -v n="$3" '
+        NF != 2 { bad = 1 }
+        { r = int((NR - 1) / n); d = $1 - $2; if (d < 0) d = -d; a = $2 < 0 ? -$2 : $2
+          if (a > mx[r]) mx[r] = a; if (d > md[r]) md[r] = d }
+        END { if (bad || NR == 0) { print "nan"; exit }
+              e = 0; for (r in md) if (md[r] / mx[r] > e) e = md[r] / mx[r]; printf "%.3g\n", e }'
+}
+
+if need_fixture reference/greedy/wp-llama-5m-f32.p0.logits.f32 "logits wp-llama-5m-f32" &&
+   model=$(model_for wp-llama-5m-f32.gguf) && [ -n "$model" ]; then
+    j=$REF/greedy/wp-llama-5m-f32.p0.json
+    "$RUN" -m "$model" --prompt-ids "$(jq -r '.prompt_ids | join(",")' "$j")" -n 4 --ids \
+        --dump-logits "$W/logits.f32" 4 >/dev/null 2>"$W/err"
+    ref=$REF/greedy/wp-llama-5m-f32.p0.logits.f32
+    if [ "$(stat -c %s "$W/logits.f32" 2>/dev/null)" != "$(stat -c %s "$ref")" ]; then
+        fail "logits wp-llama-5m-f32" "wrote $(stat -c %s "$W/logits.f32" 2>/dev/null) bytes, want $(stat -c %s "$ref")"
+    else
+        e=$(max_rel_error "$W/logits.f32" "$ref" 4096)
+        if awk -v e="$e" 'BEGIN { exit !(e != "nan" && e + 0 <= 1e-4) }'; then
+            pass "logits wp-llama-5m-f32: 4 steps within $e of llama.cpp (limit 1e-4)"
+        else
+            fail "logits wp-llama-5m-f32" "relative error $e > 1e-4"
+        fi
+    fi
+fi
+
+# --- a synthetic model: runs, times, and refuses what does not add up ---------
+
+GOOD=$W/good.gguf
+if [ ! -x "$MKMODEL" ] || ! "$MKMODEL" "$GOOD" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 \
+        --vocab 300 --type f32 >"$W/err" 2>&1; then
+    skip "synthetic models" "mkmodel unavailable or failed"
+    exit 0
+fi
+
+out=$("$RUN" -m "$GOOD" --prompt-ids 1,300 -n 4 --ids 2>&1)
+case $out in *"below 300"*) pass "an id past the vocabulary is refused" ;;
+     *) fail "an id past the vocabulary is refused" "$out" ;; esac
+
+"$RUN" -m "$GOOD" --prompt-ids 1,5,6 -n 4 --ids -t 2 >"$W/out" 2>"$W/err"; rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -w <"$W/out")" -le 4 ] &&
+   tail -1 "$W/err" | grep -Eq '^timing: prompt 3 tokens [0-9.]+ tok/s, generation [0-9]+ tokens [0-9.]+ tok/s$'; then
+    pass "synthetic model runs; timing line last on stderr"
+else
+    fail "synthetic model runs" "exit $rc: $(tail -1 "$W/err")"
+fi
+
+"$RUN" -m "$GOOD" --prompt-ids 1,5,6 -n 8 --ids --temp 0.8 --seed 7 >"$W/s1" 2>/dev/null
+"$RUN" -m "$GOOD" --prompt-ids 1,5,6 -n 8 --ids --temp 0.8 --seed 7 >"$W/s2" 2>/dev/null
+if [ -s "$W/s1" ] && cmp -s "$W/s1" "$W/s2"; then pass "sampling: same seed, same tokens"
+else fail "sampling: same seed, same tokens"; fi
+
+"$RUN" -m "$GOOD" --bogus >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "unknown option: exit 2" || fail "unknown option: exit 2" "exit $rc"
+"$RUN" -m "$GOOD" --prompt-ids 1 -n x >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "bad -n value: exit 2" || fail "bad -n value: exit 2" "exit $rc"
+
+# patch FILE PERL-REGEX SKIP HEXBYTES: overwrites bytes SKIP past the start of
+# the (unique) match of the regex with the given bytes.
+patch_bytes() {
+    local at
+    at=$(LC_ALL=C grep -obUaP "$2" "$1" | head -1 | cut -d: -f1)
+    [ -n "$at" ] || return 1
+    printf "$(sed 's/../\\x&/g' <<<"$4")" | dd of="$1" bs=1 seek=$((at + $3)) conv=notrunc status=none
+}
+u32_after_key() { # KEY: regex of a u32 key record, value offset
+    echo "${1//./\\.}\\x04\\x00\\x00\\x00"
+}
+
+# bad NAME EXPECTED-MESSAGE-PART REGEX SKIP HEXBYTES
+bad() {
+    local f=$W/bad.gguf out rc
+    cp "$GOOD" "$f"
+    if ! patch_bytes "$f" "$3" "$4" "$5"; then fail "refuses $1" "could not patch the model"; return; fi
+    out=$("$RUN" -m "$f" --prompt-ids 1,5 -n 2 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $f: "*"$2"* ]]; then
+        pass "refuses $1: ${out#*bad.gguf: }"
+    else
+        fail "refuses $1" "exit $rc: $out"
+    fi
+}
+hc=$(u32_after_key llama.attention.head_count)
+bad "head count 0"               "head_count is 0"              "$hc" 30 00000000
+bad "head count not dividing"    "does not divide the embedding" "$hc" 30 03000000
+bad "kv head count not dividing" "does not divide the head count" \
+    "$(u32_after_key llama.attention.head_count_kv)" 33 03000000
+bad "odd rope dimension"         "rope dimension count 15 is odd" \
+    "$(u32_after_key llama.rope.dimension_count)" 30 0f000000
+bad "rope dimension > head size" "larger than the head size 16" \
+    "$(u32_after_key llama.rope.dimension_count)" 30 20000000
+bad "vocab_size disagreeing"     "vocab_size is 299" "$(u32_after_key llama.vocab_size)" 20 2b010000
+bad "missing key"                "missing key llama.block_count" 'llama\.block_count\x04' 16 58
+bad "missing tensor"             "missing tensor blk.1.ffn_up.weight" 'blk\.1\.ffn_up\.weight' 11 71
+bad "negative rms epsilon"       "layer_norm_rms_epsilon is -1" \
+    'llama\.attention\.layer_norm_rms_epsilon\x06\x00\x00\x00' 42 000080bf
+bad "unsupported architecture"   'unsupported architecture "llamb"' \
+    'general\.architecture\x08\x00\x00\x00\x05\x00{7}llama' 36 62
+bad "token_embd rows vs tokens"  "has 300 tokens but token_embd.weight has 299 rows" \
+    'token_embd\.weight\x02\x00\x00\x00' 29 2b01
+bad "attn_k shape"               "tensor blk.0.attn_k.weight is [64, 16" \
+    'blk\.0\.attn_k\.weight\x02\x00\x00\x00' 31 10
+exit 0
