@@ -222,8 +222,9 @@ static char *rewrite_for_yaml(const char *data, size_t len, size_t *out_len)
             n = yaml_unsafe_char((const unsigned char *)data + i, len - i, &cp);
         }
         if ((hi >= 0 || n) && !out) {
-            /* an escape is at most three times the bytes it replaces */
-            if (len > SIZE_MAX / 3 - 1 || !(out = malloc(3 * len + 1)))
+            /* an escape is at most six times the bytes it replaces (DEL:
+             * one byte, "\\u007f") */
+            if (len > SIZE_MAX / 6 - 1 || !(out = malloc(6 * len + 1)))
                 return NULL;
             memcpy(out, data, i);
             w = i;

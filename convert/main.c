@@ -18,6 +18,7 @@
 #include "hf.h"
 #include "llama2c.h"
 #include "meta.h"
+#include "override.h"
 #include "write.h"
 
 #define TOOL "gguf-convert"
@@ -39,6 +40,8 @@ static void usage(FILE *fp)
         "                             or a SentencePiece tokenizer.model)\n"
         "  --vocab-only               write only the vocabulary and metadata\n"
         "  --dry-run                  print the tensor plan and write nothing\n"
+        "  --metadata FILE            JSON overrides of general.* keys (name, author,\n"
+        "                             version, license, tags, base_models, ...)\n"
         "  --split-max-tensors N      at most N tensors per shard\n"
         "  --split-max-size N[K|M|G]  at most N bytes per shard\n"
         "  -q, --quiet                no progress bar and no summary\n"
@@ -78,7 +81,7 @@ static int parse_size(const char *s, uint64_t *out)
 int main(int argc, char **argv)
 {
     convert_options o = { .outtype = OUT_F16 };
-    const char *input = NULL, *tokenizer = NULL;
+    const char *input = NULL, *tokenizer = NULL, *metadata_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -102,6 +105,10 @@ int main(int argc, char **argv)
             tokenizer = v, i++;
         } else if (!strcmp(a, "--vocab-only")) {
             o.vocab_only = true;
+        } else if (!strcmp(a, "--metadata")) {
+            if (!v)
+                goto missing;
+            metadata_path = v, i++;
         } else if (!strcmp(a, "--dry-run")) {
             o.dry_run = true;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -142,13 +149,24 @@ int main(int argc, char **argv)
     }
 
     gguf_error err = { { 0 } };
+    json_value *metadata = NULL;
+    if (metadata_path && !(metadata = override_load(metadata_path, &err))) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", metadata_path, err.msg);
+        return 1;
+    }
+    o.metadata = metadata;
     src_model m = { 0 };
     int rc0 = llama2c_detect(input) ? llama2c_open(input, tokenizer, &m, &err)
             : meta_detect(input)    ? meta_open(input, &m, &err)
                                     : hf_open(input, o.vocab_only, &m, &err);
     if (rc0) {
         fprintf(stderr, TOOL ": error: %s: %s\n", input, err.msg);
+        json_free(metadata);
         return 1;
+    }
+    if (override_name(metadata)) { /* names the default output too */
+        free(m.name);
+        m.name = strdup(override_name(metadata));
     }
     char def[4096];
     if (!o.out_path) {
@@ -176,5 +194,6 @@ int main(int argc, char **argv)
     if (rc)
         fprintf(stderr, TOOL ": error: %s: %s\n", rc && err.msg[0] ? o.out_path : input, err.msg);
     src_model_free(&m);
+    json_free(metadata);
     return rc ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 
 #include "float16.h"
 #include "names.h"
+#include "override.h"
 #include "progress.h"
 #include "quants.h"
 
@@ -261,6 +262,8 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         gguf_error_set(err, "out of memory");
         goto done;
     }
+    if (o->metadata && override_apply(o->metadata, w, err))
+        goto done;
     if (m->write_metadata(m, w, convert_file_type(outtype), err))
         goto done;
     if (gguf_writer_set_u32(w, GGUF_KEY_QUANT_VERSION, 2)) {

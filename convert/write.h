@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "json.h"
 #include "model.h"
 
 enum outtype { OUT_F32, OUT_F16, OUT_BF16, OUT_Q8_0, OUT_AUTO };
@@ -23,7 +24,7 @@ typedef struct convert_options {
     bool        vocab_only;
     bool        quiet;
     uint64_t    split_max_tensors, split_max_bytes;
-    const char *metadata_file;  /* YAML/JSON overrides of general.* keys, or NULL */
+    const json_value *metadata; /* --metadata overrides of general.* keys (override.h), or NULL */
 } convert_options;
 
 /* llama.cpp's "auto": f16 when the first checkpoint tensor is f16, else

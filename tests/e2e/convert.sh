@@ -174,6 +174,26 @@ if need_fixture tokenizers/llama3/tokenizer.json "bad tokenizer.json"; then
     bad_case "a tokenizer folder without --vocab-only" "$TMP/bt" "config.json: not found"
 fi
 
+# --metadata: general.* overrides, and the default output named after them
+if need_fixture models/wp-llama-5m/hf "--metadata" && need_jq "--metadata"; then
+    rm -rf "$TMP/md"; mkdir -p "$TMP/md"; ln -s "$FIX"/models/wp-llama-5m/hf/* "$TMP/md/"
+    printf '{"general.name": "Wp", "general.author": "me", "general.tags": ["a", "b"], "general.base_models": [{"name": "Base"}]}' >"$TMP/md.json"
+    if "$CONVERT" -q "$TMP/md" --metadata "$TMP/md.json" --outtype f32 &&
+        [ "$("$INSPECT" --json "$TMP/md/Wp-5.2M-F32.gguf" | jq -r '.metadata | "\(.["general.name"].value) \(.["general.author"].value) \(.["general.tags"].count) \(.["general.base_model.count"].value) \(.["general.base_model.0.name"].value)"')" = "Wp me 2 1 Base" ]; then
+        pass "--metadata overrides general.* and names the default output"
+    else
+        fail "--metadata overrides general.* and names the default output"
+    fi
+    printf '{"general.tags": "not a list"}' >"$TMP/md.json"
+    out=$TMP/md-bad.gguf; rm -f "$out"
+    "$CONVERT" -q "$TMP/md" --metadata "$TMP/md.json" -o "$out" >"$TMP/md.log" 2>&1; rc=$?
+    if [ $rc -eq 1 ] && [ ! -e "$out" ] && grep -q "md.json: line 1: general.tags must be a list of strings" "$TMP/md.log"; then
+        pass "bad input: --metadata with a wrongly typed key"
+    else
+        fail "bad input: --metadata with a wrongly typed key" "exit $rc, $(tail -1 "$TMP/md.log")"
+    fi
+fi
+
 # --dry-run prints the plan and writes nothing
 if need_fixture models/wp-llama-5m/hf "--dry-run"; then
     out=$TMP/dry.gguf

@@ -66,6 +66,21 @@ START_TEST(test_yaml_unsafe_chars)
 }
 END_TEST
 
+/* Found by fuzz_tokjson: a run of DEL bytes (one byte, six escaped)
+ * overflowed the rewrite buffer sized for three. */
+START_TEST(test_del_run_regression)
+{
+    static const char doc[] = "{\"\x7f\x7f\x7f\x7f\x7f\x7f\x7f\xef" "adde";
+    gguf_error err;
+    ck_assert_ptr_null(json_parse(doc, sizeof doc - 1, &err)); /* truncated: an error, not a crash */
+    static const char ok[] = "{\"\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\": 1}";
+    json_value *v = json_parse(ok, sizeof ok - 1, &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    ck_assert_str_eq(v->keys[0], "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f");
+    json_free(v);
+}
+END_TEST
+
 static const struct {
     const char *text, *want;
 } bad[] = {
@@ -145,6 +160,7 @@ int main(void)
     tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, test_depth_limit);
     tcase_add_test(tc, test_yaml_unsafe_chars);
+    tcase_add_test(tc, test_del_run_regression);
     int skipped = 0;
     if (fixtures_present())
         tcase_add_test(tc, test_fixture_files);
