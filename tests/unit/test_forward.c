@@ -1,0 +1,474 @@
+/*
+ * test_forward.c — gguf-run's model checks, forward-pass blocks and sampler.
+ *
+ * The blocks (RMSNorm, RoPE in both layouts, softmax, SwiGLU) are held to
+ * their formulas computed directly in double; the model loader to one
+ * message per kind of malformed model (written here with gguf/writer.h);
+ * the forward pass to itself: a prompt run as one batch, in pieces or token
+ * by token gives the same logits.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#include "forward.h"
+#include "gguf.h"
+#include "model.h"
+#include "names.h"
+#include "sampler.h"
+#include "writer.h"
+
+/* ---------------------------------------------------------------------------
+ * A small synthetic model, with knobs to break it
+ */
+
+typedef struct spec {
+    const char *arch;
+    int dim, layers, ff, heads, kv_heads, vocab, ctx, rot;
+    int n_tokens;         /* tokens in tokenizer.ggml.tokens */
+    uint32_t wtype;       /* type of the weight matrices */
+    bool bias, tied, rope_freqs, no_ctx_key;
+    float eps, rope_freq0;
+    const char *drop;     /* a tensor to leave out */
+    const char *kv_arch;  /* architecture prefix of the keys (default arch) */
+} spec;
+
+static spec base_spec(void)
+{
+    return (spec){ .arch = "llama", .dim = 32, .layers = 2, .ff = 64, .heads = 4, .kv_heads = 2,
+                   .vocab = 40, .ctx = 64, .rot = 8, .n_tokens = 40, .wtype = GGML_T_F32,
+                   .eps = 1e-5f, .rope_freq0 = 1.0f };
+}
+
+static uint32_t lcg = 12345;
+static float rnd(void)
+{
+    lcg = lcg * 1664525u + 1013904223u;
+    return ((float)(lcg >> 8) / 16777216.0f - 0.5f) * 0.5f;
+}
+
+/* Adds tensor name (printf with layer) of ne0 × ne1 (ne1 0: a vector). */
+static void add(gguf_writer *w, const spec *s, const char *fmt, int layer, uint32_t type,
+                int64_t ne0, int64_t ne1)
+{
+    char name[80];
+    snprintf(name, sizeof name, fmt, layer);
+    if (s->drop && !strcmp(name, s->drop))
+        return;
+    int64_t ne[2] = { ne0, ne1 };
+    gguf_error err;
+    ck_assert_msg(gguf_writer_add_tensor(w, name, type, ne1 ? 2 : 1, ne, &err) >= 0, "%s", err.msg);
+}
+
+static void set_u32(gguf_writer *w, const spec *s, const char *fmt, int v)
+{
+    char key[96];
+    snprintf(key, sizeof key, fmt, s->kv_arch ? s->kv_arch : s->arch);
+    gguf_writer_set_u32(w, key, (uint32_t)v);
+}
+
+/* Writes the model described by s to a temporary file; returns its path. */
+static const char *write_model(const spec *s)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/test_forward_%d.gguf", test_tmpdir(), (int)getpid());
+    gguf_writer *w = gguf_writer_new();
+    ck_assert_ptr_nonnull(w);
+    char key[96];
+    const char *ka = s->kv_arch ? s->kv_arch : s->arch;
+    gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, s->arch);
+    if (!s->no_ctx_key)
+        set_u32(w, s, GGUF_KEY_CONTEXT_LENGTH, s->ctx);
+    set_u32(w, s, GGUF_KEY_EMBEDDING_LENGTH, s->dim);
+    set_u32(w, s, GGUF_KEY_BLOCK_COUNT, s->layers);
+    set_u32(w, s, GGUF_KEY_FFN_LENGTH, s->ff);
+    set_u32(w, s, GGUF_KEY_HEAD_COUNT, s->heads);
+    set_u32(w, s, GGUF_KEY_HEAD_COUNT_KV, s->kv_heads);
+    set_u32(w, s, GGUF_KEY_ROPE_DIM_COUNT, s->rot);
+    snprintf(key, sizeof key, GGUF_KEY_RMS_EPS, ka);
+    gguf_writer_set_f32(w, key, s->eps);
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_FREQ_BASE, ka);
+    gguf_writer_set_f32(w, key, 10000.0f);
+    const char *toks[256];
+    char buf[256][8];
+    for (int i = 0; i < s->n_tokens && i < 256; i++) {
+        snprintf(buf[i], sizeof buf[i], "t%d", i);
+        toks[i] = buf[i];
+    }
+    gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, "llama");
+    gguf_writer_set_str_array(w, GGUF_KEY_TOK_TOKENS, toks, NULL, (uint64_t)s->n_tokens);
+    gguf_writer_set_u32(w, GGUF_KEY_TOK_BOS, 1);
+    gguf_writer_set_u32(w, GGUF_KEY_TOK_EOS, 2);
+
+    const int d = s->dim, hd = s->heads ? s->dim / s->heads : 1, kv = hd * s->kv_heads;
+    add(w, s, GGUF_T_TOKEN_EMBD, 0, s->wtype, d, s->vocab);
+    if (s->rope_freqs)
+        add(w, s, GGUF_T_ROPE_FREQS, 0, GGML_T_F32, s->rot / 2, 0);
+    for (int l = 0; l < s->layers; l++) {
+        add(w, s, GGUF_T_ATTN_NORM, l, GGML_T_F32, d, 0);
+        add(w, s, GGUF_T_ATTN_Q, l, s->wtype, d, d);
+        add(w, s, GGUF_T_ATTN_K, l, s->wtype, d, kv);
+        add(w, s, GGUF_T_ATTN_V, l, s->wtype, d, kv);
+        if (s->bias) {
+            add(w, s, GGUF_T_ATTN_Q_BIAS, l, GGML_T_F32, d, 0);
+            add(w, s, GGUF_T_ATTN_K_BIAS, l, GGML_T_F32, kv, 0);
+            add(w, s, GGUF_T_ATTN_V_BIAS, l, GGML_T_F32, kv, 0);
+        }
+        add(w, s, GGUF_T_ATTN_OUT, l, s->wtype, d, d);
+        add(w, s, GGUF_T_FFN_NORM, l, GGML_T_F32, d, 0);
+        add(w, s, GGUF_T_FFN_GATE, l, s->wtype, d, s->ff);
+        add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, s->ff);
+        add(w, s, GGUF_T_FFN_DOWN, l, s->wtype, s->ff, d);
+    }
+    add(w, s, GGUF_T_OUTPUT_NORM, 0, GGML_T_F32, d, 0);
+    if (!s->tied)
+        add(w, s, GGUF_T_OUTPUT, 0, s->wtype, d, s->vocab);
+    gguf_error err;
+    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
+    for (uint64_t i = 0; i < gguf_writer_n_tensors(w); i++) {
+        uint64_t n = gguf_writer_tensor_nbytes(w, i);
+        uint8_t *bytes = malloc(n);
+        ck_assert_ptr_nonnull(bytes);
+        if (s->wtype == GGML_T_F32 || n % 4 == 0) {
+            for (uint64_t j = 0; j + 4 <= n; j += 4) {
+                float v = s->rope_freqs && i == 1 ? (j ? 1.0f + (float)j : s->rope_freq0) : rnd();
+                memcpy(bytes + j, &v, 4);
+            }
+        }
+        for (uint64_t j = n / 4 * 4; j < n; j++)
+            bytes[j] = 0;
+        ck_assert_msg(gguf_writer_write_tensor(w, bytes, n, &err) == 0, "%s", err.msg);
+        free(bytes);
+    }
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+    return path;
+}
+
+/* Loads s; returns 0 or -1 with the message in err. */
+static int load(const spec *s, run_model *m, gguf_file **f, gguf_error *err)
+{
+    *f = gguf_open(write_model(s), 0, err);
+    ck_assert_msg(*f != NULL, "%s", err->msg);
+    int rc = run_model_load(m, *f, err);
+    if (rc) {
+        gguf_close(*f);
+        *f = NULL;
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * Blocks
+ */
+
+START_TEST(test_rmsnorm)
+{
+    float x[37], w[37], y[37];
+    for (int i = 0; i < 37; i++) {
+        x[i] = rnd() * 10;
+        w[i] = 1 + rnd();
+    }
+    run_rmsnorm(y, x, w, 37, 1e-5f);
+    double ss = 0;
+    for (int i = 0; i < 37; i++)
+        ss += (double)x[i] * x[i];
+    double scale = 1 / sqrt(ss / 37 + 1e-5);
+    for (int i = 0; i < 37; i++)
+        ck_assert_double_eq_tol(y[i], x[i] * scale * w[i], 1e-5 * fabs(x[i] * scale * w[i]) + 1e-7);
+}
+END_TEST
+
+/* The rotation of one head, computed directly. */
+static void rope_direct(double *y, const float *x, int hd, int n_rot, int pos, double base,
+                        const float *ff, bool neox)
+{
+    for (int i = 0; i < hd; i++)
+        y[i] = x[i];
+    for (int i = 0; i < n_rot / 2; i++) {
+        double t = pos * pow(base, -2.0 * i / n_rot) / (ff ? ff[i] : 1.0);
+        int a = neox ? i : 2 * i, b = neox ? i + n_rot / 2 : 2 * i + 1;
+        y[a] = x[a] * cos(t) - x[b] * sin(t);
+        y[b] = x[a] * sin(t) + x[b] * cos(t);
+    }
+}
+
+static void check_rope(enum run_rope_layout layout, int n_rot, const float *ff)
+{
+    enum { HEADS = 3, HD = 16 };
+    for (int pos = 0; pos < 40; pos += 13) {
+        float x[HEADS * HD], x0[HEADS * HD];
+        for (int i = 0; i < HEADS * HD; i++)
+            x0[i] = x[i] = rnd();
+        run_rope(x, HEADS, HD, n_rot, pos, 10000.0f, ff, layout);
+        for (int h = 0; h < HEADS; h++) {
+            double y[HD];
+            rope_direct(y, x0 + h * HD, HD, n_rot, pos, 10000.0, ff, layout == RUN_ROPE_NEOX);
+            for (int i = 0; i < HD; i++)
+                ck_assert_msg(fabs(x[h * HD + i] - y[i]) < 2e-5, "pos %d head %d dim %d: %g vs %g",
+                              pos, h, i, x[h * HD + i], y[i]);
+        }
+    }
+}
+
+START_TEST(test_rope_norm)
+{
+    check_rope(RUN_ROPE_NORM, 16, NULL);
+    check_rope(RUN_ROPE_NORM, 8, NULL); /* partial: dims 8..15 pass through */
+}
+END_TEST
+
+START_TEST(test_rope_neox)
+{
+    check_rope(RUN_ROPE_NEOX, 16, NULL);
+    check_rope(RUN_ROPE_NEOX, 6, NULL);
+}
+END_TEST
+
+START_TEST(test_rope_freq_factors)
+{
+    const float ff[8] = { 1, 1, 2, 4, 8, 8, 8, 8 };
+    check_rope(RUN_ROPE_NORM, 16, ff);
+    check_rope(RUN_ROPE_NEOX, 16, ff);
+}
+END_TEST
+
+START_TEST(test_softmax)
+{
+    float x[50];
+    double e[50], sum = 0;
+    for (int i = 0; i < 50; i++) {
+        x[i] = rnd() * 100 + 1000; /* large: must not overflow */
+        e[i] = x[i] * 0.125;
+    }
+    double mx = e[0];
+    for (int i = 1; i < 50; i++)
+        mx = e[i] > mx ? e[i] : mx;
+    for (int i = 0; i < 50; i++)
+        sum += e[i] = exp(e[i] - mx);
+    run_softmax(x, 50, 0.125f);
+    double total = 0;
+    for (int i = 0; i < 50; i++) {
+        ck_assert_double_eq_tol(x[i], e[i] / sum, 1e-6);
+        total += x[i];
+    }
+    ck_assert_double_eq_tol(total, 1.0, 1e-6);
+}
+END_TEST
+
+START_TEST(test_swiglu)
+{
+    float g[5] = { -3, -0.5f, 0, 0.5f, 3 }, u[5] = { 1, 2, 3, -1, 0.5f };
+    float g0[5];
+    memcpy(g0, g, sizeof g);
+    run_swiglu(g, u, 5);
+    for (int i = 0; i < 5; i++)
+        ck_assert_double_eq_tol(g[i], g0[i] / (1 + exp(-g0[i])) * u[i], 1e-6);
+}
+END_TEST
+
+START_TEST(test_sampler)
+{
+    const float l[6] = { 0.5f, 2, -1, 2, 1.5f, 0 };
+    ck_assert_int_eq(run_argmax(l, 6), 1); /* the first of equal maxima */
+    run_sampler s;
+    ck_assert_int_eq(run_sampler_init(&s, 6, 0, 40, 1, 1), 0);
+    ck_assert_int_eq(run_sample(&s, l), 1);
+    run_sampler_free(&s);
+    /* top-k 1 is greedy whatever the temperature */
+    ck_assert_int_eq(run_sampler_init(&s, 6, 2.0f, 1, 1, 9), 0);
+    for (int i = 0; i < 20; i++)
+        ck_assert_int_eq(run_sample(&s, l), 1);
+    run_sampler_free(&s);
+    /* same seed, same draws; only tokens inside top-k 3 */
+    int a[50], b[50];
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(run_sampler_init(&s, 6, 1.0f, 3, 1, 42), 0);
+        for (int i = 0; i < 50; i++) {
+            (round ? b : a)[i] = run_sample(&s, l);
+            ck_assert_msg((round ? b : a)[i] == 1 || (round ? b : a)[i] == 3 ||
+                          (round ? b : a)[i] == 4, "sampled %d outside the top 3", a[i]);
+        }
+        run_sampler_free(&s);
+    }
+    ck_assert_mem_eq(a, b, sizeof a);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * Model checks
+ */
+
+START_TEST(test_model_loads)
+{
+    spec s = base_spec();
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.hp.head_dim, 8);
+    ck_assert_int_eq(m.hp.n_vocab, 40);
+    ck_assert_int_eq(m.hp.n_rot, 8);
+    ck_assert_int_eq(m.hp.rope_layout, RUN_ROPE_NORM);
+    ck_assert(!m.tied);
+    run_model_free(&m);
+    gguf_close(f);
+
+    s.tied = true;
+    s.arch = "qwen2";
+    s.bias = true;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert(m.tied);
+    ck_assert_int_eq(m.hp.rope_layout, RUN_ROPE_NEOX);
+    ck_assert_ptr_nonnull(m.layers[1].bv);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
+/* One malformed model per row: what to change, and the message expected. */
+typedef struct bad_case {
+    const char *what;
+    void (*apply)(spec *s);
+    const char *msg;
+} bad_case;
+
+static void heads0(spec *s) { s->heads = 0; }
+static void heads3(spec *s) { s->heads = 3; }
+static void kv3(spec *s) { s->kv_heads = 3; }
+static void rot_odd(spec *s) { s->rot = 7; }
+static void rot_big(spec *s) { s->rot = 16; }
+static void drop_v(spec *s) { s->drop = "blk.1.attn_v.weight"; }
+static void qwen_nobias(spec *s) { s->arch = "qwen2"; }
+static void unknown_arch(spec *s) { s->arch = "gpt2"; }
+static void no_ctx(spec *s) { s->no_ctx_key = true; }
+static void tokens_short(spec *s) { s->n_tokens = 39; }
+static void i32_weights(spec *s) { s->wtype = GGML_T_I32; }
+static void nan_eps(spec *s) { s->eps = NAN; }
+static void bad_freqs(spec *s) { s->rope_freqs = true; s->rope_freq0 = -1; }
+static void ff_mismatch(spec *s) { s->drop = "blk.0.ffn_gate.weight"; }
+static void mistral_keys_llama(spec *s) { s->arch = "mistral"; s->kv_arch = "llama"; }
+
+static const bad_case BAD[] = {
+    { "head count 0", heads0, "llama.attention.head_count is 0" },
+    { "heads not dividing", heads3, "head count 3 does not divide the embedding length 32" },
+    { "kv heads not dividing", kv3, "key/value head count 3 does not divide the head count 4" },
+    { "odd rope", rot_odd, "rope dimension count 7 is odd" },
+    { "rope > head", rot_big, "rope dimension count 16 is larger than the head size 8" },
+    { "missing tensor", drop_v, "missing tensor blk.1.attn_v.weight" },
+    { "qwen2 without biases", qwen_nobias, "missing tensor blk.0.attn_q.bias" },
+    { "unknown arch", unknown_arch, "unsupported architecture \"gpt2\"" },
+    { "missing key", no_ctx, "missing key llama.context_length" },
+    { "tokens vs rows", tokens_short, "tokenizer.ggml.tokens has 39 tokens but token_embd.weight has 40 rows" },
+    { "integer weights", i32_weights, "has type i32" },
+    { "NaN epsilon", nan_eps, "layer_norm_rms_epsilon is nan" },
+    { "negative rope factor", bad_freqs, "rope_freqs.weight: factor 0 is -1" },
+    { "missing gate", ff_mismatch, "missing tensor blk.0.ffn_gate.weight" },
+    { "mistral with llama keys", mistral_keys_llama, "missing key mistral.embedding_length" },
+};
+
+START_TEST(test_model_rejects)
+{
+    const bad_case *c = &BAD[_i];
+    spec s = base_spec();
+    c->apply(&s);
+    run_model m;
+    gguf_file *f;
+    gguf_error err = { { 0 } };
+    int rc = load(&s, &m, &f, &err);
+    ck_assert_msg(rc == -1, "%s: accepted", c->what);
+    ck_assert_msg(strstr(err.msg, c->msg) != NULL, "%s: message \"%s\", expected \"%s\"", c->what,
+                  err.msg, c->msg);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * Forward pass: batching does not change the numbers
+ */
+
+/* Logits of every prompt position, with batches of n_batch tokens. */
+static float *all_logits(const run_model *m, const int32_t *t, int n, int n_batch)
+{
+    run_state st;
+    gguf_error err;
+    ck_assert_msg(run_state_init(&st, m, 32, n_batch, &err) == 0, "%s", err.msg);
+    float *l = malloc((size_t)n * (size_t)m->hp.n_vocab * sizeof *l);
+    ck_assert_ptr_nonnull(l);
+    if (n_batch >= n) {
+        run_forward(&st, m, t, n, 0, 0, l);
+    } else { /* one token at a time, as generation does */
+        for (int i = 0; i < n; i++)
+            run_forward(&st, m, t + i, 1, i, 0, l + (size_t)i * m->hp.n_vocab);
+    }
+    run_state_free(&st);
+    return l;
+}
+
+static void check_batching(spec s)
+{
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    const int32_t t[7] = { 1, 5, 9, 30, 2, 39, 7 };
+    const int nv = m.hp.n_vocab;
+    float *batch = all_logits(&m, t, 7, 16), *steps = all_logits(&m, t, 7, 1);
+    for (int i = 0; i < 7 * nv; i++) {
+        ck_assert(isfinite(batch[i]));
+        ck_assert_msg(fabsf(batch[i] - steps[i]) <= 1e-5f * (1 + fabsf(steps[i])),
+                      "row %d col %d: %g vs %g", i / nv, i % nv, batch[i], steps[i]);
+    }
+    /* batches of 3 with only the last 2 rows' logits wanted */
+    run_state st;
+    ck_assert_int_eq(run_state_init(&st, &m, 32, 3, &err), 0);
+    float *last = malloc(2 * (size_t)nv * sizeof *last);
+    run_forward(&st, &m, t, 7, 0, 5, last);
+    for (int i = 0; i < 2 * nv; i++)
+        ck_assert(fabsf(last[i] - batch[5 * nv + i]) <= 1e-5f * (1 + fabsf(last[i])));
+    free(last);
+    run_state_free(&st);
+    free(batch);
+    free(steps);
+    run_model_free(&m);
+    gguf_close(f);
+}
+
+START_TEST(test_batching_llama)
+{
+    check_batching(base_spec());
+}
+END_TEST
+
+START_TEST(test_batching_qwen2_tied_freqs)
+{
+    spec s = base_spec();
+    s.arch = "qwen2";
+    s.bias = true;
+    s.tied = true;
+    s.rope_freqs = true;
+    check_batching(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("forward");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_rmsnorm);
+    tcase_add_test(tc, test_rope_norm);
+    tcase_add_test(tc, test_rope_neox);
+    tcase_add_test(tc, test_rope_freq_factors);
+    tcase_add_test(tc, test_softmax);
+    tcase_add_test(tc, test_swiglu);
+    tcase_add_test(tc, test_sampler);
+    tcase_add_test(tc, test_model_loads);
+    tcase_add_loop_test(tc, test_model_rejects, 0, (int)(sizeof BAD / sizeof BAD[0]));
+    tcase_add_test(tc, test_batching_llama);
+    tcase_add_test(tc, test_batching_qwen2_tied_freqs);
+    suite_add_tcase(s, tc);
+    return run_suite(s, 0);
+}
