@@ -144,12 +144,14 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->xq = malloc(nb * s->xq_row);
     s->k_cache = calloc(cache, sizeof(gguf_half));
     s->v_cache = calloc(cache, sizeof(gguf_half));
-    s->att = malloc((size_t)s->n_threads * (size_t)n_ctx * sizeof(float));
+    s->att = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) * sizeof(float));
+    s->rope_cs = malloc(((size_t)hp->n_rot + 1) * sizeof(float));
     s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) *
                       sizeof(gguf_half));
     s->f16_table = malloc(65536 * sizeof(float));
     if (!s->x || !s->xb || !s->q || !s->xb2 || !s->k || !s->v || !s->hb || !s->hb2 || !s->xq ||
-        !s->k_cache || !s->v_cache || !s->att || !s->att16 || !s->f16_table) {
+        !s->k_cache || !s->v_cache || !s->att || !s->att16 || !s->f16_table ||
+        !s->rope_cs) {
         run_state_free(s);
         return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
     }
@@ -173,6 +175,7 @@ void run_state_free(run_state *s)
     free(s->v_cache);
     free(s->att);
     free(s->att16);
+    free(s->rope_cs);
     free(s->f16_table);
     memset(s, 0, sizeof *s);
 }
@@ -251,11 +254,10 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
 #endif
             float *qh = s->q + (size_t)b * hp->n_embd + (size_t)h * hd;
             const size_t kvh = (size_t)(h / group) * hd;
-            float out[hd];
+            float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
             attend_head(s, out, qh, s->k_cache + base + kvh, s->v_cache + base + kvh, pos + b + 1,
-                        hd, kv_dim, s->att + th * (size_t)s->n_ctx,
-                        s->att16 + th * ((size_t)s->n_ctx + (size_t)hd));
-            memcpy(qh, out, sizeof out);
+                        hd, kv_dim, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd));
+            memcpy(qh, out, (size_t)hd * sizeof *out);
         }
     }
 }
@@ -279,10 +281,10 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     add_bias(s->v, l->bv, nb, kv);
     // rotate q and k by their positions, append k and v to the cache as f16
     for (int b = 0; b < nb; b++) {
-        float cs[hp->n_rot > 0 ? hp->n_rot : 1];
-        rope_angles(cs, hp->n_rot, pos + b, hp->rope_base, m->rope_freqs);
-        rope_apply(s->q + (size_t)b * d, hp->n_head, hp->head_dim, hp->n_rot, cs, hp->rope_layout);
-        rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, cs,
+        rope_angles(s->rope_cs, hp->n_rot, pos + b, hp->rope_base, m->rope_freqs);
+        rope_apply(s->q + (size_t)b * d, hp->n_head, hp->head_dim, hp->n_rot, s->rope_cs,
+                   hp->rope_layout);
+        rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
     }
     gguf_f32_to_f16_row(s->k, s->k_cache + cache, (int64_t)nb * kv);

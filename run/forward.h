@@ -35,7 +35,8 @@ typedef struct run_state {
     size_t xq_row;       /* bytes of the largest converted row */
     gguf_half *k_cache;  /* (n_layer, n_ctx, kv_dim) rotated keys, f16 */
     gguf_half *v_cache;  /* (n_layer, n_ctx, kv_dim) values, f16 */
-    float *att;          /* (n_threads, n_ctx) attention scores per thread */
+    float *att;          /* (n_threads, n_ctx + head_dim) scores and head output per thread */
+    float *rope_cs;      /* (n_rot) cos, sin pairs of one position */
     gguf_half *att16;    /* (n_threads, n_ctx + head_dim) f16 scratch per thread */
     float *f16_table;    /* 65536 entries: binary16 bits → float */
 } run_state;
