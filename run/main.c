@@ -3,7 +3,8 @@
  *
  *   gguf-run -m MODEL.gguf -p PROMPT [-n N] [--ids] [--temp T --top-k K --top-p P --seed S]
  *   gguf-run -m MODEL.gguf --prompt-ids 1,364,638 [-n N] [--ids]
- *   gguf-run -m MODEL.gguf --perplexity TEXT.txt [--ctx-size 256]
+ *   gguf-run -m MODEL.gguf --perplexity TEXT.txt [--ctx-size 256] [--kl-divergence-base OUT]
+ *   gguf-run -m MODEL.gguf --kl-divergence --kl-divergence-base OUT
  *
  * Opens the model, tokenizes the prompt, runs it as one batch, then decodes
  * one token at a time until -n tokens, an end-of-generation token or the end
@@ -22,6 +23,7 @@
 #include <omp.h>
 #endif
 
+#include "eval.h"
 #include "forward.h"
 #include "gguf.h"
 #include "model.h"
@@ -76,11 +78,11 @@ static int gguf_vocab_piece(const gguf_vocab *v, int32_t id, bool special, char 
 #define TOOL "gguf-run"
 
 typedef struct options {
-    const char *model, *prompt, *prompt_ids, *perplexity, *dump_logits;
+    const char *model, *prompt, *prompt_ids, *perplexity, *dump_logits, *kld_base;
     int   n_predict, n_ctx, n_batch, n_threads, dump_steps, top_k;
     float temp, top_p;
     uint64_t seed;
-    bool  ids;
+    bool  ids, kld;
 } options;
 
 /* ---------------------------------------------------------------------------
@@ -91,7 +93,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: " TOOL " -m MODEL.gguf (-p PROMPT | --prompt-ids ID,ID,...) [options]\n"
-            "       " TOOL " -m MODEL.gguf --perplexity TEXT [--ctx-size N]\n"
+            "       " TOOL " -m MODEL.gguf --perplexity TEXT [--ctx-size N] [--kl-divergence-base OUT]\n"
+            "       " TOOL " -m MODEL.gguf --kl-divergence --kl-divergence-base OUT\n"
             "\n"
             "  -m, --model FILE      the GGUF model (llama, mistral, qwen2)\n"
             "  -p, --prompt TEXT     the prompt (BOS added as the vocabulary says)\n"
@@ -106,6 +109,9 @@ static void usage(FILE *out)
             "  -b, --batch-size N    prompt tokens per forward batch (default 512)\n"
             "  -t, --threads N       OpenMP threads\n"
             "  --perplexity FILE     perplexity of a text, llama-perplexity's method\n"
+            "  --kl-divergence-base F  with --perplexity: save the log-probabilities to F;\n"
+            "                        with --kl-divergence: compare this model with them\n"
+            "  --kl-divergence       mean KL divergence, same top token, perplexities vs F\n"
             "  -h, --help            this text\n");
 }
 
@@ -147,6 +153,9 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (!strcmp(a, "--ids")) {
             o->ids = true;
             takes = false;
+        } else if (!strcmp(a, "--kl-divergence")) {
+            o->kld = true;
+            takes = false;
         } else if (!v) {
             fprintf(stderr, TOOL ": error: %s needs a value (or is unknown)\n", a);
             return 2;
@@ -158,6 +167,8 @@ static int parse_args(options *o, int argc, char **argv)
             o->prompt_ids = v;
         } else if (!strcmp(a, "--perplexity")) {
             o->perplexity = v;
+        } else if (!strcmp(a, "--kl-divergence-base")) {
+            o->kld_base = v;
         } else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
             ok = parse_int(v, 0, INT_MAX, &o->n_predict);
         } else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) {
@@ -190,7 +201,11 @@ static int parse_args(options *o, int argc, char **argv)
         }
         i += takes;
     }
-    if (!o->model || (!o->prompt && !o->prompt_ids && !o->perplexity)) {
+    if (o->kld && !o->kld_base) {
+        fprintf(stderr, TOOL ": error: --kl-divergence needs --kl-divergence-base FILE\n");
+        return 2;
+    }
+    if (!o->model || (!o->prompt && !o->prompt_ids && !o->perplexity && !o->kld)) {
         usage(stderr);
         return 2;
     }
@@ -310,51 +325,35 @@ static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *
     return 0;
 }
 
-/* -log p(token) under the logits row (n_vocab), as llama-perplexity computes it. */
-static double neg_log_prob(const float *logits, int n_vocab, int32_t token)
+/* Perplexity of the text file (and the base file for --kl-divergence), or
+ * the comparison with a base file; one result line on stdout. */
+static int evaluate(runner *r, const int32_t *tokens, int n_tokens, gguf_error *err)
 {
-    float max = logits[0];
-    for (int i = 1; i < n_vocab; i++)
-        max = logits[i] > max ? logits[i] : max;
-    double sum = 0.0;
-    for (int i = 0; i < n_vocab; i++)
-        sum += expf(logits[i] - max);
-    return -((double)(logits[token] - max) - log(sum));
-}
-
-/* llama-perplexity: the text in chunks of n_ctx tokens, each starting with
- * BOS (replacing its first token) when the vocabulary adds one; score the
- * prediction of every token of a chunk's second half from the one before. */
-static int perplexity(runner *r, const int32_t *tokens, int n_tokens, gguf_error *err)
-{
-    const int n_ctx = r->state.n_ctx, n_vocab = r->model.hp.n_vocab, first = n_ctx / 2;
-    if (n_tokens < 2 * n_ctx)
-        return gguf_error_set(err, "the text has %d tokens; perplexity at a context of %d needs "
-                              "at least %d", n_tokens, n_ctx, 2 * n_ctx);
-    int32_t *chunk = malloc((size_t)n_ctx * sizeof *chunk);
-    if (!chunk)
-        return gguf_error_set(err, "out of memory");
-    const int n_chunk = n_tokens / n_ctx;
-    const int32_t bos = gguf_vocab_bos(r->vocab);
-    const bool add_bos = bos >= 0 && tokens[0] == bos; // the tokenizer added one
-    double nll = 0;
-    long count = 0;
+    const options *o = r->o;
+    run_eval_result res;
     double t0 = now();
-    for (int c = 0; c < n_chunk; c++) {
-        memcpy(chunk, tokens + (size_t)c * n_ctx, (size_t)n_ctx * sizeof *chunk);
-        if (add_bos)
-            chunk[0] = bos;
-        run_forward(&r->state, &r->model, chunk, n_ctx, 0, first, r->logits);
-        for (int j = first; j < n_ctx - 1; j++, count++)
-            nll += neg_log_prob(r->logits + (size_t)(j - first) * n_vocab, n_vocab, chunk[j + 1]);
-        fprintf(stderr, "[%d]%.4f%s", c + 1, exp(nll / (double)count), c + 1 < n_chunk ? "," : "\n");
+    int rc;
+    if (o->kld) {
+        rc = run_kl_divergence(&r->state, &r->model, o->kld_base, &res, err);
+    } else {
+        // BOS starts every chunk when the tokenizer put one at the start of the text
+        int32_t bos = gguf_vocab_bos(r->vocab);
+        bos = n_tokens > 0 && bos >= 0 && tokens[0] == bos ? bos : -1;
+        rc = run_perplexity(&r->state, &r->model, tokens, n_tokens, bos, o->kld_base, &res, err);
     }
+    if (rc)
+        return -1;
     double t1 = now();
-    printf("perplexity: %.6f over %d chunks of %d tokens (%ld scored)\n", exp(nll / (double)count),
-           n_chunk, n_ctx, count);
-    free(chunk);
-    fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation 0 tokens 0.00 tok/s\n",
-            n_chunk * n_ctx, n_chunk * n_ctx / (t1 - t0));
+    if (o->kld)
+        printf("kl-divergence: mean %.6f, same top %.3f%%, ppl %.6f, base ppl %.6f, ratio %.6f "
+               "(%d chunks of %d, %ld scored)\n", res.mean_kld, 100.0 * res.same_top, res.ppl,
+               res.ppl_base, res.ppl / res.ppl_base, res.n_chunk, r->state.n_ctx, res.n_scored);
+    else
+        printf("perplexity: %.6f (%d chunks of %d, %ld scored)\n", res.ppl, res.n_chunk,
+               r->state.n_ctx, res.n_scored);
+    const int n = res.n_chunk * r->state.n_ctx;
+    fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation 0 tokens 0.00 tok/s\n", n,
+            n / (t1 - t0));
     return 0;
 }
 
@@ -394,6 +393,8 @@ static char *read_text(const char *path, size_t *len, gguf_error *err)
 static int input_tokens(runner *r, int32_t **ids, int *n, gguf_error *err)
 {
     const options *o = r->o;
+    if (o->kld)
+        return 0; // the tokens are in the base file
     if (o->prompt_ids && !o->perplexity)
         return parse_ids(o->prompt_ids, r->model.hp.n_vocab, ids, n, err);
     size_t len = o->perplexity ? 0 : strlen(o->prompt), n_ids = 0;
@@ -421,12 +422,15 @@ static int run(runner *r, const char **what, gguf_error *err)
         !(r->vocab = gguf_vocab_load(r->file, err)))
         return -1;
     const run_hparams *hp = &r->model.hp;
+    const bool eval = o->perplexity || o->kld;
     int n_ctx = o->n_ctx ? o->n_ctx : hp->n_ctx_train < 4096 ? hp->n_ctx_train : 4096;
+    if (o->kld) {
+        *what = o->kld_base;
+        if ((n_ctx = run_kld_file_ctx(o->kld_base, err)) < 0)
+            return -1;
+    }
     int n_batch = o->n_batch < n_ctx ? o->n_batch : n_ctx;
-    if (o->perplexity && n_batch < n_ctx)
-        n_batch = n_ctx; // one chunk, one batch: the logits of its second half at once
-    int n_out = o->perplexity ? n_ctx - n_ctx / 2 : 1;
-    r->logits = malloc((size_t)n_out * (size_t)hp->n_vocab * sizeof(float));
+    r->logits = malloc((size_t)hp->n_vocab * sizeof(float));
     if (!r->logits)
         return gguf_error_set(err, "out of memory");
     if (run_state_init(&r->state, &r->model, n_ctx, n_batch, err))
@@ -437,7 +441,7 @@ static int run(runner *r, const char **what, gguf_error *err)
         *what = o->perplexity;
     if (input_tokens(r, &ids, &n_ids, err))
         return -1;
-    int rc = o->perplexity ? perplexity(r, ids, n_ids, err) : generate(r, ids, n_ids, err);
+    int rc = eval ? evaluate(r, ids, n_ids, err) : generate(r, ids, n_ids, err);
     free(ids);
     return rc;
 }

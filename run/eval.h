@@ -1,0 +1,53 @@
+/*
+ * eval.h — perplexity and KL-divergence over a text, llama-perplexity's way.
+ *
+ * The text's tokens are cut into chunks of n_ctx (the state's context);
+ * each chunk starts with BOS (replacing its first token) when the
+ * vocabulary adds one, runs as one batch from an empty cache, and the model's
+ * prediction of every token in the chunk's second half is scored:
+ * perplexity = exp(mean -log p(token)). With a base file, the same chunks
+ * are compared with a reference model's log-probabilities: mean KL
+ * divergence KL(base || model), how often both pick the same top token, and
+ * both perplexities.
+ *
+ * The base file (our own format, not llama.cpp's): "GGUFRKLD", i32 n_ctx,
+ * n_vocab, n_chunk, the chunks' tokens as fed (n_chunk × n_ctx i32), then
+ * per scored position a row of log-probabilities stored as llama-perplexity
+ * stores them: f32 step, f32 lowest log-prob, n_vocab u16 levels over the
+ * 16 nats below the top (level 0 also for anything further down).
+ *
+ * Not for: generation (main.c), the model's arithmetic (forward.c).
+ */
+#ifndef RUN_EVAL_H
+#define RUN_EVAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "forward.h"
+#include "model.h"
+
+typedef struct run_eval_result {
+    double ppl;        /* this model's perplexity */
+    int    n_chunk;    /* chunks of n_ctx tokens evaluated */
+    long   n_scored;   /* predictions scored */
+    double ppl_base;   /* KL mode: the base model's perplexity */
+    double mean_kld;   /* KL mode: mean KL(base || model) in nats */
+    double same_top;   /* KL mode: fraction of positions with the same top token */
+} run_eval_result;
+
+/* Perplexity of tokens (bos >= 0: put BOS first in every chunk). With
+ * base_out, also writes the log-probabilities for a later KL comparison. */
+int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int n_tokens,
+                   int32_t bos, const char *base_out, run_eval_result *res, gguf_error *err);
+
+/* Runs the chunks stored in base_in through m and compares with the stored
+ * log-probabilities. The state's context must be the file's n_ctx. */
+int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, run_eval_result *res,
+                      gguf_error *err);
+
+/* The n_ctx a base file was written with (to size the state), or -1. */
+int run_kld_file_ctx(const char *base_in, gguf_error *err);
+
+#endif
