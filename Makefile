@@ -144,9 +144,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests/unit $(addprefix -I,$(sort $(dir $(TEST_OBJS_$*)))) -o $@ $< $(addprefix $(BUILD)/obj/,$(TEST_OBJS_$*)) $(BUILD)/libgguf.a $(CHECK_LIBS) $(TEST_LIBS_$*) $(LDLIBS_ALL)
 
-$(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $(BUILD)/libgguf.a
+# A test tool that reads a tool's formats links that tool's objects too.
+TTOOL_OBJS_mkmeta := convert/torch.o convert/zip.o convert/safetensors.o convert/json.o
+TTOOL_LIBS_mkmeta  = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
+$(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD)/obj/,$$(TTOOL_OBJS_$$*)) $(BUILD)/libgguf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgguf.a $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(addprefix -I,$(sort $(dir $(TTOOL_OBJS_$*)))) -o $@ $< $(addprefix $(BUILD)/obj/,$(TTOOL_OBJS_$*)) $(BUILD)/libgguf.a $(TTOOL_LIBS_$*) $(LDLIBS_ALL)
 
 testbins: all $(UNIT_BINS) $(TTOOL_BINS)
 

@@ -16,9 +16,13 @@
 #include "torch.h"
 #include "vocab.h"
 
+/* Meta's model-parallel checkpoints have at most this many files (65B: 8). */
+#define MAX_SHARDS 64
+
 typedef struct meta_state {
     json_value *params;
-    st_file     ckpt;
+    st_file     ckpt[MAX_SHARDS]; /* consolidated.00.pth, .01, ... */
+    int         n_shards;
     vocab       voc;
     int64_t     n_vocab, n_ff;
 } meta_state;
@@ -92,12 +96,131 @@ static int meta_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type,
     return 0;
 }
 
+/* consolidated.00.pth, .01, ... in order: Meta shards every tensor over
+ * all of them. */
+static int open_shards(meta_state *s, const char *dir, gguf_error *err)
+{
+    char path[4096], name[32];
+    for (int i = 0; i < MAX_SHARDS; i++) {
+        snprintf(name, sizeof name, "consolidated.%02d.pth", i);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (!file_exists(path))
+            break;
+        if (torch_open(path, &s->ckpt[i], err)) {
+            gguf_error_prefix(err, "%s: ", name);
+            return -1;
+        }
+        s->n_shards = i + 1;
+    }
+    if (!s->n_shards)
+        return gguf_error_set(err, "consolidated.00.pth: not found");
+    return 0;
+}
+
+static const st_tensor *find_in(const st_file *f, const char *name)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (!strcmp(f->tensors[i].name, name))
+            return &f->tensors[i];
+    return NULL;
+}
+
+/* How llama.cpp's legacy converter merges a sharded tensor: vectors are
+ * copies (shard 0's is taken), the embedding, wo and w2 are split by
+ * columns, everything else by rows. */
+static bool split_by_columns(const char *name)
+{
+    size_t n = strlen(name);
+    static const char *const suffixes[] = { ".attention.wo.weight", ".feed_forward.w2.weight" };
+    if (!strncmp(name, "tok_embeddings.", 15))
+        return true;
+    for (size_t i = 0; i < 2; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n >= k && !strcmp(name + n - k, suffixes[i]))
+            return true;
+    }
+    return false;
+}
+
+/* The merged shape (outermost first) of tensor t over the shards, with its
+ * parts in parts[] (when sharded). 0, or -1 with err. */
+static int merge_parts(const meta_state *s, const st_tensor *t, int64_t *shape, const void **parts,
+                       bool *split_rows, gguf_error *err)
+{
+    for (int d = 0; d < t->n_dims; d++)
+        shape[d] = t->shape[d];
+    *split_rows = !split_by_columns(t->name);
+    if (s->n_shards == 1 || t->n_dims == 1)
+        return 0;
+    int axis = *split_rows ? 0 : 1;
+    if (t->n_dims != 2)
+        return gguf_error_set(err, "tensor '%s': cannot merge a %d-dimensional tensor over "
+                              "shards", t->name, t->n_dims);
+    for (int k = 0; k < s->n_shards; k++) {
+        const st_tensor *p = find_in(&s->ckpt[k], t->name);
+        if (!p)
+            return gguf_error_set(err, "consolidated.%02d.pth: tensor '%s' is missing", k, t->name);
+        if (strcmp(p->dtype, t->dtype) || p->n_dims != 2 || p->shape[1 - axis] != t->shape[1 - axis] ||
+            p->shape[axis] != t->shape[axis])
+            return gguf_error_set(err, "consolidated.%02d.pth: tensor '%s' is not a shard of the "
+                                  "same type and shape as in consolidated.00.pth", k, t->name);
+        parts[k] = p->data;
+    }
+    shape[axis] = t->shape[axis] * s->n_shards;
+    return 0;
+}
+
+static int add_tensor(src_model *m, meta_state *s, const st_tensor *t, gguf_error *err)
+{
+    char name[256];
+    int block;
+    if (!strcmp(t->name, "rope.freqs"))
+        return 0; /* Meta's cached rotary frequencies: recomputed by the runtime */
+    if (arch_map_rules(arch_meta_names, t->name, name, sizeof name, &block) < 0)
+        return gguf_error_set(err, "consolidated.00.pth: tensor '%s': no llama tensor of that name",
+                              t->name);
+    int dt = !strcmp(t->dtype, "F32") ? SRC_F32 : !strcmp(t->dtype, "F16") ? SRC_F16
+           : !strcmp(t->dtype, "BF16") ? SRC_BF16 : -1;
+    if (dt < 0 || t->n_dims < 1 || t->n_dims > 4)
+        return gguf_error_set(err, "consolidated.00.pth: tensor '%s': unsupported %s of %d "
+                              "dimensions", t->name, t->dtype, t->n_dims);
+    int64_t shape[ST_MAX_DIMS], ne[4];
+    const void **parts = calloc(MAX_SHARDS, sizeof *parts);
+    bool split_rows;
+    if (!parts)
+        return gguf_error_set(err, "out of memory");
+    if (merge_parts(s, t, shape, parts, &split_rows, err)) {
+        free(parts);
+        return -1;
+    }
+    for (int d = 0; d < t->n_dims; d++)
+        ne[d] = shape[t->n_dims - 1 - d];
+    if (!strcmp(t->name, "tok_embeddings.weight"))
+        s->n_vocab = shape[0];
+    if (!strcmp(t->name, "layers.0.feed_forward.w1.weight"))
+        s->n_ff = shape[0];
+    src_tensor *st = src_add_tensor(m, name, dt, t->n_dims, ne, t->data);
+    if (!st) {
+        free(parts);
+        return gguf_error_set(err, "out of memory");
+    }
+    if (s->n_shards > 1 && t->n_dims > 1) {
+        st->parts = parts;
+        st->n_parts = s->n_shards;
+        st->split_rows = split_rows;
+    } else {
+        free(parts);
+    }
+    return 0;
+}
+
 static void meta_close(src_model *m)
 {
     meta_state *s = m->reader;
     if (!s)
         return;
-    st_close(&s->ckpt);
+    for (int i = 0; i < s->n_shards; i++)
+        st_close(&s->ckpt[i]);
     vocab_free(&s->voc);
     json_free(s->params);
     free(s);
@@ -121,17 +244,8 @@ int meta_open(const char *dir, src_model *m, gguf_error *err)
         gguf_error_prefix(err, "params.json: ");
         goto fail;
     }
-    snprintf(path, sizeof path, "%s/consolidated.01.pth", dir);
-    if (file_exists(path)) {
-        gguf_error_set(err, "consolidated.01.pth: checkpoints sharded over several files are not "
-                       "merged yet");
+    if (open_shards(s, dir, err))
         goto fail;
-    }
-    snprintf(path, sizeof path, "%s/consolidated.00.pth", dir);
-    if (torch_open(path, &s->ckpt, err)) {
-        gguf_error_prefix(err, "consolidated.00.pth: ");
-        goto fail;
-    }
     int64_t heads, kv;
     if (param_int(s, "n_heads", &heads, err))
         goto fail;
@@ -140,36 +254,9 @@ int meta_open(const char *dir, src_model *m, gguf_error *err)
         goto fail;
     m->n_head = (uint32_t)heads;
     m->n_head_kv = (uint32_t)kv;
-    for (size_t i = 0; i < s->ckpt.n; i++) {
-        const st_tensor *t = &s->ckpt.tensors[i];
-        char name[256];
-        int block;
-        if (!strcmp(t->name, "rope.freqs"))
-            continue; /* Meta's cached rotary frequencies: recomputed by the runtime */
-        if (arch_map_rules(arch_meta_names, t->name, name, sizeof name, &block) < 0) {
-            gguf_error_set(err, "consolidated.00.pth: tensor '%s': no llama tensor of that name",
-                           t->name);
+    for (size_t i = 0; i < s->ckpt[0].n; i++)
+        if (add_tensor(m, s, &s->ckpt[0].tensors[i], err))
             goto fail;
-        }
-        int dt = !strcmp(t->dtype, "F32") ? SRC_F32 : !strcmp(t->dtype, "F16") ? SRC_F16
-               : !strcmp(t->dtype, "BF16") ? SRC_BF16 : -1;
-        if (dt < 0 || t->n_dims < 1 || t->n_dims > 4) {
-            gguf_error_set(err, "consolidated.00.pth: tensor '%s': unsupported %s of %d dimensions",
-                           t->name, t->dtype, t->n_dims);
-            goto fail;
-        }
-        int64_t ne[4];
-        for (int d = 0; d < t->n_dims; d++)
-            ne[d] = t->shape[t->n_dims - 1 - d];
-        if (!strcmp(t->name, "tok_embeddings.weight"))
-            s->n_vocab = t->shape[0];
-        if (!strcmp(t->name, "layers.0.feed_forward.w1.weight"))
-            s->n_ff = t->shape[0];
-        if (!src_add_tensor(m, name, dt, t->n_dims, ne, t->data)) {
-            gguf_error_set(err, "out of memory");
-            goto fail;
-        }
-    }
     if (!s->n_vocab || !s->n_ff) {
         gguf_error_set(err, "consolidated.00.pth: no tok_embeddings or feed_forward.w1 tensor");
         goto fail;

@@ -1,6 +1,7 @@
 /*
  * meta.h — Meta's original LLaMA checkpoint folders as a src_model:
- * params.json, consolidated.00.pth (a torch.save archive with Meta's tensor
+ * params.json, consolidated.00.pth (and .01, ... when sharded: merged as
+ * llama.cpp merges them; torch.save archives with Meta's tensor
  * names and rotary layout, which is already llama.cpp's), tokenizer.model.
  * Metadata as llama.cpp's legacy converter writes it, plus the special-token
  * keys a Hugging Face folder gets.

@@ -39,6 +39,7 @@ void src_model_free(src_model *m)
     for (int i = 0; i < m->n_tensors; i++) {
         free(m->tensors[i].name);
         free(m->tensors[i].owned);
+        free(m->tensors[i].parts);
     }
     free(m->tensors);
     free(m->name);

@@ -31,6 +31,13 @@ typedef struct src_tensor {
     void          *owned;      /* non-NULL when data was generated (freed with the model) */
     const uint8_t *scales;     /* SRC_I8_GROUPS: little-endian f32s, maybe unaligned */
     int            group;
+    /* A tensor sharded over several files (Meta's model-parallel
+     * checkpoints): its n_parts pieces in order (the array is freed with
+     * the model; data is then unused). split_rows: each part holds
+     * 1/n_parts of the rows; otherwise 1/n_parts of every row's columns. */
+    const void   **parts;
+    int            n_parts;
+    bool           split_rows;
 } src_tensor;
 
 typedef struct src_model src_model;

@@ -147,28 +147,47 @@ static size_t src_esize(const src_tensor *t)
     return t->dtype == SRC_F32 ? 4 : t->dtype == SRC_I8_GROUPS ? 1 : 2;
 }
 
-/* Source rows [r0, r0 + nr) → f32, with the q/k permutation applied. */
+/* n source elements at src → f32; at is the first one's index in the
+ * tensor (for the int8 groups' scales). */
+static void convert_span(const src_tensor *t, const uint8_t *src, float *out, int64_t n, int64_t at)
+{
+    switch (t->dtype) {
+    case SRC_F32: memcpy(out, src, (size_t)n * 4); break;
+    case SRC_F16: gguf_f16_to_f32_row((const gguf_half *)src, out, n); break;
+    case SRC_I8_GROUPS:
+        for (int64_t i = 0; i < n; i++) {
+            float scale;
+            memcpy(&scale, t->scales + (size_t)((at + i) / t->group) * 4, 4);
+            out[i] = (float)(int8_t)src[i] * scale;
+        }
+        break;
+    default: gguf_bf16_to_f32_row((const uint16_t *)src, out, n); break;
+    }
+}
+
+/* Source rows [r0, r0 + nr) → f32, with the q/k permutation applied. A
+ * sharded tensor's row comes from one part (rows split) or from a slice of
+ * every part (columns split). */
 static void load_rows(const src_model *m, const src_tensor *t, int64_t r0, int64_t nr, float *dst)
 {
-    const int64_t row = row_len(t);
+    const int64_t row = row_len(t), rows = n_elements(t) / row;
     const uint32_t heads = rotary_heads(m, t);
     const size_t esize = src_esize(t);
     for (int64_t r = r0; r < r0 + nr; r++) {
         int64_t from = t->permute != PERMUTE_NONE ? permuted_row(t, heads, r) : r;
-        const uint8_t *src = (const uint8_t *)t->data + (size_t)(from * row) * esize;
         float *out = dst + (r - r0) * row;
-        switch (t->dtype) {
-        case SRC_F32: memcpy(out, src, (size_t)row * 4); break;
-        case SRC_F16: gguf_f16_to_f32_row((const gguf_half *)src, out, row); break;
-        case SRC_I8_GROUPS:
-            for (int64_t i = 0; i < row; i++) {
-                int64_t at = from * row + i; /* element index in the tensor */
-                float scale;
-                memcpy(&scale, t->scales + (size_t)(at / t->group) * 4, 4);
-                out[i] = (float)(int8_t)src[i] * scale;
-            }
-            break;
-        default: gguf_bf16_to_f32_row((const uint16_t *)src, out, row); break;
+        if (!t->parts) {
+            convert_span(t, (const uint8_t *)t->data + (size_t)(from * row) * esize, out, row,
+                         from * row);
+        } else if (t->split_rows) {
+            int64_t per = rows / t->n_parts;
+            const uint8_t *part = t->parts[from / per];
+            convert_span(t, part + (size_t)((from % per) * row) * esize, out, row, from * row);
+        } else {
+            int64_t cols = row / t->n_parts;
+            for (int p = 0; p < t->n_parts; p++)
+                convert_span(t, (const uint8_t *)t->parts[p] + (size_t)(from * cols) * esize,
+                             out + p * cols, cols, from * row + p * cols);
         }
     }
 }
@@ -188,15 +207,25 @@ static int64_t chunk_rows(const src_tensor *t)
 
 /* The source's pages are not needed again: drop them from memory (a later
  * read would map them in again from the file). */
-static void release_source(const src_tensor *t)
+static void release_range(const void *data, uint64_t bytes)
 {
     long page = sysconf(_SC_PAGESIZE);
-    if (t->owned || page <= 0)
+    if (page <= 0)
+        return;
+    uintptr_t start = (uintptr_t)data & ~(uintptr_t)(page - 1);
+    uintptr_t end = ((uintptr_t)data + bytes + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+    madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+static void release_source(const src_tensor *t)
+{
+    if (t->owned)
         return;
     uint64_t bytes = (uint64_t)n_elements(t) * src_esize(t);
-    uintptr_t start = (uintptr_t)t->data & ~(uintptr_t)(page - 1);
-    uintptr_t end = ((uintptr_t)t->data + bytes + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
-    madvise((void *)start, end - start, MADV_DONTNEED);
+    if (!t->parts)
+        release_range(t->data, bytes);
+    for (int p = 0; t->parts && p < t->n_parts; p++)
+        release_range(t->parts[p], bytes / (uint64_t)t->n_parts);
 }
 
 

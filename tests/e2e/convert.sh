@@ -174,6 +174,29 @@ if need_fixture tokenizers/llama3/tokenizer.json "bad tokenizer.json"; then
     bad_case "a tokenizer folder without --vocab-only" "$TMP/bt" "config.json: not found"
 fi
 
+# Meta checkpoints sharded over several files (split here by mkmeta the way
+# Meta shards them) merge to exactly the tensors of the one-file checkpoint,
+# which the -meta- manifest holds to llama.cpp's.
+MKMETA=$BIN/tests/tools/mkmeta
+if need_fixture models/wp-llama-5m/meta "sharded Meta checkpoints" && need_jq "sharded Meta checkpoints"; then
+    "$CONVERT" -q "$FIX/models/wp-llama-5m/meta" -o "$TMP/meta1.gguf"
+    gguf_tensors "$TMP/meta1.gguf" >"$TMP/meta1.t"
+    for n in 2 4; do
+        rm -rf "$TMP/meta$n"
+        if "$MKMETA" "$FIX/models/wp-llama-5m/meta" "$TMP/meta$n" $n &&
+            "$CONVERT" -q "$TMP/meta$n" -o "$TMP/meta$n.gguf" &&
+            cmp -s "$TMP/meta1.t" <(gguf_tensors "$TMP/meta$n.gguf") && [ -s "$TMP/meta1.t" ]; then
+            pass "Meta checkpoint in $n shards merges to the one-file tensors"
+        else
+            fail "Meta checkpoint in $n shards merges to the one-file tensors"
+        fi
+        rm -f "$TMP/meta$n.gguf"
+    done
+    cp "$TMP/meta4/consolidated.01.pth" "$TMP/meta2/consolidated.01.pth"
+    bad_case "Meta shards of different splits" "$TMP/meta2" "consolidated.01.pth: tensor 'tok_embeddings.weight' is not a shard"
+    rm -rf "$TMP/meta2" "$TMP/meta4" "$TMP/meta1.gguf"
+fi
+
 # --metadata: general.* overrides, and the default output named after them
 if need_fixture models/wp-llama-5m/hf "--metadata" && need_jq "--metadata"; then
     rm -rf "$TMP/md"; mkdir -p "$TMP/md"; ln -s "$FIX"/models/wp-llama-5m/hf/* "$TMP/md/"
