@@ -38,14 +38,14 @@ void run_rmsnorm(float *y, const float *x, const float *w, int n, float eps)
         y[i] = (x[i] * scale) * w[i];
 }
 
-/* cs[2i], cs[2i+1] = cos, sin of pos * base^(-2i/n_rot) / freqs[i]. The
- * angle is stepped by repeated multiplication in float, as ggml does. */
-static void rope_angles(float *cs, int n_rot, int pos, float base, const float *freqs)
+/* cs[2i], cs[2i+1] = cos, sin of scale * (pos * base^(-2i/n_rot) / freqs[i]).
+ * The power is stepped by repeated multiplication in float, as ggml does. */
+static void rope_angles(float *cs, int n_rot, int pos, float base, float scale, const float *freqs)
 {
     const float step = powf(base, -2.0f / (float)n_rot);
     float theta = (float)pos;
     for (int i = 0; i < n_rot / 2; i++) {
-        const float t = freqs ? theta / freqs[i] : theta;
+        const float t = scale * (freqs ? theta / freqs[i] : theta);
         cs[2 * i] = cosf(t);
         cs[2 * i + 1] = sinf(t);
         theta *= step;
@@ -69,11 +69,11 @@ static void rope_apply(float *x, int n_heads, int head_dim, int n_rot, const flo
     }
 }
 
-void run_rope(float *x, int n_heads, int head_dim, int n_rot, int pos, float base,
+void run_rope(float *x, int n_heads, int head_dim, int n_rot, int pos, float base, float scale,
               const float *freqs, enum run_rope_layout layout)
 {
     float cs[n_rot > 0 ? n_rot : 1];
-    rope_angles(cs, n_rot, pos, base, freqs);
+    rope_angles(cs, n_rot, pos, base, scale, freqs);
     rope_apply(x, n_heads, head_dim, n_rot, cs, layout);
 }
 
@@ -281,7 +281,7 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     add_bias(s->v, l->bv, nb, kv);
     // rotate q and k by their positions, append k and v to the cache as f16
     for (int b = 0; b < nb; b++) {
-        rope_angles(s->rope_cs, hp->n_rot, pos + b, hp->rope_base, m->rope_freqs);
+        rope_angles(s->rope_cs, hp->n_rot, pos + b, hp->rope_base, hp->rope_scale, m->rope_freqs);
         rope_apply(s->q + (size_t)b * d, hp->n_head, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
         rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,

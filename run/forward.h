@@ -61,9 +61,9 @@ void run_rmsnorm(float *y, const float *x, const float *w, int n, float eps);
 
 /* Rotates the n_rot first dimensions of each of n_heads heads of head_dim in
  * x for position pos: pairs (2i, 2i+1) (RUN_ROPE_NORM) or (i, i + n_rot/2)
- * (RUN_ROPE_NEOX) by the angle pos * base^(-2i/n_rot) / freqs[i] (freqs
- * may be NULL). */
-void run_rope(float *x, int n_heads, int head_dim, int n_rot, int pos, float base,
+ * (RUN_ROPE_NEOX) by the angle scale * pos * base^(-2i/n_rot) / freqs[i]
+ * (freqs may be NULL; scale is 1 without linear rope scaling). */
+void run_rope(float *x, int n_heads, int head_dim, int n_rot, int pos, float base, float scale,
               const float *freqs, enum run_rope_layout layout);
 
 /* p = softmax(scale * x) over n scores, in place. */

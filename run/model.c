@@ -17,6 +17,11 @@
 
 #define MAX_DIM (1 << 24) /* any single dimension; keeps int products in range */
 
+/* Rope scaling keys (llama.cpp's; not in names.h because only the runner reads them). */
+#define KEY_ROPE_SCALING_TYPE   "%s.rope.scaling.type"
+#define KEY_ROPE_SCALING_FACTOR "%s.rope.scaling.factor"
+#define KEY_ROPE_SCALE_LINEAR   "%s.rope.scale_linear"
+
 /* ---------------------------------------------------------------------------
  * Architectures: which ones run, and how they differ.
  */
@@ -90,6 +95,28 @@ static int key_float(const gguf_file *f, const char *fmt, const char *arch, bool
     return 0;
 }
 
+/* Linear rope scaling (angles divided by the factor) or none; YaRN and
+ * LongRoPE are refused rather than run wrongly. */
+static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *arch,
+                             gguf_error *err)
+{
+    char key[128];
+    snprintf(key, sizeof key, KEY_ROPE_SCALING_TYPE, arch);
+    const gguf_kv *kv = gguf_find_kv(f, key);
+    gguf_str type = { "none", 4 };
+    if (kv && !gguf_kv_str(kv, &type))
+        return gguf_error_set(err, "key %s is %s, expected a string", key, gguf_vtype_name(kv->type));
+    if (!gguf_str_eq(type, "none") && !gguf_str_eq(type, "linear"))
+        return gguf_error_set(err, "rope scaling \"%.*s\" is not supported (only linear)",
+                              (int)(type.len > 32 ? 32 : type.len), type.ptr);
+    float factor = 0;
+    if (key_float(f, KEY_ROPE_SCALE_LINEAR, arch, false, 0, 0, &factor, err) ||
+        key_float(f, KEY_ROPE_SCALING_FACTOR, arch, false, factor, 0, &factor, err))
+        return -1;
+    hp->rope_scale = factor == 0 || gguf_str_eq(type, "none") ? 1.0f : 1.0f / factor;
+    return 0;
+}
+
 static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, gguf_error *err)
 {
     int rc = 0;
@@ -104,6 +131,7 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
     rc = rc ? rc : key_float(f, GGUF_KEY_RMS_EPS, arch, true, 0, 0, &hp->rms_eps, err);
     rc = rc ? rc : key_float(f, GGUF_KEY_ROPE_FREQ_BASE, arch, false, 10000.0f, 1e-30f,
                              &hp->rope_base, err);
+    rc = rc ? rc : load_rope_scaling(hp, f, arch, err);
     if (rc)
         return rc;
     if (hp->n_embd % hp->n_head)

@@ -39,6 +39,7 @@ typedef struct run_hparams {
     int   n_ctx_train; /* {arch}.context_length */
     int   n_rot;       /* rotated dimensions per head (even, <= head_dim) */
     float rope_base;   /* theta_i = pos * rope_base^(-2i/n_rot) */
+    float rope_scale;  /* linear rope scaling: angles times this (1 / factor) */
     float rms_eps;
     enum run_rope_layout rope_layout;
 } run_hparams;

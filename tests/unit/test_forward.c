@@ -34,6 +34,7 @@ typedef struct spec {
     float eps, rope_freq0;
     const char *drop;     /* a tensor to leave out */
     const char *kv_arch;  /* architecture prefix of the keys (default arch) */
+    const char *rope_scaling; /* {arch}.rope.scaling.type, with factor 4 */
 } spec;
 
 static spec base_spec(void)
@@ -92,6 +93,12 @@ static const char *write_model(const spec *s)
     gguf_writer_set_f32(w, key, s->eps);
     snprintf(key, sizeof key, GGUF_KEY_ROPE_FREQ_BASE, ka);
     gguf_writer_set_f32(w, key, 10000.0f);
+    if (s->rope_scaling) {
+        snprintf(key, sizeof key, "%s.rope.scaling.type", ka);
+        gguf_writer_set_str(w, key, s->rope_scaling);
+        snprintf(key, sizeof key, "%s.rope.scaling.factor", ka);
+        gguf_writer_set_f32(w, key, 4.0f);
+    }
     const char *toks[256];
     char buf[256][8];
     for (int i = 0; i < s->n_tokens && i < 256; i++) {
@@ -184,29 +191,29 @@ END_TEST
 
 /* The rotation of one head, computed directly. */
 static void rope_direct(double *y, const float *x, int hd, int n_rot, int pos, double base,
-                        const float *ff, bool neox)
+                        double scale, const float *ff, bool neox)
 {
     for (int i = 0; i < hd; i++)
         y[i] = x[i];
     for (int i = 0; i < n_rot / 2; i++) {
-        double t = pos * pow(base, -2.0 * i / n_rot) / (ff ? ff[i] : 1.0);
+        double t = scale * pos * pow(base, -2.0 * i / n_rot) / (ff ? ff[i] : 1.0);
         int a = neox ? i : 2 * i, b = neox ? i + n_rot / 2 : 2 * i + 1;
         y[a] = x[a] * cos(t) - x[b] * sin(t);
         y[b] = x[a] * sin(t) + x[b] * cos(t);
     }
 }
 
-static void check_rope(enum run_rope_layout layout, int n_rot, const float *ff)
+static void check_rope(enum run_rope_layout layout, int n_rot, const float *ff, float scale)
 {
     enum { HEADS = 3, HD = 16 };
     for (int pos = 0; pos < 40; pos += 13) {
         float x[HEADS * HD], x0[HEADS * HD];
         for (int i = 0; i < HEADS * HD; i++)
             x0[i] = x[i] = rnd();
-        run_rope(x, HEADS, HD, n_rot, pos, 10000.0f, ff, layout);
+        run_rope(x, HEADS, HD, n_rot, pos, 10000.0f, scale, ff, layout);
         for (int h = 0; h < HEADS; h++) {
             double y[HD];
-            rope_direct(y, x0 + h * HD, HD, n_rot, pos, 10000.0, ff, layout == RUN_ROPE_NEOX);
+            rope_direct(y, x0 + h * HD, HD, n_rot, pos, 10000.0, scale, ff, layout == RUN_ROPE_NEOX);
             for (int i = 0; i < HD; i++)
                 ck_assert_msg(fabs(x[h * HD + i] - y[i]) < 2e-5, "pos %d head %d dim %d: %g vs %g",
                               pos, h, i, x[h * HD + i], y[i]);
@@ -216,23 +223,24 @@ static void check_rope(enum run_rope_layout layout, int n_rot, const float *ff)
 
 START_TEST(test_rope_norm)
 {
-    check_rope(RUN_ROPE_NORM, 16, NULL);
-    check_rope(RUN_ROPE_NORM, 8, NULL); /* partial: dims 8..15 pass through */
+    check_rope(RUN_ROPE_NORM, 16, NULL, 1);
+    check_rope(RUN_ROPE_NORM, 8, NULL, 1); /* partial: dims 8..15 pass through */
+    check_rope(RUN_ROPE_NORM, 16, NULL, 0.25f); /* linear scaling, factor 4 */
 }
 END_TEST
 
 START_TEST(test_rope_neox)
 {
-    check_rope(RUN_ROPE_NEOX, 16, NULL);
-    check_rope(RUN_ROPE_NEOX, 6, NULL);
+    check_rope(RUN_ROPE_NEOX, 16, NULL, 1);
+    check_rope(RUN_ROPE_NEOX, 6, NULL, 1);
 }
 END_TEST
 
 START_TEST(test_rope_freq_factors)
 {
     const float ff[8] = { 1, 1, 2, 4, 8, 8, 8, 8 };
-    check_rope(RUN_ROPE_NORM, 16, ff);
-    check_rope(RUN_ROPE_NEOX, 16, ff);
+    check_rope(RUN_ROPE_NORM, 16, ff, 1);
+    check_rope(RUN_ROPE_NEOX, 16, ff, 1);
 }
 END_TEST
 
@@ -314,8 +322,16 @@ START_TEST(test_model_loads)
     ck_assert_int_eq(m.hp.n_rot, 8);
     ck_assert_int_eq(m.hp.rope_layout, RUN_ROPE_NORM);
     ck_assert(!m.tied);
+    ck_assert(m.hp.rope_scale == 1.0f);
     run_model_free(&m);
     gguf_close(f);
+
+    s.rope_scaling = "linear";
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert(m.hp.rope_scale == 0.25f);
+    run_model_free(&m);
+    gguf_close(f);
+    s.rope_scaling = NULL;
 
     s.tied = true;
     s.arch = "qwen2";
@@ -351,6 +367,7 @@ static void nan_eps(spec *s) { s->eps = NAN; }
 static void bad_freqs(spec *s) { s->rope_freqs = true; s->rope_freq0 = -1; }
 static void ff_mismatch(spec *s) { s->drop = "blk.0.ffn_gate.weight"; }
 static void mistral_keys_llama(spec *s) { s->arch = "mistral"; s->kv_arch = "llama"; }
+static void yarn(spec *s) { s->rope_scaling = "yarn"; }
 
 static const bad_case BAD[] = {
     { "head count 0", heads0, "llama.attention.head_count is 0" },
@@ -368,6 +385,7 @@ static const bad_case BAD[] = {
     { "negative rope factor", bad_freqs, "rope_freqs.weight: factor 0 is -1" },
     { "missing gate", ff_mismatch, "missing tensor blk.0.ffn_gate.weight" },
     { "mistral with llama keys", mistral_keys_llama, "missing key mistral.embedding_length" },
+    { "yarn rope scaling", yarn, "rope scaling \"yarn\" is not supported" },
 };
 
 START_TEST(test_model_rejects)
