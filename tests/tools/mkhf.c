@@ -3,12 +3,15 @@
  * tokenizer_config.json, model.safetensors with random weights) for the
  * converter benchmark.
  *
- *   mkhf OUTDIR --tokenizer tokenizer.model [--dim N] [--layers N] [--ffn N]
+ *   mkhf OUTDIR [--tokenizer tokenizer.model] [--dim N] [--layers N] [--ffn N]
  *               [--heads N] [--kv-heads N] [--vocab N] [--dtype f16|bf16|f32]
  *
- * The tokenizer.model is copied; vocab (default 32000) may exceed its
- * pieces (the converter pads, as llama.cpp's does). Weights stream to disk
- * in chunks, so a multi-gigabyte model needs no memory.
+ * A given tokenizer.model is copied; vocab (default 32000) may exceed its
+ * pieces (the converter pads, as llama.cpp's does). Without one, mkhf writes
+ * its own SentencePiece BPE model of exactly vocab pieces (<unk>, <s>, </s>,
+ * the 256 byte pieces, then characters, word starts and letter pairs), so
+ * a model can be made from nothing. Weights stream to disk in chunks, so a
+ * multi-gigabyte model needs no memory.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +29,81 @@ static float randw(void)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return ((float)(rng >> 40) / (float)(1 << 24) - 0.5f) * 0.04f;
+}
+
+/* --- a generated tokenizer.model (SentencePiece protobuf) ------------------ */
+
+static void pb_varint(FILE *fp, uint64_t v)
+{
+    do {
+        fputc((int)(v & 0x7f) | (v > 0x7f ? 0x80 : 0), fp);
+        v >>= 7;
+    } while (v);
+}
+
+/* One ModelProto.pieces entry: { piece = 1, score = 2, type = 3 }. */
+static void pb_piece(FILE *fp, const char *text, float score, int type)
+{
+    size_t len = strlen(text);
+    pb_varint(fp, 1 << 3 | 2);
+    pb_varint(fp, 2 + len + 5 + 2);
+    pb_varint(fp, 1 << 3 | 2);
+    pb_varint(fp, len);
+    fwrite(text, 1, len, fp);
+    fputc(2 << 3 | 5, fp);
+    fwrite(&score, 4, 1, fp); /* little-endian hosts */
+    pb_varint(fp, 3 << 3);
+    pb_varint(fp, (uint64_t)type);
+}
+
+/* n pieces: specials, bytes, then characters, "▁x" word starts and letter
+ * pairs in that order, scores falling. 0, or -1 when n is too small. */
+static int write_spm(const char *path, int64_t n)
+{
+    static const char chars[] = "etaoinshrdlcumwfgypbvkjxqzETAOINSHRDLCUMWFGYPBVKJXQZ0123456789.,;:!?'\"-()";
+    static const char lower[] = "etaoinshrdlcumwfgypbvkjxqz";
+    if (n < 259 + (int64_t)strlen(chars) + 1)
+        return -1;
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        return -1;
+    pb_piece(fp, "<unk>", 0, 2);
+    pb_piece(fp, "<s>", 0, 3);
+    pb_piece(fp, "</s>", 0, 3);
+    char t[16];
+    for (int b = 0; b < 256; b++) {
+        snprintf(t, sizeof t, "<0x%02X>", b);
+        pb_piece(fp, t, 0, 6);
+    }
+    int64_t k = 259;
+    float score = -1;
+    pb_piece(fp, "\xe2\x96\x81", score--, 1), k++;
+    for (const char *c = chars; *c && k < n; c++, k++) {
+        snprintf(t, sizeof t, "%c", *c);
+        pb_piece(fp, t, score--, 1);
+    }
+    for (const char *c = chars; *c && k < n; c++, k++) {
+        snprintf(t, sizeof t, "\xe2\x96\x81%c", *c);
+        pb_piece(fp, t, score--, 1);
+    }
+    for (int round = 0; round < 2 && k < n; round++)
+        for (const char *a = lower; *a && k < n; a++)
+            for (const char *b = lower; *b && k < n; b++, k++) {
+                snprintf(t, sizeof t, round ? "\xe2\x96\x81%c%c" : "%c%c", *a, *b);
+                pb_piece(fp, t, score--, 1);
+            }
+    for (int64_t i = 0; k < n; i++, k++) { /* filler words past every pair */
+        snprintf(t, sizeof t, "\xe2\x96\x81w%lld", (long long)i);
+        pb_piece(fp, t, score--, 1);
+    }
+    /* trainer_spec = 2 { model_type = 3: BPE, byte_fallback = 35 } */
+    fputc(2 << 3 | 2, fp);
+    pb_varint(fp, 2 + 3);
+    pb_varint(fp, 3 << 3);
+    pb_varint(fp, 2);
+    pb_varint(fp, 35 << 3);
+    pb_varint(fp, 1);
+    return fclose(fp) ? -1 : 0;
 }
 
 typedef struct tensor {
@@ -52,15 +130,15 @@ int main(int argc, char **argv)
         } else if (!out && a[0] != '-') {
             out = a;
         } else {
-            fprintf(stderr, "usage: mkhf OUTDIR --tokenizer tokenizer.model [--dim N] [--layers N] "
+            fprintf(stderr, "usage: mkhf OUTDIR [--tokenizer tokenizer.model] [--dim N] [--layers N] "
                             "[--ffn N] [--heads N] [--kv-heads N] [--vocab N] [--dtype f16|bf16|f32]\n");
             return 2;
         }
     }
     int esize = !strcmp(dtype, "f32") ? 4 : 2;
     const char *st_dtype = !strcmp(dtype, "f32") ? "F32" : !strcmp(dtype, "f16") ? "F16" : "BF16";
-    if (!out || !tok || dim <= 0 || heads <= 0 || kv <= 0 || dim % heads) {
-        fprintf(stderr, "mkhf: need OUTDIR, --tokenizer and consistent dimensions\n");
+    if (!out || dim <= 0 || heads <= 0 || kv <= 0 || dim % heads) {
+        fprintf(stderr, "mkhf: need OUTDIR and consistent dimensions\n");
         return 2;
     }
     if (mkdir(out, 0755) != 0 && errno != EEXIST) {
@@ -86,19 +164,25 @@ int main(int argc, char **argv)
         return 1;
     fprintf(fp, "{\"add_bos_token\": true, \"add_eos_token\": false}\n");
     fclose(fp);
-    FILE *in = fopen(tok, "rb");
     snprintf(path, sizeof path, "%s/tokenizer.model", out);
-    FILE *o = fopen(path, "wb");
-    if (!in || !o) {
+    if (!tok && write_spm(path, vocab)) {
+        fprintf(stderr, "mkhf: cannot write %s (a generated vocabulary needs --vocab >= 350)\n", path);
+        return 1;
+    }
+    FILE *in = tok ? fopen(tok, "rb") : NULL;
+    FILE *o = tok ? fopen(path, "wb") : NULL;
+    if (tok && (!in || !o)) {
         fprintf(stderr, "mkhf: cannot copy %s\n", tok);
         return 1;
     }
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+    while (in && (n = fread(buf, 1, sizeof buf, in)) > 0)
         fwrite(buf, 1, n, o);
-    fclose(in);
-    fclose(o);
+    if (in) {
+        fclose(in);
+        fclose(o);
+    }
 
     /* the tensor list in Hugging Face's module order */
     int64_t kvd = dim / heads * kv, nt = 3 + 9 * layers;
