@@ -60,7 +60,7 @@ FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 
 .PHONY: valgrind
-.PHONY: all lib tools test san fuzz install uninstall clean check-deps-test testbins deps sample
+.PHONY: all lib tools test san fuzz install uninstall clean check-deps-test testbins deps sample demo
 all: lib tools $(BUILD)/sample.gguf
 
 # Installs the Debian packages the build and tests need (as root or via sudo).
@@ -71,6 +71,11 @@ deps:
 # generated itself.
 sample: all
 	$(BUILD)/gguf-inspect $(BUILD)/sample.gguf
+
+# The README's main command: convert, quantize to every preset and measure
+# each against F32 with gguf-run (tests/tools/demo.sh).
+demo: all $(BUILD)/tests/tools/mkhf
+	@BUILD=$(BUILD) bash tests/tools/demo.sh
 
 $(BUILD)/sample.gguf: $(BUILD)/tests/tools/mkmodel
 	$(BUILD)/tests/tools/mkmodel $@ --dim 64 --layers 2 --ffn 192 --heads 4 --kv-heads 2 --vocab 320

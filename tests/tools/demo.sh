@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# tests/tools/demo.sh — what `make demo` runs: the whole ggufkit path on one
+# model, ending in a table that says what each quantization preset costs.
+#
+#   checkpoint ─gguf-convert→ F32 and F16 GGUF ─gguf-quantize→ every preset
+#              ─gguf-run→ perplexity, KL divergence and same-top-token rate
+#                         of each file against the F32 model
+#
+# The model is ../shared/fixtures' wp-llama-5m (a real 5M-parameter LLaMA
+# trained on War and Peace, scored on the held-out text) when present, else
+# a synthetic LLaMA with its own tokenizer made by tests/tools/mkhf (random
+# weights, scored on this repository's docs: the numbers then only show that
+# everything runs). Outputs stay in $BUILD/demo.
+set -euo pipefail
+export LC_ALL=C
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
+FIX=${GGUFKIT_FIXTURES:-$ROOT/../shared/fixtures}
+WORK=$BIN/demo
+PRESETS=(Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_0 Q4_1 Q4_K_S Q4_K_M Q5_0 Q5_1 Q5_K_S Q5_K_M Q6_K Q8_0)
+CTX=256
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+if [ -d "$FIX/models/wp-llama-5m/hf" ] && [ -f "$FIX/corpora/war-and-peace-heldout.txt" ]; then
+    SRC=$FIX/models/wp-llama-5m/hf
+    head -c 60000 "$FIX/corpora/war-and-peace-heldout.txt" >"$WORK/text.txt"
+    echo "model: wp-llama-5m (../shared/fixtures), scored on 60 kB of held-out War and Peace"
+else
+    SRC=$WORK/synthetic
+    "$BIN/tests/tools/mkhf" "$SRC" --dim 256 --layers 4 --ffn 768 --heads 8 --kv-heads 4 \
+        --vocab 2048 --dtype f32
+    cat "$ROOT"/README.md "$ROOT"/docs/*.md | head -c 60000 >"$WORK/text.txt"
+    echo "model: synthetic LLaMA (random weights, generated tokenizer), scored on the docs"
+fi
+
+"$BIN/gguf-convert" -q "$SRC" --outtype f32 -o "$WORK/model-F32.gguf"
+"$BIN/gguf-convert" -q "$SRC" --outtype f16 -o "$WORK/model-F16.gguf"
+"$BIN/gguf-run" -m "$WORK/model-F32.gguf" --perplexity "$WORK/text.txt" --ctx-size $CTX \
+    --kl-divergence-base "$WORK/base.kld" >"$WORK/F32.log" 2>&1
+ppl32=$(sed -nE 's/^perplexity: ([0-9.]+).*/\1/p' "$WORK/F32.log")
+
+bpw() { # file -> bits per weight of its tensor data
+    "$BIN/gguf-inspect" --no-tensors "$1" | sed -nE 's/^bits per weight: +([0-9.]+)/\1/p'
+}
+size_mib() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.2f", b / 1048576 }'; }
+
+printf '\n%-8s %9s %7s %11s %10s %9s\n' TYPE "SIZE MiB" BPW PPL "KLD" "SAME TOP"
+printf '%-8s %9s %7s %11s %10s %9s\n' F32 "$(size_mib "$WORK/model-F32.gguf")" "$(bpw "$WORK/model-F32.gguf")" "$ppl32" - -
+for t in F16 "${PRESETS[@]}"; do
+    f=$WORK/model-$t.gguf
+    [ "$t" = F16 ] || "$BIN/gguf-quantize" "$WORK/model-F16.gguf" "$f" "$t" >/dev/null 2>&1
+    "$BIN/gguf-run" -m "$f" --kl-divergence --kl-divergence-base "$WORK/base.kld" >"$WORK/$t.log" 2>&1
+    line=$(grep '^kl-divergence:' "$WORK/$t.log")
+    kld=$(sed -nE 's/.*mean ([0-9.]+).*/\1/p' <<<"$line")
+    top=$(sed -nE 's/.*same top ([0-9.]+%).*/\1/p' <<<"$line")
+    ppl=$(sed -nE 's/.*, ppl ([0-9.]+),.*/\1/p' <<<"$line")
+    printf '%-8s %9s %7s %11s %10s %9s\n' "$t" "$(size_mib "$f")" "$(bpw "$f")" "$ppl" "$kld" "$top"
+done
+echo
+echo "files and logs: $WORK"
