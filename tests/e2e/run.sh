@@ -94,6 +94,46 @@ if need_fixture reference/greedy/wp-llama-5m-f32.p0.logits.f32 "logits wp-llama-
     fi
 fi
 
+# --- perplexity and KL-divergence on held-out War and Peace --------------------
+
+# within REL VALUE WANT: true when |VALUE - WANT| <= REL * |WANT|
+within() { awk -v r="$1" -v v="$2" -v w="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; a = w < 0 ? -w : w; exit !(v != "" && d <= r * a) }'; }
+
+PPL_REF=$REF/wp-llama-5m-perplexity.json
+TEXT=$FIX/corpora/war-and-peace-heldout.txt
+if need_fixture reference/wp-llama-5m-perplexity.json "perplexity wp-llama-5m" &&
+   need_fixture corpora/war-and-peace-heldout.txt "perplexity wp-llama-5m" &&
+   model=$(model_for wp-llama-5m-f32.gguf) && [ -n "$model" ]; then
+    "$RUN" -m "$model" --perplexity "$TEXT" --ctx-size 256 --kl-divergence-base "$W/base.kld" \
+        >"$W/ppl.out" 2>"$W/err"
+    ppl=$(sed -nE 's/^perplexity: ([0-9.]+).*/\1/p' "$W/ppl.out")
+    want=$(jq -r .f32.ppl "$PPL_REF")
+    if grep -q "no tokenizer" "$W/err"; then
+        skip "perplexity wp-llama-5m-f32" "gguf-run has no tokenizer yet"
+    elif within 0.005 "$ppl" "$want"; then
+        pass "perplexity wp-llama-5m-f32: $ppl (llama.cpp $want, limit 0.5%)"
+    else
+        fail "perplexity wp-llama-5m-f32" "got '$ppl' want $want: $(tail -1 "$W/err")"
+    fi
+    # KL-divergence of the quantized files in fixtures against the F32 base
+    for v in Q8_0 Q4_K_M Q2_K; do
+        [ -s "$W/base.kld" ] || { skip "kl-divergence wp-llama-5m-$v" "no base file"; continue; }
+        "$RUN" -m "$REF/wp-llama-5m-$v.gguf" --kl-divergence --kl-divergence-base "$W/base.kld" \
+            >"$W/kld.out" 2>"$W/err"
+        line=$(grep '^kl-divergence:' "$W/kld.out")
+        kld=$(sed -nE 's/.*mean ([0-9.]+).*/\1/p' <<<"$line")
+        ppl=$(sed -nE 's/.*, ppl ([0-9.]+),.*/\1/p' <<<"$line")
+        want_kld=$(jq -r ".$v.mean_kld" "$PPL_REF")
+        want_ppl=$(jq -r ".$v.ppl" "$PPL_REF")
+        if within 0.10 "$kld" "$want_kld" && within 0.005 "$ppl" "$want_ppl"; then
+            pass "kl-divergence wp-llama-5m-$v: mean $kld (llama.cpp $want_kld), ppl $ppl ($want_ppl)"
+        else
+            fail "kl-divergence wp-llama-5m-$v" "mean '$kld' want $want_kld, ppl '$ppl' want $want_ppl: $(tail -1 "$W/err")"
+        fi
+    done
+    rm -f "$W/base.kld"
+fi
+
 # --- a synthetic model: runs, times, and refuses what does not add up ---------
 
 GOOD=$W/good.gguf

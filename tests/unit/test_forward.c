@@ -14,6 +14,7 @@
 
 #include "testutil.h"
 
+#include "eval.h"
 #include "forward.h"
 #include "gguf.h"
 #include "model.h"
@@ -471,6 +472,51 @@ START_TEST(test_batching_qwen2_tied_freqs)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------
+ * Perplexity and KL-divergence: a model against itself
+ */
+
+START_TEST(test_eval_self)
+{
+    spec sp = base_spec();
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&sp, &m, &f, &err) == 0, "%s", err.msg);
+    enum { CTX = 16, N = 3 * CTX + 5 };
+    int32_t t[N];
+    for (int i = 0; i < N; i++)
+        t[i] = (int32_t)((i * 7 + 3) % 40);
+    run_state st;
+    ck_assert_int_eq(run_state_init(&st, &m, CTX, 5, &err), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/test_forward_%d.kld", test_tmpdir(), (int)getpid());
+    run_eval_result a, b;
+    ck_assert_msg(run_perplexity(&st, &m, t, N, 1, path, &a, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(a.n_chunk, 3);
+    ck_assert_int_eq(a.n_scored, 3 * (CTX - CTX / 2 - 1));
+    ck_assert(a.ppl > 1 && a.ppl < 1000);
+    ck_assert_int_eq(run_kld_file_ctx(path, &err), CTX);
+    ck_assert_msg(run_kl_divergence(&st, &m, path, &b, &err) == 0, "%s", err.msg);
+    ck_assert_double_eq_tol(b.ppl, a.ppl, 1e-9 * a.ppl);
+    ck_assert_double_eq_tol(b.ppl_base, a.ppl, 1e-3 * a.ppl); /* 16-bit levels */
+    ck_assert(fabs(b.mean_kld) < 1e-5);
+    ck_assert_double_eq(b.same_top, 1.0);
+    /* too short a text, and a file that is not a base file */
+    ck_assert_int_eq(run_perplexity(&st, &m, t, 2 * CTX - 1, 1, NULL, &a, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "needs at least 32"));
+    FILE *fp = fopen(path, "wb");
+    fputs("not a base file", fp);
+    fclose(fp);
+    ck_assert_int_eq(run_kl_divergence(&st, &m, path, &b, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a gguf-run --kl-divergence-base file"));
+    unlink(path);
+    run_state_free(&st);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("forward");
@@ -487,6 +533,7 @@ int main(void)
     tcase_add_loop_test(tc, test_model_rejects, 0, (int)(sizeof BAD / sizeof BAD[0]));
     tcase_add_test(tc, test_batching_llama);
     tcase_add_test(tc, test_batching_qwen2_tied_freqs);
+    tcase_add_test(tc, test_eval_self);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
