@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench/run.sh — gguf-run's speed beside llama.cpp's llama-bench on the same
+# files: prompt processing of 512 tokens (pp512) and generation of 128
+# (tg128), same thread count, for Q4_0, Q8_0, Q4_K_M and Q6_K of a generated
+# LLaMA of about 970 MiB at F16 (dim 2048, 8 layers, ffn 5632, vocab 32000;
+# made by tests/tools/mkhf, converted and quantized with our tools).
+#
+#   bench/run.sh                      (BUILD=build, THREADS=2 by default)
+#   LLAMA_BENCH=/path/to/llama-bench bench/run.sh
+#
+# llama-bench runs when LLAMA_BENCH points at it (built from llama.cpp
+# c392e50 outside this repository); the ratios are ours / theirs in tokens
+# per second (above 1: we are faster). A benchmark, never part of make test.
+set -euo pipefail
+export LC_ALL=C
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
+THREADS=${THREADS:-2}
+REPS=${REPS:-3}
+TYPES=${TYPES:-"Q4_0 Q8_0 Q4_K_M Q6_K"}
+for b in gguf-convert gguf-quantize gguf-run tests/tools/mkhf; do
+    [ -x "$BIN/$b" ] || { echo "build first: make all build/tests/tools/mkhf (no $BIN/$b)" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/run-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+"$BIN/tests/tools/mkhf" "$WORK/hf" --dim 2048 --layers 8 --ffn 5632 --heads 16 --kv-heads 8 \
+    --vocab 32000 --dtype f16
+"$BIN/gguf-convert" -q "$WORK/hf" --outtype f16 -o "$WORK/F16.gguf"
+rm -rf "$WORK/hf"
+echo "model: $(($(stat -c %s "$WORK/F16.gguf") / 1048576)) MiB at F16; threads $THREADS; median of $REPS runs"
+
+# 512 prompt ids (BOS then ordinary pieces), as one comma list
+ids=$(awk 'BEGIN { printf "1"; for (i = 1; i < 512; i++) printf ",%d", 300 + (i * 7919) % 1500 }')
+
+# median of a list of numbers
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# ours: one run prints "timing: prompt N tokens X tok/s, generation M tokens Y tok/s"
+ours() { # file -> "pp tg"
+    local pp=() tg=() line
+    for _ in $(seq "$REPS"); do
+        line=$("$BIN/gguf-run" -m "$1" --prompt-ids "$ids" -n 128 --ids -t "$THREADS" 2>&1 >/dev/null | grep '^timing:')
+        pp+=("$(sed -nE 's/.*prompt [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p' <<<"$line")")
+        tg+=("$(sed -nE 's/.*generation [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p' <<<"$line")")
+    done
+    echo "$(printf '%s\n' "${pp[@]}" | median) $(printf '%s\n' "${tg[@]}" | median)"
+}
+
+theirs() { # file -> "pp tg" (llama-bench's mean over REPS)
+    "$LLAMA_BENCH" -m "$1" -p 512 -n 128 -t "$THREADS" -r "$REPS" -o json 2>/dev/null |
+        jq -r '(map(select(.n_prompt > 0))[0].avg_ts | tostring) + " " + (map(select(.n_gen > 0))[0].avg_ts | tostring)'
+}
+
+printf '\n%-8s %9s %14s %9s %14s %9s %9s\n' TYPE "SIZE MiB" "pp512 ours" theirs "tg128 ours" theirs "ratio pp/tg"
+for t in $TYPES; do
+    f=$WORK/$t.gguf
+    "$BIN/gguf-quantize" "$WORK/F16.gguf" "$f" "$t" >/dev/null 2>&1
+    read -r opp otg <<<"$(ours "$f")"
+    if [ -n "${LLAMA_BENCH:-}" ] && [ -x "$LLAMA_BENCH" ]; then
+        read -r tpp ttg <<<"$(theirs "$f")"
+        ratio=$(awk -v a="$opp" -v b="$tpp" -v c="$otg" -v d="$ttg" 'BEGIN { printf "%.2f/%.2f", a / b, c / d }')
+    else
+        tpp=- ttg=- ratio=-
+    fi
+    printf '%-8s %9d %14s %9s %14s %9s %9s\n' "$t" $(($(stat -c %s "$f") / 1048576)) "$opp" "$tpp" "$otg" "$ttg" "$ratio"
+    rm -f "$f"
+done
+[ -n "${LLAMA_BENCH:-}" ] || echo "(llama-bench not run: set LLAMA_BENCH to its path)"
