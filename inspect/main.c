@@ -7,7 +7,7 @@
  * This file only reads the command line (options may come before or after
  * the file names), opens the file(s) and hands them to one report: report.c
  * (default), vocab.c (--vocab, --merges), check.c (--check), hash.c (--hash)
- * or diff.c. Each report writes through the emitter (emit.h), which gives the
+ * or diff.c; --tokenize runs libgguf's tokenizer here and prints plain text. Each report writes through the emitter (emit.h), which gives the
  * text, JSON, YAML and Markdown forms.
  *
  * Exit status: 0 success (and for diff: files identical), 1 error, a failed
@@ -26,17 +26,21 @@
 #include "gguf.h"
 #include "hash.h"
 #include "report.h"
+#include "tokenizer.h"
 #include "vocab.h"
 
 #define TOOL "gguf-inspect"
 
-typedef enum mode { MODE_REPORT, MODE_VOCAB, MODE_MERGES, MODE_CHECK, MODE_HASH, MODE_DIFF } mode;
+typedef enum mode { MODE_REPORT, MODE_VOCAB, MODE_MERGES, MODE_CHECK, MODE_HASH, MODE_DIFF,
+                   MODE_TOKENIZE } mode;
 
 typedef struct options {
     mode        mode;
     const char *mode_flag; /* the option that chose the mode, for conflict messages */
     emit_format fmt;
     bool        full, no_tensors, no_metadata, no_split;
+    const char *tokenize_text; /* --tokenize TEXT */
+    bool        special;       /* --special: BOS/EOS and special-token parsing */
     const char *files[3];
     int         n_files;
 } options;
@@ -64,6 +68,9 @@ static void usage(FILE *out)
           "  --check         validate the structure and scan float tensors for NaN/Inf;\n"
           "                  exit 1 if anything is wrong\n"
           "  --hash          SHA-256 of every tensor and of the data section\n"
+          "  --tokenize TEXT the token ids of TEXT, then one line per token: id, tab, piece\n"
+          "  --special       with --tokenize: add BOS/EOS as the model does and turn\n"
+          "                  special-token texts in TEXT into those tokens\n"
           "\n"
           "Other:\n"
           "  --no-split      open only FILE, even if it is the first shard of a split model\n"
@@ -87,7 +94,7 @@ static int usage_error(const char *msg, const char *arg)
 
 static const struct { const char *name; mode mode; } mode_flags[] = {
     { "--vocab", MODE_VOCAB }, { "--merges", MODE_MERGES },
-    { "--check", MODE_CHECK }, { "--hash", MODE_HASH },
+    { "--check", MODE_CHECK }, { "--hash", MODE_HASH }, { "--tokenize", MODE_TOKENIZE },
 };
 
 static const struct { const char *name; emit_format fmt; } format_flags[] = {
@@ -108,7 +115,7 @@ static int parse_option(options *o, const char *arg)
         if (strcmp(arg, mode_flags[i].name) == 0) {
             if (o->mode_flag && strcmp(o->mode_flag, arg) != 0) {
                 fprintf(stderr, TOOL ": %s and %s cannot be combined\n", o->mode_flag, arg);
-                return usage_error("choose one of --vocab, --merges, --check, --hash", NULL);
+                return usage_error("choose one of --vocab, --merges, --check, --hash, --tokenize", NULL);
             }
             o->mode = mode_flags[i].mode;
             o->mode_flag = mode_flags[i].name;
@@ -122,6 +129,8 @@ static int parse_option(options *o, const char *arg)
         o->no_metadata = true;
     else if (strcmp(arg, "--no-split") == 0)
         o->no_split = true;
+    else if (strcmp(arg, "--special") == 0)
+        o->special = true;
     else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)
         return 1;
     else
@@ -152,6 +161,8 @@ static int finish_args(options *o)
         o->n_files = 2;
         return 0;
     }
+    if (o->special && o->mode != MODE_TOKENIZE)
+        return usage_error("--special needs --tokenize", NULL);
     if (o->n_files == 0)
         return usage_error("no file given", NULL);
     if (o->n_files > 1)
@@ -170,7 +181,12 @@ static int parse_args(options *o, int argc, char **argv)
             rc = add_file(o, arg);
         else if (strcmp(arg, "--") == 0)
             only_files = true, rc = 0;
-        else
+        else if (strcmp(arg, "--tokenize") == 0) {
+            if (i + 1 == argc)
+                return usage_error("--tokenize needs the text to tokenize", NULL);
+            o->tokenize_text = argv[++i];
+            rc = parse_option(o, "--tokenize");
+        } else
             rc = parse_option(o, arg);
         if (rc)
             return rc;
@@ -235,6 +251,77 @@ static int write_report(const options *o, emit *e, const gguf_file *f, const cha
     return rc;
 }
 
+/* Prints piece bytes: valid UTF-8 as is, "\\" for a backslash, C escapes or
+ * \xNN for control bytes and bytes that are not part of valid UTF-8. */
+static void print_escaped(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t len = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3
+                   : c >= 0xF0 && c < 0xF5 ? 4 : 0;
+        bool ok = len > 0 && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = ((unsigned char)s[i + k] & 0xC0) == 0x80;
+        if (ok && len > 1) {
+            fwrite(s + i, 1, len, stdout);
+            i += len;
+            continue;
+        }
+        if (c == '\\')
+            fputs("\\\\", stdout);
+        else if (c == '\n')
+            fputs("\\n", stdout);
+        else if (c == '\t')
+            fputs("\\t", stdout);
+        else if (c == '\r')
+            fputs("\\r", stdout);
+        else if (c < 0x20 || c >= 0x7F)
+            printf("\\x%02x", c);
+        else
+            putchar(c);
+        i++;
+    }
+}
+
+/* --tokenize: the ids on one line, then "id<TAB>piece" per token (control
+ * tokens shown by their text). Returns the exit status. */
+static int run_tokenize(const options *o, const gguf_file *f, const char *name)
+{
+    gguf_error err = { "" };
+    gguf_vocab *v = gguf_vocab_load(f, &err);
+    int32_t *ids = NULL;
+    size_t n = 0;
+    const char *t = o->tokenize_text;
+    if (!v || gguf_vocab_encode(v, t, strlen(t), o->special, o->special, &ids, &n, &err)) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", name, err.msg);
+        gguf_vocab_free(v);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        printf("%s%d", i ? " " : "", ids[i]);
+    putchar('\n');
+    char buf[256];
+    for (size_t i = 0; i < n; i++) {
+        int len = gguf_vocab_piece(v, ids[i], true, buf, sizeof buf);
+        char *piece = len > (int)sizeof buf ? malloc((size_t)len) : buf;
+        if (piece != buf && piece)
+            gguf_vocab_piece(v, ids[i], true, piece, (size_t)len);
+        printf("%d\t", ids[i]);
+        if (piece)
+            print_escaped(piece, (size_t)len);
+        putchar('\n');
+        if (piece != buf)
+            free(piece);
+    }
+    free(ids);
+    gguf_vocab_free(v);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, TOOL ": error: cannot write the output\n");
+        return 1;
+    }
+    return 0;
+}
+
 /* Runs the single-file reports; returns the exit status. */
 static int run_single(const options *o)
 {
@@ -243,6 +330,11 @@ static int run_single(const options *o)
     gguf_file *f = open_file(name, o, &err);
     if (!f && o->mode != MODE_CHECK)
         return 1; /* --check still reports the structural error as its finding */
+    if (o->mode == MODE_TOKENIZE) {
+        int trc = run_tokenize(o, f, name);
+        gguf_close(f);
+        return trc;
+    }
     emit *e = start(o, name);
     int rc = 1;
     if (e && o->mode == MODE_CHECK)

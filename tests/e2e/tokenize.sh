@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# tests/e2e/tokenize.sh — gguf-inspect --tokenize end to end: ids and pieces
+# on the fixture vocabularies, --special (BOS, special-token parsing),
+# escaping of pieces, errors; and the chain gguf-convert --vocab-only ->
+# tokenizer on llama.cpp's llama-bpe and qwen2 test vectors (every entry).
+source "$(dirname "$0")/lib.sh"
+export LC_ALL=C
+
+CONVERT=$BIN/gguf-convert
+V=$FIX/vocab
+
+# tok_first FILE TEXT [--special]: the ids line.
+tok_first() { "$INSPECT" "$1" --tokenize "$2" ${3:-} 2>/dev/null | head -1; }
+
+# expect NAME GOT WANT
+expect() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
+
+if need_fixture vocab/ggml-vocab-llama-spm.gguf "tokenize spm"; then
+    expect "tokenize spm ids" "$(tok_first "$V/ggml-vocab-llama-spm.gguf" "Hello world")" "15043 3186"
+    expect "tokenize spm --special adds BOS" \
+        "$(tok_first "$V/ggml-vocab-llama-spm.gguf" "Hello world" --special)" "1 15043 3186"
+    expect "tokenize spm --special parses </s>" \
+        "$(tok_first "$V/ggml-vocab-llama-spm.gguf" "Hi</s>" --special)" "1 6324 2"
+    out=$("$INSPECT" "$V/ggml-vocab-llama-spm.gguf" --tokenize "Hello world")
+    expect "tokenize spm piece lines" "$(printf '%s\n' "$out" | sed -n 2,3p)" "$(printf '15043\t Hello\n3186\t world')"
+    out=$("$INSPECT" "$V/ggml-vocab-llama-spm.gguf" --tokenize $'a\n\\\xff')
+    expect "tokenize spm escaped pieces" "$(printf '%s\n' "$out" | cut -f2 | tail -3 | tr '\n' '|')" '\n|\\|\xff|'
+    out=$("$INSPECT" "$V/ggml-vocab-llama-spm.gguf" --tokenize "")
+    expect "tokenize empty text" "$out" ""
+fi
+
+if need_fixture vocab/ggml-vocab-gpt-2.gguf "tokenize bpe"; then
+    expect "tokenize gpt-2 ids" "$(tok_first "$V/ggml-vocab-gpt-2.gguf" "Hello world")" "15496 995"
+    out=$("$INSPECT" "$V/ggml-vocab-gpt-2.gguf" --tokenize " world")
+    expect "tokenize gpt-2 piece" "$(printf '%s\n' "$out" | sed -n 2p)" "$(printf '995\t world')"
+fi
+
+# --- errors ----------------------------------------------------------------
+# A valid GGUF without a vocabulary: header, 0 tensors, 1 kv (general.name).
+novocab=$TMP/novocab.gguf
+{ printf 'GGUF\x03\x00\x00\x00'; printf '\x00\x00\x00\x00\x00\x00\x00\x00'; printf '\x01\x00\x00\x00\x00\x00\x00\x00'
+  printf '\x0c\x00\x00\x00\x00\x00\x00\x00general.name'; printf '\x08\x00\x00\x00'
+  printf '\x01\x00\x00\x00\x00\x00\x00\x00x'; } > "$novocab"
+out=$("$INSPECT" "$novocab" --tokenize hi 2>"$TMP/err"); rc=$?
+expect "tokenize no vocabulary: exit 1" "$rc" 1
+expect "tokenize no vocabulary: message" "$(cat "$TMP/err")" \
+    "gguf-inspect: error: $novocab: no vocabulary: missing key tokenizer.ggml.model"
+expect "tokenize no vocabulary: no output" "$out" ""
+printf 'GGUF\x03' > "$TMP/trunc.gguf"
+"$INSPECT" "$TMP/trunc.gguf" --tokenize hi >/dev/null 2>"$TMP/err"; rc=$?
+if [ "$rc" = 1 ] && grep -q "^gguf-inspect: error: $TMP/trunc.gguf: " "$TMP/err"; then
+    pass "tokenize bad file"; else fail "tokenize bad file" "exit $rc: $(cat "$TMP/err")"; fi
+"$INSPECT" "$novocab" --tokenize >/dev/null 2>&1; expect "tokenize without text: usage" "$?" 2
+"$INSPECT" "$novocab" --special >/dev/null 2>&1; expect "--special without --tokenize: usage" "$?" 2
+"$INSPECT" "$novocab" --vocab --tokenize x >/dev/null 2>&1; expect "--tokenize with --vocab: usage" "$?" 2
+
+# --- gguf-convert --vocab-only, then every llama.cpp vector -------------------
+# check_vectors NAME GGUF: every entry of vocab/NAME.inp gives its .out line.
+check_vectors() {
+    local name=$1 gguf=$2 dir=$TMP/vec-$1 i=0 bad=0 n
+    mkdir -p "$dir"
+    # split the .inp on "\n__ggml_vocab_test__\n" into one file per entry
+    python3 - "$V/$name.inp" "$dir" <<'PY' || return 1
+import sys
+data = open(sys.argv[1], 'rb').read()
+parts = data.split(b"\n__ggml_vocab_test__\n")
+if parts and parts[-1] == b"":
+    parts.pop()
+for i, p in enumerate(parts):
+    open("%s/%04d" % (sys.argv[2], i), 'wb').write(p)
+PY
+    n=$(ls "$dir" | wc -l)
+    while IFS= read -r want; do
+        f=$(printf '%s/%04d' "$dir" "$i")
+        text=$(cat "$f"; printf x) # keep trailing newlines
+        got=$("$INSPECT" "$gguf" --tokenize "${text%x}" 2>&1 | head -1)
+        want=$(printf '%s' "$want" | sed 's/^ *//; s/ *$//')
+        [ "$got" = "$want" ] || { bad=$((bad + 1)); [ $bad -le 3 ] && echo "  $name entry $i: got '$got', want '$want'"; }
+        i=$((i + 1))
+    done < "$V/$name.out"
+    [ "$i" = "$n" ] && [ "$bad" = 0 ]
+}
+
+for pair in llama3:ggml-vocab-llama-bpe.gguf qwen3:ggml-vocab-qwen2.gguf; do
+    src=${pair%%:*} name=${pair#*:}
+    need_fixture "tokenizers/$src" "tokenize $name vectors" || continue
+    need_fixture "vocab/$name.inp" "tokenize $name vectors" || continue
+    if ! command -v python3 >/dev/null; then skip "tokenize $name vectors" "python3 not installed"; continue; fi
+    if [ ! -x "$CONVERT" ]; then skip "tokenize $name vectors" "gguf-convert not built"; continue; fi
+    out=$TMP/$src-vocab.gguf
+    if ! "$CONVERT" "$FIX/tokenizers/$src" --vocab-only -o "$out" >/dev/null 2>"$TMP/err"; then
+        fail "tokenize $name vectors" "gguf-convert: $(head -1 "$TMP/err")"; continue
+    fi
+    if check_vectors "$name" "$out"; then pass "tokenize $name vectors"; else fail "tokenize $name vectors"; fi
+done
