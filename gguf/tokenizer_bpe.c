@@ -416,6 +416,8 @@ static int split_regex(const compiled_rule *r, const subject *sj, pcre2_match_da
     uint32_t opts = 0;
     while (start <= len) {
         int rc = pcre2_match(r->re, s, len, start, opts | PCRE2_NO_UTF_CHECK, md, NULL);
+        if (rc == PCRE2_ERROR_JIT_STACKLIMIT) /* the interpreter keeps its state on the heap */
+            rc = pcre2_match(r->re, s, len, start, opts | PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, md, NULL);
         if (rc < 0) {
             if (opts) { /* no non-empty match right here: search on from the next character */
                 opts = 0;
