@@ -143,6 +143,8 @@ TEST_LIBS_test_torch   = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
 TEST_OBJS_test_emit   := inspect/emit.o inspect/emit_text.o inspect/emit_markdown.o inspect/emit_tree.o
 TEST_OBJS_test_forward := $(filter-out run/main.o,$(patsubst %.c,%.o,$(sort $(wildcard run/*.c))))
 TEST_LIBS_test_forward  = -fopenmp
+TEST_OBJS_test_kernels := run/kernels.o run/kernels_float.o run/kernels_legacy.o run/kernels_k.o
+TEST_LIBS_test_kernels  = -fopenmp
 
 .SECONDEXPANSION:
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD)/obj/,$$(TEST_OBJS_$$*)) $(BUILD)/libgguf.a | check-deps-test

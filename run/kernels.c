@@ -1,0 +1,234 @@
+/*
+ * kernels.c — kernels.h's entry points: the table of weight types, the
+ * conversion of activations to each type's dot type, the choice between
+ * scalar and vector kernels, and the tiled, OpenMP-parallel matmul.
+ *
+ * The per-type arithmetic lives in kernels_float.c (f32, f16, bf16),
+ * kernels_legacy.c (32-element blocks) and kernels_k.c (k-quants). Not for:
+ * weight quantization (libgguf) or anything of the forward pass.
+ */
+#include "kernels.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "float16.h"
+#include "kernels_impl.h"
+#include "quants.h"
+#include "types.h"
+
+/* ---------------------------------------------------------------------------
+ * The type table
+ */
+
+typedef struct {
+    uint32_t    wtype;
+    uint32_t    dot_type;
+    kern_dot_fn ref;  /* scalar reference */
+    kern_dot_fn simd; /* AVX2 (+FMA, F16C); NULL where none */
+} kern_type;
+
+#ifdef KERN_X86
+#define SIMD(f) f
+#else
+#define SIMD(f) NULL
+#endif
+
+static const kern_type kern_types[] = {
+    { GGML_T_F32,  GGML_T_F32,  dot_f32_ref,  SIMD(dot_f32_avx2) },
+    { GGML_T_F16,  GGML_T_F16,  dot_f16_ref,  SIMD(dot_f16_avx2) },
+    { GGML_T_BF16, GGML_T_BF16, dot_bf16_ref, SIMD(dot_bf16_avx2) },
+    { GGML_T_Q4_0, GGML_T_Q8_0, dot_q4_0_ref, SIMD(dot_q4_0_avx2) },
+    { GGML_T_Q4_1, GGML_T_Q8_1, dot_q4_1_ref, SIMD(dot_q4_1_avx2) },
+    { GGML_T_Q5_0, GGML_T_Q8_0, dot_q5_0_ref, SIMD(dot_q5_0_avx2) },
+    { GGML_T_Q5_1, GGML_T_Q8_1, dot_q5_1_ref, SIMD(dot_q5_1_avx2) },
+    { GGML_T_Q8_0, GGML_T_Q8_0, dot_q8_0_ref, SIMD(dot_q8_0_avx2) },
+    { GGML_T_Q2_K, GGML_T_Q8_K, dot_q2_K_ref, NULL },
+    { GGML_T_Q3_K, GGML_T_Q8_K, dot_q3_K_ref, NULL },
+    { GGML_T_Q4_K, GGML_T_Q8_K, dot_q4_K_ref, NULL },
+    { GGML_T_Q5_K, GGML_T_Q8_K, dot_q5_K_ref, NULL },
+    { GGML_T_Q6_K, GGML_T_Q8_K, dot_q6_K_ref, NULL },
+};
+#define N_KERN_TYPES (sizeof kern_types / sizeof *kern_types)
+
+static const kern_type *kern_type_get(uint32_t wtype)
+{
+    for (size_t i = 0; i < N_KERN_TYPES; i++)
+        if (kern_types[i].wtype == wtype)
+            return &kern_types[i];
+    return NULL;
+}
+
+static bool scalar_forced;
+
+void kern_force_scalar(bool on)
+{
+    scalar_forced = on;
+}
+
+#ifdef KERN_X86
+#include <cpuid.h>
+
+bool kern_cpu_has_avx2(void)
+{
+    /* cpuid traps to the hypervisor in a VM: ask once (a race only ever
+     * stores the same answer). F16C is leaf 1 ECX bit 29, which clang's
+     * __builtin_cpu_supports does not name. */
+    static int cached = -1;
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        unsigned a, b, c, d;
+        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+            __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+#endif
+
+/* The kernel a product on this type runs: the vector one unless forced off
+ * or the CPU lacks it. */
+static kern_dot_fn kern_dot_select(const kern_type *t)
+{
+#ifdef KERN_X86
+    if (t->simd && !scalar_forced && kern_cpu_has_avx2())
+        return t->simd;
+#endif
+    return t->ref;
+}
+
+/* ---------------------------------------------------------------------------
+ * Activations
+ */
+
+bool kern_supported(uint32_t wtype)
+{
+    return kern_type_get(wtype) != NULL;
+}
+
+int kern_dot_type(uint32_t wtype)
+{
+    const kern_type *t = kern_type_get(wtype);
+    return t ? (int)t->dot_type : -1;
+}
+
+/* Elements per block and bytes per block of a dot type (q8_1 is not in
+ * libgguf's table of valid types: it has no codec there). */
+static void dot_type_shape(uint32_t dot_type, int64_t *blck, int64_t *bytes)
+{
+    if (dot_type == GGML_T_Q8_1) {
+        *blck = QK8_1;
+        *bytes = sizeof(block_q8_1);
+        return;
+    }
+    const ggml_type_traits *tr = ggml_type_get(dot_type);
+    *blck = tr->blck_size;
+    *bytes = tr->type_size;
+}
+
+size_t kern_act_row_size(uint32_t wtype, int64_t n)
+{
+    const kern_type *t = kern_type_get(wtype);
+    if (!t || n <= 0)
+        return 0;
+    int64_t blck, bytes;
+    dot_type_shape(t->dot_type, &blck, &bytes);
+    if (n % blck)
+        return 0;
+    return (size_t)(n / blck) * (size_t)bytes;
+}
+
+void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
+{
+    const kern_type *t = kern_type_get(wtype);
+    if (!t)
+        return;
+    switch (t->dot_type) {
+    case GGML_T_F32: memcpy(xq, x, (size_t)n * sizeof(float)); break;
+    case GGML_T_F16: gguf_f32_to_f16_row(x, xq, n); break;
+    case GGML_T_BF16: gguf_f32_to_bf16_row(x, xq, n); break;
+    case GGML_T_Q8_1: kern_quantize_q8_1(x, xq, n); break;
+    default: /* q8_0, q8_K: libgguf's reference quantizers, ggml's bytes */
+        gguf_codec_get(t->dot_type)->quantize(x, xq, n);
+        break;
+    }
+}
+
+/* q8_1 is quantize_row_q8_0_ref plus the block sum s. */
+void kern_quantize_q8_1(const float *x, void *vy, int64_t n)
+{
+    block_q8_1 *y = vy;
+    for (int64_t ib = 0; ib < n / QK8_1; ib++, x += QK8_1) {
+        float amax = 0.0f;
+        for (int j = 0; j < QK8_1; j++) {
+            const float a = fabsf(x[j]);
+            amax = amax > a ? amax : a; /* ggml's MAX: a NaN propagates */
+        }
+        const float d = amax / 127.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        int sum = 0;
+        for (int j = 0; j < QK8_1; j++) {
+            /* ties away from zero, as ggml's reference; |x * id| ≤ 127 */
+            const int q = (int)roundf(x[j] * id);
+            y[ib].qs[j] = (int8_t)q;
+            sum += q;
+        }
+        y[ib].d = gguf_f32_to_f16(d);
+        y[ib].s = gguf_f32_to_f16((float)sum * d);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Products
+ */
+
+float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
+{
+    const kern_type *t = kern_type_get(wtype);
+    return t ? kern_dot_select(t)(n, w, xq) : 0.0f;
+}
+
+/* Weight rows per tile: enough bytes of W (~32 KiB, half of L1d) that the
+ * tile stays in cache while every activation row of the batch passes over
+ * it, so W is read from memory once per call, not once per token. */
+static int64_t tile_rows(size_t row_bytes, int64_t nb)
+{
+    if (nb == 1)
+        return 16;
+    int64_t r = (int64_t)((32u << 10) / (row_bytes ? row_bytes : 1));
+    if (r < 1)
+        r = 1;
+    if (r > 64)
+        r = 64;
+    return r;
+}
+
+void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
+                 const void *xq, int64_t nb, float *y)
+{
+    const kern_type *t = kern_type_get(wtype);
+    if (!t || nrows <= 0 || nb <= 0)
+        return;
+    const kern_dot_fn dot = kern_dot_select(t);
+    const size_t xbytes = kern_act_row_size(wtype, ncols);
+    const int64_t tr = tile_rows(row_bytes, nb);
+    const int64_t ntiles = (nrows + tr - 1) / tr;
+    const uint8_t *wb = w, *xb = xq;
+
+    /* y (nb, nrows): tile k covers weight rows [k*tr, k*tr + tr); each of
+     * its rows meets every activation row while the tile is cached. */
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < ntiles; k++) {
+        const int64_t r0 = k * tr, r1 = r0 + tr < nrows ? r0 + tr : nrows;
+        for (int64_t b = 0; b < nb; b++) {
+            const uint8_t *x = xb + (size_t)b * xbytes;
+            float *yb = y + b * nrows;
+            for (int64_t r = r0; r < r1; r++)
+                yb[r] = dot(ncols, wb + (size_t)r * row_bytes, x);
+        }
+    }
+}

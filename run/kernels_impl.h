@@ -1,0 +1,78 @@
+/*
+ * kernels_impl.h — what kernels.c dispatches to: one dot-product function
+ * per weight type and instruction set, and the q8_1 activation block.
+ *
+ * Private to run/kernels*.c. Every dot function has the shape
+ *   float dot(int64_t n, const void *w, const void *x)
+ * : n elements of weights w (blocks of the weight type) times one converted
+ * activation row x (blocks of its dot type, kernels.h's table). The *_ref
+ * functions are the scalar reference that defines the result; the *_avx2
+ * ones compute the same integer block sums and differ only in the order the
+ * float block terms are added. Not for: the type table or threading
+ * (kernels.c).
+ */
+#ifndef RUN_KERNELS_IMPL_H
+#define RUN_KERNELS_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "quants.h"
+
+#define QK8_1 32
+
+/* 8-bit activations for q4_1/q5_1: x ≈ d * q, and s = d * Σq (rounded to
+ * f16) so that a block's min m contributes m * s without touching q. */
+typedef struct {
+    gguf_half d;
+    gguf_half s;
+    int8_t    qs[QK8_1];
+} block_q8_1;
+_Static_assert(sizeof(block_q8_1) == 36, "block_q8_1 is 36 bytes");
+
+typedef float (*kern_dot_fn)(int64_t n, const void *w, const void *x);
+
+/* ggml's quantize_row_q8_1_ref: per block of 32, d = amax / 127,
+ * q = roundf(x / d) (ties away from zero), s = f16(Σq * d) with d unrounded. */
+void kern_quantize_q8_1(const float *x, void *y, int64_t n);
+
+/* Scalar reference kernels (kernels_float.c, kernels_legacy.c, kernels_k.c). */
+float dot_f32_ref(int64_t n, const void *w, const void *x);
+float dot_f16_ref(int64_t n, const void *w, const void *x);
+float dot_bf16_ref(int64_t n, const void *w, const void *x);
+float dot_q4_0_ref(int64_t n, const void *w, const void *x);
+float dot_q4_1_ref(int64_t n, const void *w, const void *x);
+float dot_q5_0_ref(int64_t n, const void *w, const void *x);
+float dot_q5_1_ref(int64_t n, const void *w, const void *x);
+float dot_q8_0_ref(int64_t n, const void *w, const void *x);
+float dot_q2_K_ref(int64_t n, const void *w, const void *x);
+float dot_q3_K_ref(int64_t n, const void *w, const void *x);
+float dot_q4_K_ref(int64_t n, const void *w, const void *x);
+float dot_q5_K_ref(int64_t n, const void *w, const void *x);
+float dot_q6_K_ref(int64_t n, const void *w, const void *x);
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define KERN_X86 1
+/* The vector kernels' own code is built for this target; callers need only
+ * check kern_cpu_has_avx2() first. */
+#define KERN_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+/* AVX2 + FMA + F16C present (asked once). */
+bool kern_cpu_has_avx2(void);
+
+float dot_f32_avx2(int64_t n, const void *w, const void *x);
+float dot_f16_avx2(int64_t n, const void *w, const void *x);
+float dot_bf16_avx2(int64_t n, const void *w, const void *x);
+float dot_q4_0_avx2(int64_t n, const void *w, const void *x);
+float dot_q4_1_avx2(int64_t n, const void *w, const void *x);
+float dot_q5_0_avx2(int64_t n, const void *w, const void *x);
+float dot_q5_1_avx2(int64_t n, const void *w, const void *x);
+float dot_q8_0_avx2(int64_t n, const void *w, const void *x);
+float dot_q2_K_avx2(int64_t n, const void *w, const void *x);
+float dot_q3_K_avx2(int64_t n, const void *w, const void *x);
+float dot_q4_K_avx2(int64_t n, const void *w, const void *x);
+float dot_q5_K_avx2(int64_t n, const void *w, const void *x);
+float dot_q6_K_avx2(int64_t n, const void *w, const void *x);
+#endif
+
+#endif

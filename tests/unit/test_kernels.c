@@ -1,0 +1,461 @@
+/*
+ * test_kernels.c — run/kernels.h: the matrix kernels of gguf-run.
+ *
+ * For every weight type, random weights are quantized with libgguf's codecs
+ * and the activations converted with kern_quantize_act. Then:
+ *   1. the scalar kern_vec_dot equals dequantize(w) · dequantize(x̂) summed
+ *      in double, within the float rounding the kernel's formula allows;
+ *   2. the SIMD kernel equals the scalar one within the reassociation bound;
+ *   3. q8_1 activation bytes equal ggml's quantize_row_q8_1_ref, recomputed
+ *      here, and a hand-worked block;
+ *   4. kern_matmul for nb = 1, 3, 17 and an odd row count gives exactly the
+ *      per-row kern_vec_dot (the same kernel on the same bytes);
+ *   5. unsupported types and shapes answer false / -1 / 0.
+ *
+ * Error bounds. Let u = 2^-24 (float's unit roundoff) and, per element i,
+ * M = Σ_i (|ŵ_i| + |min_i|) · |x̂_i| with ŵ the dequantized weight, min_i its
+ * block's min (0 for scale-only types) and x̂ the dequantized activation.
+ * Every float term a kernel adds (a block's d_w·d_x·Σq·a [+ m·s], a lane's
+ * partial sum, a product of floats) is bounded by the part of M it covers,
+ * and is computed with at most 6 roundings; a chain of k float additions
+ * adds at most k·u·Σ|terms| (Higham, recursive summation). So
+ *   |scalar − exact| ≤ (B_ref + 10)·u·M       B_ref: terms the scalar path
+ *                                               adds in float (n/32 legacy,
+ *                                               n/256 k-quants, 1 for the
+ *                                               float types, summed in double)
+ *   |simd − scalar| ≤ 2·(n/32 + 20)·u·M       every SIMD lane adds at most
+ *                                               n/32 terms, plus an 8-lane
+ *                                               reduction and a tail
+ * A kernel that gets one element of one block wrong is off by about M/n,
+ * (50 to 500 times these bounds at n = 2048), so the tests can fail.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "float16.h"
+#include "kernels.h"
+#include "kernels_impl.h"
+#include "quants.h"
+#include "testutil.h"
+#include "types.h"
+
+#define U 0x1p-24
+
+static const uint32_t wtypes[] = {
+    GGML_T_F32,  GGML_T_F16,  GGML_T_BF16, GGML_T_Q4_0, GGML_T_Q4_1, GGML_T_Q5_0, GGML_T_Q5_1,
+    GGML_T_Q8_0, GGML_T_Q2_K, GGML_T_Q3_K, GGML_T_Q4_K, GGML_T_Q5_K, GGML_T_Q6_K,
+};
+#define N_WTYPES (sizeof wtypes / sizeof *wtypes)
+
+/* ---------------------------------------------------------------------------
+ * Data
+ */
+
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) * 0x1p-53;
+}
+
+/* Roughly normal values whose scale and offset change every 32 elements
+ * (so block scales and mins differ), with one all-zero 256 block and an
+ * outlier. */
+static void fill(float *x, int64_t n, uint64_t seed)
+{
+    rng_state = seed * 0x9e3779b97f4a7c15ULL + 1;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t blk = i / 32;
+        const double scale = ldexp(1.0, (int)(blk % 7) - 3);
+        const double offset = blk % 3 == 1 ? 0.7 * scale : 0.0;
+        const double g = uniform() + uniform() + uniform() - 1.5;
+        x[i] = (float)(scale * 2.0 * g + offset);
+    }
+    if (n >= 1024)
+        for (int64_t i = 512; i < 768; i++)
+            x[i] = 0.0f;
+    x[n / 3] = 9.5f;
+}
+
+/* Bytes of one weight row of n elements. */
+static size_t wrow_bytes(uint32_t t, int64_t n)
+{
+    uint64_t b = 0;
+    ck_assert_int_eq(ggml_row_size(t, n, &b), 0);
+    return (size_t)b;
+}
+
+static bool has_min(uint32_t t)
+{
+    return t == GGML_T_Q4_1 || t == GGML_T_Q5_1 || t == GGML_T_Q2_K || t == GGML_T_Q4_K ||
+           t == GGML_T_Q5_K;
+}
+
+/* Per-element block minimum of a weight row, taken from libgguf's
+ * dequantizer: with every level byte zeroed, a block with a min decodes to
+ * exactly its min (d·0 + m, or d·sc·0 − dmin·mn). Zero for other types. */
+static void row_mins(uint32_t t, const void *w, int64_t n, float *mins)
+{
+    if (!has_min(t)) {
+        for (int64_t i = 0; i < n; i++)
+            mins[i] = 0.0f;
+        return;
+    }
+    const size_t bytes = wrow_bytes(t, n);
+    uint8_t *z = malloc(bytes);
+    memcpy(z, w, bytes);
+    const ggml_type_traits *tr = ggml_type_get(t);
+    for (int64_t b = 0; b < n / tr->blck_size; b++) {
+        uint8_t *blk = z + (size_t)b * tr->type_size;
+        switch (t) {
+        case GGML_T_Q4_1: memset(((block_q4_1 *)blk)->qs, 0, 16); break;
+        case GGML_T_Q5_1:
+            memset(((block_q5_1 *)blk)->qs, 0, 16);
+            memset(((block_q5_1 *)blk)->qh, 0, 4);
+            break;
+        case GGML_T_Q2_K: memset(((block_q2_K *)blk)->qs, 0, QK_K / 4); break;
+        case GGML_T_Q4_K: memset(((block_q4_K *)blk)->qs, 0, QK_K / 2); break;
+        case GGML_T_Q5_K:
+            memset(((block_q5_K *)blk)->qs, 0, QK_K / 2);
+            memset(((block_q5_K *)blk)->qh, 0, QK_K / 8);
+            break;
+        }
+    }
+    ck_assert_int_eq(gguf_dequantize_row(t, z, mins, n), 0);
+    free(z);
+}
+
+/* The activation row as the exact values it stands for (d·q in double). */
+static void act_values(uint32_t dot_type, const void *xq, int64_t n, double *v)
+{
+    const uint8_t *p = xq;
+    for (int64_t i = 0; i < n; i++) {
+        switch (dot_type) {
+        case GGML_T_F32: v[i] = ((const float *)xq)[i]; break;
+        case GGML_T_F16: v[i] = gguf_f16_to_f32(((const gguf_half *)xq)[i]); break;
+        case GGML_T_BF16: v[i] = gguf_bf16_to_f32(((const uint16_t *)xq)[i]); break;
+        case GGML_T_Q8_0: {
+            const block_q8_0 *b = (const block_q8_0 *)p + i / 32;
+            v[i] = (double)gguf_f16_to_f32(b->d) * b->qs[i % 32];
+            break;
+        }
+        case GGML_T_Q8_1: {
+            const block_q8_1 *b = (const block_q8_1 *)p + i / 32;
+            v[i] = (double)gguf_f16_to_f32(b->d) * b->qs[i % 32];
+            break;
+        }
+        case GGML_T_Q8_K: {
+            const block_q8_K *b = (const block_q8_K *)p + i / QK_K;
+            v[i] = (double)b->d * b->qs[i % QK_K];
+            break;
+        }
+        default: ck_abort_msg("dot type %u", dot_type);
+        }
+    }
+}
+
+/* One weight row and one activation row of a type, with the exact product
+ * of what they stand for and the magnitude M of the header. */
+typedef struct {
+    uint32_t t;
+    int64_t  n;
+    uint8_t *w, *xq;
+    double   exact, mag;
+} case_row;
+
+static void case_make(case_row *c, uint32_t t, int64_t n, uint64_t seed)
+{
+    float *wf = malloc((size_t)n * sizeof *wf), *xf = malloc((size_t)n * sizeof *xf);
+    float *wd = malloc((size_t)n * sizeof *wd), *mins = malloc((size_t)n * sizeof *mins);
+    double *xv = malloc((size_t)n * sizeof *xv);
+    c->t = t;
+    c->n = n;
+    c->w = malloc(wrow_bytes(t, n));
+    c->xq = malloc(kern_act_row_size(t, n));
+    fill(wf, n, seed);
+    fill(xf, n, seed + 1000);
+    ck_assert_uint_eq(gguf_quantize_rows(t, wf, c->w, 1, n, NULL), wrow_bytes(t, n));
+    ck_assert_int_eq(gguf_dequantize_row(t, c->w, wd, n), 0);
+    row_mins(t, c->w, n, mins);
+    kern_quantize_act(t, xf, c->xq, n);
+    act_values((uint32_t)kern_dot_type(t), c->xq, n, xv);
+
+    c->exact = c->mag = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        c->exact += (double)wd[i] * xv[i];
+        c->mag += (fabs(wd[i]) + fabs(mins[i])) * fabs(xv[i]);
+    }
+    /* q8_1: ggml's formula takes a block's Σ m·x̂ as m·s with s the f16 of
+     * d·Σq, not m·f16(d)·Σq; that difference is part of the definition. */
+    if (kern_dot_type(t) == GGML_T_Q8_1)
+        for (int64_t b = 0; b < n / 32; b++) {
+            const block_q8_1 *xb = (const block_q8_1 *)c->xq + b;
+            double qsum = 0;
+            for (int j = 0; j < 32; j++)
+                qsum += xb->qs[j];
+            c->exact += (double)mins[b * 32] *
+                        ((double)gguf_f16_to_f32(xb->s) - (double)gguf_f16_to_f32(xb->d) * qsum);
+        }
+    free(wf);
+    free(xf);
+    free(wd);
+    free(mins);
+    free(xv);
+}
+
+static void case_free(case_row *c)
+{
+    free(c->w);
+    free(c->xq);
+}
+
+/* Float terms the scalar path adds in float (B_ref of the header). */
+static double ref_terms(uint32_t t, int64_t n)
+{
+    const ggml_type_traits *tr = ggml_type_get(t);
+    if (tr->blck_size == 1)
+        return 1; /* summed in double */
+    return (double)(n / tr->blck_size);
+}
+
+static bool simd_available(void)
+{
+#ifdef KERN_X86
+    return kern_cpu_has_avx2();
+#else
+    return false;
+#endif
+}
+
+/* ---------------------------------------------------------------------------
+ * 1, 2: the dot products
+ */
+
+START_TEST(test_scalar_matches_dequantized)
+{
+    const uint32_t t = wtypes[_i];
+    case_row c;
+    case_make(&c, t, 2048, 11 + _i);
+    kern_force_scalar(true);
+    const double got = kern_vec_dot(t, c.n, c.w, c.xq);
+    kern_force_scalar(false);
+    const double tol = (ref_terms(t, c.n) + 10) * U * c.mag;
+    ck_assert_msg(c.mag > 1.0, "%s: magnitude %g", ggml_type_name(t), c.mag);
+    ck_assert_msg(fabs(got - c.exact) <= tol, "%s: scalar %.9g, exact %.9g, |diff| %g > %g",
+                  ggml_type_name(t), got, c.exact, fabs(got - c.exact), tol);
+    case_free(&c);
+}
+END_TEST
+
+START_TEST(test_simd_matches_scalar)
+{
+    const uint32_t t = wtypes[_i];
+    /* 2048, and for the float types a length with a tail past the lanes */
+    const int64_t ns[] = { 2048, ggml_type_get(t)->blck_size == 1 ? 45 : 256 };
+    if (!simd_available())
+        fprintf(stderr, "test_kernels: no AVX2+FMA+F16C here, SIMD path not tested\n");
+    for (size_t k = 0; k < 2; k++) {
+        case_row c;
+        case_make(&c, t, ns[k], 40 + _i);
+        kern_force_scalar(true);
+        const double ref = kern_vec_dot(t, c.n, c.w, c.xq);
+        kern_force_scalar(false);
+        const double simd = kern_vec_dot(t, c.n, c.w, c.xq);
+        const double tol = 2 * ((double)c.n / 32 + 20) * U * c.mag;
+        ck_assert_msg(fabs(simd - ref) <= tol, "%s n=%lld: simd %.9g scalar %.9g |diff| %g > %g",
+                      ggml_type_name(t), (long long)c.n, simd, ref, fabs(simd - ref), tol);
+        case_free(&c);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * 3: q8_1 activations
+ */
+
+/* ggml's quantize_row_q8_1_ref for one block, written out again here. */
+static void q8_1_expected(const float *x, gguf_half *d16, gguf_half *s16, int8_t q[32])
+{
+    float amax = 0.0f;
+    for (int j = 0; j < 32; j++)
+        amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+    const float d = amax / 127;
+    const float id = d ? 1.0f / d : 0.0f;
+    int sum = 0;
+    for (int j = 0; j < 32; j++) {
+        q[j] = (int8_t)roundf(x[j] * id);
+        sum += q[j];
+    }
+    *d16 = gguf_f32_to_f16(d);
+    *s16 = gguf_f32_to_f16((float)sum * d);
+}
+
+START_TEST(test_q8_1_bytes)
+{
+    enum { N = 1024 };
+    float x[N];
+    uint8_t got[N / 32 * 36];
+    fill(x, N, 7);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_1, N), sizeof got);
+    kern_quantize_act(GGML_T_Q5_1, x, got, N);
+    for (int b = 0; b < N / 32; b++) {
+        const uint8_t *blk = got + 36 * b; /* d: bytes 0-1, s: 2-3, qs: 4-35 */
+        gguf_half d, s;
+        int8_t q[32];
+        q8_1_expected(x + 32 * b, &d, &s, q);
+        if (b >= 16 && b < 24) { /* fill's zero block: d = s = 0, q = 0 */
+            ck_assert_uint_eq(blk[0] | blk[1] | blk[2] | blk[3], 0);
+            for (int j = 0; j < 32; j++)
+                ck_assert_int_eq(blk[4 + j], 0);
+            continue;
+        }
+        ck_assert_uint_eq(blk[0] | blk[1] << 8, d);
+        ck_assert_uint_eq(blk[2] | blk[3] << 8, s);
+        ck_assert_mem_eq(blk + 4, q, 32);
+        /* the definition: q is x·127/amax rounded, so within half a step of
+         * x / d; d's rounding to f16 (relative ≤ 2^-11) moves x / d by at
+         * most 127·2^-11 < 0.07 steps. The largest |q| is 127. */
+        const double df = gguf_f16_to_f32(d);
+        int qmax = 0;
+        for (int j = 0; j < 32; j++) {
+            ck_assert(fabs(x[32 * b + j] / df - q[j]) <= 0.57);
+            qmax = abs(q[j]) > qmax ? abs(q[j]) : qmax;
+        }
+        ck_assert_int_eq(qmax, 127);
+    }
+
+    /* Worked by hand: amax 127 gives d = 1, id = 1; roundf takes ties away
+     * from zero (0.5 → 1, -2.5 → -3, 1.5 → 2), where round-to-even would
+     * give 0, -2, 2. Σq = 127 + 1 - 3 + 2 - 64 = 63, s = 63. */
+    float h[32] = { 127.0f, 0.5f, -2.5f, 1.5f, -63.5f };
+    uint8_t hb[36];
+    kern_quantize_act(GGML_T_Q4_1, h, hb, 32);
+    ck_assert_uint_eq(hb[0] | hb[1] << 8, 0x3c00); /* 1.0 */
+    ck_assert_uint_eq(hb[2] | hb[3] << 8, gguf_f32_to_f16(63.0f));
+    const int8_t hq[5] = { 127, 1, -3, 2, -64 };
+    ck_assert_mem_eq(hb + 4, hq, 5);
+    for (int j = 5; j < 32; j++)
+        ck_assert_int_eq((int8_t)hb[4 + j], 0);
+}
+END_TEST
+
+/* The other dot types are libgguf's bytes: f16/bf16 conversion, the q8_0
+ * and q8_K reference quantizers. */
+START_TEST(test_act_bytes_are_libgguf)
+{
+    enum { N = 512 };
+    float x[N];
+    uint8_t got[N * 4], want[N * 4];
+    fill(x, N, 3);
+    for (size_t k = 0; k < N_WTYPES; k++) {
+        const uint32_t t = wtypes[k], dt = (uint32_t)kern_dot_type(t);
+        if (dt == GGML_T_Q8_1)
+            continue;
+        const size_t bytes = kern_act_row_size(t, N);
+        ck_assert_uint_eq(bytes, wrow_bytes(dt, N));
+        kern_quantize_act(t, x, got, N);
+        ck_assert_uint_eq(gguf_quantize_rows(dt, x, want, 1, N, NULL), bytes);
+        ck_assert_mem_eq(got, want, bytes);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * 4: matmul
+ */
+
+START_TEST(test_matmul_equals_vec_dot)
+{
+    const uint32_t t = wtypes[_i % N_WTYPES];
+    const bool scalar = _i >= (int)N_WTYPES;
+    enum { ROWS = 37, COLS = 512 };
+    const int64_t nbs[] = { 1, 3, 17 };
+    const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
+    float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * 17 * COLS);
+    uint8_t *w = malloc(rb * ROWS), *xq = malloc(xb * 17);
+    float *y = malloc(sizeof(float) * 17 * ROWS);
+    fill(wf, ROWS * COLS, 5);
+    fill(xf, 17 * COLS, 6);
+    ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
+    for (int b = 0; b < 17; b++)
+        kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
+    kern_force_scalar(scalar);
+    for (size_t k = 0; k < 3; k++) {
+        const int64_t nb = nbs[k];
+        for (int i = 0; i < 17 * ROWS; i++)
+            y[i] = NAN;
+        kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
+        for (int64_t b = 0; b < nb; b++)
+            for (int r = 0; r < ROWS; r++) {
+                const float want = kern_vec_dot(t, COLS, w + r * rb, xq + b * xb);
+                ck_assert_msg(y[b * ROWS + r] == want, "%s nb=%lld y[%lld,%d] = %g, dot %g",
+                              ggml_type_name(t), (long long)nb, (long long)b, r,
+                              y[b * ROWS + r], want);
+            }
+        for (int i = (int)nb * ROWS; i < 17 * ROWS; i++)
+            ck_assert(isnan(y[i])); /* nothing past nb rows written */
+    }
+    kern_force_scalar(false);
+    free(wf);
+    free(xf);
+    free(w);
+    free(xq);
+    free(y);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * 5: what the kernels refuse
+ */
+
+START_TEST(test_unsupported)
+{
+    const uint32_t no[] = { GGML_T_Q8_1, GGML_T_Q8_K, GGML_T_IQ2_XXS, GGML_T_IQ4_NL,
+                            GGML_T_I8,   GGML_T_F64,  GGML_T_TQ2_0,   4, 39, 1000 };
+    for (size_t k = 0; k < sizeof no / sizeof *no; k++) {
+        ck_assert(!kern_supported(no[k]));
+        ck_assert_int_eq(kern_dot_type(no[k]), -1);
+        ck_assert_uint_eq(kern_act_row_size(no[k], 256), 0);
+        ck_assert(kern_vec_dot(no[k], 256, NULL, NULL) == 0.0f);
+    }
+    for (size_t k = 0; k < N_WTYPES; k++)
+        ck_assert(kern_supported(wtypes[k]));
+    /* dot types of kernels.h's table */
+    ck_assert_int_eq(kern_dot_type(GGML_T_F16), GGML_T_F16);
+    ck_assert_int_eq(kern_dot_type(GGML_T_BF16), GGML_T_BF16);
+    ck_assert_int_eq(kern_dot_type(GGML_T_Q5_0), GGML_T_Q8_0);
+    ck_assert_int_eq(kern_dot_type(GGML_T_Q4_1), GGML_T_Q8_1);
+    ck_assert_int_eq(kern_dot_type(GGML_T_Q3_K), GGML_T_Q8_K);
+    /* sizes: 4096 floats are 128 q8_0 blocks of 34, 128 q8_1 of 36, 16 q8_K
+     * of 292; a length off the block size or not positive has none */
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_0, 4096), 128 * 34);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q5_1, 4096), 128 * 36);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q6_K, 4096), 16 * 292);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_F16, 45), 90);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_K, 4096 + 32), 0);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q8_0, 33), 0);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_F32, 0), 0);
+    /* matmul on an unsupported type writes nothing */
+    float y = 1.5f;
+    kern_matmul(GGML_T_IQ2_XXS, NULL, 0, 1, 256, NULL, 1, &y);
+    ck_assert(y == 1.5f);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("kernels");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_scalar_matches_dequantized, 0, N_WTYPES);
+    tcase_add_loop_test(tc, test_simd_matches_scalar, 0, N_WTYPES);
+    tcase_add_test(tc, test_q8_1_bytes);
+    tcase_add_test(tc, test_act_bytes_are_libgguf);
+    tcase_add_loop_test(tc, test_matmul_equals_vec_dot, 0, 2 * N_WTYPES);
+    tcase_add_test(tc, test_unsupported);
+    suite_add_tcase(s, tc);
+    return run_suite(s, 0);
+}
