@@ -47,11 +47,11 @@ static const kern_type kern_types[] = {
     { GGML_T_Q5_0, GGML_T_Q8_0, dot_q5_0_ref, SIMD(dot_q5_0_avx2) },
     { GGML_T_Q5_1, GGML_T_Q8_1, dot_q5_1_ref, SIMD(dot_q5_1_avx2) },
     { GGML_T_Q8_0, GGML_T_Q8_0, dot_q8_0_ref, SIMD(dot_q8_0_avx2) },
-    { GGML_T_Q2_K, GGML_T_Q8_K, dot_q2_K_ref, NULL },
-    { GGML_T_Q3_K, GGML_T_Q8_K, dot_q3_K_ref, NULL },
-    { GGML_T_Q4_K, GGML_T_Q8_K, dot_q4_K_ref, NULL },
-    { GGML_T_Q5_K, GGML_T_Q8_K, dot_q5_K_ref, NULL },
-    { GGML_T_Q6_K, GGML_T_Q8_K, dot_q6_K_ref, NULL },
+    { GGML_T_Q2_K, GGML_T_Q8_K, dot_q2_K_ref, SIMD(dot_q2_K_avx2) },
+    { GGML_T_Q3_K, GGML_T_Q8_K, dot_q3_K_ref, SIMD(dot_q3_K_avx2) },
+    { GGML_T_Q4_K, GGML_T_Q8_K, dot_q4_K_ref, SIMD(dot_q4_K_avx2) },
+    { GGML_T_Q5_K, GGML_T_Q8_K, dot_q5_K_ref, SIMD(dot_q5_K_avx2) },
+    { GGML_T_Q6_K, GGML_T_Q8_K, dot_q6_K_ref, SIMD(dot_q6_K_avx2) },
 };
 #define N_KERN_TYPES (sizeof kern_types / sizeof *kern_types)
 

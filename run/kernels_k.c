@@ -184,3 +184,201 @@ KQUANT_REF(q3_K)
 KQUANT_REF(q4_K)
 KQUANT_REF(q5_K)
 KQUANT_REF(q6_K)
+
+/* ---------------------------------------------------------------------------
+ * AVX2: the 256 levels of a super-block are eight registers of 32 unsigned
+ * bytes u (element 32c + l in byte l of register c); formats with signed
+ * levels store them as u − off (off = 4 for q3_K, 32 for q6_K), and
+ *   Σ sc_j Σ (u − off)·a = Σ sc_j Σ u·a − off · Σ sc_j bsum_j
+ * keeps the byte products unsigned × signed, as maddubs wants them (at
+ * most 2·63·127 per 16-bit pair, so nothing saturates). The integer sums
+ * stay in eight 32-bit lanes; each super-block adds one scaled term per
+ * lane (and one for the mins) to eight float accumulators.
+ */
+#ifdef KERN_X86
+#include <immintrin.h>
+
+KERN_AVX2 static inline float h2f(gguf_half h)
+{
+    return _cvtsh_ss(h);
+}
+
+/* Eight lane sums of Σ_j sc_j Σ_{e in j} (u_e − off)·a_e; off = 1 << shift,
+ * or none when shift < 0. Register c spans 16-element blocks 2c and 2c + 1:
+ * its low 128 bits (eight 16-bit pair sums) take scale 2c, the high 2c + 1. */
+KERN_AVX2 static inline __m256i super_isum(const __m256i u[8], const int16_t sc[16], int shift,
+                                           const block_q8_K *a)
+{
+    __m256i acc = _mm256_setzero_si256();
+    for (int c = 0; c < 8; c++) {
+        const __m256i p = _mm256_maddubs_epi16(u[c], _mm256_loadu_si256((const __m256i *)(a->qs + 32 * c)));
+        const __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[2 * c + 1]), _mm_set1_epi16(sc[2 * c]));
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, s));
+    }
+    if (shift >= 0) {
+        const __m256i bs = _mm256_loadu_si256((const __m256i *)a->bsums);
+        const __m256i scb = _mm256_madd_epi16(bs, _mm256_loadu_si256((const __m256i *)sc));
+        acc = _mm256_sub_epi32(acc, _mm256_slli_epi32(scb, shift));
+    }
+    return acc;
+}
+
+/* Eight lane sums of Σ_j mn_j bsum_j. */
+KERN_AVX2 static inline __m256i super_msum(const int16_t mn[16], const block_q8_K *a)
+{
+    return _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)a->bsums),
+                             _mm256_loadu_si256((const __m256i *)mn));
+}
+
+KERN_AVX2 static inline float hsum8(__m256 v)
+{
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_movehdup_ps(h));
+    return _mm_cvtss_f32(h);
+}
+
+/* acc += d · float(s) lane by lane. */
+KERN_AVX2 static inline __m256 add_scaled(__m256 acc, float d, __m256i s)
+{
+    return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(s), acc);
+}
+
+/* Bits [shift, shift + width) of every byte of v, as bytes. */
+KERN_AVX2 static inline __m256i bits(__m256i v, int shift, int mask)
+{
+    /* a 16-bit shift moves the high byte's bits into the low byte's top,
+     * which the mask clears */
+    return _mm256_and_si256(_mm256_srli_epi16(v, shift), _mm256_set1_epi8((char)mask));
+}
+
+KERN_AVX2 static inline __m256i load256(const uint8_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)p);
+}
+
+KERN_AVX2 float dot_q2_K_avx2(int64_t n, const void *w, const void *x)
+{
+    const block_q2_K *bw = w;
+    const block_q8_K *bx = x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; i++) {
+        __m256i u[8];
+        int16_t sc[16], mn[16];
+        for (int h = 0; h < 2; h++) {
+            const __m256i q = load256(bw[i].qs + 32 * h);
+            for (int c = 0; c < 4; c++)
+                u[4 * h + c] = bits(q, 2 * c, 3);
+        }
+        for (int j = 0; j < 16; j++) {
+            sc[j] = bw[i].scales[j] & 0x0f;
+            mn[j] = bw[i].scales[j] >> 4;
+        }
+        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, -1, &bx[i]));
+        acc = add_scaled(acc, -bx[i].d * h2f(bw[i].dmin), super_msum(mn, &bx[i]));
+    }
+    return hsum8(acc);
+}
+
+KERN_AVX2 float dot_q3_K_avx2(int64_t n, const void *w, const void *x)
+{
+    const block_q3_K *bw = w;
+    const block_q8_K *bx = x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; i++) {
+        __m256i u[8];
+        int16_t sc[16];
+        int s32[16];
+        const __m256i hm = load256(bw[i].hmask);
+        for (int h = 0; h < 2; h++) {
+            const __m256i q = load256(bw[i].qs + 32 * h);
+            for (int c = 0; c < 4; c++) /* level + 4 = low bits | hmask bit 4h+c as 4 */
+                u[4 * h + c] = _mm256_or_si256(bits(q, 2 * c, 3),
+                                               _mm256_slli_epi16(bits(hm, 4 * h + c, 1), 2));
+        }
+        scales_q3_K(bw[i].scales, s32);
+        for (int j = 0; j < 16; j++)
+            sc[j] = (int16_t)s32[j];
+        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, 2, &bx[i]));
+    }
+    return hsum8(acc);
+}
+
+/* q4_K/q5_K scales and mins, each 32-element sub-block's twice. */
+static void k4_scales16(const uint8_t s[12], int16_t sc[16], int16_t mn[16])
+{
+    int sc8[8], mn8[8];
+    scales_k4(s, sc8, mn8);
+    for (int j = 0; j < 16; j++) {
+        sc[j] = (int16_t)sc8[j / 2];
+        mn[j] = (int16_t)mn8[j / 2];
+    }
+}
+
+KERN_AVX2 float dot_q4_K_avx2(int64_t n, const void *w, const void *x)
+{
+    const block_q4_K *bw = w;
+    const block_q8_K *bx = x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; i++) {
+        __m256i u[8];
+        int16_t sc[16], mn[16];
+        for (int g = 0; g < 4; g++) {
+            const __m256i q = load256(bw[i].qs + 32 * g);
+            u[2 * g] = bits(q, 0, 0x0f);
+            u[2 * g + 1] = bits(q, 4, 0x0f);
+        }
+        k4_scales16(bw[i].scales, sc, mn);
+        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, -1, &bx[i]));
+        acc = add_scaled(acc, -bx[i].d * h2f(bw[i].dmin), super_msum(mn, &bx[i]));
+    }
+    return hsum8(acc);
+}
+
+KERN_AVX2 float dot_q5_K_avx2(int64_t n, const void *w, const void *x)
+{
+    const block_q5_K *bw = w;
+    const block_q8_K *bx = x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; i++) {
+        __m256i u[8];
+        int16_t sc[16], mn[16];
+        const __m256i qh = load256(bw[i].qh);
+        for (int g = 0; g < 4; g++) {
+            const __m256i q = load256(bw[i].qs + 32 * g);
+            u[2 * g] = bits(q, 0, 0x0f);
+            u[2 * g + 1] = bits(q, 4, 0x0f);
+        }
+        for (int c = 0; c < 8; c++) /* fifth bit: bit c of qh[l] */
+            u[c] = _mm256_or_si256(u[c], _mm256_slli_epi16(bits(qh, c, 1), 4));
+        k4_scales16(bw[i].scales, sc, mn);
+        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, -1, &bx[i]));
+        acc = add_scaled(acc, -bx[i].d * h2f(bw[i].dmin), super_msum(mn, &bx[i]));
+    }
+    return hsum8(acc);
+}
+
+KERN_AVX2 float dot_q6_K_avx2(int64_t n, const void *w, const void *x)
+{
+    const block_q6_K *bw = w;
+    const block_q8_K *bx = x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; i++) {
+        __m256i u[8];
+        int16_t sc[16];
+        for (int h = 0; h < 2; h++) {
+            const __m256i l0 = load256(bw[i].ql + 64 * h), l1 = load256(bw[i].ql + 64 * h + 32);
+            const __m256i qh = load256(bw[i].qh + 32 * h);
+            /* level + 32 = low nibble | two bits of qh at 2c, as bits 4-5 */
+            u[4 * h + 0] = _mm256_or_si256(bits(l0, 0, 0x0f), _mm256_slli_epi16(bits(qh, 0, 3), 4));
+            u[4 * h + 1] = _mm256_or_si256(bits(l1, 0, 0x0f), _mm256_slli_epi16(bits(qh, 2, 3), 4));
+            u[4 * h + 2] = _mm256_or_si256(bits(l0, 4, 0x0f), _mm256_slli_epi16(bits(qh, 4, 3), 4));
+            u[4 * h + 3] = _mm256_or_si256(bits(l1, 4, 0x0f), _mm256_slli_epi16(bits(qh, 6, 3), 4));
+        }
+        for (int j = 0; j < 16; j++)
+            sc[j] = bw[i].scales[j];
+        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, 5, &bx[i]));
+    }
+    return hsum8(acc);
+}
+#endif

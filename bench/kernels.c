@@ -1,0 +1,99 @@
+/*
+ * bench/kernels.c — speed of run/kernels.h's kern_matmul per weight type:
+ * a 4096 × 4096 matrix times nb = 1 and nb = 32 activation rows, scalar
+ * reference kernels and SIMD kernels, in GFLOP/s (2·rows·cols·nb / time)
+ * with the OpenMP thread count of the environment.
+ *
+ * Built and run by bench/kernels.sh; never part of make test. The matrix is
+ * 256 distinct quantized rows repeated (quantizing 16M weights with the
+ * k-quant searches would take longer than the measurement); every row is
+ * still read from memory, which is what a matmul of this size is bound by.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels.h"
+#include "quants.h"
+#include "types.h"
+
+#define ROWS 4096
+#define COLS 4096
+#define DISTINCT 256
+#define NB_MAX 32
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Seconds per kern_matmul call: repeated until min_time has passed. */
+static double time_matmul(uint32_t t, const void *w, size_t rb, const void *xq, int nb, float *y,
+                          double min_time)
+{
+    kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y); /* warm-up */
+    int reps = 0;
+    const double t0 = now();
+    double el;
+    do {
+        kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
+        reps++;
+        el = now() - t0;
+    } while (el < min_time);
+    return el / reps;
+}
+
+int main(int argc, char **argv)
+{
+    const double min_time = argc > 1 ? atof(argv[1]) : 0.3;
+    const uint32_t types[] = { GGML_T_F32,  GGML_T_F16,  GGML_T_BF16, GGML_T_Q4_0, GGML_T_Q4_1,
+                               GGML_T_Q5_0, GGML_T_Q5_1, GGML_T_Q8_0, GGML_T_Q2_K, GGML_T_Q3_K,
+                               GGML_T_Q4_K, GGML_T_Q5_K, GGML_T_Q6_K };
+    float *src = malloc(sizeof(float) * DISTINCT * COLS), *x = malloc(sizeof(float) * NB_MAX * COLS);
+    float *y = malloc(sizeof(float) * NB_MAX * ROWS);
+    srand(1);
+    for (size_t i = 0; i < (size_t)DISTINCT * COLS; i++)
+        src[i] = (float)rand() / RAND_MAX - 0.5f;
+    for (size_t i = 0; i < (size_t)NB_MAX * COLS; i++)
+        x[i] = (float)rand() / RAND_MAX - 0.5f;
+
+    printf("%-6s %10s %12s %12s %12s %12s %8s %8s\n", "type", "MiB", "scalar nb=1", "simd nb=1",
+           "scalar nb=32", "simd nb=32", "x nb=1", "x nb=32");
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+        const uint32_t t = types[k];
+        uint64_t rb;
+        ggml_row_size(t, COLS, &rb);
+        uint8_t *w = malloc(rb * ROWS);
+        gguf_quantize_rows(t, src, w, DISTINCT, COLS, NULL);
+        for (int r = DISTINCT; r < ROWS; r++)
+            memcpy(w + r * rb, w + (r % DISTINCT) * rb, rb);
+        const size_t xb = kern_act_row_size(t, COLS);
+        uint8_t *xq = malloc(xb * NB_MAX);
+        for (int b = 0; b < NB_MAX; b++)
+            kern_quantize_act(t, x + (size_t)b * COLS, xq + b * xb, COLS);
+
+        double gf[4];
+        const int nbs[2] = { 1, NB_MAX };
+        for (int s = 0; s < 2; s++) {
+            kern_force_scalar(s == 0);
+            for (int j = 0; j < 2; j++) {
+                const double sec = time_matmul(t, w, rb, xq, nbs[j], y, min_time);
+                gf[2 * j + s] = 2.0 * ROWS * COLS * nbs[j] / sec * 1e-9;
+            }
+        }
+        kern_force_scalar(false);
+        printf("%-6s %10.1f %12.2f %12.2f %12.2f %12.2f %8.1f %8.1f\n", ggml_type_name(t),
+               rb * ROWS / 1048576.0, gf[0], gf[1], gf[2], gf[3], gf[1] / gf[0], gf[3] / gf[2]);
+        fflush(stdout);
+        free(w);
+        free(xq);
+    }
+    printf("(GFLOP/s = 2*4096*4096*nb / seconds per kern_matmul)\n");
+    free(src);
+    free(x);
+    free(y);
+    return 0;
+}
