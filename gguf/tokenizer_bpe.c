@@ -18,6 +18,9 @@
  *      it in byte mode (ASCII \s);
  *    - any other pattern runs on the code points themselves (PCRE2 UTF mode
  *      without UCP, so \s is ASCII), non-ASCII White_Space replaced by \v.
+ *    Patterns are not JIT-compiled: the interpreter keeps its backtracking
+ *    state on the heap (no stack limit on long words) and is clean under
+ *    valgrind, which JIT code is not.
  * 2. Each word's UTF-8 bytes are spelled in GPT-2's byte alphabet and split
  *    into characters; adjacent pairs merge by lowest merge rank (leftmost on
  *    ties) until no ranked pair is left. A word that is a token as a whole
@@ -242,7 +245,6 @@ int vocab_bpe_init(gguf_vocab *v, const char *pre, gguf_error *err)
             return gguf_error_set(err, "pre-tokenizer \"%s\": cannot compile its regex: %s", pre,
                                   (const char *)msg);
         }
-        pcre2_jit_compile(c->re, PCRE2_JIT_COMPLETE); /* optional speed-up */
     }
     return 0;
 }
@@ -416,8 +418,6 @@ static int split_regex(const compiled_rule *r, const subject *sj, pcre2_match_da
     uint32_t opts = 0;
     while (start <= len) {
         int rc = pcre2_match(r->re, s, len, start, opts | PCRE2_NO_UTF_CHECK, md, NULL);
-        if (rc == PCRE2_ERROR_JIT_STACKLIMIT) /* the interpreter keeps its state on the heap */
-            rc = pcre2_match(r->re, s, len, start, opts | PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, md, NULL);
         if (rc < 0) {
             if (opts) { /* no non-empty match right here: search on from the next character */
                 opts = 0;
