@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -793,7 +794,9 @@ int gguf_vocab_piece(const gguf_vocab *v, int32_t id, bool special, char *buf, s
             put(buf, size, &o, "]", 1);
         }
     }
-    return (int)o;
+    /* That spelling is quadratic in the token's length: a hostile token could
+     * need more than an int counts; the caller then gets INT_MAX bytes. */
+    return o > INT_MAX ? INT_MAX : (int)o;
 }
 
 /* ---- encoding ---------------------------------------------------------------- */

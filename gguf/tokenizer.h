@@ -78,7 +78,8 @@ int gguf_vocab_encode(const gguf_vocab *v, const char *text, size_t len, bool ad
 
 /* The text of token id as llama_token_to_piece gives it (SPM: ▁ → space, <0xNN> → byte; BPE:
  * byte-level unicode → bytes; control tokens → "" unless special). Returns the length written
- * (may exceed size: then call again with a bigger buffer), -1 for an invalid id. */
+ * (may exceed size: then call again with a bigger buffer), -1 for an invalid id. The bytes
+ * written are the first min(size, length) of the piece. */
 int gguf_vocab_piece(const gguf_vocab *v, int32_t id, bool special, char *buf, size_t size);
 
 /* The raw token text as stored (not NUL-terminated); NULL for an invalid id. */
