@@ -30,28 +30,30 @@ typedef struct {
     uint32_t    dot_type;
     kern_dot_fn ref;  /* scalar reference */
     kern_dot_fn simd; /* AVX2 (+FMA, F16C); NULL where none */
+    kern_dotn_fn simdn; /* the same for nx activation rows at once */
+    int         nx;
 } kern_type;
 
 #ifdef KERN_X86
-#define SIMD(f) f
+#define SIMD(T, nx) dot_##T##_avx2, dotn_##T##_avx2, nx
 #else
-#define SIMD(f) NULL
+#define SIMD(T, nx) NULL, NULL, nx
 #endif
 
 static const kern_type kern_types[] = {
-    { GGML_T_F32,  GGML_T_F32,  dot_f32_ref,  SIMD(dot_f32_avx2) },
-    { GGML_T_F16,  GGML_T_F16,  dot_f16_ref,  SIMD(dot_f16_avx2) },
-    { GGML_T_BF16, GGML_T_BF16, dot_bf16_ref, SIMD(dot_bf16_avx2) },
-    { GGML_T_Q4_0, GGML_T_Q8_0, dot_q4_0_ref, SIMD(dot_q4_0_avx2) },
-    { GGML_T_Q4_1, GGML_T_Q8_1, dot_q4_1_ref, SIMD(dot_q4_1_avx2) },
-    { GGML_T_Q5_0, GGML_T_Q8_0, dot_q5_0_ref, SIMD(dot_q5_0_avx2) },
-    { GGML_T_Q5_1, GGML_T_Q8_1, dot_q5_1_ref, SIMD(dot_q5_1_avx2) },
-    { GGML_T_Q8_0, GGML_T_Q8_0, dot_q8_0_ref, SIMD(dot_q8_0_avx2) },
-    { GGML_T_Q2_K, GGML_T_Q8_K, dot_q2_K_ref, SIMD(dot_q2_K_avx2) },
-    { GGML_T_Q3_K, GGML_T_Q8_K, dot_q3_K_ref, SIMD(dot_q3_K_avx2) },
-    { GGML_T_Q4_K, GGML_T_Q8_K, dot_q4_K_ref, SIMD(dot_q4_K_avx2) },
-    { GGML_T_Q5_K, GGML_T_Q8_K, dot_q5_K_ref, SIMD(dot_q5_K_avx2) },
-    { GGML_T_Q6_K, GGML_T_Q8_K, dot_q6_K_ref, SIMD(dot_q6_K_avx2) },
+    { GGML_T_F32,  GGML_T_F32,  dot_f32_ref,  SIMD(f32, KERN_NX_FLOAT) },
+    { GGML_T_F16,  GGML_T_F16,  dot_f16_ref,  SIMD(f16, KERN_NX_FLOAT) },
+    { GGML_T_BF16, GGML_T_BF16, dot_bf16_ref, SIMD(bf16, KERN_NX_FLOAT) },
+    { GGML_T_Q4_0, GGML_T_Q8_0, dot_q4_0_ref, SIMD(q4_0, KERN_NX) },
+    { GGML_T_Q4_1, GGML_T_Q8_1, dot_q4_1_ref, SIMD(q4_1, KERN_NX) },
+    { GGML_T_Q5_0, GGML_T_Q8_0, dot_q5_0_ref, SIMD(q5_0, KERN_NX) },
+    { GGML_T_Q5_1, GGML_T_Q8_1, dot_q5_1_ref, SIMD(q5_1, KERN_NX) },
+    { GGML_T_Q8_0, GGML_T_Q8_0, dot_q8_0_ref, SIMD(q8_0, KERN_NX) },
+    { GGML_T_Q2_K, GGML_T_Q8_K, dot_q2_K_ref, SIMD(q2_K, KERN_NX) },
+    { GGML_T_Q3_K, GGML_T_Q8_K, dot_q3_K_ref, SIMD(q3_K, KERN_NX) },
+    { GGML_T_Q4_K, GGML_T_Q8_K, dot_q4_K_ref, SIMD(q4_K, KERN_NX) },
+    { GGML_T_Q5_K, GGML_T_Q8_K, dot_q5_K_ref, SIMD(q5_K, KERN_NX) },
+    { GGML_T_Q6_K, GGML_T_Q8_K, dot_q6_K_ref, SIMD(q6_K, KERN_NX) },
 };
 #define N_KERN_TYPES (sizeof kern_types / sizeof *kern_types)
 
@@ -214,6 +216,10 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
     if (!t || nrows <= 0 || nb <= 0)
         return;
     const kern_dot_fn dot = kern_dot_select(t);
+    /* groups of nx activation rows go through the multi-row kernel, which
+     * gives each row exactly what dot gives it */
+    const kern_dotn_fn dotn = dot == t->simd ? t->simdn : NULL;
+    const int64_t nx = dotn ? t->nx : 1;
     const size_t xbytes = kern_act_row_size(wtype, ncols);
     const int64_t tr = tile_rows(row_bytes, nb);
     const int64_t ntiles = (nrows + tr - 1) / tr;
@@ -224,7 +230,17 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < ntiles; k++) {
         const int64_t r0 = k * tr, r1 = r0 + tr < nrows ? r0 + tr : nrows;
-        for (int64_t b = 0; b < nb; b++) {
+        int64_t b = 0;
+        for (; dotn && b + nx <= nb; b += nx) {
+            const uint8_t *x = xb + (size_t)b * xbytes;
+            for (int64_t r = r0; r < r1; r++) {
+                float out[KERN_NX];
+                dotn(ncols, wb + (size_t)r * row_bytes, x, xbytes, out);
+                for (int64_t j = 0; j < nx; j++)
+                    y[(b + j) * nrows + r] = out[j];
+            }
+        }
+        for (; b < nb; b++) {
             const uint8_t *x = xb + (size_t)b * xbytes;
             float *yb = y + b * nrows;
             for (int64_t r = r0; r < r1; r++)

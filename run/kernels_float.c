@@ -51,8 +51,10 @@ float dot_bf16_ref(int64_t n, const void *w, const void *x)
 #ifdef KERN_X86
 #include <immintrin.h>
 
+#define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
+
 /* Sum of the eight lanes of the four accumulators. */
-KERN_AVX2 static float hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
+ALWAYS float hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
 {
     __m256 s = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
     __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
@@ -62,67 +64,69 @@ KERN_AVX2 static float hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
 }
 
 /* Eight f16 or bf16 values widened to float. */
-KERN_AVX2 static __m256 load_f16(const gguf_half *p)
+ALWAYS __m256 load_f16(const gguf_half *p)
 {
     return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
 }
 
-KERN_AVX2 static __m256 load_bf16(const uint16_t *p)
+ALWAYS __m256 load_bf16(const uint16_t *p)
 {
     /* bf16 is the high half of a float's bits */
     __m256i u = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
     return _mm256_castsi256_ps(_mm256_slli_epi32(u, 16));
 }
 
-KERN_AVX2 float dot_f32_avx2(int64_t n, const void *w, const void *x)
+ALWAYS __m256 load_f32(const float *p)
 {
-    const float *a = w, *b = x;
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
-                      _mm256_setzero_ps() };
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int k = 0; k < 4; k++)
-            acc[k] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8 * k), _mm256_loadu_ps(b + i + 8 * k),
-                                     acc[k]);
-    for (; i + 8 <= n; i += 8)
-        acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc[0]);
-    float sum = hsum4(acc[0], acc[1], acc[2], acc[3]);
-    for (; i < n; i++)
-        sum += a[i] * b[i];
-    return sum;
+    return _mm256_loadu_ps(p);
 }
 
-KERN_AVX2 float dot_f16_avx2(int64_t n, const void *w, const void *x)
-{
-    const gguf_half *a = w, *b = x;
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
-                      _mm256_setzero_ps() };
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int k = 0; k < 4; k++)
-            acc[k] = _mm256_fmadd_ps(load_f16(a + i + 8 * k), load_f16(b + i + 8 * k), acc[k]);
-    for (; i + 8 <= n; i += 8)
-        acc[0] = _mm256_fmadd_ps(load_f16(a + i), load_f16(b + i), acc[0]);
-    float sum = hsum4(acc[0], acc[1], acc[2], acc[3]);
-    for (; i < n; i++)
-        sum += gguf_f16_to_f32(a[i]) * gguf_f16_to_f32(b[i]);
-    return sum;
-}
+/* nx activation rows against one weight row (weights loaded once per
+ * group of 32): per row four accumulators, then its tail; row k's
+ * arithmetic does not depend on nx. */
+#define FLOAT_ROWS(T, E, LOAD, TO_F32)                                              \
+    ALWAYS void rows_##T(int64_t n, const void *w, const void *x, size_t xs, int nx,    \
+                         float *out)                                                \
+    {                                                                               \
+        const E *a = w;                                                             \
+        __m256 acc[KERN_NX_FLOAT][4];                                               \
+        for (int k = 0; k < nx; k++)                                                \
+            for (int j = 0; j < 4; j++)                                             \
+                acc[k][j] = _mm256_setzero_ps();                                    \
+        int64_t i = 0;                                                              \
+        for (; i + 32 <= n; i += 32)                                                \
+            for (int j = 0; j < 4; j++) {                                           \
+                const __m256 wv = LOAD(a + i + 8 * j);                              \
+                for (int k = 0; k < nx; k++) {                                      \
+                    const E *b = (const E *)((const uint8_t *)x + k * xs);          \
+                    acc[k][j] = _mm256_fmadd_ps(wv, LOAD(b + i + 8 * j), acc[k][j]);    \
+                }                                                                   \
+            }                                                                       \
+        const int64_t i8 = i;                                                       \
+        for (int k = 0; k < nx; k++) {                                              \
+            const E *b = (const E *)((const uint8_t *)x + k * xs);                  \
+            for (i = i8; i + 8 <= n; i += 8)                                        \
+                acc[k][0] = _mm256_fmadd_ps(LOAD(a + i), LOAD(b + i), acc[k][0]);   \
+            float sum = hsum4(acc[k][0], acc[k][1], acc[k][2], acc[k][3]);          \
+            for (; i < n; i++)                                                      \
+                sum += TO_F32(a[i]) * TO_F32(b[i]);                                 \
+            out[k] = sum;                                                           \
+        }                                                                           \
+    }                                                                               \
+    KERN_AVX2 float dot_##T##_avx2(int64_t n, const void *w, const void *x)         \
+    {                                                                               \
+        float r;                                                                    \
+        rows_##T(n, w, x, 0, 1, &r);                                                \
+        return r;                                                                   \
+    }                                                                               \
+    KERN_AVX2 void dotn_##T##_avx2(int64_t n, const void *w, const void *x, size_t xs, \
+                                   float *out)                                      \
+    {                                                                               \
+        rows_##T(n, w, x, xs, KERN_NX_FLOAT, out);                                  \
+    }
 
-KERN_AVX2 float dot_bf16_avx2(int64_t n, const void *w, const void *x)
-{
-    const uint16_t *a = w, *b = x;
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
-                      _mm256_setzero_ps() };
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int k = 0; k < 4; k++)
-            acc[k] = _mm256_fmadd_ps(load_bf16(a + i + 8 * k), load_bf16(b + i + 8 * k), acc[k]);
-    for (; i + 8 <= n; i += 8)
-        acc[0] = _mm256_fmadd_ps(load_bf16(a + i), load_bf16(b + i), acc[0]);
-    float sum = hsum4(acc[0], acc[1], acc[2], acc[3]);
-    for (; i < n; i++)
-        sum += gguf_bf16_to_f32(a[i]) * gguf_bf16_to_f32(b[i]);
-    return sum;
-}
+#define SAME(v) (v)
+FLOAT_ROWS(f32, float, load_f32, SAME)
+FLOAT_ROWS(f16, gguf_half, load_f16, gguf_f16_to_f32)
+FLOAT_ROWS(bf16, uint16_t, load_bf16, gguf_bf16_to_f32)
 #endif

@@ -15,6 +15,7 @@
 #define RUN_KERNELS_IMPL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "quants.h"
@@ -31,6 +32,14 @@ typedef struct {
 _Static_assert(sizeof(block_q8_1) == 36, "block_q8_1 is 36 bytes");
 
 typedef float (*kern_dot_fn)(int64_t n, const void *w, const void *x);
+
+/* Several activation rows at once: out[k] = dot(w, row k) for the rows at
+ * x + k * xs, k < KERN_NX (KERN_NX_FLOAT for f32/f16/bf16), each exactly
+ * what the one-row kernel gives. Prompt batches use these so that a weight
+ * block is unpacked once per group of rows. */
+typedef void (*kern_dotn_fn)(int64_t n, const void *w, const void *x, size_t xs, float *out);
+#define KERN_NX 4
+#define KERN_NX_FLOAT 2
 
 /* ggml's quantize_row_q8_1_ref: per block of 32, d = amax / 127,
  * q = roundf(x / d) (ties away from zero), s = f16(Σq * d) with d unrounded. */
@@ -73,6 +82,20 @@ float dot_q3_K_avx2(int64_t n, const void *w, const void *x);
 float dot_q4_K_avx2(int64_t n, const void *w, const void *x);
 float dot_q5_K_avx2(int64_t n, const void *w, const void *x);
 float dot_q6_K_avx2(int64_t n, const void *w, const void *x);
+
+void dotn_f32_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_f16_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_bf16_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q4_0_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q4_1_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q5_0_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q5_1_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q8_0_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q2_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q3_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q4_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q5_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_q6_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
 #endif
 
 #endif

@@ -198,7 +198,9 @@ KQUANT_REF(q6_K)
 #ifdef KERN_X86
 #include <immintrin.h>
 
-KERN_AVX2 static inline float h2f(gguf_half h)
+#define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
+
+ALWAYS float h2f(gguf_half h)
 {
     return _cvtsh_ss(h);
 }
@@ -206,7 +208,7 @@ KERN_AVX2 static inline float h2f(gguf_half h)
 /* Eight lane sums of Σ_j sc_j Σ_{e in j} (u_e − off)·a_e; off = 1 << shift,
  * or none when shift < 0. Register c spans 16-element blocks 2c and 2c + 1:
  * its low 128 bits (eight 16-bit pair sums) take scale 2c, the high 2c + 1. */
-KERN_AVX2 static inline __m256i super_isum(const __m256i u[8], const int16_t sc[16], int shift,
+ALWAYS __m256i super_isum(const __m256i u[8], const int16_t sc[16], int shift,
                                            const block_q8_K *a)
 {
     __m256i acc = _mm256_setzero_si256();
@@ -224,13 +226,13 @@ KERN_AVX2 static inline __m256i super_isum(const __m256i u[8], const int16_t sc[
 }
 
 /* Eight lane sums of Σ_j mn_j bsum_j. */
-KERN_AVX2 static inline __m256i super_msum(const int16_t mn[16], const block_q8_K *a)
+ALWAYS __m256i super_msum(const int16_t mn[16], const block_q8_K *a)
 {
     return _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)a->bsums),
                              _mm256_loadu_si256((const __m256i *)mn));
 }
 
-KERN_AVX2 static inline float hsum8(__m256 v)
+ALWAYS float hsum8(__m256 v)
 {
     __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     h = _mm_add_ps(h, _mm_movehl_ps(h, h));
@@ -239,69 +241,61 @@ KERN_AVX2 static inline float hsum8(__m256 v)
 }
 
 /* acc += d · float(s) lane by lane. */
-KERN_AVX2 static inline __m256 add_scaled(__m256 acc, float d, __m256i s)
+ALWAYS __m256 add_scaled(__m256 acc, float d, __m256i s)
 {
     return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(s), acc);
 }
 
 /* Bits [shift, shift + width) of every byte of v, as bytes. */
-KERN_AVX2 static inline __m256i bits(__m256i v, int shift, int mask)
+ALWAYS __m256i bits(__m256i v, int shift, int mask)
 {
     /* a 16-bit shift moves the high byte's bits into the low byte's top,
      * which the mask clears */
     return _mm256_and_si256(_mm256_srli_epi16(v, shift), _mm256_set1_epi8((char)mask));
 }
 
-KERN_AVX2 static inline __m256i load256(const uint8_t *p)
+ALWAYS __m256i load256(const uint8_t *p)
 {
     return _mm256_loadu_si256((const __m256i *)p);
 }
 
-KERN_AVX2 float dot_q2_K_avx2(int64_t n, const void *w, const void *x)
+/* The unpacking of each format: u[8] as above, scales sc (and mins mn),
+ * super-scales d (and dmin), and the shift of the level offset (-1: none). */
+ALWAYS void unpack_avx2_q2_K(const block_q2_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+                             float *d, float *dmin, int *shift)
 {
-    const block_q2_K *bw = w;
-    const block_q8_K *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK_K; i++) {
-        __m256i u[8];
-        int16_t sc[16], mn[16];
-        for (int h = 0; h < 2; h++) {
-            const __m256i q = load256(bw[i].qs + 32 * h);
-            for (int c = 0; c < 4; c++)
-                u[4 * h + c] = bits(q, 2 * c, 3);
-        }
-        for (int j = 0; j < 16; j++) {
-            sc[j] = bw[i].scales[j] & 0x0f;
-            mn[j] = bw[i].scales[j] >> 4;
-        }
-        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, -1, &bx[i]));
-        acc = add_scaled(acc, -bx[i].d * h2f(bw[i].dmin), super_msum(mn, &bx[i]));
+    for (int h = 0; h < 2; h++) {
+        const __m256i q = load256(b->qs + 32 * h);
+        for (int c = 0; c < 4; c++)
+            u[4 * h + c] = bits(q, 2 * c, 3);
     }
-    return hsum8(acc);
+    for (int j = 0; j < 16; j++) {
+        sc[j] = b->scales[j] & 0x0f;
+        mn[j] = b->scales[j] >> 4;
+    }
+    *d = h2f(b->d);
+    *dmin = h2f(b->dmin);
+    *shift = -1;
 }
 
-KERN_AVX2 float dot_q3_K_avx2(int64_t n, const void *w, const void *x)
+ALWAYS void unpack_avx2_q3_K(const block_q3_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+                             float *d, float *dmin, int *shift)
 {
-    const block_q3_K *bw = w;
-    const block_q8_K *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK_K; i++) {
-        __m256i u[8];
-        int16_t sc[16];
-        int s32[16];
-        const __m256i hm = load256(bw[i].hmask);
-        for (int h = 0; h < 2; h++) {
-            const __m256i q = load256(bw[i].qs + 32 * h);
-            for (int c = 0; c < 4; c++) /* level + 4 = low bits | hmask bit 4h+c as 4 */
-                u[4 * h + c] = _mm256_or_si256(bits(q, 2 * c, 3),
-                                               _mm256_slli_epi16(bits(hm, 4 * h + c, 1), 2));
-        }
-        scales_q3_K(bw[i].scales, s32);
-        for (int j = 0; j < 16; j++)
-            sc[j] = (int16_t)s32[j];
-        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, 2, &bx[i]));
+    int s32[16];
+    const __m256i hm = load256(b->hmask);
+    for (int h = 0; h < 2; h++) {
+        const __m256i q = load256(b->qs + 32 * h);
+        for (int c = 0; c < 4; c++) /* level + 4 = low bits | hmask bit 4h+c as 4 */
+            u[4 * h + c] = _mm256_or_si256(bits(q, 2 * c, 3),
+                                           _mm256_slli_epi16(bits(hm, 4 * h + c, 1), 2));
     }
-    return hsum8(acc);
+    scales_q3_K(b->scales, s32);
+    for (int j = 0; j < 16; j++)
+        sc[j] = (int16_t)s32[j];
+    (void)mn;
+    *d = h2f(b->d);
+    *dmin = 0.0f;
+    *shift = 2;
 }
 
 /* q4_K/q5_K scales and mins, each 32-element sub-block's twice. */
@@ -315,70 +309,98 @@ static void k4_scales16(const uint8_t s[12], int16_t sc[16], int16_t mn[16])
     }
 }
 
-KERN_AVX2 float dot_q4_K_avx2(int64_t n, const void *w, const void *x)
+ALWAYS void unpack_avx2_q4_K(const block_q4_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+                             float *d, float *dmin, int *shift)
 {
-    const block_q4_K *bw = w;
-    const block_q8_K *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK_K; i++) {
-        __m256i u[8];
-        int16_t sc[16], mn[16];
-        for (int g = 0; g < 4; g++) {
-            const __m256i q = load256(bw[i].qs + 32 * g);
-            u[2 * g] = bits(q, 0, 0x0f);
-            u[2 * g + 1] = bits(q, 4, 0x0f);
-        }
-        k4_scales16(bw[i].scales, sc, mn);
-        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, -1, &bx[i]));
-        acc = add_scaled(acc, -bx[i].d * h2f(bw[i].dmin), super_msum(mn, &bx[i]));
+    for (int g = 0; g < 4; g++) {
+        const __m256i q = load256(b->qs + 32 * g);
+        u[2 * g] = bits(q, 0, 0x0f);
+        u[2 * g + 1] = bits(q, 4, 0x0f);
     }
-    return hsum8(acc);
+    k4_scales16(b->scales, sc, mn);
+    *d = h2f(b->d);
+    *dmin = h2f(b->dmin);
+    *shift = -1;
 }
 
-KERN_AVX2 float dot_q5_K_avx2(int64_t n, const void *w, const void *x)
+ALWAYS void unpack_avx2_q5_K(const block_q5_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+                             float *d, float *dmin, int *shift)
 {
-    const block_q5_K *bw = w;
-    const block_q8_K *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK_K; i++) {
-        __m256i u[8];
-        int16_t sc[16], mn[16];
-        const __m256i qh = load256(bw[i].qh);
-        for (int g = 0; g < 4; g++) {
-            const __m256i q = load256(bw[i].qs + 32 * g);
-            u[2 * g] = bits(q, 0, 0x0f);
-            u[2 * g + 1] = bits(q, 4, 0x0f);
-        }
-        for (int c = 0; c < 8; c++) /* fifth bit: bit c of qh[l] */
-            u[c] = _mm256_or_si256(u[c], _mm256_slli_epi16(bits(qh, c, 1), 4));
-        k4_scales16(bw[i].scales, sc, mn);
-        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, -1, &bx[i]));
-        acc = add_scaled(acc, -bx[i].d * h2f(bw[i].dmin), super_msum(mn, &bx[i]));
+    const __m256i qh = load256(b->qh);
+    for (int g = 0; g < 4; g++) {
+        const __m256i q = load256(b->qs + 32 * g);
+        u[2 * g] = bits(q, 0, 0x0f);
+        u[2 * g + 1] = bits(q, 4, 0x0f);
     }
-    return hsum8(acc);
+    for (int c = 0; c < 8; c++) /* fifth bit: bit c of qh[l] */
+        u[c] = _mm256_or_si256(u[c], _mm256_slli_epi16(bits(qh, c, 1), 4));
+    k4_scales16(b->scales, sc, mn);
+    *d = h2f(b->d);
+    *dmin = h2f(b->dmin);
+    *shift = -1;
 }
 
-KERN_AVX2 float dot_q6_K_avx2(int64_t n, const void *w, const void *x)
+ALWAYS void unpack_avx2_q6_K(const block_q6_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+                             float *d, float *dmin, int *shift)
 {
-    const block_q6_K *bw = w;
-    const block_q8_K *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK_K; i++) {
-        __m256i u[8];
-        int16_t sc[16];
-        for (int h = 0; h < 2; h++) {
-            const __m256i l0 = load256(bw[i].ql + 64 * h), l1 = load256(bw[i].ql + 64 * h + 32);
-            const __m256i qh = load256(bw[i].qh + 32 * h);
-            /* level + 32 = low nibble | two bits of qh at 2c, as bits 4-5 */
-            u[4 * h + 0] = _mm256_or_si256(bits(l0, 0, 0x0f), _mm256_slli_epi16(bits(qh, 0, 3), 4));
-            u[4 * h + 1] = _mm256_or_si256(bits(l1, 0, 0x0f), _mm256_slli_epi16(bits(qh, 2, 3), 4));
-            u[4 * h + 2] = _mm256_or_si256(bits(l0, 4, 0x0f), _mm256_slli_epi16(bits(qh, 4, 3), 4));
-            u[4 * h + 3] = _mm256_or_si256(bits(l1, 4, 0x0f), _mm256_slli_epi16(bits(qh, 6, 3), 4));
-        }
-        for (int j = 0; j < 16; j++)
-            sc[j] = bw[i].scales[j];
-        acc = add_scaled(acc, bx[i].d * h2f(bw[i].d), super_isum(u, sc, 5, &bx[i]));
+    for (int h = 0; h < 2; h++) {
+        const __m256i l0 = load256(b->ql + 64 * h), l1 = load256(b->ql + 64 * h + 32);
+        const __m256i qh = load256(b->qh + 32 * h);
+        /* level + 32 = low nibble | two bits of qh at 2c, as bits 4-5 */
+        u[4 * h + 0] = _mm256_or_si256(bits(l0, 0, 0x0f), _mm256_slli_epi16(bits(qh, 0, 3), 4));
+        u[4 * h + 1] = _mm256_or_si256(bits(l1, 0, 0x0f), _mm256_slli_epi16(bits(qh, 2, 3), 4));
+        u[4 * h + 2] = _mm256_or_si256(bits(l0, 4, 0x0f), _mm256_slli_epi16(bits(qh, 4, 3), 4));
+        u[4 * h + 3] = _mm256_or_si256(bits(l1, 4, 0x0f), _mm256_slli_epi16(bits(qh, 6, 3), 4));
     }
-    return hsum8(acc);
+    for (int j = 0; j < 16; j++)
+        sc[j] = b->scales[j];
+    (void)mn;
+    *d = h2f(b->d);
+    *dmin = 0.0f;
+    *shift = 5;
 }
+
+/* nx activation rows against one weight row: each super-block is unpacked
+ * once; row k's arithmetic does not depend on nx. */
+#define KQUANT_ROWS(T, HAS_MIN)                                                     \
+    ALWAYS void rows_##T(int64_t n, const void *w, const void *x, size_t xs, int nx,    \
+                         float *out)                                                \
+    {                                                                               \
+        const block_##T *bw = w;                                                    \
+        __m256 acc[KERN_NX];                                                        \
+        for (int k = 0; k < nx; k++)                                                \
+            acc[k] = _mm256_setzero_ps();                                           \
+        for (int64_t i = 0; i < n / QK_K; i++) {                                    \
+            __m256i u[8];                                                           \
+            int16_t sc[16], mn[16];                                                 \
+            float d, dmin;                                                          \
+            int shift;                                                              \
+            unpack_avx2_##T(&bw[i], u, sc, mn, &d, &dmin, &shift);                  \
+            for (int k = 0; k < nx; k++) {                                          \
+                const block_q8_K *bx = (const block_q8_K *)((const uint8_t *)x + k * xs) + i; \
+                acc[k] = add_scaled(acc[k], bx->d * d, super_isum(u, sc, shift, bx));  \
+                if (HAS_MIN)                                                        \
+                    acc[k] = add_scaled(acc[k], -bx->d * dmin, super_msum(mn, bx));  \
+            }                                                                       \
+        }                                                                           \
+        for (int k = 0; k < nx; k++)                                                \
+            out[k] = hsum8(acc[k]);                                                 \
+    }                                                                               \
+    KERN_AVX2 float dot_##T##_avx2(int64_t n, const void *w, const void *x)         \
+    {                                                                               \
+        float r;                                                                    \
+        rows_##T(n, w, x, 0, 1, &r);                                                \
+        return r;                                                                   \
+    }                                                                               \
+    KERN_AVX2 void dotn_##T##_avx2(int64_t n, const void *w, const void *x, size_t xs, \
+                                   float *out)                                      \
+    {                                                                               \
+        rows_##T(n, w, x, xs, KERN_NX, out);                                        \
+    }
+
+KQUANT_ROWS(q2_K, 1)
+KQUANT_ROWS(q3_K, 0)
+KQUANT_ROWS(q4_K, 1)
+KQUANT_ROWS(q5_K, 1)
+KQUANT_ROWS(q6_K, 0)
 #endif

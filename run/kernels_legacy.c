@@ -123,13 +123,19 @@ float dot_q5_1_ref(int64_t n, const void *w, const void *x)
  * at most 2·128·127 < 2^15, so nothing saturates), then madd with ones to
  * eight 32-bit sums, which become floats scaled by d_w·d_x into eight lane
  * accumulators: each lane adds one term per block.
+ *
+ * Each kernel is written once for nx activation rows: a weight block is
+ * unpacked once and met by every row. Row k's arithmetic is the same
+ * whatever nx is, so dotn_* gives exactly what dot_* gives row by row.
  */
 #ifdef KERN_X86
 #include <immintrin.h>
 
+#define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
+
 /* The 32 nibbles of qs as bytes: elements 0..15 from the low nibbles,
  * 16..31 from the high ones. */
-KERN_AVX2 static inline __m256i nibbles_to_bytes(const uint8_t qs[16])
+ALWAYS __m256i nibbles_to_bytes(const uint8_t qs[16])
 {
     const __m128i v = _mm_loadu_si128((const __m128i *)qs), low4 = _mm_set1_epi8(0x0f);
     const __m128i lo = _mm_and_si128(v, low4), hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
@@ -137,7 +143,7 @@ KERN_AVX2 static inline __m256i nibbles_to_bytes(const uint8_t qs[16])
 }
 
 /* Byte j = 0x10 where bit j of qh is set, else 0 (a 5-bit type's top bit). */
-KERN_AVX2 static inline __m256i fifth_bits(const uint8_t qh_bytes[4])
+ALWAYS __m256i fifth_bits(const uint8_t qh_bytes[4])
 {
     uint32_t qh;
     memcpy(&qh, qh_bytes, sizeof qh);
@@ -151,18 +157,12 @@ KERN_AVX2 static inline __m256i fifth_bits(const uint8_t qh_bytes[4])
 }
 
 /* Eight 32-bit partial sums of Σ q·a for unsigned levels q. */
-KERN_AVX2 static inline __m256i dot_u8_i8(__m256i q, __m256i a)
+ALWAYS __m256i dot_u8_i8(__m256i q, __m256i a)
 {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), _mm256_set1_epi16(1));
 }
 
-/* The same for signed levels q (never -128 against a = -128). */
-KERN_AVX2 static inline __m256i dot_i8_i8(__m256i q, __m256i a)
-{
-    return dot_u8_i8(_mm256_sign_epi8(q, q), _mm256_sign_epi8(a, q));
-}
-
-KERN_AVX2 static inline float hsum8(__m256 v)
+ALWAYS float hsum8(__m256 v)
 {
     __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     h = _mm_add_ps(h, _mm_movehl_ps(h, h));
@@ -171,87 +171,118 @@ KERN_AVX2 static inline float hsum8(__m256 v)
 }
 
 /* acc += d · float(s), lane by lane. */
-KERN_AVX2 static inline __m256 add_scaled(__m256 acc, float d, __m256i s)
+ALWAYS __m256 add_scaled(__m256 acc, float d, __m256i s)
 {
     return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(s), acc);
 }
 
 /* f16 → float with F16C (exact for every non-NaN value). */
-KERN_AVX2 static inline float h2f(gguf_half h)
+ALWAYS float h2f(gguf_half h)
 {
     return _cvtsh_ss(h);
 }
 
-KERN_AVX2 static inline __m256i load32(const int8_t *p)
+ALWAYS __m256i load32(const int8_t *p)
 {
     return _mm256_loadu_si256((const __m256i *)p);
 }
 
-KERN_AVX2 float dot_q4_0_avx2(int64_t n, const void *w, const void *x)
+/* The weight levels of block i as bytes, and whether they are signed. */
+ALWAYS __m256i levels_q4_0(const block_q4_0 *b)
 {
-    const block_q4_0 *bw = w;
-    const block_q8_0 *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK4_0; i++) {
-        const __m256i q = _mm256_sub_epi8(nibbles_to_bytes(bw[i].qs), _mm256_set1_epi8(8));
-        const float d = h2f(bw[i].d) * h2f(bx[i].d);
-        acc = add_scaled(acc, d, dot_i8_i8(q, load32(bx[i].qs)));
-    }
-    return hsum8(acc);
+    return _mm256_sub_epi8(nibbles_to_bytes(b->qs), _mm256_set1_epi8(8));
+}
+ALWAYS __m256i levels_q5_0(const block_q5_0 *b)
+{
+    const __m256i q = _mm256_or_si256(nibbles_to_bytes(b->qs), fifth_bits(b->qh));
+    return _mm256_sub_epi8(q, _mm256_set1_epi8(16));
+}
+ALWAYS __m256i levels_q8_0(const block_q8_0 *b)
+{
+    return load32(b->qs);
+}
+ALWAYS __m256i levels_q4_1(const block_q4_1 *b)
+{
+    return nibbles_to_bytes(b->qs);
+}
+ALWAYS __m256i levels_q5_1(const block_q5_1 *b)
+{
+    return _mm256_or_si256(nibbles_to_bytes(b->qs), fifth_bits(b->qh));
 }
 
-KERN_AVX2 float dot_q5_0_avx2(int64_t n, const void *w, const void *x)
-{
-    const block_q5_0 *bw = w;
-    const block_q8_0 *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK5_0; i++) {
-        __m256i q = _mm256_or_si256(nibbles_to_bytes(bw[i].qs), fifth_bits(bw[i].qh));
-        q = _mm256_sub_epi8(q, _mm256_set1_epi8(16));
-        const float d = h2f(bw[i].d) * h2f(bx[i].d);
-        acc = add_scaled(acc, d, dot_i8_i8(q, load32(bx[i].qs)));
+/* Scale-only types against q8_0 rows: signed levels q go through maddubs
+ * as |q| against a·sign(q) (q is never -128 while a is -128: q8_0 levels
+ * stay within ±127). */
+#define SCALE_ONLY_ROWS(T)                                                          \
+    ALWAYS void rows_##T(int64_t n, const void *w, const void *x, size_t xs, int nx,    \
+                         float *out)                                                \
+    {                                                                               \
+        const block_##T *bw = w;                                                    \
+        __m256 acc[KERN_NX];                                                        \
+        for (int k = 0; k < nx; k++)                                                \
+            acc[k] = _mm256_setzero_ps();                                           \
+        for (int64_t i = 0; i < n / 32; i++) {                                      \
+            const __m256i q = levels_##T(&bw[i]);                                   \
+            const __m256i aq = _mm256_sign_epi8(q, q);                              \
+            const float dw = h2f(bw[i].d);                                          \
+            for (int k = 0; k < nx; k++) {                                          \
+                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
+                const __m256i s = dot_u8_i8(aq, _mm256_sign_epi8(load32(bx->qs), q));  \
+                acc[k] = add_scaled(acc[k], dw * h2f(bx->d), s);                     \
+            }                                                                       \
+        }                                                                           \
+        for (int k = 0; k < nx; k++)                                                \
+            out[k] = hsum8(acc[k]);                                                 \
     }
-    return hsum8(acc);
-}
 
-KERN_AVX2 float dot_q8_0_avx2(int64_t n, const void *w, const void *x)
-{
-    const block_q8_0 *bw = w;
-    const block_q8_0 *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK8_0; i++) {
-        const float d = h2f(bw[i].d) * h2f(bx[i].d);
-        acc = add_scaled(acc, d, dot_i8_i8(load32(bw[i].qs), load32(bx[i].qs)));
+/* Types with a min against q8_1 rows: unsigned levels, and Σ m_w · s_x
+ * added apart. */
+#define WITH_MIN_ROWS(T)                                                            \
+    ALWAYS void rows_##T(int64_t n, const void *w, const void *x, size_t xs, int nx,    \
+                         float *out)                                                \
+    {                                                                               \
+        const block_##T *bw = w;                                                    \
+        __m256 acc[KERN_NX];                                                        \
+        float mins[KERN_NX];                                                        \
+        for (int k = 0; k < nx; k++) {                                              \
+            acc[k] = _mm256_setzero_ps();                                           \
+            mins[k] = 0.0f;                                                         \
+        }                                                                           \
+        for (int64_t i = 0; i < n / 32; i++) {                                      \
+            const __m256i q = levels_##T(&bw[i]);                                   \
+            const float dw = h2f(bw[i].d), mw = h2f(bw[i].m);                       \
+            for (int k = 0; k < nx; k++) {                                          \
+                const block_q8_1 *bx = (const block_q8_1 *)((const uint8_t *)x + k * xs) + i; \
+                acc[k] = add_scaled(acc[k], dw * h2f(bx->d), dot_u8_i8(q, load32(bx->qs))); \
+                mins[k] += mw * h2f(bx->s);                                         \
+            }                                                                       \
+        }                                                                           \
+        for (int k = 0; k < nx; k++)                                                \
+            out[k] = hsum8(acc[k]) + mins[k];                                       \
     }
-    return hsum8(acc);
-}
 
-KERN_AVX2 float dot_q4_1_avx2(int64_t n, const void *w, const void *x)
-{
-    const block_q4_1 *bw = w;
-    const block_q8_1 *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    float mins = 0.0f; /* Σ m_w · s_x */
-    for (int64_t i = 0; i < n / QK4_1; i++) {
-        const float d = h2f(bw[i].d) * h2f(bx[i].d);
-        acc = add_scaled(acc, d, dot_u8_i8(nibbles_to_bytes(bw[i].qs), load32(bx[i].qs)));
-        mins += h2f(bw[i].m) * h2f(bx[i].s);
+/* One row (dot_*) and KERN_NX rows (dotn_*) from the same code. */
+#define ENTRY_POINTS(T)                                                             \
+    KERN_AVX2 float dot_##T##_avx2(int64_t n, const void *w, const void *x)         \
+    {                                                                               \
+        float r;                                                                    \
+        rows_##T(n, w, x, 0, 1, &r);                                                \
+        return r;                                                                   \
+    }                                                                               \
+    KERN_AVX2 void dotn_##T##_avx2(int64_t n, const void *w, const void *x, size_t xs, \
+                                   float *out)                                      \
+    {                                                                               \
+        rows_##T(n, w, x, xs, KERN_NX, out);                                        \
     }
-    return hsum8(acc) + mins;
-}
 
-KERN_AVX2 float dot_q5_1_avx2(int64_t n, const void *w, const void *x)
-{
-    const block_q5_1 *bw = w;
-    const block_q8_1 *bx = x;
-    __m256 acc = _mm256_setzero_ps();
-    float mins = 0.0f; /* Σ m_w · s_x */
-    for (int64_t i = 0; i < n / QK5_1; i++) {
-        const __m256i q = _mm256_or_si256(nibbles_to_bytes(bw[i].qs), fifth_bits(bw[i].qh));
-        const float d = h2f(bw[i].d) * h2f(bx[i].d);
-        acc = add_scaled(acc, d, dot_u8_i8(q, load32(bx[i].qs)));
-        mins += h2f(bw[i].m) * h2f(bx[i].s);
-    }
-    return hsum8(acc) + mins;
-}
+SCALE_ONLY_ROWS(q4_0)
+SCALE_ONLY_ROWS(q5_0)
+SCALE_ONLY_ROWS(q8_0)
+WITH_MIN_ROWS(q4_1)
+WITH_MIN_ROWS(q5_1)
+ENTRY_POINTS(q4_0)
+ENTRY_POINTS(q5_0)
+ENTRY_POINTS(q8_0)
+ENTRY_POINTS(q4_1)
+ENTRY_POINTS(q5_1)
 #endif
