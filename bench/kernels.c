@@ -1,8 +1,9 @@
 /*
  * bench/kernels.c — speed of run/kernels.h's kern_matmul per weight type:
  * a 4096 × 4096 matrix times nb = 1 and nb = 32 activation rows, scalar
- * reference kernels and SIMD kernels, in GFLOP/s (2·rows·cols·nb / time)
- * with the OpenMP thread count of the environment.
+ * reference kernels and SIMD kernels, in GFLOP/s per core
+ * (2·rows·cols·nb / CPU seconds summed over threads) with the OpenMP thread
+ * count of the environment (OMP_NUM_THREADS=1 for the plainest figure).
  *
  * Built and run by bench/kernels.sh; never part of make test. The matrix is
  * 256 distinct quantized rows repeated (quantizing 16M weights with the
@@ -23,27 +24,27 @@
 #define DISTINCT 256
 #define NB_MAX 32
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Seconds per kern_matmul call: repeated until min_time has passed. */
+/* CPU seconds (all threads) per kern_matmul call, repeated until min_time
+ * of wall time has passed. On a machine shared with other jobs CPU time is
+ * the steadier measure: it counts only the time our threads ran. */
 static double time_matmul(uint32_t t, const void *w, size_t rb, const void *xq, int nb, float *y,
                           double min_time)
 {
     kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y); /* warm-up */
     int reps = 0;
-    const double t0 = now();
-    double el;
+    const double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     do {
         kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
         reps++;
-        el = now() - t0;
-    } while (el < min_time);
-    return el / reps;
+    } while (clock_s(CLOCK_MONOTONIC) - w0 < min_time);
+    return (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0) / reps;
 }
 
 int main(int argc, char **argv)
@@ -56,9 +57,9 @@ int main(int argc, char **argv)
     float *y = malloc(sizeof(float) * NB_MAX * ROWS);
     srand(1);
     for (size_t i = 0; i < (size_t)DISTINCT * COLS; i++)
-        src[i] = (float)rand() / RAND_MAX - 0.5f;
+        src[i] = (float)((double)rand() / RAND_MAX - 0.5);
     for (size_t i = 0; i < (size_t)NB_MAX * COLS; i++)
-        x[i] = (float)rand() / RAND_MAX - 0.5f;
+        x[i] = (float)((double)rand() / RAND_MAX - 0.5);
 
     printf("%-6s %10s %12s %12s %12s %12s %8s %8s\n", "type", "MiB", "scalar nb=1", "simd nb=1",
            "scalar nb=32", "simd nb=32", "x nb=1", "x nb=32");
@@ -91,7 +92,7 @@ int main(int argc, char **argv)
         free(w);
         free(xq);
     }
-    printf("(GFLOP/s = 2*4096*4096*nb / seconds per kern_matmul)\n");
+    printf("(GFLOP/s per core = 2*4096*4096*nb / CPU seconds per kern_matmul)\n");
     free(src);
     free(x);
     free(y);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/kernels.sh — kern_matmul speed per weight type (bench/kernels.c):
-# 4096 x 4096, nb = 1 and 32, scalar vs SIMD, GFLOP/s.
+# 4096 x 4096, nb = 1 and 32, scalar vs SIMD, GFLOP/s per core (CPU time).
 #
-#   bench/kernels.sh            (BUILD=build, OMP_NUM_THREADS=2, MIN_TIME=0.3 s)
+#   bench/kernels.sh            (BUILD=build, OMP_NUM_THREADS=1, MIN_TIME=0.3 s)
 #
 # Needs the kernel objects and libgguf: make build/tests/test_kernels first.
 # A benchmark, never part of make test.
@@ -19,6 +19,6 @@ trap 'rm -f "$OUT"' EXIT
 ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -I"$ROOT/gguf" -I"$ROOT/run" -o "$OUT" \
     "$ROOT/bench/kernels.c" $OBJS "$B/libgguf.a" -fopenmp \
     $(pkg-config --libs libpcre2-8 2>/dev/null) -lm
-echo "threads: ${OMP_NUM_THREADS:=2}; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+echo "threads: ${OMP_NUM_THREADS:=1}; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 export OMP_NUM_THREADS
 "$OUT" "${MIN_TIME:-0.3}"

@@ -278,10 +278,27 @@ ALWAYS void unpack_avx2_q2_K(const block_q2_K *b, __m256i u[8], int16_t sc[16], 
     *shift = -1;
 }
 
+/* q3_K's scales as scales_q3_K decodes them, four at a time: word i of
+ * bytes 0..7 gives low nibbles (scales 4i..4i+3) and high nibbles (8 + 4i..),
+ * word 2 (bytes 8..11) the top two bits, pair 2k for scales 4k..4k+3. */
+ALWAYS void q3_scales16(const uint8_t s[12], int16_t sc[16])
+{
+    uint32_t w[3];
+    memcpy(w, s, sizeof w);
+    const uint32_t lo4 = 0x0f0f0f0f, lo2 = 0x03030303;
+    const uint32_t g[4] = {
+        (w[0] & lo4) | (w[2] & lo2) << 4,
+        (w[1] & lo4) | ((w[2] >> 2) & lo2) << 4,
+        ((w[0] >> 4) & lo4) | ((w[2] >> 4) & lo2) << 4,
+        ((w[1] >> 4) & lo4) | ((w[2] >> 6) & lo2) << 4,
+    };
+    for (int j = 0; j < 16; j++)
+        sc[j] = (int16_t)((int)(g[j / 4] >> (8 * (j % 4)) & 0xff) - 32);
+}
+
 ALWAYS void unpack_avx2_q3_K(const block_q3_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
                              float *d, float *dmin, int *shift)
 {
-    int s32[16];
     const __m256i hm = load256(b->hmask);
     for (int h = 0; h < 2; h++) {
         const __m256i q = load256(b->qs + 32 * h);
@@ -289,23 +306,28 @@ ALWAYS void unpack_avx2_q3_K(const block_q3_K *b, __m256i u[8], int16_t sc[16], 
             u[4 * h + c] = _mm256_or_si256(bits(q, 2 * c, 3),
                                            _mm256_slli_epi16(bits(hm, 4 * h + c, 1), 2));
     }
-    scales_q3_K(b->scales, s32);
-    for (int j = 0; j < 16; j++)
-        sc[j] = (int16_t)s32[j];
+    q3_scales16(b->scales, sc);
     (void)mn;
     *d = h2f(b->d);
     *dmin = 0.0f;
     *shift = 2;
 }
 
-/* q4_K/q5_K scales and mins, each 32-element sub-block's twice. */
-static void k4_scales16(const uint8_t s[12], int16_t sc[16], int16_t mn[16])
+/* q4_K/q5_K scales and mins, each 32-element sub-block's twice: scales_k4's
+ * layout taken four bytes at a time (word i = bytes 4i..4i+3). */
+ALWAYS void k4_scales16(const uint8_t s[12], int16_t sc[16], int16_t mn[16])
 {
-    int sc8[8], mn8[8];
-    scales_k4(s, sc8, mn8);
-    for (int j = 0; j < 16; j++) {
-        sc[j] = (int16_t)sc8[j / 2];
-        mn[j] = (int16_t)mn8[j / 2];
+    uint32_t w[3];
+    memcpy(w, s, sizeof w);
+    const uint32_t lo6 = 0x3f3f3f3f, lo4 = 0x0f0f0f0f, lo2 = 0x03030303;
+    const uint32_t sc_lo = w[0] & lo6, mn_lo = w[1] & lo6;
+    const uint32_t sc_hi = (w[2] & lo4) | ((w[0] >> 6) & lo2) << 4;
+    const uint32_t mn_hi = ((w[2] >> 4) & lo4) | ((w[1] >> 6) & lo2) << 4;
+    for (int j = 0; j < 4; j++) {
+        sc[2 * j] = sc[2 * j + 1] = (int16_t)(sc_lo >> (8 * j) & 0xff);
+        sc[8 + 2 * j] = sc[9 + 2 * j] = (int16_t)(sc_hi >> (8 * j) & 0xff);
+        mn[2 * j] = mn[2 * j + 1] = (int16_t)(mn_lo >> (8 * j) & 0xff);
+        mn[8 + 2 * j] = mn[9 + 2 * j] = (int16_t)(mn_hi >> (8 * j) & 0xff);
     }
 }
 
