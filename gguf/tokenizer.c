@@ -311,7 +311,7 @@ static int load_spm_bytes(gguf_vocab *v, gguf_error *err)
 }
 
 /* The special-token keys. Out-of-vocabulary ids are refused (llama.cpp warns
- * and keeps its default). */
+ * and keeps its default), except -1, which means "none". */
 static int load_special_ids(gguf_vocab *v, const gguf_file *f, int32_t *fim_pad, int32_t *fim_rep,
                             int32_t *fim_sep, gguf_error *err)
 {
@@ -339,6 +339,10 @@ static int load_special_ids(gguf_vocab *v, const gguf_file *f, int32_t *fim_pad,
         char tb[32];
         if (kv->type == GGUF_VT_ARR || !gguf_kv_int(kv, &id))
             return gguf_error_set(err, "%s is %s, expected an integer", keys[i].key, kv_type(kv, tb));
+        /* -1 (0xFFFFFFFF in a u32) is how converters say "none", e.g.
+         * llama.cpp's llama2c converter for the separator: the default stays. */
+        if (id == -1 || (kv->type == GGUF_VT_U32 && id == UINT32_MAX))
+            continue;
         if (id < 0 || id >= v->n_tokens)
             return gguf_error_set(err, "%s = %lld is outside the vocabulary of %d tokens",
                                   keys[i].key, (long long)id, v->n_tokens);

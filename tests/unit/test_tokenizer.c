@@ -14,6 +14,9 @@
 
 /* ---- helpers --------------------------------------------------------------- */
 
+/* Ids in the hand-built SPM vocabulary (see spm_writer). */
+enum { UNK = 0, BOS = 1, EOS = 2, BYTE0 = 3, P0 = 259 };
+
 static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -313,7 +316,6 @@ END_TEST
 
 /* ---- hand-built SPM vocabulary ------------------------------------------------ */
 
-enum { UNK = 0, BOS = 1, EOS = 2, BYTE0 = 3, P0 = 259 };
 #define PIECE(k) (P0 + (k)) /* id of spm_pieces[k] */
 #define TOOL ((int32_t)(P0 + N_SPM_PIECES))
 
@@ -549,6 +551,23 @@ START_TEST(test_refuses_bad_vocabularies)
         snprintf(want, sizeof want, "%s = 275 is outside the vocabulary of 275 tokens", id_keys[i]);
         expect_refused(w, want);
     }
+    /* -1 as u32 means "none" (llama.cpp's own llama2c converter writes it):
+     * accepted, the default stays */
+    {
+        gguf_error err;
+        w = spm_writer(spm_pieces, N_SPM_PIECES);
+        gguf_writer_set_u32(w, "tokenizer.ggml.seperator_token_id", UINT32_MAX);
+        gguf_writer_set_u32(w, "tokenizer.ggml.bos_token_id", UINT32_MAX);
+        gguf_writer_set_i32(w, "tokenizer.ggml.eos_token_id", -1);
+        gguf_vocab *v = load_writer(w, &err);
+        ck_assert_msg(v, "%s", err.msg);
+        ck_assert_int_eq(gguf_vocab_bos(v), BOS);
+        ck_assert_int_eq(gguf_vocab_eos(v), EOS);
+        gguf_vocab_free(v);
+    }
+    w = spm_writer(spm_pieces, N_SPM_PIECES);
+    gguf_writer_set_i32(w, "tokenizer.ggml.eos_token_id", -2);
+    expect_refused(w, "tokenizer.ggml.eos_token_id = -2 is outside the vocabulary");
     w = spm_writer(spm_pieces, N_SPM_PIECES);
     gguf_writer_set_str(w, "tokenizer.ggml.bos_token_id", "1");
     expect_refused(w, "tokenizer.ggml.bos_token_id is str, expected an integer");
