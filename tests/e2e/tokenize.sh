@@ -93,3 +93,46 @@ for pair in llama3:ggml-vocab-llama-bpe.gguf qwen3:ggml-vocab-qwen2.gguf; do
     fi
     if check_vectors "$name" "$out"; then pass "tokenize $name vectors"; else fail "tokenize $name vectors"; fi
 done
+
+# --- llama.cpp's greedy-decode prompts: the prompt ids it fed each model ------
+# (BOS added, as --special does). wp-llama-5m-* share one vocabulary, llama2xs
+# uses stories260K's; qwen2-rand and llama3rope-rand are converted first.
+if need_fixture reference/greedy "tokenize greedy prompts"; then
+    if ! command -v python3 >/dev/null; then
+        skip "tokenize greedy prompts" "python3 not installed"
+    else
+        for m in qwen2-rand llama3rope-rand; do
+            [ -x "$CONVERT" ] && [ -d "$FIX/models/$m" ] &&
+                "$CONVERT" "$FIX/models/$m" --vocab-only -o "$TMP/$m.gguf" >/dev/null 2>&1
+        done
+        if out=$(python3 - "$FIX" "$INSPECT" "$TMP" <<'PY' 2>&1
+import json, glob, os, subprocess, sys
+fix, inspect, tmp = sys.argv[1:4]
+def vocab_for(model):
+    name = model[:-5]
+    if name.startswith('wp-llama-5m-'): return fix + '/reference/wp-llama-5m-f16.gguf'
+    if name.startswith('llama2xs'): return fix + '/reference/stories260K-f32.gguf'
+    for p in [fix + '/reference/' + model] + glob.glob(fix + '/models/*/' + model):
+        if os.path.exists(p): return p
+    for folder in ('qwen2-rand', 'llama3rope-rand'):
+        if name.startswith(folder) and os.path.exists(tmp + '/' + folder + '.gguf'):
+            return tmp + '/' + folder + '.gguf'
+    return None
+ok = bad = 0
+for f in sorted(glob.glob(fix + '/reference/greedy/*.json')):
+    d = json.load(open(f))
+    v = vocab_for(d['model'])
+    if not v:
+        print('no vocabulary for', d['model']); bad += 1; continue
+    out = subprocess.run([inspect, v, '--tokenize', d['prompt'], '--special'], capture_output=True).stdout
+    ids = [int(x) for x in out.split(b'\n')[0].split()]
+    if ids != d['prompt_ids']:
+        bad += 1; print(os.path.basename(f), ids, d['prompt_ids'])
+    else:
+        ok += 1
+print('%d prompts match' % ok)
+sys.exit(1 if bad or not ok else 0)
+PY
+        ); then pass "tokenize greedy prompts ($(tail -1 <<<"$out"))"; else fail "tokenize greedy prompts" "$(head -3 <<<"$out" | tr '\n' ' ')"; fi
+    fi
+fi
