@@ -106,7 +106,7 @@ static void begin(image *im)
 static gguf_vocab *make_spm(void)
 {
     static const char *const pieces[] = { "\xe2\x96\x81", "\xe2\x96\x81t", "h", "e", "he",
-                                          "\xe2\x96\x81the", "a", "b", "ab", "\xe2\x96\x81" "ab", "<tool>" };
+                                          "\xe2\x96\x81the", "a", "b", "ab", "\342\226\201ab", "<tool>" };
     enum { NP = sizeof pieces / sizeof *pieces, N = 3 + 256 + NP };
     const char *toks[N];
     char bytes[256][7];
@@ -159,7 +159,7 @@ static const char *const pre_names[] = {
 
 static gguf_vocab *make_bpe(const char *pre)
 {
-    static const char *const extra[] = { "\xc4\xa0t", "he", "\xc4\xa0the", "in", "\xc4\xa0" "a", "12",
+    static const char *const extra[] = { "\xc4\xa0t", "he", "\xc4\xa0the", "in", "\304\240a", "12",
                                          "123", "<|endoftext|>", "<|im_end|>", "<tool>", "<mask>" };
     static const char *const merges[] = { "\xc4\xa0 t", "h e", "\xc4\xa0t he", "i n", "\xc4\xa0 a",
                                           "1 2", "12 3" };

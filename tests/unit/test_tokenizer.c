@@ -96,8 +96,8 @@ static const char *const spm_pieces[] = { "\xe2\x96\x81", "a", "b", "c", "h", "e
 static gguf_writer *bpe_writer(const char *pre)
 {
     static const char *const toks[] = { "<|endoftext|>", "a", "b", "c", "\xc4\xa0", "ab", "abc",
-                                        "\xc4\xa0" "a", "\xc4\xa0" "ab", "1", "2", "12" };
-    static const char *const merges[] = { "a b", "ab c", "\xc4\xa0 a", "\xc4\xa0" "a b", "1 2" };
+                                        "\304\240a", "\304\240ab", "1", "2", "12" };
+    static const char *const merges[] = { "a b", "ab c", "\xc4\xa0 a", "\304\240a b", "1 2" };
     int32_t types[sizeof toks / sizeof *toks];
     for (size_t i = 0; i < sizeof toks / sizeof *toks; i++)
         types[i] = i == 0 ? 3 : 1;
