@@ -136,7 +136,7 @@ typedef struct compiled_rule {
 struct bpe_state {
     compiled_rule rules[8];
     size_t        n_rules;
-    bool          any_collapsed;
+    bool          any_collapsed, any_utf; /* which views of the text are needed */
     char          byte_utf8[256][2]; /* GPT-2 alphabet spelling of each byte */
     uint8_t       byte_utf8_len[256];
 };
@@ -238,6 +238,7 @@ int vocab_bpe_init(gguf_vocab *v, const char *pre, gguf_error *err)
         } else {
             c->re = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED,
                                   PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &errcode, &erroff, NULL);
+            st->any_utf = true;
         }
         if (!c->re) {
             PCRE2_UCHAR msg[120];
@@ -520,6 +521,19 @@ done:
 
 /* ---- one fragment ------------------------------------------------------------------ */
 
+/* The code point the UTF-mode regexes see: non-ASCII White_Space as \v
+ * (llama.cpp's std::wregex knows only ASCII spaces), and U+FFFD for what
+ * PCRE2 cannot take as UTF-8 (surrogates, beyond U+10FFFF; no pattern names
+ * them). */
+static uint32_t utf_subject_cp(uint32_t c, unsigned cls)
+{
+    if (c >= 0x80 && (cls & UCP_SPACE))
+        return '\v';
+    if ((c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
+        return UCP_REPLACEMENT;
+    return c;
+}
+
 int vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list *out)
 {
     const struct bpe_state *st = v->bpe;
@@ -555,25 +569,27 @@ int vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list 
         }
         collapsed_sj.s = collapsed;
     }
-    utf = malloc(4 * n + 1);
-    cp_to_byte = malloc((n + 1) * sizeof *cp_to_byte);
-    byte_to_cp = malloc((4 * n + 1) * sizeof *byte_to_cp);
-    if (!utf || !cp_to_byte || !byte_to_cp)
-        goto done;
-    size_t nb = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t c = cp[i];
-        if (c >= 0x80 && (cls[i] & UCP_SPACE))
-            c = '\v';
-        else if ((c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
-            c = UCP_REPLACEMENT; /* not representable for PCRE2; no pattern names them */
-        cp_to_byte[i] = nb;
-        byte_to_cp[nb] = i;
-        nb += gguf_utf8_encode(c, utf + nb);
+    if (st->any_utf) {
+        /* Two passes: the UTF-8 length first, as bad bytes grow into U+FFFD. */
+        size_t nb = 0;
+        char u[4];
+        for (size_t i = 0; i < n; i++)
+            nb += gguf_utf8_encode(utf_subject_cp(cp[i], cls[i]), u);
+        utf = malloc(nb + 1);
+        cp_to_byte = malloc((n + 1) * sizeof *cp_to_byte);
+        byte_to_cp = malloc((nb + 1) * sizeof *byte_to_cp);
+        if (!utf || !cp_to_byte || !byte_to_cp)
+            goto done;
+        nb = 0;
+        for (size_t i = 0; i < n; i++) {
+            cp_to_byte[i] = nb;
+            byte_to_cp[nb] = i;
+            nb += gguf_utf8_encode(utf_subject_cp(cp[i], cls[i]), utf + nb);
+        }
+        cp_to_byte[n] = nb;
+        byte_to_cp[nb] = n;
+        utf_sj = (subject){ utf, cp_to_byte, byte_to_cp };
     }
-    cp_to_byte[n] = nb;
-    byte_to_cp[nb] = n;
-    utf_sj = (subject){ utf, cp_to_byte, byte_to_cp };
 
     if (word_push(&words, n))
         goto done;
