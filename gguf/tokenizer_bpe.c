@@ -534,17 +534,19 @@ static uint32_t utf_subject_cp(uint32_t c, unsigned cls)
     return c;
 }
 
-int vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list *out)
+/* Splits text into words by the pre-tokenizer's rules. On success *cp_out
+ * holds the text's code points (*n_out of them; the caller frees it) and
+ * words their lengths in order. 0, or -1 when out of memory. */
+static int pre_tokenize(const struct bpe_state *st, const char *text, size_t len, uint32_t **cp_out,
+                        size_t *n_out, word_list *words)
 {
-    const struct bpe_state *st = v->bpe;
     int rc = -1;
     size_t n = 0;
     uint32_t *cp = malloc((len + 1) * sizeof *cp);
     unsigned *cls = malloc((len + 1) * sizeof *cls);
-    char *collapsed = NULL, *utf = NULL, *word = NULL;
+    char *collapsed = NULL, *utf = NULL;
     size_t *cp_to_byte = NULL, *byte_to_cp = NULL;
-    symbol *sym = NULL;
-    word_list words = { 0 }, next = { 0 };
+    word_list next = { 0 };
     pcre2_match_data *md = pcre2_match_data_create(32, NULL);
     if (!cp || !cls || !md)
         goto done;
@@ -591,14 +593,15 @@ int vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list 
         utf_sj = (subject){ utf, cp_to_byte, byte_to_cp };
     }
 
-    if (word_push(&words, n))
+    words->n = 0;
+    if (word_push(words, n))
         goto done;
     for (size_t r = 0; r < st->n_rules; r++) {
         const compiled_rule *rule = &st->rules[r];
         next.n = 0;
         size_t lo = 0;
-        for (size_t w = 0; w < words.n; w++) {
-            size_t hi = lo + words.len[w];
+        for (size_t w = 0; w < words->n; w++) {
+            size_t hi = lo + words->len[w];
             if (rule->kind == SPLIT_REGEX) {
                 if (split_regex(rule, rule->collapsed ? &collapsed_sj : &utf_sj, md, lo, hi, &next))
                     goto done;
@@ -612,10 +615,37 @@ int vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list 
             }
             lo = hi;
         }
-        word_list swap = words;
-        words = next;
+        word_list swap = *words;
+        *words = next;
         next = swap;
     }
+    *cp_out = cp;
+    *n_out = n;
+    cp = NULL;
+    rc = 0;
+done:
+    pcre2_match_data_free(md);
+    free(cp);
+    free(cls);
+    free(collapsed);
+    free(utf);
+    free(cp_to_byte);
+    free(byte_to_cp);
+    free(next.len);
+    return rc;
+}
+
+int vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list *out)
+{
+    const struct bpe_state *st = v->bpe;
+    int rc = -1;
+    size_t n = 0;
+    uint32_t *cp = NULL;
+    char *word = NULL;
+    symbol *sym = NULL;
+    word_list words = { 0 };
+    if (pre_tokenize(st, text, len, &cp, &n, &words))
+        goto done;
 
     /* Each word: its UTF-8 bytes (U+FFFD for bad input bytes) spelled in
      * the byte alphabet, at most 4 * 2 bytes per code point. */
@@ -645,16 +675,9 @@ int vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list 
     }
     rc = 0;
 done:
-    pcre2_match_data_free(md);
     free(cp);
-    free(cls);
-    free(collapsed);
-    free(utf);
-    free(cp_to_byte);
-    free(byte_to_cp);
     free(word);
     free(sym);
     free(words.len);
-    free(next.len);
     return rc;
 }
