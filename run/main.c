@@ -29,51 +29,7 @@
 #include "model.h"
 #include "names.h"
 #include "sampler.h"
-#if __has_include("tokenizer.h")
 #include "tokenizer.h"
-#else
-/* TEMPORARY until gguf/tokenizer.h lands: pieces and special ids only, no
- * encoding (use --prompt-ids). */
-typedef struct gguf_vocab { const gguf_kv *tokens; int32_t bos, eos; } gguf_vocab;
-static int32_t vocab_id(const gguf_file *f, const char *key)
-{
-    const gguf_kv *kv = gguf_find_kv(f, key);
-    int64_t v;
-    return kv && gguf_kv_int(kv, &v) ? (int32_t)v : -1;
-}
-static gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
-{
-    gguf_vocab *v = malloc(sizeof *v);
-    if (!v) {
-        gguf_error_set(err, "out of memory");
-        return NULL;
-    }
-    *v = (gguf_vocab){ gguf_find_kv(f, GGUF_KEY_TOK_TOKENS), vocab_id(f, GGUF_KEY_TOK_BOS),
-                       vocab_id(f, GGUF_KEY_TOK_EOS) };
-    return v;
-}
-static void gguf_vocab_free(gguf_vocab *v) { free(v); }
-static int32_t gguf_vocab_bos(const gguf_vocab *v) { return v->bos; }
-static bool gguf_vocab_is_eog(const gguf_vocab *v, int32_t id) { return id == v->eos; }
-static int gguf_vocab_encode(const gguf_vocab *v, const char *text, size_t len, bool add_special,
-                             bool parse_special, int32_t **ids, size_t *n_ids, gguf_error *err)
-{
-    (void)v, (void)text, (void)len, (void)add_special, (void)parse_special, (void)ids, (void)n_ids;
-    return gguf_error_set(err, "no tokenizer yet: use --prompt-ids");
-}
-static int gguf_vocab_piece(const gguf_vocab *v, int32_t id, bool special, char *buf, size_t size)
-{
-    (void)special;
-    gguf_str s = v->tokens->strs[id];
-    int n = snprintf(buf, size, "%.*s", (int)s.len, s.ptr);
-    for (char *p = buf; (p = strstr(p, "\xe2\x96\x81")); ) {
-        *p = ' ';
-        memmove(p + 1, p + 3, strlen(p + 3) + 1);
-        n -= 2;
-    }
-    return n;
-}
-#endif
 
 #define TOOL "gguf-run"
 
@@ -336,9 +292,8 @@ static int evaluate(runner *r, const int32_t *tokens, int n_tokens, gguf_error *
     if (o->kld) {
         rc = run_kl_divergence(&r->state, &r->model, o->kld_base, &res, err);
     } else {
-        // BOS starts every chunk when the tokenizer put one at the start of the text
-        int32_t bos = gguf_vocab_bos(r->vocab);
-        bos = n_tokens > 0 && bos >= 0 && tokens[0] == bos ? bos : -1;
+        // BOS starts every chunk when the vocabulary adds one
+        const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
         rc = run_perplexity(&r->state, &r->model, tokens, n_tokens, bos, o->kld_base, &res, err);
     }
     if (rc)
