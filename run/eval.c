@@ -146,14 +146,17 @@ done:
  */
 
 int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int n_tokens,
-                   int32_t bos, const char *base_out, run_eval_result *res, gguf_error *err)
+                   int32_t bos, int max_chunks, const char *base_out, run_eval_result *res,
+                   gguf_error *err)
 {
     const int n_ctx = s->n_ctx;
     if (n_ctx < 4 || n_tokens < 2 * n_ctx)
         return gguf_error_set(err, "the text has %d tokens; perplexity at a context of %d needs "
                               "at least %d (and a context of at least 4)", n_tokens, n_ctx,
                               2 * n_ctx);
-    const int n_chunk = n_tokens / n_ctx;
+    int n_chunk = n_tokens / n_ctx;
+    if (max_chunks > 0 && max_chunks < n_chunk)
+        n_chunk = max_chunks;
     int32_t *chunks = malloc((size_t)n_chunk * (size_t)n_ctx * sizeof *chunks);
     if (!chunks)
         return gguf_error_set(err, "out of memory");

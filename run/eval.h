@@ -37,10 +37,12 @@ typedef struct run_eval_result {
     double same_top;   /* KL mode: fraction of positions with the same top token */
 } run_eval_result;
 
-/* Perplexity of tokens (bos >= 0: put BOS first in every chunk). With
- * base_out, also writes the log-probabilities for a later KL comparison. */
+/* Perplexity of tokens (bos >= 0: put BOS first in every chunk) over at
+ * most max_chunks chunks (0: all). With base_out, also writes the
+ * log-probabilities for a later KL comparison. */
 int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int n_tokens,
-                   int32_t bos, const char *base_out, run_eval_result *res, gguf_error *err);
+                   int32_t bos, int max_chunks, const char *base_out, run_eval_result *res,
+                   gguf_error *err);
 
 /* Runs the chunks stored in base_in through m and compares with the stored
  * log-probabilities. The state's context must be the file's n_ctx. */

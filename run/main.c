@@ -35,7 +35,7 @@
 
 typedef struct options {
     const char *model, *prompt, *prompt_ids, *perplexity, *dump_logits, *kld_base;
-    int   n_predict, n_ctx, n_batch, n_threads, dump_steps, top_k;
+    int   n_predict, n_ctx, n_batch, n_threads, dump_steps, top_k, chunks;
     float temp, top_p;
     uint64_t seed;
     bool  ids, kld;
@@ -68,6 +68,7 @@ static void usage(FILE *out)
             "  --kl-divergence-base F  with --perplexity: save the log-probabilities to F;\n"
             "                        with --kl-divergence: compare this model with them\n"
             "  --kl-divergence       mean KL divergence, same top token, perplexities vs F\n"
+            "  --chunks N            with --perplexity: only the first N chunks\n"
             "  -h, --help            this text\n");
 }
 
@@ -133,6 +134,8 @@ static int parse_args(options *o, int argc, char **argv)
             ok = parse_int(v, 1, 1 << 16, &o->n_batch);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
             ok = parse_int(v, 1, 1024, &o->n_threads);
+        } else if (!strcmp(a, "--chunks")) {
+            ok = parse_int(v, 1, INT_MAX, &o->chunks);
         } else if (!strcmp(a, "--top-k")) {
             ok = parse_int(v, 0, INT_MAX, &o->top_k);
         } else if (!strcmp(a, "--temp")) {
@@ -294,7 +297,8 @@ static int evaluate(runner *r, const int32_t *tokens, int n_tokens, gguf_error *
     } else {
         // BOS starts every chunk when the vocabulary adds one
         const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
-        rc = run_perplexity(&r->state, &r->model, tokens, n_tokens, bos, o->kld_base, &res, err);
+        rc = run_perplexity(&r->state, &r->model, tokens, n_tokens, bos, o->chunks, o->kld_base,
+                            &res, err);
     }
     if (rc)
         return -1;

@@ -100,23 +100,28 @@ fi
 within() { awk -v r="$1" -v v="$2" -v w="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; a = w < 0 ? -w : w; exit !(v != "" && d <= r * a) }'; }
 
 PPL_REF=$REF/wp-llama-5m-perplexity.json
+# Under the sanitizers the whole text takes minutes: 6 chunks, plausibility only.
+if [ -n "${TEST_SANFLAGS:-}" ]; then QUICK=(--chunks 6); VARIANTS=(Q4_K_M)
+else QUICK=(); VARIANTS=(Q8_0 Q4_K_M Q2_K); fi
 TEXT=$FIX/corpora/war-and-peace-heldout.txt
 if need_fixture reference/wp-llama-5m-perplexity.json "perplexity wp-llama-5m" &&
    need_fixture corpora/war-and-peace-heldout.txt "perplexity wp-llama-5m" &&
    model=$(model_for wp-llama-5m-f32.gguf) && [ -n "$model" ]; then
-    "$RUN" -m "$model" --perplexity "$TEXT" --ctx-size 256 --kl-divergence-base "$W/base.kld" \
+    "$RUN" -m "$model" --perplexity "$TEXT" --ctx-size 256 "${QUICK[@]}" --kl-divergence-base "$W/base.kld" \
         >"$W/ppl.out" 2>"$W/err"
     ppl=$(sed -nE 's/^perplexity: ([0-9.]+).*/\1/p' "$W/ppl.out")
     want=$(jq -r .f32.ppl "$PPL_REF")
     if grep -q "no tokenizer" "$W/err"; then
         skip "perplexity wp-llama-5m-f32" "gguf-run has no tokenizer yet"
+    elif [ ${#QUICK[@]} -gt 0 ] && within 0.5 "$ppl" "$want"; then
+        pass "perplexity wp-llama-5m-f32, first 6 chunks: $ppl (plausible; full text: llama.cpp $want)"
     elif within 0.005 "$ppl" "$want"; then
         pass "perplexity wp-llama-5m-f32: $ppl (llama.cpp $want, limit 0.5%)"
     else
         fail "perplexity wp-llama-5m-f32" "got '$ppl' want $want: $(tail -1 "$W/err")"
     fi
     # KL-divergence of the quantized files in fixtures against the F32 base
-    for v in Q8_0 Q4_K_M Q2_K; do
+    for v in "${VARIANTS[@]}"; do
         [ -s "$W/base.kld" ] || { skip "kl-divergence wp-llama-5m-$v" "no base file"; continue; }
         "$RUN" -m "$REF/wp-llama-5m-$v.gguf" --kl-divergence --kl-divergence-base "$W/base.kld" \
             >"$W/kld.out" 2>"$W/err"
@@ -125,7 +130,9 @@ if need_fixture reference/wp-llama-5m-perplexity.json "perplexity wp-llama-5m" &
         ppl=$(sed -nE 's/.*, ppl ([0-9.]+),.*/\1/p' <<<"$line")
         want_kld=$(jq -r ".$v.mean_kld" "$PPL_REF")
         want_ppl=$(jq -r ".$v.ppl" "$PPL_REF")
-        if within 0.10 "$kld" "$want_kld" && within 0.005 "$ppl" "$want_ppl"; then
+        if [ ${#QUICK[@]} -gt 0 ] && within 0.9 "$kld" "$want_kld"; then
+            pass "kl-divergence wp-llama-5m-$v, first 6 chunks: mean $kld (plausible)"
+        elif within 0.10 "$kld" "$want_kld" && within 0.005 "$ppl" "$want_ppl"; then
             pass "kl-divergence wp-llama-5m-$v: mean $kld (llama.cpp $want_kld), ppl $ppl ($want_ppl)"
         else
             fail "kl-divergence wp-llama-5m-$v" "mean '$kld' want $want_kld, ppl '$ppl' want $want_ppl: $(tail -1 "$W/err")"

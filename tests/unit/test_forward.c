@@ -492,7 +492,7 @@ START_TEST(test_eval_self)
     char path[512];
     snprintf(path, sizeof path, "%s/test_forward_%d.kld", test_tmpdir(), (int)getpid());
     run_eval_result a, b;
-    ck_assert_msg(run_perplexity(&st, &m, t, N, 1, path, &a, &err) == 0, "%s", err.msg);
+    ck_assert_msg(run_perplexity(&st, &m, t, N, 1, 0, path, &a, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(a.n_chunk, 3);
     ck_assert_int_eq(a.n_scored, 3 * (CTX - CTX / 2 - 1));
     ck_assert(a.ppl > 1 && a.ppl < 1000);
@@ -503,7 +503,7 @@ START_TEST(test_eval_self)
     ck_assert(fabs(b.mean_kld) < 1e-5);
     ck_assert_double_eq(b.same_top, 1.0);
     /* too short a text, and a file that is not a base file */
-    ck_assert_int_eq(run_perplexity(&st, &m, t, 2 * CTX - 1, 1, NULL, &a, &err), -1);
+    ck_assert_int_eq(run_perplexity(&st, &m, t, 2 * CTX - 1, 1, 0, NULL, &a, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "needs at least 32"));
     FILE *fp = fopen(path, "wb");
     fputs("not a base file", fp);
