@@ -151,6 +151,20 @@ static size_t src_esize(const src_tensor *t)
  * tensor (for the int8 groups' scales). */
 static void convert_span(const src_tensor *t, const uint8_t *src, float *out, int64_t n, int64_t at)
 {
+    /* f16/bf16 data need not be 2-byte aligned in an archive (zip entries
+     * start anywhere): copy such spans through an aligned buffer */
+    if ((t->dtype == SRC_F16 || t->dtype == SRC_BF16) && ((uintptr_t)src & 1)) {
+        uint16_t buf[2048];
+        for (int64_t i = 0; i < n; i += 2048) {
+            int64_t k = n - i < 2048 ? n - i : 2048;
+            memcpy(buf, src + i * 2, (size_t)k * 2);
+            if (t->dtype == SRC_F16)
+                gguf_f16_to_f32_row((const gguf_half *)buf, out + i, k);
+            else
+                gguf_bf16_to_f32_row(buf, out + i, k);
+        }
+        return;
+    }
     switch (t->dtype) {
     case SRC_F32: memcpy(out, src, (size_t)n * 4); break;
     case SRC_F16: gguf_f16_to_f32_row((const gguf_half *)src, out, n); break;
