@@ -174,7 +174,7 @@ san:
 valgrind: testbins
 	@for t in $(UNIT_BINS); do echo "valgrind $$t"; \
 	  CK_FORK=no GGUFKIT_FIXTURES=$${GGUFKIT_FIXTURES:-../shared/fixtures} valgrind -q --error-exitcode=9 \
-	    --leak-check=full $$t >/dev/null || exit 1; done; echo "valgrind: clean"
+	    --suppressions=tests/valgrind.supp --leak-check=full $$t >/dev/null || exit 1; done; echo "valgrind: clean"
 
 
 # --- fuzzing (clang + libFuzzer) -------------------------------------------
