@@ -189,6 +189,8 @@ static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, fl
 {
     const size_t rs = kern_act_row_size(w->type, w->cols);
     uint8_t *xq = s->xq;
+    if (s->act_hook)
+        s->act_hook(s->act_user, w, x, nb);
 #pragma omp parallel for if (nb > 1)
     for (int b = 0; b < nb; b++)
         kern_quantize_act(w->type, x + (size_t)b * w->cols, xq + (size_t)b * rs, w->cols);

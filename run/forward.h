@@ -21,6 +21,11 @@
 #include "float16.h"
 #include "model.h"
 
+/* Called by every matrix product with its f32 input rows, before they are
+ * converted to the weight's dot type: x is nb rows of w->cols. Serves
+ * --imatrix (importance.h); NULL (the default) costs one test per product. */
+typedef void (*run_act_hook)(void *user, const run_matrix *w, const float *x, int nb);
+
 /* Buffers for one sequence: activations for up to n_batch tokens at a time,
  * and the KV cache of n_ctx positions. */
 typedef struct run_state {
@@ -39,6 +44,8 @@ typedef struct run_state {
     float *rope_cs;      /* (n_rot) cos, sin pairs of one position */
     gguf_half *att16;    /* (n_threads, n_ctx + head_dim) f16 scratch per thread */
     float *f16_table;    /* 65536 entries: binary16 bits → float */
+    run_act_hook act_hook; /* NULL, or called with each product's input rows */
+    void  *act_user;       /* the hook's first argument */
 } run_state;
 
 /* Allocates the buffers (KV cache of n_ctx positions, batches of up to

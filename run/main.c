@@ -5,6 +5,7 @@
  *   gguf-run -m MODEL.gguf --prompt-ids 1,364,638 [-n N] [--ids]
  *   gguf-run -m MODEL.gguf --perplexity TEXT.txt [--ctx-size 256] [--kl-divergence-base OUT]
  *   gguf-run -m MODEL.gguf --kl-divergence --kl-divergence-base OUT
+ *   gguf-run -m MODEL.gguf --imatrix OUT -f TEXT [--ctx-size N] [--chunks N] [--process-output]
  *
  * Opens the model, tokenizes the prompt, runs it as one batch, then decodes
  * one token at a time until -n tokens, an end-of-generation token or the end
@@ -26,6 +27,7 @@
 #include "eval.h"
 #include "forward.h"
 #include "gguf.h"
+#include "importance.h"
 #include "model.h"
 #include "names.h"
 #include "sampler.h"
@@ -35,10 +37,11 @@
 
 typedef struct options {
     const char *model, *prompt, *prompt_ids, *perplexity, *dump_logits, *kld_base;
+    const char *imatrix, *text; /* --imatrix OUT, -f TEXT */
     int   n_predict, n_ctx, n_batch, n_threads, dump_steps, top_k, chunks;
     float temp, top_p;
     uint64_t seed;
-    bool  ids, kld;
+    bool  ids, kld, process_output;
 } options;
 
 /* ---------------------------------------------------------------------------
@@ -51,6 +54,7 @@ static void usage(FILE *out)
             "usage: " TOOL " -m MODEL.gguf (-p PROMPT | --prompt-ids ID,ID,...) [options]\n"
             "       " TOOL " -m MODEL.gguf --perplexity TEXT [--ctx-size N] [--kl-divergence-base OUT]\n"
             "       " TOOL " -m MODEL.gguf --kl-divergence --kl-divergence-base OUT\n"
+            "       " TOOL " -m MODEL.gguf --imatrix OUT -f TEXT [--ctx-size N] [--chunks N]\n"
             "\n"
             "  -m, --model FILE      the GGUF model (llama, mistral, qwen2)\n"
             "  -p, --prompt TEXT     the prompt (BOS added as the vocabulary says)\n"
@@ -68,7 +72,10 @@ static void usage(FILE *out)
             "  --kl-divergence-base F  with --perplexity: save the log-probabilities to F;\n"
             "                        with --kl-divergence: compare this model with them\n"
             "  --kl-divergence       mean KL divergence, same top token, perplexities vs F\n"
-            "  --chunks N            with --perplexity: only the first N chunks\n"
+            "  --chunks N            with --perplexity or --imatrix: only the first N chunks\n"
+            "  --imatrix OUT         collect an importance matrix over -f TEXT, as llama-imatrix\n"
+            "  -f, --file TEXT       the text for --imatrix\n"
+            "  --process-output      with --imatrix: collect output.weight too\n"
             "  -h, --help            this text\n");
 }
 
@@ -110,6 +117,9 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (!strcmp(a, "--ids")) {
             o->ids = true;
             takes = false;
+        } else if (!strcmp(a, "--process-output")) {
+            o->process_output = true;
+            takes = false;
         } else if (!strcmp(a, "--kl-divergence")) {
             o->kld = true;
             takes = false;
@@ -124,6 +134,10 @@ static int parse_args(options *o, int argc, char **argv)
             o->prompt_ids = v;
         } else if (!strcmp(a, "--perplexity")) {
             o->perplexity = v;
+        } else if (!strcmp(a, "--imatrix")) {
+            o->imatrix = v;
+        } else if (!strcmp(a, "-f") || !strcmp(a, "--file")) {
+            o->text = v;
         } else if (!strcmp(a, "--kl-divergence-base")) {
             o->kld_base = v;
         } else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
@@ -164,7 +178,16 @@ static int parse_args(options *o, int argc, char **argv)
         fprintf(stderr, TOOL ": error: --kl-divergence needs --kl-divergence-base FILE\n");
         return 2;
     }
-    if (!o->model || (!o->prompt && !o->prompt_ids && !o->perplexity && !o->kld)) {
+    if (o->imatrix && !o->text) {
+        fprintf(stderr, TOOL ": error: --imatrix needs the text: -f TEXT\n");
+        return 2;
+    }
+    if (o->text && !o->imatrix) {
+        fprintf(stderr, TOOL ": error: -f TEXT goes with --imatrix\n");
+        return 2;
+    }
+    if (!o->model ||
+        (!o->prompt && !o->prompt_ids && !o->perplexity && !o->kld && !o->imatrix)) {
         usage(stderr);
         return 2;
     }
@@ -316,6 +339,40 @@ static int evaluate(runner *r, const int32_t *tokens, int n_tokens, gguf_error *
     return 0;
 }
 
+/* Collects the importance matrix over the text and writes it; one result
+ * line on stdout. */
+static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const char **what,
+                           gguf_error *err)
+{
+    const options *o = r->o;
+    run_importance im;
+    const bool with_output = o->process_output && !r->model.tied;
+    if (run_importance_init(&im, &r->model, with_output, err))
+        return -1;
+    const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
+    int n_chunk = 0;
+    double t0 = now();
+    int rc = run_importance_collect(&im, &r->state, &r->model, tokens, n_tokens, bos, o->chunks,
+                                    with_output, &n_chunk, err);
+    double t1 = now();
+    if (rc == 0) {
+        *what = o->imatrix;
+        rc = run_importance_save(&im, o->imatrix, o->text, err);
+    }
+    if (rc == 0) {
+        int n_saved = 0;
+        for (int i = 0; i < im.n; i++)
+            n_saved += im.e[i].count > 0;
+        printf("imatrix: %d matrices over %d chunks of %d written to %s\n", n_saved, n_chunk,
+               r->state.n_ctx, o->imatrix);
+        const int n = n_chunk * r->state.n_ctx;
+        fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation 0 tokens 0.00 tok/s\n",
+                n, n / (t1 - t0));
+    }
+    run_importance_free(&im);
+    return rc;
+}
+
 /* Reads a whole file into a NUL-terminated buffer. */
 static char *read_text(const char *path, size_t *len, gguf_error *err)
 {
@@ -354,11 +411,12 @@ static int input_tokens(runner *r, int32_t **ids, int *n, gguf_error *err)
     const options *o = r->o;
     if (o->kld)
         return 0; // the tokens are in the base file
-    if (o->prompt_ids && !o->perplexity)
+    const char *path = o->perplexity ? o->perplexity : o->text;
+    if (o->prompt_ids && !path)
         return parse_ids(o->prompt_ids, r->model.hp.n_vocab, ids, n, err);
-    size_t len = o->perplexity ? 0 : strlen(o->prompt), n_ids = 0;
-    char *text = o->perplexity ? read_text(o->perplexity, &len, err) : NULL;
-    if (o->perplexity && !text)
+    size_t len = path ? 0 : strlen(o->prompt), n_ids = 0;
+    char *text = path ? read_text(path, &len, err) : NULL;
+    if (path && !text)
         return -1;
     int rc = gguf_vocab_encode(r->vocab, text ? text : o->prompt, len, true, false, ids, &n_ids,
                                err);
@@ -396,11 +454,13 @@ static int run(runner *r, const char **what, gguf_error *err)
         return -1;
     int32_t *ids = NULL;
     int n_ids = 0;
-    if (o->perplexity)
-        *what = o->perplexity;
+    if (o->perplexity || o->text)
+        *what = o->perplexity ? o->perplexity : o->text;
     if (input_tokens(r, &ids, &n_ids, err))
         return -1;
-    int rc = eval ? evaluate(r, ids, n_ids, err) : generate(r, ids, n_ids, err);
+    int rc = o->imatrix ? collect_imatrix(r, ids, n_ids, what, err)
+             : eval     ? evaluate(r, ids, n_ids, err)
+                        : generate(r, ids, n_ids, err);
     free(ids);
     return rc;
 }

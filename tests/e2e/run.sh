@@ -216,4 +216,58 @@ bad "token_embd rows vs tokens"  "has 300 tokens but token_embd.weight has 299 r
     'token_embd\.weight\x02\x00\x00\x00' 29 2b01
 bad "attn_k shape"               "tensor blk.0.attn_k.weight is [64, 16" \
     'blk\.0\.attn_k\.weight\x02\x00\x00\x00' 31 10
+
+# --- --imatrix: an importance matrix as llama-imatrix writes it ------------------
+
+# imatrix_names FILE: the tensor names in an imatrix file, sorted
+imatrix_names() { LC_ALL=C grep -aoE '(blk\.[0-9]+\.[a-z_]+|output)\.weight' "$1" | sort; }
+if need_fixture reference/wp-llama-5m-f16.gguf "imatrix wp-llama-5m" &&
+   need_fixture reference/wp-llama-5m.imatrix "imatrix wp-llama-5m" &&
+   need_fixture corpora/war-and-peace-heldout.txt "imatrix wp-llama-5m"; then
+    F16=$REF/wp-llama-5m-f16.gguf
+    rm -f "$W/ours.imatrix"
+    "$RUN" -m "$F16" --imatrix "$W/ours.imatrix" -f "$TEXT" --ctx-size 128 --chunks 3 -t 2 \
+        >"$W/im.out" 2>"$W/err"; rc=$?
+    n=$(od -An -t d4 -N 4 "$W/ours.imatrix" 2>/dev/null | tr -d ' ')
+    want_n=$(od -An -t d4 -N 4 "$REF/wp-llama-5m.imatrix" | tr -d ' ')
+    if [ $rc -eq 0 ] && [ "$n" = "$want_n" ] &&
+       [ "$(imatrix_names "$W/ours.imatrix")" = "$(imatrix_names "$REF/wp-llama-5m.imatrix")" ] &&
+       grep -q '^imatrix: .* over 3 chunks of 128' "$W/im.out"; then
+        pass "imatrix wp-llama-5m-f16: $n entries, one per blk.* matrix, as llama-imatrix's file"
+    else
+        fail "imatrix wp-llama-5m-f16" "exit $rc, $n entries (want $want_n): $(tail -1 "$W/err")"
+    fi
+    # gguf-quantize reads it (gguf_imatrix_load: counts bounded, all values finite)
+    if "$QUANTIZE" --imatrix "$W/ours.imatrix" "$F16" "$W/im-q4km.gguf" Q4_K_M >"$W/q.out" 2>&1; then
+        pass "imatrix wp-llama-5m-f16: loads in gguf-quantize --imatrix (finite values)"
+    else
+        fail "imatrix wp-llama-5m-f16: loads in gguf-quantize" "$(tail -1 "$W/q.out")"
+    fi
+    rm -f "$W/im-q4km.gguf"
+    # --process-output adds output.weight
+    "$RUN" -m "$F16" --imatrix "$W/out.imatrix" -f "$TEXT" --ctx-size 128 --chunks 2 -t 2 \
+        --process-output >/dev/null 2>"$W/err"
+    if imatrix_names "$W/out.imatrix" 2>/dev/null | grep -qx 'output\.weight'; then
+        pass "imatrix --process-output: output.weight collected"
+    else
+        fail "imatrix --process-output" "$(tail -1 "$W/err")"
+    fi
+    rm -f "$W/ours.imatrix" "$W/out.imatrix"
+fi
+
+# bad inputs: exit 1 naming the file, or exit 2 for the command line
+out=$("$RUN" -m "$GOOD" --imatrix "$W/x.imatrix" -f "$W/no-such.txt" 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $W/no-such.txt: "* ]]; then
+    pass "imatrix: a missing text file is refused naming it"
+else
+    fail "imatrix: a missing text file is refused naming it" "exit $rc: $out"
+fi
+out=$("$RUN" -m "$W/no-such.gguf" --imatrix "$W/x.imatrix" -f "$W/no-such.txt" 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $W/no-such.gguf: "* ]]; then
+    pass "imatrix: a missing model is refused naming it"
+else
+    fail "imatrix: a missing model is refused naming it" "exit $rc: $out"
+fi
+"$RUN" -m "$GOOD" --imatrix "$W/x.imatrix" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "imatrix without -f: exit 2" || fail "imatrix without -f: exit 2" "exit $rc"
 exit 0

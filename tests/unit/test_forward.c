@@ -5,7 +5,9 @@
  * their formulas computed directly in double; the model loader to one
  * message per kind of malformed model (written here with gguf/writer.h);
  * the forward pass to itself: a prompt run as one batch, in pieces or token
- * by token gives the same logits.
+ * by token gives the same logits. The --imatrix collector is held to its
+ * sums computed by hand and to llama-imatrix's rules (batches of 16 rows or
+ * more, one entry per layer matrix, values sum / count * ncall).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -17,6 +19,8 @@
 #include "eval.h"
 #include "forward.h"
 #include "gguf.h"
+#include "imatrix.h"
+#include "importance.h"
 #include "model.h"
 #include "names.h"
 #include "sampler.h"
@@ -517,6 +521,133 @@ START_TEST(test_eval_self)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------
+ * Importance matrix (--imatrix)
+ */
+
+START_TEST(test_importance_add)
+{
+    float sum[3] = { 0 };
+    run_matrix w = { .cols = 3 };
+    run_importance_entry e = { .w = &w, .ncols = 3, .sum = sum };
+    const float a[2 * 3] = { 1, 2, 3, -1, 0, 0.5f };
+    const float b[1 * 3] = { 2, -2, 1 };
+    run_importance_add(&e, a, 2);
+    run_importance_add(&e, b, 1);
+    ck_assert_int_eq(e.ncall, 2);
+    ck_assert_int_eq((int)e.count, 3);
+    const float want[3] = { 1 + 1 + 4, 4 + 0 + 4, 9 + 0.25f + 1 };
+    for (int j = 0; j < 3; j++) {
+        ck_assert_float_eq(sum[j], want[j]);
+        /* stored as llama-imatrix's save_imatrix: sum / count * ncall */
+        ck_assert_float_eq_tol(run_importance_value(&e, j), want[j] / 3 * 2, 1e-6f);
+    }
+    /* the hook ignores products of fewer than 16 rows and matrices it does not know */
+    run_importance im = { 1, &e };
+    float rows[16 * 3];
+    for (int i = 0; i < 16 * 3; i++)
+        rows[i] = 1.0f;
+    run_importance_hook(&im, &w, rows, RUN_IMPORTANCE_MIN_BATCH - 1);
+    ck_assert_int_eq(e.ncall, 2);
+    run_matrix other = w;
+    run_importance_hook(&im, &other, rows, 16);
+    ck_assert_int_eq(e.ncall, 2);
+    run_importance_hook(&im, &w, rows, 16);
+    ck_assert_int_eq(e.ncall, 3);
+    ck_assert_int_eq((int)e.count, 19);
+    ck_assert_float_eq(sum[0], want[0] + 16);
+}
+END_TEST
+
+static void check_collect(bool tied)
+{
+    spec sp = base_spec();
+    sp.tied = tied;
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&sp, &m, &f, &err) == 0, "%s", err.msg);
+    enum { CTX = 16, N = 3 * CTX + 5 };
+    int32_t t[N];
+    for (int i = 0; i < N; i++)
+        t[i] = (int32_t)((i * 7 + 3) % 40);
+    run_state st;
+    ck_assert_int_eq(run_state_init(&st, &m, CTX, CTX, &err), 0);
+    run_importance im;
+    ck_assert_int_eq(run_importance_init(&im, &m, true, &err), 0);
+    ck_assert_int_eq(im.n, 7 * sp.layers + !tied);
+    ck_assert_str_eq(im.e[0].name, "blk.0.attn_q.weight");
+    ck_assert_str_eq(im.e[13].name, "blk.1.ffn_down.weight");
+    int n_chunk = 0;
+    ck_assert_msg(run_importance_collect(&im, &st, &m, t, N, 1, 0, !tied, &n_chunk, &err) == 0,
+                  "%s", err.msg);
+    ck_assert_ptr_null(st.act_hook);
+    ck_assert_int_eq(n_chunk, 3);
+    for (int i = 0; i < im.n; i++) {
+        ck_assert_int_eq(im.e[i].ncall, 3); /* one product per chunk of 16 */
+        ck_assert_int_eq((int)im.e[i].count, 3 * CTX);
+        for (int j = 0; j < im.e[i].ncols; j++)
+            ck_assert(isfinite(im.e[i].sum[j]) && im.e[i].sum[j] > 0);
+    }
+    ck_assert_int_eq(im.e[3].ncols, sp.dim);   /* attn_output: the heads' outputs */
+    ck_assert_int_eq(im.e[6].ncols, sp.ff);    /* ffn_down: the SwiGLU output */
+    /* q, k and v see the same normed input, and so do gate and up */
+    for (int j = 0; j < sp.dim; j++) {
+        ck_assert_float_eq(im.e[0].sum[j], im.e[1].sum[j]);
+        ck_assert_float_eq(im.e[0].sum[j], im.e[2].sum[j]);
+        ck_assert_float_eq(im.e[4].sum[j], im.e[5].sum[j]);
+    }
+    /* written and read back as llama-imatrix's file */
+    char path[512];
+    snprintf(path, sizeof path, "%s/test_forward_%d.imatrix", test_tmpdir(), (int)getpid());
+    ck_assert_msg(run_importance_save(&im, path, "text.txt", &err) == 0, "%s", err.msg);
+    gguf_imatrix back;
+    ck_assert_msg(gguf_imatrix_load(path, &back, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(back.n, im.n);
+    ck_assert_int_eq(back.chunks, 3);
+    ck_assert_str_eq(back.dataset, "text.txt");
+    for (int i = 0; i < im.n; i++) {
+        ck_assert_str_eq(back.entries[i].name, im.e[i].name);
+        ck_assert_int_eq(back.entries[i].ncall, 3);
+        for (int j = 0; j < im.e[i].ncols; j++)
+            ck_assert_float_eq(back.entries[i].values[j], run_importance_value(&im.e[i], j));
+    }
+    gguf_imatrix_free(&back);
+    run_importance_free(&im);
+    run_state_free(&st);
+
+    /* batches of 8 rows: nothing is collected, and nothing is written */
+    ck_assert_int_eq(run_state_init(&st, &m, CTX, 8, &err), 0);
+    ck_assert_int_eq(run_importance_init(&im, &m, false, &err), 0);
+    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, N, 1, 2, false, &n_chunk, &err), 0);
+    ck_assert_int_eq(n_chunk, 2);
+    for (int i = 0; i < im.n; i++)
+        ck_assert_int_eq(im.e[i].ncall, 0);
+    ck_assert_int_eq(run_importance_save(&im, path, NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "batch of 16"));
+    /* a text shorter than two contexts */
+    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, 2 * CTX - 1, 1, 0, false, &n_chunk,
+                                            &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "needs at least 32"));
+    unlink(path);
+    run_importance_free(&im);
+    run_state_free(&st);
+    run_model_free(&m);
+    gguf_close(f);
+}
+
+START_TEST(test_importance_collect)
+{
+    check_collect(false);
+}
+END_TEST
+
+START_TEST(test_importance_collect_tied)
+{
+    check_collect(true);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("forward");
@@ -534,6 +665,9 @@ int main(void)
     tcase_add_test(tc, test_batching_llama);
     tcase_add_test(tc, test_batching_qwen2_tied_freqs);
     tcase_add_test(tc, test_eval_self);
+    tcase_add_test(tc, test_importance_add);
+    tcase_add_test(tc, test_importance_collect);
+    tcase_add_test(tc, test_importance_collect_tied);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }

@@ -1,0 +1,163 @@
+/*
+ * importance.c — collecting an importance matrix over a text (see
+ * importance.h for what is summed and what the file holds).
+ *
+ * Not for: reading or writing the file's bytes (libgguf's imatrix.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imatrix.h"
+#include "importance.h"
+
+static int add_entry(run_importance *im, const run_matrix *w, const char *name)
+{
+    run_importance_entry *e = &im->e[im->n];
+    *e = (run_importance_entry){ .w = w, .ncols = (int)w->cols };
+    snprintf(e->name, sizeof e->name, "%s", name);
+    if (!(e->sum = calloc((size_t)w->cols, sizeof *e->sum)))
+        return -1;
+    im->n++;
+    return 0;
+}
+
+int run_importance_init(run_importance *im, const run_model *m, bool with_output,
+                        gguf_error *err)
+{
+    static const char *const kinds[] = { "attn_q", "attn_k", "attn_v", "attn_output",
+                                         "ffn_gate", "ffn_up", "ffn_down" };
+    memset(im, 0, sizeof *im);
+    im->e = calloc((size_t)m->hp.n_layer * 7 + 1, sizeof *im->e);
+    if (!im->e)
+        return gguf_error_set(err, "out of memory");
+    for (int il = 0; il < m->hp.n_layer; il++) {
+        const run_layer *l = &m->layers[il];
+        const run_matrix *ws[7] = { &l->wq, &l->wk, &l->wv, &l->wo, &l->w_gate, &l->w_up,
+                                    &l->w_down };
+        for (int k = 0; k < 7; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "blk.%d.%s.weight", il, kinds[k]);
+            if (add_entry(im, ws[k], name))
+                goto oom;
+        }
+    }
+    // a tied head is token_embd.weight, which llama-imatrix never collects
+    if (with_output && !m->tied && add_entry(im, &m->output, "output.weight"))
+        goto oom;
+    return 0;
+oom:
+    run_importance_free(im);
+    return gguf_error_set(err, "out of memory");
+}
+
+void run_importance_free(run_importance *im)
+{
+    for (int i = 0; i < im->n; i++)
+        free(im->e[i].sum);
+    free(im->e);
+    memset(im, 0, sizeof *im);
+}
+
+void run_importance_add(run_importance_entry *e, const float *x, int nb)
+{
+    // row by row in f32, the order llama-imatrix adds in
+    for (int r = 0; r < nb; r++) {
+        const float *row = x + (size_t)r * e->ncols;
+        for (int j = 0; j < e->ncols; j++)
+            e->sum[j] += row[j] * row[j];
+    }
+    e->count += nb;
+    e->ncall++;
+}
+
+void run_importance_hook(void *user, const run_matrix *w, const float *x, int nb)
+{
+    run_importance *im = user;
+    if (nb < RUN_IMPORTANCE_MIN_BATCH)
+        return;
+    for (int i = 0; i < im->n; i++)
+        if (im->e[i].w == w) {
+            run_importance_add(&im->e[i], x, nb);
+            return;
+        }
+}
+
+float run_importance_value(const run_importance_entry *e, int j)
+{
+    return (e->sum[j] / (float)e->count) * (float)e->ncall;
+}
+
+int run_importance_save(const run_importance *im, const char *path, const char *dataset,
+                        gguf_error *err)
+{
+    gguf_imatrix out = { 0, calloc((size_t)im->n + 1, sizeof(gguf_imatrix_entry)), 0,
+                         (char *)dataset };
+    int rc = -1;
+    if (!out.entries)
+        return gguf_error_set(err, "out of memory");
+    for (int i = 0; i < im->n; i++) {
+        const run_importance_entry *e = &im->e[i];
+        if (e->count == 0)
+            continue; // never fed a batch of 16 rows: no data, as llama-imatrix skips it
+        gguf_imatrix_entry *o = &out.entries[out.n];
+        o->name = (char *)e->name;
+        o->ncall = e->ncall;
+        o->nval = e->ncols;
+        if (!(o->values = malloc((size_t)e->ncols * sizeof *o->values))) {
+            gguf_error_set(err, "out of memory");
+            goto done;
+        }
+        out.n++;
+        for (int j = 0; j < e->ncols; j++)
+            o->values[j] = run_importance_value(e, j);
+        out.chunks = e->ncall > out.chunks ? e->ncall : out.chunks;
+    }
+    if (out.n == 0) {
+        gguf_error_set(err, "no matrix was fed a batch of %d or more tokens",
+                       RUN_IMPORTANCE_MIN_BATCH);
+        goto done;
+    }
+    rc = gguf_imatrix_save(path, &out, err);
+done:
+    for (int i = 0; i < out.n; i++)
+        free(out.entries[i].values);
+    free(out.entries);
+    return rc;
+}
+
+int run_importance_collect(run_importance *im, run_state *s, const run_model *m,
+                           const int32_t *tokens, int n_tokens, int32_t bos, int max_chunks,
+                           bool all_logits, int *n_chunk, gguf_error *err)
+{
+    const int n_ctx = s->n_ctx;
+    if (n_tokens < 2 * n_ctx)
+        return gguf_error_set(err, "the text has %d tokens; a context of %d needs at least %d",
+                              n_tokens, n_ctx, 2 * n_ctx);
+    int nc = n_tokens / n_ctx;
+    if (max_chunks > 0 && max_chunks < nc)
+        nc = max_chunks;
+    int32_t *chunk = malloc((size_t)n_ctx * sizeof *chunk);
+    // with output.weight collected, every row goes through the head, as llama-imatrix's all logits
+    float *logits = all_logits ? malloc((size_t)n_ctx * (size_t)m->hp.n_vocab * sizeof *logits)
+                               : NULL;
+    if (!chunk || (all_logits && !logits)) {
+        free(chunk);
+        free(logits);
+        return gguf_error_set(err, "out of memory");
+    }
+    s->act_hook = run_importance_hook;
+    s->act_user = im;
+    for (int c = 0; c < nc; c++) {
+        memcpy(chunk, tokens + (size_t)c * n_ctx, (size_t)n_ctx * sizeof *chunk);
+        if (bos >= 0)
+            chunk[0] = bos;
+        run_forward(s, m, chunk, n_ctx, 0, all_logits ? 0 : n_ctx, logits);
+    }
+    s->act_hook = NULL;
+    s->act_user = NULL;
+    *n_chunk = nc;
+    free(chunk);
+    free(logits);
+    return 0;
+}

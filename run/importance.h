@@ -1,0 +1,78 @@
+/*
+ * importance.h — gguf-run --imatrix: importance matrices collected as
+ * llama-imatrix (llama.cpp c392e50) collects them.
+ *
+ * For every weight matrix of the layers (blk.*; output.weight too with
+ * --process-output when it is not tied to token_embd), each product whose
+ * input has at least RUN_IMPORTANCE_MIN_BATCH rows adds, per input column j,
+ * the squares of the f32 activations fed to it:
+ *
+ *   sum[j] += x[r][j]^2 for every row r,  count += rows,  ncall += 1
+ *
+ * The file stores, per matrix, ncall and sum[j] / count * ncall (what
+ * llama-imatrix's save_imatrix writes; in f32 as it computes it), then the
+ * largest ncall as the chunk count and the text file's name. The text is
+ * cut into chunks of n_ctx tokens with BOS first, as for --perplexity.
+ * (Named importance, not imatrix, so that "imatrix.h" stays libgguf's file
+ * format module on every include path.)
+ *
+ * Not for: the file format (gguf/imatrix.h), the forward pass (forward.h).
+ */
+#ifndef RUN_IMPORTANCE_H
+#define RUN_IMPORTANCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "forward.h"
+#include "model.h"
+
+/* llama-imatrix ignores products over fewer rows (single-token decodes). */
+#define RUN_IMPORTANCE_MIN_BATCH 16
+
+typedef struct run_importance_entry {
+    const run_matrix *w;     /* the matrix, as the forward pass passes it */
+    char             name[64];
+    int               ncols;
+    float            *sum;   /* (ncols,) sums of squares, f32 as llama.cpp keeps them */
+    int64_t           count; /* rows added (the same for every column) */
+    int32_t           ncall; /* products added */
+} run_importance_entry;
+
+typedef struct run_importance {
+    int                   n;
+    run_importance_entry *e;
+} run_importance;
+
+/* One entry per matrix of m's layers (q, k, v, o, gate, up, down), plus
+ * output.weight when with_output and the model has its own. -1 with err. */
+int run_importance_init(run_importance *im, const run_model *m, bool with_output,
+                        gguf_error *err);
+
+void run_importance_free(run_importance *im);
+
+/* Adds nb rows of e->ncols activations to e (no batch-size test). */
+void run_importance_add(run_importance_entry *e, const float *x, int nb);
+
+/* The forward pass's hook (run_act_hook): user is a run_importance; adds x
+ * to w's entry when w has one and nb >= RUN_IMPORTANCE_MIN_BATCH. */
+void run_importance_hook(void *user, const run_matrix *w, const float *x, int nb);
+
+/* Value j of an entry as the file stores it: sum[j] / count * ncall. */
+float run_importance_value(const run_importance_entry *e, int j);
+
+/* Writes the entries that saw data (llama-imatrix skips the others), the
+ * chunk count (largest ncall) and dataset name to path. -1 with err. */
+int run_importance_save(const run_importance *im, const char *path, const char *dataset,
+                        gguf_error *err);
+
+/* Runs the text's first max_chunks (0: all) chunks of s->n_ctx tokens
+ * (bos >= 0: replacing each chunk's first token) through m with the hook
+ * on; *n_chunk gets the chunks run. The text needs 2 * n_ctx tokens, as
+ * llama-imatrix asks. */
+int run_importance_collect(run_importance *im, run_state *s, const run_model *m,
+                           const int32_t *tokens, int n_tokens, int32_t bos, int max_chunks,
+                           bool all_logits, int *n_chunk, gguf_error *err);
+
+#endif
