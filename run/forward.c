@@ -63,8 +63,8 @@ static void rope_apply(float *x, int n_heads, int head_dim, int n_rot, const flo
             const int i0 = layout == RUN_ROPE_NEOX ? i : 2 * i;
             const int i1 = layout == RUN_ROPE_NEOX ? i + half : 2 * i + 1;
             const float a = v[i0], b = v[i1], c = cs[2 * i], s = cs[2 * i + 1];
-            v[i0] = a * c - b * s;
-            v[i1] = a * s + b * c;
+            v[i0] = fmaf(a, c, -(b * s));
+            v[i1] = fmaf(a, s, b * c);
         }
     }
 }
@@ -94,10 +94,16 @@ void run_softmax(float *x, int n, float scale)
         x[i] *= inv;
 }
 
+static float exp_poly(float x);
+
+/* silu(g) = g / (1 + e^-g) with the reference's vector exponential (its
+ * rows of n_ff are whole groups of 16 for every model here), then · u. */
 void run_swiglu(float *g, const float *u, int n)
 {
-    for (int i = 0; i < n; i++)
-        g[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+    for (int i = 0; i < n; i++) {
+        const float sg = g[i] / (1.0f + exp_poly(0.0f - g[i]));
+        g[i] = sg * u[i];
+    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -207,11 +213,68 @@ static void add_bias(float *y, const float *bias, int nb, int n)
             y[(size_t)b * n + i] += bias[i];
 }
 
+
+/* Sixteen float lanes added pairwise: i with i+8, then i with i+4, then
+ * 0+2 and 1+3, then those two. */
+static float sum16(const float e[16])
+{
+    float t[8], q[4];
+    for (int i = 0; i < 8; i++)
+        t[i] = e[i + 8] + e[i];
+    for (int i = 0; i < 4; i++)
+        q[i] = t[i + 4] + t[i];
+    return (q[0] + q[2]) + (q[1] + q[3]);
+}
+
+/* e^x in float as a range reduction plus a degree-5 polynomial, every step
+ * rounded as fused multiply-adds round it: x = n·ln2 + b with n =
+ * round(x·log2 e) (found by adding and removing 1.5·2^23) and ln2 split
+ * in a high and a low part; e^b ≈ 1 + c1 b + (c2 + c3 b) b² + (c4 + c5 b) b⁴;
+ * the result is that times 2^n, and 0 or +inf once |n| passes 192. This is
+ * the rounding the reference CPU backend's vector softmax produces (within
+ * an ulp of expf, but not always equal to it). */
+static float exp_poly(float x)
+{
+    const float shift = 0x1.8p23f;
+    const float n = fmaf(x, 0x1.715476p+0f, shift) - shift;
+    const float b = fmaf(-n, 0x1.7f7d1cp-20f, fmaf(-n, 0x1.62e4p-1f, x));
+    if (fabsf(n) > 192.0f)
+        return n <= 0.0f ? 0.0f : INFINITY;
+    const float u = b * b;
+    const float hi = fmaf(fmaf(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u, fmaf(0x1.555e66p-3f, b, 0x1.fffdb6p-2f));
+    const float j = fmaf(hi, u, fmaf(0x1.ffffecp-1f, b, 1.0f));
+    return ldexpf(j, (int)n);
+}
+
+/* Attention softmax of x[0..n) scaled by scale, with the reference's
+ * rounding: the scores are taken 16 at a time (positions 16c..16c+15, the
+ * missing ones of a last group counting as 0), each group's exponentials
+ * summed in float pairwise (i with i+8, then with i+4, then 0+2 and 1+3,
+ * then those two) and the group sums added in double. */
+static void attn_softmax(float *x, int n, float scale)
+{
+    float max = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        x[i] *= scale;
+        max = x[i] > max ? x[i] : max;
+    }
+    double sum = 0.0;
+    for (int g = 0; g < n; g += 16) {
+        float e[16];
+        for (int i = 0; i < 16; i++)
+            e[i] = g + i < n ? (x[g + i] = exp_poly(x[g + i] - max)) : 0.0f;
+        sum += (double)sum16(e);
+    }
+    const float inv = (float)(1.0 / sum);
+    for (int i = 0; i < n; i++)
+        x[i] *= inv;
+}
+
 /* One head of one token: out (head_dim,) = softmax(K q / sqrt(head_dim)) V
  * over the n_kv cached positions, K and V rows kv_dim apart in the cache. */
 static void attend_head(const run_state *s, float *out, const float *q, const gguf_half *kc,
                         const gguf_half *vc, int n_kv, int head_dim, size_t kv_dim, float *att,
-                        gguf_half *att16)
+                        gguf_half *att16, bool batch)
 {
     const float *f16 = s->f16_table;
     gguf_half *q16 = att16 + n_kv;
@@ -219,22 +282,43 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
     // att[t] = k_t · q, q rounded to f16, accumulated in f32
     for (int t = 0; t < n_kv; t++) {
         const gguf_half *k = kc + (size_t)t * kv_dim;
-        float dot = 0.0f;
-        for (int i = 0; i < head_dim; i++)
-            dot += f16[k[i]] * f16[q16[i]];
-        att[t] = dot;
+        if (batch && head_dim % 16 == 0) {
+            float lane[16] = {0};
+            for (int c = 0; c < head_dim; c += 16)
+                for (int l = 0; l < 16; l++)
+                    lane[l] = fmaf(f16[k[c + l]], f16[q16[c + l]], lane[l]);
+            att[t] = sum16(lane);
+        } else {
+            double dot = 0.0; /* each f16·f16 product is exact in float */
+            for (int i = 0; i < head_dim; i++)
+                dot += (double)(f16[k[i]] * f16[q16[i]]);
+            att[t] = (float)dot;
+        }
     }
-    run_softmax(att, n_kv, 1.0f / sqrtf((float)head_dim));
+    attn_softmax(att, n_kv, 1.0f / sqrtf((float)head_dim));
     // out = sum_t p_t v_t, p rounded to f16
     gguf_f32_to_f16_row(att, att16, n_kv);
+    if (batch) {
+        /* position t feeds lane t % 16; missing positions add exact zeros */
+        for (int i = 0; i < head_dim; i++) {
+            float lane[16] = {0};
+            for (int t = 0; t < n_kv; t++)
+                lane[t % 16] = fmaf(f16[att16[t]], f16[vc[(size_t)t * kv_dim + i]], lane[t % 16]);
+            out[i] = sum16(lane);
+        }
+        return;
+    }
+    double acc[head_dim];
     for (int i = 0; i < head_dim; i++)
-        out[i] = 0.0f;
+        acc[i] = 0.0;
     for (int t = 0; t < n_kv; t++) {
         const gguf_half *v = vc + (size_t)t * kv_dim;
         const float p = f16[att16[t]];
         for (int i = 0; i < head_dim; i++)
-            out[i] += p * f16[v[i]];
+            acc[i] += (double)(p * f16[v[i]]);
     }
+    for (int i = 0; i < head_dim; i++)
+        out[i] = (float)acc[i];
 }
 
 /* Multi-head attention for nb tokens at positions pos..pos+nb-1: token b
@@ -258,7 +342,7 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
             const size_t kvh = (size_t)(h / group) * hd;
             float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
             attend_head(s, out, qh, s->k_cache + base + kvh, s->v_cache + base + kvh, pos + b + 1,
-                        hd, kv_dim, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd));
+                        hd, kv_dim, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd), nb > 1);
             memcpy(qh, out, (size_t)hd * sizeof *out);
         }
     }

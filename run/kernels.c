@@ -154,7 +154,19 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
     case GGML_T_F16: gguf_f32_to_f16_row(x, xq, n); break;
     case GGML_T_BF16: gguf_f32_to_bf16_row(x, xq, n); break;
     case GGML_T_Q8_1: kern_quantize_q8_1(x, xq, n); break;
-    default: /* q8_0, q8_K: libgguf's reference quantizers, ggml's bytes */
+    case GGML_T_Q8_0: {
+        block_q8_0 *y = xq;
+        for (int64_t ib = 0; ib < n / 32; ib++, x += 32) {
+            float amax = 0.0f;
+            for (int j = 0; j < 32; j++) { float a = fabsf(x[j]); amax = amax > a ? amax : a; }
+            const float d = amax / 127.0f;
+            const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+            for (int j = 0; j < 32; j++) y[ib].qs[j] = (int8_t)nearbyintf(x[j] * id);
+            y[ib].d = gguf_f32_to_f16(d);
+        }
+        break;
+    }
+    default: /* q8_K: libgguf's reference quantizer, which ggml also uses on x86 */
         gguf_codec_get(t->dot_type)->quantize(x, xq, n);
         break;
     }
@@ -171,11 +183,10 @@ void kern_quantize_q8_1(const float *x, void *vy, int64_t n)
             amax = amax > a ? amax : a; /* ggml's MAX: a NaN propagates */
         }
         const float d = amax / 127.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
         int sum = 0;
         for (int j = 0; j < QK8_1; j++) {
-            /* ties away from zero, as ggml's reference; |x * id| ≤ 127 */
-            const int q = (int)roundf(x[j] * id);
+            const int q = (int)nearbyintf(x[j] * id);
             y[ib].qs[j] = (int8_t)q;
             sum += q;
         }

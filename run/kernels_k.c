@@ -15,6 +15,7 @@
  * terms in float. (q3_K and q6_K have signed levels and no mins.)
  * Not for: quantizing (libgguf's codecs).
  */
+#include <math.h>
 #include <string.h>
 
 #include "float16.h"
@@ -211,16 +212,19 @@ ALWAYS float h2f(gguf_half h)
 ALWAYS __m256i super_isum(const __m256i u[8], const int16_t sc[16], int shift,
                                            const block_q8_K *a)
 {
+    /* The level offset is taken off each 16-bit pair sum before the scale
+     * multiplies it, so every lane holds exactly the terms of its own four
+     * elements: (u - off)·a of elements 4L..4L+3 of each register. Which
+     * integers meet in which lane decides how the float lanes round later. */
     __m256i acc = _mm256_setzero_si256();
+    const __m256i off = _mm256_set1_epi8((char)(shift >= 0 ? 1 << shift : 0));
     for (int c = 0; c < 8; c++) {
-        const __m256i p = _mm256_maddubs_epi16(u[c], _mm256_loadu_si256((const __m256i *)(a->qs + 32 * c)));
+        const __m256i av = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * c));
+        __m256i p = _mm256_maddubs_epi16(u[c], av);
+        if (shift >= 0) /* at most 2·8·128 either side: no 16-bit overflow */
+            p = _mm256_sub_epi16(p, _mm256_maddubs_epi16(off, av));
         const __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[2 * c + 1]), _mm_set1_epi16(sc[2 * c]));
         acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, s));
-    }
-    if (shift >= 0) {
-        const __m256i bs = _mm256_loadu_si256((const __m256i *)a->bsums);
-        const __m256i scb = _mm256_madd_epi16(bs, _mm256_loadu_si256((const __m256i *)sc));
-        acc = _mm256_sub_epi32(acc, _mm256_slli_epi32(scb, shift));
     }
     return acc;
 }
@@ -382,16 +386,40 @@ ALWAYS void unpack_avx2_q6_K(const block_q6_K *b, __m256i u[8], int16_t sc[16], 
     *shift = 5;
 }
 
+/* Σ_k mn32_k (bsum_2k + bsum_2k+1) over the eight 32-element sub-blocks
+ * of q4_K/q5_K, as four 32-bit lanes: lane m holds sub-blocks 2m, 2m + 1. */
+ALWAYS __m128i super_msum4(const int16_t mn[16], const block_q8_K *a)
+{
+    const __m128i b0 = _mm_loadu_si128((const __m128i *)a->bsums);
+    const __m128i b1 = _mm_loadu_si128((const __m128i *)(a->bsums + 8));
+    const __m128i s32 = _mm_hadd_epi16(b0, b1); /* the 32-element sums */
+    const __m128i m32 = _mm_setr_epi16(mn[0], mn[2], mn[4], mn[6], mn[8], mn[10], mn[12], mn[14]);
+    return _mm_madd_epi16(m32, s32);
+}
+
+/* How a format's min term joins the float sum (each decides rounding):
+ *   MIN_NONE   no mins (q3_K, q6_K)
+ *   MIN_LANES8 before the scale term, into the same eight lanes (q2_K)
+ *   MIN_LANES4 into four lanes of their own, added after the eight (q4_K)
+ *   MIN_SCALAR one float per row, -d_x·dmin times the super-block's whole
+ *              integer min sum in one fused multiply-add, added last (q5_K) */
+enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
+
 /* nx activation rows against one weight row: each super-block is unpacked
  * once; row k's arithmetic does not depend on nx. */
-#define KQUANT_ROWS(T, HAS_MIN)                                                     \
+#define KQUANT_ROWS(T, MINS)                                                        \
     ALWAYS void rows_##T(int64_t n, const void *w, const void *x, size_t xs, int nx,    \
                          float *out)                                                \
     {                                                                               \
         const block_##T *bw = w;                                                    \
         __m256 acc[KERN_NX];                                                        \
-        for (int k = 0; k < nx; k++)                                                \
+        __m128 accm[KERN_NX];                                                       \
+        float summ[KERN_NX];                                                        \
+        for (int k = 0; k < nx; k++) {                                              \
             acc[k] = _mm256_setzero_ps();                                           \
+            accm[k] = _mm_setzero_ps();                                             \
+            summ[k] = 0.0f;                                                         \
+        }                                                                           \
         for (int64_t i = 0; i < n / QK_K; i++) {                                    \
             __m256i u[8];                                                           \
             int16_t sc[16], mn[16];                                                 \
@@ -400,13 +428,30 @@ ALWAYS void unpack_avx2_q6_K(const block_q6_K *b, __m256i u[8], int16_t sc[16], 
             unpack_avx2_##T(&bw[i], u, sc, mn, &d, &dmin, &shift);                  \
             for (int k = 0; k < nx; k++) {                                          \
                 const block_q8_K *bx = (const block_q8_K *)((const uint8_t *)x + k * xs) + i; \
+                const float md = -bx->d * dmin;                                     \
+                if (MINS == MIN_LANES8)                                             \
+                    acc[k] = add_scaled(acc[k], md, super_msum(mn, bx));            \
+                else if (MINS == MIN_LANES4)                                        \
+                    accm[k] = _mm_fmadd_ps(_mm_set1_ps(md),                         \
+                                           _mm_cvtepi32_ps(super_msum4(mn, bx)), accm[k]); \
+                else if (MINS == MIN_SCALAR) {                                      \
+                    __m128i m4 = super_msum4(mn, bx);                               \
+                    m4 = _mm_hadd_epi32(_mm_hadd_epi32(m4, m4), m4);                \
+                    summ[k] = fmaf(md, (float)_mm_cvtsi128_si32(m4), summ[k]);      \
+                }                                                                   \
                 acc[k] = add_scaled(acc[k], bx->d * d, super_isum(u, sc, shift, bx));  \
-                if (HAS_MIN)                                                        \
-                    acc[k] = add_scaled(acc[k], -bx->d * dmin, super_msum(mn, bx));  \
             }                                                                       \
         }                                                                           \
-        for (int k = 0; k < nx; k++)                                                \
-            out[k] = hsum8(acc[k]);                                                 \
+        for (int k = 0; k < nx; k++) {                                              \
+            float r = hsum8(acc[k]);                                                \
+            if (MINS == MIN_LANES4) {                                               \
+                __m128 m = _mm_add_ps(accm[k], _mm_movehl_ps(accm[k], accm[k]));    \
+                m = _mm_add_ss(m, _mm_movehdup_ps(m));                              \
+                r += _mm_cvtss_f32(m);                                              \
+            } else if (MINS == MIN_SCALAR)                                          \
+                r += summ[k];                                                       \
+            out[k] = r;                                                             \
+        }                                                                           \
     }                                                                               \
     KERN_AVX2 float dot_##T##_avx2(int64_t n, const void *w, const void *x)         \
     {                                                                               \
@@ -420,9 +465,9 @@ ALWAYS void unpack_avx2_q6_K(const block_q6_K *b, __m256i u[8], int16_t sc[16], 
         rows_##T(n, w, x, xs, KERN_NX, out);                                        \
     }
 
-KQUANT_ROWS(q2_K, 1)
-KQUANT_ROWS(q3_K, 0)
-KQUANT_ROWS(q4_K, 1)
-KQUANT_ROWS(q5_K, 1)
-KQUANT_ROWS(q6_K, 0)
+KQUANT_ROWS(q2_K, MIN_LANES8)
+KQUANT_ROWS(q3_K, MIN_NONE)
+KQUANT_ROWS(q4_K, MIN_LANES4)
+KQUANT_ROWS(q5_K, MIN_SCALAR)
+KQUANT_ROWS(q6_K, MIN_NONE)
 #endif

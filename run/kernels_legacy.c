@@ -10,6 +10,7 @@
  * splits that way. Σ q·a is an exact integer; the row's result is Σ_b term_b
  * added in float. Not for: quantizing (libgguf's codecs, kernels.c).
  */
+#include <math.h>
 #include <string.h>
 
 #include "float16.h"
@@ -275,7 +276,38 @@ ALWAYS __m256i levels_q5_1(const block_q5_1 *b)
         rows_##T(n, w, x, xs, KERN_NX, out);                                        \
     }
 
-SCALE_ONLY_ROWS(q4_0)
+/* q4_0 as the reference CPU backend computes it on x86 (it regroups q4_0
+ * matrices of 8k rows into 8-row tiles): one float accumulator per output,
+ * and each block adds its whole integer sum, times d_w·d_x, in one fused
+ * multiply-add. */
+ALWAYS int hsum_i32x8(__m256i v)
+{
+    __m128i h = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
+    h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 1));
+    return _mm_cvtsi128_si32(h);
+}
+
+ALWAYS void rows_q4_0(int64_t n, const void *w, const void *x, size_t xs, int nx, float *out)
+{
+    const block_q4_0 *bw = w;
+    float acc[KERN_NX];
+    for (int k = 0; k < nx; k++)
+        acc[k] = 0.0f;
+    for (int64_t i = 0; i < n / 32; i++) {
+        const __m256i q = levels_q4_0(&bw[i]);
+        const __m256i aq = _mm256_sign_epi8(q, q);
+        const float dw = h2f(bw[i].d);
+        for (int k = 0; k < nx; k++) {
+            const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
+            const int isum = hsum_i32x8(dot_u8_i8(aq, _mm256_sign_epi8(load32(bx->qs), q)));
+            acc[k] = fmaf((float)isum, dw * h2f(bx->d), acc[k]);
+        }
+    }
+    for (int k = 0; k < nx; k++)
+        out[k] = acc[k];
+}
+
 SCALE_ONLY_ROWS(q5_0)
 SCALE_ONLY_ROWS(q8_0)
 WITH_MIN_ROWS(q4_1)

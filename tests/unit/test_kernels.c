@@ -276,17 +276,22 @@ END_TEST
  * 3: q8_1 activations
  */
 
-/* ggml's quantize_row_q8_1_ref for one block, written out again here. */
+/* ggml's x86 (AVX2) activation quantizer quantize_row_q8_1 for one block,
+ * written out again here: the multiplier is 127/amax (not 1/d) and levels
+ * round to nearest, ties to even (not roundf's away from zero). That, not
+ * the reference quantizer, is what llama.cpp feeds its dot products on this
+ * machine: with it the logits of Q8_0/Q5_x/Q4_1 files equal llama.cpp's
+ * bit for bit. */
 static void q8_1_expected(const float *x, gguf_half *d16, gguf_half *s16, int8_t q[32])
 {
     float amax = 0.0f;
     for (int j = 0; j < 32; j++)
         amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
     const float d = amax / 127;
-    const float id = d ? 1.0f / d : 0.0f;
+    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
     int sum = 0;
     for (int j = 0; j < 32; j++) {
-        q[j] = (int8_t)roundf(x[j] * id);
+        q[j] = (int8_t)nearbyintf(x[j] * id);
         sum += q[j];
     }
     *d16 = gguf_f32_to_f16(d);
@@ -327,23 +332,24 @@ START_TEST(test_q8_1_bytes)
         ck_assert_int_eq(qmax, 127);
     }
 
-    /* Worked by hand: amax 127 gives d = 1, id = 1; roundf takes ties away
-     * from zero (0.5 → 1, -2.5 → -3, 1.5 → 2), where round-to-even would
-     * give 0, -2, 2. Σq = 127 + 1 - 3 + 2 - 64 = 63, s = 63. */
+    /* Worked by hand: amax 127 gives d = 1, id = 1; ties go to even
+     * (0.5 → 0, -2.5 → -2, 1.5 → 2, -63.5 → -64), where roundf would give
+     * 1, -3, 2, -64. Σq = 127 + 0 - 2 + 2 - 64 = 63, s = 63. */
     float h[32] = { 127.0f, 0.5f, -2.5f, 1.5f, -63.5f };
     uint8_t hb[36];
     kern_quantize_act(GGML_T_Q4_1, h, hb, 32);
     ck_assert_uint_eq(hb[0] | hb[1] << 8, 0x3c00); /* 1.0 */
     ck_assert_uint_eq(hb[2] | hb[3] << 8, gguf_f32_to_f16(63.0f));
-    const int8_t hq[5] = { 127, 1, -3, 2, -64 };
+    const int8_t hq[5] = { 127, 0, -2, 2, -64 };
     ck_assert_mem_eq(hb + 4, hq, 5);
     for (int j = 5; j < 32; j++)
         ck_assert_int_eq((int8_t)hb[4 + j], 0);
 }
 END_TEST
 
-/* The other dot types are libgguf's bytes: f16/bf16 conversion, the q8_0
- * and q8_K reference quantizers. */
+/* The other dot types are libgguf's bytes — f16/bf16 conversion and the
+ * q8_K reference quantizer (ggml uses the reference for q8_K on x86) — and
+ * q8_0 is q8_1's levels and d without the sum. */
 START_TEST(test_act_bytes_are_libgguf)
 {
     enum { N = 512 };
@@ -354,6 +360,18 @@ START_TEST(test_act_bytes_are_libgguf)
         const uint32_t t = wtypes[k], dt = (uint32_t)kern_dot_type(t);
         if (dt == GGML_T_Q8_1)
             continue;
+        if (dt == GGML_T_Q8_0) {
+            for (int b = 0; b < N / 32; b++) {
+                gguf_half d, sum;
+                int8_t q[32];
+                q8_1_expected(x + 32 * b, &d, &sum, q);
+                uint8_t blk[34];
+                kern_quantize_act(t, x + 32 * b, blk, 32);
+                ck_assert_uint_eq(blk[0] | blk[1] << 8, d);
+                ck_assert_mem_eq(blk + 2, q, 32);
+            }
+            continue;
+        }
         const size_t bytes = kern_act_row_size(t, N);
         ck_assert_uint_eq(bytes, wrow_bytes(dt, N));
         kern_quantize_act(t, x, got, N);
