@@ -6,6 +6,7 @@
  *   gguf-run -m MODEL.gguf --perplexity TEXT.txt [--ctx-size 256] [--kl-divergence-base OUT]
  *   gguf-run -m MODEL.gguf --kl-divergence --kl-divergence-base OUT
  *   gguf-run -m MODEL.gguf --imatrix OUT -f TEXT [--ctx-size N] [--chunks N] [--process-output]
+ *   gguf-run -m MODEL.gguf --verify REF.gguf -f TEXT [--max-kld X] [--min-top1 P] [--max-ppl-ratio R]
  *
  * Opens the model, tokenizes the prompt, runs it as one batch, then decodes
  * one token at a time until -n tokens, an end-of-generation token or the end
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -32,12 +34,14 @@
 #include "names.h"
 #include "sampler.h"
 #include "tokenizer.h"
+#include "verify.h"
 
 #define TOOL "gguf-run"
 
 typedef struct options {
     const char *model, *prompt, *prompt_ids, *perplexity, *dump_logits, *kld_base;
-    const char *imatrix, *text; /* --imatrix OUT, -f TEXT */
+    const char *imatrix, *text, *verify; /* --imatrix OUT, -f TEXT, --verify REF */
+    run_verify_limits limits;            /* --max-kld, --min-top1, --max-ppl-ratio */
     int   n_predict, n_ctx, n_batch, n_threads, dump_steps, top_k, chunks;
     float temp, top_p;
     uint64_t seed;
@@ -55,6 +59,7 @@ static void usage(FILE *out)
             "       " TOOL " -m MODEL.gguf --perplexity TEXT [--ctx-size N] [--kl-divergence-base OUT]\n"
             "       " TOOL " -m MODEL.gguf --kl-divergence --kl-divergence-base OUT\n"
             "       " TOOL " -m MODEL.gguf --imatrix OUT -f TEXT [--ctx-size N] [--chunks N]\n"
+            "       " TOOL " -m MODEL.gguf --verify REF.gguf -f TEXT [--chunks N] [limits]\n"
             "\n"
             "  -m, --model FILE      the GGUF model (llama, mistral, qwen2)\n"
             "  -p, --prompt TEXT     the prompt (BOS added as the vocabulary says)\n"
@@ -74,7 +79,13 @@ static void usage(FILE *out)
             "  --kl-divergence       mean KL divergence, same top token, perplexities vs F\n"
             "  --chunks N            with --perplexity or --imatrix: only the first N chunks\n"
             "  --imatrix OUT         collect an importance matrix over -f TEXT, as llama-imatrix\n"
-            "  -f, --file TEXT       the text for --imatrix\n"
+            "  -f, --file TEXT       the text for --imatrix and --verify\n"
+            "  --verify REF.gguf     compare the model with REF on -f TEXT: mean KLD, top-1\n"
+            "                        agreement, perplexities, greedy continuation; exit 1\n"
+            "                        when past a limit:\n"
+            "  --max-kld X           mean KL(REF || model) at most X nats\n"
+            "  --min-top1 P          same top token at P (0..1) of the positions or more\n"
+            "  --max-ppl-ratio R     perplexity of the model / of REF at most R\n"
             "  --process-output      with --imatrix: collect output.weight too\n"
             "  -h, --help            this text\n");
 }
@@ -105,7 +116,9 @@ static bool parse_float(const char *s, float *out)
 /* Returns 0, 1 after printing help, or 2 on a usage error (already reported). */
 static int parse_args(options *o, int argc, char **argv)
 {
-    *o = (options){ .n_predict = 128, .n_batch = 512, .top_k = 40, .top_p = 0.95f };
+    *o = (options){ .n_predict = 128, .n_batch = 512, .top_k = 40, .top_p = 0.95f,
+                    .limits = { -1, -1, -1 } };
+    float lim;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -134,6 +147,17 @@ static int parse_args(options *o, int argc, char **argv)
             o->prompt_ids = v;
         } else if (!strcmp(a, "--perplexity")) {
             o->perplexity = v;
+        } else if (!strcmp(a, "--verify")) {
+            o->verify = v;
+        } else if (!strcmp(a, "--max-kld")) {
+            ok = parse_float(v, &lim) && lim >= 0;
+            o->limits.max_kld = lim;
+        } else if (!strcmp(a, "--min-top1")) {
+            ok = parse_float(v, &lim) && lim >= 0 && lim <= 1;
+            o->limits.min_top1 = lim;
+        } else if (!strcmp(a, "--max-ppl-ratio")) {
+            ok = parse_float(v, &lim) && lim > 0;
+            o->limits.max_ppl_ratio = lim;
         } else if (!strcmp(a, "--imatrix")) {
             o->imatrix = v;
         } else if (!strcmp(a, "-f") || !strcmp(a, "--file")) {
@@ -178,16 +202,21 @@ static int parse_args(options *o, int argc, char **argv)
         fprintf(stderr, TOOL ": error: --kl-divergence needs --kl-divergence-base FILE\n");
         return 2;
     }
-    if (o->imatrix && !o->text) {
-        fprintf(stderr, TOOL ": error: --imatrix needs the text: -f TEXT\n");
+    if ((o->imatrix || o->verify) && !o->text) {
+        fprintf(stderr, TOOL ": error: %s needs the text: -f TEXT\n",
+                o->imatrix ? "--imatrix" : "--verify");
         return 2;
     }
-    if (o->text && !o->imatrix) {
-        fprintf(stderr, TOOL ": error: -f TEXT goes with --imatrix\n");
+    if (o->text && !o->imatrix && !o->verify) {
+        fprintf(stderr, TOOL ": error: -f TEXT goes with --imatrix or --verify\n");
+        return 2;
+    }
+    if (o->imatrix && o->verify) {
+        fprintf(stderr, TOOL ": error: --imatrix and --verify are separate runs\n");
         return 2;
     }
     if (!o->model ||
-        (!o->prompt && !o->prompt_ids && !o->perplexity && !o->kld && !o->imatrix)) {
+        (!o->prompt && !o->prompt_ids && !o->perplexity && !o->kld && !o->imatrix && !o->verify)) {
         usage(stderr);
         return 2;
     }
@@ -259,6 +288,7 @@ typedef struct runner {
     run_model      model;
     run_state      state;
     float         *logits;
+    bool           failed; /* --verify: past a limit (exit 1, no error message) */
 } runner;
 
 /* Generates from the prompt: the prompt as one batch, then token by token. */
@@ -373,6 +403,77 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
     return rc;
 }
 
+/* Runs the reference --verify names, then the model, on the same chunks of
+ * the text; one result line on stdout, and r->failed when past a limit. */
+static int verify(runner *r, const int32_t *tokens, int n_tokens, const char **what,
+                  gguf_error *err)
+{
+    const options *o = r->o;
+    const int n_ctx = r->state.n_ctx;
+    const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
+    const int n_prompt = RUN_VERIFY_PROMPT < n_ctx / 2 ? RUN_VERIFY_PROMPT : n_ctx / 2;
+    const int n_gen = RUN_VERIFY_GREEDY < n_ctx - n_prompt ? RUN_VERIFY_GREEDY : n_ctx - n_prompt;
+    int32_t prompt[RUN_VERIFY_PROMPT], ref_ids[RUN_VERIFY_GREEDY], ids[RUN_VERIFY_GREEDY];
+    gguf_file *rf = NULL;
+    run_model rm;
+    run_state rs;
+    memset(&rm, 0, sizeof rm);
+    memset(&rs, 0, sizeof rs);
+    run_eval_result res, ref;
+    int rc = -1;
+    // the reference's log-probabilities go through a --kl-divergence-base file
+    const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char base[4096];
+    snprintf(base, sizeof base, "%s/gguf-run-verify-XXXXXX", dir);
+    int fd = mkstemp(base);
+    if (fd < 0)
+        return gguf_error_set(err, "%s: %s", base, strerror(errno));
+    close(fd);
+    *what = o->verify;
+    if (!(rf = gguf_open(o->verify, 0, err)) || run_model_load(&rm, rf, err))
+        goto done;
+    if (rm.hp.n_vocab != r->model.hp.n_vocab) {
+        gguf_error_set(err, "has %d tokens, %s has %d: not the same vocabulary", rm.hp.n_vocab,
+                       o->model, r->model.hp.n_vocab);
+        goto done;
+    }
+    if (run_state_init(&rs, &rm, n_ctx, r->state.n_batch, err))
+        goto done;
+    *what = o->text;
+    if (run_perplexity(&rs, &rm, tokens, n_tokens, bos, o->chunks, base, &ref, err))
+        goto done;
+    memcpy(prompt, tokens, (size_t)n_prompt * sizeof *prompt);
+    if (bos >= 0)
+        prompt[0] = bos;
+    run_greedy(&rs, &rm, prompt, n_prompt, n_gen, r->logits, ref_ids);
+    run_state_free(&rs);
+    *what = o->model;
+    if (run_kl_divergence(&r->state, &r->model, base, &res, err))
+        goto done;
+    res.ppl_base = ref.ppl; /* exact, not from the file's 16-bit levels */
+    run_greedy(&r->state, &r->model, prompt, n_prompt, n_gen, r->logits, ids);
+    const int same = run_leading_agreement(ref_ids, ids, n_gen);
+    printf("verify: mean KLD %.6f, top-1 agreement %.3f%%, ppl %.6f, reference ppl %.6f, "
+           "ratio %.6f, greedy %d/%d leading tokens agree (%d chunks of %d, %ld scored)\n",
+           res.mean_kld, 100.0 * res.same_top, res.ppl, res.ppl_base, res.ppl / res.ppl_base,
+           same, n_gen, res.n_chunk, n_ctx, res.n_scored);
+    char why[160];
+    if (!run_verify_within(&res, &o->limits, why, sizeof why)) {
+        printf("verify: FAIL: %s\n", why);
+        fprintf(stderr, TOOL ": %s: %s\n", o->model, why);
+        r->failed = true;
+    } else {
+        printf("verify: PASS\n");
+    }
+    rc = 0;
+done:
+    unlink(base);
+    run_state_free(&rs);
+    run_model_free(&rm);
+    gguf_close(rf);
+    return rc;
+}
+
 /* Reads a whole file into a NUL-terminated buffer. */
 static char *read_text(const char *path, size_t *len, gguf_error *err)
 {
@@ -458,7 +559,8 @@ static int run(runner *r, const char **what, gguf_error *err)
         *what = o->perplexity ? o->perplexity : o->text;
     if (input_tokens(r, &ids, &n_ids, err))
         return -1;
-    int rc = o->imatrix ? collect_imatrix(r, ids, n_ids, what, err)
+    int rc = o->verify  ? verify(r, ids, n_ids, what, err)
+             : o->imatrix ? collect_imatrix(r, ids, n_ids, what, err)
              : eval     ? evaluate(r, ids, n_ids, err)
                         : generate(r, ids, n_ids, err);
     free(ids);
@@ -486,5 +588,5 @@ int main(int argc, char **argv)
     gguf_vocab_free(r.vocab);
     run_model_free(&r.model);
     gguf_close(r.file);
-    return rc ? 1 : 0;
+    return rc || r.failed ? 1 : 0;
 }

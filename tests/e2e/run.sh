@@ -270,4 +270,48 @@ else
 fi
 "$RUN" -m "$GOOD" --imatrix "$W/x.imatrix" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && pass "imatrix without -f: exit 2" || fail "imatrix without -f: exit 2" "exit $rc"
+
+# --- --verify: a quantized file against its F16 source ---------------------------
+
+if need_fixture reference/wp-llama-5m-f16.gguf "verify wp-llama-5m" &&
+   need_fixture reference/wp-llama-5m-Q8_0.gguf "verify wp-llama-5m" &&
+   need_fixture reference/wp-llama-5m-Q2_K.gguf "verify wp-llama-5m" &&
+   need_fixture corpora/war-and-peace-heldout.txt "verify wp-llama-5m"; then
+    F16=$REF/wp-llama-5m-f16.gguf
+    "$RUN" -m "$REF/wp-llama-5m-Q8_0.gguf" --verify "$F16" -f "$TEXT" --ctx-size 128 --chunks 2 \
+        -t 1 --max-kld 0.005 --min-top1 0.9 --max-ppl-ratio 1.01 >"$W/v.out" 2>"$W/err"; rc=$?
+    line=$(grep '^verify: mean' "$W/v.out")
+    if [ $rc -eq 0 ] && grep -qx 'verify: PASS' "$W/v.out" && [[ $line == *"greedy "*"/32 leading"* ]]; then
+        pass "verify Q8_0 vs F16 within limits: ${line#verify: }"
+    else
+        fail "verify Q8_0 vs F16 within limits" "exit $rc: $line $(tail -1 "$W/err")"
+    fi
+    "$RUN" -m "$REF/wp-llama-5m-Q2_K.gguf" --verify "$F16" -f "$TEXT" --ctx-size 128 --chunks 2 \
+        -t 1 --max-kld 0.005 >"$W/v.out" 2>"$W/err"; rc=$?
+    if [ $rc -eq 1 ] && grep -q '^verify: FAIL: mean KLD .* above --max-kld 0.005' "$W/v.out"; then
+        pass "verify Q2_K vs F16 fails --max-kld 0.005 with exit 1: $(grep '^verify: mean' "$W/v.out" | cut -c9-40)"
+    else
+        fail "verify Q2_K vs F16 fails --max-kld 0.005" "exit $rc: $(cat "$W/v.out") $(tail -1 "$W/err")"
+    fi
+    out=$("$RUN" -m "$REF/wp-llama-5m-Q8_0.gguf" --verify "$W/no-such.gguf" -f "$TEXT" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $W/no-such.gguf: "* ]]; then
+        pass "verify: a missing reference is refused naming it"
+    else
+        fail "verify: a missing reference is refused naming it" "exit $rc: $out"
+    fi
+    out=$("$RUN" -m "$REF/wp-llama-5m-Q8_0.gguf" --verify "$GOOD" -f "$TEXT" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $GOOD: has 300 tokens"* ]]; then
+        pass "verify: a reference with another vocabulary is refused naming it"
+    else
+        fail "verify: a reference with another vocabulary is refused naming it" "exit $rc: $out"
+    fi
+fi
+out=$("$RUN" -m "$GOOD" --verify "$GOOD" -f "$W/no-such.txt" 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $W/no-such.txt: "* ]]; then
+    pass "verify: a missing text file is refused naming it"
+else
+    fail "verify: a missing text file is refused naming it" "exit $rc: $out"
+fi
+"$RUN" -m "$GOOD" --verify "$GOOD" -f "$W/no-such.txt" --max-kld x >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "verify: bad --max-kld: exit 2" || fail "verify: bad --max-kld: exit 2" "exit $rc"
 exit 0

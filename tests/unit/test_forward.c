@@ -24,6 +24,7 @@
 #include "model.h"
 #include "names.h"
 #include "sampler.h"
+#include "verify.h"
 #include "writer.h"
 
 /* ---------------------------------------------------------------------------
@@ -648,6 +649,78 @@ START_TEST(test_importance_collect_tied)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------
+ * --verify: greedy continuation, agreement, limits
+ */
+
+START_TEST(test_verify_greedy)
+{
+    spec sp = base_spec();
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&sp, &m, &f, &err) == 0, "%s", err.msg);
+    const int nv = m.hp.n_vocab;
+    const int32_t prompt[4] = { 1, 5, 9, 30 };
+    enum { N = 6 };
+    run_state st;
+    ck_assert_int_eq(run_state_init(&st, &m, 32, 8, &err), 0);
+    float *logits = malloc((size_t)nv * sizeof *logits);
+    int32_t got[N];
+    run_greedy(&st, &m, prompt, 4, N, logits, got);
+    /* the same by hand: whole sequence re-run, argmax of the last row */
+    int32_t seq[4 + N];
+    memcpy(seq, prompt, sizeof prompt);
+    for (int i = 0; i < N; i++) {
+        float *all = all_logits(&m, seq, 4 + i, 16);
+        const float *row = all + (size_t)(3 + i) * nv;
+        int32_t best = 0;
+        for (int v = 1; v < nv; v++)
+            if (row[v] > row[best])
+                best = v;
+        ck_assert_int_eq(got[i], best);
+        seq[4 + i] = best;
+        free(all);
+    }
+    free(logits);
+    run_state_free(&st);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
+START_TEST(test_verify_limits)
+{
+    const int32_t a[5] = { 1, 2, 3, 4, 5 }, b[5] = { 1, 2, 9, 4, 5 };
+    ck_assert_int_eq(run_leading_agreement(a, b, 5), 2);
+    ck_assert_int_eq(run_leading_agreement(a, a, 5), 5);
+    ck_assert_int_eq(run_leading_agreement(a, b, 0), 0);
+    ck_assert_int_eq(run_leading_agreement(b, a, 1), 1);
+
+    run_eval_result r = { .ppl = 11.0, .ppl_base = 10.0, .mean_kld = 0.01, .same_top = 0.9 };
+    char why[160] = "";
+    run_verify_limits none = { -1, -1, -1 };
+    ck_assert(run_verify_within(&r, &none, why, sizeof why));
+    run_verify_limits at = { 0.01, 0.9, 1.1 }; /* limits are inclusive */
+    ck_assert(run_verify_within(&r, &at, why, sizeof why));
+    run_verify_limits kld = { 0.005, -1, -1 };
+    ck_assert(!run_verify_within(&r, &kld, why, sizeof why));
+    ck_assert_str_eq(why, "mean KLD 0.010000 is above --max-kld 0.005");
+    run_verify_limits top = { -1, 0.95, -1 };
+    ck_assert(!run_verify_within(&r, &top, why, sizeof why));
+    ck_assert_str_eq(why, "top-1 agreement 0.9000 is below --min-top1 0.95");
+    run_verify_limits ratio = { -1, -1, 1.05 };
+    ck_assert(!run_verify_within(&r, &ratio, why, sizeof why));
+    ck_assert_str_eq(why, "perplexity ratio 1.100000 is above --max-ppl-ratio 1.05");
+    /* a NaN (a model whose logits blew up) never passes a limit */
+    r.mean_kld = NAN;
+    ck_assert(!run_verify_within(&r, &at, why, sizeof why));
+    r.mean_kld = 0.0;
+    r.ppl = INFINITY;
+    ck_assert(!run_verify_within(&r, &at, why, sizeof why));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("forward");
@@ -668,6 +741,8 @@ int main(void)
     tcase_add_test(tc, test_importance_add);
     tcase_add_test(tc, test_importance_collect);
     tcase_add_test(tc, test_importance_collect_tied);
+    tcase_add_test(tc, test_verify_greedy);
+    tcase_add_test(tc, test_verify_limits);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
