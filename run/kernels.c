@@ -25,30 +25,41 @@
  * The type table
  */
 
+/* One instruction set's kernels for a type; NULL where it has none. */
+typedef struct {
+    kern_dot_fn  dot;  /* one pair of rows */
+    kern_dotn_fn dotn; /* one weight row × nx activation rows */
+    int          nx;
+    kern_tile_fn tile; /* KERN_TW × KERN_NX */
+} kern_impl;
+
 typedef struct {
     uint32_t    wtype;
     uint32_t    dot_type;
     kern_dot_fn ref;  /* scalar reference */
-    kern_dot_fn simd; /* AVX2 (+FMA, F16C); NULL where none */
-    kern_dotn_fn simdn; /* the same for nx activation rows at once */
-    int         nx;
+    kern_impl   avx2; /* AVX2 (+FMA, F16C) */
+    kern_impl   vnni; /* AVX-512 VNNI (+VL); dot NULL: use avx2's */
 } kern_type;
 
 #ifdef KERN_X86
-#define SIMD(T, nx) dot_##T##_avx2, dotn_##T##_avx2, nx
+#define SIMD(T, nx) { dot_##T##_avx2, dotn_##T##_avx2, nx, NULL }, { NULL, NULL, 0, NULL }
+#define TILED(T)                                                                           \
+    { dot_##T##_avx2, dotn_##T##_avx2, KERN_NX, tile_##T##_avx2 },        \
+    { dot_##T##_vnni, dotn_##T##_vnni, KERN_NX, tile_##T##_vnni }
 #else
-#define SIMD(T, nx) NULL, NULL, nx
+#define SIMD(T, nx) { NULL, NULL, 0, NULL }, { NULL, NULL, 0, NULL }
+#define TILED(T) SIMD(T, 0)
 #endif
 
 static const kern_type kern_types[] = {
     { GGML_T_F32,  GGML_T_F32,  dot_f32_ref,  SIMD(f32, KERN_NX_FLOAT) },
     { GGML_T_F16,  GGML_T_F16,  dot_f16_ref,  SIMD(f16, KERN_NX_FLOAT) },
     { GGML_T_BF16, GGML_T_BF16, dot_bf16_ref, SIMD(bf16, KERN_NX_FLOAT) },
-    { GGML_T_Q4_0, GGML_T_Q8_0, dot_q4_0_ref, SIMD(q4_0, KERN_NX) },
-    { GGML_T_Q4_1, GGML_T_Q8_1, dot_q4_1_ref, SIMD(q4_1, KERN_NX) },
-    { GGML_T_Q5_0, GGML_T_Q8_0, dot_q5_0_ref, SIMD(q5_0, KERN_NX) },
-    { GGML_T_Q5_1, GGML_T_Q8_1, dot_q5_1_ref, SIMD(q5_1, KERN_NX) },
-    { GGML_T_Q8_0, GGML_T_Q8_0, dot_q8_0_ref, SIMD(q8_0, KERN_NX) },
+    { GGML_T_Q4_0, GGML_T_Q8_0, dot_q4_0_ref, TILED(q4_0) },
+    { GGML_T_Q4_1, GGML_T_Q8_1, dot_q4_1_ref, TILED(q4_1) },
+    { GGML_T_Q5_0, GGML_T_Q8_0, dot_q5_0_ref, TILED(q5_0) },
+    { GGML_T_Q5_1, GGML_T_Q8_1, dot_q5_1_ref, TILED(q5_1) },
+    { GGML_T_Q8_0, GGML_T_Q8_0, dot_q8_0_ref, TILED(q8_0) },
     { GGML_T_Q2_K, GGML_T_Q8_K, dot_q2_K_ref, SIMD(q2_K, KERN_NX) },
     { GGML_T_Q3_K, GGML_T_Q8_K, dot_q3_K_ref, SIMD(q3_K, KERN_NX) },
     { GGML_T_Q4_K, GGML_T_Q8_K, dot_q4_K_ref, SIMD(q4_K, KERN_NX) },
@@ -65,11 +76,16 @@ static const kern_type *kern_type_get(uint32_t wtype)
     return NULL;
 }
 
-static bool scalar_forced;
+static int isa_limit = KERN_ISA_BEST;
 
 void kern_force_scalar(bool on)
 {
-    scalar_forced = on;
+    isa_limit = on ? KERN_ISA_SCALAR : KERN_ISA_BEST;
+}
+
+void kern_force_isa(enum kern_isa isa)
+{
+    isa_limit = isa;
 }
 
 #ifdef KERN_X86
@@ -90,17 +106,42 @@ bool kern_cpu_has_avx2(void)
     }
     return v;
 }
+
+bool kern_cpu_has_vnni(void)
+{
+    static int cached = -1;
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        v = kern_cpu_has_avx2() && __builtin_cpu_supports("avx512f") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
 #endif
 
-/* The kernel a product on this type runs: the vector one unless forced off
- * or the CPU lacks it. */
-static kern_dot_fn kern_dot_select(const kern_type *t)
+enum kern_isa kern_isa_in_use(void)
 {
 #ifdef KERN_X86
-    if (t->simd && !scalar_forced && kern_cpu_has_avx2())
-        return t->simd;
+    if (isa_limit >= KERN_ISA_VNNI && kern_cpu_has_vnni())
+        return KERN_ISA_VNNI;
+    if (isa_limit >= KERN_ISA_AVX2 && kern_cpu_has_avx2())
+        return KERN_ISA_AVX2;
 #endif
-    return t->ref;
+    return KERN_ISA_SCALAR;
+}
+
+/* The kernels a product on this type runs: the best instruction set the
+ * CPU has and the tests allow, falling back a level where a type has no
+ * kernel of that set. */
+static kern_impl kern_select(const kern_type *t)
+{
+    const enum kern_isa isa = kern_isa_in_use();
+    if (isa >= KERN_ISA_VNNI && t->vnni.dot)
+        return t->vnni;
+    if (isa >= KERN_ISA_AVX2 && t->avx2.dot)
+        return t->avx2;
+    return (kern_impl){ t->ref, NULL, 1, NULL };
 }
 
 /* ---------------------------------------------------------------------------
@@ -202,7 +243,7 @@ void kern_quantize_q8_1(const float *x, void *vy, int64_t n)
 float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
 {
     const kern_type *t = kern_type_get(wtype);
-    return t ? kern_dot_select(t)(n, w, xq) : 0.0f;
+    return t ? kern_select(t).dot(n, w, xq) : 0.0f;
 }
 
 /* Weight rows per tile: enough bytes of W (~32 KiB, half of L1d) that the
@@ -217,7 +258,7 @@ static int64_t tile_rows(size_t row_bytes, int64_t nb)
         r = 1;
     if (r > 64)
         r = 64;
-    return r;
+    return r >= 4 ? r & ~(int64_t)3 : r; /* whole tiles of KERN_TW rows */
 }
 
 void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
@@ -226,36 +267,55 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
     const kern_type *t = kern_type_get(wtype);
     if (!t || nrows <= 0 || nb <= 0)
         return;
-    const kern_dot_fn dot = kern_dot_select(t);
-    /* groups of nx activation rows go through the multi-row kernel, which
-     * gives each row exactly what dot gives it */
-    const kern_dotn_fn dotn = dot == t->simd ? t->simdn : NULL;
-    const int64_t nx = dotn ? t->nx : 1;
+    const kern_impl k = kern_select(t);
+    const int64_t nx = k.dotn ? k.nx : 1;
     const size_t xbytes = kern_act_row_size(wtype, ncols);
     const int64_t tr = tile_rows(row_bytes, nb);
     const int64_t ntiles = (nrows + tr - 1) / tr;
     const uint8_t *wb = w, *xb = xq;
 
     /* y (nb, nrows): tile k covers weight rows [k*tr, k*tr + tr); each of
-     * its rows meets every activation row while the tile is cached. */
+     * its rows meets every activation row while the tile is cached. Every
+     * kernel gives an output what k.dot gives it, so the split into tiles
+     * and kernel shapes does not change a bit. */
 #pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < ntiles; k++) {
-        const int64_t r0 = k * tr, r1 = r0 + tr < nrows ? r0 + tr : nrows;
+    for (int64_t it = 0; it < ntiles; it++) {
+        const int64_t r0 = it * tr, r1 = r0 + tr < nrows ? r0 + tr : nrows;
         int64_t b = 0;
-        for (; dotn && b + nx <= nb; b += nx) {
+        for (; k.tile && b + KERN_NX <= nb; b += KERN_NX) {
+            const uint8_t *x = xb + (size_t)b * xbytes;
+            int64_t r = r0;
+            for (; r + KERN_TW <= r1; r += KERN_TW) {
+                float out[KERN_TW * KERN_NX];
+                k.tile(ncols, wb + (size_t)r * row_bytes, row_bytes, x, xbytes, out);
+                for (int64_t i = 0; i < KERN_TW; i++)
+                    for (int64_t j = 0; j < KERN_NX; j++)
+                        y[(b + j) * nrows + r + i] = out[i * KERN_NX + j];
+            }
+            for (; r < r1; r++) {
+                float out[KERN_NX];
+                k.dotn(ncols, wb + (size_t)r * row_bytes, x, xbytes, out);
+                for (int64_t j = 0; j < KERN_NX; j++)
+                    y[(b + j) * nrows + r] = out[j];
+            }
+        }
+        for (; k.dotn && b + nx <= nb; b += nx) {
             const uint8_t *x = xb + (size_t)b * xbytes;
             for (int64_t r = r0; r < r1; r++) {
                 float out[KERN_NX];
-                dotn(ncols, wb + (size_t)r * row_bytes, x, xbytes, out);
+                k.dotn(ncols, wb + (size_t)r * row_bytes, x, xbytes, out);
                 for (int64_t j = 0; j < nx; j++)
                     y[(b + j) * nrows + r] = out[j];
             }
         }
+        /* one activation row (generation) runs row by row: on this
+         * machine a single stream of weight rows reads faster than
+         * several rows side by side */
         for (; b < nb; b++) {
             const uint8_t *x = xb + (size_t)b * xbytes;
             float *yb = y + b * nrows;
             for (int64_t r = r0; r < r1; r++)
-                yb[r] = dot(ncols, wb + (size_t)r * row_bytes, x);
+                yb[r] = k.dot(ncols, wb + (size_t)r * row_bytes, x);
         }
     }
 }

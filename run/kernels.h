@@ -55,8 +55,19 @@ float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq);
 void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
                  const void *xq, int64_t nb, float *y);
 
+/* Instruction sets, in order: a kernel of a set runs only where the CPU has
+ * it (asked at run time). */
+enum kern_isa { KERN_ISA_SCALAR, KERN_ISA_AVX2, KERN_ISA_VNNI, KERN_ISA_BEST = KERN_ISA_VNNI };
+
+/* The set products run on now. */
+enum kern_isa kern_isa_in_use(void);
+
 /* Tests and benchmarks: use the scalar reference kernels even where SIMD
- * ones exist. Not thread-safe: set before multiplying. */
+ * ones exist (on) or the best (off). Not thread-safe: set before
+ * multiplying. */
 void kern_force_scalar(bool on);
+
+/* Tests and benchmarks: use no set above isa (KERN_ISA_BEST: no limit). */
+void kern_force_isa(enum kern_isa isa);
 
 #endif

@@ -41,6 +41,14 @@ typedef void (*kern_dotn_fn)(int64_t n, const void *w, const void *x, size_t xs,
 #define KERN_NX 4
 #define KERN_NX_FLOAT 2
 
+/* Tiles for prompt batches: KERN_TW weight rows (ws bytes apart) ×
+ * KERN_NX activation rows (xs bytes apart), out[r * KERN_NX + k], each
+ * output again exactly what the one-row kernel gives. */
+typedef void (*kern_tile_fn)(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                             float *out);
+#define KERN_TW 4
+#define KERN_TILE (KERN_TW * KERN_NX) /* the most outputs of any shape */
+
 /* ggml's quantize_row_q8_1_ref: per block of 32, d = amax / 127,
  * q = roundf(x / d) (ties away from zero), s = f16(Σq * d) with d unrounded. */
 void kern_quantize_q8_1(const float *x, void *y, int64_t n);
@@ -69,6 +77,9 @@ float dot_q6_K_ref(int64_t n, const void *w, const void *x);
 /* AVX2 + FMA + F16C present (asked once). */
 bool kern_cpu_has_avx2(void);
 
+/* AVX-512 VNNI with VL as well (asked once): the vnni kernels. */
+bool kern_cpu_has_vnni(void);
+
 float dot_f32_avx2(int64_t n, const void *w, const void *x);
 float dot_f16_avx2(int64_t n, const void *w, const void *x);
 float dot_bf16_avx2(int64_t n, const void *w, const void *x);
@@ -96,6 +107,29 @@ void dotn_q3_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *o
 void dotn_q4_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
 void dotn_q5_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
 void dotn_q6_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+
+/* Tiles (kern_tile_fn) of the 32-element block types, and their AVX-512
+ * VNNI builds. */
+void tile_q4_0_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+void tile_q4_1_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+void tile_q5_0_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+void tile_q5_1_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+void tile_q8_0_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+float dot_q4_0_vnni(int64_t n, const void *w, const void *x);
+void dotn_q4_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void tile_q4_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+float dot_q4_1_vnni(int64_t n, const void *w, const void *x);
+void dotn_q4_1_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void tile_q4_1_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+float dot_q5_0_vnni(int64_t n, const void *w, const void *x);
+void dotn_q5_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void tile_q5_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+float dot_q5_1_vnni(int64_t n, const void *w, const void *x);
+void dotn_q5_1_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void tile_q5_1_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+float dot_q8_0_vnni(int64_t n, const void *w, const void *x);
+void dotn_q8_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
 #endif
 
 #endif

@@ -211,75 +211,18 @@ ALWAYS __m256i levels_q5_1(const block_q5_1 *b)
     return _mm256_or_si256(nibbles_to_bytes(b->qs), fifth_bits(b->qh));
 }
 
-/* Scale-only types against q8_0 rows: signed levels q go through maddubs
- * as |q| against a·sign(q) (q is never -128 while a is -128: q8_0 levels
- * stay within ±127). */
-#define SCALE_ONLY_ROWS(T)                                                          \
-    ALWAYS void rows_##T(int64_t n, const void *w, const void *x, size_t xs, int nx,    \
-                         float *out)                                                \
-    {                                                                               \
-        const block_##T *bw = w;                                                    \
-        __m256 acc[KERN_NX];                                                        \
-        for (int k = 0; k < nx; k++)                                                \
-            acc[k] = _mm256_setzero_ps();                                           \
-        for (int64_t i = 0; i < n / 32; i++) {                                      \
-            const __m256i q = levels_##T(&bw[i]);                                   \
-            const __m256i aq = _mm256_sign_epi8(q, q);                              \
-            const float dw = h2f(bw[i].d);                                          \
-            for (int k = 0; k < nx; k++) {                                          \
-                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
-                const __m256i s = dot_u8_i8(aq, _mm256_sign_epi8(load32(bx->qs), q));  \
-                acc[k] = add_scaled(acc[k], dw * h2f(bx->d), s);                     \
-            }                                                                       \
-        }                                                                           \
-        for (int k = 0; k < nx; k++)                                                \
-            out[k] = hsum8(acc[k]);                                                 \
-    }
+/* With AVX-512 VNNI (and VL, for 256-bit registers) one instruction does
+ * what maddubs + madd do: each 32-bit lane gets the sum of its four byte
+ * products, exactly — the same integers in the same lanes, so the float
+ * arithmetic after it is unchanged. */
+#define KERN_VNNI_ATTR __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni")))
+#define ALWAYS_VNNI KERN_VNNI_ATTR static inline __attribute__((always_inline))
 
-/* Types with a min against q8_1 rows: unsigned levels, and Σ m_w · s_x
- * added apart. */
-#define WITH_MIN_ROWS(T)                                                            \
-    ALWAYS void rows_##T(int64_t n, const void *w, const void *x, size_t xs, int nx,    \
-                         float *out)                                                \
-    {                                                                               \
-        const block_##T *bw = w;                                                    \
-        __m256 acc[KERN_NX];                                                        \
-        float mins[KERN_NX];                                                        \
-        for (int k = 0; k < nx; k++) {                                              \
-            acc[k] = _mm256_setzero_ps();                                           \
-            mins[k] = 0.0f;                                                         \
-        }                                                                           \
-        for (int64_t i = 0; i < n / 32; i++) {                                      \
-            const __m256i q = levels_##T(&bw[i]);                                   \
-            const float dw = h2f(bw[i].d), mw = h2f(bw[i].m);                       \
-            for (int k = 0; k < nx; k++) {                                          \
-                const block_q8_1 *bx = (const block_q8_1 *)((const uint8_t *)x + k * xs) + i; \
-                acc[k] = add_scaled(acc[k], dw * h2f(bx->d), dot_u8_i8(q, load32(bx->qs))); \
-                mins[k] += mw * h2f(bx->s);                                         \
-            }                                                                       \
-        }                                                                           \
-        for (int k = 0; k < nx; k++)                                                \
-            out[k] = hsum8(acc[k]) + mins[k];                                       \
-    }
+ALWAYS_VNNI __m256i dot_u8_i8_vnni(__m256i q, __m256i a)
+{
+    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), q, a);
+}
 
-/* One row (dot_*) and KERN_NX rows (dotn_*) from the same code. */
-#define ENTRY_POINTS(T)                                                             \
-    KERN_AVX2 float dot_##T##_avx2(int64_t n, const void *w, const void *x)         \
-    {                                                                               \
-        float r;                                                                    \
-        rows_##T(n, w, x, 0, 1, &r);                                                \
-        return r;                                                                   \
-    }                                                                               \
-    KERN_AVX2 void dotn_##T##_avx2(int64_t n, const void *w, const void *x, size_t xs, \
-                                   float *out)                                      \
-    {                                                                               \
-        rows_##T(n, w, x, xs, KERN_NX, out);                                        \
-    }
-
-/* q4_0 as the reference CPU backend computes it on x86 (it regroups q4_0
- * matrices of 8k rows into 8-row tiles): one float accumulator per output,
- * and each block adds its whole integer sum, times d_w·d_x, in one fused
- * multiply-add. */
 ALWAYS int hsum_i32x8(__m256i v)
 {
     __m128i h = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -288,33 +231,154 @@ ALWAYS int hsum_i32x8(__m256i v)
     return _mm_cvtsi128_si32(h);
 }
 
-ALWAYS void rows_q4_0(int64_t n, const void *w, const void *x, size_t xs, int nx, float *out)
-{
-    const block_q4_0 *bw = w;
-    float acc[KERN_NX];
-    for (int k = 0; k < nx; k++)
-        acc[k] = 0.0f;
-    for (int64_t i = 0; i < n / 32; i++) {
-        const __m256i q = levels_q4_0(&bw[i]);
-        const __m256i aq = _mm256_sign_epi8(q, q);
-        const float dw = h2f(bw[i].d);
-        for (int k = 0; k < nx; k++) {
-            const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
-            const int isum = hsum_i32x8(dot_u8_i8(aq, _mm256_sign_epi8(load32(bx->qs), q)));
-            acc[k] = fmaf((float)isum, dw * h2f(bx->d), acc[k]);
-        }
-    }
-    for (int k = 0; k < nx; k++)
-        out[k] = acc[k];
-}
+/* Each kernel below computes a tile: nw weight rows (ws bytes apart) times
+ * nx activation rows (xs bytes apart), out[r * nx + k]. Every output keeps
+ * its own accumulator and its own order of additions, so a tile gives each
+ * pair exactly what the one-row kernel gives; the tile only lets a weight
+ * block be unpacked once for nx activation rows, an activation block be
+ * loaded once for nw weight rows, and nw·nx independent additions hide the
+ * latency of each other's fused multiply-adds. INL is the inline attribute
+ * of the instruction set and DOT its byte dot product. */
 
-SCALE_ONLY_ROWS(q5_0)
-SCALE_ONLY_ROWS(q8_0)
-WITH_MIN_ROWS(q4_1)
-WITH_MIN_ROWS(q5_1)
-ENTRY_POINTS(q4_0)
-ENTRY_POINTS(q5_0)
-ENTRY_POINTS(q8_0)
-ENTRY_POINTS(q4_1)
-ENTRY_POINTS(q5_1)
+/* Loops over a tile's rows have constant bounds once inlined; unrolled,
+ * their arrays stay in registers. */
+#define UNROLL _Pragma("GCC unroll 8")
+
+/* Scale-only types against q8_0 rows: signed levels q go through the
+ * unsigned × signed byte product as |q| against a·sign(q) (q is never -128
+ * while a is -128: q8_0 levels stay within ±127). */
+#define SCALE_ONLY_ROWS(T, ISA, INL, DOT)                                           \
+    INL void rows_##T##_##ISA(int64_t n, const void *w, size_t ws, int nw, const void *x, \
+                              size_t xs, int nx, float *out)                        \
+    {                                                                               \
+        __m256 acc[KERN_TILE];                                                      \
+        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
+            acc[k] = _mm256_setzero_ps();                                           \
+        for (int64_t i = 0; i < n / 32; i++) {                                      \
+            __m256i q[KERN_TW], aq[KERN_TW];                                        \
+            float dw[KERN_TW];                                                      \
+            UNROLL for (int r = 0; r < nw; r++) {                                          \
+                const block_##T *b = (const block_##T *)((const uint8_t *)w + r * ws) + i; \
+                q[r] = levels_##T(b);                                               \
+                aq[r] = _mm256_sign_epi8(q[r], q[r]);                               \
+                dw[r] = h2f(b->d);                                                  \
+            }                                                                       \
+            UNROLL for (int k = 0; k < nx; k++) {                                          \
+                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
+                const __m256i a = load32(bx->qs);                                   \
+                const float dx = h2f(bx->d);                                        \
+                UNROLL for (int r = 0; r < nw; r++) {                                      \
+                    const __m256i s = DOT(aq[r], _mm256_sign_epi8(a, q[r]));        \
+                    acc[r * nx + k] = add_scaled(acc[r * nx + k], dw[r] * dx, s);   \
+                }                                                                   \
+            }                                                                       \
+        }                                                                           \
+        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
+            out[k] = hsum8(acc[k]);                                                 \
+    }
+
+/* Types with a min against q8_1 rows: unsigned levels, and Σ m_w · s_x
+ * added apart. */
+#define WITH_MIN_ROWS(T, ISA, INL, DOT)                                             \
+    INL void rows_##T##_##ISA(int64_t n, const void *w, size_t ws, int nw, const void *x, \
+                              size_t xs, int nx, float *out)                        \
+    {                                                                               \
+        __m256 acc[KERN_TILE];                                                      \
+        float mins[KERN_TILE];                                                      \
+        UNROLL for (int k = 0; k < nw * nx; k++) {                                         \
+            acc[k] = _mm256_setzero_ps();                                           \
+            mins[k] = 0.0f;                                                         \
+        }                                                                           \
+        for (int64_t i = 0; i < n / 32; i++) {                                      \
+            __m256i q[KERN_TW];                                                     \
+            float dw[KERN_TW], mw[KERN_TW];                                         \
+            UNROLL for (int r = 0; r < nw; r++) {                                          \
+                const block_##T *b = (const block_##T *)((const uint8_t *)w + r * ws) + i; \
+                q[r] = levels_##T(b);                                               \
+                dw[r] = h2f(b->d);                                                  \
+                mw[r] = h2f(b->m);                                                  \
+            }                                                                       \
+            UNROLL for (int k = 0; k < nx; k++) {                                          \
+                const block_q8_1 *bx = (const block_q8_1 *)((const uint8_t *)x + k * xs) + i; \
+                const __m256i a = load32(bx->qs);                                   \
+                const float dx = h2f(bx->d), sx = h2f(bx->s);                       \
+                UNROLL for (int r = 0; r < nw; r++) {                                      \
+                    acc[r * nx + k] = add_scaled(acc[r * nx + k], dw[r] * dx, DOT(q[r], a)); \
+                    mins[r * nx + k] += mw[r] * sx;                                 \
+                }                                                                   \
+            }                                                                       \
+        }                                                                           \
+        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
+            out[k] = hsum8(acc[k]) + mins[k];                                       \
+    }
+
+/* q4_0 as the reference CPU backend computes it on x86 (it regroups q4_0
+ * matrices of 8k rows into 8-row tiles): one float accumulator per output,
+ * and each block adds its whole integer sum, times d_w·d_x, in one fused
+ * multiply-add. */
+#define Q4_0_ROWS(ISA, INL, DOT)                                                    \
+    INL void rows_q4_0_##ISA(int64_t n, const void *w, size_t ws, int nw, const void *x, \
+                             size_t xs, int nx, float *out)                         \
+    {                                                                               \
+        float acc[KERN_TILE];                                                       \
+        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
+            acc[k] = 0.0f;                                                          \
+        for (int64_t i = 0; i < n / 32; i++) {                                      \
+            __m256i q[KERN_TW], aq[KERN_TW];                                        \
+            float dw[KERN_TW];                                                      \
+            UNROLL for (int r = 0; r < nw; r++) {                                          \
+                const block_q4_0 *b = (const block_q4_0 *)((const uint8_t *)w + r * ws) + i; \
+                q[r] = levels_q4_0(b);                                              \
+                aq[r] = _mm256_sign_epi8(q[r], q[r]);                               \
+                dw[r] = h2f(b->d);                                                  \
+            }                                                                       \
+            UNROLL for (int k = 0; k < nx; k++) {                                          \
+                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
+                const __m256i a = load32(bx->qs);                                   \
+                const float dx = h2f(bx->d);                                        \
+                UNROLL for (int r = 0; r < nw; r++) {                                      \
+                    const int isum = hsum_i32x8(DOT(aq[r], _mm256_sign_epi8(a, q[r]))); \
+                    acc[r * nx + k] = fmaf((float)isum, dw[r] * dx, acc[r * nx + k]); \
+                }                                                                   \
+            }                                                                       \
+        }                                                                           \
+        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
+            out[k] = acc[k];                                                        \
+    }
+
+/* The entry points of one type and instruction set: one pair (dot), one
+ * weight row × KERN_NX activation rows (dotn) and KERN_TW × KERN_NX (tile,
+ * for prompt batches). */
+#define ENTRY_POINTS(T, ISA, ATTR)                                                  \
+    ATTR float dot_##T##_##ISA(int64_t n, const void *w, const void *x)             \
+    {                                                                               \
+        float r;                                                                    \
+        rows_##T##_##ISA(n, w, 0, 1, x, 0, 1, &r);                                  \
+        return r;                                                                   \
+    }                                                                               \
+    ATTR void dotn_##T##_##ISA(int64_t n, const void *w, const void *x, size_t xs,  \
+                               float *out)                                          \
+    {                                                                               \
+        rows_##T##_##ISA(n, w, 0, 1, x, xs, KERN_NX, out);                          \
+    }                                                                               \
+    ATTR void tile_##T##_##ISA(int64_t n, const void *w, size_t ws, const void *x,  \
+                               size_t xs, float *out)                               \
+    {                                                                               \
+        rows_##T##_##ISA(n, w, ws, KERN_TW, x, xs, KERN_NX, out);                   \
+    }
+
+#define LEGACY_KERNELS(ISA, INL, ATTR, DOT)                                         \
+    Q4_0_ROWS(ISA, INL, DOT)                                                        \
+    SCALE_ONLY_ROWS(q5_0, ISA, INL, DOT)                                            \
+    SCALE_ONLY_ROWS(q8_0, ISA, INL, DOT)                                            \
+    WITH_MIN_ROWS(q4_1, ISA, INL, DOT)                                              \
+    WITH_MIN_ROWS(q5_1, ISA, INL, DOT)                                              \
+    ENTRY_POINTS(q4_0, ISA, ATTR)                                                   \
+    ENTRY_POINTS(q5_0, ISA, ATTR)                                                   \
+    ENTRY_POINTS(q8_0, ISA, ATTR)                                                   \
+    ENTRY_POINTS(q4_1, ISA, ATTR)                                                   \
+    ENTRY_POINTS(q5_1, ISA, ATTR)
+
+LEGACY_KERNELS(avx2, ALWAYS, KERN_AVX2, dot_u8_i8)
+LEGACY_KERNELS(vnni, ALWAYS_VNNI, KERN_VNNI_ATTR, dot_u8_i8_vnni)
 #endif

@@ -9,7 +9,9 @@
  *   3. q8_1 activation bytes equal ggml's quantize_row_q8_1_ref, recomputed
  *      here, and a hand-worked block;
  *   4. kern_matmul for nb = 1, 3, 17 and an odd row count gives exactly the
- *      per-row kern_vec_dot (the same kernel on the same bytes);
+ *      per-row kern_vec_dot (the same kernel on the same bytes), for every
+ *      instruction set; the AVX-512 VNNI kernels give exactly what the AVX2
+ *      ones give (the same integer lanes, the same float additions);
  *   5. unsupported types and shapes answer false / -1 / 0.
  *
  * Error bounds. Let u = 2^-24 (float's unit roundoff) and, per element i,
@@ -388,7 +390,7 @@ END_TEST
 START_TEST(test_matmul_equals_vec_dot)
 {
     const uint32_t t = wtypes[_i % N_WTYPES];
-    const bool scalar = _i >= (int)N_WTYPES;
+    const enum kern_isa isa = (enum kern_isa)(_i / (int)N_WTYPES); /* scalar, AVX2, VNNI */
     enum { ROWS = 37, COLS = 512 };
     const int64_t nbs[] = { 1, 3, 17 };
     const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
@@ -400,7 +402,10 @@ START_TEST(test_matmul_equals_vec_dot)
     ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
     for (int b = 0; b < 17; b++)
         kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
-    kern_force_scalar(scalar);
+    kern_force_isa(isa);
+    if (kern_isa_in_use() != isa)
+        fprintf(stderr, "test_kernels: instruction set %d not on this CPU, matmul tested on %d\n",
+                (int)isa, (int)kern_isa_in_use());
     for (size_t k = 0; k < 3; k++) {
         const int64_t nb = nbs[k];
         for (int i = 0; i < 17 * ROWS; i++)
@@ -409,19 +414,63 @@ START_TEST(test_matmul_equals_vec_dot)
         for (int64_t b = 0; b < nb; b++)
             for (int r = 0; r < ROWS; r++) {
                 const float want = kern_vec_dot(t, COLS, w + r * rb, xq + b * xb);
-                ck_assert_msg(y[b * ROWS + r] == want, "%s nb=%lld y[%lld,%d] = %g, dot %g",
-                              ggml_type_name(t), (long long)nb, (long long)b, r,
+                ck_assert_msg(y[b * ROWS + r] == want, "%s isa %d nb=%lld y[%lld,%d] = %g, dot %g",
+                              ggml_type_name(t), (int)isa, (long long)nb, (long long)b, r,
                               y[b * ROWS + r], want);
             }
         for (int i = (int)nb * ROWS; i < 17 * ROWS; i++)
             ck_assert(isnan(y[i])); /* nothing past nb rows written */
     }
-    kern_force_scalar(false);
+    kern_force_isa(KERN_ISA_BEST);
     free(wf);
     free(xf);
     free(w);
     free(xq);
     free(y);
+}
+END_TEST
+
+/* The VNNI kernels against the AVX2 ones, bit for bit, one row and tiles,
+ * on rows whose byte products reach the extremes (levels ±127 against
+ * ±127, where maddubs' 16-bit pair sums come closest to saturating). */
+START_TEST(test_vnni_equals_avx2)
+{
+    const uint32_t t = wtypes[_i];
+    kern_force_isa(KERN_ISA_VNNI);
+    if (kern_isa_in_use() != KERN_ISA_VNNI) {
+        kern_force_isa(KERN_ISA_BEST);
+        fprintf(stderr, "test_kernels: no AVX-512 VNNI here, VNNI kernels not tested\n");
+        return;
+    }
+    enum { ROWS = 9, COLS = 1024, NB = 6 };
+    const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
+    float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * NB * COLS);
+    uint8_t *w = malloc(rb * ROWS), *xq = malloc(xb * NB);
+    float *y1 = malloc(sizeof(float) * NB * ROWS), *y2 = malloc(sizeof(float) * NB * ROWS);
+    fill(wf, ROWS * COLS, 70 + _i);
+    fill(xf, NB * COLS, 90 + _i);
+    for (int j = 0; j < COLS; j += 7) { /* extremes: ±amax in every block */
+        wf[j] = (j & 8) ? 4.0f : -4.0f;
+        xf[j] = (j & 16) ? 3.0f : -3.0f;
+    }
+    ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
+    for (int b = 0; b < NB; b++)
+        kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
+    kern_matmul(t, w, rb, ROWS, COLS, xq, NB, y1);
+    const float one = kern_vec_dot(t, COLS, w, xq);
+    kern_force_isa(KERN_ISA_AVX2);
+    kern_matmul(t, w, rb, ROWS, COLS, xq, NB, y2);
+    ck_assert(kern_vec_dot(t, COLS, w, xq) == one);
+    kern_force_isa(KERN_ISA_BEST);
+    for (int i = 0; i < NB * ROWS; i++)
+        ck_assert_msg(y1[i] == y2[i], "%s y[%d]: vnni %.9g avx2 %.9g", ggml_type_name(t), i,
+                      y1[i], y2[i]);
+    free(wf);
+    free(xf);
+    free(w);
+    free(xq);
+    free(y1);
+    free(y2);
 }
 END_TEST
 
@@ -472,7 +521,8 @@ int main(void)
     tcase_add_loop_test(tc, test_simd_matches_scalar, 0, N_WTYPES);
     tcase_add_test(tc, test_q8_1_bytes);
     tcase_add_test(tc, test_act_bytes_are_libgguf);
-    tcase_add_loop_test(tc, test_matmul_equals_vec_dot, 0, 2 * N_WTYPES);
+    tcase_add_loop_test(tc, test_matmul_equals_vec_dot, 0, 3 * N_WTYPES);
+    tcase_add_loop_test(tc, test_vnni_equals_avx2, 0, N_WTYPES);
     tcase_add_test(tc, test_unsupported);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
