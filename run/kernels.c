@@ -43,12 +43,15 @@ typedef struct {
 
 #ifdef KERN_X86
 #define SIMD(T, nx) { dot_##T##_avx2, dotn_##T##_avx2, nx, NULL }, { NULL, NULL, 0, NULL }
+#define KVNNI(T)                                                                           \
+    { dot_##T##_avx2, dotn_##T##_avx2, KERN_NX, NULL }, { dot_##T##_vnni, dotn_##T##_vnni, KERN_NX, NULL }
 #define TILED(T)                                                                           \
     { dot_##T##_avx2, dotn_##T##_avx2, KERN_NX, tile_##T##_avx2 },        \
     { dot_##T##_vnni, dotn_##T##_vnni, KERN_NX, tile_##T##_vnni }
 #else
 #define SIMD(T, nx) { NULL, NULL, 0, NULL }, { NULL, NULL, 0, NULL }
 #define TILED(T) SIMD(T, 0)
+#define KVNNI(T) SIMD(T, 0)
 #endif
 
 static const kern_type kern_types[] = {
@@ -60,11 +63,11 @@ static const kern_type kern_types[] = {
     { GGML_T_Q5_0, GGML_T_Q8_0, dot_q5_0_ref, TILED(q5_0) },
     { GGML_T_Q5_1, GGML_T_Q8_1, dot_q5_1_ref, TILED(q5_1) },
     { GGML_T_Q8_0, GGML_T_Q8_0, dot_q8_0_ref, TILED(q8_0) },
-    { GGML_T_Q2_K, GGML_T_Q8_K, dot_q2_K_ref, SIMD(q2_K, KERN_NX) },
-    { GGML_T_Q3_K, GGML_T_Q8_K, dot_q3_K_ref, SIMD(q3_K, KERN_NX) },
-    { GGML_T_Q4_K, GGML_T_Q8_K, dot_q4_K_ref, SIMD(q4_K, KERN_NX) },
-    { GGML_T_Q5_K, GGML_T_Q8_K, dot_q5_K_ref, SIMD(q5_K, KERN_NX) },
-    { GGML_T_Q6_K, GGML_T_Q8_K, dot_q6_K_ref, SIMD(q6_K, KERN_NX) },
+    { GGML_T_Q2_K, GGML_T_Q8_K, dot_q2_K_ref, KVNNI(q2_K) },
+    { GGML_T_Q3_K, GGML_T_Q8_K, dot_q3_K_ref, KVNNI(q3_K) },
+    { GGML_T_Q4_K, GGML_T_Q8_K, dot_q4_K_ref, KVNNI(q4_K) },
+    { GGML_T_Q5_K, GGML_T_Q8_K, dot_q5_K_ref, KVNNI(q5_K) },
+    { GGML_T_Q6_K, GGML_T_Q8_K, dot_q6_K_ref, KVNNI(q6_K) },
 };
 #define N_KERN_TYPES (sizeof kern_types / sizeof *kern_types)
 

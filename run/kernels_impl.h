@@ -130,6 +130,17 @@ void tile_q5_1_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t x
 float dot_q8_0_vnni(int64_t n, const void *w, const void *x);
 void dotn_q8_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
 void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+/* The k-quant kernels with AVX-512 VNNI (dpwssd for madd + add). */
+float dot_q2_K_vnni(int64_t n, const void *w, const void *x);
+void dotn_q2_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+float dot_q3_K_vnni(int64_t n, const void *w, const void *x);
+void dotn_q3_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+float dot_q4_K_vnni(int64_t n, const void *w, const void *x);
+void dotn_q4_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+float dot_q5_K_vnni(int64_t n, const void *w, const void *x);
+void dotn_q5_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+float dot_q6_K_vnni(int64_t n, const void *w, const void *x);
+void dotn_q6_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
 #endif
 
 #endif

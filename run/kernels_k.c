@@ -208,26 +208,46 @@ ALWAYS float h2f(gguf_half h)
 
 /* Eight lane sums of Σ_j sc_j Σ_{e in j} (u_e − off)·a_e; off = 1 << shift,
  * or none when shift < 0. Register c spans 16-element blocks 2c and 2c + 1:
- * its low 128 bits (eight 16-bit pair sums) take scale 2c, the high 2c + 1. */
-ALWAYS __m256i super_isum(const __m256i u[8], const int16_t sc[16], int shift,
-                                           const block_q8_K *a)
-{
-    /* The level offset is taken off each 16-bit pair sum before the scale
-     * multiplies it, so every lane holds exactly the terms of its own four
-     * elements: (u - off)·a of elements 4L..4L+3 of each register. Which
-     * integers meet in which lane decides how the float lanes round later. */
-    __m256i acc = _mm256_setzero_si256();
-    const __m256i off = _mm256_set1_epi8((char)(shift >= 0 ? 1 << shift : 0));
-    for (int c = 0; c < 8; c++) {
-        const __m256i av = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * c));
-        __m256i p = _mm256_maddubs_epi16(u[c], av);
-        if (shift >= 0) /* at most 2·8·128 either side: no 16-bit overflow */
-            p = _mm256_sub_epi16(p, _mm256_maddubs_epi16(off, av));
-        const __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[2 * c + 1]), _mm_set1_epi16(sc[2 * c]));
-        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, s));
+ * its low 128 bits (eight 16-bit pair sums) take scale 2c, the high 2c + 1.
+ * MADD_ADD(acc, p, s) is acc + madd(p, s): two instructions with AVX2, one
+ * (dpwssd, the same exact integers) with AVX-512 VNNI. */
+#define SUPER_ISUM(ISA, INL, MADD_ADD)                                              \
+    INL __m256i super_isum_##ISA(const __m256i u[8], const int16_t sc[16], int shift, \
+                                 const block_q8_K *a)                               \
+    {                                                                               \
+        /* The level offset is taken off each 16-bit pair sum before the scale    \
+         * multiplies it, so every lane holds exactly the terms of its own four   \
+         * elements: (u - off)·a of elements 4L..4L+3 of each register. Which     \
+         * integers meet in which lane decides how the float lanes round later. */ \
+        __m256i acc = _mm256_setzero_si256();                                       \
+        const __m256i off = _mm256_set1_epi8((char)(shift >= 0 ? 1 << shift : 0));  \
+        for (int c = 0; c < 8; c++) {                                               \
+            const __m256i av = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * c)); \
+            __m256i p = _mm256_maddubs_epi16(u[c], av);                             \
+            if (shift >= 0) /* at most 2·8·128 either side: no 16-bit overflow */   \
+                p = _mm256_sub_epi16(p, _mm256_maddubs_epi16(off, av));             \
+            const __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[2 * c + 1]),        \
+                                               _mm_set1_epi16(sc[2 * c]));          \
+            acc = MADD_ADD(acc, p, s);                                              \
+        }                                                                           \
+        return acc;                                                                 \
     }
-    return acc;
+
+ALWAYS __m256i madd_add_avx2(__m256i acc, __m256i p, __m256i s)
+{
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(p, s));
 }
+
+#define KERN_VNNI_ATTR __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni")))
+#define ALWAYS_VNNI KERN_VNNI_ATTR static inline __attribute__((always_inline))
+
+ALWAYS_VNNI __m256i madd_add_vnni(__m256i acc, __m256i p, __m256i s)
+{
+    return _mm256_dpwssd_epi32(acc, p, s);
+}
+
+SUPER_ISUM(avx2, ALWAYS, madd_add_avx2)
+SUPER_ISUM(vnni, ALWAYS_VNNI, madd_add_vnni)
 
 /* Eight lane sums of Σ_j mn_j bsum_j. */
 ALWAYS __m256i super_msum(const int16_t mn[16], const block_q8_K *a)
@@ -407,9 +427,9 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
 
 /* nx activation rows against one weight row: each super-block is unpacked
  * once; row k's arithmetic does not depend on nx. */
-#define KQUANT_ROWS(T, MINS)                                                        \
-    ALWAYS void rows_##T(int64_t n, const void *w, const void *x, size_t xs, int nx,    \
-                         float *out)                                                \
+#define KQUANT_ROWS(T, MINS, ISA, INL, ATTR)                                         \
+    INL void rows_##T##_##ISA(int64_t n, const void *w, const void *x, size_t xs, int nx, \
+                              float *out)                                           \
     {                                                                               \
         const block_##T *bw = w;                                                    \
         __m256 acc[KERN_NX];                                                        \
@@ -439,7 +459,7 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
                     m4 = _mm_hadd_epi32(_mm_hadd_epi32(m4, m4), m4);                \
                     summ[k] = fmaf(md, (float)_mm_cvtsi128_si32(m4), summ[k]);      \
                 }                                                                   \
-                acc[k] = add_scaled(acc[k], bx->d * d, super_isum(u, sc, shift, bx));  \
+                acc[k] = add_scaled(acc[k], bx->d * d, super_isum_##ISA(u, sc, shift, bx)); \
             }                                                                       \
         }                                                                           \
         for (int k = 0; k < nx; k++) {                                              \
@@ -453,21 +473,25 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
             out[k] = r;                                                             \
         }                                                                           \
     }                                                                               \
-    KERN_AVX2 float dot_##T##_avx2(int64_t n, const void *w, const void *x)         \
+    ATTR float dot_##T##_##ISA(int64_t n, const void *w, const void *x)             \
     {                                                                               \
         float r;                                                                    \
-        rows_##T(n, w, x, 0, 1, &r);                                                \
+        rows_##T##_##ISA(n, w, x, 0, 1, &r);                                        \
         return r;                                                                   \
     }                                                                               \
-    KERN_AVX2 void dotn_##T##_avx2(int64_t n, const void *w, const void *x, size_t xs, \
-                                   float *out)                                      \
+    ATTR void dotn_##T##_##ISA(int64_t n, const void *w, const void *x, size_t xs,  \
+                               float *out)                                          \
     {                                                                               \
-        rows_##T(n, w, x, xs, KERN_NX, out);                                        \
+        rows_##T##_##ISA(n, w, x, xs, KERN_NX, out);                                \
     }
 
-KQUANT_ROWS(q2_K, MIN_LANES8)
-KQUANT_ROWS(q3_K, MIN_NONE)
-KQUANT_ROWS(q4_K, MIN_LANES4)
-KQUANT_ROWS(q5_K, MIN_SCALAR)
-KQUANT_ROWS(q6_K, MIN_NONE)
+#define KQUANT_KERNELS(ISA, INL, ATTR)                                              \
+    KQUANT_ROWS(q2_K, MIN_LANES8, ISA, INL, ATTR)                                   \
+    KQUANT_ROWS(q3_K, MIN_NONE, ISA, INL, ATTR)                                     \
+    KQUANT_ROWS(q4_K, MIN_LANES4, ISA, INL, ATTR)                                   \
+    KQUANT_ROWS(q5_K, MIN_SCALAR, ISA, INL, ATTR)                                   \
+    KQUANT_ROWS(q6_K, MIN_NONE, ISA, INL, ATTR)
+
+KQUANT_KERNELS(avx2, ALWAYS, KERN_AVX2)
+KQUANT_KERNELS(vnni, ALWAYS_VNNI, KERN_VNNI_ATTR)
 #endif
