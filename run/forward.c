@@ -9,6 +9,9 @@
  * weight the f16 values. Matrix products go through kernels.h, which converts
  * activations to each weight type's dot type as ggml does.
  *
+ * The hot loops have AVX2 versions in forward_simd.c that give the same
+ * bits; the scalar code here is the reference and the fallback.
+ *
  * Not for: loading the model, sampling, or the matrix kernels themselves.
  */
 #include <math.h>
@@ -20,8 +23,33 @@
 #endif
 
 #include "forward.h"
+#include "forward_simd.h"
 #include "kernels.h"
 #include "quants.h"
+
+/* ---------------------------------------------------------------------------
+ * Scalar or vector
+ *
+ * The loops below are the reference; forward_simd.c has AVX2 versions of
+ * the hot ones that give the same bits, used where the CPU has AVX2 unless
+ * a test forces the scalar code.
+ */
+
+static bool force_scalar;
+
+void run_force_scalar(bool on)
+{
+    force_scalar = on;
+}
+
+bool run_simd_in_use(void)
+{
+#ifdef RUN_SIMD_X86
+    return !force_scalar && kern_cpu_has_avx2();
+#else
+    return false;
+#endif
+}
 
 /* ---------------------------------------------------------------------------
  * Building blocks
@@ -56,6 +84,12 @@ static void rope_angles(float *cs, int n_rot, int pos, float base, float scale, 
 static void rope_apply(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
                        enum run_rope_layout layout)
 {
+#ifdef RUN_SIMD_X86
+    if (run_simd_in_use()) {
+        fwd_rope_apply_fma(x, n_heads, head_dim, n_rot, cs, layout);
+        return;
+    }
+#endif
     const int half = n_rot / 2;
     for (int h = 0; h < n_heads; h++) {
         float *v = x + (size_t)h * head_dim;
@@ -100,7 +134,12 @@ static float exp_poly(float x);
  * rows of n_ff are whole groups of 16 for every model here), then · u. */
 void run_swiglu(float *g, const float *u, int n)
 {
-    for (int i = 0; i < n; i++) {
+    int i = 0;
+#ifdef RUN_SIMD_X86
+    if (run_simd_in_use())
+        i = fwd_swiglu_avx2(g, u, n);
+#endif
+    for (; i < n; i++) {
         const float sg = g[i] / (1.0f + exp_poly(0.0f - g[i]));
         g[i] = sg * u[i];
     }
@@ -246,6 +285,12 @@ static float exp_poly(float x)
     return ldexpf(j, (int)n);
 }
 
+/* For forward_simd.c: the lanes its vector e^x leaves to this one. */
+float run_exp_poly(float x)
+{
+    return exp_poly(x);
+}
+
 /* Attention softmax of x[0..n) scaled by scale, with the reference's
  * rounding: the scores are taken 16 at a time (positions 16c..16c+15, the
  * missing ones of a last group counting as 0), each group's exponentials
@@ -253,6 +298,12 @@ static float exp_poly(float x)
  * then those two) and the group sums added in double. */
 static void attn_softmax(float *x, int n, float scale)
 {
+#ifdef RUN_SIMD_X86
+    if (run_simd_in_use()) {
+        fwd_attn_softmax_avx2(x, n, scale);
+        return;
+    }
+#endif
     float max = -INFINITY;
     for (int i = 0; i < n; i++) {
         x[i] *= scale;
@@ -270,6 +321,64 @@ static void attn_softmax(float *x, int n, float scale)
         x[i] *= inv;
 }
 
+/* attn_softmax for the tests (forward_simd.h). */
+void run_attn_softmax(float *x, int n, float scale)
+{
+    attn_softmax(x, n, scale);
+}
+
+/* Batch scores (forward_simd.h, run_attn_scores): q16 · each key in 16
+ * float lanes with fused multiply-adds, then sum16. */
+void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
+                     int n_kv, int head_dim, size_t kv_dim)
+{
+#ifdef RUN_SIMD_X86
+    if (run_simd_in_use()) {
+        fwd_attn_scores_avx2(att, q16, kc, n_kv, head_dim, kv_dim);
+        return;
+    }
+#endif
+    for (int t = 0; t < n_kv; t++) {
+        const gguf_half *k = kc + (size_t)t * kv_dim;
+        float lane[16] = {0};
+        for (int c = 0; c < head_dim; c += 16)
+            for (int l = 0; l < 16; l++)
+                lane[l] = fmaf(f16[k[c + l]], f16[q16[c + l]], lane[l]);
+        att[t] = sum16(lane);
+    }
+}
+
+/* Batch weighted values (forward_simd.h, run_attn_values): position t
+ * feeds lane t % 16; missing positions add exact zeros. */
+void run_attn_values(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
+                     int n_kv, int head_dim, size_t kv_dim)
+{
+#ifdef RUN_SIMD_X86
+    if (run_simd_in_use() && head_dim % 8 == 0 && head_dim <= FWD_MAX_HEAD_DIM) {
+        fwd_attn_values_avx2(out, p16, vc, n_kv, head_dim, kv_dim);
+        return;
+    }
+#endif
+    for (int i = 0; i < head_dim; i++) {
+        float lane[16] = {0};
+        for (int t = 0; t < n_kv; t++)
+            lane[t % 16] = fmaf(f16[p16[t]], f16[vc[(size_t)t * kv_dim + i]], lane[t % 16]);
+        out[i] = sum16(lane);
+    }
+}
+
+/* y = f16(x) over n values. */
+static void to_f16(const float *x, gguf_half *y, int64_t n)
+{
+#ifdef RUN_SIMD_X86
+    if (run_simd_in_use()) {
+        fwd_f32_to_f16_avx2(x, y, n);
+        return;
+    }
+#endif
+    gguf_f32_to_f16_row(x, y, n);
+}
+
 /* One head of one token: out (head_dim,) = softmax(K q / sqrt(head_dim)) V
  * over the n_kv cached positions, K and V rows kv_dim apart in the cache. */
 static void attend_head(const run_state *s, float *out, const float *q, const gguf_half *kc,
@@ -278,17 +387,13 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
 {
     const float *f16 = s->f16_table;
     gguf_half *q16 = att16 + n_kv;
-    gguf_f32_to_f16_row(q, q16, head_dim);
+    to_f16(q, q16, head_dim);
     // att[t] = k_t · q, q rounded to f16, accumulated in f32
-    for (int t = 0; t < n_kv; t++) {
-        const gguf_half *k = kc + (size_t)t * kv_dim;
-        if (batch && head_dim % 16 == 0) {
-            float lane[16] = {0};
-            for (int c = 0; c < head_dim; c += 16)
-                for (int l = 0; l < 16; l++)
-                    lane[l] = fmaf(f16[k[c + l]], f16[q16[c + l]], lane[l]);
-            att[t] = sum16(lane);
-        } else {
+    if (batch && head_dim % 16 == 0) {
+        run_attn_scores(att, f16, q16, kc, n_kv, head_dim, kv_dim);
+    } else {
+        for (int t = 0; t < n_kv; t++) {
+            const gguf_half *k = kc + (size_t)t * kv_dim;
             double dot = 0.0; /* each f16·f16 product is exact in float */
             for (int i = 0; i < head_dim; i++)
                 dot += (double)(f16[k[i]] * f16[q16[i]]);
@@ -297,15 +402,9 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
     }
     attn_softmax(att, n_kv, 1.0f / sqrtf((float)head_dim));
     // out = sum_t p_t v_t, p rounded to f16
-    gguf_f32_to_f16_row(att, att16, n_kv);
+    to_f16(att, att16, n_kv);
     if (batch) {
-        /* position t feeds lane t % 16; missing positions add exact zeros */
-        for (int i = 0; i < head_dim; i++) {
-            float lane[16] = {0};
-            for (int t = 0; t < n_kv; t++)
-                lane[t % 16] = fmaf(f16[att16[t]], f16[vc[(size_t)t * kv_dim + i]], lane[t % 16]);
-            out[i] = sum16(lane);
-        }
+        run_attn_values(out, f16, att16, vc, n_kv, head_dim, kv_dim);
         return;
     }
     double acc[head_dim];
@@ -373,8 +472,8 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
         rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
     }
-    gguf_f32_to_f16_row(s->k, s->k_cache + cache, (int64_t)nb * kv);
-    gguf_f32_to_f16_row(s->v, s->v_cache + cache, (int64_t)nb * kv);
+    to_f16(s->k, s->k_cache + cache, (int64_t)nb * kv);
+    to_f16(s->v, s->v_cache + cache, (int64_t)nb * kv);
     attention(s, m, il, nb, pos);
     // x += att Wo^T
     matmul(s, &l->wo, s->q, nb, s->xb2);

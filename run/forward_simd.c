@@ -1,0 +1,279 @@
+/*
+ * forward_simd.c — the AVX2 (+FMA, F16C) paths of forward.c's attention,
+ * softmax, SiLU and RoPE (forward_simd.h).
+ *
+ * The scalar code in forward.c defines the result; each function here
+ * reorganises its loops without changing any output's operations. What
+ * makes that hold:
+ *  - f16 → float by _mm256_cvtph_ps is exact, as the table lookup;
+ *  - float → f16 by _mm256_cvtps_ph (round to nearest even) equals
+ *    gguf_f32_to_f16 for every non-NaN float (checked over all 2^32);
+ *    groups holding a NaN take the scalar conversion;
+ *  - fmaf(a, b, c), a + b, a * b, a / b are single IEEE operations, so a
+ *    lane of _mm256_fmadd_ps etc. gives the same bits;
+ *  - the sixteen float lanes of the batch dot products are two registers,
+ *    lanes 0–7 and 8–15, added the way sum16 adds them.
+ * The file is built for generic x86-64 like the rest; only the functions
+ * marked FWD_AVX2 use the wider instruction sets, and forward.c calls them
+ * after kern_cpu_has_avx2(). Not for: the matrix products (kernels*.c).
+ */
+#include "forward_simd.h"
+
+#ifdef RUN_SIMD_X86
+#include <immintrin.h>
+#include <math.h>
+#include <string.h>
+
+/* clang fuses a * b + c written in one expression when FMA is available
+ * (-ffp-contract=on); the exact roundings here must be the ones written.
+ * (gcc does not contract in ISO C mode.) */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#define FWD_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define ALWAYS FWD_AVX2 static inline __attribute__((always_inline))
+
+/* sum16 of the lanes 0–7 in lo and 8–15 in hi: i + 8 with i, then i + 4
+ * with i, then (0 + 2) + (1 + 3). */
+ALWAYS float hsum16(__m256 lo, __m256 hi)
+{
+    const __m256 t = _mm256_add_ps(hi, lo);
+    const __m128 q = _mm_add_ps(_mm256_extractf128_ps(t, 1), _mm256_castps256_ps128(t));
+    const __m128 s = _mm_add_ps(q, _mm_movehl_ps(q, q)); /* q0 + q2, q1 + q3 */
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+/* exp_poly on eight lanes. 2^n is built in the exponent field, so j · 2^n
+ * is one multiplication rounded once, which is what ldexpf(j, n) gives
+ * while 2^n is a normal float (-126 <= n <= 127); a vector with any lane
+ * outside that (deep underflow, overflow, |n| > 192, NaN) redoes those
+ * lanes with the scalar function. */
+ALWAYS __m256 exp8(__m256 x)
+{
+    const __m256 shift = _mm256_set1_ps(0x1.8p23f);
+    const __m256 log2e = _mm256_set1_ps(0x1.715476p+0f);
+    const __m256 n = _mm256_sub_ps(_mm256_fmadd_ps(x, log2e, shift), shift);
+    /* fma(-n, c, x) = fnmadd(n, c, x): -n · c is -(n · c) exactly */
+    const __m256 b = _mm256_fnmadd_ps(n, _mm256_set1_ps(0x1.7f7d1cp-20f),
+                                      _mm256_fnmadd_ps(n, _mm256_set1_ps(0x1.62e4p-1f), x));
+    const __m256 u = _mm256_mul_ps(b, b);
+    const __m256 hi = _mm256_fmadd_ps(
+        _mm256_fmadd_ps(_mm256_set1_ps(0x1.0e4020p-7f), b, _mm256_set1_ps(0x1.573e2ep-5f)), u,
+        _mm256_fmadd_ps(_mm256_set1_ps(0x1.555e66p-3f), b, _mm256_set1_ps(0x1.fffdb6p-2f)));
+    const __m256 j = _mm256_fmadd_ps(
+        hi, u, _mm256_fmadd_ps(_mm256_set1_ps(0x1.ffffecp-1f), b, _mm256_set1_ps(1.0f)));
+    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(n, _mm256_set1_ps(-126.0f), _CMP_GE_OQ),
+                                    _mm256_cmp_ps(n, _mm256_set1_ps(127.0f), _CMP_LE_OQ));
+    /* in the lanes kept n is a whole number (|x · log2 e| < 2^22), converted exactly */
+    const __m256i e = _mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    __m256 r = _mm256_mul_ps(j, _mm256_castsi256_ps(e));
+    const int m = _mm256_movemask_ps(ok);
+    if (__builtin_expect(m != 0xff, 0)) {
+        float xs[8], rs[8];
+        _mm256_storeu_ps(xs, x);
+        _mm256_storeu_ps(rs, r);
+        for (int l = 0; l < 8; l++)
+            if (!(m >> l & 1))
+                rs[l] = run_exp_poly(xs[l]);
+        r = _mm256_loadu_ps(rs);
+    }
+    return r;
+}
+
+/* ---------------------------------------------------------------------------
+ * Attention
+ */
+
+/* Four keys at a time: their eight accumulators are independent chains,
+ * so the fused multiply-adds overlap instead of waiting on one another. */
+FWD_AVX2 void fwd_attn_scores_avx2(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
+                                   int head_dim, size_t kv_dim)
+{
+    float qf[head_dim];
+    for (int c = 0; c < head_dim; c += 8)
+        _mm256_storeu_ps(qf + c, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(q16 + c))));
+#define KEY(r, c) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k##r + (c))))
+    int t = 0;
+    for (; t + 4 <= n_kv; t += 4) {
+        const gguf_half *k0 = kc + (size_t)t * kv_dim, *k1 = k0 + kv_dim, *k2 = k1 + kv_dim,
+                        *k3 = k2 + kv_dim;
+        __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0,
+               b3 = a0;
+        for (int c = 0; c < head_dim; c += 16) {
+            const __m256 ql = _mm256_loadu_ps(qf + c), qh = _mm256_loadu_ps(qf + c + 8);
+            a0 = _mm256_fmadd_ps(KEY(0, c), ql, a0);
+            b0 = _mm256_fmadd_ps(KEY(0, c + 8), qh, b0);
+            a1 = _mm256_fmadd_ps(KEY(1, c), ql, a1);
+            b1 = _mm256_fmadd_ps(KEY(1, c + 8), qh, b1);
+            a2 = _mm256_fmadd_ps(KEY(2, c), ql, a2);
+            b2 = _mm256_fmadd_ps(KEY(2, c + 8), qh, b2);
+            a3 = _mm256_fmadd_ps(KEY(3, c), ql, a3);
+            b3 = _mm256_fmadd_ps(KEY(3, c + 8), qh, b3);
+        }
+        att[t] = hsum16(a0, b0);
+        att[t + 1] = hsum16(a1, b1);
+        att[t + 2] = hsum16(a2, b2);
+        att[t + 3] = hsum16(a3, b3);
+    }
+    for (; t < n_kv; t++) {
+        const gguf_half *k0 = kc + (size_t)t * kv_dim;
+        __m256 a0 = _mm256_setzero_ps(), b0 = a0;
+        for (int c = 0; c < head_dim; c += 16) {
+            a0 = _mm256_fmadd_ps(KEY(0, c), _mm256_loadu_ps(qf + c), a0);
+            b0 = _mm256_fmadd_ps(KEY(0, c + 8), _mm256_loadu_ps(qf + c + 8), b0);
+        }
+        att[t] = hsum16(a0, b0);
+    }
+#undef KEY
+}
+
+/* The scores are scaled and their maximum taken eight at a time; the
+ * lanes' maxima may differ from the scalar scan's only in the sign of a
+ * zero maximum, and e^(x - ±0) is the same for every x. Whole groups of 16
+ * are two exp8 calls; a last partial group is padded with the maximum
+ * (e^0, no fallback) and its padding zeroed before the sum, as the scalar
+ * code counts missing positions as 0. */
+FWD_AVX2 void fwd_attn_softmax_avx2(float *x, int n, float scale)
+{
+    const __m256 vscale = _mm256_set1_ps(scale);
+    __m256 vmax = _mm256_set1_ps(-INFINITY);
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i), vscale);
+        _mm256_storeu_ps(x + i, v);
+        vmax = _mm256_max_ps(v, vmax); /* v > max ? v : max, NaN skipped, as the scalar scan */
+    }
+    float lanes[8], max = -INFINITY;
+    _mm256_storeu_ps(lanes, vmax);
+    for (int l = 0; l < 8; l++)
+        max = lanes[l] > max ? lanes[l] : max;
+    for (; i < n; i++) {
+        x[i] *= scale;
+        max = x[i] > max ? x[i] : max;
+    }
+    const __m256 vm = _mm256_set1_ps(max);
+    double sum = 0.0;
+    int g = 0;
+    for (; g + 16 <= n; g += 16) {
+        const __m256 e0 = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + g), vm));
+        const __m256 e1 = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + g + 8), vm));
+        _mm256_storeu_ps(x + g, e0);
+        _mm256_storeu_ps(x + g + 8, e1);
+        sum += (double)hsum16(e0, e1);
+    }
+    if (g < n) {
+        const int left = n - g;
+        float e[16];
+        for (int l = 0; l < 16; l++)
+            e[l] = l < left ? x[g + l] : max;
+        for (int h = 0; h < 16; h += 8)
+            _mm256_storeu_ps(e + h, exp8(_mm256_sub_ps(_mm256_loadu_ps(e + h), vm)));
+        for (int l = 0; l < 16; l++) {
+            if (l < left)
+                x[g + l] = e[l];
+            else
+                e[l] = 0.0f;
+        }
+        sum += (double)hsum16(_mm256_loadu_ps(e), _mm256_loadu_ps(e + 8));
+    }
+    const float inv = (float)(1.0 / sum);
+    const __m256 vinv = _mm256_set1_ps(inv);
+    for (i = 0; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), vinv));
+    for (; i < n; i++)
+        x[i] *= inv;
+}
+
+/* The scalar loop runs over i outside and t inside, reading a column of V
+ * (kv_dim apart) per output. Here t is outside: the sixteen lane sums of
+ * every i become sixteen rows acc[l][0..head_dim), position t adding
+ * p_t · v_t into row t % 16 across contiguous i, so V is read row by row.
+ * Each acc[l][i] sees the same fused multiply-adds in the same t order as
+ * the scalar lane l of output i, and the rows are then added as sum16 adds
+ * lanes. */
+FWD_AVX2 void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
+                                   int head_dim, size_t kv_dim)
+{
+    float acc[16 * head_dim];
+    memset(acc, 0, sizeof acc);
+    for (int t = 0; t < n_kv; t++) {
+        const __m256 p = _mm256_broadcastss_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(p16[t])));
+        const gguf_half *v = vc + (size_t)t * kv_dim;
+        float *a = acc + (size_t)(t & 15) * head_dim;
+        for (int i = 0; i < head_dim; i += 8) {
+            const __m256 vi = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(v + i)));
+            _mm256_storeu_ps(a + i, _mm256_fmadd_ps(p, vi, _mm256_loadu_ps(a + i)));
+        }
+    }
+    for (int i = 0; i < head_dim; i += 8) {
+        __m256 r[8], q[4];
+        for (int l = 0; l < 8; l++)
+            r[l] = _mm256_add_ps(_mm256_loadu_ps(acc + (l + 8) * head_dim + i),
+                                 _mm256_loadu_ps(acc + l * head_dim + i));
+        for (int l = 0; l < 4; l++)
+            q[l] = _mm256_add_ps(r[l + 4], r[l]);
+        const __m256 s02 = _mm256_add_ps(q[0], q[2]), s13 = _mm256_add_ps(q[1], q[3]);
+        _mm256_storeu_ps(out + i, _mm256_add_ps(s02, s13));
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * SiLU, RoPE, f16 rounding
+ */
+
+FWD_AVX2 int fwd_swiglu_avx2(float *g, const float *u, int n)
+{
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 gv = _mm256_loadu_ps(g + i);
+        /* 0 - g as the scalar code has it (not -g, which differs for g = +0) */
+        const __m256 e = exp8(_mm256_sub_ps(zero, gv));
+        const __m256 sg = _mm256_div_ps(gv, _mm256_add_ps(one, e));
+        _mm256_storeu_ps(g + i, _mm256_mul_ps(sg, _mm256_loadu_ps(u + i)));
+    }
+    return i;
+}
+
+/* forward.c's loop as it is; built for FMA, fmaf is one instruction
+ * instead of a call into libm. */
+FWD_AVX2 void fwd_rope_apply_fma(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
+                                 enum run_rope_layout layout)
+{
+    const int half = n_rot / 2;
+    for (int h = 0; h < n_heads; h++) {
+        float *v = x + (size_t)h * head_dim;
+        for (int i = 0; i < half; i++) {
+            const int i0 = layout == RUN_ROPE_NEOX ? i : 2 * i;
+            const int i1 = layout == RUN_ROPE_NEOX ? i + half : 2 * i + 1;
+            const float a = v[i0], b = v[i1], c = cs[2 * i], s = cs[2 * i + 1];
+            v[i0] = fmaf(a, c, -(b * s));
+            v[i1] = fmaf(a, s, b * c);
+        }
+    }
+}
+
+FWD_AVX2 void fwd_f32_to_f16_avx2(const float *x, gguf_half *y, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) {
+            /* NaN: gguf_f32_to_f16 makes ggml's canonical quiet NaN */
+            for (int l = 0; l < 8; l++)
+                y[i + l] = gguf_f32_to_f16(x[i + l]);
+            continue;
+        }
+        _mm_storeu_si128((__m128i *)(y + i),
+                         _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+    for (; i < n; i++)
+        y[i] = gguf_f32_to_f16(x[i]);
+}
+
+#else
+/* ISO C wants something in a translation unit. */
+typedef int fwd_simd_unused;
+#endif

@@ -1,0 +1,84 @@
+/*
+ * forward_simd.h — AVX2 (+FMA, F16C) versions of the forward pass's own
+ * inner loops (attention scores, softmax, weighted values, SiLU, RoPE) and
+ * the switch between them and forward.c's scalar code.
+ *
+ * Every vector function produces bit for bit what its scalar counterpart
+ * in forward.c produces: each output is the same sequence of IEEE
+ * operations (fma, add, mul, div, each rounded once) on the same values,
+ * only laid out in lanes instead of loops. The scalar code stays the
+ * reference and the fallback on CPUs without AVX2; the unit tests hold the
+ * two to each other. Not for: the matrix products (kernels.h).
+ */
+#ifndef RUN_FORWARD_SIMD_H
+#define RUN_FORWARD_SIMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "forward.h"
+
+/* Tests and benchmarks: run the scalar paths even where the CPU has AVX2
+ * (on) or the vector ones where it can (off, the default). Not
+ * thread-safe: set before running the model. */
+void run_force_scalar(bool on);
+
+/* True when the vector paths run now (AVX2 present and not forced off). */
+bool run_simd_in_use(void);
+
+/* --- forward.c's attention steps, exposed for the unit tests ------------- */
+
+/* Batch attention scores att[t] = k_t · q for t < n_kv: f16 keys kv_dim
+ * apart from kc, the query q16 already rounded to f16, head_dim a multiple
+ * of 16; products fused-added in 16 float lanes, then the lanes added
+ * pairwise. f16 is the 65536-entry table of binary16 bits → float. */
+void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
+                     int n_kv, int head_dim, size_t kv_dim);
+
+/* The attention softmax of x[0..n) scaled by scale, in place, with the
+ * reference backend's rounding (forward.c, attn_softmax). */
+void run_attn_softmax(float *x, int n, float scale);
+
+/* Batch weighted values out[i] = Σ_t p_t v_t[i] for i < head_dim: f16
+ * probabilities p16, f16 value rows kv_dim apart from vc; position t
+ * feeds float lane t % 16, the lanes added pairwise at the end. */
+void run_attn_values(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
+                     int n_kv, int head_dim, size_t kv_dim);
+
+/* forward.c's scalar e^x (exp_poly), for the lanes the vector one leaves. */
+float run_exp_poly(float x);
+
+/* --- the vector code (forward_simd.c) ------------------------------------ */
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RUN_SIMD_X86 1
+
+/* AVX2 + FMA + F16C present (kernels.c, asked once; declared here as
+ * kernels_impl.h is private to the kernels). */
+bool kern_cpu_has_avx2(void);
+
+/* Each as its namesake above (or forward.c's static of that name); callers
+ * check kern_cpu_has_avx2() first. */
+void fwd_attn_scores_avx2(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
+                          int head_dim, size_t kv_dim);
+void fwd_attn_softmax_avx2(float *x, int n, float scale);
+/* head_dim a multiple of 8, at most FWD_MAX_HEAD_DIM (it keeps 16 rows of
+ * head_dim floats on the stack). */
+void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
+                          int head_dim, size_t kv_dim);
+#define FWD_MAX_HEAD_DIM 512
+
+/* g = silu(g) * u over the first n - n % 8 elements; returns how many it
+ * did (the caller does the rest with the scalar code). */
+int fwd_swiglu_avx2(float *g, const float *u, int n);
+
+/* forward.c's rope_apply with its fused multiply-adds as instructions. */
+void fwd_rope_apply_fma(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
+                        enum run_rope_layout layout);
+
+/* y = f16(x) over n values, as gguf_f32_to_f16_row. */
+void fwd_f32_to_f16_avx2(const float *x, gguf_half *y, int64_t n);
+#endif
+
+#endif
