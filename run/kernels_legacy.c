@@ -346,6 +346,145 @@ ALWAYS int hsum_i32x8(__m256i v)
             out[k] = acc[k];                                                        \
     }
 
+/* The scale-only types with VNNI, without the sign trick: dpbusd wants
+ * unsigned bytes first, so the activations go in as a + 128 (an xor) and
+ * the lane sums start from -128·Σq over the lane's four weight levels,
+ * computed once per weight block: (a + 128)·q summed on top gives exactly
+ * Σ a·q, lane by lane — the same integers as above. The scale d_w·d_x is
+ * the same float product, taken from broadcast registers. */
+#define SCALE_ONLY_ROWS_VNNI(T)                                                     \
+    ALWAYS_VNNI void rows_##T##_vnni(int64_t n, const void *w, size_t ws, int nw,     \
+                                     const void *x, size_t xs, int nx, float *out)   \
+    {                                                                               \
+        const __m256i bias = _mm256_set1_epi8((char)0x80), zero = _mm256_setzero_si256(); \
+        __m256 acc[KERN_TILE];                                                      \
+        UNROLL for (int k = 0; k < nw * nx; k++)                                    \
+            acc[k] = _mm256_setzero_ps();                                           \
+        for (int64_t i = 0; i < n / 32; i++) {                                      \
+            __m256i q[KERN_TW], lead[KERN_TW];                                      \
+            __m256 dw[KERN_TW];                                                     \
+            UNROLL for (int r = 0; r < nw; r++) {                                   \
+                const block_##T *b = (const block_##T *)((const uint8_t *)w + r * ws) + i; \
+                q[r] = levels_##T(b);                                               \
+                lead[r] = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q[r])); \
+                dw[r] = _mm256_set1_ps(h2f(b->d));                                  \
+            }                                                                       \
+            UNROLL for (int k = 0; k < nx; k++) {                                   \
+                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
+                const __m256i a = _mm256_xor_si256(load32(bx->qs), bias);           \
+                const __m256 dx = _mm256_set1_ps(h2f(bx->d));                       \
+                UNROLL for (int r = 0; r < nw; r++) {                               \
+                    const __m256i s = _mm256_dpbusd_epi32(lead[r], a, q[r]);        \
+                    acc[r * nx + k] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], dx),     \
+                                                      _mm256_cvtepi32_ps(s), acc[r * nx + k]); \
+                }                                                                   \
+            }                                                                       \
+        }                                                                           \
+        UNROLL for (int k = 0; k < nw * nx; k++)                                    \
+            out[k] = hsum8(acc[k]);                                                 \
+    }
+
+/* Eight vectors' lane sums as one vector: lane j = Σ lanes of v[j]
+ * (integers: any order gives the same). */
+ALWAYS __m256i hsum8_i32x8(const __m256i v[8])
+{
+    const __m256i t0 = _mm256_hadd_epi32(v[0], v[1]), t1 = _mm256_hadd_epi32(v[2], v[3]);
+    const __m256i t2 = _mm256_hadd_epi32(v[4], v[5]), t3 = _mm256_hadd_epi32(v[6], v[7]);
+    const __m256i u0 = _mm256_hadd_epi32(t0, t1), u1 = _mm256_hadd_epi32(t2, t3);
+    return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20),
+                            _mm256_permute2x128_si256(u0, u1, 0x31));
+}
+
+/* q4_0 the same way, with its one float accumulator per output. A tile of
+ * KERN_TW × KERN_NX (16) outputs keeps those accumulators as two vectors,
+ * lane = output: each block's 16 integer sums come out of two eight-way
+ * reductions, and one vector fma per eight outputs does what fmaf does for
+ * each. */
+ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, const void *x,
+                                size_t xs, int nx, float *out)
+{
+    const __m256i bias = _mm256_set1_epi8((char)0x80), zero = _mm256_setzero_si256();
+    if (nw == KERN_TW && nx == KERN_NX && KERN_TW * KERN_NX == 16) {
+        __m256 acc[2] = { _mm256_setzero_ps(), _mm256_setzero_ps() };
+        for (int64_t i = 0; i < n / 32; i++) {
+            __m256i q[KERN_TW], lead[KERN_TW], a[KERN_NX], isum[16];
+            float dw[KERN_TW], dx[KERN_NX];
+            UNROLL for (int r = 0; r < KERN_TW; r++) {
+                const block_q4_0 *b = (const block_q4_0 *)((const uint8_t *)w + r * ws) + i;
+                q[r] = levels_q4_0(b);
+                lead[r] = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q[r]));
+                dw[r] = h2f(b->d);
+            }
+            UNROLL for (int k = 0; k < KERN_NX; k++) {
+                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
+                a[k] = _mm256_xor_si256(load32(bx->qs), bias);
+                dx[k] = h2f(bx->d);
+            }
+            UNROLL for (int r = 0; r < KERN_TW; r++)
+                UNROLL for (int k = 0; k < KERN_NX; k++)
+                    isum[r * KERN_NX + k] = _mm256_dpbusd_epi32(lead[r], a[k], q[r]);
+            const __m256 dxv = _mm256_setr_ps(dx[0], dx[1], dx[2], dx[3], dx[0], dx[1], dx[2], dx[3]);
+            UNROLL for (int h = 0; h < 2; h++) {
+                const __m256 dwv = _mm256_setr_ps(dw[2 * h], dw[2 * h], dw[2 * h], dw[2 * h],
+                                                  dw[2 * h + 1], dw[2 * h + 1], dw[2 * h + 1],
+                                                  dw[2 * h + 1]);
+                const __m256 sums = _mm256_cvtepi32_ps(hsum8_i32x8(isum + 8 * h));
+                acc[h] = _mm256_fmadd_ps(sums, _mm256_mul_ps(dwv, dxv), acc[h]);
+            }
+        }
+        _mm256_storeu_ps(out, acc[0]);
+        _mm256_storeu_ps(out + 8, acc[1]);
+        return;
+    }
+    float acc[KERN_TILE];
+    UNROLL for (int k = 0; k < nw * nx; k++)
+        acc[k] = 0.0f;
+    int64_t i = 0;
+    if (nx == 1 && nw <= 2) {
+        /* one activation row (generation): eight blocks' sums at a time,
+         * then their fmas in order, one chain per weight row (two rows side
+         * by side measured slower than one after the other here) */
+        for (; i + 8 <= n / 32; i += 8) {
+            UNROLL for (int r = 0; r < nw; r++) {
+                __m256i isum[8];
+                float sc[8], sums[8];
+                UNROLL for (int j = 0; j < 8; j++) {
+                    const block_q4_0 *b = (const block_q4_0 *)((const uint8_t *)w + r * ws) + i + j;
+                    const block_q8_0 *bx = (const block_q8_0 *)x + i + j;
+                    const __m256i q = levels_q4_0(b);
+                    const __m256i lead = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q));
+                    isum[j] = _mm256_dpbusd_epi32(lead, _mm256_xor_si256(load32(bx->qs), bias), q);
+                    sc[j] = h2f(b->d) * h2f(bx->d);
+                }
+                _mm256_storeu_ps(sums, _mm256_cvtepi32_ps(hsum8_i32x8(isum)));
+                UNROLL for (int j = 0; j < 8; j++)
+                    acc[r] = fmaf(sums[j], sc[j], acc[r]);
+            }
+        }
+    }
+    for (; i < n / 32; i++) {
+        __m256i q[KERN_TW], lead[KERN_TW];
+        float dw[KERN_TW];
+        UNROLL for (int r = 0; r < nw; r++) {
+            const block_q4_0 *b = (const block_q4_0 *)((const uint8_t *)w + r * ws) + i;
+            q[r] = levels_q4_0(b);
+            lead[r] = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q[r]));
+            dw[r] = h2f(b->d);
+        }
+        UNROLL for (int k = 0; k < nx; k++) {
+            const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
+            const __m256i a = _mm256_xor_si256(load32(bx->qs), bias);
+            const float dx = h2f(bx->d);
+            UNROLL for (int r = 0; r < nw; r++) {
+                const int isum = hsum_i32x8(_mm256_dpbusd_epi32(lead[r], a, q[r]));
+                acc[r * nx + k] = fmaf((float)isum, dw[r] * dx, acc[r * nx + k]);
+            }
+        }
+    }
+    UNROLL for (int k = 0; k < nw * nx; k++)
+        out[k] = acc[k];
+}
+
 /* The entry points of one type and instruction set: one pair (dot), one
  * weight row × KERN_NX activation rows (dotn) and KERN_TW × KERN_NX (tile,
  * for prompt batches). */
@@ -367,18 +506,23 @@ ALWAYS int hsum_i32x8(__m256i v)
         rows_##T##_##ISA(n, w, ws, KERN_TW, x, xs, KERN_NX, out);                   \
     }
 
-#define LEGACY_KERNELS(ISA, INL, ATTR, DOT)                                         \
-    Q4_0_ROWS(ISA, INL, DOT)                                                        \
-    SCALE_ONLY_ROWS(q5_0, ISA, INL, DOT)                                            \
-    SCALE_ONLY_ROWS(q8_0, ISA, INL, DOT)                                            \
-    WITH_MIN_ROWS(q4_1, ISA, INL, DOT)                                              \
-    WITH_MIN_ROWS(q5_1, ISA, INL, DOT)                                              \
+#define LEGACY_KERNELS(ISA, ATTR)                                                   \
     ENTRY_POINTS(q4_0, ISA, ATTR)                                                   \
     ENTRY_POINTS(q5_0, ISA, ATTR)                                                   \
     ENTRY_POINTS(q8_0, ISA, ATTR)                                                   \
     ENTRY_POINTS(q4_1, ISA, ATTR)                                                   \
     ENTRY_POINTS(q5_1, ISA, ATTR)
 
-LEGACY_KERNELS(avx2, ALWAYS, KERN_AVX2, dot_u8_i8)
-LEGACY_KERNELS(vnni, ALWAYS_VNNI, KERN_VNNI_ATTR, dot_u8_i8_vnni)
+Q4_0_ROWS(avx2, ALWAYS, dot_u8_i8)
+SCALE_ONLY_ROWS(q5_0, avx2, ALWAYS, dot_u8_i8)
+SCALE_ONLY_ROWS(q8_0, avx2, ALWAYS, dot_u8_i8)
+WITH_MIN_ROWS(q4_1, avx2, ALWAYS, dot_u8_i8)
+WITH_MIN_ROWS(q5_1, avx2, ALWAYS, dot_u8_i8)
+LEGACY_KERNELS(avx2, KERN_AVX2)
+
+SCALE_ONLY_ROWS_VNNI(q5_0)
+SCALE_ONLY_ROWS_VNNI(q8_0)
+WITH_MIN_ROWS(q4_1, vnni, ALWAYS_VNNI, dot_u8_i8_vnni)
+WITH_MIN_ROWS(q5_1, vnni, ALWAYS_VNNI, dot_u8_i8_vnni)
+LEGACY_KERNELS(vnni, KERN_VNNI_ATTR)
 #endif
