@@ -6,15 +6,26 @@
  * (main.c).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "eval.h"
+#include "outfile.h"
 
-#define KLD_MAGIC "GGUFRKLD"
-#define KLD_RANGE 16.0f /* nats below the top log-prob that the levels cover */
+/* The --kl-divergence-base file is llama-perplexity's (c392e50), so that a
+ * base written by either tool can be read by the other:
+ *   "_logits_", uint32 n_ctx, int32 n_vocab, int32 n_chunk,
+ *   int32 tokens[n_chunk * n_ctx]   (the text's tokens, BOS not put in),
+ *   then per chunk, per scored position (n_ctx - 1 - n_ctx/2 of them) a row
+ *   of nv = 2·⌈n_vocab/2⌉ + 4 uint16: float scale, float min_log_prob, and
+ *   n_vocab levels (a zero pad when n_vocab is odd), log p_i ≈
+ *   min_log_prob + scale · level_i over the 16 nats below the top.
+ * The arithmetic below is llama-perplexity's, operation for operation. */
+#define KLD_MAGIC "_logits_"
+#define KLD_RANGE 16.0f
 
 /* log-softmax facts of one row of logits. */
 typedef struct row_stats {
@@ -38,48 +49,79 @@ static row_stats row_stats_of(const float *l, int n)
     return r;
 }
 
-/* -log p(tok) = max + lse - l[tok] */
+/* -log p(tok) = max + lse - l[tok], in float as llama-perplexity has it */
 static double row_nll(const float *l, const row_stats *r, int tok)
 {
-    return (double)r->max + (double)r->lse - (double)l[tok];
+    const float nll = r->max + r->lse - l[tok];
+    return nll;
 }
 
-/* A base row: log p_i ≈ lo + step * q_i over the KLD_RANGE nats below the top. */
+/* A base row as stored: words 0-3 the two floats, then the levels. */
 typedef struct base_row {
-    float     step, lo;
-    uint16_t *q; /* n_vocab */
+    float     scale, min_log_prob;
+    uint16_t *q;  /* nv - 4 words: n_vocab levels and the pad */
+    int       nv; /* words per row */
 } base_row;
+
+/* Round to nearest (ties to even) for 0 <= v < 2^22, as llama-perplexity's
+ * nearest_int does it. */
+static int nearest_int(float v)
+{
+    const float t = v + 12582912.0f;
+    int32_t i;
+    memcpy(&i, &t, sizeof i);
+    return (i & 0x007fffff) - 0x00400000;
+}
 
 static void base_row_encode(base_row *b, const float *l, const row_stats *r, int n)
 {
-    float lo_logit = r->max;
-    for (int i = 0; i < n; i++)
-        lo_logit = l[i] < lo_logit ? l[i] : lo_logit;
-    if (lo_logit < r->max - KLD_RANGE)
-        lo_logit = r->max - KLD_RANGE;
-    b->lo = lo_logit - r->max - r->lse;
-    b->step = (r->max - lo_logit) / 65535.0f;
-    for (int i = 0; i < n; i++)
-        b->q[i] = b->step > 0 && l[i] > lo_logit
-                      ? (uint16_t)lrintf((l[i] - lo_logit) / b->step) : 0;
+    float min_logit = l[0];
+    for (int i = 1; i < n; i++)
+        min_logit = l[i] < min_logit ? l[i] : min_logit;
+    if (min_logit < r->max - KLD_RANGE)
+        min_logit = r->max - KLD_RANGE;
+    b->min_log_prob = min_logit - r->max - r->lse;
+    b->scale = (r->max - min_logit) / 65535.0f;
+    memset(b->q, 0, (size_t)(b->nv - 4) * sizeof *b->q);
+    if (b->scale != 0.0f) {
+        const float inv = 1.0f / b->scale;
+        for (int i = 0; i < n; i++)
+            if (l[i] > min_logit)
+                b->q[i] = (uint16_t)nearest_int(inv * (l[i] - min_logit));
+    }
 }
 
 /* KL(base || model) for one row: sum_i p_base,i (log p_base,i - log p_i),
- * over the tokens the base row resolves (log p_base > -KLD_RANGE). */
+ * over the tokens the base row resolves (log p_base > -16). */
 static double row_kld(const base_row *b, const float *l, const row_stats *r, int n, int *base_top)
 {
+    const float log_norm = r->max + r->lse;
     double sum = 0.0;
     float best = 0;
     for (int i = 0; i < n; i++) {
-        const float lb = b->step * b->q[i] + b->lo;
+        const float lb = b->scale * b->q[i] + b->min_log_prob;
         if (i == 0 || lb > best) {
             best = lb;
             *base_top = i;
         }
-        if (lb > -KLD_RANGE)
-            sum += expf(lb) * (lb - (l[i] - r->max - r->lse));
+        if (lb > -KLD_RANGE) {
+            const float p = expf(lb);
+            sum += p * (lb - l[i] + log_norm);
+        }
     }
     return sum;
+}
+
+static bool row_write(FILE *f, const base_row *b)
+{
+    return fwrite(&b->scale, 4, 1, f) == 1 && fwrite(&b->min_log_prob, 4, 1, f) == 1 &&
+           fwrite(b->q, 2, (size_t)(b->nv - 4), f) == (size_t)(b->nv - 4);
+}
+
+static bool row_read(FILE *f, base_row *b)
+{
+    return fread(&b->scale, 4, 1, f) == 1 && fread(&b->min_log_prob, 4, 1, f) == 1 &&
+           fread(b->q, 2, (size_t)(b->nv - 4), f) == (size_t)(b->nv - 4);
 }
 
 /* ---------------------------------------------------------------------------
@@ -91,21 +133,27 @@ typedef struct eval_io {
     const char *path;
 } eval_io;
 
-static int eval_chunks(run_state *s, const run_model *m, const int32_t *chunks, int n_chunk,
-                       eval_io *io, run_eval_result *res, gguf_error *err)
+/* Runs the n_chunk chunks of n_ctx tokens, bos (>= 0) in place of each
+ * chunk's first token, and scores the second halves. */
+static int eval_chunks(run_state *s, const run_model *m, const int32_t *tokens, int n_chunk,
+                       int32_t bos, eval_io *io, run_eval_result *res, gguf_error *err)
 {
     const int n_ctx = s->n_ctx, nv = m->hp.n_vocab, first = n_ctx / 2;
+    const int row_words = 2 * ((nv + 1) / 2) + 4;
     float *logits = malloc((size_t)(n_ctx - first) * (size_t)nv * sizeof *logits);
-    base_row b = { 0, 0, malloc((size_t)nv * sizeof(uint16_t)) };
+    int32_t *t = malloc((size_t)n_ctx * sizeof *t);
+    base_row b = { 0, 0, malloc((size_t)(row_words - 4) * sizeof(uint16_t)), row_words };
     double nll = 0, nll_base = 0, kld = 0;
     long count = 0, same = 0;
     int rc = -1;
-    if (!logits || !b.q) {
+    if (!logits || !t || !b.q) {
         gguf_error_set(err, "out of memory");
         goto done;
     }
     for (int c = 0; c < n_chunk; c++) {
-        const int32_t *t = chunks + (size_t)c * n_ctx;
+        memcpy(t, tokens + (size_t)c * n_ctx, (size_t)n_ctx * sizeof *t);
+        if (bos >= 0)
+            t[0] = bos;
         run_forward(s, m, t, n_ctx, 0, first, logits);
         for (int j = first; j < n_ctx - 1; j++, count++) {
             const float *l = logits + (size_t)(j - first) * nv;
@@ -113,21 +161,20 @@ static int eval_chunks(run_state *s, const run_model *m, const int32_t *chunks, 
             nll += row_nll(l, &r, t[j + 1]);
             if (io->out) {
                 base_row_encode(&b, l, &r, nv);
-                if (fwrite(&b.step, 4, 1, io->out) != 1 || fwrite(&b.lo, 4, 1, io->out) != 1 ||
-                    fwrite(b.q, 2, (size_t)nv, io->out) != (size_t)nv) {
+                if (!row_write(io->out, &b)) {
                     gguf_error_set(err, "%s: write error", io->path);
                     goto done;
                 }
             } else if (io->in) {
-                if (fread(&b.step, 4, 1, io->in) != 1 || fread(&b.lo, 4, 1, io->in) != 1 ||
-                    fread(b.q, 2, (size_t)nv, io->in) != (size_t)nv) {
+                if (!row_read(io->in, &b)) {
                     gguf_error_set(err, "%s: truncated at chunk %d", io->path, c + 1);
                     goto done;
                 }
                 int base_top = 0;
                 kld += row_kld(&b, l, &r, nv, &base_top);
                 same += base_top == r.top;
-                nll_base -= (double)(b.step * b.q[t[j + 1]] + b.lo);
+                const float lb = b.scale * b.q[t[j + 1]] + b.min_log_prob;
+                nll_base -= lb;
             }
         }
     }
@@ -137,6 +184,7 @@ static int eval_chunks(run_state *s, const run_model *m, const int32_t *chunks, 
     rc = 0;
 done:
     free(logits);
+    free(t);
     free(b.q);
     return rc;
 }
@@ -157,32 +205,29 @@ int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int 
     int n_chunk = n_tokens / n_ctx;
     if (max_chunks > 0 && max_chunks < n_chunk)
         n_chunk = max_chunks;
-    int32_t *chunks = malloc((size_t)n_chunk * (size_t)n_ctx * sizeof *chunks);
-    if (!chunks)
-        return gguf_error_set(err, "out of memory");
-    memcpy(chunks, tokens, (size_t)n_chunk * (size_t)n_ctx * sizeof *chunks);
-    for (int c = 0; bos >= 0 && c < n_chunk; c++)
-        chunks[(size_t)c * n_ctx] = bos;
     eval_io io = { NULL, NULL, base_out };
+    outfile of = { 0 };
     int rc = -1;
-    if (base_out) {
-        const int32_t head[3] = { n_ctx, m->hp.n_vocab, n_chunk };
-        if (!(io.out = fopen(base_out, "wb"))) {
-            gguf_error_set(err, "%s: %s", base_out, strerror(errno));
-            goto done;
-        }
-        if (fwrite(KLD_MAGIC, 8, 1, io.out) != 1 || fwrite(head, sizeof head, 1, io.out) != 1 ||
-            fwrite(chunks, sizeof *chunks, (size_t)n_chunk * n_ctx, io.out) !=
-                (size_t)n_chunk * n_ctx) {
+    const size_t n = (size_t)n_chunk * (size_t)n_ctx;
+    if (base_out) { /* written to a temporary file, renamed into place at the end */
+        const uint32_t ctx32 = (uint32_t)n_ctx;
+        const int32_t head[2] = { m->hp.n_vocab, n_chunk };
+        if (outfile_open(&of, base_out, err))
+            return -1;
+        io.out = of.fp;
+        if (fwrite(KLD_MAGIC, 8, 1, io.out) != 1 || fwrite(&ctx32, 4, 1, io.out) != 1 ||
+            fwrite(head, sizeof head, 1, io.out) != 1 ||
+            fwrite(tokens, sizeof *tokens, n, io.out) != n) {
             gguf_error_set(err, "%s: write error", base_out);
             goto done;
         }
     }
-    rc = eval_chunks(s, m, chunks, n_chunk, &io, res, err);
+    rc = eval_chunks(s, m, tokens, n_chunk, bos, &io, res, err);
+    if (rc == 0 && base_out)
+        rc = outfile_commit(&of, err);
 done:
-    if (io.out && fclose(io.out) && rc == 0)
-        rc = gguf_error_set(err, "%s: %s", base_out, strerror(errno));
-    free(chunks);
+    if (base_out)
+        outfile_discard(&of);
     return rc;
 }
 
@@ -192,7 +237,8 @@ static int kld_header(FILE *f, const char *path, int32_t head[3], gguf_error *er
     char magic[8];
     if (fread(magic, 8, 1, f) != 1 || memcmp(magic, KLD_MAGIC, 8) ||
         fread(head, sizeof(int32_t), 3, f) != 3)
-        return gguf_error_set(err, "%s: not a gguf-run --kl-divergence-base file", path);
+        return gguf_error_set(err, "%s: not a --kl-divergence-base file (llama-perplexity's "
+                              "\"_logits_\" format)", path);
     if (head[0] < 4 || head[0] > (1 << 24) || head[1] < 1 || head[2] < 1 ||
         (int64_t)head[0] * head[2] > (1 << 30))
         return gguf_error_set(err, "%s: implausible header (n_ctx %d, n_vocab %d, %d chunks)",
@@ -211,8 +257,8 @@ int run_kld_file_ctx(const char *base_in, gguf_error *err)
     return rc ? -1 : head[0];
 }
 
-int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, run_eval_result *res,
-                      gguf_error *err)
+int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, int32_t bos,
+                      run_eval_result *res, gguf_error *err)
 {
     eval_io io = { NULL, fopen(base_in, "rb"), base_in };
     if (!io.in)
@@ -240,7 +286,7 @@ int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, run
             gguf_error_set(err, "%s: token %d is outside the vocabulary", base_in, chunks[i]);
             goto done;
         }
-    rc = eval_chunks(s, m, chunks, head[2], &io, res, err);
+    rc = eval_chunks(s, m, chunks, head[2], bos, &io, res, err);
 done:
     free(chunks);
     fclose(io.in);

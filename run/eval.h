@@ -10,11 +10,12 @@
  * divergence KL(base || model), how often both pick the same top token, and
  * both perplexities.
  *
- * The base file (our own format, not llama.cpp's): "GGUFRKLD", i32 n_ctx,
- * n_vocab, n_chunk, the chunks' tokens as fed (n_chunk × n_ctx i32), then
- * per scored position a row of log-probabilities stored as llama-perplexity
- * stores them: f32 step, f32 lowest log-prob, n_vocab u16 levels over the
- * 16 nats below the top (level 0 also for anything further down).
+ * The base file is llama-perplexity's (--kl-divergence-base), so either
+ * tool reads the other's: "_logits_", u32 n_ctx, i32 n_vocab, i32 n_chunk,
+ * the text's tokens (n_chunk × n_ctx i32, BOS not put in), then per scored
+ * position a row of 2·⌈n_vocab/2⌉ + 4 u16 words: f32 scale, f32 lowest
+ * log-prob, n_vocab u16 levels over the 16 nats below the top (level 0 also
+ * for anything further down), a zero pad for an odd n_vocab.
  *
  * Not for: generation (main.c), the model's arithmetic (forward.c).
  */
@@ -44,10 +45,12 @@ int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int 
                    int32_t bos, int max_chunks, const char *base_out, run_eval_result *res,
                    gguf_error *err);
 
-/* Runs the chunks stored in base_in through m and compares with the stored
- * log-probabilities. The state's context must be the file's n_ctx. */
-int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, run_eval_result *res,
-                      gguf_error *err);
+/* Runs the chunks stored in base_in (bos >= 0: put BOS first in every
+ * chunk) through m and compares with the stored log-probabilities. The
+ * state's context must be the file's n_ctx. base_in is llama-perplexity's
+ * --kl-divergence-base format: either tool reads the other's. */
+int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, int32_t bos,
+                      run_eval_result *res, gguf_error *err);
 
 /* The n_ctx a base file was written with (to size the state), or -1. */
 int run_kld_file_ctx(const char *base_in, gguf_error *err);

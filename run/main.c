@@ -345,11 +345,11 @@ static int evaluate(runner *r, const int32_t *tokens, int n_tokens, gguf_error *
     run_eval_result res;
     double t0 = now();
     int rc;
+    // BOS starts every chunk when the vocabulary adds one
+    const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
     if (o->kld) {
-        rc = run_kl_divergence(&r->state, &r->model, o->kld_base, &res, err);
+        rc = run_kl_divergence(&r->state, &r->model, o->kld_base, bos, &res, err);
     } else {
-        // BOS starts every chunk when the vocabulary adds one
-        const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
         rc = run_perplexity(&r->state, &r->model, tokens, n_tokens, bos, o->chunks, o->kld_base,
                             &res, err);
     }
@@ -448,7 +448,7 @@ static int verify(runner *r, const int32_t *tokens, int n_tokens, const char **w
     run_greedy(&rs, &rm, prompt, n_prompt, n_gen, r->logits, ref_ids);
     run_state_free(&rs);
     *what = o->model;
-    if (run_kl_divergence(&r->state, &r->model, base, &res, err))
+    if (run_kl_divergence(&r->state, &r->model, base, bos, &res, err))
         goto done;
     res.ppl_base = ref.ppl; /* exact, not from the file's 16-bit levels */
     run_greedy(&r->state, &r->model, prompt, n_prompt, n_gen, r->logits, ids);

@@ -7,7 +7,9 @@
  * the forward pass to itself: a prompt run as one batch, in pieces or token
  * by token gives the same logits. The --imatrix collector is held to its
  * sums computed by hand and to llama-imatrix's rules (batches of 16 rows or
- * more, one entry per layer matrix, values sum / count * ncall).
+ * more, one entry per layer matrix, values sum / count * ncall). The
+ * vector (AVX2) paths of attention, softmax, SiLU and RoPE are held to the
+ * scalar ones bit for bit, block by block and over whole forward passes.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -17,7 +19,9 @@
 #include "testutil.h"
 
 #include "eval.h"
+#include "float16.h"
 #include "forward.h"
+#include "forward_simd.h"
 #include "gguf.h"
 #include "imatrix.h"
 #include "importance.h"
@@ -478,12 +482,274 @@ START_TEST(test_batching_qwen2_tied_freqs)
 END_TEST
 
 /* ---------------------------------------------------------------------------
+ * Vector paths: the same bits as the scalar ones
+ *
+ * Each check runs a block with run_force_scalar(true), then with the vector
+ * paths (where the CPU has none both runs are scalar and agree trivially),
+ * and compares the outputs' bit patterns.
+ */
+
+static void same_bits(const float *scalar, const float *vec, int n, const char *what, int a,
+                      int b)
+{
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(!memcmp(&scalar[i], &vec[i], sizeof(float)),
+                      "%s (%d, %d) [%d]: %a scalar, %a vector", what, a, b, i, scalar[i], vec[i]);
+}
+
+static const float *f16_table(void)
+{
+    static float t[65536];
+    for (uint32_t h = 0; h < 65536; h++)
+        t[h] = gguf_f16_to_f32((gguf_half)h);
+    return t;
+}
+
+/* A random f16 of about ±scale; now and then a zero, -0 or a subnormal. */
+static gguf_half rnd_half(float scale)
+{
+    const float r = rnd();
+    const uint32_t k = lcg >> 27;
+    if (k == 0)
+        return (gguf_half)((lcg >> 8) & 0x8000);
+    if (k == 1)
+        return (gguf_half)((lcg >> 8) & 0x83ff);
+    return gguf_f32_to_f16(r * scale);
+}
+
+START_TEST(test_simd_attn_scores)
+{
+    const float *tab = f16_table();
+    const int hds[] = { 16, 64, 128 }, nkvs[] = { 1, 3, 4, 5, 16, 17, 63, 130 };
+    enum { MAX_KV = 130 };
+    for (size_t a = 0; a < sizeof hds / sizeof *hds; a++) {
+        const int hd = hds[a];
+        const size_t kv_dim = 2 * (size_t)hd + 16; /* other heads in between */
+        gguf_half *kc = malloc(MAX_KV * kv_dim * sizeof *kc), q16[128];
+        ck_assert_ptr_nonnull(kc);
+        for (size_t i = 0; i < MAX_KV * kv_dim; i++)
+            kc[i] = rnd_half(i / kv_dim % 3 == 0 ? 100.0f : 4.0f);
+        for (int i = 0; i < hd; i++)
+            q16[i] = rnd_half(8.0f);
+        for (size_t b = 0; b < sizeof nkvs / sizeof *nkvs; b++) {
+            float want[MAX_KV], got[MAX_KV];
+            run_force_scalar(true);
+            run_attn_scores(want, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
+            run_force_scalar(false);
+            run_attn_scores(got, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
+            same_bits(want, got, nkvs[b], "scores", hd, nkvs[b]);
+        }
+        free(kc);
+    }
+}
+END_TEST
+
+/* Scores of kind k: 0 moderate, 1 spread wide (exponentials from 1 down
+ * to far below the smallest float), 2 clustered where e^x is near the
+ * smallest normal float (subnormal results, both sides of the vector
+ * path's limit), 3 with -inf and -1e30 scores. */
+static float softmax_score(int k, int i)
+{
+    switch (k) {
+    case 0: return rnd() * 20;
+    case 1: return rnd() * 800;
+    case 2: return i % 7 == 0 ? 0.0f : -87.0f + rnd() * 8 - (float)(i % 3) * 6;
+    default: return i % 5 == 1 ? -INFINITY : i % 5 == 3 ? -1e30f : rnd() * 40;
+    }
+}
+
+START_TEST(test_simd_attn_softmax)
+{
+    enum { MAX_N = 1000 };
+    float x0[MAX_N], want[MAX_N], got[MAX_N];
+    int ns[84], nn = 0; /* 1..80, around 256, and a long row */
+    for (int n = 1; n <= 80; n++)
+        ns[nn++] = n;
+    ns[nn++] = 255, ns[nn++] = 256, ns[nn++] = 257, ns[nn++] = MAX_N;
+    for (int c = 0; c < nn; c++) {
+        const int n = ns[c];
+        for (int k = 0; k < 4; k++) {
+            const float scale = k == 2 ? 1.0f : 0.125f;
+            for (int i = 0; i < n; i++)
+                x0[i] = softmax_score(k, i);
+            memcpy(want, x0, (size_t)n * sizeof *x0);
+            memcpy(got, x0, (size_t)n * sizeof *x0);
+            run_force_scalar(true);
+            run_attn_softmax(want, n, scale);
+            run_force_scalar(false);
+            run_attn_softmax(got, n, scale);
+            same_bits(want, got, n, "softmax", n, k);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_simd_attn_values)
+{
+    const float *tab = f16_table();
+    const int hds[] = { 8, 16, 64, 128, 136 }, nkvs[] = { 1, 2, 15, 16, 17, 33, 100, 257 };
+    enum { MAX_KV = 257, MAX_HD = 136 };
+    gguf_half p16[MAX_KV];
+    for (int t = 0; t < MAX_KV; t++) /* probabilities: some tiny, subnormal or zero */
+        p16[t] = t % 11 == 5 ? 0 : rnd_half(t % 4 ? 1.0f : 1e-5f);
+    for (size_t a = 0; a < sizeof hds / sizeof *hds; a++) {
+        const int hd = hds[a];
+        const size_t kv_dim = 3 * (size_t)hd;
+        gguf_half *vc = malloc(MAX_KV * kv_dim * sizeof *vc);
+        ck_assert_ptr_nonnull(vc);
+        for (size_t i = 0; i < MAX_KV * kv_dim; i++)
+            vc[i] = rnd_half(i % 5 ? 2.0f : 300.0f);
+        for (size_t b = 0; b < sizeof nkvs / sizeof *nkvs; b++) {
+            float want[MAX_HD], got[MAX_HD];
+            run_force_scalar(true);
+            run_attn_values(want, tab, p16, vc + hd, nkvs[b], hd, kv_dim);
+            run_force_scalar(false);
+            run_attn_values(got, tab, p16, vc + hd, nkvs[b], hd, kv_dim);
+            same_bits(want, got, hd, "values", hd, nkvs[b]);
+        }
+        free(vc);
+    }
+}
+END_TEST
+
+START_TEST(test_simd_swiglu)
+{
+    enum { MAX_N = 1003 };
+    const float scales[] = { 1, 20, 400, 1e6f };
+    float g0[MAX_N], u[MAX_N], want[MAX_N], got[MAX_N];
+    for (int n = 1; n <= MAX_N; n = n < 40 ? n + 1 : n + MAX_N - 40) { /* 1..40, MAX_N */
+        for (size_t k = 0; k < sizeof scales / sizeof *scales; k++) {
+            for (int i = 0; i < n; i++) {
+                g0[i] = i % 13 == 4 ? (i % 2 ? -0.0f : 0.0f) : rnd() * scales[k];
+                u[i] = rnd() * 4;
+            }
+            memcpy(want, g0, (size_t)n * sizeof *g0);
+            memcpy(got, g0, (size_t)n * sizeof *g0);
+            run_force_scalar(true);
+            run_swiglu(want, u, n);
+            run_force_scalar(false);
+            run_swiglu(got, u, n);
+            same_bits(want, got, n, "swiglu", n, (int)k);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_simd_rope)
+{
+    enum { HEADS = 3, HD = 16 };
+    const int rots[] = { 16, 8, 6 };
+    const float ff[8] = { 1, 1, 2, 4, 8, 8, 8, 8 };
+    for (int layout = 0; layout < 2; layout++) {
+        for (size_t r = 0; r < sizeof rots / sizeof *rots; r++) {
+            for (int pos = 0; pos < 300; pos += 37) {
+                float want[HEADS * HD], got[HEADS * HD];
+                for (int i = 0; i < HEADS * HD; i++)
+                    want[i] = got[i] = rnd() * 10;
+                const enum run_rope_layout l = layout ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
+                run_force_scalar(true);
+                run_rope(want, HEADS, HD, rots[r], pos, 10000.0f, 1.0f, pos % 2 ? ff : NULL, l);
+                run_force_scalar(false);
+                run_rope(got, HEADS, HD, rots[r], pos, 10000.0f, 1.0f, pos % 2 ? ff : NULL, l);
+                same_bits(want, got, HEADS * HD, "rope", rots[r], pos);
+            }
+        }
+    }
+}
+END_TEST
+
+/* Whole forward passes: a prompt as one batch (and its logits at every
+ * position) and token by token, scalar against vector. */
+static void check_simd_forward(spec s)
+{
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    enum { N = 30 };
+    int32_t t[N];
+    for (int i = 0; i < N; i++)
+        t[i] = (int32_t)((i * 7 + 3) % s.vocab);
+    const int nv = m.hp.n_vocab;
+    for (int n_batch = 1; n_batch <= N; n_batch += N - 1) {
+        run_force_scalar(true);
+        float *want = all_logits(&m, t, N, n_batch);
+        run_force_scalar(false);
+        float *got = all_logits(&m, t, N, n_batch);
+        same_bits(want, got, N * nv, "logits", m.hp.head_dim, n_batch);
+        free(want);
+        free(got);
+    }
+    run_model_free(&m);
+    gguf_close(f);
+}
+
+START_TEST(test_simd_forward)
+{
+    spec s = base_spec(); /* head_dim 8: scores in double, values in lanes */
+    check_simd_forward(s);
+    s.dim = 64; /* head_dim 16: both in lanes; n_ff not a multiple of 8 */
+    s.ff = 76;
+    s.rot = 16;
+    check_simd_forward(s);
+    s.arch = "qwen2"; /* NEOX rotation, biases */
+    s.bias = true;
+    check_simd_forward(s);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
  * Perplexity and KL-divergence: a model against itself
  */
 
-START_TEST(test_eval_self)
+/* The base file in llama-perplexity's layout: "_logits_", u32 n_ctx, i32
+ * n_vocab, i32 n_chunk, the text's tokens (BOS not put in), then rows of
+ * 2·⌈n_vocab/2⌉ + 4 u16 words (scale, lowest log-prob, levels, pad). */
+static void check_base_layout(const char *path, const int32_t *t, int ctx, int nv, int n_chunk)
+{
+    FILE *fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    char magic[8];
+    uint32_t ctx32;
+    int32_t head[2];
+    ck_assert_int_eq(fread(magic, 8, 1, fp), 1);
+    ck_assert(memcmp(magic, "_logits_", 8) == 0);
+    ck_assert_int_eq(fread(&ctx32, 4, 1, fp), 1);
+    ck_assert_int_eq(fread(head, 4, 2, fp), 2);
+    ck_assert_uint_eq(ctx32, (uint32_t)ctx);
+    ck_assert_int_eq(head[0], nv);
+    ck_assert_int_eq(head[1], n_chunk);
+    int32_t tok[64];
+    ck_assert_int_le(n_chunk * ctx, 64);
+    ck_assert_int_eq((int)fread(tok, 4, (size_t)(n_chunk * ctx), fp), n_chunk * ctx);
+    for (int i = 0; i < n_chunk * ctx; i++)
+        ck_assert_int_eq(tok[i], t[i]); /* as in the text, BOS not put in */
+    const long rows = (long)n_chunk * (ctx - 1 - ctx / 2), words = 2 * ((nv + 1) / 2) + 4;
+    long at = ftell(fp);
+    fseek(fp, 0, SEEK_END);
+    ck_assert_int_eq(ftell(fp) - at, rows * words * 2);
+    /* the first row: its levels decode to log-probabilities at most 0, the
+     * top one within a level of -log Σ, and the pad word (odd n_vocab) 0 */
+    fseek(fp, at, SEEK_SET);
+    float sc[2];
+    uint16_t lv[64];
+    ck_assert_int_eq(fread(sc, 4, 2, fp), 2);
+    ck_assert_int_eq((long)fread(lv, 2, (size_t)(words - 4), fp), words - 4);
+    ck_assert(sc[0] > 0 && sc[1] < 0);
+    uint16_t top = 0;
+    for (int i = 0; i < nv; i++)
+        top = lv[i] > top ? lv[i] : top;
+    ck_assert_uint_eq(top, 65535);
+    ck_assert(sc[0] * top + sc[1] <= 1e-6f);
+    if (nv % 2)
+        ck_assert_uint_eq(lv[nv], 0);
+    fclose(fp);
+}
+
+static void check_eval_self(int vocab)
 {
     spec sp = base_spec();
+    sp.vocab = sp.n_tokens = vocab;
     run_model m;
     gguf_file *f;
     gguf_error err;
@@ -491,7 +757,7 @@ START_TEST(test_eval_self)
     enum { CTX = 16, N = 3 * CTX + 5 };
     int32_t t[N];
     for (int i = 0; i < N; i++)
-        t[i] = (int32_t)((i * 7 + 3) % 40);
+        t[i] = (int32_t)((i * 7 + 3) % vocab);
     run_state st;
     ck_assert_int_eq(run_state_init(&st, &m, CTX, 5, &err), 0);
     char path[512];
@@ -501,24 +767,43 @@ START_TEST(test_eval_self)
     ck_assert_int_eq(a.n_chunk, 3);
     ck_assert_int_eq(a.n_scored, 3 * (CTX - CTX / 2 - 1));
     ck_assert(a.ppl > 1 && a.ppl < 1000);
+    check_base_layout(path, t, CTX, vocab, 3);
     ck_assert_int_eq(run_kld_file_ctx(path, &err), CTX);
-    ck_assert_msg(run_kl_divergence(&st, &m, path, &b, &err) == 0, "%s", err.msg);
+    ck_assert_msg(run_kl_divergence(&st, &m, path, 1, &b, &err) == 0, "%s", err.msg);
     ck_assert_double_eq_tol(b.ppl, a.ppl, 1e-9 * a.ppl);
     ck_assert_double_eq_tol(b.ppl_base, a.ppl, 1e-3 * a.ppl); /* 16-bit levels */
     ck_assert(fabs(b.mean_kld) < 1e-5);
     ck_assert_double_eq(b.same_top, 1.0);
+    /* without BOS in front the chunks are other inputs: the model's own
+     * predictions move, the base's stay */
+    ck_assert_msg(run_kl_divergence(&st, &m, path, -1, &b, &err) == 0, "%s", err.msg);
+    ck_assert(fabs(b.ppl - a.ppl) > 1e-6 * a.ppl);
+    ck_assert(b.mean_kld > 1e-6);
+    /* a truncated base file */
+    FILE *fp = fopen(path, "r+b");
+    fseek(fp, 0, SEEK_END);
+    ck_assert_int_eq(ftruncate(fileno(fp), ftell(fp) - 10), 0);
+    fclose(fp);
+    ck_assert_int_eq(run_kl_divergence(&st, &m, path, 1, &b, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "truncated at chunk 3"));
     /* too short a text, and a file that is not a base file */
     ck_assert_int_eq(run_perplexity(&st, &m, t, 2 * CTX - 1, 1, 0, NULL, &a, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "needs at least 32"));
-    FILE *fp = fopen(path, "wb");
+    fp = fopen(path, "wb");
     fputs("not a base file", fp);
     fclose(fp);
-    ck_assert_int_eq(run_kl_divergence(&st, &m, path, &b, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.msg, "not a gguf-run --kl-divergence-base file"));
+    ck_assert_int_eq(run_kl_divergence(&st, &m, path, 1, &b, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a --kl-divergence-base file"));
     unlink(path);
     run_state_free(&st);
     run_model_free(&m);
     gguf_close(f);
+}
+
+START_TEST(test_eval_self)
+{
+    check_eval_self(40);
+    check_eval_self(41); /* odd: rows get a pad word */
 }
 END_TEST
 
@@ -737,6 +1022,12 @@ int main(void)
     tcase_add_loop_test(tc, test_model_rejects, 0, (int)(sizeof BAD / sizeof BAD[0]));
     tcase_add_test(tc, test_batching_llama);
     tcase_add_test(tc, test_batching_qwen2_tied_freqs);
+    tcase_add_test(tc, test_simd_attn_scores);
+    tcase_add_test(tc, test_simd_attn_softmax);
+    tcase_add_test(tc, test_simd_attn_values);
+    tcase_add_test(tc, test_simd_swiglu);
+    tcase_add_test(tc, test_simd_rope);
+    tcase_add_test(tc, test_simd_forward);
     tcase_add_test(tc, test_eval_self);
     tcase_add_test(tc, test_importance_add);
     tcase_add_test(tc, test_importance_collect);
