@@ -37,12 +37,15 @@ ids=$(awk 'BEGIN { printf "1"; for (i = 1; i < 512; i++) printf ",%d", 300 + (i 
 # median of a list of numbers
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# ours: one run prints "timing: prompt N tokens X tok/s, generation M tokens Y tok/s"
+# ours: a run prints "timing: prompt N tokens X tok/s, generation M tokens Y tok/s".
+# As llama-bench does, pp512 is the 512-token prompt as one batch and tg128
+# is 128 tokens generated from an empty context (here after BOS alone).
 ours() { # file -> "pp tg"
     local pp=() tg=() line
     for _ in $(seq "$REPS"); do
-        line=$("$BIN/gguf-run" -m "$1" --prompt-ids "$ids" -n 128 --ids -t "$THREADS" 2>&1 >/dev/null | grep '^timing:')
+        line=$("$BIN/gguf-run" -m "$1" --prompt-ids "$ids" -n 1 --ids -t "$THREADS" 2>&1 >/dev/null | grep '^timing:')
         pp+=("$(sed -nE 's/.*prompt [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p' <<<"$line")")
+        line=$("$BIN/gguf-run" -m "$1" --prompt-ids 1 -n 128 --ids -t "$THREADS" 2>&1 >/dev/null | grep '^timing:')
         tg+=("$(sed -nE 's/.*generation [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p' <<<"$line")")
     done
     echo "$(printf '%s\n' "${pp[@]}" | median) $(printf '%s\n' "${tg[@]}" | median)"
