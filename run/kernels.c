@@ -185,7 +185,26 @@ size_t kern_act_row_size(uint32_t wtype, int64_t n)
     dot_type_shape(t->dot_type, &blck, &bytes);
     if (n % blck)
         return 0;
+    if (wtype == GGML_T_Q4_0)
+        bytes += KERN_Q4_0_EXTRA;
     return (size_t)(n / blck) * (size_t)bytes;
+}
+
+/* The scales as floats and -8 × the four-level sums (kernels_impl.h). */
+static void q4_0_act_extra(void *xq, int64_t n)
+{
+    const block_q8_0 *y = xq;
+    uint8_t *e = (uint8_t *)kern_act_q4_0_extra(xq, n);
+    const int64_t nb = n / 32;
+    for (int64_t ib = 0; ib < nb; ib++) {
+        const float d = gguf_f16_to_f32(y[ib].d);
+        memcpy(e + 4 * ib, &d, 4);
+        for (int l = 0; l < 8; l++) {
+            const int8_t *q = y[ib].qs + 4 * l;
+            const int32_t s = -8 * (q[0] + q[1] + q[2] + q[3]);
+            memcpy(e + 4 * nb + 32 * ib + 4 * l, &s, 4);
+        }
+    }
 }
 
 void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
@@ -208,6 +227,8 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
             for (int j = 0; j < 32; j++) y[ib].qs[j] = (int8_t)nearbyintf(x[j] * id);
             y[ib].d = gguf_f32_to_f16(d);
         }
+        if (wtype == GGML_T_Q4_0)
+            q4_0_act_extra(xq, n);
         break;
     }
     default: /* q8_K: libgguf's reference quantizer, which ggml also uses on x86 */

@@ -49,6 +49,17 @@ typedef void (*kern_tile_fn)(int64_t n, const void *w, size_t ws, const void *x,
 #define KERN_TW 4
 #define KERN_TILE (KERN_TW * KERN_NX) /* the most outputs of any shape */
 
+/* q4_0's activation rows are q8_0 blocks followed, for the VNNI kernels,
+ * by per block its scale as a float (nb floats), then -8 times the sums of
+ * each four consecutive levels (nb × 8 int32): with those the unsigned
+ * nibbles u multiply the levels directly, Σ u·a − 8·Σ a = Σ (u − 8)·a lane
+ * by lane. kern_act_q4_0_extra() gives where they start. */
+#define KERN_Q4_0_EXTRA (4 + 32)
+static inline const uint8_t *kern_act_q4_0_extra(const void *x, int64_t n)
+{
+    return (const uint8_t *)x + (size_t)(n / 32) * sizeof(block_q8_0);
+}
+
 /* ggml's quantize_row_q8_1_ref: per block of 32, d = amax / 127,
  * q = roundf(x / d) (ties away from zero), s = f16(Σq * d) with d unrounded. */
 void kern_quantize_q8_1(const float *x, void *y, int64_t n);

@@ -395,34 +395,40 @@ ALWAYS __m256i hsum8_i32x8(const __m256i v[8])
                             _mm256_permute2x128_si256(u0, u1, 0x31));
 }
 
-/* q4_0 the same way, with its one float accumulator per output. A tile of
- * KERN_TW × KERN_NX (16) outputs keeps those accumulators as two vectors,
- * lane = output: each block's 16 integer sums come out of two eight-way
- * reductions, and one vector fma per eight outputs does what fmaf does for
- * each. */
+/* q4_0 with VNNI: the unsigned nibbles u go straight into dpbusd against
+ * the activation levels, each lane starting from -8 × its four levels' sum
+ * (stored with the activation row, kernels_impl.h), which leaves exactly
+ * Σ (u − 8)·a per lane; the activation scales are read as floats. There is
+ * one float accumulator per output. A tile of KERN_TW × KERN_NX (16)
+ * outputs keeps those accumulators as two vectors, lane = output: each
+ * block's 16 integer sums come out of two eight-way reductions, and one
+ * vector fma per eight outputs does what fmaf does for each. */
 ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, const void *x,
                                 size_t xs, int nx, float *out)
 {
-    const __m256i bias = _mm256_set1_epi8((char)0x80), zero = _mm256_setzero_si256();
+    const int64_t nb = n / 32;
     if (nw == KERN_TW && nx == KERN_NX && KERN_TW * KERN_NX == 16) {
         __m256 acc[2] = { _mm256_setzero_ps(), _mm256_setzero_ps() };
-        for (int64_t i = 0; i < n / 32; i++) {
-            __m256i q[KERN_TW], lead[KERN_TW], a[KERN_NX], isum[16];
+        const uint8_t *ex[KERN_NX];
+        UNROLL for (int k = 0; k < KERN_NX; k++)
+            ex[k] = kern_act_q4_0_extra((const uint8_t *)x + k * xs, n);
+        for (int64_t i = 0; i < nb; i++) {
+            __m256i u[KERN_TW], a[KERN_NX], lead[KERN_NX], isum[16];
             float dw[KERN_TW], dx[KERN_NX];
             UNROLL for (int r = 0; r < KERN_TW; r++) {
                 const block_q4_0 *b = (const block_q4_0 *)((const uint8_t *)w + r * ws) + i;
-                q[r] = levels_q4_0(b);
-                lead[r] = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q[r]));
+                u[r] = nibbles_to_bytes(b->qs);
                 dw[r] = h2f(b->d);
             }
             UNROLL for (int k = 0; k < KERN_NX; k++) {
                 const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
-                a[k] = _mm256_xor_si256(load32(bx->qs), bias);
-                dx[k] = h2f(bx->d);
+                a[k] = load32(bx->qs);
+                lead[k] = _mm256_loadu_si256((const __m256i *)(ex[k] + 4 * nb + 32 * i));
+                memcpy(&dx[k], ex[k] + 4 * i, 4);
             }
             UNROLL for (int r = 0; r < KERN_TW; r++)
                 UNROLL for (int k = 0; k < KERN_NX; k++)
-                    isum[r * KERN_NX + k] = _mm256_dpbusd_epi32(lead[r], a[k], q[r]);
+                    isum[r * KERN_NX + k] = _mm256_dpbusd_epi32(lead[k], u[r], a[k]);
             const __m256 dxv = _mm256_setr_ps(dx[0], dx[1], dx[2], dx[3], dx[0], dx[1], dx[2], dx[3]);
             UNROLL for (int h = 0; h < 2; h++) {
                 const __m256 dwv = _mm256_setr_ps(dw[2 * h], dw[2 * h], dw[2 * h], dw[2 * h],
@@ -440,29 +446,32 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
     UNROLL for (int k = 0; k < nw * nx; k++)
         acc[k] = 0.0f;
     int64_t i = 0;
-    if (nx == 1 && nw <= 2) {
-        /* one activation row (generation): eight blocks' sums at a time,
-         * then their fmas in order, one chain per weight row (two rows side
-         * by side measured slower than one after the other here) */
-        for (; i + 8 <= n / 32; i += 8) {
-            UNROLL for (int r = 0; r < nw; r++) {
-                __m256i isum[8];
-                float sc[8], sums[8];
-                UNROLL for (int j = 0; j < 8; j++) {
-                    const block_q4_0 *b = (const block_q4_0 *)((const uint8_t *)w + r * ws) + i + j;
-                    const block_q8_0 *bx = (const block_q8_0 *)x + i + j;
-                    const __m256i q = levels_q4_0(b);
-                    const __m256i lead = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q));
-                    isum[j] = _mm256_dpbusd_epi32(lead, _mm256_xor_si256(load32(bx->qs), bias), q);
-                    sc[j] = h2f(b->d) * h2f(bx->d);
-                }
-                _mm256_storeu_ps(sums, _mm256_cvtepi32_ps(hsum8_i32x8(isum)));
-                UNROLL for (int j = 0; j < 8; j++)
-                    acc[r] = fmaf(sums[j], sc[j], acc[r]);
+    if (nw == 1 && nx == 1) {
+        /* one pair (generation): eight blocks' sums and scales at a time,
+         * then their fmas in order */
+        const uint8_t *ex = kern_act_q4_0_extra(x, n);
+        for (; i + 8 <= nb; i += 8) {
+            const block_q4_0 *b = (const block_q4_0 *)w + i;
+            const block_q8_0 *bx = (const block_q8_0 *)x + i;
+            __m256i isum[8];
+            UNROLL for (int j = 0; j < 8; j++) {
+                const __m256i lead = _mm256_loadu_si256((const __m256i *)(ex + 4 * nb + 32 * (i + j)));
+                isum[j] = _mm256_dpbusd_epi32(lead, nibbles_to_bytes(b[j].qs), load32(bx[j].qs));
             }
+            const __m128i dw16 = _mm_setr_epi16((short)b[0].d, (short)b[1].d, (short)b[2].d,
+                                                (short)b[3].d, (short)b[4].d, (short)b[5].d,
+                                                (short)b[6].d, (short)b[7].d);
+            const __m256 sc = _mm256_mul_ps(_mm256_cvtph_ps(dw16),
+                                            _mm256_loadu_ps((const float *)(const void *)(ex + 4 * i)));
+            float sums[8], scale[8];
+            _mm256_storeu_ps(sums, _mm256_cvtepi32_ps(hsum8_i32x8(isum)));
+            _mm256_storeu_ps(scale, sc);
+            UNROLL for (int j = 0; j < 8; j++)
+                acc[0] = fmaf(sums[j], scale[j], acc[0]);
         }
     }
-    for (; i < n / 32; i++) {
+    const __m256i bias = _mm256_set1_epi8((char)0x80), zero = _mm256_setzero_si256();
+    for (; i < nb; i++) {
         __m256i q[KERN_TW], lead[KERN_TW];
         float dw[KERN_TW];
         UNROLL for (int r = 0; r < nw; r++) {

@@ -367,10 +367,24 @@ START_TEST(test_act_bytes_are_libgguf)
                 gguf_half d, sum;
                 int8_t q[32];
                 q8_1_expected(x + 32 * b, &d, &sum, q);
-                uint8_t blk[34];
+                uint8_t blk[34 + KERN_Q4_0_EXTRA];
+                ck_assert_uint_le(kern_act_row_size(t, 32), sizeof blk);
                 kern_quantize_act(t, x + 32 * b, blk, 32);
                 ck_assert_uint_eq(blk[0] | blk[1] << 8, d);
                 ck_assert_mem_eq(blk + 2, q, 32);
+                if (t == GGML_T_Q4_0) { /* then the scale and -8 × four-level sums */
+                    ck_assert_uint_eq(kern_act_row_size(t, 32), 34 + KERN_Q4_0_EXTRA);
+                    float df;
+                    memcpy(&df, blk + 34, 4);
+                    ck_assert(df == gguf_f16_to_f32(d));
+                    for (int l = 0; l < 8; l++) {
+                        int32_t sl;
+                        memcpy(&sl, blk + 38 + 4 * l, 4);
+                        ck_assert_int_eq(sl, -8 * (q[4 * l] + q[4 * l + 1] + q[4 * l + 2] + q[4 * l + 3]));
+                    }
+                } else {
+                    ck_assert_uint_eq(kern_act_row_size(t, 32), 34);
+                }
             }
             continue;
         }
@@ -496,9 +510,12 @@ START_TEST(test_unsupported)
     ck_assert_int_eq(kern_dot_type(GGML_T_Q5_0), GGML_T_Q8_0);
     ck_assert_int_eq(kern_dot_type(GGML_T_Q4_1), GGML_T_Q8_1);
     ck_assert_int_eq(kern_dot_type(GGML_T_Q3_K), GGML_T_Q8_K);
-    /* sizes: 4096 floats are 128 q8_0 blocks of 34, 128 q8_1 of 36, 16 q8_K
-     * of 292; a length off the block size or not positive has none */
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_0, 4096), 128 * 34);
+    /* sizes: 4096 floats are 128 q8_0 blocks of 34 (for q4_0 weights each
+     * with 36 more bytes: a float scale and eight lane sums), 128 q8_1 of
+     * 36, 16 q8_K of 292; a length off the block size or not positive has
+     * none */
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q8_0, 4096), 128 * 34);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_0, 4096), 128 * (34 + 36));
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q5_1, 4096), 128 * 36);
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q6_K, 4096), 16 * 292);
     ck_assert_uint_eq(kern_act_row_size(GGML_T_F16, 45), 90);
