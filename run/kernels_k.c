@@ -16,6 +16,7 @@
  * Not for: quantizing (libgguf's codecs).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "float16.h"
@@ -213,7 +214,7 @@ ALWAYS float h2f(gguf_half h)
  * (dpwssd, the same exact integers) with AVX-512 VNNI. */
 #define SUPER_ISUM(ISA, INL, MADD_ADD)                                              \
     INL __m256i super_isum_##ISA(const __m256i u[8], const int16_t sc[16], int shift, \
-                                 const block_q8_K *a)                               \
+                                 bool pairs_equal, const block_q8_K *a)             \
     {                                                                               \
         /* The level offset is taken off each 16-bit pair sum before the scale    \
          * multiplies it, so every lane holds exactly the terms of its own four   \
@@ -226,8 +227,10 @@ ALWAYS float h2f(gguf_half h)
             __m256i p = _mm256_maddubs_epi16(u[c], av);                             \
             if (shift >= 0) /* at most 2·8·128 either side: no 16-bit overflow */   \
                 p = _mm256_sub_epi16(p, _mm256_maddubs_epi16(off, av));             \
-            const __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[2 * c + 1]),        \
-                                               _mm_set1_epi16(sc[2 * c]));          \
+            /* (q4_K/q5_K: a register is one 32-element sub-block, one scale) */   \
+            const __m256i s = pairs_equal ? _mm256_set1_epi16(sc[2 * c])            \
+                                          : _mm256_set_m128i(_mm_set1_epi16(sc[2 * c + 1]), \
+                                                             _mm_set1_epi16(sc[2 * c])); \
             acc = MADD_ADD(acc, p, s);                                              \
         }                                                                           \
         return acc;                                                                 \
@@ -286,17 +289,18 @@ ALWAYS __m256i load256(const uint8_t *p)
 /* The unpacking of each format: u[8] as above, scales sc (and mins mn),
  * super-scales d (and dmin), and the shift of the level offset (-1: none). */
 ALWAYS void unpack_avx2_q2_K(const block_q2_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
-                             float *d, float *dmin, int *shift)
+                             __m128i *m8, float *d, float *dmin, int *shift)
 {
+    (void)m8;
     for (int h = 0; h < 2; h++) {
         const __m256i q = load256(b->qs + 32 * h);
         for (int c = 0; c < 4; c++)
             u[4 * h + c] = bits(q, 2 * c, 3);
     }
-    for (int j = 0; j < 16; j++) {
-        sc[j] = b->scales[j] & 0x0f;
-        mn[j] = b->scales[j] >> 4;
-    }
+    const __m128i s8 = _mm_loadu_si128((const __m128i *)b->scales), lo4 = _mm_set1_epi8(0x0f);
+    _mm256_storeu_si256((__m256i *)sc, _mm256_cvtepu8_epi16(_mm_and_si128(s8, lo4)));
+    _mm256_storeu_si256((__m256i *)mn,
+                        _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s8, 4), lo4)));
     *d = h2f(b->d);
     *dmin = h2f(b->dmin);
     *shift = -1;
@@ -316,13 +320,15 @@ ALWAYS void q3_scales16(const uint8_t s[12], int16_t sc[16])
         ((w[0] >> 4) & lo4) | ((w[2] >> 4) & lo2) << 4,
         ((w[1] >> 4) & lo4) | ((w[2] >> 6) & lo2) << 4,
     };
-    for (int j = 0; j < 16; j++)
-        sc[j] = (int16_t)((int)(g[j / 4] >> (8 * (j % 4)) & 0xff) - 32);
+    const __m128i g8 = _mm_setr_epi32((int)g[0], (int)g[1], (int)g[2], (int)g[3]);
+    _mm256_storeu_si256((__m256i *)sc,
+                        _mm256_sub_epi16(_mm256_cvtepu8_epi16(g8), _mm256_set1_epi16(32)));
 }
 
 ALWAYS void unpack_avx2_q3_K(const block_q3_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
-                             float *d, float *dmin, int *shift)
+                             __m128i *m8, float *d, float *dmin, int *shift)
 {
+    (void)m8;
     const __m256i hm = load256(b->hmask);
     for (int h = 0; h < 2; h++) {
         const __m256i q = load256(b->qs + 32 * h);
@@ -339,7 +345,7 @@ ALWAYS void unpack_avx2_q3_K(const block_q3_K *b, __m256i u[8], int16_t sc[16], 
 
 /* q4_K/q5_K scales and mins, each 32-element sub-block's twice: scales_k4's
  * layout taken four bytes at a time (word i = bytes 4i..4i+3). */
-ALWAYS void k4_scales16(const uint8_t s[12], int16_t sc[16], int16_t mn[16])
+ALWAYS void k4_scales16(const uint8_t s[12], int16_t sc[16], int16_t mn[16], __m128i *m8)
 {
     uint32_t w[3];
     memcpy(w, s, sizeof w);
@@ -347,30 +353,30 @@ ALWAYS void k4_scales16(const uint8_t s[12], int16_t sc[16], int16_t mn[16])
     const uint32_t sc_lo = w[0] & lo6, mn_lo = w[1] & lo6;
     const uint32_t sc_hi = (w[2] & lo4) | ((w[0] >> 6) & lo2) << 4;
     const uint32_t mn_hi = ((w[2] >> 4) & lo4) | ((w[1] >> 6) & lo2) << 4;
-    for (int j = 0; j < 4; j++) {
-        sc[2 * j] = sc[2 * j + 1] = (int16_t)(sc_lo >> (8 * j) & 0xff);
-        sc[8 + 2 * j] = sc[9 + 2 * j] = (int16_t)(sc_hi >> (8 * j) & 0xff);
-        mn[2 * j] = mn[2 * j + 1] = (int16_t)(mn_lo >> (8 * j) & 0xff);
-        mn[8 + 2 * j] = mn[9 + 2 * j] = (int16_t)(mn_hi >> (8 * j) & 0xff);
-    }
+    /* bytes: the eight scales, then the eight mins; each as two int16 */
+    const __m128i v = _mm_setr_epi32((int)sc_lo, (int)sc_hi, (int)mn_lo, (int)mn_hi);
+    const __m128i twice_sc = _mm_unpacklo_epi8(v, v), twice_mn = _mm_unpackhi_epi8(v, v);
+    _mm256_storeu_si256((__m256i *)sc, _mm256_cvtepu8_epi16(twice_sc));
+    _mm256_storeu_si256((__m256i *)mn, _mm256_cvtepu8_epi16(twice_mn));
+    *m8 = _mm_cvtepu8_epi16(_mm_srli_si128(v, 8));
 }
 
 ALWAYS void unpack_avx2_q4_K(const block_q4_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
-                             float *d, float *dmin, int *shift)
+                             __m128i *m8, float *d, float *dmin, int *shift)
 {
     for (int g = 0; g < 4; g++) {
         const __m256i q = load256(b->qs + 32 * g);
         u[2 * g] = bits(q, 0, 0x0f);
         u[2 * g + 1] = bits(q, 4, 0x0f);
     }
-    k4_scales16(b->scales, sc, mn);
+    k4_scales16(b->scales, sc, mn, m8);
     *d = h2f(b->d);
     *dmin = h2f(b->dmin);
     *shift = -1;
 }
 
 ALWAYS void unpack_avx2_q5_K(const block_q5_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
-                             float *d, float *dmin, int *shift)
+                             __m128i *m8, float *d, float *dmin, int *shift)
 {
     const __m256i qh = load256(b->qh);
     for (int g = 0; g < 4; g++) {
@@ -380,15 +386,16 @@ ALWAYS void unpack_avx2_q5_K(const block_q5_K *b, __m256i u[8], int16_t sc[16], 
     }
     for (int c = 0; c < 8; c++) /* fifth bit: bit c of qh[l] */
         u[c] = _mm256_or_si256(u[c], _mm256_slli_epi16(bits(qh, c, 1), 4));
-    k4_scales16(b->scales, sc, mn);
+    k4_scales16(b->scales, sc, mn, m8);
     *d = h2f(b->d);
     *dmin = h2f(b->dmin);
     *shift = -1;
 }
 
 ALWAYS void unpack_avx2_q6_K(const block_q6_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
-                             float *d, float *dmin, int *shift)
+                             __m128i *m8, float *d, float *dmin, int *shift)
 {
+    (void)m8;
     for (int h = 0; h < 2; h++) {
         const __m256i l0 = load256(b->ql + 64 * h), l1 = load256(b->ql + 64 * h + 32);
         const __m256i qh = load256(b->qh + 32 * h);
@@ -398,8 +405,8 @@ ALWAYS void unpack_avx2_q6_K(const block_q6_K *b, __m256i u[8], int16_t sc[16], 
         u[4 * h + 2] = _mm256_or_si256(bits(l0, 4, 0x0f), _mm256_slli_epi16(bits(qh, 4, 3), 4));
         u[4 * h + 3] = _mm256_or_si256(bits(l1, 4, 0x0f), _mm256_slli_epi16(bits(qh, 6, 3), 4));
     }
-    for (int j = 0; j < 16; j++)
-        sc[j] = b->scales[j];
+    _mm256_storeu_si256((__m256i *)sc,
+                        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b->scales)));
     (void)mn;
     *d = h2f(b->d);
     *dmin = 0.0f;
@@ -407,14 +414,14 @@ ALWAYS void unpack_avx2_q6_K(const block_q6_K *b, __m256i u[8], int16_t sc[16], 
 }
 
 /* Σ_k mn32_k (bsum_2k + bsum_2k+1) over the eight 32-element sub-blocks
- * of q4_K/q5_K, as four 32-bit lanes: lane m holds sub-blocks 2m, 2m + 1. */
-ALWAYS __m128i super_msum4(const int16_t mn[16], const block_q8_K *a)
+ * of q4_K/q5_K, as four 32-bit lanes: lane m holds sub-blocks 2m, 2m + 1.
+ * m8: the eight mins as int16 (unpack's mins8). */
+ALWAYS __m128i super_msum4(__m128i m8, const block_q8_K *a)
 {
     const __m128i b0 = _mm_loadu_si128((const __m128i *)a->bsums);
     const __m128i b1 = _mm_loadu_si128((const __m128i *)(a->bsums + 8));
     const __m128i s32 = _mm_hadd_epi16(b0, b1); /* the 32-element sums */
-    const __m128i m32 = _mm_setr_epi16(mn[0], mn[2], mn[4], mn[6], mn[8], mn[10], mn[12], mn[14]);
-    return _mm_madd_epi16(m32, s32);
+    return _mm_madd_epi16(m8, s32);
 }
 
 /* How a format's min term joins the float sum (each decides rounding):
@@ -424,6 +431,10 @@ ALWAYS __m128i super_msum4(const int16_t mn[16], const block_q8_K *a)
  *   MIN_SCALAR one float per row, -d_x·dmin times the super-block's whole
  *              integer min sum in one fused multiply-add, added last (q5_K) */
 enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
+
+/* q4_K and q5_K (the types with 32-element sub-blocks) give both halves of
+ * a register the same scale. */
+#define PAIRS_EQUAL(MINS) ((MINS) == MIN_LANES4 || (MINS) == MIN_SCALAR)
 
 /* nx activation rows against one weight row: each super-block is unpacked
  * once; row k's arithmetic does not depend on nx. */
@@ -443,9 +454,10 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
         for (int64_t i = 0; i < n / QK_K; i++) {                                    \
             __m256i u[8];                                                           \
             int16_t sc[16], mn[16];                                                 \
+            __m128i m8 = _mm_setzero_si128();                                       \
             float d, dmin;                                                          \
             int shift;                                                              \
-            unpack_avx2_##T(&bw[i], u, sc, mn, &d, &dmin, &shift);                  \
+            unpack_avx2_##T(&bw[i], u, sc, mn, &m8, &d, &dmin, &shift);             \
             for (int k = 0; k < nx; k++) {                                          \
                 const block_q8_K *bx = (const block_q8_K *)((const uint8_t *)x + k * xs) + i; \
                 const float md = -bx->d * dmin;                                     \
@@ -453,13 +465,14 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
                     acc[k] = add_scaled(acc[k], md, super_msum(mn, bx));            \
                 else if (MINS == MIN_LANES4)                                        \
                     accm[k] = _mm_fmadd_ps(_mm_set1_ps(md),                         \
-                                           _mm_cvtepi32_ps(super_msum4(mn, bx)), accm[k]); \
+                                           _mm_cvtepi32_ps(super_msum4(m8, bx)), accm[k]); \
                 else if (MINS == MIN_SCALAR) {                                      \
-                    __m128i m4 = super_msum4(mn, bx);                               \
+                    __m128i m4 = super_msum4(m8, bx);                               \
                     m4 = _mm_hadd_epi32(_mm_hadd_epi32(m4, m4), m4);                \
                     summ[k] = fmaf(md, (float)_mm_cvtsi128_si32(m4), summ[k]);      \
                 }                                                                   \
-                acc[k] = add_scaled(acc[k], bx->d * d, super_isum_##ISA(u, sc, shift, bx)); \
+                acc[k] = add_scaled(acc[k], bx->d * d,                              \
+                                    super_isum_##ISA(u, sc, shift, PAIRS_EQUAL(MINS), bx)); \
             }                                                                       \
         }                                                                           \
         for (int k = 0; k < nx; k++) {                                              \
