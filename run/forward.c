@@ -239,7 +239,10 @@ static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, fl
 #pragma omp parallel for if (nb > 1)
     for (int b = 0; b < nb; b++)
         kern_quantize_act(w->type, x + (size_t)b * w->cols, xq + (size_t)b * rs, w->cols);
-    kern_matmul(w->type, w->data, w->row_bytes, w->rows, w->cols, xq, nb, y);
+    if (w->packed)
+        kern_matmul_q4_0x8(w->packed, w->rows, w->cols, xq, nb, y);
+    else
+        kern_matmul(w->type, w->data, w->row_bytes, w->rows, w->cols, xq, nb, y);
 }
 
 /* y (nb, n) += bias (n,) on every row. */

@@ -343,3 +343,55 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
         }
     }
 }
+
+/* ---------------------------------------------------------------------------
+ * Packed q4_0
+ */
+
+bool kern_q4_0x8_usable(uint32_t wtype, int64_t nrows, int64_t ncols)
+{
+#ifdef KERN_X86
+    return wtype == GGML_T_Q4_0 && nrows > 0 && nrows % 8 == 0 && ncols > 0 && ncols % 32 == 0 &&
+           kern_isa_in_use() == KERN_ISA_VNNI;
+#else
+    (void)wtype, (void)nrows, (void)ncols;
+    return false;
+#endif
+}
+
+void kern_pack_q4_0x8(const void *w, size_t row_bytes, int64_t nrows, int64_t ncols, void *out)
+{
+    const int64_t nb = ncols / 32;
+    const uint8_t *src = w;
+    block_q4_0 *dst = out;
+    for (int64_t g = 0; g < nrows / 8; g++)
+        for (int64_t i = 0; i < nb; i++)
+            for (int r = 0; r < 8; r++)
+                memcpy(dst++, src + (size_t)(8 * g + r) * row_bytes + (size_t)i * sizeof(block_q4_0),
+                       sizeof(block_q4_0));
+}
+
+void kern_matmul_q4_0x8(const void *packed, int64_t nrows, int64_t ncols, const void *xq,
+                        int64_t nb, float *y)
+{
+#ifdef KERN_X86
+    const size_t xbytes = kern_act_row_size(GGML_T_Q4_0, ncols);
+    const size_t gbytes = (size_t)(ncols / 32) * 8 * sizeof(block_q4_0);
+    const uint8_t *wp = packed, *xb = xq;
+    /* a group's 8 rows (a few KiB) stay cached while every activation row
+     * passes over them */
+#pragma omp parallel for schedule(static)
+    for (int64_t g = 0; g < nrows / 8; g++) {
+        for (int64_t b = 0; b < nb; b += KERN_NX) {
+            const int nx = nb - b < KERN_NX ? (int)(nb - b) : KERN_NX;
+            float out[8 * KERN_NX];
+            q4_0x8_vnni(ncols, wp + (size_t)g * gbytes, xb + (size_t)b * xbytes, xbytes, nx, out);
+            for (int k = 0; k < nx; k++)
+                memcpy(y + (b + k) * nrows + 8 * g, out + 8 * k, 8 * sizeof(float));
+        }
+    }
+#else
+    (void)packed, (void)nrows, (void)ncols, (void)xq, (void)nb, (void)y;
+#endif
+}
+

@@ -141,6 +141,9 @@ void tile_q5_1_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t x
 float dot_q8_0_vnni(int64_t n, const void *w, const void *x);
 void dotn_q8_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
 void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
+/* 8 packed q4_0 rows × nx (1..KERN_NX) activation rows, out[k * 8 + r]. */
+void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+
 /* The k-quant kernels with AVX-512 VNNI (dpwssd for madd + add). */
 float dot_q2_K_vnni(int64_t n, const void *w, const void *x);
 void dotn_q2_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);

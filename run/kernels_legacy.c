@@ -494,6 +494,58 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
         out[k] = acc[k];
 }
 
+/* q4_0 packed eight rows at a time (kern_pack_q4_0x8: block i of rows
+ * 8g..8g+7 side by side), against nx activation rows: per block the eight
+ * rows' integer sums become one vector (lane = row) and one vector fma adds
+ * them, lane r doing exactly the fmaf of row r's own chain above. out[k * 8
+ * + r]. The eight f16 scales are gathered with inserts: storing them to an
+ * array and loading it as a vector stalls store forwarding. */
+ALWAYS_VNNI void rows8_q4_0_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                 float *out)
+{
+    const int64_t nb = n / 32;
+    __m256 acc[KERN_NX];
+    const uint8_t *ex[KERN_NX];
+    UNROLL for (int k = 0; k < nx; k++) {
+        acc[k] = _mm256_setzero_ps();
+        ex[k] = kern_act_q4_0_extra((const uint8_t *)x + k * xs, n);
+    }
+    for (int64_t i = 0; i < nb; i++) {
+        const block_q4_0 *b = (const block_q4_0 *)wp + 8 * i;
+        __m256i u[8];
+        UNROLL for (int r = 0; r < 8; r++)
+            u[r] = nibbles_to_bytes(b[r].qs);
+        const __m256 dw = _mm256_cvtph_ps(_mm_setr_epi16(
+            (short)b[0].d, (short)b[1].d, (short)b[2].d, (short)b[3].d, (short)b[4].d,
+            (short)b[5].d, (short)b[6].d, (short)b[7].d));
+        UNROLL for (int k = 0; k < nx; k++) {
+            const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
+            const __m256i a = load32(bx->qs);
+            const __m256i lead = _mm256_loadu_si256((const __m256i *)(ex[k] + 4 * nb + 32 * i));
+            float dx;
+            memcpy(&dx, ex[k] + 4 * i, 4);
+            __m256i isum[8];
+            UNROLL for (int r = 0; r < 8; r++)
+                isum[r] = _mm256_dpbusd_epi32(lead, u[r], a);
+            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(hsum8_i32x8(isum)),
+                                     _mm256_mul_ps(dw, _mm256_set1_ps(dx)), acc[k]);
+        }
+    }
+    UNROLL for (int k = 0; k < nx; k++)
+        _mm256_storeu_ps(out + 8 * k, acc[k]);
+}
+
+KERN_VNNI_ATTR void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                float *out)
+{
+    switch (nx) { /* constant tile shapes, unrolled */
+    case 1: rows8_q4_0_vnni(n, wp, x, xs, 1, out); break;
+    case 2: rows8_q4_0_vnni(n, wp, x, xs, 2, out); break;
+    case 3: rows8_q4_0_vnni(n, wp, x, xs, 3, out); break;
+    default: rows8_q4_0_vnni(n, wp, x, xs, KERN_NX, out); break;
+    }
+}
+
 /* The entry points of one type and instruction set: one pair (dot), one
  * weight row × KERN_NX activation rows (dotn) and KERN_TW × KERN_NX (tile,
  * for prompt batches). */

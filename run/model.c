@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "kernels.h"
 #include "model.h"
@@ -199,7 +201,7 @@ static int load_matrix(run_matrix *w, const gguf_file *f, const char *fmt, int l
                               (long long)cols, ggml_type_name(t->type));
     if ((uintptr_t)t->data % 4)
         return gguf_error_set(err, "tensor %s: data is not 4-byte aligned", t->name);
-    *w = (run_matrix){ t->data, t->type, rows, cols, (size_t)rb };
+    *w = (run_matrix){ t->data, t->type, rows, cols, (size_t)rb, NULL };
     return 0;
 }
 
@@ -279,7 +281,7 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
     if (ggml_row_size(t->type, m->hp.n_embd, &rb))
         return gguf_error_set(err, "tensor %s: rows of %d elements do not fit %s blocks", t->name,
                               m->hp.n_embd, ggml_type_name(t->type));
-    m->tok_embd = (run_matrix){ t->data, t->type, m->hp.n_vocab, m->hp.n_embd, (size_t)rb };
+    m->tok_embd = (run_matrix){ t->data, t->type, m->hp.n_vocab, m->hp.n_embd, (size_t)rb, NULL };
     return 0;
 }
 
@@ -324,10 +326,48 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     return 0;
 }
 
+/* Packs a q4_0 matrix for the eight-row kernels when this CPU has them.
+ * The copy replaces the mapped rows for products, so their pages are given
+ * back (they are read again from the file if the embedding needs a row):
+ * resident memory stays about the file's size. */
+static int pack_matrix(run_matrix *w, gguf_error *err)
+{
+    if (!kern_q4_0x8_usable(w->type, w->rows, w->cols))
+        return 0;
+    const size_t bytes = (size_t)w->rows * w->row_bytes;
+    const size_t alloc = (bytes + 63) / 64 * 64;
+    if (!(w->packed = aligned_alloc(64, alloc)))
+        return gguf_error_set(err, "out of memory (%zu bytes to pack a q4_0 matrix)", bytes);
+    kern_pack_q4_0x8(w->data, w->row_bytes, w->rows, w->cols, w->packed);
+    const long page = sysconf(_SC_PAGESIZE);
+    if (page > 0) {
+        const uintptr_t lo = ((uintptr_t)w->data + (uintptr_t)page - 1) / (uintptr_t)page *
+                             (uintptr_t)page;
+        const uintptr_t hi = ((uintptr_t)w->data + bytes) / (uintptr_t)page * (uintptr_t)page;
+        if (hi > lo)
+            (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice only */
+    }
+    return 0;
+}
+
+static int pack_all(run_model *m, gguf_error *err)
+{
+    if (pack_matrix(&m->output, err))
+        return -1;
+    for (int i = 0; i < m->hp.n_layer; i++) {
+        run_layer *l = &m->layers[i];
+        run_matrix *ws[] = { &l->wq, &l->wk, &l->wv, &l->wo, &l->w_gate, &l->w_up, &l->w_down };
+        for (size_t k = 0; k < sizeof ws / sizeof *ws; k++)
+            if (pack_matrix(ws[k], err))
+                return -1;
+    }
+    return 0;
+}
+
 int run_model_load(run_model *m, const gguf_file *f, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
-    if (load_all(m, f, err)) {
+    if (load_all(m, f, err) || pack_all(m, err)) {
         run_model_free(m);
         return -1;
     }
@@ -336,8 +376,16 @@ int run_model_load(run_model *m, const gguf_file *f, gguf_error *err)
 
 void run_model_free(run_model *m)
 {
+    free(m->output.packed);
     for (int i = 0; m->layers && i < m->hp.n_layer; i++) {
         run_layer *l = &m->layers[i];
+        free(l->wq.packed);
+        free(l->wk.packed);
+        free(l->wv.packed);
+        free(l->wo.packed);
+        free(l->w_gate.packed);
+        free(l->w_up.packed);
+        free(l->w_down.packed);
         free(l->attn_norm);
         free(l->ffn_norm);
         free(l->bq);

@@ -444,6 +444,48 @@ START_TEST(test_matmul_equals_vec_dot)
 }
 END_TEST
 
+/* q4_0 packed eight rows at a time gives kern_matmul's y bit for bit, for
+ * every activation row count (tiles of 4 and the 1-3 left over). */
+START_TEST(test_q4_0x8_equals_matmul)
+{
+    enum { ROWS = 40, COLS = 512, NB = 7 };
+    if (!kern_q4_0x8_usable(GGML_T_Q4_0, ROWS, COLS)) {
+        ck_assert(!kern_q4_0x8_usable(GGML_T_Q8_0, ROWS, COLS));
+        fprintf(stderr, "test_kernels: no AVX-512 VNNI here, packed q4_0 not tested\n");
+        return;
+    }
+    ck_assert(!kern_q4_0x8_usable(GGML_T_Q4_0, 36, COLS)); /* not 8k rows */
+    ck_assert(!kern_q4_0x8_usable(GGML_T_Q8_0, ROWS, COLS));
+    const uint32_t t = GGML_T_Q4_0;
+    const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
+    float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * NB * COLS);
+    uint8_t *w = malloc(rb * ROWS), *packed = malloc(rb * ROWS), *xq = malloc(xb * NB);
+    float *y1 = malloc(sizeof(float) * NB * ROWS), *y2 = malloc(sizeof(float) * NB * ROWS);
+    fill(wf, ROWS * COLS, 17);
+    fill(xf, NB * COLS, 18);
+    ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
+    for (int b = 0; b < NB; b++)
+        kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
+    kern_pack_q4_0x8(w, rb, ROWS, COLS, packed);
+    /* block 1 of row 9 sits at group 1, position 8 * 1 + 1 */
+    ck_assert_mem_eq(packed + (size_t)(8 * (COLS / 32) + 8 + 1) * 18, w + 9 * rb + 18, 18);
+    for (int64_t nb = 1; nb <= NB; nb++) {
+        kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y1);
+        kern_matmul_q4_0x8(packed, ROWS, COLS, xq, nb, y2);
+        for (int i = 0; i < nb * ROWS; i++)
+            ck_assert_msg(y1[i] == y2[i], "nb %lld y[%d]: rows %.9g packed %.9g", (long long)nb,
+                          i, y1[i], y2[i]);
+    }
+    free(wf);
+    free(xf);
+    free(w);
+    free(packed);
+    free(xq);
+    free(y1);
+    free(y2);
+}
+END_TEST
+
 /* The VNNI kernels against the AVX2 ones, bit for bit, one row and tiles,
  * on rows whose byte products reach the extremes (levels ±127 against
  * ±127, where maddubs' 16-bit pair sums come closest to saturating). */
@@ -540,6 +582,7 @@ int main(void)
     tcase_add_test(tc, test_act_bytes_are_libgguf);
     tcase_add_loop_test(tc, test_matmul_equals_vec_dot, 0, 3 * N_WTYPES);
     tcase_add_loop_test(tc, test_vnni_equals_avx2, 0, N_WTYPES);
+    tcase_add_test(tc, test_q4_0x8_equals_matmul);
     tcase_add_test(tc, test_unsupported);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
