@@ -203,6 +203,8 @@ FUZZ_SRCS_fuzz_tokjson := convert/tokjson.c convert/vocab.c convert/spm.c conver
 FUZZ_LIBS_fuzz_tokjson := -lyaml
 FUZZ_SRCS_fuzz_torch  := convert/torch.c convert/zip.c convert/safetensors.c convert/json.c
 FUZZ_LIBS_fuzz_torch  := -lyaml -lz
+FUZZ_SRCS_fuzz_kldbase := run/eval.c run/forward.c run/forward_simd.c run/kernels.c \
+  run/kernels_float.c run/kernels_legacy.c run/kernels_k.c run/model.c
 build-fuzz/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) build-fuzz/libgguf-fuzz.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(addprefix -I,$(sort $(dir $(FUZZ_SRCS_$*)))) -o $@ $< $(FUZZ_SRCS_$*) build-fuzz/libgguf-fuzz.a $(FUZZ_LIBS_$*) $(LIB_LIBS) -lm
 

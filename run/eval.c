@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "eval.h"
 #include "outfile.h"
@@ -243,6 +244,15 @@ static int kld_header(FILE *f, const char *path, int32_t head[3], gguf_error *er
         (int64_t)head[0] * head[2] > (1 << 30))
         return gguf_error_set(err, "%s: implausible header (n_ctx %d, n_vocab %d, %d chunks)",
                               path, head[0], head[1], head[2]);
+    /* the size the header promises, before anything is allocated for it */
+    const int64_t words = 2 * (((int64_t)head[1] + 1) / 2) + 4;
+    const int64_t rows = (int64_t)head[2] * (head[0] - 1 - head[0] / 2);
+    const int64_t want = 20 + 4 * (int64_t)head[0] * head[2] + 2 * rows * words;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (int64_t)st.st_size < want)
+        return gguf_error_set(err, "%s: truncated: its header (n_ctx %d, n_vocab %d, %d chunks) "
+                              "needs %lld bytes, the file has %lld", path, head[0], head[1],
+                              head[2], (long long)want, (long long)st.st_size);
     return 0;
 }
 

@@ -785,7 +785,16 @@ static void check_eval_self(int vocab)
     ck_assert_int_eq(ftruncate(fileno(fp), ftell(fp) - 10), 0);
     fclose(fp);
     ck_assert_int_eq(run_kl_divergence(&st, &m, path, 1, &b, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.msg, "truncated at chunk 3"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "truncated: its header (n_ctx 16"));
+    /* fuzz_kldbase found: a header promising 2^26 chunks (2^30 tokens) made the
+     * reader allocate 4 GiB for tokens a 40-byte file does not have */
+    fp = fopen(path, "wb");
+    const uint32_t huge[5] = { CTX, (uint32_t)vocab, 0x04000000u, 3, 4 };
+    fwrite("_logits_", 8, 1, fp);
+    fwrite(huge, sizeof huge, 1, fp);
+    fclose(fp);
+    ck_assert_int_eq(run_kl_divergence(&st, &m, path, 1, &b, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "67108864 chunks) needs"));
     /* too short a text, and a file that is not a base file */
     ck_assert_int_eq(run_perplexity(&st, &m, t, 2 * CTX - 1, 1, 0, NULL, &a, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "needs at least 32"));
