@@ -201,6 +201,7 @@ KQUANT_REF(q6_K)
 #include <immintrin.h>
 
 #define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
+#define UNROLL _Pragma("GCC unroll 8")
 
 ALWAYS float h2f(gguf_half h)
 {
@@ -222,15 +223,21 @@ ALWAYS float h2f(gguf_half h)
          * integers meet in which lane decides how the float lanes round later. */ \
         __m256i acc = _mm256_setzero_si256();                                       \
         const __m256i off = _mm256_set1_epi8((char)(shift >= 0 ? 1 << shift : 0));  \
-        for (int c = 0; c < 8; c++) {                                               \
+        /* the scales stay in registers: sc as one vector, each scale twice in    \
+         * a 32-bit element (lo: sc 0-3 | 8-11, hi: sc 4-7 | 12-15), and a     \
+         * register's two scales broadcast to its halves by one permute (a      \
+         * 16-bit load from the unpack's vector store would stall forwarding) */ \
+        const __m256i sv = _mm256_loadu_si256((const __m256i *)sc);                 \
+        const __m256i dup[2] = { _mm256_unpacklo_epi16(sv, sv), _mm256_unpackhi_epi16(sv, sv) }; \
+        (void)pairs_equal;                                                          \
+        UNROLL for (int c = 0; c < 8; c++) {                                        \
             const __m256i av = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * c)); \
             __m256i p = _mm256_maddubs_epi16(u[c], av);                             \
             if (shift >= 0) /* at most 2·8·128 either side: no 16-bit overflow */   \
                 p = _mm256_sub_epi16(p, _mm256_maddubs_epi16(off, av));             \
-            /* (q4_K/q5_K: a register is one 32-element sub-block, one scale) */   \
-            const __m256i s = pairs_equal ? _mm256_set1_epi16(sc[2 * c])            \
-                                          : _mm256_set_m128i(_mm_set1_epi16(sc[2 * c + 1]), \
-                                                             _mm_set1_epi16(sc[2 * c])); \
+            const int e = (c % 2) * 2 + (c / 4) * 4; /* element of sc[2c] */       \
+            const __m256i s = _mm256_permutevar8x32_epi32(                           \
+                dup[(c / 2) % 2], _mm256_setr_epi32(e, e, e, e, e + 1, e + 1, e + 1, e + 1)); \
             acc = MADD_ADD(acc, p, s);                                              \
         }                                                                           \
         return acc;                                                                 \
