@@ -49,9 +49,7 @@ float dot_bf16_ref(int64_t n, const void *w, const void *x)
  * AVX2 + FMA + F16C
  */
 #ifdef KERN_X86
-#include <immintrin.h>
-
-#define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
+#include "kernels_simd.h"
 
 /* Sum of the eight lanes of the four accumulators. */
 ALWAYS float hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)

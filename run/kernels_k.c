@@ -16,7 +16,6 @@
  * Not for: quantizing (libgguf's codecs).
  */
 #include <math.h>
-#include <stdbool.h>
 #include <string.h>
 
 #include "float16.h"
@@ -198,15 +197,7 @@ KQUANT_REF(q6_K)
  * lane (and one for the mins) to eight float accumulators.
  */
 #ifdef KERN_X86
-#include <immintrin.h>
-
-#define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
-#define UNROLL _Pragma("GCC unroll 8")
-
-ALWAYS float h2f(gguf_half h)
-{
-    return _cvtsh_ss(h);
-}
+#include "kernels_simd.h"
 
 /* Eight lane sums of Σ_j sc_j Σ_{e in j} (u_e − off)·a_e; off = 1 << shift,
  * or none when shift < 0. Register c spans 16-element blocks 2c and 2c + 1:
@@ -215,7 +206,7 @@ ALWAYS float h2f(gguf_half h)
  * (dpwssd, the same exact integers) with AVX-512 VNNI. */
 #define SUPER_ISUM(ISA, INL, MADD_ADD)                                              \
     INL __m256i super_isum_##ISA(const __m256i u[8], const int16_t sc[16], int shift, \
-                                 bool pairs_equal, const block_q8_K *a)             \
+                                 const block_q8_K *a)                               \
     {                                                                               \
         /* The level offset is taken off each 16-bit pair sum before the scale    \
          * multiplies it, so every lane holds exactly the terms of its own four   \
@@ -229,7 +220,6 @@ ALWAYS float h2f(gguf_half h)
          * 16-bit load from the unpack's vector store would stall forwarding) */ \
         const __m256i sv = _mm256_loadu_si256((const __m256i *)sc);                 \
         const __m256i dup[2] = { _mm256_unpacklo_epi16(sv, sv), _mm256_unpackhi_epi16(sv, sv) }; \
-        (void)pairs_equal;                                                          \
         UNROLL for (int c = 0; c < 8; c++) {                                        \
             const __m256i av = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * c)); \
             __m256i p = _mm256_maddubs_epi16(u[c], av);                             \
@@ -248,9 +238,6 @@ ALWAYS __m256i madd_add_avx2(__m256i acc, __m256i p, __m256i s)
     return _mm256_add_epi32(acc, _mm256_madd_epi16(p, s));
 }
 
-#define KERN_VNNI_ATTR __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni")))
-#define ALWAYS_VNNI KERN_VNNI_ATTR static inline __attribute__((always_inline))
-
 ALWAYS_VNNI __m256i madd_add_vnni(__m256i acc, __m256i p, __m256i s)
 {
     return _mm256_dpwssd_epi32(acc, p, s);
@@ -264,20 +251,6 @@ ALWAYS __m256i super_msum(const int16_t mn[16], const block_q8_K *a)
 {
     return _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)a->bsums),
                              _mm256_loadu_si256((const __m256i *)mn));
-}
-
-ALWAYS float hsum8(__m256 v)
-{
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_movehdup_ps(h));
-    return _mm_cvtss_f32(h);
-}
-
-/* acc += d · float(s) lane by lane. */
-ALWAYS __m256 add_scaled(__m256 acc, float d, __m256i s)
-{
-    return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(s), acc);
 }
 
 /* Bits [shift, shift + width) of every byte of v, as bytes. */
@@ -350,9 +323,10 @@ ALWAYS void unpack_avx2_q3_K(const block_q3_K *b, __m256i u[8], int16_t sc[16], 
     *shift = 2;
 }
 
-/* q4_K/q5_K scales and mins, each 32-element sub-block's twice: scales_k4's
- * layout taken four bytes at a time (word i = bytes 4i..4i+3). */
-ALWAYS void k4_scales16(const uint8_t s[12], int16_t sc[16], int16_t mn[16], __m128i *m8)
+/* q4_K/q5_K scales, each 32-element sub-block's twice, and the eight mins
+ * as int16 in m8 (super_msum4 takes them so): scales_k4's layout taken four
+ * bytes at a time (word i = bytes 4i..4i+3). */
+ALWAYS void k4_scales16(const uint8_t s[12], int16_t sc[16], __m128i *m8)
 {
     uint32_t w[3];
     memcpy(w, s, sizeof w);
@@ -360,11 +334,9 @@ ALWAYS void k4_scales16(const uint8_t s[12], int16_t sc[16], int16_t mn[16], __m
     const uint32_t sc_lo = w[0] & lo6, mn_lo = w[1] & lo6;
     const uint32_t sc_hi = (w[2] & lo4) | ((w[0] >> 6) & lo2) << 4;
     const uint32_t mn_hi = ((w[2] >> 4) & lo4) | ((w[1] >> 6) & lo2) << 4;
-    /* bytes: the eight scales, then the eight mins; each as two int16 */
+    /* bytes: the eight scales, then the eight mins */
     const __m128i v = _mm_setr_epi32((int)sc_lo, (int)sc_hi, (int)mn_lo, (int)mn_hi);
-    const __m128i twice_sc = _mm_unpacklo_epi8(v, v), twice_mn = _mm_unpackhi_epi8(v, v);
-    _mm256_storeu_si256((__m256i *)sc, _mm256_cvtepu8_epi16(twice_sc));
-    _mm256_storeu_si256((__m256i *)mn, _mm256_cvtepu8_epi16(twice_mn));
+    _mm256_storeu_si256((__m256i *)sc, _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(v, v)));
     *m8 = _mm_cvtepu8_epi16(_mm_srli_si128(v, 8));
 }
 
@@ -376,7 +348,8 @@ ALWAYS void unpack_avx2_q4_K(const block_q4_K *b, __m256i u[8], int16_t sc[16], 
         u[2 * g] = bits(q, 0, 0x0f);
         u[2 * g + 1] = bits(q, 4, 0x0f);
     }
-    k4_scales16(b->scales, sc, mn, m8);
+    k4_scales16(b->scales, sc, m8);
+    (void)mn;
     *d = h2f(b->d);
     *dmin = h2f(b->dmin);
     *shift = -1;
@@ -393,7 +366,8 @@ ALWAYS void unpack_avx2_q5_K(const block_q5_K *b, __m256i u[8], int16_t sc[16], 
     }
     for (int c = 0; c < 8; c++) /* fifth bit: bit c of qh[l] */
         u[c] = _mm256_or_si256(u[c], _mm256_slli_epi16(bits(qh, c, 1), 4));
-    k4_scales16(b->scales, sc, mn, m8);
+    k4_scales16(b->scales, sc, m8);
+    (void)mn;
     *d = h2f(b->d);
     *dmin = h2f(b->dmin);
     *shift = -1;
@@ -439,10 +413,6 @@ ALWAYS __m128i super_msum4(__m128i m8, const block_q8_K *a)
  *              integer min sum in one fused multiply-add, added last (q5_K) */
 enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
 
-/* q4_K and q5_K (the types with 32-element sub-blocks) give both halves of
- * a register the same scale. */
-#define PAIRS_EQUAL(MINS) ((MINS) == MIN_LANES4 || (MINS) == MIN_SCALAR)
-
 /* nx activation rows against one weight row: each super-block is unpacked
  * once; row k's arithmetic does not depend on nx. */
 #define KQUANT_ROWS(T, MINS, ISA, INL, ATTR)                                         \
@@ -478,8 +448,7 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
                     m4 = _mm_hadd_epi32(_mm_hadd_epi32(m4, m4), m4);                \
                     summ[k] = fmaf(md, (float)_mm_cvtsi128_si32(m4), summ[k]);      \
                 }                                                                   \
-                acc[k] = add_scaled(acc[k], bx->d * d,                              \
-                                    super_isum_##ISA(u, sc, shift, PAIRS_EQUAL(MINS), bx)); \
+                acc[k] = add_scaled(acc[k], bx->d * d, super_isum_##ISA(u, sc, shift, bx)); \
             }                                                                       \
         }                                                                           \
         for (int k = 0; k < nx; k++) {                                              \

@@ -130,9 +130,7 @@ float dot_q5_1_ref(int64_t n, const void *w, const void *x)
  * whatever nx is, so dotn_* gives exactly what dot_* gives row by row.
  */
 #ifdef KERN_X86
-#include <immintrin.h>
-
-#define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
+#include "kernels_simd.h"
 
 /* The 32 nibbles of qs as bytes: elements 0..15 from the low nibbles,
  * 16..31 from the high ones. */
@@ -163,26 +161,6 @@ ALWAYS __m256i dot_u8_i8(__m256i q, __m256i a)
     return _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), _mm256_set1_epi16(1));
 }
 
-ALWAYS float hsum8(__m256 v)
-{
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_movehdup_ps(h));
-    return _mm_cvtss_f32(h);
-}
-
-/* acc += d · float(s), lane by lane. */
-ALWAYS __m256 add_scaled(__m256 acc, float d, __m256i s)
-{
-    return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(s), acc);
-}
-
-/* f16 → float with F16C (exact for every non-NaN value). */
-ALWAYS float h2f(gguf_half h)
-{
-    return _cvtsh_ss(h);
-}
-
 ALWAYS __m256i load32(const int8_t *p)
 {
     return _mm256_loadu_si256((const __m256i *)p);
@@ -211,13 +189,7 @@ ALWAYS __m256i levels_q5_1(const block_q5_1 *b)
     return _mm256_or_si256(nibbles_to_bytes(b->qs), fifth_bits(b->qh));
 }
 
-/* With AVX-512 VNNI (and VL, for 256-bit registers) one instruction does
- * what maddubs + madd do: each 32-bit lane gets the sum of its four byte
- * products, exactly — the same integers in the same lanes, so the float
- * arithmetic after it is unchanged. */
-#define KERN_VNNI_ATTR __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni")))
-#define ALWAYS_VNNI KERN_VNNI_ATTR static inline __attribute__((always_inline))
-
+/* One dpbusd for maddubs + madd (kernels_simd.h). */
 ALWAYS_VNNI __m256i dot_u8_i8_vnni(__m256i q, __m256i a)
 {
     return _mm256_dpbusd_epi32(_mm256_setzero_si256(), q, a);
@@ -239,10 +211,6 @@ ALWAYS int hsum_i32x8(__m256i v)
  * loaded once for nw weight rows, and nw·nx independent additions hide the
  * latency of each other's fused multiply-adds. INL is the inline attribute
  * of the instruction set and DOT its byte dot product. */
-
-/* Loops over a tile's rows have constant bounds once inlined; unrolled,
- * their arrays stay in registers. */
-#define UNROLL _Pragma("GCC unroll 8")
 
 /* Scale-only types against q8_0 rows: signed levels q go through the
  * unsigned × signed byte product as |q| against a·sign(q) (q is never -128

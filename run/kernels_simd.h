@@ -1,0 +1,52 @@
+/*
+ * kernels_simd.h — the x86 vector helpers the kernel files share: the
+ * inline attributes of each instruction set and the small operations every
+ * block kernel uses. Private to run/kernels*.c; included inside their
+ * KERN_X86 sections.
+ *
+ * Not for: a kernel's own unpacking (its file), dispatch (kernels.c).
+ */
+#ifndef RUN_KERNELS_SIMD_H
+#define RUN_KERNELS_SIMD_H
+
+#include <immintrin.h>
+
+#include "kernels_impl.h"
+
+/* Inline helpers built for AVX2 + FMA + F16C; a function built for more
+ * (VNNI) may inline them too. */
+#define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
+
+/* AVX-512 VNNI with VL, for 256-bit registers: dpbusd / dpwssd do what
+ * maddubs + madd (+ add) do, with the same exact integers in the same
+ * lanes, so the float arithmetic after them is unchanged. */
+#define KERN_VNNI_ATTR __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni")))
+#define ALWAYS_VNNI KERN_VNNI_ATTR static inline __attribute__((always_inline))
+
+/* Loops over a tile's rows or a super-block's registers have constant
+ * bounds once inlined; unrolled, their arrays stay in registers. */
+#define UNROLL _Pragma("GCC unroll 8")
+
+/* f16 → float with F16C (exact for every non-NaN value). */
+ALWAYS float h2f(gguf_half h)
+{
+    return _cvtsh_ss(h);
+}
+
+/* The eight lanes added: (i + i+4) pairwise, then 0+2 and 1+3, then those
+ * two — the order ggml's AVX2 reduction uses. */
+ALWAYS float hsum8(__m256 v)
+{
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_movehdup_ps(h));
+    return _mm_cvtss_f32(h);
+}
+
+/* acc += d · float(s), lane by lane. */
+ALWAYS __m256 add_scaled(__m256 acc, float d, __m256i s)
+{
+    return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(s), acc);
+}
+
+#endif
