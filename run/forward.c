@@ -90,17 +90,7 @@ static void rope_apply(float *x, int n_heads, int head_dim, int n_rot, const flo
         return;
     }
 #endif
-    const int half = n_rot / 2;
-    for (int h = 0; h < n_heads; h++) {
-        float *v = x + (size_t)h * head_dim;
-        for (int i = 0; i < half; i++) {
-            const int i0 = layout == RUN_ROPE_NEOX ? i : 2 * i;
-            const int i1 = layout == RUN_ROPE_NEOX ? i + half : 2 * i + 1;
-            const float a = v[i0], b = v[i1], c = cs[2 * i], s = cs[2 * i + 1];
-            v[i0] = fmaf(a, c, -(b * s));
-            v[i1] = fmaf(a, s, b * c);
-        }
-    }
+    run_rope_rotate(x, n_heads, head_dim, n_rot, cs, layout);
 }
 
 void run_rope(float *x, int n_heads, int head_dim, int n_rot, int pos, float base, float scale,

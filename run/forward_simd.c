@@ -237,22 +237,11 @@ FWD_AVX2 int fwd_swiglu_avx2(float *g, const float *u, int n)
     return i;
 }
 
-/* forward.c's loop as it is; built for FMA, fmaf is one instruction
- * instead of a call into libm. */
+/* run_rope_rotate built for FMA. */
 FWD_AVX2 void fwd_rope_apply_fma(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
                                  enum run_rope_layout layout)
 {
-    const int half = n_rot / 2;
-    for (int h = 0; h < n_heads; h++) {
-        float *v = x + (size_t)h * head_dim;
-        for (int i = 0; i < half; i++) {
-            const int i0 = layout == RUN_ROPE_NEOX ? i : 2 * i;
-            const int i1 = layout == RUN_ROPE_NEOX ? i + half : 2 * i + 1;
-            const float a = v[i0], b = v[i1], c = cs[2 * i], s = cs[2 * i + 1];
-            v[i0] = fmaf(a, c, -(b * s));
-            v[i1] = fmaf(a, s, b * c);
-        }
-    }
+    run_rope_rotate(x, n_heads, head_dim, n_rot, cs, layout);
 }
 
 FWD_AVX2 void fwd_f32_to_f16_avx2(const float *x, gguf_half *y, int64_t n)

@@ -13,6 +13,7 @@
 #ifndef RUN_FORWARD_SIMD_H
 #define RUN_FORWARD_SIMD_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,26 @@ void run_attn_values(float *out, const float *f16, const gguf_half *p16, const g
 
 /* forward.c's scalar e^x (exp_poly), for the lanes the vector one leaves. */
 float run_exp_poly(float x);
+
+/* Rotates each head of x by the angles in cs: (a, b) → (a cos - b sin,
+ * a sin + b cos), pairs (2i, 2i+1) or (i, i + n_rot/2) by layout. The one
+ * body of both RoPE paths: forward.c's scalar one and forward_simd.c's,
+ * which inlines it built for FMA (fmaf one instruction, not a libm call). */
+static inline __attribute__((always_inline)) void run_rope_rotate(
+    float *x, int n_heads, int head_dim, int n_rot, const float *cs, enum run_rope_layout layout)
+{
+    const int half = n_rot / 2;
+    for (int h = 0; h < n_heads; h++) {
+        float *v = x + (size_t)h * head_dim;
+        for (int i = 0; i < half; i++) {
+            const int i0 = layout == RUN_ROPE_NEOX ? i : 2 * i;
+            const int i1 = layout == RUN_ROPE_NEOX ? i + half : 2 * i + 1;
+            const float a = v[i0], b = v[i1], c = cs[2 * i], s = cs[2 * i + 1];
+            v[i0] = fmaf(a, c, -(b * s));
+            v[i1] = fmaf(a, s, b * c);
+        }
+    }
+}
 
 /* --- the vector code (forward_simd.c) ------------------------------------ */
 
