@@ -9,7 +9,10 @@
  * 256 distinct quantized rows repeated (quantizing 16M weights with the
  * k-quant searches would take longer than the measurement); every row is
  * still read from memory, which is what a matmul of this size is bound by.
+ * Types that models pack (kern_pack) get a second line, "packed", with
+ * the packed layout's SIMD speeds.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +37,23 @@ static double clock_s(clockid_t id)
 /* CPU seconds (all threads) per kern_matmul call, repeated until min_time
  * of wall time has passed. On a machine shared with other jobs CPU time is
  * the steadier measure: it counts only the time our threads ran. */
-static double time_matmul(uint32_t t, const void *w, size_t rb, const void *xq, int nb, float *y,
-                          double min_time)
+static void product(uint32_t t, const void *w, size_t rb, bool packed, const void *xq, int nb,
+                    float *y)
 {
-    kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y); /* warm-up */
+    if (packed)
+        kern_matmul_packed(t, w, ROWS, COLS, xq, nb, y);
+    else
+        kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
+}
+
+static double time_matmul(uint32_t t, const void *w, size_t rb, bool packed, const void *xq,
+                          int nb, float *y, double min_time)
+{
+    product(t, w, rb, packed, xq, nb, y); /* warm-up */
     int reps = 0;
     const double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     do {
-        kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
+        product(t, w, rb, packed, xq, nb, y);
         reps++;
     } while (clock_s(CLOCK_MONOTONIC) - w0 < min_time);
     return (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0) / reps;
@@ -81,13 +93,23 @@ int main(int argc, char **argv)
         for (int s = 0; s < 2; s++) {
             kern_force_scalar(s == 0);
             for (int j = 0; j < 2; j++) {
-                const double sec = time_matmul(t, w, rb, xq, nbs[j], y, min_time);
+                const double sec = time_matmul(t, w, rb, false, xq, nbs[j], y, min_time);
                 gf[2 * j + s] = 2.0 * ROWS * COLS * nbs[j] / sec * 1e-9;
             }
         }
         kern_force_scalar(false);
         printf("%-6s %10.1f %12.2f %12.2f %12.2f %12.2f %8.1f %8.1f\n", ggml_type_name(t),
                rb * ROWS / 1048576.0, gf[0], gf[1], gf[2], gf[3], gf[1] / gf[0], gf[3] / gf[2]);
+        if (kern_pack_usable(t, ROWS, COLS)) { /* the layout models use where they can */
+            uint8_t *p = malloc(rb * ROWS);
+            kern_pack(t, w, rb, ROWS, COLS, p);
+            for (int j = 0; j < 2; j++)
+                gf[2 * j + 1] = 2.0 * ROWS * COLS * nbs[j] /
+                                time_matmul(t, p, rb, true, xq, nbs[j], y, min_time) * 1e-9;
+            printf("%-6s %10s %12s %12.2f %12s %12.2f %8.1f %8.1f\n", "packed", "", "", gf[1], "",
+                   gf[3], gf[1] / gf[0], gf[3] / gf[2]);
+            free(p);
+        }
         fflush(stdout);
         free(w);
         free(xq);

@@ -230,7 +230,7 @@ static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, fl
     for (int b = 0; b < nb; b++)
         kern_quantize_act(w->type, x + (size_t)b * w->cols, xq + (size_t)b * rs, w->cols);
     if (w->packed)
-        kern_matmul_q4_0x8(w->packed, w->rows, w->cols, xq, nb, y);
+        kern_matmul_packed(w->type, w->packed, w->rows, w->cols, xq, nb, y);
     else
         kern_matmul(w->type, w->data, w->row_bytes, w->rows, w->cols, xq, nb, y);
 }

@@ -185,25 +185,28 @@ size_t kern_act_row_size(uint32_t wtype, int64_t n)
     dot_type_shape(t->dot_type, &blck, &bytes);
     if (n % blck)
         return 0;
-    if (wtype == GGML_T_Q4_0)
-        bytes += KERN_Q4_0_EXTRA;
+    if (wtype == GGML_T_Q4_0 || wtype == GGML_T_Q8_0)
+        bytes += KERN_ACT_EXTRA;
     return (size_t)(n / blck) * (size_t)bytes;
 }
 
-/* The scales as floats and -8 × the four-level sums (kernels_impl.h). */
-static void q4_0_act_extra(void *xq, int64_t n)
+/* The scales as floats and the leads, −bias × level sums (kernels_impl.h). */
+static void act_extra(void *xq, int64_t n, int bias)
 {
     const block_q8_0 *y = xq;
-    uint8_t *e = (uint8_t *)kern_act_q4_0_extra(xq, n);
+    uint8_t *e = (uint8_t *)kern_act_extra(xq, n);
     const int64_t nb = n / 32;
     for (int64_t ib = 0; ib < nb; ib++) {
         const float d = gguf_f16_to_f32(y[ib].d);
-        memcpy(e + 4 * ib, &d, 4);
+        memcpy(KERN_EX_DX(e, nb, ib), &d, 4);
+        int32_t total = 0;
         for (int l = 0; l < 8; l++) {
             const int8_t *q = y[ib].qs + 4 * l;
-            const int32_t s = -8 * (q[0] + q[1] + q[2] + q[3]);
-            memcpy(e + 4 * nb + 32 * ib + 4 * l, &s, 4);
+            const int32_t s = -bias * (q[0] + q[1] + q[2] + q[3]);
+            memcpy(KERN_EX_LANES(e, nb, ib) + 4 * l, &s, 4);
+            total += s;
         }
+        memcpy(KERN_EX_LEAD(e, nb, ib), &total, 4);
     }
 }
 
@@ -227,8 +230,8 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
             for (int j = 0; j < 32; j++) y[ib].qs[j] = (int8_t)nearbyintf(x[j] * id);
             y[ib].d = gguf_f32_to_f16(d);
         }
-        if (wtype == GGML_T_Q4_0)
-            q4_0_act_extra(xq, n);
+        if (wtype == GGML_T_Q4_0 || wtype == GGML_T_Q8_0)
+            act_extra(xq, n, wtype == GGML_T_Q4_0 ? 8 : 128);
         break;
     }
     default: /* q8_K: libgguf's reference quantizer, which ggml also uses on x86 */
@@ -345,38 +348,50 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
 }
 
 /* ---------------------------------------------------------------------------
- * Packed q4_0
+ * Packed q4_0 and q8_0 (kernels_legacy.c describes the layout)
  */
 
-bool kern_q4_0x8_usable(uint32_t wtype, int64_t nrows, int64_t ncols)
+bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols)
 {
 #ifdef KERN_X86
-    return wtype == GGML_T_Q4_0 && nrows > 0 && nrows % 8 == 0 && ncols > 0 && ncols % 32 == 0 &&
-           kern_isa_in_use() == KERN_ISA_VNNI;
+    return (wtype == GGML_T_Q4_0 || wtype == GGML_T_Q8_0) && nrows > 0 && nrows % 8 == 0 &&
+           ncols > 0 && ncols % 32 == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
 #else
     (void)wtype, (void)nrows, (void)ncols;
     return false;
 #endif
 }
 
-void kern_pack_q4_0x8(const void *w, size_t row_bytes, int64_t nrows, int64_t ncols, void *out)
+void kern_pack(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
+               void *out)
 {
     const int64_t nb = ncols / 32;
-    const uint8_t *src = w;
-    block_q4_0 *dst = out;
+    const bool q4 = wtype == GGML_T_Q4_0;
+    const size_t bbytes = q4 ? sizeof(block_q4_0) : sizeof(block_q8_0);
+    const int nvec = q4 ? 4 : 8; /* 4-byte pieces of a block's quants */
+    uint8_t *dst = out;
     for (int64_t g = 0; g < nrows / 8; g++)
-        for (int64_t i = 0; i < nb; i++)
-            for (int r = 0; r < 8; r++)
-                memcpy(dst++, src + (size_t)(8 * g + r) * row_bytes + (size_t)i * sizeof(block_q4_0),
-                       sizeof(block_q4_0));
+        for (int64_t i = 0; i < nb; i++) {
+            for (int r = 0; r < 8; r++) {
+                const uint8_t *b = (const uint8_t *)w + (size_t)(8 * g + r) * row_bytes + (size_t)i * bbytes;
+                memcpy(dst + 2 * r, b, 2); /* the f16 scale leads both block types */
+                for (int c = 0; c < nvec; c++)
+                    for (int j = 0; j < 4; j++)
+                        dst[16 + 32 * c + 4 * r + j] = (uint8_t)(b[2 + 4 * c + j] ^ (q4 ? 0 : 0x80));
+            }
+            dst += 16 + 32 * nvec;
+        }
 }
 
-void kern_matmul_q4_0x8(const void *packed, int64_t nrows, int64_t ncols, const void *xq,
-                        int64_t nb, float *y)
+void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64_t ncols,
+                        const void *xq, int64_t nb, float *y)
 {
 #ifdef KERN_X86
-    const size_t xbytes = kern_act_row_size(GGML_T_Q4_0, ncols);
-    const size_t gbytes = (size_t)(ncols / 32) * 8 * sizeof(block_q4_0);
+    const bool q4 = wtype == GGML_T_Q4_0;
+    void (*rows8)(int64_t, const void *, const void *, size_t, int, float *) =
+        q4 ? q4_0x8_vnni : q8_0x8_vnni;
+    const size_t xbytes = kern_act_row_size(wtype, ncols);
+    const size_t gbytes = (size_t)(ncols / 32) * 8 * (q4 ? sizeof(block_q4_0) : sizeof(block_q8_0));
     const uint8_t *wp = packed, *xb = xq;
     /* a group's 8 rows (a few KiB) stay cached while every activation row
      * passes over them */
@@ -385,13 +400,12 @@ void kern_matmul_q4_0x8(const void *packed, int64_t nrows, int64_t ncols, const 
         for (int64_t b = 0; b < nb; b += KERN_NX) {
             const int nx = nb - b < KERN_NX ? (int)(nb - b) : KERN_NX;
             float out[8 * KERN_NX];
-            q4_0x8_vnni(ncols, wp + (size_t)g * gbytes, xb + (size_t)b * xbytes, xbytes, nx, out);
+            rows8(ncols, wp + (size_t)g * gbytes, xb + (size_t)b * xbytes, xbytes, nx, out);
             for (int k = 0; k < nx; k++)
                 memcpy(y + (b + k) * nrows + 8 * g, out + 8 * k, 8 * sizeof(float));
         }
     }
 #else
-    (void)packed, (void)nrows, (void)ncols, (void)xq, (void)nb, (void)y;
+    (void)wtype, (void)packed, (void)nrows, (void)ncols, (void)xq, (void)nb, (void)y;
 #endif
 }
-

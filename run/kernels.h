@@ -55,19 +55,22 @@ float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq);
 void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
                  const void *xq, int64_t nb, float *y);
 
-/* q4_0 matrices of 8k rows can be packed as llama.cpp also repacks them:
- * block i of rows 8g..8g+7 side by side (8 × 18 bytes), so that one stream
- * of memory feeds eight rows at once. True when this CPU has kernels for
- * that layout (AVX-512 VNNI) and W (nrows rows of wtype) suits it. */
-bool kern_q4_0x8_usable(uint32_t wtype, int64_t nrows, int64_t ncols);
+/* q4_0 and q8_0 matrices of 8k rows can be packed, as llama.cpp also
+ * repacks q4_0: block i of rows 8g..8g+7 side by side, their quants
+ * interleaved four bytes at a time (8 × 18 or 8 × 34 bytes), so that one
+ * stream of memory feeds eight rows at once and each row's sum stays in
+ * one vector lane. True when this CPU has kernels for that layout (AVX-512
+ * VNNI) and W (nrows rows of wtype) suits it. */
+bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols);
 
-/* Writes the packed layout of W (nrows rows of ncols q4_0 elements,
- * row_bytes apart) to out (nrows · ncols / 32 · 18 bytes). */
-void kern_pack_q4_0x8(const void *w, size_t row_bytes, int64_t nrows, int64_t ncols, void *out);
+/* Writes the packed layout of W (nrows rows of ncols elements of wtype,
+ * row_bytes apart) to out (as many bytes as W's rows). */
+void kern_pack(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
+               void *out);
 
-/* kern_matmul on a packed q4_0 matrix: the same y, bit for bit. */
-void kern_matmul_q4_0x8(const void *packed, int64_t nrows, int64_t ncols, const void *xq,
-                        int64_t nb, float *y);
+/* kern_matmul on a packed matrix: the same y, bit for bit. */
+void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64_t ncols,
+                        const void *xq, int64_t nb, float *y);
 
 /* Instruction sets, in order: a kernel of a set runs only where the CPU has
  * it (asked at run time). */

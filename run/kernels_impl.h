@@ -49,16 +49,24 @@ typedef void (*kern_tile_fn)(int64_t n, const void *w, size_t ws, const void *x,
 #define KERN_TW 4
 #define KERN_TILE (KERN_TW * KERN_NX) /* the most outputs of any shape */
 
-/* q4_0's activation rows are q8_0 blocks followed, for the VNNI kernels,
- * by per block its scale as a float (nb floats), then -8 times the sums of
- * each four consecutive levels (nb × 8 int32): with those the unsigned
- * nibbles u multiply the levels directly, Σ u·a − 8·Σ a = Σ (u − 8)·a lane
- * by lane. kern_act_q4_0_extra() gives where they start. */
-#define KERN_Q4_0_EXTRA (4 + 32)
-static inline const uint8_t *kern_act_q4_0_extra(const void *x, int64_t n)
+/* The activation rows for q4_0 and q8_0 weights are q8_0 blocks followed,
+ * for the VNNI kernels, by extras (kern_act_extra() gives where they
+ * start; nb blocks):
+ *   nb floats      each block's scale as a float;
+ *   nb int32       each block's lead: -B × the sum of its 32 levels;
+ *   nb × 8 int32   the lead of each four consecutive levels (a lane's);
+ * B = 8 for q4_0, whose unsigned nibbles u stand for u − 8, and 128 for
+ * q8_0, whose packed levels are stored as q + 128: dpbusd of the unsigned
+ * weights against the levels, started from the lead, leaves exactly
+ * Σ (u − B)·a. */
+#define KERN_ACT_EXTRA (4 + 4 + 32)
+static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 {
     return (const uint8_t *)x + (size_t)(n / 32) * sizeof(block_q8_0);
 }
+#define KERN_EX_DX(ex, nb, i) ((ex) + 4 * (size_t)(i))
+#define KERN_EX_LEAD(ex, nb, i) ((ex) + 4 * (size_t)(nb) + 4 * (size_t)(i))
+#define KERN_EX_LANES(ex, nb, i) ((ex) + 8 * (size_t)(nb) + 32 * (size_t)(i))
 
 /* ggml's quantize_row_q8_1_ref: per block of 32, d = amax / 127,
  * q = roundf(x / d) (ties away from zero), s = f16(Σq * d) with d unrounded. */
@@ -141,8 +149,10 @@ void tile_q5_1_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t x
 float dot_q8_0_vnni(int64_t n, const void *w, const void *x);
 void dotn_q8_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
 void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
-/* 8 packed q4_0 rows × nx (1..KERN_NX) activation rows, out[k * 8 + r]. */
+/* 8 packed rows (kern_pack) × nx (1..KERN_NX) activation rows,
+ * out[k * 8 + r]. */
 void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 
 /* The k-quant kernels with AVX-512 VNNI (dpwssd for madd + add). */
 float dot_q2_K_vnni(int64_t n, const void *w, const void *x);

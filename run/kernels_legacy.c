@@ -379,7 +379,7 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
         __m256 acc[2] = { _mm256_setzero_ps(), _mm256_setzero_ps() };
         const uint8_t *ex[KERN_NX];
         UNROLL for (int k = 0; k < KERN_NX; k++)
-            ex[k] = kern_act_q4_0_extra((const uint8_t *)x + k * xs, n);
+            ex[k] = kern_act_extra((const uint8_t *)x + k * xs, n);
         for (int64_t i = 0; i < nb; i++) {
             __m256i u[KERN_TW], a[KERN_NX], lead[KERN_NX], isum[16];
             float dw[KERN_TW], dx[KERN_NX];
@@ -391,8 +391,8 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
             UNROLL for (int k = 0; k < KERN_NX; k++) {
                 const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
                 a[k] = load32(bx->qs);
-                lead[k] = _mm256_loadu_si256((const __m256i *)(ex[k] + 4 * nb + 32 * i));
-                memcpy(&dx[k], ex[k] + 4 * i, 4);
+                lead[k] = _mm256_loadu_si256((const __m256i *)KERN_EX_LANES(ex[k], nb, i));
+                memcpy(&dx[k], KERN_EX_DX(ex[k], nb, i), 4);
             }
             UNROLL for (int r = 0; r < KERN_TW; r++)
                 UNROLL for (int k = 0; k < KERN_NX; k++)
@@ -417,20 +417,20 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
     if (nw == 1 && nx == 1) {
         /* one pair (generation): eight blocks' sums and scales at a time,
          * then their fmas in order */
-        const uint8_t *ex = kern_act_q4_0_extra(x, n);
+        const uint8_t *ex = kern_act_extra(x, n);
         for (; i + 8 <= nb; i += 8) {
             const block_q4_0 *b = (const block_q4_0 *)w + i;
             const block_q8_0 *bx = (const block_q8_0 *)x + i;
             __m256i isum[8];
             UNROLL for (int j = 0; j < 8; j++) {
-                const __m256i lead = _mm256_loadu_si256((const __m256i *)(ex + 4 * nb + 32 * (i + j)));
+                const __m256i lead = _mm256_loadu_si256((const __m256i *)KERN_EX_LANES(ex, nb, i + j));
                 isum[j] = _mm256_dpbusd_epi32(lead, nibbles_to_bytes(b[j].qs), load32(bx[j].qs));
             }
             const __m128i dw16 = _mm_setr_epi16((short)b[0].d, (short)b[1].d, (short)b[2].d,
                                                 (short)b[3].d, (short)b[4].d, (short)b[5].d,
                                                 (short)b[6].d, (short)b[7].d);
             const __m256 sc = _mm256_mul_ps(_mm256_cvtph_ps(dw16),
-                                            _mm256_loadu_ps((const float *)(const void *)(ex + 4 * i)));
+                                            _mm256_loadu_ps((const float *)(const void *)KERN_EX_DX(ex, nb, i)));
             float sums[8], scale[8];
             _mm256_storeu_ps(sums, _mm256_cvtepi32_ps(hsum8_i32x8(isum)));
             _mm256_storeu_ps(scale, sc);
@@ -462,45 +462,110 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
         out[k] = acc[k];
 }
 
-/* q4_0 packed eight rows at a time (kern_pack_q4_0x8: block i of rows
- * 8g..8g+7 side by side), against nx activation rows: per block the eight
- * rows' integer sums become one vector (lane = row) and one vector fma adds
- * them, lane r doing exactly the fmaf of row r's own chain above. out[k * 8
- * + r]. The eight f16 scales are gathered with inserts: storing them to an
- * array and loading it as a vector stalls store forwarding. */
+/* Packed rows (kern_pack): per group of eight rows and block i, the eight
+ * f16 scales side by side, then vectors whose lane r holds four bytes of
+ * row r — q4_0: vector c = bytes 4c..4c+3 of qs, whose low nibbles are
+ * levels 4c..4c+3 and high nibbles levels 16+4c..; q8_0: vector m = levels
+ * 4m..4m+3 plus 128. A dpbusd of such a vector against four activation
+ * levels broadcast to every lane adds those four products to each row's
+ * own lane, so one row's sum never leaves its lane: no horizontal sums. */
+#define PACK_Q4_0_BYTES (16 + 4 * 32)
+#define PACK_Q8_0_BYTES (16 + 8 * 32)
+
+/* q8_0's activation rows per pass: its 16 float accumulators and 8 weight
+ * vectors fill the 32 registers AVX-512 gives. */
+#define KERN_NX8 2
+
+ALWAYS __m256i bcast32(const int8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+ALWAYS __m256 bcast_f32(const uint8_t *p)
+{
+    float v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_ps(v);
+}
+
+/* q4_0 × nx activation rows: lane r of acc[k] is row r's chain, each block
+ * adding fmaf(Σ (u − 8)·a, dw · dx) as the one-row kernel does. The lead
+ * (−8 Σ a) starts the first of two integer chains (for latency). */
 ALWAYS_VNNI void rows8_q4_0_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
                                  float *out)
 {
     const int64_t nb = n / 32;
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
     __m256 acc[KERN_NX];
     const uint8_t *ex[KERN_NX];
     UNROLL for (int k = 0; k < nx; k++) {
         acc[k] = _mm256_setzero_ps();
-        ex[k] = kern_act_q4_0_extra((const uint8_t *)x + k * xs, n);
+        ex[k] = kern_act_extra((const uint8_t *)x + k * xs, n);
     }
     for (int64_t i = 0; i < nb; i++) {
-        const block_q4_0 *b = (const block_q4_0 *)wp + 8 * i;
-        __m256i u[8];
-        UNROLL for (int r = 0; r < 8; r++)
-            u[r] = nibbles_to_bytes(b[r].qs);
-        const __m256 dw = _mm256_cvtph_ps(_mm_setr_epi16(
-            (short)b[0].d, (short)b[1].d, (short)b[2].d, (short)b[3].d, (short)b[4].d,
-            (short)b[5].d, (short)b[6].d, (short)b[7].d));
+        const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q4_0_BYTES;
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        __m256i lo[4], hi[4];
+        UNROLL for (int c = 0; c < 4; c++) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * c));
+            lo[c] = _mm256_and_si256(v, low4);
+            hi[c] = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+        }
         UNROLL for (int k = 0; k < nx; k++) {
-            const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
-            const __m256i a = load32(bx->qs);
-            const __m256i lead = _mm256_loadu_si256((const __m256i *)(ex[k] + 4 * nb + 32 * i));
-            float dx;
-            memcpy(&dx, ex[k] + 4 * i, 4);
-            __m256i isum[8];
-            UNROLL for (int r = 0; r < 8; r++)
-                isum[r] = _mm256_dpbusd_epi32(lead, u[r], a);
-            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(hsum8_i32x8(isum)),
-                                     _mm256_mul_ps(dw, _mm256_set1_ps(dx)), acc[k]);
+            const int8_t *a = ((const block_q8_0 *)((const uint8_t *)x + k * xs) + i)->qs;
+            int32_t lead;
+            memcpy(&lead, KERN_EX_LEAD(ex[k], nb, i), 4);
+            __m256i s0 = _mm256_set1_epi32(lead), s1 = _mm256_setzero_si256();
+            UNROLL for (int c = 0; c < 4; c++) {
+                s0 = _mm256_dpbusd_epi32(s0, lo[c], bcast32(a + 4 * c));
+                s1 = _mm256_dpbusd_epi32(s1, hi[c], bcast32(a + 16 + 4 * c));
+            }
+            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)),
+                                     _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i))), acc[k]);
         }
     }
     UNROLL for (int k = 0; k < nx; k++)
         _mm256_storeu_ps(out + 8 * k, acc[k]);
+}
+
+/* q8_0 × nx activation rows. The one-row kernel keeps eight float lanes per
+ * output, lane m adding the block's levels 4m..4m+3 times dw · dx, and adds
+ * the lanes at the end as hsum8 does; here f[k][m] holds lane m of all
+ * eight rows (lane r = row r), and the final sums go in hsum8's order. */
+ALWAYS_VNNI void rows8_q8_0_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                 float *out)
+{
+    const int64_t nb = n / 32;
+    __m256 f[KERN_NX8][8];
+    const uint8_t *ex[KERN_NX8];
+    UNROLL for (int k = 0; k < nx; k++) {
+        UNROLL for (int m = 0; m < 8; m++)
+            f[k][m] = _mm256_setzero_ps();
+        ex[k] = kern_act_extra((const uint8_t *)x + k * xs, n);
+    }
+    for (int64_t i = 0; i < nb; i++) {
+        const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q8_0_BYTES;
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        __m256i q[8];
+        UNROLL for (int m = 0; m < 8; m++)
+            q[m] = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * m));
+        UNROLL for (int k = 0; k < nx; k++) {
+            const int8_t *a = ((const block_q8_0 *)((const uint8_t *)x + k * xs) + i)->qs;
+            const int8_t *lead = (const int8_t *)KERN_EX_LANES(ex[k], nb, i);
+            const __m256 d = _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i)));
+            UNROLL for (int m = 0; m < 8; m++) {
+                const __m256i s = _mm256_dpbusd_epi32(bcast32(lead + 4 * m), q[m], bcast32(a + 4 * m));
+                f[k][m] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), f[k][m]);
+            }
+        }
+    }
+    UNROLL for (int k = 0; k < nx; k++) {
+        const __m256 lo = _mm256_add_ps(_mm256_add_ps(f[k][0], f[k][4]), _mm256_add_ps(f[k][2], f[k][6]));
+        const __m256 hi = _mm256_add_ps(_mm256_add_ps(f[k][1], f[k][5]), _mm256_add_ps(f[k][3], f[k][7]));
+        _mm256_storeu_ps(out + 8 * k, _mm256_add_ps(lo, hi));
+    }
 }
 
 KERN_VNNI_ATTR void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
@@ -511,6 +576,17 @@ KERN_VNNI_ATTR void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t
     case 2: rows8_q4_0_vnni(n, wp, x, xs, 2, out); break;
     case 3: rows8_q4_0_vnni(n, wp, x, xs, 3, out); break;
     default: rows8_q4_0_vnni(n, wp, x, xs, KERN_NX, out); break;
+    }
+}
+
+KERN_VNNI_ATTR void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                float *out)
+{
+    for (int k = 0; k < nx; k += KERN_NX8) {
+        if (nx - k >= KERN_NX8)
+            rows8_q8_0_vnni(n, wp, (const uint8_t *)x + k * xs, xs, KERN_NX8, out + 8 * k);
+        else
+            rows8_q8_0_vnni(n, wp, (const uint8_t *)x + k * xs, xs, 1, out + 8 * k);
     }
 }
 

@@ -326,19 +326,19 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     return 0;
 }
 
-/* Packs a q4_0 matrix for the eight-row kernels when this CPU has them.
+/* Packs a q4_0 or q8_0 matrix for the eight-row kernels when this CPU has them.
  * The copy replaces the mapped rows for products, so their pages are given
  * back (they are read again from the file if the embedding needs a row):
  * resident memory stays about the file's size. */
 static int pack_matrix(run_matrix *w, gguf_error *err)
 {
-    if (!kern_q4_0x8_usable(w->type, w->rows, w->cols))
+    if (!kern_pack_usable(w->type, w->rows, w->cols))
         return 0;
     const size_t bytes = (size_t)w->rows * w->row_bytes;
     const size_t alloc = (bytes + 63) / 64 * 64;
     if (!(w->packed = aligned_alloc(64, alloc)))
-        return gguf_error_set(err, "out of memory (%zu bytes to pack a q4_0 matrix)", bytes);
-    kern_pack_q4_0x8(w->data, w->row_bytes, w->rows, w->cols, w->packed);
+        return gguf_error_set(err, "out of memory (%zu bytes to pack a matrix)", bytes);
+    kern_pack(w->type, w->data, w->row_bytes, w->rows, w->cols, w->packed);
     const long page = sysconf(_SC_PAGESIZE);
     if (page > 0) {
         const uintptr_t lo = ((uintptr_t)w->data + (uintptr_t)page - 1) / (uintptr_t)page *

@@ -46,7 +46,7 @@ typedef struct run_hparams {
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
  * row row_bytes long. y = W x takes x of cols and gives y of rows. packed:
- * an owned copy in kern_pack_q4_0x8's layout (q4_0 on CPUs with kernels
+ * an owned copy in kern_pack's layout (q4_0, q8_0 on CPUs with kernels
  * for it), which products use instead of data; NULL otherwise. */
 typedef struct run_matrix {
     const void *data;

@@ -367,21 +367,28 @@ START_TEST(test_act_bytes_are_libgguf)
                 gguf_half d, sum;
                 int8_t q[32];
                 q8_1_expected(x + 32 * b, &d, &sum, q);
-                uint8_t blk[34 + KERN_Q4_0_EXTRA];
+                uint8_t blk[34 + KERN_ACT_EXTRA];
                 ck_assert_uint_le(kern_act_row_size(t, 32), sizeof blk);
                 kern_quantize_act(t, x + 32 * b, blk, 32);
                 ck_assert_uint_eq(blk[0] | blk[1] << 8, d);
                 ck_assert_mem_eq(blk + 2, q, 32);
-                if (t == GGML_T_Q4_0) { /* then the scale and -8 × four-level sums */
-                    ck_assert_uint_eq(kern_act_row_size(t, 32), 34 + KERN_Q4_0_EXTRA);
+                if (t == GGML_T_Q4_0 || t == GGML_T_Q8_0) {
+                    /* then the scale, -bias × the block's sum and × four-level sums */
+                    const int bias = t == GGML_T_Q4_0 ? 8 : 128;
+                    ck_assert_uint_eq(kern_act_row_size(t, 32), 34 + KERN_ACT_EXTRA);
                     float df;
+                    int32_t total, sum4 = 0;
                     memcpy(&df, blk + 34, 4);
                     ck_assert(df == gguf_f16_to_f32(d));
+                    memcpy(&total, blk + 38, 4);
                     for (int l = 0; l < 8; l++) {
                         int32_t sl;
-                        memcpy(&sl, blk + 38 + 4 * l, 4);
-                        ck_assert_int_eq(sl, -8 * (q[4 * l] + q[4 * l + 1] + q[4 * l + 2] + q[4 * l + 3]));
+                        const int s4 = q[4 * l] + q[4 * l + 1] + q[4 * l + 2] + q[4 * l + 3];
+                        memcpy(&sl, blk + 42 + 4 * l, 4);
+                        ck_assert_int_eq(sl, -bias * s4);
+                        sum4 += s4;
                     }
+                    ck_assert_int_eq(total, -bias * sum4);
                 } else {
                     ck_assert_uint_eq(kern_act_row_size(t, 32), 34);
                 }
@@ -444,45 +451,60 @@ START_TEST(test_matmul_equals_vec_dot)
 }
 END_TEST
 
-/* q4_0 packed eight rows at a time gives kern_matmul's y bit for bit, for
- * every activation row count (tiles of 4 and the 1-3 left over). */
-START_TEST(test_q4_0x8_equals_matmul)
+/* q4_0 and q8_0 packed eight rows at a time give kern_matmul's y bit for
+ * bit, for every activation row count (passes of 4 and 2 and the rest). */
+START_TEST(test_packed_equals_matmul)
 {
     enum { ROWS = 40, COLS = 512, NB = 7 };
-    if (!kern_q4_0x8_usable(GGML_T_Q4_0, ROWS, COLS)) {
-        ck_assert(!kern_q4_0x8_usable(GGML_T_Q8_0, ROWS, COLS));
-        fprintf(stderr, "test_kernels: no AVX-512 VNNI here, packed q4_0 not tested\n");
+    const uint32_t types[] = { GGML_T_Q4_0, GGML_T_Q8_0 };
+    if (!kern_pack_usable(GGML_T_Q4_0, ROWS, COLS)) {
+        ck_assert(!kern_pack_usable(GGML_T_Q8_0, ROWS, COLS));
+        fprintf(stderr, "test_kernels: no AVX-512 VNNI here, packed matrices not tested\n");
         return;
     }
-    ck_assert(!kern_q4_0x8_usable(GGML_T_Q4_0, 36, COLS)); /* not 8k rows */
-    ck_assert(!kern_q4_0x8_usable(GGML_T_Q8_0, ROWS, COLS));
-    const uint32_t t = GGML_T_Q4_0;
-    const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
-    float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * NB * COLS);
-    uint8_t *w = malloc(rb * ROWS), *packed = malloc(rb * ROWS), *xq = malloc(xb * NB);
-    float *y1 = malloc(sizeof(float) * NB * ROWS), *y2 = malloc(sizeof(float) * NB * ROWS);
-    fill(wf, ROWS * COLS, 17);
-    fill(xf, NB * COLS, 18);
-    ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
-    for (int b = 0; b < NB; b++)
-        kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
-    kern_pack_q4_0x8(w, rb, ROWS, COLS, packed);
-    /* block 1 of row 9 sits at group 1, position 8 * 1 + 1 */
-    ck_assert_mem_eq(packed + (size_t)(8 * (COLS / 32) + 8 + 1) * 18, w + 9 * rb + 18, 18);
-    for (int64_t nb = 1; nb <= NB; nb++) {
-        kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y1);
-        kern_matmul_q4_0x8(packed, ROWS, COLS, xq, nb, y2);
-        for (int i = 0; i < nb * ROWS; i++)
-            ck_assert_msg(y1[i] == y2[i], "nb %lld y[%d]: rows %.9g packed %.9g", (long long)nb,
-                          i, y1[i], y2[i]);
+    ck_assert(!kern_pack_usable(GGML_T_Q4_0, 36, COLS)); /* not 8k rows */
+    ck_assert(!kern_pack_usable(GGML_T_Q8_0, ROWS, 48)); /* not whole blocks */
+    ck_assert(!kern_pack_usable(GGML_T_Q4_1, ROWS, COLS));
+    ck_assert(!kern_pack_usable(GGML_T_Q4_K, ROWS, COLS));
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+        const uint32_t t = types[ti];
+        const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
+        float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * NB * COLS);
+        uint8_t *w = malloc(rb * ROWS), *packed = malloc(rb * ROWS), *xq = malloc(xb * NB);
+        float *y1 = malloc(sizeof(float) * NB * ROWS), *y2 = malloc(sizeof(float) * NB * ROWS);
+        fill(wf, ROWS * COLS, 17);
+        fill(xf, NB * COLS, 18);
+        /* extreme levels: a q8_0 row of ±127 against activations of ±127 */
+        for (int j = 0; j < COLS; j++) {
+            wf[3 * COLS + j] = (j & 1) ? -1.0f : 1.0f;
+            xf[2 * COLS + j] = (j & 2) ? -1.0f : 1.0f;
+        }
+        ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
+        for (int b = 0; b < NB; b++)
+            kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
+        kern_pack(t, w, rb, ROWS, COLS, packed);
+        /* block 1 of row 9 (group 1): its scale at position 1 of the group's
+         * block 1, its first four quant bytes in lane 1 of the first vector */
+        const size_t gb = 8 * rb, bb = rb / (COLS / 32); /* a group, a block */
+        const uint8_t *pb = packed + gb + 8 * bb;
+        ck_assert_mem_eq(pb + 2, w + 9 * rb + bb, 2);
+        for (int j = 0; j < 4; j++)
+            ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(w[9 * rb + bb + 2 + j] ^ (t == GGML_T_Q8_0 ? 0x80 : 0)));
+        for (int64_t nb = 1; nb <= NB; nb++) {
+            kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y1);
+            kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y2);
+            for (int i = 0; i < nb * ROWS; i++)
+                ck_assert_msg(y1[i] == y2[i], "%s nb %lld y[%d]: rows %.9g packed %.9g",
+                              ggml_type_name(t), (long long)nb, i, y1[i], y2[i]);
+        }
+        free(wf);
+        free(xf);
+        free(w);
+        free(packed);
+        free(xq);
+        free(y1);
+        free(y2);
     }
-    free(wf);
-    free(xf);
-    free(w);
-    free(packed);
-    free(xq);
-    free(y1);
-    free(y2);
 }
 END_TEST
 
@@ -552,12 +574,13 @@ START_TEST(test_unsupported)
     ck_assert_int_eq(kern_dot_type(GGML_T_Q5_0), GGML_T_Q8_0);
     ck_assert_int_eq(kern_dot_type(GGML_T_Q4_1), GGML_T_Q8_1);
     ck_assert_int_eq(kern_dot_type(GGML_T_Q3_K), GGML_T_Q8_K);
-    /* sizes: 4096 floats are 128 q8_0 blocks of 34 (for q4_0 weights each
-     * with 36 more bytes: a float scale and eight lane sums), 128 q8_1 of
-     * 36, 16 q8_K of 292; a length off the block size or not positive has
-     * none */
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q8_0, 4096), 128 * 34);
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_0, 4096), 128 * (34 + 36));
+    /* sizes: 4096 floats are 128 q8_0 blocks of 34 (for q4_0 and q8_0
+     * weights each with 40 more bytes: a float scale, the block's lead and
+     * eight lane leads), 128 q8_1 of 36, 16 q8_K of 292; a length off the
+     * block size or not positive has none */
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q5_0, 4096), 128 * 34);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q8_0, 4096), 128 * (34 + 40));
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_0, 4096), 128 * (34 + 40));
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q5_1, 4096), 128 * 36);
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q6_K, 4096), 16 * 292);
     ck_assert_uint_eq(kern_act_row_size(GGML_T_F16, 45), 90);
@@ -582,7 +605,7 @@ int main(void)
     tcase_add_test(tc, test_act_bytes_are_libgguf);
     tcase_add_loop_test(tc, test_matmul_equals_vec_dot, 0, 3 * N_WTYPES);
     tcase_add_loop_test(tc, test_vnni_equals_avx2, 0, N_WTYPES);
-    tcase_add_test(tc, test_q4_0x8_equals_matmul);
+    tcase_add_test(tc, test_packed_equals_matmul);
     tcase_add_test(tc, test_unsupported);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
