@@ -372,6 +372,50 @@ static void to_f16(const float *x, gguf_half *y, int64_t n)
     gguf_f32_to_f16_row(x, y, n);
 }
 
+/* One token's scores (forward_simd.h, run_attn_scores1): each f16·f16
+ * product is exact in float, added in order in double. */
+void run_attn_scores1(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
+                      int n_kv, int head_dim, size_t kv_dim)
+{
+    int t = 0;
+#ifdef RUN_SIMD_X86
+    if (run_simd_in_use() && head_dim % 8 == 0)
+        t = fwd_attn_scores1_avx2(att, q16, kc, n_kv, head_dim, kv_dim);
+#endif
+    for (; t < n_kv; t++) {
+        const gguf_half *k = kc + (size_t)t * kv_dim;
+        double dot = 0.0;
+        for (int i = 0; i < head_dim; i++)
+            dot += (double)(f16[k[i]] * f16[q16[i]]);
+        att[t] = (float)dot;
+    }
+}
+
+/* One token's weighted values (forward_simd.h, run_attn_values1): the
+ * exact products p_t · v_t[i] added over t in order in double. */
+void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
+                      int n_kv, int head_dim, size_t kv_dim)
+{
+#ifdef RUN_SIMD_X86
+    if (run_simd_in_use() && head_dim % 8 == 0) {
+        fwd_attn_values1_avx2(out, p16, vc, n_kv, head_dim, kv_dim);
+        return;
+    }
+#endif
+    for (int i0 = 0; i0 < head_dim; i0 += 32) { /* 32 sums at a time, kept on the stack */
+        const int w = head_dim - i0 < 32 ? head_dim - i0 : 32;
+        double acc[32] = {0};
+        for (int t = 0; t < n_kv; t++) {
+            const gguf_half *v = vc + (size_t)t * kv_dim + i0;
+            const float p = f16[p16[t]];
+            for (int i = 0; i < w; i++)
+                acc[i] += (double)(p * f16[v[i]]);
+        }
+        for (int i = 0; i < w; i++)
+            out[i0 + i] = (float)acc[i];
+    }
+}
+
 /* One head of one token: out (head_dim,) = softmax(K q / sqrt(head_dim)) V
  * over the n_kv cached positions, K and V rows kv_dim apart in the cache. */
 static void attend_head(const run_state *s, float *out, const float *q, const gguf_half *kc,
@@ -385,32 +429,15 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
     if (batch && head_dim % 16 == 0) {
         run_attn_scores(att, f16, q16, kc, n_kv, head_dim, kv_dim);
     } else {
-        for (int t = 0; t < n_kv; t++) {
-            const gguf_half *k = kc + (size_t)t * kv_dim;
-            double dot = 0.0; /* each f16·f16 product is exact in float */
-            for (int i = 0; i < head_dim; i++)
-                dot += (double)(f16[k[i]] * f16[q16[i]]);
-            att[t] = (float)dot;
-        }
+        run_attn_scores1(att, f16, q16, kc, n_kv, head_dim, kv_dim);
     }
     attn_softmax(att, n_kv, 1.0f / sqrtf((float)head_dim));
     // out = sum_t p_t v_t, p rounded to f16
     to_f16(att, att16, n_kv);
-    if (batch) {
+    if (batch)
         run_attn_values(out, f16, att16, vc, n_kv, head_dim, kv_dim);
-        return;
-    }
-    double acc[head_dim];
-    for (int i = 0; i < head_dim; i++)
-        acc[i] = 0.0;
-    for (int t = 0; t < n_kv; t++) {
-        const gguf_half *v = vc + (size_t)t * kv_dim;
-        const float p = f16[att16[t]];
-        for (int i = 0; i < head_dim; i++)
-            acc[i] += (double)(p * f16[v[i]]);
-    }
-    for (int i = 0; i < head_dim; i++)
-        out[i] = (float)acc[i];
+    else
+        run_attn_values1(out, f16, att16, vc, n_kv, head_dim, kv_dim);
 }
 
 /* Multi-head attention for nb tokens at positions pos..pos+nb-1: token b

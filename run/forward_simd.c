@@ -262,6 +262,80 @@ FWD_AVX2 void fwd_f32_to_f16_avx2(const float *x, gguf_half *y, int64_t n)
         y[i] = gguf_f32_to_f16(x[i]);
 }
 
+/* One token's scores, eight positions at a time: per eight dimensions the
+ * eight keys' exact products with q (as floats) are transposed so that a
+ * lane is a position, then added dimension by dimension into two vectors
+ * of four doubles (positions 0-3 and 4-7): each lane adds its position's
+ * products in the scalar loop's order, and the eight chains overlap. */
+ALWAYS void transpose4(__m256 *r0, __m256 *r1, __m256 *r2, __m256 *r3)
+{
+    /* four rows of eight → in each 128-bit half, dims (0..3 | 4..7) with
+     * lanes = rows: out j holds dims j and j + 4 of rows 0-3 */
+    const __m256 t0 = _mm256_unpacklo_ps(*r0, *r1), t1 = _mm256_unpackhi_ps(*r0, *r1);
+    const __m256 t2 = _mm256_unpacklo_ps(*r2, *r3), t3 = _mm256_unpackhi_ps(*r2, *r3);
+    *r0 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    *r1 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    *r2 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+    *r3 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+}
+
+FWD_AVX2 int fwd_attn_scores1_avx2(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
+                                   int head_dim, size_t kv_dim)
+{
+    int t = 0;
+    for (; t + 8 <= n_kv; t += 8) {
+        const gguf_half *k = kc + (size_t)t * kv_dim;
+        __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+        for (int c = 0; c < head_dim; c += 8) {
+            const __m256 q = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(q16 + c)));
+            __m256 p[8];
+            for (int r = 0; r < 8; r++)
+                p[r] = _mm256_mul_ps(q, _mm256_cvtph_ps(_mm_loadu_si128(
+                                            (const __m128i *)(k + (size_t)r * kv_dim + c))));
+            transpose4(&p[0], &p[1], &p[2], &p[3]);
+            transpose4(&p[4], &p[5], &p[6], &p[7]);
+            for (int h = 0; h < 2; h++) /* dims c..c+3, then c+4..c+7 */
+                for (int j = 0; j < 4; j++) {
+                    const __m128 a = h ? _mm256_extractf128_ps(p[j], 1) : _mm256_castps256_ps128(p[j]);
+                    const __m128 b = h ? _mm256_extractf128_ps(p[4 + j], 1)
+                                       : _mm256_castps256_ps128(p[4 + j]);
+                    lo = _mm256_add_pd(lo, _mm256_cvtps_pd(a));
+                    hi = _mm256_add_pd(hi, _mm256_cvtps_pd(b));
+                }
+        }
+        _mm_storeu_ps(att + t, _mm256_cvtpd_ps(lo));
+        _mm_storeu_ps(att + t + 4, _mm256_cvtpd_ps(hi));
+    }
+    return t;
+}
+
+/* One token's weighted values: 32 outputs at a time as eight vectors of
+ * four doubles, each position adding its exact products p_t · v_t[i] (as
+ * floats) in the scalar loop's t order. */
+FWD_AVX2 void fwd_attn_values1_avx2(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
+                                    int head_dim, size_t kv_dim)
+{
+    for (int i0 = 0; i0 < head_dim; i0 += 32) {
+        const int nv = head_dim - i0 < 32 ? (head_dim - i0) / 8 : 4; /* 8-float groups */
+        __m256d acc[8];
+        for (int j = 0; j < 8; j++)
+            acc[j] = _mm256_setzero_pd();
+        for (int t = 0; t < n_kv; t++) {
+            const gguf_half *v = vc + (size_t)t * kv_dim + i0;
+            const __m256 p = _mm256_cvtph_ps(_mm_set1_epi16((short)p16[t]));
+            for (int j = 0; j < nv; j++) {
+                const __m256 pv = _mm256_mul_ps(p, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(v + 8 * j))));
+                acc[2 * j] = _mm256_add_pd(acc[2 * j], _mm256_cvtps_pd(_mm256_castps256_ps128(pv)));
+                acc[2 * j + 1] = _mm256_add_pd(acc[2 * j + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(pv, 1)));
+            }
+        }
+        for (int j = 0; j < nv; j++) {
+            _mm_storeu_ps(out + i0 + 8 * j, _mm256_cvtpd_ps(acc[2 * j]));
+            _mm_storeu_ps(out + i0 + 8 * j + 4, _mm256_cvtpd_ps(acc[2 * j + 1]));
+        }
+    }
+}
+
 #else
 /* ISO C wants something in a translation unit. */
 typedef int fwd_simd_unused;

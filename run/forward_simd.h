@@ -47,6 +47,14 @@ void run_attn_softmax(float *x, int n, float scale);
 void run_attn_values(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
                      int n_kv, int head_dim, size_t kv_dim);
 
+/* One token's scores and weighted values (generation): the same, but each
+ * exact f16·f16 product added in order in double (per score over i; per
+ * value over t), any head_dim. */
+void run_attn_scores1(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
+                      int n_kv, int head_dim, size_t kv_dim);
+void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
+                      int n_kv, int head_dim, size_t kv_dim);
+
 /* forward.c's scalar e^x (exp_poly), for the lanes the vector one leaves. */
 float run_exp_poly(float x);
 
@@ -89,6 +97,13 @@ void fwd_attn_softmax_avx2(float *x, int n, float scale);
 void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
                           int head_dim, size_t kv_dim);
 #define FWD_MAX_HEAD_DIM 512
+/* One-token versions, head_dim a multiple of 8. scores1 does the first
+ * n_kv - n_kv % 8 positions and returns how many (the caller does the
+ * rest). */
+int fwd_attn_scores1_avx2(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
+                          int head_dim, size_t kv_dim);
+void fwd_attn_values1_avx2(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
+                           int head_dim, size_t kv_dim);
 
 /* g = silu(g) * u over the first n - n % 8 elements; returns how many it
  * did (the caller does the rest with the scalar code). */

@@ -520,7 +520,7 @@ static gguf_half rnd_half(float scale)
 START_TEST(test_simd_attn_scores)
 {
     const float *tab = f16_table();
-    const int hds[] = { 16, 64, 128 }, nkvs[] = { 1, 3, 4, 5, 16, 17, 63, 130 };
+    const int hds[] = { 12, 16, 24, 64, 128 }, nkvs[] = { 1, 3, 4, 5, 8, 16, 17, 63, 130 };
     enum { MAX_KV = 130 };
     for (size_t a = 0; a < sizeof hds / sizeof *hds; a++) {
         const int hd = hds[a];
@@ -534,10 +534,19 @@ START_TEST(test_simd_attn_scores)
         for (size_t b = 0; b < sizeof nkvs / sizeof *nkvs; b++) {
             float want[MAX_KV], got[MAX_KV];
             run_force_scalar(true);
-            run_attn_scores(want, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
+            if (hd % 16 == 0)
+                run_attn_scores(want, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
             run_force_scalar(false);
-            run_attn_scores(got, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
-            same_bits(want, got, nkvs[b], "scores", hd, nkvs[b]);
+            if (hd % 16 == 0) { /* the batch kernel's 16 lanes */
+                run_attn_scores(got, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
+                same_bits(want, got, nkvs[b], "scores", hd, nkvs[b]);
+            }
+            /* one token: in double, eight positions at a time */
+            run_force_scalar(true);
+            run_attn_scores1(want, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
+            run_force_scalar(false);
+            run_attn_scores1(got, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
+            same_bits(want, got, nkvs[b], "scores1", hd, nkvs[b]);
         }
         free(kc);
     }
@@ -587,7 +596,7 @@ END_TEST
 START_TEST(test_simd_attn_values)
 {
     const float *tab = f16_table();
-    const int hds[] = { 8, 16, 64, 128, 136 }, nkvs[] = { 1, 2, 15, 16, 17, 33, 100, 257 };
+    const int hds[] = { 8, 12, 16, 64, 128, 136 }, nkvs[] = { 1, 2, 15, 16, 17, 33, 100, 257 };
     enum { MAX_KV = 257, MAX_HD = 136 };
     gguf_half p16[MAX_KV];
     for (int t = 0; t < MAX_KV; t++) /* probabilities: some tiny, subnormal or zero */
@@ -606,6 +615,11 @@ START_TEST(test_simd_attn_values)
             run_force_scalar(false);
             run_attn_values(got, tab, p16, vc + hd, nkvs[b], hd, kv_dim);
             same_bits(want, got, hd, "values", hd, nkvs[b]);
+            run_force_scalar(true); /* one token: in double */
+            run_attn_values1(want, tab, p16, vc + hd, nkvs[b], hd, kv_dim);
+            run_force_scalar(false);
+            run_attn_values1(got, tab, p16, vc + hd, nkvs[b], hd, kv_dim);
+            same_bits(want, got, hd, "values1", hd, nkvs[b]);
         }
         free(vc);
     }
