@@ -210,6 +210,21 @@ static void act_extra(void *xq, int64_t n, int bias)
     }
 }
 
+/* ggml's x86 quantize_row_q8_0: 127 / amax, levels rounded to nearest even. */
+void kern_quantize_q8_0_block(const float *x, block_q8_0 *y)
+{
+    float amax = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        const float a = fabsf(x[j]);
+        amax = amax > a ? amax : a;
+    }
+    const float d = amax / 127.0f;
+    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    for (int j = 0; j < 32; j++)
+        y->qs[j] = (int8_t)nearbyintf(x[j] * id);
+    y->d = gguf_f32_to_f16(d);
+}
+
 void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
 {
     const kern_type *t = kern_type_get(wtype);
@@ -221,19 +236,29 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
     case GGML_T_BF16: gguf_f32_to_bf16_row(x, xq, n); break;
     case GGML_T_Q8_1: kern_quantize_q8_1(x, xq, n); break;
     case GGML_T_Q8_0: {
-        block_q8_0 *y = xq;
-        for (int64_t ib = 0; ib < n / 32; ib++, x += 32) {
-            float amax = 0.0f;
-            for (int j = 0; j < 32; j++) { float a = fabsf(x[j]); amax = amax > a ? amax : a; }
-            const float d = amax / 127.0f;
-            const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
-            for (int j = 0; j < 32; j++) y[ib].qs[j] = (int8_t)nearbyintf(x[j] * id);
-            y[ib].d = gguf_f32_to_f16(d);
+        const int bias = wtype == GGML_T_Q4_0 ? 8 : wtype == GGML_T_Q8_0 ? 128 : 0;
+#ifdef KERN_X86
+        if (kern_isa_in_use() != KERN_ISA_SCALAR) {
+            quantize_q8_0_avx2(x, xq, n, bias);
+            break;
         }
-        if (wtype == GGML_T_Q4_0 || wtype == GGML_T_Q8_0)
-            act_extra(xq, n, wtype == GGML_T_Q4_0 ? 8 : 128);
+#endif
+        block_q8_0 *y = xq;
+        for (int64_t ib = 0; ib < n / 32; ib++)
+            kern_quantize_q8_0_block(x + 32 * ib, &y[ib]);
+        if (bias)
+            act_extra(xq, n, bias);
         break;
     }
+    case GGML_T_Q8_K:
+#ifdef KERN_X86
+        if (kern_isa_in_use() != KERN_ISA_SCALAR) {
+            quantize_q8_K_avx2(x, xq, n);
+            break;
+        }
+#endif
+        gguf_codec_get(GGML_T_Q8_K)->quantize(x, xq, n);
+        break;
     default: /* q8_K: libgguf's reference quantizer, which ggml also uses on x86 */
         gguf_codec_get(t->dot_type)->quantize(x, xq, n);
         break;

@@ -68,6 +68,9 @@ static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 #define KERN_EX_LEAD(ex, nb, i) ((ex) + 4 * (size_t)(nb) + 4 * (size_t)(i))
 #define KERN_EX_LANES(ex, nb, i) ((ex) + 8 * (size_t)(nb) + 32 * (size_t)(i))
 
+/* One q8_0 activation block as ggml's x86 quantize_row_q8_0. */
+void kern_quantize_q8_0_block(const float *x, block_q8_0 *y);
+
 /* ggml's quantize_row_q8_1_ref: per block of 32, d = amax / 127,
  * q = roundf(x / d) (ties away from zero), s = f16(Σq * d) with d unrounded. */
 void kern_quantize_q8_1(const float *x, void *y, int64_t n);
@@ -153,6 +156,12 @@ void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t x
  * out[k * 8 + r]. */
 void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+
+/* kern_quantize_act's q8_0 rows (with the extras of bias 8 or 128; none
+ * for 0) and q8_K rows, bit for bit as the scalar code; a block holding an
+ * infinity or NaN goes through the scalar code. */
+void quantize_q8_0_avx2(const float *x, void *y, int64_t n, int bias);
+void quantize_q8_K_avx2(const float *x, void *y, int64_t n);
 
 /* The k-quant kernels with AVX-512 VNNI (dpwssd for madd + add). */
 float dot_q2_K_vnni(int64_t n, const void *w, const void *x);

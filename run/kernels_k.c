@@ -15,6 +15,7 @@
  * terms in float. (q3_K and q6_K have signed levels and no mins.)
  * Not for: quantizing (libgguf's codecs).
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -483,4 +484,66 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
 
 KQUANT_KERNELS(avx2, ALWAYS, KERN_AVX2)
 KQUANT_KERNELS(vnni, ALWAYS_VNNI, KERN_VNNI_ATTR)
+/* q8_K activations (libgguf's q8_K_quantize, which ggml's x86 build also
+ * uses) on eight lanes: the first element of largest magnitude sets the
+ * scale, each level is round_half_even(iscale · x) by the same magic-number
+ * addition, capped at 127; bsums from the stored bytes. */
+KERN_AVX2 void quantize_q8_K_avx2(const float *x, void *vy, int64_t n)
+{
+    block_q8_K *y = vy;
+    const __m256 sign = _mm256_set1_ps(-0.0f), inf = _mm256_set1_ps(INFINITY);
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
+    for (int64_t ib = 0; ib < n / QK_K; ib++) {
+        const float *xb = x + (size_t)QK_K * ib;
+        __m256 m = _mm256_setzero_ps();
+        int finite = 0xff;
+        for (int j = 0; j < QK_K / 8; j++) {
+            const __m256 a = _mm256_andnot_ps(sign, _mm256_loadu_ps(xb + 8 * j));
+            finite &= _mm256_movemask_ps(_mm256_cmp_ps(a, inf, _CMP_LT_OQ));
+            m = _mm256_max_ps(m, a);
+        }
+        const float amax = hmax8(m);
+        /* NaN or ±inf in, or -127 / max overflowing: the scalar code, whose
+         * int8 conversion of out-of-range levels differs from packs' */
+        if (finite != 0xff || (amax != 0.0f && !(127.0f / amax <= FLT_MAX))) {
+            gguf_codec_get(GGML_T_Q8_K)->quantize(xb, &y[ib], QK_K);
+            continue;
+        }
+        if (amax == 0.0f) {
+            memset(&y[ib], 0, sizeof y[ib]);
+            continue;
+        }
+        const __m256 vamax = _mm256_set1_ps(amax);
+        float max = 0.0f;
+        for (int j = 0; j < QK_K / 8; j++) {
+            const __m256 v = _mm256_loadu_ps(xb + 8 * j);
+            const int hit = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, v), vamax, _CMP_EQ_OQ));
+            if (hit) {
+                max = xb[8 * j + __builtin_ctz((unsigned)hit)];
+                break;
+            }
+        }
+        const float iscale = -127.0f / max;
+        const __m256 vs = _mm256_set1_ps(iscale);
+        const __m256i mant = _mm256_set1_epi32(0x007fffff), half = _mm256_set1_epi32(0x00400000);
+        const __m256i top = _mm256_set1_epi32(127);
+        for (int c = 0; c < QK_K / 32; c++) {
+            __m256i q[4];
+            for (int j = 0; j < 4; j++) {
+                const __m256 t = _mm256_add_ps(_mm256_mul_ps(vs, _mm256_loadu_ps(xb + 32 * c + 8 * j)), magic);
+                q[j] = _mm256_min_epi32(
+                    _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(t), mant), half), top);
+            }
+            const __m256i b = pack_levels(q);
+            _mm256_storeu_si256((__m256i *)(y[ib].qs + 32 * c), b);
+            /* sums of four, then of sixteen: lanes 0-3 and 4-7 */
+            __m256i s4 = sums4_i8(b);
+            s4 = _mm256_hadd_epi32(s4, s4);
+            s4 = _mm256_hadd_epi32(s4, s4);
+            y[ib].bsums[2 * c] = (int16_t)_mm256_extract_epi32(s4, 0);
+            y[ib].bsums[2 * c + 1] = (int16_t)_mm256_extract_epi32(s4, 4);
+        }
+        y[ib].d = 1.0f / iscale;
+    }
+}
 #endif

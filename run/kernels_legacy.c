@@ -10,6 +10,7 @@
  * splits that way. Σ q·a is an exact integer; the row's result is Σ_b term_b
  * added in float. Not for: quantizing (libgguf's codecs, kernels.c).
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -460,6 +461,52 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
     }
     UNROLL for (int k = 0; k < nw * nx; k++)
         out[k] = acc[k];
+}
+
+/* kern_quantize_q8_0_block on eight lanes: the same maximum (an exact
+ * operation in any order), d and 1/d from it as scalars, and each level
+ * x · id rounded to nearest even as nearbyintf does. */
+KERN_AVX2 void quantize_q8_0_avx2(const float *x, void *vy, int64_t n, int bias)
+{
+    block_q8_0 *y = vy;
+    const int64_t nb = n / 32;
+    uint8_t *ex = (uint8_t *)kern_act_extra(vy, n);
+    const __m256 sign = _mm256_set1_ps(-0.0f), inf = _mm256_set1_ps(INFINITY);
+    for (int64_t ib = 0; ib < nb; ib++) {
+        const float *xb = x + 32 * ib;
+        __m256 v[4], m = _mm256_setzero_ps();
+        int finite = 0xff;
+        UNROLL for (int j = 0; j < 4; j++) {
+            v[j] = _mm256_loadu_ps(xb + 8 * j);
+            const __m256 a = _mm256_andnot_ps(sign, v[j]);
+            finite &= _mm256_movemask_ps(_mm256_cmp_ps(a, inf, _CMP_LT_OQ));
+            m = _mm256_max_ps(m, a);
+        }
+        const float amax = hmax8(m);
+        const float d = amax / 127.0f, id = amax != 0.0f ? 127.0f / amax : 0.0f;
+        __m256i b;
+        if (finite != 0xff || !(id <= FLT_MAX)) { /* NaN or ±inf in, or 1/d overflows */
+            kern_quantize_q8_0_block(xb, &y[ib]);
+            b = load32(y[ib].qs);
+        } else {
+            const __m256 vid = _mm256_set1_ps(id);
+            __m256i q[4];
+            UNROLL for (int j = 0; j < 4; j++)
+                q[j] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v[j], vid),
+                                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            b = pack_levels(q);
+            _mm256_storeu_si256((__m256i *)y[ib].qs, b);
+            y[ib].d = gguf_f32_to_f16(d);
+        }
+        if (bias) { /* the extras (kernels_impl.h) */
+            const float dx = gguf_f16_to_f32(y[ib].d);
+            const __m256i lanes = _mm256_mullo_epi32(sums4_i8(b), _mm256_set1_epi32(-bias));
+            const int32_t total = hsum_i32x8(lanes);
+            memcpy(KERN_EX_DX(ex, nb, ib), &dx, 4);
+            memcpy(KERN_EX_LEAD(ex, nb, ib), &total, 4);
+            _mm256_storeu_si256((__m256i *)KERN_EX_LANES(ex, nb, ib), lanes);
+        }
+    }
 }
 
 /* Packed rows (kern_pack): per group of eight rows and block i, the eight

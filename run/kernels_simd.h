@@ -49,4 +49,28 @@ ALWAYS __m256 add_scaled(__m256 acc, float d, __m256i s)
     return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(s), acc);
 }
 
+/* Four vectors of eight int32 levels (elements 0-7, ..., 24-31) as 32
+ * bytes in element order: the packs interleave 128-bit halves, which the
+ * permute undoes. */
+ALWAYS __m256i pack_levels(const __m256i q[4])
+{
+    const __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+    return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* Sums of each four consecutive levels, as eight int32 lanes. */
+ALWAYS __m256i sums4_i8(__m256i b)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), b), _mm256_set1_epi16(1));
+}
+
+/* The largest of eight lanes (no NaNs: max is exact in any order). */
+ALWAYS float hmax8(__m256 v)
+{
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_movehdup_ps(h));
+    return _mm_cvtss_f32(h);
+}
+
 #endif

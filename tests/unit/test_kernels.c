@@ -404,6 +404,47 @@ START_TEST(test_act_bytes_are_libgguf)
 }
 END_TEST
 
+/* The vector activation quantizers (q8_0 with and without extras, q8_K)
+ * against the scalar code, byte for byte, on blocks made to hit their
+ * edges: all zeros, levels exactly halfway (ties to even), the largest
+ * magnitude at two places with both signs (the first one sets q8_K's
+ * sign), a single spike, infinities and NaNs (the scalar path's bytes),
+ * subnormals, and ordinary noise. */
+START_TEST(test_act_simd_equals_scalar)
+{
+    enum { N = 2048 }; /* 8 q8_K blocks, 64 q8_0 blocks */
+    static float x[N];
+    static uint8_t want[N * 4], got[N * 4];
+    fill(x, N, 29);
+    for (int i = 0; i < 256; i++)
+        x[i] = 0.0f;                                      /* q8_K block 0 */
+    for (int i = 256; i < 512; i++)                       /* halves: 127 * k / 254 */
+        x[i] = (float)((i % 64) - 32) * (127.0f / 254.0f);
+    x[256] = 127.0f;
+    x[600] = -3.5f, x[700] = 3.5f;                         /* block 2: first is - */
+    x[800] = 5.0f, x[900] = -5.0f;                         /* block 3: first is + */
+    x[1100] = INFINITY;                                    /* block 4 */
+    x[1300] = NAN, x[1301] = -INFINITY;                    /* block 5 */
+    for (int i = 1536; i < 1792; i++)                      /* block 6: subnormal */
+        x[i] = (float)(i % 7 - 3) * 1e-39f;
+    x[1900] = 1000.0f;                                     /* block 7: a spike */
+    const uint32_t types[] = { GGML_T_Q8_0, GGML_T_Q4_0, GGML_T_Q5_0, GGML_T_Q4_K, GGML_T_Q6_K };
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+        const size_t bytes = kern_act_row_size(types[k], N);
+        ck_assert_uint_le(bytes, sizeof want);
+        memset(want, 0xAA, bytes);
+        memset(got, 0x55, bytes);
+        kern_force_scalar(true);
+        kern_quantize_act(types[k], x, want, N);
+        kern_force_scalar(false);
+        kern_quantize_act(types[k], x, got, N);
+        for (size_t i = 0; i < bytes; i++)
+            ck_assert_msg(want[i] == got[i], "%s activation byte %zu: scalar %u, vector %u",
+                          ggml_type_name(types[k]), i, want[i], got[i]);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------
  * 4: matmul
  */
@@ -603,6 +644,7 @@ int main(void)
     tcase_add_loop_test(tc, test_simd_matches_scalar, 0, N_WTYPES);
     tcase_add_test(tc, test_q8_1_bytes);
     tcase_add_test(tc, test_act_bytes_are_libgguf);
+    tcase_add_test(tc, test_act_simd_equals_scalar);
     tcase_add_loop_test(tc, test_matmul_equals_vec_dot, 0, 3 * N_WTYPES);
     tcase_add_loop_test(tc, test_vnni_equals_avx2, 0, N_WTYPES);
     tcase_add_test(tc, test_packed_equals_matmul);
