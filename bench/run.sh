@@ -17,7 +17,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
 THREADS=${THREADS:-2}
-REPS=${REPS:-3}
+REPS=${REPS:-5}
 TYPES=${TYPES:-"Q4_0 Q8_0 Q4_K_M Q6_K"}
 for b in gguf-convert gguf-quantize gguf-run tests/tools/mkhf; do
     [ -x "$BIN/$b" ] || { echo "build first: make all build/tests/tools/mkhf (no $BIN/$b)" >&2; exit 1; }
@@ -40,34 +40,46 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 # ours: a run prints "timing: prompt N tokens X tok/s, generation M tokens Y tok/s".
 # As llama-bench does, pp512 is the 512-token prompt as one batch and tg128
 # is 128 tokens generated from an empty context (here after BOS alone).
-ours() { # file -> "pp tg"
-    local pp=() tg=() line
-    for _ in $(seq "$REPS"); do
-        line=$("$BIN/gguf-run" -m "$1" --prompt-ids "$ids" -n 1 --ids -t "$THREADS" 2>&1 >/dev/null | grep '^timing:')
-        pp+=("$(sed -nE 's/.*prompt [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p' <<<"$line")")
-        line=$("$BIN/gguf-run" -m "$1" --prompt-ids 1 -n 128 --ids -t "$THREADS" 2>&1 >/dev/null | grep '^timing:')
-        tg+=("$(sed -nE 's/.*generation [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p' <<<"$line")")
-    done
-    echo "$(printf '%s\n' "${pp[@]}" | median) $(printf '%s\n' "${tg[@]}" | median)"
+ours_pp() {
+    "$BIN/gguf-run" -m "$1" --prompt-ids "$ids" -n 1 --ids -t "$THREADS" 2>&1 >/dev/null |
+        sed -nE 's/^timing: prompt [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p'
 }
-
-theirs() { # file -> "pp tg" (llama-bench's mean over REPS)
-    "$LLAMA_BENCH" -m "$1" -p 512 -n 128 -t "$THREADS" -r "$REPS" -o json 2>/dev/null |
+ours_tg() {
+    "$BIN/gguf-run" -m "$1" --prompt-ids 1 -n 128 --ids -t "$THREADS" 2>&1 >/dev/null |
+        sed -nE 's/^timing: .*generation [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p'
+}
+theirs() { # file -> "pp tg", one repetition (after llama-bench's own warm-up)
+    "$LLAMA_BENCH" -m "$1" -p 512 -n 128 -t "$THREADS" -r 1 -o json 2>/dev/null |
         jq -r '(map(select(.n_prompt > 0))[0].avg_ts | tostring) + " " + (map(select(.n_gen > 0))[0].avg_ts | tostring)'
 }
+have_llama() { [ -n "${LLAMA_BENCH:-}" ] && [ -x "$LLAMA_BENCH" ]; }
 
+# The machine's speed drifts by more than the differences measured (a
+# shared VM), so the two programs take turns: each repetition runs ours,
+# then llama-bench, then ours again, and the medians are compared.
 printf '\n%-8s %9s %14s %9s %14s %9s %9s\n' TYPE "SIZE MiB" "pp512 ours" theirs "tg128 ours" theirs "ratio pp/tg"
 for t in $TYPES; do
     f=$WORK/$t.gguf
     "$BIN/gguf-quantize" "$WORK/F16.gguf" "$f" "$t" >/dev/null 2>&1
-    read -r opp otg <<<"$(ours "$f")"
-    if [ -n "${LLAMA_BENCH:-}" ] && [ -x "$LLAMA_BENCH" ]; then
-        read -r tpp ttg <<<"$(theirs "$f")"
+    opps=() otgs=() tpps=() ttgs=()
+    for _ in $(seq "$REPS"); do
+        opps+=("$(ours_pp "$f")")
+        if have_llama; then
+            read -r a b <<<"$(theirs "$f")"
+            tpps+=("$a") ttgs+=("$b")
+        fi
+        otgs+=("$(ours_tg "$f")")
+    done
+    opp=$(printf '%s\n' "${opps[@]}" | median) otg=$(printf '%s\n' "${otgs[@]}" | median)
+    if have_llama; then
+        tpp=$(printf '%s\n' "${tpps[@]}" | median) ttg=$(printf '%s\n' "${ttgs[@]}" | median)
         ratio=$(awk -v a="$opp" -v b="$tpp" -v c="$otg" -v d="$ttg" 'BEGIN { printf "%.2f/%.2f", a / b, c / d }')
+        tpp=$(printf '%.1f' "$tpp") ttg=$(printf '%.1f' "$ttg")
     else
         tpp=- ttg=- ratio=-
     fi
-    printf '%-8s %9d %14s %9s %14s %9s %9s\n' "$t" $(($(stat -c %s "$f") / 1048576)) "$opp" "$tpp" "$otg" "$ttg" "$ratio"
+    printf '%-8s %9d %14.1f %9s %14.1f %9s %9s\n' "$t" $(($(stat -c %s "$f") / 1048576)) "$opp" "$tpp" "$otg" "$ttg" "$ratio"
+    echo "  runs: pp ours ${opps[*]} | theirs ${tpps[*]:-}; tg ours ${otgs[*]} | theirs ${ttgs[*]:-}" >&2
     rm -f "$f"
 done
 [ -n "${LLAMA_BENCH:-}" ] || echo "(llama-bench not run: set LLAMA_BENCH to its path)"

@@ -335,9 +335,16 @@ static int pack_matrix(run_matrix *w, gguf_error *err)
     if (!kern_pack_usable(w->type, w->rows, w->cols))
         return 0;
     const size_t bytes = (size_t)w->rows * w->row_bytes;
-    const size_t alloc = (bytes + 63) / 64 * 64;
-    if (!(w->packed = aligned_alloc(64, alloc)))
+    /* in 2 MiB pages where the kernel gives them (transparent huge pages
+     * on madvise): the kernels stream the matrix, one TLB entry per 2 MiB */
+    const size_t huge = (size_t)2 << 20, align = bytes >= huge ? huge : 64;
+    const size_t alloc = (bytes + align - 1) / align * align;
+    if (!(w->packed = aligned_alloc(align, alloc)))
         return gguf_error_set(err, "out of memory (%zu bytes to pack a matrix)", bytes);
+#ifdef MADV_HUGEPAGE
+    if (align == huge)
+        (void)madvise(w->packed, alloc, MADV_HUGEPAGE); /* advice only */
+#endif
     kern_pack(w->type, w->data, w->row_bytes, w->rows, w->cols, w->packed);
     const long page = sysconf(_SC_PAGESIZE);
     if (page > 0) {
