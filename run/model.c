@@ -326,25 +326,14 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     return 0;
 }
 
-/* Packs a q4_0 or q8_0 matrix for the eight-row kernels when this CPU has them.
- * The copy replaces the mapped rows for products, so their pages are given
+/* Packs a q4_0 or q8_0 matrix for the eight-row kernels into out. The
+ * copy replaces the mapped rows for products, so their pages are given
  * back (they are read again from the file if the embedding needs a row):
  * resident memory stays about the file's size. */
-static int pack_matrix(run_matrix *w, gguf_error *err)
+static void pack_matrix(run_matrix *w, uint8_t *out)
 {
-    if (!kern_pack_usable(w->type, w->rows, w->cols))
-        return 0;
     const size_t bytes = (size_t)w->rows * w->row_bytes;
-    /* in 2 MiB pages where the kernel gives them (transparent huge pages
-     * on madvise): the kernels stream the matrix, one TLB entry per 2 MiB */
-    const size_t huge = (size_t)2 << 20, align = bytes >= huge ? huge : 64;
-    const size_t alloc = (bytes + align - 1) / align * align;
-    if (!(w->packed = aligned_alloc(align, alloc)))
-        return gguf_error_set(err, "out of memory (%zu bytes to pack a matrix)", bytes);
-#ifdef MADV_HUGEPAGE
-    if (align == huge)
-        (void)madvise(w->packed, alloc, MADV_HUGEPAGE); /* advice only */
-#endif
+    w->packed = out;
     kern_pack(w->type, w->data, w->row_bytes, w->rows, w->cols, w->packed);
     const long page = sysconf(_SC_PAGESIZE);
     if (page > 0) {
@@ -354,20 +343,49 @@ static int pack_matrix(run_matrix *w, gguf_error *err)
         if (hi > lo)
             (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice only */
     }
-    return 0;
 }
 
+/* Every packable matrix (kern_pack_usable) goes into one allocation, in
+ * 2 MiB pages where the kernel gives them (transparent huge pages on
+ * madvise): the kernels stream the matrices, one TLB entry per 2 MiB, and
+ * one arena wastes at most one page's tail where a page per matrix would
+ * waste one each. */
 static int pack_all(run_model *m, gguf_error *err)
 {
-    if (pack_matrix(&m->output, err))
-        return -1;
+    const size_t nmat = 1 + 7 * (size_t)m->hp.n_layer;
+    run_matrix **ws = malloc(nmat * sizeof *ws);
+    if (!ws)
+        return gguf_error_set(err, "out of memory");
+    size_t n = 0, total = 0;
+    ws[n++] = &m->output;
     for (int i = 0; i < m->hp.n_layer; i++) {
         run_layer *l = &m->layers[i];
-        run_matrix *ws[] = { &l->wq, &l->wk, &l->wv, &l->wo, &l->w_gate, &l->w_up, &l->w_down };
-        for (size_t k = 0; k < sizeof ws / sizeof *ws; k++)
-            if (pack_matrix(ws[k], err))
-                return -1;
+        run_matrix *lw[] = { &l->wq, &l->wk, &l->wv, &l->wo, &l->w_gate, &l->w_up, &l->w_down };
+        for (size_t k = 0; k < sizeof lw / sizeof *lw; k++)
+            ws[n++] = lw[k];
     }
+    for (size_t k = 0; k < n; k++)
+        if (kern_pack_usable(ws[k]->type, ws[k]->rows, ws[k]->cols))
+            total += ((size_t)ws[k]->rows * ws[k]->row_bytes + 63) / 64 * 64;
+    if (total) {
+        const size_t huge = (size_t)2 << 20, align = total >= huge ? huge : 64;
+        const size_t alloc = (total + align - 1) / align * align;
+        if (!(m->packed_arena = aligned_alloc(align, alloc))) {
+            free(ws);
+            return gguf_error_set(err, "out of memory (%zu bytes to pack the matrices)", total);
+        }
+#ifdef MADV_HUGEPAGE
+        if (align == huge)
+            (void)madvise(m->packed_arena, alloc, MADV_HUGEPAGE); /* advice only */
+#endif
+        uint8_t *at = m->packed_arena;
+        for (size_t k = 0; k < n; k++)
+            if (kern_pack_usable(ws[k]->type, ws[k]->rows, ws[k]->cols)) {
+                pack_matrix(ws[k], at);
+                at += ((size_t)ws[k]->rows * ws[k]->row_bytes + 63) / 64 * 64;
+            }
+    }
+    free(ws);
     return 0;
 }
 
@@ -383,16 +401,9 @@ int run_model_load(run_model *m, const gguf_file *f, gguf_error *err)
 
 void run_model_free(run_model *m)
 {
-    free(m->output.packed);
+    free(m->packed_arena);
     for (int i = 0; m->layers && i < m->hp.n_layer; i++) {
         run_layer *l = &m->layers[i];
-        free(l->wq.packed);
-        free(l->wk.packed);
-        free(l->wv.packed);
-        free(l->wo.packed);
-        free(l->w_gate.packed);
-        free(l->w_up.packed);
-        free(l->w_down.packed);
         free(l->attn_norm);
         free(l->ffn_norm);
         free(l->bq);

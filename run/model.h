@@ -46,8 +46,9 @@ typedef struct run_hparams {
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
  * row row_bytes long. y = W x takes x of cols and gives y of rows. packed:
- * an owned copy in kern_pack's layout (q4_0, q8_0 on CPUs with kernels
- * for it), which products use instead of data; NULL otherwise. */
+ * a copy in kern_pack's layout (q4_0, q8_0 on CPUs with kernels
+ * for it, in run_model.packed_arena), which products use instead of
+ * data; NULL otherwise. */
 typedef struct run_matrix {
     const void *data;
     uint32_t    type;
@@ -73,6 +74,7 @@ typedef struct run_model {
     bool        tied;
     float      *rope_freqs;  /* (n_rot/2,) divisors of the frequencies, or NULL */
     run_layer  *layers;      /* n_layer */
+    void       *packed_arena; /* owns every matrix's packed copy */
 } run_model;
 
 /* Reads and validates the model in f (which must outlive it). On failure
