@@ -210,6 +210,16 @@ static void act_extra(void *xq, int64_t n, int bias)
     }
 }
 
+/* x rounded to nearest even as an int8 level, as ggml's x86 code converts
+ * (cvtps_epi32, then saturating packs): a NaN or a value out of range (only
+ * from an infinite or NaN input) gives -128, where a C cast would be
+ * undefined. */
+static int8_t level_i8(float x)
+{
+    const float v = nearbyintf(x);
+    return v >= -128.0f && v <= 127.0f ? (int8_t)v : (int8_t)-128;
+}
+
 /* ggml's x86 quantize_row_q8_0: 127 / amax, levels rounded to nearest even. */
 void kern_quantize_q8_0_block(const float *x, block_q8_0 *y)
 {
@@ -221,7 +231,7 @@ void kern_quantize_q8_0_block(const float *x, block_q8_0 *y)
     const float d = amax / 127.0f;
     const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
     for (int j = 0; j < 32; j++)
-        y->qs[j] = (int8_t)nearbyintf(x[j] * id);
+        y->qs[j] = level_i8(x[j] * id);
     y->d = gguf_f32_to_f16(d);
 }
 
@@ -279,8 +289,8 @@ void kern_quantize_q8_1(const float *x, void *vy, int64_t n)
         const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
         int sum = 0;
         for (int j = 0; j < QK8_1; j++) {
-            const int q = (int)nearbyintf(x[j] * id);
-            y[ib].qs[j] = (int8_t)q;
+            const int8_t q = level_i8(x[j] * id);
+            y[ib].qs[j] = q;
             sum += q;
         }
         y[ib].d = gguf_f32_to_f16(d);
