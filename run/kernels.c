@@ -176,6 +176,13 @@ static void dot_type_shape(uint32_t dot_type, int64_t *blck, int64_t *bytes)
     *bytes = tr->type_size;
 }
 
+/* The level offset B of a weight type whose activation rows carry the
+ * extras (kernels_impl.h): 8 for q4_0, 128 for q8_0; 0 for the others. */
+static int act_bias(uint32_t wtype)
+{
+    return wtype == GGML_T_Q4_0 ? 8 : wtype == GGML_T_Q8_0 ? 128 : 0;
+}
+
 size_t kern_act_row_size(uint32_t wtype, int64_t n)
 {
     const kern_type *t = kern_type_get(wtype);
@@ -185,7 +192,7 @@ size_t kern_act_row_size(uint32_t wtype, int64_t n)
     dot_type_shape(t->dot_type, &blck, &bytes);
     if (n % blck)
         return 0;
-    if (wtype == GGML_T_Q4_0 || wtype == GGML_T_Q8_0)
+    if (act_bias(wtype))
         bytes += KERN_ACT_EXTRA;
     return (size_t)(n / blck) * (size_t)bytes;
 }
@@ -246,7 +253,7 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
     case GGML_T_BF16: gguf_f32_to_bf16_row(x, xq, n); break;
     case GGML_T_Q8_1: kern_quantize_q8_1(x, xq, n); break;
     case GGML_T_Q8_0: {
-        const int bias = wtype == GGML_T_Q4_0 ? 8 : wtype == GGML_T_Q8_0 ? 128 : 0;
+        const int bias = act_bias(wtype);
 #ifdef KERN_X86
         if (kern_isa_in_use() != KERN_ISA_SCALAR) {
             quantize_q8_0_avx2(x, xq, n, bias);
@@ -389,7 +396,7 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
 bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols)
 {
 #ifdef KERN_X86
-    return (wtype == GGML_T_Q4_0 || wtype == GGML_T_Q8_0) && nrows > 0 && nrows % 8 == 0 &&
+    return act_bias(wtype) && nrows > 0 && nrows % 8 == 0 &&
            ncols > 0 && ncols % 32 == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
 #else
     (void)wtype, (void)nrows, (void)ncols;

@@ -345,6 +345,15 @@ static void pack_matrix(run_matrix *w, uint8_t *out)
     }
 }
 
+/* The bytes w's packed copy takes in the arena (64-byte aligned), or 0
+ * when it is not packed. */
+static size_t packed_bytes(const run_matrix *w)
+{
+    if (!kern_pack_usable(w->type, w->rows, w->cols))
+        return 0;
+    return ((size_t)w->rows * w->row_bytes + 63) / 64 * 64;
+}
+
 /* Every packable matrix (kern_pack_usable) goes into one allocation, in
  * 2 MiB pages where the kernel gives them (transparent huge pages on
  * madvise): the kernels stream the matrices, one TLB entry per 2 MiB, and
@@ -365,8 +374,7 @@ static int pack_all(run_model *m, gguf_error *err)
             ws[n++] = lw[k];
     }
     for (size_t k = 0; k < n; k++)
-        if (kern_pack_usable(ws[k]->type, ws[k]->rows, ws[k]->cols))
-            total += ((size_t)ws[k]->rows * ws[k]->row_bytes + 63) / 64 * 64;
+        total += packed_bytes(ws[k]);
     if (total) {
         const size_t huge = (size_t)2 << 20, align = total >= huge ? huge : 64;
         const size_t alloc = (total + align - 1) / align * align;
@@ -379,11 +387,13 @@ static int pack_all(run_model *m, gguf_error *err)
             (void)madvise(m->packed_arena, alloc, MADV_HUGEPAGE); /* advice only */
 #endif
         uint8_t *at = m->packed_arena;
-        for (size_t k = 0; k < n; k++)
-            if (kern_pack_usable(ws[k]->type, ws[k]->rows, ws[k]->cols)) {
+        for (size_t k = 0; k < n; k++) {
+            const size_t bytes = packed_bytes(ws[k]);
+            if (bytes) {
                 pack_matrix(ws[k], at);
-                at += ((size_t)ws[k]->rows * ws[k]->row_bytes + 63) / 64 * 64;
+                at += bytes;
             }
+        }
     }
     free(ws);
     return 0;

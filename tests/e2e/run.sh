@@ -184,6 +184,19 @@ u32_after_key() { # KEY: regex of a u32 key record, value offset
     echo "${1//./\\.}\\x04\\x00\\x00\\x00"
 }
 
+# refused NAME PREFIX CMD...: CMD (a gguf-run) exits 1 and its error
+# message begins "gguf-run: error: PREFIX" (PREFIX literal).
+refused() {
+    local name=$1 prefix=$2 out rc
+    shift 2
+    out=$("$@" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $prefix"* ]]; then
+        pass "$name"
+    else
+        fail "$name" "exit $rc: $out"
+    fi
+}
+
 # bad NAME EXPECTED-MESSAGE-PART REGEX SKIP HEXBYTES
 bad() {
     local f=$W/bad.gguf out rc
@@ -256,18 +269,8 @@ if need_fixture reference/wp-llama-5m-f16.gguf "imatrix wp-llama-5m" &&
 fi
 
 # bad inputs: exit 1 naming the file, or exit 2 for the command line
-out=$("$RUN" -m "$GOOD" --imatrix "$W/x.imatrix" -f "$W/no-such.txt" 2>&1 >/dev/null); rc=$?
-if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $W/no-such.txt: "* ]]; then
-    pass "imatrix: a missing text file is refused naming it"
-else
-    fail "imatrix: a missing text file is refused naming it" "exit $rc: $out"
-fi
-out=$("$RUN" -m "$W/no-such.gguf" --imatrix "$W/x.imatrix" -f "$W/no-such.txt" 2>&1 >/dev/null); rc=$?
-if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $W/no-such.gguf: "* ]]; then
-    pass "imatrix: a missing model is refused naming it"
-else
-    fail "imatrix: a missing model is refused naming it" "exit $rc: $out"
-fi
+refused "imatrix: a missing text file is refused naming it" "$W/no-such.txt: " "$RUN" -m "$GOOD" --imatrix "$W/x.imatrix" -f "$W/no-such.txt"
+refused "imatrix: a missing model is refused naming it" "$W/no-such.gguf: " "$RUN" -m "$W/no-such.gguf" --imatrix "$W/x.imatrix" -f "$W/no-such.txt"
 "$RUN" -m "$GOOD" --imatrix "$W/x.imatrix" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && pass "imatrix without -f: exit 2" || fail "imatrix without -f: exit 2" "exit $rc"
 
@@ -293,25 +296,10 @@ if need_fixture reference/wp-llama-5m-f16.gguf "verify wp-llama-5m" &&
     else
         fail "verify Q2_K vs F16 fails --max-kld 0.005" "exit $rc: $(cat "$W/v.out") $(tail -1 "$W/err")"
     fi
-    out=$("$RUN" -m "$REF/wp-llama-5m-Q8_0.gguf" --verify "$W/no-such.gguf" -f "$TEXT" 2>&1 >/dev/null); rc=$?
-    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $W/no-such.gguf: "* ]]; then
-        pass "verify: a missing reference is refused naming it"
-    else
-        fail "verify: a missing reference is refused naming it" "exit $rc: $out"
-    fi
-    out=$("$RUN" -m "$REF/wp-llama-5m-Q8_0.gguf" --verify "$GOOD" -f "$TEXT" 2>&1 >/dev/null); rc=$?
-    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $GOOD: has 300 tokens"* ]]; then
-        pass "verify: a reference with another vocabulary is refused naming it"
-    else
-        fail "verify: a reference with another vocabulary is refused naming it" "exit $rc: $out"
-    fi
+    refused "verify: a missing reference is refused naming it" "$W/no-such.gguf: " "$RUN" -m "$REF/wp-llama-5m-Q8_0.gguf" --verify "$W/no-such.gguf" -f "$TEXT"
+    refused "verify: a reference with another vocabulary is refused naming it" "$GOOD: has 300 tokens" "$RUN" -m "$REF/wp-llama-5m-Q8_0.gguf" --verify "$GOOD" -f "$TEXT"
 fi
-out=$("$RUN" -m "$GOOD" --verify "$GOOD" -f "$W/no-such.txt" 2>&1 >/dev/null); rc=$?
-if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $W/no-such.txt: "* ]]; then
-    pass "verify: a missing text file is refused naming it"
-else
-    fail "verify: a missing text file is refused naming it" "exit $rc: $out"
-fi
+refused "verify: a missing text file is refused naming it" "$W/no-such.txt: " "$RUN" -m "$GOOD" --verify "$GOOD" -f "$W/no-such.txt"
 "$RUN" -m "$GOOD" --verify "$GOOD" -f "$W/no-such.txt" --max-kld x >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && pass "verify: bad --max-kld: exit 2" || fail "verify: bad --max-kld: exit 2" "exit $rc"
 exit 0
