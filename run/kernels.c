@@ -396,17 +396,43 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
 bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols)
 {
 #ifdef KERN_X86
-    return act_bias(wtype) && nrows > 0 && nrows % 8 == 0 &&
-           ncols > 0 && ncols % 32 == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
+    const int64_t blck = wtype == GGML_T_Q4_K ? QK_K : 32;
+    return (act_bias(wtype) || wtype == GGML_T_Q4_K) && nrows > 0 && nrows % 8 == 0 &&
+           ncols > 0 && ncols % blck == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
 #else
     (void)wtype, (void)nrows, (void)ncols;
     return false;
 #endif
 }
 
+/* q4_K's packed super-block (kernels_k.c describes it): scales, mins and
+ * the scale bytes as words, then 4-byte pieces of qs, row r in lane r. */
+static void pack_q4_K(const uint8_t *w, size_t row_bytes, int64_t nrows, int64_t ncols, uint8_t *dst)
+{
+    const int64_t nb = ncols / QK_K;
+    for (int64_t g = 0; g < nrows / 8; g++)
+        for (int64_t i = 0; i < nb; i++) {
+            for (int r = 0; r < 8; r++) {
+                const block_q4_K *b = (const block_q4_K *)(w + (size_t)(8 * g + r) * row_bytes) + i;
+                memcpy(dst + 2 * r, &b->d, 2);
+                memcpy(dst + 16 + 2 * r, &b->dmin, 2);
+                for (int k = 0; k < 3; k++)
+                    memcpy(dst + 32 + 32 * k + 4 * r, b->scales + 4 * k, 4);
+                for (int L = 0; L < 8; L++)
+                    for (int q = 0; q < 4; q++)
+                        memcpy(dst + 128 + 32 * (4 * L + q) + 4 * r, b->qs + 32 * q + 4 * L, 4);
+            }
+            dst += 8 * sizeof(block_q4_K);
+        }
+}
+
 void kern_pack(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
                void *out)
 {
+    if (wtype == GGML_T_Q4_K) {
+        pack_q4_K(w, row_bytes, nrows, ncols, out);
+        return;
+    }
     const int64_t nb = ncols / 32;
     const bool q4 = wtype == GGML_T_Q4_0;
     const size_t bbytes = q4 ? sizeof(block_q4_0) : sizeof(block_q8_0);
@@ -429,11 +455,11 @@ void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64
                         const void *xq, int64_t nb, float *y)
 {
 #ifdef KERN_X86
-    const bool q4 = wtype == GGML_T_Q4_0;
     void (*rows8)(int64_t, const void *, const void *, size_t, int, float *) =
-        q4 ? q4_0x8_vnni : q8_0x8_vnni;
+        wtype == GGML_T_Q4_0 ? q4_0x8_vnni : wtype == GGML_T_Q8_0 ? q8_0x8_vnni : q4_Kx8_vnni;
     const size_t xbytes = kern_act_row_size(wtype, ncols);
-    const size_t gbytes = (size_t)(ncols / 32) * 8 * (q4 ? sizeof(block_q4_0) : sizeof(block_q8_0));
+    const ggml_type_traits *tt = ggml_type_get(wtype);
+    const size_t gbytes = 8 * (size_t)(ncols / tt->blck_size) * tt->type_size;
     const uint8_t *wp = packed, *xb = xq;
     /* a group's 8 rows (a few KiB) stay cached while every activation row
      * passes over them */

@@ -156,6 +156,7 @@ void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t x
  * out[k * 8 + r]. */
 void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 
 /* kern_quantize_act's q8_0 rows (with the extras of bias 8 or 128; none
  * for 0) and q8_K rows, bit for bit as the scalar code; a block holding an

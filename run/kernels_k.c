@@ -484,6 +484,128 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
 
 KQUANT_KERNELS(avx2, ALWAYS, KERN_AVX2)
 KQUANT_KERNELS(vnni, ALWAYS_VNNI, KERN_VNNI_ATTR)
+
+/* ---------------------------------------------------------------------------
+ * Packed q4_K (kern_pack): per group of eight rows and super-block, the
+ * 1152 bytes the eight blocks take, rearranged so that vector lane r is
+ * row r:
+ *   0..15     the eight d (f16); 16..31 the eight dmin
+ *   32..127   three vectors: lane r of vector w holds bytes 4w..4w+3 of
+ *             row r's twelve scale bytes
+ *   128..     32 vectors: lane r of vector 4L + g holds qs[32g + 4L ..
+ *             32g + 4L + 3] of row r, whose low nibbles are levels 64g + 4L..
+ *             (sub-block 2g) and high nibbles levels 64g + 32 + 4L..
+ *             (sub-block 2g + 1)
+ * Lane L of the one-row kernel's integer sum (super_isum) is
+ *   Σ_g sc_2g · Σ lo·a + sc_2g+1 · Σ hi·a   over those four-byte pieces,
+ * an exact integer in any order: here it is vector L, one lane per row,
+ * and the float chains are the one-row kernel's eight lanes and four min
+ * lanes, kept per row and added at the end in hsum8's order.
+ */
+#define PACK_Q4_K_BYTES (8 * sizeof(block_q4_K))
+
+/* Activation rows per pass: twelve float chains each, 32 registers. */
+#define KERN_NXK 2
+
+ALWAYS_VNNI __m256i bcast4(const void *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+/* pshufb controls: byte c of each 32-bit lane, twice, as int16 (a scale
+ * for both 16-bit halves of dpwssd's pairs); bytes 2p and 2p + 1 as two
+ * int16 (a pair of mins). */
+ALWAYS_VNNI __m256i byte_twice(int c)
+{
+    const uint32_t v = (uint32_t)c | 0x80u << 8 | (uint32_t)c << 16 | 0x80u << 24;
+    return _mm256_add_epi8(_mm256_set1_epi32((int)v),
+                           _mm256_setr_epi32(0, 0x00040004, 0x00080008, 0x000c000c,
+                                             0, 0x00040004, 0x00080008, 0x000c000c));
+}
+
+ALWAYS_VNNI __m256i byte_pair(int p)
+{
+    return _mm256_add_epi8(byte_twice(2 * p), _mm256_set1_epi32(0x00010000));
+}
+
+ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                 float *out)
+{
+    const __m256i lo4 = _mm256_set1_epi8(0x0f), lo6 = _mm256_set1_epi8(0x3f);
+    const __m256i lo2 = _mm256_set1_epi8(0x03);
+    __m256 f[KERN_NXK][8], g[KERN_NXK][4];
+    UNROLL for (int k = 0; k < nx; k++) {
+        UNROLL for (int j = 0; j < 8; j++)
+            f[k][j] = _mm256_setzero_ps();
+        UNROLL for (int j = 0; j < 4; j++)
+            g[k][j] = _mm256_setzero_ps();
+    }
+    for (int64_t i = 0; i < n / QK_K; i++) {
+        const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q4_K_BYTES;
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        const __m256 mw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + 16)));
+        /* k4_scales16's decoding, eight rows at once */
+        const __m256i w0 = load256(blk + 32), w1 = load256(blk + 64), w2 = load256(blk + 96);
+        const __m256i sc_lo = _mm256_and_si256(w0, lo6), mn_lo = _mm256_and_si256(w1, lo6);
+        const __m256i sc_hi = _mm256_or_si256(
+            _mm256_and_si256(w2, lo4), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), lo2), 4));
+        const __m256i mn_hi = _mm256_or_si256(
+            _mm256_and_si256(_mm256_srli_epi32(w2, 4), lo4),
+            _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), lo2), 4));
+        __m256i sc[8], mn[4];
+        UNROLL for (int c = 0; c < 4; c++) {
+            sc[c] = _mm256_shuffle_epi8(sc_lo, byte_twice(c));
+            sc[c + 4] = _mm256_shuffle_epi8(sc_hi, byte_twice(c));
+        }
+        mn[0] = _mm256_shuffle_epi8(mn_lo, byte_pair(0));
+        mn[1] = _mm256_shuffle_epi8(mn_lo, byte_pair(1));
+        mn[2] = _mm256_shuffle_epi8(mn_hi, byte_pair(0));
+        mn[3] = _mm256_shuffle_epi8(mn_hi, byte_pair(1));
+        const block_q8_K *bx[KERN_NXK];
+        __m256 d[KERN_NXK];
+        UNROLL for (int k = 0; k < nx; k++) {
+            bx[k] = (const block_q8_K *)((const uint8_t *)x + k * xs) + i;
+            d[k] = _mm256_mul_ps(dw, _mm256_set1_ps(bx[k]->d));
+            const __m256 md = _mm256_mul_ps(mw, _mm256_set1_ps(-bx[k]->d));
+            /* the 32-element sums, as super_msum4 pairs them */
+            int16_t s32[8];
+            UNROLL for (int j = 0; j < 8; j++)
+                s32[j] = (int16_t)(bx[k]->bsums[2 * j] + bx[k]->bsums[2 * j + 1]);
+            UNROLL for (int m = 0; m < 4; m++) {
+                const __m256i ms = _mm256_madd_epi16(mn[m], bcast4(s32 + 2 * m));
+                g[k][m] = _mm256_fmadd_ps(md, _mm256_cvtepi32_ps(ms), g[k][m]);
+            }
+        }
+        UNROLL for (int L = 0; L < 8; L++) {
+            __m256i is[KERN_NXK];
+            UNROLL for (int k = 0; k < nx; k++)
+                is[k] = _mm256_setzero_si256();
+            UNROLL for (int q = 0; q < 4; q++) {
+                const __m256i v = load256(blk + 128 + 32 * (4 * L + q));
+                const __m256i lo = _mm256_and_si256(v, lo4);
+                const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4);
+                UNROLL for (int k = 0; k < nx; k++) {
+                    const int8_t *a = bx[k]->qs + 64 * q + 4 * L;
+                    is[k] = _mm256_dpwssd_epi32(is[k], _mm256_maddubs_epi16(lo, bcast4(a)), sc[2 * q]);
+                    is[k] = _mm256_dpwssd_epi32(is[k], _mm256_maddubs_epi16(hi, bcast4(a + 32)),
+                                                sc[2 * q + 1]);
+                }
+            }
+            UNROLL for (int k = 0; k < nx; k++)
+                f[k][L] = _mm256_fmadd_ps(d[k], _mm256_cvtepi32_ps(is[k]), f[k][L]);
+        }
+    }
+    UNROLL for (int k = 0; k < nx; k++) {
+        const __m256 lo = _mm256_add_ps(_mm256_add_ps(f[k][0], f[k][4]), _mm256_add_ps(f[k][2], f[k][6]));
+        const __m256 hi = _mm256_add_ps(_mm256_add_ps(f[k][1], f[k][5]), _mm256_add_ps(f[k][3], f[k][7]));
+        const __m256 m = _mm256_add_ps(_mm256_add_ps(g[k][0], g[k][2]), _mm256_add_ps(g[k][1], g[k][3]));
+        _mm256_storeu_ps(out + 8 * k, _mm256_add_ps(_mm256_add_ps(lo, hi), m));
+    }
+}
+
+PACKED_PASSES(q4_Kx8_vnni, rows8_q4_K_vnni, KERN_NXK)
 /* q8_K activations (libgguf's q8_K_quantize, which ggml's x86 build also
  * uses) on eight lanes: the first element of largest magnitude sets the
  * scale, each level is round_half_even(iscale · x) by the same magic-number

@@ -626,16 +626,7 @@ KERN_VNNI_ATTR void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t
     }
 }
 
-KERN_VNNI_ATTR void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
-                                float *out)
-{
-    for (int k = 0; k < nx; k += KERN_NX8) {
-        if (nx - k >= KERN_NX8)
-            rows8_q8_0_vnni(n, wp, (const uint8_t *)x + k * xs, xs, KERN_NX8, out + 8 * k);
-        else
-            rows8_q8_0_vnni(n, wp, (const uint8_t *)x + k * xs, xs, 1, out + 8 * k);
-    }
-}
+PACKED_PASSES(q8_0x8_vnni, rows8_q8_0_vnni, KERN_NX8)
 
 /* The entry points of one type and instruction set: one pair (dot), one
  * weight row × KERN_NX activation rows (dotn) and KERN_TW × KERN_NX (tile,

@@ -73,4 +73,18 @@ ALWAYS float hmax8(__m256 v)
     return _mm_cvtss_f32(h);
 }
 
+/* NAME(n, wp, x, xs, nx, out): eight packed rows × nx activation rows in
+ * passes of ROWS8(..., NXP, ...) and single rows for the rest. */
+#define PACKED_PASSES(NAME, ROWS8, NXP)                                             \
+    KERN_VNNI_ATTR void NAME(int64_t n, const void *wp, const void *x, size_t xs, int nx, \
+                             float *out)                                            \
+    {                                                                               \
+        for (int k = 0; k < nx; k += (NXP)) {                                       \
+            if (nx - k >= (NXP))                                                    \
+                ROWS8(n, wp, (const uint8_t *)x + k * xs, xs, (NXP), out + 8 * k);  \
+            else                                                                    \
+                ROWS8(n, wp, (const uint8_t *)x + k * xs, xs, 1, out + 8 * k);      \
+        }                                                                           \
+    }
+
 #endif

@@ -492,12 +492,12 @@ START_TEST(test_matmul_equals_vec_dot)
 }
 END_TEST
 
-/* q4_0 and q8_0 packed eight rows at a time give kern_matmul's y bit for
- * bit, for every activation row count (passes of 4 and 2 and the rest). */
+/* q4_0, q8_0 and q4_K packed eight rows at a time give kern_matmul's y bit
+ * for bit, for every activation row count (passes of 4 and 2 and the rest). */
 START_TEST(test_packed_equals_matmul)
 {
     enum { ROWS = 40, COLS = 512, NB = 7 };
-    const uint32_t types[] = { GGML_T_Q4_0, GGML_T_Q8_0 };
+    const uint32_t types[] = { GGML_T_Q4_0, GGML_T_Q8_0, GGML_T_Q4_K };
     if (!kern_pack_usable(GGML_T_Q4_0, ROWS, COLS)) {
         ck_assert(!kern_pack_usable(GGML_T_Q8_0, ROWS, COLS));
         fprintf(stderr, "test_kernels: no AVX-512 VNNI here, packed matrices not tested\n");
@@ -506,7 +506,8 @@ START_TEST(test_packed_equals_matmul)
     ck_assert(!kern_pack_usable(GGML_T_Q4_0, 36, COLS)); /* not 8k rows */
     ck_assert(!kern_pack_usable(GGML_T_Q8_0, ROWS, 48)); /* not whole blocks */
     ck_assert(!kern_pack_usable(GGML_T_Q4_1, ROWS, COLS));
-    ck_assert(!kern_pack_usable(GGML_T_Q4_K, ROWS, COLS));
+    ck_assert(!kern_pack_usable(GGML_T_Q4_K, ROWS, 288)); /* not whole super-blocks */
+    ck_assert(!kern_pack_usable(GGML_T_Q6_K, ROWS, COLS));
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         const uint32_t t = types[ti];
         const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
@@ -526,11 +527,19 @@ START_TEST(test_packed_equals_matmul)
         kern_pack(t, w, rb, ROWS, COLS, packed);
         /* block 1 of row 9 (group 1): its scale at position 1 of the group's
          * block 1, its first four quant bytes in lane 1 of the first vector */
-        const size_t gb = 8 * rb, bb = rb / (COLS / 32); /* a group, a block */
-        const uint8_t *pb = packed + gb + 8 * bb;
-        ck_assert_mem_eq(pb + 2, w + 9 * rb + bb, 2);
-        for (int j = 0; j < 4; j++)
-            ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(w[9 * rb + bb + 2 + j] ^ (t == GGML_T_Q8_0 ? 0x80 : 0)));
+        const size_t gb = 8 * rb, bb = rb / (COLS / (t == GGML_T_Q4_K ? 256 : 32)); /* a group, a block */
+        const uint8_t *pb = packed + gb + 8 * bb, *b9 = w + 9 * rb + bb;
+        ck_assert_mem_eq(pb + 2, b9, 2);
+        if (t == GGML_T_Q4_K) {
+            /* dmin in lane 1 of the second scale vector, scale bytes 8..11 in
+             * lane 1 of the third word vector, qs[32 + 4..32 + 7] (L 1, q 1)
+             * in lane 1 of quant vector 4 · 1 + 1 */
+            ck_assert_mem_eq(pb + 16 + 2, b9 + 2, 2);
+            ck_assert_mem_eq(pb + 32 + 64 + 4, b9 + 4 + 8, 4);
+            ck_assert_mem_eq(pb + 128 + 32 * 5 + 4, b9 + 16 + 32 + 4, 4);
+        } else
+            for (int j = 0; j < 4; j++)
+                ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(b9[2 + j] ^ (t == GGML_T_Q8_0 ? 0x80 : 0)));
         for (int64_t nb = 1; nb <= NB; nb++) {
             kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y1);
             kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y2);
