@@ -10,6 +10,7 @@
 #include "kernels.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -315,6 +316,95 @@ float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
     return t ? kern_select(t).dot(n, w, xq) : 0.0f;
 }
 
+/* ---------------------------------------------------------------------------
+ * Sharing a product's units (tiles, or packed groups of rows) between the
+ * threads. Each thread starts on a contiguous range of its own (one stream
+ * of weight rows: reading several at once is slower here), and a thread
+ * that finishes takes units one by one from the end of the fullest range
+ * left, so that the threads of a memory-bound product finish within one
+ * unit of each other instead of the faster one waiting at the barrier.
+ */
+#define SHARE_MAX 64
+
+typedef struct {
+    struct {
+        _Atomic uint64_t range; /* next unit (low 32 bits), end (high 32) */
+        char             pad[64 - sizeof(uint64_t)];
+    } slot[SHARE_MAX];
+    int n;
+} share;
+
+static void share_init(share *s, int64_t units)
+{
+#ifdef _OPENMP
+    int n = omp_get_max_threads();
+#else
+    int n = 1;
+#endif
+    if (n > SHARE_MAX)
+        n = SHARE_MAX;
+    if (n > units)
+        n = units > 0 ? (int)units : 1;
+    s->n = n;
+    for (int t = 0; t < n; t++) {
+        const uint64_t lo = (uint64_t)(units * t / n), hi = (uint64_t)(units * (t + 1) / n);
+        atomic_init(&s->slot[t].range, lo | hi << 32);
+    }
+}
+
+/* Takes one unit from slot t: its first (front) or its last; -1 when the
+ * slot is empty. */
+static int64_t share_take(share *s, int t, bool front)
+{
+    uint64_t v = atomic_load_explicit(&s->slot[t].range, memory_order_relaxed);
+    for (;;) {
+        const uint64_t lo = v & 0xffffffffu, hi = v >> 32;
+        if (lo >= hi)
+            return -1;
+        const uint64_t nv = front ? (lo + 1) | hi << 32 : lo | (hi - 1) << 32;
+        if (atomic_compare_exchange_weak_explicit(&s->slot[t].range, &v, nv, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return (int64_t)(front ? lo : hi - 1);
+    }
+}
+
+/* The next unit for thread self, or -1 when every unit is taken. Every
+ * unit is handed out once whatever the team's size. */
+static int64_t share_next(share *s, int self)
+{
+    if (self < s->n) {
+        const int64_t u = share_take(s, self, true);
+        if (u >= 0)
+            return u;
+    }
+    for (;;) {
+        int best = -1;
+        uint64_t most = 0;
+        for (int t = 0; t < s->n; t++) {
+            const uint64_t v = atomic_load_explicit(&s->slot[t].range, memory_order_relaxed);
+            const uint64_t lo = v & 0xffffffffu, hi = v >> 32;
+            if (hi > lo && hi - lo > most) {
+                most = hi - lo;
+                best = t;
+            }
+        }
+        if (best < 0)
+            return -1;
+        const int64_t u = share_take(s, best, false);
+        if (u >= 0)
+            return u;
+    }
+}
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 /* Weight rows per tile: enough bytes of W (~32 KiB, half of L1d) that the
  * tile stays in cache while every activation row of the batch passes over
  * it, so W is read from memory once per call, not once per token. */
@@ -347,8 +437,10 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
      * its rows meets every activation row while the tile is cached. Every
      * kernel gives an output what k.dot gives it, so the split into tiles
      * and kernel shapes does not change a bit. */
-#pragma omp parallel for schedule(static)
-    for (int64_t it = 0; it < ntiles; it++) {
+    share sh;
+    share_init(&sh, ntiles);
+#pragma omp parallel
+    for (int64_t it; (it = share_next(&sh, thread_id())) >= 0;) {
         const int64_t r0 = it * tr, r1 = r0 + tr < nrows ? r0 + tr : nrows;
         int64_t b = 0;
         for (; k.tile && b + KERN_NX <= nb; b += KERN_NX) {
@@ -463,8 +555,10 @@ void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64
     const uint8_t *wp = packed, *xb = xq;
     /* a group's 8 rows (a few KiB) stay cached while every activation row
      * passes over them */
-#pragma omp parallel for schedule(static)
-    for (int64_t g = 0; g < nrows / 8; g++) {
+    share sh;
+    share_init(&sh, nrows / 8);
+#pragma omp parallel
+    for (int64_t g; (g = share_next(&sh, thread_id())) >= 0;) {
         for (int64_t b = 0; b < nb; b += KERN_NX) {
             const int nx = nb - b < KERN_NX ? (int)(nb - b) : KERN_NX;
             float out[8 * KERN_NX];

@@ -32,6 +32,7 @@
  * (50 to 500 times these bounds at n = 2048), so the tests can fail.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 
 #include "float16.h"
@@ -558,6 +559,70 @@ START_TEST(test_packed_equals_matmul)
 }
 END_TEST
 
+/* Threads share a product's units (contiguous ranges, the rest taken from
+ * the back of the fullest): whatever the team's size, even smaller than
+ * the ranges prepared for it (a product called inside a parallel region),
+ * every output is written once and the same bits come out. */
+START_TEST(test_matmul_any_team)
+{
+    enum { ROWS = 200, COLS = 512, NB = 3 };
+    const uint32_t types[] = { GGML_T_Q6_K, GGML_T_Q4_K };
+    const int saved = omp_get_max_threads();
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+        const uint32_t t = types[ti];
+        const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
+        float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * NB * COLS);
+        uint8_t *w = malloc(rb * ROWS), *packed = malloc(rb * ROWS), *xq = malloc(xb * NB);
+        float *want = malloc(sizeof(float) * NB * ROWS), *y = malloc(sizeof(float) * NB * ROWS);
+        fill(wf, ROWS * COLS, 31);
+        fill(xf, NB * COLS, 32);
+        ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
+        for (int b = 0; b < NB; b++)
+            kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
+        const bool pack = kern_pack_usable(t, ROWS, COLS);
+        if (pack)
+            kern_pack(t, w, rb, ROWS, COLS, packed);
+        for (int nb = 1; nb <= NB; nb += NB - 1) {
+            omp_set_num_threads(1);
+            kern_matmul(t, w, rb, ROWS, COLS, xq, nb, want);
+            const int teams[] = { 2, 3, 7, 64, 100 };
+            for (size_t k = 0; k <= sizeof teams / sizeof *teams; k++) {
+                for (int i = 0; i < nb * ROWS; i++)
+                    y[i] = NAN;
+                if (k < sizeof teams / sizeof *teams) {
+                    omp_set_num_threads(teams[k]);
+                    if (pack)
+                        kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y);
+                    else
+                        kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
+                } else { /* ranges for 5 threads, a team of 1 (not nested) */
+                    omp_set_num_threads(5);
+#pragma omp parallel num_threads(2)
+#pragma omp single
+                    {
+                        if (pack)
+                            kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y);
+                        else
+                            kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
+                    }
+                }
+                for (int i = 0; i < nb * ROWS; i++)
+                    ck_assert_msg(y[i] == want[i], "%s team %zu nb %d y[%d]: %.9g want %.9g",
+                                  ggml_type_name(t), k, nb, i, y[i], want[i]);
+            }
+        }
+        free(wf);
+        free(xf);
+        free(w);
+        free(packed);
+        free(xq);
+        free(want);
+        free(y);
+    }
+    omp_set_num_threads(saved);
+}
+END_TEST
+
 /* The VNNI kernels against the AVX2 ones, bit for bit, one row and tiles,
  * on rows whose byte products reach the extremes (levels ±127 against
  * ±127, where maddubs' 16-bit pair sums come closest to saturating). */
@@ -657,6 +722,7 @@ int main(void)
     tcase_add_loop_test(tc, test_matmul_equals_vec_dot, 0, 3 * N_WTYPES);
     tcase_add_loop_test(tc, test_vnni_equals_avx2, 0, N_WTYPES);
     tcase_add_test(tc, test_packed_equals_matmul);
+    tcase_add_test(tc, test_matmul_any_team);
     tcase_add_test(tc, test_unsupported);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
