@@ -62,6 +62,7 @@ static double time_matmul(uint32_t t, const void *w, size_t rb, bool packed, con
 int main(int argc, char **argv)
 {
     const double min_time = argc > 1 ? atof(argv[1]) : 0.3;
+    const int only = argc > 2 ? ggml_type_from_name(argv[2]) : -1; /* one type, when named */
     const uint32_t types[] = { GGML_T_F32,  GGML_T_F16,  GGML_T_BF16, GGML_T_Q4_0, GGML_T_Q4_1,
                                GGML_T_Q5_0, GGML_T_Q5_1, GGML_T_Q8_0, GGML_T_Q2_K, GGML_T_Q3_K,
                                GGML_T_Q4_K, GGML_T_Q5_K, GGML_T_Q6_K };
@@ -77,6 +78,8 @@ int main(int argc, char **argv)
            "scalar nb=32", "simd nb=32", "x nb=1", "x nb=32");
     for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
         const uint32_t t = types[k];
+        if (only >= 0 && t != (uint32_t)only)
+            continue;
         uint64_t rb;
         ggml_row_size(t, COLS, &rb);
         uint8_t *w = malloc(rb * ROWS);

@@ -2,7 +2,8 @@
 # bench/kernels.sh — kern_matmul speed per weight type (bench/kernels.c):
 # 4096 x 4096, nb = 1 and 32, scalar vs SIMD, GFLOP/s per core (CPU time).
 #
-#   bench/kernels.sh            (BUILD=build, OMP_NUM_THREADS=1, MIN_TIME=0.3 s)
+#   bench/kernels.sh [TYPE]     (BUILD=build, OMP_NUM_THREADS=1, MIN_TIME=0.3 s; one type
+#                               when named, e.g. q6_K)
 #
 # Needs the kernel objects and libgguf: make build/tests/test_kernels first.
 # A benchmark, never part of make test.
@@ -21,4 +22,4 @@ ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -I"$ROOT/gguf" -I"$ROOT/run" -o
     $(pkg-config --libs libpcre2-8 2>/dev/null) -lm
 echo "threads: ${OMP_NUM_THREADS:=1}; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 export OMP_NUM_THREADS
-"$OUT" "${MIN_TIME:-0.3}"
+"$OUT" "${MIN_TIME:-0.3}" "$@"

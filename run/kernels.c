@@ -195,7 +195,23 @@ size_t kern_act_row_size(uint32_t wtype, int64_t n)
         return 0;
     if (act_bias(wtype))
         bytes += KERN_ACT_EXTRA;
+    else if (wtype == GGML_T_Q6_K)
+        bytes += KERN_ACT_EXTRA_K;
     return (size_t)(n / blck) * (size_t)bytes;
+}
+
+/* q6_K's extras (kernels_impl.h): 32 × the pair sums of the levels. */
+static void act_extra_k(void *xq, int64_t n)
+{
+    const block_q8_K *y = xq;
+    uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
+    for (int64_t ib = 0; ib < n / QK_K; ib++)
+        for (int i = 0; i < QK_K / 4; i++) {
+            const int8_t *q = y[ib].qs + 4 * i;
+            const uint16_t lo = (uint16_t)(32 * (q[0] + q[1])), hi = (uint16_t)(32 * (q[2] + q[3]));
+            const uint32_t v = lo | (uint32_t)hi << 16;
+            memcpy(e + (size_t)ib * KERN_ACT_EXTRA_K + 4 * i, &v, 4);
+        }
 }
 
 /* The scales as floats and the leads, −bias × level sums (kernels_impl.h). */
@@ -270,12 +286,13 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
     }
     case GGML_T_Q8_K:
 #ifdef KERN_X86
-        if (kern_isa_in_use() != KERN_ISA_SCALAR) {
+        if (kern_isa_in_use() != KERN_ISA_SCALAR)
             quantize_q8_K_avx2(x, xq, n);
-            break;
-        }
+        else
 #endif
-        gguf_codec_get(GGML_T_Q8_K)->quantize(x, xq, n);
+            gguf_codec_get(GGML_T_Q8_K)->quantize(x, xq, n);
+        if (wtype == GGML_T_Q6_K)
+            act_extra_k(xq, n);
         break;
     default: /* q8_K: libgguf's reference quantizer, which ggml also uses on x86 */
         gguf_codec_get(t->dot_type)->quantize(x, xq, n);
@@ -488,9 +505,9 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
 bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols)
 {
 #ifdef KERN_X86
-    const int64_t blck = wtype == GGML_T_Q4_K ? QK_K : 32;
-    return (act_bias(wtype) || wtype == GGML_T_Q4_K) && nrows > 0 && nrows % 8 == 0 &&
-           ncols > 0 && ncols % blck == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
+    const bool k = wtype == GGML_T_Q4_K || wtype == GGML_T_Q6_K;
+    return (act_bias(wtype) || k) && nrows > 0 && nrows % 8 == 0 &&
+           ncols > 0 && ncols % (k ? QK_K : 32) == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
 #else
     (void)wtype, (void)nrows, (void)ncols;
     return false;
@@ -518,11 +535,46 @@ static void pack_q4_K(const uint8_t *w, size_t row_bytes, int64_t nrows, int64_t
         }
 }
 
+/* q6_K's packed super-block (kernels_k.c describes it): the scales, the
+ * scale bytes as words, then per lane group L and half h three vectors
+ * holding the four levels u (q + 32) of each byte position. */
+static void pack_q6_K(const uint8_t *w, size_t row_bytes, int64_t nrows, int64_t ncols, uint8_t *dst)
+{
+    const int64_t nb = ncols / QK_K;
+    for (int64_t g = 0; g < nrows / 8; g++)
+        for (int64_t i = 0; i < nb; i++) {
+            for (int r = 0; r < 8; r++) {
+                const block_q6_K *b = (const block_q6_K *)(w + (size_t)(8 * g + r) * row_bytes) + i;
+                uint8_t u[QK_K]; /* element 128h + 32j + l */
+                for (int e = 0; e < QK_K; e++) {
+                    const int h = e / 128, j = e % 128 / 32, l = e % 32;
+                    const uint8_t lo = b->ql[64 * h + 32 * (j % 2) + l];
+                    u[e] = (uint8_t)((j < 2 ? lo & 0x0f : lo >> 4) |
+                                     ((b->qh[32 * h + l] >> (2 * j)) & 3) << 4);
+                }
+                memcpy(dst + 2 * r, &b->d, 2);
+                for (int v = 0; v < 4; v++)
+                    memcpy(dst + 16 + 32 * v + 4 * r, b->scales + 4 * v, 4);
+                for (int L = 0; L < 8; L++)
+                    for (int h = 0; h < 2; h++) {
+                        uint8_t *p = dst + 144 + 96 * (2 * L + h) + 4 * r;
+                        for (int t = 0; t < 4; t++) {
+                            const uint8_t *e = u + 128 * h + 4 * L + t; /* j = 0 */
+                            p[t] = (uint8_t)(e[0] | (e[64] >> 4) << 6);
+                            p[32 + t] = (uint8_t)(e[32] | (e[96] >> 4) << 6);
+                            p[64 + t] = (uint8_t)((e[64] & 0x0f) | (e[96] & 0x0f) << 4);
+                        }
+                    }
+            }
+            dst += 8 * sizeof(block_q6_K);
+        }
+}
+
 void kern_pack(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
                void *out)
 {
-    if (wtype == GGML_T_Q4_K) {
-        pack_q4_K(w, row_bytes, nrows, ncols, out);
+    if (wtype == GGML_T_Q4_K || wtype == GGML_T_Q6_K) {
+        (wtype == GGML_T_Q4_K ? pack_q4_K : pack_q6_K)(w, row_bytes, nrows, ncols, out);
         return;
     }
     const int64_t nb = ncols / 32;
@@ -548,7 +600,10 @@ void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64
 {
 #ifdef KERN_X86
     void (*rows8)(int64_t, const void *, const void *, size_t, int, float *) =
-        wtype == GGML_T_Q4_0 ? q4_0x8_vnni : wtype == GGML_T_Q8_0 ? q8_0x8_vnni : q4_Kx8_vnni;
+        wtype == GGML_T_Q4_0   ? q4_0x8_vnni
+        : wtype == GGML_T_Q8_0 ? q8_0x8_vnni
+        : wtype == GGML_T_Q4_K ? q4_Kx8_vnni
+                               : q6_Kx8_vnni;
     const size_t xbytes = kern_act_row_size(wtype, ncols);
     const ggml_type_traits *tt = ggml_type_get(wtype);
     const size_t gbytes = 8 * (size_t)(ncols / tt->blck_size) * tt->type_size;

@@ -68,6 +68,18 @@ static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 #define KERN_EX_LEAD(ex, nb, i) ((ex) + 4 * (size_t)(nb) + 4 * (size_t)(i))
 #define KERN_EX_LANES(ex, nb, i) ((ex) + 8 * (size_t)(nb) + 32 * (size_t)(i))
 
+/* The q8_K activation rows for q6_K weights are followed by extras too
+ * (kern_act_extra_k()): per super-block and 32-element group c, eight
+ * int32 (lane L = levels 32c + 4L .. 32c + 4L + 3), each two int16
+ * 32·(a0 + a1) and 32·(a2 + a3) — what the packed q6_K kernel takes off
+ * maddubs' pair sums of the unsigned levels u = q + 32 to leave exactly
+ * those of (u − 32)·a. */
+#define KERN_ACT_EXTRA_K 256
+static inline const uint8_t *kern_act_extra_k(const void *x, int64_t n)
+{
+    return (const uint8_t *)x + (size_t)(n / QK_K) * sizeof(block_q8_K);
+}
+
 /* One q8_0 activation block as ggml's x86 quantize_row_q8_0. */
 void kern_quantize_q8_0_block(const float *x, block_q8_0 *y);
 
@@ -157,6 +169,7 @@ void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t x
 void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 
 /* kern_quantize_act's q8_0 rows (with the extras of bias 8 or 128; none
  * for 0) and q8_K rows, bit for bit as the scalar code; a block holding an

@@ -598,14 +598,104 @@ ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_
         }
     }
     UNROLL for (int k = 0; k < nx; k++) {
-        const __m256 lo = _mm256_add_ps(_mm256_add_ps(f[k][0], f[k][4]), _mm256_add_ps(f[k][2], f[k][6]));
-        const __m256 hi = _mm256_add_ps(_mm256_add_ps(f[k][1], f[k][5]), _mm256_add_ps(f[k][3], f[k][7]));
         const __m256 m = _mm256_add_ps(_mm256_add_ps(g[k][0], g[k][2]), _mm256_add_ps(g[k][1], g[k][3]));
-        _mm256_storeu_ps(out + 8 * k, _mm256_add_ps(_mm256_add_ps(lo, hi), m));
+        _mm256_storeu_ps(out + 8 * k, _mm256_add_ps(hsum8_rows(f[k]), m));
     }
 }
 
 PACKED_PASSES(q4_Kx8_vnni, rows8_q4_K_vnni, KERN_NXK)
+
+/* ---------------------------------------------------------------------------
+ * Packed q6_K (kern_pack): per group of eight rows and super-block, the
+ * 1680 bytes the eight blocks take, lane r = row r:
+ *   0..15     the eight d (f16)
+ *   16..143   four vectors: lane r of vector v holds scales 4v..4v+3 of row r
+ *   144..     for lane group L (0..7) and half h (0, 1), three vectors at
+ *             144 + 96·(2L + h) holding, for byte t of lane r, the levels
+ *             u = q + 32 of elements e_j = 128h + 32j + 4L + t of row r:
+ *               P0 = u_0 | (u_2 >> 4) << 6,  P1 = u_1 | (u_3 >> 4) << 6,
+ *               P2 = (u_2 & 15) | (u_3 & 15) << 4
+ * Lane L of the one-row kernel's integer sum is Σ over the eight 32-element
+ * groups c = 4h + j of sc_(2c + L/4) · Σ (u − 32)·a over four bytes: here
+ * vector L, one lane per row, the − 32·a pair sums taken from the
+ * activation row's extras (kernels_impl.h), the float chains the one-row
+ * kernel's eight lanes added at the end in hsum8's order.
+ */
+#define PACK_Q6_K_BYTES (8 * sizeof(block_q6_K))
+
+/* Byte b of every 32-bit lane of v, sign-extended, in both 16-bit halves
+ * (a signed scale for dpwssd's pairs). */
+ALWAYS_VNNI __m256i scale_twice(__m256i v, int b)
+{
+    const uint32_t c = 0x80u | (uint32_t)b << 8 | 0x80u << 16 | (uint32_t)b << 24;
+    const __m256i ctl = _mm256_add_epi8(_mm256_set1_epi32((int)c),
+                                        _mm256_setr_epi32(0, 0x04000400, 0x08000800, 0x0c000c00,
+                                                          0, 0x04000400, 0x08000800, 0x0c000c00));
+    return _mm256_srai_epi16(_mm256_shuffle_epi8(v, ctl), 8);
+}
+
+ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                 float *out)
+{
+    const __m256i m3f = _mm256_set1_epi8(0x3f), m0f = _mm256_set1_epi8(0x0f);
+    const __m256i m30 = _mm256_set1_epi8(0x30);
+    __m256 f[KERN_NXK][8];
+    const uint8_t *ex[KERN_NXK];
+    UNROLL for (int k = 0; k < nx; k++) {
+        UNROLL for (int j = 0; j < 8; j++)
+            f[k][j] = _mm256_setzero_ps();
+        ex[k] = kern_act_extra_k((const uint8_t *)x + k * xs, n);
+    }
+    for (int64_t i = 0; i < n / QK_K; i++) {
+        const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q6_K_BYTES;
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        const block_q8_K *bx[KERN_NXK];
+        const uint8_t *off[KERN_NXK];
+        __m256 d[KERN_NXK];
+        UNROLL for (int k = 0; k < nx; k++) {
+            bx[k] = (const block_q8_K *)((const uint8_t *)x + k * xs) + i;
+            off[k] = ex[k] + (size_t)i * KERN_ACT_EXTRA_K;
+            d[k] = _mm256_mul_ps(dw, _mm256_set1_ps(bx[k]->d));
+        }
+        UNROLL for (int half = 0; half < 2; half++) { /* L < 4: scales 2c; L ≥ 4: 2c + 1 */
+            __m256i sc[8];
+            UNROLL for (int c = 0; c < 8; c++)
+                sc[c] = scale_twice(load256(blk + 16 + 32 * (c / 2)), 2 * (c % 2) + half);
+            UNROLL for (int L = 4 * half; L < 4 * half + 4; L++) {
+                __m256i is[2][KERN_NXK]; /* a chain per half (latency) */
+                UNROLL for (int k = 0; k < nx; k++)
+                    is[0][k] = is[1][k] = _mm256_setzero_si256();
+                UNROLL for (int h = 0; h < 2; h++) {
+                    const uint8_t *q = blk + 144 + 96 * (2 * L + h);
+                    const __m256i p0 = load256(q), p1 = load256(q + 32), p2 = load256(q + 64);
+                    __m256i u[4];
+                    u[0] = _mm256_and_si256(p0, m3f);
+                    u[1] = _mm256_and_si256(p1, m3f);
+                    u[2] = _mm256_or_si256(_mm256_and_si256(p2, m0f),
+                                           _mm256_and_si256(_mm256_srli_epi16(p0, 2), m30));
+                    u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p2, 4), m0f),
+                                           _mm256_and_si256(_mm256_srli_epi16(p1, 2), m30));
+                    UNROLL for (int j = 0; j < 4; j++) {
+                        const int c = 4 * h + j;
+                        UNROLL for (int k = 0; k < nx; k++) {
+                            __m256i p = _mm256_maddubs_epi16(u[j], bcast4(bx[k]->qs + 32 * c + 4 * L));
+                            p = _mm256_sub_epi16(p, bcast4(off[k] + 4 * (8 * c + L)));
+                            is[h][k] = _mm256_dpwssd_epi32(is[h][k], p, sc[c]);
+                        }
+                    }
+                }
+                UNROLL for (int k = 0; k < nx; k++)
+                    f[k][L] = _mm256_fmadd_ps(d[k], _mm256_cvtepi32_ps(_mm256_add_epi32(is[0][k], is[1][k])),
+                                              f[k][L]);
+            }
+        }
+    }
+    UNROLL for (int k = 0; k < nx; k++) {
+        _mm256_storeu_ps(out + 8 * k, hsum8_rows(f[k]));
+    }
+}
+
+PACKED_PASSES(q6_Kx8_vnni, rows8_q6_K_vnni, KERN_NXK)
 /* q8_K activations (libgguf's q8_K_quantize, which ggml's x86 build also
  * uses) on eight lanes: the first element of largest magnitude sets the
  * scale, each level is round_half_even(iscale · x) by the same magic-number

@@ -609,9 +609,7 @@ ALWAYS_VNNI void rows8_q8_0_vnni(int64_t n, const void *wp, const void *x, size_
         }
     }
     UNROLL for (int k = 0; k < nx; k++) {
-        const __m256 lo = _mm256_add_ps(_mm256_add_ps(f[k][0], f[k][4]), _mm256_add_ps(f[k][2], f[k][6]));
-        const __m256 hi = _mm256_add_ps(_mm256_add_ps(f[k][1], f[k][5]), _mm256_add_ps(f[k][3], f[k][7]));
-        _mm256_storeu_ps(out + 8 * k, _mm256_add_ps(lo, hi));
+        _mm256_storeu_ps(out + 8 * k, hsum8_rows(f[k]));
     }
 }
 

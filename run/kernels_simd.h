@@ -43,6 +43,15 @@ ALWAYS float hsum8(__m256 v)
     return _mm_cvtss_f32(h);
 }
 
+/* Eight vectors of per-row chains (vector m = lane m of eight rows' sums)
+ * added so that each row's lane gets hsum8's order. */
+ALWAYS __m256 hsum8_rows(const __m256 f[8])
+{
+    const __m256 lo = _mm256_add_ps(_mm256_add_ps(f[0], f[4]), _mm256_add_ps(f[2], f[6]));
+    const __m256 hi = _mm256_add_ps(_mm256_add_ps(f[1], f[5]), _mm256_add_ps(f[3], f[7]));
+    return _mm256_add_ps(lo, hi);
+}
+
 /* acc += d · float(s), lane by lane. */
 ALWAYS __m256 add_scaled(__m256 acc, float d, __m256i s)
 {

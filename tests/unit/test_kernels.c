@@ -396,11 +396,27 @@ START_TEST(test_act_bytes_are_libgguf)
             }
             continue;
         }
-        const size_t bytes = kern_act_row_size(t, N);
-        ck_assert_uint_eq(bytes, wrow_bytes(dt, N));
+        const size_t bytes = wrow_bytes(dt, N);
         kern_quantize_act(t, x, got, N);
         ck_assert_uint_eq(gguf_quantize_rows(dt, x, want, 1, N, NULL), bytes);
         ck_assert_mem_eq(got, want, bytes);
+        if (t != GGML_T_Q6_K) {
+            ck_assert_uint_eq(kern_act_row_size(t, N), bytes);
+            continue;
+        }
+        /* q6_K's rows go on with 32 × each pair of levels' sum, as int16
+         * pairs per four levels */
+        ck_assert_uint_eq(kern_act_row_size(t, N), bytes + N / 256 * KERN_ACT_EXTRA_K);
+        const int8_t *q = (const int8_t *)got + 4; /* block 0's levels */
+        for (int i = 0; i < N / 4; i++) {
+            if (i == 64)
+                q += sizeof(block_q8_K); /* block 1 */
+            const int l = i % 64;
+            int16_t pair[2];
+            memcpy(pair, got + bytes + 4 * i, 4);
+            ck_assert_int_eq(pair[0], 32 * (q[4 * l] + q[4 * l + 1]));
+            ck_assert_int_eq(pair[1], 32 * (q[4 * l + 2] + q[4 * l + 3]));
+        }
     }
 }
 END_TEST
@@ -493,12 +509,12 @@ START_TEST(test_matmul_equals_vec_dot)
 }
 END_TEST
 
-/* q4_0, q8_0 and q4_K packed eight rows at a time give kern_matmul's y bit
+/* q4_0, q8_0, q4_K and q6_K packed eight rows at a time give kern_matmul's y bit
  * for bit, for every activation row count (passes of 4 and 2 and the rest). */
 START_TEST(test_packed_equals_matmul)
 {
     enum { ROWS = 40, COLS = 512, NB = 7 };
-    const uint32_t types[] = { GGML_T_Q4_0, GGML_T_Q8_0, GGML_T_Q4_K };
+    const uint32_t types[] = { GGML_T_Q4_0, GGML_T_Q8_0, GGML_T_Q4_K, GGML_T_Q6_K };
     if (!kern_pack_usable(GGML_T_Q4_0, ROWS, COLS)) {
         ck_assert(!kern_pack_usable(GGML_T_Q8_0, ROWS, COLS));
         fprintf(stderr, "test_kernels: no AVX-512 VNNI here, packed matrices not tested\n");
@@ -508,7 +524,8 @@ START_TEST(test_packed_equals_matmul)
     ck_assert(!kern_pack_usable(GGML_T_Q8_0, ROWS, 48)); /* not whole blocks */
     ck_assert(!kern_pack_usable(GGML_T_Q4_1, ROWS, COLS));
     ck_assert(!kern_pack_usable(GGML_T_Q4_K, ROWS, 288)); /* not whole super-blocks */
-    ck_assert(!kern_pack_usable(GGML_T_Q6_K, ROWS, COLS));
+    ck_assert(!kern_pack_usable(GGML_T_Q6_K, ROWS, 96));
+    ck_assert(!kern_pack_usable(GGML_T_Q5_K, ROWS, COLS));
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         const uint32_t t = types[ti];
         const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
@@ -528,9 +545,23 @@ START_TEST(test_packed_equals_matmul)
         kern_pack(t, w, rb, ROWS, COLS, packed);
         /* block 1 of row 9 (group 1): its scale at position 1 of the group's
          * block 1, its first four quant bytes in lane 1 of the first vector */
-        const size_t gb = 8 * rb, bb = rb / (COLS / (t == GGML_T_Q4_K ? 256 : 32)); /* a group, a block */
+        const bool kq = t == GGML_T_Q4_K || t == GGML_T_Q6_K;
+        const size_t gb = 8 * rb, bb = rb / (COLS / (kq ? 256 : 32)); /* a group, a block */
         const uint8_t *pb = packed + gb + 8 * bb, *b9 = w + 9 * rb + bb;
-        ck_assert_mem_eq(pb + 2, b9, 2);
+        if (t == GGML_T_Q6_K) {
+            /* d in lane 1; scales 12..15 in lane 1 of the fourth scale
+             * vector; byte 2 of lane 1 of P0 for L 1, h 1: the level u_0 of
+             * element 128 + 4 + 2 (low nibble of ql[70], bits 0-1 of qh[38])
+             * topped by the high two bits of u_2, element 128 + 64 + 6 (high
+             * nibble of ql[70], bits 4-5 of qh[38]) */
+            const block_q6_K *b = (const block_q6_K *)b9;
+            ck_assert_mem_eq(pb + 2, &b->d, 2);
+            ck_assert_mem_eq(pb + 16 + 96 + 4, b->scales + 12, 4);
+            const int u0 = (b->ql[70] & 15) | (b->qh[38] & 3) << 4;
+            const int u2 = (b->ql[70] >> 4) | ((b->qh[38] >> 4) & 3) << 4;
+            ck_assert_uint_eq(pb[144 + 96 * 3 + 4 + 2], (unsigned)(u0 | (u2 >> 4) << 6));
+        } else
+            ck_assert_mem_eq(pb + 2, b9, 2);
         if (t == GGML_T_Q4_K) {
             /* dmin in lane 1 of the second scale vector, scale bytes 8..11 in
              * lane 1 of the third word vector, qs[32 + 4..32 + 7] (L 1, q 1)
@@ -538,7 +569,7 @@ START_TEST(test_packed_equals_matmul)
             ck_assert_mem_eq(pb + 16 + 2, b9 + 2, 2);
             ck_assert_mem_eq(pb + 32 + 64 + 4, b9 + 4 + 8, 4);
             ck_assert_mem_eq(pb + 128 + 32 * 5 + 4, b9 + 16 + 32 + 4, 4);
-        } else
+        } else if (t != GGML_T_Q6_K)
             for (int j = 0; j < 4; j++)
                 ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(b9[2 + j] ^ (t == GGML_T_Q8_0 ? 0x80 : 0)));
         for (int64_t nb = 1; nb <= NB; nb++) {
@@ -691,13 +722,15 @@ START_TEST(test_unsupported)
     ck_assert_int_eq(kern_dot_type(GGML_T_Q3_K), GGML_T_Q8_K);
     /* sizes: 4096 floats are 128 q8_0 blocks of 34 (for q4_0 and q8_0
      * weights each with 40 more bytes: a float scale, the block's lead and
-     * eight lane leads), 128 q8_1 of 36, 16 q8_K of 292; a length off the
-     * block size or not positive has none */
+     * eight lane leads), 128 q8_1 of 36, 16 q8_K of 292 (for q6_K weights
+     * each with 256 more: 32 × the sums of each two levels); a length off
+     * the block size or not positive has none */
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q5_0, 4096), 128 * 34);
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q8_0, 4096), 128 * (34 + 40));
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_0, 4096), 128 * (34 + 40));
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q5_1, 4096), 128 * 36);
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q6_K, 4096), 16 * 292);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_K, 4096), 16 * 292);
+    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q6_K, 4096), 16 * (292 + 256));
     ck_assert_uint_eq(kern_act_row_size(GGML_T_F16, 45), 90);
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_K, 4096 + 32), 0);
     ck_assert_uint_eq(kern_act_row_size(GGML_T_Q8_0, 33), 0);
