@@ -386,14 +386,22 @@ static int pack_all(run_model *m, gguf_error *err)
         if (align == huge)
             (void)madvise(m->packed_arena, alloc, MADV_HUGEPAGE); /* advice only */
 #endif
-        uint8_t *at = m->packed_arena;
-        for (size_t k = 0; k < n; k++) {
-            const size_t bytes = packed_bytes(ws[k]);
-            if (bytes) {
-                pack_matrix(ws[k], at);
-                at += bytes;
-            }
+        /* each matrix's place first, then the packing on every thread
+         * (most of it is the kernel zeroing the arena's fresh pages) */
+        size_t *at = malloc(n * sizeof *at);
+        if (!at) {
+            free(ws);
+            return gguf_error_set(err, "out of memory");
         }
+        for (size_t k = 0, off = 0; k < n; k++) {
+            at[k] = off;
+            off += packed_bytes(ws[k]);
+        }
+#pragma omp parallel for schedule(dynamic)
+        for (size_t k = 0; k < n; k++)
+            if (packed_bytes(ws[k]))
+                pack_matrix(ws[k], (uint8_t *)m->packed_arena + at[k]);
+        free(at);
     }
     free(ws);
     return 0;
