@@ -10,6 +10,8 @@ BUILD=${BUILD:-build}
 export BUILD
 export GGUFKIT_FIXTURES=${GGUFKIT_FIXTURES:-$(cd "$(dirname "$0")/.." && pwd)/../shared/fixtures}
 export GGUFKIT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ggufkit-test.XXXXXX")
+# make san: the OpenMP runtime's thread pool is not ours to free (tests/lsan.supp)
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 trap 'rm -rf "$GGUFKIT_TMP"' EXIT
 
 passed=0 failed=0 skipped=0
