@@ -9,6 +9,7 @@
  */
 #include "kernels.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -345,14 +346,14 @@ float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
 
 typedef struct {
     struct {
-        _Atomic uint64_t range; /* next unit (low 32 bits), end (high 32) */
-        char             pad[64 - sizeof(uint64_t)];
-    } slot[SHARE_MAX];
+        _Alignas(64) _Atomic uint64_t range; /* next unit (low 32 bits), end (high 32) */
+    } slot[SHARE_MAX]; /* a cache line each */
     int n;
 } share;
 
 static void share_init(share *s, int64_t units)
 {
+    assert(units >= 0 && units <= (int64_t)UINT32_MAX);
 #ifdef _OPENMP
     int n = omp_get_max_threads();
 #else

@@ -88,11 +88,13 @@ ALWAYS float hmax8(__m256 v)
     KERN_VNNI_ATTR void NAME(int64_t n, const void *wp, const void *x, size_t xs, int nx, \
                              float *out)                                            \
     {                                                                               \
-        for (int k = 0; k < nx; k += (NXP)) {                                       \
-            if (nx - k >= (NXP))                                                    \
+        for (int k = 0; k < nx;) {                                                  \
+            const int m = nx - k >= (NXP) ? (NXP) : 1;                              \
+            if (m == (NXP))                                                         \
                 ROWS8(n, wp, (const uint8_t *)x + k * xs, xs, (NXP), out + 8 * k);  \
             else                                                                    \
                 ROWS8(n, wp, (const uint8_t *)x + k * xs, xs, 1, out + 8 * k);      \
+            k += m;                                                                 \
         }                                                                           \
     }
 

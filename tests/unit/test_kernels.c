@@ -33,6 +33,7 @@
  */
 #include <math.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "float16.h"
@@ -407,10 +408,8 @@ START_TEST(test_act_bytes_are_libgguf)
         /* q6_K's rows go on with 32 × each pair of levels' sum, as int16
          * pairs per four levels */
         ck_assert_uint_eq(kern_act_row_size(t, N), bytes + N / 256 * KERN_ACT_EXTRA_K);
-        const int8_t *q = (const int8_t *)got + 4; /* block 0's levels */
         for (int i = 0; i < N / 4; i++) {
-            if (i == 64)
-                q += sizeof(block_q8_K); /* block 1 */
+            const int8_t *q = ((const block_q8_K *)got)[i / 64].qs; /* block i / 64's levels */
             const int l = i % 64;
             int16_t pair[2];
             memcpy(pair, got + bytes + 4 * i, 4);
@@ -540,6 +539,26 @@ START_TEST(test_packed_equals_matmul)
             xf[2 * COLS + j] = (j & 2) ? -1.0f : 1.0f;
         }
         ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
+        if (t == GGML_T_Q4_K || t == GGML_T_Q6_K) {
+            /* rows 4-7: every byte 0xff, 0x00, 0x80 or pseudo-random (levels
+             * 15 / 63 and 0, scales 63 and q6_K's -128), d = 1 and dmin =
+             * 0.5 so that the products stay finite */
+            uint32_t lcg = 12345;
+            for (int r = 4; r < 8; r++)
+                for (size_t i = 0; i < rb; i++) {
+                    lcg = lcg * 1103515245u + 12345u;
+                    w[r * rb + i] = r == 4 ? 0xff : r == 5 ? 0x00 : r == 6 ? 0x80 : (uint8_t)(lcg >> 24);
+                }
+            for (int r = 4; r < 8; r++)
+                for (size_t i = 0; i < rb; i += rb / (COLS / 256)) {
+                    const gguf_half one = 0x3c00, half = 0x3800;
+                    if (t == GGML_T_Q4_K) {
+                        memcpy(w + r * rb + i, &one, 2);
+                        memcpy(w + r * rb + i + 2, &half, 2);
+                    } else
+                        memcpy(w + r * rb + i + offsetof(block_q6_K, d), &one, 2);
+                }
+        }
         for (int b = 0; b < NB; b++)
             kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
         kern_pack(t, w, rb, ROWS, COLS, packed);
@@ -617,30 +636,34 @@ START_TEST(test_matmul_any_team)
             omp_set_num_threads(1);
             kern_matmul(t, w, rb, ROWS, COLS, xq, nb, want);
             const int teams[] = { 2, 3, 7, 40 }; /* 40: more threads than groups */
-            for (size_t k = 0; k <= sizeof teams / sizeof *teams; k++) {
-                for (int i = 0; i < nb * ROWS; i++)
-                    y[i] = NAN;
-                if (k < sizeof teams / sizeof *teams) {
-                    omp_set_num_threads(teams[k]);
-                    if (pack)
-                        kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y);
-                    else
-                        kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
-                } else { /* ranges for 5 threads, a team of 1 (not nested) */
-                    omp_set_num_threads(5);
-#pragma omp parallel num_threads(2)
-#pragma omp single
-                    {
-                        if (pack)
+            const size_t nteams = sizeof teams / sizeof *teams;
+            /* row by row (tiles), then packed (groups of 8) where it can */
+            for (int path = 0; path < (pack ? 2 : 1); path++)
+                for (size_t k = 0; k <= nteams; k++) {
+                    for (int i = 0; i < nb * ROWS; i++)
+                        y[i] = NAN;
+                    if (k < nteams) {
+                        omp_set_num_threads(teams[k]);
+                        if (path)
                             kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y);
                         else
                             kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
+                    } else { /* ranges for 5 threads, a team of 1 (no nesting) */
+                        omp_set_max_active_levels(1);
+                        omp_set_num_threads(5);
+#pragma omp parallel num_threads(2)
+#pragma omp single
+                        {
+                            if (path)
+                                kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y);
+                            else
+                                kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
+                        }
                     }
+                    for (int i = 0; i < nb * ROWS; i++)
+                        ck_assert_msg(y[i] == want[i], "%s path %d team %zu nb %d y[%d]: %.9g want %.9g",
+                                      ggml_type_name(t), path, k, nb, i, y[i], want[i]);
                 }
-                for (int i = 0; i < nb * ROWS; i++)
-                    ck_assert_msg(y[i] == want[i], "%s team %zu nb %d y[%d]: %.9g want %.9g",
-                                  ggml_type_name(t), k, nb, i, y[i], want[i]);
-            }
         }
         free(wf);
         free(xf);
