@@ -10,28 +10,34 @@
 # trained on War and Peace, scored on the held-out text) when present, else
 # a synthetic LLaMA with its own tokenizer made by tests/tools/mkhf (random
 # weights, scored on this repository's docs: the numbers then only show that
-# everything runs). Outputs stay in $BUILD/demo.
+# everything runs). Outputs stay in $BUILD/demo (DEMO_WORK elsewhere);
+# DEMO_PRESETS lists other presets and DEMO_TEXT the bytes of text scored
+# (tests/e2e/demo.sh runs two presets on 12 kB).
 set -euo pipefail
 export LC_ALL=C
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
 FIX=${GGUFKIT_FIXTURES:-$ROOT/../shared/fixtures}
-WORK=$BIN/demo
-PRESETS=(Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_0 Q4_1 Q4_K_S Q4_K_M Q5_0 Q5_1 Q5_K_S Q5_K_M Q6_K Q8_0)
+WORK=${DEMO_WORK:-$BIN/demo}
+read -r -a PRESETS <<<"${DEMO_PRESETS:-Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_0 Q4_1 Q4_K_S Q4_K_M Q5_0 Q5_1 Q5_K_S Q5_K_M Q6_K Q8_0}"
 CTX=256
+TEXT_BYTES=${DEMO_TEXT:-60000}
 rm -rf "$WORK"
 mkdir -p "$WORK"
 
 if [ -d "$FIX/models/wp-llama-5m/hf" ] && [ -f "$FIX/corpora/war-and-peace-heldout.txt" ]; then
     SRC=$FIX/models/wp-llama-5m/hf
-    head -c 60000 "$FIX/corpora/war-and-peace-heldout.txt" >"$WORK/text.txt"
-    echo "model: wp-llama-5m (../shared/fixtures), scored on 60 kB of held-out War and Peace"
+    head -c "$TEXT_BYTES" "$FIX/corpora/war-and-peace-heldout.txt" >"$WORK/text.txt"
+    echo "model: wp-llama-5m (../shared/fixtures), scored on $((TEXT_BYTES / 1000)) kB of held-out War and Peace"
 else
     SRC=$WORK/synthetic
     "$BIN/tests/tools/mkhf" "$SRC" --dim 256 --layers 4 --ffn 768 --heads 8 --kv-heads 4 \
         --vocab 2048 --dtype f32
-    cat "$ROOT"/README.md "$ROOT"/docs/*.md | head -c 60000 >"$WORK/text.txt"
+    # (not cat | head: under pipefail, cat's SIGPIPE once the docs pass
+    # the text's length would end the script)
+    cat "$ROOT"/README.md "$ROOT"/docs/*.md >"$WORK/docs.txt"
+    head -c "$TEXT_BYTES" "$WORK/docs.txt" >"$WORK/text.txt"
     echo "model: synthetic LLaMA (random weights, generated tokenizer), scored on the docs"
 fi
 
@@ -53,7 +59,7 @@ for t in F16 "${PRESETS[@]}"; do
     [ "$t" = F16 ] || "$BIN/gguf-quantize" "$WORK/model-F16.gguf" "$f" "$t" >/dev/null 2>&1
     "$BIN/gguf-run" -m "$f" --kl-divergence --kl-divergence-base "$WORK/base.kld" >"$WORK/$t.log" 2>&1
     line=$(grep '^kl-divergence:' "$WORK/$t.log")
-    kld=$(sed -nE 's/.*mean ([0-9.]+).*/\1/p' <<<"$line")
+    kld=$(sed -nE 's/.*mean (-?[0-9.]+).*/\1/p' <<<"$line") # F16 can be -0.000000, as in llama-perplexity
     top=$(sed -nE 's/.*same top ([0-9.]+%).*/\1/p' <<<"$line")
     ppl=$(sed -nE 's/.*, ppl ([0-9.]+),.*/\1/p' <<<"$line")
     printf '%-8s %9s %7s %11s %10s %9s\n' "$t" "$(size_mib "$f")" "$(bpw "$f")" "$ppl" "$kld" "$top"
