@@ -17,7 +17,7 @@ GGUFKIT_FIXTURES=$W/no-fixtures DEMO_WORK=$W/work DEMO_PRESETS="Q4_K_M Q8_0" DEM
 if [ $rc -eq 0 ] && grep -q '^model: synthetic LLaMA' "$W/out"; then
     pass "demo on the synthetic model: exit 0"
 else
-    fail "demo on the synthetic model: exit 0" "exit $rc: $(tail -2 "$W/err")"
+    fail "demo on the synthetic model: exit 0" "exit $rc: $(tail -6 "$W/err" | tr '\n' ' ')"
 fi
 num='-?[0-9]+\.[0-9]+'
 for t in F16 Q4_K_M Q8_0; do
