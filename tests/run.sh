@@ -15,7 +15,9 @@ export GGUFKIT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ggufkit-test.XXXXXX")
 # scan of dynamic TLS on this glibc ("Tracer caught signal 11" after "DTLS 5
 # at 0x...a7"), depending on the heap's layout (gguf-quantize's output path
 # was enough to flip it); we keep no heap pointers in thread-local storage.
-export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:use_tls=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# print_suppressions=0: a run whose only leaks are suppressed prints nothing
+# (the suppression table would follow gguf-run's last line, its timing).
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:use_tls=0:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 trap 'rm -rf "$GGUFKIT_TMP"' EXIT
 
 passed=0 failed=0 skipped=0
