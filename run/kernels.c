@@ -295,7 +295,7 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
         if (wtype == GGML_T_Q6_K)
             act_extra_k(xq, n);
         break;
-    default: /* q8_K: libgguf's reference quantizer, which ggml also uses on x86 */
+    default:
         gguf_codec_get(t->dot_type)->quantize(x, xq, n);
         break;
     }
@@ -500,111 +500,70 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
 }
 
 /* ---------------------------------------------------------------------------
- * Packed q4_0 and q8_0 (kernels_legacy.c describes the layout)
+ * Packed matrices: q4_0 and q8_0 (kernels_legacy.c describes the layouts),
+ * q4_K and q6_K (kernels_k.c)
  */
+
+#ifdef KERN_X86
+/* The packable types: how a row's block goes into a group's packed block,
+ * and the kernel of eight packed rows. */
+typedef struct {
+    uint32_t        type;
+    kern_pack_put_fn put;
+    kern_rows8_fn   rows8;
+} pack_kind;
+
+static const pack_kind *pack_kind_get(uint32_t wtype)
+{
+    static const pack_kind kinds[] = {
+        { GGML_T_Q4_0, pack_put_q4_0, q4_0x8_vnni },
+        { GGML_T_Q8_0, pack_put_q8_0, q8_0x8_vnni },
+        { GGML_T_Q4_K, pack_put_q4_K, q4_Kx8_vnni },
+        { GGML_T_Q6_K, pack_put_q6_K, q6_Kx8_vnni },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (kinds[i].type == wtype)
+            return &kinds[i];
+    return NULL;
+}
+#endif
 
 bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols)
 {
 #ifdef KERN_X86
-    const bool k = wtype == GGML_T_Q4_K || wtype == GGML_T_Q6_K;
-    return (act_bias(wtype) || k) && nrows > 0 && nrows % 8 == 0 &&
-           ncols > 0 && ncols % (k ? QK_K : 32) == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
+    return pack_kind_get(wtype) && nrows > 0 && nrows % 8 == 0 && ncols > 0 &&
+           ncols % ggml_type_get(wtype)->blck_size == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
 #else
     (void)wtype, (void)nrows, (void)ncols;
     return false;
 #endif
 }
 
-/* q4_K's packed super-block (kernels_k.c describes it): scales, mins and
- * the scale bytes as words, then 4-byte pieces of qs, row r in lane r. */
-static void pack_q4_K(const uint8_t *w, size_t row_bytes, int64_t nrows, int64_t ncols, uint8_t *dst)
-{
-    const int64_t nb = ncols / QK_K;
-    for (int64_t g = 0; g < nrows / 8; g++)
-        for (int64_t i = 0; i < nb; i++) {
-            for (int r = 0; r < 8; r++) {
-                const block_q4_K *b = (const block_q4_K *)(w + (size_t)(8 * g + r) * row_bytes) + i;
-                memcpy(dst + 2 * r, &b->d, 2);
-                memcpy(dst + 16 + 2 * r, &b->dmin, 2);
-                for (int k = 0; k < 3; k++)
-                    memcpy(dst + 32 + 32 * k + 4 * r, b->scales + 4 * k, 4);
-                for (int L = 0; L < 8; L++)
-                    for (int q = 0; q < 4; q++)
-                        memcpy(dst + 128 + 32 * (4 * L + q) + 4 * r, b->qs + 32 * q + 4 * L, 4);
-            }
-            dst += 8 * sizeof(block_q4_K);
-        }
-}
-
-/* q6_K's packed super-block (kernels_k.c describes it): the scales, the
- * scale bytes as words, then per lane group L and half h three vectors
- * holding the four levels u (q + 32) of each byte position. */
-static void pack_q6_K(const uint8_t *w, size_t row_bytes, int64_t nrows, int64_t ncols, uint8_t *dst)
-{
-    const int64_t nb = ncols / QK_K;
-    for (int64_t g = 0; g < nrows / 8; g++)
-        for (int64_t i = 0; i < nb; i++) {
-            for (int r = 0; r < 8; r++) {
-                const block_q6_K *b = (const block_q6_K *)(w + (size_t)(8 * g + r) * row_bytes) + i;
-                uint8_t u[QK_K]; /* element 128h + 32j + l */
-                for (int e = 0; e < QK_K; e++) {
-                    const int h = e / 128, j = e % 128 / 32, l = e % 32;
-                    const uint8_t lo = b->ql[64 * h + 32 * (j % 2) + l];
-                    u[e] = (uint8_t)((j < 2 ? lo & 0x0f : lo >> 4) |
-                                     ((b->qh[32 * h + l] >> (2 * j)) & 3) << 4);
-                }
-                memcpy(dst + 2 * r, &b->d, 2);
-                for (int v = 0; v < 4; v++)
-                    memcpy(dst + 16 + 32 * v + 4 * r, b->scales + 4 * v, 4);
-                for (int L = 0; L < 8; L++)
-                    for (int h = 0; h < 2; h++) {
-                        uint8_t *p = dst + 144 + 96 * (2 * L + h) + 4 * r;
-                        for (int t = 0; t < 4; t++) {
-                            const uint8_t *e = u + 128 * h + 4 * L + t; /* j = 0 */
-                            p[t] = (uint8_t)(e[0] | (e[64] >> 4) << 6);
-                            p[32 + t] = (uint8_t)(e[32] | (e[96] >> 4) << 6);
-                            p[64 + t] = (uint8_t)((e[64] & 0x0f) | (e[96] & 0x0f) << 4);
-                        }
-                    }
-            }
-            dst += 8 * sizeof(block_q6_K);
-        }
-}
-
 void kern_pack(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
                void *out)
 {
-    if (wtype == GGML_T_Q4_K || wtype == GGML_T_Q6_K) {
-        (wtype == GGML_T_Q4_K ? pack_q4_K : pack_q6_K)(w, row_bytes, nrows, ncols, out);
-        return;
-    }
-    const int64_t nb = ncols / 32;
-    const bool q4 = wtype == GGML_T_Q4_0;
-    const size_t bbytes = q4 ? sizeof(block_q4_0) : sizeof(block_q8_0);
-    const int nvec = q4 ? 4 : 8; /* 4-byte pieces of a block's quants */
+#ifdef KERN_X86
+    const pack_kind *p = pack_kind_get(wtype);
+    const ggml_type_traits *tt = ggml_type_get(wtype);
+    const int64_t nb = ncols / tt->blck_size;
     uint8_t *dst = out;
     for (int64_t g = 0; g < nrows / 8; g++)
         for (int64_t i = 0; i < nb; i++) {
-            for (int r = 0; r < 8; r++) {
-                const uint8_t *b = (const uint8_t *)w + (size_t)(8 * g + r) * row_bytes + (size_t)i * bbytes;
-                memcpy(dst + 2 * r, b, 2); /* the f16 scale leads both block types */
-                for (int c = 0; c < nvec; c++)
-                    for (int j = 0; j < 4; j++)
-                        dst[16 + 32 * c + 4 * r + j] = (uint8_t)(b[2 + 4 * c + j] ^ (q4 ? 0 : 0x80));
-            }
-            dst += 16 + 32 * nvec;
+            for (int r = 0; r < 8; r++)
+                p->put((const uint8_t *)w + (size_t)(8 * g + r) * row_bytes + (size_t)i * tt->type_size,
+                       dst, r);
+            dst += 8 * (size_t)tt->type_size;
         }
+#else
+    (void)wtype, (void)w, (void)row_bytes, (void)nrows, (void)ncols, (void)out;
+#endif
 }
 
 void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64_t ncols,
                         const void *xq, int64_t nb, float *y)
 {
 #ifdef KERN_X86
-    void (*rows8)(int64_t, const void *, const void *, size_t, int, float *) =
-        wtype == GGML_T_Q4_0   ? q4_0x8_vnni
-        : wtype == GGML_T_Q8_0 ? q8_0x8_vnni
-        : wtype == GGML_T_Q4_K ? q4_Kx8_vnni
-                               : q6_Kx8_vnni;
+    const kern_rows8_fn rows8 = pack_kind_get(wtype)->rows8;
     const size_t xbytes = kern_act_row_size(wtype, ncols);
     const ggml_type_traits *tt = ggml_type_get(wtype);
     const size_t gbytes = 8 * (size_t)(ncols / tt->blck_size) * tt->type_size;

@@ -166,10 +166,21 @@ void dotn_q8_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *o
 void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs, float *out);
 /* 8 packed rows (kern_pack) × nx (1..KERN_NX) activation rows,
  * out[k * 8 + r]. */
+typedef void (*kern_rows8_fn)(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                              float *out);
 void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+
+/* kern_pack's part per type: block blk of row r of a group of eight into
+ * the group's packed block at dst (eight times the block's bytes); the
+ * layouts are described beside each type's rows8 kernel. */
+typedef void (*kern_pack_put_fn)(const void *blk, uint8_t *dst, int r);
+void pack_put_q4_0(const void *blk, uint8_t *dst, int r);
+void pack_put_q8_0(const void *blk, uint8_t *dst, int r);
+void pack_put_q4_K(const void *blk, uint8_t *dst, int r);
+void pack_put_q6_K(const void *blk, uint8_t *dst, int r);
 
 /* kern_quantize_act's q8_0 rows (with the extras of bias 8 or 128; none
  * for 0) and q8_K rows, bit for bit as the scalar code; a block holding an

@@ -507,27 +507,29 @@ KQUANT_KERNELS(vnni, ALWAYS_VNNI, KERN_VNNI_ATTR)
 /* Activation rows per pass: twelve float chains each, 32 registers. */
 #define KERN_NXK 2
 
-ALWAYS_VNNI __m256i bcast4(const void *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm256_set1_epi32(v);
-}
-
 /* pshufb controls: byte c of each 32-bit lane, twice, as int16 (a scale
  * for both 16-bit halves of dpwssd's pairs); bytes 2p and 2p + 1 as two
  * int16 (a pair of mins). */
 ALWAYS_VNNI __m256i byte_twice(int c)
 {
-    const uint32_t v = (uint32_t)c | 0x80u << 8 | (uint32_t)c << 16 | 0x80u << 24;
-    return _mm256_add_epi8(_mm256_set1_epi32((int)v),
-                           _mm256_setr_epi32(0, 0x00040004, 0x00080008, 0x000c000c,
-                                             0, 0x00040004, 0x00080008, 0x000c000c));
+    return lane_bytes(c, -1, c, -1);
 }
 
 ALWAYS_VNNI __m256i byte_pair(int p)
 {
-    return _mm256_add_epi8(byte_twice(2 * p), _mm256_set1_epi32(0x00010000));
+    return lane_bytes(2 * p, -1, 2 * p + 1, -1);
+}
+
+void pack_put_q4_K(const void *blk, uint8_t *dst, int r)
+{
+    const block_q4_K *b = blk;
+    memcpy(dst + 2 * r, &b->d, 2);
+    memcpy(dst + 16 + 2 * r, &b->dmin, 2);
+    for (int k = 0; k < 3; k++)
+        memcpy(dst + 32 + 32 * k + 4 * r, b->scales + 4 * k, 4);
+    for (int L = 0; L < 8; L++)
+        for (int q = 0; q < 4; q++)
+            memcpy(dst + 128 + 32 * (4 * L + q) + 4 * r, b->qs + 32 * q + 4 * L, 4);
 }
 
 ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
@@ -627,11 +629,28 @@ PACKED_PASSES(q4_Kx8_vnni, rows8_q4_K_vnni, KERN_NXK)
  * (a signed scale for dpwssd's pairs). */
 ALWAYS_VNNI __m256i scale_twice(__m256i v, int b)
 {
-    const uint32_t c = 0x80u | (uint32_t)b << 8 | 0x80u << 16 | (uint32_t)b << 24;
-    const __m256i ctl = _mm256_add_epi8(_mm256_set1_epi32((int)c),
-                                        _mm256_setr_epi32(0, 0x04000400, 0x08000800, 0x0c000c00,
-                                                          0, 0x04000400, 0x08000800, 0x0c000c00));
-    return _mm256_srai_epi16(_mm256_shuffle_epi8(v, ctl), 8);
+    return _mm256_srai_epi16(_mm256_shuffle_epi8(v, lane_bytes(-1, b, -1, b)), 8);
+}
+
+void pack_put_q6_K(const void *blk, uint8_t *dst, int r)
+{
+    const block_q6_K *b = blk;
+    kblock k;
+    unpack_q6_K(b, &k); /* levels q of element 128h + 32j + l; u = q + 32 */
+    memcpy(dst + 2 * r, &b->d, 2);
+    for (int v = 0; v < 4; v++)
+        memcpy(dst + 16 + 32 * v + 4 * r, b->scales + 4 * v, 4);
+    for (int L = 0; L < 8; L++)
+        for (int h = 0; h < 2; h++) {
+            uint8_t *p = dst + 144 + 96 * (2 * L + h) + 4 * r;
+            for (int t = 0; t < 4; t++) {
+                const int8_t *q = k.q + 128 * h + 4 * L + t; /* j = 0 */
+                const int u0 = q[0] + 32, u1 = q[32] + 32, u2 = q[64] + 32, u3 = q[96] + 32;
+                p[t] = (uint8_t)(u0 | (u2 >> 4) << 6);
+                p[32 + t] = (uint8_t)(u1 | (u3 >> 4) << 6);
+                p[64 + t] = (uint8_t)((u2 & 0x0f) | (u3 & 0x0f) << 4);
+            }
+        }
 }
 
 ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,

@@ -519,16 +519,29 @@ KERN_AVX2 void quantize_q8_0_avx2(const float *x, void *vy, int64_t n, int bias)
 #define PACK_Q4_0_BYTES (16 + 4 * 32)
 #define PACK_Q8_0_BYTES (16 + 8 * 32)
 
+/* A row's block into its group's packed block: the scale, then nvec
+ * four-byte pieces of the quants, each byte XOR flip. */
+static void put_legacy(const uint8_t *b, uint8_t *dst, int r, int nvec, uint8_t flip)
+{
+    memcpy(dst + 2 * r, b, 2); /* the f16 scale leads both block types */
+    for (int c = 0; c < nvec; c++)
+        for (int j = 0; j < 4; j++)
+            dst[16 + 32 * c + 4 * r + j] = (uint8_t)(b[2 + 4 * c + j] ^ flip);
+}
+
+void pack_put_q4_0(const void *blk, uint8_t *dst, int r)
+{
+    put_legacy(blk, dst, r, 4, 0);
+}
+
+void pack_put_q8_0(const void *blk, uint8_t *dst, int r)
+{
+    put_legacy(blk, dst, r, 8, 0x80);
+}
+
 /* q8_0's activation rows per pass: its 16 float accumulators and 8 weight
  * vectors fill the 32 registers AVX-512 gives. */
 #define KERN_NX8 2
-
-ALWAYS __m256i bcast32(const int8_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm256_set1_epi32(v);
-}
 
 ALWAYS __m256 bcast_f32(const uint8_t *p)
 {
@@ -566,8 +579,8 @@ ALWAYS_VNNI void rows8_q4_0_vnni(int64_t n, const void *wp, const void *x, size_
             memcpy(&lead, KERN_EX_LEAD(ex[k], nb, i), 4);
             __m256i s0 = _mm256_set1_epi32(lead), s1 = _mm256_setzero_si256();
             UNROLL for (int c = 0; c < 4; c++) {
-                s0 = _mm256_dpbusd_epi32(s0, lo[c], bcast32(a + 4 * c));
-                s1 = _mm256_dpbusd_epi32(s1, hi[c], bcast32(a + 16 + 4 * c));
+                s0 = _mm256_dpbusd_epi32(s0, lo[c], bcast4(a + 4 * c));
+                s1 = _mm256_dpbusd_epi32(s1, hi[c], bcast4(a + 16 + 4 * c));
             }
             acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)),
                                      _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i))), acc[k]);
@@ -603,7 +616,7 @@ ALWAYS_VNNI void rows8_q8_0_vnni(int64_t n, const void *wp, const void *x, size_
             const int8_t *lead = (const int8_t *)KERN_EX_LANES(ex[k], nb, i);
             const __m256 d = _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i)));
             UNROLL for (int m = 0; m < 8; m++) {
-                const __m256i s = _mm256_dpbusd_epi32(bcast32(lead + 4 * m), q[m], bcast32(a + 4 * m));
+                const __m256i s = _mm256_dpbusd_epi32(bcast4(lead + 4 * m), q[m], bcast4(a + 4 * m));
                 f[k][m] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), f[k][m]);
             }
         }

@@ -10,6 +10,7 @@
 #define RUN_KERNELS_SIMD_H
 
 #include <immintrin.h>
+#include <string.h>
 
 #include "kernels_impl.h"
 
@@ -56,6 +57,30 @@ ALWAYS __m256 hsum8_rows(const __m256 f[8])
 ALWAYS __m256 add_scaled(__m256 acc, float d, __m256i s)
 {
     return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(s), acc);
+}
+
+/* Four bytes at p (levels, a lead, a pair of int16) in every 32-bit lane. */
+ALWAYS __m256i bcast4(const void *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+/* A pshufb control giving each 32-bit lane bytes b0..b3 of that same lane
+ * of the source (a negative b: a zero byte). */
+ALWAYS uint32_t lane_byte(int b)
+{
+    return b < 0 ? 0x80u : (uint32_t)b;
+}
+
+ALWAYS __m256i lane_bytes(int b0, int b1, int b2, int b3)
+{
+    const uint32_t v = lane_byte(b0) | lane_byte(b1) << 8 | lane_byte(b2) << 16 | lane_byte(b3) << 24;
+    /* lane k of a 128-bit half starts at byte 4k; 0x80 + 4k still zeroes */
+    return _mm256_add_epi8(_mm256_set1_epi32((int)v),
+                           _mm256_setr_epi32(0, 0x04040404, 0x08080808, 0x0c0c0c0c,
+                                             0, 0x04040404, 0x08080808, 0x0c0c0c0c));
 }
 
 /* Four vectors of eight int32 levels (elements 0-7, ..., 24-31) as 32
