@@ -55,12 +55,12 @@ float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq);
 void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
                  const void *xq, int64_t nb, float *y);
 
-/* q4_0, q8_0 and q4_K matrices of 8k rows can be packed, as llama.cpp
- * also repacks q4_0: block i of rows 8g..8g+7 side by side, their quants
- * interleaved four bytes at a time (8 × 18, 8 × 34 or 8 × 144 bytes), so
- * that one stream of memory feeds eight rows at once and each row's sum
- * stays in one vector lane. True when this CPU has kernels for that layout (AVX-512
- * VNNI) and W (nrows rows of wtype) suits it. */
+/* q4_0, q8_0, q4_K and q6_K matrices of 8k rows can be packed, as
+ * llama.cpp also repacks q4_0: block i of rows 8g..8g+7 side by side in
+ * the bytes the eight blocks take, their quants interleaved four bytes at
+ * a time, so that one stream of memory feeds eight rows at once and each
+ * row's sum stays in one vector lane. True when this CPU has kernels for
+ * that layout (AVX-512 VNNI) and W (nrows rows of wtype) suits it. */
 bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols);
 
 /* Writes the packed layout of W (nrows rows of ncols elements of wtype,

@@ -326,8 +326,8 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     return 0;
 }
 
-/* Packs a q4_0 or q8_0 matrix for the eight-row kernels into out. The
- * copy replaces the mapped rows for products, so their pages are given
+/* Packs a matrix (kern_pack_usable) for the eight-row kernels into out.
+ * The copy replaces the mapped rows for products, so their pages are given
  * back (they are read again from the file if the embedding needs a row):
  * resident memory stays about the file's size. */
 static void pack_matrix(run_matrix *w, uint8_t *out)
@@ -365,7 +365,7 @@ static int pack_all(run_model *m, gguf_error *err)
     run_matrix **ws = malloc(nmat * sizeof *ws);
     if (!ws)
         return gguf_error_set(err, "out of memory");
-    size_t n = 0, total = 0;
+    size_t n = 0;
     ws[n++] = &m->output;
     for (int i = 0; i < m->hp.n_layer; i++) {
         run_layer *l = &m->layers[i];
@@ -373,12 +373,23 @@ static int pack_all(run_model *m, gguf_error *err)
         for (size_t k = 0; k < sizeof lw / sizeof *lw; k++)
             ws[n++] = lw[k];
     }
+    /* each matrix's place in the arena (at[k + 1] - at[k] bytes; none when
+     * it is not packed), then the packing on every thread (most of it is
+     * the kernel zeroing the arena's fresh pages) */
+    size_t *at = malloc((n + 1) * sizeof *at);
+    if (!at) {
+        free(ws);
+        return gguf_error_set(err, "out of memory");
+    }
+    at[0] = 0;
     for (size_t k = 0; k < n; k++)
-        total += packed_bytes(ws[k]);
+        at[k + 1] = at[k] + packed_bytes(ws[k]);
+    const size_t total = at[n];
     if (total) {
         const size_t huge = (size_t)2 << 20, align = total >= huge ? huge : 64;
         const size_t alloc = (total + align - 1) / align * align;
         if (!(m->packed_arena = aligned_alloc(align, alloc))) {
+            free(at);
             free(ws);
             return gguf_error_set(err, "out of memory (%zu bytes to pack the matrices)", total);
         }
@@ -386,23 +397,12 @@ static int pack_all(run_model *m, gguf_error *err)
         if (align == huge)
             (void)madvise(m->packed_arena, alloc, MADV_HUGEPAGE); /* advice only */
 #endif
-        /* each matrix's place first, then the packing on every thread
-         * (most of it is the kernel zeroing the arena's fresh pages) */
-        size_t *at = malloc(n * sizeof *at);
-        if (!at) {
-            free(ws);
-            return gguf_error_set(err, "out of memory");
-        }
-        for (size_t k = 0, off = 0; k < n; k++) {
-            at[k] = off;
-            off += packed_bytes(ws[k]);
-        }
 #pragma omp parallel for schedule(dynamic)
         for (size_t k = 0; k < n; k++)
-            if (packed_bytes(ws[k]))
+            if (at[k + 1] > at[k])
                 pack_matrix(ws[k], (uint8_t *)m->packed_arena + at[k]);
-        free(at);
     }
+    free(at);
     free(ws);
     return 0;
 }
