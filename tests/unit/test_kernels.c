@@ -92,6 +92,54 @@ static size_t wrow_bytes(uint32_t t, int64_t n)
     return (size_t)b;
 }
 
+/* One product's data for the tests: W (rows × cols of t) and nb activation
+ * rows as floats (wf, xf, filled from seeds for the test to adjust), their
+ * quantized forms (w, xq: product_quantize), room for W packed and for two
+ * results (y1, y2: nb × rows). */
+typedef struct {
+    uint32_t t;
+    int      rows, cols, nb;
+    size_t   rb, xb;
+    float   *wf, *xf, *y1, *y2;
+    uint8_t *w, *packed, *xq;
+} product;
+
+static void product_init(product *p, uint32_t t, int rows, int cols, int nb, uint64_t wseed,
+                         uint64_t xseed)
+{
+    p->t = t, p->rows = rows, p->cols = cols, p->nb = nb;
+    p->rb = wrow_bytes(t, cols);
+    p->xb = kern_act_row_size(t, cols);
+    p->wf = malloc(sizeof(float) * (size_t)rows * (size_t)cols);
+    p->xf = malloc(sizeof(float) * (size_t)nb * (size_t)cols);
+    p->y1 = malloc(sizeof(float) * (size_t)nb * (size_t)rows);
+    p->y2 = malloc(sizeof(float) * (size_t)nb * (size_t)rows);
+    p->w = malloc(p->rb * (size_t)rows);
+    p->packed = malloc(p->rb * (size_t)rows);
+    p->xq = malloc(p->xb * (size_t)nb);
+    fill(p->wf, (int64_t)rows * cols, wseed);
+    fill(p->xf, (int64_t)nb * cols, xseed);
+}
+
+static void product_quantize(product *p)
+{
+    ck_assert_uint_eq(gguf_quantize_rows(p->t, p->wf, p->w, p->rows, p->cols, NULL),
+                      p->rb * (size_t)p->rows);
+    for (int b = 0; b < p->nb; b++)
+        kern_quantize_act(p->t, p->xf + (size_t)b * (size_t)p->cols, p->xq + (size_t)b * p->xb, p->cols);
+}
+
+static void product_free(product *p)
+{
+    free(p->wf);
+    free(p->xf);
+    free(p->y1);
+    free(p->y2);
+    free(p->w);
+    free(p->packed);
+    free(p->xq);
+}
+
 static bool has_min(uint32_t t)
 {
     return t == GGML_T_Q4_1 || t == GGML_T_Q5_1 || t == GGML_T_Q2_K || t == GGML_T_Q4_K ||
@@ -527,18 +575,17 @@ START_TEST(test_packed_equals_matmul)
     ck_assert(!kern_pack_usable(GGML_T_Q5_K, ROWS, COLS));
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         const uint32_t t = types[ti];
-        const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
-        float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * NB * COLS);
-        uint8_t *w = malloc(rb * ROWS), *packed = malloc(rb * ROWS), *xq = malloc(xb * NB);
-        float *y1 = malloc(sizeof(float) * NB * ROWS), *y2 = malloc(sizeof(float) * NB * ROWS);
-        fill(wf, ROWS * COLS, 17);
-        fill(xf, NB * COLS, 18);
+        product p;
+        product_init(&p, t, ROWS, COLS, NB, 17, 18);
+        const size_t rb = p.rb;
+        uint8_t *w = p.w, *packed = p.packed, *xq = p.xq;
+        float *y1 = p.y1, *y2 = p.y2;
         /* extreme levels: a q8_0 row of ±127 against activations of ±127 */
         for (int j = 0; j < COLS; j++) {
-            wf[3 * COLS + j] = (j & 1) ? -1.0f : 1.0f;
-            xf[2 * COLS + j] = (j & 2) ? -1.0f : 1.0f;
+            p.wf[3 * COLS + j] = (j & 1) ? -1.0f : 1.0f;
+            p.xf[2 * COLS + j] = (j & 2) ? -1.0f : 1.0f;
         }
-        ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
+        product_quantize(&p);
         if (t == GGML_T_Q4_K || t == GGML_T_Q6_K) {
             /* rows 4-7: every byte 0xff, 0x00, 0x80 or pseudo-random (levels
              * 15 / 63 and 0, scales 63 and q6_K's -128), d = 1 and dmin =
@@ -559,8 +606,6 @@ START_TEST(test_packed_equals_matmul)
                         memcpy(w + r * rb + i + offsetof(block_q6_K, d), &one, 2);
                 }
         }
-        for (int b = 0; b < NB; b++)
-            kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
         kern_pack(t, w, rb, ROWS, COLS, packed);
         /* block 1 of row 9 (group 1): its scale at position 1 of the group's
          * block 1, its first four quant bytes in lane 1 of the first vector */
@@ -598,13 +643,7 @@ START_TEST(test_packed_equals_matmul)
                 ck_assert_msg(y1[i] == y2[i], "%s nb %lld y[%d]: rows %.9g packed %.9g",
                               ggml_type_name(t), (long long)nb, i, y1[i], y2[i]);
         }
-        free(wf);
-        free(xf);
-        free(w);
-        free(packed);
-        free(xq);
-        free(y1);
-        free(y2);
+        product_free(&p);
     }
 }
 END_TEST
@@ -620,15 +659,13 @@ START_TEST(test_matmul_any_team)
     const int saved = omp_get_max_threads();
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         const uint32_t t = types[ti];
-        const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
-        float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * NB * COLS);
-        uint8_t *w = malloc(rb * ROWS), *packed = malloc(rb * ROWS), *xq = malloc(xb * NB);
-        float *want = malloc(sizeof(float) * NB * ROWS), *y = malloc(sizeof(float) * NB * ROWS);
-        fill(wf, ROWS * COLS, 31);
-        fill(xf, NB * COLS, 32);
-        ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
-        for (int b = 0; b < NB; b++)
-            kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
+        product p;
+        product_init(&p, t, ROWS, COLS, NB, 31, 32);
+        product_quantize(&p);
+        const size_t rb = p.rb;
+        const uint8_t *w = p.w, *xq = p.xq;
+        uint8_t *packed = p.packed;
+        float *want = p.y1, *y = p.y2;
         const bool pack = kern_pack_usable(t, ROWS, COLS);
         if (pack)
             kern_pack(t, w, rb, ROWS, COLS, packed);
@@ -665,13 +702,7 @@ START_TEST(test_matmul_any_team)
                                       ggml_type_name(t), path, k, nb, i, y[i], want[i]);
                 }
         }
-        free(wf);
-        free(xf);
-        free(w);
-        free(packed);
-        free(xq);
-        free(want);
-        free(y);
+        product_free(&p);
     }
     omp_set_num_threads(saved);
 }
@@ -690,19 +721,16 @@ START_TEST(test_vnni_equals_avx2)
         return;
     }
     enum { ROWS = 9, COLS = 1024, NB = 6 };
-    const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
-    float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * NB * COLS);
-    uint8_t *w = malloc(rb * ROWS), *xq = malloc(xb * NB);
-    float *y1 = malloc(sizeof(float) * NB * ROWS), *y2 = malloc(sizeof(float) * NB * ROWS);
-    fill(wf, ROWS * COLS, 70 + _i);
-    fill(xf, NB * COLS, 90 + _i);
+    product p;
+    product_init(&p, t, ROWS, COLS, NB, 70 + (uint64_t)_i, 90 + (uint64_t)_i);
     for (int j = 0; j < COLS; j += 7) { /* extremes: ±amax in every block */
-        wf[j] = (j & 8) ? 4.0f : -4.0f;
-        xf[j] = (j & 16) ? 3.0f : -3.0f;
+        p.wf[j] = (j & 8) ? 4.0f : -4.0f;
+        p.xf[j] = (j & 16) ? 3.0f : -3.0f;
     }
-    ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
-    for (int b = 0; b < NB; b++)
-        kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
+    product_quantize(&p);
+    const size_t rb = p.rb;
+    const uint8_t *w = p.w, *xq = p.xq;
+    float *y1 = p.y1, *y2 = p.y2;
     kern_matmul(t, w, rb, ROWS, COLS, xq, NB, y1);
     const float one = kern_vec_dot(t, COLS, w, xq);
     kern_force_isa(KERN_ISA_AVX2);
@@ -712,12 +740,7 @@ START_TEST(test_vnni_equals_avx2)
     for (int i = 0; i < NB * ROWS; i++)
         ck_assert_msg(y1[i] == y2[i], "%s y[%d]: vnni %.9g avx2 %.9g", ggml_type_name(t), i,
                       y1[i], y2[i]);
-    free(wf);
-    free(xf);
-    free(w);
-    free(xq);
-    free(y1);
-    free(y2);
+    product_free(&p);
 }
 END_TEST
 
