@@ -43,12 +43,20 @@ fi
 
 "$BIN/gguf-convert" -q "$SRC" --outtype f32 -o "$WORK/model-F32.gguf"
 "$BIN/gguf-convert" -q "$SRC" --outtype f16 -o "$WORK/model-F16.gguf"
-if ! "$BIN/gguf-run" -m "$WORK/model-F32.gguf" --perplexity "$WORK/text.txt" --ctx-size $CTX \
-    --kl-divergence-base "$WORK/base.kld" >"$WORK/F32.log" 2>&1; then
-    echo "demo: gguf-run --perplexity on F32 failed:" >&2
-    tail -5 "$WORK/F32.log" >&2
-    exit 1
-fi
+# step LOG WHAT CMD...: CMD with its output in LOG; when it fails, say
+# WHAT failed, show LOG's last lines and stop.
+step() {
+    local log=$1 what=$2
+    shift 2
+    if ! "$@" >"$log" 2>&1; then
+        echo "demo: $what failed:" >&2
+        tail -5 "$log" >&2
+        exit 1
+    fi
+}
+
+step "$WORK/F32.log" "gguf-run --perplexity on F32" "$BIN/gguf-run" -m "$WORK/model-F32.gguf" \
+    --perplexity "$WORK/text.txt" --ctx-size $CTX --kl-divergence-base "$WORK/base.kld"
 ppl32=$(sed -nE 's/^perplexity: ([0-9.]+).*/\1/p' "$WORK/F32.log")
 
 bpw() { # file -> bits per weight of its tensor data
@@ -60,16 +68,10 @@ printf '\n%-8s %9s %7s %11s %10s %9s\n' TYPE "SIZE MiB" BPW PPL "KLD" "SAME TOP"
 printf '%-8s %9s %7s %11s %10s %9s\n' F32 "$(size_mib "$WORK/model-F32.gguf")" "$(bpw "$WORK/model-F32.gguf")" "$ppl32" - -
 for t in F16 "${PRESETS[@]}"; do
     f=$WORK/model-$t.gguf
-    if [ "$t" != F16 ] && ! "$BIN/gguf-quantize" "$WORK/model-F16.gguf" "$f" "$t" >"$WORK/$t.quantize.log" 2>&1; then
-        echo "demo: gguf-quantize to $t failed:" >&2
-        tail -5 "$WORK/$t.quantize.log" >&2
-        exit 1
-    fi
-    if ! "$BIN/gguf-run" -m "$f" --kl-divergence --kl-divergence-base "$WORK/base.kld" >"$WORK/$t.log" 2>&1; then
-        echo "demo: gguf-run --kl-divergence on $t failed:" >&2
-        tail -5 "$WORK/$t.log" >&2
-        exit 1
-    fi
+    [ "$t" = F16 ] ||
+        step "$WORK/$t.quantize.log" "gguf-quantize to $t" "$BIN/gguf-quantize" "$WORK/model-F16.gguf" "$f" "$t"
+    step "$WORK/$t.log" "gguf-run --kl-divergence on $t" "$BIN/gguf-run" -m "$f" --kl-divergence \
+        --kl-divergence-base "$WORK/base.kld"
     line=$(grep '^kl-divergence:' "$WORK/$t.log")
     kld=$(sed -nE 's/.*mean (-?[0-9.]+).*/\1/p' <<<"$line") # F16 can be -0.000000, as in llama-perplexity
     top=$(sed -nE 's/.*same top ([0-9.]+%).*/\1/p' <<<"$line")
