@@ -18,12 +18,23 @@ VERSION := 0.1.0
 DEPS_TEST := check:check
 
 PKG_CONFIG ?= pkg-config
-need = $(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(1))) && echo ok),,\
-  $(error missing dependency $(word 1,$(subst :, ,$(1))): run 'apt-get install $(word 2,$(subst :, ,$(1)))'))
-
 ifeq ($(shell command -v $(PKG_CONFIG) >/dev/null 2>&1 && echo ok),)
-  $(error pkg-config not found: run 'apt-get install pkg-config')
+  $(error pkg-config not found: run 'apt-get install pkg-config' (or 'make deps'))
 endif
+
+# Every library the build and the tests need (pkg-config name : Debian
+# package), checked once up front so that a fresh machine hears of all the
+# missing packages in one line, before any compiler output.
+DEPS_ALL := libpcre2-8:libpcre2-dev yaml-0.1:libyaml-dev zlib:zlib1g-dev $(DEPS_TEST)
+NO_DEPS_GOALS := deps clean help uninstall
+ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+  MISSING := $(foreach d,$(DEPS_ALL),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(d))) 2>/dev/null && echo ok),,$(word 2,$(subst :, ,$(d)))))
+  ifneq ($(strip $(MISSING)),)
+    $(error missing dependencies: run 'apt-get install $(strip $(MISSING))' (or 'make deps'))
+  endif
+endif
+need = $(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(1))) 2>/dev/null && echo ok),,\
+  $(error missing dependency $(word 1,$(subst :, ,$(1))): run 'apt-get install $(word 2,$(subst :, ,$(1)))'))
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-format-truncation
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64
@@ -42,14 +53,18 @@ LIB_DEPS    := libpcre2-8:libpcre2-dev
 LIB_CFLAGS  := $(shell $(PKG_CONFIG) --cflags libpcre2-8 2>/dev/null)
 LIB_LIBS    := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
 
-CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) -fPIC -Igguf $(LIB_CFLAGS) $(CFLAGS)
+CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) -fPIC -Igguf $(LIB_CFLAGS) -DGGUFKIT_VERSION='"$(VERSION)"' $(CFLAGS)
 LDLIBS_ALL  = $(LIB_LIBS) -lm $(LDSAN) $(LDFLAGS)
 
 # --- sources ---------------------------------------------------------------
 LIB_SRC   := $(sort $(wildcard gguf/*.c))
 LIB_HDR   := $(sort $(wildcard gguf/*.h))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-ALL_HDR   := $(wildcard gguf/*.h inspect/*.h convert/*.h quantize/*.h run/*.h)
+ALL_HDR   := $(wildcard gguf/*.h common/*.h inspect/*.h convert/*.h quantize/*.h run/*.h)
+# tools-common: terminal, argument and output-path helpers the tools share
+# (linked into each tool, never installed)
+COMMON_SRC:= $(sort $(wildcard common/*.c))
+COMMON_OBJ:= $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
 TOOLS     := inspect convert quantize run
 TOOL_BINS := $(strip $(foreach t,$(TOOLS),$(if $(wildcard $(t)/*.c),$(BUILD)/gguf-$(t))))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
@@ -94,6 +109,10 @@ $(BUILD)/libgguf.a: $(LIB_OBJ) | deps-lib
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/libcommon.a: $(COMMON_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/libgguf.so: $(LIB_OBJ) | deps-lib
 	$(CC) -shared -Wl,-soname,libgguf.so.0 -o $@ $^ $(LDLIBS_ALL)
 
@@ -106,8 +125,8 @@ OMP_run         := -fopenmp
 pkg_names = $(foreach d,$(1),$(word 1,$(subst :, ,$(d))))
 
 define tool_rule
-$(BUILD)/obj/$(1)/%.o: CFLAGS_TOOL := $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --cflags $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1))
-$(BUILD)/gguf-$(1): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(1)/*.c)) $(BUILD)/libgguf.a | deps-$(1)
+$(BUILD)/obj/$(1)/%.o: CFLAGS_TOOL := -Icommon $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --cflags $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1))
+$(BUILD)/gguf-$(1): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(1)/*.c)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a | deps-$(1)
 	$$(CC) -o $$@ $$(filter %.o %.a,$$^) $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --libs $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1)) $$(LDLIBS_ALL)
 deps-$(1):
 	$$(foreach d,$$(DEPS_$(1)),$$(call need,$$(d)))
@@ -149,16 +168,16 @@ TEST_OBJS_test_kernels := run/kernels.o run/kernels_float.o run/kernels_legacy.o
 TEST_LIBS_test_kernels  = -fopenmp
 
 .SECONDEXPANSION:
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD)/obj/,$$(TEST_OBJS_$$*)) $(BUILD)/libgguf.a | check-deps-test
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD)/obj/,$$(TEST_OBJS_$$*)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a | check-deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests/unit $(addprefix -I,$(sort $(dir $(TEST_OBJS_$*)))) -o $@ $< $(addprefix $(BUILD)/obj/,$(TEST_OBJS_$*)) $(BUILD)/libgguf.a $(CHECK_LIBS) $(TEST_LIBS_$*) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests/unit -Icommon $(addprefix -I,$(sort $(dir $(TEST_OBJS_$*)))) -o $@ $< $(addprefix $(BUILD)/obj/,$(TEST_OBJS_$*)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $(CHECK_LIBS) $(TEST_LIBS_$*) $(LDLIBS_ALL)
 
 # A test tool that reads a tool's formats links that tool's objects too.
 TTOOL_OBJS_mkmeta := convert/torch.o convert/zip.o convert/safetensors.o convert/json.o
 TTOOL_LIBS_mkmeta  = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
-$(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD)/obj/,$$(TTOOL_OBJS_$$*)) $(BUILD)/libgguf.a
+$(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD)/obj/,$$(TTOOL_OBJS_$$*)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(addprefix -I,$(sort $(dir $(TTOOL_OBJS_$*)))) -o $@ $< $(addprefix $(BUILD)/obj/,$(TTOOL_OBJS_$*)) $(BUILD)/libgguf.a $(TTOOL_LIBS_$*) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -Icommon $(addprefix -I,$(sort $(dir $(TTOOL_OBJS_$*)))) -o $@ $< $(addprefix $(BUILD)/obj/,$(TTOOL_OBJS_$*)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $(TTOOL_LIBS_$*) $(LDLIBS_ALL)
 
 testbins: all $(UNIT_BINS) $(TTOOL_BINS)
 
@@ -180,8 +199,8 @@ valgrind: testbins
 # --- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_CC    ?= clang
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_FLAGS := $(CSTD) -g -O1 $(FUZZ_SAN) -Igguf $(LIB_CFLAGS)
-FUZZ_OBJ   := $(LIB_SRC:%.c=build-fuzz/obj/%.o)
+FUZZ_FLAGS := $(CSTD) -g -O1 $(FUZZ_SAN) -Igguf -Icommon $(LIB_CFLAGS)
+FUZZ_OBJ   := $(LIB_SRC:%.c=build-fuzz/obj/%.o) $(COMMON_SRC:%.c=build-fuzz/obj/%.o)
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 build-fuzz/obj/%.o: %.c $(ALL_HDR)
 	@mkdir -p $(dir $@)

@@ -11,6 +11,49 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Live temporary files, for outfile_remove_temps(). A slot holds the path
+ * only while the file exists under that name; the signal handler reads the
+ * table without locks, so a slot is cleared before its path is freed. */
+#define MAX_TEMPS 1024
+static char *volatile temps[MAX_TEMPS];
+
+static int temp_register(char *path)
+{
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (__sync_bool_compare_and_swap(&temps[i], NULL, path))
+            return i;
+    return -1; /* table full: the file is still removed on every normal exit path */
+}
+
+static void temp_forget(outfile *o)
+{
+    if (o->slot >= 0) {
+        __sync_bool_compare_and_swap(&temps[o->slot], o->tmp_path, NULL);
+        o->slot = -1;
+    }
+}
+
+void outfile_remove_temps(void)
+{
+    for (int i = 0; i < MAX_TEMPS; i++) {
+        char *p = temps[i];
+        if (p)
+            unlink(p);
+    }
+}
+
+static const char *kind_of(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFDIR: return "a directory";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    default: return "not a regular file";
+    }
+}
+
 static char *dir_of(const char *path)
 {
     char *copy = strdup(path);
@@ -24,6 +67,11 @@ static char *dir_of(const char *path)
 int outfile_open(outfile *o, const char *path, gguf_error *err)
 {
     memset(o, 0, sizeof *o);
+    o->slot = -1;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return gguf_error_set(err, "%s is %s, not a regular file: refusing to write over it", path,
+                              kind_of(st.st_mode));
     char *dir = dir_of(path), *copy = strdup(path);
     if (!dir || !copy) {
         free(dir);
@@ -38,6 +86,8 @@ int outfile_open(outfile *o, const char *path, gguf_error *err)
     if (o->tmp_path && o->path) {
         snprintf(o->tmp_path, n, "%s/.%s.tmp.XXXXXX", dir, base);
         fd = mkstemp(o->tmp_path);
+        if (fd >= 0)
+            o->slot = temp_register(o->tmp_path);
     }
     free(dir);
     free(copy);
@@ -89,6 +139,13 @@ int outfile_commit(outfile *o, gguf_error *err)
         gguf_error_set(err, "write to %s failed: %s", o->path, strerror(errno));
         goto fail;
     }
+    struct stat st;
+    if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* it became one while we wrote */
+        gguf_error_set(err, "%s is %s, not a regular file: refusing to write over it", o->path,
+                       kind_of(st.st_mode));
+        goto fail;
+    }
     if (rename(o->tmp_path, o->path) != 0) {
         gguf_error_set(err, "cannot rename into %s: %s", o->path, strerror(errno));
         goto fail;
@@ -100,6 +157,7 @@ int outfile_commit(outfile *o, gguf_error *err)
         close(dfd);
     }
     free(dir);
+    temp_forget(o);
     free(o->tmp_path);
     o->tmp_path = NULL;
     outfile_discard(o);
@@ -117,6 +175,7 @@ void outfile_discard(outfile *o)
     }
     if (o->tmp_path) {
         unlink(o->tmp_path);
+        temp_forget(o);
         free(o->tmp_path);
         o->tmp_path = NULL;
     }

@@ -5,6 +5,11 @@
  * directory; outfile_commit() flushes, fsyncs and renames it over the
  * destination (then fsyncs the directory); outfile_discard() removes it.
  * Every tool writes its outputs through this.
+ *
+ * A destination that exists and is not a regular file (a device, a FIFO, a
+ * socket, a directory) is refused: renaming over /dev/null as root would
+ * replace the device. Open temporary files are remembered so that
+ * outfile_remove_temps() can delete them from a signal handler.
  */
 #ifndef GGUF_OUTFILE_H
 #define GGUF_OUTFILE_H
@@ -18,6 +23,7 @@ typedef struct outfile {
     FILE *fp;        /* buffered stream on the temporary file */
     char *path;      /* final destination */
     char *tmp_path;  /* temporary file, same directory */
+    int   slot;      /* index in the table of live temporary files, or -1 */
 } outfile;
 
 /* Creates the temporary file for destination `path`. 0 or -1 with err. */
@@ -35,5 +41,10 @@ int outfile_commit(outfile *o, gguf_error *err);
 
 /* Closes and removes the temporary file; safe to call twice. */
 void outfile_discard(outfile *o);
+
+/* Unlinks every temporary file still open in this process. Only
+ * async-signal-safe calls: for a handler of SIGINT/SIGTERM that then ends
+ * the process (common/signals.c). */
+void outfile_remove_temps(void);
 
 #endif

@@ -1,0 +1,95 @@
+/*
+ * args.c — shared command-line helpers (see args.h).
+ */
+#define _GNU_SOURCE
+#include "args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool cli_parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_double(const char *s, double lo, double hi, double *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+int cli_available_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0)
+            return n;
+    }
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c > 0 ? (int)c : 1;
+}
+
+int cli_max_threads(void)
+{
+    int n = 4 * cli_available_cores();
+    return n > 1024 ? 1024 : n;
+}
+
+int cli_default_threads(void)
+{
+    return cli_available_cores();
+}
+
+bool cli_parse_threads(const char *tool, const char *s, int *out)
+{
+    long v;
+    if (!cli_parse_long(s, 1, cli_max_threads(), &v))
+        return false;
+    int cores = cli_available_cores();
+    if (v > cores)
+        fprintf(stderr, "%s: warning: %ld threads on %d available core%s: the extra threads "
+                "only compete for the same cores\n", tool, v, cores, cores == 1 ? "" : "s");
+    *out = (int)v;
+    return true;
+}
+
+void cli_print_version(const char *tool)
+{
+    printf("%s (ggufkit) %s\n", tool, GGUFKIT_VERSION);
+}
+
+int cli_close_stdout(const char *tool, int status)
+{
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        fprintf(stderr, "%s: error: standard output: %s\n", tool, e ? strerror(e) : "write error");
+        return 1;
+    }
+    return status;
+}

@@ -1,0 +1,45 @@
+/*
+ * args.h — what every tool's command line shares: whole-number parsing
+ * with ranges, the thread count, --version, and an honest exit status when
+ * standard output could not be written.
+ */
+#ifndef COMMON_ARGS_H
+#define COMMON_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifndef GGUFKIT_VERSION
+#define GGUFKIT_VERSION "0.0.0"
+#endif
+
+/* Parses all of s as a decimal integer in [lo, hi] (no sign games, no
+ * trailing text, no overflow). true on success. */
+bool cli_parse_long(const char *s, long lo, long hi, long *out);
+
+/* Parses all of s as a finite number in [lo, hi]. */
+bool cli_parse_double(const char *s, double lo, double hi, double *out);
+
+/* CPUs this process may run on (sched_getaffinity), at least 1. */
+int cli_available_cores(void);
+
+/* Most threads a tool accepts: 4 × the available cores, at most 1024. */
+int cli_max_threads(void);
+
+/* Parses a thread count: 1 … cli_max_threads(). Above the available
+ * cores it warns on stderr ("TOOL: warning: ..."), since extra threads
+ * only compete for the same cores. false (nothing printed) when invalid. */
+bool cli_parse_threads(const char *tool, const char *s, int *out);
+
+/* The thread count to use when none was given: the available cores. */
+int cli_default_threads(void);
+
+/* Prints "TOOL (ggufkit) VERSION" to stdout. */
+void cli_print_version(const char *tool);
+
+/* Flushes and closes stdout. Returns status unchanged when that worked,
+ * else prints "TOOL: error: standard output: REASON" and returns 1: output
+ * that went nowhere (a full disk, a closed pipe) is a failure. */
+int cli_close_stdout(const char *tool, int status);
+
+#endif
