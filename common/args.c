@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,18 @@ bool cli_parse_threads(const char *tool, const char *s, int *out)
                 "only compete for the same cores\n", tool, v, cores, cores == 1 ? "" : "s");
     *out = (int)v;
     return true;
+}
+
+int cli_usage_error(const char *tool, const char *fmt, ...)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s: error: ", tool);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see '%s --help')\n", tool);
+    return 2;
 }
 
 void cli_print_version(const char *tool)

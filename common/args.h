@@ -34,6 +34,11 @@ bool cli_parse_threads(const char *tool, const char *s, int *out);
 /* The thread count to use when none was given: the available cores. */
 int cli_default_threads(void);
 
+/* The one wording of a usage error in every tool: prints
+ * "TOOL: error: MESSAGE (see 'TOOL --help')" to stderr and returns 2, the
+ * usage-error exit status. E.g. cli_usage_error(TOOL, "unknown option '%s'", a). */
+int cli_usage_error(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Prints "TOOL (ggufkit) VERSION" to stdout. */
 void cli_print_version(const char *tool);
 
