@@ -73,7 +73,10 @@ int outpath_check(const char *out, const char *const *inputs, size_t n, gguf_err
             continue;
         char hit[4096];
         if (same_file(&is, &os))
-            return gguf_error_set(err, "is the input %s: refusing to overwrite it", inputs[i]);
+            return strcmp(inputs[i], out) ? gguf_error_set(err, "is the input %s: refusing to "
+                                                           "overwrite it", inputs[i])
+                                          : gguf_error_set(err, "is an input of this run: refusing "
+                                                           "to overwrite it");
         if (S_ISDIR(is.st_mode) && dir_holds(inputs[i], &os, hit, sizeof hit))
             return gguf_error_set(err, "is the input %s: refusing to overwrite it", hit);
     }

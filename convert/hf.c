@@ -281,6 +281,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             if (!t)
                 return gguf_error_set(err, "out of memory");
             t->permute = (uint8_t)perm;
+            t->mapped = st->mapped;
         }
     }
     return 0;
@@ -556,6 +557,15 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
  * Open / close
  * ------------------------------------------------------------------------ */
 
+static int hf_verify(const src_model *m, gguf_error *err)
+{
+    const hf_state *s = m->reader;
+    for (int i = 0; s && i < s->n_shards; i++)
+        if (st_verify(&s->shards[i], err))
+            return -1;
+    return 0;
+}
+
 static void hf_close(src_model *m)
 {
     hf_state *s = m->reader;
@@ -603,6 +613,7 @@ int hf_open(const char *dir, bool vocab_only, src_model *m, gguf_error *err)
     }
     m->reader = s;
     m->close = hf_close;
+    m->verify = hf_verify;
     m->write_metadata = hf_write_metadata;
     m->path = dir;
     if (load_json(s, "config.json", !vocab_only, &s->config, err) ||

@@ -102,6 +102,9 @@ static int add(src_model *m, const char *name, const piece *p, int32_t group, gg
         return gguf_error_set(err, "out of memory");
     t->scales = p->scales;
     t->group = group;
+    const l2c_state *s = m->reader;
+    const uint8_t *lo = s ? (const uint8_t *)s->map : NULL, *q = p->q;
+    t->mapped = lo && q >= lo && q < lo + s->size; /* the writer may drop its pages */
     return 0;
 }
 

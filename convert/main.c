@@ -8,6 +8,7 @@
  * tensors stream one at a time from the mapped checkpoint to the output,
  * which appears only when complete. Reference: docs/gguf-convert.md.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +16,13 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "args.h"
 #include "hf.h"
 #include "llama2c.h"
 #include "meta.h"
+#include "outpath.h"
 #include "override.h"
+#include "signals.h"
 #include "write.h"
 
 #define TOOL "gguf-convert"
@@ -57,9 +61,12 @@ static int parse_outtype(const char *s)
     return -1;
 }
 
-/* "123", "10K", "500M", "2G" → bytes (powers of 1000, as llama.cpp). */
+/* "123", "10K", "500M", "2G" → bytes (powers of 1000, as llama.cpp); no
+ * sign, no spaces, at least 1. */
 static int parse_size(const char *s, uint64_t *out)
 {
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -78,15 +85,67 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+/* Appends "-PART" to out with spaces (and '/') as '-', as gguf-py's
+ * naming_convention does; upper-cased when upper. */
+static void name_part(char *out, size_t cap, const char *part, bool dash, bool upper)
+{
+    if (!part)
+        return;
+    while (*part == ' ' || *part == '\t' || *part == '\n')
+        part++;
+    size_t len = strlen(part), n = strlen(out);
+    while (len && (part[len - 1] == ' ' || part[len - 1] == '\t' || part[len - 1] == '\n'))
+        len--;
+    if (dash && n + 1 < cap)
+        out[n++] = '-';
+    for (size_t i = 0; i < len && n + 1 < cap; i++) {
+        char c = part[i] == ' ' || part[i] == '/' ? '-' : part[i];
+        out[n++] = upper ? (char)toupper((unsigned char)c) : c;
+    }
+    out[n] = 0;
+}
+
+/* The default output file name of convert_hf_to_gguf.py (gguf-py's
+ * naming_convention): {basename or name}-{size label}-{finetune}-{version}-
+ * {OUTTYPE}.gguf, or {…}-vocab.gguf for --vocab-only; general.* values
+ * given with --metadata take part. */
+static void default_file_name(const src_model *m, const convert_options *o, char *out, size_t cap)
+{
+    const json_value *md = o->metadata;
+    const char *base = json_str(json_get(md, "general.basename"));
+    const char *label = json_str(json_get(md, "general.size_label"));
+    char computed[32];
+    if (!label) {
+        convert_size_label(convert_param_count(m), computed, sizeof computed);
+        label = computed;
+    }
+    out[0] = 0;
+    name_part(out, cap, base ? base : m->name ? m->name : "ggml-model", false, false);
+    if (!o->vocab_only)
+        name_part(out, cap, label, true, false);
+    name_part(out, cap, json_str(json_get(md, "general.finetune")), true, false);
+    name_part(out, cap, json_str(json_get(md, "general.version")), true, false);
+    if (o->vocab_only)
+        name_part(out, cap, "vocab", true, false);
+    else
+        name_part(out, cap, convert_outtype_name(convert_resolve_outtype(m, o->outtype)), true, true);
+    size_t n = strlen(out);
+    snprintf(out + n, cap - n, ".gguf");
+}
+
 int main(int argc, char **argv)
 {
+    cli_cleanup_on_signals();
     convert_options o = { .outtype = OUT_F16 };
     const char *input = NULL, *tokenizer = NULL, *metadata_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return 0;
+            return cli_close_stdout(TOOL, 0);
+        } else if (!strcmp(a, "--version")) {
+            cli_print_version(TOOL);
+            return cli_close_stdout(TOOL, 0);
         } else if (!strcmp(a, "-o") || !strcmp(a, "--outfile")) {
             if (!v)
                 goto missing;
@@ -94,10 +153,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--outtype")) {
             if (!v)
                 goto missing;
-            if ((o.outtype = parse_outtype(v)) < 0) {
-                fprintf(stderr, TOOL ": error: unknown --outtype '%s' (f32, f16, bf16, q8_0, auto)\n", v);
-                return 2;
-            }
+            if ((o.outtype = parse_outtype(v)) < 0)
+                return cli_usage_error(TOOL, "unknown --outtype '%s' (f32, f16, bf16, q8_0, auto)", v);
             i++;
         } else if (!strcmp(a, "--tokenizer")) {
             if (!v)
@@ -113,39 +170,39 @@ int main(int argc, char **argv)
             o.dry_run = true;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o.quiet = true;
-        } else if (!strcmp(a, "--split-max-tensors") || !strcmp(a, "--split-max-size")) {
+        } else if (!strcmp(a, "--split-max-tensors")) {
+            long n;
             if (!v)
                 goto missing;
-            bool tensors = !strcmp(a, "--split-max-tensors");
-            uint64_t n;
-            char *end;
-            if (tensors ? (n = strtoull(v, &end, 10)) == 0 || *end : parse_size(v, &n) != 0) {
-                fprintf(stderr, TOOL ": error: bad value '%s' for %s\n", v, a);
-                return 2;
-            }
-            if (tensors)
-                o.split_max_tensors = n;
-            else
-                o.split_max_bytes = n;
+            if (!cli_parse_long(v, 1, INT32_MAX, &n))
+                return cli_usage_error(TOOL, "bad value '%s' for %s (a whole number from 1 to %d)",
+                                       v, a, INT32_MAX);
+            o.split_max_tensors = (uint64_t)n, i++;
+        } else if (!strcmp(a, "--split-max-size")) {
+            if (!v)
+                goto missing;
+            if (parse_size(v, &o.split_max_bytes))
+                return cli_usage_error(TOOL, "bad value '%s' for %s (N, NK, NM or NG, N ≥ 1)", v, a);
             i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, TOOL ": error: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
+            return cli_usage_error(TOOL, "unknown option '%s'", a);
         } else if (!input) {
             input = a;
         } else {
-            fprintf(stderr, TOOL ": error: more than one input ('%s', '%s')\n", input, a);
-            return 2;
+            return cli_usage_error(TOOL, "more than one input ('%s', '%s')", input, a);
         }
         continue;
     missing:
-        fprintf(stderr, TOOL ": error: %s needs a value\n", a);
-        return 2;
+        return cli_usage_error(TOOL, "%s needs a value", a);
     }
-    if (!input) {
-        usage(stderr);
-        return 2;
+    if (!input)
+        return cli_usage_error(TOOL, "missing INPUT (a model folder or a llama2.c checkpoint)");
+    if (o.split_max_tensors && o.split_max_bytes)
+        return cli_usage_error(TOOL, "--split-max-tensors and --split-max-size cannot be used together");
+    struct stat in_st;
+    if (stat(input, &in_st) != 0) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", input, strerror(errno));
+        return 1;
     }
 
     gguf_error err = { { 0 } };
@@ -170,11 +227,8 @@ int main(int argc, char **argv)
     }
     char def[4096];
     if (!o.out_path) {
-        char label[32];
-        convert_size_label(convert_param_count(&m), label, sizeof label);
-        int outtype = convert_resolve_outtype(&m, o.outtype);
         /* next to a checkpoint file, inside a model folder */
-        char dir[2048];
+        char dir[2048], file[1024];
         snprintf(dir, sizeof dir, "%s", input);
         if (llama2c_detect(input)) {
             char *slash = strrchr(dir, '/');
@@ -183,17 +237,24 @@ int main(int argc, char **argv)
             else
                 strcpy(dir, ".");
         }
-        if (o.vocab_only)
-            snprintf(def, sizeof def, "%s/%s-vocab.gguf", dir, m.name);
-        else
-            snprintf(def, sizeof def, "%s/%s-%s-%s.gguf", dir, m.name, label,
-                     convert_outtype_name(outtype));
+        default_file_name(&m, &o, file, sizeof file);
+        snprintf(def, sizeof def, "%s/%s", dir, file);
         o.out_path = def;
     }
-    int rc = convert_write(&m, &o, &err);
-    if (rc)
-        fprintf(stderr, TOOL ": error: %s: %s\n", rc && err.msg[0] ? o.out_path : input, err.msg);
+    /* the output may replace nothing the run reads: the checkpoint (every
+     * file of its folder), the tokenizer, the metadata file */
+    const char *inputs[] = { input, tokenizer, metadata_path };
+    o.inputs = inputs;
+    o.n_inputs = sizeof inputs / sizeof *inputs;
+    int rc = 0;
+    if (!o.dry_run && outpath_check(o.out_path, inputs, o.n_inputs, &err)) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", o.out_path, err.msg);
+        rc = -1;
+    } else if ((rc = convert_write(&m, &o, &err)) != 0) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", rc == CONVERT_ERR_OUTPUT ? o.out_path : input,
+                err.msg);
+    }
     src_model_free(&m);
     json_free(metadata);
-    return rc ? 1 : 0;
+    return cli_close_stdout(TOOL, rc ? 1 : 0);
 }

@@ -143,10 +143,12 @@ static bool split_by_columns(const char *name)
 }
 
 /* The merged shape (outermost first) of tensor t over the shards, with its
- * parts in parts[] (when sharded). 0, or -1 with err. */
+ * parts in parts[] (when sharded); *mapped when t and every part lie in
+ * file mappings. 0, or -1 with err. */
 static int merge_parts(const meta_state *s, const st_tensor *t, int64_t *shape, const void **parts,
-                       bool *split_rows, gguf_error *err)
+                       bool *split_rows, bool *mapped, gguf_error *err)
 {
+    *mapped = t->mapped;
     for (int d = 0; d < t->n_dims; d++)
         shape[d] = t->shape[d];
     *split_rows = !split_by_columns(t->name);
@@ -165,6 +167,7 @@ static int merge_parts(const meta_state *s, const st_tensor *t, int64_t *shape, 
             return gguf_error_set(err, "consolidated.%02d.pth: tensor '%s' is not a shard of the "
                                   "same type and shape as in consolidated.00.pth", k, t->name);
         parts[k] = p->data;
+        *mapped = *mapped && p->mapped;
     }
     shape[axis] = t->shape[axis] * s->n_shards;
     return 0;
@@ -186,10 +189,10 @@ static int add_tensor(src_model *m, meta_state *s, const st_tensor *t, gguf_erro
                               "dimensions", t->name, t->dtype, t->n_dims);
     int64_t shape[ST_MAX_DIMS], ne[4];
     const void **parts = calloc(MAX_SHARDS, sizeof *parts);
-    bool split_rows;
+    bool split_rows, mapped;
     if (!parts)
         return gguf_error_set(err, "out of memory");
-    if (merge_parts(s, t, shape, parts, &split_rows, err)) {
+    if (merge_parts(s, t, shape, parts, &split_rows, &mapped, err)) {
         free(parts);
         return -1;
     }
@@ -204,6 +207,7 @@ static int add_tensor(src_model *m, meta_state *s, const st_tensor *t, gguf_erro
         free(parts);
         return gguf_error_set(err, "out of memory");
     }
+    st->mapped = mapped;
     if (s->n_shards > 1 && t->n_dims > 1) {
         st->parts = parts;
         st->n_parts = s->n_shards;
@@ -211,6 +215,17 @@ static int add_tensor(src_model *m, meta_state *s, const st_tensor *t, gguf_erro
     } else {
         free(parts);
     }
+    return 0;
+}
+
+static int meta_verify(const src_model *m, gguf_error *err)
+{
+    const meta_state *s = m->reader;
+    for (int i = 0; s && i < s->n_shards; i++)
+        if (st_verify(&s->ckpt[i], err)) {
+            gguf_error_prefix(err, "consolidated.%02d.pth: ", i);
+            return -1;
+        }
     return 0;
 }
 
@@ -235,6 +250,7 @@ int meta_open(const char *dir, src_model *m, gguf_error *err)
         return gguf_error_set(err, "out of memory");
     m->reader = s;
     m->close = meta_close;
+    m->verify = meta_verify;
     m->write_metadata = meta_write_metadata;
     m->path = dir;
     m->arch = arch_find("LlamaForCausalLM");

@@ -38,6 +38,10 @@ typedef struct src_tensor {
     const void   **parts;
     int            n_parts;
     bool           split_rows;
+    /* data (and every part) lies in a read-only file mapping: the writer
+     * drops its pages after use. Heap bytes (generated, inflated) are never
+     * dropped: madvise(MADV_DONTNEED) on the heap zeroes live memory. */
+    bool           mapped;
 } src_tensor;
 
 typedef struct src_model src_model;
@@ -53,6 +57,10 @@ struct src_model {
      * version are the writer's). 0, or -1 with err. */
     int  (*write_metadata)(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err);
     void (*close)(src_model *m);    /* frees the reader's state */
+    /* Optional: 0 when the source bytes the reader holds in memory are
+     * unchanged since they were read (checked before the output is renamed
+     * into place), or -1 with err. */
+    int  (*verify)(const src_model *m, gguf_error *err);
     void              *reader;
 };
 

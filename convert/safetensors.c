@@ -163,7 +163,23 @@ int st_open(const char *path, st_file *f, gguf_error *err)
     }
     f->map = map;
     f->map_size = size;
+    st_mark_mapped(f, map, size);
     return 0;
+}
+
+int st_verify(const st_file *f, gguf_error *err)
+{
+    return f->verify_owner ? f->verify_owner(f->owner, err) : 0;
+}
+
+void st_mark_mapped(st_file *f, const void *map, size_t size)
+{
+    const uint8_t *lo = map, *hi = lo + size;
+    for (size_t i = 0; i < f->n; i++) {
+        const st_tensor *t = &f->tensors[i];
+        f->tensors[i].mapped = map && t->data >= lo && t->data <= hi &&
+                               t->nbytes <= (uint64_t)(hi - t->data);
+    }
 }
 
 void st_close(st_file *f)

@@ -469,6 +469,12 @@ typedef struct torch_state {
     zip_archive zip;
 } torch_state;
 
+static int verify_state(const void *p, gguf_error *err)
+{
+    const torch_state *s = p;
+    return zip_recheck(&s->zip, err);
+}
+
 static void free_state(void *p)
 {
     torch_state *s = p;
@@ -578,6 +584,7 @@ int torch_parse(const uint8_t *data, size_t size, st_file *f, gguf_error *err)
         goto done;
     f->owner = s;
     f->free_owner = free_state;
+    f->verify_owner = verify_state;
     s = NULL;
     rc = 0;
 done:
@@ -611,5 +618,6 @@ int torch_open(const char *path, st_file *f, gguf_error *err)
     }
     f->map = map;
     f->map_size = size;
+    st_mark_mapped(f, map, size); /* stored entries only: deflated ones live in the heap */
     return 0;
 }

@@ -12,9 +12,11 @@
 
 #include "float16.h"
 #include "names.h"
+#include "outpath.h"
 #include "override.h"
 #include "progress.h"
 #include "quants.h"
+#include "readback.h"
 
 int convert_resolve_outtype(const src_model *m, int outtype)
 {
@@ -233,8 +235,8 @@ static void release_range(const void *data, uint64_t bytes)
 
 static void release_source(const src_tensor *t)
 {
-    if (t->owned)
-        return;
+    if (!t->mapped)
+        return; /* heap bytes: dropping their pages would zero live memory */
     uint64_t bytes = (uint64_t)n_elements(t) * src_esize(t);
     if (!t->parts)
         release_range(t->data, bytes);
@@ -281,11 +283,13 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     int n = o->vocab_only ? 0 : m->n_tensors;
     uint32_t *types = calloc((size_t)m->n_tensors + 1, sizeof *types);
     const char **why = calloc((size_t)m->n_tensors + 1, sizeof *why);
+    const char **names = calloc((size_t)m->n_tensors + 1, sizeof *names);
+    uint64_t *sums = calloc((size_t)m->n_tensors + 1, sizeof *sums);
     gguf_writer *w = gguf_writer_new();
     float *f32 = NULL;
     uint8_t *enc = NULL;
     int rc = -1;
-    if (!types || !why || !w) {
+    if (!types || !why || !names || !sums || !w) {
         gguf_error_set(err, "out of memory");
         goto done;
     }
@@ -343,7 +347,12 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         goto done;
     }
     if (gguf_writer_begin(w, o->out_path, err))
-        goto done;
+        goto output_failed;
+    for (uint32_t s = 0; s < gguf_writer_n_shards(w); s++) /* split names are outputs too */
+        if (outpath_check(gguf_writer_shard_path(w, s), o->inputs, o->n_inputs, err)) {
+            gguf_error_prefix(err, "%s: ", gguf_writer_shard_path(w, s));
+            goto output_failed;
+        }
     progress bar;
     uint64_t total = 0;
     for (int i = 0; i < n; i++)
@@ -352,6 +361,8 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     for (int i = 0; i < n; i++) {
         const src_tensor *t = &m->tensors[i];
         const int64_t row = row_len(t), rows = n_elements(t) / row, per = chunk_rows(t);
+        data_sum sum;
+        data_sum_init(&sum);
         for (int64_t r0 = 0; r0 < rows; r0 += per) {
             int64_t nr = rows - r0 < per ? rows - r0 : per;
             load_rows(m, t, r0, nr, f32);
@@ -367,15 +378,24 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
             }
             if (gguf_writer_write_tensor(w, enc, (size_t)bytes, err)) {
                 progress_end(&bar);
-                goto done;
+                goto output_failed;
             }
+            data_sum_add(&sum, enc, (size_t)bytes);
             progress_add(&bar, (uint64_t)(nr * row));
         }
+        names[i] = t->name;
+        sums[i] = data_sum_final(&sum);
         release_source(t);
     }
     progress_end(&bar);
-    if (gguf_writer_finish(w, err))
+    /* Nothing is renamed into place before the output, read back through
+     * the validating reader, holds what was encoded, and the source bytes
+     * held in memory are still what was read. */
+    if (m->verify && m->verify(m, err))
         goto done;
+    if (gguf_writer_complete(w, err) || readback_verify(w, names, sums, (uint64_t)n, err) ||
+        gguf_writer_finish(w, err))
+        goto output_failed;
     if (!o->quiet) {
         for (int i = 0; i < n; i++)
             if (why[i])
@@ -384,11 +404,16 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
                gguf_writer_shard_path(w, 0), convert_outtype_name(outtype), n, params, label);
     }
     rc = 0;
+    goto done;
+output_failed:
+    rc = CONVERT_ERR_OUTPUT;
 done:
     gguf_writer_free(w);
     free(f32);
     free(enc);
     free(types);
     free(why);
+    free(names);
+    free(sums);
     return rc;
 }

@@ -25,7 +25,13 @@ typedef struct convert_options {
     bool        quiet;
     uint64_t    split_max_tensors, split_max_bytes;
     const json_value *metadata; /* --metadata overrides of general.* keys (override.h), or NULL */
+    const char *const *inputs;  /* every path the run reads (outpath_check), n_inputs of them */
+    size_t      n_inputs;
 } convert_options;
+
+/* convert_write's status when the output (not the input) is at fault:
+ * a path that may not be written, a full disk, a failed read-back. */
+#define CONVERT_ERR_OUTPUT (-2)
 
 /* llama.cpp's "auto": f16 when the first checkpoint tensor is f16, else
  * bf16. */
@@ -43,8 +49,10 @@ uint64_t convert_param_count(const src_model *m);
 /* "5.2M": llama.cpp's size label of a parameter count. */
 void convert_size_label(uint64_t params, char *out, size_t size);
 
-/* Writes (or with dry_run prints) the GGUF. 0, or -1 with err; a failed
- * write leaves no output file. */
+/* Writes (or with dry_run prints) the GGUF. 0, or -1 with err (the input
+ * is at fault) or CONVERT_ERR_OUTPUT (the output is); a failed write
+ * leaves no output file. Before the output is renamed into place it is read
+ * back and compared with what was encoded (readback.h). */
 int convert_write(src_model *m, const convert_options *o, gguf_error *err);
 
 #endif

@@ -167,6 +167,17 @@ static uint32_t crc_of(const uint8_t *p, uint64_t n)
     return (uint32_t)crc;
 }
 
+int zip_recheck(const zip_archive *z, gguf_error *err)
+{
+    for (size_t i = 0; i < z->n; i++) {
+        const zip_entry *e = &z->entries[i];
+        if (e->inflated && e->checked && crc_of(e->inflated, e->size) != e->crc)
+            return gguf_error_set(err, "entry %s changed in memory while converting (CRC "
+                                  "mismatch on re-check): output not written", e->name);
+    }
+    return 0;
+}
+
 const uint8_t *zip_data(zip_entry *e, gguf_error *err)
 {
     const uint8_t *out = e->method == 0 ? e->comp : e->inflated;

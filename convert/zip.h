@@ -36,6 +36,11 @@ int zip_parse(const uint8_t *data, size_t size, zip_archive *z, gguf_error *err)
 
 void zip_free(zip_archive *z);
 
+/* Checks the CRC-32 of every entry inflated into memory once more: the
+ * converter's proof, before it renames its output into place, that no heap
+ * bytes it read from changed while it worked. 0, or -1 with err. */
+int zip_recheck(const zip_archive *z, gguf_error *err);
+
 /* The entry of that name, or NULL. */
 zip_entry *zip_find(zip_archive *z, const char *name);
 

@@ -95,7 +95,7 @@ struct gguf_writer {
     char   **paths;
     outfile *outs;
 
-    bool     begun, failed;
+    bool     begun, failed, completed;
     bool     pad_empty; /* pad the header even when there are no tensors */
     uint32_t alignment;
     uint64_t cur;      /* tensor being written */
@@ -548,6 +548,7 @@ int gguf_writer_begin(gguf_writer *w, const char *path, gguf_error *err)
     }
     w->begun = true;
     w->failed = false;
+    w->completed = false;
     w->cur = 0;
     w->cur_done = 0;
     return 0;
@@ -603,10 +604,12 @@ fail:
     return -1;
 }
 
-int gguf_writer_finish(gguf_writer *w, gguf_error *err)
+int gguf_writer_complete(gguf_writer *w, gguf_error *err)
 {
     if (!w->begun || w->failed)
         return gguf_error_set(err, "writer not started or already failed");
+    if (w->completed)
+        return 0;
     /* Zero-byte tensors at the end complete without data. */
     if (gguf_writer_write_tensor(w, NULL, 0, err))
         goto fail;
@@ -617,6 +620,22 @@ int gguf_writer_finish(gguf_writer *w, gguf_error *err)
     for (uint32_t s = 0; s < w->n_shards; s++)
         if (outfile_sync(&w->outs[s], err))
             goto fail;
+    w->completed = true;
+    return 0;
+fail:
+    gguf_writer_abort(w);
+    return -1;
+}
+
+const char *gguf_writer_temp_path(const gguf_writer *w, uint32_t i)
+{
+    return w->begun && i < w->n_shards ? w->outs[i].tmp_path : NULL;
+}
+
+int gguf_writer_finish(gguf_writer *w, gguf_error *err)
+{
+    if (gguf_writer_complete(w, err))
+        return -1;
     for (uint32_t s = 0; s < w->n_shards; s++)
         if (outfile_commit(&w->outs[s], err))
             goto fail;

@@ -109,7 +109,16 @@ int gguf_writer_begin(gguf_writer *w, const char *path, gguf_error *err);
  * order, each exactly tensor_nbytes() long. */
 int gguf_writer_write_tensor(gguf_writer *w, const void *data, size_t n, gguf_error *err);
 
-/* Checks every tensor was written, pads, fsyncs and renames into place. */
+/* Checks every tensor was written, pads and fsyncs, but renames nothing:
+ * the complete output stays in its temporary files (gguf_writer_temp_path)
+ * for the caller to read back and check before gguf_writer_finish() puts it
+ * in place or gguf_writer_abort() drops it. */
+int gguf_writer_complete(gguf_writer *w, gguf_error *err);
+
+/* Temporary file of shard i while the writer is begun, else NULL. */
+const char *gguf_writer_temp_path(const gguf_writer *w, uint32_t i);
+
+/* Completes (as above, if not yet) and renames every shard into place. */
 int gguf_writer_finish(gguf_writer *w, gguf_error *err);
 
 /* Drops the output: removes the temporary files. */

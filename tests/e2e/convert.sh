@@ -124,6 +124,38 @@ if need_fixture models/wp-llama-5m/torch "bad torch checkpoints"; then
     # build an archive with a valid CRC around it)
     head -c 5000000 "$TSRC/pytorch_model.bin" >"$TMP/t/pytorch_model.bin"
     bad_case "truncated torch checkpoint" "$TMP/t" "not a zip archive"
+
+    # The same archive with every entry deflated (torch.save stores them;
+    # other zip writers compress). Their bytes live in the heap: the writer's
+    # page release once zeroed live heap pages here, renamed a GGUF with 16
+    # of 39 tensors wrong into place and then aborted (issue 12).
+    rm -rf "$TMP/dfl"; mkdir -p "$TMP/dfl/torch"
+    cp "$TSRC"/*.json "$TSRC/tokenizer.model" "$TMP/dfl/torch/"
+    if python3 - "$TSRC/pytorch_model.bin" "$TMP/dfl/torch/pytorch_model.bin" <<'PY' 2>/dev/null
+import sys, zipfile
+src = zipfile.ZipFile(sys.argv[1])
+with zipfile.ZipFile(sys.argv[2], "w", compression=zipfile.ZIP_DEFLATED) as dst:
+    for e in src.infolist():
+        dst.writestr(e.filename, src.read(e.filename), compress_type=zipfile.ZIP_DEFLATED)
+PY
+    then
+        "$CONVERT" -q "$TSRC" --outtype bf16 -o "$TMP/dfl/stored.gguf" >/dev/null 2>&1
+        if "$CONVERT" -q "$TMP/dfl/torch" --outtype bf16 -o "$TMP/dfl/deflated.gguf" >"$TMP/dfl/log" 2>&1 &&
+           cmp -s "$TMP/dfl/stored.gguf" "$TMP/dfl/deflated.gguf"; then
+            pass "deflated torch entries: the same GGUF as the stored archive"
+        else
+            fail "deflated torch entries: the same GGUF as the stored archive" "$(tail -1 "$TMP/dfl/log")"
+        fi
+        if [ -f "$REF/convert/wp-llama-5m-torch-bf16.json" ] && command -v jq >/dev/null; then
+            manifest_tensors "$REF/convert/wp-llama-5m-torch-bf16.json" >"$TMP/dfl/want.t"
+            gguf_tensors "$TMP/dfl/deflated.gguf" >"$TMP/dfl/got.t"
+            if [ -s "$TMP/dfl/want.t" ] && cmp -s "$TMP/dfl/want.t" "$TMP/dfl/got.t"; then
+                pass "deflated torch entries: llama.cpp's tensors (wp-llama-5m-torch-bf16 manifest)"
+            else fail "deflated torch entries: llama.cpp's tensors (wp-llama-5m-torch-bf16 manifest)"; fi
+        fi
+    else
+        skip "deflated torch entries" "python3 with zipfile not available"
+    fi
 fi
 
 # --- tokenizer.json vocabularies (no tokenizer.model) ------------------------

@@ -98,7 +98,7 @@ START_TEST(test_inputs_refused_through_links_and_folders)
     const char *inputs[] = { NULL, in, folder };
     gguf_error err;
     ck_assert_int_eq(outpath_check(in, inputs, 3, &err), -1);
-    ck_assert_msg(strstr(err.msg, "is the input ") && strstr(err.msg, "in.gguf"), "%s", err.msg);
+    ck_assert_str_eq(err.msg, "is an input of this run: refusing to overwrite it");
     ck_assert_int_eq(outpath_check(sym, inputs, 3, &err), -1);
     ck_assert_int_eq(outpath_check(hard, inputs, 3, &err), -1);
     ck_assert_int_eq(outpath_check(inner, inputs, 3, &err), -1);
