@@ -75,8 +75,8 @@ static const json_value *hparam(const hf_state *s, const char *const *keys)
 static int hparam_u32(const hf_state *s, const char *key, uint32_t *out, gguf_error *err)
 {
     int64_t v;
-    if (!json_int(json_get(s->config, key), &v) || v < 0 || v > UINT32_MAX)
-        return gguf_error_set(err, "config.json: '%s' missing or not a count", key);
+    if (json_count(json_get(s->config, key), "config.json", key, 0, UINT32_MAX, &v, err))
+        return -1;
     *out = (uint32_t)v;
     return 0;
 }
@@ -395,13 +395,14 @@ static int put_hparam(gguf_writer *w, const char *arch, const hparam_rule *r, co
     snprintf(key, sizeof key, r->gguf, arch);
     if (r->kind == HP_U32) {
         int64_t x;
-        if (!json_int(v, &x) || x < 0 || x > UINT32_MAX)
-            return gguf_error_set(err, "config.json line %zu: %s is not a count", v->line, r->keys[0]);
+        if (json_count(v, "config.json", r->keys[0], 0, UINT32_MAX, &x, err))
+            return -1;
         return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
     }
     double x;
-    if (!json_num(v, &x))
-        return gguf_error_set(err, "config.json line %zu: %s is not a number", v->line, r->keys[0]);
+    if (!json_num(v, &x) || !isfinite(x))
+        return gguf_error_set(err, "config.json line %zu: '%s' is not a finite number", v->line,
+                              r->keys[0]);
     return gguf_writer_set_f32(w, key, (float)x) ? gguf_error_set(err, "out of memory") : 0;
 }
 
@@ -502,8 +503,8 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
     const json_value *v = hparam(s, layer_keys);
     snprintf(key, sizeof key, GGUF_KEY_BLOCK_COUNT, arch);
     int64_t x;
-    if (!json_int(v, &x) || x <= 0 || x > 100000)
-        return gguf_error_set(err, "config.json: the layer count (num_hidden_layers) is missing");
+    if (json_count(v, "config.json", "num_hidden_layers", 1, 100000, &x, err))
+        return -1;
     if (gguf_writer_set_u32(w, key, (uint32_t)x))
         return gguf_error_set(err, "out of memory");
     for (const hparam_rule *r = arch_base_hparams; r->gguf; r++) {
@@ -616,6 +617,14 @@ int hf_open(const char *dir, bool vocab_only, src_model *m, gguf_error *err)
     m->verify = hf_verify;
     m->write_metadata = hf_write_metadata;
     m->path = dir;
+    char pth[4096], cfg[4096];
+    join(pth, sizeof pth, dir, "consolidated.00.pth");
+    join(cfg, sizeof cfg, dir, "config.json");
+    if (!vocab_only && !file_exists(cfg) && file_exists(pth)) {
+        gguf_error_set(err, "params.json: not found (a Meta checkpoint folder needs params.json "
+                       "beside consolidated.00.pth)");
+        goto fail;
+    }
     if (load_json(s, "config.json", !vocab_only, &s->config, err) ||
         load_json(s, "tokenizer_config.json", false, &s->tok_config, err) ||
         load_json(s, "tokenizer.json", false, &s->tokenizer_json, err))

@@ -4,6 +4,7 @@
 #include "json.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -462,4 +463,21 @@ bool json_num(const json_value *v, double *out)
         return false;
     *out = v->num;
     return true;
+}
+
+int json_count(const json_value *v, const char *file, const char *key, int64_t lo, int64_t hi,
+               int64_t *out, gguf_error *err)
+{
+    if (!v)
+        return gguf_error_set(err, "%s: '%s' is missing", file, key);
+    if (json_int(v, out) && *out >= lo && *out <= hi)
+        return 0;
+    if (v->type == JSON_NUMBER && v->integral)
+        return gguf_error_set(err, "%s line %zu: '%s' is %s, out of range (%" PRId64 " to %" PRId64
+                              ")", file, v->line, key, v->str, lo, hi);
+    static const char *const kinds[] = { "null", "a boolean", "a fractional number", "a string",
+                                         "an array", "an object" };
+    bool str = v->type == JSON_STRING;
+    return gguf_error_set(err, "%s line %zu: '%s' is %s%s%s%s, not a whole number", file, v->line,
+                          key, kinds[v->type], str ? " \"" : "", str ? v->str : "", str ? "\"" : "");
 }

@@ -58,4 +58,11 @@ bool json_int(const json_value *v, int64_t *out);
 /* Any number. */
 bool json_num(const json_value *v, double *out);
 
+/* A whole number in [lo, hi] for key of file (both only for the message):
+ * 0, or -1 with a message that tells a missing key ("'K' is missing") from
+ * a value of the wrong kind ("line N: 'K' is a string \"4\", not a whole
+ * number") or out of range ("line N: 'K' is 0, out of range (1 to 100000)"). */
+int json_count(const json_value *v, const char *file, const char *key, int64_t lo, int64_t hi,
+               int64_t *out, gguf_error *err);
+
 #endif

@@ -110,6 +110,12 @@ static int add(src_model *m, const char *name, const piece *p, int32_t group, gg
 
 static int load_tokenizer(l2c_state *s, const char *path, gguf_error *err)
 {
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return gguf_error_set(err, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return gguf_error_set(err, "%s: is %s, not a tokenizer file (tokenizer.bin or "
+                              "tokenizer.model)", path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
     size_t len = strlen(path);
     if (len > 6 && !strcmp(path + len - 6, ".model")) {
         if (vocab_from_spm(&s->voc, path, s->vocab, err)) {

@@ -6,6 +6,7 @@
 #include "meta.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,9 +43,9 @@ bool meta_detect(const char *dir)
 
 static int param_int(const meta_state *s, const char *key, int64_t *out, gguf_error *err)
 {
-    if (!json_int(json_get(s->params, key), out) || *out <= 0 || *out > UINT32_MAX)
-        return gguf_error_set(err, "params.json: '%s' missing or not a count", key);
-    return 0;
+    /* layers as bounded as config.json's; the other counts fit a u32 */
+    int64_t hi = !strcmp(key, "n_layers") ? 100000 : UINT32_MAX;
+    return json_count(json_get(s->params, key), "params.json", key, 1, hi, out, err);
 }
 
 static int meta_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err)
@@ -58,8 +59,10 @@ static int meta_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type,
     kv = heads;
     if (json_get(s->params, "n_kv_heads") && param_int(s, "n_kv_heads", &kv, err))
         return -1;
-    if (!json_num(json_get(s->params, "norm_eps"), &eps) || !(eps > 0))
-        return gguf_error_set(err, "params.json: 'norm_eps' missing");
+    if (!json_get(s->params, "norm_eps"))
+        return gguf_error_set(err, "params.json: 'norm_eps' is missing");
+    if (!json_num(json_get(s->params, "norm_eps"), &eps) || !(eps > 0) || !isfinite(eps))
+        return gguf_error_set(err, "params.json: 'norm_eps' must be a finite number > 0");
     bool have_theta = json_num(json_get(s->params, "rope_theta"), &theta);
     /* the legacy converter's guess of the training context */
     uint32_t n_ctx = have_theta && theta == 1000000.0 ? 16384 : eps == 1e-05 ? 4096 : 2048;

@@ -106,6 +106,16 @@ if need_fixture models/wp-llama-5m/hf "bad inputs"; then
     bad_case "unknown dtype" "$TMP/m" "unknown dtype 'Q4'"
     mk; cp "$SRC/model.safetensors" "$TMP/m/"; jq 'del(.num_attention_heads)' "$SRC/config.json" >"$TMP/m/config.json"
     bad_case "config without required hparams" "$TMP/m" "num_attention_heads"
+    # counts that are not counts were all reported as "missing" (issue 12)
+    for v in '0:is 0, out of range (1 to 100000)' '-4:is -4, out of range' \
+             '1000000000:is 1000000000, out of range' '"4":is a string \"4\", not a whole number'; do
+        mk; cp "$SRC/model.safetensors" "$TMP/m/"
+        jq ".num_hidden_layers = ${v%%:*}" "$SRC/config.json" >"$TMP/m/config.json"
+        bad_case "layer count ${v%%:*}" "$TMP/m" "'num_hidden_layers' ${v#*:}"
+    done
+    mk; cp "$SRC/model.safetensors" "$TMP/m/"; jq '.hidden_size = 2.5' "$SRC/config.json" >"$TMP/m/config.json"
+    bad_case "fractional hidden_size" "$TMP/m" "'hidden_size' is a fractional number, not a whole number"
+    bad_case "a missing input" "$TMP/no-such-dir" "no-such-dir: No such file or directory"
     mk; cp "$SRC/model.safetensors" "$TMP/m/"; jq '.architectures = ["GPT2LMHeadModel"]' "$SRC/config.json" >"$TMP/m/config.json"
     bad_case "unknown architecture lists the supported ones" "$TMP/m" "supported: LlamaForCausalLM"
     mk; cp "$SRC/model.safetensors" "$TMP/m/"; printf '{"architectures": [' >"$TMP/m/config.json"
@@ -156,6 +166,49 @@ PY
     else
         skip "deflated torch entries" "python3 with zipfile not available"
     fi
+fi
+
+# --- command line and outputs (issue 12) --------------------------------------
+usage_case() { # name expected-substring args...
+    "$CONVERT" "${@:3}" >"$TMP/u.log" 2>&1; local rc=$?
+    if [ $rc -eq 2 ] && grep -q -- "$2" "$TMP/u.log"; then pass "usage: $1"
+    else fail "usage: $1" "exit $rc, $(tail -1 "$TMP/u.log")"; fi
+}
+usage_case "no input says what is missing" "missing INPUT" -q
+usage_case "unknown option" "unknown option '--bogus' (see 'gguf-convert --help')" --bogus x
+usage_case "--split-max-tensors -1" "bad value '-1' for --split-max-tensors" x --split-max-tensors -1
+usage_case "--split-max-size -1" "bad value '-1' for --split-max-size" x --split-max-size -1
+usage_case "--split-max-tensors 1abc" "bad value '1abc'" x --split-max-tensors 1abc
+check "--version" bash -c '"$1" --version | grep -q "^gguf-convert (ggufkit) "' _ "$CONVERT"
+if need_fixture models/wp-llama-5m/hf "convert outputs"; then
+    SRC=$FIX/models/wp-llama-5m/hf
+    if "$CONVERT" "$SRC" --dry-run >/dev/full 2>"$TMP/full.log"; then
+        fail "--dry-run to a full stdout exits 1"
+    else
+        grep -q "standard output" "$TMP/full.log" && pass "--dry-run to a full stdout exits 1" ||
+            fail "--dry-run to a full stdout exits 1" "$(tail -1 "$TMP/full.log")"
+    fi
+    # gguf-py's naming_convention: {basename|name}-{size}-{finetune}-{version}-{OUTTYPE}
+    rm -rf "$TMP/nm"; mkdir -p "$TMP/nm"; cp "$SRC"/* "$TMP/nm/"
+    printf '{"general.name": "org/My Model", "general.finetune": "Instruct", "general.version": "v1.0"}' >"$TMP/meta.json"
+    if "$CONVERT" -q "$TMP/nm" --metadata "$TMP/meta.json" >"$TMP/nm.log" 2>&1 &&
+       [ -f "$TMP/nm/org-My-Model-5.2M-Instruct-v1.0-F16.gguf" ]; then
+        pass "default output name follows llama.cpp's naming convention"
+    else
+        fail "default output name follows llama.cpp's naming convention" "$(tail -1 "$TMP/nm.log"; ls "$TMP/nm" | tr '\n' ' ')"
+    fi
+    printf '{"general.name": "x", "general.basename": "Base Name"}' >"$TMP/meta.json"
+    "$CONVERT" -q "$TMP/nm" --vocab-only --metadata "$TMP/meta.json" >/dev/null 2>&1
+    check "default --vocab-only name: basename wins, -vocab" test -f "$TMP/nm/Base-Name-vocab.gguf"
+    # a Meta checkpoint without params.json is not "config.json: not found"
+    if need_fixture models/wp-llama-5m/meta "Meta folder without params.json"; then
+        rm -rf "$TMP/mp"; mkdir -p "$TMP/mp"; cp "$FIX/models/wp-llama-5m/meta/consolidated.00.pth" "$TMP/mp/"
+        bad_case "Meta folder without params.json" "$TMP/mp" "params.json: not found"
+    fi
+fi
+if need_fixture models/stories260K "llama2.c --tokenizer errors"; then
+    bad_case "--tokenizer naming a directory" "$FIX/models/stories260K/checkpoint_v1.bin" \
+        "is a directory, not a tokenizer file" --tokenizer "$TMP"
 fi
 
 # --- tokenizer.json vocabularies (no tokenizer.model) ------------------------
