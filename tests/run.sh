@@ -4,7 +4,10 @@
 #
 # Unit binaries print Check's own line ("100%: Checks: 9, Failures: 0,
 # Errors: 0") and "SKIPPED: n" for fixture tests they could not run. e2e
-# scripts print "PASS: name", "FAIL: name" or "SKIP: name (why)" per check.
+# scripts print "PASS: name", "FAIL: name" or "SKIP: name (why)" per check;
+# a SKIP that stands for a whole block of checks ends in "[N checks]" and
+# counts N. Every line is printed as it comes, so a long suite is never
+# silent.
 set -u
 BUILD=${BUILD:-build}
 export BUILD
@@ -23,19 +26,27 @@ trap 'rm -rf "$GGUFKIT_TMP"' EXIT
 passed=0 failed=0 skipped=0
 failures=()
 
+# run_streamed NAME LOG CMD...: runs CMD, printing each line as it comes
+# (prefixed "[NAME] ") and keeping it in LOG; returns CMD's exit status.
+run_streamed() {
+    local name=$1 log=$2; shift 2
+    "$@" 2>&1 | tee "$log" | sed -u "s/^/[$name] /"
+    return "${PIPESTATUS[0]}"
+}
+log=$GGUFKIT_TMP/suite.log
+
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
-    out=$("$t" 2>&1); rc=$?
-    printf '%s\n' "$out" | sed "s/^/[$name] /"
-    line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks: ' | tail -1)
+    run_streamed "$name" "$log" "$t"; rc=$?
+    line=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -1)
     if [ -z "$line" ]; then
         failed=$((failed + 1)); failures+=("$name (no Check summary, exit $rc)"); continue
     fi
     n=$(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$line")
     f=$(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")
     e=$(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")
-    s=$(printf '%s\n' "$out" | sed -nE 's/^SKIPPED: ([0-9]+).*/\1/p' | tail -1)
+    s=$(sed -nE 's/^SKIPPED: ([0-9]+).*/\1/p' "$log" | tail -1)
     passed=$((passed + n - f - e)); failed=$((failed + f + e)); skipped=$((skipped + ${s:-0}))
     if [ "$rc" -ne 0 ] || [ $((f + e)) -ne 0 ]; then failures+=("$name"); fi
 done
@@ -43,9 +54,11 @@ done
 for s in tests/e2e/*.sh; do
     [ -f "$s" ] || continue
     name=$(basename "$s" .sh)
-    out=$(bash "$s" 2>&1); rc=$?
-    printf '%s\n' "$out" | sed "s/^/[$name] /"
-    p=$(grep -c '^PASS: ' <<<"$out"); f=$(grep -c '^FAIL: ' <<<"$out"); k=$(grep -c '^SKIP: ' <<<"$out")
+    run_streamed "$name" "$log" bash "$s"; rc=$?
+    p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log")
+    # a SKIP line stands for [N] checks when it says so, else for one
+    k=$(sed -nE 's/^SKIP: .*\[([0-9]+) checks?\]$/\1/p; t; s/^SKIP: .*/1/p' "$log" |
+        awk '{ n += $1 } END { print n + 0 }')
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
     if [ "$f" -ne 0 ]; then failures+=("$name"); fi
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then

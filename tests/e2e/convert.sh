@@ -40,7 +40,7 @@ if [ ! -x "$CONVERT" ]; then
     exit 0
 fi
 
-if need_fixture reference/convert "convert manifests" && need_jq "convert manifests"; then
+if need_jq "convert manifests" && need_fixture reference/convert "convert manifests" 42; then
     for m in "$REF"/convert/*.json; do
         name=$(basename "$m" .json)
         outtype=${name##*-}
@@ -77,6 +77,7 @@ if need_fixture reference/convert "convert manifests" && need_jq "convert manife
         check "$name: output passes --check" "$INSPECT" --check "$out"
         rm -f "$out"
     done
+    fixture_block_end
 fi
 
 # --- bad input: clear error, exit 1, no output ------------------------------
@@ -91,7 +92,7 @@ bad_case() { # name dir expected-substring [options...]
         fail "bad input: $1" "exit $rc, $(tail -1 "$TMP/bad.log")"
     fi
 }
-if need_fixture models/wp-llama-5m/hf "bad inputs"; then
+if need_fixture models/wp-llama-5m/hf "bad inputs" 15; then
     SRC=$FIX/models/wp-llama-5m/hf
     mk() { rm -rf "$TMP/m"; mkdir -p "$TMP/m"; cp "$SRC"/config.json "$SRC"/tokenizer.model "$SRC"/tokenizer_config.json "$TMP/m"/; }
     mk; head -c 100000 "$SRC/model.safetensors" >"$TMP/m/model.safetensors"
@@ -123,8 +124,9 @@ if need_fixture models/wp-llama-5m/hf "bad inputs"; then
     mk; cp "$SRC/model.safetensors" "$TMP/m/"; head -c 1000 "$SRC/tokenizer.model" >"$TMP/m/tokenizer.model"
     bad_case "truncated tokenizer.model" "$TMP/m" "tokenizer.model: byte"
     bad_case "a JSON file as the checkpoint" "$SRC/config.json" "implausible llama2.c header"
+    fixture_block_end
 fi
-if need_fixture models/wp-llama-5m/torch "bad torch checkpoints"; then
+if need_fixture models/wp-llama-5m/torch "bad torch checkpoints" 4; then
     TSRC=$FIX/models/wp-llama-5m/torch
     rm -rf "$TMP/t"; cp -r "$TSRC" "$TMP/t"; chmod -R u+w "$TMP/t"
     # one byte of the first storage (data/0 starts at byte 4290) flipped
@@ -166,6 +168,7 @@ PY
     else
         skip "deflated torch entries" "python3 with zipfile not available"
     fi
+    fixture_block_end
 fi
 
 # --- command line and outputs (issue 12) --------------------------------------
@@ -180,7 +183,7 @@ usage_case "--split-max-tensors -1" "bad value '-1' for --split-max-tensors" x -
 usage_case "--split-max-size -1" "bad value '-1' for --split-max-size" x --split-max-size -1
 usage_case "--split-max-tensors 1abc" "bad value '1abc'" x --split-max-tensors 1abc
 check "--version" bash -c '"$1" --version | grep -q "^gguf-convert (ggufkit) "' _ "$CONVERT"
-if need_fixture models/wp-llama-5m/hf "convert outputs"; then
+if need_fixture models/wp-llama-5m/hf "convert outputs" 4; then
     SRC=$FIX/models/wp-llama-5m/hf
     if "$CONVERT" "$SRC" --dry-run >/dev/full 2>"$TMP/full.log"; then
         fail "--dry-run to a full stdout exits 1"
@@ -205,10 +208,12 @@ if need_fixture models/wp-llama-5m/hf "convert outputs"; then
         rm -rf "$TMP/mp"; mkdir -p "$TMP/mp"; cp "$FIX/models/wp-llama-5m/meta/consolidated.00.pth" "$TMP/mp/"
         bad_case "Meta folder without params.json" "$TMP/mp" "params.json: not found"
     fi
+    fixture_block_end
 fi
-if need_fixture models/stories260K "llama2.c --tokenizer errors"; then
+if need_fixture models/stories260K "llama2.c --tokenizer errors" 1; then
     bad_case "--tokenizer naming a directory" "$FIX/models/stories260K/checkpoint_v1.bin" \
         "is a directory, not a tokenizer file" --tokenizer "$TMP"
+    fixture_block_end
 fi
 
 # --- tokenizer.json vocabularies (no tokenizer.model) ------------------------
@@ -235,7 +240,7 @@ for spec in "llama3 gpt2 llama-bpe 128256 280147 false 128000 control 128255 con
 done
 # SentencePiece-style tokenizer.json (byte fallback): the same pieces and
 # token types as the tokenizer.model of the same tokenizer.
-if need_fixture tokenizers/mistral-v1/tokenizer.json "tokenizer.json (SentencePiece style)"; then
+if need_fixture tokenizers/mistral-v1/tokenizer.json "tokenizer.json (SentencePiece style)" 1; then
     MV=$FIX/tokenizers/mistral-v1
     rm -rf "$TMP/mj" "$TMP/ms"; mkdir -p "$TMP/mj" "$TMP/ms"
     cp "$MV/tokenizer.json" "$MV/tokenizer_config.json" "$TMP/mj/"
@@ -247,8 +252,9 @@ if need_fixture tokenizers/mistral-v1/tokenizer.json "tokenizer.json (SentencePi
     else
         fail "tokenizer.json (SentencePiece style) gives tokenizer.model's tokens and types"
     fi
+    fixture_block_end
 fi
-if need_fixture tokenizers/llama3/tokenizer.json "bad tokenizer.json"; then
+if need_fixture tokenizers/llama3/tokenizer.json "bad tokenizer.json" 4; then
     rm -rf "$TMP/bt"; mkdir -p "$TMP/bt"
     jq -c '.pre_tokenizer = {"type": "Metaspace", "replacement": "_"}' "$FIX/tokenizers/llama3/tokenizer.json" >"$TMP/bt/tokenizer.json"
     bad_case "tokenizer.json with an unknown pre-tokenizer" "$TMP/bt" "pre-tokenizer of type Metaspace is not one" --vocab-only
@@ -257,13 +263,14 @@ if need_fixture tokenizers/llama3/tokenizer.json "bad tokenizer.json"; then
     rm -f "$TMP/bt/tokenizer.json"
     bad_case "a folder with no tokenizer" "$TMP/bt" "no tokenizer.model or tokenizer.json" --vocab-only
     bad_case "a tokenizer folder without --vocab-only" "$TMP/bt" "config.json: not found"
+    fixture_block_end
 fi
 
 # Meta checkpoints sharded over several files (split here by mkmeta the way
 # Meta shards them) merge to exactly the tensors of the one-file checkpoint,
 # which the -meta- manifest holds to llama.cpp's.
 MKMETA=$BIN/tests/tools/mkmeta
-if need_fixture models/wp-llama-5m/meta "sharded Meta checkpoints" && need_jq "sharded Meta checkpoints"; then
+if need_jq "sharded Meta checkpoints" && need_fixture models/wp-llama-5m/meta "sharded Meta checkpoints" 3; then
     "$CONVERT" -q "$FIX/models/wp-llama-5m/meta" -o "$TMP/meta1.gguf"
     gguf_tensors "$TMP/meta1.gguf" >"$TMP/meta1.t"
     for n in 2 4; do
@@ -280,10 +287,11 @@ if need_fixture models/wp-llama-5m/meta "sharded Meta checkpoints" && need_jq "s
     cp "$TMP/meta4/consolidated.01.pth" "$TMP/meta2/consolidated.01.pth"
     bad_case "Meta shards of different splits" "$TMP/meta2" "consolidated.01.pth: tensor 'tok_embeddings.weight' is not a shard"
     rm -rf "$TMP/meta2" "$TMP/meta4" "$TMP/meta1.gguf"
+    fixture_block_end
 fi
 
 # --metadata: general.* overrides, and the default output named after them
-if need_fixture models/wp-llama-5m/hf "--metadata" && need_jq "--metadata"; then
+if need_jq "--metadata" && need_fixture models/wp-llama-5m/hf "--metadata" 2; then
     rm -rf "$TMP/md"; mkdir -p "$TMP/md"; ln -s "$FIX"/models/wp-llama-5m/hf/* "$TMP/md/"
     printf '{"general.name": "Wp", "general.author": "me", "general.tags": ["a", "b"], "general.base_models": [{"name": "Base"}]}' >"$TMP/md.json"
     if "$CONVERT" -q "$TMP/md" --metadata "$TMP/md.json" --outtype f32 &&
@@ -300,10 +308,11 @@ if need_fixture models/wp-llama-5m/hf "--metadata" && need_jq "--metadata"; then
     else
         fail "bad input: --metadata with a wrongly typed key" "exit $rc, $(tail -1 "$TMP/md.log")"
     fi
+    fixture_block_end
 fi
 
 # --dry-run prints the plan and writes nothing
-if need_fixture models/wp-llama-5m/hf "--dry-run"; then
+if need_fixture models/wp-llama-5m/hf "--dry-run" 1; then
     out=$TMP/dry.gguf
     rm -f "$out"
     if "$CONVERT" --dry-run --outtype q8_0 "$FIX/models/wp-llama-5m/hf" -o "$out" >"$TMP/dry.log" 2>&1 &&
@@ -312,10 +321,11 @@ if need_fixture models/wp-llama-5m/hf "--dry-run"; then
     else
         fail "--dry-run prints the plan and writes nothing" "$(head -3 "$TMP/dry.log" | tr '\n' ' ')"
     fi
+    fixture_block_end
 fi
 
 # llama2.c checkpoints: tensors and vocabulary as llama.cpp's llama2c converter
-if need_fixture reference/stories260K-f32.gguf "llama2.c checkpoints"; then
+if need_fixture reference/stories260K-f32.gguf "llama2.c checkpoints" 11; then
     S=$FIX/models/stories260K
     ref_hashes() { "$INSPECT" --hash "$REF/stories260K-f32.gguf" | sed '$d'; }
     for ck in checkpoint_legacy:tokenizer.bin checkpoint_v1:tokenizer.bin checkpoint_v1:tok512.model; do
@@ -351,4 +361,5 @@ if need_fixture reference/stories260K-f32.gguf "llama2.c checkpoints"; then
     l2c_bad "implausible llama2.c header" "$TMP/junk.bin" "implausible llama2.c header" --tokenizer "$S/tokenizer.bin"
     head -c 3000 "$S/tokenizer.bin" >"$TMP/tok.bin"
     l2c_bad "truncated tokenizer.bin" "$S/checkpoint_v1.bin" "truncated at token" --tokenizer "$TMP/tok.bin"
+    fixture_block_end
 fi

@@ -13,16 +13,36 @@ mkdir -p "$TMP"
 
 INSPECT=$BIN/gguf-inspect
 
-pass() { echo "PASS: $1"; }
-fail() { echo "FAIL: $1${2:+ ($2)}"; }
-skip() { echo "SKIP: $1${2:+ ($2)}"; }
+CHECKS=0 # checks reported so far, for counted blocks
+pass() { CHECKS=$((CHECKS + 1)); echo "PASS: $1"; }
+fail() { CHECKS=$((CHECKS + 1)); echo "FAIL: $1${2:+ ($2)}"; }
+skip() { CHECKS=$((CHECKS + 1)); echo "SKIP: $1${2:+ ($2)}"; }
 
 # check NAME CMD...: PASS when CMD succeeds, FAIL otherwise.
 check() { local n=$1; shift; if "$@" >/dev/null 2>&1; then pass "$n"; else fail "$n"; fi; }
 
-# need_fixture REL NAME: returns 1 (after printing SKIP) when absent.
+# need_fixture REL NAME [N]: returns 1 (after printing SKIP) when absent.
+# With N, the block of checks it guards holds N checks: when the fixture is
+# absent its one SKIP line ends in "[N checks]" and tests/run.sh counts N
+# skips; when present, the block must end with fixture_block_end, which
+# fails if the block did not report exactly N checks (so N cannot go stale).
+BLOCK_NAME='' BLOCK_N=0 BLOCK_AT=0
 need_fixture() {
-    if [ -e "$FIX/$1" ]; then return 0; fi
-    skip "$2" "fixture $1 not found"
+    if [ -e "$FIX/$1" ]; then
+        if [ -n "${3:-}" ]; then
+            [ -z "$BLOCK_NAME" ] || fail "test block '$BLOCK_NAME' has no fixture_block_end"
+            BLOCK_NAME=$2 BLOCK_N=$3 BLOCK_AT=$CHECKS
+        fi
+        return 0
+    fi
+    CHECKS=$((CHECKS + 1))
+    echo "SKIP: $2 (fixture $1 not found)${3:+ [$3 check$([ "$3" = 1 ] || echo s)]}"
     return 1
+}
+fixture_block_end() {
+    local ran=$((CHECKS - BLOCK_AT))
+    if [ -n "$BLOCK_NAME" ] && [ "$ran" -ne "$BLOCK_N" ]; then
+        fail "test block '$BLOCK_NAME' reported $ran checks, its need_fixture says $BLOCK_N (update it)"
+    fi
+    BLOCK_NAME=''
 }

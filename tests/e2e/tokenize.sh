@@ -15,7 +15,7 @@ tok_first() { "$INSPECT" "$1" --tokenize "$2" ${3:-} 2>/dev/null | head -1; }
 # expect NAME GOT WANT
 expect() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
 
-if need_fixture vocab/ggml-vocab-llama-spm.gguf "tokenize spm"; then
+if need_fixture vocab/ggml-vocab-llama-spm.gguf "tokenize spm" 6; then
     expect "tokenize spm ids" "$(tok_first "$V/ggml-vocab-llama-spm.gguf" "Hello world")" "15043 3186"
     expect "tokenize spm --special adds BOS" \
         "$(tok_first "$V/ggml-vocab-llama-spm.gguf" "Hello world" --special)" "1 15043 3186"
@@ -27,12 +27,14 @@ if need_fixture vocab/ggml-vocab-llama-spm.gguf "tokenize spm"; then
     expect "tokenize spm escaped pieces" "$(printf '%s\n' "$out" | cut -f2 | tail -3 | tr '\n' '|')" '\n|\\|\xff|'
     out=$("$INSPECT" "$V/ggml-vocab-llama-spm.gguf" --tokenize "")
     expect "tokenize empty text" "$out" ""
+    fixture_block_end
 fi
 
-if need_fixture vocab/ggml-vocab-gpt-2.gguf "tokenize bpe"; then
+if need_fixture vocab/ggml-vocab-gpt-2.gguf "tokenize bpe" 2; then
     expect "tokenize gpt-2 ids" "$(tok_first "$V/ggml-vocab-gpt-2.gguf" "Hello world")" "15496 995"
     out=$("$INSPECT" "$V/ggml-vocab-gpt-2.gguf" --tokenize " world")
     expect "tokenize gpt-2 piece" "$(printf '%s\n' "$out" | sed -n 2p)" "$(printf '995\t world')"
+    fixture_block_end
 fi
 
 # --- errors ----------------------------------------------------------------
@@ -97,7 +99,7 @@ done
 # --- llama.cpp's greedy-decode prompts: the prompt ids it fed each model ------
 # (BOS added, as --special does). wp-llama-5m-* share one vocabulary, llama2xs
 # uses stories260K's; qwen2-rand and llama3rope-rand are converted first.
-if need_fixture reference/greedy "tokenize greedy prompts"; then
+if need_fixture reference/greedy "tokenize greedy prompts" 1; then
     if ! command -v python3 >/dev/null; then
         skip "tokenize greedy prompts" "python3 not installed"
     else
@@ -135,4 +137,5 @@ sys.exit(1 if bad or not ok else 0)
 PY
         ); then pass "tokenize greedy prompts ($(tail -1 <<<"$out"))"; else fail "tokenize greedy prompts" "$(head -3 <<<"$out" | tr '\n' ' ')"; fi
     fi
+    fixture_block_end
 fi
