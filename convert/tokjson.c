@@ -195,6 +195,12 @@ static int id_table_build(id_table *t, const json_value *tj, gguf_error *err)
     }
     for (size_t i = 0; i < mv->n; i++) {
         json_int(mv->items[i], &id);
+        if (t->text[id]) { /* Python keeps one of them: a piece would vanish */
+            gguf_error_set(err, "tokenizer.json line %zu: tokens '%s' and '%s' both have id %" PRId64,
+                           mv->items[i]->line, t->text[id], mv->keys[i], id);
+            id_table_free(t);
+            return -1;
+        }
         t->text[id] = mv->keys[i];
         t->len[id] = strlen(mv->keys[i]);
     }
@@ -306,6 +312,51 @@ static int load_merges(vocab *v, const json_value *tj, gguf_error *err)
     return 0;
 }
 
+/* Every merge "LEFT RIGHT" (split at the first space after the first byte,
+ * as the runtime splits it) must name two tokens of v: gguf-run refuses a
+ * vocabulary whose merges name unknown pieces, so it is never written. */
+typedef struct piece_ref {
+    const char *s;
+    size_t      len;
+} piece_ref;
+
+static int piece_cmp(const void *a, const void *b)
+{
+    const piece_ref *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->s, y->s, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int check_merges(const vocab *v, gguf_error *err)
+{
+    piece_ref *idx = malloc(((size_t)v->n + 1) * sizeof *idx);
+    if (!idx)
+        return gguf_error_set(err, "out of memory");
+    for (int64_t i = 0; i < v->n; i++)
+        idx[i] = (piece_ref){ v->tokens[i], v->lens[i] };
+    qsort(idx, (size_t)v->n, sizeof *idx, piece_cmp);
+    int rc = 0;
+    for (int64_t r = 0; r < v->n_merges && !rc; r++) {
+        const char *s = v->merges[r];
+        size_t len = v->merge_lens[r];
+        const char *sp = len > 1 ? memchr(s + 1, ' ', len - 1) : NULL;
+        if (!sp) {
+            rc = gguf_error_set(err, "tokenizer.json: merge %" PRId64 " \"%.64s\" is not two pieces",
+                                r, s);
+            break;
+        }
+        piece_ref parts[2] = { { s, (size_t)(sp - s) }, { sp + 1, len - (size_t)(sp - s) - 1 } };
+        for (int k = 0; k < 2 && !rc; k++)
+            if (!bsearch(&parts[k], idx, (size_t)v->n, sizeof *idx, piece_cmp))
+                rc = gguf_error_set(err, "tokenizer.json: merge %" PRId64 " \"%.64s\" names "
+                                    "\"%.*s\", which is not a token", r, s,
+                                    (int)(parts[k].len > 64 ? 64 : parts[k].len), parts[k].s);
+    }
+    free(idx);
+    return rc;
+}
+
 int vocab_from_bpe_json(vocab *v, const json_value *tj, int64_t n_vocab, gguf_error *err)
 {
     id_table t;
@@ -349,7 +400,7 @@ int vocab_from_bpe_json(vocab *v, const json_value *tj, int64_t n_vocab, gguf_er
             v->lens[i] = unescape_spaces(v->tokens[i], v->lens[i]);
         }
     }
-    rc = load_merges(v, tj, err);
+    rc = load_merges(v, tj, err) || check_merges(v, err) ? -1 : 0;
     goto done;
 oom:
     gguf_error_set(err, "out of memory");

@@ -254,7 +254,7 @@ if need_fixture tokenizers/mistral-v1/tokenizer.json "tokenizer.json (SentencePi
     fi
     fixture_block_end
 fi
-if need_fixture tokenizers/llama3/tokenizer.json "bad tokenizer.json" 4; then
+if need_fixture tokenizers/llama3/tokenizer.json "bad tokenizer.json" 6; then
     rm -rf "$TMP/bt"; mkdir -p "$TMP/bt"
     jq -c '.pre_tokenizer = {"type": "Metaspace", "replacement": "_"}' "$FIX/tokenizers/llama3/tokenizer.json" >"$TMP/bt/tokenizer.json"
     bad_case "tokenizer.json with an unknown pre-tokenizer" "$TMP/bt" "pre-tokenizer of type Metaspace is not one" --vocab-only
@@ -263,6 +263,12 @@ if need_fixture tokenizers/llama3/tokenizer.json "bad tokenizer.json" 4; then
     rm -f "$TMP/bt/tokenizer.json"
     bad_case "a folder with no tokenizer" "$TMP/bt" "no tokenizer.model or tokenizer.json" --vocab-only
     bad_case "a tokenizer folder without --vocab-only" "$TMP/bt" "config.json: not found"
+    # files gguf-run would then refuse are never written (issue 12)
+    jq -c '.model.merges |= [(if (.[0] | type) == "string" then "qqzzq zzqqz" else ["qqzzq", "zzqqz"] end)] + .' \
+        "$FIX/tokenizers/llama3/tokenizer.json" >"$TMP/bt/tokenizer.json"
+    bad_case "tokenizer.json merge naming an unknown piece" "$TMP/bt" 'names "qqzzq", which is not a token' --vocab-only
+    jq -c '.model.vocab["qqzzq"] = .model.vocab["!"]' "$FIX/tokenizers/llama3/tokenizer.json" >"$TMP/bt/tokenizer.json"
+    bad_case "tokenizer.json with two tokens of one id" "$TMP/bt" "both have id 0" --vocab-only
     fixture_block_end
 fi
 
