@@ -401,8 +401,16 @@ json_value *json_load_file(const char *path, gguf_error *err)
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
+        if (len > JSON_MAX_FILE) {
+            free(buf);
+            fclose(fp);
+            gguf_error_set(err, "larger than %d MiB: too large for a JSON file of a model",
+                           JSON_MAX_FILE >> 20);
+            return NULL;
+        }
         if (len == cap) {
             cap = cap ? 2 * cap : 65536;
+            cap = cap > (size_t)JSON_MAX_FILE + 1 ? (size_t)JSON_MAX_FILE + 1 : cap;
             char *nb = realloc(buf, cap);
             if (!nb) {
                 free(buf);

@@ -19,6 +19,10 @@
 #include "error.h"
 
 #define JSON_MAX_DEPTH 128
+/* The largest JSON file json_load_file reads (the largest real
+ * tokenizer.json files are ~35 MB); a larger one, or an endless stream such
+ * as a FIFO, is an error rather than all of memory. */
+#define JSON_MAX_FILE (256 << 20)
 
 typedef enum json_type {
     JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT

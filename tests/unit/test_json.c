@@ -4,6 +4,7 @@
  */
 #include "json.h"
 #include "testutil.h"
+#include <unistd.h>
 
 static json_value *parse(const char *s, gguf_error *err)
 {
@@ -123,6 +124,24 @@ START_TEST(test_depth_limit)
 }
 END_TEST
 
+/* A file past JSON_MAX_FILE is refused after reading at most that much (a
+ * sparse file: no disk used), not read into all of memory. */
+START_TEST(test_file_size_limit)
+{
+    char path[] = "/tmp/ggufkit-json-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "[", 1), 1);
+    ck_assert_int_eq(ftruncate(fd, (off_t)JSON_MAX_FILE + 2), 0);
+    close(fd);
+    gguf_error err;
+    json_value *v = json_load_file(path, &err);
+    unlink(path);
+    ck_assert_ptr_null(v);
+    ck_assert_msg(strstr(err.msg, "too large for a JSON file"), "%s", err.msg);
+}
+END_TEST
+
 START_TEST(test_fixture_files)
 {
     static const char *const files[] = { "models/wp-llama-5m/hf/config.json",
@@ -159,6 +178,7 @@ int main(void)
     tcase_add_test(tc, test_values);
     tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, test_depth_limit);
+    tcase_add_test(tc, test_file_size_limit);
     tcase_add_test(tc, test_yaml_unsafe_chars);
     tcase_add_test(tc, test_del_run_regression);
     int skipped = 0;
