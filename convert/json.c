@@ -12,6 +12,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "readfile.h"
+
 static json_value *new_value(json_type type, size_t line)
 {
     json_value *v = calloc(1, sizeof *v);
@@ -393,46 +395,11 @@ static json_value *parse_events(const char *data, size_t len, gguf_error *err)
 
 json_value *json_load_file(const char *path, gguf_error *err)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        gguf_error_set(err, "cannot open: %s", strerror(errno));
+    uint8_t *buf;
+    size_t len;
+    if (gguf_read_file(path, JSON_MAX_FILE, &buf, &len, err))
         return NULL;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len > JSON_MAX_FILE) {
-            free(buf);
-            fclose(fp);
-            gguf_error_set(err, "larger than %d MiB: too large for a JSON file of a model",
-                           JSON_MAX_FILE >> 20);
-            return NULL;
-        }
-        if (len == cap) {
-            cap = cap ? 2 * cap : 65536;
-            cap = cap > (size_t)JSON_MAX_FILE + 1 ? (size_t)JSON_MAX_FILE + 1 : cap;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(fp);
-                gguf_error_set(err, "out of memory");
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    bool bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        free(buf);
-        gguf_error_set(err, "read error");
-        return NULL;
-    }
-    json_value *v = json_parse(buf, len, err);
+    json_value *v = json_parse((const char *)buf, len, err);
     free(buf);
     return v;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readfile.h"
+
 typedef struct reader {
     const uint8_t *p, *end, *base;
 } reader;
@@ -172,28 +174,11 @@ fail:
 
 int spm_load(const char *path, spm_model *m, gguf_error *err)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return gguf_error_set(err, "cannot open: %s", strerror(errno));
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 1 << 20;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(fp);
-                return gguf_error_set(err, "out of memory");
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-        if (!got)
-            break;
-    }
-    fclose(fp);
+    uint8_t *buf;
+    size_t len;
+    /* real tokenizer.model files are 0.5-5 MB */
+    if (gguf_read_file(path, (size_t)256 << 20, &buf, &len, err))
+        return -1;
     int rc = spm_parse(buf, len, m, err);
     free(buf);
     return rc;

@@ -5,6 +5,7 @@
  * read whole and parsed with bounds checks against its size.
  */
 #include "imatrix.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,37 +29,13 @@ static int rd_i32(rd *r, int32_t *v)
     return 0;
 }
 
+/* The largest importance matrix read: a dense 70B model's is ~30 MB, a big
+ * mixture of experts' a few hundred MB. */
+#define IMATRIX_MAX_FILE ((size_t)4 << 30)
+
 static int slurp(const char *path, uint8_t **buf, size_t *size, gguf_error *err)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return gguf_error_set(err, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *b = malloc(cap);
-    while (b) {
-        n += fread(b + n, 1, cap - n, fp);
-        if (n < cap)
-            break;
-        uint8_t *nb = realloc(b, cap * 2);
-        if (!nb) {
-            free(b);
-            b = NULL;
-            break;
-        }
-        b = nb;
-        cap *= 2;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (!b)
-        return gguf_error_set(err, "out of memory");
-    if (bad) {
-        free(b);
-        return gguf_error_set(err, "read error");
-    }
-    *buf = b;
-    *size = n;
-    return 0;
+    return gguf_read_file(path, IMATRIX_MAX_FILE, buf, size, err);
 }
 
 static int parse_entry(rd *r, gguf_imatrix_entry *e, int32_t i, gguf_error *err)
