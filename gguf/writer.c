@@ -306,6 +306,26 @@ int gguf_writer_copy_kv(gguf_writer *w, const gguf_kv *kv)
     return put_kv(w, kv->key, kv->type, &b);
 }
 
+bool gguf_writer_find_value(const gguf_writer *w, const char *key, gguf_writer_value *out)
+{
+    const wkv *kv = find_wkv(w, key);
+    if (!kv)
+        return false;
+    /* kv->bytes: u64 key length, key, u32 type, [u32 elem type, u64 n], value */
+    uint64_t klen;
+    memcpy(&klen, kv->bytes, 8);
+    size_t at = 8 + (size_t)klen + 4;
+    *out = (gguf_writer_value){ .type = kv->type, .elem_type = kv->type, .n = 1 };
+    if (kv->type == GGUF_VT_ARR) {
+        memcpy(&out->elem_type, kv->bytes + at, 4);
+        memcpy(&out->n, kv->bytes + at + 4, 8);
+        at += 12;
+    }
+    out->bytes = kv->bytes + at;
+    out->size = kv->nbytes - at;
+    return true;
+}
+
 /* ------------------------------------------------------------------------
  * Tensors
  * ------------------------------------------------------------------------ */
@@ -360,6 +380,16 @@ uint64_t gguf_writer_n_tensors(const gguf_writer *w) { return w->n_t; }
 uint64_t gguf_writer_tensor_nbytes(const gguf_writer *w, uint64_t i)
 {
     return i < w->n_t ? w->ts[i].nbytes : 0;
+}
+
+bool gguf_writer_tensor_at(const gguf_writer *w, uint64_t i, gguf_writer_tensor *out)
+{
+    if (i >= w->n_t)
+        return false;
+    const wtensor *t = &w->ts[i];
+    *out = (gguf_writer_tensor){ t->name, t->type, t->n_dims,
+                                 { t->ne[0], t->ne[1], t->ne[2], t->ne[3] } };
+    return true;
 }
 
 void gguf_writer_set_split(gguf_writer *w, uint64_t max_tensors, uint64_t max_bytes)

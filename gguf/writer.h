@@ -79,6 +79,35 @@ void gguf_writer_remove_kv(gguf_writer *w, const char *key);
 /* True when key is set. */
 bool gguf_writer_has_kv(const gguf_writer *w, const char *key);
 
+/* A key's value as set so far, for checks before begin() (e.g. the model
+ * validation of modelcheck.h). */
+typedef struct gguf_writer_value {
+    uint32_t       type;      /* enum gguf_vtype; GGUF_VT_ARR for arrays */
+    uint32_t       elem_type; /* element type of an array; == type for scalars */
+    uint64_t       n;         /* element count; 1 for scalars */
+    const uint8_t *bytes;     /* the value as it will be written: numeric and
+                               * bool elements back to back (little-endian,
+                               * maybe unaligned); strings as GGUF strings
+                               * (u64 length, bytes) back to back */
+    size_t         size;      /* bytes at `bytes` */
+} gguf_writer_value;
+
+/* Looks key up: true with its value in *out (valid until the key is set
+ * again or removed, or the writer is freed), false when it is not set. */
+bool gguf_writer_find_value(const gguf_writer *w, const char *key, gguf_writer_value *out);
+
+/* A tensor as declared by gguf_writer_add_tensor(). */
+typedef struct gguf_writer_tensor {
+    const char *name;
+    uint32_t    type;               /* enum ggml_type_id */
+    uint32_t    n_dims;
+    int64_t     ne[GGUF_MAX_DIMS];  /* 1 beyond n_dims */
+} gguf_writer_tensor;
+
+/* Tensor i (in declaration order) into *out; false when i >= the count. The
+ * name stays valid until the writer is freed. */
+bool gguf_writer_tensor_at(const gguf_writer *w, uint64_t i, gguf_writer_tensor *out);
+
 /* Declares the next tensor: name (< 64 bytes, unique), type, n_dims (0..4)
  * dimensions ne[0..n_dims). Returns its index, or -1 with err set. */
 int64_t gguf_writer_add_tensor(gguf_writer *w, const char *name, uint32_t type,

@@ -1,0 +1,1027 @@
+/*
+ * modelcheck.c — the model validation of modelcheck.h.
+ *
+ * The rules are written once, over a view of a model (look a key up, walk
+ * the tensors) that an opened file or a writer provides. What differs per
+ * architecture is data: a row per GGUF architecture naming its
+ * hyper-parameter table, its tensor tables (name pattern, required or
+ * optional, shape in terms of the hyper-parameters) and its flags — the
+ * shape the architecture registry grows from.
+ *
+ * Order of the checks, and so which problem is reported when there are
+ * several: identity keys, hyper-parameters, vocabulary, tensor names (file
+ * order), then each table tensor (globals, then block by block).
+ */
+#include "modelcheck.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+
+/* Keys only this module reads (names.h lists the shared ones). */
+#define KEY_KEY_LENGTH       "%s.attention.key_length"
+#define KEY_VALUE_LENGTH     "%s.attention.value_length"
+#define KEY_GENERAL_TYPE     "general.type"
+#define KEY_ADD_SPACE_PREFIX "tokenizer.ggml.add_space_prefix"
+
+#define MAX_DIM GGUF_MODEL_MAX_DIM
+
+/* ===========================================================================
+ * The view: one model, from a file or from a writer
+ */
+
+/* A key's value. kv holds type, elem_type, n and (numbers, bools) data, so
+ * the reader's accessors work on it; strings come from strs (a file) or from
+ * packed (a writer: u64 length + bytes, back to back). */
+typedef struct mc_kv {
+    gguf_kv         kv;
+    const gguf_str *strs;
+    const uint8_t  *packed;
+    size_t          packed_size;
+} mc_kv;
+
+typedef struct mc_tensor {
+    const char *name;
+    int64_t     ne[GGUF_MAX_DIMS]; /* 1 beyond n_dims */
+    uint32_t    n_dims;
+} mc_tensor;
+
+typedef struct mc_view {
+    const void *src;
+    bool (*find)(const void *src, const char *key, mc_kv *out);
+    void (*tensor)(const void *src, uint64_t i, mc_tensor *out);
+    uint64_t n_tensors;
+} mc_view;
+
+static bool file_find(const void *src, const char *key, mc_kv *out)
+{
+    const gguf_kv *kv = gguf_find_kv(src, key);
+    if (!kv)
+        return false;
+    *out = (mc_kv){ .kv = *kv, .strs = kv->strs };
+    return true;
+}
+
+static void file_tensor(const void *src, uint64_t i, mc_tensor *out)
+{
+    const gguf_tensor *t = gguf_tensor_at(src, i);
+    *out = (mc_tensor){ t->name, { t->ne[0], t->ne[1], t->ne[2], t->ne[3] }, t->n_dims };
+}
+
+static bool writer_find(const void *src, const char *key, mc_kv *out)
+{
+    gguf_writer_value v;
+    if (!gguf_writer_find_value(src, key, &v))
+        return false;
+    *out = (mc_kv){ .kv = { .key = key, .type = v.type, .elem_type = v.elem_type, .n = v.n } };
+    if (v.elem_type == GGUF_VT_STR) {
+        out->packed = v.bytes;
+        out->packed_size = v.size;
+    } else {
+        out->kv.data = v.bytes;
+    }
+    return true;
+}
+
+static void writer_tensor(const void *src, uint64_t i, mc_tensor *out)
+{
+    gguf_writer_tensor t;
+    gguf_writer_tensor_at(src, i, &t);
+    *out = (mc_tensor){ t.name, { t.ne[0], t.ne[1], t.ne[2], t.ne[3] }, t.n_dims };
+}
+
+/* Walks the strings of a str value or str array in order. */
+typedef struct str_iter {
+    const mc_kv *k;
+    uint64_t     i;
+    size_t       off;
+} str_iter;
+
+static bool str_next(str_iter *it, gguf_str *s)
+{
+    const mc_kv *k = it->k;
+    if (it->i >= k->kv.n)
+        return false;
+    if (k->strs) {
+        *s = k->strs[it->i++];
+        return true;
+    }
+    uint64_t len;
+    if (!k->packed || k->packed_size - it->off < 8)
+        return false;
+    memcpy(&len, k->packed + it->off, 8);
+    if (len > k->packed_size - it->off - 8)
+        return false;
+    *s = (gguf_str){ (const char *)k->packed + it->off + 8, len };
+    it->off += 8 + (size_t)len;
+    it->i++;
+    return true;
+}
+
+/* The string of a str scalar; false for other types. */
+static bool kv_str(const mc_kv *k, gguf_str *s)
+{
+    str_iter it = { k, 0, 0 };
+    return k->kv.type == GGUF_VT_STR && str_next(&it, s);
+}
+
+/* ===========================================================================
+ * The architecture table
+ */
+
+/* The hyper-parameters the rules use. */
+enum hp {
+    HP_CTX, HP_EMBD, HP_BLOCKS, HP_FF, HP_HEADS, HP_HEADS_KV, HP_KEY_LEN, HP_VALUE_LEN, HP_ROT,
+    HP_EPS, HP_THETA, HP_COUNT
+};
+
+/* One hyper-parameter key: an integer in lo..hi, or a float that must be
+ * finite and > 0. Absent optional keys take their defaults in derive(). */
+typedef struct hparam_rule {
+    const char *key; /* names.h format: "%s" is the architecture */
+    enum hp     id;
+    bool        is_float;
+    bool        required;
+    int64_t     lo, hi;
+} hparam_rule;
+
+/* The LLaMA-style decoder's keys (llama.cpp's llm_load_hparams for these
+ * architectures: the required ones are required there too). The rope
+ * dimension count is checked against the head size in derive(). */
+static const hparam_rule decoder_hparams[] = {
+    { GGUF_KEY_CONTEXT_LENGTH, HP_CTX, false, true, 1, INT32_MAX },
+    { GGUF_KEY_EMBEDDING_LENGTH, HP_EMBD, false, true, 1, MAX_DIM },
+    { GGUF_KEY_BLOCK_COUNT, HP_BLOCKS, false, true, 1, GGUF_MODEL_MAX_BLOCKS },
+    { GGUF_KEY_FFN_LENGTH, HP_FF, false, true, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT, HP_HEADS, false, true, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT_KV, HP_HEADS_KV, false, false, 1, MAX_DIM },
+    { KEY_KEY_LENGTH, HP_KEY_LEN, false, false, 1, MAX_DIM },
+    { KEY_VALUE_LENGTH, HP_VALUE_LEN, false, false, 1, MAX_DIM },
+    { GGUF_KEY_ROPE_DIM_COUNT, HP_ROT, false, false, INT64_MIN, INT64_MAX },
+    { GGUF_KEY_RMS_EPS, HP_EPS, true, true, 0, 0 },
+    { GGUF_KEY_ROPE_FREQ_BASE, HP_THETA, true, false, 0, 0 },
+    { NULL, 0, false, false, 0, 0 },
+};
+
+/* The sizes a tensor shape is written in, derived from the hyper-parameters. */
+enum dim { D_1, D_EMBD, D_FF, D_VOCAB, D_Q, D_K, D_V, D_ROT_HALF };
+
+static const char *const dim_names[] = {
+    [D_1] = "1", [D_EMBD] = "embedding_length", [D_FF] = "feed_forward_length",
+    [D_VOCAB] = "n_vocab", [D_Q] = "head_count × head_dim", [D_K] = "head_count_kv × head_dim",
+    [D_V] = "head_count_kv × value_length", [D_ROT_HALF] = "rope.dimension_count / 2",
+};
+
+/* Row flags. */
+enum {
+    ARCH_QKV_BIAS        = 1 << 0, /* attn_q/k/v biases required */
+    ARCH_TIED_OUTPUT     = 1 << 1, /* output.weight may be absent (token_embd serves) */
+    ARCH_ROPE_WHOLE_HEAD = 1 << 2, /* rope.dimension_count must be the head size */
+    ARCH_EXPERTS         = 1 << 3, /* the tables describe expert tensors */
+};
+
+enum need {
+    REQUIRED,
+    OPTIONAL,
+    REQUIRED_IF_FLAG, /* required when the row has `flag`, else optional */
+    OPTIONAL_IF_FLAG, /* optional when the row has `flag`, else required */
+};
+
+/* One tensor: its names.h name ("blk.%d." prefix: one per block), whether
+ * it must be there, and its shape ne[0], ne[1] (D_1 for a vector's ne[1]). */
+typedef struct tensor_rule {
+    const char *name;
+    enum need   need;
+    unsigned    flag;
+    enum dim    ne0, ne1;
+} tensor_rule;
+
+#define BLOCK_PREFIX "blk.%d."
+
+/* The LLaMA-style decoder layout (llama.cpp's tensor shapes for it). */
+static const tensor_rule decoder_tensors[] = {
+    { GGUF_T_TOKEN_EMBD, REQUIRED, 0, D_EMBD, D_VOCAB },
+    { GGUF_T_OUTPUT_NORM, REQUIRED, 0, D_EMBD, D_1 },
+    { GGUF_T_OUTPUT, OPTIONAL_IF_FLAG, ARCH_TIED_OUTPUT, D_EMBD, D_VOCAB },
+    { GGUF_T_ATTN_NORM, REQUIRED, 0, D_EMBD, D_1 },
+    { GGUF_T_ATTN_Q, REQUIRED, 0, D_EMBD, D_Q },
+    { GGUF_T_ATTN_K, REQUIRED, 0, D_EMBD, D_K },
+    { GGUF_T_ATTN_V, REQUIRED, 0, D_EMBD, D_V },
+    { GGUF_T_ATTN_Q_BIAS, REQUIRED_IF_FLAG, ARCH_QKV_BIAS, D_Q, D_1 },
+    { GGUF_T_ATTN_K_BIAS, REQUIRED_IF_FLAG, ARCH_QKV_BIAS, D_K, D_1 },
+    { GGUF_T_ATTN_V_BIAS, REQUIRED_IF_FLAG, ARCH_QKV_BIAS, D_V, D_1 },
+    { GGUF_T_ATTN_OUT, REQUIRED, 0, D_Q, D_EMBD },
+    { GGUF_T_FFN_NORM, REQUIRED, 0, D_EMBD, D_1 },
+    { GGUF_T_FFN_GATE, REQUIRED, 0, D_EMBD, D_FF },
+    { GGUF_T_FFN_UP, REQUIRED, 0, D_EMBD, D_FF },
+    { GGUF_T_FFN_DOWN, REQUIRED, 0, D_FF, D_EMBD },
+    { NULL, 0, 0, 0, 0 },
+};
+
+/* What llama.cpp's llama adds to it: llama3-style rope factors and the
+ * optional output and feed-forward biases. */
+static const tensor_rule llama_extra_tensors[] = {
+    { GGUF_T_ROPE_FREQS, OPTIONAL, 0, D_ROT_HALF, D_1 },
+    { "blk.%d.attn_output.bias", OPTIONAL, 0, D_EMBD, D_1 },
+    { "blk.%d.ffn_gate.bias", OPTIONAL, 0, D_FF, D_1 },
+    { "blk.%d.ffn_up.bias", OPTIONAL, 0, D_FF, D_1 },
+    { "blk.%d.ffn_down.bias", OPTIONAL, 0, D_EMBD, D_1 },
+    { NULL, 0, 0, 0, 0 },
+};
+
+/* One GGUF architecture. */
+typedef struct arch_row {
+    const char               *name;     /* general.architecture */
+    const hparam_rule        *hparams;
+    const tensor_rule *const *tensors;  /* NULL-terminated list of tables */
+    unsigned                  flags;
+} arch_row;
+
+static const tensor_rule *const llama_tables[] = { decoder_tensors, llama_extra_tensors, NULL };
+static const tensor_rule *const qwen2_tables[] = { decoder_tensors, NULL };
+
+static const arch_row ARCHS[] = {
+    { "llama", decoder_hparams, llama_tables, ARCH_TIED_OUTPUT | ARCH_ROPE_WHOLE_HEAD },
+    /* what some converters call Mistral models (llama.cpp writes "llama") */
+    { "mistral", decoder_hparams, llama_tables, ARCH_TIED_OUTPUT | ARCH_ROPE_WHOLE_HEAD },
+    { "qwen2", decoder_hparams, qwen2_tables, ARCH_TIED_OUTPUT | ARCH_QKV_BIAS },
+};
+
+static const arch_row *arch_lookup(const char *name)
+{
+    for (size_t i = 0; i < sizeof ARCHS / sizeof *ARCHS; i++)
+        if (!strcmp(ARCHS[i].name, name))
+            return &ARCHS[i];
+    return NULL;
+}
+
+/* ===========================================================================
+ * The checker
+ */
+
+typedef struct checker {
+    const mc_view  *v;
+    gguf_error     *err;
+    char            arch[64];   /* general.architecture; "" when absent or unusable */
+    const arch_row *row;        /* set for a model of a described architecture */
+    bool            tables;     /* its tensor tables apply (not an expert model it lacks) */
+    int64_t         hp[HP_COUNT];
+    double          hpf[HP_COUNT];
+    bool            has[HP_COUNT];
+    int64_t         head_k, head_v, n_rot, n_head_kv; /* derived */
+    int64_t         n_blocks;   /* block_count, -1 when unknown */
+    int64_t         n_tokens;   /* tokenizer.ggml.tokens, -1 without */
+    int64_t         n_vocab;    /* D_VOCAB, -1 when unknown */
+    char            vocab_src[96]; /* "the vocabulary has N tokens", ... */
+} checker;
+
+static bool find(const checker *c, const char *key, mc_kv *out)
+{
+    return c->v->find(c->v->src, key, out);
+}
+
+/* An {arch}.* key name. */
+static const char *akey(const checker *c, const char *fmt, char buf[128])
+{
+    snprintf(buf, 128, fmt, c->arch);
+    return buf;
+}
+
+static const char *type_text(const gguf_kv *kv, char buf[32])
+{
+    if (kv->type == GGUF_VT_ARR)
+        snprintf(buf, 32, "arr[%s]", gguf_vtype_name(kv->elem_type));
+    else
+        snprintf(buf, 32, "%s", gguf_vtype_name(kv->type));
+    return buf;
+}
+
+static int type_error(checker *c, const char *key, const mc_kv *k, const char *want)
+{
+    char tb[32];
+    return gguf_error_set(c->err, "%s is %s, expected %s", key, type_text(&k->kv, tb), want);
+}
+
+/* Text preview of a string for messages (escaped, at most 40 bytes). */
+static const char *preview(const char *s, size_t len, char buf[48])
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o < 40; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch != 0x7F && ch != '"' && ch != '\\')
+            buf[o++] = (char)ch;
+        else
+            o += (size_t)snprintf(buf + o, 48 - o, "\\x%02x", ch);
+    }
+    buf[o > 40 ? 40 : o] = 0;
+    return buf;
+}
+
+/* An integer scalar: its value (u64 beyond INT64_MAX clamped) and exact
+ * decimal text. False when k is not an integer scalar. */
+static bool int_value(const mc_kv *k, int64_t *v, char text[24])
+{
+    if (k->kv.type == GGUF_VT_U64) {
+        uint64_t u;
+        memcpy(&u, k->kv.data, 8);
+        *v = u > INT64_MAX ? INT64_MAX : (int64_t)u;
+        snprintf(text, 24, "%" PRIu64, u);
+        return true;
+    }
+    if (!gguf_kv_int(&k->kv, v))
+        return false;
+    snprintf(text, 24, "%" PRId64, *v);
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Identity: general.architecture, general.type
+ */
+
+static int check_identity(checker *c)
+{
+    mc_kv k;
+    gguf_str s;
+    bool model = true;
+    if (find(c, GGUF_KEY_ARCHITECTURE, &k)) {
+        if (!kv_str(&k, &s))
+            return type_error(c, GGUF_KEY_ARCHITECTURE, &k, "str");
+        /* a name that cannot be part of a key names no key: arch stays "" */
+        if (s.len > 0 && s.len < sizeof c->arch && !memchr(s.ptr, 0, s.len)) {
+            memcpy(c->arch, s.ptr, s.len);
+            c->arch[s.len] = 0;
+        }
+    }
+    if (find(c, KEY_GENERAL_TYPE, &k)) {
+        if (!kv_str(&k, &s))
+            return type_error(c, KEY_GENERAL_TYPE, &k, "str");
+        model = gguf_str_eq(s, "model");
+    }
+    if (model && c->v->n_tensors > 0 && c->arch[0])
+        c->row = arch_lookup(c->arch);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Hyper-parameters
+ */
+
+static int read_hparam(checker *c, const hparam_rule *r)
+{
+    char key[128], text[24];
+    mc_kv k;
+    akey(c, r->key, key);
+    if (!find(c, key, &k)) {
+        if (r->required)
+            return gguf_error_set(c->err, "missing key %s", key);
+        return 0;
+    }
+    c->has[r->id] = true;
+    if (r->is_float) {
+        double d;
+        float f;
+        if (gguf_kv_f32(&k.kv, &f))
+            d = f;
+        else if (!gguf_kv_f64(&k.kv, &d))
+            return type_error(c, key, &k, "f32");
+        if (!isfinite(d) || d <= 0)
+            return gguf_error_set(c->err, "%s = %g, expected a finite number > 0", key, d);
+        c->hpf[r->id] = d;
+        return 0;
+    }
+    int64_t v;
+    if (!int_value(&k, &v, text))
+        return type_error(c, key, &k, "an integer");
+    if (v < r->lo || v > r->hi)
+        return gguf_error_set(c->err, "%s = %s, expected %" PRId64 "..%" PRId64, key, text, r->lo,
+                              r->hi);
+    c->hp[r->id] = v;
+    return 0;
+}
+
+/* Head counts and sizes against each other, the rope dimensions against the
+ * head size (defaults as llama.cpp: head_count_kv = head_count, head size =
+ * embedding_length / head_count, rope dimensions = head size). */
+static int derive(checker *c)
+{
+    char kh[128], kkv[128], ke[128], kr[128];
+    akey(c, GGUF_KEY_HEAD_COUNT, kh);
+    akey(c, GGUF_KEY_HEAD_COUNT_KV, kkv);
+    akey(c, GGUF_KEY_EMBEDDING_LENGTH, ke);
+    akey(c, GGUF_KEY_ROPE_DIM_COUNT, kr);
+    const int64_t heads = c->hp[HP_HEADS], embd = c->hp[HP_EMBD];
+    c->n_head_kv = c->has[HP_HEADS_KV] ? c->hp[HP_HEADS_KV] : heads;
+    if (heads % c->n_head_kv)
+        return gguf_error_set(c->err, "%s = %" PRId64 " does not divide %s = %" PRId64, kkv,
+                              c->n_head_kv, kh, heads);
+    if ((!c->has[HP_KEY_LEN] || !c->has[HP_VALUE_LEN]) && embd % heads)
+        return gguf_error_set(c->err, "%s = %" PRId64 " does not divide %s = %" PRId64, kh, heads,
+                              ke, embd);
+    c->head_k = c->has[HP_KEY_LEN] ? c->hp[HP_KEY_LEN] : embd / heads;
+    c->head_v = c->has[HP_VALUE_LEN] ? c->hp[HP_VALUE_LEN] : embd / heads;
+    c->n_rot = c->has[HP_ROT] ? c->hp[HP_ROT] : c->head_k;
+    if (c->row->flags & ARCH_ROPE_WHOLE_HEAD) {
+        if (c->n_rot != c->head_k)
+            return gguf_error_set(c->err, "%s = %" PRId64 ", expected %" PRId64
+                                  " (the head size: %s rotates whole heads)",
+                                  kr, c->n_rot, c->head_k, c->arch);
+    } else if (c->n_rot < 2 || c->n_rot % 2 || c->n_rot > c->head_k) {
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected an even number from 2 to %" PRId64
+                              " (the head size)", kr, c->n_rot, c->head_k);
+    }
+    return 0;
+}
+
+static int check_hparams(checker *c)
+{
+    for (const hparam_rule *r = c->row->hparams; r->key; r++)
+        if (read_hparam(c, r))
+            return -1;
+    if (derive(c))
+        return -1;
+    c->n_blocks = c->hp[HP_BLOCKS];
+    /* an expert model of an architecture whose tables have no experts:
+     * its tensors are checked only by the rules of every file */
+    char key[128], text[24];
+    mc_kv k;
+    int64_t experts = 0;
+    if (find(c, akey(c, GGUF_KEY_EXPERT_COUNT, key), &k) && !int_value(&k, &experts, text))
+        return type_error(c, key, &k, "an integer");
+    c->tables = experts <= 0 || (c->row->flags & ARCH_EXPERTS);
+    return 0;
+}
+
+/* block_count of a file the table does not describe: used only to refuse
+ * blocks beyond it, and only when it is a plain count. */
+static void generic_block_count(checker *c)
+{
+    char key[128], text[24];
+    mc_kv k;
+    int64_t v;
+    if (c->arch[0] && find(c, akey(c, GGUF_KEY_BLOCK_COUNT, key), &k) && int_value(&k, &v, text) &&
+        v >= 0)
+        c->n_blocks = v;
+}
+
+/* ---------------------------------------------------------------------------
+ * Vocabulary
+ */
+
+/* Token texts by hash (open addressing, FNV-1a as in tokenizer.c). Empty
+ * texts are left out: llama.cpp renames each to a unique "[EMPTY_<id>]". */
+typedef struct text_set {
+    const gguf_str *texts;
+    int32_t        *slots; /* token id, -1 when free */
+    uint64_t        mask;
+} text_set;
+
+static uint64_t hash_text(const char *s, uint64_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint64_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* The id holding text s, or -1; with insert, adds id when s is new. */
+static int32_t set_find(text_set *t, const char *s, uint64_t len, int32_t insert)
+{
+    for (uint64_t i = hash_text(s, len) & t->mask;; i = (i + 1) & t->mask) {
+        int32_t id = t->slots[i];
+        if (id < 0) {
+            if (insert >= 0)
+                t->slots[i] = insert;
+            return -1;
+        }
+        if (t->texts[id].len == len && memcmp(t->texts[id].ptr, s, len) == 0)
+            return id;
+    }
+}
+
+/* The texts of tokenizer.ggml.tokens as an array: the file's own, or one
+ * built from a writer's packed strings into *owned. */
+static int token_texts(checker *c, const mc_kv *k, const gguf_str **texts, gguf_str **owned)
+{
+    *owned = NULL;
+    if (k->strs) {
+        *texts = k->strs;
+        return 0;
+    }
+    gguf_str *a = malloc((size_t)k->kv.n * sizeof *a);
+    if (!a)
+        return gguf_error_set(c->err, "out of memory for %" PRIu64 " tokens", k->kv.n);
+    str_iter it = { k, 0, 0 };
+    for (uint64_t i = 0; i < k->kv.n; i++)
+        if (!str_next(&it, &a[i])) {
+            free(a);
+            return gguf_error_set(c->err, "%s: string %" PRIu64 " is malformed",
+                                  GGUF_KEY_TOK_TOKENS, i);
+        }
+    *texts = *owned = a;
+    return 0;
+}
+
+/* Token texts are unique (llama.cpp asserts it: its text → id map must be
+ * as large as the list). */
+static int check_unique(checker *c, text_set *t)
+{
+    for (int64_t id = 0; id < c->n_tokens; id++) {
+        const gguf_str *s = &t->texts[id];
+        if (s->len == 0)
+            continue;
+        int32_t other = set_find(t, s->ptr, s->len, (int32_t)id);
+        if (other >= 0) {
+            char pb[48];
+            return gguf_error_set(c->err, "%s[%" PRId64 "] \"%s\" has the same text as token %d",
+                                  GGUF_KEY_TOK_TOKENS, id, preview(s->ptr, s->len, pb), other);
+        }
+    }
+    return 0;
+}
+
+/* BPE merges "LEFT RIGHT" (split at the first space after the first byte)
+ * name two tokens (gguf-run's tokenizer refuses them otherwise). */
+static int check_merges(checker *c, text_set *t)
+{
+    mc_kv k;
+    if (!find(c, GGUF_KEY_TOK_MERGES, &k))
+        return 0;
+    if (k.kv.type != GGUF_VT_ARR || k.kv.elem_type != GGUF_VT_STR)
+        return type_error(c, GGUF_KEY_TOK_MERGES, &k, "arr[str]");
+    str_iter it = { &k, 0, 0 };
+    gguf_str m;
+    char pa[48], pb[48];
+    for (uint64_t r = 0; r < k.kv.n; r++) {
+        if (!str_next(&it, &m))
+            return gguf_error_set(c->err, "%s: string %" PRIu64 " is malformed",
+                                  GGUF_KEY_TOK_MERGES, r);
+        const char *sp = m.len > 1 ? memchr(m.ptr + 1, ' ', m.len - 1) : NULL;
+        if (!sp)
+            return gguf_error_set(c->err,
+                                  "%s[%" PRIu64 "] \"%s\" is not two pieces separated by a space",
+                                  GGUF_KEY_TOK_MERGES, r, preview(m.ptr, m.len, pa));
+        uint64_t ll = (uint64_t)(sp - m.ptr), rl = m.len - ll - 1;
+        bool left = ll && set_find(t, m.ptr, ll, -1) >= 0;
+        bool right = rl && set_find(t, sp + 1, rl, -1) >= 0;
+        if (!left || !right)
+            return gguf_error_set(c->err, "%s[%" PRIu64 "] \"%s\": piece \"%s\" is not a token",
+                                  GGUF_KEY_TOK_MERGES, r, preview(m.ptr, m.len, pb),
+                                  !left ? preview(m.ptr, ll, pa) : preview(sp + 1, rl, pa));
+    }
+    return 0;
+}
+
+/* SPM byte tokens (type 6) read <0xNN> (gguf-run's tokenizer maps bytes
+ * through them). */
+static int check_byte_tokens(checker *c, const gguf_str *texts, const mc_kv *types)
+{
+    for (int64_t id = 0; id < c->n_tokens; id++) {
+        const gguf_str *s = &texts[id];
+        if (gguf_kv_elem_as_int(&types->kv, (uint64_t)id) != GGUF_TOKEN_BYTE)
+            continue;
+        if (s->len == 6 && !memcmp(s->ptr, "<0x", 3) && isxdigit((unsigned char)s->ptr[3]) &&
+            isxdigit((unsigned char)s->ptr[4]) && s->ptr[5] == '>')
+            continue;
+        char pb[48];
+        return gguf_error_set(c->err, "%s[%" PRId64 "] \"%s\" is a byte token (type 6) but not "
+                              "of the form <0xNN>", GGUF_KEY_TOK_TOKENS, id,
+                              preview(s->ptr, s->len, pb));
+    }
+    return 0;
+}
+
+/* The token-text rules: unique texts, BPE merges naming tokens, SPM byte
+ * tokens of the form <0xNN>. */
+static int check_texts(checker *c, const mc_kv *tokens, gguf_str model, const mc_kv *types)
+{
+    const gguf_str *texts = NULL;
+    gguf_str *owned;
+    if (token_texts(c, tokens, &texts, &owned))
+        return -1;
+    uint64_t n_slots = 1;
+    while (n_slots < 2 * (uint64_t)c->n_tokens)
+        n_slots <<= 1;
+    text_set t = { texts, malloc((size_t)n_slots * sizeof *t.slots), n_slots - 1 };
+    int rc = -1;
+    if (!t.slots) {
+        gguf_error_set(c->err, "out of memory for %" PRId64 " tokens", c->n_tokens);
+        goto done;
+    }
+    memset(t.slots, 0xff, (size_t)n_slots * sizeof *t.slots);
+    if (check_unique(c, &t))
+        goto done;
+    if (gguf_str_eq(model, "gpt2") && check_merges(c, &t))
+        goto done;
+    if (gguf_str_eq(model, "llama") && types && check_byte_tokens(c, texts, types))
+        goto done;
+    rc = 0;
+done:
+    free(t.slots);
+    free(owned);
+    return rc;
+}
+
+/* An array parallel to the tokens: elem elements, one per token. */
+static int parallel(checker *c, const char *key, uint32_t elem, mc_kv *k, bool *present)
+{
+    char want[32];
+    *present = find(c, key, k);
+    if (!*present)
+        return 0;
+    snprintf(want, sizeof want, "arr[%s]", gguf_vtype_name(elem));
+    if (k->kv.type != GGUF_VT_ARR || k->kv.elem_type != elem)
+        return type_error(c, key, k, want);
+    if (k->kv.n != (uint64_t)c->n_tokens)
+        return gguf_error_set(c->err,
+                              "%s has %" PRIu64 " elements but there are %" PRId64 " tokens", key,
+                              k->kv.n, c->n_tokens);
+    return 0;
+}
+
+/* Special-token ids: inside the vocabulary, or -1 (u32 0xFFFFFFFF) for
+ * "none" (the keys gguf-run's tokenizer reads). */
+static int check_special_ids(checker *c)
+{
+    static const char *const keys[] = {
+        GGUF_KEY_TOK_BOS, GGUF_KEY_TOK_EOS, "tokenizer.ggml.eot_token_id",
+        "tokenizer.ggml.eom_token_id", GGUF_KEY_TOK_UNK, "tokenizer.ggml.seperator_token_id",
+        GGUF_KEY_TOK_PAD, "tokenizer.ggml.mask_token_id", "tokenizer.ggml.cls_token_id",
+        "tokenizer.ggml.fim_pre_token_id", "tokenizer.ggml.fim_suf_token_id",
+        "tokenizer.ggml.fim_mid_token_id", "tokenizer.ggml.fim_pad_token_id",
+        "tokenizer.ggml.fim_rep_token_id", "tokenizer.ggml.fim_sep_token_id",
+        "tokenizer.ggml.prefix_token_id", "tokenizer.ggml.suffix_token_id",
+        "tokenizer.ggml.middle_token_id",
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        mc_kv k;
+        int64_t id;
+        char text[24];
+        if (!find(c, keys[i], &k))
+            continue;
+        if (!int_value(&k, &id, text))
+            return type_error(c, keys[i], &k, "an integer");
+        if (id == -1 || (k.kv.type == GGUF_VT_U32 && id == UINT32_MAX))
+            continue;
+        if (id < 0 || id >= c->n_tokens)
+            return gguf_error_set(c->err, "%s = %s is outside the vocabulary of %" PRId64 " tokens",
+                                  keys[i], text, c->n_tokens);
+    }
+    return 0;
+}
+
+/* Keys the tokenizer reads with one type. */
+static int check_typed_keys(checker *c)
+{
+    static const struct {
+        const char *key;
+        uint32_t    type;
+    } keys[] = {
+        { GGUF_KEY_TOK_PRE, GGUF_VT_STR },         { GGUF_KEY_TOK_ADD_BOS, GGUF_VT_BOOL },
+        { GGUF_KEY_TOK_ADD_EOS, GGUF_VT_BOOL },    { KEY_ADD_SPACE_PREFIX, GGUF_VT_BOOL },
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        mc_kv k;
+        if (find(c, keys[i].key, &k) && k.kv.type != keys[i].type)
+            return type_error(c, keys[i].key, &k, gguf_vtype_name(keys[i].type));
+    }
+    return 0;
+}
+
+/* Token types are llama.cpp's llama_token_type values, 0 (undefined) to 6
+ * (byte). */
+static int check_token_types(checker *c, const mc_kv *types)
+{
+    for (uint64_t i = 0; i < types->kv.n; i++) {
+        int64_t t = gguf_kv_elem_as_int(&types->kv, i);
+        if (t < GGUF_TOKEN_UNDEFINED || t > GGUF_TOKEN_BYTE)
+            return gguf_error_set(c->err, "%s[%" PRIu64 "] = %" PRId64
+                                  " is not a token type (0-6)", GGUF_KEY_TOK_TYPES, i, t);
+    }
+    return 0;
+}
+
+/* {arch}.vocab_size, when given, counts the same tokens. */
+static int check_declared_size(checker *c)
+{
+    char key[128], text[24];
+    mc_kv k;
+    int64_t vs;
+    if (!c->arch[0] || !find(c, akey(c, GGUF_KEY_VOCAB_SIZE, key), &k))
+        return 0;
+    if (!int_value(&k, &vs, text))
+        return type_error(c, key, &k, "an integer");
+    if (vs != c->n_tokens)
+        return gguf_error_set(c->err, "%s = %s but %s has %" PRId64 " tokens", key, text,
+                              GGUF_KEY_TOK_TOKENS, c->n_tokens);
+    return 0;
+}
+
+/* Finds tokenizer.ggml.model (into *model, "" when absent) and the token
+ * list: 1 with it in *tokens, 0 when the file has no vocabulary. */
+static int find_vocab(checker *c, gguf_str *model, mc_kv *tokens)
+{
+    mc_kv k;
+    *model = (gguf_str){ "", 0 };
+    bool has_model = find(c, GGUF_KEY_TOK_MODEL, &k);
+    if (has_model && !kv_str(&k, model))
+        return type_error(c, GGUF_KEY_TOK_MODEL, &k, "str");
+    /* a model of a described architecture says what its vocabulary is
+     * (llama.cpp requires the key) */
+    if (c->row && !has_model)
+        return gguf_error_set(c->err, "missing key %s (a %s model needs a vocabulary)",
+                              GGUF_KEY_TOK_MODEL, c->arch);
+    if (find(c, GGUF_KEY_TOK_TOKENS, tokens))
+        return 1;
+    if (has_model && !gguf_str_eq(*model, "none") && !gguf_str_eq(*model, "no_vocab")) {
+        char pb[48];
+        return gguf_error_set(c->err, "missing key %s (%s is \"%s\")", GGUF_KEY_TOK_TOKENS,
+                              GGUF_KEY_TOK_MODEL, preview(model->ptr, model->len, pb));
+    }
+    return 0;
+}
+
+static int check_vocab(checker *c)
+{
+    mc_kv tokens, scores, types;
+    gguf_str model;
+    int found = find_vocab(c, &model, &tokens);
+    if (found <= 0)
+        return found;
+    if (tokens.kv.type != GGUF_VT_ARR || tokens.kv.elem_type != GGUF_VT_STR)
+        return type_error(c, GGUF_KEY_TOK_TOKENS, &tokens, "arr[str]");
+    if (tokens.kv.n == 0)
+        return gguf_error_set(c->err, "%s is empty", GGUF_KEY_TOK_TOKENS);
+    if (tokens.kv.n > (uint64_t)INT32_MAX / 4)
+        return gguf_error_set(c->err, "%s has %" PRIu64 " tokens, more than token ids can number",
+                              GGUF_KEY_TOK_TOKENS, tokens.kv.n);
+    c->n_tokens = c->n_vocab = (int64_t)tokens.kv.n;
+    snprintf(c->vocab_src, sizeof c->vocab_src, "the vocabulary has %" PRId64 " tokens",
+             c->n_vocab);
+    bool has_scores, has_types;
+    if (parallel(c, GGUF_KEY_TOK_SCORES, GGUF_VT_F32, &scores, &has_scores) ||
+        parallel(c, GGUF_KEY_TOK_TYPES, GGUF_VT_I32, &types, &has_types) ||
+        (has_types && check_token_types(c, &types)) || check_special_ids(c) ||
+        check_typed_keys(c) || check_texts(c, &tokens, model, has_types ? &types : NULL) ||
+        check_declared_size(c))
+        return -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Tensors
+ */
+
+/* "blk.N.REST" with N in canonical decimal: N and REST. */
+static bool parse_block(const char *name, int64_t *block, const char **rest)
+{
+    if (strncmp(name, "blk.", 4) != 0 || !isdigit((unsigned char)name[4]))
+        return false;
+    const char *p = name + 4;
+    if (p[0] == '0' && isdigit((unsigned char)p[1]))
+        return false;
+    int64_t v = 0;
+    for (int n = 0; isdigit((unsigned char)*p); p++, n++) {
+        if (n == 18)
+            return false;
+        v = v * 10 + (*p - '0');
+    }
+    if (*p != '.')
+        return false;
+    *block = v;
+    *rest = p + 1;
+    return true;
+}
+
+static bool per_block(const tensor_rule *r)
+{
+    return strncmp(r->name, BLOCK_PREFIX, strlen(BLOCK_PREFIX)) == 0;
+}
+
+/* The row's tensor rules, split into globals and per-block ones. */
+#define MAX_RULES 64
+typedef struct rule_list {
+    const tensor_rule *glob[MAX_RULES], *blk[MAX_RULES];
+    size_t             n_glob, n_blk;
+} rule_list;
+
+static void list_rules(const arch_row *row, rule_list *l)
+{
+    l->n_glob = l->n_blk = 0;
+    for (const tensor_rule *const *tab = row->tensors; *tab; tab++)
+        for (const tensor_rule *r = *tab; r->name; r++) {
+            if (per_block(r) && l->n_blk < MAX_RULES)
+                l->blk[l->n_blk++] = r;
+            else if (!per_block(r) && l->n_glob < MAX_RULES)
+                l->glob[l->n_glob++] = r;
+        }
+}
+
+static bool rule_required(const tensor_rule *r, unsigned flags)
+{
+    switch (r->need) {
+    case REQUIRED:         return true;
+    case OPTIONAL:         return false;
+    case REQUIRED_IF_FLAG: return (flags & r->flag) != 0;
+    case OPTIONAL_IF_FLAG: return (flags & r->flag) == 0;
+    }
+    return true;
+}
+
+static int64_t dim_value(const checker *c, enum dim d)
+{
+    switch (d) {
+    case D_1:        return 1;
+    case D_EMBD:     return c->hp[HP_EMBD];
+    case D_FF:       return c->hp[HP_FF];
+    case D_VOCAB:    return c->n_vocab;
+    case D_Q:        return c->hp[HP_HEADS] * c->head_k;
+    case D_K:        return c->n_head_kv * c->head_k;
+    case D_V:        return c->n_head_kv * c->head_v;
+    case D_ROT_HALF: return c->n_rot / 2;
+    }
+    return -1;
+}
+
+static void shape_text(const int64_t *ne, uint32_t n, char *buf, size_t size)
+{
+    size_t o = (size_t)snprintf(buf, size, "[");
+    for (uint32_t i = 0; i < n && o < size; i++)
+        o += (size_t)snprintf(buf + o, size - o, "%s%" PRId64, i ? ", " : "", ne[i]);
+    if (o < size)
+        snprintf(buf + o, size - o, "]");
+}
+
+/* "NAME has R rows but <where the vocabulary size comes from>" */
+static int rows_error(checker *c, const char *name, int64_t rows)
+{
+    return gguf_error_set(c->err, "%s has %" PRId64 " rows but %s", name, rows, c->vocab_src);
+}
+
+static int check_shape(checker *c, const tensor_rule *r, const mc_tensor *t)
+{
+    const int64_t want[GGUF_MAX_DIMS] = { dim_value(c, r->ne0), dim_value(c, r->ne1), 1, 1 };
+    if (!memcmp(want, t->ne, sizeof want))
+        return 0;
+    if (r->ne1 == D_VOCAB && t->ne[0] == want[0] && t->ne[2] == 1 && t->ne[3] == 1)
+        return rows_error(c, t->name, t->ne[1]);
+    char have[96], exp[64], why[96];
+    shape_text(t->ne, t->n_dims ? t->n_dims : 1, have, sizeof have);
+    shape_text(want, r->ne1 == D_1 ? 1 : 2, exp, sizeof exp);
+    if (r->ne1 == D_1)
+        snprintf(why, sizeof why, "%s", dim_names[r->ne0]);
+    else
+        snprintf(why, sizeof why, "%s, %s", dim_names[r->ne0], dim_names[r->ne1]);
+    return gguf_error_set(c->err, "tensor %s has shape %s, expected %s (%s)", t->name, have, exp,
+                          why);
+}
+
+/* D_VOCAB without a token list (check_vocab sets it from one): the
+ * declared {arch}.vocab_size, else token_embd's own rows. */
+static int vocab_size(checker *c, int64_t embd_rows)
+{
+    char key[128], text[24];
+    mc_kv k;
+    int64_t vs;
+    if (c->n_tokens >= 0)
+        return 0;
+    if (find(c, akey(c, GGUF_KEY_VOCAB_SIZE, key), &k)) {
+        if (!int_value(&k, &vs, text))
+            return type_error(c, key, &k, "an integer");
+        c->n_vocab = vs;
+        snprintf(c->vocab_src, sizeof c->vocab_src, "%s = %s", key, text);
+    } else {
+        c->n_vocab = embd_rows;
+        snprintf(c->vocab_src, sizeof c->vocab_src, "%s has %" PRId64 " rows", GGUF_T_TOKEN_EMBD,
+                 embd_rows);
+    }
+    if (c->n_vocab < 1)
+        return gguf_error_set(c->err, "%s: expected at least one token", c->vocab_src);
+    return 0;
+}
+
+/* Every tensor by name: blocks within block_count, and (with the tables)
+ * each one known; slot[rule] = tensor index + 1. */
+static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor *embd)
+{
+    mc_tensor t;
+    embd->name = NULL;
+    for (uint64_t i = 0; i < c->v->n_tensors; i++) {
+        c->v->tensor(c->v->src, i, &t);
+        int64_t b;
+        const char *rest;
+        bool known = false;
+        if (parse_block(t.name, &b, &rest)) {
+            if (c->n_blocks >= 0 && b >= c->n_blocks) {
+                char key[128];
+                return gguf_error_set(c->err, "tensor %s: block %" PRId64 " is beyond %s = %"
+                                      PRId64, t.name, b, akey(c, GGUF_KEY_BLOCK_COUNT, key),
+                                      c->n_blocks);
+            }
+            for (size_t r = 0; l && r < l->n_blk && !known; r++)
+                if (!strcmp(l->blk[r]->name + strlen(BLOCK_PREFIX), rest)) {
+                    slots[l->n_glob + (uint64_t)b * l->n_blk + r] = i + 1;
+                    known = true;
+                }
+        } else {
+            for (size_t r = 0; l && r < l->n_glob && !known; r++)
+                if (!strcmp(l->glob[r]->name, t.name)) {
+                    slots[r] = i + 1;
+                    known = true;
+                }
+        }
+        if (l && !known)
+            return gguf_error_set(c->err, "tensor %s is not a %s tensor", t.name, c->arch);
+        if (!strcmp(t.name, GGUF_T_TOKEN_EMBD))
+            *embd = t;
+    }
+    return 0;
+}
+
+/* One table tensor: present when required, of its shape when present. */
+static int check_rule(checker *c, const tensor_rule *r, uint64_t slot, int block)
+{
+    if (!slot) {
+        if (!rule_required(r, c->row->flags))
+            return 0;
+        char name[GGUF_MAX_NAME + 16];
+        snprintf(name, sizeof name, r->name, block);
+        return gguf_error_set(c->err, "missing tensor %s", name);
+    }
+    mc_tensor t;
+    c->v->tensor(c->v->src, slot - 1, &t);
+    return check_shape(c, r, &t);
+}
+
+static int check_tensors(checker *c)
+{
+    rule_list l;
+    uint64_t *slots = NULL;
+    const bool tables = c->row && c->tables;
+    if (tables) {
+        list_rules(c->row, &l);
+        slots = calloc(l.n_glob + (size_t)c->n_blocks * l.n_blk, sizeof *slots);
+        if (!slots)
+            return gguf_error_set(c->err, "out of memory");
+    }
+    mc_tensor embd;
+    int rc = -1;
+    if (scan_names(c, tables ? &l : NULL, slots, &embd))
+        goto done;
+    /* token_embd's rows are the vocabulary (every architecture) */
+    if (embd.name && c->n_tokens >= 0 && embd.ne[1] != c->n_tokens) {
+        rows_error(c, embd.name, embd.ne[1]);
+        goto done;
+    }
+    if (tables) {
+        if (vocab_size(c, embd.name ? embd.ne[1] : -1))
+            goto done;
+        for (size_t r = 0; r < l.n_glob; r++)
+            if (check_rule(c, l.glob[r], slots[r], 0))
+                goto done;
+        for (int64_t b = 0; b < c->n_blocks; b++)
+            for (size_t r = 0; r < l.n_blk; r++)
+                if (check_rule(c, l.blk[r], slots[l.n_glob + (uint64_t)b * l.n_blk + r], (int)b))
+                    goto done;
+    }
+    rc = 0;
+done:
+    free(slots);
+    return rc;
+}
+
+/* ===========================================================================
+ * Entry points
+ */
+
+static int validate(const mc_view *v, gguf_error *err)
+{
+    checker c = { .v = v, .err = err, .n_blocks = -1, .n_tokens = -1, .n_vocab = -1 };
+    if (check_identity(&c))
+        return -1;
+    if (c.row) {
+        if (check_hparams(&c))
+            return -1;
+    } else {
+        generic_block_count(&c);
+    }
+    if (check_vocab(&c) || check_tensors(&c))
+        return -1;
+    return 0;
+}
+
+int gguf_model_validate(const gguf_file *f, gguf_error *err)
+{
+    const mc_view v = { f, file_find, file_tensor, gguf_n_tensors(f) };
+    return validate(&v, err);
+}
+
+int gguf_model_validate_writer(const gguf_writer *w, gguf_error *err)
+{
+    const mc_view v = { w, writer_find, writer_tensor, gguf_writer_n_tensors(w) };
+    return validate(&v, err);
+}
