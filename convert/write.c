@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "float16.h"
+#include "modelcheck.h"
 #include "names.h"
 #include "outpath.h"
 #include "override.h"
@@ -331,6 +332,12 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         size_t a = (size_t)elems * 4, b = (size_t)(rowb * (uint64_t)(t->n_dims == 1 ? 1 : chunk_rows(t)));
         max_f32 = a > max_f32 ? a : max_f32;
         max_enc = b > max_enc ? b : max_enc;
+    }
+    /* the model as it will be written, against itself: hyper-parameters,
+     * tensor shapes, vocabulary (what gguf-run checks at load) */
+    if (gguf_model_validate_writer(w, err)) {
+        gguf_error_prefix(err, "the model would be invalid: ");
+        goto done;
     }
     if (o->dry_run) {
         printf("output type: %s (general.file_type %u), %d tensors, %" PRIu64 " parameters (%s)\n",

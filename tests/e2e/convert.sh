@@ -92,7 +92,7 @@ bad_case() { # name dir expected-substring [options...]
         fail "bad input: $1" "exit $rc, $(tail -1 "$TMP/bad.log")"
     fi
 }
-if need_fixture models/wp-llama-5m/hf "bad inputs" 15; then
+if need_fixture models/wp-llama-5m/hf "bad inputs" 19; then
     SRC=$FIX/models/wp-llama-5m/hf
     mk() { rm -rf "$TMP/m"; mkdir -p "$TMP/m"; cp "$SRC"/config.json "$SRC"/tokenizer.model "$SRC"/tokenizer_config.json "$TMP/m"/; }
     mk; head -c 100000 "$SRC/model.safetensors" >"$TMP/m/model.safetensors"
@@ -113,6 +113,16 @@ if need_fixture models/wp-llama-5m/hf "bad inputs" 15; then
         mk; cp "$SRC/model.safetensors" "$TMP/m/"
         jq ".num_hidden_layers = ${v%%:*}" "$SRC/config.json" >"$TMP/m/config.json"
         bad_case "layer count ${v%%:*}" "$TMP/m" "'num_hidden_layers' ${v#*:}"
+    done
+    # models gguf-run would refuse are never written: the shared validator
+    # (gguf/modelcheck.h) runs on the model before any byte is written
+    for v in '.hidden_size = 0:llama.embedding_length = 0, expected 1..' \
+             '.rms_norm_eps = 0:llama.attention.layer_norm_rms_epsilon = 0, expected a finite number > 0' \
+             '.max_position_embeddings = 0:llama.context_length = 0, expected 1..' \
+             '.num_hidden_layers = 3:tensor blk.3.attn_norm.weight: block 3 is beyond llama.block_count = 3'; do
+        mk; cp "$SRC/model.safetensors" "$TMP/m/"
+        jq "${v%%:*}" "$SRC/config.json" >"$TMP/m/config.json"
+        bad_case "invalid model (${v%%:*})" "$TMP/m" "the model would be invalid: ${v#*:}"
     done
     mk; cp "$SRC/model.safetensors" "$TMP/m/"; jq '.hidden_size = 2.5' "$SRC/config.json" >"$TMP/m/config.json"
     bad_case "fractional hidden_size" "$TMP/m" "'hidden_size' is a fractional number, not a whole number"
