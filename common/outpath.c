@@ -11,18 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char *outpath_kind(unsigned mode)
-{
-    switch (mode & S_IFMT) {
-    case S_IFREG: return "a regular file";
-    case S_IFDIR: return "a directory";
-    case S_IFCHR: return "a character device";
-    case S_IFBLK: return "a block device";
-    case S_IFIFO: return "a FIFO";
-    case S_IFSOCK: return "a socket";
-    default: return "not a regular file";
-    }
-}
+#include "outfile.h"
 
 static bool same_file(const struct stat *a, const struct stat *b)
 {
@@ -66,7 +55,7 @@ int outpath_check(const char *out, const char *const *inputs, size_t n, gguf_err
     }
     if (!S_ISREG(os.st_mode))
         return gguf_error_set(err, "is %s, not a regular file: refusing to write over it",
-                              outpath_kind(os.st_mode));
+                              outfile_kind(os.st_mode));
     for (size_t i = 0; i < n; i++) {
         struct stat is;
         if (!inputs[i] || stat(inputs[i], &is) != 0)

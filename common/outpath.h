@@ -25,7 +25,4 @@
  * is ignored. */
 int outpath_check(const char *out, const char *const *inputs, size_t n, gguf_error *err);
 
-/* The kind of file st_mode names ("a character device", "a FIFO", ...). */
-const char *outpath_kind(unsigned mode);
-
 #endif

@@ -42,9 +42,10 @@ void outfile_remove_temps(void)
     }
 }
 
-static const char *kind_of(mode_t mode)
+const char *outfile_kind(unsigned mode)
 {
     switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
     case S_IFDIR: return "a directory";
     case S_IFCHR: return "a character device";
     case S_IFBLK: return "a block device";
@@ -71,7 +72,7 @@ int outfile_open(outfile *o, const char *path, gguf_error *err)
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return gguf_error_set(err, "%s is %s, not a regular file: refusing to write over it", path,
-                              kind_of(st.st_mode));
+                              outfile_kind(st.st_mode));
     char *dir = dir_of(path), *copy = strdup(path);
     if (!dir || !copy) {
         free(dir);
@@ -143,7 +144,7 @@ int outfile_commit(outfile *o, gguf_error *err)
     if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
         /* it became one while we wrote */
         gguf_error_set(err, "%s is %s, not a regular file: refusing to write over it", o->path,
-                       kind_of(st.st_mode));
+                       outfile_kind(st.st_mode));
         goto fail;
     }
     if (rename(o->tmp_path, o->path) != 0) {

@@ -42,6 +42,10 @@ int outfile_commit(outfile *o, gguf_error *err);
 /* Closes and removes the temporary file; safe to call twice. */
 void outfile_discard(outfile *o);
 
+/* What st_mode names: "a regular file", "a directory", "a character
+ * device", "a block device", "a FIFO", "a socket". */
+const char *outfile_kind(unsigned mode);
+
 /* Unlinks every temporary file still open in this process. Only
  * async-signal-safe calls: for a handler of SIGINT/SIGTERM that then ends
  * the process (common/signals.c). */
