@@ -119,8 +119,21 @@ const gguf_tensor *gguf_find_tensor(const gguf_file *f, const char *name);
 /* Says t's data will not be read again soon: its pages leave the process's
  * resident memory (a later read maps them in again from the file). Lets a
  * tool that streams through a model keep its footprint to a few tensors.
- * Neighbouring bytes sharing a page are dropped too, which is harmless. */
+ * Neighbouring bytes sharing a page are dropped too, which is harmless.
+ * Only for a tensor of a file opened with gguf_open(): the tensors of a
+ * gguf_open_memory() image live in the caller's memory, where dropping pages
+ * zeroes them. gguf_release_range() checks this itself; prefer it. */
 void gguf_tensor_release(const gguf_tensor *t);
+
+/* Says the bytes [p, p + n) of f will not be read again soon: the pages they
+ * lie on leave the process's resident memory (a later read maps them in
+ * again from the file). For streaming through a tensor, a data section or a
+ * long metadata array in pieces with bounded memory. Only f's own mappings
+ * of its files are touched: the part of the range outside them, and every
+ * byte of a file opened with gguf_open_memory (the caller's memory), is left
+ * alone, so any pointer is safe to pass. Bytes sharing a page with the range
+ * are dropped too, which is harmless for a file mapping. */
+void gguf_release_range(const gguf_file *f, const void *p, uint64_t n);
 
 /* Scalar getters on one kv: false when the kv is not exactly that type. */
 bool gguf_kv_u8(const gguf_kv *kv, uint8_t *out);

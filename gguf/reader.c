@@ -1012,3 +1012,26 @@ void gguf_tensor_release(const gguf_tensor *t)
     /* the mapping is read-only and private: dropped pages read back the file */
     madvise((void *)start, end - start, MADV_DONTNEED);
 }
+
+void gguf_release_range(const gguf_file *f, const void *p, uint64_t n)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (!f || !p || n == 0 || page <= 0)
+        return;
+    uintptr_t a = (uintptr_t)p, pg = (uintptr_t)page;
+    for (uint32_t s = 0; s < f->n_shards; s++) {
+        const shard *sh = &f->shards[s];
+        uintptr_t lo = (uintptr_t)sh->map, hi = lo + (uintptr_t)sh->size;
+        /* only our own mmap of a file: a gguf_open_memory image is the
+         * caller's memory, where MADV_DONTNEED would zero live data */
+        if (!sh->owned_map || !sh->map || a < lo || a >= hi)
+            continue;
+        uintptr_t end = n > hi - a ? hi : a + (uintptr_t)n;
+        /* whole pages: lo is page-aligned and the mapping runs to the end
+         * of its last page, so the rounded range stays inside it */
+        uintptr_t start = a & ~(pg - 1), stop = (end + pg - 1) & ~(pg - 1);
+        /* read-only and private: dropped pages read back the file */
+        (void)madvise((void *)start, stop - start, MADV_DONTNEED);
+        return;
+    }
+}

@@ -14,6 +14,7 @@
 
 #include "kv_value.h"
 #include "report.h"
+#include "stream.h"
 
 typedef struct diff_counts {
     uint64_t keys_added, keys_removed, keys_changed;
@@ -149,15 +150,39 @@ static bool same_shape(const gguf_tensor *x, const gguf_tensor *y)
     return true;
 }
 
+/* Whether x (of file a) and y (of b) hold the same bytes: read side by side
+ * in released pieces (stream.h), so memory stays bounded however large the
+ * tensors; stops at the first piece that differs. */
+static bool same_data(const gguf_file *a, const gguf_tensor *x, const gguf_file *b,
+                      const gguf_tensor *y)
+{
+    if (x->nbytes != y->nbytes)
+        return false;
+    stream sa, sb;
+    const uint8_t *pa, *pb;
+    size_t len;
+    bool same = true;
+    stream_begin(&sa, a, x->data, x->nbytes);
+    stream_begin(&sb, b, y->data, y->nbytes);
+    while (same && (len = stream_next(&sa, &pa)) > 0) {
+        stream_next(&sb, &pb); /* same size: same pieces */
+        same = memcmp(pa, pb, len) == 0;
+    }
+    stream_end(&sa);
+    stream_end(&sb);
+    return same;
+}
+
 /* What changed between two tensors of the same name, or NULL for nothing. */
-static const char *tensor_change(const gguf_tensor *x, const gguf_tensor *y, diff_counts *n)
+static const char *tensor_change(const gguf_file *a, const gguf_tensor *x, const gguf_file *b,
+                                 const gguf_tensor *y, diff_counts *n)
 {
     bool type = x->type != y->type, shape = !same_shape(x, y);
     if (type || shape) {
         n->tensors_changed++;
         return type && shape ? "type+shape" : type ? "type" : "shape";
     }
-    if (x->nbytes == y->nbytes && memcmp(x->data, y->data, (size_t)x->nbytes) == 0) {
+    if (same_data(a, x, b, y)) {
         n->tensors_same++;
         return NULL;
     }
@@ -182,7 +207,7 @@ static void diff_tensors(emit *e, const gguf_file *a, const gguf_file *b, diff_c
     emit_table_begin(e, "tensors", "tensor changes", tensor_cols, 6, 0);
     for (uint64_t i = 0; i < gguf_n_tensors(a); i++) {
         const gguf_tensor *x = gguf_tensor_at(a, i), *y = gguf_find_tensor(b, x->name);
-        const char *change = y ? tensor_change(x, y, n) : "removed";
+        const char *change = y ? tensor_change(a, x, b, y, n) : "removed";
         if (!y)
             n->tensors_removed++;
         if (change)

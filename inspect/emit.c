@@ -133,6 +133,30 @@ size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
     return len;
 }
 
+size_t format_uint(char out[24], uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    out[n] = '\0';
+    return n;
+}
+
+size_t format_int(char out[24], int64_t v)
+{
+    if (v >= 0)
+        return format_uint(out, (uint64_t)v);
+    char digits[24];
+    size_t n = format_uint(digits, 0 - (uint64_t)v); /* at most 19 digits */
+    out[0] = '-';
+    memcpy(out + 1, digits, n + 1);
+    return n + 1;
+}
+
 void format_float(char out[40], double v, bool is_f32)
 {
     /* The fewest significant digits that read back to the same value: 9
@@ -141,6 +165,14 @@ void format_float(char out[40], double v, bool is_f32)
     char sci[40];
     if (!isfinite(v)) {
         snprintf(out, 40, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+        return;
+    }
+    /* Whole numbers below 1e15 come out below as "%.1f" of themselves, i.e.
+     * their digits and ".0": written directly, which is what makes long
+     * score columns cheap. -0.0 keeps its sign through the slow path. */
+    if (v == (double)(int64_t)v && fabs(v) < 1e15 && (v != 0 || !signbit(v))) {
+        size_t n = format_int(out, (int64_t)v);
+        memcpy(out + n, ".0", 3);
         return;
     }
     for (; prec <= max; prec++) {
@@ -188,6 +220,16 @@ static void display_string(sbuf *b, const char *s, size_t n, bool quote)
     if (quote)
         sbuf_putc(b, '"');
     for (size_t i = 0; i < n;) {
+        /* a run of printable ASCII that needs no escape goes in at once */
+        size_t run = i;
+        while (run < n && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '\\' &&
+               !(quote && p[run] == '"'))
+            run++;
+        if (run > i) {
+            sbuf_putn(b, s + i, run - i);
+            i = run;
+            continue;
+        }
         uint32_t cp;
         size_t len = utf8_decode(p + i, n - i, &cp);
         if (len == 0) {
@@ -248,13 +290,14 @@ static void display_float(sbuf *b, double f, bool is_f32)
 
 void display_value(sbuf *b, const emit_value *v, bool quote)
 {
+    char num[24];
     switch (v->kind) {
     case EV_ABSENT: break;
     case EV_NULL: sbuf_putc(b, '-'); break;
     case EV_BOOL: sbuf_puts(b, v->as.b ? "true" : "false"); break;
-    case EV_INT: sbuf_printf(b, "%" PRId64, v->as.i); break;
+    case EV_INT: sbuf_putn(b, num, format_int(num, v->as.i)); break;
     case EV_UINT:
-        sbuf_printf(b, "%" PRIu64, v->as.u);
+        sbuf_putn(b, num, format_uint(num, v->as.u));
         if (v->unit != EU_NONE)
             display_human(b, v->as.u, (emit_unit)v->unit);
         break;
@@ -401,6 +444,30 @@ void emit_table_end(emit *e)
         return;
     e->ops->table_end(e);
     section_end(e);
+}
+
+int emit_table_rows(emit *e, const char *key, const char *title,
+                    const emit_column *cols, size_t n_cols, unsigned flags,
+                    uint64_t n_rows, emit_row_fn *row, void *ctx)
+{
+    emit_value *cells = calloc(n_cols ? n_cols : 1, sizeof *cells);
+    int rc = 0;
+    if (!cells) {
+        e->failed = true;
+        return -1;
+    }
+    emit_table_begin(e, key, title, cols, n_cols, flags);
+    /* a failed write ends the table too: the run fails in emit_close */
+    if (e->ops->measure)
+        for (uint64_t i = 0; i < n_rows && !rc && !e->failed; i++)
+            if (!(rc = row(ctx, i, cells)))
+                e->ops->measure(e, cells);
+    for (uint64_t i = 0; i < n_rows && !rc && !e->failed && !ferror(e->out); i++)
+        if (!(rc = row(ctx, i, cells)))
+            emit_row(e, cells);
+    emit_table_end(e);
+    free(cells);
+    return rc ? rc : e->failed ? -1 : 0;
 }
 
 void emit_keep_cell(emit *e, char *cell)

@@ -16,9 +16,12 @@
  * output stays valid (JSON and YAML) and readable (text and Markdown). See
  * docs/gguf-inspect.md for the exact rendering of each kind in each format.
  *
- * Text and Markdown buffer a table until its end (column widths); JSON and
- * YAML stream. Write errors and out-of-memory are remembered and reported by
- * emit_close(), so report code does not check every call.
+ * Text buffers a table until its end (column widths); Markdown, JSON and
+ * YAML stream. A table too long to hold (a vocabulary of millions of
+ * tokens) is written with emit_table_rows() instead, which text reads twice
+ * (measure, then print) and so holds nothing either. Write errors and
+ * out-of-memory are remembered and reported by emit_close(), so report code
+ * does not check every call.
  *
  * Not for: anything that is not a gguf-inspect report (no nesting beyond
  * document → section → field/row → list).
@@ -130,5 +133,20 @@ void emit_table_begin(emit *e, const char *key, const char *title,
 /* One row: exactly n_cols values. Strings are copied when buffered. */
 void emit_row(emit *e, const emit_value *cells);
 void emit_table_end(emit *e);
+
+/* Fills cells[0..n_cols) with row i of a table written by emit_table_rows;
+ * what the values point to must stay valid until the next call. Returns 0,
+ * or non-zero to stop. */
+typedef int emit_row_fn(void *ctx, uint64_t i, emit_value *cells);
+
+/* A whole table of n_rows rows asked from row() one at a time, in order, so
+ * that memory does not grow with the table: text asks for every row twice
+ * (the first pass measures the columns), the other formats once; the output
+ * is the same as from emit_table_begin/emit_row/emit_table_end. Returns 0,
+ * the first non-zero value of row() (the table then ends early), or -1 on
+ * out of memory. */
+int emit_table_rows(emit *e, const char *key, const char *title,
+                    const emit_column *cols, size_t n_cols, unsigned flags,
+                    uint64_t n_rows, emit_row_fn *row, void *ctx);
 
 #endif

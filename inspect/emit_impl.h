@@ -42,6 +42,11 @@ size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
  * give "nan", "inf", "-inf" (backends spell those themselves). */
 void format_float(char out[40], double v, bool is_f32);
 
+/* Decimal digits of v ('-' first when negative), NUL-terminated; returns
+ * the length. printf's result, at a fraction of its cost in long tables. */
+size_t format_uint(char out[24], uint64_t v);
+size_t format_int(char out[24], int64_t v);
+
 /* The human-readable form used by text and Markdown: strings escaped (and
  * quoted when quote is set or inside lists), lists as "[a, b, ... (N total)]",
  * null as "-", absent as "", units as "1185376 (1.13 MiB)". */
@@ -56,6 +61,9 @@ typedef struct emit_ops {
     void (*table_begin)(emit *e);
     void (*row)(emit *e, const emit_value *cells);
     void (*table_end)(emit *e);
+    /* emit_table_rows' first pass over a table's rows, for backends that
+     * must see every row before printing one (text); NULL for the others */
+    void (*measure)(emit *e, const emit_value *cells);
 } emit_ops;
 
 enum { SEC_NONE, SEC_MAP, SEC_TABLE };
@@ -83,6 +91,9 @@ struct emit {
     /* Text: the section's cells (label/value pairs of a map, or rows × cols). */
     char             **cells;
     size_t             n_cells, cap_cells;
+    /* Text: the widths and scratch buffers of a table that emit_table_rows
+     * measured, whose rows are then printed as they come (emit_text.c) */
+    struct text_stream *stream;
 };
 
 /* Text: keep one rendered cell until the section ends. */

@@ -136,5 +136,5 @@ static void md_table_end(emit *e)
 
 const emit_ops emit_markdown_ops = {
     md_begin, md_end, md_map_begin, md_field, md_map_end,
-    md_table_begin, md_row, md_table_end,
+    md_table_begin, md_row, md_table_end, NULL,
 };

@@ -26,11 +26,27 @@
  * Scalars
  * ------------------------------------------------------------------------ */
 
+/* Length of the run of printable ASCII from p[0] that both JSON and YAML
+ * write as it is (no quote, no backslash), written in one call. */
+static size_t plain_run(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+        i++;
+    return i;
+}
+
 static void json_string(FILE *out, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     fputc('"', out);
     for (size_t i = 0; i < n;) {
+        size_t run = plain_run(p + i, n - i);
+        if (run) {
+            fwrite(s + i, 1, run, out);
+            i += run;
+            continue;
+        }
         uint32_t cp;
         size_t len = utf8_decode(p + i, n - i, &cp);
         if (len == 0) {
@@ -71,6 +87,12 @@ static void yaml_string(FILE *out, const char *s, size_t n)
     const unsigned char *p = (const unsigned char *)s;
     fputc('"', out);
     for (size_t i = 0; i < n;) {
+        size_t run = plain_run(p + i, n - i);
+        if (run) {
+            fwrite(s + i, 1, run, out);
+            i += run;
+            continue;
+        }
         uint32_t cp;
         size_t len = utf8_decode(p + i, n - i, &cp);
         if (len == 0) {
@@ -110,8 +132,8 @@ static void tree_value(emit *e, const emit_value *v)
     case EV_ABSENT:
     case EV_NULL: fputs("null", out); break;
     case EV_BOOL: fputs(v->as.b ? "true" : "false", out); break;
-    case EV_INT: fprintf(out, "%" PRId64, v->as.i); break;
-    case EV_UINT: fprintf(out, "%" PRIu64, v->as.u); break;
+    case EV_INT: fwrite(num, 1, format_int(num, v->as.i), out); break;
+    case EV_UINT: fwrite(num, 1, format_uint(num, v->as.u), out); break;
     case EV_FLOAT:
         if (isnan(v->as.f)) {
             fputs(yaml ? ".nan" : "\"nan\"", out);
@@ -292,10 +314,10 @@ static void tree_table_end(emit *e)
 
 const emit_ops emit_json_ops = {
     tree_begin, tree_end, tree_map_begin, tree_field, tree_map_end,
-    tree_table_begin, tree_row, tree_table_end,
+    tree_table_begin, tree_row, tree_table_end, NULL,
 };
 
 const emit_ops emit_yaml_ops = {
     tree_begin, tree_end, tree_map_begin, tree_field, tree_map_end,
-    tree_table_begin, tree_row, tree_table_end,
+    tree_table_begin, tree_row, tree_table_end, NULL,
 };

@@ -12,7 +12,7 @@
 #include "emit.h"
 #include "gguf.h"
 
-/* Writes the hash listing of f. Returns 0. */
+/* Writes the hash listing of f. Returns 0, or -1 on out of memory. */
 int hash_write(emit *e, const gguf_file *f);
 
 #endif

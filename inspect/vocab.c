@@ -5,6 +5,7 @@
 
 #include "kv_value.h"
 #include "names.h"
+#include "stream.h"
 
 /* llama.cpp's llama_token_type, by value (names.h, enum gguf_token_type). */
 static const char *const token_type_names[] = {
@@ -35,6 +36,51 @@ static emit_value token_type(const gguf_kv *types, uint64_t i)
     return ev_int(t);
 }
 
+/* ------------------------------------------------------------------------
+ * Streaming: the rows are asked for one at a time (emit_table_rows), and
+ * the arrays' pages are released as the rows go by (stream.h), so that
+ * memory does not grow with the vocabulary (text output used to keep every
+ * cell: 3.8 GB for 10M tokens)
+ * ------------------------------------------------------------------------ */
+
+typedef struct rows {
+    const gguf_file *f;
+    const gguf_kv   *arr[3]; /* the arrays read: text (tokens or merges), types, scores */
+} rows;
+
+/* Before row i: at row 0 all of every array (gguf_open's validation read
+ * them), then every STREAM_ELEMS rows the ones just shown. */
+static void release_rows(const rows *r, uint64_t i)
+{
+    if (i % STREAM_ELEMS != 0)
+        return;
+    for (int k = 0; k < 3; k++)
+        if (r->arr[k])
+            stream_release_elems(r->f, r->arr[k], i ? i - STREAM_ELEMS : 0,
+                                 i ? i : r->arr[k]->n);
+}
+
+static int vocab_row(void *ctx, uint64_t i, emit_value *cells)
+{
+    const rows *r = ctx;
+    const gguf_kv *tokens = r->arr[0], *types = r->arr[1], *scores = r->arr[2];
+    release_rows(r, i);
+    cells[0] = ev_uint(i);
+    cells[1] = token_type(types, i);
+    cells[2] = scores && i < scores->n ? kv_elem_value(scores, i) : ev_absent();
+    cells[3] = kv_elem_value(tokens, i);
+    return 0;
+}
+
+static int merge_row(void *ctx, uint64_t i, emit_value *cells)
+{
+    const rows *r = ctx;
+    release_rows(r, i);
+    cells[0] = ev_uint(i);
+    cells[1] = kv_elem_value(r->arr[0], i);
+    return 0;
+}
+
 int vocab_write(emit *e, const gguf_file *f, gguf_error *err)
 {
     static const emit_column cols[] = {
@@ -43,22 +89,11 @@ int vocab_write(emit *e, const gguf_file *f, gguf_error *err)
         { "score", NULL, EMIT_COL_RIGHT },
         { "text", NULL, EMIT_COL_QUOTE },
     };
-    const gguf_kv *tokens = array_kv(f, GGUF_KEY_TOK_TOKENS, true);
-    const gguf_kv *types = array_kv(f, GGUF_KEY_TOK_TYPES, false);
-    const gguf_kv *scores = array_kv(f, GGUF_KEY_TOK_SCORES, false);
-    if (!tokens)
+    rows r = { f, { array_kv(f, GGUF_KEY_TOK_TOKENS, true), array_kv(f, GGUF_KEY_TOK_TYPES, false),
+                    array_kv(f, GGUF_KEY_TOK_SCORES, false) } };
+    if (!r.arr[0])
         return gguf_error_set(err, "no " GGUF_KEY_TOK_TOKENS " string array");
-    emit_table_begin(e, "tokens", NULL, cols, 4, 0);
-    for (uint64_t i = 0; i < tokens->n; i++) {
-        emit_value row[] = {
-            ev_uint(i), token_type(types, i),
-            scores && i < scores->n ? kv_elem_value(scores, i) : ev_absent(),
-            kv_elem_value(tokens, i),
-        };
-        emit_row(e, row);
-    }
-    emit_table_end(e);
-    return 0;
+    return emit_table_rows(e, "tokens", NULL, cols, 4, 0, r.arr[0]->n, vocab_row, &r);
 }
 
 int merges_write(emit *e, const gguf_file *f, gguf_error *err)
@@ -67,15 +102,9 @@ int merges_write(emit *e, const gguf_file *f, gguf_error *err)
         { "rank", NULL, EMIT_COL_RIGHT },
         { "merge", NULL, EMIT_COL_QUOTE },
     };
-    const gguf_kv *merges = array_kv(f, GGUF_KEY_TOK_MERGES, true);
-    if (!merges)
+    rows r = { f, { array_kv(f, GGUF_KEY_TOK_MERGES, true), NULL, NULL } };
+    if (!r.arr[0])
         return gguf_error_set(err, "no " GGUF_KEY_TOK_MERGES " string array "
                               "(SentencePiece vocabularies have none)");
-    emit_table_begin(e, "merges", NULL, cols, 2, 0);
-    for (uint64_t i = 0; i < merges->n; i++) {
-        emit_value row[] = { ev_uint(i), kv_elem_value(merges, i) };
-        emit_row(e, row);
-    }
-    emit_table_end(e);
-    return 0;
+    return emit_table_rows(e, "merges", NULL, cols, 2, 0, r.arr[0]->n, merge_row, &r);
 }
