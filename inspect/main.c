@@ -13,13 +13,15 @@
  * Exit status: 0 success (and for diff: files identical), 1 error, a failed
  * --check, or (diff) files that differ; 2 usage error, and for diff any error
  * (as diff(1) does), so that "differ" stays distinguishable from "could not
- * compare".
+ * compare". Output that could not be written (a full disk, /dev/full) is an
+ * error too: cli_close_stdout() checks the final flush.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "check.h"
 #include "diff.h"
 #include "emit.h"
@@ -75,17 +77,11 @@ static void usage(FILE *out)
           "Other:\n"
           "  --no-split      open only FILE, even if it is the first shard of a split model\n"
           "  -h, --help      this help\n"
+          "  --version       the version\n"
           "\n"
           "diff compares metadata (type and value) and tensors (type, shape, data bytes);\n"
           "it exits 0 when the files are the same, 1 when they differ, 2 on errors.\n",
           out);
-}
-
-static int usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, TOOL ": %s%s%s%s\n", msg, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
-    fputs("usage: " TOOL " [options] FILE | " TOOL " diff [options] A B (see --help)\n", stderr);
-    return 2;
 }
 
 /* ------------------------------------------------------------------------
@@ -102,24 +98,27 @@ static const struct { const char *name; emit_format fmt; } format_flags[] = {
     { "--yaml", EMIT_YAML }, { "--markdown", EMIT_MARKDOWN },
 };
 
-/* Sets o's field for one option; returns 0, 1 for --help, or 2 after a
- * usage message. */
+/* What parse_args found: go on, or stop with an exit status. */
+enum { ARGS_OK = 0, ARGS_HELP = -1, ARGS_VERSION = -2 };
+
+/* Sets o's field for one option; returns ARGS_OK, ARGS_HELP, ARGS_VERSION,
+ * or 2 after a usage error. */
 static int parse_option(options *o, const char *arg)
 {
     for (size_t i = 0; i < sizeof format_flags / sizeof format_flags[0]; i++)
         if (strcmp(arg, format_flags[i].name) == 0) {
             o->fmt = format_flags[i].fmt; /* the last one wins */
-            return 0;
+            return ARGS_OK;
         }
     for (size_t i = 0; i < sizeof mode_flags / sizeof mode_flags[0]; i++)
         if (strcmp(arg, mode_flags[i].name) == 0) {
-            if (o->mode_flag && strcmp(o->mode_flag, arg) != 0) {
-                fprintf(stderr, TOOL ": %s and %s cannot be combined\n", o->mode_flag, arg);
-                return usage_error("choose one of --vocab, --merges, --check, --hash, --tokenize", NULL);
-            }
+            if (o->mode_flag && strcmp(o->mode_flag, arg) != 0)
+                return cli_usage_error(TOOL, "%s and %s cannot be combined; choose one of "
+                                       "--vocab, --merges, --check, --hash, --tokenize",
+                                       o->mode_flag, arg);
             o->mode = mode_flags[i].mode;
             o->mode_flag = mode_flags[i].name;
-            return 0;
+            return ARGS_OK;
         }
     if (strcmp(arg, "--full") == 0)
         o->full = true;
@@ -132,18 +131,20 @@ static int parse_option(options *o, const char *arg)
     else if (strcmp(arg, "--special") == 0)
         o->special = true;
     else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)
-        return 1;
+        return ARGS_HELP;
+    else if (strcmp(arg, "--version") == 0)
+        return ARGS_VERSION;
     else
-        return usage_error("unknown option", arg);
-    return 0;
+        return cli_usage_error(TOOL, "unknown option '%s'", arg);
+    return ARGS_OK;
 }
 
 static int add_file(options *o, const char *arg)
 {
     if (o->n_files == 3)
-        return usage_error("too many file names, at", arg);
+        return cli_usage_error(TOOL, "too many file names (at '%s')", arg);
     o->files[o->n_files++] = arg;
-    return 0;
+    return ARGS_OK;
 }
 
 /* "diff" is a command only as the first non-option word (a file of that name
@@ -152,25 +153,32 @@ static int finish_args(options *o)
 {
     if (o->n_files > 0 && strcmp(o->files[0], "diff") == 0) {
         if (o->mode_flag)
-            return usage_error("diff does not take", o->mode_flag);
-        if (o->n_files != 3)
-            return usage_error("diff needs two files", NULL);
+            return cli_usage_error(TOOL, "diff does not take %s", o->mode_flag);
+        if (o->special)
+            return cli_usage_error(TOOL, "diff does not take --special");
+        if (o->n_files == 1)
+            return cli_usage_error(TOOL, "diff: missing A and B, the two GGUF files to compare");
+        if (o->n_files == 2)
+            return cli_usage_error(TOOL, "diff: missing B, the file to compare '%s' with",
+                                   o->files[1]);
         o->mode = MODE_DIFF;
         o->files[0] = o->files[1];
         o->files[1] = o->files[2];
         o->n_files = 2;
-        return 0;
+        return ARGS_OK;
     }
     if (o->special && o->mode != MODE_TOKENIZE)
-        return usage_error("--special needs --tokenize", NULL);
+        return cli_usage_error(TOOL, "--special needs --tokenize");
     if (o->n_files == 0)
-        return usage_error("no file given", NULL);
+        return cli_usage_error(TOOL, "missing FILE, the GGUF file to inspect");
     if (o->n_files > 1)
-        return usage_error("one file expected, got another:", o->files[1]);
-    return 0;
+        return cli_usage_error(TOOL, "one FILE expected, got '%s' and '%s'; to compare two "
+                               "files: %s diff A B", o->files[0], o->files[1], TOOL);
+    return ARGS_OK;
 }
 
-/* Returns 0 to go on, 1 after --help, 2 after a usage error. */
+/* Returns ARGS_OK to go on, ARGS_HELP, ARGS_VERSION, or 2 after a usage
+ * error. */
 static int parse_args(options *o, int argc, char **argv)
 {
     bool only_files = false;
@@ -180,10 +188,10 @@ static int parse_args(options *o, int argc, char **argv)
         if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0)
             rc = add_file(o, arg);
         else if (strcmp(arg, "--") == 0)
-            only_files = true, rc = 0;
+            only_files = true, rc = ARGS_OK;
         else if (strcmp(arg, "--tokenize") == 0) {
             if (i + 1 == argc)
-                return usage_error("--tokenize needs the text to tokenize", NULL);
+                return cli_usage_error(TOOL, "--tokenize: missing TEXT, the text to tokenize");
             o->tokenize_text = argv[++i];
             rc = parse_option(o, "--tokenize");
         } else
@@ -207,17 +215,23 @@ static const char *open_path(const char *name)
 static gguf_file *open_file(const char *name, const options *o, gguf_error *err)
 {
     gguf_file *f = gguf_open(open_path(name), o->no_split ? GGUF_OPEN_NO_SPLIT : 0, err);
+    /* a pipe cannot be mapped: say what to do instead */
+    if (!f && strcmp(name, "-") == 0 && strcmp(err->msg, "not a regular file") == 0)
+        gguf_error_set(err, "not a regular file: standard input must come from a file "
+                       "(< FILE), since GGUF files are mapped, not read");
     if (!f)
         fprintf(stderr, TOOL ": error: %s: %s\n", name, err->msg);
     return f;
 }
 
-/* Ends the output: a write error or out of memory anywhere (rc < 0 or a
- * failed emit_close) becomes the error status `fail`. */
+/* Ends the output: out of memory (rc < 0 or a failed emit_close) becomes
+ * the error status `fail`. A write error is left to cli_close_stdout() in
+ * main, which says why ("standard output: No space left on device"). */
 static int finish(emit *e, int rc, int fail)
 {
     if (emit_close(e) != 0 || rc < 0) {
-        fprintf(stderr, TOOL ": error: cannot write the output (out of memory or write error)\n");
+        if (!ferror(stdout))
+            fprintf(stderr, TOOL ": error: out of memory\n");
         return fail;
     }
     return rc;
@@ -315,11 +329,7 @@ static int run_tokenize(const options *o, const gguf_file *f, const char *name)
     }
     free(ids);
     gguf_vocab_free(v);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, TOOL ": error: cannot write the output\n");
-        return 1;
-    }
-    return 0;
+    return 0; /* a write error is cli_close_stdout's to report */
 }
 
 /* Runs the single-file reports; returns the exit status. */
@@ -370,11 +380,18 @@ int main(int argc, char **argv)
     options o;
     memset(&o, 0, sizeof o);
     int rc = parse_args(&o, argc, argv);
-    if (rc == 1) {
-        usage(stdout);
-        return 0;
+    if (rc == ARGS_HELP || rc == ARGS_VERSION) {
+        if (rc == ARGS_HELP)
+            usage(stdout);
+        else
+            cli_print_version(TOOL);
+        return cli_close_stdout(TOOL, 0);
     }
     if (rc)
         return rc;
-    return o.mode == MODE_DIFF ? run_diff(&o) : run_single(&o);
+    if (o.mode != MODE_DIFF)
+        return cli_close_stdout(TOOL, run_single(&o));
+    /* diff keeps 1 for "different": a write error is an error, 2 */
+    rc = run_diff(&o);
+    return cli_close_stdout(TOOL, 0) ? 2 : rc;
 }

@@ -158,6 +158,57 @@ check "--check with --hash: exit 2" exit_is 2 "$INSPECT" --check --hash x.gguf
 check "two files without diff: exit 2" exit_is 2 "$INSPECT" a.gguf b.gguf
 check "diff with one file: exit 2" exit_is 2 "$INSPECT" diff a.gguf
 
+# usage_says NAME WANT ARGS...: exit 2 and exactly one line on stderr,
+# "gguf-inspect: error: WANT (see 'gguf-inspect --help')", nothing on stdout.
+usage_says() {
+    local n=$1 want=$2 out err rc; shift 2
+    out=$("$INSPECT" "$@" 2>"$TMP/usage.err" </dev/null); rc=$?
+    err=$(cat "$TMP/usage.err")
+    if [ $rc -eq 2 ] && [ -z "$out" ] && [ "$err" = "gguf-inspect: error: $want (see 'gguf-inspect --help')" ]; then
+        pass "$n"
+    else
+        fail "$n" "rc=$rc: $err"
+    fi
+}
+usage_says "unknown option: one line naming it" "unknown option '--frobnicate'" --frobnicate x.gguf
+usage_says "no FILE: says what is missing, no usage dump" "missing FILE, the GGUF file to inspect"
+usage_says "diff without files: says what is missing" "diff: missing A and B, the two GGUF files to compare" diff
+usage_says "diff with one file: says B is missing" "diff: missing B, the file to compare 'a.gguf' with" diff a.gguf
+usage_says "--tokenize without text: says what is missing" "--tokenize: missing TEXT, the text to tokenize" x.gguf --tokenize
+usage_says "two modes: one line" "--vocab and --hash cannot be combined; choose one of --vocab, --merges, --check, --hash, --tokenize" --vocab --hash x.gguf
+usage_says "diff --special: refused" "diff does not take --special" diff --special a b
+check "--version: 'gguf-inspect (ggufkit) VERSION', exit 0" bash -c '"$1" --version | grep -qx "gguf-inspect (ggufkit) [0-9][0-9.]*"' _ "$INSPECT"
+
+# Output that cannot be written is an error in every mode (diff: 2, its
+# error status), with the reason, and says so once.
+full=$TMP/full.gguf
+{ header 1 2; kv_str general.architecture llama; kv_str_array tokenizer.ggml.tokens a b
+  tensor_info t 0 0 4; } >"$full"
+pad32 "$full"; { u32 0; u32 0; u32 0; u32 0; } >>"$full"
+for args in "" --vocab --check --hash --json --help --version "diff $full"; do
+    label=${args%% /*}; n="stdout /dev/full: ${label:-report}"
+    if [ ! -w /dev/full ]; then skip "$n" "no /dev/full"; continue; fi
+    # shellcheck disable=SC2086 # args is a list of words
+    err=$("$INSPECT" $args "$full" 2>&1 >/dev/full); rc=$?
+    want=1; [ "${args%% *}" = diff ] && want=2
+    if [ $rc -eq $want ] && [ "$err" = "gguf-inspect: error: standard output: No space left on device" ]; then
+        pass "$n"
+    else
+        fail "$n" "rc=$rc: $err"
+    fi
+done
+
+# Error messages name the file at fault, once.
+err=$("$INSPECT" "$TMP/nope.gguf" 2>&1 >/dev/null)
+[ "$err" = "gguf-inspect: error: $TMP/nope.gguf: cannot open: No such file or directory" ] &&
+    pass "missing file: named once" || fail "missing file: named once" "$err"
+err=$(printf 'GGUF' | "$INSPECT" - 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 1 ] && [ "$err" = "gguf-inspect: error: -: not a regular file: standard input must come from a file (< FILE), since GGUF files are mapped, not read" ]; then
+    pass "'-' from a pipe: says to redirect from a file"
+else
+    fail "'-' from a pipe: says to redirect from a file" "rc=$rc: $err"
+fi
+
 err=$("$INSPECT" "$TMP/does-not-exist.gguf" 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 1 ] && grep -q "^gguf-inspect: error: $TMP/does-not-exist.gguf: " <<<"$err"; then
     pass "non-existent file: exit 1, error names the file"
