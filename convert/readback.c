@@ -88,7 +88,7 @@ uint64_t data_sum_final(const data_sum *s)
 
 /* Sums t's bytes a slice at a time, dropping each slice's pages after use,
  * so that reading a large output back never holds more than a slice. */
-static uint64_t sum_tensor(const gguf_tensor *t)
+static uint64_t sum_tensor(const gguf_file *f, const gguf_tensor *t)
 {
     enum { SLICE = 64 << 20 };
     data_sum s;
@@ -97,9 +97,9 @@ static uint64_t sum_tensor(const gguf_tensor *t)
     for (uint64_t done = 0; done < t->nbytes;) {
         size_t k = t->nbytes - done < SLICE ? (size_t)(t->nbytes - done) : SLICE;
         data_sum_add(&s, p + done, k);
+        gguf_release_range(f, p + done, k);
         done += k;
     }
-    gguf_tensor_release(t);
     return data_sum_final(&s);
 }
 
@@ -124,7 +124,7 @@ int readback_verify(gguf_writer *w, const char *const *names, const uint64_t *su
                 gguf_close(f);
                 return -1;
             }
-            if (sum_tensor(t) != sums[k]) {
+            if (sum_tensor(f, t) != sums[k]) {
                 gguf_error_set(err, "reading the output back: tensor '%s' differs from what "
                                "was encoded", t->name);
                 gguf_close(f);

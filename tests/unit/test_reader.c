@@ -7,6 +7,8 @@
 #include <math.h>
 
 #include "gguf.h"
+#include "writer.h"
+#include <unistd.h>
 #include "testutil.h"
 
 static gguf_file *open_fixture(const char *rel)
@@ -193,6 +195,60 @@ START_TEST(test_empty_string_array)
 }
 END_TEST
 
+/* gguf_release_range drops pages of our own file mapping only: after it a
+ * mapped tensor reads back the same bytes, and a gguf_open_memory image
+ * (the caller's heap, where MADV_DONTNEED would zero live memory: issue 12's
+ * corrupt-output bug class) is left untouched. */
+START_TEST(test_release_range)
+{
+    enum { N = 3 * 4096 + 100 };
+    char path[] = "/tmp/ggufkit-release-XXXXXX";
+    close(mkstemp(path));
+    float *x = malloc(N * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (int i = 0; i < N; i++)
+        x[i] = (float)i * 0.5f + 1.0f;
+    gguf_error err;
+    gguf_writer *w = gguf_writer_new();
+    int64_t ne[1] = { N };
+    ck_assert_int_eq(gguf_writer_set_str(w, "general.architecture", "llama"), 0);
+    ck_assert_int_ge(gguf_writer_add_tensor(w, "t", GGML_T_F32, 1, ne, &err), 0);
+    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(gguf_writer_write_tensor(w, x, N * sizeof *x, &err), 0);
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+
+    gguf_file *f = gguf_open(path, 0, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    const gguf_tensor *t = gguf_find_tensor(f, "t");
+    gguf_release_range(f, t->data, t->nbytes);
+    ck_assert_int_eq(memcmp(t->data, x, N * sizeof *x), 0);
+    gguf_close(f);
+
+    FILE *fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    fseek(fp, 0, SEEK_END);
+    size_t size = (size_t)ftell(fp);
+    rewind(fp);
+    uint8_t *img = NULL;
+    ck_assert_int_eq(posix_memalign((void **)&img, 4096, size + 8192), 0);
+    ck_assert_uint_eq(fread(img, 1, size, fp), size);
+    fclose(fp);
+    memset(img + size, 0x5a, 8192); /* live heap bytes past the image */
+    f = gguf_open_memory(img, size, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    t = gguf_find_tensor(f, "t");
+    gguf_release_range(f, t->data, t->nbytes);
+    ck_assert_int_eq(memcmp(t->data, x, N * sizeof *x), 0);
+    for (size_t i = size; i < size + 8192; i++)
+        ck_assert_int_eq(img[i], 0x5a);
+    gguf_close(f);
+    free(img);
+    free(x);
+    unlink(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
@@ -200,6 +256,7 @@ int main(void)
     tcase_add_test(tc, test_open_errors);
     tcase_add_test(tc, test_fuzz_regressions);
     tcase_add_test(tc, test_empty_string_array);
+    tcase_add_test(tc, test_release_range);
     int skipped = 0;
     if (fixtures_present()) {
         tcase_add_test(tc, test_stories260k);
