@@ -1,12 +1,14 @@
 /*
- * check.c — `gguf-inspect --check` (see check.h): structure, then a NaN/Inf
- * scan of every float tensor's data, one problem row per affected tensor.
+ * check.c — `gguf-inspect --check` (see check.h): structure, the model's
+ * semantic rules (gguf/modelcheck.h), then a NaN/Inf scan of every float
+ * tensor's data, one problem row per affected tensor.
  */
 #include "check.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "modelcheck.h"
 #include "stream.h"
 
 typedef struct nonfinite {
@@ -157,6 +159,11 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
         result(e, 1);
         return 1;
     }
+    /* the model against itself (hyper-parameters, shapes, vocabulary):
+     * the rules every tool applies, gguf/modelcheck.h */
+    gguf_error merr;
+    bool model_ok = gguf_model_validate(f, &merr) == 0;
+    emit_field(e, "model", NULL, ev_str(model_ok ? "ok" : merr.msg));
     uint64_t n_float = 0, bytes = 0;
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
@@ -168,7 +175,7 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
     emit_field(e, "bytes_scanned", "bytes scanned", ev_unit(ev_uint(bytes), EU_BYTES));
     emit_map_end(e);
 
-    int problems = scan_all(e, f);
+    int problems = scan_all(e, f) + !model_ok;
     result(e, problems);
     return problems;
 }
