@@ -15,6 +15,7 @@
 
 #include "eval.h"
 #include "outfile.h"
+#include "progress.h"
 
 /* The --kl-divergence-base file is llama-perplexity's (c392e50), so that a
  * base written by either tool can be read by the other:
@@ -147,23 +148,31 @@ static int eval_chunks(run_state *s, const run_model *m, const int32_t *tokens, 
     double nll = 0, nll_base = 0, kld = 0;
     long count = 0, same = 0;
     int rc = -1;
+    progress bar = { 0 }; /* on a terminal only */
     if (!logits || !t || !b.q) {
         gguf_error_set(err, "out of memory");
         goto done;
     }
+    progress_start(&bar, io->in ? "kl-divergence" : "perplexity", (uint64_t)n_chunk, true);
     for (int c = 0; c < n_chunk; c++) {
         memcpy(t, tokens + (size_t)c * n_ctx, (size_t)n_ctx * sizeof *t);
         if (bos >= 0)
             t[0] = bos;
         run_forward(s, m, t, n_ctx, 0, first, logits);
+        progress_add(&bar, 1);
         for (int j = first; j < n_ctx - 1; j++, count++) {
             const float *l = logits + (size_t)(j - first) * nv;
             const row_stats r = row_stats_of(l, nv);
             nll += row_nll(l, &r, t[j + 1]);
+            if (!isfinite(nll)) {
+                gguf_error_set(err, "non-finite logits in chunk %d (NaN or Inf: the weights or "
+                               "activations are not finite)", c + 1);
+                goto done;
+            }
             if (io->out) {
                 base_row_encode(&b, l, &r, nv);
                 if (!row_write(io->out, &b)) {
-                    gguf_error_set(err, "%s: write error", io->path);
+                    gguf_error_set(err, "%s: write error: %s", io->path, strerror(errno));
                     goto done;
                 }
             } else if (io->in) {
@@ -179,11 +188,13 @@ static int eval_chunks(run_state *s, const run_model *m, const int32_t *tokens, 
             }
         }
     }
+    progress_end(&bar);
     *res = (run_eval_result){ exp(nll / (double)count), n_chunk, count,
                               exp(nll_base / (double)count), kld / (double)count,
                               (double)same / (double)count };
     rc = 0;
 done:
+    progress_end(&bar);
     free(logits);
     free(t);
     free(b.q);
@@ -219,7 +230,7 @@ int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int 
         if (fwrite(KLD_MAGIC, 8, 1, io.out) != 1 || fwrite(&ctx32, 4, 1, io.out) != 1 ||
             fwrite(head, sizeof head, 1, io.out) != 1 ||
             fwrite(tokens, sizeof *tokens, n, io.out) != n) {
-            gguf_error_set(err, "%s: write error", base_out);
+            gguf_error_set(err, "%s: write error: %s", base_out, strerror(errno));
             goto done;
         }
     }

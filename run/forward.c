@@ -270,8 +270,8 @@ static float exp_poly(float x)
     const float shift = 0x1.8p23f;
     const float n = fmaf(x, 0x1.715476p+0f, shift) - shift;
     const float b = fmaf(-n, 0x1.7f7d1cp-20f, fmaf(-n, 0x1.62e4p-1f, x));
-    if (fabsf(n) > 192.0f)
-        return n <= 0.0f ? 0.0f : INFINITY;
+    if (!(fabsf(n) <= 192.0f)) /* also NaN: (int)n of NaN is undefined */
+        return n <= 0.0f ? 0.0f : n > 0.0f ? INFINITY : n;
     const float u = b * b;
     const float hi = fmaf(fmaf(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u, fmaf(0x1.555e66p-3f, b, 0x1.fffdb6p-2f));
     const float j = fmaf(hi, u, fmaf(0x1.ffffecp-1f, b, 1.0f));

@@ -10,6 +10,7 @@
 
 #include "imatrix.h"
 #include "importance.h"
+#include "progress.h"
 
 static int add_entry(run_importance *im, const run_matrix *w, const char *name)
 {
@@ -148,12 +149,16 @@ int run_importance_collect(run_importance *im, run_state *s, const run_model *m,
     }
     s->act_hook = run_importance_hook;
     s->act_user = im;
+    progress bar; /* on a terminal only */
+    progress_start(&bar, "imatrix", (uint64_t)nc, true);
     for (int c = 0; c < nc; c++) {
         memcpy(chunk, tokens + (size_t)c * n_ctx, (size_t)n_ctx * sizeof *chunk);
         if (bos >= 0)
             chunk[0] = bos;
         run_forward(s, m, chunk, n_ctx, 0, all_logits ? 0 : n_ctx, logits);
+        progress_add(&bar, 1);
     }
+    progress_end(&bar);
     s->act_hook = NULL;
     s->act_user = NULL;
     *n_chunk = nc;

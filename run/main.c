@@ -26,13 +26,20 @@
 #include <omp.h>
 #endif
 
+#include "args.h"
 #include "eval.h"
 #include "forward.h"
 #include "gguf.h"
 #include "importance.h"
 #include "model.h"
+#include "modelcheck.h"
 #include "names.h"
+#include "outfile.h"
+#include "outpath.h"
+#include "progress.h"
+#include "readfile.h"
 #include "sampler.h"
+#include "signals.h"
 #include "tokenizer.h"
 #include "verify.h"
 
@@ -90,27 +97,55 @@ static void usage(FILE *out)
             "  -h, --help            this text\n");
 }
 
-/* Parses a whole decimal integer in [lo, hi]. */
+/* A whole number in [lo, hi] (cli_parse_long) into an int. */
 static bool parse_int(const char *s, long lo, long hi, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
+    long v;
+    if (!cli_parse_long(s, lo, hi, &v))
         return false;
     *out = (int)v;
     return true;
 }
 
-static bool parse_float(const char *s, float *out)
+/* A finite number in [lo, hi] into a float. */
+static bool parse_float(const char *s, double lo, double hi, float *out)
 {
-    char *end;
-    errno = 0;
-    float v = strtof(s, &end);
-    if (errno || end == s || *end || !isfinite(v))
+    double v;
+    if (!cli_parse_double(s, lo, hi, &v))
         return false;
-    *out = v;
+    *out = (float)v;
     return true;
+}
+
+/* Options that take a value (for telling "needs a value" from "unknown"). */
+static bool known_option(const char *a)
+{
+    static const char *const with_value[] = {
+        "-m", "--model", "-p", "--prompt", "--prompt-ids", "--perplexity", "--verify",
+        "--max-kld", "--min-top1", "--max-ppl-ratio", "--imatrix", "-f", "--file",
+        "--kl-divergence-base", "-n", "--n-predict", "-c", "--ctx-size", "-b", "--batch-size",
+        "-t", "--threads", "--chunks", "--top-k", "--temp", "--top-p", "--seed", "--dump-logits",
+    };
+    for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
+        if (!strcmp(a, with_value[i]))
+            return true;
+    return false;
+}
+
+/* What a bad value of option a should have been, for the message. */
+static const char *value_range(const char *a)
+{
+    if (!strcmp(a, "--temp"))
+        return " (a number >= 0; 0 is greedy)";
+    if (!strcmp(a, "--top-p"))
+        return " (a number in (0, 1])";
+    if (!strcmp(a, "--min-top1"))
+        return " (a number in [0, 1])";
+    if (!strcmp(a, "-t") || !strcmp(a, "--threads"))
+        return " (1 to 4 x the available cores, at most 1024)";
+    if (!strcmp(a, "--max-kld") || !strcmp(a, "--max-ppl-ratio"))
+        return " (a number >= 0)";
+    return " (a whole number in range)";
 }
 
 /* Returns 0, 1 after printing help, or 2 on a usage error (already reported). */
@@ -127,6 +162,9 @@ static int parse_args(options *o, int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 1;
+        } else if (!strcmp(a, "--version")) {
+            cli_print_version(TOOL);
+            return 1;
         } else if (!strcmp(a, "--ids")) {
             o->ids = true;
             takes = false;
@@ -137,8 +175,8 @@ static int parse_args(options *o, int argc, char **argv)
             o->kld = true;
             takes = false;
         } else if (!v) {
-            fprintf(stderr, TOOL ": error: %s needs a value (or is unknown)\n", a);
-            return 2;
+            return cli_usage_error(TOOL, a[0] == '-' && !known_option(a) ? "unknown option '%s'"
+                                                                       : "%s needs a value", a);
         } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
             o->model = v;
         } else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) {
@@ -150,13 +188,13 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (!strcmp(a, "--verify")) {
             o->verify = v;
         } else if (!strcmp(a, "--max-kld")) {
-            ok = parse_float(v, &lim) && lim >= 0;
+            ok = parse_float(v, 0, HUGE_VAL, &lim);
             o->limits.max_kld = lim;
         } else if (!strcmp(a, "--min-top1")) {
-            ok = parse_float(v, &lim) && lim >= 0 && lim <= 1;
+            ok = parse_float(v, 0, 1, &lim);
             o->limits.min_top1 = lim;
         } else if (!strcmp(a, "--max-ppl-ratio")) {
-            ok = parse_float(v, &lim) && lim > 0;
+            ok = parse_float(v, 0, HUGE_VAL, &lim) && lim > 0;
             o->limits.max_ppl_ratio = lim;
         } else if (!strcmp(a, "--imatrix")) {
             o->imatrix = v;
@@ -171,55 +209,48 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size")) {
             ok = parse_int(v, 1, 1 << 16, &o->n_batch);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
-            ok = parse_int(v, 1, 1024, &o->n_threads);
+            ok = cli_parse_threads(TOOL, v, &o->n_threads);
         } else if (!strcmp(a, "--chunks")) {
             ok = parse_int(v, 1, INT_MAX, &o->chunks);
         } else if (!strcmp(a, "--top-k")) {
             ok = parse_int(v, 0, INT_MAX, &o->top_k);
         } else if (!strcmp(a, "--temp")) {
-            ok = parse_float(v, &o->temp);
+            ok = parse_float(v, 0, HUGE_VAL, &o->temp); /* 0: greedy */
         } else if (!strcmp(a, "--top-p")) {
-            ok = parse_float(v, &o->top_p);
+            ok = parse_float(v, 0, 1, &o->top_p) && o->top_p > 0;
         } else if (!strcmp(a, "--seed")) {
             ok = parse_int(v, 0, INT_MAX, &seed);
             o->seed = (uint64_t)seed;
-        } else if (!strcmp(a, "--dump-logits") && i + 2 < argc) {
+        } else if (!strcmp(a, "--dump-logits")) {
+            if (i + 2 >= argc)
+                return cli_usage_error(TOOL, "--dump-logits needs FILE N");
             // testing: --dump-logits FILE N writes the logits of the first N decode steps
             o->dump_logits = v;
             ok = parse_int(argv[i + 2], 1, INT_MAX, &o->dump_steps);
             i++;
         } else {
-            fprintf(stderr, TOOL ": error: unknown option %s\n", a);
-            return 2;
+            return cli_usage_error(TOOL, "unknown option '%s'", a);
         }
-        if (!ok) {
-            fprintf(stderr, TOOL ": error: bad value for %s: %s\n", a, v);
-            return 2;
-        }
+        if (!ok)
+            return cli_usage_error(TOOL, "bad value for %s: '%s'%s", a, v, value_range(a));
         i += takes;
     }
-    if (o->kld && !o->kld_base) {
-        fprintf(stderr, TOOL ": error: --kl-divergence needs --kl-divergence-base FILE\n");
-        return 2;
-    }
-    if ((o->imatrix || o->verify) && !o->text) {
-        fprintf(stderr, TOOL ": error: %s needs the text: -f TEXT\n",
-                o->imatrix ? "--imatrix" : "--verify");
-        return 2;
-    }
-    if (o->text && !o->imatrix && !o->verify) {
-        fprintf(stderr, TOOL ": error: -f TEXT goes with --imatrix or --verify\n");
-        return 2;
-    }
-    if (o->imatrix && o->verify) {
-        fprintf(stderr, TOOL ": error: --imatrix and --verify are separate runs\n");
-        return 2;
-    }
-    if (!o->model ||
-        (!o->prompt && !o->prompt_ids && !o->perplexity && !o->kld && !o->imatrix && !o->verify)) {
-        usage(stderr);
-        return 2;
-    }
+    if (o->kld && !o->kld_base)
+        return cli_usage_error(TOOL, "--kl-divergence needs --kl-divergence-base FILE");
+    if ((o->imatrix || o->verify) && !o->text)
+        return cli_usage_error(TOOL, "%s needs the text: -f TEXT", o->imatrix ? "--imatrix" : "--verify");
+    if (o->text && !o->imatrix && !o->verify)
+        return cli_usage_error(TOOL, "-f TEXT goes with --imatrix or --verify");
+    if (o->imatrix && o->verify)
+        return cli_usage_error(TOOL, "--imatrix and --verify are separate runs");
+    if (o->prompt && o->prompt_ids)
+        return cli_usage_error(TOOL, "-p and --prompt-ids are two prompts: give one");
+    if (!o->model)
+        return cli_usage_error(TOOL, "missing -m MODEL.gguf, the model to run");
+    if (!o->prompt && !o->prompt_ids && !o->perplexity && !o->kld && !o->imatrix && !o->verify)
+        return cli_usage_error(TOOL, "nothing to do: give a prompt (-p TEXT or --prompt-ids "
+                               "LIST) or a mode (--perplexity, --kl-divergence, --imatrix, "
+                               "--verify)");
     return 0;
 }
 
@@ -291,6 +322,15 @@ typedef struct runner {
     bool           failed; /* --verify: past a limit (exit 1, no error message) */
 } runner;
 
+/* False when any of x[0..n) is NaN or Inf (x · 0 is 0 for every finite x). */
+static bool logits_finite(const float *x, int n)
+{
+    float acc = 0;
+    for (int i = 0; i < n; i++)
+        acc += x[i] * 0.0f;
+    return acc == 0.0f;
+}
+
 /* Generates from the prompt: the prompt as one batch, then token by token. */
 static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *err)
 {
@@ -299,13 +339,12 @@ static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *
     if (n_prompt < 1 || n_prompt > r->state.n_ctx)
         return gguf_error_set(err, "the prompt has %d tokens; the context holds 1..%d", n_prompt,
                               r->state.n_ctx);
-    FILE *dump = NULL;
-    if (o->dump_logits && !(dump = fopen(o->dump_logits, "wb")))
-        return gguf_error_set(err, "%s: %s", o->dump_logits, strerror(errno));
+    outfile dump = { 0 };
+    if (o->dump_logits && outfile_open(&dump, o->dump_logits, err))
+        return -1;
     run_sampler smp;
     if (run_sampler_init(&smp, n_vocab, o->temp, o->top_k, o->top_p, o->seed)) {
-        if (dump)
-            fclose(dump);
+        outfile_discard(&dump);
         return gguf_error_set(err, "out of memory");
     }
     if (o->prompt && !o->ids) {
@@ -315,23 +354,43 @@ static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *
     double t0 = now();
     run_forward(&r->state, &r->model, prompt, n_prompt, 0, n_prompt - 1, r->logits);
     double t1 = now();
-    int pos = n_prompt, n_gen = 0;
+    int pos = n_prompt, n_gen = 0, rc = 0;
+    bool full = false;
     while (n_gen < o->n_predict) {
-        if (dump && n_gen < o->dump_steps)
-            fwrite(r->logits, sizeof(float), (size_t)n_vocab, dump);
+        if (!logits_finite(r->logits, n_vocab)) {
+            rc = gguf_error_set(err, "non-finite logits after %d tokens (NaN or Inf: the weights "
+                                "or activations are not finite)", pos);
+            break;
+        }
+        if (o->dump_logits && n_gen < o->dump_steps &&
+            outfile_write(&dump, r->logits, sizeof(float) * (size_t)n_vocab, err)) {
+            rc = -1;
+            break;
+        }
         int32_t id = run_sample(&smp, r->logits);
         if (gguf_vocab_is_eog(r->vocab, id))
             break;
         print_token(r->vocab, id, o->ids, n_gen == 0);
-        if (++n_gen == o->n_predict || pos == r->state.n_ctx)
+        if (++n_gen == o->n_predict)
             break;
+        if (pos == r->state.n_ctx) {
+            full = true;
+            break;
+        }
         run_forward(&r->state, &r->model, &id, 1, pos++, 0, r->logits);
     }
     double t2 = now();
     printf("\n");
+    fflush(stdout); /* before stderr: the two may share one file */
     run_sampler_free(&smp);
-    if (dump && fclose(dump))
-        return gguf_error_set(err, "%s: %s", o->dump_logits, strerror(errno));
+    if (rc == 0 && o->dump_logits && outfile_commit(&dump, err))
+        rc = -1;
+    outfile_discard(&dump);
+    if (rc)
+        return -1;
+    if (full)
+        fprintf(stderr, TOOL ": note: the context is full (%d tokens): generation stopped after "
+                "%d of %d tokens (-c sets the context)\n", r->state.n_ctx, n_gen, o->n_predict);
     fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation %d tokens %.2f tok/s\n",
             n_prompt, n_prompt / (t1 - t0), n_gen, n_gen > 0 ? n_gen / (t2 - t1) : 0.0);
     return 0;
@@ -355,6 +414,9 @@ static int evaluate(runner *r, const int32_t *tokens, int n_tokens, gguf_error *
     }
     if (rc)
         return -1;
+    if (!isfinite(res.ppl) || (o->kld && !isfinite(res.mean_kld)))
+        return gguf_error_set(err, "%s: non-finite log-probabilities (NaN or Inf: the weights "
+                              "or activations are not finite)", o->model);
     double t1 = now();
     if (o->kld)
         printf("kl-divergence: mean %.6f, same top %.3f%%, ppl %.6f, base ppl %.6f, ratio %.6f "
@@ -385,6 +447,14 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
     int rc = run_importance_collect(&im, &r->state, &r->model, tokens, n_tokens, bos, o->chunks,
                                     with_output, &n_chunk, err);
     double t1 = now();
+    for (int i = 0; rc == 0 && i < im.n; i++)
+        for (int j = 0; j < im.e[i].ncols; j++)
+            if (!isfinite(im.e[i].sum[j])) {
+                *what = o->model;
+                rc = gguf_error_set(err, "non-finite activations into %s (NaN or Inf: the weights "
+                                    "are not finite): no importance matrix written", im.e[i].name);
+                break;
+            }
     if (rc == 0) {
         *what = o->imatrix;
         rc = run_importance_save(&im, o->imatrix, o->text, err);
@@ -474,35 +544,15 @@ done:
     return rc;
 }
 
-/* Reads a whole file into a NUL-terminated buffer. */
+/* Reads a whole text file into a NUL-terminated buffer; err does not name
+ * the file (the caller does). A text for perplexity, --imatrix or --verify:
+ * 1 GiB is ~250M tokens. */
 static char *read_text(const char *path, size_t *len, gguf_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        gguf_error_set(err, "%s: %s", path, strerror(errno));
+    uint8_t *buf;
+    if (gguf_read_file(path, (size_t)1 << 30, &buf, len, err))
         return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1)
-            break;
-        char *grown = realloc(buf, cap *= 2);
-        if (!grown)
-            free(buf);
-        buf = grown;
-    }
-    if (!buf || ferror(f)) {
-        gguf_error_set(err, "%s: %s", path, buf ? "read error" : "out of memory");
-        free(buf);
-        buf = NULL;
-    } else {
-        buf[n] = 0;
-        *len = n;
-    }
-    fclose(f);
-    return buf;
+    return (char *)buf;
 }
 
 /* Tokens of the run: --prompt-ids as given, else the prompt or the text file
@@ -532,15 +582,49 @@ static int input_tokens(runner *r, int32_t **ids, int *n, gguf_error *err)
     return 0;
 }
 
+/* Every file this run writes is checked before any work: never a device, a
+ * FIFO, a directory or one of the run's inputs (every shard of the model, the
+ * texts, the reference model, a base file it reads). */
+static int check_outputs(runner *r, const char **what, gguf_error *err)
+{
+    const options *o = r->o;
+    const char *outs[] = { o->imatrix, o->kld ? NULL : o->kld_base, o->dump_logits };
+    const char *ins[64];
+    size_t n = 0;
+    ins[n++] = o->perplexity, ins[n++] = o->text, ins[n++] = o->verify;
+    ins[n++] = o->kld ? o->kld_base : NULL;
+    for (uint32_t s = 0; s < gguf_n_shards(r->file) && n < sizeof ins / sizeof *ins; s++)
+        ins[n++] = gguf_shard_path(r->file, s);
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        if (outs[i] && outpath_check(outs[i], ins, n, err)) {
+            *what = outs[i];
+            return -1;
+        }
+    return 0;
+}
+
 static int run(runner *r, const char **what, gguf_error *err)
 {
     const options *o = r->o;
     *what = o->model;
-    if (!(r->file = gguf_open(o->model, 0, err)) || run_model_load(&r->model, r->file, err) ||
+    if (!(r->file = gguf_open(o->model, 0, err)))
+        return -1;
+    if (check_outputs(r, what, err))
+        return -1;
+    *what = o->model;
+    const gguf_kv *type = gguf_find_kv(r->file, "general.type");
+    gguf_str ts = { 0 };
+    if ((type && gguf_kv_str(type, &ts) && ts.len == 5 && !memcmp(ts.ptr, "vocab", 5)) ||
+        gguf_n_tensors(r->file) == 0)
+        return gguf_error_set(err, "vocab-only file (no weights): nothing to run");
+    if (gguf_model_validate(r->file, err) || run_model_load(&r->model, r->file, err) ||
         !(r->vocab = gguf_vocab_load(r->file, err)))
         return -1;
     const run_hparams *hp = &r->model.hp;
     const bool eval = o->perplexity || o->kld;
+    if (o->n_ctx > hp->n_ctx_train)
+        return gguf_error_set(err, "-c %d is beyond the model's context length of %d",
+                              o->n_ctx, hp->n_ctx_train);
     int n_ctx = o->n_ctx ? o->n_ctx : hp->n_ctx_train < 4096 ? hp->n_ctx_train : 4096;
     if (o->kld) {
         *what = o->kld_base;
@@ -567,12 +651,27 @@ static int run(runner *r, const char **what, gguf_error *err)
     return rc;
 }
 
+/* True when msg already starts with "PATH:" for one of the run's files:
+ * printed as it is, so that no file is named twice. */
+static bool names_a_file(const char *msg, const options *o)
+{
+    const char *files[] = { o->model, o->perplexity, o->text, o->verify, o->kld_base,
+                            o->imatrix, o->dump_logits };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        size_t k = files[i] ? strlen(files[i]) : 0;
+        if (k && !strncmp(msg, files[i], k) && msg[k] == ':')
+            return true;
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
+    cli_cleanup_on_signals();
     options o;
     int rc = parse_args(&o, argc, argv);
     if (rc)
-        return rc == 1 ? 0 : 2;
+        return rc == 1 ? cli_close_stdout(TOOL, 0) : 2;
 #ifdef _OPENMP
     if (o.n_threads)
         omp_set_num_threads(o.n_threads);
@@ -581,12 +680,15 @@ int main(int argc, char **argv)
     gguf_error err = { { 0 } };
     const char *what = o.model;
     rc = run(&r, &what, &err);
-    if (rc)
+    fflush(stdout); /* what was printed comes before the error */
+    if (rc && names_a_file(err.msg, &o))
+        fprintf(stderr, TOOL ": error: %s\n", err.msg);
+    else if (rc)
         fprintf(stderr, TOOL ": error: %s: %s\n", what, err.msg);
     free(r.logits);
     run_state_free(&r.state);
     gguf_vocab_free(r.vocab);
     run_model_free(&r.model);
     gguf_close(r.file);
-    return rc || r.failed ? 1 : 0;
+    return cli_close_stdout(TOOL, rc || r.failed ? 1 : 0);
 }

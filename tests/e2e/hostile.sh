@@ -74,7 +74,7 @@ declare -A CMD=(
     ["gguf-quantize OUT"]="$QUANTIZE $W/model.gguf OUT Q8_0"
     ["gguf-run --imatrix"]="$RUN -m $W/model.gguf --imatrix OUT -f $W/text.txt -c 64 --chunks 1"
     ["gguf-run --kl-divergence-base"]="$RUN -m $W/model.gguf --perplexity $W/text.txt -c 64 --chunks 1 --kl-divergence-base OUT"
-    ["gguf-run --dump-logits"]="$RUN -m $W/model.gguf -p hello -n 1 --dump-logits OUT"
+    ["gguf-run --dump-logits"]="$RUN -m $W/model.gguf -p hello -n 1 --dump-logits OUT 1"
 )
 # each option's own inputs (beyond the common targets)
 declare -A INPUTS=(

@@ -18,6 +18,9 @@ pass() { CHECKS=$((CHECKS + 1)); echo "PASS: $1"; }
 fail() { CHECKS=$((CHECKS + 1)); echo "FAIL: $1${2:+ ($2)}"; }
 skip() { CHECKS=$((CHECKS + 1)); echo "SKIP: $1${2:+ ($2)}"; }
 
+# skip_block NAME WHY N: one SKIP line standing for N checks.
+skip_block() { CHECKS=$((CHECKS + 1)); echo "SKIP: $1 ($2) [$3 check$([ "$3" = 1 ] || echo s)]"; }
+
 # check NAME CMD...: PASS when CMD succeeds, FAIL otherwise.
 check() { local n=$1; shift; if "$@" >/dev/null 2>&1; then pass "$n"; else fail "$n"; fi; }
 

@@ -210,25 +210,59 @@ bad() {
     fi
 }
 hc=$(u32_after_key llama.attention.head_count)
-bad "head count 0"               "head_count is 0"              "$hc" 30 00000000
-bad "head count not dividing"    "does not divide the embedding" "$hc" 30 03000000
-bad "kv head count not dividing" "does not divide the head count" \
+bad "head count 0"               "llama.attention.head_count = 0, expected 1..16777216" "$hc" 30 00000000
+bad "head count not dividing"    "head_count_kv = 2 does not divide llama.attention.head_count = 3" "$hc" 30 03000000
+bad "kv head count not dividing" "llama.attention.head_count_kv = 3 does not divide llama.attention.head_count = 4" \
     "$(u32_after_key llama.attention.head_count_kv)" 33 03000000
-bad "odd rope dimension"         "rope dimension count 15 is odd" \
+bad "odd rope dimension"         "llama.rope.dimension_count = 15, expected 16 (the head size" \
     "$(u32_after_key llama.rope.dimension_count)" 30 0f000000
-bad "rope dimension > head size" "larger than the head size 16" \
+bad "rope dimension > head size" "llama.rope.dimension_count = 32, expected 16 (the head size" \
     "$(u32_after_key llama.rope.dimension_count)" 30 20000000
-bad "vocab_size disagreeing"     "vocab_size is 299" "$(u32_after_key llama.vocab_size)" 20 2b010000
+bad "vocab_size disagreeing"     "llama.vocab_size = 299 but tokenizer.ggml.tokens has 300 tokens" "$(u32_after_key llama.vocab_size)" 20 2b010000
 bad "missing key"                "missing key llama.block_count" 'llama\.block_count\x04' 16 58
-bad "missing tensor"             "missing tensor blk.1.ffn_up.weight" 'blk\.1\.ffn_up\.weight' 11 71
-bad "negative rms epsilon"       "layer_norm_rms_epsilon is -1" \
+bad "unexpected tensor name"   "tensor blk.1.ffn_uq.weight is not a llama tensor" 'blk\.1\.ffn_up\.weight' 11 71
+bad "negative rms epsilon"       "llama.attention.layer_norm_rms_epsilon = -1, expected a finite number > 0" \
     'llama\.attention\.layer_norm_rms_epsilon\x06\x00\x00\x00' 42 000080bf
 bad "unsupported architecture"   'unsupported architecture "llamb"' \
     'general\.architecture\x08\x00\x00\x00\x05\x00{7}llama' 36 62
-bad "token_embd rows vs tokens"  "has 300 tokens but token_embd.weight has 299 rows" \
+bad "token_embd rows vs tokens"  "token_embd.weight has 299 rows but the vocabulary has 300 tokens" \
     'token_embd\.weight\x02\x00\x00\x00' 29 2b01
-bad "attn_k shape"               "tensor blk.0.attn_k.weight is [64, 16" \
+bad "attn_k shape"               "tensor blk.0.attn_k.weight has shape [64, 16], expected [64, 32]" \
     'blk\.0\.attn_k\.weight\x02\x00\x00\x00' 31 10
+# accepted before issue 12 (and run): rope dimension 0, token types 99 and -5,
+# blocks beyond block_count
+bad "rope dimension 0"           "llama.rope.dimension_count = 0, expected 16" \
+    "$(u32_after_key llama.rope.dimension_count)" 30 00000000
+bad "token type 99"              "tokenizer.ggml.token_type[7] = 99 is not a token type (0-6)" \
+    'tokenizer\.ggml\.token_type\x09\x00\x00\x00\x05\x00\x00\x00' 69 63000000
+bad "token type -5"              "tokenizer.ggml.token_type[7] = -5 is not a token type (0-6)" \
+    'tokenizer\.ggml\.token_type\x09\x00\x00\x00\x05\x00\x00\x00' 69 fbffffff
+bad "blocks beyond block_count"  "block 1 is beyond llama.block_count = 1" \
+    "$(u32_after_key llama.block_count)" 21 01000000
+
+# NaN weights: every mode reports non-finite logits (exit 1) instead of
+# ids "0 0 0 0" with exit 0; the exp polynomial no longer converts NaN to int
+nan_model() { # a copy of GOOD with blk.0.attn_norm.weight[0] = NaN
+    local off data
+    off=$("$INSPECT" --json "$GOOD" | jq '.tensors[] | select(.name == "blk.0.attn_norm.weight") | .offset')
+    data=$("$INSPECT" --json "$GOOD" | jq '.summary.data_offset')
+    cp "$GOOD" "$W/nan.gguf"
+    printf '\x00\x00\xc0\x7f' | dd of="$W/nan.gguf" bs=1 seek=$((data + off)) conv=notrunc status=none
+}
+for i in $(seq 1 30); do echo "The quick brown fox $i jumps over the lazy dog."; done >"$W/text.txt"
+if command -v jq >/dev/null && nan_model; then
+    for mode in "--prompt-ids 1,5 -n 4" "--perplexity $W/text.txt -c 64 --chunks 1" \
+                "--imatrix $W/nan.imatrix -f $W/text.txt -c 64 --chunks 1"; do
+        out=$("$RUN" -m "$W/nan.gguf" $mode 2>&1 >/dev/null); rc=$?
+        if [ $rc -eq 1 ] && [[ $out == *"non-finite"* ]] && [ ! -e "$W/nan.imatrix" ]; then
+            pass "NaN weights: ${mode%% *} reports non-finite values"
+        else
+            fail "NaN weights: ${mode%% *} reports non-finite values" "exit $rc: $out"
+        fi
+    done
+else
+    skip_block "NaN weights" "jq not installed" 3
+fi
 
 # --- --imatrix: an importance matrix as llama-imatrix writes it ------------------
 
@@ -273,6 +307,61 @@ refused "imatrix: a missing text file is refused naming it" "$W/no-such.txt: " "
 refused "imatrix: a missing model is refused naming it" "$W/no-such.gguf: " "$RUN" -m "$W/no-such.gguf" --imatrix "$W/x.imatrix" -f "$W/no-such.txt"
 "$RUN" -m "$GOOD" --imatrix "$W/x.imatrix" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && pass "imatrix without -f: exit 2" || fail "imatrix without -f: exit 2" "exit $rc"
+out=$("$RUN" -m "$GOOD" --perplexity "$W/no-such.txt" 2>&1 >/dev/null)
+if [[ $out == "gguf-run: error: $W/no-such.txt: cannot open: No such file or directory" ]]; then
+    pass "a missing text is named once"
+else
+    fail "a missing text is named once" "$out"
+fi
+
+# --- the command line and honest exits (issue 12) ---------------------------------
+# usage NAME EXPECTED-PART ARGS...: exit 2 with one line "gguf-run: error: ...EXPECTED..."
+usage() {
+    local name=$1 want=$2 out rc
+    shift 2
+    out=$("$RUN" "$@" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 2 ] && [[ $out == "gguf-run: error: "*"$want"*" (see 'gguf-run --help')" ]]; then
+        pass "usage: $name"
+    else
+        fail "usage: $name" "exit $rc: $out"
+    fi
+}
+usage "-p with --prompt-ids" "-p and --prompt-ids are two prompts" -m "$GOOD" -p hi --prompt-ids 1,2
+usage "no prompt says what is missing" "nothing to do: give a prompt" -m "$GOOD"
+usage "no model says what is missing" "missing -m MODEL.gguf" -p hi
+usage "unknown option" "unknown option '--bogus'" -m "$GOOD" --bogus -p hi
+usage "unknown option at the end" "unknown option '--bogus'" -m "$GOOD" -p hi --bogus
+usage "--temp -1" "bad value for --temp: '-1'" -m "$GOOD" -p hi --temp -1
+usage "--top-p 2" "bad value for --top-p: '2'" -m "$GOOD" -p hi --top-p 2
+usage "--top-p 0" "bad value for --top-p: '0'" -m "$GOOD" -p hi --top-p 0
+usage "-t 100000" "bad value for -t: '100000'" -m "$GOOD" -p hi -t 100000
+usage "-n 1abc" "bad value for -n: '1abc'" -m "$GOOD" -p hi -n 1abc
+check "--version" bash -c '"$1" --version | grep -q "^gguf-run (ggufkit) "' _ "$RUN"
+refused "-c beyond the model's context is refused" "$GOOD: -c 100000 is beyond the model's context length" \
+    "$RUN" -m "$GOOD" -p hi -c 100000
+if "$RUN" -m "$GOOD" --prompt-ids 1,5 -n 4 >/dev/full 2>"$W/err"; then
+    fail "generation to a full stdout exits 1"
+else
+    grep -q "standard output: No space left on device" "$W/err" && pass "generation to a full stdout exits 1" ||
+        fail "generation to a full stdout exits 1" "$(cat "$W/err")"
+fi
+# stdout and stderr into one file: the timing line is a line of its own, last
+"$RUN" -m "$GOOD" --prompt-ids 1,5 -n 4 --ids >"$W/both" 2>&1
+if [ "$(grep -c 'timing:' "$W/both")" = 1 ] && tail -1 "$W/both" | grep -q '^timing: '; then
+    pass "stdout and stderr in one file: the timing line stands alone, last"
+else
+    fail "stdout and stderr in one file: the timing line stands alone, last" "$(cat "$W/both")"
+fi
+"$RUN" -m "$GOOD" --prompt-ids 1,5 -n 50 -c 8 --ids >/dev/null 2>"$W/err"
+if grep -q "note: the context is full (8 tokens): generation stopped after 7 of 50 tokens" "$W/err"; then
+    pass "a full context is said, not silent"
+else
+    fail "a full context is said, not silent" "$(cat "$W/err")"
+fi
+if need_fixture vocab/ggml-vocab-llama-spm.gguf "a vocab-only file"; then
+    refused "a vocab-only file says so" "$FIX/vocab/ggml-vocab-llama-spm.gguf: vocab-only file (no weights)" \
+        "$RUN" -m "$FIX/vocab/ggml-vocab-llama-spm.gguf" -p hi
+fi
 
 # --- --verify: a quantized file against its F16 source ---------------------------
 
