@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <omp.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,14 +22,18 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "args.h"
 #include "gguf.h"
 #include "imatrix.h"
+#include "modelcheck.h"
+#include "outpath.h"
 #include "names.h"
 #include "policy.h"
 #include "preset.h"
 #include "progress.h"
 #include "quants.h"
 #include "recipe.h"
+#include "signals.h"
 #include "writer.h"
 
 #define TOOL "gguf-quantize"
@@ -50,8 +55,8 @@ typedef struct options {
     bool          allow_requantize, keep_split, dry_run, verbose, quiet;
     policy_opts   pol;
     const char   *imatrix_path;
-    char        **include, **exclude;
-    int           n_include, n_exclude;
+    char        **include, **exclude, **recipe_paths;
+    int           n_include, n_exclude, n_recipe_paths;
     recipe        rec;
     kv_override  *overrides;
     int           n_overrides;
@@ -86,10 +91,7 @@ static void usage(FILE *out)
 
 static int die_usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, TOOL ": ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see " TOOL " --help)\n");
-    return 2;
+    return cli_usage_error(TOOL, fmt, arg);
 }
 
 static int parse_type_arg(const char *s, int *out)
@@ -114,8 +116,8 @@ static int push_str(char ***list, int *n, const char *s)
 static int parse_override(options *o, const char *arg)
 {
     const char *eq = strchr(arg, '='), *colon = eq ? strchr(eq, ':') : NULL;
-    if (!eq || eq == arg || !colon)
-        return -1;
+    if (!eq || eq == arg || !colon || eq - arg > 65535)
+        return -1; /* a GGUF key is 1..65535 bytes */
     size_t tl = (size_t)(colon - eq - 1);
     char kind;
     if (tl == 3 && strncmp(eq + 1, "int", 3) == 0) kind = 'i';
@@ -126,13 +128,12 @@ static int parse_override(options *o, const char *arg)
     const char *v = colon + 1;
     if (kind == 'b' && strcmp(v, "true") && strcmp(v, "false"))
         return -1;
-    if (kind == 'i' || kind == 'f') {
-        char *end;
-        errno = 0;
-        if (kind == 'i') (void)strtoll(v, &end, 10); else (void)strtod(v, &end);
-        if (!*v || *end || errno)
-            return -1;
-    }
+    long iv;
+    double fv;
+    if (kind == 'i' && !cli_parse_long(v, INT32_MIN, INT32_MAX, &iv))
+        return -1; /* written as i32, as llama-quantize does */
+    if (kind == 'f' && (!cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &fv) || !isfinite((float)fv)))
+        return -1;
     kv_override *p = realloc(o->overrides, (size_t)(o->n_overrides + 1) * sizeof *p);
     if (!p)
         return -1;
@@ -159,6 +160,9 @@ static int parse_args(int argc, char **argv, options *o)
 #define NEED_VAL() do { if (!val) return die_usage("%s needs a value", a); i++; } while (0)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            return -1;
+        } else if (!strcmp(a, "--version")) {
+            cli_print_version(TOOL);
             return -1;
         } else if (!strcmp(a, "--allow-requantize")) {
             o->allow_requantize = true;
@@ -197,6 +201,8 @@ static int parse_args(int argc, char **argv, options *o)
                 return die_usage("%s", err.msg);
         } else if (!strcmp(a, "--recipe")) {
             NEED_VAL();
+            if (push_str(&o->recipe_paths, &o->n_recipe_paths, val))
+                return 1;
             if (recipe_load_yaml(&o->rec, val, &err)) {
                 fprintf(stderr, TOOL ": error: %s: %s\n", val, err.msg);
                 return 1;
@@ -204,12 +210,13 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--override-kv")) {
             NEED_VAL();
             if (parse_override(o, val))
-                return die_usage("malformed --override-kv '%s' (want KEY=int|float|bool|str:VALUE)", val);
+                return cli_usage_error(TOOL, "malformed --override-kv '%.80s%s' (want KEY=TYPE:VALUE: "
+                                       "a key of 1 to 65535 bytes, TYPE int (32-bit), float "
+                                       "(finite), bool or str)", val, strlen(val) > 80 ? "..." : "");
         } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
             NEED_VAL();
-            o->threads = atoi(val);
-            if (o->threads < 1)
-                return die_usage("bad thread count '%s'", val);
+            if (!cli_parse_threads(TOOL, val, &o->threads))
+                return cli_usage_error(TOOL, "bad thread count '%s' (1 to %d)", val, cli_max_threads());
         } else if (a[0] == '-' && a[1]) {
             return die_usage("unknown option '%s'", a);
         } else {
@@ -222,7 +229,7 @@ static int parse_args(int argc, char **argv, options *o)
     if (o->n_include && o->n_exclude)
         return die_usage("%s", "--include-weights and --exclude-weights cannot be used together");
     if (npos < 1)
-        return die_usage("%s", "missing input file");
+        return die_usage("%s", "missing IN.gguf, the model to quantize");
     o->in = pos[0];
     int k = 1;
     /* IN TYPE [THREADS] or IN OUT TYPE [THREADS], as llama-quantize decides. */
@@ -239,9 +246,8 @@ static int parse_args(int argc, char **argv, options *o)
     if (!o->preset)
         return die_usage("%s", "missing quantization TYPE");
     if (k < npos) {
-        o->threads = atoi(pos[k]);
-        if (o->threads < 1)
-            return die_usage("bad thread count '%s'", pos[k]);
+        if (!cli_parse_threads(TOOL, pos[k], &o->threads))
+            return cli_usage_error(TOOL, "bad thread count '%s' (1 to %d)", pos[k], cli_max_threads());
         k++;
     }
     if (k < npos)
@@ -260,7 +266,8 @@ static int parse_args(int argc, char **argv, options *o)
                  o->preset->name);
         o->out = o->default_out;
     }
-    o->threads = default_threads(o->threads);
+    if (!o->threads)
+        o->threads = cli_default_threads();
     return 0;
 }
 
@@ -268,6 +275,7 @@ static void free_options(options *o)
 {
     free(o->include);
     free(o->exclude);
+    free(o->recipe_paths);
     for (int i = 0; i < o->n_overrides; i++) {
         free(o->overrides[i].key);
         free(o->overrides[i].value);
@@ -404,9 +412,12 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
         const gguf_tensor *t = it->t;
         it->type = t->type;
         if (policy_is_quantizable(t->name, t->n_dims, &o->pol)) {
+            int forced;
+            if (recipe_find(&o->rec, t->name, &forced, err))
+                return -1;
             it->type = policy_tensor_type(&m, &st, &o->pol, o->preset->ftype,
                                           o->preset->default_type, t->name, t->ne[0],
-                                          recipe_match(&o->rec, t->name), it->why, sizeof it->why);
+                                          forced, it->why, sizeof it->why);
             it->convert = it->type != t->type;
         }
         if (it->convert) {
@@ -562,7 +573,27 @@ static int reserve(void **p, size_t *cap, size_t need)
  * (llama.cpp's 32×512-element units); each thread turns its chunk of the
  * source into f32 in a small buffer of its own, so the f32 form of a tensor
  * never exists whole and the data crosses memory once. */
-static int convert_tensor(const plan_item *it, buffers *b, int threads)
+/* The first non-finite value of n floats, or -1. */
+static int64_t first_nonfinite(const float *x, int64_t n)
+{
+    float acc = 0;
+    for (int64_t i = 0; i < n; i++)
+        acc += x[i] * 0.0f; /* 0 unless some x[i] is NaN or Inf */
+    if (acc == 0.0f)
+        return -1;
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return i;
+    return -1;
+}
+
+/* Where convert_tensor found a non-finite input value (row -1: none). */
+typedef struct bad_value {
+    int64_t row, col;
+    float   v;
+} bad_value;
+
+static int convert_tensor(const plan_item *it, buffers *b, int threads, bad_value *bad)
 {
     const gguf_tensor *t = it->t;
     if (reserve((void **)&b->out, &b->out_cap, (size_t)it->nbytes))
@@ -573,6 +604,7 @@ static int convert_tensor(const plan_item *it, buffers *b, int threads)
     ggml_row_size(t->type, n0, &src_row);
     int64_t chunk = n0 >= 16384 ? 1 : (16384 + n0 - 1) / n0;
     int failed = 0;
+    bad->row = -1;
     #pragma omp parallel num_threads(threads)
     {
         float *tmp = t->type == GGML_T_F32 ? NULL : malloc((size_t)(chunk * n0) * sizeof(float));
@@ -597,6 +629,15 @@ static int convert_tensor(const plan_item *it, buffers *b, int threads)
                         gguf_dequantize_row(t->type, xs + (uint64_t)r * src_row, tmp + r * n0, n0);
                     f = tmp;
                 }
+                /* llama.cpp quantizes NaN rows into finite garbage; refused here */
+                int64_t at = first_nonfinite(f, nr * n0);
+                if (at >= 0) {
+                    int64_t r = s * rows_per_slice + r0 + at / n0;
+                    #pragma omp critical(bad_value)
+                    if (bad->row < 0 || r < bad->row)
+                        *bad = (bad_value){ r, at % n0, f[at] };
+                    continue;
+                }
                 gguf_quantize_rows(it->type, f, y + (uint64_t)r0 * row, nr, n0, w);
             }
         }
@@ -609,16 +650,23 @@ static int convert_tensor(const plan_item *it, buffers *b, int threads)
  * Main
  * ------------------------------------------------------------------------ */
 
-/* True when path names the same file as one of the input's shards. */
-static bool same_as_input(const gguf_file *f, const char *path)
+/* The output path (and every shard it will be split into) may replace
+ * nothing of the run's inputs: any shard of the model, the imatrix, the
+ * recipes; nor a device, a FIFO or a directory (outpath_check). */
+static int check_output(const gguf_file *f, const options *o, const char *out, gguf_error *err)
 {
-    struct stat a, b;
-    if (stat(path, &a) != 0)
-        return false;
+    size_t n = 0, cap = gguf_n_shards(f) + 1 + (size_t)o->n_recipe_paths;
+    const char **ins = malloc(cap * sizeof *ins);
+    if (!ins)
+        return gguf_error_set(err, "out of memory");
     for (uint32_t s = 0; s < gguf_n_shards(f); s++)
-        if (stat(gguf_shard_path(f, s), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-            return true;
-    return false;
+        ins[n++] = gguf_shard_path(f, s);
+    ins[n++] = o->imatrix_path;
+    for (int i = 0; i < o->n_recipe_paths; i++)
+        ins[n++] = o->recipe_paths[i];
+    int rc = outpath_check(out, ins, n, err);
+    free(ins);
+    return rc;
 }
 
 static double now(void)
@@ -641,7 +689,7 @@ static int run(const options *o)
         fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
         return 1;
     }
-    if (make_plan(f, o, &p, &err)) {
+    if (gguf_model_validate(f, &err) || make_plan(f, o, &p, &err)) {
         fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
         goto done;
     }
@@ -650,8 +698,8 @@ static int run(const options *o)
         status = 0;
         goto done;
     }
-    if (same_as_input(f, o->out)) {
-        fprintf(stderr, TOOL ": error: %s: refusing to overwrite the input\n", o->out);
+    if (check_output(f, o, o->out, &err)) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", o->out, err.msg);
         goto done;
     }
     if (!(w = gguf_writer_new()) || write_metadata(w, f, o, &p)) {
@@ -672,16 +720,29 @@ static int run(const options *o)
         fprintf(stderr, TOOL ": error: %s: %s\n", o->out, err.msg);
         goto done;
     }
+    for (uint32_t s = 0; s < gguf_writer_n_shards(w); s++) /* --keep-split names */
+        if (check_output(f, o, gguf_writer_shard_path(w, s), &err)) {
+            fprintf(stderr, TOOL ": error: %s: %s\n", gguf_writer_shard_path(w, s), err.msg);
+            goto done;
+        }
     progress bar;
     progress_start(&bar, "quantizing", p.size_in, !o->quiet && !o->verbose);
     for (uint64_t i = 0; i < p.n; i++) {
         const plan_item *it = &p.items[i];
         const void *data = it->t->data;
         if (it->convert) {
-            if (convert_tensor(it, &b, o->threads)) {
+            bad_value bad;
+            if (convert_tensor(it, &b, o->threads, &bad)) {
                 progress_end(&bar);
                 fprintf(stderr, TOOL ": error: %s: out of memory converting '%s'\n", o->in,
                         it->t->name);
+                goto done;
+            }
+            if (bad.row >= 0) {
+                progress_end(&bar);
+                fprintf(stderr, TOOL ": error: %s: tensor '%s' row %" PRId64 " has a non-finite "
+                        "value (%s) at column %" PRId64 ": nothing written\n", o->in, it->t->name,
+                        bad.row, isnan(bad.v) ? "NaN" : bad.v > 0 ? "+Inf" : "-Inf", bad.col);
                 goto done;
             }
             data = b.out;
@@ -727,6 +788,7 @@ done:
 
 int main(int argc, char **argv)
 {
+    cli_cleanup_on_signals();
     options o;
     int rc = parse_args(argc, argv, &o);
     if (rc == 0)
@@ -734,5 +796,5 @@ int main(int argc, char **argv)
     else if (rc < 0)
         rc = 0;
     free_options(&o);
-    return rc;
+    return rc == 2 ? rc : cli_close_stdout(TOOL, rc);
 }

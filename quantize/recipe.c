@@ -7,13 +7,16 @@
  */
 #include "recipe.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
+#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <yaml.h>
 
+#include "readfile.h"
 #include "types.h"
 
 void recipe_init(recipe *r)
@@ -42,16 +45,24 @@ static int add_rule(recipe *r, const char *pattern, const char *type, gguf_error
         return gguf_error_set(err, "out of memory");
     r->rules = rules;
     recipe_rule *rule = &rules[r->n_rules];
-    int rc = regcomp(&rule->re, pattern, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char msg[128];
-        regerror(rc, &rule->re, msg, sizeof msg);
-        return gguf_error_set(err, "bad pattern '%s': %s", pattern, msg);
+    size_t len = strlen(pattern);
+    if (len > RECIPE_MAX_PATTERN)
+        return gguf_error_set(err, "pattern of %zu bytes is longer than %d", len,
+                              RECIPE_MAX_PATTERN);
+    int code;
+    PCRE2_SIZE at;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, len, 0, &code, &at, NULL);
+    if (!re) {
+        PCRE2_UCHAR msg[128];
+        pcre2_get_error_message(code, msg, sizeof msg);
+        return gguf_error_set(err, "bad pattern '%s': %s at offset %zu", pattern, (char *)msg,
+                              (size_t)at);
     }
     if (!(rule->pattern = strdup(pattern))) {
-        regfree(&rule->re);
+        pcre2_code_free(re);
         return gguf_error_set(err, "out of memory");
     }
+    rule->code = re;
     rule->type = (uint32_t)t;
     r->n_rules++;
     return 0;
@@ -169,6 +180,42 @@ static int walk(recipe *r, yaml_document_t *d, gguf_error *err)
     return 0;
 }
 
+/* Refuses a document nested deeper than RECIPE_MAX_DEPTH before libyaml
+ * builds it (a recipe nested 1,000,000 deep ran for minutes): one pass over
+ * the events, counting open mappings and sequences. */
+static int check_depth(const char *data, size_t len, gguf_error *err)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p))
+        return gguf_error_set(err, "out of memory");
+    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    int depth = 0, rc = 0;
+    for (;;) {
+        yaml_event_t e;
+        if (!yaml_parser_parse(&p, &e)) {
+            rc = gguf_error_set(err, "line %zu: %s", p.problem_mark.line + 1,
+                                p.problem ? p.problem : "YAML syntax error");
+            break;
+        }
+        yaml_event_type_t t = e.type;
+        size_t line = e.start_mark.line + 1;
+        yaml_event_delete(&e);
+        if (t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT) {
+            if (++depth > RECIPE_MAX_DEPTH) {
+                rc = gguf_error_set(err, "line %zu: nested more than %d levels deep", line,
+                                    RECIPE_MAX_DEPTH);
+                break;
+            }
+        } else if (t == YAML_MAPPING_END_EVENT || t == YAML_SEQUENCE_END_EVENT) {
+            depth--;
+        } else if (t == YAML_STREAM_END_EVENT) {
+            break;
+        }
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 /* Loads one YAML document from an initialized parser and walks it. */
 static int load(recipe *r, yaml_parser_t *p, gguf_error *err)
 {
@@ -183,6 +230,10 @@ static int load(recipe *r, yaml_parser_t *p, gguf_error *err)
 
 int recipe_parse_yaml(recipe *r, const char *data, size_t len, gguf_error *err)
 {
+    if (len > RECIPE_MAX_FILE)
+        return gguf_error_set(err, "larger than %d KiB: not a recipe", RECIPE_MAX_FILE >> 10);
+    if (check_depth(data, len, err))
+        return -1;
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p))
         return gguf_error_set(err, "out of memory");
@@ -194,33 +245,60 @@ int recipe_parse_yaml(recipe *r, const char *data, size_t len, gguf_error *err)
 
 int recipe_load_yaml(recipe *r, const char *path, gguf_error *err)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return gguf_error_set(err, "cannot open: %s", strerror(errno));
-    yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
-        fclose(fp);
-        return gguf_error_set(err, "out of memory");
+    uint8_t *data;
+    size_t len;
+    if (gguf_read_file(path, RECIPE_MAX_FILE, &data, &len, err))
+        return -1;
+    int rc = recipe_parse_yaml(r, (const char *)data, len, err);
+    free(data);
+    return rc;
+}
+
+int recipe_find(const recipe *r, const char *name, int *type, gguf_error *err)
+{
+    *type = -1;
+    if (!r->n_rules)
+        return 0;
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    int rc = 0;
+    if (!mc || !md) {
+        rc = gguf_error_set(err, "out of memory");
+        goto done;
     }
-    yaml_parser_set_input_file(&p, fp);
-    int rc = load(r, &p, err);
-    yaml_parser_delete(&p);
-    fclose(fp);
+    pcre2_set_match_limit(mc, RECIPE_MATCH_LIMIT);
+    pcre2_set_depth_limit(mc, RECIPE_MATCH_LIMIT);
+    pcre2_set_heap_limit(mc, RECIPE_HEAP_LIMIT_KB);
+    for (int i = 0; i < r->n_rules; i++) {
+        int m = pcre2_match(r->rules[i].code, (PCRE2_SPTR)name, strlen(name), 0, 0, md, mc);
+        if (m >= 0) {
+            *type = (int)r->rules[i].type;
+            break;
+        }
+        if (m != PCRE2_ERROR_NOMATCH) {
+            PCRE2_UCHAR msg[128];
+            pcre2_get_error_message(m, msg, sizeof msg);
+            rc = gguf_error_set(err, "pattern '%s' on tensor '%s': %s (a pattern this costly "
+                                "is refused)", r->rules[i].pattern, name, (char *)msg);
+            break;
+        }
+    }
+done:
+    pcre2_match_data_free(md);
+    pcre2_match_context_free(mc);
     return rc;
 }
 
 int recipe_match(const recipe *r, const char *name)
 {
-    for (int i = 0; i < r->n_rules; i++)
-        if (regexec(&r->rules[i].re, name, 0, NULL, 0) == 0)
-            return (int)r->rules[i].type;
-    return -1;
+    int type;
+    return recipe_find(r, name, &type, NULL) ? -1 : type;
 }
 
 void recipe_free(recipe *r)
 {
     for (int i = 0; i < r->n_rules; i++) {
-        regfree(&r->rules[i].re);
+        pcre2_code_free(r->rules[i].code);
         free(r->rules[i].pattern);
     }
     free(r->rules);

@@ -115,9 +115,82 @@ if need_fixture reference/wp-llama-5m-Q8_0.gguf "requantize needs --allow-requan
     fi
     cp "$REF/wp-llama-5m-Q8_0.gguf" "$TMP/self.gguf"
     "$QUANT" --allow-requantize "$TMP/self.gguf" "$TMP/self.gguf" Q4_0 >/dev/null 2>"$TMP/e.txt"; rc=$?
-    if [ $rc -eq 1 ] && grep -q "refusing to overwrite the input" "$TMP/e.txt" && cmp -s "$TMP/self.gguf" "$REF/wp-llama-5m-Q8_0.gguf"; then
+    if [ $rc -eq 1 ] && grep -q "is an input of this run: refusing to overwrite it" "$TMP/e.txt" && cmp -s "$TMP/self.gguf" "$REF/wp-llama-5m-Q8_0.gguf"; then
         pass "refuses to overwrite its input"
     else
         fail "refuses to overwrite its input" "rc=$rc"
     fi
+fi
+
+# --- issue 12: bounded resources, non-finite rows, honest command line --------
+MKMODEL=$BIN/tests/tools/mkmodel
+SYN=$TMP/syn.gguf
+if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --vocab 300 --type f32 \
+        >/dev/null 2>&1; then
+    # usage NAME EXPECTED-PART ARGS...: exit 2, one line naming the problem
+    usage() {
+        local name=$1 want=$2 out rc
+        shift 2
+        out=$("$QUANT" "$@" 2>&1 >/dev/null); rc=$?
+        if [ $rc -eq 2 ] && [[ $out == "gguf-quantize: error: "*"$want"*" (see 'gguf-quantize --help')" ]]; then
+            pass "usage: $name"
+        else
+            fail "usage: $name" "exit $rc: $out"
+        fi
+    }
+    usage "threads 100000" "bad thread count '100000'" "$SYN" "$TMP/o.gguf" Q4_0 100000
+    usage "threads 1abc" "bad thread count '1abc'" "$SYN" "$TMP/o.gguf" Q4_0 1abc
+    usage "-t 0" "bad thread count '0'" -t 0 "$SYN" "$TMP/o.gguf" Q4_0
+    usage "unknown option" "unknown option '--bogus'" --bogus "$SYN" Q4_0
+    usage "no input says so" "missing IN.gguf" --pure
+    usage "no TYPE says so" "missing quantization TYPE" "$SYN"
+    usage "--override-kv int out of i32" "malformed --override-kv" --override-kv a.b=int:3000000000 "$SYN" "$TMP/o.gguf" Q4_0
+    usage "--override-kv key of 70,000 bytes" "a key of 1 to 65535 bytes" \
+        --override-kv "$(head -c 70000 /dev/zero | tr '\0' k)=int:1" "$SYN" "$TMP/o.gguf" Q4_0
+    usage "a pattern longer than 256 bytes" "pattern of 300 bytes is longer than 256" \
+        --tensor-type "$(head -c 300 /dev/zero | tr '\0' a)=q8_0" "$SYN" "$TMP/o.gguf" Q4_0
+    check "--version" bash -c '"$1" --version | grep -q "^gguf-quantize (ggufkit) "' _ "$QUANT"
+    # a pattern that would backtrack for ever stops at the match limit (glibc's
+    # POSIX regex used 719 MB for a 21-byte pattern)
+    out=$("$QUANT" --dry-run --tensor-type '^(.+)+(!|#)=q8_0' "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 1 ] && [[ $out == *"match limit exceeded (a pattern this costly is refused)"* ]]; then
+        pass "a catastrophic pattern is refused at the match limit"
+    else
+        fail "a catastrophic pattern is refused at the match limit" "exit $rc: $out"
+    fi
+    # a recipe nested 100,000 deep (1,000,000 ran past 2 minutes): refused at once
+    { head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; } >"$TMP/deep.yaml"
+    out=$(timeout 20 "$QUANT" --dry-run --recipe "$TMP/deep.yaml" "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 1 ] && [[ $out == *"deep.yaml: line 1: nested more than 64 levels deep"* ]]; then
+        pass "a recipe nested 100000 deep is refused at once"
+    else
+        fail "a recipe nested 100000 deep is refused at once" "exit $rc: $out"
+    fi
+    if "$QUANT" --dry-run "$SYN" Q4_0 >/dev/full 2>"$TMP/e.txt"; then
+        fail "--dry-run to a full stdout exits 1"
+    else
+        grep -q "standard output: No space left on device" "$TMP/e.txt" && pass "--dry-run to a full stdout exits 1" ||
+            fail "--dry-run to a full stdout exits 1" "$(cat "$TMP/e.txt")"
+    fi
+    # NaN in a weight: refused naming tensor, row and column, no output (llama.cpp
+    # quantizes it into finite garbage that then passes --check)
+    off=$("$INSPECT" --json "$SYN" | jq '.tensors[] | select(.name == "blk.1.ffn_down.weight") | .offset' 2>/dev/null)
+    data=$("$INSPECT" --json "$SYN" | jq '.summary.data_offset' 2>/dev/null)
+    if [ -n "$off" ] && [ -n "$data" ]; then
+        cp "$SYN" "$TMP/nan.gguf"
+        # row 3 (ffn 128 wide), column 5
+        printf '\x00\x00\xc0\x7f' | dd of="$TMP/nan.gguf" bs=1 seek=$((data + off + (3 * 128 + 5) * 4)) conv=notrunc status=none
+        rm -f "$TMP/nan-q.gguf"
+        out=$("$QUANT" "$TMP/nan.gguf" "$TMP/nan-q.gguf" Q4_K_M 2>&1 >/dev/null); rc=$?
+        if [ $rc -eq 1 ] && [[ $out == *"tensor 'blk.1.ffn_down.weight' row 3 has a non-finite value (NaN) at column 5"* ]] &&
+           [ ! -e "$TMP/nan-q.gguf" ]; then
+            pass "a NaN weight is refused naming tensor, row and column"
+        else
+            fail "a NaN weight is refused naming tensor, row and column" "exit $rc: $out"
+        fi
+    else
+        skip "a NaN weight is refused naming tensor, row and column" "jq not installed"
+    fi
+else
+    skip_block "quantize command line and bad rows" "mkmodel failed" 14
 fi
