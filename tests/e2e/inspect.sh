@@ -492,13 +492,14 @@ if need_fixture reference/stories260K-f32.gguf "stories260K: 48 tensors, 19 keys
     [ "$got" = '[48,19,512]' ] && pass "stories260K: 48 tensors, 19 keys, 512 tokens" ||
         fail "stories260K: 48 tensors, 19 keys, 512 tokens" "$got"
 fi
-if need_fixture reference/stories260K-f32.gguf "--vocab of stories260K: header + 512 lines"; then
+if need_fixture reference/stories260K-f32.gguf "--vocab of stories260K: header + 512 lines" 1; then
     out=$("$INSPECT" --vocab "$s260")
     if [ "$(wc -l <<<"$out")" -eq 513 ] && grep -q '^ *1  control  *0.0  "<s>"$' <<<"$out"; then
         pass "--vocab of stories260K: header + 512 lines"
     else
         fail "--vocab of stories260K: header + 512 lines" "$(wc -l <<<"$out") lines"
     fi
+    fixture_block_end
 fi
 
 tiny=$FIX/models/llama-2-tiny-random/llama-2-tiny-random.gguf
@@ -509,9 +510,10 @@ if need_fixture models/llama-2-tiny-random/llama-2-tiny-random.gguf "llama-2-tin
         fail "llama-2-tiny-random: n_embd 8, 32000 tokens" "$got"
 fi
 
-if need_fixture vocab/ggml-vocab-gpt-2.gguf "--merges of gpt-2: 50000 merges"; then
+if need_fixture vocab/ggml-vocab-gpt-2.gguf "--merges of gpt-2: 50000 merges" 1; then
     n=$("$INSPECT" --merges "$FIX/vocab/ggml-vocab-gpt-2.gguf" | tail -n +2 | wc -l)
     [ "$n" -eq 50000 ] && pass "--merges of gpt-2: 50000 merges" || fail "--merges of gpt-2: 50000 merges" "$n"
+    fixture_block_end
 fi
 
 # Tensor hashes and whole manifests against llama.cpp's reference files.
@@ -584,11 +586,12 @@ if need_fixture reference/stories260K-f32.gguf "--check fails on a NaN patched i
 fi
 
 f16=$REF/wp-llama-5m-f16.gguf q8=$REF/wp-llama-5m-Q8_0.gguf
-if need_fixture reference/wp-llama-5m-f16.gguf "diff of wp-llama-5m-f16 with itself: identical"; then
+if need_fixture reference/wp-llama-5m-f16.gguf "diff of wp-llama-5m-f16 with itself: identical" 1; then
     out=$("$INSPECT" diff "$f16" "$f16"); rc=$?
     [ $rc -eq 0 ] && grep -q '^result: *identical$' <<<"$out" &&
         pass "diff of wp-llama-5m-f16 with itself: identical" ||
         fail "diff of wp-llama-5m-f16 with itself: identical" "rc=$rc"
+    fixture_block_end
 fi
 if need_fixture reference/wp-llama-5m-f16.gguf "diff f16 vs Q8_0: file type and tensor types change" &&
    need_fixture reference/wp-llama-5m-Q8_0.gguf "diff f16 vs Q8_0: file type and tensor types change" &&

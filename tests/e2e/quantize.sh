@@ -24,7 +24,7 @@ file_type() {
     else "$INSPECT" --json "$1" | jq -r '.metadata["general.file_type"].value'; fi
 }
 
-if need_fixture reference/quantize "quantize manifests"; then
+if need_fixture reference/quantize "quantize manifests" 42; then
     for m in "$REF"/quantize/*.json; do
         name=$(basename "$m" .json)
         preset=${name##*-}
@@ -54,10 +54,11 @@ if need_fixture reference/quantize "quantize manifests"; then
         check "$name: output passes --check" "$INSPECT" --check "$out"
         rm -f "$out"
     done
+    fixture_block_end
 fi
 
 # llama-quantize gives up on stories260K (rows of 172); we keep such tensors in f16.
-if need_fixture reference/stories260K-f32.gguf "stories260K with every preset"; then
+if need_fixture reference/stories260K-f32.gguf "stories260K with every preset" 18; then
     for p in Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K F16 BF16; do
         out=$TMP/stories-$p.gguf
         if "$QUANT" "$REF/stories260K-f32.gguf" "$out" "$p" 2 >"$TMP/s.log" 2>&1 &&
@@ -86,6 +87,7 @@ if need_fixture reference/stories260K-f32.gguf "stories260K with every preset"; 
     else
         fail "--dry-run prints the plan and writes nothing"
     fi
+    fixture_block_end
 fi
 
 # Bad input: clear error naming the file, exit 1, no output left behind.
@@ -100,7 +102,7 @@ else
 fi
 "$QUANT" "$TMP/trunc.gguf" Q9_9 >/dev/null 2>&1; rc=$?
 check "unknown preset is a usage error (exit 2)" test $rc -eq 2
-if need_fixture reference/wp-llama-5m-Q8_0.gguf "requantize needs --allow-requantize"; then
+if need_fixture reference/wp-llama-5m-Q8_0.gguf "requantize needs --allow-requantize" 3; then
     "$QUANT" "$REF/wp-llama-5m-Q8_0.gguf" "$TMP/rq.gguf" Q4_0 >/dev/null 2>"$TMP/e.txt"; rc=$?
     if [ $rc -eq 1 ] && grep -q -- "--allow-requantize" "$TMP/e.txt" && [ ! -e "$TMP/rq.gguf" ]; then
         pass "requantizing needs --allow-requantize"
@@ -120,6 +122,7 @@ if need_fixture reference/wp-llama-5m-Q8_0.gguf "requantize needs --allow-requan
     else
         fail "refuses to overwrite its input" "rc=$rc"
     fi
+    fixture_block_end
 fi
 
 # --- issue 12: bounded resources, non-finite rows, honest command line --------

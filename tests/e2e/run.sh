@@ -47,7 +47,7 @@ model_for() {
 
 # --- greedy decodes -----------------------------------------------------------
 
-if need_fixture reference/greedy "greedy references"; then
+if need_fixture reference/greedy "greedy references" 64; then
     for j in "$REF"/greedy/*.json; do
         tag=$(basename "$j" .json)
         name=$(jq -r .model "$j")
@@ -62,6 +62,7 @@ if need_fixture reference/greedy "greedy references"; then
             fail "greedy $tag" "got [$got] want [$want] $(tail -1 "$W/err")"
         fi
     done
+    fixture_block_end
 fi
 
 # --- logits of the first decode steps ----------------------------------------
@@ -358,9 +359,10 @@ if grep -q "note: the context is full (8 tokens): generation stopped after 7 of 
 else
     fail "a full context is said, not silent" "$(cat "$W/err")"
 fi
-if need_fixture vocab/ggml-vocab-llama-spm.gguf "a vocab-only file"; then
+if need_fixture vocab/ggml-vocab-llama-spm.gguf "a vocab-only file" 1; then
     refused "a vocab-only file says so" "$FIX/vocab/ggml-vocab-llama-spm.gguf: vocab-only file (no weights)" \
         "$RUN" -m "$FIX/vocab/ggml-vocab-llama-spm.gguf" -p hi
+    fixture_block_end
 fi
 
 # --- --verify: a quantized file against its F16 source ---------------------------
