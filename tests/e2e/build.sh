@@ -47,7 +47,7 @@ fi
 # Missing dependencies: one line naming every missing package, before any
 # compiler output (a fresh machine once saw "pcre2.h: No such file" first).
 printf '#!/bin/sh\nexit 1\n' >"$TMP/no-pkg-config"; chmod +x "$TMP/no-pkg-config"
-out=$(make -s BUILD="$TMP/nodeps" all PKG_CONFIG="$TMP/no-pkg-config" 2>&1)
+out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s BUILD="$TMP/nodeps" all PKG_CONFIG="$TMP/no-pkg-config" 2>&1)
 if grep -q "missing dependencies: run 'apt-get install libpcre2-dev libyaml-dev zlib1g-dev check'" <<<"$out" &&
    [ "$(wc -l <<<"$out")" -eq 1 ]; then
     pass "missing dependencies: one apt-get install line naming them all, nothing before it"
@@ -55,7 +55,7 @@ else
     fail "missing dependencies: one apt-get install line naming them all, nothing before it" "$out"
 fi
 printf '#!/bin/sh\ncase "$*" in *yaml*) exit 1;; esac\nexec pkg-config "$@"\n' >"$TMP/no-yaml"; chmod +x "$TMP/no-yaml"
-out=$(make -s BUILD="$TMP/nodeps" all PKG_CONFIG="$TMP/no-yaml" 2>&1)
+out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s BUILD="$TMP/nodeps" all PKG_CONFIG="$TMP/no-yaml" 2>&1)
 if grep -q "run 'apt-get install libyaml-dev'" <<<"$out" && [ "$(wc -l <<<"$out")" -eq 1 ]; then
     pass "one missing dependency: its apt-get install line"
 else

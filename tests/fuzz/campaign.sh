@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# tests/fuzz/campaign.sh — runs every libFuzzer harness for SECONDS each
+# (default 600) with a memory limit, so that an input making a parser take
+# more than 512 MB counts as a failure, and prints one line per harness:
+#   NAME execs=N crashes=N ooms=N timeouts=N
+#
+#   make fuzz && tests/fuzz/campaign.sh [SECONDS] [JOBS] [HARNESS...]
+#
+# Corpora live in ${FUZZ_CORPUS:-/tmp/ggufkit-fuzz}/NAME (never in the
+# repository), seeded once from a few small files the build makes and, when
+# present, ../shared/fixtures. JOBS harnesses run at once (default 1).
+# Exit status 1 when any harness found a crash, an OOM or a timeout; the
+# inputs are in the corpus directory as crash-*, oom-*, timeout-*.
+set -u
+cd "$(dirname "$0")/../.."
+secs=${1:-600}
+jobs=${2:-1}
+shift $(( $# > 2 ? 2 : $# ))
+root=${FUZZ_CORPUS:-/tmp/ggufkit-fuzz}
+fix=${GGUFKIT_FIXTURES:-../shared/fixtures}
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=($(ls build-fuzz | sed -n 's/^\(fuzz_[a-z_0-9]*\)$/\1/p'))
+
+seed() { # NAME: a few small inputs of the harness's format
+    local d=$root/$1
+    mkdir -p "$d"
+    [ -z "$(ls -A "$d")" ] || return 0
+    case $1 in
+    fuzz_reader|fuzz_modelcheck)
+        [ -x build/tests/tools/mkbad ] && build/tests/tools/mkbad "$d" >/dev/null 2>&1
+        [ -x build/tests/tools/mkmodel ] && build/tests/tools/mkmodel "$d/tiny.gguf" --dim 32 \
+            --layers 1 --ffn 64 --heads 2 --kv-heads 1 --vocab 300 >/dev/null 2>&1 ;;
+    fuzz_imatrix) cp "$fix/reference/wp-llama-5m.imatrix" "$d/" 2>/dev/null ;;
+    fuzz_json) cp "$fix"/models/*/hf/config.json "$d/" 2>/dev/null
+               cp "$fix"/models/wp-llama-5m/hf/tokenizer_config.json "$d/t.json" 2>/dev/null ;;
+    fuzz_spm) cp "$fix/models/wp-llama-5m/hf/tokenizer.model" "$d/" 2>/dev/null ;;
+    fuzz_recipe) printf 'preset: Q4_K_M\noutput_tensor_type: q8_0\ntensors:\n  - match: "attn_v"\n    type: q8_0\n' >"$d/r.yaml" ;;
+    *) ;;
+    esac
+}
+
+bad=0
+run_one() {
+    local n=$1 d=$root/$1 log=$root/$1.log
+    seed "$n"
+    (cd "$d" && nice -n 10 "$OLDPWD/build-fuzz/$n" -rss_limit_mb=512 -max_total_time="$secs" \
+        -timeout=10 -print_final_stats=1 -max_len=65536 . >"$log" 2>&1)
+    local execs crashes ooms timeouts
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    crashes=$(ls "$d" | grep -c '^crash-')
+    ooms=$(ls "$d" | grep -c '^oom-')
+    timeouts=$(ls "$d" | grep -c '^timeout-')
+    echo "$n execs=${execs:-0} crashes=$crashes ooms=$ooms timeouts=$timeouts"
+    [ $((crashes + ooms + timeouts)) -eq 0 ]
+}
+running=0
+for n in "${names[@]}"; do
+    run_one "$n" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then wait -n || bad=1; running=$((running - 1)); fi
+done
+while [ "$running" -gt 0 ]; do wait -n || bad=1; running=$((running - 1)); done
+exit $bad
