@@ -30,3 +30,17 @@ void gguf_error_prefix(gguf_error *err, const char *fmt, ...)
     memcpy(old, err->msg, sizeof old);
     snprintf(err->msg, sizeof err->msg, "%s%s", head, old);
 }
+
+const char *gguf_error_preview(const char *s, size_t len, char buf[48])
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o < 40; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\')
+            buf[o++] = (char)c;
+        else
+            o += (size_t)snprintf(buf + o, 48 - o, "\\x%02x", c);
+    }
+    buf[o > 40 ? 40 : o] = 0;
+    return buf;
+}

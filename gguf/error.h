@@ -8,6 +8,8 @@
 #ifndef GGUF_ERROR_H
 #define GGUF_ERROR_H
 
+#include <stddef.h>
+
 #define GGUF_ERROR_MAX 512
 
 typedef struct gguf_error {
@@ -18,6 +20,10 @@ typedef struct gguf_error {
  * that callers can write `return gguf_error_set(err, ...);`. */
 int gguf_error_set(gguf_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* A string for a message: at most 40 bytes of s, control bytes, quotes and
+ * backslashes as \xNN, NUL-terminated in buf. Returns buf. */
+const char *gguf_error_preview(const char *s, size_t len, char buf[48]);
 
 /* Prefixes the message already in err with more context ("shard 2: ..."). */
 void gguf_error_prefix(gguf_error *err, const char *fmt, ...)

@@ -307,20 +307,6 @@ static int type_error(checker *c, const char *key, const mc_kv *k, const char *w
     return gguf_error_set(c->err, "%s is %s, expected %s", key, type_text(&k->kv, tb), want);
 }
 
-/* Text preview of a string for messages (escaped, at most 40 bytes). */
-static const char *preview(const char *s, size_t len, char buf[48])
-{
-    size_t o = 0;
-    for (size_t i = 0; i < len && o < 40; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch >= 0x20 && ch != 0x7F && ch != '"' && ch != '\\')
-            buf[o++] = (char)ch;
-        else
-            o += (size_t)snprintf(buf + o, 48 - o, "\\x%02x", ch);
-    }
-    buf[o > 40 ? 40 : o] = 0;
-    return buf;
-}
 
 /* An integer scalar: its value (u64 beyond INT64_MAX clamped) and exact
  * decimal text. False when k is not an integer scalar. */
@@ -538,7 +524,7 @@ static int check_unique(checker *c, text_set *t)
         if (other >= 0) {
             char pb[48];
             return gguf_error_set(c->err, "%s[%" PRId64 "] \"%s\" has the same text as token %d",
-                                  GGUF_KEY_TOK_TOKENS, id, preview(s->ptr, s->len, pb), other);
+                                  GGUF_KEY_TOK_TOKENS, id, gguf_error_preview(s->ptr, s->len, pb), other);
         }
     }
     return 0;
@@ -564,14 +550,14 @@ static int check_merges(checker *c, text_set *t)
         if (!sp)
             return gguf_error_set(c->err,
                                   "%s[%" PRIu64 "] \"%s\" is not two pieces separated by a space",
-                                  GGUF_KEY_TOK_MERGES, r, preview(m.ptr, m.len, pa));
+                                  GGUF_KEY_TOK_MERGES, r, gguf_error_preview(m.ptr, m.len, pa));
         uint64_t ll = (uint64_t)(sp - m.ptr), rl = m.len - ll - 1;
         bool left = ll && set_find(t, m.ptr, ll, -1) >= 0;
         bool right = rl && set_find(t, sp + 1, rl, -1) >= 0;
         if (!left || !right)
             return gguf_error_set(c->err, "%s[%" PRIu64 "] \"%s\": piece \"%s\" is not a token",
-                                  GGUF_KEY_TOK_MERGES, r, preview(m.ptr, m.len, pb),
-                                  !left ? preview(m.ptr, ll, pa) : preview(sp + 1, rl, pa));
+                                  GGUF_KEY_TOK_MERGES, r, gguf_error_preview(m.ptr, m.len, pb),
+                                  !left ? gguf_error_preview(m.ptr, ll, pa) : gguf_error_preview(sp + 1, rl, pa));
     }
     return 0;
 }
@@ -590,7 +576,7 @@ static int check_byte_tokens(checker *c, const gguf_str *texts, const mc_kv *typ
         char pb[48];
         return gguf_error_set(c->err, "%s[%" PRId64 "] \"%s\" is a byte token (type 6) but not "
                               "of the form <0xNN>", GGUF_KEY_TOK_TOKENS, id,
-                              preview(s->ptr, s->len, pb));
+                              gguf_error_preview(s->ptr, s->len, pb));
     }
     return 0;
 }
@@ -740,7 +726,7 @@ static int find_vocab(checker *c, gguf_str *model, mc_kv *tokens)
     if (has_model && !gguf_str_eq(*model, "none") && !gguf_str_eq(*model, "no_vocab")) {
         char pb[48];
         return gguf_error_set(c->err, "missing key %s (%s is \"%s\")", GGUF_KEY_TOK_TOKENS,
-                              GGUF_KEY_TOK_MODEL, preview(model->ptr, model->len, pb));
+                              GGUF_KEY_TOK_MODEL, gguf_error_preview(model->ptr, model->len, pb));
     }
     return 0;
 }

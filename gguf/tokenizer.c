@@ -153,22 +153,6 @@ int32_t vocab_merge_rank(const gguf_vocab *v, int32_t left, int32_t right)
 
 /* ---- loading -------------------------------------------------------------- */
 
-/* Text preview of a token for error messages. */
-static const char *preview(const char *s, size_t len, char buf[48])
-{
-    size_t o = 0;
-    for (size_t i = 0; i < len && o < 40; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\')
-            buf[o++] = (char)c;
-        else
-            o += (size_t)snprintf(buf + o, 48 - o, "\\x%02x", c);
-    }
-    if (o > 40)
-        o = 40;
-    buf[o] = 0;
-    return buf;
-}
 
 static const char *type_name(uint32_t t)
 {
@@ -279,7 +263,7 @@ static int load_tokens(gguf_vocab *v, const gguf_file *f, gguf_error *err)
             char pb[48];
             return gguf_error_set(err, "%s: token %llu \"%s\" has the same text as token %d",
                                   GGUF_KEY_TOK_TOKENS, (unsigned long long)i,
-                                  preview(tok_text(v, (int32_t)i), t->len, pb), dup);
+                                  gguf_error_preview(tok_text(v, (int32_t)i), t->len, pb), dup);
         }
     }
     return 0;
@@ -295,7 +279,7 @@ static int load_spm_bytes(gguf_vocab *v, gguf_error *err)
             !(t->len == 6 && memcmp(s, "<0x", 3) == 0 && is_hex(s[3]) && is_hex(s[4]) && s[5] == '>')) {
             char pb[48];
             return gguf_error_set(err, "byte token %d \"%s\" is not of the form <0xNN>", id,
-                                  preview(s, t->len, pb));
+                                  gguf_error_preview(s, t->len, pb));
         }
     }
     static const char hex[] = "0123456789ABCDEF";
@@ -545,13 +529,13 @@ static int load_merges(gguf_vocab *v, const gguf_file *f, gguf_error *err)
         const char *sp = len > 1 ? memchr(s + 1, ' ', len - 1) : NULL;
         if (!sp)
             return gguf_error_set(err, "%s[%llu] \"%s\" is not two pieces separated by a space",
-                                  GGUF_KEY_TOK_MERGES, (unsigned long long)r, preview(s, len, pa));
+                                  GGUF_KEY_TOK_MERGES, (unsigned long long)r, gguf_error_preview(s, len, pa));
         size_t ll = (size_t)(sp - s), rl = len - ll - 1;
         int32_t left = gguf_vocab_find(v, s, ll), right = gguf_vocab_find(v, sp + 1, rl);
         if (left < 0 || right < 0) {
-            const char *missing = left < 0 ? preview(s, ll, pa) : preview(sp + 1, rl, pa);
+            const char *missing = left < 0 ? gguf_error_preview(s, ll, pa) : gguf_error_preview(sp + 1, rl, pa);
             return gguf_error_set(err, "%s[%llu] \"%s\": piece \"%s\" is not a token",
-                                  GGUF_KEY_TOK_MERGES, (unsigned long long)r, preview(s, len, pb), missing);
+                                  GGUF_KEY_TOK_MERGES, (unsigned long long)r, gguf_error_preview(s, len, pb), missing);
         }
         uint64_t key = merge_key(left, right);
         uint32_t i = merge_slot(key, v->merge_mask);
@@ -610,7 +594,7 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
                                known[i][0], known[i][1]);
                 return NULL;
             }
-        gguf_error_set(err, "unknown tokenizer model \"%s\"", preview(model.ptr, model.len, pb));
+        gguf_error_set(err, "unknown tokenizer model \"%s\"", gguf_error_preview(model.ptr, model.len, pb));
         return NULL;
     }
     if (gguf_unicode_init() != 0) {
@@ -637,7 +621,7 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
     }
     if (pre.len >= sizeof v->pre_name || (pre.len && memchr(pre.ptr, 0, pre.len))) {
         char pb[48];
-        gguf_error_set(err, "unknown pre-tokenizer \"%s\"", preview(pre.ptr, pre.len, pb));
+        gguf_error_set(err, "unknown pre-tokenizer \"%s\"", gguf_error_preview(pre.ptr, pre.len, pb));
         goto fail;
     }
     if (pre.len)
