@@ -182,13 +182,9 @@ PY
 fi
 
 # --- command line and outputs (issue 12) --------------------------------------
-usage_case() { # name expected-substring args...
-    "$CONVERT" "${@:3}" >"$TMP/u.log" 2>&1; local rc=$?
-    if [ $rc -eq 2 ] && grep -q -- "$2" "$TMP/u.log"; then pass "usage: $1"
-    else fail "usage: $1" "exit $rc, $(tail -1 "$TMP/u.log")"; fi
-}
+usage_case() { usage_error "$CONVERT" "$@"; }
 usage_case "no input says what is missing" "missing INPUT" -q
-usage_case "unknown option" "unknown option '--bogus' (see 'gguf-convert --help')" --bogus x
+usage_case "unknown option" "unknown option '--bogus'" --bogus x
 usage_case "--split-max-tensors -1" "bad value '-1' for --split-max-tensors" x --split-max-tensors -1
 usage_case "--split-max-size -1" "bad value '-1' for --split-max-size" x --split-max-size -1
 usage_case "--split-max-tensors 1abc" "bad value '1abc'" x --split-max-tensors 1abc

@@ -18,6 +18,20 @@ pass() { CHECKS=$((CHECKS + 1)); echo "PASS: $1"; }
 fail() { CHECKS=$((CHECKS + 1)); echo "FAIL: $1${2:+ ($2)}"; }
 skip() { CHECKS=$((CHECKS + 1)); echo "SKIP: $1${2:+ ($2)}"; }
 
+# usage_error BIN NAME WANT ARGS...: BIN ARGS exits 2 with one line
+# "TOOL: error: ...WANT... (see 'TOOL --help')" on stderr (TOOL is BIN's name).
+usage_error() {
+    local bin=$1 name=$2 want=$3 tool out rc
+    tool=$(basename "$bin")
+    shift 3
+    out=$("$bin" "$@" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 2 ] && [[ $out == "$tool: error: "*"$want"*" (see '$tool --help')" ]]; then
+        pass "usage: $name"
+    else
+        fail "usage: $name" "exit $rc: $out"
+    fi
+}
+
 # skip_block NAME WHY N: one SKIP line standing for N checks.
 skip_block() { CHECKS=$((CHECKS + 1)); echo "SKIP: $1 ($2) [$3 check$([ "$3" = 1 ] || echo s)]"; }
 

@@ -130,17 +130,7 @@ MKMODEL=$BIN/tests/tools/mkmodel
 SYN=$TMP/syn.gguf
 if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --vocab 300 --type f32 \
         >/dev/null 2>&1; then
-    # usage NAME EXPECTED-PART ARGS...: exit 2, one line naming the problem
-    usage() {
-        local name=$1 want=$2 out rc
-        shift 2
-        out=$("$QUANT" "$@" 2>&1 >/dev/null); rc=$?
-        if [ $rc -eq 2 ] && [[ $out == "gguf-quantize: error: "*"$want"*" (see 'gguf-quantize --help')" ]]; then
-            pass "usage: $name"
-        else
-            fail "usage: $name" "exit $rc: $out"
-        fi
-    }
+    usage() { usage_error "$QUANT" "$@"; }
     usage "threads 100000" "bad thread count '100000'" "$SYN" "$TMP/o.gguf" Q4_0 100000
     usage "threads 1abc" "bad thread count '1abc'" "$SYN" "$TMP/o.gguf" Q4_0 1abc
     usage "-t 0" "bad thread count '0'" -t 0 "$SYN" "$TMP/o.gguf" Q4_0

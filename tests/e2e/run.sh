@@ -316,17 +316,7 @@ else
 fi
 
 # --- the command line and honest exits (issue 12) ---------------------------------
-# usage NAME EXPECTED-PART ARGS...: exit 2 with one line "gguf-run: error: ...EXPECTED..."
-usage() {
-    local name=$1 want=$2 out rc
-    shift 2
-    out=$("$RUN" "$@" 2>&1 >/dev/null); rc=$?
-    if [ $rc -eq 2 ] && [[ $out == "gguf-run: error: "*"$want"*" (see 'gguf-run --help')" ]]; then
-        pass "usage: $name"
-    else
-        fail "usage: $name" "exit $rc: $out"
-    fi
-}
+usage() { usage_error "$RUN" "$@"; }
 usage "-p with --prompt-ids" "-p and --prompt-ids are two prompts" -m "$GOOD" -p hi --prompt-ids 1,2
 usage "no prompt says what is missing" "nothing to do: give a prompt" -m "$GOOD"
 usage "no model says what is missing" "missing -m MODEL.gguf" -p hi
