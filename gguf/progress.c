@@ -45,10 +45,3 @@ void progress_end(progress *p)
     p->out = NULL;
 }
 
-int default_threads(int n)
-{
-    if (n > 0)
-        return n;
-    long c = sysconf(_SC_NPROCESSORS_ONLN);
-    return c > 0 ? (int)c : 1;
-}

@@ -1,6 +1,6 @@
 /*
- * progress.h — a progress bar on a terminal, silence otherwise; and the
- * thread-count default every tool shares.
+ * progress.h — a progress bar on a terminal, silence otherwise. (The
+ * thread-count default lives in the tools' common/args.h.)
  */
 #ifndef GGUF_PROGRESS_H
 #define GGUF_PROGRESS_H
@@ -25,7 +25,5 @@ void progress_add(progress *p, uint64_t n);
 /* Finishes the bar (clears the line). */
 void progress_end(progress *p);
 
-/* Number of threads to use: n when > 0, else the number of online CPUs. */
-int default_threads(int n);
 
 #endif
