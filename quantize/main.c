@@ -759,7 +759,7 @@ static int run(const options *o)
         }
         progress_add(&bar, it->t->nbytes);
         /* done with this tensor: keep the footprint to the tensors in flight */
-        gguf_tensor_release(it->t);
+        gguf_release_range(f, it->t->data, it->t->nbytes);
     }
     progress_end(&bar);
     if (gguf_writer_finish(w, &err)) {
