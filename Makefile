@@ -53,14 +53,14 @@ LIB_DEPS    := libpcre2-8:libpcre2-dev
 LIB_CFLAGS  := $(shell $(PKG_CONFIG) --cflags libpcre2-8 2>/dev/null)
 LIB_LIBS    := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
 
-CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) -fPIC -Igguf $(LIB_CFLAGS) -DGGUFKIT_VERSION='"$(VERSION)"' $(CFLAGS)
+CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) -fPIC -Iinclude -Igguf $(LIB_CFLAGS) -DGGUFKIT_VERSION='"$(VERSION)"' $(CFLAGS)
 LDLIBS_ALL  = $(LIB_LIBS) -lm $(LDSAN) $(LDFLAGS)
 
 # --- sources ---------------------------------------------------------------
 LIB_SRC   := $(sort $(wildcard gguf/*.c))
 LIB_HDR   := $(sort $(wildcard gguf/*.h))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-ALL_HDR   := $(wildcard gguf/*.h common/*.h inspect/*.h convert/*.h quantize/*.h run/*.h)
+ALL_HDR   := $(wildcard include/ggufkit/*.h gguf/*.h common/*.h inspect/*.h convert/*.h quantize/*.h run/*.h)
 # tools-common: terminal, argument and output-path helpers the tools share
 # (linked into each tool, never installed)
 COMMON_SRC:= $(sort $(wildcard common/*.c))
@@ -113,8 +113,15 @@ $(BUILD)/libcommon.a: $(COMMON_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# The library's objects export only what the public headers mark GGUF_API.
+$(BUILD)/obj/gguf/%.o: CFLAGS_TOOL := -fvisibility=hidden
+
+# The shared library: SONAME libgguf.so.MAJOR, file libgguf.so.VERSION.
+SOMAJOR := $(word 1,$(subst ., ,$(VERSION)))
 $(BUILD)/libgguf.so: $(LIB_OBJ) | deps-lib
-	$(CC) -shared -Wl,-soname,libgguf.so.0 -o $@ $^ $(LDLIBS_ALL)
+	$(CC) -shared -Wl,-soname,libgguf.so.$(SOMAJOR) -Wl,--no-undefined -o $@.$(VERSION) $^ $(LDLIBS_ALL)
+	ln -sf libgguf.so.$(VERSION) $(BUILD)/libgguf.so.$(SOMAJOR)
+	ln -sf libgguf.so.$(SOMAJOR) $@
 
 # Per-tool dependencies: pkg-config names (with their Debian package) and
 # OpenMP. Each tool is every .c in its directory, linked against libgguf.a.
@@ -199,7 +206,7 @@ valgrind: testbins
 # --- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_CC    ?= clang
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_FLAGS := $(CSTD) -g -O1 $(FUZZ_SAN) -Igguf -Icommon $(LIB_CFLAGS)
+FUZZ_FLAGS := $(CSTD) -g -O1 $(FUZZ_SAN) -Iinclude -Igguf -Icommon $(LIB_CFLAGS)
 FUZZ_OBJ   := $(LIB_SRC:%.c=build-fuzz/obj/%.o) $(COMMON_SRC:%.c=build-fuzz/obj/%.o)
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 build-fuzz/obj/%.o: %.c $(ALL_HDR)
@@ -229,15 +236,19 @@ build-fuzz/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) build-fuzz/libgguf-fuzz.a
 
 # --- install ---------------------------------------------------------------
 DEST := $(DESTDIR)$(PREFIX)
+PUB_HDR := $(sort $(wildcard include/ggufkit/*.h))
+# Only the public headers are installed; for a system prefix (one the
+# dynamic linker searches, e.g. /usr/local) ldconfig refreshes its cache.
 install: all
 	install -d $(DEST)/bin $(DEST)/lib $(DEST)/include/ggufkit $(DEST)/lib/pkgconfig
 	$(if $(TOOL_BINS),install -m 755 $(TOOL_BINS) $(DEST)/bin/)
 	install -m 644 $(BUILD)/libgguf.a $(DEST)/lib/
-	install -m 755 $(BUILD)/libgguf.so $(DEST)/lib/libgguf.so.$(VERSION)
-	ln -sf libgguf.so.$(VERSION) $(DEST)/lib/libgguf.so.0
-	ln -sf libgguf.so.0 $(DEST)/lib/libgguf.so
-	install -m 644 $(LIB_HDR) $(DEST)/include/ggufkit/
+	install -m 755 $(BUILD)/libgguf.so.$(VERSION) $(DEST)/lib/libgguf.so.$(VERSION)
+	ln -sf libgguf.so.$(VERSION) $(DEST)/lib/libgguf.so.$(SOMAJOR)
+	ln -sf libgguf.so.$(SOMAJOR) $(DEST)/lib/libgguf.so
+	install -m 644 $(PUB_HDR) $(DEST)/include/ggufkit/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' gguf/libgguf.pc.in > $(DEST)/lib/pkgconfig/libgguf.pc
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 uninstall:
 	rm -f $(foreach t,$(TOOLS),$(DEST)/bin/gguf-$(t)) $(DEST)/lib/libgguf.* $(DEST)/lib/pkgconfig/libgguf.pc

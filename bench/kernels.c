@@ -19,8 +19,8 @@
 #include <time.h>
 
 #include "kernels.h"
-#include "quants.h"
-#include "types.h"
+#include <ggufkit/quants.h>
+#include <ggufkit/gguf.h>
 
 #define ROWS 4096
 #define COLS 4096
@@ -62,10 +62,10 @@ static double time_matmul(uint32_t t, const void *w, size_t rb, bool packed, con
 int main(int argc, char **argv)
 {
     const double min_time = argc > 1 ? atof(argv[1]) : 0.3;
-    const int only = argc > 2 ? ggml_type_from_name(argv[2]) : -1; /* one type, when named */
-    const uint32_t types[] = { GGML_T_F32,  GGML_T_F16,  GGML_T_BF16, GGML_T_Q4_0, GGML_T_Q4_1,
-                               GGML_T_Q5_0, GGML_T_Q5_1, GGML_T_Q8_0, GGML_T_Q2_K, GGML_T_Q3_K,
-                               GGML_T_Q4_K, GGML_T_Q5_K, GGML_T_Q6_K };
+    const int only = argc > 2 ? gguf_dtype_from_name(argv[2]) : -1; /* one type, when named */
+    const uint32_t types[] = { GGUF_DT_F32,  GGUF_DT_F16,  GGUF_DT_BF16, GGUF_DT_Q4_0, GGUF_DT_Q4_1,
+                               GGUF_DT_Q5_0, GGUF_DT_Q5_1, GGUF_DT_Q8_0, GGUF_DT_Q2_K, GGUF_DT_Q3_K,
+                               GGUF_DT_Q4_K, GGUF_DT_Q5_K, GGUF_DT_Q6_K };
     float *src = malloc(sizeof(float) * DISTINCT * COLS), *x = malloc(sizeof(float) * NB_MAX * COLS);
     float *y = malloc(sizeof(float) * NB_MAX * ROWS);
     srand(1);
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
         if (only >= 0 && t != (uint32_t)only)
             continue;
         uint64_t rb;
-        ggml_row_size(t, COLS, &rb);
+        gguf_row_size(t, COLS, &rb);
         uint8_t *w = malloc(rb * ROWS);
         gguf_quantize_rows(t, src, w, DISTINCT, COLS, NULL);
         for (int r = DISTINCT; r < ROWS; r++)
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
             }
         }
         kern_force_scalar(false);
-        printf("%-6s %10.1f %12.2f %12.2f %12.2f %12.2f %8.1f %8.1f\n", ggml_type_name(t),
+        printf("%-6s %10.1f %12.2f %12.2f %12.2f %12.2f %8.1f %8.1f\n", gguf_dtype_name(t),
                rb * ROWS / 1048576.0, gf[0], gf[1], gf[2], gf[3], gf[1] / gf[0], gf[3] / gf[2]);
         if (kern_pack_usable(t, ROWS, COLS)) { /* the layout models use where they can */
             uint8_t *p = malloc(rb * ROWS);

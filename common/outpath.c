@@ -55,7 +55,7 @@ int outpath_check(const char *out, const char *const *inputs, size_t n, gguf_err
     }
     if (!S_ISREG(os.st_mode))
         return gguf_error_set(err, "is %s, not a regular file: refusing to write over it",
-                              outfile_kind(os.st_mode));
+                              gguf_outfile_kind(os.st_mode));
     for (size_t i = 0; i < n; i++) {
         struct stat is;
         if (!inputs[i] || stat(inputs[i], &is) != 0)

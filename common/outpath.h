@@ -8,7 +8,7 @@
  * an input is caught too. A directory given as an input counts as every
  * file directly inside it (a checkpoint folder is read file by file).
  *
- * The library's own outfile_open() refuses non-regular targets as well;
+ * The library's own gguf_outfile_open() refuses non-regular targets as well;
  * tools call this first so that the refusal comes before any work, with
  * the input named.
  */
@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 
 /* 0 when `out` may be written, or -1 with err saying why (the message does
  * not repeat `out`: callers print "TOOL: error: OUT: MESSAGE"). `inputs`

@@ -12,7 +12,7 @@
 
 static void on_signal(int sig)
 {
-    outfile_remove_temps(); /* async-signal-safe: unlink only */
+    gguf_outfile_remove_temps(); /* async-signal-safe: unlink only */
     signal(sig, SIG_DFL);
     raise(sig);
 }

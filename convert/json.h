@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 
 #define JSON_MAX_DEPTH 128
 /* The largest JSON file json_load_file reads (the largest real

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "names.h"
 #include "spm.h"
 #include "vocab.h"

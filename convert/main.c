@@ -205,7 +205,7 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    gguf_error err = { { 0 } };
+    gguf_error err = { 0 };
     json_value *metadata = NULL;
     if (metadata_path && !(metadata = override_load(metadata_path, &err))) {
         fprintf(stderr, TOOL ": error: %s: %s\n", metadata_path, err.msg);

@@ -14,8 +14,7 @@
 #include <stdint.h>
 
 #include "arch.h"
-#include "error.h"
-#include "writer.h"
+#include <ggufkit/gguf.h>
 
 /* Element types of source tensors. SRC_I8_GROUPS: int8 values with one f32
  * scale per `group` consecutive values (llama2.c v2). */

@@ -17,9 +17,8 @@
 #ifndef CONVERT_OVERRIDE_H
 #define CONVERT_OVERRIDE_H
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 #include "json.h"
-#include "writer.h"
 
 /* Reads and checks FILE. NULL with err (naming the key at fault). */
 json_value *override_load(const char *path, gguf_error *err);

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 #define P1 0x9E3779B185EBCA87ull
 #define P2 0xC2B2AE3D27D4EB4Full

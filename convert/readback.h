@@ -16,8 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "writer.h"
+#include <ggufkit/gguf.h>
 
 typedef struct data_sum {
     uint64_t lane[4];

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 
 #define ST_MAX_DIMS 8
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 
 /* SentencePiece.Type */
 enum spm_type {

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 #include "json.h"
 #include "vocab.h"
 

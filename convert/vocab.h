@@ -10,8 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "writer.h"
+#include <ggufkit/gguf.h>
 
 typedef struct vocab {
     char   **tokens;  /* byte strings, NUL-terminated for convenience */

@@ -10,13 +10,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "float16.h"
-#include "modelcheck.h"
+#include <ggufkit/quants.h>
+#include <ggufkit/arch.h>
 #include "names.h"
 #include "outpath.h"
 #include "override.h"
 #include "progress.h"
-#include "quants.h"
 #include "readback.h"
 
 int convert_resolve_outtype(const src_model *m, int outtype)
@@ -98,17 +97,17 @@ static uint32_t tensor_type(const src_tensor *t, int outtype, const char **why)
     if (t->n_dims <= 1 || ends_with(t->name, "_norm.weight") || !ends_with(t->name, ".weight") ||
         strstr(t->name, ".ffn_gate_inp.") || !strcmp(t->name, "position_embd.weight") ||
         !strcmp(t->name, "token_types.weight"))
-        return GGML_T_F32;
+        return GGUF_DT_F32;
     switch (outtype) {
-    case OUT_F32: return GGML_T_F32;
-    case OUT_F16: return GGML_T_F16;
-    case OUT_BF16: return GGML_T_BF16;
+    case OUT_F32: return GGUF_DT_F32;
+    case OUT_F16: return GGUF_DT_F16;
+    case OUT_BF16: return GGUF_DT_BF16;
     default:
-        if (t->ne[0] % QK8_0 != 0) {
+        if (t->ne[0] % GGUF_QK8_0 != 0) {
             *why = "rows are not a multiple of 32: f16";
-            return GGML_T_F16;
+            return GGUF_DT_F16;
         }
-        return GGML_T_Q8_0;
+        return GGUF_DT_Q8_0;
     }
 }
 
@@ -250,9 +249,9 @@ static void release_source(const src_tensor *t)
 static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n, void *out)
 {
     switch (type) {
-    case GGML_T_F32: memcpy(out, x, (size_t)n * 4); return 0;
-    case GGML_T_F16: gguf_f32_to_f16_row(x, out, n); return 0;
-    case GGML_T_BF16: gguf_f32_to_bf16_row(x, out, n); return 0;
+    case GGUF_DT_F32: memcpy(out, x, (size_t)n * 4); return 0;
+    case GGUF_DT_F16: gguf_f32_to_f16_row(x, out, n); return 0;
+    case GGUF_DT_BF16: gguf_f32_to_bf16_row(x, out, n); return 0;
     default:
         return gguf_quantize_rows(type, x, out, n / t->ne[0], t->ne[0], NULL) ? 0 : -1;
     }
@@ -271,7 +270,7 @@ static void print_plan(const src_model *m, const uint32_t *types, const char **w
         snprintf(shape + len, sizeof shape - (size_t)len, "]");
         static const char *const dt[] = { "f32", "f16", "bf16", "i8x" };
         printf("%-4d %-32s %-22s %-6s -> %-6s%s%s%s\n", i + 1, t->name, shape,
-               t->owned ? "gen" : dt[t->dtype], ggml_type_name(types[i]),
+               t->owned ? "gen" : dt[t->dtype], gguf_dtype_name(types[i]),
                t->permute ? "  (rotary permute)" : "", why[i] ? "  fallback: " : "",
                why[i] ? why[i] : "");
     }
@@ -328,7 +327,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
             goto done;
         int64_t elems = chunk_rows(t) * row_len(t);
         uint64_t rowb;
-        ggml_row_size(types[i], t->n_dims == 1 ? elems : t->ne[0], &rowb);
+        gguf_row_size(types[i], t->n_dims == 1 ? elems : t->ne[0], &rowb);
         size_t a = (size_t)elems * 4, b = (size_t)(rowb * (uint64_t)(t->n_dims == 1 ? 1 : chunk_rows(t)));
         max_f32 = a > max_f32 ? a : max_f32;
         max_enc = b > max_enc ? b : max_enc;
@@ -374,13 +373,13 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
             int64_t nr = rows - r0 < per ? rows - r0 : per;
             load_rows(m, t, r0, nr, f32);
             uint64_t bytes; /* nr rows of ne[0], or the whole vector */
-            ggml_row_size(types[i], t->n_dims > 1 ? t->ne[0] : nr, &bytes);
+            gguf_row_size(types[i], t->n_dims > 1 ? t->ne[0] : nr, &bytes);
             if (t->n_dims > 1)
                 bytes *= (uint64_t)nr;
             if (encode(types[i], t, f32, nr * row, enc)) {
                 progress_end(&bar);
                 gguf_error_set(err, "tensor '%s': cannot encode as %s", t->name,
-                               ggml_type_name(types[i]));
+                               gguf_dtype_name(types[i]));
                 goto done;
             }
             if (gguf_writer_write_tensor(w, enc, (size_t)bytes, err)) {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 
 typedef struct zip_entry {
     char          *name;

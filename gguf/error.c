@@ -1,18 +1,47 @@
 /*
  * error.c — formatting of gguf_error messages.
  */
-#include "error.h"
+#include <ggufkit/gguf.h>
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#ifndef GGUFKIT_VERSION
+#error "GGUFKIT_VERSION must be defined by the build"
+#endif
+
+const char *gguf_version(void) { return GGUFKIT_VERSION; }
+
+const char *gguf_errcode_name(int code)
+{
+    static const char *const names[] = { "none", "io", "format", "unsupported", "limit", "nomem", "arg" };
+    return code >= 0 && code < (int)(sizeof names / sizeof names[0]) ? names[code] : "unknown";
+}
+
+static void error_vset(gguf_error *err, int code, const char *fmt, va_list ap)
+{
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    err->code = code;
+}
 
 int gguf_error_set(gguf_error *err, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        error_vset(err, GGUF_ERR_FORMAT, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int gguf_error_setc(gguf_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        error_vset(err, code, fmt, ap);
         va_end(ap);
     }
     return -1;

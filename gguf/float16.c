@@ -1,7 +1,7 @@
 /*
  * float16.c — f16 and bf16 conversions (see float16.h).
  */
-#include "float16.h"
+#include <ggufkit/quants.h>
 
 #include <stdbool.h>
 #include <string.h>

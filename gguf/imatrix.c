@@ -4,7 +4,7 @@
  * The file is small (one float per input column of each matrix), so it is
  * read whole and parsed with bounds checks against its size.
  */
-#include "imatrix.h"
+#include <ggufkit/quants.h>
 #include "readfile.h"
 
 #include <errno.h>
@@ -45,7 +45,7 @@ static int parse_entry(rd *r, gguf_imatrix_entry *e, int32_t i, gguf_error *err)
     if (rd_i32(r, &len) || len < 1 || (size_t)len > r->size - r->pos)
         return gguf_error_set(err, "offset %zu: entry %d: bad name length", at, i);
     if (!(e->name = malloc((size_t)len + 1)))
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     memcpy(e->name, r->p + r->pos, (size_t)len);
     e->name[len] = '\0';
     r->pos += (size_t)len;
@@ -60,7 +60,7 @@ static int parse_entry(rd *r, gguf_imatrix_entry *e, int32_t i, gguf_error *err)
     e->values = malloc((size_t)e->nval * 4);
     e->weights = malloc((size_t)e->nval * 4);
     if (!e->values || !e->weights)
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     memcpy(e->values, r->p + r->pos, (size_t)e->nval * 4);
     r->pos += (size_t)e->nval * 4;
     for (int32_t j = 0; j < e->nval; j++) {
@@ -82,7 +82,7 @@ int gguf_imatrix_parse(const void *data, size_t size, gguf_imatrix *im, gguf_err
     if ((size_t)n > size / 17)
         return gguf_error_set(err, "entry count %d cannot fit in %zu bytes", n, size);
     if (!(im->entries = calloc((size_t)n, sizeof *im->entries)))
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     im->n = n;
     for (int32_t i = 0; i < n; i++) {
         if (parse_entry(&r, &im->entries[i], i, err))
@@ -101,7 +101,7 @@ int gguf_imatrix_parse(const void *data, size_t size, gguf_imatrix *im, gguf_err
             goto fail;
         }
         if (!(im->dataset = malloc((size_t)len + 1))) {
-            gguf_error_set(err, "out of memory");
+            gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
             goto fail;
         }
         memcpy(im->dataset, r.p + r.pos, (size_t)len);
@@ -137,25 +137,25 @@ const float *gguf_imatrix_find(const gguf_imatrix *im, const char *name, int32_t
 
 int gguf_imatrix_save(const char *path, const gguf_imatrix *im, gguf_error *err)
 {
-    outfile o;
-    if (outfile_open(&o, path, err))
+    gguf_outfile o;
+    if (gguf_outfile_open(&o, path, err))
         return -1;
-    int rc = outfile_write(&o, &im->n, 4, err);
+    int rc = gguf_outfile_write(&o, &im->n, 4, err);
     for (int32_t i = 0; rc == 0 && i < im->n; i++) {
         const gguf_imatrix_entry *e = &im->entries[i];
         int32_t len = (int32_t)strlen(e->name);
-        rc = outfile_write(&o, &len, 4, err) || outfile_write(&o, e->name, (size_t)len, err) ||
-             outfile_write(&o, &e->ncall, 4, err) || outfile_write(&o, &e->nval, 4, err) ||
-             outfile_write(&o, e->values, (size_t)e->nval * 4, err) ? -1 : 0;
+        rc = gguf_outfile_write(&o, &len, 4, err) || gguf_outfile_write(&o, e->name, (size_t)len, err) ||
+             gguf_outfile_write(&o, &e->ncall, 4, err) || gguf_outfile_write(&o, &e->nval, 4, err) ||
+             gguf_outfile_write(&o, e->values, (size_t)e->nval * 4, err) ? -1 : 0;
     }
     if (rc == 0) {
         int32_t len = im->dataset ? (int32_t)strlen(im->dataset) : 0;
-        rc = outfile_write(&o, &im->chunks, 4, err) || outfile_write(&o, &len, 4, err) ||
-             outfile_write(&o, im->dataset ? im->dataset : "", (size_t)len, err) ? -1 : 0;
+        rc = gguf_outfile_write(&o, &im->chunks, 4, err) || gguf_outfile_write(&o, &len, 4, err) ||
+             gguf_outfile_write(&o, im->dataset ? im->dataset : "", (size_t)len, err) ? -1 : 0;
     }
     if (rc == 0)
-        return outfile_commit(&o, err);
-    outfile_discard(&o);
+        return gguf_outfile_commit(&o, err);
+    gguf_outfile_discard(&o);
     return -1;
 }
 

@@ -12,7 +12,7 @@
  * several: identity keys, hyper-parameters, vocabulary, tensor names (file
  * order), then each table tensor (globals, then block by block).
  */
-#include "modelcheck.h"
+#include <ggufkit/arch.h>
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -60,7 +60,7 @@ typedef struct mc_view {
 
 static bool file_find(const void *src, const char *key, mc_kv *out)
 {
-    const gguf_kv *kv = gguf_find_kv(src, key);
+    const gguf_kv *kv = gguf_lookup_kv(src, key);
     if (!kv)
         return false;
     *out = (mc_kv){ .kv = *kv, .strs = kv->strs };
@@ -500,7 +500,7 @@ static int token_texts(checker *c, const mc_kv *k, const gguf_str **texts, gguf_
     }
     gguf_str *a = malloc((size_t)k->kv.n * sizeof *a);
     if (!a)
-        return gguf_error_set(c->err, "out of memory for %" PRIu64 " tokens", k->kv.n);
+        return gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory for %" PRIu64 " tokens", k->kv.n);
     str_iter it = { k, 0, 0 };
     for (uint64_t i = 0; i < k->kv.n; i++)
         if (!str_next(&it, &a[i])) {
@@ -595,7 +595,7 @@ static int check_texts(checker *c, const mc_kv *tokens, gguf_str model, const mc
     text_set t = { texts, malloc((size_t)n_slots * sizeof *t.slots), n_slots - 1 };
     int rc = -1;
     if (!t.slots) {
-        gguf_error_set(c->err, "out of memory for %" PRId64 " tokens", c->n_tokens);
+        gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory for %" PRId64 " tokens", c->n_tokens);
         goto done;
     }
     memset(t.slots, 0xff, (size_t)n_slots * sizeof *t.slots);
@@ -743,7 +743,7 @@ static int check_vocab(checker *c)
     if (tokens.kv.n == 0)
         return gguf_error_set(c->err, "%s is empty", GGUF_KEY_TOK_TOKENS);
     if (tokens.kv.n > (uint64_t)INT32_MAX / 4)
-        return gguf_error_set(c->err, "%s has %" PRIu64 " tokens, more than token ids can number",
+        return gguf_error_setc(c->err, GGUF_ERR_LIMIT, "%s has %" PRIu64 " tokens, more than token ids can number",
                               GGUF_KEY_TOK_TOKENS, tokens.kv.n);
     c->n_tokens = c->n_vocab = (int64_t)tokens.kv.n;
     snprintf(c->vocab_src, sizeof c->vocab_src, "the vocabulary has %" PRId64 " tokens",
@@ -952,7 +952,7 @@ static int check_tensors(checker *c)
         list_rules(c->row, &l);
         slots = calloc(l.n_glob + (size_t)c->n_blocks * l.n_blk, sizeof *slots);
         if (!slots)
-            return gguf_error_set(c->err, "out of memory");
+            return gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory");
     }
     mc_tensor embd;
     int rc = -1;

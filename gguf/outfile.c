@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Live temporary files, for outfile_remove_temps(). A slot holds the path
+/* Live temporary files, for gguf_outfile_remove_temps(). A slot holds the path
  * only while the file exists under that name; the signal handler reads the
  * table without locks, so a slot is cleared before its path is freed. */
 #define MAX_TEMPS 1024
@@ -25,7 +25,7 @@ static int temp_register(char *path)
     return -1; /* table full: the file is still removed on every normal exit path */
 }
 
-static void temp_forget(outfile *o)
+static void temp_forget(gguf_outfile *o)
 {
     if (o->slot >= 0) {
         __sync_bool_compare_and_swap(&temps[o->slot], o->tmp_path, NULL);
@@ -33,7 +33,7 @@ static void temp_forget(outfile *o)
     }
 }
 
-void outfile_remove_temps(void)
+void gguf_outfile_remove_temps(void)
 {
     for (int i = 0; i < MAX_TEMPS; i++) {
         char *p = temps[i];
@@ -42,7 +42,7 @@ void outfile_remove_temps(void)
     }
 }
 
-const char *outfile_kind(unsigned mode)
+const char *gguf_outfile_kind(unsigned mode)
 {
     switch (mode & S_IFMT) {
     case S_IFREG: return "a regular file";
@@ -65,19 +65,19 @@ static char *dir_of(const char *path)
     return d;
 }
 
-int outfile_open(outfile *o, const char *path, gguf_error *err)
+int gguf_outfile_open(gguf_outfile *o, const char *path, gguf_error *err)
 {
     memset(o, 0, sizeof *o);
     o->slot = -1;
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return gguf_error_set(err, "%s is %s, not a regular file: refusing to write over it", path,
-                              outfile_kind(st.st_mode));
+        return gguf_error_setc(err, GGUF_ERR_IO, "%s is %s, not a regular file: refusing to write over it", path,
+                              gguf_outfile_kind(st.st_mode));
     char *dir = dir_of(path), *copy = strdup(path);
     if (!dir || !copy) {
         free(dir);
         free(copy);
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     }
     const char *base = basename(copy);
     size_t n = strlen(dir) + strlen(base) + 32;
@@ -93,15 +93,15 @@ int outfile_open(outfile *o, const char *path, gguf_error *err)
     free(dir);
     free(copy);
     if (!o->tmp_path || !o->path) {
-        outfile_discard(o);
-        return gguf_error_set(err, "out of memory");
+        gguf_outfile_discard(o);
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     }
     if (fd < 0) {
         int e = errno;
         free(o->tmp_path);
         o->tmp_path = NULL;
-        outfile_discard(o);
-        return gguf_error_set(err, "cannot create a temporary file next to %s: %s", path, strerror(e));
+        gguf_outfile_discard(o);
+        return gguf_error_setc(err, GGUF_ERR_IO, "cannot create a temporary file next to %s: %s", path, strerror(e));
     }
     /* mkstemp makes 0600; give the file the mode open(2) would have. */
     mode_t mask = umask(0);
@@ -110,45 +110,45 @@ int outfile_open(outfile *o, const char *path, gguf_error *err)
     o->fp = fdopen(fd, "wb");
     if (!o->fp) {
         close(fd);
-        outfile_discard(o);
-        return gguf_error_set(err, "cannot open temporary file: %s", strerror(errno));
+        gguf_outfile_discard(o);
+        return gguf_error_setc(err, GGUF_ERR_IO, "cannot open temporary file: %s", strerror(errno));
     }
     return 0;
 }
 
-int outfile_write(outfile *o, const void *data, size_t n, gguf_error *err)
+int gguf_outfile_write(gguf_outfile *o, const void *data, size_t n, gguf_error *err)
 {
     if (n && fwrite(data, 1, n, o->fp) != n)
-        return gguf_error_set(err, "write to %s failed: %s", o->path, strerror(errno));
+        return gguf_error_setc(err, GGUF_ERR_IO, "write to %s failed: %s", o->path, strerror(errno));
     return 0;
 }
 
-int outfile_sync(outfile *o, gguf_error *err)
+int gguf_outfile_sync(gguf_outfile *o, gguf_error *err)
 {
     if (fflush(o->fp) != 0 || fsync(fileno(o->fp)) != 0)
-        return gguf_error_set(err, "write to %s failed: %s", o->path, strerror(errno));
+        return gguf_error_setc(err, GGUF_ERR_IO, "write to %s failed: %s", o->path, strerror(errno));
     return 0;
 }
 
-int outfile_commit(outfile *o, gguf_error *err)
+int gguf_outfile_commit(gguf_outfile *o, gguf_error *err)
 {
-    if (outfile_sync(o, err))
+    if (gguf_outfile_sync(o, err))
         goto fail;
     FILE *fp = o->fp;
     o->fp = NULL;
     if (fclose(fp) != 0) {
-        gguf_error_set(err, "write to %s failed: %s", o->path, strerror(errno));
+        gguf_error_setc(err, GGUF_ERR_IO, "write to %s failed: %s", o->path, strerror(errno));
         goto fail;
     }
     struct stat st;
     if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
         /* it became one while we wrote */
-        gguf_error_set(err, "%s is %s, not a regular file: refusing to write over it", o->path,
-                       outfile_kind(st.st_mode));
+        gguf_error_setc(err, GGUF_ERR_IO, "%s is %s, not a regular file: refusing to write over it", o->path,
+                       gguf_outfile_kind(st.st_mode));
         goto fail;
     }
     if (rename(o->tmp_path, o->path) != 0) {
-        gguf_error_set(err, "cannot rename into %s: %s", o->path, strerror(errno));
+        gguf_error_setc(err, GGUF_ERR_IO, "cannot rename into %s: %s", o->path, strerror(errno));
         goto fail;
     }
     char *dir = dir_of(o->path);
@@ -161,14 +161,14 @@ int outfile_commit(outfile *o, gguf_error *err)
     temp_forget(o);
     free(o->tmp_path);
     o->tmp_path = NULL;
-    outfile_discard(o);
+    gguf_outfile_discard(o);
     return 0;
 fail:
-    outfile_discard(o);
+    gguf_outfile_discard(o);
     return -1;
 }
 
-void outfile_discard(outfile *o)
+void gguf_outfile_discard(gguf_outfile *o)
 {
     if (o->fp) {
         fclose(o->fp);

@@ -1,15 +1,15 @@
 /*
  * outfile.h — output files that are never left half-written.
  *
- * outfile_open() creates a unique temporary file in the destination's
- * directory; outfile_commit() flushes, fsyncs and renames it over the
- * destination (then fsyncs the directory); outfile_discard() removes it.
+ * gguf_outfile_open() creates a unique temporary file in the destination's
+ * directory; gguf_outfile_commit() flushes, fsyncs and renames it over the
+ * destination (then fsyncs the directory); gguf_outfile_discard() removes it.
  * Every tool writes its outputs through this.
  *
  * A destination that exists and is not a regular file (a device, a FIFO, a
  * socket, a directory) is refused: renaming over /dev/null as root would
  * replace the device. Open temporary files are remembered so that
- * outfile_remove_temps() can delete them from a signal handler.
+ * gguf_outfile_remove_temps() can delete them from a signal handler.
  */
 #ifndef GGUF_OUTFILE_H
 #define GGUF_OUTFILE_H
@@ -17,38 +17,38 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 
-typedef struct outfile {
+typedef struct gguf_outfile {
     FILE *fp;        /* buffered stream on the temporary file */
     char *path;      /* final destination */
     char *tmp_path;  /* temporary file, same directory */
     int   slot;      /* index in the table of live temporary files, or -1 */
-} outfile;
+} gguf_outfile;
 
 /* Creates the temporary file for destination `path`. 0 or -1 with err. */
-int outfile_open(outfile *o, const char *path, gguf_error *err);
+int gguf_outfile_open(gguf_outfile *o, const char *path, gguf_error *err);
 
 /* Writes n bytes; -1 with err on failure (disk full, ...). */
-int outfile_write(outfile *o, const void *data, size_t n, gguf_error *err);
+int gguf_outfile_write(gguf_outfile *o, const void *data, size_t n, gguf_error *err);
 
 /* Flushes and fsyncs the temporary file, keeping it open for commit. */
-int outfile_sync(outfile *o, gguf_error *err);
+int gguf_outfile_sync(gguf_outfile *o, gguf_error *err);
 
 /* Syncs (if not yet), closes and renames into place. 0 or -1 with err; on
  * failure the temporary file is removed. */
-int outfile_commit(outfile *o, gguf_error *err);
+int gguf_outfile_commit(gguf_outfile *o, gguf_error *err);
 
 /* Closes and removes the temporary file; safe to call twice. */
-void outfile_discard(outfile *o);
+void gguf_outfile_discard(gguf_outfile *o);
 
 /* What st_mode names: "a regular file", "a directory", "a character
  * device", "a block device", "a FIFO", "a socket". */
-const char *outfile_kind(unsigned mode);
+const char *gguf_outfile_kind(unsigned mode);
 
 /* Unlinks every temporary file still open in this process. Only
  * async-signal-safe calls: for a handler of SIGINT/SIGTERM that then ends
  * the process (common/signals.c). */
-void outfile_remove_temps(void);
+void gguf_outfile_remove_temps(void);
 
 #endif

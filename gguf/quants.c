@@ -6,49 +6,48 @@
  */
 #include <string.h>
 
-#include "quants.h"
+#include <ggufkit/quants.h>
 #include "quants_impl.h"
-#include "float16.h"
 
 /* ------------------------------------------------------------------------
  * Plain float "codecs"
  * ------------------------------------------------------------------------ */
 
-static void f32_quantize(const float *x, void *y, int64_t n) { memcpy(y, x, (size_t)n * 4); }
-static void f32_dequantize(const void *x, float *y, int64_t n) { memcpy(y, x, (size_t)n * 4); }
+static void gguf_f32_quantize(const float *x, void *y, int64_t n) { memcpy(y, x, (size_t)n * 4); }
+static void gguf_f32_dequantize(const void *x, float *y, int64_t n) { memcpy(y, x, (size_t)n * 4); }
 
-static void f16_quantize(const float *x, void *y, int64_t n) { gguf_f32_to_f16_row(x, y, n); }
-static void f16_dequantize(const void *x, float *y, int64_t n) { gguf_f16_to_f32_row(x, y, n); }
-static void bf16_quantize(const float *x, void *y, int64_t n) { gguf_f32_to_bf16_row(x, y, n); }
-static void bf16_dequantize(const void *x, float *y, int64_t n) { gguf_bf16_to_f32_row(x, y, n); }
+static void gguf_f16_quantize(const float *x, void *y, int64_t n) { gguf_f32_to_f16_row(x, y, n); }
+static void gguf_f16_dequantize(const void *x, float *y, int64_t n) { gguf_f16_to_f32_row(x, y, n); }
+static void gguf_bf16_quantize(const float *x, void *y, int64_t n) { gguf_f32_to_bf16_row(x, y, n); }
+static void gguf_bf16_dequantize(const void *x, float *y, int64_t n) { gguf_bf16_to_f32_row(x, y, n); }
 
 /* ------------------------------------------------------------------------
  * Table
  * ------------------------------------------------------------------------ */
 
-#define WEIGHTED(t, id) [id] = { id, t##_quantize, t##_quantize_weighted, t##_dequantize }
-#define PLAIN(t, id)    [id] = { id, t##_quantize, NULL, t##_dequantize }
+#define WEIGHTED(t, id) [id] = { id, gguf_##t##_quantize, gguf_##t##_quantize_weighted, gguf_##t##_dequantize }
+#define PLAIN(t, id)    [id] = { id, gguf_##t##_quantize, NULL, gguf_##t##_dequantize }
 
-static const gguf_codec codecs[GGML_T_COUNT] = {
-    PLAIN(f32, GGML_T_F32),
-    PLAIN(f16, GGML_T_F16),
-    PLAIN(bf16, GGML_T_BF16),
-    WEIGHTED(q4_0, GGML_T_Q4_0),
-    WEIGHTED(q4_1, GGML_T_Q4_1),
-    WEIGHTED(q5_0, GGML_T_Q5_0),
-    WEIGHTED(q5_1, GGML_T_Q5_1),
-    PLAIN(q8_0, GGML_T_Q8_0),
-    WEIGHTED(q2_K, GGML_T_Q2_K),
-    WEIGHTED(q3_K, GGML_T_Q3_K),
-    WEIGHTED(q4_K, GGML_T_Q4_K),
-    WEIGHTED(q5_K, GGML_T_Q5_K),
-    WEIGHTED(q6_K, GGML_T_Q6_K),
-    PLAIN(q8_K, GGML_T_Q8_K),
+static const gguf_codec codecs[GGUF_DT_COUNT] = {
+    PLAIN(f32, GGUF_DT_F32),
+    PLAIN(f16, GGUF_DT_F16),
+    PLAIN(bf16, GGUF_DT_BF16),
+    WEIGHTED(q4_0, GGUF_DT_Q4_0),
+    WEIGHTED(q4_1, GGUF_DT_Q4_1),
+    WEIGHTED(q5_0, GGUF_DT_Q5_0),
+    WEIGHTED(q5_1, GGUF_DT_Q5_1),
+    PLAIN(q8_0, GGUF_DT_Q8_0),
+    WEIGHTED(q2_K, GGUF_DT_Q2_K),
+    WEIGHTED(q3_K, GGUF_DT_Q3_K),
+    WEIGHTED(q4_K, GGUF_DT_Q4_K),
+    WEIGHTED(q5_K, GGUF_DT_Q5_K),
+    WEIGHTED(q6_K, GGUF_DT_Q6_K),
+    PLAIN(q8_K, GGUF_DT_Q8_K),
 };
 
 const gguf_codec *gguf_codec_get(uint32_t type)
 {
-    return type < GGML_T_COUNT && codecs[type].quantize ? &codecs[type] : NULL;
+    return type < GGUF_DT_COUNT && codecs[type].quantize ? &codecs[type] : NULL;
 }
 
 size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nrows,
@@ -56,7 +55,7 @@ size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nr
 {
     const gguf_codec *c = gguf_codec_get(type);
     uint64_t row;
-    if (!c || nrows < 0 || ggml_row_size(type, n_per_row, &row))
+    if (!c || nrows < 0 || gguf_row_size(type, n_per_row, &row))
         return 0;
     uint8_t *out = dst;
     for (int64_t r = 0; r < nrows; r++) {
@@ -73,7 +72,7 @@ int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n)
 {
     const gguf_codec *c = gguf_codec_get(type);
     uint64_t row;
-    if (!c || ggml_row_size(type, n, &row))
+    if (!c || gguf_row_size(type, n, &row))
         return -1;
     c->dequantize(src, dst, n);
     return 0;

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "quants.h"
+#include <ggufkit/quants.h>
 
 /* ggml treats a block whose largest magnitude is below this as all zero in
  * its scale searches (GROUP_MAX_EPS). */
@@ -54,9 +54,9 @@ static inline float signed_absmax(const float *x, int n)
  * most weighted squared error. L gets the levels offset by nmax
  * (0 .. 2*nmax-1); an all-zero block gives level 0 and scale 0. Returns the
  * scale s: x ≈ s * (L - nmax). */
-float search_symmetric(int n, int nmax, const float *x, const float *w, uint8_t *L);
+float gguf_search_symmetric(int n, int nmax, const float *x, const float *w, uint8_t *L);
 
-/* The trial grid of search_affine: inverse scales (nmax + rmin + rdelta*k)
+/* The trial grid of gguf_search_affine: inverse scales (nmax + rmin + rdelta*k)
  * / (max - min) for k = 0..nstep. */
 typedef struct affine_steps {
     float rmin, rdelta;
@@ -65,29 +65,29 @@ typedef struct affine_steps {
 
 /* ggml's make_qkx2_quants / make_qkx3_quants (one function: they differ
  * only in make_qkx3's x² default for missing weights): levels 0..nmax with
- * scale s and offset m ≤ 0 for n ≤ QK_K values, x ≈ s * L + m. For each
+ * scale s and offset m ≤ 0 for n ≤ GGUF_QK_K values, x ≈ s * L + m. For each
  * trial inverse scale it solves the weighted least-squares fit for (s, m)
  * exactly and keeps the fit of least error (absolute when use_mad, squared
  * otherwise). Returns s, and -m in *neg_min. */
-float search_affine(int n, int nmax, const float *x, const float *w, uint8_t *L,
+float gguf_search_affine(int n, int nmax, const float *x, const float *w, uint8_t *L,
                     float *neg_min, const affine_steps *steps, bool use_mad);
 
 /* The two searches on eight consecutive blocks of n ≤ 32 values (x, w and
- * L hold 8n each; w may be NULL for search_symmetric_x8): exactly the
+ * L hold 8n each; w may be NULL for gguf_search_symmetric_x8): exactly the
  * results of eight calls, computed eight lanes at a time where the CPU has
  * AVX2 (quants_lanes.h). */
-void search_affine_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
+void gguf_search_affine_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
                       float *scales, float *neg_mins, const affine_steps *steps, bool use_mad);
-void search_symmetric_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
+void gguf_search_symmetric_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
                          float *scales);
 
 /* True while gguf_quants_force_scalar(true) is in effect. */
-bool quants_scalar_forced(void);
+bool gguf_quants_scalar_forced(void);
 
 #define CODEC_FNS(t)                                                          \
-    void t##_quantize(const float *x, void *y, int64_t n);                    \
-    void t##_quantize_weighted(const float *x, void *y, int64_t n, const float *qw); \
-    void t##_dequantize(const void *x, float *y, int64_t n);
+    void gguf_##t##_quantize(const float *x, void *y, int64_t n);                    \
+    void gguf_##t##_quantize_weighted(const float *x, void *y, int64_t n, const float *qw); \
+    void gguf_##t##_dequantize(const void *x, float *y, int64_t n);
 
 CODEC_FNS(q4_0)
 CODEC_FNS(q4_1)
@@ -100,10 +100,10 @@ CODEC_FNS(q5_K)
 CODEC_FNS(q6_K)
 
 /* No weighted path in ggml for these. */
-void q8_0_quantize(const float *x, void *y, int64_t n);
-void q8_0_dequantize(const void *x, float *y, int64_t n);
-void q8_K_quantize(const float *x, void *y, int64_t n);
-void q8_K_dequantize(const void *x, float *y, int64_t n);
+void gguf_q8_0_quantize(const float *x, void *y, int64_t n);
+void gguf_q8_0_dequantize(const void *x, float *y, int64_t n);
+void gguf_q8_K_quantize(const float *x, void *y, int64_t n);
+void gguf_q8_K_dequantize(const void *x, float *y, int64_t n);
 
 #undef CODEC_FNS
 

@@ -1,7 +1,7 @@
 /*
  * quants_k.c — the k-quant formats: q2_K, q3_K, q4_K, q5_K, q6_K, and q8_K.
  *
- * A k-quant super-block holds QK_K = 256 values as 8 or 16 sub-blocks, each
+ * A k-quant super-block holds GGUF_QK_K = 256 values as 8 or 16 sub-blocks, each
  * with its own small integer scale (and for q2/q4/q5 a min), which in turn
  * are quantized against one f16 super-scale d (and dmin):
  *
@@ -49,7 +49,7 @@ static float search_q3(int n, int nmax, const float *x, uint8_t *L)
         return 0.0f;
     }
     const float iscale = (float)-nmax / max;
-    int l[QK_K];
+    int l[GGUF_QK_K];
     float sumlx = 0.0f, suml2 = 0.0f;
     for (int i = 0; i < n; i++) {
         l[i] = clamp(round_half_even(iscale * x[i]), -nmax, nmax - 1);
@@ -179,7 +179,7 @@ static float importance(const float *x, const float *qw, float sigma2, int n, fl
 static float sum_squares(const float *x)
 {
     float s = 0.0f;
-    for (int i = 0; i < QK_K; i++)
+    for (int i = 0; i < GGUF_QK_K; i++)
         s += x[i] * x[i];
     return s;
 }
@@ -192,7 +192,7 @@ static float sum_squares(const float *x)
  * 128g + l, +32, +64, +96 in bits 0-1, 2-3, 4-5, 6-7 (q2_K qs, q3_K qs). */
 static void pack_2bit(const uint8_t *L, uint8_t *qs)
 {
-    for (int g = 0; g < QK_K; g += 128)
+    for (int g = 0; g < GGUF_QK_K; g += 128)
         for (int l = 0; l < 32; l++)
             qs[g / 4 + l] = (uint8_t)(L[g + l] | L[g + l + 32] << 2 | L[g + l + 64] << 4 |
                                       L[g + l + 96] << 6);
@@ -202,7 +202,7 @@ static void pack_2bit(const uint8_t *L, uint8_t *qs)
  * and min in bytes j and j+4; 4-7 put their low nibbles in byte j+4 and
  * their top two bits in the spare top bits of bytes j-4 and j. Bits above
  * the sixth (possible only for q4_K's weighted path) spill as in ggml. */
-static void pack_scale_min(uint8_t s[K_SCALE_SIZE], const uint8_t ls[8], const uint8_t lm[8])
+static void pack_scale_min(uint8_t s[GGUF_K_SCALE_SIZE], const uint8_t ls[8], const uint8_t lm[8])
 {
     for (int j = 0; j < 8; j++) {
         if (j < 4) {
@@ -216,7 +216,7 @@ static void pack_scale_min(uint8_t s[K_SCALE_SIZE], const uint8_t ls[8], const u
     }
 }
 
-static void unpack_scale_min(const uint8_t s[K_SCALE_SIZE], int j, uint8_t *sc, uint8_t *m)
+static void unpack_scale_min(const uint8_t s[GGUF_K_SCALE_SIZE], int j, uint8_t *sc, uint8_t *m)
 {
     if (j < 4) {
         *sc = s[j] & 63;
@@ -233,10 +233,10 @@ static void unpack_scale_min(const uint8_t s[K_SCALE_SIZE], int j, uint8_t *sc, 
 
 /* Requantizes every sub-block of 16 against its integer scale and min
  * (the sub-blocks whose scale is 0 keep their search levels) and packs. */
-static void q2_K_finish(const float *x, block_q2_K *b, uint8_t L[QK_K])
+static void q2_K_finish(const float *x, gguf_block_q2_K *b, uint8_t L[GGUF_QK_K])
 {
     const float d = gguf_f16_to_f32(b->d), dmin = gguf_f16_to_f32(b->dmin);
-    for (int j = 0; j < QK_K / 16; j++) {
+    for (int j = 0; j < GGUF_QK_K / 16; j++) {
         const float dj = d * (float)(b->scales[j] & 0xF);
         if (dj == 0.0f)
             continue;
@@ -247,17 +247,17 @@ static void q2_K_finish(const float *x, block_q2_K *b, uint8_t L[QK_K])
     pack_2bit(L, b->qs);
 }
 
-void q2_K_quantize(const float *x, void *y, int64_t n)
+void gguf_q2_K_quantize(const float *x, void *y, int64_t n)
 {
     static const affine_steps grid = { -0.5f, 0.1f, 15 };
-    block_q2_K *b = y;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
-        uint8_t L[QK_K];
-        float w[QK_K], scales[16], mins[16], max_scale = 0.0f, max_min = 0.0f;
-        for (int i = 0; i < QK_K; i++)
+    gguf_block_q2_K *b = y;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K) {
+        uint8_t L[GGUF_QK_K];
+        float w[GGUF_QK_K], scales[16], mins[16], max_scale = 0.0f, max_min = 0.0f;
+        for (int i = 0; i < GGUF_QK_K; i++)
             w[i] = fabsf(x[i]);
         for (int h = 0; h < 2; h++)
-            search_affine_x8(16, 3, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h,
+            gguf_search_affine_x8(16, 3, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h,
                              mins + 8 * h, &grid, true);
         for (int j = 0; j < 16; j++) {
             if (scales[j] > max_scale)
@@ -288,18 +288,18 @@ void q2_K_quantize(const float *x, void *y, int64_t n)
     }
 }
 
-void q2_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+void gguf_q2_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     static const affine_steps grid = { -0.9f, 0.05f, 36 };
-    block_q2_K *b = y;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, qw += QK_K) {
-        uint8_t L[QK_K], Ls[16], Lm[16];
-        float w[QK_K], sw[16], scales[16], mins[16];
-        const float sigma2 = sum_squares(x) / (float)QK_K;
+    gguf_block_q2_K *b = y;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K, qw += GGUF_QK_K) {
+        uint8_t L[GGUF_QK_K], Ls[16], Lm[16];
+        float w[GGUF_QK_K], sw[16], scales[16], mins[16];
+        const float sigma2 = sum_squares(x) / (float)GGUF_QK_K;
         for (int j = 0; j < 16; j++)
             sw[j] = importance(x + 16 * j, qw + 16 * j, sigma2, 16, w + 16 * j);
         for (int h = 0; h < 2; h++)
-            search_affine_x8(16, 3, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h,
+            gguf_search_affine_x8(16, 3, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h,
                              mins + 8 * h, &grid, false);
         b[ib].d = gguf_f32_to_f16(search_positive(16, 15, scales, Ls, sw));
         b[ib].dmin = gguf_f32_to_f16(search_positive(16, 15, mins, Lm, sw));
@@ -309,13 +309,13 @@ void q2_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
     }
 }
 
-void q2_K_dequantize(const void *vx, float *y, int64_t n)
+void gguf_q2_K_dequantize(const void *vx, float *y, int64_t n)
 {
-    const block_q2_K *b = vx;
-    for (int64_t ib = 0; ib < n / QK_K; ib++) {
+    const gguf_block_q2_K *b = vx;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
         const float d = gguf_f16_to_f32(b[ib].d), dmin = gguf_f16_to_f32(b[ib].dmin);
         /* Element 128g + 32s + 16h + i: byte 32g + 16h + i, bits 2s. */
-        for (int e = 0; e < QK_K; e++) {
+        for (int e = 0; e < GGUF_QK_K; e++) {
             const int g = e / 128, s = e / 32 % 4, h = e / 16 % 2, i = e % 16;
             const uint8_t sc = b[ib].scales[e / 16];
             const int q = b[ib].qs[32 * g + 16 * h + i] >> (2 * s) & 3;
@@ -350,10 +350,10 @@ static int q3_K_get_scale(const uint8_t s[12], int j)
 /* Requantizes against the stored scales, then splits each level 0..7 into
  * two low bits (qs) and a high bit (hmask: bit k of byte m is element
  * 32k + m). */
-static void q3_K_finish(const float *x, block_q3_K *b, uint8_t L[QK_K])
+static void q3_K_finish(const float *x, gguf_block_q3_K *b, uint8_t L[GGUF_QK_K])
 {
     const float d = gguf_f16_to_f32(b->d);
-    for (int j = 0; j < QK_K / 16; j++) {
+    for (int j = 0; j < GGUF_QK_K / 16; j++) {
         const float dj = d * (float)q3_K_get_scale(b->scales, j);
         if (dj == 0.0f)
             continue;
@@ -361,7 +361,7 @@ static void q3_K_finish(const float *x, block_q3_K *b, uint8_t L[QK_K])
             L[16 * j + i] = (uint8_t)(clamp(round_half_even(x[16 * j + i] / dj), -4, 3) + 4);
     }
     memset(b->hmask, 0, sizeof b->hmask);
-    for (int e = 0; e < QK_K; e++) {
+    for (int e = 0; e < GGUF_QK_K; e++) {
         if (L[e] > 3) {
             b->hmask[e % 32] |= (uint8_t)(1 << (e / 32));
             L[e] -= 4;
@@ -370,11 +370,11 @@ static void q3_K_finish(const float *x, block_q3_K *b, uint8_t L[QK_K])
     pack_2bit(L, b->qs);
 }
 
-void q3_K_quantize(const float *x, void *y, int64_t n)
+void gguf_q3_K_quantize(const float *x, void *y, int64_t n)
 {
-    block_q3_K *b = y;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
-        uint8_t L[QK_K];
+    gguf_block_q3_K *b = y;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K) {
+        uint8_t L[GGUF_QK_K];
         float scales[16], max_scale = 0.0f, amax = 0.0f;
         for (int j = 0; j < 16; j++) {
             scales[j] = search_q3(16, 4, x + 16 * j, L + 16 * j);
@@ -385,7 +385,7 @@ void q3_K_quantize(const float *x, void *y, int64_t n)
         }
         memset(b[ib].scales, 0, sizeof b[ib].scales);
         if (max_scale != 0.0f) {
-            /* The signed extreme maps to -32, as in search_symmetric. */
+            /* The signed extreme maps to -32, as in gguf_search_symmetric. */
             const float iscale = -32.0f / max_scale;
             for (int j = 0; j < 16; j++) {
                 /* ggml narrows to int8_t before clamping. */
@@ -400,19 +400,19 @@ void q3_K_quantize(const float *x, void *y, int64_t n)
     }
 }
 
-void q3_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+void gguf_q3_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    block_q3_K *b = y;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, qw += QK_K) {
-        uint8_t L[QK_K], Ls[16];
-        float w[QK_K], sw[16], scales[16];
-        const float sigma2 = 2.0f * sum_squares(x) / (float)QK_K;
+    gguf_block_q3_K *b = y;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K, qw += GGUF_QK_K) {
+        uint8_t L[GGUF_QK_K], Ls[16];
+        float w[GGUF_QK_K], sw[16], scales[16];
+        const float sigma2 = 2.0f * sum_squares(x) / (float)GGUF_QK_K;
         for (int j = 0; j < 16; j++)
             sw[j] = importance(x + 16 * j, qw + 16 * j, sigma2, 16, w + 16 * j);
         for (int h = 0; h < 2; h++)
-            search_symmetric_x8(16, 4, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h);
+            gguf_search_symmetric_x8(16, 4, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h);
         memset(b[ib].scales, 0, sizeof b[ib].scales);
-        const float d = search_symmetric(16, 32, scales, sw, Ls);
+        const float d = gguf_search_symmetric(16, 32, scales, sw, Ls);
         for (int j = 0; j < 16; j++)
             q3_K_put_scale(b[ib].scales, j, Ls[j]);
         b[ib].d = gguf_f32_to_f16(d);
@@ -420,12 +420,12 @@ void q3_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
     }
 }
 
-void q3_K_dequantize(const void *vx, float *y, int64_t n)
+void gguf_q3_K_dequantize(const void *vx, float *y, int64_t n)
 {
-    const block_q3_K *b = vx;
-    for (int64_t ib = 0; ib < n / QK_K; ib++) {
+    const gguf_block_q3_K *b = vx;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
         const float d = gguf_f16_to_f32(b[ib].d);
-        for (int e = 0; e < QK_K; e++) {
+        for (int e = 0; e < GGUF_QK_K; e++) {
             const int g = e / 128, s = e / 32 % 4, h = e / 16 % 2, i = e % 16;
             const int lo = b[ib].qs[32 * g + 16 * h + i] >> (2 * s) & 3;
             const int hi = b[ib].hmask[16 * h + i] >> (4 * g + s) & 1;
@@ -443,15 +443,15 @@ void q3_K_dequantize(const void *vx, float *y, int64_t n)
  * scales, and the levels 0..nmax of all 256 values. */
 typedef struct kx_block {
     gguf_half d, dmin;
-    uint8_t   scales[K_SCALE_SIZE];
-    uint8_t   L[QK_K];
+    uint8_t   scales[GGUF_K_SCALE_SIZE];
+    uint8_t   L[GGUF_QK_K];
 } kx_block;
 
 /* Requantizes each sub-block against its stored scale and min. */
 static void kx_requantize(const float *x, int nmax, kx_block *k)
 {
     const float d = gguf_f16_to_f32(k->d), dmin = gguf_f16_to_f32(k->dmin);
-    for (int j = 0; j < QK_K / 32; j++) {
+    for (int j = 0; j < GGUF_QK_K / 32; j++) {
         uint8_t sc, m;
         unpack_scale_min(k->scales, j, &sc, &m);
         const float dj = d * (float)sc;
@@ -468,7 +468,7 @@ static void kx_requantize(const float *x, int nmax, kx_block *k)
  * sub-block's RMS), scales and mins on a grid of max/63. */
 static void kx_reference(const float *x, int nmax, const affine_steps *grid, kx_block *k)
 {
-    float w[QK_K], scales[8], mins[8], max_scale = 0.0f, max_min = 0.0f;
+    float w[GGUF_QK_K], scales[8], mins[8], max_scale = 0.0f, max_min = 0.0f;
     for (int j = 0; j < 8; j++) {
         const float *xj = x + 32 * j;
         float sum_x2 = 0.0f;
@@ -478,7 +478,7 @@ static void kx_reference(const float *x, int nmax, const affine_steps *grid, kx_
         for (int i = 0; i < 32; i++)
             w[32 * j + i] = av + fabsf(xj[i]);
     }
-    search_affine_x8(32, nmax, x, w, k->L, scales, mins, grid, false);
+    gguf_search_affine_x8(32, nmax, x, w, k->L, scales, mins, grid, false);
     for (int j = 0; j < 8; j++) {
         if (scales[j] > max_scale)
             max_scale = scales[j];
@@ -506,11 +506,11 @@ static void kx_reference(const float *x, int nmax, const affine_steps *grid, kx_
 static void kx_weighted(const float *x, const float *qw, int nmax, bool cap63, kx_block *k)
 {
     static const affine_steps grid = { -0.9f, 0.05f, 36 };
-    float w[QK_K], sw[8], scales[8], mins[8];
-    const float sigma2 = 2.0f * sum_squares(x) / (float)QK_K;
+    float w[GGUF_QK_K], sw[8], scales[8], mins[8];
+    const float sigma2 = 2.0f * sum_squares(x) / (float)GGUF_QK_K;
     for (int j = 0; j < 8; j++)
         sw[j] = importance(x + 32 * j, qw + 32 * j, sigma2, 32, w + 32 * j);
-    search_affine_x8(32, nmax, x, w, k->L, scales, mins, &grid, false);
+    gguf_search_affine_x8(32, nmax, x, w, k->L, scales, mins, &grid, false);
     uint8_t ls[8], lm[8];
     const float d = search_positive(8, 63, scales, ls, sw);
     const float dmin = search_positive(8, 63, mins, lm, sw);
@@ -530,11 +530,11 @@ static const affine_steps q5_K_grid = { -0.5f, 0.1f, 15 };
 
 /* q4_K levels: byte l of 32-byte group g holds elements 64g + l (low
  * nibble) and 64g + 32 + l (high nibble). */
-static void q4_K_store(const kx_block *k, block_q4_K *b)
+static void q4_K_store(const kx_block *k, gguf_block_q4_K *b)
 {
     b->d = k->d;
     b->dmin = k->dmin;
-    memcpy(b->scales, k->scales, K_SCALE_SIZE);
+    memcpy(b->scales, k->scales, GGUF_K_SCALE_SIZE);
     for (int g = 0; g < 4; g++)
         for (int l = 0; l < 32; l++)
             b->qs[32 * g + l] = (uint8_t)(k->L[64 * g + l] | k->L[64 * g + 32 + l] << 4);
@@ -542,11 +542,11 @@ static void q4_K_store(const kx_block *k, block_q4_K *b)
 
 /* q5_K: the low four bits as q4_K, the fifth bit of element 64g + l in bit
  * 2g of qh[l] and of element 64g + 32 + l in bit 2g + 1. */
-static void q5_K_store(const kx_block *k, block_q5_K *b)
+static void q5_K_store(const kx_block *k, gguf_block_q5_K *b)
 {
     b->d = k->d;
     b->dmin = k->dmin;
-    memcpy(b->scales, k->scales, K_SCALE_SIZE);
+    memcpy(b->scales, k->scales, GGUF_K_SCALE_SIZE);
     memset(b->qh, 0, sizeof b->qh);
     for (int g = 0; g < 4; g++)
         for (int l = 0; l < 32; l++) {
@@ -556,41 +556,41 @@ static void q5_K_store(const kx_block *k, block_q5_K *b)
         }
 }
 
-void q4_K_quantize(const float *x, void *y, int64_t n)
+void gguf_q4_K_quantize(const float *x, void *y, int64_t n)
 {
-    block_q4_K *b = y;
+    gguf_block_q4_K *b = y;
     kx_block k;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K) {
         kx_reference(x, 15, &q4_K_grid, &k);
         q4_K_store(&k, &b[ib]);
     }
 }
 
-void q4_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+void gguf_q4_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    block_q4_K *b = y;
+    gguf_block_q4_K *b = y;
     kx_block k;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, qw += QK_K) {
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K, qw += GGUF_QK_K) {
         kx_weighted(x, qw, 15, false, &k);
         q4_K_store(&k, &b[ib]);
     }
 }
 
-void q5_K_quantize(const float *x, void *y, int64_t n)
+void gguf_q5_K_quantize(const float *x, void *y, int64_t n)
 {
-    block_q5_K *b = y;
+    gguf_block_q5_K *b = y;
     kx_block k;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K) {
         kx_reference(x, 31, &q5_K_grid, &k);
         q5_K_store(&k, &b[ib]);
     }
 }
 
-void q5_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+void gguf_q5_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    block_q5_K *b = y;
+    gguf_block_q5_K *b = y;
     kx_block k;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, qw += QK_K) {
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K, qw += GGUF_QK_K) {
         kx_weighted(x, qw, 31, true, &k);
         q5_K_store(&k, &b[ib]);
     }
@@ -599,7 +599,7 @@ void q5_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 /* Element 64g + 32h + i is level bits of byte 32g + i's nibble h (plus for
  * q5_K bit 2g + h of qh[i]) under sub-block 2g + h's scale and min. */
 static void kx_dequantize(const uint8_t *qs, const uint8_t *qh, gguf_half hd, gguf_half hdmin,
-                          const uint8_t scales[K_SCALE_SIZE], float *y)
+                          const uint8_t scales[GGUF_K_SCALE_SIZE], float *y)
 {
     const float d = gguf_f16_to_f32(hd), dmin = gguf_f16_to_f32(hdmin);
     for (int j = 0; j < 8; j++) {
@@ -616,17 +616,17 @@ static void kx_dequantize(const uint8_t *qs, const uint8_t *qh, gguf_half hd, gg
     }
 }
 
-void q4_K_dequantize(const void *vx, float *y, int64_t n)
+void gguf_q4_K_dequantize(const void *vx, float *y, int64_t n)
 {
-    const block_q4_K *b = vx;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, y += QK_K)
+    const gguf_block_q4_K *b = vx;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, y += GGUF_QK_K)
         kx_dequantize(b[ib].qs, NULL, b[ib].d, b[ib].dmin, b[ib].scales, y);
 }
 
-void q5_K_dequantize(const void *vx, float *y, int64_t n)
+void gguf_q5_K_dequantize(const void *vx, float *y, int64_t n)
 {
-    const block_q5_K *b = vx;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, y += QK_K)
+    const gguf_block_q5_K *b = vx;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, y += GGUF_QK_K)
         kx_dequantize(b[ib].qs, b[ib].qh, b[ib].d, b[ib].dmin, b[ib].scales, y);
 }
 
@@ -638,12 +638,12 @@ void q5_K_dequantize(const void *vx, float *y, int64_t n)
  * levels against them, packed: element 128g + 32s + l has its low nibble
  * in ql[64g + l + 32(s%2)] (s < 2 low nibble, else high) and its top two
  * bits in qh[32g + l] at bit 2s. qw NULL: ggml's reference weights x². */
-static void q6_K_block(const float *x, const float *qw, block_q6_K *b)
+static void q6_K_block(const float *x, const float *qw, gguf_block_q6_K *b)
 {
-    uint8_t L[QK_K];
+    uint8_t L[GGUF_QK_K];
     float scales[16], max_scale = 0.0f, max_abs = 0.0f;
     for (int h = 0; h < 2; h++)
-        search_symmetric_x8(16, 32, x + 128 * h, qw ? qw + 128 * h : NULL, L + 128 * h,
+        gguf_search_symmetric_x8(16, 32, x + 128 * h, qw ? qw + 128 * h : NULL, L + 128 * h,
                             scales + 8 * h);
     for (int j = 0; j < 16; j++) {
         if (fabsf(scales[j]) > max_abs) {
@@ -679,26 +679,26 @@ static void q6_K_block(const float *x, const float *qw, block_q6_K *b)
         }
 }
 
-void q6_K_quantize(const float *x, void *y, int64_t n)
+void gguf_q6_K_quantize(const float *x, void *y, int64_t n)
 {
-    block_q6_K *b = y;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K)
+    gguf_block_q6_K *b = y;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K)
         q6_K_block(x, NULL, &b[ib]);
 }
 
-void q6_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+void gguf_q6_K_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    block_q6_K *b = y;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, qw += QK_K)
+    gguf_block_q6_K *b = y;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K, qw += GGUF_QK_K)
         q6_K_block(x, qw, &b[ib]);
 }
 
-void q6_K_dequantize(const void *vx, float *y, int64_t n)
+void gguf_q6_K_dequantize(const void *vx, float *y, int64_t n)
 {
-    const block_q6_K *b = vx;
-    for (int64_t ib = 0; ib < n / QK_K; ib++) {
+    const gguf_block_q6_K *b = vx;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
         const float d = gguf_f16_to_f32(b[ib].d);
-        for (int e = 0; e < QK_K; e++) {
+        for (int e = 0; e < GGUF_QK_K; e++) {
             const int g = e / 128, s = e / 32 % 4, l = e % 32;
             const uint8_t lo = b[ib].ql[64 * g + 32 * (s % 2) + l];
             const int q = ((s < 2 ? lo & 0xF : lo >> 4) | (b[ib].qh[32 * g + l] >> (2 * s) & 3) << 4) - 32;
@@ -712,12 +712,12 @@ void q6_K_dequantize(const void *vx, float *y, int64_t n)
  * q8_K (activations: f32 scale, no f16 rounding)
  * ======================================================================== */
 
-void q8_K_quantize(const float *x, void *y, int64_t n)
+void gguf_q8_K_quantize(const float *x, void *y, int64_t n)
 {
-    block_q8_K *b = y;
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
+    gguf_block_q8_K *b = y;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++, x += GGUF_QK_K) {
         float max = 0.0f, amax = 0.0f;
-        for (int i = 0; i < QK_K; i++)
+        for (int i = 0; i < GGUF_QK_K; i++)
             if (fabsf(x[i]) > amax) {
                 amax = fabsf(x[i]);
                 max = x[i];
@@ -731,11 +731,11 @@ void q8_K_quantize(const float *x, void *y, int64_t n)
         }
         /* -127 (not -128) keeps every level symmetric for the dot kernels. */
         const float iscale = -127.0f / max;
-        for (int i = 0; i < QK_K; i++) {
+        for (int i = 0; i < GGUF_QK_K; i++) {
             int v = round_half_even(iscale * x[i]);
             b[ib].qs[i] = (int8_t)(v < 127 ? v : 127);
         }
-        for (int j = 0; j < QK_K / 16; j++) {
+        for (int j = 0; j < GGUF_QK_K / 16; j++) {
             int sum = 0;
             for (int i = 0; i < 16; i++)
                 sum += b[ib].qs[16 * j + i];
@@ -745,10 +745,10 @@ void q8_K_quantize(const float *x, void *y, int64_t n)
     }
 }
 
-void q8_K_dequantize(const void *vx, float *y, int64_t n)
+void gguf_q8_K_dequantize(const void *vx, float *y, int64_t n)
 {
-    const block_q8_K *b = vx;
-    for (int64_t ib = 0; ib < n / QK_K; ib++)
-        for (int i = 0; i < QK_K; i++)
+    const gguf_block_q8_K *b = vx;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++)
+        for (int i = 0; i < GGUF_QK_K; i++)
             *y++ = b[ib].d * (float)b[ib].qs[i];
 }

@@ -96,7 +96,7 @@ LANE_FN void lanes_store_levels(uint8_t *dst, const vi *L, int n, int stride)
 }
 
 /* ========================================================================
- * search_symmetric (ggml's make_qx_quants, rmse_type 1) on eight blocks
+ * gguf_search_symmetric (ggml's make_qx_quants, rmse_type 1) on eight blocks
  * ======================================================================== */
 
 LANE_FN void symmetric_trial_v(int n, int nmax, const vf *x, const vf *w, vf iscale, vi *l,
@@ -125,7 +125,7 @@ LANE_FN void search_symmetric_v(int n, int nmax, const vf *x, const vf *w, vi *L
         max = sel(bigger, x[i], max);
     }
     const vi zero = amax < ALL_ZERO_EPS;
-    vi l[QK_K / 8];
+    vi l[GGUF_QK_K / 8];
     vf sumlx, suml2;
     symmetric_trial_v(n, nmax, x, w, (float)-nmax / max, L, &sumlx, &suml2);
     vf scale = sel(suml2 != 0.0f, sumlx / suml2, splat(0.0f));
@@ -150,7 +150,7 @@ LANE_FN void search_symmetric_v(int n, int nmax, const vf *x, const vf *w, vi *L
 }
 
 /* ========================================================================
- * search_affine (ggml's make_qkx2/qkx3_quants) on eight blocks
+ * gguf_search_affine (ggml's make_qkx2/qkx3_quants) on eight blocks
  * ======================================================================== */
 
 LANE_FN void affine_trial_v(int n, int nmax, const vf *x, vf iscale, vf min, vi *L)

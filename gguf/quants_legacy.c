@@ -19,7 +19,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "quants.h"
+#include <ggufkit/quants.h>
 #include "quants_lanes.h"
 
 /* A fused multiply-add rounds once instead of twice and changes bytes.
@@ -33,7 +33,7 @@
 /* All five formats share the block length, so the level arrays and helpers
  * below work on blocks of QK values. */
 #define QK 32
-_Static_assert(QK4_0 == QK && QK4_1 == QK && QK5_0 == QK && QK5_1 == QK && QK8_0 == QK,
+_Static_assert(GGUF_QK4_0 == QK && GGUF_QK4_1 == QK && GGUF_QK5_0 == QK && GGUF_QK5_1 == QK && GGUF_QK8_0 == QK,
                "legacy formats use 32-element blocks");
 
 /* ========================================================================
@@ -143,9 +143,9 @@ static float affine_levels(const float *x, int nmax, uint8_t q[QK], float *min_o
     return d;
 }
 
-void q4_0_quantize(const float *x, void *y, int64_t n)
+void gguf_q4_0_quantize(const float *x, void *y, int64_t n)
 {
-    block_q4_0 *b = y;
+    gguf_block_q4_0 *b = y;
     uint8_t q[QK];
     for (int64_t i = 0; i < n / QK; i++, x += QK) {
         b[i].d = gguf_f32_to_f16(symmetric_levels(x, 8, q));
@@ -153,9 +153,9 @@ void q4_0_quantize(const float *x, void *y, int64_t n)
     }
 }
 
-void q5_0_quantize(const float *x, void *y, int64_t n)
+void gguf_q5_0_quantize(const float *x, void *y, int64_t n)
 {
-    block_q5_0 *b = y;
+    gguf_block_q5_0 *b = y;
     uint8_t q[QK];
     for (int64_t i = 0; i < n / QK; i++, x += QK) {
         b[i].d = gguf_f32_to_f16(symmetric_levels(x, 16, q));
@@ -164,9 +164,9 @@ void q5_0_quantize(const float *x, void *y, int64_t n)
     }
 }
 
-void q4_1_quantize(const float *x, void *y, int64_t n)
+void gguf_q4_1_quantize(const float *x, void *y, int64_t n)
 {
-    block_q4_1 *b = y;
+    gguf_block_q4_1 *b = y;
     uint8_t q[QK];
     float min;
     for (int64_t i = 0; i < n / QK; i++, x += QK) {
@@ -176,9 +176,9 @@ void q4_1_quantize(const float *x, void *y, int64_t n)
     }
 }
 
-void q5_1_quantize(const float *x, void *y, int64_t n)
+void gguf_q5_1_quantize(const float *x, void *y, int64_t n)
 {
-    block_q5_1 *b = y;
+    gguf_block_q5_1 *b = y;
     uint8_t q[QK];
     float min;
     for (int64_t i = 0; i < n / QK; i++, x += QK) {
@@ -209,7 +209,7 @@ static inline int round_level_away(float v)
  * signed_absmax's: identical on finite input, but a NaN propagates the
  * same way ggml's does. */
 /* One q8_0 block the scalar way (the reference for the lane version). */
-static void q8_0_block(const float *x, block_q8_0 *b)
+static void q8_0_block(const float *x, gguf_block_q8_0 *b)
 {
     float amax = 0.0f;
     for (int j = 0; j < QK; j++)
@@ -225,7 +225,7 @@ static void q8_0_block(const float *x, block_q8_0 *b)
 /* q8_0's arithmetic is element-wise except amax, and a maximum does not
  * depend on the order it is taken in — unless a NaN is involved, so a block
  * with a NaN, or one so tiny that 1/d overflows, takes the scalar path. */
-__attribute__((target("avx2"))) static void q8_0_blocks_avx2(const float *x, block_q8_0 *b,
+__attribute__((target("avx2"))) static void q8_0_blocks_avx2(const float *x, gguf_block_q8_0 *b,
                                                              int64_t nb)
 {
     for (int64_t i = 0; i < nb; i++, x += QK) {
@@ -261,11 +261,11 @@ __attribute__((target("avx2"))) static void q8_0_blocks_avx2(const float *x, blo
 }
 #endif
 
-void q8_0_quantize(const float *x, void *y, int64_t n)
+void gguf_q8_0_quantize(const float *x, void *y, int64_t n)
 {
-    block_q8_0 *b = y;
+    gguf_block_q8_0 *b = y;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx2") && !quants_scalar_forced()) {
+    if (__builtin_cpu_supports("avx2") && !gguf_quants_scalar_forced()) {
         q8_0_blocks_avx2(x, b, n / QK);
         return;
     }
@@ -320,14 +320,14 @@ static void weighted_group(const float *x, const float *qw, float sigma2, int co
     g->count = count;
     if (count == 8) {
         if (affine)
-            search_affine_x8(QK, nmax, x, w, g->q[0], g->d, g->min, &affine_grid, false);
+            gguf_search_affine_x8(QK, nmax, x, w, g->q[0], g->d, g->min, &affine_grid, false);
         else
-            search_symmetric_x8(QK, nmax, x, w, g->q[0], g->d);
+            gguf_search_symmetric_x8(QK, nmax, x, w, g->q[0], g->d);
     } else {
         for (int b = 0; b < count; b++)
-            g->d[b] = affine ? search_affine(QK, nmax, x + b * QK, w + b * QK, g->q[b], &g->min[b],
+            g->d[b] = affine ? gguf_search_affine(QK, nmax, x + b * QK, w + b * QK, g->q[b], &g->min[b],
                                              &affine_grid, false)
-                             : search_symmetric(QK, nmax, x + b * QK, w + b * QK, g->q[b]);
+                             : gguf_search_symmetric(QK, nmax, x + b * QK, w + b * QK, g->q[b]);
     }
     /* the searches return -min; ggml stores -(-min), and negation is exact */
     if (affine)
@@ -351,18 +351,18 @@ static void weighted_group(const float *x, const float *qw, float sigma2, int co
         }                                                                           \
     } while (0)
 
-void q4_0_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+void gguf_q4_0_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    block_q4_0 *b = y;
+    gguf_block_q4_0 *b = y;
     FOR_WEIGHTED_GROUPS(x, qw, n, 8, false, {
         b[i].d = gguf_f32_to_f16(g.d[k]);
         pack_nibbles(g.q[k], b[i].qs);
     });
 }
 
-void q5_0_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+void gguf_q5_0_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    block_q5_0 *b = y;
+    gguf_block_q5_0 *b = y;
     FOR_WEIGHTED_GROUPS(x, qw, n, 16, false, {
         b[i].d = gguf_f32_to_f16(g.d[k]);
         pack_nibbles(g.q[k], b[i].qs);
@@ -370,9 +370,9 @@ void q5_0_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
     });
 }
 
-void q4_1_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+void gguf_q4_1_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    block_q4_1 *b = y;
+    gguf_block_q4_1 *b = y;
     FOR_WEIGHTED_GROUPS(x, qw, n, 15, true, {
         b[i].d = gguf_f32_to_f16(g.d[k]);
         b[i].m = gguf_f32_to_f16(g.min[k]);
@@ -380,9 +380,9 @@ void q4_1_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
     });
 }
 
-void q5_1_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
+void gguf_q5_1_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    block_q5_1 *b = y;
+    gguf_block_q5_1 *b = y;
     FOR_WEIGHTED_GROUPS(x, qw, n, 31, true, {
         b[i].d = gguf_f32_to_f16(g.d[k]);
         b[i].m = gguf_f32_to_f16(g.min[k]);
@@ -409,9 +409,9 @@ static void dequantize_affine(const uint8_t q[QK], float d, float m, float *y)
         y[j] = (float)q[j] * d + m;
 }
 
-void q4_0_dequantize(const void *x, float *y, int64_t n)
+void gguf_q4_0_dequantize(const void *x, float *y, int64_t n)
 {
-    const block_q4_0 *b = x;
+    const gguf_block_q4_0 *b = x;
     uint8_t q[QK];
     for (int64_t i = 0; i < n / QK; i++, y += QK) {
         unpack_levels(b[i].qs, NULL, q);
@@ -419,9 +419,9 @@ void q4_0_dequantize(const void *x, float *y, int64_t n)
     }
 }
 
-void q5_0_dequantize(const void *x, float *y, int64_t n)
+void gguf_q5_0_dequantize(const void *x, float *y, int64_t n)
 {
-    const block_q5_0 *b = x;
+    const gguf_block_q5_0 *b = x;
     uint8_t q[QK];
     for (int64_t i = 0; i < n / QK; i++, y += QK) {
         unpack_levels(b[i].qs, b[i].qh, q);
@@ -429,9 +429,9 @@ void q5_0_dequantize(const void *x, float *y, int64_t n)
     }
 }
 
-void q4_1_dequantize(const void *x, float *y, int64_t n)
+void gguf_q4_1_dequantize(const void *x, float *y, int64_t n)
 {
-    const block_q4_1 *b = x;
+    const gguf_block_q4_1 *b = x;
     uint8_t q[QK];
     for (int64_t i = 0; i < n / QK; i++, y += QK) {
         unpack_levels(b[i].qs, NULL, q);
@@ -439,9 +439,9 @@ void q4_1_dequantize(const void *x, float *y, int64_t n)
     }
 }
 
-void q5_1_dequantize(const void *x, float *y, int64_t n)
+void gguf_q5_1_dequantize(const void *x, float *y, int64_t n)
 {
-    const block_q5_1 *b = x;
+    const gguf_block_q5_1 *b = x;
     uint8_t q[QK];
     for (int64_t i = 0; i < n / QK; i++, y += QK) {
         unpack_levels(b[i].qs, b[i].qh, q);
@@ -449,9 +449,9 @@ void q5_1_dequantize(const void *x, float *y, int64_t n)
     }
 }
 
-void q8_0_dequantize(const void *x, float *y, int64_t n)
+void gguf_q8_0_dequantize(const void *x, float *y, int64_t n)
 {
-    const block_q8_0 *b = x;
+    const gguf_block_q8_0 *b = x;
     for (int64_t i = 0; i < n / QK; i++, y += QK) {
         const float d = gguf_f16_to_f32(b[i].d);
         for (int j = 0; j < QK; j++)

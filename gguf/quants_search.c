@@ -49,7 +49,7 @@ static void symmetric_trial(int n, int nmax, const float *x, const float *w, flo
     *suml2 = sl2;
 }
 
-float search_symmetric(int n, int nmax, const float *x, const float *w, uint8_t *L)
+float gguf_search_symmetric(int n, int nmax, const float *x, const float *w, uint8_t *L)
 {
     const float max = signed_absmax(x, n);
     if (fabsf(max) < ALL_ZERO_EPS) {
@@ -97,7 +97,7 @@ static float affine_error(int n, const float *x, const float *w, const uint8_t *
     return err;
 }
 
-float search_affine(int n, int nmax, const float *x, const float *w, uint8_t *L,
+float gguf_search_affine(int n, int nmax, const float *x, const float *w, uint8_t *L,
                     float *neg_min, const affine_steps *steps, bool use_mad)
 {
     float min = x[0], max = x[0];
@@ -125,7 +125,7 @@ float search_affine(int n, int nmax, const float *x, const float *w, uint8_t *L,
     affine_trial(n, nmax, x, iscale, min, L);
     float best = affine_error(n, x, w, L, scale, min, use_mad);
 
-    uint8_t Laux[QK_K];
+    uint8_t Laux[GGUF_QK_K];
     for (int k = 0; k <= steps->nstep; k++) {
         iscale = (steps->rmin + steps->rdelta * (float)k + (float)nmax) / (max - min);
         affine_trial(n, nmax, x, iscale, min, Laux);
@@ -167,7 +167,7 @@ static bool force_scalar;
 
 void gguf_quants_force_scalar(bool on) { force_scalar = on; }
 
-bool quants_scalar_forced(void) { return force_scalar; }
+bool gguf_quants_scalar_forced(void) { return force_scalar; }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_LANES 1
@@ -214,7 +214,7 @@ LANES_TARGET static void symmetric_lanes(int n, int nmax, const float *x, const 
 static bool use_lanes(void) { return false; }
 #endif
 
-void search_affine_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
+void gguf_search_affine_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
                       float *scales, float *neg_mins, const affine_steps *steps, bool use_mad)
 {
 #if HAVE_LANES
@@ -224,11 +224,11 @@ void search_affine_x8(int n, int nmax, const float *x, const float *w, uint8_t *
     }
 #endif
     for (int b = 0; b < 8; b++)
-        scales[b] = search_affine(n, nmax, x + n * b, w + n * b, L + n * b, &neg_mins[b], steps,
+        scales[b] = gguf_search_affine(n, nmax, x + n * b, w + n * b, L + n * b, &neg_mins[b], steps,
                                   use_mad);
 }
 
-void search_symmetric_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
+void gguf_search_symmetric_x8(int n, int nmax, const float *x, const float *w, uint8_t *L,
                          float *scales)
 {
 #if HAVE_LANES
@@ -238,5 +238,5 @@ void search_symmetric_x8(int n, int nmax, const float *x, const float *w, uint8_
     }
 #endif
     for (int b = 0; b < 8; b++)
-        scales[b] = search_symmetric(n, nmax, x + n * b, w ? w + n * b : NULL, L + n * b);
+        scales[b] = gguf_search_symmetric(n, nmax, x + n * b, w ? w + n * b : NULL, L + n * b);
 }

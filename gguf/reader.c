@@ -10,7 +10,7 @@
  *
  * Not for: writing (writer.c), split naming helpers live at the end.
  */
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "names.h"
 
 #include <errno.h>
@@ -222,7 +222,7 @@ static int read_strings(gguf_file *f, cursor *c, const char *key, uint64_t n, ui
             "offset %" PRIu64 ": array of %" PRIu64 " strings for key '%s' cannot fit in the %"
             PRIu64 " bytes left", c->pos, n, key, left(c));
     if (push_strs(f, n))
-        return gguf_error_set(c->err, "out of memory reading key '%s'", key);
+        return gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory reading key '%s'", key);
     *first = f->n_strs;
     for (uint64_t i = 0; i < n; i++)
         if (rd_str(c, &f->strs[f->n_strs++], "string value"))
@@ -245,7 +245,7 @@ static int read_kv(gguf_file *f, cursor *c, gguf_kv *kv, uint64_t *str_first)
     if (memchr(key.ptr, '\0', key.len))
         return gguf_error_set(c->err, "offset %" PRIu64 ": key contains a NUL byte", at);
     if (!(kv->key = dup_str(key)))
-        return gguf_error_set(c->err, "out of memory");
+        return gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory");
     kv->key_len = key.len;
 
     uint32_t *slot = index_slot(f, &f->kv_index, kv_name, kv->key, key.len);
@@ -265,7 +265,7 @@ static int read_kv(gguf_file *f, cursor *c, gguf_kv *kv, uint64_t *str_first)
         if (rd_u32(c, &kv->elem_type, "array element type") || rd_u64(c, &kv->n, "array count"))
             return -1;
         if (kv->elem_type == GGUF_VT_ARR)
-            return gguf_error_set(c->err, "offset %" PRIu64 ": key '%s' is a nested array "
+            return gguf_error_setc(c->err, GGUF_ERR_UNSUPPORTED, "offset %" PRIu64 ": key '%s' is a nested array "
                                   "(arrays of arrays are not supported)", tpos, kv->key);
         if (kv->elem_type >= GGUF_VT_COUNT)
             return gguf_error_set(c->err, "offset %" PRIu64 ": key '%s' has invalid array element "
@@ -286,12 +286,12 @@ static int read_metadata(gguf_file *f, cursor *c)
         return gguf_error_set(c->err, "offset 16: kv count %" PRIu64 " cannot fit in the %"
                               PRIu64 " bytes of the file", f->n_kv, c->size);
     if (f->n_kv >= UINT32_MAX)
-        return gguf_error_set(c->err, "offset 16: kv count %" PRIu64 " is too large", f->n_kv);
+        return gguf_error_setc(c->err, GGUF_ERR_LIMIT, "offset 16: kv count %" PRIu64 " is too large", f->n_kv);
     f->kvs = calloc(f->n_kv ? f->n_kv : 1, sizeof *f->kvs);
     uint64_t *first = calloc(f->n_kv ? f->n_kv : 1, sizeof *first);
     int rc = -1;
     if (!f->kvs || !first || index_init(&f->kv_index, f->n_kv)) {
-        gguf_error_set(c->err, "out of memory");
+        gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (uint64_t i = 0; i < f->n_kv; i++)
@@ -310,7 +310,7 @@ done:
 static int read_alignment(gguf_file *f, gguf_error *err)
 {
     f->alignment = GGUF_DEFAULT_ALIGNMENT;
-    const gguf_kv *kv = gguf_find_kv(f, GGUF_KEY_ALIGNMENT);
+    const gguf_kv *kv = gguf_lookup_kv(f, GGUF_KEY_ALIGNMENT);
     if (!kv)
         return 0;
     if (!gguf_kv_u32(kv, &f->alignment))
@@ -336,12 +336,12 @@ static int read_tensor_info(gguf_file *f, cursor *c, gguf_tensor *t)
     if (rd_str(c, &name, "tensor name"))
         return -1;
     if (name.len >= GGUF_MAX_NAME)
-        return gguf_error_set(c->err, "offset %" PRIu64 ": tensor name of %" PRIu64
+        return gguf_error_setc(c->err, GGUF_ERR_LIMIT, "offset %" PRIu64 ": tensor name of %" PRIu64
                               " bytes is too long (limit %d)", at, name.len, GGUF_MAX_NAME - 1);
     if (memchr(name.ptr, '\0', name.len))
         return gguf_error_set(c->err, "offset %" PRIu64 ": tensor name contains a NUL byte", at);
     if (!(t->name = dup_str(name)))
-        return gguf_error_set(c->err, "out of memory");
+        return gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory");
     uint32_t *slot = index_slot(f, &f->tensor_index, tensor_name, t->name, name.len);
     if (*slot)
         return gguf_error_set(c->err, "offset %" PRIu64 ": duplicate tensor name '%s'", at, t->name);
@@ -373,9 +373,9 @@ static int read_tensor_info(gguf_file *f, cursor *c, gguf_tensor *t)
     uint64_t tpos = c->pos;
     if (rd_u32(c, &t->type, "tensor type"))
         return -1;
-    const ggml_type_traits *tt = ggml_type_get(t->type);
+    const gguf_dtype_traits *tt = gguf_dtype_get(t->type);
     if (!tt)
-        return gguf_error_set(c->err, "offset %" PRIu64 ": tensor '%s' has unknown type id %" PRIu32,
+        return gguf_error_setc(c->err, GGUF_ERR_UNSUPPORTED, "offset %" PRIu64 ": tensor '%s' has unknown type id %" PRIu32,
                               tpos, t->name, t->type);
     if (!tt->valid)
         return gguf_error_set(c->err, "offset %" PRIu64 ": tensor '%s' has removed type id %" PRIu32
@@ -385,7 +385,7 @@ static int read_tensor_info(gguf_file *f, cursor *c, gguf_tensor *t)
                               " elements per row, not a multiple of the block size %" PRIu32,
                               tpos, t->name, tt->name, t->ne[0], tt->blck_size);
     uint64_t row;
-    if (ggml_row_size(t->type, t->ne[0], &row))
+    if (gguf_row_size(t->type, t->ne[0], &row))
         return gguf_error_set(c->err, "offset %" PRIu64 ": tensor '%s' row size overflows", at, t->name);
     uint64_t rows = t->ne[0] ? (uint64_t)(nel / t->ne[0]) : 0;
     if (rows && row > UINT64_MAX / rows)
@@ -435,7 +435,7 @@ static int check_placement(gguf_tensor *ts, uint64_t n, const shard *sh, gguf_er
     }
     gguf_tensor **order = malloc(n * sizeof *order);
     if (!order)
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     for (uint64_t i = 0; i < n; i++)
         order[i] = &ts[i];
     qsort(order, n, sizeof *order, cmp_by_offset);
@@ -477,13 +477,13 @@ static int read_header(gguf_file *f, cursor *c, uint64_t *n_tensors, uint64_t *n
     if (rd_u32(c, &f->version, "version"))
         return -1;
     if (f->version == 1)
-        return gguf_error_set(c->err, "offset 4: GGUF version 1 is not supported "
+        return gguf_error_setc(c->err, GGUF_ERR_UNSUPPORTED, "offset 4: GGUF version 1 is not supported "
                               "(only versions 2 and 3)");
     if ((f->version & 0xffff) == 0 && bswap32(f->version) >= 1 && bswap32(f->version) <= 3)
-        return gguf_error_set(c->err, "offset 4: big-endian GGUF (version %" PRIu32
+        return gguf_error_setc(c->err, GGUF_ERR_UNSUPPORTED, "offset 4: big-endian GGUF (version %" PRIu32
                               ") is not supported", bswap32(f->version));
     if (f->version != 2 && f->version != 3)
-        return gguf_error_set(c->err, "offset 4: unsupported GGUF version %" PRIu32
+        return gguf_error_setc(c->err, GGUF_ERR_UNSUPPORTED, "offset 4: unsupported GGUF version %" PRIu32
                               " (only versions 2 and 3)", f->version);
     if (rd_u64(c, n_tensors, "tensor count") || rd_u64(c, n_kv, "kv count"))
         return -1;
@@ -508,7 +508,7 @@ static int parse_image(gguf_file *f, uint32_t si, gguf_error *err)
     f->n_tensors = n_tensors;
     f->tensors = calloc(n_tensors ? n_tensors : 1, sizeof *f->tensors);
     if (!f->tensors || index_init(&f->tensor_index, n_tensors))
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     for (uint64_t i = 0; i < n_tensors; i++) {
         if (read_tensor_info(f, &c, &f->tensors[i]))
             return -1;
@@ -535,15 +535,15 @@ static int map_file(shard *sh, const char *path, gguf_error *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return gguf_error_set(err, "cannot open: %s", strerror(errno));
+        return gguf_error_setc(err, GGUF_ERR_IO, "cannot open: %s", strerror(errno));
     struct stat st;
     int rc = -1;
     if (fstat(fd, &st) != 0) {
-        gguf_error_set(err, "cannot stat: %s", strerror(errno));
+        gguf_error_setc(err, GGUF_ERR_IO, "cannot stat: %s", strerror(errno));
         goto done;
     }
     if (!S_ISREG(st.st_mode)) {
-        gguf_error_set(err, "not a regular file");
+        gguf_error_setc(err, GGUF_ERR_IO, "not a regular file");
         goto done;
     }
     sh->size = (uint64_t)st.st_size;
@@ -554,13 +554,13 @@ static int map_file(shard *sh, const char *path, gguf_error *err)
     } else {
         void *m = mmap(NULL, sh->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) {
-            gguf_error_set(err, "cannot map: %s", strerror(errno));
+            gguf_error_setc(err, GGUF_ERR_IO, "cannot map: %s", strerror(errno));
             goto done;
         }
         sh->map = m;
     }
     if (!(sh->path = strdup(path))) {
-        gguf_error_set(err, "out of memory");
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         goto done;
     }
     rc = 0;
@@ -606,8 +606,8 @@ int gguf_split_name(char *buf, size_t size, const char *prefix, uint32_t no, uin
 /* Reads split.no / split.count / split.tensors.count of a parsed shard. */
 static int split_keys(const gguf_file *f, uint16_t *no, uint16_t *count, int32_t *n_tensors)
 {
-    const gguf_kv *a = gguf_find_kv(f, GGUF_KEY_SPLIT_NO), *b = gguf_find_kv(f, GGUF_KEY_SPLIT_COUNT),
-                  *c = gguf_find_kv(f, GGUF_KEY_SPLIT_TENSORS);
+    const gguf_kv *a = gguf_lookup_kv(f, GGUF_KEY_SPLIT_NO), *b = gguf_lookup_kv(f, GGUF_KEY_SPLIT_COUNT),
+                  *c = gguf_lookup_kv(f, GGUF_KEY_SPLIT_TENSORS);
     if (!a && !b && !c)
         return 0;
     if (!gguf_kv_u16(a, no) || !gguf_kv_u16(b, count) || !gguf_kv_i32(c, n_tensors))
@@ -627,14 +627,14 @@ static int open_other_shards(gguf_file *f, const char *first, uint16_t count, in
                               "NAME-00001-of-%05u.gguf", count, count);
     shard *more = realloc(f->shards, count * sizeof *more);
     if (!more)
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     f->shards = more;
     memset(f->shards + 1, 0, (count - 1) * sizeof *more);
     char *prefix = strndup(first, plen);
     char *path = malloc(plen + 32);
     int rc = -1;
     if (!prefix || !path) {
-        gguf_error_set(err, "out of memory");
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (uint32_t s = 1; s < count; s++) {
@@ -642,7 +642,7 @@ static int open_other_shards(gguf_file *f, const char *first, uint16_t count, in
         f->n_shards = s + 1;
         gguf_file *sub = new_file(1);
         if (!sub) {
-            gguf_error_set(err, "out of memory");
+            gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
             goto done;
         }
         if (map_file(&sub->shards[0], path, err) || parse_image(sub, 0, err)) {
@@ -664,7 +664,7 @@ static int open_other_shards(gguf_file *f, const char *first, uint16_t count, in
         gguf_tensor *ts = realloc(f->tensors, (f->n_tensors + sub->n_tensors + 1) * sizeof *ts);
         if (!ts) {
             gguf_close(sub);
-            gguf_error_set(err, "out of memory");
+            gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
             goto done;
         }
         f->tensors = ts;
@@ -679,7 +679,7 @@ static int open_other_shards(gguf_file *f, const char *first, uint16_t count, in
     /* Rebuild the tensor index over all shards, checking for duplicates. */
     free(f->tensor_index.slots);
     if (index_init(&f->tensor_index, f->n_tensors)) {
-        gguf_error_set(err, "out of memory");
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (uint64_t i = 0; i < f->n_tensors; i++) {
@@ -712,7 +712,7 @@ gguf_file *gguf_open(const char *path, unsigned flags, gguf_error *err)
 {
     gguf_file *f = new_file(1);
     if (!f) {
-        gguf_error_set(err, "out of memory");
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         return NULL;
     }
     if (map_file(&f->shards[0], path, err) || parse_image(f, 0, err))
@@ -753,14 +753,14 @@ gguf_file *gguf_open_memory(const void *buf, size_t size, gguf_error *err)
 {
     gguf_file *f = new_file(1);
     if (!f) {
-        gguf_error_set(err, "out of memory");
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         return NULL;
     }
     f->shards[0].map = buf;
     f->shards[0].size = size;
     if (!(f->shards[0].path = strdup("<memory>")) || parse_image(f, 0, err)) {
         if (!f->shards[0].path)
-            gguf_error_set(err, "out of memory");
+            gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         gguf_close(f);
         return NULL;
     }
@@ -796,7 +796,7 @@ void gguf_close(gguf_file *f)
  * Public: queries
  * ------------------------------------------------------------------------ */
 
-uint32_t gguf_version(const gguf_file *f) { return f->version; }
+uint32_t gguf_file_version(const gguf_file *f) { return f->version; }
 uint32_t gguf_alignment(const gguf_file *f) { return f->alignment; }
 uint32_t gguf_n_shards(const gguf_file *f) { return f->n_shards; }
 uint64_t gguf_n_kv(const gguf_file *f) { return f->n_kv; }
@@ -839,7 +839,7 @@ const gguf_kv *gguf_kv_at(const gguf_file *f, uint64_t i)
     return i < f->n_kv ? &f->kvs[i] : NULL;
 }
 
-const gguf_kv *gguf_find_kv(const gguf_file *f, const char *key)
+const gguf_kv *gguf_lookup_kv(const gguf_file *f, const char *key)
 {
     if (!f->kv_index.slots)
         return NULL;
@@ -852,7 +852,7 @@ const gguf_tensor *gguf_tensor_at(const gguf_file *f, uint64_t i)
     return i < f->n_tensors ? &f->tensors[i] : NULL;
 }
 
-const gguf_tensor *gguf_find_tensor(const gguf_file *f, const char *name)
+const gguf_tensor *gguf_lookup_tensor(const gguf_file *f, const char *name)
 {
     if (!f->tensor_index.slots)
         return NULL;
@@ -975,7 +975,7 @@ bool gguf_str_eq(gguf_str s, const char *c)
 /* By-key getters share one shape: find, type-check, describe the mismatch. */
 static const gguf_kv *want(const gguf_file *f, const char *key, uint32_t type, gguf_error *err)
 {
-    const gguf_kv *kv = gguf_find_kv(f, key);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
     if (!kv) {
         gguf_error_set(err, "missing key %s", key);
         return NULL;

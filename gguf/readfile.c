@@ -15,18 +15,18 @@ int gguf_read_file(const char *path, size_t limit, uint8_t **buf, size_t *len, g
     *len = 0;
     FILE *fp = fopen(path, "rb");
     if (!fp)
-        return gguf_error_set(err, "cannot open: %s", strerror(errno));
+        return gguf_error_setc(err, GGUF_ERR_IO, "cannot open: %s", strerror(errno));
     struct stat st;
     if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(fp);
-        return gguf_error_set(err, "is a directory");
+        return gguf_error_setc(err, GGUF_ERR_IO, "is a directory");
     }
     size_t cap = 0, n = 0;
     uint8_t *b = NULL;
     int rc = 0;
     for (;;) {
         if (n > limit) {
-            rc = gguf_error_set(err, "larger than %zu MiB (the limit for this kind of file)",
+            rc = gguf_error_setc(err, GGUF_ERR_LIMIT, "larger than %zu MiB (the limit for this kind of file)",
                                 limit >> 20);
             break;
         }
@@ -35,7 +35,7 @@ int gguf_read_file(const char *path, size_t limit, uint8_t **buf, size_t *len, g
             want = want > limit + 2 ? limit + 2 : want; /* limit + 1 bytes show it is too large */
             uint8_t *nb = realloc(b, want);
             if (!nb) {
-                rc = gguf_error_set(err, "out of memory");
+                rc = gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
                 break;
             }
             b = nb;
@@ -45,7 +45,7 @@ int gguf_read_file(const char *path, size_t limit, uint8_t **buf, size_t *len, g
         n += got;
         if (got == 0) {
             if (ferror(fp))
-                rc = gguf_error_set(err, "read error: %s", strerror(errno));
+                rc = gguf_error_setc(err, GGUF_ERR_IO, "read error: %s", strerror(errno));
             break;
         }
     }
@@ -55,7 +55,7 @@ int gguf_read_file(const char *path, size_t limit, uint8_t **buf, size_t *len, g
         return -1;
     }
     if (!b && !(b = malloc(1)))
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     b[n] = 0;
     *buf = b;
     *len = n;

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 
 /* Reads path into *buf (malloc'd, one NUL byte past the end so text can be
  * used as a string) and its length into *len. 0, or -1 with err: "cannot

@@ -1,7 +1,7 @@
 /*
  * sha256.c — straightforward SHA-256 after FIPS 180-4, section 6.2.
  */
-#include "sha256.h"
+#include <ggufkit/gguf.h>
 
 #include <string.h>
 
@@ -38,7 +38,7 @@ static void compress(uint32_t s[8], const uint8_t p[64])
     s[0] += a; s[1] += b; s[2] += c; s[3] += d; s[4] += e; s[5] += f; s[6] += g; s[7] += h;
 }
 
-void sha256_init(sha256_ctx *c)
+void gguf_sha256_init(gguf_sha256_ctx *c)
 {
     static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
@@ -47,7 +47,7 @@ void sha256_init(sha256_ctx *c)
     c->buflen = 0;
 }
 
-void sha256_update(sha256_ctx *c, const void *data, size_t n)
+void gguf_sha256_update(gguf_sha256_ctx *c, const void *data, size_t n)
 {
     const uint8_t *p = data;
     c->nbytes += n;
@@ -68,18 +68,18 @@ void sha256_update(sha256_ctx *c, const void *data, size_t n)
     c->buflen = (uint32_t)n;
 }
 
-void sha256_final(sha256_ctx *c, uint8_t digest[32])
+void gguf_sha256_final(gguf_sha256_ctx *c, uint8_t digest[32])
 {
     uint64_t bits = c->nbytes * 8;
     uint8_t pad = 0x80;
-    sha256_update(c, &pad, 1);
+    gguf_sha256_update(c, &pad, 1);
     pad = 0;
     while (c->buflen != 56)
-        sha256_update(c, &pad, 1);
+        gguf_sha256_update(c, &pad, 1);
     uint8_t len[8];
     for (int i = 0; i < 8; i++)
         len[i] = (uint8_t)(bits >> (56 - 8 * i));
-    sha256_update(c, len, 8);
+    gguf_sha256_update(c, len, 8);
     for (int i = 0; i < 8; i++) {
         digest[4 * i] = (uint8_t)(c->state[i] >> 24);
         digest[4 * i + 1] = (uint8_t)(c->state[i] >> 16);
@@ -88,7 +88,7 @@ void sha256_final(sha256_ctx *c, uint8_t digest[32])
     }
 }
 
-void sha256_to_hex(const uint8_t digest[32], char hex[65])
+void gguf_sha256_to_hex(const uint8_t digest[32], char hex[65])
 {
     static const char digits[] = "0123456789abcdef";
     for (int i = 0; i < 32; i++) {
@@ -98,12 +98,12 @@ void sha256_to_hex(const uint8_t digest[32], char hex[65])
     hex[64] = '\0';
 }
 
-void sha256_hex(const void *data, size_t n, char hex[65])
+void gguf_sha256_hex(const void *data, size_t n, char hex[65])
 {
-    sha256_ctx c;
+    gguf_sha256_ctx c;
     uint8_t d[32];
-    sha256_init(&c);
-    sha256_update(&c, data, n);
-    sha256_final(&c, d);
-    sha256_to_hex(d, hex);
+    gguf_sha256_init(&c);
+    gguf_sha256_update(&c, data, n);
+    gguf_sha256_final(&c, d);
+    gguf_sha256_to_hex(d, hex);
 }

@@ -24,7 +24,7 @@
 
 /* ---- small containers ---------------------------------------------------- */
 
-int id_list_push(id_list *l, int32_t id)
+int gguf_id_list_push(id_list *l, int32_t id)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
@@ -44,7 +44,7 @@ static bool bigram_before(const bigram *a, const bigram *b)
     return a->priority > b->priority || (a->priority == b->priority && a->left < b->left);
 }
 
-int bigram_push(bigram_queue *q, bigram b)
+int gguf_bigram_push(bigram_queue *q, bigram b)
 {
     if (q->n == q->cap) {
         size_t cap = q->cap ? q->cap * 2 : 64;
@@ -63,7 +63,7 @@ int bigram_push(bigram_queue *q, bigram b)
     return 0;
 }
 
-bool bigram_pop(bigram_queue *q, bigram *out)
+bool gguf_bigram_pop(bigram_queue *q, bigram *out)
 {
     if (q->n == 0)
         return false;
@@ -138,7 +138,7 @@ static uint32_t merge_slot(uint64_t key, uint32_t mask)
     return (uint32_t)key & mask;
 }
 
-int32_t vocab_merge_rank(const gguf_vocab *v, int32_t left, int32_t right)
+int32_t gguf_vocab_merge_rank(const gguf_vocab *v, int32_t left, int32_t right)
 {
     if (!v->merge_keys || left < 0 || right < 0)
         return -1;
@@ -178,7 +178,7 @@ static int parallel_array(const gguf_file *f, const char *key, uint32_t elem, ui
                           const void **data, gguf_error *err)
 {
     *data = NULL;
-    const gguf_kv *kv = gguf_find_kv(f, key);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
     if (!kv)
         return 0;
     char tb[32];
@@ -196,7 +196,7 @@ static int parallel_array(const gguf_file *f, const char *key, uint32_t elem, ui
 /* Reads the token texts, scores and types into v. */
 static int load_tokens(gguf_vocab *v, const gguf_file *f, gguf_error *err)
 {
-    const gguf_kv *kv = gguf_find_kv(f, GGUF_KEY_TOK_TOKENS);
+    const gguf_kv *kv = gguf_lookup_kv(f, GGUF_KEY_TOK_TOKENS);
     char tb[32];
     if (!kv)
         return gguf_error_set(err, "missing key %s", GGUF_KEY_TOK_TOKENS);
@@ -206,7 +206,7 @@ static int load_tokens(gguf_vocab *v, const gguf_file *f, gguf_error *err)
     if (kv->n == 0)
         return gguf_error_set(err, "%s is empty", GGUF_KEY_TOK_TOKENS);
     if (kv->n > (uint64_t)INT32_MAX / 4)
-        return gguf_error_set(err, "%s has %llu tokens, more than token ids can number",
+        return gguf_error_setc(err, GGUF_ERR_LIMIT, "%s has %llu tokens, more than token ids can number",
                               GGUF_KEY_TOK_TOKENS, (unsigned long long)kv->n);
     uint64_t n = kv->n;
     const void *scores, *types;
@@ -219,7 +219,7 @@ static int load_tokens(gguf_vocab *v, const gguf_file *f, gguf_error *err)
     for (uint64_t i = 0; i < n; i++)
         total += kv->strs[i].len ? kv->strs[i].len : 20;
     if (total > UINT32_MAX)
-        return gguf_error_set(err, "%s: token texts total %llu bytes, too many", GGUF_KEY_TOK_TOKENS,
+        return gguf_error_setc(err, GGUF_ERR_LIMIT, "%s: token texts total %llu bytes, too many", GGUF_KEY_TOK_TOKENS,
                               (unsigned long long)total);
     v->n_tokens = (int32_t)n;
     v->tokens = calloc(n, sizeof *v->tokens);
@@ -229,7 +229,7 @@ static int load_tokens(gguf_vocab *v, const gguf_file *f, gguf_error *err)
         n_slots <<= 1;
     v->slots = malloc((size_t)n_slots * sizeof *v->slots);
     if (!v->tokens || !v->text || !v->slots)
-        return gguf_error_set(err, "out of memory for %llu tokens", (unsigned long long)n);
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory for %llu tokens", (unsigned long long)n);
     memset(v->slots, 0xff, (size_t)n_slots * sizeof *v->slots);
     v->slot_mask = n_slots - 1;
 
@@ -316,7 +316,7 @@ static int load_special_ids(gguf_vocab *v, const gguf_file *f, int32_t *fim_pad,
         { "tokenizer.ggml.middle_token_id", &fim_mid },
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        const gguf_kv *kv = gguf_find_kv(f, keys[i].key);
+        const gguf_kv *kv = gguf_lookup_kv(f, keys[i].key);
         if (!kv)
             continue;
         int64_t id;
@@ -337,7 +337,7 @@ static int load_special_ids(gguf_vocab *v, const gguf_file *f, int32_t *fim_pad,
 
 static int load_bool(const gguf_file *f, const char *key, bool *out, gguf_error *err)
 {
-    const gguf_kv *kv = gguf_find_kv(f, key);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
     char tb[32];
     if (kv && !gguf_kv_bool(kv, out))
         return gguf_error_set(err, "%s is %s, expected bool", key, kv_type(kv, tb));
@@ -475,7 +475,7 @@ static int load_special_list(gguf_vocab *v, const gguf_file *f)
 
     char name[128] = "";
     gguf_str s;
-    const gguf_kv *kv = gguf_find_kv(f, "general.name");
+    const gguf_kv *kv = gguf_lookup_kv(f, "general.name");
     if (kv && gguf_kv_str(kv, &s)) {
         size_t nl = s.len < sizeof name - 1 ? s.len : sizeof name - 1;
         for (size_t i = 0; i < nl; i++)
@@ -505,7 +505,7 @@ static int load_special_list(gguf_vocab *v, const gguf_file *f)
  * first byte), both pieces tokens; rank = index, the first of duplicates. */
 static int load_merges(gguf_vocab *v, const gguf_file *f, gguf_error *err)
 {
-    const gguf_kv *kv = gguf_find_kv(f, GGUF_KEY_TOK_MERGES);
+    const gguf_kv *kv = gguf_lookup_kv(f, GGUF_KEY_TOK_MERGES);
     char tb[32], pa[48], pb[48];
     if (!kv)
         return gguf_error_set(err, "missing key %s (a gpt2 vocabulary needs its merges)",
@@ -513,14 +513,14 @@ static int load_merges(gguf_vocab *v, const gguf_file *f, gguf_error *err)
     if (kv->type != GGUF_VT_ARR || kv->elem_type != GGUF_VT_STR)
         return gguf_error_set(err, "%s is %s, expected arr[str]", GGUF_KEY_TOK_MERGES, kv_type(kv, tb));
     if (kv->n > (uint64_t)INT32_MAX / 4)
-        return gguf_error_set(err, "%s has too many merges", GGUF_KEY_TOK_MERGES);
+        return gguf_error_setc(err, GGUF_ERR_LIMIT, "%s has too many merges", GGUF_KEY_TOK_MERGES);
     uint32_t n_slots = 1;
     while (n_slots < 2 * kv->n + 2)
         n_slots <<= 1;
     v->merge_keys = malloc((size_t)n_slots * sizeof *v->merge_keys);
     v->merge_ranks = malloc((size_t)n_slots * sizeof *v->merge_ranks);
     if (!v->merge_keys || !v->merge_ranks)
-        return gguf_error_set(err, "out of memory for %llu merges", (unsigned long long)kv->n);
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory for %llu merges", (unsigned long long)kv->n);
     memset(v->merge_keys, 0xff, (size_t)n_slots * sizeof *v->merge_keys);
     v->merge_mask = n_slots - 1;
     for (uint64_t r = 0; r < kv->n; r++) {
@@ -568,7 +568,7 @@ static void bpe_defaults(gguf_vocab *v)
 gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
 {
     gguf_str model = { 0 }, pre = { 0 };
-    const gguf_kv *kv = gguf_find_kv(f, GGUF_KEY_TOK_MODEL);
+    const gguf_kv *kv = gguf_lookup_kv(f, GGUF_KEY_TOK_MODEL);
     char tb[32];
     if (!kv) {
         gguf_error_set(err, "no vocabulary: missing key %s", GGUF_KEY_TOK_MODEL);
@@ -590,21 +590,21 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
             { "no_vocab", "no vocabulary" }, { "none", "no vocabulary" } };
         for (size_t i = 0; i < sizeof known / sizeof *known; i++)
             if (gguf_str_eq(model, known[i][0])) {
-                gguf_error_set(err, "tokenizer model \"%s\" (%s) is not supported; only \"llama\" (SentencePiece) and \"gpt2\" (byte-level BPE) are",
+                gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "tokenizer model \"%s\" (%s) is not supported; only \"llama\" (SentencePiece) and \"gpt2\" (byte-level BPE) are",
                                known[i][0], known[i][1]);
                 return NULL;
             }
-        gguf_error_set(err, "unknown tokenizer model \"%s\"", gguf_error_preview(model.ptr, model.len, pb));
+        gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "unknown tokenizer model \"%s\"", gguf_error_preview(model.ptr, model.len, pb));
         return NULL;
     }
     if (gguf_unicode_init() != 0) {
-        gguf_error_set(err, "the PCRE2 library has no Unicode support");
+        gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "the PCRE2 library has no Unicode support");
         return NULL;
     }
 
     gguf_vocab *v = calloc(1, sizeof *v);
     if (!v) {
-        gguf_error_set(err, "out of memory");
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         return NULL;
     }
     v->type = type;
@@ -614,14 +614,14 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
     if (load_tokens(v, f, err))
         goto fail;
 
-    kv = gguf_find_kv(f, GGUF_KEY_TOK_PRE);
+    kv = gguf_lookup_kv(f, GGUF_KEY_TOK_PRE);
     if (kv && !gguf_kv_str(kv, &pre)) {
         gguf_error_set(err, "%s is %s, expected str", GGUF_KEY_TOK_PRE, kv_type(kv, tb));
         goto fail;
     }
     if (pre.len >= sizeof v->pre_name || (pre.len && memchr(pre.ptr, 0, pre.len))) {
         char pb[48];
-        gguf_error_set(err, "unknown pre-tokenizer \"%s\"", gguf_error_preview(pre.ptr, pre.len, pb));
+        gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "unknown pre-tokenizer \"%s\"", gguf_error_preview(pre.ptr, pre.len, pb));
         goto fail;
     }
     if (pre.len)
@@ -648,14 +648,14 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
         load_bool(f, GGUF_KEY_TOK_ADD_EOS, &v->add_eos, err))
         goto fail;
     if (load_eog(v, fim_pad, fim_rep, fim_sep) || load_special_list(v, f)) {
-        gguf_error_set(err, "out of memory");
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         goto fail;
     }
     if (type == GGUF_VOCAB_SPM) {
         if (load_spm_bytes(v, err))
             goto fail;
     } else {
-        if (load_merges(v, f, err) || vocab_bpe_init(v, v->pre_name, err))
+        if (load_merges(v, f, err) || gguf_vocab_bpe_init(v, v->pre_name, err))
             goto fail;
     }
     return v;
@@ -669,7 +669,7 @@ void gguf_vocab_free(gguf_vocab *v)
     if (!v)
         return;
     if (v->type == GGUF_VOCAB_BPE)
-        vocab_bpe_free(v);
+        gguf_vocab_bpe_free(v);
     free(v->tokens);
     free(v->text);
     free(v->slots);
@@ -890,7 +890,7 @@ int gguf_vocab_encode(const gguf_vocab *v, const char *text, size_t len, bool ad
             gguf_error_set(err, "the vocabulary asks for a BOS token but has none");
             goto fail;
         }
-        if (id_list_push(&out, v->bos))
+        if (gguf_id_list_push(&out, v->bos))
             goto oom;
     }
     /* SPM: a fragment after a special token (or the first one) gets the
@@ -899,7 +899,7 @@ int gguf_vocab_encode(const gguf_vocab *v, const char *text, size_t len, bool ad
     for (size_t i = 0; i < frags.n; i++) {
         const fragment *fr = &frags.items[i];
         if (fr->id >= 0) {
-            if (id_list_push(&out, fr->id))
+            if (gguf_id_list_push(&out, fr->id))
                 goto oom;
             prev_special = true;
             continue;
@@ -913,9 +913,9 @@ int gguf_vocab_encode(const gguf_vocab *v, const char *text, size_t len, bool ad
             buf = nb;
             buf[0] = ' ';
             memcpy(buf + pre, text + fr->off, fr->len);
-            rc = vocab_encode_spm(v, buf, fr->len + pre, &out);
+            rc = gguf_vocab_encode_spm(v, buf, fr->len + pre, &out);
         } else {
-            rc = vocab_encode_bpe(v, text + fr->off, fr->len, &out);
+            rc = gguf_vocab_encode_bpe(v, text + fr->off, fr->len, &out);
         }
         if (rc)
             goto oom;
@@ -926,20 +926,20 @@ int gguf_vocab_encode(const gguf_vocab *v, const char *text, size_t len, bool ad
             gguf_error_set(err, "the vocabulary asks for an EOS token but has none");
             goto fail;
         }
-        if (id_list_push(&out, v->eos))
+        if (gguf_id_list_push(&out, v->eos))
             goto oom;
     }
     free(frags.items);
     free(buf);
     *ids = out.ids ? out.ids : malloc(sizeof(int32_t));
     if (!*ids) {
-        gguf_error_set(err, "out of memory");
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         return -1;
     }
     *n_ids = out.n;
     return 0;
 oom:
-    gguf_error_set(err, "out of memory tokenizing %zu bytes", len);
+    gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory tokenizing %zu bytes", len);
 fail:
     free(out.ids);
     free(frags.items);

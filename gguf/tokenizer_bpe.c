@@ -201,17 +201,17 @@ static char *collapse_pattern(const char *p)
     return out;
 }
 
-int vocab_bpe_init(gguf_vocab *v, const char *pre, gguf_error *err)
+int gguf_vocab_bpe_init(gguf_vocab *v, const char *pre, gguf_error *err)
 {
     const split_rule *rules = NULL;
     for (size_t i = 0; i < sizeof pre_tokenizers / sizeof *pre_tokenizers; i++)
         if (!strcmp(pre, pre_tokenizers[i].name))
             rules = pre_tokenizers[i].rules;
     if (!rules)
-        return gguf_error_set(err, "unknown pre-tokenizer \"%s\" (tokenizer.ggml.pre)", pre);
+        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "unknown pre-tokenizer \"%s\" (tokenizer.ggml.pre)", pre);
     struct bpe_state *st = calloc(1, sizeof *st);
     if (!st)
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     v->bpe = st;
     for (int b = 0; b < 256; b++) {
         char u[4];
@@ -230,7 +230,7 @@ int vocab_bpe_init(gguf_vocab *v, const char *pre, gguf_error *err)
         if (c->collapsed) {
             char *cp = collapse_pattern(r->pattern);
             if (!cp)
-                return gguf_error_set(err, "out of memory");
+                return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
             c->re = pcre2_compile((PCRE2_SPTR)cp, PCRE2_ZERO_TERMINATED, PCRE2_DOLLAR_ENDONLY,
                                   &errcode, &erroff, NULL);
             free(cp);
@@ -243,14 +243,14 @@ int vocab_bpe_init(gguf_vocab *v, const char *pre, gguf_error *err)
         if (!c->re) {
             PCRE2_UCHAR msg[120];
             pcre2_get_error_message(errcode, msg, sizeof msg);
-            return gguf_error_set(err, "pre-tokenizer \"%s\": cannot compile its regex: %s", pre,
+            return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "pre-tokenizer \"%s\": cannot compile its regex: %s", pre,
                                   (const char *)msg);
         }
     }
     return 0;
 }
 
-void vocab_bpe_free(gguf_vocab *v)
+void gguf_vocab_bpe_free(gguf_vocab *v)
 {
     if (!v->bpe)
         return;
@@ -458,10 +458,10 @@ static int try_merge(bpe_word *w, int32_t left, int32_t right)
 {
     if (left < 0 || right < 0)
         return 0;
-    int32_t rank = vocab_merge_rank(w->v, w->sym[left].id, w->sym[right].id);
+    int32_t rank = gguf_vocab_merge_rank(w->v, w->sym[left].id, w->sym[right].id);
     if (rank < 0)
         return 0;
-    return bigram_push(&w->queue, (bigram){ -(double)rank, left, right,
+    return gguf_bigram_push(&w->queue, (bigram){ -(double)rank, left, right,
                                             w->sym[left].n + w->sym[right].n });
 }
 
@@ -471,7 +471,7 @@ static int merge_word(const gguf_vocab *v, const char *s, size_t len, symbol *sy
     if (v->ignore_merges) {
         int32_t id = gguf_vocab_find(v, s, len);
         if (id >= 0)
-            return id_list_push(out, id);
+            return gguf_id_list_push(out, id);
     }
     bpe_word w = { v, s, sym, { 0 } };
     int32_t n_sym = 0;
@@ -488,7 +488,7 @@ static int merge_word(const gguf_vocab *v, const char *s, size_t len, symbol *sy
         if (try_merge(&w, i - 1, i))
             goto done;
     bigram b;
-    while (bigram_pop(&w.queue, &b)) {
+    while (gguf_bigram_pop(&w.queue, &b)) {
         symbol *l = &sym[b.left], *r = &sym[b.right];
         if (l->n == 0 || r->n == 0 || l->n + r->n != b.size)
             continue;
@@ -503,13 +503,13 @@ static int merge_word(const gguf_vocab *v, const char *s, size_t len, symbol *sy
     }
     for (int32_t i = n_sym ? 0 : -1; i >= 0; i = sym[i].next) {
         if (sym[i].id >= 0) {
-            if (id_list_push(out, sym[i].id))
+            if (gguf_id_list_push(out, sym[i].id))
                 goto done;
             continue;
         }
         for (size_t k = 0; k < sym[i].n; k++) {
             int32_t id = gguf_vocab_find(v, s + sym[i].off + k, 1);
-            if (id >= 0 && id_list_push(out, id))
+            if (id >= 0 && gguf_id_list_push(out, id))
                 goto done;
         }
     }
@@ -635,7 +635,7 @@ done:
     return rc;
 }
 
-int vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list *out)
+int gguf_vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list *out)
 {
     const struct bpe_state *st = v->bpe;
     int rc = -1;

@@ -6,7 +6,7 @@
 #ifndef GGUF_TOKENIZER_IMPL_H
 #define GGUF_TOKENIZER_IMPL_H
 
-#include "tokenizer.h"
+#include <ggufkit/vocab.h>
 
 /* Token attributes, as llama.cpp derives them from tokenizer.ggml.token_type
  * (UNDEFINED is no bit at all). */
@@ -61,7 +61,7 @@ struct gguf_vocab {
 static inline const char *tok_text(const gguf_vocab *v, int32_t id) { return v->text + v->tokens[id].off; }
 
 /* Appends id to l; -1 when out of memory. */
-int id_list_push(id_list *l, int32_t id);
+int gguf_id_list_push(id_list *l, int32_t id);
 
 /* A candidate merge of two adjacent symbols. The queue serves the highest
  * priority first (SPM: the merged token's score; BPE: minus the merge rank),
@@ -79,8 +79,8 @@ typedef struct bigram_queue {
     size_t  n, cap;
 } bigram_queue;
 
-int  bigram_push(bigram_queue *q, bigram b); /* -1 when out of memory */
-bool bigram_pop(bigram_queue *q, bigram *out);
+int  gguf_bigram_push(bigram_queue *q, bigram b); /* -1 when out of memory */
+bool gguf_bigram_pop(bigram_queue *q, bigram *out);
 
 /* A symbol of a word being merged: a byte range of the word, linked to its
  * neighbours (-1 at the ends). */
@@ -92,15 +92,15 @@ typedef struct symbol {
 
 /* SPM: appends the tokens of one raw text fragment (already prefixed with a
  * space when wanted, not yet escaped). */
-int vocab_encode_spm(const gguf_vocab *v, const char *text, size_t len, id_list *out);
+int gguf_vocab_encode_spm(const gguf_vocab *v, const char *text, size_t len, id_list *out);
 
 /* BPE: pre-tokenizer setup (by tokenizer.ggml.pre) and teardown. */
-int  vocab_bpe_init(gguf_vocab *v, const char *pre, gguf_error *err);
-void vocab_bpe_free(gguf_vocab *v);
+int  gguf_vocab_bpe_init(gguf_vocab *v, const char *pre, gguf_error *err);
+void gguf_vocab_bpe_free(gguf_vocab *v);
 /* BPE: appends the tokens of one raw text fragment. */
-int  vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list *out);
+int  gguf_vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list *out);
 
 /* The rank of merging left+right, -1 when no such merge. */
-int32_t vocab_merge_rank(const gguf_vocab *v, int32_t left, int32_t right);
+int32_t gguf_vocab_merge_rank(const gguf_vocab *v, int32_t left, int32_t right);
 
 #endif

@@ -32,10 +32,10 @@ static int try_pair(spm_state *st, int32_t left, int32_t right)
     int32_t id = gguf_vocab_find(st->v, st->text + st->sym[left].off, size);
     if (id < 0)
         return 0;
-    return bigram_push(&st->queue, (bigram){ st->v->tokens[id].score, left, right, size });
+    return gguf_bigram_push(&st->queue, (bigram){ st->v->tokens[id].score, left, right, size });
 }
 
-int vocab_encode_spm(const gguf_vocab *v, const char *text, size_t len, id_list *out)
+int gguf_vocab_encode_spm(const gguf_vocab *v, const char *text, size_t len, id_list *out)
 {
     /* Escape: each space becomes the three bytes of U+2581. */
     size_t n_spaces = 0;
@@ -70,7 +70,7 @@ int vocab_encode_spm(const gguf_vocab *v, const char *text, size_t len, id_list 
             goto done;
 
     bigram b;
-    while (bigram_pop(&st.queue, &b)) {
+    while (gguf_bigram_pop(&st.queue, &b)) {
         symbol *l = &sym[b.left], *r = &sym[b.right];
         if (l->n == 0 || r->n == 0 || l->n + r->n != b.size)
             continue; /* one side already merged elsewhere */
@@ -86,13 +86,13 @@ int vocab_encode_spm(const gguf_vocab *v, const char *text, size_t len, id_list 
     for (int32_t i = n_sym ? 0 : -1; i >= 0; i = sym[i].next) {
         int32_t id = gguf_vocab_find(v, esc + sym[i].off, sym[i].n);
         if (id >= 0) {
-            if (id_list_push(out, id))
+            if (gguf_id_list_push(out, id))
                 goto done;
             continue;
         }
         for (size_t k = 0; k < sym[i].n; k++) {
             int32_t bt = v->byte_tok[(unsigned char)esc[sym[i].off + k]];
-            if (bt >= 0 && id_list_push(out, bt))
+            if (bt >= 0 && gguf_id_list_push(out, bt))
                 goto done;
         }
     }

@@ -6,7 +6,7 @@
  * header is written in one piece. Tensor data is never held: callers hand it
  * over tensor by tensor and it goes straight to the temporary file.
  */
-#include "writer.h"
+#include <ggufkit/gguf.h>
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -93,13 +93,14 @@ struct gguf_writer {
     bool     explicit_shards; /* shards given per tensor (keep-split) */
     uint32_t n_shards;
     char   **paths;
-    outfile *outs;
+    gguf_outfile *outs;
 
     bool     begun, failed, completed;
     bool     pad_empty; /* pad the header even when there are no tensors */
     uint32_t alignment;
     uint64_t cur;      /* tensor being written */
     uint64_t cur_done; /* bytes of it written */
+    gguf_error setter_err; /* the first failed setter (msg empty: none) */
 };
 
 gguf_writer *gguf_writer_new(void)
@@ -118,7 +119,7 @@ static void free_outputs(gguf_writer *w)
 {
     for (uint32_t s = 0; s < w->n_shards; s++) {
         if (w->outs)
-            outfile_discard(&w->outs[s]);
+            gguf_outfile_discard(&w->outs[s]);
         if (w->paths)
             free(w->paths[s]);
     }
@@ -177,6 +178,21 @@ void gguf_writer_remove_kv(gguf_writer *w, const char *key)
 }
 
 /* Stores a serialized kv (b holds key+type+value), replacing any old value. */
+/* Records the first failure of a setter (reported again by begin). */
+static int setter_fail(gguf_writer *w, int code, const char *key, const char *what)
+{
+    char pb[48];
+    if (!w->setter_err.msg[0])
+        gguf_error_setc(&w->setter_err, code, "key '%s': %s",
+                        gguf_error_preview(key, strlen(key), pb), what);
+    return -1;
+}
+
+const gguf_error *gguf_writer_error(const gguf_writer *w)
+{
+    return w->setter_err.msg[0] ? &w->setter_err : NULL;
+}
+
 static int put_kv(gguf_writer *w, const char *key, uint32_t type, bbuf *b)
 {
     if (b->oom)
@@ -204,18 +220,23 @@ static int put_kv(gguf_writer *w, const char *key, uint32_t type, bbuf *b)
     return 0;
 fail:
     free(b->p);
-    return -1;
+    return setter_fail(w, GGUF_ERR_NOMEM, key, "out of memory");
 }
 
-static bool key_ok(const char *key)
+static bool key_ok(gguf_writer *w, const char *key)
 {
+    if (!key)
+        return setter_fail(w, GGUF_ERR_ARG, "(null)", "no key given") == 0;
     size_t n = strlen(key);
-    return n > 0 && n <= GGUF_MAX_KEY;
+    if (n > 0 && n <= GGUF_MAX_KEY)
+        return true;
+    setter_fail(w, GGUF_ERR_ARG, key, n ? "longer than 65535 bytes" : "empty key");
+    return false;
 }
 
 static int set_scalar(gguf_writer *w, const char *key, uint32_t type, const void *v)
 {
-    if (!key_ok(key))
+    if (!key_ok(w, key))
         return -1;
     bbuf b = { 0 };
     bb_str(&b, key, strlen(key));
@@ -245,7 +266,7 @@ int gguf_writer_set_bool(gguf_writer *w, const char *key, bool v)
 
 int gguf_writer_set_strn(gguf_writer *w, const char *key, const char *v, uint64_t len)
 {
-    if (!key_ok(key))
+    if (!key_ok(w, key))
         return -1;
     bbuf b = { 0 };
     bb_str(&b, key, strlen(key));
@@ -262,8 +283,12 @@ int gguf_writer_set_str(gguf_writer *w, const char *key, const char *v)
 int gguf_writer_set_array(gguf_writer *w, const char *key, uint32_t elem, const void *data, uint64_t n)
 {
     uint32_t esz = gguf_vtype_size(elem);
-    if (!key_ok(key) || esz == 0 || n > SIZE_MAX / esz)
+    if (!key_ok(w, key))
         return -1;
+    if (esz == 0)
+        return setter_fail(w, GGUF_ERR_ARG, key, "array element type must be a fixed-size value type");
+    if (n > SIZE_MAX / esz)
+        return setter_fail(w, GGUF_ERR_LIMIT, key, "array too large");
     bbuf b = { 0 };
     bb_str(&b, key, strlen(key));
     bb_u32(&b, GGUF_VT_ARR);
@@ -276,7 +301,7 @@ int gguf_writer_set_array(gguf_writer *w, const char *key, uint32_t elem, const 
 int gguf_writer_set_str_array(gguf_writer *w, const char *key, const char *const *strs,
                               const uint64_t *lens, uint64_t n)
 {
-    if (!key_ok(key))
+    if (!key_ok(w, key))
         return -1;
     bbuf b = { 0 };
     bb_str(&b, key, strlen(key));
@@ -290,6 +315,8 @@ int gguf_writer_set_str_array(gguf_writer *w, const char *key, const char *const
 
 int gguf_writer_copy_kv(gguf_writer *w, const gguf_kv *kv)
 {
+    if (!key_ok(w, kv->key))
+        return -1;
     bbuf b = { 0 };
     bb_str(&b, kv->key, kv->key_len);
     bb_u32(&b, kv->type);
@@ -335,42 +362,42 @@ int64_t gguf_writer_add_tensor(gguf_writer *w, const char *name, uint32_t type, 
 {
     size_t len = strlen(name);
     if (len >= GGUF_MAX_NAME)
-        return gguf_error_set(err, "tensor name '%s' is too long (limit %d bytes)", name,
+        return gguf_error_setc(err, GGUF_ERR_LIMIT, "tensor name '%s' is too long (limit %d bytes)", name,
                               GGUF_MAX_NAME - 1);
     if (n_dims > GGUF_MAX_DIMS)
-        return gguf_error_set(err, "tensor '%s' has %" PRIu32 " dimensions", name, n_dims);
+        return gguf_error_setc(err, GGUF_ERR_ARG, "tensor '%s' has %" PRIu32 " dimensions", name, n_dims);
     for (uint64_t i = 0; i < w->n_t; i++)
         if (strcmp(w->ts[i].name, name) == 0)
-            return gguf_error_set(err, "duplicate tensor name '%s'", name);
+            return gguf_error_setc(err, GGUF_ERR_ARG, "duplicate tensor name '%s'", name);
     wtensor t = { .type = type, .n_dims = n_dims, .ne = { 1, 1, 1, 1 } };
     int64_t rows = 1;
     for (uint32_t j = 0; j < n_dims; j++) {
         if (ne[j] < 0)
-            return gguf_error_set(err, "tensor '%s' has a negative dimension", name);
+            return gguf_error_setc(err, GGUF_ERR_ARG, "tensor '%s' has a negative dimension", name);
         t.ne[j] = ne[j];
         if (j > 0) {
             if (ne[j] && rows > INT64_MAX / ne[j])
-                return gguf_error_set(err, "tensor '%s' is too large", name);
+                return gguf_error_setc(err, GGUF_ERR_LIMIT, "tensor '%s' is too large", name);
             rows *= ne[j];
         }
     }
     uint64_t row;
-    if (ggml_row_size(type, t.ne[0], &row))
-        return gguf_error_set(err, "tensor '%s': type %s cannot hold rows of %" PRId64 " elements",
-                              name, ggml_type_name(type), t.ne[0]);
+    if (gguf_row_size(type, t.ne[0], &row))
+        return gguf_error_setc(err, GGUF_ERR_ARG, "tensor '%s': type %s cannot hold rows of %" PRId64 " elements",
+                              name, gguf_dtype_name(type), t.ne[0]);
     if (rows && row > UINT64_MAX / (uint64_t)rows)
-        return gguf_error_set(err, "tensor '%s' is too large", name);
+        return gguf_error_setc(err, GGUF_ERR_LIMIT, "tensor '%s' is too large", name);
     t.nbytes = row * (uint64_t)rows;
     if (w->n_t == w->cap_t) {
         uint64_t cap = w->cap_t ? 2 * w->cap_t : 64;
         wtensor *p = realloc(w->ts, cap * sizeof *p);
         if (!p)
-            return gguf_error_set(err, "out of memory");
+            return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         w->ts = p;
         w->cap_t = cap;
     }
     if (!(t.name = strdup(name)))
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     w->ts[w->n_t] = t;
     return (int64_t)w->n_t++;
 }
@@ -418,10 +445,10 @@ static int read_alignment(gguf_writer *w, gguf_error *err)
     if (!kv)
         return 0;
     if (kv->type != GGUF_VT_U32)
-        return gguf_error_set(err, "general.alignment must be u32");
+        return gguf_error_setc(err, GGUF_ERR_ARG, "general.alignment must be u32");
     memcpy(&w->alignment, kv->bytes + kv->nbytes - 4, 4);
     if (w->alignment == 0 || (w->alignment & (w->alignment - 1)))
-        return gguf_error_set(err, "general.alignment %" PRIu32 " is not a power of two", w->alignment);
+        return gguf_error_setc(err, GGUF_ERR_ARG, "general.alignment %" PRIu32 " is not a power of two", w->alignment);
     return 0;
 }
 
@@ -437,7 +464,7 @@ static int plan_shards(gguf_writer *w, gguf_error *err)
         bool next;
         if (w->explicit_shards) {
             if (t->shard != shard && t->shard != shard + 1)
-                return gguf_error_set(err, "tensor '%s': shard %u out of order", t->name, t->shard);
+                return gguf_error_setc(err, GGUF_ERR_ARG, "tensor '%s': shard %u out of order", t->name, t->shard);
             next = t->shard != shard;
         } else {
             next = in_shard > 0 &&
@@ -460,8 +487,12 @@ static int plan_shards(gguf_writer *w, gguf_error *err)
 
 int gguf_writer_set_tensor_shard(gguf_writer *w, uint64_t i, uint32_t shard)
 {
-    if (i >= w->n_t || w->begun)
+    if (i >= w->n_t || w->begun) {
+        if (!w->setter_err.msg[0])
+            gguf_error_setc(&w->setter_err, GGUF_ERR_ARG, "tensor %" PRIu64 ": %s", i,
+                            w->begun ? "shard set after begin" : "no such tensor");
         return -1;
+    }
     w->ts[i].shard = shard;
     w->explicit_shards = true;
     return 0;
@@ -519,13 +550,13 @@ static int open_shard(gguf_writer *w, uint32_t s, gguf_error *err)
 {
     bbuf b = { 0 };
     int rc = -1;
-    if (outfile_open(&w->outs[s], w->paths[s], err))
+    if (gguf_outfile_open(&w->outs[s], w->paths[s], err))
         return -1;
     if (shard_header(w, s, &b)) {
-        gguf_error_set(err, "out of memory");
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         goto done;
     }
-    rc = outfile_write(&w->outs[s], b.p, b.n, err);
+    rc = gguf_outfile_write(&w->outs[s], b.p, b.n, err);
 done:
     free(b.p);
     return rc;
@@ -536,10 +567,10 @@ static int make_paths(gguf_writer *w, const char *path, gguf_error *err)
     w->paths = calloc(w->n_shards, sizeof *w->paths);
     w->outs = calloc(w->n_shards, sizeof *w->outs);
     if (!w->paths || !w->outs)
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     if (w->n_shards == 1) {
         w->paths[0] = strdup(path);
-        return w->paths[0] ? 0 : gguf_error_set(err, "out of memory");
+        return w->paths[0] ? 0 : gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     }
     /* "out.gguf" or "out-00001-of-00003.gguf" → prefix "out". */
     size_t plen = strlen(path);
@@ -549,12 +580,12 @@ static int make_paths(gguf_writer *w, const char *path, gguf_error *err)
         plen -= 5;
     char *prefix = strndup(path, plen);
     if (!prefix)
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     for (uint32_t s = 0; s < w->n_shards; s++) {
         size_t n = plen + 32;
         if (!(w->paths[s] = malloc(n))) {
             free(prefix);
-            return gguf_error_set(err, "out of memory");
+            return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         }
         gguf_split_name(w->paths[s], n, prefix, s + 1, w->n_shards);
     }
@@ -565,13 +596,13 @@ static int make_paths(gguf_writer *w, const char *path, gguf_error *err)
 int gguf_writer_begin(gguf_writer *w, const char *path, gguf_error *err)
 {
     if (w->begun)
-        return gguf_error_set(err, "writer already started");
+        return gguf_error_setc(err, GGUF_ERR_ARG, "writer already started");
     if (read_alignment(w, err))
         return -1;
     if (plan_shards(w, err))
         return -1;
     if (w->n_shards > UINT16_MAX || w->n_t > INT32_MAX)
-        return gguf_error_set(err, "too many shards or tensors for a split");
+        return gguf_error_setc(err, GGUF_ERR_LIMIT, "too many shards or tensors for a split");
     if (make_paths(w, path, err) || open_shard(w, 0, err)) {
         free_outputs(w);
         return -1;
@@ -589,18 +620,18 @@ static int next_tensor(gguf_writer *w, gguf_error *err)
 {
     static const uint8_t zeros[256];
     const wtensor *t = &w->ts[w->cur];
-    outfile *o = &w->outs[t->shard];
+    gguf_outfile *o = &w->outs[t->shard];
     uint64_t pad = pad_to(t->nbytes, w->alignment) - t->nbytes;
     while (pad) {
         size_t k = pad < sizeof zeros ? (size_t)pad : sizeof zeros;
-        if (outfile_write(o, zeros, k, err))
+        if (gguf_outfile_write(o, zeros, k, err))
             return -1;
         pad -= k;
     }
     w->cur++;
     w->cur_done = 0;
     if (w->cur < w->n_t && w->ts[w->cur].shard != t->shard) {
-        if (outfile_sync(o, err))
+        if (gguf_outfile_sync(o, err))
             return -1;
         return open_shard(w, w->ts[w->cur].shard, err);
     }
@@ -611,16 +642,16 @@ int gguf_writer_write_tensor(gguf_writer *w, const void *data, size_t n, gguf_er
 {
     const uint8_t *p = data;
     if (!w->begun || w->failed)
-        return gguf_error_set(err, "writer not started or already failed");
+        return gguf_error_setc(err, GGUF_ERR_ARG, "writer not started or already failed");
     while (n > 0 || (w->cur < w->n_t && w->ts[w->cur].nbytes == 0)) {
         if (w->cur >= w->n_t) {
             w->failed = true;
-            return gguf_error_set(err, "more tensor data than declared");
+            return gguf_error_setc(err, GGUF_ERR_ARG, "more tensor data than declared");
         }
         const wtensor *t = &w->ts[w->cur];
         uint64_t want = t->nbytes - w->cur_done;
         size_t k = n < want ? n : (size_t)want;
-        if (outfile_write(&w->outs[t->shard], p, k, err))
+        if (gguf_outfile_write(&w->outs[t->shard], p, k, err))
             goto fail;
         p += k;
         n -= k;
@@ -637,18 +668,18 @@ fail:
 int gguf_writer_complete(gguf_writer *w, gguf_error *err)
 {
     if (!w->begun || w->failed)
-        return gguf_error_set(err, "writer not started or already failed");
+        return gguf_error_setc(err, GGUF_ERR_ARG, "writer not started or already failed");
     if (w->completed)
         return 0;
     /* Zero-byte tensors at the end complete without data. */
     if (gguf_writer_write_tensor(w, NULL, 0, err))
         goto fail;
     if (w->cur != w->n_t) {
-        gguf_error_set(err, "tensor '%s' was not written completely", w->ts[w->cur].name);
+        gguf_error_setc(err, GGUF_ERR_ARG, "tensor '%s' was not written completely", w->ts[w->cur].name);
         goto fail;
     }
     for (uint32_t s = 0; s < w->n_shards; s++)
-        if (outfile_sync(&w->outs[s], err))
+        if (gguf_outfile_sync(&w->outs[s], err))
             goto fail;
     w->completed = true;
     return 0;
@@ -667,7 +698,7 @@ int gguf_writer_finish(gguf_writer *w, gguf_error *err)
     if (gguf_writer_complete(w, err))
         return -1;
     for (uint32_t s = 0; s < w->n_shards; s++)
-        if (outfile_commit(&w->outs[s], err))
+        if (gguf_outfile_commit(&w->outs[s], err))
             goto fail;
     w->begun = false;
     return 0;
@@ -680,9 +711,9 @@ int gguf_rewrite(const gguf_file *in, const char *path, gguf_error *err)
 {
     gguf_writer *w = gguf_writer_new();
     if (!w)
-        return gguf_error_set(err, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     int rc = -1;
-    gguf_writer_set_version(w, gguf_version(in));
+    gguf_writer_set_version(w, gguf_file_version(in));
     uint64_t data_size;
     gguf_data_section(in, 0, &data_size);
     gguf_writer_set_pad_empty(w, gguf_n_tensors(in) == 0 && data_size > 0);
@@ -691,7 +722,7 @@ int gguf_rewrite(const gguf_file *in, const char *path, gguf_error *err)
         if (gguf_n_shards(in) > 1 && strncmp(kv->key, "split.", 6) == 0)
             continue;
         if (gguf_writer_copy_kv(w, kv)) {
-            gguf_error_set(err, "out of memory");
+            gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
             goto done;
         }
     }

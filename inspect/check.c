@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "modelcheck.h"
+#include <ggufkit/arch.h>
 #include "stream.h"
 
 typedef struct nonfinite {
@@ -24,10 +24,10 @@ typedef struct float_layout {
 } float_layout;
 
 static const float_layout layouts[] = {
-    { GGML_T_F32, 4, 0x7f800000u, 0x007fffffu },
-    { GGML_T_F16, 2, 0x7c00u, 0x03ffu },
-    { GGML_T_BF16, 2, 0x7f80u, 0x007fu },
-    { GGML_T_F64, 8, 0x7ff0000000000000u, 0x000fffffffffffffu },
+    { GGUF_DT_F32, 4, 0x7f800000u, 0x007fffffu },
+    { GGUF_DT_F16, 2, 0x7c00u, 0x03ffu },
+    { GGUF_DT_BF16, 2, 0x7f80u, 0x007fu },
+    { GGUF_DT_F64, 8, 0x7ff0000000000000u, 0x000fffffffffffffu },
 };
 
 static const float_layout *layout_of(uint32_t type)
@@ -132,7 +132,7 @@ static int scan_all(emit *e, const gguf_file *f)
             continue;
         problems++;
         emit_value row[] = {
-            ev_str(t->name), ev_str(ggml_type_name(t->type)),
+            ev_str(t->name), ev_str(gguf_dtype_name(t->type)),
             ev_uint(c.nan), ev_uint(c.inf), ev_uint(c.first),
         };
         emit_row(e, row);

@@ -11,7 +11,7 @@
 #define INSPECT_CHECK_H
 
 #include "emit.h"
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 /* Writes the check report for path. f is the opened file, or NULL when
  * gguf_open() failed with open_error. Returns the number of problems found

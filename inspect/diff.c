@@ -88,11 +88,11 @@ done:
 /* The GGUF version is not a key but is part of what a file says. */
 static void version_row(emit *e, const gguf_file *a, const gguf_file *b, diff_counts *n)
 {
-    if (gguf_version(a) == gguf_version(b))
+    if (gguf_file_version(a) == gguf_file_version(b))
         return;
     emit_value row[] = {
         ev_str("changed"), ev_str("(GGUF version)"),
-        ev_str("u32"), ev_uint(gguf_version(a)), ev_str("u32"), ev_uint(gguf_version(b)),
+        ev_str("u32"), ev_uint(gguf_file_version(a)), ev_str("u32"), ev_uint(gguf_file_version(b)),
         ev_absent(),
     };
     emit_row(e, row);
@@ -105,7 +105,7 @@ static int diff_metadata(emit *e, const gguf_file *a, const gguf_file *b, bool f
     emit_table_begin(e, "metadata", "metadata changes", kv_cols, 7, 0);
     version_row(e, a, b, n);
     for (uint64_t i = 0; i < gguf_n_kv(a); i++) {
-        const gguf_kv *ka = gguf_kv_at(a, i), *kb = gguf_find_kv(b, ka->key);
+        const gguf_kv *ka = gguf_kv_at(a, i), *kb = gguf_lookup_kv(b, ka->key);
         if (kb && kv_equal(ka, kb))
             continue;
         if (kv_row(e, kb ? "changed" : "removed", ka, kb, full))
@@ -117,7 +117,7 @@ static int diff_metadata(emit *e, const gguf_file *a, const gguf_file *b, bool f
     }
     for (uint64_t i = 0; i < gguf_n_kv(b); i++) {
         const gguf_kv *kb = gguf_kv_at(b, i);
-        if (gguf_find_kv(a, kb->key))
+        if (gguf_lookup_kv(a, kb->key))
             continue;
         if (kv_row(e, "added", NULL, kb, full))
             return -1;
@@ -196,8 +196,8 @@ static void tensor_row(emit *e, const char *change, const gguf_tensor *x, const 
     const gguf_tensor *any = x ? x : y;
     emit_value row[] = {
         ev_str(change), ev_str(any->name),
-        x ? ev_str(ggml_type_name(x->type)) : ev_absent(), x ? tensor_shape(x, sx) : ev_absent(),
-        y ? ev_str(ggml_type_name(y->type)) : ev_absent(), y ? tensor_shape(y, sy) : ev_absent(),
+        x ? ev_str(gguf_dtype_name(x->type)) : ev_absent(), x ? tensor_shape(x, sx) : ev_absent(),
+        y ? ev_str(gguf_dtype_name(y->type)) : ev_absent(), y ? tensor_shape(y, sy) : ev_absent(),
     };
     emit_row(e, row);
 }
@@ -206,7 +206,7 @@ static void diff_tensors(emit *e, const gguf_file *a, const gguf_file *b, diff_c
 {
     emit_table_begin(e, "tensors", "tensor changes", tensor_cols, 6, 0);
     for (uint64_t i = 0; i < gguf_n_tensors(a); i++) {
-        const gguf_tensor *x = gguf_tensor_at(a, i), *y = gguf_find_tensor(b, x->name);
+        const gguf_tensor *x = gguf_tensor_at(a, i), *y = gguf_lookup_tensor(b, x->name);
         const char *change = y ? tensor_change(a, x, b, y, n) : "removed";
         if (!y)
             n->tensors_removed++;
@@ -215,7 +215,7 @@ static void diff_tensors(emit *e, const gguf_file *a, const gguf_file *b, diff_c
     }
     for (uint64_t i = 0; i < gguf_n_tensors(b); i++) {
         const gguf_tensor *y = gguf_tensor_at(b, i);
-        if (gguf_find_tensor(a, y->name))
+        if (gguf_lookup_tensor(a, y->name))
             continue;
         tensor_row(e, "added", NULL, y);
         n->tensors_added++;

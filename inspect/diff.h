@@ -13,7 +13,7 @@
 #include <stdbool.h>
 
 #include "emit.h"
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 typedef struct diff_opts {
     bool full;     /* whole arrays in changed values */

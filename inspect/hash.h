@@ -10,7 +10,7 @@
 #define INSPECT_HASH_H
 
 #include "emit.h"
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 /* Writes the hash listing of f. Returns 0, or -1 on out of memory. */
 int hash_write(emit *e, const gguf_file *f);

@@ -10,7 +10,7 @@
 #define INSPECT_KV_VALUE_H
 
 #include "emit.h"
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 /* How many elements of an array a report shows unless --full is given. */
 #define KV_HEAD_ITEMS 8

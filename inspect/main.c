@@ -25,10 +25,10 @@
 #include "check.h"
 #include "diff.h"
 #include "emit.h"
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "hash.h"
 #include "report.h"
-#include "tokenizer.h"
+#include <ggufkit/vocab.h>
 #include "vocab.h"
 
 #define TOOL "gguf-inspect"
@@ -249,7 +249,7 @@ static emit *start(const options *o, const char *title)
  * an error about the file's contents, or -1 on out of memory. */
 static int write_report(const options *o, emit *e, const gguf_file *f, const char *name)
 {
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     report_opts ro = { o->full, !o->no_metadata, !o->no_tensors };
     int rc;
     switch (o->mode) {
@@ -301,7 +301,7 @@ static void print_escaped(const char *s, size_t n)
  * tokens shown by their text). Returns the exit status. */
 static int run_tokenize(const options *o, const gguf_file *f, const char *name)
 {
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     gguf_vocab *v = gguf_vocab_load(f, &err);
     int32_t *ids = NULL;
     size_t n = 0;
@@ -336,7 +336,7 @@ static int run_tokenize(const options *o, const gguf_file *f, const char *name)
 static int run_single(const options *o)
 {
     const char *name = o->files[0];
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     gguf_file *f = open_file(name, o, &err);
     if (!f && o->mode != MODE_CHECK)
         return 1; /* --check still reports the structural error as its finding */

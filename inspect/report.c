@@ -27,7 +27,7 @@ emit_value tensor_shape(const gguf_tensor *t, emit_value items[GGUF_MAX_DIMS])
 static emit_value str_key(const gguf_file *f, const char *key)
 {
     gguf_str s;
-    if (!gguf_kv_str(gguf_find_kv(f, key), &s))
+    if (!gguf_kv_str(gguf_lookup_kv(f, key), &s))
         return ev_null();
     return ev_strn(s.ptr, (size_t)s.len);
 }
@@ -44,7 +44,7 @@ static void summary(emit *e, const gguf_file *f, const char *path, const type_st
 {
     emit_map_begin(e, "summary", NULL, 0);
     emit_field(e, "file", NULL, ev_str(path));
-    emit_field(e, "version", "GGUF version", ev_uint(gguf_version(f)));
+    emit_field(e, "version", "GGUF version", ev_uint(gguf_file_version(f)));
     emit_field(e, "alignment", NULL, ev_uint(gguf_alignment(f)));
     emit_field(e, "n_shards", "shards", ev_uint(gguf_n_shards(f)));
     emit_field(e, "n_kv", "metadata keys", ev_uint(gguf_n_kv(f)));
@@ -73,11 +73,11 @@ static void histogram(emit *e, const type_stats *by_type)
         { "bytes", NULL, EMIT_COL_RIGHT },
     };
     emit_table_begin(e, "tensor_types", "tensor types", cols, 4, EMIT_KEYED);
-    for (uint32_t t = 0; t < GGML_T_COUNT; t++) {
+    for (uint32_t t = 0; t < GGUF_DT_COUNT; t++) {
         if (!by_type[t].tensors)
             continue;
         emit_value row[] = {
-            ev_str(ggml_type_name(t)), ev_uint(by_type[t].tensors),
+            ev_str(gguf_dtype_name(t)), ev_uint(by_type[t].tensors),
             ev_uint(by_type[t].elements), ev_uint(by_type[t].bytes),
         };
         emit_row(e, row);
@@ -137,7 +137,7 @@ static void tensors(emit *e, const gguf_file *f)
         const gguf_tensor *t = gguf_tensor_at(f, i);
         emit_value dims[GGUF_MAX_DIMS];
         emit_value row[] = {
-            ev_uint(i), ev_str(t->name), ev_str(ggml_type_name(t->type)),
+            ev_uint(i), ev_str(t->name), ev_str(gguf_dtype_name(t->type)),
             tensor_shape(t, dims), ev_int(t->n_elements), ev_uint(t->nbytes),
             ev_uint(t->offset), ev_uint(t->shard + 1u),
         };
@@ -148,7 +148,7 @@ static void tensors(emit *e, const gguf_file *f)
 
 int report_write(emit *e, const gguf_file *f, const char *path, const report_opts *o)
 {
-    type_stats by_type[GGML_T_COUNT] = { { 0, 0, 0 } }, all = { 0, 0, 0 };
+    type_stats by_type[GGUF_DT_COUNT] = { { 0, 0, 0 } }, all = { 0, 0, 0 };
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
         type_stats *s = &by_type[t->type];

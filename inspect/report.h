@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "emit.h"
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 typedef struct report_opts {
     bool full;     /* whole arrays instead of their first KV_HEAD_ITEMS elements */

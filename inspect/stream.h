@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 /* 64 MiB: large enough that the release calls cost nothing, small enough
  * that two files read side by side (diff) stay far below a model's size; a

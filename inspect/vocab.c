@@ -19,7 +19,7 @@ static const char *const token_type_names[] = {
  * numeric type), else NULL. */
 static const gguf_kv *array_kv(const gguf_file *f, const char *key, bool want_str)
 {
-    const gguf_kv *kv = gguf_find_kv(f, key);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
     if (!kv || kv->type != GGUF_VT_ARR)
         return NULL;
     return (kv->elem_type == GGUF_VT_STR) == want_str ? kv : NULL;

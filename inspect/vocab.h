@@ -12,7 +12,7 @@
 #define INSPECT_VOCAB_H
 
 #include "emit.h"
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 /* Returns 0, or -1 with err set when the file has no token list. */
 int vocab_write(emit *e, const gguf_file *f, gguf_error *err);

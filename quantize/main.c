@@ -23,18 +23,16 @@
 #include <time.h>
 
 #include "args.h"
-#include "gguf.h"
-#include "imatrix.h"
-#include "modelcheck.h"
+#include <ggufkit/gguf.h>
+#include <ggufkit/quants.h>
+#include <ggufkit/arch.h>
 #include "outpath.h"
 #include "names.h"
 #include "policy.h"
 #include "preset.h"
 #include "progress.h"
-#include "quants.h"
 #include "recipe.h"
 #include "signals.h"
-#include "writer.h"
 
 #define TOOL "gguf-quantize"
 
@@ -96,7 +94,7 @@ static int die_usage(const char *fmt, const char *arg)
 
 static int parse_type_arg(const char *s, int *out)
 {
-    int t = ggml_type_from_name(s);
+    int t = gguf_dtype_from_name(s);
     if (t < 0 || !gguf_codec_get((uint32_t)t))
         return -1;
     *out = t;
@@ -337,7 +335,7 @@ static bool kv_int(const gguf_file *f, const char *fmt, const char *arch, int *o
     char key[256];
     int64_t v;
     snprintf(key, sizeof key, fmt, arch);
-    const gguf_kv *kv = gguf_find_kv(f, key);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
     if (!kv || !gguf_kv_int(kv, &v) || v < 0 || v > INT32_MAX)
         return false;
     *out = (int)v;
@@ -421,7 +419,7 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
             it->convert = it->type != t->type;
         }
         if (it->convert) {
-            const ggml_type_traits *src = ggml_type_get(t->type);
+            const gguf_dtype_traits *src = gguf_dtype_get(t->type);
             if (!gguf_codec_get(t->type))
                 return gguf_error_set(err, "tensor '%s': cannot convert from type %s", t->name,
                                       src->name);
@@ -441,7 +439,7 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
             p->n_imatrix += w != NULL;
         }
         uint64_t row;
-        if (ggml_row_size(it->type, t->ne[0], &row))
+        if (gguf_row_size(it->type, t->ne[0], &row))
             return gguf_error_set(err, "tensor '%s': internal error: no row size", t->name);
         it->nbytes = row * (uint64_t)(t->ne[0] ? t->n_elements / t->ne[0] : 0);
         p->size_in += t->nbytes;
@@ -481,7 +479,7 @@ static void print_plan(const plan *p, const options *o)
         char shape[64];
         shape_str(it->t, shape, sizeof shape);
         printf("%-4" PRIu64 " %-36s %-18s %-7s -> %-7s %10" PRIu64 "  %s%s%s\n", i + 1,
-               it->t->name, shape, ggml_type_name(it->t->type), ggml_type_name(it->type),
+               it->t->name, shape, gguf_dtype_name(it->t->type), gguf_dtype_name(it->type),
                it->nbytes, it->convert ? "" : "copy", it->why[0] ? "fallback: " : "",
                it->why[0] ? it->why : (it->imatrix ? "imatrix" : ""));
     }
@@ -600,15 +598,15 @@ static int convert_tensor(const plan_item *it, buffers *b, int threads, bad_valu
         return -1;
     int64_t n0 = t->ne[0], rows_per_slice = t->ne[1], slices = t->ne[2] * t->ne[3];
     uint64_t row, src_row;
-    ggml_row_size(it->type, n0, &row);
-    ggml_row_size(t->type, n0, &src_row);
+    gguf_row_size(it->type, n0, &row);
+    gguf_row_size(t->type, n0, &src_row);
     int64_t chunk = n0 >= 16384 ? 1 : (16384 + n0 - 1) / n0;
     int failed = 0;
     bad->row = -1;
     #pragma omp parallel num_threads(threads)
     {
-        float *tmp = t->type == GGML_T_F32 ? NULL : malloc((size_t)(chunk * n0) * sizeof(float));
-        if (t->type != GGML_T_F32 && !tmp) {
+        float *tmp = t->type == GGUF_DT_F32 ? NULL : malloc((size_t)(chunk * n0) * sizeof(float));
+        if (t->type != GGUF_DT_F32 && !tmp) {
             #pragma omp atomic write
             failed = 1;
         }
@@ -622,7 +620,7 @@ static int convert_tensor(const plan_item *it, buffers *b, int threads, bad_valu
                 int64_t r0 = c * chunk, nr = rows_per_slice - r0 < chunk ? rows_per_slice - r0 : chunk;
                 const uint8_t *xs = x + (uint64_t)r0 * src_row;
                 const float *f = (const float *)xs;
-                if (t->type != GGML_T_F32) {
+                if (t->type != GGUF_DT_F32) {
                     if (!tmp)
                         continue; /* out of memory, reported below */
                     for (int64_t r = 0; r < nr; r++)
@@ -749,7 +747,7 @@ static int run(const options *o)
         }
         if (o->verbose)
             printf("[%4" PRIu64 "/%4" PRIu64 "] %-36s %-7s -> %-7s %10.3f MiB -> %10.3f MiB%s%s\n",
-                   i + 1, p.n, it->t->name, ggml_type_name(it->t->type), ggml_type_name(it->type),
+                   i + 1, p.n, it->t->name, gguf_dtype_name(it->t->type), gguf_dtype_name(it->type),
                    it->t->nbytes / 1048576.0, it->nbytes / 1048576.0,
                    it->why[0] ? "  fallback: " : "", it->why);
         if (gguf_writer_write_tensor(w, data, it->nbytes, &err)) {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "preset.h"
-#include "types.h"
+#include <ggufkit/gguf.h>
 
 enum tclass { TC_ATTN_V, TC_ATTN_K, TC_ATTN_Q, TC_FFN_DOWN, TC_ATTN_OUTPUT, TC_ATTN_QKV,
               TC_FFN_GATE, TC_FFN_UP, TC_NONE };
@@ -54,57 +54,57 @@ typedef struct rule {
 
 /* Class rules: first match per class wins. */
 static const rule rules[] = {
-    { TC_ATTN_V, F(Q2_K), ANY_ARCH, GQA_GE4, GGML_T_Q4_K },
-    { TC_ATTN_V, F(Q2_K), ANY_ARCH, ALWAYS, GGML_T_Q3_K },
-    { TC_ATTN_V, F(Q3_K_M), ANY_ARCH, WV_LT2, GGML_T_Q5_K },
-    { TC_ATTN_V, F(Q3_K_M), ANY_ARCH, ALWAYS, GGML_T_Q4_K },
-    { TC_ATTN_V, F(Q3_K_L), ANY_ARCH, ALWAYS, GGML_T_Q5_K },
-    { TC_ATTN_V, F(Q4_K_M) | F(Q5_K_M), ANY_ARCH, WV_MORE_BITS, GGML_T_Q6_K },
-    { TC_ATTN_V, F(Q4_K_S), ANY_ARCH, WV_LT4, GGML_T_Q5_K },
+    { TC_ATTN_V, F(Q2_K), ANY_ARCH, GQA_GE4, GGUF_DT_Q4_K },
+    { TC_ATTN_V, F(Q2_K), ANY_ARCH, ALWAYS, GGUF_DT_Q3_K },
+    { TC_ATTN_V, F(Q3_K_M), ANY_ARCH, WV_LT2, GGUF_DT_Q5_K },
+    { TC_ATTN_V, F(Q3_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q4_K },
+    { TC_ATTN_V, F(Q3_K_L), ANY_ARCH, ALWAYS, GGUF_DT_Q5_K },
+    { TC_ATTN_V, F(Q4_K_M) | F(Q5_K_M), ANY_ARCH, WV_MORE_BITS, GGUF_DT_Q6_K },
+    { TC_ATTN_V, F(Q4_K_S), ANY_ARCH, WV_LT4, GGUF_DT_Q5_K },
 
-    { TC_ATTN_K, 0, ANY_ARCH, EXPERTS8, GGML_T_Q8_0 },
+    { TC_ATTN_K, 0, ANY_ARCH, EXPERTS8, GGUF_DT_Q8_0 },
 
-    { TC_FFN_DOWN, F(Q2_K), ANY_ARCH, ALWAYS, GGML_T_Q3_K },
-    { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, LAYER_LT_N16, GGML_T_Q5_K },
-    { TC_FFN_DOWN, F(Q3_K_M), NOT_FALCON, ALWAYS, GGML_T_Q4_K },
-    { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, LAYER_MORE_BITS, GGML_T_Q4_K },
-    { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, ALWAYS, GGML_T_Q3_K },
-    { TC_FFN_DOWN, F(Q3_K_L), FALCON, ALWAYS, GGML_T_Q4_K },
-    { TC_FFN_DOWN, F(Q3_K_L), ANY_ARCH, ALWAYS, GGML_T_Q5_K },
-    { TC_FFN_DOWN, F(Q4_K_M), FALCON, LAYER_LT_N16, GGML_T_Q6_K },
-    { TC_FFN_DOWN, F(Q4_K_M), FALCON, LAYER_MORE_BITS, GGML_T_Q5_K },
-    { TC_FFN_DOWN, F(Q4_K_M), FALCON, ALWAYS, GGML_T_Q4_K },
-    { TC_FFN_DOWN, F(Q4_K_M), ANY_ARCH, LAYER_MORE_BITS, GGML_T_Q6_K },
-    { TC_FFN_DOWN, F(Q5_K_M), ANY_ARCH, LAYER_MORE_BITS, GGML_T_Q6_K },
-    { TC_FFN_DOWN, F(Q4_K_S), NOT_FALCON, LAYER_LT_N8, GGML_T_Q5_K },
-    { TC_FFN_DOWN, F(Q4_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGML_T_Q4_1 },
-    { TC_FFN_DOWN, F(Q5_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGML_T_Q5_1 },
+    { TC_FFN_DOWN, F(Q2_K), ANY_ARCH, ALWAYS, GGUF_DT_Q3_K },
+    { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, LAYER_LT_N16, GGUF_DT_Q5_K },
+    { TC_FFN_DOWN, F(Q3_K_M), NOT_FALCON, ALWAYS, GGUF_DT_Q4_K },
+    { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, LAYER_MORE_BITS, GGUF_DT_Q4_K },
+    { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q3_K },
+    { TC_FFN_DOWN, F(Q3_K_L), FALCON, ALWAYS, GGUF_DT_Q4_K },
+    { TC_FFN_DOWN, F(Q3_K_L), ANY_ARCH, ALWAYS, GGUF_DT_Q5_K },
+    { TC_FFN_DOWN, F(Q4_K_M), FALCON, LAYER_LT_N16, GGUF_DT_Q6_K },
+    { TC_FFN_DOWN, F(Q4_K_M), FALCON, LAYER_MORE_BITS, GGUF_DT_Q5_K },
+    { TC_FFN_DOWN, F(Q4_K_M), FALCON, ALWAYS, GGUF_DT_Q4_K },
+    { TC_FFN_DOWN, F(Q4_K_M), ANY_ARCH, LAYER_MORE_BITS, GGUF_DT_Q6_K },
+    { TC_FFN_DOWN, F(Q5_K_M), ANY_ARCH, LAYER_MORE_BITS, GGUF_DT_Q6_K },
+    { TC_FFN_DOWN, F(Q4_K_S), NOT_FALCON, LAYER_LT_N8, GGUF_DT_Q5_K },
+    { TC_FFN_DOWN, F(Q4_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGUF_DT_Q4_1 },
+    { TC_FFN_DOWN, F(Q5_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGUF_DT_Q5_1 },
 
     { TC_ATTN_OUTPUT, F(Q2_K) | F(Q3_K_S) | F(Q3_K_M) | F(Q4_K_S) | F(Q4_K_M),
-      NOT_FALCON, EXPERTS8, GGML_T_Q5_K },
-    { TC_ATTN_OUTPUT, F(Q2_K), NOT_FALCON, NOT_EXPERTS8, GGML_T_Q3_K },
-    { TC_ATTN_OUTPUT, F(Q3_K_M), NOT_FALCON, NOT_EXPERTS8, GGML_T_Q4_K },
-    { TC_ATTN_OUTPUT, F(Q3_K_L), NOT_FALCON, NOT_EXPERTS8, GGML_T_Q5_K },
-    { TC_ATTN_OUTPUT, F(Q3_K_L), FALCON, ALWAYS, GGML_T_Q4_K },
+      NOT_FALCON, EXPERTS8, GGUF_DT_Q5_K },
+    { TC_ATTN_OUTPUT, F(Q2_K), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q3_K },
+    { TC_ATTN_OUTPUT, F(Q3_K_M), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q4_K },
+    { TC_ATTN_OUTPUT, F(Q3_K_L), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q5_K },
+    { TC_ATTN_OUTPUT, F(Q3_K_L), FALCON, ALWAYS, GGUF_DT_Q4_K },
 
-    { TC_ATTN_QKV, F(Q3_K_M) | F(Q3_K_L), ANY_ARCH, ALWAYS, GGML_T_Q4_K },
-    { TC_ATTN_QKV, F(Q4_K_M), ANY_ARCH, ALWAYS, GGML_T_Q5_K },
-    { TC_ATTN_QKV, F(Q5_K_M), ANY_ARCH, ALWAYS, GGML_T_Q6_K },
+    { TC_ATTN_QKV, F(Q3_K_M) | F(Q3_K_L), ANY_ARCH, ALWAYS, GGUF_DT_Q4_K },
+    { TC_ATTN_QKV, F(Q4_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q5_K },
+    { TC_ATTN_QKV, F(Q5_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q6_K },
 };
 
 /* Adjustments applied to attn_v after its class rule, in order. */
 static const rule attn_v_post[] = {
-    { TC_ATTN_V, 0, ANY_ARCH, IS_70B_Q3K_Q4K, GGML_T_Q5_K },
-    { TC_ATTN_V, 0, ANY_ARCH, EXPERTS8, GGML_T_Q8_0 },
+    { TC_ATTN_V, 0, ANY_ARCH, IS_70B_Q3K_Q4K, GGUF_DT_Q5_K },
+    { TC_ATTN_V, 0, ANY_ARCH, EXPERTS8, GGUF_DT_Q8_0 },
 };
 
 /* Fallbacks for rows that do not fit the k-quant super-blocks. llama.cpp
  * uses iq4_nl for q2_K/q3_K, which we do not encode: q4_0 has the same size
  * (4.5 bits per weight). */
 static const struct { uint32_t from, to; } fallbacks[] = {
-    { GGML_T_Q2_K, GGML_T_Q4_0 }, { GGML_T_Q3_K, GGML_T_Q4_0 },
-    { GGML_T_Q4_K, GGML_T_Q5_0 }, { GGML_T_Q5_K, GGML_T_Q5_1 },
-    { GGML_T_Q6_K, GGML_T_Q8_0 },
+    { GGUF_DT_Q2_K, GGUF_DT_Q4_0 }, { GGUF_DT_Q3_K, GGUF_DT_Q4_0 },
+    { GGUF_DT_Q4_K, GGUF_DT_Q5_0 }, { GGUF_DT_Q5_K, GGUF_DT_Q5_1 },
+    { GGUF_DT_Q6_K, GGUF_DT_Q8_0 },
 };
 
 /* llama.cpp's use_more_bits: the first and last eighth, and every third
@@ -136,7 +136,7 @@ static bool holds(enum when w, const ctx *c)
     case IMATRIX_LAYER_LT_N8: return c->st->has_imatrix && c->layer < c->n_layer / 8;
     case EXPERTS8: return m->n_expert == 8;
     case NOT_EXPERTS8: return m->n_expert != 8;
-    case IS_70B_Q3K_Q4K: return m->is_70b && (c->cur == GGML_T_Q3_K || c->cur == GGML_T_Q4_K);
+    case IS_70B_Q3K_Q4K: return m->is_70b && (c->cur == GGUF_DT_Q3_K || c->cur == GGUF_DT_Q4_K);
     }
     return false;
 }
@@ -188,12 +188,12 @@ bool policy_is_quantizable(const char *name, uint32_t n_dims, const policy_opts 
 
 uint32_t policy_fallback(uint32_t type, int64_t ne0)
 {
-    uint32_t to = GGML_T_F16;
+    uint32_t to = GGUF_DT_F16;
     for (size_t i = 0; i < sizeof fallbacks / sizeof *fallbacks; i++)
         if (fallbacks[i].from == type)
             to = fallbacks[i].to;
     uint64_t row;
-    return ggml_row_size(to, ne0, &row) == 0 ? to : GGML_T_F16;
+    return gguf_row_size(to, ne0, &row) == 0 ? to : GGUF_DT_F16;
 }
 
 /* The mix: class rules (and the output/embedding special cases). */
@@ -206,9 +206,9 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
     if (is_output) {
         if (o->output_type >= 0)
             return (uint32_t)o->output_type;
-        if (m->falcon || ggml_row_size(t, ne0, &row) != 0)
-            return GGML_T_Q8_0;
-        return t == GGML_T_Q8_0 ? t : GGML_T_Q6_K;
+        if (m->falcon || gguf_row_size(t, ne0, &row) != 0)
+            return GGUF_DT_Q8_0;
+        return t == GGUF_DT_Q8_0 ? t : GGUF_DT_Q6_K;
     }
     if (strcmp(name, "token_embd.weight") == 0)
         return o->token_embedding_type >= 0 ? (uint32_t)o->token_embedding_type : t;
@@ -236,12 +236,12 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
 static uint32_t fit_rows(uint32_t t, int64_t ne0, policy_state *st, char *why, size_t why_size)
 {
     uint64_t row;
-    if (ggml_row_size(t, ne0, &row) == 0)
+    if (gguf_row_size(t, ne0, &row) == 0)
         return t;
     uint32_t fb = policy_fallback(t, ne0);
     if (why)
         snprintf(why, why_size, "rows of %lld do not fit %s blocks of %u: %s", (long long)ne0,
-                 ggml_type_name(t), ggml_type_get(t)->blck_size, ggml_type_name(fb));
+                 gguf_dtype_name(t), gguf_dtype_get(t)->blck_size, gguf_dtype_name(fb));
     st->n_fallback++;
     return fb;
 }
@@ -251,7 +251,7 @@ uint32_t policy_tensor_type(const policy_model *m, policy_state *st, const polic
                             int forced, char *why, size_t why_size)
 {
     uint32_t t = dflt;
-    const ggml_type_traits *tt = ggml_type_get(dflt);
+    const gguf_dtype_traits *tt = gguf_dtype_get(dflt);
     bool quantized = tt && tt->blck_size > 1;
     if (why && why_size)
         why[0] = '\0';

@@ -7,29 +7,29 @@
 #include <string.h>
 #include <strings.h>
 
-#include "types.h"
+#include <ggufkit/gguf.h>
 
 static const preset presets[] = {
-    { "Q4_0",   FT_Q4_0,   GGML_T_Q4_0, "4.5 bpw, legacy 4-bit with scale" },
-    { "Q4_1",   FT_Q4_1,   GGML_T_Q4_1, "5.0 bpw, legacy 4-bit with scale and min" },
-    { "Q5_0",   FT_Q5_0,   GGML_T_Q5_0, "5.5 bpw, legacy 5-bit with scale" },
-    { "Q5_1",   FT_Q5_1,   GGML_T_Q5_1, "6.0 bpw, legacy 5-bit with scale and min" },
-    { "Q2_K",   FT_Q2_K,   GGML_T_Q2_K, "2-bit k-quant mix" },
-    { "Q3_K",   FT_Q3_K_M, GGML_T_Q3_K, "alias for Q3_K_M" },
-    { "Q3_K_S", FT_Q3_K_S, GGML_T_Q3_K, "3-bit k-quant, small" },
-    { "Q3_K_M", FT_Q3_K_M, GGML_T_Q3_K, "3-bit k-quant mix, medium" },
-    { "Q3_K_L", FT_Q3_K_L, GGML_T_Q3_K, "3-bit k-quant mix, large" },
-    { "Q4_K",   FT_Q4_K_M, GGML_T_Q4_K, "alias for Q4_K_M" },
-    { "Q4_K_S", FT_Q4_K_S, GGML_T_Q4_K, "4-bit k-quant, small" },
-    { "Q4_K_M", FT_Q4_K_M, GGML_T_Q4_K, "4-bit k-quant mix, medium" },
-    { "Q5_K",   FT_Q5_K_M, GGML_T_Q5_K, "alias for Q5_K_M" },
-    { "Q5_K_S", FT_Q5_K_S, GGML_T_Q5_K, "5-bit k-quant, small" },
-    { "Q5_K_M", FT_Q5_K_M, GGML_T_Q5_K, "5-bit k-quant mix, medium" },
-    { "Q6_K",   FT_Q6_K,   GGML_T_Q6_K, "6.56 bpw k-quant" },
-    { "Q8_0",   FT_Q8_0,   GGML_T_Q8_0, "8.5 bpw" },
-    { "F16",    FT_F16,    GGML_T_F16,  "16-bit IEEE half" },
-    { "BF16",   FT_BF16,   GGML_T_BF16, "16-bit bfloat" },
-    { "F32",    FT_ALL_F32, GGML_T_F32, "32-bit float" },
+    { "Q4_0",   FT_Q4_0,   GGUF_DT_Q4_0, "4.5 bpw, legacy 4-bit with scale" },
+    { "Q4_1",   FT_Q4_1,   GGUF_DT_Q4_1, "5.0 bpw, legacy 4-bit with scale and min" },
+    { "Q5_0",   FT_Q5_0,   GGUF_DT_Q5_0, "5.5 bpw, legacy 5-bit with scale" },
+    { "Q5_1",   FT_Q5_1,   GGUF_DT_Q5_1, "6.0 bpw, legacy 5-bit with scale and min" },
+    { "Q2_K",   FT_Q2_K,   GGUF_DT_Q2_K, "2-bit k-quant mix" },
+    { "Q3_K",   FT_Q3_K_M, GGUF_DT_Q3_K, "alias for Q3_K_M" },
+    { "Q3_K_S", FT_Q3_K_S, GGUF_DT_Q3_K, "3-bit k-quant, small" },
+    { "Q3_K_M", FT_Q3_K_M, GGUF_DT_Q3_K, "3-bit k-quant mix, medium" },
+    { "Q3_K_L", FT_Q3_K_L, GGUF_DT_Q3_K, "3-bit k-quant mix, large" },
+    { "Q4_K",   FT_Q4_K_M, GGUF_DT_Q4_K, "alias for Q4_K_M" },
+    { "Q4_K_S", FT_Q4_K_S, GGUF_DT_Q4_K, "4-bit k-quant, small" },
+    { "Q4_K_M", FT_Q4_K_M, GGUF_DT_Q4_K, "4-bit k-quant mix, medium" },
+    { "Q5_K",   FT_Q5_K_M, GGUF_DT_Q5_K, "alias for Q5_K_M" },
+    { "Q5_K_S", FT_Q5_K_S, GGUF_DT_Q5_K, "5-bit k-quant, small" },
+    { "Q5_K_M", FT_Q5_K_M, GGUF_DT_Q5_K, "5-bit k-quant mix, medium" },
+    { "Q6_K",   FT_Q6_K,   GGUF_DT_Q6_K, "6.56 bpw k-quant" },
+    { "Q8_0",   FT_Q8_0,   GGUF_DT_Q8_0, "8.5 bpw" },
+    { "F16",    FT_F16,    GGUF_DT_F16,  "16-bit IEEE half" },
+    { "BF16",   FT_BF16,   GGUF_DT_BF16, "16-bit bfloat" },
+    { "F32",    FT_ALL_F32, GGUF_DT_F32, "32-bit float" },
 };
 #define N_PRESETS (sizeof presets / sizeof *presets)
 

@@ -17,7 +17,7 @@
 #include <yaml.h>
 
 #include "readfile.h"
-#include "types.h"
+#include <ggufkit/gguf.h>
 
 void recipe_init(recipe *r)
 {
@@ -29,7 +29,7 @@ void recipe_init(recipe *r)
 
 static int parse_type(const char *s, gguf_error *err)
 {
-    int t = ggml_type_from_name(s);
+    int t = gguf_dtype_from_name(s);
     if (t < 0)
         return gguf_error_set(err, "unknown tensor type '%s'", s);
     return t;

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 
 #define RECIPE_MAX_PATTERN   256
 #define RECIPE_MATCH_LIMIT   100000

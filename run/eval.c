@@ -218,13 +218,13 @@ int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int 
     if (max_chunks > 0 && max_chunks < n_chunk)
         n_chunk = max_chunks;
     eval_io io = { NULL, NULL, base_out };
-    outfile of = { 0 };
+    gguf_outfile of = { 0 };
     int rc = -1;
     const size_t n = (size_t)n_chunk * (size_t)n_ctx;
     if (base_out) { /* written to a temporary file, renamed into place at the end */
         const uint32_t ctx32 = (uint32_t)n_ctx;
         const int32_t head[2] = { m->hp.n_vocab, n_chunk };
-        if (outfile_open(&of, base_out, err))
+        if (gguf_outfile_open(&of, base_out, err))
             return -1;
         io.out = of.fp;
         if (fwrite(KLD_MAGIC, 8, 1, io.out) != 1 || fwrite(&ctx32, 4, 1, io.out) != 1 ||
@@ -236,10 +236,10 @@ int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int 
     }
     rc = eval_chunks(s, m, tokens, n_chunk, bos, &io, res, err);
     if (rc == 0 && base_out)
-        rc = outfile_commit(&of, err);
+        rc = gguf_outfile_commit(&of, err);
 done:
     if (base_out)
-        outfile_discard(&of);
+        gguf_outfile_discard(&of);
     return rc;
 }
 

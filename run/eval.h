@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include <ggufkit/gguf.h>
 #include "forward.h"
 #include "model.h"
 

@@ -25,7 +25,7 @@
 #include "forward.h"
 #include "forward_simd.h"
 #include "kernels.h"
-#include "quants.h"
+#include <ggufkit/quants.h>
 
 /* ---------------------------------------------------------------------------
  * Scalar or vector

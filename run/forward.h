@@ -17,8 +17,8 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "float16.h"
+#include <ggufkit/gguf.h>
+#include <ggufkit/quants.h>
 #include "model.h"
 
 /* Called by every matrix product with its f32 input rows, before they are

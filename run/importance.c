@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imatrix.h"
+#include <ggufkit/quants.h>
 #include "importance.h"
 #include "progress.h"
 

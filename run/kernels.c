@@ -18,10 +18,9 @@
 #include <omp.h>
 #endif
 
-#include "float16.h"
+#include <ggufkit/quants.h>
 #include "kernels_impl.h"
-#include "quants.h"
-#include "types.h"
+#include <ggufkit/gguf.h>
 
 /* ---------------------------------------------------------------------------
  * The type table
@@ -57,19 +56,19 @@ typedef struct {
 #endif
 
 static const kern_type kern_types[] = {
-    { GGML_T_F32,  GGML_T_F32,  dot_f32_ref,  SIMD(f32, KERN_NX_FLOAT) },
-    { GGML_T_F16,  GGML_T_F16,  dot_f16_ref,  SIMD(f16, KERN_NX_FLOAT) },
-    { GGML_T_BF16, GGML_T_BF16, dot_bf16_ref, SIMD(bf16, KERN_NX_FLOAT) },
-    { GGML_T_Q4_0, GGML_T_Q8_0, dot_q4_0_ref, TILED(q4_0) },
-    { GGML_T_Q4_1, GGML_T_Q8_1, dot_q4_1_ref, TILED(q4_1) },
-    { GGML_T_Q5_0, GGML_T_Q8_0, dot_q5_0_ref, TILED(q5_0) },
-    { GGML_T_Q5_1, GGML_T_Q8_1, dot_q5_1_ref, TILED(q5_1) },
-    { GGML_T_Q8_0, GGML_T_Q8_0, dot_q8_0_ref, TILED(q8_0) },
-    { GGML_T_Q2_K, GGML_T_Q8_K, dot_q2_K_ref, KVNNI(q2_K) },
-    { GGML_T_Q3_K, GGML_T_Q8_K, dot_q3_K_ref, KVNNI(q3_K) },
-    { GGML_T_Q4_K, GGML_T_Q8_K, dot_q4_K_ref, KVNNI(q4_K) },
-    { GGML_T_Q5_K, GGML_T_Q8_K, dot_q5_K_ref, KVNNI(q5_K) },
-    { GGML_T_Q6_K, GGML_T_Q8_K, dot_q6_K_ref, KVNNI(q6_K) },
+    { GGUF_DT_F32,  GGUF_DT_F32,  dot_f32_ref,  SIMD(f32, KERN_NX_FLOAT) },
+    { GGUF_DT_F16,  GGUF_DT_F16,  dot_f16_ref,  SIMD(f16, KERN_NX_FLOAT) },
+    { GGUF_DT_BF16, GGUF_DT_BF16, dot_bf16_ref, SIMD(bf16, KERN_NX_FLOAT) },
+    { GGUF_DT_Q4_0, GGUF_DT_Q8_0, dot_q4_0_ref, TILED(q4_0) },
+    { GGUF_DT_Q4_1, GGUF_DT_Q8_1, dot_q4_1_ref, TILED(q4_1) },
+    { GGUF_DT_Q5_0, GGUF_DT_Q8_0, dot_q5_0_ref, TILED(q5_0) },
+    { GGUF_DT_Q5_1, GGUF_DT_Q8_1, dot_q5_1_ref, TILED(q5_1) },
+    { GGUF_DT_Q8_0, GGUF_DT_Q8_0, dot_q8_0_ref, TILED(q8_0) },
+    { GGUF_DT_Q2_K, GGUF_DT_Q8_K, dot_q2_K_ref, KVNNI(q2_K) },
+    { GGUF_DT_Q3_K, GGUF_DT_Q8_K, dot_q3_K_ref, KVNNI(q3_K) },
+    { GGUF_DT_Q4_K, GGUF_DT_Q8_K, dot_q4_K_ref, KVNNI(q4_K) },
+    { GGUF_DT_Q5_K, GGUF_DT_Q8_K, dot_q5_K_ref, KVNNI(q5_K) },
+    { GGUF_DT_Q6_K, GGUF_DT_Q8_K, dot_q6_K_ref, KVNNI(q6_K) },
 };
 #define N_KERN_TYPES (sizeof kern_types / sizeof *kern_types)
 
@@ -168,12 +167,12 @@ int kern_dot_type(uint32_t wtype)
  * libgguf's table of valid types: it has no codec there). */
 static void dot_type_shape(uint32_t dot_type, int64_t *blck, int64_t *bytes)
 {
-    if (dot_type == GGML_T_Q8_1) {
-        *blck = QK8_1;
-        *bytes = sizeof(block_q8_1);
+    if (dot_type == GGUF_DT_Q8_1) {
+        *blck = GGUF_QK8_1;
+        *bytes = sizeof(gguf_block_q8_1);
         return;
     }
-    const ggml_type_traits *tr = ggml_type_get(dot_type);
+    const gguf_dtype_traits *tr = gguf_dtype_get(dot_type);
     *blck = tr->blck_size;
     *bytes = tr->type_size;
 }
@@ -182,7 +181,7 @@ static void dot_type_shape(uint32_t dot_type, int64_t *blck, int64_t *bytes)
  * extras (kernels_impl.h): 8 for q4_0, 128 for q8_0; 0 for the others. */
 static int act_bias(uint32_t wtype)
 {
-    return wtype == GGML_T_Q4_0 ? 8 : wtype == GGML_T_Q8_0 ? 128 : 0;
+    return wtype == GGUF_DT_Q4_0 ? 8 : wtype == GGUF_DT_Q8_0 ? 128 : 0;
 }
 
 size_t kern_act_row_size(uint32_t wtype, int64_t n)
@@ -196,7 +195,7 @@ size_t kern_act_row_size(uint32_t wtype, int64_t n)
         return 0;
     if (act_bias(wtype))
         bytes += KERN_ACT_EXTRA;
-    else if (wtype == GGML_T_Q6_K)
+    else if (wtype == GGUF_DT_Q6_K)
         bytes += KERN_ACT_EXTRA_K;
     return (size_t)(n / blck) * (size_t)bytes;
 }
@@ -204,10 +203,10 @@ size_t kern_act_row_size(uint32_t wtype, int64_t n)
 /* q6_K's extras (kernels_impl.h): 32 × the pair sums of the levels. */
 static void act_extra_k(void *xq, int64_t n)
 {
-    const block_q8_K *y = xq;
+    const gguf_block_q8_K *y = xq;
     uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
-    for (int64_t ib = 0; ib < n / QK_K; ib++)
-        for (int i = 0; i < QK_K / 4; i++) {
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++)
+        for (int i = 0; i < GGUF_QK_K / 4; i++) {
             const int8_t *q = y[ib].qs + 4 * i;
             const uint16_t lo = (uint16_t)(32 * (q[0] + q[1])), hi = (uint16_t)(32 * (q[2] + q[3]));
             const uint32_t v = lo | (uint32_t)hi << 16;
@@ -218,7 +217,7 @@ static void act_extra_k(void *xq, int64_t n)
 /* The scales as floats and the leads, −bias × level sums (kernels_impl.h). */
 static void act_extra(void *xq, int64_t n, int bias)
 {
-    const block_q8_0 *y = xq;
+    const gguf_block_q8_0 *y = xq;
     uint8_t *e = (uint8_t *)kern_act_extra(xq, n);
     const int64_t nb = n / 32;
     for (int64_t ib = 0; ib < nb; ib++) {
@@ -246,7 +245,7 @@ static int8_t level_i8(float x)
 }
 
 /* ggml's x86 quantize_row_q8_0: 127 / amax, levels rounded to nearest even. */
-void kern_quantize_q8_0_block(const float *x, block_q8_0 *y)
+void kern_quantize_q8_0_block(const float *x, gguf_block_q8_0 *y)
 {
     float amax = 0.0f;
     for (int j = 0; j < 32; j++) {
@@ -266,11 +265,11 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
     if (!t)
         return;
     switch (t->dot_type) {
-    case GGML_T_F32: memcpy(xq, x, (size_t)n * sizeof(float)); break;
-    case GGML_T_F16: gguf_f32_to_f16_row(x, xq, n); break;
-    case GGML_T_BF16: gguf_f32_to_bf16_row(x, xq, n); break;
-    case GGML_T_Q8_1: kern_quantize_q8_1(x, xq, n); break;
-    case GGML_T_Q8_0: {
+    case GGUF_DT_F32: memcpy(xq, x, (size_t)n * sizeof(float)); break;
+    case GGUF_DT_F16: gguf_f32_to_f16_row(x, xq, n); break;
+    case GGUF_DT_BF16: gguf_f32_to_bf16_row(x, xq, n); break;
+    case GGUF_DT_Q8_1: kern_quantize_q8_1(x, xq, n); break;
+    case GGUF_DT_Q8_0: {
         const int bias = act_bias(wtype);
 #ifdef KERN_X86
         if (kern_isa_in_use() != KERN_ISA_SCALAR) {
@@ -278,21 +277,21 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
             break;
         }
 #endif
-        block_q8_0 *y = xq;
+        gguf_block_q8_0 *y = xq;
         for (int64_t ib = 0; ib < n / 32; ib++)
             kern_quantize_q8_0_block(x + 32 * ib, &y[ib]);
         if (bias)
             act_extra(xq, n, bias);
         break;
     }
-    case GGML_T_Q8_K:
+    case GGUF_DT_Q8_K:
 #ifdef KERN_X86
         if (kern_isa_in_use() != KERN_ISA_SCALAR)
             quantize_q8_K_avx2(x, xq, n);
         else
 #endif
-            gguf_codec_get(GGML_T_Q8_K)->quantize(x, xq, n);
-        if (wtype == GGML_T_Q6_K)
+            gguf_codec_get(GGUF_DT_Q8_K)->quantize(x, xq, n);
+        if (wtype == GGUF_DT_Q6_K)
             act_extra_k(xq, n);
         break;
     default:
@@ -304,17 +303,17 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
 /* q8_1 is quantize_row_q8_0_ref plus the block sum s. */
 void kern_quantize_q8_1(const float *x, void *vy, int64_t n)
 {
-    block_q8_1 *y = vy;
-    for (int64_t ib = 0; ib < n / QK8_1; ib++, x += QK8_1) {
+    gguf_block_q8_1 *y = vy;
+    for (int64_t ib = 0; ib < n / GGUF_QK8_1; ib++, x += GGUF_QK8_1) {
         float amax = 0.0f;
-        for (int j = 0; j < QK8_1; j++) {
+        for (int j = 0; j < GGUF_QK8_1; j++) {
             const float a = fabsf(x[j]);
             amax = amax > a ? amax : a; /* ggml's MAX: a NaN propagates */
         }
         const float d = amax / 127.0f;
         const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
         int sum = 0;
-        for (int j = 0; j < QK8_1; j++) {
+        for (int j = 0; j < GGUF_QK8_1; j++) {
             const int8_t q = level_i8(x[j] * id);
             y[ib].qs[j] = q;
             sum += q;
@@ -516,10 +515,10 @@ typedef struct {
 static const pack_kind *pack_kind_get(uint32_t wtype)
 {
     static const pack_kind kinds[] = {
-        { GGML_T_Q4_0, pack_put_q4_0, q4_0x8_vnni },
-        { GGML_T_Q8_0, pack_put_q8_0, q8_0x8_vnni },
-        { GGML_T_Q4_K, pack_put_q4_K, q4_Kx8_vnni },
-        { GGML_T_Q6_K, pack_put_q6_K, q6_Kx8_vnni },
+        { GGUF_DT_Q4_0, pack_put_q4_0, q4_0x8_vnni },
+        { GGUF_DT_Q8_0, pack_put_q8_0, q8_0x8_vnni },
+        { GGUF_DT_Q4_K, pack_put_q4_K, q4_Kx8_vnni },
+        { GGUF_DT_Q6_K, pack_put_q6_K, q6_Kx8_vnni },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (kinds[i].type == wtype)
@@ -532,7 +531,7 @@ bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols)
 {
 #ifdef KERN_X86
     return pack_kind_get(wtype) && nrows > 0 && nrows % 8 == 0 && ncols > 0 &&
-           ncols % ggml_type_get(wtype)->blck_size == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
+           ncols % gguf_dtype_get(wtype)->blck_size == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
 #else
     (void)wtype, (void)nrows, (void)ncols;
     return false;
@@ -544,7 +543,7 @@ void kern_pack(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, i
 {
 #ifdef KERN_X86
     const pack_kind *p = pack_kind_get(wtype);
-    const ggml_type_traits *tt = ggml_type_get(wtype);
+    const gguf_dtype_traits *tt = gguf_dtype_get(wtype);
     const int64_t nb = ncols / tt->blck_size;
     uint8_t *dst = out;
     for (int64_t g = 0; g < nrows / 8; g++)
@@ -565,7 +564,7 @@ void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64
 #ifdef KERN_X86
     const kern_rows8_fn rows8 = pack_kind_get(wtype)->rows8;
     const size_t xbytes = kern_act_row_size(wtype, ncols);
-    const ggml_type_traits *tt = ggml_type_get(wtype);
+    const gguf_dtype_traits *tt = gguf_dtype_get(wtype);
     const size_t gbytes = 8 * (size_t)(ncols / tt->blck_size) * tt->type_size;
     const uint8_t *wp = packed, *xb = xq;
     /* a group's 8 rows (a few KiB) stay cached while every activation row

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "float16.h"
+#include <ggufkit/quants.h>
 #include "kernels_impl.h"
 
 /* ---------------------------------------------------------------------------

@@ -18,18 +18,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "quants.h"
+#include <ggufkit/quants.h>
 
-#define QK8_1 32
+#define GGUF_QK8_1 32
 
 /* 8-bit activations for q4_1/q5_1: x ≈ d * q, and s = d * Σq (rounded to
  * f16) so that a block's min m contributes m * s without touching q. */
 typedef struct {
     gguf_half d;
     gguf_half s;
-    int8_t    qs[QK8_1];
-} block_q8_1;
-_Static_assert(sizeof(block_q8_1) == 36, "block_q8_1 is 36 bytes");
+    int8_t    qs[GGUF_QK8_1];
+} gguf_block_q8_1;
+_Static_assert(sizeof(gguf_block_q8_1) == 36, "gguf_block_q8_1 is 36 bytes");
 
 typedef float (*kern_dot_fn)(int64_t n, const void *w, const void *x);
 
@@ -62,7 +62,7 @@ typedef void (*kern_tile_fn)(int64_t n, const void *w, size_t ws, const void *x,
 #define KERN_ACT_EXTRA (4 + 4 + 32)
 static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 {
-    return (const uint8_t *)x + (size_t)(n / 32) * sizeof(block_q8_0);
+    return (const uint8_t *)x + (size_t)(n / 32) * sizeof(gguf_block_q8_0);
 }
 #define KERN_EX_DX(ex, nb, i) ((ex) + 4 * (size_t)(i))
 #define KERN_EX_LEAD(ex, nb, i) ((ex) + 4 * (size_t)(nb) + 4 * (size_t)(i))
@@ -77,11 +77,11 @@ static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 #define KERN_ACT_EXTRA_K 256
 static inline const uint8_t *kern_act_extra_k(const void *x, int64_t n)
 {
-    return (const uint8_t *)x + (size_t)(n / QK_K) * sizeof(block_q8_K);
+    return (const uint8_t *)x + (size_t)(n / GGUF_QK_K) * sizeof(gguf_block_q8_K);
 }
 
 /* One q8_0 activation block as ggml's x86 quantize_row_q8_0. */
-void kern_quantize_q8_0_block(const float *x, block_q8_0 *y);
+void kern_quantize_q8_0_block(const float *x, gguf_block_q8_0 *y);
 
 /* ggml's quantize_row_q8_1_ref: per block of 32, d = amax / 127,
  * q = roundf(x / d) (ties away from zero), s = f16(Σq * d) with d unrounded. */

@@ -19,13 +19,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "float16.h"
+#include <ggufkit/quants.h>
 #include "kernels_impl.h"
 
 /* One super-block as integers: signed levels, 16 scales and mins (a
  * 32-element sub-block's scale appears twice), and the float super-scales. */
 typedef struct {
-    int8_t q[QK_K];
+    int8_t q[GGUF_QK_K];
     int    sc[16], mn[16];
     float  d, dmin;
 } kblock;
@@ -67,10 +67,10 @@ static void scales_k4(const uint8_t s[12], int sc[8], int mn[8])
  * the 32-column group and the column) is where the formats interleave.
  */
 
-static void unpack_q2_K(const block_q2_K *b, kblock *k)
+static void unpack_q2_K(const gguf_block_q2_K *b, kblock *k)
 {
     /* 2-bit level: bits 2c of byte qs[32h + l] */
-    for (int e = 0; e < QK_K; e++)
+    for (int e = 0; e < GGUF_QK_K; e++)
         k->q[e] = (int8_t)((b->qs[32 * (e / 128) + e % 32] >> (2 * (e % 128 / 32))) & 3);
     for (int j = 0; j < 16; j++) {
         k->sc[j] = b->scales[j] & 0x0f;
@@ -80,10 +80,10 @@ static void unpack_q2_K(const block_q2_K *b, kblock *k)
     k->dmin = gguf_f16_to_f32(b->dmin);
 }
 
-static void unpack_q3_K(const block_q3_K *b, kblock *k)
+static void unpack_q3_K(const gguf_block_q3_K *b, kblock *k)
 {
     /* 2 low bits as q2_K; a clear bit (4h + c) of hmask[l] subtracts 4 */
-    for (int e = 0; e < QK_K; e++) {
+    for (int e = 0; e < GGUF_QK_K; e++) {
         const int low = (b->qs[32 * (e / 128) + e % 32] >> (2 * (e % 128 / 32))) & 3;
         const int high = (b->hmask[e % 32] >> (e / 32)) & 1;
         k->q[e] = (int8_t)(low - (high ? 0 : 4));
@@ -105,11 +105,11 @@ static void spread_k4_scales(const uint8_t s[12], kblock *k)
     }
 }
 
-static void unpack_q4_K(const block_q4_K *b, kblock *k)
+static void unpack_q4_K(const gguf_block_q4_K *b, kblock *k)
 {
     /* bytes qs[32g..32g+31] hold sub-block 2g in their low nibbles and
      * 2g + 1 in their high ones */
-    for (int e = 0; e < QK_K; e++) {
+    for (int e = 0; e < GGUF_QK_K; e++) {
         const uint8_t byte = b->qs[32 * (e / 64) + e % 32];
         k->q[e] = (int8_t)((e / 32) % 2 ? byte >> 4 : byte & 0x0f);
     }
@@ -118,10 +118,10 @@ static void unpack_q4_K(const block_q4_K *b, kblock *k)
     k->dmin = gguf_f16_to_f32(b->dmin);
 }
 
-static void unpack_q5_K(const block_q5_K *b, kblock *k)
+static void unpack_q5_K(const gguf_block_q5_K *b, kblock *k)
 {
     /* q4_K's nibbles, the fifth bit of element e in bit e/32 of qh[e%32] */
-    for (int e = 0; e < QK_K; e++) {
+    for (int e = 0; e < GGUF_QK_K; e++) {
         const uint8_t byte = b->qs[32 * (e / 64) + e % 32];
         const int low = (e / 32) % 2 ? byte >> 4 : byte & 0x0f;
         k->q[e] = (int8_t)(low | ((b->qh[e % 32] >> (e / 32)) & 1) << 4);
@@ -131,11 +131,11 @@ static void unpack_q5_K(const block_q5_K *b, kblock *k)
     k->dmin = gguf_f16_to_f32(b->dmin);
 }
 
-static void unpack_q6_K(const block_q6_K *b, kblock *k)
+static void unpack_q6_K(const gguf_block_q6_K *b, kblock *k)
 {
     /* e = 128h + 32c + l: low 4 bits from ql[64h + 32(c%2) + l] (low nibble
      * for c < 2), high 2 bits from bits 2c of qh[32h + l]; stored + 32 */
-    for (int e = 0; e < QK_K; e++) {
+    for (int e = 0; e < GGUF_QK_K; e++) {
         const int h = e / 128, c = e % 128 / 32, l = e % 32;
         const uint8_t lo = b->ql[64 * h + 32 * (c % 2) + l];
         const int low = c < 2 ? lo & 0x0f : lo >> 4;
@@ -154,7 +154,7 @@ static void unpack_q6_K(const block_q6_K *b, kblock *k)
  */
 
 /* The super-block term d·d_x·Σ sc_j Σ q·a − dmin·d_x·Σ mn_j bsum_j. */
-static float kblock_dot(const kblock *k, const block_q8_K *a)
+static float kblock_dot(const kblock *k, const gguf_block_q8_K *a)
 {
     int isum = 0, msum = 0;
     for (int j = 0; j < 16; j++) {
@@ -170,10 +170,10 @@ static float kblock_dot(const kblock *k, const block_q8_K *a)
 #define KQUANT_REF(T)                                                       \
     float dot_##T##_ref(int64_t n, const void *w, const void *x)           \
     {                                                                       \
-        const block_##T *bw = w;                                            \
-        const block_q8_K *bx = x;                                           \
+        const gguf_block_##T *bw = w;                                            \
+        const gguf_block_q8_K *bx = x;                                           \
         float sum = 0.0f;                                                   \
-        for (int64_t i = 0; i < n / QK_K; i++) {                            \
+        for (int64_t i = 0; i < n / GGUF_QK_K; i++) {                            \
             kblock k;                                                       \
             unpack_##T(&bw[i], &k);                                         \
             sum += kblock_dot(&k, &bx[i]);                                  \
@@ -207,7 +207,7 @@ KQUANT_REF(q6_K)
  * (dpwssd, the same exact integers) with AVX-512 VNNI. */
 #define SUPER_ISUM(ISA, INL, MADD_ADD)                                              \
     INL __m256i super_isum_##ISA(const __m256i u[8], const int16_t sc[16], int shift, \
-                                 const block_q8_K *a)                               \
+                                 const gguf_block_q8_K *a)                               \
     {                                                                               \
         /* The level offset is taken off each 16-bit pair sum before the scale    \
          * multiplies it, so every lane holds exactly the terms of its own four   \
@@ -248,7 +248,7 @@ SUPER_ISUM(avx2, ALWAYS, madd_add_avx2)
 SUPER_ISUM(vnni, ALWAYS_VNNI, madd_add_vnni)
 
 /* Eight lane sums of Σ_j mn_j bsum_j. */
-ALWAYS __m256i super_msum(const int16_t mn[16], const block_q8_K *a)
+ALWAYS __m256i super_msum(const int16_t mn[16], const gguf_block_q8_K *a)
 {
     return _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)a->bsums),
                              _mm256_loadu_si256((const __m256i *)mn));
@@ -269,7 +269,7 @@ ALWAYS __m256i load256(const uint8_t *p)
 
 /* The unpacking of each format: u[8] as above, scales sc (and mins mn),
  * super-scales d (and dmin), and the shift of the level offset (-1: none). */
-ALWAYS void unpack_avx2_q2_K(const block_q2_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+ALWAYS void unpack_avx2_q2_K(const gguf_block_q2_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
                              __m128i *m8, float *d, float *dmin, int *shift)
 {
     (void)m8;
@@ -306,7 +306,7 @@ ALWAYS void q3_scales16(const uint8_t s[12], int16_t sc[16])
                         _mm256_sub_epi16(_mm256_cvtepu8_epi16(g8), _mm256_set1_epi16(32)));
 }
 
-ALWAYS void unpack_avx2_q3_K(const block_q3_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+ALWAYS void unpack_avx2_q3_K(const gguf_block_q3_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
                              __m128i *m8, float *d, float *dmin, int *shift)
 {
     (void)m8;
@@ -341,7 +341,7 @@ ALWAYS void k4_scales16(const uint8_t s[12], int16_t sc[16], __m128i *m8)
     *m8 = _mm_cvtepu8_epi16(_mm_srli_si128(v, 8));
 }
 
-ALWAYS void unpack_avx2_q4_K(const block_q4_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+ALWAYS void unpack_avx2_q4_K(const gguf_block_q4_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
                              __m128i *m8, float *d, float *dmin, int *shift)
 {
     for (int g = 0; g < 4; g++) {
@@ -356,7 +356,7 @@ ALWAYS void unpack_avx2_q4_K(const block_q4_K *b, __m256i u[8], int16_t sc[16], 
     *shift = -1;
 }
 
-ALWAYS void unpack_avx2_q5_K(const block_q5_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+ALWAYS void unpack_avx2_q5_K(const gguf_block_q5_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
                              __m128i *m8, float *d, float *dmin, int *shift)
 {
     const __m256i qh = load256(b->qh);
@@ -374,7 +374,7 @@ ALWAYS void unpack_avx2_q5_K(const block_q5_K *b, __m256i u[8], int16_t sc[16], 
     *shift = -1;
 }
 
-ALWAYS void unpack_avx2_q6_K(const block_q6_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
+ALWAYS void unpack_avx2_q6_K(const gguf_block_q6_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
                              __m128i *m8, float *d, float *dmin, int *shift)
 {
     (void)m8;
@@ -398,7 +398,7 @@ ALWAYS void unpack_avx2_q6_K(const block_q6_K *b, __m256i u[8], int16_t sc[16], 
 /* Σ_k mn32_k (bsum_2k + bsum_2k+1) over the eight 32-element sub-blocks
  * of q4_K/q5_K, as four 32-bit lanes: lane m holds sub-blocks 2m, 2m + 1.
  * m8: the eight mins as int16 (unpack's mins8). */
-ALWAYS __m128i super_msum4(__m128i m8, const block_q8_K *a)
+ALWAYS __m128i super_msum4(__m128i m8, const gguf_block_q8_K *a)
 {
     const __m128i b0 = _mm_loadu_si128((const __m128i *)a->bsums);
     const __m128i b1 = _mm_loadu_si128((const __m128i *)(a->bsums + 8));
@@ -420,7 +420,7 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
     INL void rows_##T##_##ISA(int64_t n, const void *w, const void *x, size_t xs, int nx, \
                               float *out)                                           \
     {                                                                               \
-        const block_##T *bw = w;                                                    \
+        const gguf_block_##T *bw = w;                                                    \
         __m256 acc[KERN_NX];                                                        \
         __m128 accm[KERN_NX];                                                       \
         float summ[KERN_NX];                                                        \
@@ -429,7 +429,7 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
             accm[k] = _mm_setzero_ps();                                             \
             summ[k] = 0.0f;                                                         \
         }                                                                           \
-        for (int64_t i = 0; i < n / QK_K; i++) {                                    \
+        for (int64_t i = 0; i < n / GGUF_QK_K; i++) {                                    \
             __m256i u[8];                                                           \
             int16_t sc[16], mn[16];                                                 \
             __m128i m8 = _mm_setzero_si128();                                       \
@@ -437,7 +437,7 @@ enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
             int shift;                                                              \
             unpack_avx2_##T(&bw[i], u, sc, mn, &m8, &d, &dmin, &shift);             \
             for (int k = 0; k < nx; k++) {                                          \
-                const block_q8_K *bx = (const block_q8_K *)((const uint8_t *)x + k * xs) + i; \
+                const gguf_block_q8_K *bx = (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i; \
                 const float md = -bx->d * dmin;                                     \
                 if (MINS == MIN_LANES8)                                             \
                     acc[k] = add_scaled(acc[k], md, super_msum(mn, bx));            \
@@ -502,7 +502,7 @@ KQUANT_KERNELS(vnni, ALWAYS_VNNI, KERN_VNNI_ATTR)
  * and the float chains are the one-row kernel's eight lanes and four min
  * lanes, kept per row and added at the end in hsum8's order.
  */
-#define PACK_Q4_K_BYTES (8 * sizeof(block_q4_K))
+#define PACK_Q4_K_BYTES (8 * sizeof(gguf_block_q4_K))
 
 /* Activation rows per pass: twelve float chains each, 32 registers. */
 #define KERN_NXK 2
@@ -522,7 +522,7 @@ ALWAYS_VNNI __m256i byte_pair(int p)
 
 void pack_put_q4_K(const void *blk, uint8_t *dst, int r)
 {
-    const block_q4_K *b = blk;
+    const gguf_block_q4_K *b = blk;
     memcpy(dst + 2 * r, &b->d, 2);
     memcpy(dst + 16 + 2 * r, &b->dmin, 2);
     for (int k = 0; k < 3; k++)
@@ -544,7 +544,7 @@ ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_
         UNROLL for (int j = 0; j < 4; j++)
             g[k][j] = _mm256_setzero_ps();
     }
-    for (int64_t i = 0; i < n / QK_K; i++) {
+    for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q4_K_BYTES;
         const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
         const __m256 mw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + 16)));
@@ -565,10 +565,10 @@ ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_
         mn[1] = _mm256_shuffle_epi8(mn_lo, byte_pair(1));
         mn[2] = _mm256_shuffle_epi8(mn_hi, byte_pair(0));
         mn[3] = _mm256_shuffle_epi8(mn_hi, byte_pair(1));
-        const block_q8_K *bx[KERN_NXK];
+        const gguf_block_q8_K *bx[KERN_NXK];
         __m256 d[KERN_NXK];
         UNROLL for (int k = 0; k < nx; k++) {
-            bx[k] = (const block_q8_K *)((const uint8_t *)x + k * xs) + i;
+            bx[k] = (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i;
             d[k] = _mm256_mul_ps(dw, _mm256_set1_ps(bx[k]->d));
             const __m256 md = _mm256_mul_ps(mw, _mm256_set1_ps(-bx[k]->d));
             /* the 32-element sums, as super_msum4 pairs them */
@@ -623,7 +623,7 @@ PACKED_PASSES(q4_Kx8_vnni, rows8_q4_K_vnni, KERN_NXK)
  * activation row's extras (kernels_impl.h), the float chains the one-row
  * kernel's eight lanes added at the end in hsum8's order.
  */
-#define PACK_Q6_K_BYTES (8 * sizeof(block_q6_K))
+#define PACK_Q6_K_BYTES (8 * sizeof(gguf_block_q6_K))
 
 /* Byte b of every 32-bit lane of v, sign-extended, in both 16-bit halves
  * (a signed scale for dpwssd's pairs). */
@@ -634,7 +634,7 @@ ALWAYS_VNNI __m256i scale_twice(__m256i v, int b)
 
 void pack_put_q6_K(const void *blk, uint8_t *dst, int r)
 {
-    const block_q6_K *b = blk;
+    const gguf_block_q6_K *b = blk;
     kblock k;
     unpack_q6_K(b, &k); /* levels q of element 128h + 32j + l; u = q + 32 */
     memcpy(dst + 2 * r, &b->d, 2);
@@ -665,14 +665,14 @@ ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_
             f[k][j] = _mm256_setzero_ps();
         ex[k] = kern_act_extra_k((const uint8_t *)x + k * xs, n);
     }
-    for (int64_t i = 0; i < n / QK_K; i++) {
+    for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q6_K_BYTES;
         const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-        const block_q8_K *bx[KERN_NXK];
+        const gguf_block_q8_K *bx[KERN_NXK];
         const uint8_t *off[KERN_NXK];
         __m256 d[KERN_NXK];
         UNROLL for (int k = 0; k < nx; k++) {
-            bx[k] = (const block_q8_K *)((const uint8_t *)x + k * xs) + i;
+            bx[k] = (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i;
             off[k] = ex[k] + (size_t)i * KERN_ACT_EXTRA_K;
             d[k] = _mm256_mul_ps(dw, _mm256_set1_ps(bx[k]->d));
         }
@@ -715,20 +715,20 @@ ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_
 }
 
 PACKED_PASSES(q6_Kx8_vnni, rows8_q6_K_vnni, KERN_NXK)
-/* q8_K activations (libgguf's q8_K_quantize, which ggml's x86 build also
+/* q8_K activations (libgguf's gguf_q8_K_quantize, which ggml's x86 build also
  * uses) on eight lanes: the first element of largest magnitude sets the
  * scale, each level is round_half_even(iscale · x) by the same magic-number
  * addition, capped at 127; bsums from the stored bytes. */
 KERN_AVX2 void quantize_q8_K_avx2(const float *x, void *vy, int64_t n)
 {
-    block_q8_K *y = vy;
+    gguf_block_q8_K *y = vy;
     const __m256 sign = _mm256_set1_ps(-0.0f), inf = _mm256_set1_ps(INFINITY);
     const __m256 magic = _mm256_set1_ps(12582912.0f);
-    for (int64_t ib = 0; ib < n / QK_K; ib++) {
-        const float *xb = x + (size_t)QK_K * ib;
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
+        const float *xb = x + (size_t)GGUF_QK_K * ib;
         __m256 m = _mm256_setzero_ps();
         int finite = 0xff;
-        for (int j = 0; j < QK_K / 8; j++) {
+        for (int j = 0; j < GGUF_QK_K / 8; j++) {
             const __m256 a = _mm256_andnot_ps(sign, _mm256_loadu_ps(xb + 8 * j));
             finite &= _mm256_movemask_ps(_mm256_cmp_ps(a, inf, _CMP_LT_OQ));
             m = _mm256_max_ps(m, a);
@@ -737,7 +737,7 @@ KERN_AVX2 void quantize_q8_K_avx2(const float *x, void *vy, int64_t n)
         /* NaN or ±inf in, or -127 / max overflowing: the scalar code, whose
          * int8 conversion of out-of-range levels differs from packs' */
         if (finite != 0xff || (amax != 0.0f && !(127.0f / amax <= FLT_MAX))) {
-            gguf_codec_get(GGML_T_Q8_K)->quantize(xb, &y[ib], QK_K);
+            gguf_codec_get(GGUF_DT_Q8_K)->quantize(xb, &y[ib], GGUF_QK_K);
             continue;
         }
         if (amax == 0.0f) {
@@ -746,7 +746,7 @@ KERN_AVX2 void quantize_q8_K_avx2(const float *x, void *vy, int64_t n)
         }
         const __m256 vamax = _mm256_set1_ps(amax);
         float max = 0.0f;
-        for (int j = 0; j < QK_K / 8; j++) {
+        for (int j = 0; j < GGUF_QK_K / 8; j++) {
             const __m256 v = _mm256_loadu_ps(xb + 8 * j);
             const int hit = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, v), vamax, _CMP_EQ_OQ));
             if (hit) {
@@ -758,7 +758,7 @@ KERN_AVX2 void quantize_q8_K_avx2(const float *x, void *vy, int64_t n)
         const __m256 vs = _mm256_set1_ps(iscale);
         const __m256i mant = _mm256_set1_epi32(0x007fffff), half = _mm256_set1_epi32(0x00400000);
         const __m256i top = _mm256_set1_epi32(127);
-        for (int c = 0; c < QK_K / 32; c++) {
+        for (int c = 0; c < GGUF_QK_K / 32; c++) {
             __m256i q[4];
             for (int j = 0; j < 4; j++) {
                 const __m256 t = _mm256_add_ps(_mm256_mul_ps(vs, _mm256_loadu_ps(xb + 32 * c + 8 * j)), magic);

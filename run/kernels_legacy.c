@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "float16.h"
+#include <ggufkit/quants.h>
 #include "kernels_impl.h"
 
 /* ---------------------------------------------------------------------------
@@ -53,10 +53,10 @@ static int dot32(const int q[32], const int8_t a[32])
 
 float dot_q4_0_ref(int64_t n, const void *w, const void *x)
 {
-    const block_q4_0 *bw = w;
-    const block_q8_0 *bx = x;
+    const gguf_block_q4_0 *bw = w;
+    const gguf_block_q8_0 *bx = x;
     float sum = 0.0f;
-    for (int64_t i = 0; i < n / QK4_0; i++) {
+    for (int64_t i = 0; i < n / GGUF_QK4_0; i++) {
         int q[32];
         unpack_nibbles(bw[i].qs, 8, q);
         sum += (float)dot32(q, bx[i].qs) * gguf_f16_to_f32(bw[i].d) * gguf_f16_to_f32(bx[i].d);
@@ -66,10 +66,10 @@ float dot_q4_0_ref(int64_t n, const void *w, const void *x)
 
 float dot_q5_0_ref(int64_t n, const void *w, const void *x)
 {
-    const block_q5_0 *bw = w;
-    const block_q8_0 *bx = x;
+    const gguf_block_q5_0 *bw = w;
+    const gguf_block_q8_0 *bx = x;
     float sum = 0.0f;
-    for (int64_t i = 0; i < n / QK5_0; i++) {
+    for (int64_t i = 0; i < n / GGUF_QK5_0; i++) {
         int q[32];
         unpack_5bit(bw[i].qs, bw[i].qh, 16, q);
         sum += (float)dot32(q, bx[i].qs) * gguf_f16_to_f32(bw[i].d) * gguf_f16_to_f32(bx[i].d);
@@ -79,10 +79,10 @@ float dot_q5_0_ref(int64_t n, const void *w, const void *x)
 
 float dot_q8_0_ref(int64_t n, const void *w, const void *x)
 {
-    const block_q8_0 *bw = w;
-    const block_q8_0 *bx = x;
+    const gguf_block_q8_0 *bw = w;
+    const gguf_block_q8_0 *bx = x;
     float sum = 0.0f;
-    for (int64_t i = 0; i < n / QK8_0; i++) {
+    for (int64_t i = 0; i < n / GGUF_QK8_0; i++) {
         int q[32];
         for (int j = 0; j < 32; j++)
             q[j] = bw[i].qs[j];
@@ -93,10 +93,10 @@ float dot_q8_0_ref(int64_t n, const void *w, const void *x)
 
 float dot_q4_1_ref(int64_t n, const void *w, const void *x)
 {
-    const block_q4_1 *bw = w;
-    const block_q8_1 *bx = x;
+    const gguf_block_q4_1 *bw = w;
+    const gguf_block_q8_1 *bx = x;
     float sum = 0.0f;
-    for (int64_t i = 0; i < n / QK4_1; i++) {
+    for (int64_t i = 0; i < n / GGUF_QK4_1; i++) {
         int q[32];
         unpack_nibbles(bw[i].qs, 0, q);
         const float dd = gguf_f16_to_f32(bw[i].d) * gguf_f16_to_f32(bx[i].d);
@@ -107,10 +107,10 @@ float dot_q4_1_ref(int64_t n, const void *w, const void *x)
 
 float dot_q5_1_ref(int64_t n, const void *w, const void *x)
 {
-    const block_q5_1 *bw = w;
-    const block_q8_1 *bx = x;
+    const gguf_block_q5_1 *bw = w;
+    const gguf_block_q8_1 *bx = x;
     float sum = 0.0f;
-    for (int64_t i = 0; i < n / QK5_1; i++) {
+    for (int64_t i = 0; i < n / GGUF_QK5_1; i++) {
         int q[32];
         unpack_5bit(bw[i].qs, bw[i].qh, 0, q);
         const float dd = gguf_f16_to_f32(bw[i].d) * gguf_f16_to_f32(bx[i].d);
@@ -168,24 +168,24 @@ ALWAYS __m256i load32(const int8_t *p)
 }
 
 /* The weight levels of block i as bytes, and whether they are signed. */
-ALWAYS __m256i levels_q4_0(const block_q4_0 *b)
+ALWAYS __m256i levels_q4_0(const gguf_block_q4_0 *b)
 {
     return _mm256_sub_epi8(nibbles_to_bytes(b->qs), _mm256_set1_epi8(8));
 }
-ALWAYS __m256i levels_q5_0(const block_q5_0 *b)
+ALWAYS __m256i levels_q5_0(const gguf_block_q5_0 *b)
 {
     const __m256i q = _mm256_or_si256(nibbles_to_bytes(b->qs), fifth_bits(b->qh));
     return _mm256_sub_epi8(q, _mm256_set1_epi8(16));
 }
-ALWAYS __m256i levels_q8_0(const block_q8_0 *b)
+ALWAYS __m256i levels_q8_0(const gguf_block_q8_0 *b)
 {
     return load32(b->qs);
 }
-ALWAYS __m256i levels_q4_1(const block_q4_1 *b)
+ALWAYS __m256i levels_q4_1(const gguf_block_q4_1 *b)
 {
     return nibbles_to_bytes(b->qs);
 }
-ALWAYS __m256i levels_q5_1(const block_q5_1 *b)
+ALWAYS __m256i levels_q5_1(const gguf_block_q5_1 *b)
 {
     return _mm256_or_si256(nibbles_to_bytes(b->qs), fifth_bits(b->qh));
 }
@@ -227,13 +227,13 @@ ALWAYS int hsum_i32x8(__m256i v)
             __m256i q[KERN_TW], aq[KERN_TW];                                        \
             float dw[KERN_TW];                                                      \
             UNROLL for (int r = 0; r < nw; r++) {                                          \
-                const block_##T *b = (const block_##T *)((const uint8_t *)w + r * ws) + i; \
+                const gguf_block_##T *b = (const gguf_block_##T *)((const uint8_t *)w + r * ws) + i; \
                 q[r] = levels_##T(b);                                               \
                 aq[r] = _mm256_sign_epi8(q[r], q[r]);                               \
                 dw[r] = h2f(b->d);                                                  \
             }                                                                       \
             UNROLL for (int k = 0; k < nx; k++) {                                          \
-                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
+                const gguf_block_q8_0 *bx = (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
                 const __m256i a = load32(bx->qs);                                   \
                 const float dx = h2f(bx->d);                                        \
                 UNROLL for (int r = 0; r < nw; r++) {                                      \
@@ -262,13 +262,13 @@ ALWAYS int hsum_i32x8(__m256i v)
             __m256i q[KERN_TW];                                                     \
             float dw[KERN_TW], mw[KERN_TW];                                         \
             UNROLL for (int r = 0; r < nw; r++) {                                          \
-                const block_##T *b = (const block_##T *)((const uint8_t *)w + r * ws) + i; \
+                const gguf_block_##T *b = (const gguf_block_##T *)((const uint8_t *)w + r * ws) + i; \
                 q[r] = levels_##T(b);                                               \
                 dw[r] = h2f(b->d);                                                  \
                 mw[r] = h2f(b->m);                                                  \
             }                                                                       \
             UNROLL for (int k = 0; k < nx; k++) {                                          \
-                const block_q8_1 *bx = (const block_q8_1 *)((const uint8_t *)x + k * xs) + i; \
+                const gguf_block_q8_1 *bx = (const gguf_block_q8_1 *)((const uint8_t *)x + k * xs) + i; \
                 const __m256i a = load32(bx->qs);                                   \
                 const float dx = h2f(bx->d), sx = h2f(bx->s);                       \
                 UNROLL for (int r = 0; r < nw; r++) {                                      \
@@ -296,13 +296,13 @@ ALWAYS int hsum_i32x8(__m256i v)
             __m256i q[KERN_TW], aq[KERN_TW];                                        \
             float dw[KERN_TW];                                                      \
             UNROLL for (int r = 0; r < nw; r++) {                                          \
-                const block_q4_0 *b = (const block_q4_0 *)((const uint8_t *)w + r * ws) + i; \
+                const gguf_block_q4_0 *b = (const gguf_block_q4_0 *)((const uint8_t *)w + r * ws) + i; \
                 q[r] = levels_q4_0(b);                                              \
                 aq[r] = _mm256_sign_epi8(q[r], q[r]);                               \
                 dw[r] = h2f(b->d);                                                  \
             }                                                                       \
             UNROLL for (int k = 0; k < nx; k++) {                                          \
-                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
+                const gguf_block_q8_0 *bx = (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
                 const __m256i a = load32(bx->qs);                                   \
                 const float dx = h2f(bx->d);                                        \
                 UNROLL for (int r = 0; r < nw; r++) {                                      \
@@ -333,13 +333,13 @@ ALWAYS int hsum_i32x8(__m256i v)
             __m256i q[KERN_TW], lead[KERN_TW];                                      \
             __m256 dw[KERN_TW];                                                     \
             UNROLL for (int r = 0; r < nw; r++) {                                   \
-                const block_##T *b = (const block_##T *)((const uint8_t *)w + r * ws) + i; \
+                const gguf_block_##T *b = (const gguf_block_##T *)((const uint8_t *)w + r * ws) + i; \
                 q[r] = levels_##T(b);                                               \
                 lead[r] = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q[r])); \
                 dw[r] = _mm256_set1_ps(h2f(b->d));                                  \
             }                                                                       \
             UNROLL for (int k = 0; k < nx; k++) {                                   \
-                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
+                const gguf_block_q8_0 *bx = (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
                 const __m256i a = _mm256_xor_si256(load32(bx->qs), bias);           \
                 const __m256 dx = _mm256_set1_ps(h2f(bx->d));                       \
                 UNROLL for (int r = 0; r < nw; r++) {                               \
@@ -385,12 +385,12 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
             __m256i u[KERN_TW], a[KERN_NX], lead[KERN_NX], isum[16];
             float dw[KERN_TW], dx[KERN_NX];
             UNROLL for (int r = 0; r < KERN_TW; r++) {
-                const block_q4_0 *b = (const block_q4_0 *)((const uint8_t *)w + r * ws) + i;
+                const gguf_block_q4_0 *b = (const gguf_block_q4_0 *)((const uint8_t *)w + r * ws) + i;
                 u[r] = nibbles_to_bytes(b->qs);
                 dw[r] = h2f(b->d);
             }
             UNROLL for (int k = 0; k < KERN_NX; k++) {
-                const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
+                const gguf_block_q8_0 *bx = (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i;
                 a[k] = load32(bx->qs);
                 lead[k] = _mm256_loadu_si256((const __m256i *)KERN_EX_LANES(ex[k], nb, i));
                 memcpy(&dx[k], KERN_EX_DX(ex[k], nb, i), 4);
@@ -420,8 +420,8 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
          * then their fmas in order */
         const uint8_t *ex = kern_act_extra(x, n);
         for (; i + 8 <= nb; i += 8) {
-            const block_q4_0 *b = (const block_q4_0 *)w + i;
-            const block_q8_0 *bx = (const block_q8_0 *)x + i;
+            const gguf_block_q4_0 *b = (const gguf_block_q4_0 *)w + i;
+            const gguf_block_q8_0 *bx = (const gguf_block_q8_0 *)x + i;
             __m256i isum[8];
             UNROLL for (int j = 0; j < 8; j++) {
                 const __m256i lead = _mm256_loadu_si256((const __m256i *)KERN_EX_LANES(ex, nb, i + j));
@@ -444,13 +444,13 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
         __m256i q[KERN_TW], lead[KERN_TW];
         float dw[KERN_TW];
         UNROLL for (int r = 0; r < nw; r++) {
-            const block_q4_0 *b = (const block_q4_0 *)((const uint8_t *)w + r * ws) + i;
+            const gguf_block_q4_0 *b = (const gguf_block_q4_0 *)((const uint8_t *)w + r * ws) + i;
             q[r] = levels_q4_0(b);
             lead[r] = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q[r]));
             dw[r] = h2f(b->d);
         }
         UNROLL for (int k = 0; k < nx; k++) {
-            const block_q8_0 *bx = (const block_q8_0 *)((const uint8_t *)x + k * xs) + i;
+            const gguf_block_q8_0 *bx = (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i;
             const __m256i a = _mm256_xor_si256(load32(bx->qs), bias);
             const float dx = h2f(bx->d);
             UNROLL for (int r = 0; r < nw; r++) {
@@ -468,7 +468,7 @@ ALWAYS_VNNI void rows_q4_0_vnni(int64_t n, const void *w, size_t ws, int nw, con
  * x · id rounded to nearest even as nearbyintf does. */
 KERN_AVX2 void quantize_q8_0_avx2(const float *x, void *vy, int64_t n, int bias)
 {
-    block_q8_0 *y = vy;
+    gguf_block_q8_0 *y = vy;
     const int64_t nb = n / 32;
     uint8_t *ex = (uint8_t *)kern_act_extra(vy, n);
     const __m256 sign = _mm256_set1_ps(-0.0f), inf = _mm256_set1_ps(INFINITY);
@@ -574,7 +574,7 @@ ALWAYS_VNNI void rows8_q4_0_vnni(int64_t n, const void *wp, const void *x, size_
             hi[c] = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
         }
         UNROLL for (int k = 0; k < nx; k++) {
-            const int8_t *a = ((const block_q8_0 *)((const uint8_t *)x + k * xs) + i)->qs;
+            const int8_t *a = ((const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i)->qs;
             int32_t lead;
             memcpy(&lead, KERN_EX_LEAD(ex[k], nb, i), 4);
             __m256i s0 = _mm256_set1_epi32(lead), s1 = _mm256_setzero_si256();
@@ -612,7 +612,7 @@ ALWAYS_VNNI void rows8_q8_0_vnni(int64_t n, const void *wp, const void *x, size_
         UNROLL for (int m = 0; m < 8; m++)
             q[m] = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * m));
         UNROLL for (int k = 0; k < nx; k++) {
-            const int8_t *a = ((const block_q8_0 *)((const uint8_t *)x + k * xs) + i)->qs;
+            const int8_t *a = ((const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i)->qs;
             const int8_t *lead = (const int8_t *)KERN_EX_LANES(ex[k], nb, i);
             const __m256 d = _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i)));
             UNROLL for (int m = 0; m < 8; m++) {

@@ -29,10 +29,10 @@
 #include "args.h"
 #include "eval.h"
 #include "forward.h"
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "importance.h"
 #include "model.h"
-#include "modelcheck.h"
+#include <ggufkit/arch.h>
 #include "names.h"
 #include "outfile.h"
 #include "outpath.h"
@@ -40,7 +40,7 @@
 #include "readfile.h"
 #include "sampler.h"
 #include "signals.h"
-#include "tokenizer.h"
+#include <ggufkit/vocab.h>
 #include "verify.h"
 
 #define TOOL "gguf-run"
@@ -339,12 +339,12 @@ static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *
     if (n_prompt < 1 || n_prompt > r->state.n_ctx)
         return gguf_error_set(err, "the prompt has %d tokens; the context holds 1..%d", n_prompt,
                               r->state.n_ctx);
-    outfile dump = { 0 };
-    if (o->dump_logits && outfile_open(&dump, o->dump_logits, err))
+    gguf_outfile dump = { 0 };
+    if (o->dump_logits && gguf_outfile_open(&dump, o->dump_logits, err))
         return -1;
     run_sampler smp;
     if (run_sampler_init(&smp, n_vocab, o->temp, o->top_k, o->top_p, o->seed)) {
-        outfile_discard(&dump);
+        gguf_outfile_discard(&dump);
         return gguf_error_set(err, "out of memory");
     }
     if (o->prompt && !o->ids) {
@@ -363,7 +363,7 @@ static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *
             break;
         }
         if (o->dump_logits && n_gen < o->dump_steps &&
-            outfile_write(&dump, r->logits, sizeof(float) * (size_t)n_vocab, err)) {
+            gguf_outfile_write(&dump, r->logits, sizeof(float) * (size_t)n_vocab, err)) {
             rc = -1;
             break;
         }
@@ -383,9 +383,9 @@ static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *
     printf("\n");
     fflush(stdout); /* before stderr: the two may share one file */
     run_sampler_free(&smp);
-    if (rc == 0 && o->dump_logits && outfile_commit(&dump, err))
+    if (rc == 0 && o->dump_logits && gguf_outfile_commit(&dump, err))
         rc = -1;
-    outfile_discard(&dump);
+    gguf_outfile_discard(&dump);
     if (rc)
         return -1;
     if (full)
@@ -612,7 +612,7 @@ static int run(runner *r, const char **what, gguf_error *err)
     if (check_outputs(r, what, err))
         return -1;
     *what = o->model;
-    const gguf_kv *type = gguf_find_kv(r->file, "general.type");
+    const gguf_kv *type = gguf_lookup_kv(r->file, "general.type");
     gguf_str ts = { 0 };
     if ((type && gguf_kv_str(type, &ts) && ts.len == 5 && !memcmp(ts.ptr, "vocab", 5)) ||
         gguf_n_tensors(r->file) == 0)
@@ -677,7 +677,7 @@ int main(int argc, char **argv)
         omp_set_num_threads(o.n_threads);
 #endif
     runner r = { .o = &o };
-    gguf_error err = { { 0 } };
+    gguf_error err = { 0 };
     const char *what = o.model;
     rc = run(&r, &what, &err);
     fflush(stdout); /* what was printed comes before the error */

@@ -15,7 +15,7 @@
 #include "kernels.h"
 #include "model.h"
 #include "names.h"
-#include "quants.h"
+#include <ggufkit/quants.h>
 
 #define MAX_DIM (1 << 24) /* any single dimension; keeps int products in range */
 
@@ -58,7 +58,7 @@ static int key_int(const gguf_file *f, const char *fmt, const char *arch, bool r
 {
     char key[128];
     snprintf(key, sizeof key, fmt, arch);
-    const gguf_kv *kv = gguf_find_kv(f, key);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
     int64_t v = def;
     if (!kv) {
         if (required)
@@ -80,7 +80,7 @@ static int key_float(const gguf_file *f, const char *fmt, const char *arch, bool
 {
     char key[128];
     snprintf(key, sizeof key, fmt, arch);
-    const gguf_kv *kv = gguf_find_kv(f, key);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
     float v = def;
     double d;
     if (!kv) {
@@ -104,7 +104,7 @@ static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *ar
 {
     char key[128];
     snprintf(key, sizeof key, KEY_ROPE_SCALING_TYPE, arch);
-    const gguf_kv *kv = gguf_find_kv(f, key);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
     gguf_str type = { "none", 4 };
     if (kv && !gguf_kv_str(kv, &type))
         return gguf_error_set(err, "key %s is %s, expected a string", key, gguf_vtype_name(kv->type));
@@ -163,7 +163,7 @@ static const gguf_tensor *tensor_find(const gguf_file *f, const char *fmt, int l
 {
     char name[GGUF_MAX_NAME + 16];
     snprintf(name, sizeof name, fmt, layer);
-    const gguf_tensor *t = gguf_find_tensor(f, name);
+    const gguf_tensor *t = gguf_lookup_tensor(f, name);
     if (!t && required)
         gguf_error_set(err, "missing tensor %s", name);
     return t;
@@ -194,11 +194,11 @@ static int load_matrix(run_matrix *w, const gguf_file *f, const char *fmt, int l
         return -1;
     if (!kern_supported(t->type))
         return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot multiply", t->name,
-                              ggml_type_name(t->type));
+                              gguf_dtype_name(t->type));
     uint64_t rb;
-    if (ggml_row_size(t->type, cols, &rb))
+    if (gguf_row_size(t->type, cols, &rb))
         return gguf_error_set(err, "tensor %s: rows of %lld elements do not fit %s blocks", t->name,
-                              (long long)cols, ggml_type_name(t->type));
+                              (long long)cols, gguf_dtype_name(t->type));
     if ((uintptr_t)t->data % 4)
         return gguf_error_set(err, "tensor %s: data is not 4-byte aligned", t->name);
     *w = (run_matrix){ t->data, t->type, rows, cols, (size_t)rb, NULL };
@@ -219,12 +219,12 @@ static int load_vector(float **out, const gguf_file *f, const char *fmt, int lay
     float *v = malloc((size_t)n * sizeof *v);
     if (!v)
         return gguf_error_set(err, "out of memory");
-    if (t->type == GGML_T_F32) {
+    if (t->type == GGUF_DT_F32) {
         memcpy(v, t->data, (size_t)n * sizeof *v);
     } else if (gguf_dequantize_row(t->type, t->data, v, n)) {
         free(v);
         return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot decode", t->name,
-                              ggml_type_name(t->type));
+                              gguf_dtype_name(t->type));
     }
     *out = v;
     return 0;
@@ -262,7 +262,7 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
     if (tensor_shape(t, m->hp.n_embd, t->ne[1], err))
         return -1;
     m->hp.n_vocab = (int)t->ne[1];
-    const gguf_kv *tok = gguf_find_kv(f, GGUF_KEY_TOK_TOKENS);
+    const gguf_kv *tok = gguf_lookup_kv(f, GGUF_KEY_TOK_TOKENS);
     if (!tok || tok->elem_type != GGUF_VT_STR || tok->type != GGUF_VT_ARR)
         return gguf_error_set(err, "missing key %s (a string array)", GGUF_KEY_TOK_TOKENS);
     if (tok->n != (uint64_t)m->hp.n_vocab)
@@ -276,11 +276,11 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
                               m->hp.n_vocab);
     if (!gguf_codec_get(t->type))
         return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot decode", t->name,
-                              ggml_type_name(t->type));
+                              gguf_dtype_name(t->type));
     uint64_t rb;
-    if (ggml_row_size(t->type, m->hp.n_embd, &rb))
+    if (gguf_row_size(t->type, m->hp.n_embd, &rb))
         return gguf_error_set(err, "tensor %s: rows of %d elements do not fit %s blocks", t->name,
-                              m->hp.n_embd, ggml_type_name(t->type));
+                              m->hp.n_embd, gguf_dtype_name(t->type));
     m->tok_embd = (run_matrix){ t->data, t->type, m->hp.n_vocab, m->hp.n_embd, (size_t)rb, NULL };
     return 0;
 }
@@ -301,12 +301,12 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     const run_hparams *hp = &m->hp;
     if (load_vector(&m->output_norm, f, GGUF_T_OUTPUT_NORM, 0, hp->n_embd, true, err))
         return -1;
-    m->tied = !gguf_find_tensor(f, GGUF_T_OUTPUT);
+    m->tied = !gguf_lookup_tensor(f, GGUF_T_OUTPUT);
     if (m->tied) {
         if (!kern_supported(m->tok_embd.type))
             return gguf_error_set(err, "tensor %s (the tied output) has type %s, which gguf-run "
                                   "cannot multiply", GGUF_T_TOKEN_EMBD,
-                                  ggml_type_name(m->tok_embd.type));
+                                  gguf_dtype_name(m->tok_embd.type));
         m->output = m->tok_embd;
     } else if (load_matrix(&m->output, f, GGUF_T_OUTPUT, 0, hp->n_vocab, hp->n_embd, err)) {
         return -1;

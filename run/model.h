@@ -19,8 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 /* How RoPE pairs the dimensions of a head (ggml's rope modes). */
 enum run_rope_layout {

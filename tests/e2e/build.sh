@@ -12,15 +12,18 @@ else
     fail "make install" "$(tail -1 "$TMP/install.log")"
 fi
 for f in usr/bin/gguf-inspect usr/lib/libgguf.a usr/lib/libgguf.so usr/lib/libgguf.so.0 \
-         usr/include/ggufkit/gguf.h usr/include/ggufkit/writer.h usr/lib/pkgconfig/libgguf.pc; do
+         usr/include/ggufkit/gguf.h usr/include/ggufkit/quants.h usr/include/ggufkit/vocab.h \
+         usr/include/ggufkit/arch.h usr/lib/pkgconfig/libgguf.pc; do
     check "installed $f" test -e "$dest/$f"
 done
+# only the public headers: nothing private on the include path
+check "installed headers are exactly gguf.h quants.h vocab.h arch.h" \
+    test "$(ls "$dest/usr/include/ggufkit" | tr '\n' ' ')" = "arch.h gguf.h quants.h vocab.h "
 
 # A program built with the installed pkg-config file opens a file we write.
 pc="env PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_LIBDIR=$dest/usr/lib/pkgconfig pkg-config"
 cat >"$TMP/use.c" <<'C'
-#include <gguf.h>
-#include <writer.h>
+#include <ggufkit/gguf.h>
 #include <stdio.h>
 int main(int argc, char **argv)
 {

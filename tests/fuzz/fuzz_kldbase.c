@@ -18,9 +18,7 @@
 #include "forward.h"
 #include "model.h"
 #include "names.h"
-#include "gguf.h"
-#include "types.h"
-#include "writer.h"
+#include <ggufkit/gguf.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,7 +35,7 @@ static void add(gguf_writer *w, const char *fmt, int layer, int64_t ne0, int64_t
     snprintf(name, sizeof name, fmt, layer);
     const int64_t ne[2] = { ne0, ne1 };
     gguf_error err;
-    if (gguf_writer_add_tensor(w, name, GGML_T_F32, ne1 ? 2 : 1, ne, &err) < 0)
+    if (gguf_writer_add_tensor(w, name, GGUF_DT_F32, ne1 ? 2 : 1, ne, &err) < 0)
         abort();
 }
 

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gguf.h"
-#include "modelcheck.h"
+#include <ggufkit/gguf.h>
+#include <ggufkit/arch.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

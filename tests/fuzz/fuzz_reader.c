@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,10 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gguf_file *f = gguf_open_memory(data, size, &err);
     if (!f)
         return 0;
-    volatile uint64_t sink = gguf_version(f) + gguf_alignment(f);
+    volatile uint64_t sink = gguf_file_version(f) + gguf_alignment(f);
     for (uint64_t i = 0; i < gguf_n_kv(f); i++) {
         const gguf_kv *kv = gguf_kv_at(f, i);
-        sink += gguf_find_kv(f, kv->key) == kv;
+        sink += gguf_lookup_kv(f, kv->key) == kv;
         if (kv->elem_type == GGUF_VT_STR) {
             for (uint64_t j = 0; j < kv->n; j++)
                 if (kv->strs[j].len)
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
-        sink += gguf_find_tensor(f, t->name) == t;
+        sink += gguf_lookup_tensor(f, t->name) == t;
         if (t->nbytes)
             sink += t->data[0] + t->data[t->nbytes - 1];
     }

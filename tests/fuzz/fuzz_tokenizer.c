@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguf.h"
-#include "tokenizer.h"
+#include <ggufkit/gguf.h>
+#include <ggufkit/vocab.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "float16.h"
+#include <ggufkit/quants.h>
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

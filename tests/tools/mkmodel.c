@@ -14,10 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "names.h"
-#include "float16.h"
-#include "writer.h"
+#include <ggufkit/quants.h>
 
 static uint64_t rng = 88172645463325252ull;
 
@@ -54,7 +53,7 @@ static int write_tensor(gguf_writer *w, uint64_t i, uint32_t type, int norm)
 {
     gguf_error err;
     uint64_t nbytes = gguf_writer_tensor_nbytes(w, i);
-    uint64_t n = nbytes / (type == GGML_T_F32 ? 4 : 2);
+    uint64_t n = nbytes / (type == GGUF_DT_F32 ? 4 : 2);
     enum { CHUNK = 1 << 16 };
     static float f[CHUNK];
     static uint16_t h[CHUNK];
@@ -63,7 +62,7 @@ static int write_tensor(gguf_writer *w, uint64_t i, uint32_t type, int norm)
         for (uint64_t j = 0; j < k; j++)
             f[j] = norm ? 1.0f : 0.02f * randn();
         int rc;
-        if (type == GGML_T_F32) {
+        if (type == GGUF_DT_F32) {
             rc = gguf_writer_write_tensor(w, f, k * 4, &err);
         } else {
             for (uint64_t j = 0; j < k; j++)
@@ -90,7 +89,7 @@ static int metadata(gguf_writer *w, const dims *d)
     gguf_writer_set_u32(w, "llama.attention.head_count_kv", (uint32_t)d->kv_heads);
     gguf_writer_set_f32(w, "llama.rope.freq_base", 10000.0f);
     gguf_writer_set_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    gguf_writer_set_u32(w, "general.file_type", d->type == GGML_T_F32 ? 0 : 1);
+    gguf_writer_set_u32(w, "general.file_type", d->type == GGUF_DT_F32 ? 0 : 1);
     gguf_writer_set_u32(w, "llama.vocab_size", (uint32_t)d->vocab);
     gguf_writer_set_u32(w, "llama.rope.dimension_count", (uint32_t)(d->dim / d->heads));
     gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, "llama");
@@ -134,7 +133,7 @@ static int metadata(gguf_writer *w, const dims *d)
 
 int main(int argc, char **argv)
 {
-    dims d = { 1024, 16, 2816, 16, 8, 32000, GGML_T_F16 };
+    dims d = { 1024, 16, 2816, 16, 8, 32000, GGUF_DT_F16 };
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -145,7 +144,7 @@ int main(int argc, char **argv)
             *field = atoi(v);
             i++;
         } else if (!strcmp(a, "--type") && v) {
-            d.type = !strcmp(v, "f32") ? GGML_T_F32 : GGML_T_F16;
+            d.type = !strcmp(v, "f32") ? GGUF_DT_F32 : GGUF_DT_F16;
             i++;
         } else if (!strcmp(a, "--seed") && v) {
             rng ^= strtoull(v, NULL, 10) * 0x9E3779B97F4A7C15ull;
@@ -171,18 +170,18 @@ int main(int argc, char **argv)
     for (int l = 0; l < d.layers && !rc; l++) {
         char n[64];
 #define T(fmt, a, b, t) (snprintf(n, sizeof n, fmt, l), add(w, n, t, a, b))
-        rc |= T(GGUF_T_ATTN_NORM, d.dim, 0, GGML_T_F32);
+        rc |= T(GGUF_T_ATTN_NORM, d.dim, 0, GGUF_DT_F32);
         rc |= T(GGUF_T_ATTN_Q, d.dim, d.dim, d.type);
         rc |= T(GGUF_T_ATTN_K, d.dim, kv, d.type);
         rc |= T(GGUF_T_ATTN_V, d.dim, kv, d.type);
         rc |= T(GGUF_T_ATTN_OUT, d.dim, d.dim, d.type);
-        rc |= T(GGUF_T_FFN_NORM, d.dim, 0, GGML_T_F32);
+        rc |= T(GGUF_T_FFN_NORM, d.dim, 0, GGUF_DT_F32);
         rc |= T(GGUF_T_FFN_GATE, d.dim, d.ffn, d.type);
         rc |= T(GGUF_T_FFN_UP, d.dim, d.ffn, d.type);
         rc |= T(GGUF_T_FFN_DOWN, d.ffn, d.dim, d.type);
 #undef T
     }
-    rc |= add(w, GGUF_T_OUTPUT_NORM, GGML_T_F32, d.dim, 0);
+    rc |= add(w, GGUF_T_OUTPUT_NORM, GGUF_DT_F32, d.dim, 0);
     rc |= add(w, GGUF_T_OUTPUT, d.type, d.dim, d.vocab);
     gguf_error err;
     if (rc || gguf_writer_begin(w, out, &err)) {
@@ -195,7 +194,7 @@ int main(int argc, char **argv)
         uint64_t in_layer = (i - 1) % 9;
         int is_norm = i == gguf_writer_n_tensors(w) - 2 ||
                       (i > 0 && i < gguf_writer_n_tensors(w) - 2 && (in_layer == 0 || in_layer == 5));
-        rc = write_tensor(w, i, is_norm ? GGML_T_F32 : d.type, is_norm);
+        rc = write_tensor(w, i, is_norm ? GGUF_DT_F32 : d.type, is_norm);
     }
     if (rc || gguf_writer_finish(w, &err)) {
         fprintf(stderr, "mkmodel: %s: %s\n", out, rc ? "write failed" : err.msg);

@@ -115,11 +115,11 @@ START_TEST(test_outfile_refuses_non_regular)
     char fifo[256], sub[256];
     ck_assert_int_eq(mkfifo(in_dir(fifo, "fifo"), 0600), 0);
     ck_assert_int_eq(mkdir(in_dir(sub, "sub"), 0700), 0);
-    outfile o;
+    gguf_outfile o;
     gguf_error err;
-    ck_assert_int_eq(outfile_open(&o, fifo, &err), -1);
+    ck_assert_int_eq(gguf_outfile_open(&o, fifo, &err), -1);
     ck_assert_msg(strstr(err.msg, "is a FIFO, not a regular file"), "%s", err.msg);
-    ck_assert_int_eq(outfile_open(&o, sub, &err), -1);
+    ck_assert_int_eq(gguf_outfile_open(&o, sub, &err), -1);
     ck_assert_msg(strstr(err.msg, "is a directory"), "%s", err.msg);
     unlink(fifo);
     rmdir(sub);
@@ -132,20 +132,20 @@ START_TEST(test_remove_temps)
 {
     make_dir();
     char a[256], b[256];
-    outfile oa, ob;
+    gguf_outfile oa, ob;
     gguf_error err;
-    ck_assert_int_eq(outfile_open(&oa, in_dir(a, "a.gguf"), &err), 0);
-    ck_assert_int_eq(outfile_open(&ob, in_dir(b, "b.gguf"), &err), 0);
-    ck_assert_int_eq(outfile_write(&oa, "x", 1, &err), 0);
+    ck_assert_int_eq(gguf_outfile_open(&oa, in_dir(a, "a.gguf"), &err), 0);
+    ck_assert_int_eq(gguf_outfile_open(&ob, in_dir(b, "b.gguf"), &err), 0);
+    ck_assert_int_eq(gguf_outfile_write(&oa, "x", 1, &err), 0);
     ck_assert_int_eq(count_entries(), 1);
-    outfile_remove_temps();
+    gguf_outfile_remove_temps();
     ck_assert_int_eq(count_entries(), 0);
-    outfile_discard(&oa);
-    outfile_discard(&ob);
+    gguf_outfile_discard(&oa);
+    gguf_outfile_discard(&ob);
     /* a committed file is not a temporary any more */
-    ck_assert_int_eq(outfile_open(&oa, a, &err), 0);
-    ck_assert_int_eq(outfile_commit(&oa, &err), 0);
-    outfile_remove_temps();
+    ck_assert_int_eq(gguf_outfile_open(&oa, a, &err), 0);
+    ck_assert_int_eq(gguf_outfile_commit(&oa, &err), 0);
+    gguf_outfile_remove_temps();
     ck_assert_int_eq(access(a, F_OK), 0);
     remove_dir();
 }
@@ -160,9 +160,9 @@ START_TEST(test_signal_removes_temps)
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         cli_cleanup_on_signals();
-        outfile o;
+        gguf_outfile o;
         gguf_error err;
-        if (outfile_open(&o, a, &err))
+        if (gguf_outfile_open(&o, a, &err))
             _exit(3);
         raise(SIGTERM);
         _exit(4); /* not reached */

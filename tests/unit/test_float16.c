@@ -7,7 +7,7 @@
 #include <string.h>
 #include <stdint.h>
 
-#include "float16.h"
+#include <ggufkit/quants.h>
 #include "testutil.h"
 
 START_TEST(test_f16_conversions)

@@ -19,17 +19,15 @@
 #include "testutil.h"
 
 #include "eval.h"
-#include "float16.h"
+#include <ggufkit/quants.h>
 #include "forward.h"
 #include "forward_simd.h"
-#include "gguf.h"
-#include "imatrix.h"
+#include <ggufkit/gguf.h>
 #include "importance.h"
 #include "model.h"
 #include "names.h"
 #include "sampler.h"
 #include "verify.h"
-#include "writer.h"
 
 /* ---------------------------------------------------------------------------
  * A small synthetic model, with knobs to break it
@@ -50,7 +48,7 @@ typedef struct spec {
 static spec base_spec(void)
 {
     return (spec){ .arch = "llama", .dim = 32, .layers = 2, .ff = 64, .heads = 4, .kv_heads = 2,
-                   .vocab = 40, .ctx = 64, .rot = 8, .n_tokens = 40, .wtype = GGML_T_F32,
+                   .vocab = 40, .ctx = 64, .rot = 8, .n_tokens = 40, .wtype = GGUF_DT_F32,
                    .eps = 1e-5f, .rope_freq0 = 1.0f };
 }
 
@@ -123,24 +121,24 @@ static const char *write_model(const spec *s)
     const int d = s->dim, hd = s->heads ? s->dim / s->heads : 1, kv = hd * s->kv_heads;
     add(w, s, GGUF_T_TOKEN_EMBD, 0, s->wtype, d, s->vocab);
     if (s->rope_freqs)
-        add(w, s, GGUF_T_ROPE_FREQS, 0, GGML_T_F32, s->rot / 2, 0);
+        add(w, s, GGUF_T_ROPE_FREQS, 0, GGUF_DT_F32, s->rot / 2, 0);
     for (int l = 0; l < s->layers; l++) {
-        add(w, s, GGUF_T_ATTN_NORM, l, GGML_T_F32, d, 0);
+        add(w, s, GGUF_T_ATTN_NORM, l, GGUF_DT_F32, d, 0);
         add(w, s, GGUF_T_ATTN_Q, l, s->wtype, d, d);
         add(w, s, GGUF_T_ATTN_K, l, s->wtype, d, kv);
         add(w, s, GGUF_T_ATTN_V, l, s->wtype, d, kv);
         if (s->bias) {
-            add(w, s, GGUF_T_ATTN_Q_BIAS, l, GGML_T_F32, d, 0);
-            add(w, s, GGUF_T_ATTN_K_BIAS, l, GGML_T_F32, kv, 0);
-            add(w, s, GGUF_T_ATTN_V_BIAS, l, GGML_T_F32, kv, 0);
+            add(w, s, GGUF_T_ATTN_Q_BIAS, l, GGUF_DT_F32, d, 0);
+            add(w, s, GGUF_T_ATTN_K_BIAS, l, GGUF_DT_F32, kv, 0);
+            add(w, s, GGUF_T_ATTN_V_BIAS, l, GGUF_DT_F32, kv, 0);
         }
         add(w, s, GGUF_T_ATTN_OUT, l, s->wtype, d, d);
-        add(w, s, GGUF_T_FFN_NORM, l, GGML_T_F32, d, 0);
+        add(w, s, GGUF_T_FFN_NORM, l, GGUF_DT_F32, d, 0);
         add(w, s, GGUF_T_FFN_GATE, l, s->wtype, d, s->ff);
         add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, s->ff);
         add(w, s, GGUF_T_FFN_DOWN, l, s->wtype, s->ff, d);
     }
-    add(w, s, GGUF_T_OUTPUT_NORM, 0, GGML_T_F32, d, 0);
+    add(w, s, GGUF_T_OUTPUT_NORM, 0, GGUF_DT_F32, d, 0);
     if (!s->tied)
         add(w, s, GGUF_T_OUTPUT, 0, s->wtype, d, s->vocab);
     gguf_error err;
@@ -149,7 +147,7 @@ static const char *write_model(const spec *s)
         uint64_t n = gguf_writer_tensor_nbytes(w, i);
         uint8_t *bytes = malloc(n);
         ck_assert_ptr_nonnull(bytes);
-        if (s->wtype == GGML_T_F32 || n % 4 == 0) {
+        if (s->wtype == GGUF_DT_F32 || n % 4 == 0) {
             for (uint64_t j = 0; j + 4 <= n; j += 4) {
                 float v = s->rope_freqs && i == 1 ? (j ? 1.0f + (float)j : s->rope_freq0) : rnd();
                 memcpy(bytes + j, &v, 4);
@@ -372,7 +370,7 @@ static void qwen_nobias(spec *s) { s->arch = "qwen2"; }
 static void unknown_arch(spec *s) { s->arch = "gpt2"; }
 static void no_ctx(spec *s) { s->no_ctx_key = true; }
 static void tokens_short(spec *s) { s->n_tokens = 39; }
-static void i32_weights(spec *s) { s->wtype = GGML_T_I32; }
+static void i32_weights(spec *s) { s->wtype = GGUF_DT_I32; }
 static void nan_eps(spec *s) { s->eps = NAN; }
 static void bad_freqs(spec *s) { s->rope_freqs = true; s->rope_freq0 = -1; }
 static void ff_mismatch(spec *s) { s->drop = "blk.0.ffn_gate.weight"; }
@@ -405,7 +403,7 @@ START_TEST(test_model_rejects)
     c->apply(&s);
     run_model m;
     gguf_file *f;
-    gguf_error err = { { 0 } };
+    gguf_error err = { 0 };
     int rc = load(&s, &m, &f, &err);
     ck_assert_msg(rc == -1, "%s: accepted", c->what);
     ck_assert_msg(strstr(err.msg, c->msg) != NULL, "%s: message \"%s\", expected \"%s\"", c->what,

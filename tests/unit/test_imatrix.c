@@ -6,13 +6,13 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "imatrix.h"
+#include <ggufkit/quants.h>
 #include "testutil.h"
 
 START_TEST(test_reference_file)
 {
     char path[1024];
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     gguf_imatrix im;
     ck_assert_ptr_nonnull(fixture_path(path, sizeof path, "reference/wp-llama-5m.imatrix"));
     ck_assert_msg(gguf_imatrix_load(path, &im, &err) == 0, "%s", err.msg);

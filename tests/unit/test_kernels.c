@@ -36,18 +36,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "float16.h"
+#include <ggufkit/quants.h>
 #include "kernels.h"
 #include "kernels_impl.h"
-#include "quants.h"
 #include "testutil.h"
-#include "types.h"
+#include <ggufkit/gguf.h>
 
 #define U 0x1p-24
 
 static const uint32_t wtypes[] = {
-    GGML_T_F32,  GGML_T_F16,  GGML_T_BF16, GGML_T_Q4_0, GGML_T_Q4_1, GGML_T_Q5_0, GGML_T_Q5_1,
-    GGML_T_Q8_0, GGML_T_Q2_K, GGML_T_Q3_K, GGML_T_Q4_K, GGML_T_Q5_K, GGML_T_Q6_K,
+    GGUF_DT_F32,  GGUF_DT_F16,  GGUF_DT_BF16, GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
+    GGUF_DT_Q8_0, GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K, GGUF_DT_Q6_K,
 };
 #define N_WTYPES (sizeof wtypes / sizeof *wtypes)
 
@@ -88,7 +87,7 @@ static void fill(float *x, int64_t n, uint64_t seed)
 static size_t wrow_bytes(uint32_t t, int64_t n)
 {
     uint64_t b = 0;
-    ck_assert_int_eq(ggml_row_size(t, n, &b), 0);
+    ck_assert_int_eq(gguf_row_size(t, n, &b), 0);
     return (size_t)b;
 }
 
@@ -142,8 +141,8 @@ static void product_free(product *p)
 
 static bool has_min(uint32_t t)
 {
-    return t == GGML_T_Q4_1 || t == GGML_T_Q5_1 || t == GGML_T_Q2_K || t == GGML_T_Q4_K ||
-           t == GGML_T_Q5_K;
+    return t == GGUF_DT_Q4_1 || t == GGUF_DT_Q5_1 || t == GGUF_DT_Q2_K || t == GGUF_DT_Q4_K ||
+           t == GGUF_DT_Q5_K;
 }
 
 /* Per-element block minimum of a weight row, taken from libgguf's
@@ -159,20 +158,20 @@ static void row_mins(uint32_t t, const void *w, int64_t n, float *mins)
     const size_t bytes = wrow_bytes(t, n);
     uint8_t *z = malloc(bytes);
     memcpy(z, w, bytes);
-    const ggml_type_traits *tr = ggml_type_get(t);
+    const gguf_dtype_traits *tr = gguf_dtype_get(t);
     for (int64_t b = 0; b < n / tr->blck_size; b++) {
         uint8_t *blk = z + (size_t)b * tr->type_size;
         switch (t) {
-        case GGML_T_Q4_1: memset(((block_q4_1 *)blk)->qs, 0, 16); break;
-        case GGML_T_Q5_1:
-            memset(((block_q5_1 *)blk)->qs, 0, 16);
-            memset(((block_q5_1 *)blk)->qh, 0, 4);
+        case GGUF_DT_Q4_1: memset(((gguf_block_q4_1 *)blk)->qs, 0, 16); break;
+        case GGUF_DT_Q5_1:
+            memset(((gguf_block_q5_1 *)blk)->qs, 0, 16);
+            memset(((gguf_block_q5_1 *)blk)->qh, 0, 4);
             break;
-        case GGML_T_Q2_K: memset(((block_q2_K *)blk)->qs, 0, QK_K / 4); break;
-        case GGML_T_Q4_K: memset(((block_q4_K *)blk)->qs, 0, QK_K / 2); break;
-        case GGML_T_Q5_K:
-            memset(((block_q5_K *)blk)->qs, 0, QK_K / 2);
-            memset(((block_q5_K *)blk)->qh, 0, QK_K / 8);
+        case GGUF_DT_Q2_K: memset(((gguf_block_q2_K *)blk)->qs, 0, GGUF_QK_K / 4); break;
+        case GGUF_DT_Q4_K: memset(((gguf_block_q4_K *)blk)->qs, 0, GGUF_QK_K / 2); break;
+        case GGUF_DT_Q5_K:
+            memset(((gguf_block_q5_K *)blk)->qs, 0, GGUF_QK_K / 2);
+            memset(((gguf_block_q5_K *)blk)->qh, 0, GGUF_QK_K / 8);
             break;
         }
     }
@@ -186,22 +185,22 @@ static void act_values(uint32_t dot_type, const void *xq, int64_t n, double *v)
     const uint8_t *p = xq;
     for (int64_t i = 0; i < n; i++) {
         switch (dot_type) {
-        case GGML_T_F32: v[i] = ((const float *)xq)[i]; break;
-        case GGML_T_F16: v[i] = gguf_f16_to_f32(((const gguf_half *)xq)[i]); break;
-        case GGML_T_BF16: v[i] = gguf_bf16_to_f32(((const uint16_t *)xq)[i]); break;
-        case GGML_T_Q8_0: {
-            const block_q8_0 *b = (const block_q8_0 *)p + i / 32;
+        case GGUF_DT_F32: v[i] = ((const float *)xq)[i]; break;
+        case GGUF_DT_F16: v[i] = gguf_f16_to_f32(((const gguf_half *)xq)[i]); break;
+        case GGUF_DT_BF16: v[i] = gguf_bf16_to_f32(((const uint16_t *)xq)[i]); break;
+        case GGUF_DT_Q8_0: {
+            const gguf_block_q8_0 *b = (const gguf_block_q8_0 *)p + i / 32;
             v[i] = (double)gguf_f16_to_f32(b->d) * b->qs[i % 32];
             break;
         }
-        case GGML_T_Q8_1: {
-            const block_q8_1 *b = (const block_q8_1 *)p + i / 32;
+        case GGUF_DT_Q8_1: {
+            const gguf_block_q8_1 *b = (const gguf_block_q8_1 *)p + i / 32;
             v[i] = (double)gguf_f16_to_f32(b->d) * b->qs[i % 32];
             break;
         }
-        case GGML_T_Q8_K: {
-            const block_q8_K *b = (const block_q8_K *)p + i / QK_K;
-            v[i] = (double)b->d * b->qs[i % QK_K];
+        case GGUF_DT_Q8_K: {
+            const gguf_block_q8_K *b = (const gguf_block_q8_K *)p + i / GGUF_QK_K;
+            v[i] = (double)b->d * b->qs[i % GGUF_QK_K];
             break;
         }
         default: ck_abort_msg("dot type %u", dot_type);
@@ -242,9 +241,9 @@ static void case_make(case_row *c, uint32_t t, int64_t n, uint64_t seed)
     }
     /* q8_1: ggml's formula takes a block's Σ m·x̂ as m·s with s the f16 of
      * d·Σq, not m·f16(d)·Σq; that difference is part of the definition. */
-    if (kern_dot_type(t) == GGML_T_Q8_1)
+    if (kern_dot_type(t) == GGUF_DT_Q8_1)
         for (int64_t b = 0; b < n / 32; b++) {
-            const block_q8_1 *xb = (const block_q8_1 *)c->xq + b;
+            const gguf_block_q8_1 *xb = (const gguf_block_q8_1 *)c->xq + b;
             double qsum = 0;
             for (int j = 0; j < 32; j++)
                 qsum += xb->qs[j];
@@ -267,7 +266,7 @@ static void case_free(case_row *c)
 /* Float terms the scalar path adds in float (B_ref of the header). */
 static double ref_terms(uint32_t t, int64_t n)
 {
-    const ggml_type_traits *tr = ggml_type_get(t);
+    const gguf_dtype_traits *tr = gguf_dtype_get(t);
     if (tr->blck_size == 1)
         return 1; /* summed in double */
     return (double)(n / tr->blck_size);
@@ -295,9 +294,9 @@ START_TEST(test_scalar_matches_dequantized)
     const double got = kern_vec_dot(t, c.n, c.w, c.xq);
     kern_force_scalar(false);
     const double tol = (ref_terms(t, c.n) + 10) * U * c.mag;
-    ck_assert_msg(c.mag > 1.0, "%s: magnitude %g", ggml_type_name(t), c.mag);
+    ck_assert_msg(c.mag > 1.0, "%s: magnitude %g", gguf_dtype_name(t), c.mag);
     ck_assert_msg(fabs(got - c.exact) <= tol, "%s: scalar %.9g, exact %.9g, |diff| %g > %g",
-                  ggml_type_name(t), got, c.exact, fabs(got - c.exact), tol);
+                  gguf_dtype_name(t), got, c.exact, fabs(got - c.exact), tol);
     case_free(&c);
 }
 END_TEST
@@ -306,7 +305,7 @@ START_TEST(test_simd_matches_scalar)
 {
     const uint32_t t = wtypes[_i];
     /* 2048, and for the float types a length with a tail past the lanes */
-    const int64_t ns[] = { 2048, ggml_type_get(t)->blck_size == 1 ? 45 : 256 };
+    const int64_t ns[] = { 2048, gguf_dtype_get(t)->blck_size == 1 ? 45 : 256 };
     if (!simd_available())
         fprintf(stderr, "test_kernels: no AVX2+FMA+F16C here, SIMD path not tested\n");
     for (size_t k = 0; k < 2; k++) {
@@ -318,7 +317,7 @@ START_TEST(test_simd_matches_scalar)
         const double simd = kern_vec_dot(t, c.n, c.w, c.xq);
         const double tol = 2 * ((double)c.n / 32 + 20) * U * c.mag;
         ck_assert_msg(fabs(simd - ref) <= tol, "%s n=%lld: simd %.9g scalar %.9g |diff| %g > %g",
-                      ggml_type_name(t), (long long)c.n, simd, ref, fabs(simd - ref), tol);
+                      gguf_dtype_name(t), (long long)c.n, simd, ref, fabs(simd - ref), tol);
         case_free(&c);
     }
 }
@@ -356,8 +355,8 @@ START_TEST(test_q8_1_bytes)
     float x[N];
     uint8_t got[N / 32 * 36];
     fill(x, N, 7);
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_1, N), sizeof got);
-    kern_quantize_act(GGML_T_Q5_1, x, got, N);
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_1, N), sizeof got);
+    kern_quantize_act(GGUF_DT_Q5_1, x, got, N);
     for (int b = 0; b < N / 32; b++) {
         const uint8_t *blk = got + 36 * b; /* d: bytes 0-1, s: 2-3, qs: 4-35 */
         gguf_half d, s;
@@ -389,7 +388,7 @@ START_TEST(test_q8_1_bytes)
      * 1, -3, 2, -64. Σq = 127 + 0 - 2 + 2 - 64 = 63, s = 63. */
     float h[32] = { 127.0f, 0.5f, -2.5f, 1.5f, -63.5f };
     uint8_t hb[36];
-    kern_quantize_act(GGML_T_Q4_1, h, hb, 32);
+    kern_quantize_act(GGUF_DT_Q4_1, h, hb, 32);
     ck_assert_uint_eq(hb[0] | hb[1] << 8, 0x3c00); /* 1.0 */
     ck_assert_uint_eq(hb[2] | hb[3] << 8, gguf_f32_to_f16(63.0f));
     const int8_t hq[5] = { 127, 0, -2, 2, -64 };
@@ -410,9 +409,9 @@ START_TEST(test_act_bytes_are_libgguf)
     fill(x, N, 3);
     for (size_t k = 0; k < N_WTYPES; k++) {
         const uint32_t t = wtypes[k], dt = (uint32_t)kern_dot_type(t);
-        if (dt == GGML_T_Q8_1)
+        if (dt == GGUF_DT_Q8_1)
             continue;
-        if (dt == GGML_T_Q8_0) {
+        if (dt == GGUF_DT_Q8_0) {
             for (int b = 0; b < N / 32; b++) {
                 gguf_half d, sum;
                 int8_t q[32];
@@ -422,9 +421,9 @@ START_TEST(test_act_bytes_are_libgguf)
                 kern_quantize_act(t, x + 32 * b, blk, 32);
                 ck_assert_uint_eq(blk[0] | blk[1] << 8, d);
                 ck_assert_mem_eq(blk + 2, q, 32);
-                if (t == GGML_T_Q4_0 || t == GGML_T_Q8_0) {
+                if (t == GGUF_DT_Q4_0 || t == GGUF_DT_Q8_0) {
                     /* then the scale, -bias × the block's sum and × four-level sums */
-                    const int bias = t == GGML_T_Q4_0 ? 8 : 128;
+                    const int bias = t == GGUF_DT_Q4_0 ? 8 : 128;
                     ck_assert_uint_eq(kern_act_row_size(t, 32), 34 + KERN_ACT_EXTRA);
                     float df;
                     int32_t total, sum4 = 0;
@@ -449,7 +448,7 @@ START_TEST(test_act_bytes_are_libgguf)
         kern_quantize_act(t, x, got, N);
         ck_assert_uint_eq(gguf_quantize_rows(dt, x, want, 1, N, NULL), bytes);
         ck_assert_mem_eq(got, want, bytes);
-        if (t != GGML_T_Q6_K) {
+        if (t != GGUF_DT_Q6_K) {
             ck_assert_uint_eq(kern_act_row_size(t, N), bytes);
             continue;
         }
@@ -457,7 +456,7 @@ START_TEST(test_act_bytes_are_libgguf)
          * pairs per four levels */
         ck_assert_uint_eq(kern_act_row_size(t, N), bytes + N / 256 * KERN_ACT_EXTRA_K);
         for (int i = 0; i < N / 4; i++) {
-            const int8_t *q = ((const block_q8_K *)got)[i / 64].qs; /* block i / 64's levels */
+            const int8_t *q = ((const gguf_block_q8_K *)got)[i / 64].qs; /* block i / 64's levels */
             const int l = i % 64;
             int16_t pair[2];
             memcpy(pair, got + bytes + 4 * i, 4);
@@ -492,7 +491,7 @@ START_TEST(test_act_simd_equals_scalar)
     for (int i = 1536; i < 1792; i++)                      /* block 6: subnormal */
         x[i] = (float)(i % 7 - 3) * 1e-39f;
     x[1900] = 1000.0f;                                     /* block 7: a spike */
-    const uint32_t types[] = { GGML_T_Q8_0, GGML_T_Q4_0, GGML_T_Q5_0, GGML_T_Q4_K, GGML_T_Q6_K };
+    const uint32_t types[] = { GGUF_DT_Q8_0, GGUF_DT_Q4_0, GGUF_DT_Q5_0, GGUF_DT_Q4_K, GGUF_DT_Q6_K };
     for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
         const size_t bytes = kern_act_row_size(types[k], N);
         ck_assert_uint_le(bytes, sizeof want);
@@ -504,7 +503,7 @@ START_TEST(test_act_simd_equals_scalar)
         kern_quantize_act(types[k], x, got, N);
         for (size_t i = 0; i < bytes; i++)
             ck_assert_msg(want[i] == got[i], "%s activation byte %zu: scalar %u, vector %u",
-                          ggml_type_name(types[k]), i, want[i], got[i]);
+                          gguf_dtype_name(types[k]), i, want[i], got[i]);
     }
 }
 END_TEST
@@ -541,7 +540,7 @@ START_TEST(test_matmul_equals_vec_dot)
             for (int r = 0; r < ROWS; r++) {
                 const float want = kern_vec_dot(t, COLS, w + r * rb, xq + b * xb);
                 ck_assert_msg(y[b * ROWS + r] == want, "%s isa %d nb=%lld y[%lld,%d] = %g, dot %g",
-                              ggml_type_name(t), (int)isa, (long long)nb, (long long)b, r,
+                              gguf_dtype_name(t), (int)isa, (long long)nb, (long long)b, r,
                               y[b * ROWS + r], want);
             }
         for (int i = (int)nb * ROWS; i < 17 * ROWS; i++)
@@ -561,18 +560,18 @@ END_TEST
 START_TEST(test_packed_equals_matmul)
 {
     enum { ROWS = 40, COLS = 512, NB = 7 };
-    const uint32_t types[] = { GGML_T_Q4_0, GGML_T_Q8_0, GGML_T_Q4_K, GGML_T_Q6_K };
-    if (!kern_pack_usable(GGML_T_Q4_0, ROWS, COLS)) {
-        ck_assert(!kern_pack_usable(GGML_T_Q8_0, ROWS, COLS));
+    const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q8_0, GGUF_DT_Q4_K, GGUF_DT_Q6_K };
+    if (!kern_pack_usable(GGUF_DT_Q4_0, ROWS, COLS)) {
+        ck_assert(!kern_pack_usable(GGUF_DT_Q8_0, ROWS, COLS));
         fprintf(stderr, "test_kernels: no AVX-512 VNNI here, packed matrices not tested\n");
         return;
     }
-    ck_assert(!kern_pack_usable(GGML_T_Q4_0, 36, COLS)); /* not 8k rows */
-    ck_assert(!kern_pack_usable(GGML_T_Q8_0, ROWS, 48)); /* not whole blocks */
-    ck_assert(!kern_pack_usable(GGML_T_Q4_1, ROWS, COLS));
-    ck_assert(!kern_pack_usable(GGML_T_Q4_K, ROWS, 288)); /* not whole super-blocks */
-    ck_assert(!kern_pack_usable(GGML_T_Q6_K, ROWS, 96));
-    ck_assert(!kern_pack_usable(GGML_T_Q5_K, ROWS, COLS));
+    ck_assert(!kern_pack_usable(GGUF_DT_Q4_0, 36, COLS)); /* not 8k rows */
+    ck_assert(!kern_pack_usable(GGUF_DT_Q8_0, ROWS, 48)); /* not whole blocks */
+    ck_assert(!kern_pack_usable(GGUF_DT_Q4_1, ROWS, COLS));
+    ck_assert(!kern_pack_usable(GGUF_DT_Q4_K, ROWS, 288)); /* not whole super-blocks */
+    ck_assert(!kern_pack_usable(GGUF_DT_Q6_K, ROWS, 96));
+    ck_assert(!kern_pack_usable(GGUF_DT_Q5_K, ROWS, COLS));
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         const uint32_t t = types[ti];
         product p;
@@ -586,7 +585,7 @@ START_TEST(test_packed_equals_matmul)
             p.xf[2 * COLS + j] = (j & 2) ? -1.0f : 1.0f;
         }
         product_quantize(&p);
-        if (t == GGML_T_Q4_K || t == GGML_T_Q6_K) {
+        if (t == GGUF_DT_Q4_K || t == GGUF_DT_Q6_K) {
             /* rows 4-7: every byte 0xff, 0x00, 0x80 or pseudo-random (levels
              * 15 / 63 and 0, scales 63 and q6_K's -128), d = 1 and dmin =
              * 0.5 so that the products stay finite */
@@ -599,26 +598,26 @@ START_TEST(test_packed_equals_matmul)
             for (int r = 4; r < 8; r++)
                 for (size_t i = 0; i < rb; i += rb / (COLS / 256)) {
                     const gguf_half one = 0x3c00, half = 0x3800;
-                    if (t == GGML_T_Q4_K) {
+                    if (t == GGUF_DT_Q4_K) {
                         memcpy(w + r * rb + i, &one, 2);
                         memcpy(w + r * rb + i + 2, &half, 2);
                     } else
-                        memcpy(w + r * rb + i + offsetof(block_q6_K, d), &one, 2);
+                        memcpy(w + r * rb + i + offsetof(gguf_block_q6_K, d), &one, 2);
                 }
         }
         kern_pack(t, w, rb, ROWS, COLS, packed);
         /* block 1 of row 9 (group 1): its scale at position 1 of the group's
          * block 1, its first four quant bytes in lane 1 of the first vector */
-        const bool kq = t == GGML_T_Q4_K || t == GGML_T_Q6_K;
+        const bool kq = t == GGUF_DT_Q4_K || t == GGUF_DT_Q6_K;
         const size_t gb = 8 * rb, bb = rb / (COLS / (kq ? 256 : 32)); /* a group, a block */
         const uint8_t *pb = packed + gb + 8 * bb, *b9 = w + 9 * rb + bb;
-        if (t == GGML_T_Q6_K) {
+        if (t == GGUF_DT_Q6_K) {
             /* d in lane 1; scales 12..15 in lane 1 of the fourth scale
              * vector; byte 2 of lane 1 of P0 for L 1, h 1: the level u_0 of
              * element 128 + 4 + 2 (low nibble of ql[70], bits 0-1 of qh[38])
              * topped by the high two bits of u_2, element 128 + 64 + 6 (high
              * nibble of ql[70], bits 4-5 of qh[38]) */
-            const block_q6_K *b = (const block_q6_K *)b9;
+            const gguf_block_q6_K *b = (const gguf_block_q6_K *)b9;
             ck_assert_mem_eq(pb + 2, &b->d, 2);
             ck_assert_mem_eq(pb + 16 + 96 + 4, b->scales + 12, 4);
             const int u0 = (b->ql[70] & 15) | (b->qh[38] & 3) << 4;
@@ -626,22 +625,22 @@ START_TEST(test_packed_equals_matmul)
             ck_assert_uint_eq(pb[144 + 96 * 3 + 4 + 2], (unsigned)(u0 | (u2 >> 4) << 6));
         } else
             ck_assert_mem_eq(pb + 2, b9, 2);
-        if (t == GGML_T_Q4_K) {
+        if (t == GGUF_DT_Q4_K) {
             /* dmin in lane 1 of the second scale vector, scale bytes 8..11 in
              * lane 1 of the third word vector, qs[32 + 4..32 + 7] (L 1, q 1)
              * in lane 1 of quant vector 4 · 1 + 1 */
             ck_assert_mem_eq(pb + 16 + 2, b9 + 2, 2);
             ck_assert_mem_eq(pb + 32 + 64 + 4, b9 + 4 + 8, 4);
             ck_assert_mem_eq(pb + 128 + 32 * 5 + 4, b9 + 16 + 32 + 4, 4);
-        } else if (t != GGML_T_Q6_K)
+        } else if (t != GGUF_DT_Q6_K)
             for (int j = 0; j < 4; j++)
-                ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(b9[2 + j] ^ (t == GGML_T_Q8_0 ? 0x80 : 0)));
+                ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(b9[2 + j] ^ (t == GGUF_DT_Q8_0 ? 0x80 : 0)));
         for (int64_t nb = 1; nb <= NB; nb++) {
             kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y1);
             kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y2);
             for (int i = 0; i < nb * ROWS; i++)
                 ck_assert_msg(y1[i] == y2[i], "%s nb %lld y[%d]: rows %.9g packed %.9g",
-                              ggml_type_name(t), (long long)nb, i, y1[i], y2[i]);
+                              gguf_dtype_name(t), (long long)nb, i, y1[i], y2[i]);
         }
         product_free(&p);
     }
@@ -655,7 +654,7 @@ END_TEST
 START_TEST(test_matmul_any_team)
 {
     enum { ROWS = 200, COLS = 512, NB = 3 };
-    const uint32_t types[] = { GGML_T_Q6_K, GGML_T_Q4_K };
+    const uint32_t types[] = { GGUF_DT_Q6_K, GGUF_DT_Q4_K };
     const int saved = omp_get_max_threads();
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         const uint32_t t = types[ti];
@@ -699,7 +698,7 @@ START_TEST(test_matmul_any_team)
                     }
                     for (int i = 0; i < nb * ROWS; i++)
                         ck_assert_msg(y[i] == want[i], "%s path %d team %zu nb %d y[%d]: %.9g want %.9g",
-                                      ggml_type_name(t), path, k, nb, i, y[i], want[i]);
+                                      gguf_dtype_name(t), path, k, nb, i, y[i], want[i]);
                 }
         }
         product_free(&p);
@@ -738,7 +737,7 @@ START_TEST(test_vnni_equals_avx2)
     ck_assert(kern_vec_dot(t, COLS, w, xq) == one);
     kern_force_isa(KERN_ISA_BEST);
     for (int i = 0; i < NB * ROWS; i++)
-        ck_assert_msg(y1[i] == y2[i], "%s y[%d]: vnni %.9g avx2 %.9g", ggml_type_name(t), i,
+        ck_assert_msg(y1[i] == y2[i], "%s y[%d]: vnni %.9g avx2 %.9g", gguf_dtype_name(t), i,
                       y1[i], y2[i]);
     product_free(&p);
 }
@@ -750,8 +749,8 @@ END_TEST
 
 START_TEST(test_unsupported)
 {
-    const uint32_t no[] = { GGML_T_Q8_1, GGML_T_Q8_K, GGML_T_IQ2_XXS, GGML_T_IQ4_NL,
-                            GGML_T_I8,   GGML_T_F64,  GGML_T_TQ2_0,   4, 39, 1000 };
+    const uint32_t no[] = { GGUF_DT_Q8_1, GGUF_DT_Q8_K, GGUF_DT_IQ2_XXS, GGUF_DT_IQ4_NL,
+                            GGUF_DT_I8,   GGUF_DT_F64,  GGUF_DT_TQ2_0,   4, 39, 1000 };
     for (size_t k = 0; k < sizeof no / sizeof *no; k++) {
         ck_assert(!kern_supported(no[k]));
         ck_assert_int_eq(kern_dot_type(no[k]), -1);
@@ -761,29 +760,29 @@ START_TEST(test_unsupported)
     for (size_t k = 0; k < N_WTYPES; k++)
         ck_assert(kern_supported(wtypes[k]));
     /* dot types of kernels.h's table */
-    ck_assert_int_eq(kern_dot_type(GGML_T_F16), GGML_T_F16);
-    ck_assert_int_eq(kern_dot_type(GGML_T_BF16), GGML_T_BF16);
-    ck_assert_int_eq(kern_dot_type(GGML_T_Q5_0), GGML_T_Q8_0);
-    ck_assert_int_eq(kern_dot_type(GGML_T_Q4_1), GGML_T_Q8_1);
-    ck_assert_int_eq(kern_dot_type(GGML_T_Q3_K), GGML_T_Q8_K);
+    ck_assert_int_eq(kern_dot_type(GGUF_DT_F16), GGUF_DT_F16);
+    ck_assert_int_eq(kern_dot_type(GGUF_DT_BF16), GGUF_DT_BF16);
+    ck_assert_int_eq(kern_dot_type(GGUF_DT_Q5_0), GGUF_DT_Q8_0);
+    ck_assert_int_eq(kern_dot_type(GGUF_DT_Q4_1), GGUF_DT_Q8_1);
+    ck_assert_int_eq(kern_dot_type(GGUF_DT_Q3_K), GGUF_DT_Q8_K);
     /* sizes: 4096 floats are 128 q8_0 blocks of 34 (for q4_0 and q8_0
      * weights each with 40 more bytes: a float scale, the block's lead and
      * eight lane leads), 128 q8_1 of 36, 16 q8_K of 292 (for q6_K weights
      * each with 256 more: 32 × the sums of each two levels); a length off
      * the block size or not positive has none */
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q5_0, 4096), 128 * 34);
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q8_0, 4096), 128 * (34 + 40));
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_0, 4096), 128 * (34 + 40));
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q5_1, 4096), 128 * 36);
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_K, 4096), 16 * 292);
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q6_K, 4096), 16 * (292 + 256));
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_F16, 45), 90);
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q4_K, 4096 + 32), 0);
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_Q8_0, 33), 0);
-    ck_assert_uint_eq(kern_act_row_size(GGML_T_F32, 0), 0);
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q5_0, 4096), 128 * 34);
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q8_0, 4096), 128 * (34 + 40));
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_0, 4096), 128 * (34 + 40));
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q5_1, 4096), 128 * 36);
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_K, 4096), 16 * 292);
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q6_K, 4096), 16 * (292 + 256));
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_F16, 45), 90);
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_K, 4096 + 32), 0);
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q8_0, 33), 0);
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_F32, 0), 0);
     /* matmul on an unsupported type writes nothing */
     float y = 1.5f;
-    kern_matmul(GGML_T_IQ2_XXS, NULL, 0, 1, 256, NULL, 1, &y);
+    kern_matmul(GGUF_DT_IQ2_XXS, NULL, 0, 1, 256, NULL, 1, &y);
     ck_assert(y == 1.5f);
 }
 END_TEST

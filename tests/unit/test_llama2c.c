@@ -5,7 +5,7 @@
  */
 #include <unistd.h>
 
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "llama2c.h"
 #include "testutil.h"
 #include "write.h"
@@ -82,7 +82,7 @@ START_TEST(test_v2_dequantizes)
     gguf_file *f = gguf_open(out, 0, &err);
     ck_assert_ptr_nonnull(f);
     /* blk.0.ffn_down (matrix 6, DIM x HID): element i = q(i) * scale(i / GROUP) */
-    const gguf_tensor *t = gguf_find_tensor(f, "blk.0.ffn_down.weight");
+    const gguf_tensor *t = gguf_lookup_tensor(f, "blk.0.ffn_down.weight");
     ck_assert_int_eq(t->ne[0], HID);
     ck_assert_int_eq(t->ne[1], DIM);
     const float *x = (const float *)t->data;
@@ -91,10 +91,10 @@ START_TEST(test_v2_dequantizes)
         ck_assert_msg(x[i] == want, "element %d: %g != %g", i, x[i], want);
     }
     /* the shared classifier is the embedding */
-    const gguf_tensor *e = gguf_find_tensor(f, "token_embd.weight"), *c = gguf_find_tensor(f, "output.weight");
+    const gguf_tensor *e = gguf_lookup_tensor(f, "token_embd.weight"), *c = gguf_lookup_tensor(f, "output.weight");
     ck_assert(memcmp(e->data, c->data, e->nbytes) == 0);
     /* the vocabulary: ids 0-2 named as llama.cpp does, spaces escaped */
-    const gguf_kv *tk = gguf_find_kv(f, "tokenizer.ggml.tokens");
+    const gguf_kv *tk = gguf_lookup_kv(f, "tokenizer.ggml.tokens");
     ck_assert_int_eq((int)tk->strs[0].len, 5);
     ck_assert(!memcmp(tk->strs[3].ptr, "a\xe2\x96\x81" "b", 5));
     gguf_close(f);

@@ -15,11 +15,10 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "gguf.h"
-#include "modelcheck.h"
+#include <ggufkit/gguf.h>
+#include <ggufkit/arch.h>
 #include "names.h"
 #include "testutil.h"
-#include "writer.h"
 
 /* ------------------------------------------------------------------------
  * Synthetic models
@@ -217,8 +216,8 @@ static void add(gguf_writer *w, const spec *s, const char *fmt, int layer, int64
         n_dims = s->re_dims ? s->re_dims : b ? 2 : 1;
     }
     int64_t ne[2] = { a, b };
-    gguf_error err = { "" };
-    ck_assert_msg(gguf_writer_add_tensor(w, name, GGML_T_F32, n_dims, ne, &err) >= 0, "%s", err.msg);
+    gguf_error err = { 0 };
+    ck_assert_msg(gguf_writer_add_tensor(w, name, GGUF_DT_F32, n_dims, ne, &err) >= 0, "%s", err.msg);
 }
 
 static void add_tensors(gguf_writer *w, const spec *s)
@@ -268,7 +267,7 @@ static gguf_writer *build(const spec *in)
 static void write_out(gguf_writer *w, const char *path)
 {
     static const uint8_t zeros[1 << 16];
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
     for (uint64_t i = 0; i < gguf_writer_n_tensors(w); i++)
         for (uint64_t left = gguf_writer_tensor_nbytes(w, i); left > 0;) {
@@ -284,14 +283,14 @@ static void write_out(gguf_writer *w, const char *path)
 static void expect(const spec *s, const char *want, int line)
 {
     gguf_writer *w = build(s);
-    gguf_error werr = { "" }, ferr = { "" };
+    gguf_error werr = { 0 }, ferr = { 0 };
     int wrc = gguf_model_validate_writer(w, &werr);
 
     char path[1024];
     snprintf(path, sizeof path, "%s/modelcheck-%ld.gguf", test_tmpdir(), (long)getpid());
     write_out(w, path);
     gguf_writer_free(w);
-    gguf_error oerr = { "" };
+    gguf_error oerr = { 0 };
     gguf_file *f = gguf_open(path, GGUF_OPEN_NO_SPLIT, &oerr);
     ck_assert_msg(f != NULL, "%s", oerr.msg);
     int frc = gguf_model_validate(f, &ferr);
@@ -329,7 +328,7 @@ static int visit_fixture(const char *path, const struct stat *st, int flag, stru
     size_t n = strlen(path);
     if (flag != FTW_F || n < 5 || strcmp(path + n - 5, ".gguf") != 0)
         return 0;
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     gguf_file *f = gguf_open(path, GGUF_OPEN_NO_SPLIT, &err);
     ck_assert_msg(f != NULL, "%s: %s", path, err.msg);
     int rc = gguf_model_validate(f, &err);
@@ -787,10 +786,10 @@ START_TEST(test_writer_accessors)
     ck_assert_int_eq(memcmp(v.bytes + 17, "yz", 2), 0);
     int64_t ne[2] = { 32, 3 };
     gguf_error err;
-    ck_assert_int_eq(gguf_writer_add_tensor(w, "t0", GGML_T_Q8_0, 2, ne, &err), 0);
+    ck_assert_int_eq(gguf_writer_add_tensor(w, "t0", GGUF_DT_Q8_0, 2, ne, &err), 0);
     ck_assert(gguf_writer_tensor_at(w, 0, &t));
     ck_assert_str_eq(t.name, "t0");
-    ck_assert_uint_eq(t.type, GGML_T_Q8_0);
+    ck_assert_uint_eq(t.type, GGUF_DT_Q8_0);
     ck_assert_uint_eq(t.n_dims, 2);
     ck_assert_int_eq(t.ne[0], 32);
     ck_assert_int_eq(t.ne[1], 3);

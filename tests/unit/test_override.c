@@ -32,15 +32,15 @@ START_TEST(test_apply)
     gguf_str s;
     ck_assert(gguf_get_str(f, "general.name", &s, &err) == 0 && gguf_str_eq(s, "N"));
     ck_assert(gguf_get_str(f, "general.license", &s, &err) == 0 && gguf_str_eq(s, "mit,gpl"));
-    const gguf_kv *langs = gguf_find_kv(f, "general.languages");
+    const gguf_kv *langs = gguf_lookup_kv(f, "general.languages");
     ck_assert(langs && langs->type == GGUF_VT_ARR && langs->elem_type == GGUF_VT_STR);
     ck_assert_uint_eq(langs->n, 2);
     uint32_t count;
     ck_assert(gguf_get_u32(f, "general.dataset.count", &count, &err) == 0 && count == 2);
     ck_assert(gguf_get_str(f, "general.dataset.0.name", &s, &err) == 0 && gguf_str_eq(s, "D0"));
     ck_assert(gguf_get_str(f, "general.dataset.1.doi", &s, &err) == 0 && gguf_str_eq(s, "d"));
-    ck_assert_ptr_null(gguf_find_kv(f, "general.dataset.1.name"));
-    ck_assert_ptr_null(gguf_find_kv(f, "ignored.key"));
+    ck_assert_ptr_null(gguf_lookup_kv(f, "general.dataset.1.name"));
+    ck_assert_ptr_null(gguf_lookup_kv(f, "ignored.key"));
     ck_assert_uint_eq(gguf_n_kv(f), 7); /* name, license, languages, count, three entries */
     gguf_close(f);
     gguf_writer_free(w);
@@ -63,7 +63,7 @@ static const struct {
 START_TEST(test_bad)
 {
     json_value *doc = parse(bad[_i].doc);
-    gguf_error err = { { 0 } };
+    gguf_error err = { 0 };
     ck_assert_int_eq(override_check(doc, &err), -1);
     ck_assert_msg(strstr(err.msg, bad[_i].want), "'%s' lacks '%s'", err.msg, bad[_i].want);
     json_free(doc);

@@ -8,7 +8,7 @@
 #include "policy.h"
 #include "preset.h"
 #include "testutil.h"
-#include "types.h"
+#include <ggufkit/gguf.h>
 
 /* wp-llama-5m: 4 layers, 8 heads, 4 kv heads, untied output. */
 static policy_model wp(void)
@@ -37,21 +37,21 @@ START_TEST(test_q4_k_m_more_bits_layers)
 {
     policy_model m = wp();
     uint32_t v[4], d[4];
-    layer_types(&m, FT_Q4_K_M, GGML_T_Q4_K, v, d);
+    layer_types(&m, FT_Q4_K_M, GGUF_DT_Q4_K, v, d);
     /* use_more_bits(i, 4): i = 2 ((2 - 0) % 3 == 2) and i = 3 (>= 7*4/8), as
      * in llama-quantize's wp-llama-5m Q4_K_M */
-    ck_assert_uint_eq(v[0], GGML_T_Q4_K);
-    ck_assert_uint_eq(v[1], GGML_T_Q4_K);
-    ck_assert_uint_eq(v[2], GGML_T_Q6_K);
-    ck_assert_uint_eq(v[3], GGML_T_Q6_K);
-    ck_assert_uint_eq(d[0], GGML_T_Q4_K);
-    ck_assert_uint_eq(d[2], GGML_T_Q6_K);
-    ck_assert_uint_eq(d[3], GGML_T_Q6_K);
+    ck_assert_uint_eq(v[0], GGUF_DT_Q4_K);
+    ck_assert_uint_eq(v[1], GGUF_DT_Q4_K);
+    ck_assert_uint_eq(v[2], GGUF_DT_Q6_K);
+    ck_assert_uint_eq(v[3], GGUF_DT_Q6_K);
+    ck_assert_uint_eq(d[0], GGUF_DT_Q4_K);
+    ck_assert_uint_eq(d[2], GGUF_DT_Q6_K);
+    ck_assert_uint_eq(d[3], GGUF_DT_Q6_K);
     policy_state st = { 0 };
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "output.weight", 256, -1, NULL, 0), GGML_T_Q6_K);
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "token_embd.weight", 256, -1, NULL, 0), GGML_T_Q4_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "output.weight", 256, -1, NULL, 0), GGUF_DT_Q6_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "token_embd.weight", 256, -1, NULL, 0), GGUF_DT_Q4_K);
 }
 END_TEST
 
@@ -59,33 +59,33 @@ START_TEST(test_q2_k_and_q3_k_mixes)
 {
     policy_model m = wp();
     uint32_t v[4], d[4];
-    layer_types(&m, FT_Q2_K, GGML_T_Q2_K, v, d);
-    ck_assert_uint_eq(v[0], GGML_T_Q3_K); /* GQA 2 < 4 */
-    ck_assert_uint_eq(d[0], GGML_T_Q3_K);
+    layer_types(&m, FT_Q2_K, GGUF_DT_Q2_K, v, d);
+    ck_assert_uint_eq(v[0], GGUF_DT_Q3_K); /* GQA 2 < 4 */
+    ck_assert_uint_eq(d[0], GGUF_DT_Q3_K);
     m.n_head = 32;                        /* GQA 8 */
-    layer_types(&m, FT_Q2_K, GGML_T_Q2_K, v, d);
-    ck_assert_uint_eq(v[1], GGML_T_Q4_K);
+    layer_types(&m, FT_Q2_K, GGUF_DT_Q2_K, v, d);
+    ck_assert_uint_eq(v[1], GGUF_DT_Q4_K);
     m = wp();
-    layer_types(&m, FT_Q3_K_M, GGML_T_Q3_K, v, d);
-    ck_assert_uint_eq(v[0], GGML_T_Q5_K);
-    ck_assert_uint_eq(v[1], GGML_T_Q5_K);
-    ck_assert_uint_eq(v[2], GGML_T_Q4_K);
-    ck_assert_uint_eq(d[0], GGML_T_Q4_K); /* n/16 = 0; not falcon → q4_K */
+    layer_types(&m, FT_Q3_K_M, GGUF_DT_Q3_K, v, d);
+    ck_assert_uint_eq(v[0], GGUF_DT_Q5_K);
+    ck_assert_uint_eq(v[1], GGUF_DT_Q5_K);
+    ck_assert_uint_eq(v[2], GGUF_DT_Q4_K);
+    ck_assert_uint_eq(d[0], GGUF_DT_Q4_K); /* n/16 = 0; not falcon → q4_K */
     m.n_layer = 32;
     m.n_attention_wv = 32;
     uint32_t v32[32], d32[32];
-    layer_types(&m, FT_Q3_K_M, GGML_T_Q3_K, v32, d32);
-    ck_assert_uint_eq(d32[1], GGML_T_Q5_K); /* < 32/16 */
-    ck_assert_uint_eq(d32[2], GGML_T_Q4_K);
+    layer_types(&m, FT_Q3_K_M, GGUF_DT_Q3_K, v32, d32);
+    ck_assert_uint_eq(d32[1], GGUF_DT_Q5_K); /* < 32/16 */
+    ck_assert_uint_eq(d32[2], GGUF_DT_Q4_K);
     m = wp();
-    layer_types(&m, FT_Q3_K_L, GGML_T_Q3_K, v, d);
-    ck_assert_uint_eq(v[2], GGML_T_Q5_K);
-    ck_assert_uint_eq(d[2], GGML_T_Q5_K);
+    layer_types(&m, FT_Q3_K_L, GGUF_DT_Q3_K, v, d);
+    ck_assert_uint_eq(v[2], GGUF_DT_Q5_K);
+    ck_assert_uint_eq(d[2], GGUF_DT_Q5_K);
     policy_state st = { 0 };
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q3_K_L, GGML_T_Q3_K,
-                                         "blk.0.attn_output.weight", 256, -1, NULL, 0), GGML_T_Q5_K);
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q3_K_S, GGML_T_Q3_K,
-                                         "blk.0.attn_output.weight", 256, -1, NULL, 0), GGML_T_Q3_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q3_K_L, GGUF_DT_Q3_K,
+                                         "blk.0.attn_output.weight", 256, -1, NULL, 0), GGUF_DT_Q5_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q3_K_S, GGUF_DT_Q3_K,
+                                         "blk.0.attn_output.weight", 256, -1, NULL, 0), GGUF_DT_Q3_K);
 }
 END_TEST
 
@@ -95,23 +95,23 @@ START_TEST(test_q4_k_s_and_imatrix_q4_0)
     m.n_layer = 16;
     m.n_attention_wv = 16;
     uint32_t v[16], d[16];
-    layer_types(&m, FT_Q4_K_S, GGML_T_Q4_K, v, d);
-    ck_assert_uint_eq(v[3], GGML_T_Q5_K);
-    ck_assert_uint_eq(v[4], GGML_T_Q4_K);
-    ck_assert_uint_eq(d[1], GGML_T_Q5_K); /* < 16/8 */
-    ck_assert_uint_eq(d[2], GGML_T_Q4_K);
+    layer_types(&m, FT_Q4_K_S, GGUF_DT_Q4_K, v, d);
+    ck_assert_uint_eq(v[3], GGUF_DT_Q5_K);
+    ck_assert_uint_eq(v[4], GGUF_DT_Q4_K);
+    ck_assert_uint_eq(d[1], GGUF_DT_Q5_K); /* < 16/8 */
+    ck_assert_uint_eq(d[2], GGUF_DT_Q4_K);
     /* Q4_0 with an imatrix: first eighth of ffn_down → q4_1 */
     policy_state st = { .has_imatrix = true };
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_0, GGML_T_Q4_0,
-                                         "blk.0.ffn_down.weight", 768, -1, NULL, 0), GGML_T_Q4_1);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_0, GGUF_DT_Q4_0,
+                                         "blk.0.ffn_down.weight", 768, -1, NULL, 0), GGUF_DT_Q4_1);
     policy_state plain = { 0 };
-    ck_assert_uint_eq(policy_tensor_type(&m, &plain, &no_opts, FT_Q4_0, GGML_T_Q4_0,
-                                         "blk.0.ffn_down.weight", 768, -1, NULL, 0), GGML_T_Q4_0);
+    ck_assert_uint_eq(policy_tensor_type(&m, &plain, &no_opts, FT_Q4_0, GGUF_DT_Q4_0,
+                                         "blk.0.ffn_down.weight", 768, -1, NULL, 0), GGUF_DT_Q4_0);
     /* output of a legacy preset is still q6_K; q8_0 stays q8_0 */
-    ck_assert_uint_eq(policy_tensor_type(&m, &plain, &no_opts, FT_Q4_0, GGML_T_Q4_0,
-                                         "output.weight", 256, -1, NULL, 0), GGML_T_Q6_K);
-    ck_assert_uint_eq(policy_tensor_type(&m, &plain, &no_opts, FT_Q8_0, GGML_T_Q8_0,
-                                         "output.weight", 256, -1, NULL, 0), GGML_T_Q8_0);
+    ck_assert_uint_eq(policy_tensor_type(&m, &plain, &no_opts, FT_Q4_0, GGUF_DT_Q4_0,
+                                         "output.weight", 256, -1, NULL, 0), GGUF_DT_Q6_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &plain, &no_opts, FT_Q8_0, GGUF_DT_Q8_0,
+                                         "output.weight", 256, -1, NULL, 0), GGUF_DT_Q8_0);
 }
 END_TEST
 
@@ -120,20 +120,20 @@ START_TEST(test_experts_and_70b)
     policy_model m = wp();
     m.n_expert = 8;
     policy_state st = { 0 };
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "blk.0.attn_v.weight", 256, -1, NULL, 0), GGML_T_Q8_0);
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "blk.0.attn_k.weight", 256, -1, NULL, 0), GGML_T_Q8_0);
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "blk.0.attn_output.weight", 256, -1, NULL, 0), GGML_T_Q5_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "blk.0.attn_v.weight", 256, -1, NULL, 0), GGUF_DT_Q8_0);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "blk.0.attn_k.weight", 256, -1, NULL, 0), GGUF_DT_Q8_0);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "blk.0.attn_output.weight", 256, -1, NULL, 0), GGUF_DT_Q5_K);
     /* experts: the layer comes from the name */
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "blk.3.ffn_down_exps.weight", 256, -1, NULL, 0), GGML_T_Q6_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "blk.3.ffn_down_exps.weight", 256, -1, NULL, 0), GGUF_DT_Q6_K);
     policy_model big = { .n_layer = 80, .n_head = 64, .n_head_kv = 8, .is_70b = true,
                          .has_output = true, .n_attention_wv = 80 };
     policy_state s2 = { 0 };
-    ck_assert_uint_eq(policy_tensor_type(&big, &s2, &no_opts, FT_Q3_K_S, GGML_T_Q3_K,
-                                         "blk.0.attn_v.weight", 8192, -1, NULL, 0), GGML_T_Q5_K);
+    ck_assert_uint_eq(policy_tensor_type(&big, &s2, &no_opts, FT_Q3_K_S, GGUF_DT_Q3_K,
+                                         "blk.0.attn_v.weight", 8192, -1, NULL, 0), GGUF_DT_Q5_K);
 }
 END_TEST
 
@@ -144,20 +144,20 @@ START_TEST(test_fallbacks)
     policy_state st = { 0 };
     char why[128];
     /* rows of 64: k-quants do not fit */
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "blk.0.attn_q.weight", 64, -1, why, sizeof why), GGML_T_Q5_0);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "blk.0.attn_q.weight", 64, -1, why, sizeof why), GGUF_DT_Q5_0);
     ck_assert_ptr_nonnull(strstr(why, "rows of 64"));
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q6_K, GGML_T_Q6_K,
-                                         "blk.0.attn_q.weight", 64, -1, why, sizeof why), GGML_T_Q8_0);
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q2_K, GGML_T_Q2_K,
-                                         "blk.0.attn_q.weight", 64, -1, why, sizeof why), GGML_T_Q4_0);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q6_K, GGUF_DT_Q6_K,
+                                         "blk.0.attn_q.weight", 64, -1, why, sizeof why), GGUF_DT_Q8_0);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q2_K, GGUF_DT_Q2_K,
+                                         "blk.0.attn_q.weight", 64, -1, why, sizeof why), GGUF_DT_Q4_0);
     /* tied output (token_embd is the output): rows that do not fit → q8_0,
      * which llama.cpp does not count as a fallback */
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "token_embd.weight", 64, -1, why, sizeof why), GGML_T_Q8_0);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "token_embd.weight", 64, -1, why, sizeof why), GGUF_DT_Q8_0);
     /* rows of 172 fit nothing quantized → f16 (llama.cpp gives up) */
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_0, GGML_T_Q4_0,
-                                         "blk.0.ffn_down.weight", 172, -1, why, sizeof why), GGML_T_F16);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_0, GGUF_DT_Q4_0,
+                                         "blk.0.ffn_down.weight", 172, -1, why, sizeof why), GGUF_DT_F16);
     ck_assert_int_eq(st.n_fallback, 4);
 }
 END_TEST
@@ -166,17 +166,17 @@ START_TEST(test_overrides_and_pure)
 {
     policy_model m = wp();
     policy_state st = { 0 };
-    policy_opts o = { GGML_T_Q8_0, GGML_T_Q5_K, false, false };
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &o, FT_Q4_K_M, GGML_T_Q4_K, "output.weight",
-                                         256, -1, NULL, 0), GGML_T_Q8_0);
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &o, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "token_embd.weight", 256, GGML_T_Q2_K, NULL, 0), GGML_T_Q5_K);
-    ck_assert_uint_eq(policy_tensor_type(&m, &st, &o, FT_Q4_K_M, GGML_T_Q4_K,
-                                         "blk.0.attn_q.weight", 256, GGML_T_Q6_K, NULL, 0), GGML_T_Q6_K);
+    policy_opts o = { GGUF_DT_Q8_0, GGUF_DT_Q5_K, false, false };
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &o, FT_Q4_K_M, GGUF_DT_Q4_K, "output.weight",
+                                         256, -1, NULL, 0), GGUF_DT_Q8_0);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &o, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "token_embd.weight", 256, GGUF_DT_Q2_K, NULL, 0), GGUF_DT_Q5_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &o, FT_Q4_K_M, GGUF_DT_Q4_K,
+                                         "blk.0.attn_q.weight", 256, GGUF_DT_Q6_K, NULL, 0), GGUF_DT_Q6_K);
     policy_opts pure = { -1, -1, true, false };
     policy_state s2 = { 0 };
-    ck_assert_uint_eq(policy_tensor_type(&m, &s2, &pure, FT_Q4_K_M, GGML_T_Q4_K, "output.weight",
-                                         256, -1, NULL, 0), GGML_T_Q4_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &s2, &pure, FT_Q4_K_M, GGUF_DT_Q4_K, "output.weight",
+                                         256, -1, NULL, 0), GGUF_DT_Q4_K);
     ck_assert(!policy_is_quantizable("blk.0.attn_norm.weight", 1, &no_opts));
     ck_assert(!policy_is_quantizable("blk.0.ffn_gate_inp.weight", 2, &no_opts));
     ck_assert(!policy_is_quantizable("blk.0.attn_q.bias", 2, &no_opts));
@@ -192,7 +192,7 @@ START_TEST(test_presets)
     ck_assert_int_eq(preset_find("Q4_K")->ftype, FT_Q4_K_M);
     ck_assert_int_eq(preset_find("15")->ftype, FT_Q4_K_M);
     ck_assert_str_eq(preset_find("15")->name, "Q4_K_M");
-    ck_assert_int_eq(preset_find("7")->default_type, GGML_T_Q8_0);
+    ck_assert_int_eq(preset_find("7")->default_type, GGUF_DT_Q8_0);
     ck_assert_ptr_null(preset_find("IQ2_XXS"));
     ck_assert_ptr_null(preset_find("99"));
     ck_assert_ptr_null(preset_find(""));

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "quants.h"
+#include <ggufkit/quants.h>
 #include "testutil.h"
 
 /* One qvec file in memory (format: fixtures/README.md). */
@@ -70,7 +70,7 @@ START_TEST(test_vectors_quantize_exact)
     _i %= N_VECTOR_TYPES;
     gguf_quants_force_scalar(scalar);
     ck_assert_int_eq(qvec_load(vector_types[_i], &q), 0);
-    ck_assert_int_eq(ggml_type_from_name(vector_types[_i]), (int)q.type);
+    ck_assert_int_eq(gguf_dtype_from_name(vector_types[_i]), (int)q.type);
     uint8_t *out = malloc(q.row_bytes);
     int bad_rows = 0, first_bad = -1, first_byte = -1;
     for (uint32_t r = 0; r < q.n_rows; r++) {
@@ -127,11 +127,11 @@ END_TEST
 START_TEST(test_round_trip_error)
 {
     static const struct { uint32_t type; float max; } limits[] = {
-        { GGML_T_F16, 0.002f },  { GGML_T_BF16, 0.002f }, { GGML_T_Q4_0, 0.002f },
-        { GGML_T_Q4_1, 0.002f }, { GGML_T_Q5_0, 0.002f }, { GGML_T_Q5_1, 0.002f },
-        { GGML_T_Q8_0, 0.002f }, { GGML_T_Q2_K, 0.0075f }, { GGML_T_Q3_K, 0.0040f },
-        { GGML_T_Q4_K, 0.002f }, { GGML_T_Q5_K, 0.002f }, { GGML_T_Q6_K, 0.002f },
-        { GGML_T_Q8_K, 0.002f },
+        { GGUF_DT_F16, 0.002f },  { GGUF_DT_BF16, 0.002f }, { GGUF_DT_Q4_0, 0.002f },
+        { GGUF_DT_Q4_1, 0.002f }, { GGUF_DT_Q5_0, 0.002f }, { GGUF_DT_Q5_1, 0.002f },
+        { GGUF_DT_Q8_0, 0.002f }, { GGUF_DT_Q2_K, 0.0075f }, { GGUF_DT_Q3_K, 0.0040f },
+        { GGUF_DT_Q4_K, 0.002f }, { GGUF_DT_Q5_K, 0.002f }, { GGUF_DT_Q6_K, 0.002f },
+        { GGUF_DT_Q8_K, 0.002f },
     };
     enum { N = 32 * 128 };
     static float x[N], y[N];
@@ -146,7 +146,7 @@ START_TEST(test_round_trip_error)
             sum += ((double)x[i] - y[i]) * ((double)x[i] - y[i]);
         float rmse = (float)(sqrtf((float)sum) / N);
         ck_assert_msg(rmse < limits[t].max, "%s: round-trip error %g ≥ %g",
-                      ggml_type_name(limits[t].type), rmse, limits[t].max);
+                      gguf_dtype_name(limits[t].type), rmse, limits[t].max);
     }
 }
 END_TEST
@@ -155,9 +155,9 @@ END_TEST
  * plain one, and zero weights do not crash or produce NaN. */
 START_TEST(test_weighted_paths)
 {
-    static const uint32_t types[] = { GGML_T_Q4_0, GGML_T_Q4_1, GGML_T_Q5_0, GGML_T_Q5_1,
-                                      GGML_T_Q2_K, GGML_T_Q3_K, GGML_T_Q4_K, GGML_T_Q5_K,
-                                      GGML_T_Q6_K };
+    static const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
+                                      GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K,
+                                      GGUF_DT_Q6_K };
     enum { N = 512 };
     static float x[N], w[N], y[N];
     static uint8_t q[N * 4];
@@ -176,7 +176,7 @@ START_TEST(test_weighted_paths)
             mag += x[i] * x[i];
         }
         ck_assert_msg(err / mag < 0.1, "%s: weighted round trip relative error %g",
-                      ggml_type_name(types[t]), err / mag);
+                      gguf_dtype_name(types[t]), err / mag);
     }
 }
 END_TEST
@@ -186,9 +186,9 @@ END_TEST
  * special cases (all zero, constant, one outlier, tiny, huge, negative). */
 START_TEST(test_lanes_match_scalar)
 {
-    static const uint32_t types[] = { GGML_T_Q4_0, GGML_T_Q4_1, GGML_T_Q5_0, GGML_T_Q5_1,
-                                      GGML_T_Q2_K, GGML_T_Q3_K, GGML_T_Q4_K, GGML_T_Q5_K,
-                                      GGML_T_Q6_K };
+    static const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
+                                      GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K,
+                                      GGUF_DT_Q6_K };
     enum { N = 1024, ROWS = 8 };
     static float x[ROWS * N], w[N];
     static uint8_t a[ROWS * N * 2], b[ROWS * N * 2];
@@ -211,7 +211,7 @@ START_TEST(test_lanes_match_scalar)
             ck_assert_uint_eq(gguf_quantize_rows(types[t], x, b, ROWS, N, weighted ? w : NULL), n);
             gguf_quants_force_scalar(false);
             ck_assert_msg(memcmp(a, b, n) == 0, "%s%s: lanes and scalar differ",
-                          ggml_type_name(types[t]), weighted ? " weighted" : "");
+                          gguf_dtype_name(types[t]), weighted ? " weighted" : "");
         }
     }
 }
@@ -221,9 +221,9 @@ START_TEST(test_bad_arguments)
 {
     float x[33] = { 0 };
     uint8_t q[64];
-    ck_assert_uint_eq(gguf_quantize_rows(GGML_T_Q8_0, x, q, 1, 33, NULL), 0);
-    ck_assert_uint_eq(gguf_quantize_rows(GGML_T_IQ2_XXS, x, q, 1, 256, NULL), 0);
-    ck_assert_int_eq(gguf_dequantize_row(GGML_T_Q4_K, q, x, 32), -1);
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_Q8_0, x, q, 1, 33, NULL), 0);
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ2_XXS, x, q, 1, 256, NULL), 0);
+    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_Q4_K, q, x, 32), -1);
     ck_assert_ptr_null(gguf_codec_get(4));
     ck_assert_ptr_null(gguf_codec_get(1000));
 }

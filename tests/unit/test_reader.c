@@ -6,15 +6,14 @@
 #include <dirent.h>
 #include <math.h>
 
-#include "gguf.h"
-#include "writer.h"
+#include <ggufkit/gguf.h>
 #include <unistd.h>
 #include "testutil.h"
 
 static gguf_file *open_fixture(const char *rel)
 {
     char path[1024];
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     ck_assert_ptr_nonnull(fixture_path(path, sizeof path, rel));
     gguf_file *f = gguf_open(path, 0, &err);
     ck_assert_msg(f != NULL, "%s: %s", rel, err.msg);
@@ -24,11 +23,11 @@ static gguf_file *open_fixture(const char *rel)
 START_TEST(test_stories260k)
 {
     gguf_file *f = open_fixture("reference/stories260K-f32.gguf");
-    ck_assert_uint_eq(gguf_version(f), 3);
+    ck_assert_uint_eq(gguf_file_version(f), 3);
     ck_assert_uint_eq(gguf_n_tensors(f), 48);
     ck_assert_uint_eq(gguf_n_kv(f), 19);
     ck_assert_uint_eq(gguf_alignment(f), 32);
-    const gguf_kv *tok = gguf_find_kv(f, "tokenizer.ggml.tokens");
+    const gguf_kv *tok = gguf_lookup_kv(f, "tokenizer.ggml.tokens");
     ck_assert_ptr_nonnull(tok);
     ck_assert_uint_eq(tok->type, GGUF_VT_ARR);
     ck_assert_uint_eq(tok->elem_type, GGUF_VT_STR);
@@ -42,17 +41,17 @@ START_TEST(test_stories260k)
     ck_assert_int_eq(gguf_get_u32(f, "llama.embedding_length", &n_embd, &err), 0);
     ck_assert_uint_eq(n_embd, 64);
     /* tensor lookup and data placement */
-    const gguf_tensor *t = gguf_find_tensor(f, "token_embd.weight");
+    const gguf_tensor *t = gguf_lookup_tensor(f, "token_embd.weight");
     ck_assert_ptr_nonnull(t);
-    ck_assert_uint_eq(t->type, GGML_T_F32);
+    ck_assert_uint_eq(t->type, GGUF_DT_F32);
     ck_assert_int_eq(t->ne[0], 64);
     ck_assert_int_eq(t->ne[1], 512);
     ck_assert_uint_eq(t->nbytes, 64 * 512 * 4);
     uint64_t dsize;
     const uint8_t *data = gguf_data_section(f, 0, &dsize);
     ck_assert_ptr_eq(t->data, data + t->offset);
-    ck_assert_ptr_null(gguf_find_tensor(f, "token_embd"));
-    ck_assert_ptr_null(gguf_find_kv(f, "no.such.key"));
+    ck_assert_ptr_null(gguf_lookup_tensor(f, "token_embd"));
+    ck_assert_ptr_null(gguf_lookup_kv(f, "no.such.key"));
     gguf_close(f);
 }
 END_TEST
@@ -64,15 +63,15 @@ START_TEST(test_tiny_random)
     uint32_t n_embd;
     ck_assert_int_eq(gguf_get_u32(f, "llama.embedding_length", &n_embd, &err), 0);
     ck_assert_uint_eq(n_embd, 8);
-    const gguf_kv *tok = gguf_find_kv(f, "tokenizer.ggml.tokens");
+    const gguf_kv *tok = gguf_lookup_kv(f, "tokenizer.ggml.tokens");
     ck_assert_uint_eq(tok->n, 32000);
     /* every token is found by position; scores are a zero-copy f32 array */
     uint64_t n;
-    const void *scores = gguf_kv_array(gguf_find_kv(f, "tokenizer.ggml.scores"), GGUF_VT_F32, &n);
+    const void *scores = gguf_kv_array(gguf_lookup_kv(f, "tokenizer.ggml.scores"), GGUF_VT_F32, &n);
     ck_assert_ptr_nonnull(scores);
     ck_assert_uint_eq(n, 32000);
-    ck_assert(isfinite(gguf_kv_elem_as_double(gguf_find_kv(f, "tokenizer.ggml.scores"), 31999)));
-    ck_assert_ptr_null(gguf_kv_array(gguf_find_kv(f, "tokenizer.ggml.scores"), GGUF_VT_I32, &n));
+    ck_assert(isfinite(gguf_kv_elem_as_double(gguf_lookup_kv(f, "tokenizer.ggml.scores"), 31999)));
+    ck_assert_ptr_null(gguf_kv_array(gguf_lookup_kv(f, "tokenizer.ggml.scores"), GGUF_VT_I32, &n));
     gguf_close(f);
 }
 END_TEST
@@ -80,7 +79,7 @@ END_TEST
 START_TEST(test_typed_getters_reject_mismatch)
 {
     gguf_file *f = open_fixture("reference/wp-llama-5m-f16.gguf");
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     int32_t i32;
     float f32;
     uint32_t u32;
@@ -94,9 +93,9 @@ START_TEST(test_typed_getters_reject_mismatch)
     ck_assert_int_eq(gguf_get_u32(f, "llama.block_count", &u32, &err), 0);
     ck_assert_uint_eq(u32, 4);
     int64_t any;
-    ck_assert(gguf_kv_int(gguf_find_kv(f, "llama.block_count"), &any));
+    ck_assert(gguf_kv_int(gguf_lookup_kv(f, "llama.block_count"), &any));
     ck_assert_int_eq(any, 4);
-    ck_assert(!gguf_kv_int(gguf_find_kv(f, "general.name"), &any));
+    ck_assert(!gguf_kv_int(gguf_lookup_kv(f, "general.name"), &any));
     bool b;
     ck_assert_int_eq(gguf_get_bool(f, "tokenizer.ggml.add_bos_token", &b, &err), 0);
     ck_assert(b);
@@ -112,7 +111,7 @@ START_TEST(test_vocab_lookup_all_keys)
     gguf_file *f = open_fixture("vocab/ggml-vocab-falcon.gguf");
     for (uint64_t i = 0; i < gguf_n_kv(f); i++) {
         const gguf_kv *kv = gguf_kv_at(f, i);
-        ck_assert_ptr_eq(gguf_find_kv(f, kv->key), kv);
+        ck_assert_ptr_eq(gguf_lookup_kv(f, kv->key), kv);
     }
     ck_assert_uint_eq(gguf_n_tensors(f), 0);
     gguf_close(f);
@@ -125,7 +124,7 @@ START_TEST(test_all_fixture_ggufs_open)
         gguf_file *f = open_fixture(fixture_ggufs[i]);
         for (uint64_t j = 0; j < gguf_n_tensors(f); j++) {
             const gguf_tensor *t = gguf_tensor_at(f, j);
-            ck_assert_ptr_eq(gguf_find_tensor(f, t->name), t);
+            ck_assert_ptr_eq(gguf_lookup_tensor(f, t->name), t);
         }
         gguf_close(f);
     }
@@ -134,7 +133,7 @@ END_TEST
 
 START_TEST(test_open_errors)
 {
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     ck_assert_ptr_null(gguf_open("/nonexistent/file.gguf", 0, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "cannot open"));
     ck_assert_ptr_null(gguf_open("/", 0, &err));
@@ -190,7 +189,7 @@ START_TEST(test_empty_string_array)
     gguf_error err;
     gguf_file *f = gguf_open_memory(buf, n, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
-    ck_assert_uint_eq(gguf_find_kv(f, "a.key")->n, 0);
+    ck_assert_uint_eq(gguf_lookup_kv(f, "a.key")->n, 0);
     gguf_close(f);
 }
 END_TEST
@@ -212,7 +211,7 @@ START_TEST(test_release_range)
     gguf_writer *w = gguf_writer_new();
     int64_t ne[1] = { N };
     ck_assert_int_eq(gguf_writer_set_str(w, "general.architecture", "llama"), 0);
-    ck_assert_int_ge(gguf_writer_add_tensor(w, "t", GGML_T_F32, 1, ne, &err), 0);
+    ck_assert_int_ge(gguf_writer_add_tensor(w, "t", GGUF_DT_F32, 1, ne, &err), 0);
     ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(gguf_writer_write_tensor(w, x, N * sizeof *x, &err), 0);
     ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
@@ -220,7 +219,7 @@ START_TEST(test_release_range)
 
     gguf_file *f = gguf_open(path, 0, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
-    const gguf_tensor *t = gguf_find_tensor(f, "t");
+    const gguf_tensor *t = gguf_lookup_tensor(f, "t");
     gguf_release_range(f, t->data, t->nbytes);
     ck_assert_int_eq(memcmp(t->data, x, N * sizeof *x), 0);
     gguf_close(f);
@@ -237,7 +236,7 @@ START_TEST(test_release_range)
     memset(img + size, 0x5a, 8192); /* live heap bytes past the image */
     f = gguf_open_memory(img, size, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
-    t = gguf_find_tensor(f, "t");
+    t = gguf_lookup_tensor(f, "t");
     gguf_release_range(f, t->data, t->nbytes);
     ck_assert_int_eq(memcmp(t->data, x, N * sizeof *x), 0);
     for (size_t i = size; i < size + 8192; i++)

@@ -5,7 +5,7 @@
  */
 #include "recipe.h"
 #include "testutil.h"
-#include "types.h"
+#include <ggufkit/gguf.h>
 
 static int parse(recipe *r, const char *yaml, gguf_error *err)
 {
@@ -31,14 +31,14 @@ START_TEST(test_full_recipe)
                        "  - {match: 'attn_v\\.weight$', type: q8_0}\n";
     ck_assert_msg(parse(&r, yaml, &err) == 0, "%s", err.msg);
     ck_assert_str_eq(r.preset, "Q4_K_M");
-    ck_assert_int_eq(r.output_type, GGML_T_Q8_0);
-    ck_assert_int_eq(r.token_embedding_type, GGML_T_Q4_K);
+    ck_assert_int_eq(r.output_type, GGUF_DT_Q8_0);
+    ck_assert_int_eq(r.token_embedding_type, GGUF_DT_Q4_K);
     ck_assert_int_eq(r.pure, 0);
     ck_assert_int_eq(r.n_rules, 3);
     /* first match wins */
-    ck_assert_int_eq(recipe_match(&r, "blk.2.ffn_down.weight"), GGML_T_Q6_K);
-    ck_assert_int_eq(recipe_match(&r, "blk.12.ffn_down.weight"), GGML_T_Q5_K);
-    ck_assert_int_eq(recipe_match(&r, "blk.0.attn_v.weight"), GGML_T_Q8_0);
+    ck_assert_int_eq(recipe_match(&r, "blk.2.ffn_down.weight"), GGUF_DT_Q6_K);
+    ck_assert_int_eq(recipe_match(&r, "blk.12.ffn_down.weight"), GGUF_DT_Q5_K);
+    ck_assert_int_eq(recipe_match(&r, "blk.0.attn_v.weight"), GGUF_DT_Q8_0);
     ck_assert_int_eq(recipe_match(&r, "blk.0.attn_q.weight"), -1);
     recipe_free(&r);
 }
@@ -53,9 +53,9 @@ START_TEST(test_command_line_rules_come_first)
     ck_assert_int_eq(recipe_add_rule_arg(&r, "a=b=q4_0", &err), 0); /* last '=' splits */
     const char *yaml = "tensors:\n  - match: ffn\n    type: q2_K\n";
     ck_assert_int_eq(recipe_parse_yaml(&r, yaml, strlen(yaml), &err), 0);
-    ck_assert_int_eq(recipe_match(&r, "blk.1.ffn_down.weight"), GGML_T_Q8_0);
-    ck_assert_int_eq(recipe_match(&r, "blk.1.ffn_up.weight"), GGML_T_Q2_K);
-    ck_assert_int_eq(recipe_match(&r, "xa=b"), GGML_T_Q4_0);
+    ck_assert_int_eq(recipe_match(&r, "blk.1.ffn_down.weight"), GGUF_DT_Q8_0);
+    ck_assert_int_eq(recipe_match(&r, "blk.1.ffn_up.weight"), GGUF_DT_Q2_K);
+    ck_assert_int_eq(recipe_match(&r, "xa=b"), GGUF_DT_Q4_0);
     ck_assert_int_eq(r.output_type, -1);
     ck_assert_int_eq(r.pure, -1);
     ck_assert_ptr_null(r.preset);

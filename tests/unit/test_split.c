@@ -4,9 +4,8 @@
  */
 #include <unistd.h>
 
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "testutil.h"
-#include "writer.h"
 
 static char prefix[1024];
 
@@ -14,14 +13,14 @@ static char prefix[1024];
 static gguf_writer *write_model(uint64_t max_tensors, uint64_t max_bytes, const char *name)
 {
     gguf_writer *w = gguf_writer_new();
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     gguf_writer_set_str(w, "general.architecture", "llama");
     gguf_writer_set_u32(w, "llama.block_count", 5);
     int64_t ne[1] = { 64 };
     for (int i = 0; i < 5; i++) {
         char nm[32];
         snprintf(nm, sizeof nm, "blk.%d.w", i);
-        ck_assert_int_ge(gguf_writer_add_tensor(w, nm, GGML_T_F32, 1, ne, &err), 0);
+        ck_assert_int_ge(gguf_writer_add_tensor(w, nm, GGUF_DT_F32, 1, ne, &err), 0);
     }
     gguf_writer_set_split(w, max_tensors, max_bytes);
     snprintf(prefix, sizeof prefix, "%s/split-%d-%s.gguf", test_tmpdir(), (int)getpid(), name);
@@ -49,16 +48,16 @@ START_TEST(test_split_by_tensors)
     ck_assert_uint_eq(gguf_writer_n_shards(w), 3);
     const char *first = gguf_writer_shard_path(w, 0);
     ck_assert_ptr_nonnull(strstr(first, "-00001-of-00003.gguf"));
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     gguf_file *f = gguf_open(first, 0, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
     ck_assert_uint_eq(gguf_n_shards(f), 3);
     ck_assert_uint_eq(gguf_n_tensors(f), 5);
-    ck_assert_ptr_nonnull(gguf_find_kv(f, "llama.block_count"));
+    ck_assert_ptr_nonnull(gguf_lookup_kv(f, "llama.block_count"));
     for (int i = 0; i < 5; i++) {
         char nm[32];
         snprintf(nm, sizeof nm, "blk.%d.w", i);
-        const gguf_tensor *t = gguf_find_tensor(f, nm);
+        const gguf_tensor *t = gguf_lookup_tensor(f, nm);
         ck_assert_ptr_nonnull(t);
         ck_assert_uint_eq(t->shard, (uint32_t)i / 2);
         float x;
@@ -71,7 +70,7 @@ START_TEST(test_split_by_tensors)
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_eq(gguf_n_tensors(f), 2);
     uint16_t count;
-    ck_assert(gguf_kv_u16(gguf_find_kv(f, "split.count"), &count) && count == 3);
+    ck_assert(gguf_kv_u16(gguf_lookup_kv(f, "split.count"), &count) && count == 3);
     gguf_close(f);
     /* a later shard is not a model */
     ck_assert_ptr_null(gguf_open(gguf_writer_shard_path(w, 1), 0, &err));
@@ -89,7 +88,7 @@ START_TEST(test_split_by_size)
     /* 256-byte tensors, at most 600 bytes a shard → 2 tensors a shard */
     gguf_writer *w = write_model(0, 600, "bysize");
     ck_assert_uint_eq(gguf_writer_n_shards(w), 3);
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     gguf_file *f = gguf_open(gguf_writer_shard_path(w, 0), 0, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
     ck_assert_uint_eq(gguf_n_tensors(f), 5);
@@ -104,7 +103,7 @@ START_TEST(test_split_by_size)
     ck_assert_uint_eq(gguf_writer_n_shards(w), 1);
     f = gguf_open(gguf_writer_shard_path(w, 0), 0, &err);
     ck_assert_ptr_nonnull(f);
-    ck_assert_ptr_null(gguf_find_kv(f, "split.count"));
+    ck_assert_ptr_null(gguf_lookup_kv(f, "split.count"));
     gguf_close(f);
     remove_shards(w);
 }
@@ -113,7 +112,7 @@ END_TEST
 START_TEST(test_split_inconsistent)
 {
     gguf_writer *w = write_model(2, 0, "bad");
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     /* replace shard 2 with a shard of another split (different count) */
     gguf_writer *other = write_model(3, 0, "other");
     ck_assert_int_eq(rename(gguf_writer_shard_path(other, 1), gguf_writer_shard_path(w, 1)), 0);

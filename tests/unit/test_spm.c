@@ -3,7 +3,7 @@
  * equal the vocabularies llama.cpp wrote for them (text, score, type), and
  * malformed protobufs fail with the byte offset.
  */
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "spm.h"
 #include "testutil.h"
 
@@ -20,9 +20,9 @@ static void compare(const char *model_rel, const char *gguf_rel)
     ck_assert_msg(spm_load(mp, &m, &err) == 0, "%s: %s", model_rel, err.msg);
     gguf_file *f = gguf_open(gp, 0, &err);
     ck_assert_ptr_nonnull(f);
-    const gguf_kv *tok = gguf_find_kv(f, "tokenizer.ggml.tokens");
-    const gguf_kv *sc = gguf_find_kv(f, "tokenizer.ggml.scores");
-    const gguf_kv *ty = gguf_find_kv(f, "tokenizer.ggml.token_type");
+    const gguf_kv *tok = gguf_lookup_kv(f, "tokenizer.ggml.tokens");
+    const gguf_kv *sc = gguf_lookup_kv(f, "tokenizer.ggml.scores");
+    const gguf_kv *ty = gguf_lookup_kv(f, "tokenizer.ggml.token_type");
     ck_assert_uint_eq(tok->n, m.n);
     for (size_t i = 0; i < m.n; i++) {
         const spm_piece *p = &m.pieces[i];

@@ -7,10 +7,9 @@
  */
 #include <unistd.h>
 
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "testutil.h"
-#include "tokenizer.h"
-#include "writer.h"
+#include <ggufkit/vocab.h>
 
 /* ---- helpers --------------------------------------------------------------- */
 
@@ -138,7 +137,7 @@ static void expect_ids(const gguf_vocab *v, const char *s, bool add_special, boo
 /* Expects the vocabulary in w to be refused with a message containing part. */
 static void expect_refused(gguf_writer *w, const char *part)
 {
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     gguf_vocab *v = load_writer(w, &err);
     ck_assert_msg(v == NULL, "loaded, expected refusal \"%s\"", part);
     ck_assert_msg(strstr(err.msg, part) != NULL, "message \"%s\" lacks \"%s\"", err.msg, part);

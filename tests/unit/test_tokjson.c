@@ -49,7 +49,7 @@ START_TEST(test_pre)
     char doc[2048];
     snprintf(doc, sizeof doc, "{\"pre_tokenizer\": %s}", pre_cases[_i].pre);
     json_value *tj = parse(doc);
-    gguf_error err = { { 0 } };
+    gguf_error err = { 0 };
     const char *pre = tokjson_pre(tj, &err);
     if (pre_cases[_i].want) {
         ck_assert_msg(pre != NULL, "%s", err.msg);
@@ -157,7 +157,7 @@ START_TEST(test_bad)
 {
     json_value *tj = bad[_i].whole ? parse(bad[_i].merges_or_doc) : bpe_json(bad[_i].merges_or_doc);
     vocab v;
-    gguf_error err = { { 0 } };
+    gguf_error err = { 0 };
     ck_assert_int_eq(vocab_from_bpe_json(&v, tj, -1, &err), -1);
     ck_assert_msg(strstr(err.msg, bad[_i].want), "'%s' lacks '%s'", err.msg, bad[_i].want);
     json_free(tj);

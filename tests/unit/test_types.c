@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "testutil.h"
-#include "types.h"
+#include <ggufkit/gguf.h>
 
 static const struct { uint32_t id; const char *name; uint32_t blck, size; } expected[] = {
     { 0, "f32", 1, 4 },        { 1, "f16", 1, 2 },         { 2, "q4_0", 32, 18 },
@@ -26,13 +26,13 @@ static const struct { uint32_t id; const char *name; uint32_t blck, size; } expe
 START_TEST(test_valid_types)
 {
     for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
-        const ggml_type_traits *t = ggml_type_get(expected[i].id);
+        const gguf_dtype_traits *t = gguf_dtype_get(expected[i].id);
         ck_assert_ptr_nonnull(t);
         ck_assert(t->valid);
         ck_assert_str_eq(t->name, expected[i].name);
         ck_assert_uint_eq(t->blck_size, expected[i].blck);
         ck_assert_uint_eq(t->type_size, expected[i].size);
-        ck_assert_int_eq(ggml_type_from_name(expected[i].name), (int)expected[i].id);
+        ck_assert_int_eq(gguf_dtype_from_name(expected[i].name), (int)expected[i].id);
     }
 }
 END_TEST
@@ -41,43 +41,43 @@ START_TEST(test_removed_and_unknown)
 {
     const uint32_t removed[] = { 4, 5, 31, 32, 33, 36, 37, 38 };
     for (size_t i = 0; i < sizeof removed / sizeof *removed; i++) {
-        const ggml_type_traits *t = ggml_type_get(removed[i]);
+        const gguf_dtype_traits *t = gguf_dtype_get(removed[i]);
         ck_assert_ptr_nonnull(t);
         ck_assert(!t->valid);
         ck_assert_ptr_nonnull(strstr(t->name, "removed"));
     }
-    ck_assert_ptr_null(ggml_type_get(GGML_T_COUNT));
-    ck_assert_ptr_null(ggml_type_get(UINT32_MAX));
-    ck_assert_str_eq(ggml_type_name(1000), "unknown");
-    ck_assert_int_eq(ggml_type_from_name("q4_2 (removed)"), -1);
-    ck_assert_int_eq(ggml_type_from_name("nope"), -1);
+    ck_assert_ptr_null(gguf_dtype_get(GGUF_DT_COUNT));
+    ck_assert_ptr_null(gguf_dtype_get(UINT32_MAX));
+    ck_assert_str_eq(gguf_dtype_name(1000), "unknown");
+    ck_assert_int_eq(gguf_dtype_from_name("q4_2 (removed)"), -1);
+    ck_assert_int_eq(gguf_dtype_from_name("nope"), -1);
     /* all 39 ids are either valid with a block or marked removed */
     int valid = 0;
-    for (uint32_t i = 0; i < GGML_T_COUNT; i++)
-        valid += ggml_type_get(i)->valid;
+    for (uint32_t i = 0; i < GGUF_DT_COUNT; i++)
+        valid += gguf_dtype_get(i)->valid;
     ck_assert_int_eq(valid, 31);
 }
 END_TEST
 
 START_TEST(test_name_case_insensitive)
 {
-    ck_assert_int_eq(ggml_type_from_name("Q4_K"), GGML_T_Q4_K);
-    ck_assert_int_eq(ggml_type_from_name("BF16"), GGML_T_BF16);
-    ck_assert_int_eq(ggml_type_from_name("IQ2_XXS"), GGML_T_IQ2_XXS);
+    ck_assert_int_eq(gguf_dtype_from_name("Q4_K"), GGUF_DT_Q4_K);
+    ck_assert_int_eq(gguf_dtype_from_name("BF16"), GGUF_DT_BF16);
+    ck_assert_int_eq(gguf_dtype_from_name("IQ2_XXS"), GGUF_DT_IQ2_XXS);
 }
 END_TEST
 
 START_TEST(test_row_size)
 {
     uint64_t n;
-    ck_assert_int_eq(ggml_row_size(GGML_T_Q4_K, 512, &n), 0);
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_Q4_K, 512, &n), 0);
     ck_assert_uint_eq(n, 288);
-    ck_assert_int_eq(ggml_row_size(GGML_T_F32, 7, &n), 0);
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_F32, 7, &n), 0);
     ck_assert_uint_eq(n, 28);
-    ck_assert_int_eq(ggml_row_size(GGML_T_Q8_0, 33, &n), -1);  /* not a block multiple */
-    ck_assert_int_eq(ggml_row_size(4, 32, &n), -1);            /* removed */
-    ck_assert_int_eq(ggml_row_size(GGML_T_F64, INT64_MAX, &n), -1); /* overflows */
-    ck_assert_int_eq(ggml_row_size(GGML_T_F32, -1, &n), -1);
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_Q8_0, 33, &n), -1);  /* not a block multiple */
+    ck_assert_int_eq(gguf_row_size(4, 32, &n), -1);            /* removed */
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_F64, INT64_MAX, &n), -1); /* overflows */
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_F32, -1, &n), -1);
 }
 END_TEST
 
@@ -109,9 +109,9 @@ START_TEST(test_sizes_match_vectors)
         ck_assert_uint_eq(fread(h, 4, 6, fp), 6);
         fclose(fp);
         ck_assert_uint_eq(h[0], 0x43455651u);
-        ck_assert_int_eq(ggml_type_from_name(names[i]), (int)h[2]);
+        ck_assert_int_eq(gguf_dtype_from_name(names[i]), (int)h[2]);
         uint64_t row;
-        ck_assert_int_eq(ggml_row_size(h[2], h[4], &row), 0);
+        ck_assert_int_eq(gguf_row_size(h[2], h[4], &row), 0);
         ck_assert_uint_eq(row, h[5]);
     }
 }

@@ -14,7 +14,7 @@
  * Not for: the accessors on a valid file beyond what shows the valid file
  * was read right (test_reader.c).
  */
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "testutil.h"
 #include "badgguf.h"
 
@@ -96,7 +96,7 @@ static void run_case(const bg_case *c)
     char ex[BG_EXPECT_MAX];
     ck_assert_msg(c->build(c->arg, &b, ex, sizeof ex), "%s: out of memory building", c->name);
 
-    gguf_error err = { { 0 } };
+    gguf_error err = { 0 };
     uint8_t *copy;
     gguf_file *f = open_exact(b.p, b.len, &copy, &err);
     check_verdict(c->name, "memory", f, &err, ex);
@@ -151,7 +151,7 @@ static const char *const rules[] = {
 
 static void check_valid_contents(gguf_file *f, const bg_buf *b, const bg_layout *L)
 {
-    ck_assert_uint_eq(gguf_version(f), 3);
+    ck_assert_uint_eq(gguf_file_version(f), 3);
     ck_assert_uint_eq(gguf_alignment(f), 32);
     ck_assert_uint_eq(gguf_n_kv(f), BG_VALID_N_KV);
     ck_assert_uint_eq(gguf_n_tensors(f), BG_VALID_N_TENSORS);
@@ -170,25 +170,25 @@ static void check_valid_contents(gguf_file *f, const bg_buf *b, const bg_layout 
     ck_assert_int_eq(gguf_get_f32(f, "llama.rope.freq_base", &f32, &err), 0);
     ck_assert(f32 == 10000.0f);
     uint8_t u8;
-    ck_assert(gguf_kv_u8(gguf_find_kv(f, "test.u8"), &u8));
+    ck_assert(gguf_kv_u8(gguf_lookup_kv(f, "test.u8"), &u8));
     ck_assert_uint_eq(u8, 200);
     int16_t i16;
-    ck_assert(gguf_kv_i16(gguf_find_kv(f, "test.i16"), &i16));
+    ck_assert(gguf_kv_i16(gguf_lookup_kv(f, "test.i16"), &i16));
     ck_assert_int_eq(i16, -300);
     uint64_t u64;
     ck_assert_int_eq(gguf_get_u64(f, "test.u64", &u64, &err), 0);
     ck_assert(u64 == 0x123456789abcdef0ULL);
     int64_t i64;
-    ck_assert(gguf_kv_i64(gguf_find_kv(f, "test.i64"), &i64));
+    ck_assert(gguf_kv_i64(gguf_lookup_kv(f, "test.i64"), &i64));
     ck_assert(i64 == -5000000000LL);
     double f64;
-    ck_assert(gguf_kv_f64(gguf_find_kv(f, "test.f64"), &f64));
+    ck_assert(gguf_kv_f64(gguf_lookup_kv(f, "test.f64"), &f64));
     ck_assert(f64 == 0.5);
     bool bv;
     ck_assert_int_eq(gguf_get_bool(f, "tokenizer.ggml.add_bos_token", &bv, &err), 0);
     ck_assert(bv);
 
-    const gguf_kv *kv = gguf_find_kv(f, "tokenizer.ggml.tokens");
+    const gguf_kv *kv = gguf_lookup_kv(f, "tokenizer.ggml.tokens");
     ck_assert_ptr_nonnull(kv);
     ck_assert_uint_eq(kv->type, GGUF_VT_ARR);
     ck_assert_uint_eq(kv->elem_type, GGUF_VT_STR);
@@ -196,38 +196,38 @@ static void check_valid_contents(gguf_file *f, const bg_buf *b, const bg_layout 
     ck_assert(gguf_str_eq(kv->strs[0], "<unk>"));
     ck_assert(gguf_str_eq(kv->strs[3], "hello"));
     uint64_t n;
-    const void *p = gguf_kv_array(gguf_find_kv(f, "tokenizer.ggml.scores"), GGUF_VT_F32, &n);
+    const void *p = gguf_kv_array(gguf_lookup_kv(f, "tokenizer.ggml.scores"), GGUF_VT_F32, &n);
     ck_assert_ptr_nonnull(p);
     ck_assert_uint_eq(n, 4);
     memcpy(&f32, (const uint8_t *)p + 12, 4);
     ck_assert(f32 == -1.5f);
-    p = gguf_kv_array(gguf_find_kv(f, "tokenizer.ggml.token_type"), GGUF_VT_I32, &n);
+    p = gguf_kv_array(gguf_lookup_kv(f, "tokenizer.ggml.token_type"), GGUF_VT_I32, &n);
     ck_assert_ptr_nonnull(p);
     ck_assert_uint_eq(n, 4);
     int32_t i32;
     memcpy(&i32, p, 4);
     ck_assert_int_eq(i32, 2);
-    kv = gguf_find_kv(f, "test.flags");
+    kv = gguf_lookup_kv(f, "test.flags");
     ck_assert_ptr_nonnull(kv);
     ck_assert_uint_eq(kv->elem_type, GGUF_VT_BOOL);
     ck_assert_uint_eq(kv->n, 3);
 
-    const gguf_tensor *t = gguf_find_tensor(f, "token_embd.weight");
+    const gguf_tensor *t = gguf_lookup_tensor(f, "token_embd.weight");
     ck_assert_ptr_nonnull(t);
-    ck_assert_uint_eq(t->type, GGML_T_F32);
+    ck_assert_uint_eq(t->type, GGUF_DT_F32);
     ck_assert_uint_eq(t->n_dims, 2);
     ck_assert(t->ne[0] == 8 && t->ne[1] == 2 && t->ne[2] == 1 && t->ne[3] == 1);
     ck_assert_int_eq(t->n_elements, 16);
     ck_assert_uint_eq(t->offset, 0);
     ck_assert_uint_eq(t->nbytes, 64);
     ck_assert_int_eq(memcmp(t->data, b->p + L->data_at, 64), 0);
-    t = gguf_find_tensor(f, "blk.0.ffn_down.weight");
+    t = gguf_lookup_tensor(f, "blk.0.ffn_down.weight");
     ck_assert_ptr_nonnull(t);
-    ck_assert_uint_eq(t->type, GGML_T_Q8_0);
+    ck_assert_uint_eq(t->type, GGUF_DT_Q8_0);
     ck_assert_uint_eq(t->offset, 64);
     ck_assert_uint_eq(t->nbytes, 68);
     ck_assert_int_eq(memcmp(t->data, b->p + L->data_at + 64, 68), 0);
-    ck_assert_ptr_null(gguf_find_tensor(f, "output.weight"));
+    ck_assert_ptr_null(gguf_lookup_tensor(f, "output.weight"));
 }
 
 START_TEST(test_valid_opens)
@@ -238,7 +238,7 @@ START_TEST(test_valid_opens)
     ck_assert_uint_eq(L.size, b.len);
     ck_assert_uint_eq(L.data_end, L.data_at + 64 + 68);
 
-    gguf_error err = { { 0 } };
+    gguf_error err = { 0 };
     uint8_t *copy;
     gguf_file *f = open_exact(b.p, b.len, &copy, &err);
     ck_assert_msg(f != NULL, "valid image rejected: %s", err.msg);
@@ -340,7 +340,7 @@ START_TEST(test_truncation_every_byte)
     char path[512];
     tmp_path(path, sizeof path, "truncated");
     for (size_t len = 0; len <= b.len; len++) {
-        gguf_error err = { { 0 } };
+        gguf_error err = { 0 };
         uint8_t *copy;
         gguf_file *f = open_exact(b.p, len, &copy, &err);
         if (len < L.data_end) {
@@ -354,7 +354,7 @@ START_TEST(test_truncation_every_byte)
         free(copy);
 
         write_file(path, b.p, len);
-        gguf_error ferr = { { 0 } };
+        gguf_error ferr = { 0 };
         f = gguf_open(path, 0, &ferr);
         ck_assert_msg((f == NULL) == (len < L.data_end), "file prefix of %zu bytes: %s", len,
                       ferr.msg);
@@ -380,7 +380,7 @@ START_TEST(test_corrupt_every_byte)
         uint8_t orig = b.p[at];
         for (size_t v = 0; v < sizeof values; v++) {
             b.p[at] = values[v];
-            gguf_error err = { { 0 } };
+            gguf_error err = { 0 };
             uint8_t *copy;
             gguf_file *f = open_exact(b.p, b.len, &copy, &err);
             if (!f)

@@ -7,9 +7,8 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "gguf.h"
+#include <ggufkit/gguf.h>
 #include "testutil.h"
-#include "writer.h"
 
 static char *tmpfile_path(const char *name)
 {
@@ -34,7 +33,7 @@ static int count_files(const char *dir, const char *part)
 START_TEST(test_all_value_types)
 {
     gguf_writer *w = gguf_writer_new();
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     ck_assert_int_eq(gguf_writer_set_u8(w, "t.u8", 200), 0);
     ck_assert_int_eq(gguf_writer_set_i8(w, "t.i8", -100), 0);
     ck_assert_int_eq(gguf_writer_set_u16(w, "t.u16", 60000), 0);
@@ -70,25 +69,25 @@ START_TEST(test_all_value_types)
     ck_assert(gguf_kv_u32(gguf_kv_at(f, 0), &u32) && u32 == 7);
     int8_t i8; uint16_t u16; int16_t i16; int32_t i32; float f32; bool b; gguf_str s;
     uint64_t u64; int64_t i64; double f64;
-    ck_assert(gguf_kv_i8(gguf_find_kv(f, "t.i8"), &i8) && i8 == -100);
-    ck_assert(gguf_kv_u16(gguf_find_kv(f, "t.u16"), &u16) && u16 == 60000);
-    ck_assert(gguf_kv_i16(gguf_find_kv(f, "t.i16"), &i16) && i16 == -30000);
-    ck_assert(gguf_kv_u32(gguf_find_kv(f, "t.u32"), &u32) && u32 == 4000000000u);
-    ck_assert(gguf_kv_i32(gguf_find_kv(f, "t.i32"), &i32) && i32 == -2000000000);
-    ck_assert(gguf_kv_f32(gguf_find_kv(f, "t.f32"), &f32) && f32 == 1.5f);
-    ck_assert(gguf_kv_bool(gguf_find_kv(f, "t.bool"), &b) && b);
-    ck_assert(gguf_kv_str(gguf_find_kv(f, "t.str"), &s) && gguf_str_eq(s, "héllo"));
-    ck_assert(gguf_kv_u64(gguf_find_kv(f, "t.u64"), &u64) && u64 == UINT64_MAX);
-    ck_assert(gguf_kv_i64(gguf_find_kv(f, "t.i64"), &i64) && i64 == INT64_MIN);
-    ck_assert(gguf_kv_f64(gguf_find_kv(f, "t.f64"), &f64) && f64 == -0.25);
-    const gguf_kv *a = gguf_find_kv(f, "t.arr_i32");
+    ck_assert(gguf_kv_i8(gguf_lookup_kv(f, "t.i8"), &i8) && i8 == -100);
+    ck_assert(gguf_kv_u16(gguf_lookup_kv(f, "t.u16"), &u16) && u16 == 60000);
+    ck_assert(gguf_kv_i16(gguf_lookup_kv(f, "t.i16"), &i16) && i16 == -30000);
+    ck_assert(gguf_kv_u32(gguf_lookup_kv(f, "t.u32"), &u32) && u32 == 4000000000u);
+    ck_assert(gguf_kv_i32(gguf_lookup_kv(f, "t.i32"), &i32) && i32 == -2000000000);
+    ck_assert(gguf_kv_f32(gguf_lookup_kv(f, "t.f32"), &f32) && f32 == 1.5f);
+    ck_assert(gguf_kv_bool(gguf_lookup_kv(f, "t.bool"), &b) && b);
+    ck_assert(gguf_kv_str(gguf_lookup_kv(f, "t.str"), &s) && gguf_str_eq(s, "héllo"));
+    ck_assert(gguf_kv_u64(gguf_lookup_kv(f, "t.u64"), &u64) && u64 == UINT64_MAX);
+    ck_assert(gguf_kv_i64(gguf_lookup_kv(f, "t.i64"), &i64) && i64 == INT64_MIN);
+    ck_assert(gguf_kv_f64(gguf_lookup_kv(f, "t.f64"), &f64) && f64 == -0.25);
+    const gguf_kv *a = gguf_lookup_kv(f, "t.arr_i32");
     ck_assert_uint_eq(a->n, 3);
     ck_assert_int_eq(gguf_kv_elem_as_int(a, 1), -2);
-    a = gguf_find_kv(f, "t.arr_str");
+    a = gguf_lookup_kv(f, "t.arr_str");
     ck_assert(gguf_str_eq(a->strs[0], "a") && gguf_str_eq(a->strs[1], "") &&
               gguf_str_eq(a->strs[2], "ccc"));
-    ck_assert_uint_eq(gguf_find_kv(f, "t.empty")->n, 0);
-    ck_assert(!gguf_kv_u8(gguf_find_kv(f, "t.u32"), &(uint8_t){ 0 }));
+    ck_assert_uint_eq(gguf_lookup_kv(f, "t.empty")->n, 0);
+    ck_assert(!gguf_kv_u8(gguf_lookup_kv(f, "t.u32"), &(uint8_t){ 0 }));
     gguf_close(f);
     unlink(path);
 }
@@ -97,19 +96,19 @@ END_TEST
 START_TEST(test_tensors_streamed_with_padding)
 {
     gguf_writer *w = gguf_writer_new();
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     gguf_writer_set_u32(w, "general.alignment", 64);
     float a[3] = { 1, 2, 3 };
     int64_t ne_a[1] = { 3 }, ne_b[2] = { 32, 2 };
     uint8_t b[68];
     for (int i = 0; i < 68; i++)
         b[i] = (uint8_t)i;
-    ck_assert_int_eq(gguf_writer_add_tensor(w, "a", GGML_T_F32, 1, ne_a, &err), 0);
-    ck_assert_int_eq(gguf_writer_add_tensor(w, "b", GGML_T_Q8_0, 2, ne_b, &err), 1);
-    ck_assert_int_eq(gguf_writer_add_tensor(w, "a", GGML_T_F32, 1, ne_a, &err), -1);
+    ck_assert_int_eq(gguf_writer_add_tensor(w, "a", GGUF_DT_F32, 1, ne_a, &err), 0);
+    ck_assert_int_eq(gguf_writer_add_tensor(w, "b", GGUF_DT_Q8_0, 2, ne_b, &err), 1);
+    ck_assert_int_eq(gguf_writer_add_tensor(w, "a", GGUF_DT_F32, 1, ne_a, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "duplicate"));
     int64_t ne_bad[1] = { 33 };
-    ck_assert_int_eq(gguf_writer_add_tensor(w, "c", GGML_T_Q8_0, 1, ne_bad, &err), -1);
+    ck_assert_int_eq(gguf_writer_add_tensor(w, "c", GGUF_DT_Q8_0, 1, ne_bad, &err), -1);
     ck_assert_uint_eq(gguf_writer_tensor_nbytes(w, 1), 68);
     const char *path = tmpfile_path("tensors.gguf");
     ck_assert_int_eq(gguf_writer_begin(w, path, &err), 0);
@@ -124,10 +123,10 @@ START_TEST(test_tensors_streamed_with_padding)
     ck_assert_msg(f != NULL, "%s", err.msg);
     ck_assert_uint_eq(gguf_alignment(f), 64);
     ck_assert_uint_eq(gguf_data_offset(f, 0) % 64, 0);
-    const gguf_tensor *tb = gguf_find_tensor(f, "b");
+    const gguf_tensor *tb = gguf_lookup_tensor(f, "b");
     ck_assert_uint_eq(tb->offset, 64);
     ck_assert_int_eq(memcmp(tb->data, b, 68), 0);
-    ck_assert_int_eq(memcmp(gguf_find_tensor(f, "a")->data, a, 12), 0);
+    ck_assert_int_eq(memcmp(gguf_lookup_tensor(f, "a")->data, a, 12), 0);
     /* the last tensor is padded too, as llama.cpp does */
     ck_assert_uint_eq(gguf_file_size(f), gguf_data_offset(f, 0) + 64 + 128);
     gguf_close(f);
@@ -138,9 +137,9 @@ END_TEST
 START_TEST(test_failure_leaves_nothing)
 {
     gguf_writer *w = gguf_writer_new();
-    gguf_error err = { "" };
+    gguf_error err = { 0 };
     int64_t ne[1] = { 8 };
-    gguf_writer_add_tensor(w, "x", GGML_T_F32, 1, ne, &err);
+    gguf_writer_add_tensor(w, "x", GGUF_DT_F32, 1, ne, &err);
     const char *path = tmpfile_path("partial.gguf");
     unlink(path);
     ck_assert_int_eq(gguf_writer_begin(w, path, &err), 0);
@@ -154,7 +153,7 @@ START_TEST(test_failure_leaves_nothing)
 
     /* too much data */
     w = gguf_writer_new();
-    gguf_writer_add_tensor(w, "x", GGML_T_F32, 1, ne, &err);
+    gguf_writer_add_tensor(w, "x", GGUF_DT_F32, 1, ne, &err);
     ck_assert_int_eq(gguf_writer_begin(w, path, &err), 0);
     float y[9] = { 0 };
     ck_assert_int_eq(gguf_writer_write_tensor(w, y, sizeof y, &err), -1);
@@ -191,7 +190,7 @@ START_TEST(test_round_trip_fixtures)
     const char *out = tmpfile_path("roundtrip.gguf");
     for (size_t i = 0; i < N_FIXTURE_GGUFS; i++) {
         char path[1024];
-        gguf_error err = { "" };
+        gguf_error err = { 0 };
         ck_assert_ptr_nonnull(fixture_path(path, sizeof path, fixture_ggufs[i]));
         gguf_file *f = gguf_open(path, 0, &err);
         ck_assert_msg(f != NULL, "%s", err.msg);

@@ -1,5 +1,17 @@
 /*
- * modelcheck.h — one semantic validation of a model: hyper-parameters
+ * <ggufkit/arch.h> — model architectures and the rules a model must follow.
+ */
+#ifndef GGUFKIT_ARCH_H
+#define GGUFKIT_ARCH_H
+
+#include "gguf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * one semantic validation of a model: hyper-parameters
  * against each other and against the tensor shapes, the vocabulary against
  * itself and against token_embd.
  *
@@ -29,13 +41,6 @@
  * are the tools'), or what a tool supports beyond validity (gguf-run's
  * kernels and tensor types).
  */
-#ifndef GGUF_MODELCHECK_H
-#define GGUF_MODELCHECK_H
-
-#include "error.h"
-#include "gguf.h"
-#include "writer.h"
-
 /* The most blocks a model may have (llama.cpp's LLAMA_MAX_LAYERS). */
 #define GGUF_MODEL_MAX_BLOCKS 512
 /* The largest width, head count, head size or feed-forward length. */
@@ -44,11 +49,15 @@
 /* Validates an opened file (split models: the metadata of the first shard,
  * the tensors of all). Returns 0, or -1 with one message naming the key or
  * tensor and the rule it breaks (the first problem found) in err. */
-int gguf_model_validate(const gguf_file *f, gguf_error *err);
+GGUF_API int gguf_model_validate(const gguf_file *f, gguf_error *err);
 
 /* The same rules over a model not yet written: the keys set and tensors
  * declared on w so far (call it after the last gguf_writer_add_tensor and
  * before gguf_writer_begin). Returns 0, or -1 with the message in err. */
-int gguf_model_validate_writer(const gguf_writer *w, gguf_error *err);
+GGUF_API int gguf_model_validate_writer(const gguf_writer *w, gguf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,218 @@
+/*
+ * <ggufkit/quants.h> — 16-bit floats, ggml's block formats and their row
+ * codecs, and importance matrices.
+ */
+#ifndef GGUFKIT_QUANTS_H
+#define GGUFKIT_QUANTS_H
+
+#include "gguf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * the two 16-bit float formats of GGUF tensors.
+ *
+ * binary16 (f16) and bfloat16 (bf16) to and from float, bit for bit as
+ * ggml converts them (round to nearest even; NaN handling as ggml's
+ * reference conversions). Used by the codecs, the converter and the runner.
+ */
+typedef uint16_t gguf_half; /* IEEE 754 binary16 bits */
+
+/* binary16 → float: exact; Inf and NaN payloads preserved. */
+GGUF_API float gguf_f16_to_f32(gguf_half h);
+
+/* float → binary16, round to nearest even; overflow to Inf; any NaN becomes
+ * the quiet NaN 0x7e00 with the sign kept (ggml's software conversion). */
+GGUF_API gguf_half gguf_f32_to_f16(float f);
+
+/* bfloat16 → float: exact. */
+GGUF_API float gguf_bf16_to_f32(uint16_t h);
+
+/* float → bfloat16, round to nearest even; a NaN is truncated and forced
+ * quiet (ggml_compute_fp32_to_bf16). */
+GGUF_API uint16_t gguf_f32_to_bf16(float f);
+
+/* The same conversions over n values (x and y must not overlap). */
+GGUF_API void gguf_f16_to_f32_row(const gguf_half *x, float *y, int64_t n);
+GGUF_API void gguf_f32_to_f16_row(const float *x, gguf_half *y, int64_t n);
+GGUF_API void gguf_bf16_to_f32_row(const uint16_t *x, float *y, int64_t n);
+GGUF_API void gguf_f32_to_bf16_row(const float *x, uint16_t *y, int64_t n);
+
+/* ---------------------------------------------------------------------------
+ * ggml's block formats and the row codecs for them.
+ *
+ * Each block struct is laid out exactly as ggml-common.h's, with its size
+ * asserted next to it; a row of n elements is n / block_size consecutive
+ * blocks. The plain quantizers produce exactly the bytes of ggml's reference
+ * quantizers (quantize_row_*_ref) for the same input, bit for bit; the
+ * importance-weighted ones those of ggml's quantize_* with quant_weights;
+ * the dequantizers exactly ggml's floats. Tests hold them to the fixture
+ * vectors in ../shared/fixtures/vectors.
+ *
+ * Not for: matrix kernels (the runner owns those) or choosing types per
+ * tensor (gguf-quantize).
+ */
+#define GGUF_QK4_0 32
+#define GGUF_QK4_1 32
+#define GGUF_QK5_0 32
+#define GGUF_QK5_1 32
+#define GGUF_QK8_0 32
+#define GGUF_QK_K  256
+#define GGUF_K_SCALE_SIZE 12
+
+/* --- legacy 32-element blocks ------------------------------------------- */
+
+/* 4-bit, scale only: x = d * (q - 8). */
+typedef struct { gguf_half d; uint8_t qs[GGUF_QK4_0 / 2]; } gguf_block_q4_0;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q4_0) == 18, "gguf_block_q4_0 is 18 bytes");
+
+/* 4-bit, scale and min: x = d * q + m. */
+typedef struct { gguf_half d, m; uint8_t qs[GGUF_QK4_1 / 2]; } gguf_block_q4_1;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q4_1) == 20, "gguf_block_q4_1 is 20 bytes");
+
+/* 5-bit, scale only: low nibbles in qs, fifth bits in qh. */
+typedef struct { gguf_half d; uint8_t qh[4]; uint8_t qs[GGUF_QK5_0 / 2]; } gguf_block_q5_0;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q5_0) == 22, "gguf_block_q5_0 is 22 bytes");
+
+/* 5-bit, scale and min. */
+typedef struct { gguf_half d, m; uint8_t qh[4]; uint8_t qs[GGUF_QK5_1 / 2]; } gguf_block_q5_1;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q5_1) == 24, "gguf_block_q5_1 is 24 bytes");
+
+/* 8-bit, scale only. */
+typedef struct { gguf_half d; int8_t qs[GGUF_QK8_0]; } gguf_block_q8_0;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q8_0) == 34, "gguf_block_q8_0 is 34 bytes");
+
+/* --- k-quants: 256-element super-blocks ----------------------------------- */
+
+/* 2-bit: 16 blocks of 16, 4-bit scales and mins, super-block d and dmin. */
+typedef struct {
+    uint8_t   scales[GGUF_QK_K / 16];
+    uint8_t   qs[GGUF_QK_K / 4];
+    gguf_half d, dmin;
+} gguf_block_q2_K;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q2_K) == 84, "gguf_block_q2_K is 84 bytes");
+
+/* 3-bit: 16 blocks of 16, 6-bit scales, high bits in hmask. */
+typedef struct {
+    uint8_t   hmask[GGUF_QK_K / 8];
+    uint8_t   qs[GGUF_QK_K / 4];
+    uint8_t   scales[12];
+    gguf_half d;
+} gguf_block_q3_K;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q3_K) == 110, "gguf_block_q3_K is 110 bytes");
+
+/* 4-bit: 8 blocks of 32, 6-bit scales and mins packed in 12 bytes. */
+typedef struct {
+    gguf_half d, dmin;
+    uint8_t   scales[GGUF_K_SCALE_SIZE];
+    uint8_t   qs[GGUF_QK_K / 2];
+} gguf_block_q4_K;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q4_K) == 144, "gguf_block_q4_K is 144 bytes");
+
+/* 5-bit: as q4_K plus the fifth bits in qh. */
+typedef struct {
+    gguf_half d, dmin;
+    uint8_t   scales[GGUF_K_SCALE_SIZE];
+    uint8_t   qh[GGUF_QK_K / 8];
+    uint8_t   qs[GGUF_QK_K / 2];
+} gguf_block_q5_K;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q5_K) == 176, "gguf_block_q5_K is 176 bytes");
+
+/* 6-bit: 16 blocks of 16, low 4 bits in ql, high 2 in qh, 8-bit scales. */
+typedef struct {
+    uint8_t   ql[GGUF_QK_K / 2];
+    uint8_t   qh[GGUF_QK_K / 4];
+    int8_t    scales[GGUF_QK_K / 16];
+    gguf_half d;
+} gguf_block_q6_K;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q6_K) == 210, "gguf_block_q6_K is 210 bytes");
+
+/* 8-bit activations for k-quant dot products: float scale, block sums. */
+typedef struct {
+    float   d;
+    int8_t  qs[GGUF_QK_K];
+    int16_t bsums[GGUF_QK_K / 16];
+} gguf_block_q8_K;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q8_K) == 292, "gguf_block_q8_K is 292 bytes");
+
+/* --- row codecs --------------------------------------------------------------
+ * n (and n_per_row) must be a multiple of the type's block size. */
+
+typedef struct gguf_codec {
+    uint32_t type;
+    /* ggml's reference quantizer: n floats → n / block blocks. */
+    void (*quantize)(const float *x, void *y, int64_t n);
+    /* Importance-weighted quantizer for one row of n floats with weights qw
+     * (n of them); NULL when the type has none (it then ignores weights). */
+    void (*quantize_weighted)(const float *x, void *y, int64_t n, const float *qw);
+    void (*dequantize)(const void *x, float *y, int64_t n);
+} gguf_codec;
+
+/* The codec of a type, or NULL when libgguf cannot encode it (IQ/TQ types,
+ * q8_1, integer types). f32, f16, bf16 are included. */
+GGUF_API const gguf_codec *gguf_codec_get(uint32_t type);
+
+/* Quantizes nrows rows of n_per_row floats as ggml_quantize_chunk does:
+ * with imatrix (n_per_row weights) the weighted quantizer where the type has
+ * one, otherwise the reference one. Returns the bytes written, 0 when the
+ * type has no codec or n_per_row is not a block multiple. */
+GGUF_API size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nrows,
+                          int64_t n_per_row, const float *imatrix);
+
+/* Dequantizes n elements. Returns 0, or -1 when the type has no codec or n
+ * is not a block multiple. */
+GGUF_API int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n);
+
+/* Tests and benchmarks: run the scale searches one block at a time even
+ * where eight-lane vector code is available (same bytes, slower). Not
+ * thread-safe: set it before quantizing. */
+GGUF_API void gguf_quants_force_scalar(bool on);
+
+/* ---------------------------------------------------------------------------
+ * importance matrices in llama-imatrix's file format.
+ *
+ * The file (llama.cpp c392e50, all little-endian):
+ *   i32 n_entries
+ *   n_entries × { i32 name_len, name bytes, i32 ncall, i32 nval, f32 values[nval] }
+ *   optional: i32 chunks (last_call), i32 dataset_len, dataset bytes
+ * values are sums of squared activations over ncall calls; the weights used
+ * for quantization are values / ncall (as llama-quantize computes them).
+ * Shared by gguf-quantize (reads) and gguf-run --imatrix (writes).
+ */
+typedef struct gguf_imatrix_entry {
+    char    *name;    /* tensor name, e.g. "blk.0.attn_q.weight" */
+    int32_t  ncall;
+    int32_t  nval;
+    float   *values;  /* raw sums, nval of them */
+    float   *weights; /* values / ncall (values when ncall <= 0) */
+} gguf_imatrix_entry;
+
+typedef struct gguf_imatrix {
+    int32_t             n;
+    gguf_imatrix_entry *entries;
+    int32_t             chunks;  /* 0 when the file has no trailer */
+    char               *dataset; /* NULL when absent */
+} gguf_imatrix;
+
+/* Reads and validates a file (counts bounded by its size, nval >= 1, all
+ * values finite, no duplicate names). 0, or -1 with err. */
+GGUF_API int gguf_imatrix_load(const char *path, gguf_imatrix *im, gguf_error *err);
+
+/* The same from a buffer (the fuzzer's entry point). */
+GGUF_API int gguf_imatrix_parse(const void *data, size_t size, gguf_imatrix *im, gguf_error *err);
+
+/* Weights of a tensor (n = nval), or NULL when the file has none for it. */
+GGUF_API const float *gguf_imatrix_find(const gguf_imatrix *im, const char *name, int32_t *n);
+
+/* Writes im (entries, chunks, dataset) atomically. 0, or -1 with err. */
+GGUF_API int gguf_imatrix_save(const char *path, const gguf_imatrix *im, gguf_error *err);
+
+GGUF_API void gguf_imatrix_free(gguf_imatrix *im);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
