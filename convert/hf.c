@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 
 #include "json.h"
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "safetensors.h"
 #include "spm.h"
 #include "tokjson.h"
@@ -251,7 +251,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 
     const json_value *rs = json_get(s->config, "rope_scaling");
     const char *rope_type = json_str(json_get(rs, "rope_type"));
-    if (m->arch->llama3_rope && rope_type && !strcasecmp(rope_type, "llama3") &&
+    if ((m->arch->flags & GGUF_ARCH_ROPE_LLAMA3) && rope_type && !strcasecmp(rope_type, "llama3") &&
         add_rope_freqs(m, s, rs, err))
         return -1;
 
@@ -259,14 +259,14 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
         for (size_t i = 0; i < s->shards[k].n; i++) {
             const st_tensor *st = &s->shards[k].tensors[i];
             char name[256];
-            enum permute_kind perm;
+            uint8_t perm;
             int block;
             int r = arch_map_name(m->arch, st->name, name, sizeof name, &perm, &block);
             if (r == 0)
                 continue;
             if (r < 0)
                 return gguf_error_set(err, "tensor '%s': no %s tensor of that name (cannot map it)",
-                                      st->name, m->arch->gguf_arch);
+                                      st->name, m->arch->name);
             int dt = src_dtype(st->dtype);
             if (dt < 0)
                 return gguf_error_set(err, "tensor '%s': unsupported dtype %s (F32, F16, BF16)",
@@ -309,16 +309,16 @@ static size_t unescape_spaces(char *t)
 
 /* Without tokenizer.model: tokenizer.json, as byte-level BPE or (for the
  * llama family, when it has byte fallback) as SentencePiece pieces. */
-static int load_vocab_json(hf_state *s, const arch_family *arch, int64_t n, gguf_error *err)
+static int load_vocab_json(hf_state *s, const gguf_arch *arch, int64_t n, gguf_error *err)
 {
     if (!s->tokenizer_json)
         return gguf_error_set(err, "no tokenizer.model or tokenizer.json in the folder");
-    if (arch->llama_vocab && tokjson_kind(s->tokenizer_json) == TOKJSON_SPM_BPE)
+    if ((arch->flags & GGUF_ARCH_LLAMA_VOCAB) && tokjson_kind(s->tokenizer_json) == TOKJSON_SPM_BPE)
         return vocab_from_spm_json(&s->voc, s->tokenizer_json, s->tok_config, err);
     return vocab_from_bpe_json(&s->voc, s->tokenizer_json, n, err);
 }
 
-static int load_vocab(hf_state *s, const arch_family *arch, gguf_error *err)
+static int load_vocab(hf_state *s, const gguf_arch *arch, gguf_error *err)
 {
     char path[4096];
     int64_t n = -1;
@@ -388,21 +388,21 @@ static int load_vocab(hf_state *s, const arch_family *arch, gguf_error *err)
  * Metadata
  * ------------------------------------------------------------------------ */
 
-static int put_hparam(gguf_writer *w, const char *arch, const hparam_rule *r, const json_value *v,
-                      gguf_error *err)
+static int put_hparam(gguf_writer *w, const char *arch, const gguf_arch_hf_hparam *r,
+                      const json_value *v, gguf_error *err)
 {
     char key[128];
-    snprintf(key, sizeof key, r->gguf, arch);
-    if (r->kind == HP_U32) {
+    snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
+    if (!r->is_float) {
         int64_t x;
-        if (json_count(v, "config.json", r->keys[0], 0, UINT32_MAX, &x, err))
+        if (json_count(v, "config.json", r->hf[0], 0, UINT32_MAX, &x, err))
             return -1;
         return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
     }
     double x;
     if (!json_num(v, &x) || !isfinite(x))
         return gguf_error_set(err, "config.json line %zu: '%s' is not a finite number", v->line,
-                              r->keys[0]);
+                              r->hf[0]);
     return gguf_writer_set_f32(w, key, (float)x) ? gguf_error_set(err, "out of memory") : 0;
 }
 
@@ -482,7 +482,7 @@ static int write_vocab_keys(src_model *m, hf_state *s, gguf_writer *w, gguf_erro
     if (write_special(s, w, err))
         return -1;
     const json_value *aps = json_get(s->tok_config, "add_prefix_space");
-    if (m->arch->llama_vocab && aps && aps->type == JSON_BOOL &&
+    if ((m->arch->flags & GGUF_ARCH_LLAMA_VOCAB) && aps && aps->type == JSON_BOOL &&
         gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", aps->b))
         return gguf_error_set(err, "out of memory");
     return 0;
@@ -496,7 +496,7 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
             return gguf_error_set(err, "out of memory");
         return write_vocab_keys(m, s, w, err);
     }
-    const char *arch = m->arch->gguf_arch;
+    const char *arch = m->arch->name;
     char key[128];
     static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
                                               "num_layers", NULL };
@@ -507,11 +507,11 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
         return -1;
     if (gguf_writer_set_u32(w, key, (uint32_t)x))
         return gguf_error_set(err, "out of memory");
-    for (const hparam_rule *r = arch_base_hparams; r->gguf; r++) {
-        const json_value *hv = hparam(s, r->keys);
+    for (const gguf_arch_hf_hparam *r = m->arch->hf_hparams; r->hf[0]; r++) {
+        const json_value *hv = hparam(s, r->hf);
         if (!hv) {
             if (r->required)
-                return gguf_error_set(err, "config.json: required '%s' is missing", r->keys[0]);
+                return gguf_error_set(err, "config.json: required '%s' is missing", r->hf[0]);
             continue;
         }
         if (put_hparam(w, arch, r, hv, err))
@@ -519,7 +519,7 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
     }
     if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
         return gguf_error_set(err, "out of memory");
-    if (m->arch->rope_dim_key) {
+    if (m->arch->flags & GGUF_ARCH_WRITES_ROPE_DIM) {
         uint32_t n_vocab, hidden, heads, rope_dim;
         if (hparam_u32(s, "vocab_size", &n_vocab, err))
             return -1;

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include <ggufkit/gguf.h>
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "spm.h"
 #include "vocab.h"
 

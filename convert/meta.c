@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "json.h"
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "torch.h"
 #include "vocab.h"
 
@@ -182,7 +182,7 @@ static int add_tensor(src_model *m, meta_state *s, const st_tensor *t, gguf_erro
     int block;
     if (!strcmp(t->name, "rope.freqs"))
         return 0; /* Meta's cached rotary frequencies: recomputed by the runtime */
-    if (arch_map_rules(arch_meta_names, t->name, name, sizeof name, &block) < 0)
+    if (arch_map_meta(m->arch, t->name, name, sizeof name, &block) < 0)
         return gguf_error_set(err, "consolidated.00.pth: tensor '%s': no llama tensor of that name",
                               t->name);
     int dt = !strcmp(t->dtype, "F32") ? SRC_F32 : !strcmp(t->dtype, "F16") ? SRC_F16

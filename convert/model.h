@@ -23,7 +23,7 @@ enum src_dtype { SRC_F32, SRC_F16, SRC_BF16, SRC_I8_GROUPS };
 typedef struct src_tensor {
     char          *name;       /* GGUF name (already mapped) */
     uint8_t        dtype;      /* enum src_dtype */
-    uint8_t        permute;    /* enum permute_kind */
+    uint8_t        permute;    /* enum gguf_permute */
     int            n_dims;     /* 1..4 */
     int64_t        ne[4];      /* GGUF order: ne[0] is the row length */
     const void    *data;       /* mapped source bytes, row-major */
@@ -45,7 +45,7 @@ typedef struct src_tensor {
 
 typedef struct src_model src_model;
 struct src_model {
-    const arch_family *arch;
+    const gguf_arch *arch;
     src_tensor        *tensors;     /* in llama.cpp's order */
     int                n_tensors, cap_tensors;
     uint32_t           n_head, n_head_kv; /* for the q/k permutation */

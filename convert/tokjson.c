@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
+#include <ggufkit/arch.h>
 
 /* Ids past this are refused: a vocabulary is at most a few 100k tokens. */
 #define MAX_VOCAB (16 * 1024 * 1024)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "spm.h"
 
 int vocab_set(vocab *v, int64_t id, const char *text, size_t len)

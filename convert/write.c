@@ -12,7 +12,7 @@
 
 #include <ggufkit/quants.h>
 #include <ggufkit/arch.h>
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "outpath.h"
 #include "override.h"
 #include "progress.h"
@@ -130,14 +130,14 @@ static int64_t row_len(const src_tensor *t) { return t->n_dims == 1 ? 1 : t->ne[
 
 static uint32_t rotary_heads(const src_model *m, const src_tensor *t)
 {
-    return t->permute == PERMUTE_Q ? m->n_head : m->n_head_kv ? m->n_head_kv : m->n_head;
+    return t->permute == GGUF_PERMUTE_Q ? m->n_head : m->n_head_kv ? m->n_head_kv : m->n_head;
 }
 
 static int check_permute(const src_model *m, const src_tensor *t, gguf_error *err)
 {
     int64_t rows = n_elements(t) / row_len(t);
     uint32_t heads = rotary_heads(m, t);
-    if (t->permute != PERMUTE_NONE &&
+    if (t->permute != GGUF_PERMUTE_NONE &&
         (t->n_dims > 2 || heads == 0 || rows % (2 * (int64_t)heads) != 0))
         return gguf_error_set(err, "tensor '%s': %" PRId64 " rows do not split into %u "
                               "rotary heads", t->name, rows, heads);
@@ -190,7 +190,7 @@ static void load_rows(const src_model *m, const src_tensor *t, int64_t r0, int64
     const uint32_t heads = rotary_heads(m, t);
     const size_t esize = src_esize(t);
     for (int64_t r = r0; r < r0 + nr; r++) {
-        int64_t from = t->permute != PERMUTE_NONE ? permuted_row(t, heads, r) : r;
+        int64_t from = t->permute != GGUF_PERMUTE_NONE ? permuted_row(t, heads, r) : r;
         float *out = dst + (r - r0) * row;
         if (!t->parts) {
             convert_span(t, (const uint8_t *)t->data + (size_t)(from * row) * esize, out, row,
@@ -300,7 +300,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     char label[32];
     uint64_t params = convert_param_count(m);
     convert_size_label(params, label, sizeof label);
-    int bad = gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, m->arch->gguf_arch) |
+    int bad = gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, m->arch->name) |
               gguf_writer_set_str(w, "general.type", o->vocab_only ? "vocab" : "model") |
               gguf_writer_set_str(w, GGUF_KEY_NAME, m->name ? m->name : "model");
     if (!o->vocab_only && params > 0)

@@ -3,10 +3,9 @@
  *
  * The rules are written once, over a view of a model (look a key up, walk
  * the tensors) that an opened file or a writer provides. What differs per
- * architecture is data: a row per GGUF architecture naming its
- * hyper-parameter table, its tensor tables (name pattern, required or
- * optional, shape in terms of the hyper-parameters) and its flags — the
- * shape the architecture registry grows from.
+ * architecture is data, in the registry (arch.c): its hyper-parameter
+ * table, its tensor tables (name pattern, required or optional, shape in
+ * terms of the hyper-parameters) and its flags.
  *
  * Order of the checks, and so which problem is reported when there are
  * several: identity keys, hyper-parameters, vocabulary, tensor names (file
@@ -21,15 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
+#include <ggufkit/arch.h>
 
-/* Keys only this module reads (names.h lists the shared ones). */
-#define KEY_KEY_LENGTH       "%s.attention.key_length"
-#define KEY_VALUE_LENGTH     "%s.attention.value_length"
-#define KEY_GENERAL_TYPE     "general.type"
+/* Keys only this module reads (<ggufkit/arch.h> names the shared ones). */
 #define KEY_ADD_SPACE_PREFIX "tokenizer.ggml.add_space_prefix"
-
-#define MAX_DIM GGUF_MODEL_MAX_DIM
 
 /* ===========================================================================
  * The view: one model, from a file or from a writer
@@ -131,153 +125,19 @@ static bool kv_str(const mc_kv *k, gguf_str *s)
 }
 
 /* ===========================================================================
- * The architecture table
- */
-
-/* The hyper-parameters the rules use. */
-enum hp {
-    HP_CTX, HP_EMBD, HP_BLOCKS, HP_FF, HP_HEADS, HP_HEADS_KV, HP_KEY_LEN, HP_VALUE_LEN, HP_ROT,
-    HP_EPS, HP_THETA, HP_COUNT
-};
-
-/* One hyper-parameter key: an integer in lo..hi, or a float that must be
- * finite and > 0. Absent optional keys take their defaults in derive(). */
-typedef struct hparam_rule {
-    const char *key; /* names.h format: "%s" is the architecture */
-    enum hp     id;
-    bool        is_float;
-    bool        required;
-    int64_t     lo, hi;
-} hparam_rule;
-
-/* The LLaMA-style decoder's keys (llama.cpp's llm_load_hparams for these
- * architectures: the required ones are required there too). The rope
- * dimension count is checked against the head size in derive(). */
-static const hparam_rule decoder_hparams[] = {
-    { GGUF_KEY_CONTEXT_LENGTH, HP_CTX, false, true, 1, INT32_MAX },
-    { GGUF_KEY_EMBEDDING_LENGTH, HP_EMBD, false, true, 1, MAX_DIM },
-    { GGUF_KEY_BLOCK_COUNT, HP_BLOCKS, false, true, 1, GGUF_MODEL_MAX_BLOCKS },
-    { GGUF_KEY_FFN_LENGTH, HP_FF, false, true, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT, HP_HEADS, false, true, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT_KV, HP_HEADS_KV, false, false, 1, MAX_DIM },
-    { KEY_KEY_LENGTH, HP_KEY_LEN, false, false, 1, MAX_DIM },
-    { KEY_VALUE_LENGTH, HP_VALUE_LEN, false, false, 1, MAX_DIM },
-    { GGUF_KEY_ROPE_DIM_COUNT, HP_ROT, false, false, INT64_MIN, INT64_MAX },
-    { GGUF_KEY_RMS_EPS, HP_EPS, true, true, 0, 0 },
-    { GGUF_KEY_ROPE_FREQ_BASE, HP_THETA, true, false, 0, 0 },
-    { NULL, 0, false, false, 0, 0 },
-};
-
-/* The sizes a tensor shape is written in, derived from the hyper-parameters. */
-enum dim { D_1, D_EMBD, D_FF, D_VOCAB, D_Q, D_K, D_V, D_ROT_HALF };
-
-static const char *const dim_names[] = {
-    [D_1] = "1", [D_EMBD] = "embedding_length", [D_FF] = "feed_forward_length",
-    [D_VOCAB] = "n_vocab", [D_Q] = "head_count × head_dim", [D_K] = "head_count_kv × head_dim",
-    [D_V] = "head_count_kv × value_length", [D_ROT_HALF] = "rope.dimension_count / 2",
-};
-
-/* Row flags. */
-enum {
-    ARCH_QKV_BIAS        = 1 << 0, /* attn_q/k/v biases required */
-    ARCH_TIED_OUTPUT     = 1 << 1, /* output.weight may be absent (token_embd serves) */
-    ARCH_ROPE_WHOLE_HEAD = 1 << 2, /* rope.dimension_count must be the head size */
-    ARCH_EXPERTS         = 1 << 3, /* the tables describe expert tensors */
-};
-
-enum need {
-    REQUIRED,
-    OPTIONAL,
-    REQUIRED_IF_FLAG, /* required when the row has `flag`, else optional */
-    OPTIONAL_IF_FLAG, /* optional when the row has `flag`, else required */
-};
-
-/* One tensor: its names.h name ("blk.%d." prefix: one per block), whether
- * it must be there, and its shape ne[0], ne[1] (D_1 for a vector's ne[1]). */
-typedef struct tensor_rule {
-    const char *name;
-    enum need   need;
-    unsigned    flag;
-    enum dim    ne0, ne1;
-} tensor_rule;
-
-#define BLOCK_PREFIX "blk.%d."
-
-/* The LLaMA-style decoder layout (llama.cpp's tensor shapes for it). */
-static const tensor_rule decoder_tensors[] = {
-    { GGUF_T_TOKEN_EMBD, REQUIRED, 0, D_EMBD, D_VOCAB },
-    { GGUF_T_OUTPUT_NORM, REQUIRED, 0, D_EMBD, D_1 },
-    { GGUF_T_OUTPUT, OPTIONAL_IF_FLAG, ARCH_TIED_OUTPUT, D_EMBD, D_VOCAB },
-    { GGUF_T_ATTN_NORM, REQUIRED, 0, D_EMBD, D_1 },
-    { GGUF_T_ATTN_Q, REQUIRED, 0, D_EMBD, D_Q },
-    { GGUF_T_ATTN_K, REQUIRED, 0, D_EMBD, D_K },
-    { GGUF_T_ATTN_V, REQUIRED, 0, D_EMBD, D_V },
-    { GGUF_T_ATTN_Q_BIAS, REQUIRED_IF_FLAG, ARCH_QKV_BIAS, D_Q, D_1 },
-    { GGUF_T_ATTN_K_BIAS, REQUIRED_IF_FLAG, ARCH_QKV_BIAS, D_K, D_1 },
-    { GGUF_T_ATTN_V_BIAS, REQUIRED_IF_FLAG, ARCH_QKV_BIAS, D_V, D_1 },
-    { GGUF_T_ATTN_OUT, REQUIRED, 0, D_Q, D_EMBD },
-    { GGUF_T_FFN_NORM, REQUIRED, 0, D_EMBD, D_1 },
-    { GGUF_T_FFN_GATE, REQUIRED, 0, D_EMBD, D_FF },
-    { GGUF_T_FFN_UP, REQUIRED, 0, D_EMBD, D_FF },
-    { GGUF_T_FFN_DOWN, REQUIRED, 0, D_FF, D_EMBD },
-    { NULL, 0, 0, 0, 0 },
-};
-
-/* What llama.cpp's llama adds to it: llama3-style rope factors and the
- * optional output and feed-forward biases. */
-static const tensor_rule llama_extra_tensors[] = {
-    { GGUF_T_ROPE_FREQS, OPTIONAL, 0, D_ROT_HALF, D_1 },
-    { "blk.%d.attn_output.bias", OPTIONAL, 0, D_EMBD, D_1 },
-    { "blk.%d.ffn_gate.bias", OPTIONAL, 0, D_FF, D_1 },
-    { "blk.%d.ffn_up.bias", OPTIONAL, 0, D_FF, D_1 },
-    { "blk.%d.ffn_down.bias", OPTIONAL, 0, D_EMBD, D_1 },
-    { NULL, 0, 0, 0, 0 },
-};
-
-/* One GGUF architecture. */
-typedef struct arch_row {
-    const char               *name;     /* general.architecture */
-    const hparam_rule        *hparams;
-    const tensor_rule *const *tensors;  /* NULL-terminated list of tables */
-    unsigned                  flags;
-} arch_row;
-
-static const tensor_rule *const llama_tables[] = { decoder_tensors, llama_extra_tensors, NULL };
-static const tensor_rule *const qwen2_tables[] = { decoder_tensors, NULL };
-
-static const arch_row ARCHS[] = {
-    { "llama", decoder_hparams, llama_tables, ARCH_TIED_OUTPUT | ARCH_ROPE_WHOLE_HEAD },
-    /* what some converters call Mistral models (llama.cpp writes "llama") */
-    { "mistral", decoder_hparams, llama_tables, ARCH_TIED_OUTPUT | ARCH_ROPE_WHOLE_HEAD },
-    { "qwen2", decoder_hparams, qwen2_tables, ARCH_TIED_OUTPUT | ARCH_QKV_BIAS },
-};
-
-static const arch_row *arch_lookup(const char *name)
-{
-    for (size_t i = 0; i < sizeof ARCHS / sizeof *ARCHS; i++)
-        if (!strcmp(ARCHS[i].name, name))
-            return &ARCHS[i];
-    return NULL;
-}
-
-/* ===========================================================================
  * The checker
  */
 
 typedef struct checker {
-    const mc_view  *v;
-    gguf_error     *err;
-    char            arch[64];   /* general.architecture; "" when absent or unusable */
-    const arch_row *row;        /* set for a model of a described architecture */
-    bool            tables;     /* its tensor tables apply (not an expert model it lacks) */
-    int64_t         hp[HP_COUNT];
-    double          hpf[HP_COUNT];
-    bool            has[HP_COUNT];
-    int64_t         head_k, head_v, n_rot, n_head_kv; /* derived */
-    int64_t         n_blocks;   /* block_count, -1 when unknown */
-    int64_t         n_tokens;   /* tokenizer.ggml.tokens, -1 without */
-    int64_t         n_vocab;    /* D_VOCAB, -1 when unknown */
-    char            vocab_src[96]; /* "the vocabulary has N tokens", ... */
+    const mc_view   *v;
+    gguf_error      *err;
+    char             arch[64];   /* general.architecture; "" when absent or unusable */
+    const gguf_arch *row;        /* set for a model of a registered architecture */
+    bool             tables;     /* its tensor tables apply (not an expert model it lacks) */
+    gguf_hparams     hp;         /* hp.n_vocab: GGUF_DIM_VOCAB, -1 when unknown */
+    int64_t          n_blocks;   /* block_count, -1 when unknown */
+    int64_t          n_tokens;   /* tokenizer.ggml.tokens, -1 without */
+    char             vocab_src[96]; /* "the vocabulary has N tokens", ... */
 } checker;
 
 static bool find(const checker *c, const char *key, mc_kv *out)
@@ -343,13 +203,13 @@ static int check_identity(checker *c)
             c->arch[s.len] = 0;
         }
     }
-    if (find(c, KEY_GENERAL_TYPE, &k)) {
+    if (find(c, GGUF_KEY_GENERAL_TYPE, &k)) {
         if (!kv_str(&k, &s))
-            return type_error(c, KEY_GENERAL_TYPE, &k, "str");
+            return type_error(c, GGUF_KEY_GENERAL_TYPE, &k, "str");
         model = gguf_str_eq(s, "model");
     }
     if (model && c->v->n_tensors > 0 && c->arch[0])
-        c->row = arch_lookup(c->arch);
+        c->row = gguf_arch_find(c->arch);
     return 0;
 }
 
@@ -357,7 +217,7 @@ static int check_identity(checker *c)
  * Hyper-parameters
  */
 
-static int read_hparam(checker *c, const hparam_rule *r)
+static int read_hparam(checker *c, const gguf_arch_hparam *r)
 {
     char key[128], text[24];
     mc_kv k;
@@ -367,7 +227,7 @@ static int read_hparam(checker *c, const hparam_rule *r)
             return gguf_error_set(c->err, "missing key %s", key);
         return 0;
     }
-    c->has[r->id] = true;
+    c->hp.has[r->id] = true;
     if (r->is_float) {
         double d;
         float f;
@@ -377,7 +237,7 @@ static int read_hparam(checker *c, const hparam_rule *r)
             return type_error(c, key, &k, "f32");
         if (!isfinite(d) || d <= 0)
             return gguf_error_set(c->err, "%s = %g, expected a finite number > 0", key, d);
-        c->hpf[r->id] = d;
+        c->hp.f[r->id] = d;
         return 0;
     }
     int64_t v;
@@ -386,13 +246,15 @@ static int read_hparam(checker *c, const hparam_rule *r)
     if (v < r->lo || v > r->hi)
         return gguf_error_set(c->err, "%s = %s, expected %" PRId64 "..%" PRId64, key, text, r->lo,
                               r->hi);
-    c->hp[r->id] = v;
+    c->hp.v[r->id] = v;
     return 0;
 }
 
-/* Head counts and sizes against each other, the rope dimensions against the
- * head size (defaults as llama.cpp: head_count_kv = head_count, head size =
- * embedding_length / head_count, rope dimensions = head size). */
+/* Absent keys take their values as the table's derive column says
+ * (llama.cpp's defaults: head_count_kv = head_count, head size =
+ * embedding_length / head_count, rope dimensions = head size); then head
+ * counts and sizes against each other and the rope dimensions against the
+ * head size. */
 static int derive(checker *c)
 {
     char kh[128], kkv[128], ke[128], kr[128];
@@ -400,37 +262,58 @@ static int derive(checker *c)
     akey(c, GGUF_KEY_HEAD_COUNT_KV, kkv);
     akey(c, GGUF_KEY_EMBEDDING_LENGTH, ke);
     akey(c, GGUF_KEY_ROPE_DIM_COUNT, kr);
-    const int64_t heads = c->hp[HP_HEADS], embd = c->hp[HP_EMBD];
-    c->n_head_kv = c->has[HP_HEADS_KV] ? c->hp[HP_HEADS_KV] : heads;
-    if (heads % c->n_head_kv)
+    gguf_hparams *hp = &c->hp;
+    const int64_t heads = hp->v[GGUF_HP_HEAD_COUNT], embd = hp->v[GGUF_HP_EMBEDDING_LENGTH];
+    if (hp->has[GGUF_HP_HEAD_COUNT_KV] && heads % hp->v[GGUF_HP_HEAD_COUNT_KV])
         return gguf_error_set(c->err, "%s = %" PRId64 " does not divide %s = %" PRId64, kkv,
-                              c->n_head_kv, kh, heads);
-    if ((!c->has[HP_KEY_LEN] || !c->has[HP_VALUE_LEN]) && embd % heads)
-        return gguf_error_set(c->err, "%s = %" PRId64 " does not divide %s = %" PRId64, kh, heads,
-                              ke, embd);
-    c->head_k = c->has[HP_KEY_LEN] ? c->hp[HP_KEY_LEN] : embd / heads;
-    c->head_v = c->has[HP_VALUE_LEN] ? c->hp[HP_VALUE_LEN] : embd / heads;
-    c->n_rot = c->has[HP_ROT] ? c->hp[HP_ROT] : c->head_k;
-    if (c->row->flags & ARCH_ROPE_WHOLE_HEAD) {
-        if (c->n_rot != c->head_k)
+                              hp->v[GGUF_HP_HEAD_COUNT_KV], kh, heads);
+    for (const gguf_arch_hparam *r = c->row->hparams; r->key; r++) {
+        if (hp->has[r->id])
+            continue;
+        switch (r->derive) {
+        case GGUF_DERIVE_HEAD_COUNT:
+            hp->v[r->id] = heads;
+            break;
+        case GGUF_DERIVE_HEAD_SIZE:
+            if (embd % heads)
+                return gguf_error_set(c->err, "%s = %" PRId64 " does not divide %s = %" PRId64,
+                                      kh, heads, ke, embd);
+            hp->v[r->id] = embd / heads;
+            break;
+        case GGUF_DERIVE_KEY_LENGTH:
+            hp->v[r->id] = hp->v[GGUF_HP_KEY_LENGTH];
+            break;
+        case GGUF_DERIVE_DEFAULT:
+            hp->v[r->id] = (int64_t)r->def;
+            hp->f[r->id] = r->def;
+            break;
+        }
+    }
+    hp->n_head_kv = hp->v[GGUF_HP_HEAD_COUNT_KV];
+    hp->head_k = hp->v[GGUF_HP_KEY_LENGTH];
+    hp->head_v = hp->v[GGUF_HP_VALUE_LENGTH];
+    hp->n_rot = hp->v[GGUF_HP_ROPE_DIM];
+    if (c->row->flags & GGUF_ARCH_ROPE_WHOLE_HEAD) {
+        if (hp->n_rot != hp->head_k)
             return gguf_error_set(c->err, "%s = %" PRId64 ", expected %" PRId64
                                   " (the head size: %s rotates whole heads)",
-                                  kr, c->n_rot, c->head_k, c->arch);
-    } else if (c->n_rot < 2 || c->n_rot % 2 || c->n_rot > c->head_k) {
+                                  kr, hp->n_rot, hp->head_k, c->arch);
+    } else if (hp->n_rot < 2 || hp->n_rot % 2 || hp->n_rot > hp->head_k) {
         return gguf_error_set(c->err, "%s = %" PRId64 ", expected an even number from 2 to %" PRId64
-                              " (the head size)", kr, c->n_rot, c->head_k);
+                              " (the head size)", kr, hp->n_rot, hp->head_k);
     }
     return 0;
 }
 
 static int check_hparams(checker *c)
 {
-    for (const hparam_rule *r = c->row->hparams; r->key; r++)
+    c->hp.arch = c->row;
+    for (const gguf_arch_hparam *r = c->row->hparams; r->key; r++)
         if (read_hparam(c, r))
             return -1;
     if (derive(c))
         return -1;
-    c->n_blocks = c->hp[HP_BLOCKS];
+    c->n_blocks = c->hp.v[GGUF_HP_BLOCK_COUNT];
     /* an expert model of an architecture whose tables have no experts:
      * its tensors are checked only by the rules of every file */
     char key[128], text[24];
@@ -438,7 +321,8 @@ static int check_hparams(checker *c)
     int64_t experts = 0;
     if (find(c, akey(c, GGUF_KEY_EXPERT_COUNT, key), &k) && !int_value(&k, &experts, text))
         return type_error(c, key, &k, "an integer");
-    c->tables = experts <= 0 || (c->row->flags & ARCH_EXPERTS);
+    c->hp.v[GGUF_HP_EXPERT_COUNT] = experts;
+    c->tables = experts <= 0 || (c->row->flags & GGUF_ARCH_EXPERTS);
     return 0;
 }
 
@@ -745,9 +629,9 @@ static int check_vocab(checker *c)
     if (tokens.kv.n > (uint64_t)INT32_MAX / 4)
         return gguf_error_setc(c->err, GGUF_ERR_LIMIT, "%s has %" PRIu64 " tokens, more than token ids can number",
                               GGUF_KEY_TOK_TOKENS, tokens.kv.n);
-    c->n_tokens = c->n_vocab = (int64_t)tokens.kv.n;
+    c->n_tokens = c->hp.n_vocab = (int64_t)tokens.kv.n;
     snprintf(c->vocab_src, sizeof c->vocab_src, "the vocabulary has %" PRId64 " tokens",
-             c->n_vocab);
+             c->hp.n_vocab);
     bool has_scores, has_types;
     if (parallel(c, GGUF_KEY_TOK_SCORES, GGUF_VT_F32, &scores, &has_scores) ||
         parallel(c, GGUF_KEY_TOK_TYPES, GGUF_VT_I32, &types, &has_types) ||
@@ -762,75 +646,25 @@ static int check_vocab(checker *c)
  * Tensors
  */
 
-/* "blk.N.REST" with N in canonical decimal: N and REST. */
-static bool parse_block(const char *name, int64_t *block, const char **rest)
-{
-    if (strncmp(name, "blk.", 4) != 0 || !isdigit((unsigned char)name[4]))
-        return false;
-    const char *p = name + 4;
-    if (p[0] == '0' && isdigit((unsigned char)p[1]))
-        return false;
-    int64_t v = 0;
-    for (int n = 0; isdigit((unsigned char)*p); p++, n++) {
-        if (n == 18)
-            return false;
-        v = v * 10 + (*p - '0');
-    }
-    if (*p != '.')
-        return false;
-    *block = v;
-    *rest = p + 1;
-    return true;
-}
-
-static bool per_block(const tensor_rule *r)
-{
-    return strncmp(r->name, BLOCK_PREFIX, strlen(BLOCK_PREFIX)) == 0;
-}
-
 /* The row's tensor rules, split into globals and per-block ones. */
 #define MAX_RULES 64
 typedef struct rule_list {
-    const tensor_rule *glob[MAX_RULES], *blk[MAX_RULES];
-    size_t             n_glob, n_blk;
+    const gguf_arch_tensor *glob[MAX_RULES], *blk[MAX_RULES];
+    size_t                  n_glob, n_blk;
 } rule_list;
 
-static void list_rules(const arch_row *row, rule_list *l)
+#define BLOCK_PREFIX "blk.%d."
+
+static void list_rules(const gguf_arch *row, rule_list *l)
 {
     l->n_glob = l->n_blk = 0;
-    for (const tensor_rule *const *tab = row->tensors; *tab; tab++)
-        for (const tensor_rule *r = *tab; r->name; r++) {
-            if (per_block(r) && l->n_blk < MAX_RULES)
-                l->blk[l->n_blk++] = r;
-            else if (!per_block(r) && l->n_glob < MAX_RULES)
-                l->glob[l->n_glob++] = r;
-        }
-}
-
-static bool rule_required(const tensor_rule *r, unsigned flags)
-{
-    switch (r->need) {
-    case REQUIRED:         return true;
-    case OPTIONAL:         return false;
-    case REQUIRED_IF_FLAG: return (flags & r->flag) != 0;
-    case OPTIONAL_IF_FLAG: return (flags & r->flag) == 0;
+    const gguf_arch_tensor *r;
+    for (size_t i = 0; (r = gguf_arch_tensor_at(row, i)); i++) {
+        if (gguf_arch_tensor_per_block(r) && l->n_blk < MAX_RULES)
+            l->blk[l->n_blk++] = r;
+        else if (!gguf_arch_tensor_per_block(r) && l->n_glob < MAX_RULES)
+            l->glob[l->n_glob++] = r;
     }
-    return true;
-}
-
-static int64_t dim_value(const checker *c, enum dim d)
-{
-    switch (d) {
-    case D_1:        return 1;
-    case D_EMBD:     return c->hp[HP_EMBD];
-    case D_FF:       return c->hp[HP_FF];
-    case D_VOCAB:    return c->n_vocab;
-    case D_Q:        return c->hp[HP_HEADS] * c->head_k;
-    case D_K:        return c->n_head_kv * c->head_k;
-    case D_V:        return c->n_head_kv * c->head_v;
-    case D_ROT_HALF: return c->n_rot / 2;
-    }
-    return -1;
 }
 
 static void shape_text(const int64_t *ne, uint32_t n, char *buf, size_t size)
@@ -848,25 +682,26 @@ static int rows_error(checker *c, const char *name, int64_t rows)
     return gguf_error_set(c->err, "%s has %" PRId64 " rows but %s", name, rows, c->vocab_src);
 }
 
-static int check_shape(checker *c, const tensor_rule *r, const mc_tensor *t)
+static int check_shape(checker *c, const gguf_arch_tensor *r, const mc_tensor *t)
 {
-    const int64_t want[GGUF_MAX_DIMS] = { dim_value(c, r->ne0), dim_value(c, r->ne1), 1, 1 };
+    const int64_t want[GGUF_MAX_DIMS] = { gguf_hparams_dim(&c->hp, r->ne0),
+                                         gguf_hparams_dim(&c->hp, r->ne1), 1, 1 };
     if (!memcmp(want, t->ne, sizeof want))
         return 0;
-    if (r->ne1 == D_VOCAB && t->ne[0] == want[0] && t->ne[2] == 1 && t->ne[3] == 1)
+    if (r->ne1 == GGUF_DIM_VOCAB && t->ne[0] == want[0] && t->ne[2] == 1 && t->ne[3] == 1)
         return rows_error(c, t->name, t->ne[1]);
     char have[96], exp[64], why[96];
     shape_text(t->ne, t->n_dims ? t->n_dims : 1, have, sizeof have);
-    shape_text(want, r->ne1 == D_1 ? 1 : 2, exp, sizeof exp);
-    if (r->ne1 == D_1)
-        snprintf(why, sizeof why, "%s", dim_names[r->ne0]);
+    shape_text(want, r->ne1 == GGUF_DIM_1 ? 1 : 2, exp, sizeof exp);
+    if (r->ne1 == GGUF_DIM_1)
+        snprintf(why, sizeof why, "%s", gguf_dim_name(r->ne0));
     else
-        snprintf(why, sizeof why, "%s, %s", dim_names[r->ne0], dim_names[r->ne1]);
+        snprintf(why, sizeof why, "%s, %s", gguf_dim_name(r->ne0), gguf_dim_name(r->ne1));
     return gguf_error_set(c->err, "tensor %s has shape %s, expected %s (%s)", t->name, have, exp,
                           why);
 }
 
-/* D_VOCAB without a token list (check_vocab sets it from one): the
+/* GGUF_DIM_VOCAB without a token list (check_vocab sets it from one): the
  * declared {arch}.vocab_size, else token_embd's own rows. */
 static int vocab_size(checker *c, int64_t embd_rows)
 {
@@ -878,14 +713,14 @@ static int vocab_size(checker *c, int64_t embd_rows)
     if (find(c, akey(c, GGUF_KEY_VOCAB_SIZE, key), &k)) {
         if (!int_value(&k, &vs, text))
             return type_error(c, key, &k, "an integer");
-        c->n_vocab = vs;
+        c->hp.n_vocab = vs;
         snprintf(c->vocab_src, sizeof c->vocab_src, "%s = %s", key, text);
     } else {
-        c->n_vocab = embd_rows;
+        c->hp.n_vocab = embd_rows;
         snprintf(c->vocab_src, sizeof c->vocab_src, "%s has %" PRId64 " rows", GGUF_T_TOKEN_EMBD,
                  embd_rows);
     }
-    if (c->n_vocab < 1)
+    if (c->hp.n_vocab < 1)
         return gguf_error_set(c->err, "%s: expected at least one token", c->vocab_src);
     return 0;
 }
@@ -901,7 +736,7 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
         int64_t b;
         const char *rest;
         bool known = false;
-        if (parse_block(t.name, &b, &rest)) {
+        if (gguf_parse_block_name(t.name, &b, &rest)) {
             if (c->n_blocks >= 0 && b >= c->n_blocks) {
                 char key[128];
                 return gguf_error_set(c->err, "tensor %s: block %" PRId64 " is beyond %s = %"
@@ -929,10 +764,10 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
 }
 
 /* One table tensor: present when required, of its shape when present. */
-static int check_rule(checker *c, const tensor_rule *r, uint64_t slot, int block)
+static int check_rule(checker *c, const gguf_arch_tensor *r, uint64_t slot, int block)
 {
     if (!slot) {
-        if (!rule_required(r, c->row->flags))
+        if (!gguf_arch_tensor_required(c->row, r))
             return 0;
         char name[GGUF_MAX_NAME + 16];
         snprintf(name, sizeof name, r->name, block);
@@ -986,7 +821,7 @@ done:
 
 static int validate(const mc_view *v, gguf_error *err)
 {
-    checker c = { .v = v, .err = err, .n_blocks = -1, .n_tokens = -1, .n_vocab = -1 };
+    checker c = { .v = v, .err = err, .n_blocks = -1, .n_tokens = -1, .hp.n_vocab = -1 };
     if (check_identity(&c))
         return -1;
     if (c.row) {
@@ -1010,4 +845,34 @@ int gguf_model_validate_writer(const gguf_writer *w, gguf_error *err)
 {
     const mc_view v = { w, writer_find, writer_tensor, gguf_writer_n_tensors(w) };
     return validate(&v, err);
+}
+
+int gguf_hparams_read(const gguf_file *f, gguf_hparams *hp, gguf_error *err)
+{
+    const mc_view v = { f, file_find, file_tensor, gguf_n_tensors(f) };
+    checker c = { .v = &v, .err = err, .n_blocks = -1, .n_tokens = -1, .hp.n_vocab = -1 };
+    memset(hp, 0, sizeof *hp);
+    if (check_identity(&c))
+        return -1;
+    if (!c.arch[0])
+        return gguf_error_set(err, "missing key %s", GGUF_KEY_ARCHITECTURE);
+    if (!(c.row = gguf_arch_find(c.arch)))
+        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "architecture \"%s\" is not registered",
+                               c.arch);
+    if (check_hparams(&c))
+        return -1;
+    /* the vocabulary size: the token list, else {arch}.vocab_size, else
+     * token_embd's rows */
+    const gguf_kv *kv = gguf_lookup_kv(f, GGUF_KEY_TOK_TOKENS);
+    const gguf_tensor *embd = gguf_lookup_tensor(f, GGUF_T_TOKEN_EMBD);
+    char key[128];
+    int64_t vs;
+    if (kv && kv->type == GGUF_VT_ARR && kv->elem_type == GGUF_VT_STR)
+        c.hp.n_vocab = (int64_t)kv->n;
+    else if ((kv = gguf_lookup_kv(f, akey(&c, GGUF_KEY_VOCAB_SIZE, key))) && gguf_kv_int(kv, &vs))
+        c.hp.n_vocab = vs;
+    else if (embd)
+        c.hp.n_vocab = embd->ne[1];
+    *hp = c.hp;
+    return 0;
 }

@@ -11,7 +11,7 @@
  * Not for: writing (writer.c), split naming helpers live at the end.
  */
 #include <ggufkit/gguf.h>
-#include "names.h"
+#include <ggufkit/arch.h>
 
 #include <errno.h>
 #include <fcntl.h>

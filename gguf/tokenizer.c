@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "tokenizer_impl.h"
 #include "unicode.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "outfile.h"
 
 /* ------------------------------------------------------------------------

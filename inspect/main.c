@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arches.h"
 #include "args.h"
 #include "check.h"
 #include "diff.h"
@@ -34,7 +35,7 @@
 #define TOOL "gguf-inspect"
 
 typedef enum mode { MODE_REPORT, MODE_VOCAB, MODE_MERGES, MODE_CHECK, MODE_HASH, MODE_DIFF,
-                   MODE_TOKENIZE } mode;
+                   MODE_TOKENIZE, MODE_ARCHES } mode;
 
 typedef struct options {
     mode        mode;
@@ -71,6 +72,8 @@ static void usage(FILE *out)
           "                  exit 1 if anything is wrong\n"
           "  --hash          SHA-256 of every tensor and of the data section\n"
           "  --tokenize TEXT the token ids of TEXT, then one line per token: id, tab, piece\n"
+          "  --arches        the architecture registry (no FILE): every architecture the\n"
+          "                  tools support, its features, keys and tensor table\n"
           "  --special       with --tokenize: add BOS/EOS as the model does and turn\n"
           "                  special-token texts in TEXT into those tokens\n"
           "\n"
@@ -91,6 +94,7 @@ static void usage(FILE *out)
 static const struct { const char *name; mode mode; } mode_flags[] = {
     { "--vocab", MODE_VOCAB }, { "--merges", MODE_MERGES },
     { "--check", MODE_CHECK }, { "--hash", MODE_HASH }, { "--tokenize", MODE_TOKENIZE },
+    { "--arches", MODE_ARCHES },
 };
 
 static const struct { const char *name; emit_format fmt; } format_flags[] = {
@@ -169,6 +173,9 @@ static int finish_args(options *o)
     }
     if (o->special && o->mode != MODE_TOKENIZE)
         return cli_usage_error(TOOL, "--special needs --tokenize");
+    if (o->mode == MODE_ARCHES)
+        return o->n_files ? cli_usage_error(TOOL, "--arches takes no FILE (got '%s')",
+                                            o->files[0]) : ARGS_OK;
     if (o->n_files == 0)
         return cli_usage_error(TOOL, "missing FILE, the GGUF file to inspect");
     if (o->n_files > 1)
@@ -389,6 +396,13 @@ int main(int argc, char **argv)
     }
     if (rc)
         return rc;
+    if (o.mode == MODE_ARCHES) {
+        emit *e = start(&o, "Architectures");
+        if (!e)
+            return 1;
+        arches_write(e);
+        return cli_close_stdout(TOOL, finish(e, 0, 1));
+    }
     if (o.mode != MODE_DIFF)
         return cli_close_stdout(TOOL, run_single(&o));
     /* diff keeps 1 for "different": a write error is an error, 2 */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "kv_value.h"
-#include "names.h"
+#include <ggufkit/arch.h>
 
 emit_value tensor_shape(const gguf_tensor *t, emit_value items[GGUF_MAX_DIMS])
 {

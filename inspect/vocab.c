@@ -4,7 +4,7 @@
 #include "vocab.h"
 
 #include "kv_value.h"
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "stream.h"
 
 /* llama.cpp's llama_token_type, by value (names.h, enum gguf_token_type). */

@@ -27,7 +27,7 @@
 #include <ggufkit/quants.h>
 #include <ggufkit/arch.h>
 #include "outpath.h"
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "policy.h"
 #include "preset.h"
 #include "progress.h"
@@ -330,6 +330,14 @@ static int cmp_file_order(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* The key fmt formatted with arch, or NULL. */
+static const gguf_kv *kv_fmt(const gguf_file *f, const char *fmt, const char *arch)
+{
+    char key[256];
+    snprintf(key, sizeof key, fmt, arch);
+    return gguf_lookup_kv(f, key);
+}
+
 static bool kv_int(const gguf_file *f, const char *fmt, const char *arch, int *out)
 {
     char key[256];
@@ -342,6 +350,10 @@ static bool kv_int(const gguf_file *f, const char *fmt, const char *arch, int *o
     return true;
 }
 
+/* The model facts the per-tensor rules use. A registered architecture's
+ * come from the registry (hyper-parameters as gguf_hparams_read derives
+ * them, attn_v tensors by role); any other architecture's from its keys
+ * and tensor names as llama-quantize reads them. */
 static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -351,16 +363,30 @@ static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
         return -1;
     snprintf(arch, sizeof arch, "%.*s", (int)(s.len < 63 ? s.len : 63), s.ptr);
     m->falcon = strcmp(arch, "falcon") == 0;
-    if (!kv_int(f, GGUF_KEY_BLOCK_COUNT, arch, &m->n_layer))
-        return gguf_error_set(err, "missing or invalid %s.block_count", arch);
-    kv_int(f, GGUF_KEY_HEAD_COUNT, arch, &m->n_head);
-    if (!kv_int(f, GGUF_KEY_HEAD_COUNT_KV, arch, &m->n_head_kv))
-        m->n_head_kv = m->n_head;
-    kv_int(f, GGUF_KEY_EXPERT_COUNT, arch, &m->n_expert);
+    const gguf_arch *a = gguf_arch_find(arch);
+    gguf_hparams hp;
+    if (a && kv_fmt(f, GGUF_KEY_BLOCK_COUNT, arch) && gguf_hparams_read(f, &hp, err) == 0) {
+        m->n_layer = (int)hp.v[GGUF_HP_BLOCK_COUNT];
+        m->n_head = (int)hp.v[GGUF_HP_HEAD_COUNT];
+        m->n_head_kv = (int)hp.n_head_kv;
+        m->n_expert = (int)hp.v[GGUF_HP_EXPERT_COUNT];
+    } else if (a && kv_fmt(f, GGUF_KEY_BLOCK_COUNT, arch)) {
+        return -1;
+    } else {
+        if (!kv_int(f, GGUF_KEY_BLOCK_COUNT, arch, &m->n_layer))
+            return gguf_error_set(err, "missing or invalid %s.block_count", arch);
+        kv_int(f, GGUF_KEY_HEAD_COUNT, arch, &m->n_head);
+        if (!kv_int(f, GGUF_KEY_HEAD_COUNT_KV, arch, &m->n_head_kv))
+            m->n_head_kv = m->n_head;
+        kv_int(f, GGUF_KEY_EXPERT_COUNT, arch, &m->n_expert);
+    }
     m->is_70b = strcmp(arch, "llama") == 0 && m->n_layer == 80 && m->n_head != m->n_head_kv;
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const char *n = gguf_tensor_at(f, i)->name;
-        if (strstr(n, "attn_v.weight") || strstr(n, "attn_qkv.weight") || strstr(n, "attn_kv_b.weight"))
+        const gguf_arch_tensor *row = a ? gguf_arch_match(a, n, NULL) : NULL;
+        if (row ? row->role == GGUF_ROLE_ATTN_V
+                : strstr(n, "attn_v.weight") || strstr(n, "attn_qkv.weight") ||
+                  strstr(n, "attn_kv_b.weight"))
             m->n_attention_wv++;
         else if (strcmp(n, GGUF_T_OUTPUT) == 0)
             m->has_output = true;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ggufkit/arch.h>
 #include <ggufkit/quants.h>
 #include "importance.h"
 #include "progress.h"
@@ -26,25 +27,29 @@ static int add_entry(run_importance *im, const run_matrix *w, const char *name)
 int run_importance_init(run_importance *im, const run_model *m, bool with_output,
                         gguf_error *err)
 {
-    static const char *const kinds[] = { "attn_q", "attn_k", "attn_v", "attn_output",
-                                         "ffn_gate", "ffn_up", "ffn_down" };
+    /* every per-block matrix of the architecture's tensor table, block by
+     * block in table order (llama-imatrix's order: q, k, v, output, gate,
+     * up, down) */
+    const size_t n_rows = gguf_arch_n_tensors(m->row);
     memset(im, 0, sizeof *im);
-    im->e = calloc((size_t)m->hp.n_layer * 7 + 1, sizeof *im->e);
+    im->e = calloc((size_t)m->hp.n_layer * n_rows + 1, sizeof *im->e);
     if (!im->e)
         return gguf_error_set(err, "out of memory");
     for (int il = 0; il < m->hp.n_layer; il++) {
-        const run_layer *l = &m->layers[il];
-        const run_matrix *ws[7] = { &l->wq, &l->wk, &l->wv, &l->wo, &l->w_gate, &l->w_up,
-                                    &l->w_down };
-        for (int k = 0; k < 7; k++) {
+        run_layer *l = &m->layers[il];
+        for (size_t r = 0; r < n_rows; r++) {
+            const gguf_arch_tensor *t = gguf_arch_tensor_at(m->row, r);
+            const run_matrix *w = gguf_arch_tensor_per_block(t) ? run_layer_matrix(l, t->role) : NULL;
+            if (!w)
+                continue;
             char name[64];
-            snprintf(name, sizeof name, "blk.%d.%s.weight", il, kinds[k]);
-            if (add_entry(im, ws[k], name))
+            snprintf(name, sizeof name, t->name, il);
+            if (add_entry(im, w, name))
                 goto oom;
         }
     }
     // a tied head is token_embd.weight, which llama-imatrix never collects
-    if (with_output && !m->tied && add_entry(im, &m->output, "output.weight"))
+    if (with_output && !m->tied && add_entry(im, &m->output, GGUF_T_OUTPUT))
         goto oom;
     return 0;
 oom:

@@ -14,7 +14,7 @@
 
 #include "kernels.h"
 #include "model.h"
-#include "names.h"
+#include <ggufkit/arch.h>
 #include <ggufkit/quants.h>
 
 #define MAX_DIM (1 << 24) /* any single dimension; keeps int products in range */
@@ -25,27 +25,20 @@
 #define KEY_ROPE_SCALE_LINEAR   "%s.rope.scale_linear"
 
 /* ---------------------------------------------------------------------------
- * Architectures: which ones run, and how they differ.
+ * Architectures: every one in libgguf's registry runs; how each differs is
+ * its row there (rope layout, which tensors are required).
  */
 
-typedef struct arch_info {
-    const char          *name;
-    enum run_rope_layout rope;
-    bool                 qkv_bias; /* q/k/v biases required */
-} arch_info;
-
-static const arch_info ARCHS[] = {
-    { "llama",   RUN_ROPE_NORM, false },
-    { "mistral", RUN_ROPE_NORM, false },
-    { "qwen2",   RUN_ROPE_NEOX, true },
-};
-
-static const arch_info *arch_find(gguf_str s)
+/* "llama, mistral and qwen2" for the unsupported-architecture message. */
+static const char *arch_names(void)
 {
-    for (size_t i = 0; i < sizeof ARCHS / sizeof ARCHS[0]; i++)
-        if (gguf_str_eq(s, ARCHS[i].name))
-            return &ARCHS[i];
-    return NULL;
+    static char list[256];
+    size_t n, len = 0;
+    const gguf_arch *all = gguf_arch_list(&n);
+    for (size_t i = 0; !list[0] && i < n; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                i == 0 ? "" : i + 1 == n ? " and " : ", ", all[i].name);
+    return list;
 }
 
 /* ---------------------------------------------------------------------------
@@ -143,6 +136,19 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
         return gguf_error_set(err, "key/value head count %d does not divide the head count %d",
                               hp->n_head_kv, hp->n_head);
     hp->head_dim = hp->n_embd / hp->n_head;
+    /* the forward pass sizes heads as embedding_length / head_count */
+    static const char *const head_keys[] = { GGUF_KEY_KEY_LENGTH, GGUF_KEY_VALUE_LENGTH };
+    for (size_t k = 0; k < 2; k++) {
+        int len;
+        if (key_int(f, head_keys[k], arch, false, hp->head_dim, 1, MAX_DIM, &len, err))
+            return -1;
+        if (len != hp->head_dim) {
+            char key[128];
+            snprintf(key, sizeof key, head_keys[k], arch);
+            return gguf_error_set(err, "%s is %d: gguf-run needs heads of embedding_length / "
+                                  "head_count = %d", key, len, hp->head_dim);
+        }
+    }
     if (key_int(f, GGUF_KEY_ROPE_DIM_COUNT, arch, false, hp->head_dim, 0, MAX_DIM, &hp->n_rot, err))
         return -1;
     if (hp->n_rot % 2 || hp->n_rot > hp->head_dim)
@@ -230,23 +236,88 @@ static int load_vector(float **out, const gguf_file *f, const char *fmt, int lay
     return 0;
 }
 
-static int load_layer(run_layer *l, const gguf_file *f, int i, const run_hparams *hp, bool bias,
-                      gguf_error *err)
+/* Where each per-block tensor role goes in a run_layer: a matrix or an
+ * owned f32 vector. */
+typedef struct layer_slot {
+    uint8_t role;
+    bool    matrix;
+    size_t  off;
+} layer_slot;
+
+static const layer_slot SLOTS[] = {
+    { GGUF_ROLE_ATTN_NORM, false, offsetof(run_layer, attn_norm) },
+    { GGUF_ROLE_ATTN_Q, true, offsetof(run_layer, wq) },
+    { GGUF_ROLE_ATTN_K, true, offsetof(run_layer, wk) },
+    { GGUF_ROLE_ATTN_V, true, offsetof(run_layer, wv) },
+    { GGUF_ROLE_ATTN_Q_BIAS, false, offsetof(run_layer, bq) },
+    { GGUF_ROLE_ATTN_K_BIAS, false, offsetof(run_layer, bk) },
+    { GGUF_ROLE_ATTN_V_BIAS, false, offsetof(run_layer, bv) },
+    { GGUF_ROLE_ATTN_OUT, true, offsetof(run_layer, wo) },
+    { GGUF_ROLE_FFN_NORM, false, offsetof(run_layer, ffn_norm) },
+    { GGUF_ROLE_FFN_GATE, true, offsetof(run_layer, w_gate) },
+    { GGUF_ROLE_FFN_UP, true, offsetof(run_layer, w_up) },
+    { GGUF_ROLE_FFN_DOWN, true, offsetof(run_layer, w_down) },
+};
+
+static const layer_slot *slot_of(int role)
 {
-    int64_t d = hp->n_embd, kv = (int64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
-    if (load_vector(&l->attn_norm, f, GGUF_T_ATTN_NORM, i, d, true, err) ||
-        load_matrix(&l->wq, f, GGUF_T_ATTN_Q, i, d, d, err) ||
-        load_matrix(&l->wk, f, GGUF_T_ATTN_K, i, kv, d, err) ||
-        load_matrix(&l->wv, f, GGUF_T_ATTN_V, i, kv, d, err) ||
-        load_matrix(&l->wo, f, GGUF_T_ATTN_OUT, i, d, d, err) ||
-        load_vector(&l->bq, f, GGUF_T_ATTN_Q_BIAS, i, d, bias, err) ||
-        load_vector(&l->bk, f, GGUF_T_ATTN_K_BIAS, i, kv, bias, err) ||
-        load_vector(&l->bv, f, GGUF_T_ATTN_V_BIAS, i, kv, bias, err) ||
-        load_vector(&l->ffn_norm, f, GGUF_T_FFN_NORM, i, d, true, err) ||
-        load_matrix(&l->w_gate, f, GGUF_T_FFN_GATE, i, ff, d, err) ||
-        load_matrix(&l->w_up, f, GGUF_T_FFN_UP, i, ff, d, err) ||
-        load_matrix(&l->w_down, f, GGUF_T_FFN_DOWN, i, d, ff, err))
-        return -1;
+    for (size_t i = 0; i < sizeof SLOTS / sizeof *SLOTS; i++)
+        if (SLOTS[i].role == role)
+            return &SLOTS[i];
+    return NULL;
+}
+
+run_matrix *run_layer_matrix(run_layer *l, int role)
+{
+    const layer_slot *sl = slot_of(role);
+    return sl && sl->matrix ? (run_matrix *)((char *)l + sl->off) : NULL;
+}
+
+/* A size of the registry's shape rules, from the runner's hyperparameters. */
+static int64_t dim_value(const run_hparams *hp, int dim)
+{
+    switch (dim) {
+    case GGUF_DIM_1:        return 1;
+    case GGUF_DIM_EMBD:     return hp->n_embd;
+    case GGUF_DIM_FF:       return hp->n_ff;
+    case GGUF_DIM_VOCAB:    return hp->n_vocab;
+    case GGUF_DIM_Q:        return (int64_t)hp->n_head * hp->head_dim;
+    case GGUF_DIM_K:
+    case GGUF_DIM_V:        return (int64_t)hp->n_head_kv * hp->head_dim;
+    case GGUF_DIM_ROT_HALF: return hp->n_rot / 2;
+    }
+    return -1;
+}
+
+/* Block i: every per-block row of the architecture's tensor table, into its
+ * slot. A tensor the table allows but the forward pass has no slot for is
+ * refused when present: running without it would be silently wrong. */
+static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int i,
+                      const run_hparams *hp, gguf_error *err)
+{
+    const gguf_arch_tensor *t;
+    for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
+        if (!gguf_arch_tensor_per_block(t))
+            continue;
+        const layer_slot *sl = slot_of(t->role);
+        const bool required = gguf_arch_tensor_required(a, t);
+        if (!sl) {
+            const gguf_tensor *x = tensor_find(f, t->name, i, false, err);
+            if (x)
+                return gguf_error_set(err, "tensor %s: gguf-run does not apply %s tensors",
+                                      x->name, gguf_role_name(t->role));
+            if (required)
+                return gguf_error_set(err, "gguf-run does not run %s models (no %s)", a->name,
+                                      gguf_role_name(t->role));
+            continue;
+        }
+        void *dst = (char *)l + sl->off;
+        int rc = sl->matrix
+            ? load_matrix(dst, f, t->name, i, dim_value(hp, t->ne1), dim_value(hp, t->ne0), err)
+            : load_vector(dst, f, t->name, i, dim_value(hp, t->ne0), required, err);
+        if (rc)
+            return -1;
+    }
     return 0;
 }
 
@@ -290,12 +361,15 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     gguf_str a;
     if (gguf_get_str(f, GGUF_KEY_ARCHITECTURE, &a, err))
         return -1;
-    const arch_info *ai = arch_find(a);
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(a.len < sizeof name ? a.len : 0), a.ptr);
+    const gguf_arch *ai = memchr(a.ptr, 0, a.len) ? NULL : gguf_arch_find(name);
     if (!ai)
-        return gguf_error_set(err, "unsupported architecture \"%.*s\" (gguf-run runs llama, "
-                              "mistral and qwen2)", (int)(a.len > 64 ? 64 : a.len), a.ptr);
+        return gguf_error_set(err, "unsupported architecture \"%.*s\" (gguf-run runs %s)",
+                              (int)(a.len > 64 ? 64 : a.len), a.ptr, arch_names());
     snprintf(m->arch, sizeof m->arch, "%s", ai->name);
-    m->hp.rope_layout = ai->rope;
+    m->row = ai;
+    m->hp.rope_layout = ai->rope == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
     if (load_hparams(&m->hp, f, m->arch, err) || load_vocab_size(m, f, err))
         return -1;
     const run_hparams *hp = &m->hp;
@@ -321,7 +395,7 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     if (!m->layers)
         return gguf_error_set(err, "out of memory");
     for (int i = 0; i < hp->n_layer; i++)
-        if (load_layer(&m->layers[i], f, i, hp, ai->qkv_bias, err))
+        if (load_layer(&m->layers[i], f, ai, i, hp, err))
             return -1;
     return 0;
 }
@@ -361,18 +435,16 @@ static size_t packed_bytes(const run_matrix *w)
  * waste one each. */
 static int pack_all(run_model *m, gguf_error *err)
 {
-    const size_t nmat = 1 + 7 * (size_t)m->hp.n_layer;
-    run_matrix **ws = malloc(nmat * sizeof *ws);
+    const size_t n_slots = sizeof SLOTS / sizeof *SLOTS;
+    run_matrix **ws = malloc((1 + n_slots * (size_t)m->hp.n_layer) * sizeof *ws);
     if (!ws)
         return gguf_error_set(err, "out of memory");
     size_t n = 0;
     ws[n++] = &m->output;
-    for (int i = 0; i < m->hp.n_layer; i++) {
-        run_layer *l = &m->layers[i];
-        run_matrix *lw[] = { &l->wq, &l->wk, &l->wv, &l->wo, &l->w_gate, &l->w_up, &l->w_down };
-        for (size_t k = 0; k < sizeof lw / sizeof *lw; k++)
-            ws[n++] = lw[k];
-    }
+    for (int i = 0; i < m->hp.n_layer; i++)
+        for (size_t k = 0; k < n_slots; k++)
+            if (SLOTS[k].matrix)
+                ws[n++] = run_layer_matrix(&m->layers[i], SLOTS[k].role);
     /* each matrix's place in the arena (at[k + 1] - at[k] bytes; none when
      * it is not packed), then the packing on every thread (most of it is
      * the kernel zeroing the arena's fresh pages) */
@@ -442,11 +514,9 @@ static uint64_t matrix_bytes(const run_matrix *w)
 uint64_t run_model_weight_bytes(const run_model *m)
 {
     uint64_t n = matrix_bytes(&m->tok_embd) + (m->tied ? 0 : matrix_bytes(&m->output));
-    for (int i = 0; i < m->hp.n_layer; i++) {
-        const run_layer *l = &m->layers[i];
-        n += matrix_bytes(&l->wq) + matrix_bytes(&l->wk) + matrix_bytes(&l->wv) +
-             matrix_bytes(&l->wo) + matrix_bytes(&l->w_gate) + matrix_bytes(&l->w_up) +
-             matrix_bytes(&l->w_down);
-    }
+    for (int i = 0; i < m->hp.n_layer; i++)
+        for (size_t k = 0; k < sizeof SLOTS / sizeof *SLOTS; k++)
+            if (SLOTS[k].matrix)
+                n += matrix_bytes(run_layer_matrix(&m->layers[i], SLOTS[k].role));
     return n;
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ggufkit/arch.h>
 #include <ggufkit/gguf.h>
 
 /* How RoPE pairs the dimensions of a head (ggml's rope modes). */
@@ -66,6 +67,7 @@ typedef struct run_layer {
 
 typedef struct run_model {
     char        arch[16];
+    const gguf_arch *row;    /* its row in libgguf's architecture registry */
     run_hparams hp;
     run_matrix  tok_embd;    /* (n_vocab, n_embd): one row per token */
     float      *output_norm; /* (n_embd,) */
@@ -82,6 +84,10 @@ int run_model_load(run_model *m, const gguf_file *f, gguf_error *err);
 
 /* Frees the owned arrays; the model must not be used afterwards. */
 void run_model_free(run_model *m);
+
+/* The matrix of a layer that holds a tensor role (GGUF_ROLE_*), or NULL
+ * when the role is not a matrix the forward pass multiplies. */
+run_matrix *run_layer_matrix(run_layer *l, int role);
 
 /* Bytes of the mapped weights the model uses (for the banner). */
 uint64_t run_model_weight_bytes(const run_model *m);

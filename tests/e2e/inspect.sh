@@ -605,3 +605,21 @@ if need_fixture reference/wp-llama-5m-f16.gguf "diff f16 vs Q8_0: file type and 
         pass "diff f16 vs Q8_0: file type and tensor types change" ||
         fail "diff f16 vs Q8_0: file type and tensor types change" "rc=$rc $got"
 fi
+
+# --arches: the registry, as every tool uses it
+out=$("$INSPECT" --arches); rc=$?
+if [ $rc -eq 0 ] && grep -Eq '^  llama +norm +silu ' <<<"$out" && grep -Eq '^  qwen2 +neox +silu +qkv-bias' <<<"$out" &&
+   grep -Eq '^  blk\.%d\.attn_q\.bias +attn_q_bias +\[head_count × head_dim\] +true +model\.layers\.%d\.self_attn\.q_proj\.bias$' <<<"$out" &&
+   grep -q '^qwen2: tensors$' <<<"$out"; then
+    pass "--arches lists llama, mistral and qwen2 with their features and tensor tables"
+else
+    fail "--arches lists llama, mistral and qwen2 with their features and tensor tables" "rc=$rc"
+fi
+if need_jq "--arches --json: one table of architectures, keys and tensors per architecture"; then
+    got=$("$INSPECT" --arches --json | jq -c '[(.architectures | keys), (.llama_tensors | length),
+          (.qwen2_tensors | length), ([.llama_keys[] | select(.required)] | length)]')
+    [ "$got" = '[["llama","mistral","qwen2"],20,15,6]' ] &&
+        pass "--arches --json: one table of architectures, keys and tensors per architecture" ||
+        fail "--arches --json: one table of architectures, keys and tensors per architecture" "$got"
+fi
+usage_error "$INSPECT" "--arches takes no FILE" "--arches takes no FILE (got 'x.gguf')" --arches x.gguf

@@ -17,7 +17,7 @@
 #include "eval.h"
 #include "forward.h"
 #include "model.h"
-#include "names.h"
+#include <ggufkit/arch.h>
 #include <ggufkit/gguf.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

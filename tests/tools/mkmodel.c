@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include <ggufkit/gguf.h>
-#include "names.h"
+#include <ggufkit/arch.h>
 #include <ggufkit/quants.h>
 
 static uint64_t rng = 88172645463325252ull;

@@ -1,5 +1,5 @@
 /*
- * test_arch.c — the converter's family tables and output rules: name
+ * test_arch.c — the converter's use of the registry and its output rules: name
  * mapping with block numbers, q/k permutation only for families that need
  * it, dropped buffers, Meta names, llama.cpp's size labels and outtypes.
  */
@@ -9,32 +9,32 @@
 
 START_TEST(test_families)
 {
-    const arch_family *llama = arch_find("LlamaForCausalLM"), *qwen = arch_find("Qwen2ForCausalLM");
+    const gguf_arch *llama = arch_find("LlamaForCausalLM"), *qwen = arch_find("Qwen2ForCausalLM");
     ck_assert_ptr_nonnull(llama);
     ck_assert_ptr_eq(arch_find("MistralForCausalLM"), llama);
     ck_assert_ptr_nonnull(qwen);
     ck_assert_ptr_null(arch_find("GPT2LMHeadModel"));
-    ck_assert_str_eq(llama->gguf_arch, "llama");
-    ck_assert_str_eq(qwen->gguf_arch, "qwen2");
+    ck_assert_str_eq(llama->name, "llama");
+    ck_assert_str_eq(qwen->name, "qwen2");
     ck_assert_ptr_nonnull(strstr(arch_supported_list(), "Qwen2ForCausalLM"));
 }
 END_TEST
 
 START_TEST(test_names)
 {
-    const arch_family *llama = arch_find("LlamaForCausalLM"), *qwen = arch_find("Qwen2ForCausalLM");
+    const gguf_arch *llama = arch_find("LlamaForCausalLM"), *qwen = arch_find("Qwen2ForCausalLM");
     char out[128];
-    enum permute_kind p;
+    uint8_t p;
     int b;
     ck_assert_int_eq(arch_map_name(llama, "model.layers.17.self_attn.q_proj.weight", out, sizeof out, &p, &b), 1);
     ck_assert_str_eq(out, "blk.17.attn_q.weight");
-    ck_assert_int_eq(p, PERMUTE_Q);
+    ck_assert_int_eq(p, GGUF_PERMUTE_Q);
     ck_assert_int_eq(b, 17);
     ck_assert_int_eq(arch_map_name(llama, "model.layers.0.self_attn.k_proj.bias", out, sizeof out, &p, &b), 1);
     ck_assert_str_eq(out, "blk.0.attn_k.bias");
-    ck_assert_int_eq(p, PERMUTE_K);
+    ck_assert_int_eq(p, GGUF_PERMUTE_K);
     ck_assert_int_eq(arch_map_name(qwen, "model.layers.3.self_attn.k_proj.weight", out, sizeof out, &p, &b), 1);
-    ck_assert_int_eq(p, PERMUTE_NONE); /* Qwen2 keeps its layout */
+    ck_assert_int_eq(p, GGUF_PERMUTE_NONE); /* Qwen2 keeps its layout */
     ck_assert_int_eq(arch_map_name(llama, "model.embed_tokens.weight", out, sizeof out, &p, &b), 1);
     ck_assert_str_eq(out, "token_embd.weight");
     ck_assert_int_eq(b, -1);
@@ -44,9 +44,9 @@ START_TEST(test_names)
     ck_assert_int_eq(arch_map_name(llama, "model.layers.x.self_attn.q_proj.weight", out, sizeof out, &p, &b), -1);
     ck_assert_int_eq(arch_map_name(llama, "model.layers.1.self_attn.q_proj.weightx", out, sizeof out, &p, &b), -1);
     ck_assert_int_eq(arch_map_name(llama, "vision.tower.weight", out, sizeof out, &p, &b), -1);
-    ck_assert_int_eq(arch_map_rules(arch_meta_names, "layers.4.feed_forward.w2.weight", out, sizeof out, &b), 1);
+    ck_assert_int_eq(arch_map_meta(llama, "layers.4.feed_forward.w2.weight", out, sizeof out, &b), 1);
     ck_assert_str_eq(out, "blk.4.ffn_down.weight");
-    ck_assert_int_eq(arch_map_rules(arch_meta_names, "tok_embeddings.weight", out, sizeof out, &b), 1);
+    ck_assert_int_eq(arch_map_meta(llama, "tok_embeddings.weight", out, sizeof out, &b), 1);
     ck_assert_str_eq(out, "token_embd.weight");
 }
 END_TEST

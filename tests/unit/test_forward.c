@@ -25,7 +25,7 @@
 #include <ggufkit/gguf.h>
 #include "importance.h"
 #include "model.h"
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "sampler.h"
 #include "verify.h"
 

@@ -17,7 +17,7 @@
 
 #include <ggufkit/gguf.h>
 #include <ggufkit/arch.h>
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "testutil.h"
 
 /* ------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * forms, the SentencePiece-style (byte fallback) reading, bad files; and the
  * fixture tokenizers (Llama 3, Qwen3, Mistral v1) against their known shape.
  */
-#include "names.h"
+#include <ggufkit/arch.h>
 #include "tokjson.h"
 #include "testutil.h"
 

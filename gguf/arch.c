@@ -1,0 +1,360 @@
+/*
+ * arch.c — the architecture registry (see <ggufkit/arch.h>).
+ *
+ * Each architecture is a row of data: names, hyper-parameter tables, a
+ * tensor table and feature flags. The tools read these rows; none of them
+ * keeps its own list of architectures, tensors or keys. The tables are
+ * transcribed from llama.cpp: the tensor names and shapes of its loader
+ * (llama-model.cpp) and gguf-py's tensor_mapping, the required keys of
+ * llm_load_hparams, the base converter's key order (convert_hf_to_gguf.py).
+ *
+ * Adding an architecture: a hyper-parameter table (usually the shared
+ * decoder one), a tensor table, a row in ARCHS (docs/design.md has the
+ * checklist).
+ */
+#include <ggufkit/arch.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_DIM GGUF_MODEL_MAX_DIM
+
+/* ===========================================================================
+ * Hyper-parameters
+ */
+
+/* The LLaMA-style decoder's keys, in checking order (llama.cpp's
+ * llm_load_hparams for these architectures: the required ones are required
+ * there too). */
+static const gguf_arch_hparam decoder_hparams[] = {
+    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
+    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS },
+    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM },
+    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
+    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
+    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX },
+    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 },
+    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    { NULL, 0, false, false, 0, 0, 0, 0 },
+};
+
+/* config.json → {arch}.* as llama.cpp's base converter writes them, after
+ * block_count (which every converter writes first). */
+static const gguf_arch_hf_hparam base_hf_hparams[] = {
+    { { "max_position_embeddings", "n_ctx" }, GGUF_HP_CONTEXT_LENGTH, false, false },
+    { { "hidden_size", "n_embd" }, GGUF_HP_EMBEDDING_LENGTH, false, true },
+    { { "intermediate_size", "n_inner" }, GGUF_HP_FFN_LENGTH, false, false },
+    { { "num_attention_heads", "n_head" }, GGUF_HP_HEAD_COUNT, false, true },
+    { { "num_key_value_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false },
+    { { "rope_theta" }, GGUF_HP_ROPE_FREQ_BASE, true, false },
+    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, false },
+    { { "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon" }, GGUF_HP_LAYER_NORM_EPS, true, false },
+    { { "num_local_experts" }, GGUF_HP_EXPERT_COUNT, false, false },
+    { { "num_experts_per_tok" }, GGUF_HP_EXPERT_USED_COUNT, false, false },
+    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false },
+    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false },
+    { { NULL }, 0, false, false },
+};
+
+/* GGUF key formats by hyper-parameter (for every table). */
+static const char *const hp_keys[GGUF_HP_COUNT] = {
+    [GGUF_HP_CONTEXT_LENGTH] = GGUF_KEY_CONTEXT_LENGTH,
+    [GGUF_HP_EMBEDDING_LENGTH] = GGUF_KEY_EMBEDDING_LENGTH,
+    [GGUF_HP_BLOCK_COUNT] = GGUF_KEY_BLOCK_COUNT,
+    [GGUF_HP_FFN_LENGTH] = GGUF_KEY_FFN_LENGTH,
+    [GGUF_HP_HEAD_COUNT] = GGUF_KEY_HEAD_COUNT,
+    [GGUF_HP_HEAD_COUNT_KV] = GGUF_KEY_HEAD_COUNT_KV,
+    [GGUF_HP_KEY_LENGTH] = GGUF_KEY_KEY_LENGTH,
+    [GGUF_HP_VALUE_LENGTH] = GGUF_KEY_VALUE_LENGTH,
+    [GGUF_HP_ROPE_DIM] = GGUF_KEY_ROPE_DIM_COUNT,
+    [GGUF_HP_RMS_EPS] = GGUF_KEY_RMS_EPS,
+    [GGUF_HP_ROPE_FREQ_BASE] = GGUF_KEY_ROPE_FREQ_BASE,
+    [GGUF_HP_LAYER_NORM_EPS] = GGUF_KEY_LAYER_NORM_EPS,
+    [GGUF_HP_EXPERT_COUNT] = GGUF_KEY_EXPERT_COUNT,
+    [GGUF_HP_EXPERT_USED_COUNT] = GGUF_KEY_EXPERT_USED_COUNT,
+    [GGUF_HP_VOCAB_SIZE] = GGUF_KEY_VOCAB_SIZE,
+};
+
+const char *gguf_hp_key(int hp)
+{
+    return hp >= 0 && hp < GGUF_HP_COUNT ? hp_keys[hp] : NULL;
+}
+
+const char *gguf_hp_name(int hp)
+{
+    const char *k = gguf_hp_key(hp);
+    return k ? k + 3 : "unknown"; /* past "%s." */
+}
+
+/* ===========================================================================
+ * Tensors
+ */
+
+#define HF(n) "model.layers.%d." n
+#define META(n) "layers.%d." n
+
+/* The LLaMA-style decoder (llama.cpp's tensors and shapes for it), with the
+ * Hugging Face and Meta checkpoint names each comes from. */
+#define R GGUF_NEED_REQUIRED
+#define O GGUF_NEED_OPTIONAL
+static const gguf_arch_tensor decoder_tensors[] = {
+    { GGUF_T_TOKEN_EMBD, GGUF_ROLE_TOKEN_EMBD, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
+      "model.embed_tokens.weight", "tok_embeddings.weight", GGUF_PERMUTE_NONE },
+    { GGUF_T_OUTPUT_NORM, GGUF_ROLE_OUTPUT_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      "model.norm.weight", "norm.weight", GGUF_PERMUTE_NONE },
+    { GGUF_T_OUTPUT, GGUF_ROLE_OUTPUT, GGUF_NEED_UNLESS_FLAG, GGUF_ARCH_TIED_OUTPUT, GGUF_DIM_EMBD,
+      GGUF_DIM_VOCAB, "lm_head.weight", "output.weight", GGUF_PERMUTE_NONE },
+    { GGUF_T_ATTN_NORM, GGUF_ROLE_ATTN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("input_layernorm.weight"), META("attention_norm.weight"), GGUF_PERMUTE_NONE },
+    { GGUF_T_ATTN_Q, GGUF_ROLE_ATTN_Q, R, 0, GGUF_DIM_EMBD, GGUF_DIM_Q,
+      HF("self_attn.q_proj.weight"), META("attention.wq.weight"), GGUF_PERMUTE_Q },
+    { GGUF_T_ATTN_K, GGUF_ROLE_ATTN_K, R, 0, GGUF_DIM_EMBD, GGUF_DIM_K,
+      HF("self_attn.k_proj.weight"), META("attention.wk.weight"), GGUF_PERMUTE_K },
+    { GGUF_T_ATTN_V, GGUF_ROLE_ATTN_V, R, 0, GGUF_DIM_EMBD, GGUF_DIM_V,
+      HF("self_attn.v_proj.weight"), META("attention.wv.weight"), GGUF_PERMUTE_NONE },
+    { GGUF_T_ATTN_Q_BIAS, GGUF_ROLE_ATTN_Q_BIAS, GGUF_NEED_IF_FLAG, GGUF_ARCH_QKV_BIAS, GGUF_DIM_Q,
+      GGUF_DIM_1, HF("self_attn.q_proj.bias"), NULL, GGUF_PERMUTE_Q },
+    { GGUF_T_ATTN_K_BIAS, GGUF_ROLE_ATTN_K_BIAS, GGUF_NEED_IF_FLAG, GGUF_ARCH_QKV_BIAS, GGUF_DIM_K,
+      GGUF_DIM_1, HF("self_attn.k_proj.bias"), NULL, GGUF_PERMUTE_K },
+    { GGUF_T_ATTN_V_BIAS, GGUF_ROLE_ATTN_V_BIAS, GGUF_NEED_IF_FLAG, GGUF_ARCH_QKV_BIAS, GGUF_DIM_V,
+      GGUF_DIM_1, HF("self_attn.v_proj.bias"), NULL, GGUF_PERMUTE_NONE },
+    { GGUF_T_ATTN_OUT, GGUF_ROLE_ATTN_OUT, R, 0, GGUF_DIM_Q, GGUF_DIM_EMBD,
+      HF("self_attn.o_proj.weight"), META("attention.wo.weight"), GGUF_PERMUTE_NONE },
+    { GGUF_T_FFN_NORM, GGUF_ROLE_FFN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("post_attention_layernorm.weight"), META("ffn_norm.weight"), GGUF_PERMUTE_NONE },
+    { GGUF_T_FFN_GATE, GGUF_ROLE_FFN_GATE, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
+      HF("mlp.gate_proj.weight"), META("feed_forward.w1.weight"), GGUF_PERMUTE_NONE },
+    { GGUF_T_FFN_UP, GGUF_ROLE_FFN_UP, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
+      HF("mlp.up_proj.weight"), META("feed_forward.w3.weight"), GGUF_PERMUTE_NONE },
+    { GGUF_T_FFN_DOWN, GGUF_ROLE_FFN_DOWN, R, 0, GGUF_DIM_FF, GGUF_DIM_EMBD,
+      HF("mlp.down_proj.weight"), META("feed_forward.w2.weight"), GGUF_PERMUTE_NONE },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 },
+};
+
+/* What llama.cpp's llama adds: llama3-style rope factors (the converter
+ * computes them) and optional output and feed-forward biases. */
+static const gguf_arch_tensor llama_extra_tensors[] = {
+    { GGUF_T_ROPE_FREQS, GGUF_ROLE_ROPE_FREQS, O, 0, GGUF_DIM_ROT_HALF, GGUF_DIM_1, NULL, NULL,
+      GGUF_PERMUTE_NONE },
+    { GGUF_T_ATTN_OUT_BIAS, GGUF_ROLE_ATTN_OUT_BIAS, O, 0, GGUF_DIM_EMBD, GGUF_DIM_1, NULL, NULL,
+      GGUF_PERMUTE_NONE },
+    { GGUF_T_FFN_GATE_BIAS, GGUF_ROLE_FFN_GATE_BIAS, O, 0, GGUF_DIM_FF, GGUF_DIM_1, NULL, NULL,
+      GGUF_PERMUTE_NONE },
+    { GGUF_T_FFN_UP_BIAS, GGUF_ROLE_FFN_UP_BIAS, O, 0, GGUF_DIM_FF, GGUF_DIM_1, NULL, NULL,
+      GGUF_PERMUTE_NONE },
+    { GGUF_T_FFN_DOWN_BIAS, GGUF_ROLE_FFN_DOWN_BIAS, O, 0, GGUF_DIM_EMBD, GGUF_DIM_1, NULL, NULL,
+      GGUF_PERMUTE_NONE },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 },
+};
+
+static const gguf_arch_tensor *const llama_tables[] = { decoder_tensors, llama_extra_tensors, NULL };
+static const gguf_arch_tensor *const qwen2_tables[] = { decoder_tensors, NULL };
+#undef R
+#undef O
+#undef HF
+#undef META
+
+/* Buffers the converter drops (llama.cpp's prepare_tensors). */
+static const char *const skip_common[] = {
+    ".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq", NULL,
+};
+
+static const char *const llama_hf[] = { "LlamaForCausalLM", "LLaMAForCausalLM",
+                                        "MistralForCausalLM", NULL };
+static const char *const no_hf[] = { NULL };
+static const char *const qwen2_hf[] = { "Qwen2ForCausalLM", NULL };
+
+/* ===========================================================================
+ * The registry
+ */
+
+static const gguf_arch ARCHS[] = {
+    { .name = "llama", .about = "LLaMA 1-3, Mistral: RMSNorm, SwiGLU, rotary pairs, GQA",
+      .hf_classes = llama_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
+      .hf_hparams = base_hf_hparams, .tables = llama_tables,
+      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | GGUF_ARCH_ROPE_LLAMA3 |
+               GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB |
+               GGUF_ARCH_WRITES_ROPE_DIM,
+      .rope = GGUF_ROPE_NORM, .activation = GGUF_ACT_SILU },
+    /* what some converters call Mistral models (llama.cpp writes "llama") */
+    { .name = "mistral", .about = "a LLaMA model under the name some converters give Mistral",
+      .hf_classes = no_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
+      .hf_hparams = base_hf_hparams, .tables = llama_tables,
+      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | GGUF_ARCH_ROPE_LINEAR,
+      .rope = GGUF_ROPE_NORM, .activation = GGUF_ACT_SILU },
+    /* Qwen2 checkpoints already have llama.cpp's rotary layout */
+    { .name = "qwen2", .about = "Qwen2, Qwen2.5: LLaMA layout with q/k/v biases, NEOX rotary halves",
+      .hf_classes = qwen2_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
+      .hf_hparams = base_hf_hparams, .tables = qwen2_tables,
+      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QKV_BIAS | GGUF_ARCH_ROPE_LINEAR,
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU },
+};
+#define N_ARCHS (sizeof ARCHS / sizeof *ARCHS)
+
+const gguf_arch *gguf_arch_list(size_t *n)
+{
+    *n = N_ARCHS;
+    return ARCHS;
+}
+
+const gguf_arch *gguf_arch_find(const char *name)
+{
+    for (size_t i = 0; name && i < N_ARCHS; i++)
+        if (!strcmp(ARCHS[i].name, name))
+            return &ARCHS[i];
+    return NULL;
+}
+
+const gguf_arch *gguf_arch_find_hf(const char *hf_class)
+{
+    for (size_t i = 0; hf_class && i < N_ARCHS; i++)
+        for (const char *const *n = ARCHS[i].hf_classes; *n; n++)
+            if (!strcmp(*n, hf_class))
+                return &ARCHS[i];
+    return NULL;
+}
+
+const char *gguf_arch_hf_list(void)
+{
+    static char list[512];
+    if (!list[0]) {
+        size_t len = 0;
+        for (size_t i = 0; i < N_ARCHS; i++)
+            for (const char *const *n = ARCHS[i].hf_classes; *n && len < sizeof list; n++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", *n);
+    }
+    return list;
+}
+
+size_t gguf_arch_n_tensors(const gguf_arch *a)
+{
+    size_t n = 0;
+    for (const gguf_arch_tensor *const *tab = a->tables; *tab; tab++)
+        for (const gguf_arch_tensor *t = *tab; t->name; t++)
+            n++;
+    return n;
+}
+
+const gguf_arch_tensor *gguf_arch_tensor_at(const gguf_arch *a, size_t i)
+{
+    for (const gguf_arch_tensor *const *tab = a->tables; *tab; tab++)
+        for (const gguf_arch_tensor *t = *tab; t->name; t++)
+            if (i-- == 0)
+                return t;
+    return NULL;
+}
+
+static const char *const role_names[GGUF_ROLE_COUNT] = {
+    [GGUF_ROLE_TOKEN_EMBD] = "token_embd", [GGUF_ROLE_OUTPUT_NORM] = "output_norm",
+    [GGUF_ROLE_OUTPUT] = "output", [GGUF_ROLE_ROPE_FREQS] = "rope_freqs",
+    [GGUF_ROLE_ATTN_NORM] = "attn_norm", [GGUF_ROLE_ATTN_Q] = "attn_q",
+    [GGUF_ROLE_ATTN_K] = "attn_k", [GGUF_ROLE_ATTN_V] = "attn_v",
+    [GGUF_ROLE_ATTN_Q_BIAS] = "attn_q_bias", [GGUF_ROLE_ATTN_K_BIAS] = "attn_k_bias",
+    [GGUF_ROLE_ATTN_V_BIAS] = "attn_v_bias", [GGUF_ROLE_ATTN_OUT] = "attn_output",
+    [GGUF_ROLE_ATTN_OUT_BIAS] = "attn_output_bias", [GGUF_ROLE_FFN_NORM] = "ffn_norm",
+    [GGUF_ROLE_FFN_GATE] = "ffn_gate", [GGUF_ROLE_FFN_UP] = "ffn_up",
+    [GGUF_ROLE_FFN_DOWN] = "ffn_down", [GGUF_ROLE_FFN_GATE_BIAS] = "ffn_gate_bias",
+    [GGUF_ROLE_FFN_UP_BIAS] = "ffn_up_bias", [GGUF_ROLE_FFN_DOWN_BIAS] = "ffn_down_bias",
+};
+
+const char *gguf_role_name(int role)
+{
+    return role >= 0 && role < GGUF_ROLE_COUNT ? role_names[role] : "unknown";
+}
+
+static const char *const dim_names[] = {
+    [GGUF_DIM_1] = "1", [GGUF_DIM_EMBD] = "embedding_length", [GGUF_DIM_FF] = "feed_forward_length",
+    [GGUF_DIM_VOCAB] = "n_vocab", [GGUF_DIM_Q] = "head_count × head_dim",
+    [GGUF_DIM_K] = "head_count_kv × head_dim", [GGUF_DIM_V] = "head_count_kv × value_length",
+    [GGUF_DIM_ROT_HALF] = "rope.dimension_count / 2",
+};
+
+const char *gguf_dim_name(int dim)
+{
+    return dim >= 0 && dim <= GGUF_DIM_ROT_HALF ? dim_names[dim] : "unknown";
+}
+
+bool gguf_arch_tensor_required(const gguf_arch *a, const gguf_arch_tensor *t)
+{
+    switch (t->need) {
+    case GGUF_NEED_REQUIRED:     return true;
+    case GGUF_NEED_OPTIONAL:     return false;
+    case GGUF_NEED_IF_FLAG:      return (a->flags & t->need_flag) != 0;
+    case GGUF_NEED_UNLESS_FLAG:  return (a->flags & t->need_flag) == 0;
+    }
+    return true;
+}
+
+#define BLOCK_PREFIX "blk.%d."
+
+bool gguf_arch_tensor_per_block(const gguf_arch_tensor *t)
+{
+    return strncmp(t->name, BLOCK_PREFIX, strlen(BLOCK_PREFIX)) == 0;
+}
+
+const gguf_arch_tensor *gguf_arch_tensor_of(const gguf_arch *a, int role)
+{
+    for (const gguf_arch_tensor *const *tab = a->tables; *tab; tab++)
+        for (const gguf_arch_tensor *t = *tab; t->name; t++)
+            if (t->role == role)
+                return t;
+    return NULL;
+}
+
+/* "blk.N.REST" with N in canonical decimal (no sign, no leading zero). */
+bool gguf_parse_block_name(const char *name, int64_t *block, const char **rest)
+{
+    if (strncmp(name, "blk.", 4) != 0 || !isdigit((unsigned char)name[4]))
+        return false;
+    const char *p = name + 4;
+    if (p[0] == '0' && isdigit((unsigned char)p[1]))
+        return false;
+    int64_t v = 0;
+    for (int n = 0; isdigit((unsigned char)*p); p++, n++) {
+        if (n == 18)
+            return false;
+        v = v * 10 + (*p - '0');
+    }
+    if (*p != '.')
+        return false;
+    *block = v;
+    *rest = p + 1;
+    return true;
+}
+
+const gguf_arch_tensor *gguf_arch_match(const gguf_arch *a, const char *name, int *block)
+{
+    int64_t b;
+    const char *rest;
+    const bool blk = gguf_parse_block_name(name, &b, &rest);
+    for (const gguf_arch_tensor *const *tab = a->tables; *tab; tab++)
+        for (const gguf_arch_tensor *t = *tab; t->name; t++) {
+            if (gguf_arch_tensor_per_block(t) != blk)
+                continue;
+            if (blk ? strcmp(t->name + strlen(BLOCK_PREFIX), rest) != 0 : strcmp(t->name, name) != 0)
+                continue;
+            if (block)
+                *block = blk ? (b > INT32_MAX ? INT32_MAX : (int)b) : -1;
+            return t;
+        }
+    return NULL;
+}
+
+int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
+{
+    switch (dim) {
+    case GGUF_DIM_1:        return 1;
+    case GGUF_DIM_EMBD:     return hp->v[GGUF_HP_EMBEDDING_LENGTH];
+    case GGUF_DIM_FF:       return hp->v[GGUF_HP_FFN_LENGTH];
+    case GGUF_DIM_VOCAB:    return hp->n_vocab;
+    case GGUF_DIM_Q:        return hp->v[GGUF_HP_HEAD_COUNT] * hp->head_k;
+    case GGUF_DIM_K:        return hp->n_head_kv * hp->head_k;
+    case GGUF_DIM_V:        return hp->n_head_kv * hp->head_v;
+    case GGUF_DIM_ROT_HALF: return hp->n_rot / 2;
+    }
+    return -1;
+}
