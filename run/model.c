@@ -29,6 +29,25 @@
  * its row there (rope layout, which tensors are required).
  */
 
+/* The registry's forward-pass features the forward pass implements; a row
+ * asking for any other is refused by name rather than run wrongly. */
+#define RUN_FEATURES (GGUF_ARCH_QKV_BIAS | GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | \
+                      GGUF_ARCH_ROPE_LLAMA3 | GGUF_ARCH_ROPE_LINEAR)
+#define CONVERT_FACTS (GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM)
+
+static int check_features(const gguf_arch *a, gguf_error *err)
+{
+    const uint32_t missing = a->flags & ~(uint32_t)(RUN_FEATURES | CONVERT_FACTS);
+    if (missing)
+        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
+                               "features 0x%x of %s models", (unsigned)missing, a->name);
+    if (a->activation != GGUF_ACT_SILU || a->embd_scale != 0 || a->norm_offset != 0 ||
+        a->swa_period != 0 || a->routing != GGUF_ROUTING_NONE)
+        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
+                               "activation, scaling or attention pattern of %s models", a->name);
+    return 0;
+}
+
 /* "llama, mistral and qwen2" for the unsupported-architecture message. */
 static const char *arch_names(void)
 {
@@ -369,6 +388,8 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
                               (int)(a.len > 64 ? 64 : a.len), a.ptr, arch_names());
     snprintf(m->arch, sizeof m->arch, "%s", ai->name);
     m->row = ai;
+    if (check_features(ai, err))
+        return -1;
     m->hp.rope_layout = ai->rope == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
     if (load_hparams(&m->hp, f, m->arch, err) || load_vocab_size(m, f, err))
         return -1;
