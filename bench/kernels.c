@@ -81,9 +81,9 @@ int main(int argc, char **argv)
         if (only >= 0 && t != (uint32_t)only)
             continue;
         uint64_t rb;
-        gguf_row_size(t, COLS, &rb);
+        gguf_row_size(t, COLS, &rb, NULL);
         uint8_t *w = malloc(rb * ROWS);
-        gguf_quantize_rows(t, src, w, DISTINCT, COLS, NULL);
+        gguf_quantize_rows(t, src, w, DISTINCT, COLS, NULL, NULL);
         for (int r = DISTINCT; r < ROWS; r++)
             memcpy(w + r * rb, w + (r % DISTINCT) * rb, rb);
         const size_t xb = kern_act_row_size(t, COLS);

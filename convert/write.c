@@ -253,7 +253,7 @@ static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n,
     case GGUF_DT_F16: gguf_f32_to_f16_row(x, out, n); return 0;
     case GGUF_DT_BF16: gguf_f32_to_bf16_row(x, out, n); return 0;
     default:
-        return gguf_quantize_rows(type, x, out, n / t->ne[0], t->ne[0], NULL) ? 0 : -1;
+        return gguf_quantize_rows(type, x, out, n / t->ne[0], t->ne[0], NULL, NULL) ? 0 : -1;
     }
 }
 
@@ -327,7 +327,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
             goto done;
         int64_t elems = chunk_rows(t) * row_len(t);
         uint64_t rowb;
-        gguf_row_size(types[i], t->n_dims == 1 ? elems : t->ne[0], &rowb);
+        gguf_row_size(types[i], t->n_dims == 1 ? elems : t->ne[0], &rowb, NULL);
         size_t a = (size_t)elems * 4, b = (size_t)(rowb * (uint64_t)(t->n_dims == 1 ? 1 : chunk_rows(t)));
         max_f32 = a > max_f32 ? a : max_f32;
         max_enc = b > max_enc ? b : max_enc;
@@ -373,7 +373,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
             int64_t nr = rows - r0 < per ? rows - r0 : per;
             load_rows(m, t, r0, nr, f32);
             uint64_t bytes; /* nr rows of ne[0], or the whole vector */
-            gguf_row_size(types[i], t->n_dims > 1 ? t->ne[0] : nr, &bytes);
+            gguf_row_size(types[i], t->n_dims > 1 ? t->ne[0] : nr, &bytes, NULL);
             if (t->n_dims > 1)
                 bytes *= (uint64_t)nr;
             if (encode(types[i], t, f32, nr * row, enc)) {

@@ -4,6 +4,7 @@
  * The per-format block code is in quants_legacy.c and quants_k.c; this file
  * only dispatches on the type id and handles the plain float types.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include <ggufkit/quants.h>
@@ -50,13 +51,27 @@ const gguf_codec *gguf_codec_get(uint32_t type)
     return type < GGUF_DT_COUNT && codecs[type].quantize ? &codecs[type] : NULL;
 }
 
-size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nrows,
-                          int64_t n_per_row, const float *imatrix)
+/* The codec of type, or NULL with the reason in err. */
+static const gguf_codec *codec_for(uint32_t type, gguf_error *err)
 {
     const gguf_codec *c = gguf_codec_get(type);
+    if (!c)
+        gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "libgguf has no codec for type %s",
+                        gguf_dtype_name(type));
+    return c;
+}
+
+size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nrows,
+                          int64_t n_per_row, const float *imatrix, gguf_error *err)
+{
+    const gguf_codec *c = codec_for(type, err);
     uint64_t row;
-    if (!c || nrows < 0 || gguf_row_size(type, n_per_row, &row))
+    if (!c || gguf_row_size(type, n_per_row, &row, err))
         return 0;
+    if (nrows < 0) {
+        gguf_error_setc(err, GGUF_ERR_ARG, "negative row count %" PRId64, nrows);
+        return 0;
+    }
     uint8_t *out = dst;
     for (int64_t r = 0; r < nrows; r++) {
         const float *x = src + r * n_per_row;
@@ -68,11 +83,11 @@ size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nr
     return (size_t)(row * (uint64_t)nrows);
 }
 
-int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n)
+int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n, gguf_error *err)
 {
-    const gguf_codec *c = gguf_codec_get(type);
+    const gguf_codec *c = codec_for(type, err);
     uint64_t row;
-    if (!c || gguf_row_size(type, n, &row))
+    if (!c || gguf_row_size(type, n, &row, err))
         return -1;
     c->dequantize(src, dst, n);
     return 0;

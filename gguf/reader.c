@@ -385,7 +385,7 @@ static int read_tensor_info(gguf_file *f, cursor *c, gguf_tensor *t)
                               " elements per row, not a multiple of the block size %" PRIu32,
                               tpos, t->name, tt->name, t->ne[0], tt->blck_size);
     uint64_t row;
-    if (gguf_row_size(t->type, t->ne[0], &row))
+    if (gguf_row_size(t->type, t->ne[0], &row, NULL))
         return gguf_error_set(c->err, "offset %" PRIu64 ": tensor '%s' row size overflows", at, t->name);
     uint64_t rows = t->ne[0] ? (uint64_t)(nel / t->ne[0]) : 0;
     if (rows && row > UINT64_MAX / rows)

@@ -6,6 +6,8 @@
  */
 #include <ggufkit/gguf.h>
 
+#include <inttypes.h>
+
 #include <strings.h>
 #include <string.h>
 
@@ -74,14 +76,19 @@ int gguf_dtype_from_name(const char *name)
     return -1;
 }
 
-int gguf_row_size(uint32_t type, int64_t n, uint64_t *out)
+int gguf_row_size(uint32_t type, int64_t n, uint64_t *out, gguf_error *err)
 {
     const gguf_dtype_traits *t = gguf_dtype_get(type);
-    if (!t || !t->valid || n < 0 || n % t->blck_size != 0)
-        return -1;
+    if (!t || !t->valid)
+        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "type id %" PRIu32 " (%s) has no size",
+                               type, gguf_dtype_name(type));
+    if (n < 0 || n % t->blck_size != 0)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "%" PRId64 " elements are not whole %s blocks "
+                               "of %" PRIu32, n, t->name, t->blck_size);
     uint64_t blocks = (uint64_t)n / t->blck_size;
     if (blocks > UINT64_MAX / t->type_size)
-        return -1;
+        return gguf_error_setc(err, GGUF_ERR_LIMIT, "%" PRId64 " elements of %s: size overflows",
+                               n, t->name);
     *out = blocks * t->type_size;
     return 0;
 }

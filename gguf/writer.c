@@ -382,7 +382,7 @@ int64_t gguf_writer_add_tensor(gguf_writer *w, const char *name, uint32_t type, 
         }
     }
     uint64_t row;
-    if (gguf_row_size(type, t.ne[0], &row))
+    if (gguf_row_size(type, t.ne[0], &row, NULL))
         return gguf_error_setc(err, GGUF_ERR_ARG, "tensor '%s': type %s cannot hold rows of %" PRId64 " elements",
                               name, gguf_dtype_name(type), t.ne[0]);
     if (rows && row > UINT64_MAX / (uint64_t)rows)

@@ -465,7 +465,7 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
             p->n_imatrix += w != NULL;
         }
         uint64_t row;
-        if (gguf_row_size(it->type, t->ne[0], &row))
+        if (gguf_row_size(it->type, t->ne[0], &row, NULL))
             return gguf_error_set(err, "tensor '%s': internal error: no row size", t->name);
         it->nbytes = row * (uint64_t)(t->ne[0] ? t->n_elements / t->ne[0] : 0);
         p->size_in += t->nbytes;
@@ -624,8 +624,8 @@ static int convert_tensor(const plan_item *it, buffers *b, int threads, bad_valu
         return -1;
     int64_t n0 = t->ne[0], rows_per_slice = t->ne[1], slices = t->ne[2] * t->ne[3];
     uint64_t row, src_row;
-    gguf_row_size(it->type, n0, &row);
-    gguf_row_size(t->type, n0, &src_row);
+    gguf_row_size(it->type, n0, &row, NULL);
+    gguf_row_size(t->type, n0, &src_row, NULL);
     int64_t chunk = n0 >= 16384 ? 1 : (16384 + n0 - 1) / n0;
     int failed = 0;
     bad->row = -1;
@@ -650,7 +650,7 @@ static int convert_tensor(const plan_item *it, buffers *b, int threads, bad_valu
                     if (!tmp)
                         continue; /* out of memory, reported below */
                     for (int64_t r = 0; r < nr; r++)
-                        gguf_dequantize_row(t->type, xs + (uint64_t)r * src_row, tmp + r * n0, n0);
+                        gguf_dequantize_row(t->type, xs + (uint64_t)r * src_row, tmp + r * n0, n0, NULL);
                     f = tmp;
                 }
                 /* llama.cpp quantizes NaN rows into finite garbage; refused here */
@@ -662,7 +662,7 @@ static int convert_tensor(const plan_item *it, buffers *b, int threads, bad_valu
                         *bad = (bad_value){ r, at % n0, f[at] };
                     continue;
                 }
-                gguf_quantize_rows(it->type, f, y + (uint64_t)r0 * row, nr, n0, w);
+                gguf_quantize_rows(it->type, f, y + (uint64_t)r0 * row, nr, n0, w, NULL);
             }
         }
         free(tmp);

@@ -193,7 +193,7 @@ uint32_t policy_fallback(uint32_t type, int64_t ne0)
         if (fallbacks[i].from == type)
             to = fallbacks[i].to;
     uint64_t row;
-    return gguf_row_size(to, ne0, &row) == 0 ? to : GGUF_DT_F16;
+    return gguf_row_size(to, ne0, &row, NULL) == 0 ? to : GGUF_DT_F16;
 }
 
 /* The mix: class rules (and the output/embedding special cases). */
@@ -206,7 +206,7 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
     if (is_output) {
         if (o->output_type >= 0)
             return (uint32_t)o->output_type;
-        if (m->falcon || gguf_row_size(t, ne0, &row) != 0)
+        if (m->falcon || gguf_row_size(t, ne0, &row, NULL) != 0)
             return GGUF_DT_Q8_0;
         return t == GGUF_DT_Q8_0 ? t : GGUF_DT_Q6_K;
     }
@@ -236,7 +236,7 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
 static uint32_t fit_rows(uint32_t t, int64_t ne0, policy_state *st, char *why, size_t why_size)
 {
     uint64_t row;
-    if (gguf_row_size(t, ne0, &row) == 0)
+    if (gguf_row_size(t, ne0, &row, NULL) == 0)
         return t;
     uint32_t fb = policy_fallback(t, ne0);
     if (why)

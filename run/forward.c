@@ -520,7 +520,7 @@ static void forward_batch(run_state *s, const run_model *m, const int32_t *token
     for (int b = 0; b < nb; b++) {
         const uint8_t *row = (const uint8_t *)m->tok_embd.data +
                              (size_t)tokens[b] * m->tok_embd.row_bytes;
-        gguf_dequantize_row(m->tok_embd.type, row, s->x + (size_t)b * d, d);
+        gguf_dequantize_row(m->tok_embd.type, row, s->x + (size_t)b * d, d, NULL);
     }
     for (int il = 0; il < m->hp.n_layer; il++)
         forward_layer(s, m, il, nb, pos);

@@ -221,7 +221,7 @@ static int load_matrix(run_matrix *w, const gguf_file *f, const char *fmt, int l
         return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot multiply", t->name,
                               gguf_dtype_name(t->type));
     uint64_t rb;
-    if (gguf_row_size(t->type, cols, &rb))
+    if (gguf_row_size(t->type, cols, &rb, NULL))
         return gguf_error_set(err, "tensor %s: rows of %lld elements do not fit %s blocks", t->name,
                               (long long)cols, gguf_dtype_name(t->type));
     if ((uintptr_t)t->data % 4)
@@ -246,7 +246,7 @@ static int load_vector(float **out, const gguf_file *f, const char *fmt, int lay
         return gguf_error_set(err, "out of memory");
     if (t->type == GGUF_DT_F32) {
         memcpy(v, t->data, (size_t)n * sizeof *v);
-    } else if (gguf_dequantize_row(t->type, t->data, v, n)) {
+    } else if (gguf_dequantize_row(t->type, t->data, v, n, NULL)) {
         free(v);
         return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot decode", t->name,
                               gguf_dtype_name(t->type));
@@ -368,7 +368,7 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
         return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot decode", t->name,
                               gguf_dtype_name(t->type));
     uint64_t rb;
-    if (gguf_row_size(t->type, m->hp.n_embd, &rb))
+    if (gguf_row_size(t->type, m->hp.n_embd, &rb, NULL))
         return gguf_error_set(err, "tensor %s: rows of %d elements do not fit %s blocks", t->name,
                               m->hp.n_embd, gguf_dtype_name(t->type));
     m->tok_embd = (run_matrix){ t->data, t->type, m->hp.n_vocab, m->hp.n_embd, (size_t)rb, NULL };

@@ -140,10 +140,11 @@ GGUF_API const char *gguf_dtype_name(uint32_t type);
  * the id, or -1 when no valid type has that name. */
 GGUF_API int gguf_dtype_from_name(const char *name);
 
-/* Bytes of one row of n elements of `type`, into *out. Returns 0, or -1 when
- * the type is invalid, n is not a multiple of the block size, or the size
- * overflows. */
-GGUF_API int gguf_row_size(uint32_t type, int64_t n, uint64_t *out);
+/* Bytes of one row of n elements of `type`, into *out. Returns 0, or -1
+ * with err (may be NULL) when the type is invalid (GGUF_ERR_UNSUPPORTED), n
+ * is not a multiple of the block size (GGUF_ERR_ARG), or the size
+ * overflows (GGUF_ERR_LIMIT). */
+GGUF_API int gguf_row_size(uint32_t type, int64_t n, uint64_t *out, gguf_error *err);
 
 /* GGUF metadata value types (the 13 of the spec). */
 enum gguf_vtype {

@@ -156,14 +156,16 @@ GGUF_API const gguf_codec *gguf_codec_get(uint32_t type);
 
 /* Quantizes nrows rows of n_per_row floats as ggml_quantize_chunk does:
  * with imatrix (n_per_row weights) the weighted quantizer where the type has
- * one, otherwise the reference one. Returns the bytes written, 0 when the
- * type has no codec or n_per_row is not a block multiple. */
+ * one, otherwise the reference one. Returns the bytes written, or 0 with
+ * err (may be NULL) when the type has no codec (GGUF_ERR_UNSUPPORTED) or
+ * n_per_row is not a block multiple (GGUF_ERR_ARG). */
 GGUF_API size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nrows,
-                          int64_t n_per_row, const float *imatrix);
+                                   int64_t n_per_row, const float *imatrix, gguf_error *err);
 
-/* Dequantizes n elements. Returns 0, or -1 when the type has no codec or n
- * is not a block multiple. */
-GGUF_API int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n);
+/* Dequantizes n elements. Returns 0, or -1 with err (may be NULL) when the
+ * type has no codec or n is not a block multiple. */
+GGUF_API int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n,
+                                 gguf_error *err);
 
 /* Tests and benchmarks: run the scale searches one block at a time even
  * where eight-lane vector code is available (same bytes, slower). Not

@@ -87,7 +87,7 @@ static void fill(float *x, int64_t n, uint64_t seed)
 static size_t wrow_bytes(uint32_t t, int64_t n)
 {
     uint64_t b = 0;
-    ck_assert_int_eq(gguf_row_size(t, n, &b), 0);
+    ck_assert_int_eq(gguf_row_size(t, n, &b, NULL), 0);
     return (size_t)b;
 }
 
@@ -122,7 +122,7 @@ static void product_init(product *p, uint32_t t, int rows, int cols, int nb, uin
 
 static void product_quantize(product *p)
 {
-    ck_assert_uint_eq(gguf_quantize_rows(p->t, p->wf, p->w, p->rows, p->cols, NULL),
+    ck_assert_uint_eq(gguf_quantize_rows(p->t, p->wf, p->w, p->rows, p->cols, NULL, NULL),
                       p->rb * (size_t)p->rows);
     for (int b = 0; b < p->nb; b++)
         kern_quantize_act(p->t, p->xf + (size_t)b * (size_t)p->cols, p->xq + (size_t)b * p->xb, p->cols);
@@ -175,7 +175,7 @@ static void row_mins(uint32_t t, const void *w, int64_t n, float *mins)
             break;
         }
     }
-    ck_assert_int_eq(gguf_dequantize_row(t, z, mins, n), 0);
+    ck_assert_int_eq(gguf_dequantize_row(t, z, mins, n, NULL), 0);
     free(z);
 }
 
@@ -228,8 +228,8 @@ static void case_make(case_row *c, uint32_t t, int64_t n, uint64_t seed)
     c->xq = malloc(kern_act_row_size(t, n));
     fill(wf, n, seed);
     fill(xf, n, seed + 1000);
-    ck_assert_uint_eq(gguf_quantize_rows(t, wf, c->w, 1, n, NULL), wrow_bytes(t, n));
-    ck_assert_int_eq(gguf_dequantize_row(t, c->w, wd, n), 0);
+    ck_assert_uint_eq(gguf_quantize_rows(t, wf, c->w, 1, n, NULL, NULL), wrow_bytes(t, n));
+    ck_assert_int_eq(gguf_dequantize_row(t, c->w, wd, n, NULL), 0);
     row_mins(t, c->w, n, mins);
     kern_quantize_act(t, xf, c->xq, n);
     act_values((uint32_t)kern_dot_type(t), c->xq, n, xv);
@@ -446,7 +446,7 @@ START_TEST(test_act_bytes_are_libgguf)
         }
         const size_t bytes = wrow_bytes(dt, N);
         kern_quantize_act(t, x, got, N);
-        ck_assert_uint_eq(gguf_quantize_rows(dt, x, want, 1, N, NULL), bytes);
+        ck_assert_uint_eq(gguf_quantize_rows(dt, x, want, 1, N, NULL, NULL), bytes);
         ck_assert_mem_eq(got, want, bytes);
         if (t != GGUF_DT_Q6_K) {
             ck_assert_uint_eq(kern_act_row_size(t, N), bytes);
@@ -524,7 +524,7 @@ START_TEST(test_matmul_equals_vec_dot)
     float *y = malloc(sizeof(float) * 17 * ROWS);
     fill(wf, ROWS * COLS, 5);
     fill(xf, 17 * COLS, 6);
-    ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL), rb * ROWS);
+    ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL, NULL), rb * ROWS);
     for (int b = 0; b < 17; b++)
         kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
     kern_force_isa(isa);

@@ -76,7 +76,7 @@ START_TEST(test_vectors_quantize_exact)
     for (uint32_t r = 0; r < q.n_rows; r++) {
         memset(out, 0xAA, q.row_bytes);
         size_t n = gguf_quantize_rows(q.type, q.input + (size_t)r * q.n_per_row, out, 1,
-                                      q.n_per_row, NULL);
+                                      q.n_per_row, NULL, NULL);
         ck_assert_uint_eq(n, q.row_bytes);
         const uint8_t *want = q.quant + (size_t)r * q.row_bytes;
         if (memcmp(out, want, q.row_bytes) != 0) {
@@ -108,7 +108,7 @@ START_TEST(test_vectors_dequantize_exact)
     int bad_rows = 0, first_bad = -1;
     for (uint32_t r = 0; r < q.n_rows; r++) {
         ck_assert_int_eq(gguf_dequantize_row(q.type, q.quant + (size_t)r * q.row_bytes, out,
-                                             q.n_per_row), 0);
+                                             q.n_per_row, NULL), 0);
         if (memcmp(out, q.deq + (size_t)r * q.n_per_row, (size_t)q.n_per_row * 4) != 0) {
             bad_rows++;
             if (first_bad < 0)
@@ -139,8 +139,8 @@ START_TEST(test_round_trip_error)
     for (int i = 0; i < N; i++)
         x[i] = 0.1f + 2 * cosf((float)i + 0.0f);
     for (size_t t = 0; t < sizeof limits / sizeof *limits; t++) {
-        ck_assert_uint_gt(gguf_quantize_rows(limits[t].type, x, q, 1, N, NULL), 0);
-        ck_assert_int_eq(gguf_dequantize_row(limits[t].type, q, y, N), 0);
+        ck_assert_uint_gt(gguf_quantize_rows(limits[t].type, x, q, 1, N, NULL, NULL), 0);
+        ck_assert_int_eq(gguf_dequantize_row(limits[t].type, q, y, N, NULL), 0);
         double sum = 0;
         for (int i = 0; i < N; i++)
             sum += ((double)x[i] - y[i]) * ((double)x[i] - y[i]);
@@ -167,8 +167,8 @@ START_TEST(test_weighted_paths)
     }
     for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
         ck_assert_ptr_nonnull(gguf_codec_get(types[t])->quantize_weighted);
-        ck_assert_uint_gt(gguf_quantize_rows(types[t], x, q, 1, N, w), 0);
-        ck_assert_int_eq(gguf_dequantize_row(types[t], q, y, N), 0);
+        ck_assert_uint_gt(gguf_quantize_rows(types[t], x, q, 1, N, w, NULL), 0);
+        ck_assert_int_eq(gguf_dequantize_row(types[t], q, y, N, NULL), 0);
         double err = 0, mag = 0;
         for (int i = 0; i < N; i++) {
             ck_assert(isfinite(y[i]));
@@ -206,9 +206,9 @@ START_TEST(test_lanes_match_scalar)
     for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
         for (int weighted = 0; weighted < 2; weighted++) {
             gguf_quants_force_scalar(false);
-            size_t n = gguf_quantize_rows(types[t], x, a, ROWS, N, weighted ? w : NULL);
+            size_t n = gguf_quantize_rows(types[t], x, a, ROWS, N, weighted ? w : NULL, NULL);
             gguf_quants_force_scalar(true);
-            ck_assert_uint_eq(gguf_quantize_rows(types[t], x, b, ROWS, N, weighted ? w : NULL), n);
+            ck_assert_uint_eq(gguf_quantize_rows(types[t], x, b, ROWS, N, weighted ? w : NULL, NULL), n);
             gguf_quants_force_scalar(false);
             ck_assert_msg(memcmp(a, b, n) == 0, "%s%s: lanes and scalar differ",
                           gguf_dtype_name(types[t]), weighted ? " weighted" : "");
@@ -221,9 +221,9 @@ START_TEST(test_bad_arguments)
 {
     float x[33] = { 0 };
     uint8_t q[64];
-    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_Q8_0, x, q, 1, 33, NULL), 0);
-    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ2_XXS, x, q, 1, 256, NULL), 0);
-    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_Q4_K, q, x, 32), -1);
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_Q8_0, x, q, 1, 33, NULL, NULL), 0);
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ2_XXS, x, q, 1, 256, NULL, NULL), 0);
+    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_Q4_K, q, x, 32, NULL), -1);
     ck_assert_ptr_null(gguf_codec_get(4));
     ck_assert_ptr_null(gguf_codec_get(1000));
 }

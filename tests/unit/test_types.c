@@ -70,14 +70,14 @@ END_TEST
 START_TEST(test_row_size)
 {
     uint64_t n;
-    ck_assert_int_eq(gguf_row_size(GGUF_DT_Q4_K, 512, &n), 0);
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_Q4_K, 512, &n, NULL), 0);
     ck_assert_uint_eq(n, 288);
-    ck_assert_int_eq(gguf_row_size(GGUF_DT_F32, 7, &n), 0);
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_F32, 7, &n, NULL), 0);
     ck_assert_uint_eq(n, 28);
-    ck_assert_int_eq(gguf_row_size(GGUF_DT_Q8_0, 33, &n), -1);  /* not a block multiple */
-    ck_assert_int_eq(gguf_row_size(4, 32, &n), -1);            /* removed */
-    ck_assert_int_eq(gguf_row_size(GGUF_DT_F64, INT64_MAX, &n), -1); /* overflows */
-    ck_assert_int_eq(gguf_row_size(GGUF_DT_F32, -1, &n), -1);
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_Q8_0, 33, &n, NULL), -1);  /* not a block multiple */
+    ck_assert_int_eq(gguf_row_size(4, 32, &n, NULL), -1);            /* removed */
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_F64, INT64_MAX, &n, NULL), -1); /* overflows */
+    ck_assert_int_eq(gguf_row_size(GGUF_DT_F32, -1, &n, NULL), -1);
 }
 END_TEST
 
@@ -111,7 +111,7 @@ START_TEST(test_sizes_match_vectors)
         ck_assert_uint_eq(h[0], 0x43455651u);
         ck_assert_int_eq(gguf_dtype_from_name(names[i]), (int)h[2]);
         uint64_t row;
-        ck_assert_int_eq(gguf_row_size(h[2], h[4], &row), 0);
+        ck_assert_int_eq(gguf_row_size(h[2], h[4], &row, NULL), 0);
         ck_assert_uint_eq(row, h[5]);
     }
 }
