@@ -1002,17 +1002,6 @@ KEY_GETTER(gguf_get_f32, float, GGUF_VT_F32, gguf_kv_f32)
 KEY_GETTER(gguf_get_bool, bool, GGUF_VT_BOOL, gguf_kv_bool)
 KEY_GETTER(gguf_get_str, gguf_str, GGUF_VT_STR, gguf_kv_str)
 
-void gguf_tensor_release(const gguf_tensor *t)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    if (!t || t->nbytes == 0 || page <= 0)
-        return;
-    uintptr_t start = (uintptr_t)t->data & ~(uintptr_t)(page - 1);
-    uintptr_t end = ((uintptr_t)t->data + t->nbytes + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
-    /* the mapping is read-only and private: dropped pages read back the file */
-    madvise((void *)start, end - start, MADV_DONTNEED);
-}
-
 void gguf_release_range(const gguf_file *f, const void *p, uint64_t n)
 {
     long page = sysconf(_SC_PAGESIZE);

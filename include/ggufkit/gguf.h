@@ -270,15 +270,6 @@ GGUF_API uint64_t gguf_n_tensors(const gguf_file *f);
 GGUF_API const gguf_tensor *gguf_tensor_at(const gguf_file *f, uint64_t i);
 GGUF_API const gguf_tensor *gguf_lookup_tensor(const gguf_file *f, const char *name);
 
-/* Says t's data will not be read again soon: its pages leave the process's
- * resident memory (a later read maps them in again from the file). Lets a
- * tool that streams through a model keep its footprint to a few tensors.
- * Neighbouring bytes sharing a page are dropped too, which is harmless.
- * Only for a tensor of a file opened with gguf_open(): the tensors of a
- * gguf_open_memory() image live in the caller's memory, where dropping pages
- * zeroes them. gguf_release_range() checks this itself; prefer it. */
-GGUF_API void gguf_tensor_release(const gguf_tensor *t);
-
 /* Says the bytes [p, p + n) of f will not be read again soon: the pages they
  * lie on leave the process's resident memory (a later read maps them in
  * again from the file). For streaming through a tensor, a data section or a
