@@ -138,7 +138,21 @@ typedef struct checker {
     int64_t          n_blocks;   /* block_count, -1 when unknown */
     int64_t          n_tokens;   /* tokenizer.ggml.tokens, -1 without */
     char             vocab_src[96]; /* "the vocabulary has N tokens", ... */
+    gguf_model_problem_fn *report; /* gguf_model_check: every tensor problem */
+    void            *report_ctx;
+    int              n_problems;
 } checker;
+
+/* A tensor problem just set in c->err: with a report function it is
+ * reported and the check goes on (0); otherwise the check stops (-1). */
+static int tensor_problem(checker *c)
+{
+    if (!c->report)
+        return -1;
+    c->report(c->report_ctx, c->err);
+    c->n_problems++;
+    return 0;
+}
 
 static bool find(const checker *c, const char *key, mc_kv *out)
 {
@@ -739,9 +753,11 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
         if (gguf_parse_block_name(t.name, &b, &rest)) {
             if (c->n_blocks >= 0 && b >= c->n_blocks) {
                 char key[128];
-                return gguf_error_set(c->err, "tensor %s: block %" PRId64 " is beyond %s = %"
-                                      PRId64, t.name, b, akey(c, GGUF_KEY_BLOCK_COUNT, key),
-                                      c->n_blocks);
+                gguf_error_set(c->err, "tensor %s: block %" PRId64 " is beyond %s = %" PRId64,
+                               t.name, b, akey(c, GGUF_KEY_BLOCK_COUNT, key), c->n_blocks);
+                if (tensor_problem(c))
+                    return -1;
+                continue;
             }
             for (size_t r = 0; l && r < l->n_blk && !known; r++)
                 if (!strcmp(l->blk[r]->name + strlen(BLOCK_PREFIX), rest)) {
@@ -755,8 +771,11 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
                     known = true;
                 }
         }
-        if (l && !known)
-            return gguf_error_set(c->err, "tensor %s is not a %s tensor", t.name, c->arch);
+        if (l && !known) {
+            gguf_error_set(c->err, "tensor %s is not a %s tensor", t.name, c->arch);
+            if (tensor_problem(c))
+                return -1;
+        }
         if (!strcmp(t.name, GGUF_T_TOKEN_EMBD))
             *embd = t;
     }
@@ -796,17 +815,19 @@ static int check_tensors(checker *c)
     /* token_embd's rows are the vocabulary (every architecture) */
     if (embd.name && c->n_tokens >= 0 && embd.ne[1] != c->n_tokens) {
         rows_error(c, embd.name, embd.ne[1]);
-        goto done;
+        if (tensor_problem(c))
+            goto done;
     }
     if (tables) {
         if (vocab_size(c, embd.name ? embd.ne[1] : -1))
             goto done;
         for (size_t r = 0; r < l.n_glob; r++)
-            if (check_rule(c, l.glob[r], slots[r], 0))
+            if (check_rule(c, l.glob[r], slots[r], 0) && tensor_problem(c))
                 goto done;
         for (int64_t b = 0; b < c->n_blocks; b++)
             for (size_t r = 0; r < l.n_blk; r++)
-                if (check_rule(c, l.blk[r], slots[l.n_glob + (uint64_t)b * l.n_blk + r], (int)b))
+                if (check_rule(c, l.blk[r], slots[l.n_glob + (uint64_t)b * l.n_blk + r], (int)b) &&
+                    tensor_problem(c))
                     goto done;
     }
     rc = 0;
@@ -819,32 +840,48 @@ done:
  * Entry points
  */
 
-static int validate(const mc_view *v, gguf_error *err)
+/* The rules in order. Without a report function: 0, or -1 at the first
+ * problem. With one: the number of problems (each reported), a problem
+ * before the tensors ending the check; -1 only when out of memory. */
+static int validate(const mc_view *v, gguf_error *err, gguf_model_problem_fn *report, void *ctx)
 {
-    checker c = { .v = v, .err = err, .n_blocks = -1, .n_tokens = -1, .hp.n_vocab = -1 };
-    if (check_identity(&c))
-        return -1;
-    if (c.row) {
-        if (check_hparams(&c))
-            return -1;
-    } else {
+    checker c = { .v = v, .err = err, .n_blocks = -1, .n_tokens = -1, .hp.n_vocab = -1,
+                  .report = report, .report_ctx = ctx };
+    int rc = check_identity(&c);
+    if (!rc && c.row)
+        rc = check_hparams(&c);
+    else if (!rc)
         generic_block_count(&c);
-    }
-    if (check_vocab(&c) || check_tensors(&c))
+    rc = rc ? rc : check_vocab(&c);
+    rc = rc ? rc : check_tensors(&c);
+    if (!report)
+        return rc;
+    if (rc && err->code == GGUF_ERR_NOMEM)
         return -1;
-    return 0;
+    if (rc) {
+        report(ctx, err);
+        c.n_problems++;
+    }
+    return c.n_problems;
 }
 
 int gguf_model_validate(const gguf_file *f, gguf_error *err)
 {
     const mc_view v = { f, file_find, file_tensor, gguf_n_tensors(f) };
-    return validate(&v, err);
+    return validate(&v, err, NULL, NULL);
+}
+
+int gguf_model_check(const gguf_file *f, gguf_model_problem_fn *fn, void *ctx, gguf_error *err)
+{
+    const mc_view v = { f, file_find, file_tensor, gguf_n_tensors(f) };
+    gguf_error local = { 0 };
+    return validate(&v, err ? err : &local, fn, ctx);
 }
 
 int gguf_model_validate_writer(const gguf_writer *w, gguf_error *err)
 {
     const mc_view v = { w, writer_find, writer_tensor, gguf_writer_n_tensors(w) };
-    return validate(&v, err);
+    return validate(&v, err, NULL, NULL);
 }
 
 int gguf_hparams_read(const gguf_file *f, gguf_hparams *hp, gguf_error *err)

@@ -149,6 +149,40 @@ static void result(emit *e, int problems)
     emit_map_end(e);
 }
 
+/* The model problems gguf_model_check reports: the first MAX_LISTED
+ * messages, and how many there were. */
+#define MAX_LISTED 50
+typedef struct model_problems {
+    int  n;
+    char msg[MAX_LISTED][GGUF_ERROR_MAX];
+} model_problems;
+
+static void collect(void *ctx, const gguf_error *problem)
+{
+    model_problems *p = ctx;
+    if (p->n < MAX_LISTED)
+        snprintf(p->msg[p->n], sizeof p->msg[p->n], "%s", problem->msg);
+    p->n++;
+}
+
+/* Every model problem (the model line shows the first). */
+static void list_model_problems(emit *e, const model_problems *p)
+{
+    static const emit_column cols[] = { { "problem", "MODEL PROBLEMS", 0 } };
+    emit_table_begin(e, "model_problems", NULL, cols, 1, 0);
+    for (int i = 0; i < p->n && i < MAX_LISTED; i++) {
+        emit_value row[] = { ev_str(p->msg[i]) };
+        emit_row(e, row);
+    }
+    if (p->n > MAX_LISTED) {
+        char more[64];
+        snprintf(more, sizeof more, "... and %d more", p->n - MAX_LISTED);
+        emit_value row[] = { ev_str(more) };
+        emit_row(e, row);
+    }
+    emit_table_end(e);
+}
+
 int check_write(emit *e, const char *path, const gguf_file *f, const char *open_error)
 {
     emit_map_begin(e, NULL, NULL, 0);
@@ -161,9 +195,13 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
     }
     /* the model against itself (hyper-parameters, shapes, vocabulary):
      * the rules every tool applies, gguf/modelcheck.h */
-    gguf_error merr;
-    bool model_ok = gguf_model_validate(f, &merr) == 0;
-    emit_field(e, "model", NULL, ev_str(model_ok ? "ok" : merr.msg));
+    gguf_error merr = { 0 };
+    static model_problems mp;
+    mp.n = 0;
+    int n_model = gguf_model_check(f, collect, &mp, &merr);
+    if (n_model < 0) /* out of memory: the message says so */
+        snprintf(mp.msg[0], sizeof mp.msg[0], "%s", merr.msg), n_model = 1, mp.n = 1;
+    emit_field(e, "model", NULL, ev_str(n_model == 0 ? "ok" : mp.msg[0]));
     uint64_t n_float = 0, bytes = 0;
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
@@ -175,7 +213,9 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
     emit_field(e, "bytes_scanned", "bytes scanned", ev_unit(ev_uint(bytes), EU_BYTES));
     emit_map_end(e);
 
-    int problems = scan_all(e, f) + !model_ok;
+    if (n_model > 1)
+        list_model_problems(e, &mp);
+    int problems = scan_all(e, f) + n_model;
     result(e, problems);
     return problems;
 }

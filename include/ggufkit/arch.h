@@ -343,6 +343,18 @@ GGUF_API int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim);
  * tensor and the rule it breaks (the first problem found) in err. */
 GGUF_API int gguf_model_validate(const gguf_file *f, gguf_error *err);
 
+/* Called by gguf_model_check once per problem, in the order found. */
+typedef void gguf_model_problem_fn(void *ctx, const gguf_error *problem);
+
+/* The same rules, reporting every problem through fn instead of stopping
+ * at the first: every unexpected tensor name, block beyond block_count,
+ * missing tensor and wrong shape. A problem with the identity keys, the
+ * hyper-parameters or the vocabulary still ends the check (the rules after
+ * it depend on them), after being reported. Returns the number of problems
+ * (0: the model is valid), or -1 with err (may be NULL) when out of memory. */
+GGUF_API int gguf_model_check(const gguf_file *f, gguf_model_problem_fn *fn, void *ctx,
+                              gguf_error *err);
+
 /* The same rules over a model not yet written: the keys set and tensors
  * declared on w so far (call it after the last gguf_writer_add_tensor and
  * before gguf_writer_begin). Returns 0, or -1 with the message in err. */

@@ -623,3 +623,20 @@ if need_jq "--arches --json: one table of architectures, keys and tensors per ar
         fail "--arches --json: one table of architectures, keys and tensors per architecture" "$got"
 fi
 usage_error "$INSPECT" "--arches takes no FILE" "--arches takes no FILE (got 'x.gguf')" --arches x.gguf
+
+# --check lists every model problem, not just the first: two tensor names
+# patched in a generated model give two unknown tensors and two missing ones
+"$BUILD/tests/tools/mkmodel" "$TMP/two-bad.gguf" --dim 64 --layers 2 --ffn 96 --heads 4 --kv-heads 2 --vocab 300 >/dev/null
+for pair in "blk.1.ffn_up.weight:blk.1.ffn_uq.weight" "blk.0.attn_k.weight:blk.0.attn_j.weight"; do
+    at=$(grep -obaF "${pair%%:*}" "$TMP/two-bad.gguf" | head -1 | cut -d: -f1)
+    printf '%s' "${pair##*:}" | dd of="$TMP/two-bad.gguf" bs=1 seek="$at" conv=notrunc status=none
+done
+out=$("$INSPECT" --check "$TMP/two-bad.gguf"); rc=$?
+if [ $rc -eq 1 ] && grep -q '^model: *tensor blk.0.attn_j.weight is not a llama tensor$' <<<"$out" &&
+   grep -q '^tensor blk.1.ffn_uq.weight is not a llama tensor$' <<<"$out" &&
+   grep -q '^missing tensor blk.0.attn_k.weight$' <<<"$out" &&
+   grep -q '^missing tensor blk.1.ffn_up.weight$' <<<"$out" && grep -Eq '^problems: +4$' <<<"$out"; then
+    pass "--check lists every model problem (2 unknown, 2 missing tensors)"
+else
+    fail "--check lists every model problem (2 unknown, 2 missing tensors)" "rc=$rc $(head -c 600 <<<"$out")"
+fi

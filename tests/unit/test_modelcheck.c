@@ -800,6 +800,62 @@ START_TEST(test_writer_accessors)
 }
 END_TEST
 
+/* gguf_model_check: every tensor problem, in order; a hyper-parameter
+ * problem ends the check after being reported. */
+typedef struct collected {
+    int  n;
+    char msg[8][GGUF_ERROR_MAX];
+} collected;
+
+static void collect(void *ctx, const gguf_error *p)
+{
+    collected *c = ctx;
+    if (c->n < 8)
+        snprintf(c->msg[c->n], sizeof c->msg[c->n], "%s", p->msg);
+    c->n++;
+}
+
+static int check_all(const spec *s, collected *c)
+{
+    gguf_writer *w = build(s);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/modelcheck-all-%ld.gguf", test_tmpdir(), (long)getpid());
+    write_out(w, path);
+    gguf_writer_free(w);
+    gguf_error err = { 0 };
+    gguf_file *f = gguf_open(path, GGUF_OPEN_NO_SPLIT, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    memset(c, 0, sizeof *c);
+    int n = gguf_model_check(f, collect, c, &err);
+    gguf_close(f);
+    unlink(path);
+    return n;
+}
+
+START_TEST(test_check_reports_all)
+{
+    collected c;
+    const spec ok = { .arch = "llama" };
+    ck_assert_int_eq(check_all(&ok, &c), 0);
+    ck_assert_int_eq(c.n, 0);
+    /* three tensor problems: an unknown name, a missing tensor, a wrong shape */
+    const spec three = { .arch = "llama", .skip = "blk.1.ffn_up.weight",
+                         .reshape = "blk.0.attn_norm.weight", .re0 = 32,
+                         .extra = "blk.0.attn_qkv.weight", .ex0 = 64, .ex1 = 192 };
+    ck_assert_int_eq(check_all(&three, &c), 3);
+    ck_assert_int_eq(c.n, 3);
+    ck_assert_str_eq(c.msg[0], "tensor blk.0.attn_qkv.weight is not a llama tensor");
+    ck_assert_str_eq(c.msg[1], "tensor blk.0.attn_norm.weight has shape [32], expected [64] "
+                               "(embedding_length)");
+    ck_assert_str_eq(c.msg[2], "missing tensor blk.1.ffn_up.weight");
+    /* a hyper-parameter problem stops the check: one problem */
+    const spec hp = { .arch = "llama", .skip = "blk.1.ffn_up.weight",
+                      .edits = { KX("llama.context_length") } };
+    ck_assert_int_eq(check_all(&hp, &c), 1);
+    ck_assert_str_eq(c.msg[0], "missing key llama.context_length");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("modelcheck");
@@ -827,6 +883,7 @@ int main(void)
     tcase_add_test(tc, test_vocab_merges);
     tcase_add_test(tc, test_undescribed_files);
     tcase_add_test(tc, test_writer_accessors);
+    tcase_add_test(tc, test_check_reports_all);
     suite_add_tcase(s, tc);
     return run_suite(s, skipped);
 }
