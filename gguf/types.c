@@ -54,6 +54,9 @@ static const gguf_dtype_traits type_table[GGUF_DT_COUNT] = {
     REMOVED(36, "iq4_nl_4_4 (removed)"),
     REMOVED(37, "iq4_nl_4_8 (removed)"),
     REMOVED(38, "iq4_nl_8_8 (removed)"),
+    T(GGUF_DT_MXFP4, "mxfp4", 32, 17, false),
+    T(GGUF_DT_NVFP4, "nvfp4", 64, 36, false),
+    T(GGUF_DT_Q1_0, "q1_0", 128, 18, false),
 };
 
 const gguf_dtype_traits *gguf_dtype_get(uint32_t type)

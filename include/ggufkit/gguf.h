@@ -100,7 +100,7 @@ GGUF_API const char *gguf_error_preview(const char *s, size_t len, char buf[48])
 GGUF_API void gguf_error_prefix(gguf_error *err, const char *fmt, ...) GGUF_PRINTF(2, 3);
 
 /* ---------------------------------------------------------------------------
- * the table of ggml tensor types (ids 0..38) and GGUF value types.
+ * the table of ggml tensor types (ids 0..41, as ggml e21cdc11) and GGUF value types.
  *
  * Every size computation in ggufkit goes through this table. Ids that ggml
  * removed (4, 5, 31..33, 36..38) are present but marked invalid, so a file
@@ -117,8 +117,9 @@ enum gguf_dtype {
     GGUF_DT_IQ4_NL = 20, GGUF_DT_IQ3_S = 21, GGUF_DT_IQ2_S = 22,
     GGUF_DT_IQ4_XS = 23, GGUF_DT_I8 = 24, GGUF_DT_I16 = 25, GGUF_DT_I32 = 26,
     GGUF_DT_I64 = 27, GGUF_DT_F64 = 28, GGUF_DT_IQ1_M = 29, GGUF_DT_BF16 = 30,
-    GGUF_DT_TQ1_0 = 34, GGUF_DT_TQ2_0 = 35,
-    GGUF_DT_COUNT = 39 /* one past the largest id ggml knows */
+    GGUF_DT_TQ1_0 = 34, GGUF_DT_TQ2_0 = 35, GGUF_DT_MXFP4 = 39, GGUF_DT_NVFP4 = 40,
+    GGUF_DT_Q1_0 = 41,
+    GGUF_DT_COUNT = 42 /* one past the largest id ggml knows (e21cdc11) */
 };
 
 typedef struct gguf_dtype_traits {

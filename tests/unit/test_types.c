@@ -51,11 +51,24 @@ START_TEST(test_removed_and_unknown)
     ck_assert_str_eq(gguf_dtype_name(1000), "unknown");
     ck_assert_int_eq(gguf_dtype_from_name("q4_2 (removed)"), -1);
     ck_assert_int_eq(gguf_dtype_from_name("nope"), -1);
-    /* all 39 ids are either valid with a block or marked removed */
+    /* all 42 ids of ggml e21cdc11 are either valid with a block or marked removed */
     int valid = 0;
     for (uint32_t i = 0; i < GGUF_DT_COUNT; i++)
         valid += gguf_dtype_get(i)->valid;
-    ck_assert_int_eq(valid, 31);
+    ck_assert_int_eq(GGUF_DT_COUNT, 42);
+    ck_assert_int_eq(valid, 34);
+    /* the newest: block sizes and bytes of ggml-common.h's structs */
+    static const struct { uint32_t id; const char *name; uint32_t bs, ts; } fresh[] = {
+        { GGUF_DT_MXFP4, "mxfp4", 32, 17 }, { GGUF_DT_NVFP4, "nvfp4", 64, 36 },
+        { GGUF_DT_Q1_0, "q1_0", 128, 18 },
+    };
+    for (size_t i = 0; i < 3; i++) {
+        const gguf_dtype_traits *t = gguf_dtype_get(fresh[i].id);
+        ck_assert_str_eq(t->name, fresh[i].name);
+        ck_assert_uint_eq(t->blck_size, fresh[i].bs);
+        ck_assert_uint_eq(t->type_size, fresh[i].ts);
+        ck_assert_int_eq(gguf_dtype_from_name(fresh[i].name), (int)fresh[i].id);
+    }
 }
 END_TEST
 
