@@ -6,6 +6,8 @@
  */
 #include <stdint.h>
 
+#include <unistd.h>
+
 #include "testutil.h"
 #include <ggufkit/gguf.h>
 
@@ -130,6 +132,36 @@ START_TEST(test_sizes_match_vectors)
 }
 END_TEST
 
+/* A tensor of a type libgguf has no codec for (mxfp4, nvfp4, q1_0) is
+ * written, opened and sized by the table alone. */
+START_TEST(test_uncodec_types_open)
+{
+    static const uint32_t ids[] = { GGUF_DT_MXFP4, GGUF_DT_NVFP4, GGUF_DT_Q1_0 };
+    for (size_t k = 0; k < 3; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/types-%u-%ld.gguf", test_tmpdir(), ids[k], (long)getpid());
+        gguf_error err = { 0 };
+        gguf_writer *w = gguf_writer_new();
+        const int64_t ne[2] = { 256, 3 };
+        ck_assert_int_ge(gguf_writer_add_tensor(w, "t", ids[k], 2, ne, &err), 0);
+        ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
+        uint64_t n = gguf_writer_tensor_nbytes(w, 0);
+        uint8_t buf[1024] = { 0 };
+        ck_assert_uint_le(n, sizeof buf);
+        ck_assert_int_eq(gguf_writer_write_tensor(w, buf, (size_t)n, &err), 0);
+        ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+        gguf_writer_free(w);
+        gguf_file *f = gguf_open(path, 0, &err);
+        ck_assert_msg(f != NULL, "%s", err.msg);
+        const gguf_tensor *t = gguf_lookup_tensor(f, "t");
+        const gguf_dtype_traits *tr = gguf_dtype_get(ids[k]);
+        ck_assert_uint_eq(t->nbytes, 3 * 256 / tr->blck_size * tr->type_size);
+        gguf_close(f);
+        unlink(path);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("types");
@@ -139,6 +171,7 @@ int main(void)
     tcase_add_test(tc, test_name_case_insensitive);
     tcase_add_test(tc, test_row_size);
     tcase_add_test(tc, test_vtypes);
+    tcase_add_test(tc, test_uncodec_types_open);
     int skipped = 0;
     if (fixtures_present())
         tcase_add_test(tc, test_sizes_match_vectors);
