@@ -92,14 +92,6 @@ static int die_usage(const char *fmt, const char *arg)
     return cli_usage_error(TOOL, fmt, arg);
 }
 
-static int parse_type_arg(const char *s, int *out)
-{
-    int t = gguf_dtype_from_name(s);
-    if (t < 0 || !gguf_codec_get((uint32_t)t))
-        return -1;
-    *out = t;
-    return 0;
-}
 
 static int push_str(char ***list, int *n, const char *s)
 {
@@ -187,12 +179,12 @@ static int parse_args(int argc, char **argv, options *o)
             if (push_str(&o->exclude, &o->n_exclude, val)) return 1;
         } else if (!strcmp(a, "--output-tensor-type")) {
             NEED_VAL();
-            if (parse_type_arg(val, &o->pol.output_type))
-                return die_usage("unknown or unsupported tensor type '%s'", val);
+            if ((o->pol.output_type = recipe_parse_type(val, &err)) < 0)
+                return die_usage("--output-tensor-type: %s", err.msg);
         } else if (!strcmp(a, "--token-embedding-type")) {
             NEED_VAL();
-            if (parse_type_arg(val, &o->pol.token_embedding_type))
-                return die_usage("unknown or unsupported tensor type '%s'", val);
+            if ((o->pol.token_embedding_type = recipe_parse_type(val, &err)) < 0)
+                return die_usage("--token-embedding-type: %s", err.msg);
         } else if (!strcmp(a, "--tensor-type")) {
             NEED_VAL();
             if (recipe_add_rule_arg(&o->rec, val, &err))

@@ -18,6 +18,7 @@
 
 #include "readfile.h"
 #include <ggufkit/gguf.h>
+#include <ggufkit/quants.h>
 
 void recipe_init(recipe *r)
 {
@@ -27,17 +28,25 @@ void recipe_init(recipe *r)
     r->pure = -1;
 }
 
-static int parse_type(const char *s, gguf_error *err)
+int recipe_parse_type(const char *s, gguf_error *err)
 {
     int t = gguf_dtype_from_name(s);
     if (t < 0)
         return gguf_error_set(err, "unknown tensor type '%s'", s);
+    /* q8_K has a codec (the k-quant dot products' activations) but is no
+     * storage type: no ggml backend multiplies weights in it */
+    if (t == GGUF_DT_Q8_K)
+        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "tensor type '%s' is ggml's activation "
+                               "format for k-quant products, not a type for weights", s);
+    if (!gguf_codec_get((uint32_t)t))
+        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "tensor type '%s' cannot be written: "
+                               "gguf-quantize has no quantizer for it", s);
     return t;
 }
 
 static int add_rule(recipe *r, const char *pattern, const char *type, gguf_error *err)
 {
-    int t = parse_type(type, err);
+    int t = recipe_parse_type(type, err);
     if (t < 0)
         return -1;
     recipe_rule *rules = realloc(r->rules, (size_t)(r->n_rules + 1) * sizeof *rules);
@@ -123,7 +132,7 @@ static int opt_type(yaml_document_t *d, yaml_node_t *root, const char *key, int 
     const char *s = scalar(d, n);
     if (!s)
         return gguf_error_set(err, "line %zu: %s must be a type name", n->start_mark.line + 1, key);
-    return (*out = parse_type(s, err)) < 0 ? -1 : 0;
+    return (*out = recipe_parse_type(s, err)) < 0 ? -1 : 0;
 }
 
 static int walk(recipe *r, yaml_document_t *d, gguf_error *err)

@@ -46,6 +46,12 @@ void recipe_init(recipe *r);
 /* Adds PATTERN=TYPE (the --tensor-type form). 0, or -1 with err. */
 int recipe_add_rule_arg(recipe *r, const char *arg, gguf_error *err);
 
+/* A tensor type named by the user (case-insensitive): its id, or -1 with
+ * err when the name is unknown or gguf-quantize cannot write the type (no
+ * quantizer for it, or q8_K, which is no weight type). Every type the user
+ * names goes through here, before any tensor is read. */
+int recipe_parse_type(const char *s, gguf_error *err);
+
 /* Reads a YAML recipe file and appends its rules. 0, or -1 with err. */
 int recipe_load_yaml(recipe *r, const char *path, gguf_error *err);
 

@@ -143,6 +143,22 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
     usage "a pattern longer than 256 bytes" "pattern of 300 bytes is longer than 256" \
         --tensor-type "$(head -c 300 /dev/zero | tr '\0' a)=q8_0" "$SYN" "$TMP/o.gguf" Q4_0
     check "--version" bash -c '"$1" --version | grep -q "^gguf-quantize (ggufkit) "' _ "$QUANT"
+    # issue 14: every type the user names is checked for a quantizer up front
+    # (iq4_xs, i8, f64 and q8_K used to be written as garbage or unusable files)
+    for t in iq4_xs i8 f64; do
+        why="tensor type '$t' cannot be written: gguf-quantize has no quantizer for it"
+        usage "--tensor-type attn_v=$t refused" "$why" --tensor-type "attn_v=$t" "$SYN" "$TMP/o.gguf" Q4_0
+        usage "--output-tensor-type $t refused" "--output-tensor-type: $why" --output-tensor-type "$t" "$SYN" "$TMP/o.gguf" Q4_0
+        usage "--token-embedding-type $t refused" "--token-embedding-type: $why" --token-embedding-type "$t" "$SYN" "$TMP/o.gguf" Q4_0
+        printf 'tensors:\n  - match: "ffn_down"\n    type: %s\n' "$t" >"$TMP/t.yaml"
+        out=$("$QUANT" --dry-run --recipe "$TMP/t.yaml" "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
+        [ $rc -eq 1 ] && [[ $out == *"$why"* ]] && pass "a recipe naming $t is refused" ||
+            fail "a recipe naming $t is refused" "exit $rc: $out"
+    done
+    usage "--tensor-type attn_v=q8_K refused" "tensor type 'q8_K' is ggml's activation format" \
+        --tensor-type attn_v=q8_K "$SYN" "$TMP/o.gguf" Q4_0
+    usage "--output-tensor-type q8_k refused" "tensor type 'q8_k' is ggml's activation format" \
+        --output-tensor-type q8_k "$SYN" "$TMP/o.gguf" Q4_0
     # a pattern that would backtrack for ever stops at the match limit (glibc's
     # POSIX regex used 719 MB for a 21-byte pattern)
     out=$("$QUANT" --dry-run --tensor-type '^(.+)+(!|#)=q8_0' "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
