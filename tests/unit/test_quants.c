@@ -18,6 +18,7 @@
 typedef struct qvec {
     uint32_t type, n_rows, n_per_row, row_bytes;
     float   *input;
+    float   *weights; /* version 2: the importance vector of every row; else NULL */
     uint8_t *quant;
     float   *deq;
 } qvec;
@@ -33,7 +34,7 @@ static int qvec_load(const char *name, qvec *q)
     ck_assert_ptr_nonnull(fp);
     ck_assert_uint_eq(fread(h, 4, 6, fp), 6);
     ck_assert_uint_eq(h[0], 0x43455651u);
-    ck_assert_uint_eq(h[1], 1);
+    ck_assert(h[1] == 1 || h[1] == 2);
     q->type = h[2];
     q->n_rows = h[3];
     q->n_per_row = h[4];
@@ -42,7 +43,12 @@ static int qvec_load(const char *name, qvec *q)
     q->input = malloc(nf * 4);
     q->quant = malloc(nq);
     q->deq = malloc(nf * 4);
+    q->weights = NULL;
     ck_assert(fread(q->input, 4, nf, fp) == nf);
+    if (h[1] == 2) {
+        q->weights = malloc((size_t)q->n_per_row * 4);
+        ck_assert(fread(q->weights, 4, q->n_per_row, fp) == q->n_per_row);
+    }
     ck_assert(fread(q->quant, 1, nq, fp) == nq);
     ck_assert(fread(q->deq, 4, nf, fp) == nf);
     fclose(fp);
@@ -51,6 +57,7 @@ static int qvec_load(const char *name, qvec *q)
 
 static void qvec_free(qvec *q)
 {
+    free(q->weights);
     free(q->input);
     free(q->quant);
     free(q->deq);
@@ -96,6 +103,49 @@ START_TEST(test_vectors_quantize_exact)
     ck_assert_msg(bad_rows == 0, "%s%s: %d of %u rows differ from ggml (first: row %d byte %d)",
                   vector_types[_i], scalar ? " (scalar)" : "", bad_rows, q.n_rows, first_bad,
                   first_byte);
+    qvec_free(&q);
+}
+END_TEST
+
+/* The version-2 vectors: ggml_quantize_chunk with an importance vector
+ * (llama-quantize --imatrix), every row, both search paths. */
+static const char *imatrix_types[] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0",
+                                       "q2_K", "q3_K", "q4_K", "q5_K", "q6_K" };
+#define N_IMATRIX_TYPES (int)(sizeof imatrix_types / sizeof *imatrix_types)
+
+START_TEST(test_vectors_imatrix_exact)
+{
+    qvec q;
+    const bool scalar = _i >= N_IMATRIX_TYPES;
+    _i %= N_IMATRIX_TYPES;
+    char name[64];
+    snprintf(name, sizeof name, "%s-imatrix", imatrix_types[_i]);
+    gguf_quants_force_scalar(scalar);
+    ck_assert_int_eq(qvec_load(name, &q), 0);
+    ck_assert_ptr_nonnull(q.weights);
+    ck_assert_int_eq(gguf_dtype_from_name(imatrix_types[_i]), (int)q.type);
+    uint8_t *out = malloc(q.row_bytes);
+    float *deq = malloc((size_t)q.n_per_row * 4);
+    int bad_rows = 0, bad_deq = 0, first_bad = -1;
+    for (uint32_t r = 0; r < q.n_rows; r++) {
+        size_t n = gguf_quantize_rows(q.type, q.input + (size_t)r * q.n_per_row, out, 1,
+                                      q.n_per_row, q.weights, NULL);
+        ck_assert_uint_eq(n, q.row_bytes);
+        if (memcmp(out, q.quant + (size_t)r * q.row_bytes, q.row_bytes) != 0) {
+            bad_rows++;
+            if (first_bad < 0)
+                first_bad = (int)r;
+        }
+        ck_assert_int_eq(gguf_dequantize_row(q.type, q.quant + (size_t)r * q.row_bytes, deq,
+                                             q.n_per_row, NULL), 0);
+        bad_deq += memcmp(deq, q.deq + (size_t)r * q.n_per_row, (size_t)q.n_per_row * 4) != 0;
+    }
+    free(out);
+    free(deq);
+    gguf_quants_force_scalar(false);
+    ck_assert_msg(bad_rows == 0, "%s%s: %d of %u rows differ from ggml (first: row %d)", name,
+                  scalar ? " (scalar)" : "", bad_rows, q.n_rows, first_bad);
+    ck_assert_msg(bad_deq == 0, "%s: %d rows dequantize differently", name, bad_deq);
     qvec_free(&q);
 }
 END_TEST
@@ -242,8 +292,9 @@ int main(void)
     if (fixtures_present()) {
         tcase_add_loop_test(tc, test_vectors_quantize_exact, 0, 2 * N_VECTOR_TYPES);
         tcase_add_loop_test(tc, test_vectors_dequantize_exact, 0, N_VECTOR_TYPES);
+        tcase_add_loop_test(tc, test_vectors_imatrix_exact, 0, 2 * N_IMATRIX_TYPES);
     } else {
-        skipped += 3 * N_VECTOR_TYPES;
+        skipped += 3 * N_VECTOR_TYPES + 2 * N_IMATRIX_TYPES;
     }
     suite_add_tcase(s, tc);
     return run_suite(s, skipped);
