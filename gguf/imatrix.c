@@ -1,5 +1,9 @@
 /*
- * imatrix.c — reading and writing llama-imatrix files (format in imatrix.h).
+ * imatrix.c — reading and writing llama-imatrix files, in both formats
+ * (see <ggufkit/quants.h>): the legacy .dat (c392e50) and the GGUF one
+ * (e21cdc11: general.type "imatrix", NAME.in_sum2 and NAME.counts f32
+ * tensors, imatrix.datasets / .chunk_count / .chunk_size), told apart by
+ * content (the GGUF magic).
  *
  * The file is small (one float per input column of each matrix), so it is
  * read whole and parsed with bounds checks against its size.
@@ -8,6 +12,7 @@
 #include "readfile.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,9 +76,158 @@ static int parse_entry(rd *r, gguf_imatrix_entry *e, int32_t i, gguf_error *err)
     return 0;
 }
 
+/* ---------------------------------------------------------------------------
+ * The GGUF format (llama-imatrix e21cdc11)
+ */
+
+#define SUMS_SUFFIX   ".in_sum2"
+#define COUNTS_SUFFIX ".counts"
+
+/* name ends in suffix: the length of the part before it, else 0. */
+static size_t stem_len(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && !strcmp(name + n - k, suffix) ? n - k : 0;
+}
+
+/* The f32 tensor named stem + suffix, or NULL. */
+static const gguf_tensor *partner(const gguf_file *f, const char *stem, size_t len,
+                                  const char *suffix)
+{
+    char name[GGUF_MAX_NAME + 16];
+    if (len + strlen(suffix) >= sizeof name)
+        return NULL;
+    memcpy(name, stem, len);
+    strcpy(name + len, suffix);
+    return gguf_lookup_tensor(f, name);
+}
+
+/* One entry from its in_sum2 [n_per_row, n_mat] and counts [1, n_mat]
+ * tensors: the raw sums, and as weights each matrix's sums over its count
+ * (1 for a matrix with no count: an expert calibration never reached), as
+ * llama-quantize computes them. */
+static int gguf_entry(const gguf_tensor *sums, const gguf_tensor *counts, size_t stem,
+                      gguf_imatrix_entry *e, gguf_error *err)
+{
+    const int64_t ne0 = sums->ne[0], ne1 = sums->ne[1];
+    if (sums->type != GGUF_DT_F32 || sums->ne[2] != 1 || sums->ne[3] != 1)
+        return gguf_error_set(err, "tensor %s: expected a 2-D f32 tensor", sums->name);
+    if (counts->type != GGUF_DT_F32 || counts->n_elements != ne1 || counts->ne[0] != 1)
+        return gguf_error_set(err, "tensor %s: expected f32 [1, %" PRId64 "] for %s", counts->name,
+                              ne1, sums->name);
+    if (sums->n_elements > INT32_MAX)
+        return gguf_error_setc(err, GGUF_ERR_LIMIT, "tensor %s: %" PRId64 " values, more than an "
+                               "entry can hold", sums->name, sums->n_elements);
+    e->nval = (int32_t)sums->n_elements;
+    if (!(e->name = malloc(stem + 1)))
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    memcpy(e->name, sums->name, stem);
+    e->name[stem] = '\0';
+    e->values = malloc((size_t)e->nval * 4);
+    e->weights = malloc((size_t)e->nval * 4);
+    if (!e->values || !e->weights)
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    memcpy(e->values, sums->data, (size_t)e->nval * 4);
+    float max_count = 0;
+    for (int64_t j = 0; j < ne1; j++) {
+        float count;
+        memcpy(&count, counts->data + 4 * j, 4);
+        if (!isfinite(count) || count < 0)
+            return gguf_error_set(err, "tensor %s: count %" PRId64 " is %g, expected a finite "
+                                  "number >= 0", counts->name, j, count);
+        for (int64_t i = 0; i < ne0; i++) {
+            const float v = e->values[j * ne0 + i];
+            if (!isfinite(v))
+                return gguf_error_set(err, "tensor %s: value %" PRId64 " is not finite",
+                                      sums->name, j * ne0 + i);
+            e->weights[j * ne0 + i] = count > 0.0f ? v / count : 1.0f;
+        }
+        max_count = count > max_count ? count : max_count;
+    }
+    /* the legacy ncall field: the tokens seen, for reports */
+    e->ncall = max_count < (float)INT32_MAX ? (int32_t)max_count : INT32_MAX;
+    return 0;
+}
+
+static int parse_gguf_keys(const gguf_file *f, gguf_imatrix *im, gguf_error *err)
+{
+    const gguf_kv *ds = gguf_lookup_kv(f, "imatrix.datasets");
+    uint32_t chunks, chunk_size;
+    if (!ds || gguf_get_u32(f, "imatrix.chunk_count", &chunks, NULL) ||
+        gguf_get_u32(f, "imatrix.chunk_size", &chunk_size, NULL))
+        return gguf_error_set(err, "missing imatrix metadata (imatrix.datasets, u32 "
+                              "imatrix.chunk_count and imatrix.chunk_size)");
+    if (ds->type != GGUF_VT_ARR || ds->elem_type != GGUF_VT_STR)
+        return gguf_error_set(err, "imatrix.datasets is not an array of strings");
+    im->chunks = chunks > INT32_MAX ? INT32_MAX : (int32_t)chunks;
+    if (ds->n > 0) {
+        const gguf_str d = ds->strs[0];
+        if (memchr(d.ptr, 0, d.len))
+            return gguf_error_set(err, "imatrix.datasets[0] contains a NUL byte");
+        if (!(im->dataset = malloc(d.len + 1)))
+            return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        memcpy(im->dataset, d.ptr, d.len);
+        im->dataset[d.len] = '\0';
+    }
+    return 0;
+}
+
+static int parse_gguf(const void *data, size_t size, gguf_imatrix *im, gguf_error *err)
+{
+    gguf_file *f = gguf_open_memory(data, size, err);
+    if (!f)
+        return -1;
+    int rc = -1;
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++)
+        n += stem_len(gguf_tensor_at(f, i)->name, SUMS_SUFFIX) > 0;
+    if (n == 0 || n > INT32_MAX) {
+        gguf_error_set(err, "no imatrix data: no NAME" SUMS_SUFFIX " tensors");
+        goto done;
+    }
+    if (parse_gguf_keys(f, im, err))
+        goto done;
+    if (!(im->entries = calloc((size_t)n, sizeof *im->entries))) {
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    /* every in_sum2 with its counts; a counts tensor without sums is an
+     * error too (llama-quantize: "mismatched sums and counts") */
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
+        const gguf_tensor *t = gguf_tensor_at(f, i);
+        size_t stem = stem_len(t->name, SUMS_SUFFIX);
+        const gguf_tensor *other;
+        if (stem) {
+            if (!(other = partner(f, t->name, stem, COUNTS_SUFFIX))) {
+                gguf_error_set(err, "mismatched sums and counts for %.*s: no %s tensor", (int)stem,
+                               t->name, COUNTS_SUFFIX);
+                goto done;
+            }
+            if (gguf_entry(t, other, stem, &im->entries[im->n++], err))
+                goto done;
+        } else if ((stem = stem_len(t->name, COUNTS_SUFFIX)) &&
+                   !partner(f, t->name, stem, SUMS_SUFFIX)) {
+            gguf_error_set(err, "mismatched sums and counts for %.*s: no %s tensor", (int)stem,
+                           t->name, SUMS_SUFFIX);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    gguf_close(f);
+    return rc;
+}
+
 int gguf_imatrix_parse(const void *data, size_t size, gguf_imatrix *im, gguf_error *err)
 {
     memset(im, 0, sizeof *im);
+    if (size >= 4 && !memcmp(data, GGUF_MAGIC, 4)) {
+        if (parse_gguf(data, size, im, err)) {
+            gguf_imatrix_free(im);
+            return -1;
+        }
+        return 0;
+    }
     rd r = { data, size, 0 };
     int32_t n;
     if (rd_i32(&r, &n) || n < 1)

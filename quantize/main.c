@@ -518,7 +518,10 @@ static int set_override(gguf_writer *w, const kv_override *ov)
 {
     gguf_writer_remove_kv(w, ov->key);
     switch (ov->kind) {
-    case 'i': return gguf_writer_set_i32(w, ov->key, (int32_t)strtoll(ov->value, NULL, 10));
+    case 'i': { /* llama.cpp e21cdc11 writes every int override as u32 of its magnitude */
+        long long v = strtoll(ov->value, NULL, 10);
+        return gguf_writer_set_u32(w, ov->key, (uint32_t)(v < 0 ? -v : v));
+    }
     case 'f': return gguf_writer_set_f32(w, ov->key, (float)strtod(ov->value, NULL));
     case 'b': return gguf_writer_set_bool(w, ov->key, strcmp(ov->value, "true") == 0);
     default: return gguf_writer_set_str(w, ov->key, ov->value);

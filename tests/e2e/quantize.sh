@@ -57,6 +57,42 @@ if need_fixture reference/quantize "quantize manifests" 42; then
     fixture_block_end
 fi
 
+# e21cdc11 (upstream/iquant/): the presets we have so far, and the GGUF
+# imatrix (llama-imatrix's new format, detected by content): same tensors as
+# llama-quantize, and quantize.imatrix.* with e21cdc11's u32 counts. The
+# imatrix is named as llama-quantize was given it (the manifest records it).
+IQUANT_DONE="wp-llama-5m-gimatrix-Q4_K_M"
+UP=$FIX/upstream
+n_done=$(wc -w <<<"$IQUANT_DONE")
+if need_fixture upstream/iquant "e21cdc11 manifests" $((2 * n_done)); then
+    for name in $IQUANT_DONE; do
+        m=$UP/iquant/$name.json
+        preset=${name##*-}
+        case $name in
+            *-gimatrix-*) imdir=$UP/imatrix; im=wp-llama-5m.imatrix.gguf ;;
+            *-imatrix-*) imdir=$REF; im=wp-llama-5m.imatrix ;;
+            *) imdir=; im= ;;
+        esac
+        out=$TMP/$name.gguf
+        if ! (cd "${imdir:-.}" && "$QUANT" -q ${im:+--imatrix "$im"} "$REF/wp-llama-5m-f16.gguf" "$out" "$preset" 2) \
+                >"$TMP/q.log" 2>&1; then
+            fail "$name" "gguf-quantize failed: $(tail -1 "$TMP/q.log")"; fail "$name: metadata"; continue
+        fi
+        d=$(diff <(manifest_rows "$m") <(gguf_rows "$out") | head -4 | tr '\n' ' ')
+        if [ -z "$d" ] && [ "$(file_type "$m")" = "$(file_type "$out")" ]; then
+            pass "$name: tensors, types, shapes, sha256 and file_type as llama-quantize e21cdc11"
+        else
+            fail "$name" "${d:-general.file_type differs}"
+        fi
+        want=$(jq -c '[.metadata | to_entries[] | select(.key | startswith("quantize.")) | [.key, .value.type, .value.value]]' "$m")
+        got=$("$INSPECT" --json "$out" | jq -c '[.metadata | to_entries[] | select(.key | startswith("quantize.")) | [.key, .value.type, .value.value]]')
+        [ "$want" = "$got" ] && pass "$name: quantize.imatrix.* keys, types and values as e21cdc11" ||
+            fail "$name: quantize.imatrix.* keys, types and values as e21cdc11" "want $want got $got"
+        rm -f "$out"
+    done
+    fixture_block_end
+fi
+
 # llama-quantize gives up on stories260K (rows of 172); we keep such tensors in f16.
 if need_fixture reference/stories260K-f32.gguf "stories260K with every preset" 18; then
     for p in Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K F16 BF16; do

@@ -30,7 +30,7 @@ seed() { # NAME: a few small inputs of the harness's format
         [ -x build/tests/tools/mkbad ] && build/tests/tools/mkbad "$d" >/dev/null 2>&1
         [ -x build/tests/tools/mkmodel ] && build/tests/tools/mkmodel "$d/tiny.gguf" --dim 32 \
             --layers 1 --ffn 64 --heads 2 --kv-heads 1 --vocab 300 >/dev/null 2>&1 ;;
-    fuzz_imatrix) cp "$fix/reference/wp-llama-5m.imatrix" "$d/" 2>/dev/null ;;
+    fuzz_imatrix) cp "$fix/reference/wp-llama-5m.imatrix" "$fix/upstream/imatrix/wp-llama-5m.imatrix.gguf" "$d/" 2>/dev/null ;;
     fuzz_json) cp "$fix"/models/*/hf/config.json "$d/" 2>/dev/null
                cp "$fix"/models/wp-llama-5m/hf/tokenizer_config.json "$d/t.json" 2>/dev/null ;;
     fuzz_spm) cp "$fix/models/wp-llama-5m/hf/tokenizer.model" "$d/" 2>/dev/null ;;

@@ -51,6 +51,42 @@ START_TEST(test_reference_file)
 }
 END_TEST
 
+/* The GGUF twin of the reference file (llama-imatrix e21cdc11's format):
+ * the same entries, chunks and dataset, and weights within a float
+ * rounding of the .dat's (sums / count instead of values / ncall). */
+START_TEST(test_gguf_reference_file)
+{
+    char path[1024], dat[1024];
+    gguf_error err = { 0 };
+    gguf_imatrix g, d;
+    ck_assert_ptr_nonnull(fixture_path(path, sizeof path, "upstream/imatrix/wp-llama-5m.imatrix.gguf"));
+    ck_assert_ptr_nonnull(fixture_path(dat, sizeof dat, "reference/wp-llama-5m.imatrix"));
+    ck_assert_msg(gguf_imatrix_load(path, &g, &err) == 0, "%s", err.msg);
+    ck_assert_msg(gguf_imatrix_load(dat, &d, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(g.n, 28);
+    ck_assert_int_eq(g.chunks, 449);
+    ck_assert_str_eq(g.dataset, "calib.txt");
+    int exact = 0, total = 0;
+    double worst = 0;
+    for (int32_t i = 0; i < d.n; i++) {
+        int32_t ng, nd;
+        const float *wd = gguf_imatrix_find(&d, d.entries[i].name, &nd);
+        const float *wg = gguf_imatrix_find(&g, d.entries[i].name, &ng);
+        ck_assert_msg(wg != NULL, "%s missing from the GGUF twin", d.entries[i].name);
+        ck_assert_int_eq(ng, nd);
+        for (int32_t j = 0; j < nd; j++, total++) {
+            exact += wg[j] == wd[j];
+            double rel = fabs((double)wg[j] - wd[j]) / fmax(fabs((double)wd[j]), 1e-30);
+            worst = rel > worst ? rel : worst;
+        }
+    }
+    ck_assert_msg(exact == total, "%d of %d weights differ (worst relative difference %g)",
+                  total - exact, total, worst);
+    gguf_imatrix_free(&g);
+    gguf_imatrix_free(&d);
+}
+END_TEST
+
 /* A small well-formed image: one entry "w" with 2 values, ncall 2. */
 static size_t build(uint8_t *buf, int32_t n_entries, int32_t nval, float v0, int trailer)
 {
@@ -107,16 +143,90 @@ START_TEST(test_parse_and_reject)
 }
 END_TEST
 
+/* GGUF imatrix files made with the writer: the weights llama-quantize
+ * derives (per-matrix counts; no count: 1), and every malformation refused
+ * with its reason. */
+typedef struct gspec {
+    bool  no_counts, no_keys, i32_chunks, bad_shape;
+    float count1, value0;
+} gspec;
+
+static int parse_built(const gspec *g, gguf_imatrix *im, gguf_error *err)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/imatrix-%d.gguf", test_tmpdir(), (int)getpid());
+    gguf_writer *w = gguf_writer_new();
+    gguf_error werr = { 0 };
+    gguf_writer_set_str(w, "general.type", "imatrix");
+    if (!g->no_keys) {
+        const char *ds[] = { "calib.txt" };
+        gguf_writer_set_str_array(w, "imatrix.datasets", ds, NULL, 1);
+        if (g->i32_chunks)
+            gguf_writer_set_i32(w, "imatrix.chunk_count", 3);
+        else
+            gguf_writer_set_u32(w, "imatrix.chunk_count", 3);
+        gguf_writer_set_u32(w, "imatrix.chunk_size", 512);
+    }
+    /* "e": 2 matrices (experts) of 4 columns */
+    const int64_t ne_s[2] = { 4, 2 }, ne_c[2] = { g->bad_shape ? 2 : 1, g->bad_shape ? 1 : 2 };
+    gguf_writer_add_tensor(w, "e.in_sum2", GGUF_DT_F32, 2, ne_s, &werr);
+    if (!g->no_counts)
+        gguf_writer_add_tensor(w, "e.counts", GGUF_DT_F32, 2, ne_c, &werr);
+    ck_assert_msg(gguf_writer_begin(w, path, &werr) == 0, "%s", werr.msg);
+    const float sums[8] = { g->value0, 4, 6, 8, 1, 1, 1, 1 }, counts[2] = { 2, g->count1 };
+    ck_assert_int_eq(gguf_writer_write_tensor(w, sums, sizeof sums, &werr), 0);
+    if (!g->no_counts)
+        ck_assert_int_eq(gguf_writer_write_tensor(w, counts, sizeof counts, &werr), 0);
+    ck_assert_msg(gguf_writer_finish(w, &werr) == 0, "%s", werr.msg);
+    gguf_writer_free(w);
+    int rc = gguf_imatrix_load(path, im, err);
+    unlink(path);
+    return rc;
+}
+
+START_TEST(test_gguf_parse_and_reject)
+{
+    gguf_imatrix im;
+    gguf_error err = { 0 };
+    gspec g = { .count1 = 0, .value0 = 2 };
+    ck_assert_msg(parse_built(&g, &im, &err) == 0, "%s", err.msg);
+    int32_t n;
+    const float *w = gguf_imatrix_find(&im, "e", &n);
+    ck_assert_int_eq(n, 8);
+    /* matrix 0: sums / 2; matrix 1 never counted: 1 */
+    ck_assert(w[0] == 1.0f && w[1] == 2.0f && w[3] == 4.0f && w[4] == 1.0f && w[7] == 1.0f);
+    ck_assert_int_eq(im.chunks, 3);
+    ck_assert_str_eq(im.dataset, "calib.txt");
+    gguf_imatrix_free(&im);
+
+    static const struct { gspec g; const char *msg; } bad[] = {
+        { { .no_counts = true, .value0 = 2 }, "mismatched sums and counts for e: no .counts tensor" },
+        { { .no_keys = true, .value0 = 2 }, "missing imatrix metadata" },
+        { { .i32_chunks = true, .value0 = 2 }, "missing imatrix metadata" },
+        { { .bad_shape = true, .value0 = 2 }, "tensor e.counts: expected f32 [1, 2] for e.in_sum2" },
+        { { .count1 = -1, .value0 = 2 }, "tensor e.counts: count 1 is -1" },
+        { { .value0 = NAN }, "tensor e.in_sum2: value 0 is not finite" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(parse_built(&bad[i].g, &im, &err), -1);
+        ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL, "case %zu: \"%s\"", i, err.msg);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("imatrix");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_parse_and_reject);
+    tcase_add_test(tc, test_gguf_parse_and_reject);
     int skipped = 0;
-    if (fixtures_present())
+    if (fixtures_present()) {
         tcase_add_test(tc, test_reference_file);
-    else
-        skipped++;
+        tcase_add_test(tc, test_gguf_reference_file);
+    } else {
+        skipped += 2;
+    }
     suite_add_tcase(s, tc);
     return run_suite(s, skipped);
 }
