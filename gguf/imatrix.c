@@ -128,10 +128,13 @@ static int gguf_entry(const gguf_tensor *sums, const gguf_tensor *counts, size_t
     if (!e->values || !e->weights)
         return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     memcpy(e->values, sums->data, (size_t)e->nval * 4);
+    e->n_mat = (int32_t)ne1;
+    if (!(e->counts = malloc((size_t)ne1 * 4)))
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    memcpy(e->counts, counts->data, (size_t)ne1 * 4);
     float max_count = 0;
     for (int64_t j = 0; j < ne1; j++) {
-        float count;
-        memcpy(&count, counts->data + 4 * j, 4);
+        const float count = e->counts[j];
         if (!isfinite(count) || count < 0)
             return gguf_error_set(err, "tensor %s: count %" PRId64 " is %g, expected a finite "
                                   "number >= 0", counts->name, j, count);
@@ -160,6 +163,7 @@ static int parse_gguf_keys(const gguf_file *f, gguf_imatrix *im, gguf_error *err
     if (ds->type != GGUF_VT_ARR || ds->elem_type != GGUF_VT_STR)
         return gguf_error_set(err, "imatrix.datasets is not an array of strings");
     im->chunks = chunks > INT32_MAX ? INT32_MAX : (int32_t)chunks;
+    im->chunk_size = chunk_size;
     if (ds->n > 0) {
         const gguf_str d = ds->strs[0];
         if (memchr(d.ptr, 0, d.len))
@@ -313,12 +317,117 @@ int gguf_imatrix_save(const char *path, const gguf_imatrix *im, gguf_error *err)
     return -1;
 }
 
+/* Entries sorted by name (llama-imatrix's deterministic order). */
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp((*(const gguf_imatrix_entry *const *)a)->name,
+                  (*(const gguf_imatrix_entry *const *)b)->name);
+}
+
+/* One entry's sums and counts as written: as they are, or a .dat entry
+ * converted as llama-imatrix --in-file does (values and ncall times the
+ * chunk size: exact in float for the power-of-two sizes it uses, so the
+ * weights stay bit for bit those of the .dat). */
+static int entry_arrays(const gguf_imatrix *im, const gguf_imatrix_entry *e, float *sums,
+                        float *counts, int32_t n_mat)
+{
+    if (e->counts) {
+        memcpy(sums, e->values, (size_t)e->nval * 4);
+        memcpy(counts, e->counts, (size_t)n_mat * 4);
+        return 0;
+    }
+    for (int32_t j = 0; j < e->nval; j++)
+        sums[j] = e->values[j] * (float)im->chunk_size;
+    counts[0] = (float)((int64_t)e->ncall * im->chunk_size);
+    return 0;
+}
+
+static int add_entry_tensors(gguf_writer *w, const gguf_imatrix_entry *e, int32_t n_mat,
+                             gguf_error *err)
+{
+    char name[GGUF_MAX_NAME + 16];
+    const int64_t ne_s[2] = { e->nval / n_mat, n_mat }, ne_c[2] = { 1, n_mat };
+    const uint32_t dims = n_mat > 1 ? 2 : 1; /* ggml_n_dims drops trailing 1s */
+    if (strlen(e->name) + strlen(SUMS_SUFFIX) >= GGUF_MAX_NAME)
+        return gguf_error_setc(err, GGUF_ERR_LIMIT, "entry %s: name too long for a tensor", e->name);
+    snprintf(name, sizeof name, "%s" SUMS_SUFFIX, e->name);
+    if (gguf_writer_add_tensor(w, name, GGUF_DT_F32, dims, ne_s, err) < 0)
+        return -1;
+    snprintf(name, sizeof name, "%s" COUNTS_SUFFIX, e->name);
+    return gguf_writer_add_tensor(w, name, GGUF_DT_F32, dims, ne_c, err) < 0 ? -1 : 0;
+}
+
+int gguf_imatrix_save_gguf(const char *path, const gguf_imatrix *im, gguf_error *err)
+{
+    if (im->chunk_size == 0)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "an imatrix in the GGUF format needs its chunk size");
+    const gguf_imatrix_entry **order = malloc((size_t)(im->n > 0 ? im->n : 1) * sizeof *order);
+    gguf_writer *w = gguf_writer_new();
+    float *sums = NULL, *counts = NULL;
+    int rc = -1;
+    if (!order || !w) {
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < im->n; i++)
+        order[i] = &im->entries[i];
+    qsort(order, (size_t)im->n, sizeof *order, cmp_entry);
+    const char *ds[1] = { im->dataset };
+    gguf_writer_set_str(w, "general.type", "imatrix");
+    gguf_writer_set_str_array(w, "imatrix.datasets", ds, NULL, im->dataset ? 1 : 0);
+    gguf_writer_set_u32(w, "imatrix.chunk_count", im->chunks > 0 ? (uint32_t)im->chunks : 0);
+    gguf_writer_set_u32(w, "imatrix.chunk_size", im->chunk_size);
+    if (gguf_writer_error(w)) {
+        *err = *gguf_writer_error(w);
+        goto done;
+    }
+    int32_t max_val = 1;
+    for (int32_t i = 0; i < im->n; i++) {
+        const gguf_imatrix_entry *e = order[i];
+        const int32_t n_mat = e->counts && e->n_mat > 1 ? e->n_mat : 1;
+        if (e->nval < 1 || e->nval % n_mat) {
+            gguf_error_setc(err, GGUF_ERR_ARG, "entry %s: %d values are not %d rows", e->name,
+                            e->nval, n_mat);
+            goto done;
+        }
+        if (add_entry_tensors(w, e, n_mat, err))
+            goto done;
+        max_val = e->nval > max_val ? e->nval : max_val;
+    }
+    sums = malloc((size_t)max_val * 4);
+    counts = malloc((size_t)max_val * 4);
+    if (!sums || !counts) {
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (gguf_writer_begin(w, path, err))
+        goto done;
+    for (int32_t i = 0; i < im->n; i++) {
+        const gguf_imatrix_entry *e = order[i];
+        const int32_t n_mat = e->counts && e->n_mat > 1 ? e->n_mat : 1;
+        entry_arrays(im, e, sums, counts, n_mat);
+        if (gguf_writer_write_tensor(w, sums, (size_t)e->nval * 4, err) ||
+            gguf_writer_write_tensor(w, counts, (size_t)n_mat * 4, err))
+            goto done;
+    }
+    rc = gguf_writer_finish(w, err);
+done:
+    if (rc && w)
+        gguf_writer_abort(w);
+    gguf_writer_free(w);
+    free(order);
+    free(sums);
+    free(counts);
+    return rc;
+}
+
 void gguf_imatrix_free(gguf_imatrix *im)
 {
     for (int32_t i = 0; im->entries && i < im->n; i++) {
         free(im->entries[i].name);
         free(im->entries[i].values);
         free(im->entries[i].weights);
+        free(im->entries[i].counts);
     }
     free(im->entries);
     free(im->dataset);

@@ -95,11 +95,12 @@ float run_importance_value(const run_importance_entry *e, int j)
 }
 
 int run_importance_save(const run_importance *im, const char *path, const char *dataset,
-                        gguf_error *err)
+                        bool gguf, int n_ctx, gguf_error *err)
 {
     gguf_imatrix out = { 0, calloc((size_t)im->n + 1, sizeof(gguf_imatrix_entry)), 0,
-                         (char *)dataset };
+                         (char *)dataset, (uint32_t)n_ctx };
     int rc = -1;
+    int64_t max_count = 0;
     if (!out.entries)
         return gguf_error_set(err, "out of memory");
     for (int i = 0; i < im->n; i++) {
@@ -110,24 +111,42 @@ int run_importance_save(const run_importance *im, const char *path, const char *
         o->name = (char *)e->name;
         o->ncall = e->ncall;
         o->nval = e->ncols;
-        if (!(o->values = malloc((size_t)e->ncols * sizeof *o->values))) {
+        o->n_mat = 1;
+        o->values = malloc((size_t)e->ncols * sizeof *o->values);
+        o->counts = malloc(sizeof *o->counts);
+        if (!o->values || !o->counts) {
+            free(o->values);
+            free(o->counts);
             gguf_error_set(err, "out of memory");
             goto done;
         }
         out.n++;
         for (int j = 0; j < e->ncols; j++)
-            o->values[j] = run_importance_value(e, j);
+            o->values[j] = gguf ? e->sum[j] : run_importance_value(e, j);
+        o->counts[0] = (float)e->count;
         out.chunks = e->ncall > out.chunks ? e->ncall : out.chunks;
+        max_count = e->count > max_count ? e->count : max_count;
     }
     if (out.n == 0) {
         gguf_error_set(err, "no matrix was fed a batch of %d or more tokens",
                        RUN_IMPORTANCE_MIN_BATCH);
         goto done;
     }
-    rc = gguf_imatrix_save(path, &out, err);
+    if (gguf) {
+        out.chunks = (int32_t)(max_count / n_ctx); /* e21cdc11's m_last_chunk */
+        rc = gguf_imatrix_save_gguf(path, &out, err);
+    } else {
+        for (int i = 0; i < out.n; i++) { /* the legacy entries have no counts */
+            free(out.entries[i].counts);
+            out.entries[i].counts = NULL;
+        }
+        rc = gguf_imatrix_save(path, &out, err);
+    }
 done:
-    for (int i = 0; i < out.n; i++)
+    for (int i = 0; i < out.n; i++) {
         free(out.entries[i].values);
+        free(out.entries[i].counts);
+    }
     free(out.entries);
     return rc;
 }

@@ -9,9 +9,12 @@
  *
  *   sum[j] += x[r][j]^2 for every row r,  count += rows,  ncall += 1
  *
- * The file stores, per matrix, ncall and sum[j] / count * ncall (what
- * llama-imatrix's save_imatrix writes; in f32 as it computes it), then the
- * largest ncall as the chunk count and the text file's name. The text is
+ * The GGUF file (the default, as llama-imatrix e21cdc11 writes it) stores
+ * per matrix sum[j] (NAME.in_sum2) and count (NAME.counts), the chunk count
+ * and size and the text file's name. The legacy .dat stores, per matrix,
+ * ncall and sum[j] / count * ncall (what c392e50's save_imatrix writes; in
+ * f32 as it computes it), then the largest ncall as the chunk count and the
+ * text file's name. The text is
  * cut into chunks of n_ctx tokens with BOS first, as for --perplexity.
  * (Named importance, not imatrix, so that "imatrix.h" stays libgguf's file
  * format module on every include path.)
@@ -62,10 +65,13 @@ void run_importance_hook(void *user, const run_matrix *w, const float *x, int nb
 /* Value j of an entry as the file stores it: sum[j] / count * ncall. */
 float run_importance_value(const run_importance_entry *e, int j);
 
-/* Writes the entries that saw data (llama-imatrix skips the others), the
- * chunk count (largest ncall) and dataset name to path. -1 with err. */
+/* Writes the entries that saw data (llama-imatrix skips the others) and
+ * the dataset name to path: with gguf, in llama-imatrix e21cdc11's GGUF
+ * format (raw sums and row counts; chunk count = largest count / n_ctx,
+ * chunk size n_ctx), else in the legacy .dat format (values as above; chunk
+ * count = largest ncall). -1 with err. */
 int run_importance_save(const run_importance *im, const char *path, const char *dataset,
-                        gguf_error *err);
+                        bool gguf, int n_ctx, gguf_error *err);
 
 /* Runs the text's first max_chunks (0: all) chunks of s->n_ctx tokens
  * (bos >= 0: replacing each chunk's first token) through m with the hook

@@ -53,6 +53,7 @@ typedef struct options {
     float temp, top_p;
     uint64_t seed;
     bool  ids, kld, process_output;
+    bool  imatrix_dat;                   /* --output-format dat: the legacy file */
 } options;
 
 /* ---------------------------------------------------------------------------
@@ -94,6 +95,8 @@ static void usage(FILE *out)
             "  --min-top1 P          same top token at P (0..1) of the positions or more\n"
             "  --max-ppl-ratio R     perplexity of the model / of REF at most R\n"
             "  --process-output      with --imatrix: collect output.weight too\n"
+            "  --output-format F     with --imatrix: gguf (default, llama-imatrix's format\n"
+            "                        now) or dat (the legacy one)\n"
             "  -h, --help            this text\n");
 }
 
@@ -125,6 +128,7 @@ static bool known_option(const char *a)
         "--max-kld", "--min-top1", "--max-ppl-ratio", "--imatrix", "-f", "--file",
         "--kl-divergence-base", "-n", "--n-predict", "-c", "--ctx-size", "-b", "--batch-size",
         "-t", "--threads", "--chunks", "--top-k", "--temp", "--top-p", "--seed", "--dump-logits",
+        "--output-format",
     };
     for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
         if (!strcmp(a, with_value[i]))
@@ -198,6 +202,10 @@ static int parse_args(options *o, int argc, char **argv)
             o->limits.max_ppl_ratio = lim;
         } else if (!strcmp(a, "--imatrix")) {
             o->imatrix = v;
+        } else if (!strcmp(a, "--output-format")) {
+            if (strcmp(v, "gguf") != 0 && strcmp(v, "dat") != 0)
+                return cli_usage_error(TOOL, "--output-format: '%s' is neither gguf nor dat", v);
+            o->imatrix_dat = !strcmp(v, "dat");
         } else if (!strcmp(a, "-f") || !strcmp(a, "--file")) {
             o->text = v;
         } else if (!strcmp(a, "--kl-divergence-base")) {
@@ -457,7 +465,7 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
             }
     if (rc == 0) {
         *what = o->imatrix;
-        rc = run_importance_save(&im, o->imatrix, o->text, err);
+        rc = run_importance_save(&im, o->imatrix, o->text, !o->imatrix_dat, r->state.n_ctx, err);
     }
     if (rc == 0) {
         int n_saved = 0;

@@ -173,33 +173,44 @@ GGUF_API int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int
 GGUF_API void gguf_quants_force_scalar(bool on);
 
 /* ---------------------------------------------------------------------------
- * importance matrices in llama-imatrix's file format.
+ * importance matrices, in both of llama-imatrix's file formats.
  *
- * The file (llama.cpp c392e50, all little-endian):
+ * The legacy .dat (llama.cpp c392e50, all little-endian):
  *   i32 n_entries
  *   n_entries × { i32 name_len, name bytes, i32 ncall, i32 nval, f32 values[nval] }
  *   optional: i32 chunks (last_call), i32 dataset_len, dataset bytes
- * values are sums of squared activations over ncall calls; the weights used
- * for quantization are values / ncall (as llama-quantize computes them).
- * Shared by gguf-quantize (reads) and gguf-run --imatrix (writes).
+ * values are sums of squared activations scaled to ncall calls; the weights
+ * used for quantization are values / ncall (as llama-quantize computes them).
+ *
+ * The GGUF format (llama-imatrix's default since e21cdc11's era): general.type
+ * "imatrix", imatrix.datasets (arr[str]), imatrix.chunk_count and
+ * imatrix.chunk_size (u32), and per matrix NAME.in_sum2 (f32 [n_per_row,
+ * n_mat]: sums of squared activations, one row per expert) and NAME.counts
+ * (f32 [1, n_mat]: the activation rows summed); weights = sums / count per
+ * expert, 1 for an expert no row reached. Loading tells the two apart by
+ * content. Shared by gguf-quantize (reads) and gguf-run --imatrix (writes).
  */
 typedef struct gguf_imatrix_entry {
     char    *name;    /* tensor name, e.g. "blk.0.attn_q.weight" */
-    int32_t  ncall;
+    int32_t  ncall;   /* .dat: calls; GGUF: the largest count */
     int32_t  nval;
-    float   *values;  /* raw sums, nval of them */
-    float   *weights; /* values / ncall (values when ncall <= 0) */
+    float   *values;  /* .dat: the stored values; GGUF: the raw sums (nval) */
+    float   *weights; /* what quantization uses (see above), nval of them */
+    int32_t  n_mat;   /* matrices (experts) the values are rows of; 0 or 1: one */
+    float   *counts;  /* GGUF: the n_mat counts; NULL for a .dat entry */
 } gguf_imatrix_entry;
 
 typedef struct gguf_imatrix {
     int32_t             n;
     gguf_imatrix_entry *entries;
-    int32_t             chunks;  /* 0 when the file has no trailer */
-    char               *dataset; /* NULL when absent */
+    int32_t             chunks;     /* 0 when the file has no trailer */
+    char               *dataset;    /* NULL when absent */
+    uint32_t            chunk_size; /* GGUF: tokens per chunk; 0 when unknown */
 } gguf_imatrix;
 
-/* Reads and validates a file (counts bounded by its size, nval >= 1, all
- * values finite, no duplicate names). 0, or -1 with err. */
+/* Reads and validates a file of either format (counts bounded by its size,
+ * nval >= 1, all values finite, no duplicate names; GGUF: sums and counts in
+ * pairs of matching shapes, counts finite and >= 0). 0, or -1 with err. */
 GGUF_API int gguf_imatrix_load(const char *path, gguf_imatrix *im, gguf_error *err);
 
 /* The same from a buffer (the fuzzer's entry point). */
@@ -208,8 +219,18 @@ GGUF_API int gguf_imatrix_parse(const void *data, size_t size, gguf_imatrix *im,
 /* Weights of a tensor (n = nval), or NULL when the file has none for it. */
 GGUF_API const float *gguf_imatrix_find(const gguf_imatrix *im, const char *name, int32_t *n);
 
-/* Writes im (entries, chunks, dataset) atomically. 0, or -1 with err. */
+/* Writes im in the legacy .dat format (entries, chunks, dataset)
+ * atomically. 0, or -1 with err. */
 GGUF_API int gguf_imatrix_save(const char *path, const gguf_imatrix *im, gguf_error *err);
+
+/* Writes im in the GGUF format, as llama-imatrix e21cdc11 lays it out
+ * (keys general.type, imatrix.datasets, .chunk_count, .chunk_size; tensors
+ * sorted by name, NAME.in_sum2 then NAME.counts). Entries with counts are
+ * written as they are; a .dat entry (counts NULL) as llama-imatrix --in-file
+ * converts it: sums = values × chunk_size, count = ncall × chunk_size, so
+ * that both files give the same weights. im->chunk_size must be > 0.
+ * Atomic; 0, or -1 with err. */
+GGUF_API int gguf_imatrix_save_gguf(const char *path, const gguf_imatrix *im, gguf_error *err);
 
 GGUF_API void gguf_imatrix_free(gguf_imatrix *im);
 

@@ -274,8 +274,8 @@ if need_fixture reference/wp-llama-5m-f16.gguf "imatrix wp-llama-5m" &&
    need_fixture corpora/war-and-peace-heldout.txt "imatrix wp-llama-5m"; then
     F16=$REF/wp-llama-5m-f16.gguf
     rm -f "$W/ours.imatrix"
-    "$RUN" -m "$F16" --imatrix "$W/ours.imatrix" -f "$TEXT" --ctx-size 128 --chunks 3 -t 2 \
-        >"$W/im.out" 2>"$W/err"; rc=$?
+    "$RUN" -m "$F16" --imatrix "$W/ours.imatrix" --output-format dat -f "$TEXT" --ctx-size 128 \
+        --chunks 3 -t 2 >"$W/im.out" 2>"$W/err"; rc=$?
     n=$(od -An -t d4 -N 4 "$W/ours.imatrix" 2>/dev/null | tr -d ' ')
     want_n=$(od -An -t d4 -N 4 "$REF/wp-llama-5m.imatrix" | tr -d ' ')
     if [ $rc -eq 0 ] && [ "$n" = "$want_n" ] &&
@@ -291,7 +291,28 @@ if need_fixture reference/wp-llama-5m-f16.gguf "imatrix wp-llama-5m" &&
     else
         fail "imatrix wp-llama-5m-f16: loads in gguf-quantize" "$(tail -1 "$W/q.out")"
     fi
-    rm -f "$W/im-q4km.gguf"
+    # the default is llama-imatrix e21cdc11's GGUF format: the same matrices,
+    # and the same quantization as from the .dat file, byte for byte
+    "$RUN" -m "$F16" --imatrix "$W/ours.gguf" -f "$TEXT" --ctx-size 128 --chunks 3 -t 2 \
+        >/dev/null 2>"$W/err"; rc=$?
+    got=$("$INSPECT" --json "$W/ours.gguf" 2>/dev/null | jq -c '[.metadata["general.type"].value,
+          .metadata["imatrix.chunk_count"].value, .metadata["imatrix.chunk_size"].value,
+          ([.tensors[].name | select(endswith(".in_sum2")) | rtrimstr(".in_sum2")] | length)]')
+    if [ $rc -eq 0 ] && [ "$got" = "[\"imatrix\",3,128,$want_n]" ] &&
+       [ "$(imatrix_names "$W/ours.gguf" | uniq)" = "$(imatrix_names "$REF/wp-llama-5m.imatrix")" ]; then
+        pass "imatrix wp-llama-5m-f16: GGUF by default (general.type imatrix, 3 chunks of 128, $want_n matrices)"
+    else
+        fail "imatrix wp-llama-5m-f16: GGUF by default" "exit $rc $got: $(tail -1 "$W/err")"
+    fi
+    if "$QUANTIZE" -q --imatrix "$W/ours.gguf" "$F16" "$W/im-q4km-g.gguf" Q4_K_M >"$W/q.out" 2>&1 &&
+       cmp -s <("$INSPECT" --hash "$W/im-q4km.gguf" | head -n -1) <("$INSPECT" --hash "$W/im-q4km-g.gguf" | head -n -1); then
+        pass "imatrix wp-llama-5m-f16: the GGUF and .dat files give the same Q4_K_M tensors"
+    else
+        fail "imatrix wp-llama-5m-f16: the GGUF and .dat files give the same Q4_K_M tensors" "$(tail -1 "$W/q.out")"
+    fi
+    usage_error "$RUN" "--output-format xml" "--output-format: 'xml' is neither gguf nor dat" \
+        -m "$F16" --imatrix "$W/x" --output-format xml -f "$TEXT"
+    rm -f "$W/im-q4km.gguf" "$W/im-q4km-g.gguf" "$W/ours.gguf"
     # --process-output adds output.weight
     "$RUN" -m "$F16" --imatrix "$W/out.imatrix" -f "$TEXT" --ctx-size 128 --chunks 2 -t 2 \
         --process-output >/dev/null 2>"$W/err"

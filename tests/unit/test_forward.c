@@ -907,7 +907,7 @@ static void check_collect(bool tied)
     /* written and read back as llama-imatrix's file */
     char path[512];
     snprintf(path, sizeof path, "%s/test_forward_%d.imatrix", test_tmpdir(), (int)getpid());
-    ck_assert_msg(run_importance_save(&im, path, "text.txt", &err) == 0, "%s", err.msg);
+    ck_assert_msg(run_importance_save(&im, path, "text.txt", false, CTX, &err) == 0, "%s", err.msg);
     gguf_imatrix back;
     ck_assert_msg(gguf_imatrix_load(path, &back, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(back.n, im.n);
@@ -920,6 +920,25 @@ static void check_collect(bool tied)
             ck_assert_float_eq(back.entries[i].values[j], run_importance_value(&im.e[i], j));
     }
     gguf_imatrix_free(&back);
+    /* and in the GGUF format (llama-imatrix e21cdc11): raw sums and row
+     * counts, entries sorted by name, chunks = rows / context */
+    ck_assert_msg(run_importance_save(&im, path, "text.txt", true, CTX, &err) == 0, "%s", err.msg);
+    ck_assert_msg(gguf_imatrix_load(path, &back, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(back.n, im.n);
+    ck_assert_int_eq(back.chunks, 3);
+    ck_assert_uint_eq(back.chunk_size, CTX);
+    ck_assert_str_eq(back.dataset, "text.txt");
+    for (int i = 1; i < back.n; i++)
+        ck_assert_int_lt(strcmp(back.entries[i - 1].name, back.entries[i].name), 0);
+    for (int i = 0; i < im.n; i++) {
+        int32_t n;
+        const float *w = gguf_imatrix_find(&back, im.e[i].name, &n);
+        ck_assert_ptr_nonnull(w);
+        ck_assert_int_eq(n, im.e[i].ncols);
+        for (int j = 0; j < n; j++)
+            ck_assert(w[j] == im.e[i].sum[j] / (float)(3 * CTX));
+    }
+    gguf_imatrix_free(&back);
     run_importance_free(&im);
     run_state_free(&st);
 
@@ -930,7 +949,7 @@ static void check_collect(bool tied)
     ck_assert_int_eq(n_chunk, 2);
     for (int i = 0; i < im.n; i++)
         ck_assert_int_eq(im.e[i].ncall, 0);
-    ck_assert_int_eq(run_importance_save(&im, path, NULL, &err), -1);
+    ck_assert_int_eq(run_importance_save(&im, path, NULL, true, CTX, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "batch of 16"));
     /* a text shorter than two contexts */
     ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, 2 * CTX - 1, 1, 0, false, &n_chunk,

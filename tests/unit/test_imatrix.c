@@ -82,6 +82,37 @@ START_TEST(test_gguf_reference_file)
     }
     ck_assert_msg(exact == total, "%d of %d weights differ (worst relative difference %g)",
                   total - exact, total, worst);
+    /* the .dat converted to GGUF as llama-imatrix --in-file does (chunk
+     * size 512): the upstream twin, byte for byte */
+    char out[1024];
+    snprintf(out, sizeof out, "%s/imatrix-%d.gguf", test_tmpdir(), (int)getpid());
+    d.chunk_size = 512;
+    ck_assert_msg(gguf_imatrix_save_gguf(out, &d, &err) == 0, "%s", err.msg);
+    FILE *a = fopen(path, "rb"), *b = fopen(out, "rb");
+    long at = 0;
+    int ca, cb;
+    do {
+        ca = fgetc(a);
+        cb = fgetc(b);
+        at++;
+    } while (ca == cb && ca != EOF);
+    fclose(a);
+    fclose(b);
+    unlink(out);
+    ck_assert_msg(ca == EOF && cb == EOF, "the converted file differs from the twin at byte %ld", at - 1);
+    /* and the GGUF one written back as it is gives the same bytes too */
+    ck_assert_msg(gguf_imatrix_save_gguf(out, &g, &err) == 0, "%s", err.msg);
+    gguf_imatrix g2;
+    ck_assert_msg(gguf_imatrix_load(out, &g2, &err) == 0, "%s", err.msg);
+    unlink(out);
+    ck_assert_int_eq(g2.n, g.n);
+    for (int32_t i = 0; i < g.n; i++) {
+        int32_t n2;
+        const float *w2 = gguf_imatrix_find(&g2, g.entries[i].name, &n2);
+        ck_assert(w2 && n2 == g.entries[i].nval &&
+                  !memcmp(w2, g.entries[i].weights, (size_t)n2 * 4));
+    }
+    gguf_imatrix_free(&g2);
     gguf_imatrix_free(&g);
     gguf_imatrix_free(&d);
 }
