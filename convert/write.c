@@ -12,7 +12,6 @@
 
 #include <ggufkit/quants.h>
 #include <ggufkit/arch.h>
-#include <ggufkit/arch.h>
 #include "outpath.h"
 #include "override.h"
 #include "progress.h"

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ggufkit/arch.h>
 
 /* Keys only this module reads (<ggufkit/arch.h> names the shared ones). */
 #define KEY_ADD_SPACE_PREFIX "tokenizer.ggml.add_space_prefix"

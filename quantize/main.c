@@ -27,10 +27,10 @@
 #include <ggufkit/quants.h>
 #include <ggufkit/arch.h>
 #include "outpath.h"
-#include <ggufkit/arch.h>
 #include "policy.h"
 #include "preset.h"
 #include "progress.h"
+#include "readfile.h"
 #include "recipe.h"
 #include "signals.h"
 
@@ -58,6 +58,8 @@ typedef struct options {
     recipe        rec;
     kv_override  *overrides;
     int           n_overrides;
+    int          *prune;   /* --prune-layers: sorted, unique block numbers */
+    int           n_prune;
     char          default_out[PATH_MAX];
 } options;
 
@@ -75,7 +77,9 @@ static void usage(FILE *out)
         "  --output-tensor-type T     type of output.weight\n"
         "  --token-embedding-type T   type of token_embd.weight\n"
         "  --tensor-type REGEX=T      type of tensors whose name matches REGEX (repeatable)\n"
+        "  --tensor-type-file FILE    REGEX=T rules from FILE, separated by spaces or newlines\n"
         "  --recipe FILE.yaml         per-tensor types from a recipe (docs/gguf-quantize.md)\n"
+        "  --prune-layers L0,L1,...   leave these blocks out (the rest are renumbered)\n"
         "  --override-kv K=TYPE:VAL   set metadata; TYPE is int, float, bool or str\n"
         "  --keep-split               write the output in the same shards as the input\n"
         "  --dry-run                  print the plan (types, fallbacks, size) and write nothing\n"
@@ -136,6 +140,60 @@ static int parse_override(options *o, const char *arg)
 }
 
 /* Returns 0 to go on, or an exit status. */
+/* --tensor-type-file: whitespace-separated REGEX=T rules, as
+ * llama-quantize e21cdc11 reads them (each one as --tensor-type). */
+#define TYPE_FILE_MAX ((size_t)1 << 20)
+static int load_tensor_type_file(options *o, const char *path, gguf_error *err)
+{
+    uint8_t *buf;
+    size_t len;
+    if (gguf_read_file(path, TYPE_FILE_MAX, &buf, &len, err))
+        return -1;
+    int rc = memchr(buf, 0, len) ? gguf_error_set(err, "contains a NUL byte") : 0, n = 0;
+    char *save = NULL;
+    for (char *tok = rc ? NULL : strtok_r((char *)buf, " \t\r\n\v\f", &save); tok && !rc;
+         tok = strtok_r(NULL, " \t\r\n\v\f", &save), n++)
+        rc = recipe_add_rule_arg(&o->rec, tok, err);
+    if (!rc && n == 0)
+        rc = gguf_error_set(err, "no REGEX=TYPE rules");
+    free(buf);
+    return rc;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* --prune-layers L0,L1,...: block numbers, sorted and made unique. */
+static bool parse_prune(options *o, const char *arg)
+{
+    char *copy = strdup(arg), *save = NULL;
+    if (!copy)
+        return false;
+    bool ok = *arg != '\0' && arg[strlen(arg) - 1] != ',';
+    for (char *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
+        long v;
+        int *p = realloc(o->prune, (size_t)(o->n_prune + 1) * sizeof *p);
+        ok = p && cli_parse_long(tok, 0, GGUF_MODEL_MAX_BLOCKS - 1, &v);
+        if (p)
+            o->prune = p;
+        if (ok)
+            o->prune[o->n_prune++] = (int)v;
+    }
+    free(copy);
+    if (!ok)
+        return false;
+    qsort(o->prune, (size_t)o->n_prune, sizeof *o->prune, cmp_int);
+    int k = 0;
+    for (int i = 0; i < o->n_prune; i++)
+        if (k == 0 || o->prune[k - 1] != o->prune[i])
+            o->prune[k++] = o->prune[i];
+    o->n_prune = k;
+    return true;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     gguf_error err;
@@ -189,6 +247,19 @@ static int parse_args(int argc, char **argv, options *o)
             NEED_VAL();
             if (recipe_add_rule_arg(&o->rec, val, &err))
                 return die_usage("%s", err.msg);
+        } else if (!strcmp(a, "--tensor-type-file")) {
+            NEED_VAL();
+            if (push_str(&o->recipe_paths, &o->n_recipe_paths, val))
+                return 1;
+            if (load_tensor_type_file(o, val, &err)) {
+                fprintf(stderr, TOOL ": error: %s: %s\n", val, err.msg);
+                return 1;
+            }
+        } else if (!strcmp(a, "--prune-layers")) {
+            NEED_VAL();
+            if (!parse_prune(o, val))
+                return die_usage("--prune-layers: '%s' is not a list of block numbers (0 to 511, "
+                                 "comma-separated)", val);
         } else if (!strcmp(a, "--recipe")) {
             NEED_VAL();
             if (push_str(&o->recipe_paths, &o->n_recipe_paths, val))
@@ -271,6 +342,7 @@ static void free_options(options *o)
         free(o->overrides[i].value);
     }
     free(o->overrides);
+    free(o->prune);
     recipe_free(&o->rec);
 }
 
@@ -280,6 +352,7 @@ static void free_options(options *o)
 
 typedef struct plan_item {
     const gguf_tensor *t;
+    char               name[GGUF_MAX_NAME + 16]; /* output name (renumbered by --prune-layers) */
     uint32_t           type;     /* target */
     bool               convert;  /* false: copy bytes as they are */
     const float       *imatrix;  /* weights (ne[0] * ne[2]) or NULL */
@@ -294,6 +367,7 @@ typedef struct plan {
     int          n_fallback, n_imatrix;
     gguf_imatrix im;
     int          im_entries; /* entries left after include/exclude */
+    int          n_layer_out; /* blocks written (fewer with --prune-layers) */
 } plan;
 
 static int layer_num(const char *name)
@@ -386,6 +460,62 @@ static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
     return 0;
 }
 
+/* --prune-layers: every block named exists, and one is left. */
+static int check_prune(const options *o, const policy_model *m, gguf_error *err)
+{
+    if (o->n_prune && o->prune[o->n_prune - 1] >= m->n_layer)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "--prune-layers: block %d does not exist (the "
+                               "model has %d)", o->prune[o->n_prune - 1], m->n_layer);
+    if (o->n_prune && o->n_prune >= m->n_layer)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "--prune-layers: all %d blocks pruned",
+                               m->n_layer);
+    return 0;
+}
+
+/* The output name of an input tensor into out: as it is, or with its block
+ * renumbered past the pruned ones (llama.cpp's remap_layer, in numeric
+ * order: llama-quantize e21cdc11 numbers blocks in the order of their
+ * names, so with 10 or more blocks "blk.10" takes the number "blk.2" then
+ * gets again). Returns 0 for a tensor of a pruned block. */
+static int out_name(const options *o, const char *name, char *out, size_t size)
+{
+    int64_t b;
+    const char *rest;
+    snprintf(out, size, "%s", name);
+    if (!o->n_prune || !gguf_parse_block_name(name, &b, &rest))
+        return 1;
+    int below = 0;
+    for (int i = 0; i < o->n_prune; i++) {
+        if (o->prune[i] == b)
+            return 0;
+        below += o->prune[i] < b;
+    }
+    snprintf(out, size, "blk.%" PRId64 ".%s", b - below, rest);
+    return 1;
+}
+
+/* The attn_v (or fused qkv) tensors left after pruning: llama.cpp counts
+ * them over the tensors it writes. */
+static int count_attention_wv(const plan *p, const policy_model *m, const gguf_file *f)
+{
+    (void)m;
+    const gguf_str *arch_s = NULL;
+    const gguf_kv *kv = gguf_lookup_kv(f, GGUF_KEY_ARCHITECTURE);
+    char arch[64] = "";
+    if (kv && kv->type == GGUF_VT_STR && (arch_s = kv->strs) && arch_s->len < sizeof arch)
+        snprintf(arch, sizeof arch, "%.*s", (int)arch_s->len, arch_s->ptr);
+    const gguf_arch *a = gguf_arch_find(arch);
+    int n = 0;
+    for (uint64_t i = 0; i < p->n; i++) {
+        const char *nm = p->items[i].name;
+        const gguf_arch_tensor *row = a ? gguf_arch_match(a, nm, NULL) : NULL;
+        n += row ? row->role == GGUF_ROLE_ATTN_V
+                 : strstr(nm, "attn_v.weight") || strstr(nm, "attn_qkv.weight") ||
+                   strstr(nm, "attn_kv_b.weight");
+    }
+    return n;
+}
+
 /* Keeps the imatrix entries selected by --include/--exclude-weights. */
 static bool imatrix_selected(const options *o, const char *name)
 {
@@ -415,24 +545,33 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
             p->im_entries += imatrix_selected(o, p->im.entries[i].name);
         st.has_imatrix = p->im_entries > 0;
     }
-    p->n = gguf_n_tensors(f);
-    p->items = calloc(p->n ? p->n : 1, sizeof *p->items);
+    if (check_prune(o, &m, err))
+        return -1;
+    p->items = calloc(gguf_n_tensors(f) ? gguf_n_tensors(f) : 1, sizeof *p->items);
     if (!p->items)
         return gguf_error_set(err, "out of memory");
-    for (uint64_t i = 0; i < p->n; i++)
-        p->items[i].t = gguf_tensor_at(f, i);
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
+        plan_item *it = &p->items[p->n];
+        it->t = gguf_tensor_at(f, i);
+        p->n += out_name(o, it->t->name, it->name, sizeof it->name);
+    }
+    if (o->n_prune) { /* llama.cpp counts over the tensors it writes */
+        m.n_attention_wv = count_attention_wv(p, &m, f);
+        m.n_layer -= o->n_prune;
+    }
+    p->n_layer_out = m.n_layer;
     qsort(p->items, p->n, sizeof *p->items, o->keep_split ? cmp_file_order : cmp_llama_order);
 
     for (uint64_t i = 0; i < p->n; i++) {
         plan_item *it = &p->items[i];
         const gguf_tensor *t = it->t;
         it->type = t->type;
-        if (policy_is_quantizable(t->name, t->n_dims, &o->pol)) {
+        if (policy_is_quantizable(it->name, t->n_dims, &o->pol)) {
             int forced;
-            if (recipe_find(&o->rec, t->name, &forced, err))
+            if (recipe_find(&o->rec, it->name, &forced, err))
                 return -1;
             it->type = policy_tensor_type(&m, &st, &o->pol, o->preset->ftype,
-                                          o->preset->default_type, t->name, t->ne[0],
+                                          o->preset->default_type, it->name, t->ne[0],
                                           forced, it->why, sizeof it->why);
             it->convert = it->type != t->type;
         }
@@ -562,6 +701,15 @@ static int write_metadata(gguf_writer *w, const gguf_file *f, const options *o, 
         rc |= set_override(w, &im[2]);
         if (p->im.chunks > 0)
             rc |= set_override(w, &im[3]);
+    }
+    if (o->n_prune && !rc) { /* set last, as llama-quantize e21cdc11 does */
+        gguf_str a;
+        char key[128];
+        if (gguf_get_str(f, GGUF_KEY_ARCHITECTURE, &a, NULL) || a.len > 64)
+            return -1;
+        snprintf(key, sizeof key, "%.*s.block_count", (int)a.len, a.ptr);
+        gguf_writer_remove_kv(w, key);
+        rc = gguf_writer_set_u32(w, key, (uint32_t)p->n_layer_out);
     }
     return rc;
 }
@@ -728,7 +876,8 @@ static int run(const options *o)
     gguf_writer_set_version(w, 3);
     for (uint64_t i = 0; i < p.n; i++) {
         const gguf_tensor *t = p.items[i].t;
-        int64_t idx = gguf_writer_add_tensor(w, t->name, p.items[i].type, t->n_dims, t->ne, &err);
+        int64_t idx = gguf_writer_add_tensor(w, p.items[i].name, p.items[i].type, t->n_dims, t->ne,
+                                             &err);
         if (idx < 0 || (o->keep_split && gguf_n_shards(f) > 1 &&
                         gguf_writer_set_tensor_shard(w, (uint64_t)idx, t->shard))) {
             fprintf(stderr, TOOL ": error: %s: %s\n", o->out, err.msg);

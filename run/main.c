@@ -33,7 +33,6 @@
 #include "importance.h"
 #include "model.h"
 #include <ggufkit/arch.h>
-#include <ggufkit/arch.h>
 #include "outfile.h"
 #include "outpath.h"
 #include "progress.h"

@@ -191,6 +191,50 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
         [ $rc -eq 1 ] && [[ $out == *"$why"* ]] && pass "a recipe naming $t is refused" ||
             fail "a recipe naming $t is refused" "exit $rc: $out"
     done
+    # --tensor-type-file (llama-quantize e21cdc11): REGEX=T rules separated by spaces or newlines
+    printf 'attn_v=q8_0   ffn_down=q5_0\n\nattn_k=q5_1\n' >"$TMP/types.txt"
+    if "$QUANT" -q --tensor-type-file "$TMP/types.txt" "$SYN" "$TMP/tf.gguf" Q4_0 2>"$TMP/e.txt"; then
+        got=$("$INSPECT" --json "$TMP/tf.gguf" | jq -r '[.tensors[] | select(.name | startswith("blk.1.")) | "\(.name)=\(.type)"] | sort | join(" ")')
+        [[ $got == *"blk.1.attn_k.weight=q5_1"*"blk.1.attn_v.weight=q8_0"*"blk.1.ffn_down.weight=q5_0"* ]] &&
+            pass "--tensor-type-file: every rule applied" || fail "--tensor-type-file: every rule applied" "$got"
+    else
+        fail "--tensor-type-file: every rule applied" "$(cat "$TMP/e.txt")"
+    fi
+    printf 'attn_v=iq4_xs\n' >"$TMP/types.txt"
+    out=$("$QUANT" --dry-run --tensor-type-file "$TMP/types.txt" "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 1 ] && [[ $out == *"types.txt: tensor type 'iq4_xs' cannot be written"* ]] &&
+        pass "--tensor-type-file naming iq4_xs is refused naming the file" ||
+        fail "--tensor-type-file naming iq4_xs is refused naming the file" "exit $rc: $out"
+    : >"$TMP/types.txt"
+    out=$("$QUANT" --dry-run --tensor-type-file "$TMP/types.txt" "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 1 ] && [[ $out == *"types.txt: no REGEX=TYPE rules"* ]] &&
+        pass "an empty --tensor-type-file is refused" || fail "an empty --tensor-type-file is refused" "exit $rc: $out"
+    # --prune-layers: blocks 0 and 1 of 2 ... here 1 of 2: blk.1 dropped, block_count 1;
+    # on a 4-block model 1,2: blk.3 becomes blk.1 with the same bytes
+    "$MKMODEL" "$TMP/four.gguf" --dim 64 --layers 4 --ffn 128 --heads 4 --kv-heads 2 --vocab 300 --type f32 >/dev/null 2>&1
+    if "$QUANT" -q --prune-layers 2,1,2 "$TMP/four.gguf" "$TMP/pruned.gguf" Q8_0 2>"$TMP/e.txt" &&
+       "$QUANT" -q "$TMP/four.gguf" "$TMP/whole.gguf" Q8_0 2>>"$TMP/e.txt"; then
+        got=$("$INSPECT" --json "$TMP/pruned.gguf" | jq -c '[.metadata["llama.block_count"] | .type, .value]')
+        a=$("$INSPECT" --hash "$TMP/whole.gguf" | awk '$2 ~ /^blk\.3\./ {sub(/blk\.3\./, "blk.1.", $2); print $1, $2}' | sort)
+        b=$("$INSPECT" --hash "$TMP/pruned.gguf" | awk '$2 ~ /^blk\.1\./ {print $1, $2}' | sort)
+        c=$("$INSPECT" --hash "$TMP/pruned.gguf" | grep -c ' blk\.[23]\.')
+        if [ "$got" = '["u32",2]' ] && [ -n "$a" ] && [ "$a" = "$b" ] && [ "$c" = 0 ] &&
+           "$INSPECT" --check "$TMP/pruned.gguf" >/dev/null; then
+            pass "--prune-layers 1,2: block_count 2, blk.3 renumbered blk.1 with its bytes, --check passes"
+        else
+            fail "--prune-layers 1,2" "$got, $c stray blocks"
+        fi
+    else
+        fail "--prune-layers 1,2" "$(cat "$TMP/e.txt")"
+    fi
+    usage "--prune-layers 1,x" "--prune-layers: '1,x' is not a list of block numbers" --prune-layers 1,x "$SYN" "$TMP/o.gguf" Q4_0
+    out=$("$QUANT" --dry-run --prune-layers 0,7 "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 1 ] && [[ $out == *"--prune-layers: block 7 does not exist (the model has 2)"* ]] &&
+        pass "--prune-layers naming a missing block is refused" || fail "--prune-layers naming a missing block is refused" "exit $rc: $out"
+    out=$("$QUANT" --dry-run --prune-layers 0,1 "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 1 ] && [[ $out == *"--prune-layers: all 2 blocks pruned"* ]] &&
+        pass "--prune-layers of every block is refused" || fail "--prune-layers of every block is refused" "exit $rc: $out"
+    rm -f "$TMP/four.gguf" "$TMP/pruned.gguf" "$TMP/whole.gguf" "$TMP/tf.gguf"
     usage "--tensor-type attn_v=q8_K refused" "tensor type 'q8_K' is ggml's activation format" \
         --tensor-type attn_v=q8_K "$SYN" "$TMP/o.gguf" Q4_0
     usage "--output-tensor-type q8_k refused" "tensor type 'q8_k' is ggml's activation format" \

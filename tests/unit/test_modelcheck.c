@@ -17,7 +17,6 @@
 
 #include <ggufkit/gguf.h>
 #include <ggufkit/arch.h>
-#include <ggufkit/arch.h>
 #include "testutil.h"
 
 /* ------------------------------------------------------------------------
