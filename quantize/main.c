@@ -636,7 +636,7 @@ static void print_plan(const plan *p, const options *o)
         char shape[64];
         shape_str(it->t, shape, sizeof shape);
         printf("%-4" PRIu64 " %-36s %-18s %-7s -> %-7s %10" PRIu64 "  %s%s%s\n", i + 1,
-               it->t->name, shape, gguf_dtype_name(it->t->type), gguf_dtype_name(it->type),
+               it->name, shape, gguf_dtype_name(it->t->type), gguf_dtype_name(it->type),
                it->nbytes, it->convert ? "" : "copy", it->why[0] ? "fallback: " : "",
                it->why[0] ? it->why : (it->imatrix ? "imatrix" : ""));
     }
@@ -647,6 +647,11 @@ static void print_plan(const plan *p, const options *o)
     if (p->im.n)
         printf(", imatrix used for %d tensor%s", p->n_imatrix, p->n_imatrix == 1 ? "" : "s");
     printf("\n");
+    /* llama-quantize e21cdc11's --dry-run totals, in its words */
+    printf("model size  = %8.2f MiB (%.2f BPW)\n", p->size_in / 1048576.0,
+           bpw(p->size_in, p->n_elements));
+    printf("quant size  = %8.2f MiB (%.2f BPW)\n", p->size_out / 1048576.0,
+           bpw(p->size_out, p->n_elements));
 }
 
 /* ------------------------------------------------------------------------

@@ -227,6 +227,13 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
     else
         fail "--prune-layers 1,2" "$(cat "$TMP/e.txt")"
     fi
+    out=$("$QUANT" --dry-run "$SYN" Q8_0)
+    if grep -Eq '^model size  = +[0-9]+\.[0-9]{2} MiB \(32\.00 BPW\)$' <<<"$out" &&
+       grep -Eq '^quant size  = +[0-9]+\.[0-9]{2} MiB \([0-9]+\.[0-9]{2} BPW\)$' <<<"$out"; then
+        pass "--dry-run ends with llama-quantize e21cdc11's model size / quant size lines"
+    else
+        fail "--dry-run ends with llama-quantize e21cdc11's model size / quant size lines" "$(tail -2 <<<"$out")"
+    fi
     usage "--prune-layers 1,x" "--prune-layers: '1,x' is not a list of block numbers" --prune-layers 1,x "$SYN" "$TMP/o.gguf" Q4_0
     out=$("$QUANT" --dry-run --prune-layers 0,7 "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
     [ $rc -eq 1 ] && [[ $out == *"--prune-layers: block 7 does not exist (the model has 2)"* ]] &&
