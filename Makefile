@@ -116,10 +116,13 @@ $(BUILD)/libcommon.a: $(COMMON_OBJ)
 # The library's objects export only what the public headers mark GGUF_API.
 $(BUILD)/obj/gguf/%.o: CFLAGS_TOOL := -fvisibility=hidden
 
-# The shared library: SONAME libgguf.so.MAJOR, file libgguf.so.VERSION.
+# The shared library: SONAME libgguf.so.MAJOR, file libgguf.so.VERSION;
+# every symbol resolved at link time, except under the sanitizers (clang
+# leaves their runtime to the executable).
+SO_NO_UNDEF := $(if $(filter 1,$(SAN)),,-Wl,--no-undefined)
 SOMAJOR := $(word 1,$(subst ., ,$(VERSION)))
 $(BUILD)/libgguf.so: $(LIB_OBJ) | deps-lib
-	$(CC) -shared -Wl,-soname,libgguf.so.$(SOMAJOR) -Wl,--no-undefined -o $@.$(VERSION) $^ $(LDLIBS_ALL)
+	$(CC) -shared -Wl,-soname,libgguf.so.$(SOMAJOR) $(SO_NO_UNDEF) -o $@.$(VERSION) $^ $(LDLIBS_ALL)
 	ln -sf libgguf.so.$(VERSION) $(BUILD)/libgguf.so.$(SOMAJOR)
 	ln -sf libgguf.so.$(SOMAJOR) $@
 

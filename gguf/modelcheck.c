@@ -1,5 +1,5 @@
 /*
- * modelcheck.c — the model validation of modelcheck.h.
+ * modelcheck.c — the model rules of <ggufkit/arch.h> (gguf_model_validate, gguf_model_check).
  *
  * The rules are written once, over a view of a model (look a key up, walk
  * the tensors) that an opened file or a writer provides. What differs per

@@ -177,8 +177,7 @@ void gguf_writer_remove_kv(gguf_writer *w, const char *key)
     w->n_kv--;
 }
 
-/* Stores a serialized kv (b holds key+type+value), replacing any old value. */
-/* Records the first failure of a setter (reported again by begin). */
+/* Records the first failure of a setter (gguf_writer_error reports it). */
 static int setter_fail(gguf_writer *w, int code, const char *key, const char *what)
 {
     char pb[48];
@@ -193,6 +192,7 @@ const gguf_error *gguf_writer_error(const gguf_writer *w)
     return w->setter_err.msg[0] ? &w->setter_err : NULL;
 }
 
+/* Stores a serialized kv (b holds key+type+value), replacing any old value. */
 static int put_kv(gguf_writer *w, const char *key, uint32_t type, bbuf *b)
 {
     if (b->oom)

@@ -408,7 +408,7 @@ GGUF_API void gguf_writer_remove_kv(gguf_writer *w, const char *key);
 GGUF_API bool gguf_writer_has_kv(const gguf_writer *w, const char *key);
 
 /* A key's value as set so far, for checks before begin() (e.g. the model
- * validation of modelcheck.h). */
+ * validation of <ggufkit/arch.h>). */
 typedef struct gguf_writer_value {
     uint32_t       type;      /* enum gguf_vtype; GGUF_VT_ARR for arrays */
     uint32_t       elem_type; /* element type of an array; == type for scalars */
