@@ -5,6 +5,7 @@
  */
 #include "check.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +108,96 @@ static void scan_tensor(const gguf_file *f, const gguf_tensor *t, const float_la
     }
 }
 
+/* Where the scales of a quantized type's blocks are: up to two f16 fields
+ * at byte offsets of each block (ggml-common.h's structs), or one f32
+ * (q8_K), or an E8M0 exponent byte (mxfp4: 0xff is NaN). iq1_m assembles
+ * its f16 scale from the top nibbles of its four scale words. */
+enum scale_kind { SC_F16, SC_F32, SC_E8M0, SC_IQ1_M };
+typedef struct scale_layout {
+    uint32_t type;
+    uint8_t  kind, n;
+    uint16_t off[2];
+} scale_layout;
+
+static const scale_layout scale_layouts[] = {
+    { GGUF_DT_Q4_0, SC_F16, 1, { 0, 0 } },    { GGUF_DT_Q4_1, SC_F16, 2, { 0, 2 } },
+    { GGUF_DT_Q5_0, SC_F16, 1, { 0, 0 } },    { GGUF_DT_Q5_1, SC_F16, 2, { 0, 2 } },
+    { GGUF_DT_Q8_0, SC_F16, 1, { 0, 0 } },    { GGUF_DT_Q8_1, SC_F16, 2, { 0, 2 } },
+    { GGUF_DT_Q2_K, SC_F16, 2, { 80, 82 } },  { GGUF_DT_Q3_K, SC_F16, 1, { 108, 0 } },
+    { GGUF_DT_Q4_K, SC_F16, 2, { 0, 2 } },    { GGUF_DT_Q5_K, SC_F16, 2, { 0, 2 } },
+    { GGUF_DT_Q6_K, SC_F16, 1, { 208, 0 } },  { GGUF_DT_Q8_K, SC_F32, 1, { 0, 0 } },
+    { GGUF_DT_IQ2_XXS, SC_F16, 1, { 0, 0 } }, { GGUF_DT_IQ2_XS, SC_F16, 1, { 0, 0 } },
+    { GGUF_DT_IQ3_XXS, SC_F16, 1, { 0, 0 } }, { GGUF_DT_IQ1_S, SC_F16, 1, { 0, 0 } },
+    { GGUF_DT_IQ4_NL, SC_F16, 1, { 0, 0 } },  { GGUF_DT_IQ3_S, SC_F16, 1, { 0, 0 } },
+    { GGUF_DT_IQ2_S, SC_F16, 1, { 0, 0 } },   { GGUF_DT_IQ4_XS, SC_F16, 1, { 0, 0 } },
+    { GGUF_DT_IQ1_M, SC_IQ1_M, 1, { 48, 0 } },{ GGUF_DT_TQ1_0, SC_F16, 1, { 52, 0 } },
+    { GGUF_DT_TQ2_0, SC_F16, 1, { 64, 0 } },  { GGUF_DT_MXFP4, SC_E8M0, 1, { 0, 0 } },
+    { GGUF_DT_Q1_0, SC_F16, 1, { 0, 0 } },
+};
+
+static const scale_layout *scale_layout_of(uint32_t type)
+{
+    for (size_t i = 0; i < sizeof scale_layouts / sizeof *scale_layouts; i++)
+        if (scale_layouts[i].type == type)
+            return &scale_layouts[i];
+    return NULL;
+}
+
+/* One block's scales: adds its NaN and Inf scales to c. */
+static void scan_scales(const uint8_t *blk, const scale_layout *l, uint64_t elem,
+                        nonfinite *c)
+{
+    for (uint8_t k = 0; k < l->n; k++) {
+        const uint8_t *p = blk + l->off[k];
+        bool nan = false, inf = false;
+        uint16_t h;
+        uint32_t u;
+        switch (l->kind) {
+        case SC_F16:
+            memcpy(&h, p, 2);
+            nan = (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu);
+            inf = (h & 0x7fffu) == 0x7c00u;
+            break;
+        case SC_F32:
+            memcpy(&u, p, 4);
+            nan = (u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu);
+            inf = (u & 0x7fffffffu) == 0x7f800000u;
+            break;
+        case SC_E8M0:
+            nan = *p == 0xff;
+            break;
+        case SC_IQ1_M: { /* the f16 scale's nibbles are the top of the 4 scale words */
+            uint16_t sc[4];
+            memcpy(sc, p, 8);
+            h = (uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) |
+                           (sc[3] & 0xf000));
+            nan = (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu);
+            inf = (h & 0x7fffu) == 0x7c00u;
+            break;
+        }
+        }
+        if ((nan || inf) && c->nan + c->inf == 0)
+            c->first = elem;
+        c->nan += nan;
+        c->inf += inf;
+    }
+}
+
+/* The scales of every block of a quantized tensor, in released pieces of
+ * whole blocks (memory stays bounded). */
+static void scan_quantized(const gguf_file *f, const gguf_tensor *t, const scale_layout *l,
+                           nonfinite *c)
+{
+    const gguf_dtype_traits *tr = gguf_dtype_get(t->type);
+    const uint64_t bs = tr->type_size, per = STREAM_CHUNK / bs * bs;
+    for (uint64_t off = 0; off < t->nbytes; off += per) {
+        const uint64_t len = t->nbytes - off < per ? t->nbytes - off : per;
+        for (uint64_t b = 0; b + bs <= len; b += bs)
+            scan_scales(t->data + off + b, l, (off + b) / bs * tr->blck_size, c);
+        gguf_release_range(f, t->data + off, len);
+    }
+}
+
 static const emit_column problem_cols[] = {
     { "tensor", NULL, 0 },
     { "type", NULL, 0 },
@@ -124,10 +215,14 @@ static int scan_all(emit *e, const gguf_file *f)
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
         const float_layout *l = layout_of(t->type);
+        const scale_layout *q = l ? NULL : scale_layout_of(t->type);
         nonfinite c = { 0, 0, 0 };
-        if (!l)
+        if (l)
+            scan_tensor(f, t, l, &c);
+        else if (q)
+            scan_quantized(f, t, q, &c);
+        else
             continue;
-        scan_tensor(f, t, l, &c);
         if (c.nan + c.inf == 0)
             continue;
         problems++;
@@ -202,14 +297,17 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
     if (n_model < 0) /* out of memory: the message says so */
         snprintf(mp.msg[0], sizeof mp.msg[0], "%s", merr.msg), n_model = 1, mp.n = 1;
     emit_field(e, "model", NULL, ev_str(n_model == 0 ? "ok" : mp.msg[0]));
-    uint64_t n_float = 0, bytes = 0;
+    uint64_t n_float = 0, n_quant = 0, bytes = 0;
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
         if (layout_of(t->type))
             n_float++, bytes += t->nbytes;
+        else if (scale_layout_of(t->type))
+            n_quant++;
     }
     emit_field(e, "n_tensors", "tensors", ev_uint(gguf_n_tensors(f)));
     emit_field(e, "n_float_tensors", "float tensors", ev_uint(n_float));
+    emit_field(e, "n_quantized_tensors", "quantized tensors", ev_uint(n_quant));
     emit_field(e, "bytes_scanned", "bytes scanned", ev_unit(ev_uint(bytes), EU_BYTES));
     emit_map_end(e);
 

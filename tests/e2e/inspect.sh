@@ -59,7 +59,7 @@ pad32() { # pads FILE with zeros to a multiple of 32 bytes
 header() { printf 'GGUF'; u32 3; u64 "$1"; u64 "$2"; } # header N_TENSORS N_KV
 
 # A file with one tensor of each float type holding NaN/Inf bit patterns, a
-# clean f32 tensor, and a q8_0 tensor whose bytes look like NaNs (not scanned).
+# clean f32 tensor, and a q8_0 block of 0xff bytes (its f16 scale is a NaN).
 make_floats() {
     local f=$TMP/floats.gguf
     {
@@ -240,18 +240,18 @@ fi
 # ---------------------------------------------------------------------------
 
 out=$("$INSPECT" --check "$floats"); rc=$?
-want=$'t.f32   f32     1    2      1\nt.f16   f16     2    1      1\nt.bf16  bf16    1    1      2\nt.f64   f64     1    0      1'
+want=$'t.f32   f32     1    2      1\nt.f16   f16     2    1      1\nt.bf16  bf16    1    1      2\nt.f64   f64     1    0      1\nt.q8    q8_0    1    0      0'
 if [ $rc -eq 1 ] && [ "$(grep '^  t\.' <<<"$out" | sed 's/^  //')" = "$want" ]; then
-    pass "--check finds NaN/Inf in f32, f16, bf16, f64 (counts, first index), not in q8_0"
+    pass "--check finds NaN/Inf in f32, f16, bf16, f64 (counts, first index) and in q8_0's block scale"
 else
-    fail "--check finds NaN/Inf in f32, f16, bf16, f64 (counts, first index), not in q8_0" "rc=$rc: $out"
+    fail "--check finds NaN/Inf in f32, f16, bf16, f64 (counts, first index) and in q8_0's block scale" "rc=$rc: $out"
 fi
 
 if need_jq "--check --json problems"; then
     # four NaN/Inf tensors, and the model rules (gguf/modelcheck.h): the
     # hand-made file says llama but has none of its hyper-parameters
     got=$(js --check "$floats" | jq -c '[.result, .n_problems, [.problems[].tensor], .model]')
-    if [ "$got" = '["FAILED",5,["t.f32","t.f16","t.bf16","t.f64"],"missing key llama.context_length"]' ]; then
+    if [ "$got" = '["FAILED",6,["t.f32","t.f16","t.bf16","t.f64","t.q8"],"missing key llama.context_length"]' ]; then
         pass "--check --json problems"
     else
         fail "--check --json problems" "$got"
@@ -604,6 +604,25 @@ if need_fixture reference/wp-llama-5m-f16.gguf "diff f16 vs Q8_0: file type and 
     [ $rc -eq 1 ] && [ "$got" = '["different",true,30,9,0,0]' ] &&
         pass "diff f16 vs Q8_0: file type and tensor types change" ||
         fail "diff f16 vs Q8_0: file type and tensor types change" "rc=$rc $got"
+fi
+
+# --check reads the block scales of quantized tensors: a NaN patched into
+# the f16 scale of one q4_K block of a llama.cpp file is found
+if need_fixture reference/wp-llama-5m-Q4_K_M.gguf "--check finds a NaN q4_K block scale" 1 &&
+   need_jq "--check finds a NaN q4_K block scale"; then
+    cp "$REF/wp-llama-5m-Q4_K_M.gguf" "$TMP/nanscale.gguf"
+    info=$("$INSPECT" --json "$TMP/nanscale.gguf")
+    name=$(jq -r '[.tensors[] | select(.type == "q4_K")][0].name' <<<"$info")
+    pos=$(jq --arg n "$name" '.summary.data_offset + (.tensors[] | select(.name == $n) | .offset) + 144 * 3' <<<"$info")
+    printf '\x00\x7e' | dd of="$TMP/nanscale.gguf" bs=1 seek="$pos" conv=notrunc status=none
+    out=$("$INSPECT" --check "$TMP/nanscale.gguf"); rc=$?
+    if [ $rc -eq 1 ] && grep -Eq "^  ${name//./\\.} +q4_K +1 +0 +768$" <<<"$out" &&
+       grep -Eq '^quantized tensors: +30$' <<<"$out"; then
+        pass "--check finds a NaN q4_K block scale (tensor, count, first element)"
+    else
+        fail "--check finds a NaN q4_K block scale" "rc=$rc $name: $(grep -A3 NaN <<<"$out")"
+    fi
+    fixture_block_end
 fi
 
 # --arches: the registry, as every tool uses it
