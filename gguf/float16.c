@@ -2,6 +2,7 @@
  * float16.c — f16 and bf16 conversions (see float16.h).
  */
 #include <ggufkit/quants.h>
+#include "cpu.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -92,14 +93,13 @@ gguf_half gguf_f32_to_f16(float f) { return f32_to_f16(f); }
 float gguf_bf16_to_f32(uint16_t h) { return bf16_to_f32(h); }
 uint16_t gguf_f32_to_bf16(float f) { return f32_to_bf16(f); }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
+#if GGUF_X86
 #include <immintrin.h>
 
 /* Eight at a time with the F16C instruction, which is exact for every
  * number. It quiets a signalling NaN where f16_to_f32 keeps the payload as
  * is, so a group of eight holding any NaN takes the scalar path. */
-__attribute__((target("avx2,f16c"))) static int64_t f16_to_f32_f16c(const gguf_half *x, float *y,
+GGUF_TARGET_AVX2_F16C static int64_t f16_to_f32_f16c(const gguf_half *x, float *y,
                                                                     int64_t n)
 {
     const __m128i magnitude = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(0x7c00);
@@ -116,29 +116,13 @@ __attribute__((target("avx2,f16c"))) static int64_t f16_to_f32_f16c(const gguf_h
     return i;
 }
 
-/* F16C is CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports does
- * not know the name). */
-static bool have_f16c(void)
-{
-    /* cpuid traps to the hypervisor in a VM: ask once (a race only ever
-     * stores the same answer) */
-    static int cached = -1;
-    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (v < 0) {
-        unsigned a, b, c, d;
-        v = __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
-        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-    }
-    return v;
-}
 #else
 static int64_t f16_to_f32_f16c(const gguf_half *x, float *y, int64_t n) { (void)x, (void)y, (void)n; return 0; }
-static bool have_f16c(void) { return false; }
 #endif
 
 void gguf_f16_to_f32_row(const gguf_half *x, float *y, int64_t n)
 {
-    int64_t i = have_f16c() ? f16_to_f32_f16c(x, y, n) : 0;
+    int64_t i = gguf_cpu_avx2_f16c() ? f16_to_f32_f16c(x, y, n) : 0;
     for (; i < n; i++)
         y[i] = f16_to_f32(x[i]);
 }

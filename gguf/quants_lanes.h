@@ -34,6 +34,8 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
+#include "cpu.h"
+
 #define LANES 8
 typedef float   vf __attribute__((vector_size(4 * LANES)));
 typedef int32_t vi __attribute__((vector_size(4 * LANES)));
@@ -41,11 +43,7 @@ typedef int32_t vi __attribute__((vector_size(4 * LANES)));
 /* The helpers are only ever inlined into AVX2 functions (quants_search.c,
  * quants_legacy.c), and are compiled for AVX2 themselves so that clang does
  * not see eight-float vectors crossing a non-AVX calling convention. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#define LANE_FN static inline __attribute__((always_inline, target("avx2")))
-#else
-#define LANE_FN static inline __attribute__((always_inline))
-#endif
+#define LANE_FN static inline __attribute__((always_inline)) GGUF_TARGET_AVX2
 
 
 LANE_FN vf splat(float v) { return (vf){ v, v, v, v, v, v, v, v }; }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <ggufkit/quants.h>
+#include "cpu.h"
 #include "quants_lanes.h"
 
 /* A fused multiply-add rounds once instead of twice and changes bytes.
@@ -221,11 +222,11 @@ static void q8_0_block(const float *x, gguf_block_q8_0 *b)
         b->qs[j] = (int8_t)round_level_away(x[j] * id);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if GGUF_X86
 /* q8_0's arithmetic is element-wise except amax, and a maximum does not
  * depend on the order it is taken in — unless a NaN is involved, so a block
  * with a NaN, or one so tiny that 1/d overflows, takes the scalar path. */
-__attribute__((target("avx2"))) static void q8_0_blocks_avx2(const float *x, gguf_block_q8_0 *b,
+GGUF_TARGET_AVX2 static void q8_0_blocks_avx2(const float *x, gguf_block_q8_0 *b,
                                                              int64_t nb)
 {
     for (int64_t i = 0; i < nb; i++, x += QK) {
@@ -264,8 +265,8 @@ __attribute__((target("avx2"))) static void q8_0_blocks_avx2(const float *x, ggu
 void gguf_q8_0_quantize(const float *x, void *y, int64_t n)
 {
     gguf_block_q8_0 *b = y;
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx2") && !gguf_quants_scalar_forced()) {
+#if GGUF_X86
+    if (gguf_cpu_avx2() && !gguf_quants_scalar_forced()) {
         q8_0_blocks_avx2(x, b, n / QK);
         return;
     }

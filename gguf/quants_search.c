@@ -169,15 +169,15 @@ void gguf_quants_force_scalar(bool on) { force_scalar = on; }
 
 bool gguf_quants_scalar_forced(void) { return force_scalar; }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if GGUF_X86
 #define HAVE_LANES 1
-#define LANES_TARGET __attribute__((target("avx2")))
+#define LANES_TARGET GGUF_TARGET_AVX2
 
 /* The lane code needs AVX2 to pay: on plain SSE2 its eight-float vectors
  * are split in two and it is slower than the scalar loop. */
 static bool use_lanes(void)
 {
-    return !force_scalar && __builtin_cpu_supports("avx2");
+    return !force_scalar && gguf_cpu_avx2();
 }
 
 LANES_TARGET static void affine_lanes(int n, int nmax, const float *x, const float *w, uint8_t *L,
