@@ -17,7 +17,7 @@ for f in $OBJS "$B/libgguf.a"; do
 done
 OUT=$(mktemp "${TMPDIR:-/tmp}/bench-kernels.XXXXXX")
 trap 'rm -f "$OUT"' EXIT
-${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -I"$ROOT/gguf" -I"$ROOT/run" -o "$OUT" \
+${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -I"$ROOT/include" -I"$ROOT/gguf" -I"$ROOT/run" -o "$OUT" \
     "$ROOT/bench/kernels.c" $OBJS "$B/libgguf.a" -fopenmp \
     $(pkg-config --libs libpcre2-8 2>/dev/null) -lm
 echo "threads: ${OMP_NUM_THREADS:=1}; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"

@@ -32,23 +32,31 @@
  *
  * The loops below are the reference; forward_simd.c has AVX2 versions of
  * the hot ones that give the same bits, used where the CPU has AVX2 unless
- * a test forces the scalar code.
+ * a test forces the scalar code. The table of them is chosen once (on
+ * first use, or when a test forces the choice); each loop then calls its
+ * entry, or runs the scalar code where the entry is NULL.
  */
 
-static bool force_scalar;
+static const fwd_simd_ops *simd_table;
+
+static const fwd_simd_ops *simd(void)
+{
+    const fwd_simd_ops *t = __atomic_load_n(&simd_table, __ATOMIC_RELAXED);
+    if (!t) { /* a race only ever stores the same table */
+        t = fwd_simd_select(false);
+        __atomic_store_n(&simd_table, t, __ATOMIC_RELAXED);
+    }
+    return t;
+}
 
 void run_force_scalar(bool on)
 {
-    force_scalar = on;
+    __atomic_store_n(&simd_table, fwd_simd_select(on), __ATOMIC_RELAXED);
 }
 
 bool run_simd_in_use(void)
 {
-#ifdef RUN_SIMD_X86
-    return !force_scalar && kern_cpu_has_avx2();
-#else
-    return false;
-#endif
+    return simd() != fwd_simd_select(true); /* not the scalar table */
 }
 
 /* ---------------------------------------------------------------------------
@@ -84,12 +92,11 @@ static void rope_angles(float *cs, int n_rot, int pos, float base, float scale, 
 static void rope_apply(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
                        enum run_rope_layout layout)
 {
-#ifdef RUN_SIMD_X86
-    if (run_simd_in_use()) {
-        fwd_rope_apply_fma(x, n_heads, head_dim, n_rot, cs, layout);
+    const fwd_simd_ops *vec = simd();
+    if (vec->rope_apply) {
+        vec->rope_apply(x, n_heads, head_dim, n_rot, cs, layout);
         return;
     }
-#endif
     run_rope_rotate(x, n_heads, head_dim, n_rot, cs, layout);
 }
 
@@ -124,11 +131,10 @@ static float exp_poly(float x);
  * rows of n_ff are whole groups of 16 for every model here), then · u. */
 void run_swiglu(float *g, const float *u, int n)
 {
+    const fwd_simd_ops *vec = simd();
     int i = 0;
-#ifdef RUN_SIMD_X86
-    if (run_simd_in_use())
-        i = fwd_swiglu_avx2(g, u, n);
-#endif
+    if (vec->swiglu)
+        i = vec->swiglu(g, u, n);
     for (; i < n; i++) {
         const float sg = g[i] / (1.0f + exp_poly(0.0f - g[i]));
         g[i] = sg * u[i];
@@ -291,12 +297,11 @@ float run_exp_poly(float x)
  * then those two) and the group sums added in double. */
 static void attn_softmax(float *x, int n, float scale)
 {
-#ifdef RUN_SIMD_X86
-    if (run_simd_in_use()) {
-        fwd_attn_softmax_avx2(x, n, scale);
+    const fwd_simd_ops *vec = simd();
+    if (vec->attn_softmax) {
+        vec->attn_softmax(x, n, scale);
         return;
     }
-#endif
     float max = -INFINITY;
     for (int i = 0; i < n; i++) {
         x[i] *= scale;
@@ -325,12 +330,11 @@ void run_attn_softmax(float *x, int n, float scale)
 void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
                      int n_kv, int head_dim, size_t kv_dim)
 {
-#ifdef RUN_SIMD_X86
-    if (run_simd_in_use()) {
-        fwd_attn_scores_avx2(att, q16, kc, n_kv, head_dim, kv_dim);
+    const fwd_simd_ops *vec = simd();
+    if (vec->attn_scores) {
+        vec->attn_scores(att, q16, kc, n_kv, head_dim, kv_dim);
         return;
     }
-#endif
     for (int t = 0; t < n_kv; t++) {
         const gguf_half *k = kc + (size_t)t * kv_dim;
         float lane[16] = {0};
@@ -346,12 +350,11 @@ void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const g
 void run_attn_values(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
                      int n_kv, int head_dim, size_t kv_dim)
 {
-#ifdef RUN_SIMD_X86
-    if (run_simd_in_use() && head_dim % 8 == 0 && head_dim <= FWD_MAX_HEAD_DIM) {
-        fwd_attn_values_avx2(out, p16, vc, n_kv, head_dim, kv_dim);
+    const fwd_simd_ops *vec = simd();
+    if (vec->attn_values && head_dim % 8 == 0 && head_dim <= FWD_MAX_HEAD_DIM) {
+        vec->attn_values(out, p16, vc, n_kv, head_dim, kv_dim);
         return;
     }
-#endif
     for (int i = 0; i < head_dim; i++) {
         float lane[16] = {0};
         for (int t = 0; t < n_kv; t++)
@@ -363,12 +366,11 @@ void run_attn_values(float *out, const float *f16, const gguf_half *p16, const g
 /* y = f16(x) over n values. */
 static void to_f16(const float *x, gguf_half *y, int64_t n)
 {
-#ifdef RUN_SIMD_X86
-    if (run_simd_in_use()) {
-        fwd_f32_to_f16_avx2(x, y, n);
+    const fwd_simd_ops *vec = simd();
+    if (vec->to_f16) {
+        vec->to_f16(x, y, n);
         return;
     }
-#endif
     gguf_f32_to_f16_row(x, y, n);
 }
 
@@ -377,11 +379,10 @@ static void to_f16(const float *x, gguf_half *y, int64_t n)
 void run_attn_scores1(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
                       int n_kv, int head_dim, size_t kv_dim)
 {
+    const fwd_simd_ops *vec = simd();
     int t = 0;
-#ifdef RUN_SIMD_X86
-    if (run_simd_in_use() && head_dim % 8 == 0)
-        t = fwd_attn_scores1_avx2(att, q16, kc, n_kv, head_dim, kv_dim);
-#endif
+    if (vec->attn_scores1 && head_dim % 8 == 0)
+        t = vec->attn_scores1(att, q16, kc, n_kv, head_dim, kv_dim);
     for (; t < n_kv; t++) {
         const gguf_half *k = kc + (size_t)t * kv_dim;
         double dot = 0.0;
@@ -396,12 +397,11 @@ void run_attn_scores1(float *att, const float *f16, const gguf_half *q16, const 
 void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
                       int n_kv, int head_dim, size_t kv_dim)
 {
-#ifdef RUN_SIMD_X86
-    if (run_simd_in_use() && head_dim % 8 == 0) {
-        fwd_attn_values1_avx2(out, p16, vc, n_kv, head_dim, kv_dim);
+    const fwd_simd_ops *vec = simd();
+    if (vec->attn_values1 && head_dim % 8 == 0) {
+        vec->attn_values1(out, p16, vc, n_kv, head_dim, kv_dim);
         return;
     }
-#endif
     for (int i0 = 0; i0 < head_dim; i0 += 32) { /* 32 sums at a time, kept on the stack */
         const int w = head_dim - i0 < 32 ? head_dim - i0 : 32;
         double acc[32] = {0};

@@ -14,13 +14,18 @@
  *  - the sixteen float lanes of the batch dot products are two registers,
  *    lanes 0–7 and 8–15, added the way sum16 adds them.
  * The file is built for generic x86-64 like the rest; only the functions
- * marked FWD_AVX2 use the wider instruction sets, and forward.c calls them
- * after kern_cpu_has_avx2(). Not for: the matrix products (kernels*.c).
+ * marked KERN_AVX2 (kernels_simd.h) use the wider instruction sets, and
+ * forward.c reaches them only through the table fwd_simd_select gives it
+ * where the CPU has them. Not for: the matrix products (kernels*.c).
  */
 #include "forward_simd.h"
 
-#ifdef RUN_SIMD_X86
-#include <immintrin.h>
+#include "kernels_simd.h"
+
+/* The scalar code everywhere: no vector entries. */
+static const fwd_simd_ops fwd_scalar = { .name = "scalar" };
+
+#ifdef KERN_X86
 #include <math.h>
 #include <string.h>
 
@@ -30,9 +35,6 @@
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
 #endif
-
-#define FWD_AVX2 __attribute__((target("avx2,fma,f16c")))
-#define ALWAYS FWD_AVX2 static inline __attribute__((always_inline))
 
 /* sum16 of the lanes 0–7 in lo and 8–15 in hi: i + 8 with i, then i + 4
  * with i, then (0 + 2) + (1 + 3). */
@@ -88,8 +90,8 @@ ALWAYS __m256 exp8(__m256 x)
 
 /* Four keys at a time: their eight accumulators are independent chains,
  * so the fused multiply-adds overlap instead of waiting on one another. */
-FWD_AVX2 void fwd_attn_scores_avx2(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
-                                   int head_dim, size_t kv_dim)
+KERN_AVX2 static void fwd_attn_scores_avx2(float *att, const gguf_half *q16, const gguf_half *kc,
+                                            int n_kv, int head_dim, size_t kv_dim)
 {
     float qf[head_dim];
     for (int c = 0; c < head_dim; c += 8)
@@ -135,7 +137,7 @@ FWD_AVX2 void fwd_attn_scores_avx2(float *att, const gguf_half *q16, const gguf_
  * are two exp8 calls; a last partial group is padded with the maximum
  * (e^0, no fallback) and its padding zeroed before the sum, as the scalar
  * code counts missing positions as 0. */
-FWD_AVX2 void fwd_attn_softmax_avx2(float *x, int n, float scale)
+KERN_AVX2 static void fwd_attn_softmax_avx2(float *x, int n, float scale)
 {
     const __m256 vscale = _mm256_set1_ps(scale);
     __m256 vmax = _mm256_set1_ps(-INFINITY);
@@ -193,8 +195,8 @@ FWD_AVX2 void fwd_attn_softmax_avx2(float *x, int n, float scale)
  * Each acc[l][i] sees the same fused multiply-adds in the same t order as
  * the scalar lane l of output i, and the rows are then added as sum16 adds
  * lanes. */
-FWD_AVX2 void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
-                                   int head_dim, size_t kv_dim)
+KERN_AVX2 static void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_half *vc,
+                                            int n_kv, int head_dim, size_t kv_dim)
 {
     float acc[16 * head_dim];
     memset(acc, 0, sizeof acc);
@@ -223,7 +225,7 @@ FWD_AVX2 void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_
  * SiLU, RoPE, f16 rounding
  */
 
-FWD_AVX2 int fwd_swiglu_avx2(float *g, const float *u, int n)
+KERN_AVX2 static int fwd_swiglu_avx2(float *g, const float *u, int n)
 {
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
     int i = 0;
@@ -238,13 +240,13 @@ FWD_AVX2 int fwd_swiglu_avx2(float *g, const float *u, int n)
 }
 
 /* run_rope_rotate built for FMA. */
-FWD_AVX2 void fwd_rope_apply_fma(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
-                                 enum run_rope_layout layout)
+KERN_AVX2 static void fwd_rope_apply_fma(float *x, int n_heads, int head_dim, int n_rot,
+                                          const float *cs, enum run_rope_layout layout)
 {
     run_rope_rotate(x, n_heads, head_dim, n_rot, cs, layout);
 }
 
-FWD_AVX2 void fwd_f32_to_f16_avx2(const float *x, gguf_half *y, int64_t n)
+KERN_AVX2 static void fwd_f32_to_f16_avx2(const float *x, gguf_half *y, int64_t n)
 {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -279,8 +281,8 @@ ALWAYS void transpose4(__m256 *r0, __m256 *r1, __m256 *r2, __m256 *r3)
     *r3 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
 }
 
-FWD_AVX2 int fwd_attn_scores1_avx2(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
-                                   int head_dim, size_t kv_dim)
+KERN_AVX2 static int fwd_attn_scores1_avx2(float *att, const gguf_half *q16, const gguf_half *kc,
+                                            int n_kv, int head_dim, size_t kv_dim)
 {
     int t = 0;
     for (; t + 8 <= n_kv; t += 8) {
@@ -312,8 +314,8 @@ FWD_AVX2 int fwd_attn_scores1_avx2(float *att, const gguf_half *q16, const gguf_
 /* One token's weighted values: 32 outputs at a time as eight vectors of
  * four doubles, each position adding its exact products p_t · v_t[i] (as
  * floats) in the scalar loop's t order. */
-FWD_AVX2 void fwd_attn_values1_avx2(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
-                                    int head_dim, size_t kv_dim)
+KERN_AVX2 static void fwd_attn_values1_avx2(float *out, const gguf_half *p16, const gguf_half *vc,
+                                             int n_kv, int head_dim, size_t kv_dim)
 {
     for (int i0 = 0; i0 < head_dim; i0 += 32) {
         const int nv = head_dim - i0 < 32 ? (head_dim - i0) / 8 : 4; /* 8-float groups */
@@ -336,7 +338,25 @@ FWD_AVX2 void fwd_attn_values1_avx2(float *out, const gguf_half *p16, const gguf
     }
 }
 
-#else
-/* ISO C wants something in a translation unit. */
-typedef int fwd_simd_unused;
+static const fwd_simd_ops fwd_avx2 = {
+    .name = "avx2",
+    .rope_apply = fwd_rope_apply_fma,
+    .swiglu = fwd_swiglu_avx2,
+    .attn_softmax = fwd_attn_softmax_avx2,
+    .attn_scores = fwd_attn_scores_avx2,
+    .attn_values = fwd_attn_values_avx2,
+    .to_f16 = fwd_f32_to_f16_avx2,
+    .attn_scores1 = fwd_attn_scores1_avx2,
+    .attn_values1 = fwd_attn_values1_avx2,
+};
 #endif
+
+const fwd_simd_ops *fwd_simd_select(bool scalar)
+{
+#ifdef KERN_X86
+    if (!scalar && kern_cpu_has_avx2())
+        return &fwd_avx2;
+#endif
+    (void)scalar;
+    return &fwd_scalar;
+}

@@ -1,7 +1,8 @@
 /*
  * forward_simd.h — AVX2 (+FMA, F16C) versions of the forward pass's own
- * inner loops (attention scores, softmax, weighted values, SiLU, RoPE) and
- * the switch between them and forward.c's scalar code.
+ * inner loops (attention scores, softmax, weighted values, SiLU, RoPE, f16
+ * rounding) as a table, and the switch between them and forward.c's scalar
+ * code.
  *
  * Every vector function produces bit for bit what its scalar counterpart
  * in forward.c produces: each output is the same sequence of IEEE
@@ -27,6 +28,44 @@ void run_force_scalar(bool on);
 
 /* True when the vector paths run now (AVX2 present and not forced off). */
 bool run_simd_in_use(void);
+
+/* --- the vector paths ---------------------------------------------------- */
+
+/* The vector versions of forward.c's loops for one instruction set, each
+ * as its namesake there (run_rope's rotation, run_swiglu, attn_softmax,
+ * run_attn_scores, run_attn_values, to_f16, run_attn_scores1,
+ * run_attn_values1); a NULL entry means the scalar loop. forward.c picks
+ * one table once (fwd_simd_select) and calls through it. */
+typedef struct fwd_simd_ops {
+    const char *name;
+    void (*rope_apply)(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
+                       enum run_rope_layout layout);
+    /* g = silu(g) * u over the first n - n % 8 elements; returns how many
+     * it did (the caller does the rest with the scalar code). */
+    int (*swiglu)(float *g, const float *u, int n);
+    void (*attn_softmax)(float *x, int n, float scale);
+    void (*attn_scores)(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
+                        int head_dim, size_t kv_dim);
+    /* head_dim a multiple of 8, at most FWD_MAX_HEAD_DIM (it keeps 16 rows
+     * of head_dim floats on the stack). */
+    void (*attn_values)(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
+                        int head_dim, size_t kv_dim);
+    /* y = f16(x) over n values, as gguf_f32_to_f16_row. */
+    void (*to_f16)(const float *x, gguf_half *y, int64_t n);
+    /* One-token versions, head_dim a multiple of 8. scores1 does the first
+     * n_kv - n_kv % 8 positions and returns how many (the caller does the
+     * rest). */
+    int (*attn_scores1)(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
+                        int head_dim, size_t kv_dim);
+    void (*attn_values1)(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
+                         int head_dim, size_t kv_dim);
+} fwd_simd_ops;
+#define FWD_MAX_HEAD_DIM 512
+
+/* The table of the best instruction set this CPU has (asked once, in
+ * kernels.c), or the scalar one (every entry NULL) when scalar is set or
+ * the CPU has none. */
+const fwd_simd_ops *fwd_simd_select(bool scalar);
 
 /* --- forward.c's attention steps, exposed for the unit tests ------------- */
 
@@ -77,44 +116,5 @@ static inline __attribute__((always_inline)) void run_rope_rotate(
         }
     }
 }
-
-/* --- the vector code (forward_simd.c) ------------------------------------ */
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define RUN_SIMD_X86 1
-
-/* AVX2 + FMA + F16C present (kernels.c, asked once; declared here as
- * kernels_impl.h is private to the kernels). */
-bool kern_cpu_has_avx2(void);
-
-/* Each as its namesake above (or forward.c's static of that name); callers
- * check kern_cpu_has_avx2() first. */
-void fwd_attn_scores_avx2(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
-                          int head_dim, size_t kv_dim);
-void fwd_attn_softmax_avx2(float *x, int n, float scale);
-/* head_dim a multiple of 8, at most FWD_MAX_HEAD_DIM (it keeps 16 rows of
- * head_dim floats on the stack). */
-void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
-                          int head_dim, size_t kv_dim);
-#define FWD_MAX_HEAD_DIM 512
-/* One-token versions, head_dim a multiple of 8. scores1 does the first
- * n_kv - n_kv % 8 positions and returns how many (the caller does the
- * rest). */
-int fwd_attn_scores1_avx2(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
-                          int head_dim, size_t kv_dim);
-void fwd_attn_values1_avx2(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
-                           int head_dim, size_t kv_dim);
-
-/* g = silu(g) * u over the first n - n % 8 elements; returns how many it
- * did (the caller does the rest with the scalar code). */
-int fwd_swiglu_avx2(float *g, const float *u, int n);
-
-/* forward.c's rope_apply with its fused multiply-adds as instructions. */
-void fwd_rope_apply_fma(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
-                        enum run_rope_layout layout);
-
-/* y = f16(x) over n values, as gguf_f32_to_f16_row. */
-void fwd_f32_to_f16_avx2(const float *x, gguf_half *y, int64_t n);
-#endif
 
 #endif

@@ -43,12 +43,11 @@ typedef struct {
 } kern_type;
 
 #ifdef KERN_X86
-#define SIMD(T, nx) { dot_##T##_avx2, dotn_##T##_avx2, nx, NULL }, { NULL, NULL, 0, NULL }
-#define KVNNI(T)                                                                           \
-    { dot_##T##_avx2, dotn_##T##_avx2, KERN_NX, NULL }, { dot_##T##_vnni, dotn_##T##_vnni, KERN_NX, NULL }
-#define TILED(T)                                                                           \
-    { dot_##T##_avx2, dotn_##T##_avx2, KERN_NX, tile_##T##_avx2 },        \
-    { dot_##T##_vnni, dotn_##T##_vnni, KERN_NX, tile_##T##_vnni }
+#define AVX2(T, nx, tile) { dot_##T##_avx2, dotn_##T##_avx2, nx, tile }
+#define VNNI(T, tile) { dot_##T##_vnni, dotn_##T##_vnni, KERN_NX, tile }
+#define SIMD(T, nx) AVX2(T, nx, NULL), { NULL, NULL, 0, NULL }
+#define KVNNI(T) AVX2(T, KERN_NX, NULL), VNNI(T, NULL)
+#define TILED(T) AVX2(T, KERN_NX, tile_##T##_avx2), VNNI(T, tile_##T##_vnni)
 #else
 #define SIMD(T, nx) { NULL, NULL, 0, NULL }, { NULL, NULL, 0, NULL }
 #define TILED(T) SIMD(T, 0)
@@ -93,19 +92,16 @@ void kern_force_isa(enum kern_isa isa)
 }
 
 #ifdef KERN_X86
-#include <cpuid.h>
+#include "kernels_simd.h"
 
+/* cpuid traps to the hypervisor in a VM: each probe is asked once (a race
+ * only ever stores the same answer). */
 bool kern_cpu_has_avx2(void)
 {
-    /* cpuid traps to the hypervisor in a VM: ask once (a race only ever
-     * stores the same answer). F16C is leaf 1 ECX bit 29, which clang's
-     * __builtin_cpu_supports does not name. */
     static int cached = -1;
     int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
     if (v < 0) {
-        unsigned a, b, c, d;
-        v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-            __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+        v = kern_probe_avx2();
         __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
     }
     return v;
@@ -116,8 +112,7 @@ bool kern_cpu_has_vnni(void)
     static int cached = -1;
     int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
     if (v < 0) {
-        v = kern_cpu_has_avx2() && __builtin_cpu_supports("avx512f") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+        v = kern_cpu_has_avx2() && kern_probe_vnni();
         __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
     }
     return v;

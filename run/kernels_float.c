@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include <ggufkit/gguf.h>
 #include <ggufkit/quants.h>
 #include "kernels_impl.h"
 
@@ -79,52 +80,95 @@ ALWAYS __m256 load_f32(const float *p)
     return _mm256_loadu_ps(p);
 }
 
-/* nx activation rows against one weight row (weights loaded once per
- * group of 32): per row four accumulators, then its tail; row k's
- * arithmetic does not depend on nx. */
-#define FLOAT_ROWS(T, E, LOAD, TO_F32)                                              \
-    ALWAYS void rows_##T(int64_t n, const void *w, const void *x, size_t xs, int nx,    \
-                         float *out)                                                \
-    {                                                                               \
-        const E *a = w;                                                             \
-        __m256 acc[KERN_NX_FLOAT][4];                                               \
-        for (int k = 0; k < nx; k++)                                                \
-            for (int j = 0; j < 4; j++)                                             \
-                acc[k][j] = _mm256_setzero_ps();                                    \
-        int64_t i = 0;                                                              \
-        for (; i + 32 <= n; i += 32)                                                \
-            for (int j = 0; j < 4; j++) {                                           \
-                const __m256 wv = LOAD(a + i + 8 * j);                              \
-                for (int k = 0; k < nx; k++) {                                      \
-                    const E *b = (const E *)((const uint8_t *)x + k * xs);          \
-                    acc[k][j] = _mm256_fmadd_ps(wv, LOAD(b + i + 8 * j), acc[k][j]);    \
-                }                                                                   \
-            }                                                                       \
-        const int64_t i8 = i;                                                       \
-        for (int k = 0; k < nx; k++) {                                              \
-            const E *b = (const E *)((const uint8_t *)x + k * xs);                  \
-            for (i = i8; i + 8 <= n; i += 8)                                        \
-                acc[k][0] = _mm256_fmadd_ps(LOAD(a + i), LOAD(b + i), acc[k][0]);   \
-            float sum = hsum4(acc[k][0], acc[k][1], acc[k][2], acc[k][3]);          \
-            for (; i < n; i++)                                                      \
-                sum += TO_F32(a[i]) * TO_F32(b[i]);                                 \
-            out[k] = sum;                                                           \
-        }                                                                           \
-    }                                                                               \
-    KERN_AVX2 float dot_##T##_avx2(int64_t n, const void *w, const void *x)         \
-    {                                                                               \
-        float r;                                                                    \
-        rows_##T(n, w, x, 0, 1, &r);                                                \
-        return r;                                                                   \
-    }                                                                               \
-    KERN_AVX2 void dotn_##T##_avx2(int64_t n, const void *w, const void *x, size_t xs, \
-                                   float *out)                                      \
-    {                                                                               \
-        rows_##T(n, w, x, xs, KERN_NX_FLOAT, out);                                  \
-    }
+/* The kernels below take the type (GGUF_DT_F32, _F16 or _BF16) as a
+ * constant argument: each switch folds away in the named wrappers. */
 
-#define SAME(v) (v)
-FLOAT_ROWS(f32, float, load_f32, SAME)
-FLOAT_ROWS(f16, gguf_half, load_f16, gguf_f16_to_f32)
-FLOAT_ROWS(bf16, uint16_t, load_bf16, gguf_bf16_to_f32)
+/* Elements i..i+7 of row p as floats. */
+ALWAYS __m256 load8(uint32_t type, const void *p, int64_t i)
+{
+    switch (type) {
+    case GGUF_DT_F16: return load_f16((const gguf_half *)p + i);
+    case GGUF_DT_BF16: return load_bf16((const uint16_t *)p + i);
+    default: return load_f32((const float *)p + i);
+    }
+}
+
+/* Element i of row p as a float. */
+ALWAYS float elem(uint32_t type, const void *p, int64_t i)
+{
+    switch (type) {
+    case GGUF_DT_F16: return gguf_f16_to_f32(((const gguf_half *)p)[i]);
+    case GGUF_DT_BF16: return gguf_bf16_to_f32(((const uint16_t *)p)[i]);
+    default: return ((const float *)p)[i];
+    }
+}
+
+/* nx activation rows (xs bytes apart) against one weight row, all of type
+ * type (weights loaded once per group of 32): per row four accumulators,
+ * then its tail; row k's arithmetic does not depend on nx. */
+ALWAYS void float_rows(uint32_t type, int64_t n, const void *w, const void *x, size_t xs, int nx,
+                       float *out)
+{
+    __m256 acc[KERN_NX_FLOAT][4];
+    for (int k = 0; k < nx; k++)
+        for (int j = 0; j < 4; j++)
+            acc[k][j] = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int j = 0; j < 4; j++) {
+            const __m256 wv = load8(type, w, i + 8 * j);
+            for (int k = 0; k < nx; k++) {
+                const void *b = (const uint8_t *)x + k * xs;
+                acc[k][j] = _mm256_fmadd_ps(wv, load8(type, b, i + 8 * j), acc[k][j]);
+            }
+        }
+    const int64_t i8 = i;
+    for (int k = 0; k < nx; k++) {
+        const void *b = (const uint8_t *)x + k * xs;
+        for (i = i8; i + 8 <= n; i += 8)
+            acc[k][0] = _mm256_fmadd_ps(load8(type, w, i), load8(type, b, i), acc[k][0]);
+        float sum = hsum4(acc[k][0], acc[k][1], acc[k][2], acc[k][3]);
+        for (; i < n; i++)
+            sum += elem(type, w, i) * elem(type, b, i);
+        out[k] = sum;
+    }
+}
+
+/* The entry points: one pair (dot), one weight row × KERN_NX_FLOAT
+ * activation rows (dotn). */
+KERN_AVX2 float dot_f32_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    float_rows(GGUF_DT_F32, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_f32_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    float_rows(GGUF_DT_F32, n, w, x, xs, KERN_NX_FLOAT, out);
+}
+
+KERN_AVX2 float dot_f16_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    float_rows(GGUF_DT_F16, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_f16_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    float_rows(GGUF_DT_F16, n, w, x, xs, KERN_NX_FLOAT, out);
+}
+
+KERN_AVX2 float dot_bf16_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    float_rows(GGUF_DT_BF16, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_bf16_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    float_rows(GGUF_DT_BF16, n, w, x, xs, KERN_NX_FLOAT, out);
+}
 #endif

@@ -104,14 +104,14 @@ float dot_q6_K_ref(int64_t n, const void *w, const void *x);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define KERN_X86 1
-/* The vector kernels' own code is built for this target; callers need only
- * check kern_cpu_has_avx2() first. */
-#define KERN_AVX2 __attribute__((target("avx2,fma,f16c")))
+/* The *_avx2 kernels are built for KERN_AVX2 and the *_vnni ones for
+ * KERN_VNNI (kernels_simd.h); callers check the CPU first. */
 
-/* AVX2 + FMA + F16C present (asked once). */
+/* AVX2 + FMA + F16C present (kern_probe_avx2, asked once). */
 bool kern_cpu_has_avx2(void);
 
-/* AVX-512 VNNI with VL as well (asked once): the vnni kernels. */
+/* AVX-512 VNNI with VL as well (kern_probe_vnni, asked once): the vnni
+ * kernels. */
 bool kern_cpu_has_vnni(void);
 
 float dot_f32_avx2(int64_t n, const void *w, const void *x);

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <ggufkit/gguf.h>
 #include <ggufkit/quants.h>
 #include "kernels_impl.h"
 
@@ -167,25 +168,58 @@ static float kblock_dot(const kblock *k, const gguf_block_q8_K *a)
     return a->d * k->d * (float)isum - a->d * k->dmin * (float)msum;
 }
 
-#define KQUANT_REF(T)                                                       \
-    float dot_##T##_ref(int64_t n, const void *w, const void *x)           \
-    {                                                                       \
-        const gguf_block_##T *bw = w;                                            \
-        const gguf_block_q8_K *bx = x;                                           \
-        float sum = 0.0f;                                                   \
-        for (int64_t i = 0; i < n / GGUF_QK_K; i++) {                            \
-            kblock k;                                                       \
-            unpack_##T(&bw[i], &k);                                         \
-            sum += kblock_dot(&k, &bx[i]);                                  \
-        }                                                                   \
-        return sum;                                                         \
+/* Super-block i of a row of type (a k-quant GGUF_DT_ id, constant in the
+ * named functions, so the switches fold away) unpacked into k. */
+static inline __attribute__((always_inline)) void unpack_block(uint32_t type, const void *w,
+                                                               int64_t i, kblock *k)
+{
+    switch (type) {
+    case GGUF_DT_Q2_K: unpack_q2_K((const gguf_block_q2_K *)w + i, k); break;
+    case GGUF_DT_Q3_K: unpack_q3_K((const gguf_block_q3_K *)w + i, k); break;
+    case GGUF_DT_Q4_K: unpack_q4_K((const gguf_block_q4_K *)w + i, k); break;
+    case GGUF_DT_Q5_K: unpack_q5_K((const gguf_block_q5_K *)w + i, k); break;
+    default: unpack_q6_K((const gguf_block_q6_K *)w + i, k); break;
     }
+}
 
-KQUANT_REF(q2_K)
-KQUANT_REF(q3_K)
-KQUANT_REF(q4_K)
-KQUANT_REF(q5_K)
-KQUANT_REF(q6_K)
+/* One row pair: each super-block unpacked, its term added in float. */
+static inline __attribute__((always_inline)) float dot_kquant_ref(uint32_t type, int64_t n,
+                                                                   const void *w, const void *x)
+{
+    const gguf_block_q8_K *bx = x;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
+        kblock k;
+        unpack_block(type, w, i, &k);
+        sum += kblock_dot(&k, &bx[i]);
+    }
+    return sum;
+}
+
+float dot_q2_K_ref(int64_t n, const void *w, const void *x)
+{
+    return dot_kquant_ref(GGUF_DT_Q2_K, n, w, x);
+}
+
+float dot_q3_K_ref(int64_t n, const void *w, const void *x)
+{
+    return dot_kquant_ref(GGUF_DT_Q3_K, n, w, x);
+}
+
+float dot_q4_K_ref(int64_t n, const void *w, const void *x)
+{
+    return dot_kquant_ref(GGUF_DT_Q4_K, n, w, x);
+}
+
+float dot_q5_K_ref(int64_t n, const void *w, const void *x)
+{
+    return dot_kquant_ref(GGUF_DT_Q5_K, n, w, x);
+}
+
+float dot_q6_K_ref(int64_t n, const void *w, const void *x)
+{
+    return dot_kquant_ref(GGUF_DT_Q6_K, n, w, x);
+}
 
 /* ---------------------------------------------------------------------------
  * AVX2: the 256 levels of a super-block are eight registers of 32 unsigned
@@ -200,39 +234,10 @@ KQUANT_REF(q6_K)
 #ifdef KERN_X86
 #include "kernels_simd.h"
 
-/* Eight lane sums of Σ_j sc_j Σ_{e in j} (u_e − off)·a_e; off = 1 << shift,
- * or none when shift < 0. Register c spans 16-element blocks 2c and 2c + 1:
- * its low 128 bits (eight 16-bit pair sums) take scale 2c, the high 2c + 1.
- * MADD_ADD(acc, p, s) is acc + madd(p, s): two instructions with AVX2, one
- * (dpwssd, the same exact integers) with AVX-512 VNNI. */
-#define SUPER_ISUM(ISA, INL, MADD_ADD)                                              \
-    INL __m256i super_isum_##ISA(const __m256i u[8], const int16_t sc[16], int shift, \
-                                 const gguf_block_q8_K *a)                               \
-    {                                                                               \
-        /* The level offset is taken off each 16-bit pair sum before the scale    \
-         * multiplies it, so every lane holds exactly the terms of its own four   \
-         * elements: (u - off)·a of elements 4L..4L+3 of each register. Which     \
-         * integers meet in which lane decides how the float lanes round later. */ \
-        __m256i acc = _mm256_setzero_si256();                                       \
-        const __m256i off = _mm256_set1_epi8((char)(shift >= 0 ? 1 << shift : 0));  \
-        /* the scales stay in registers: sc as one vector, each scale twice in    \
-         * a 32-bit element (lo: sc 0-3 | 8-11, hi: sc 4-7 | 12-15), and a     \
-         * register's two scales broadcast to its halves by one permute (a      \
-         * 16-bit load from the unpack's vector store would stall forwarding) */ \
-        const __m256i sv = _mm256_loadu_si256((const __m256i *)sc);                 \
-        const __m256i dup[2] = { _mm256_unpacklo_epi16(sv, sv), _mm256_unpackhi_epi16(sv, sv) }; \
-        UNROLL for (int c = 0; c < 8; c++) {                                        \
-            const __m256i av = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * c)); \
-            __m256i p = _mm256_maddubs_epi16(u[c], av);                             \
-            if (shift >= 0) /* at most 2·8·128 either side: no 16-bit overflow */   \
-                p = _mm256_sub_epi16(p, _mm256_maddubs_epi16(off, av));             \
-            const int e = (c % 2) * 2 + (c / 4) * 4; /* element of sc[2c] */       \
-            const __m256i s = _mm256_permutevar8x32_epi32(                           \
-                dup[(c / 2) % 2], _mm256_setr_epi32(e, e, e, e, e + 1, e + 1, e + 1, e + 1)); \
-            acc = MADD_ADD(acc, p, s);                                              \
-        }                                                                           \
-        return acc;                                                                 \
-    }
+/* acc + madd(p, s): two instructions with AVX2, one (dpwssd, the same
+ * exact integers) with AVX-512 VNNI. super_isum and the row kernels take
+ * one of them as a constant pointer that inlines. */
+typedef __m256i (*madd_add_fn)(__m256i acc, __m256i p, __m256i s);
 
 ALWAYS __m256i madd_add_avx2(__m256i acc, __m256i p, __m256i s)
 {
@@ -244,8 +249,36 @@ ALWAYS_VNNI __m256i madd_add_vnni(__m256i acc, __m256i p, __m256i s)
     return _mm256_dpwssd_epi32(acc, p, s);
 }
 
-SUPER_ISUM(avx2, ALWAYS, madd_add_avx2)
-SUPER_ISUM(vnni, ALWAYS_VNNI, madd_add_vnni)
+/* Eight lane sums of Σ_j sc_j Σ_{e in j} (u_e − off)·a_e; off = 1 << shift,
+ * or none when shift < 0. Register c spans 16-element blocks 2c and 2c + 1:
+ * its low 128 bits (eight 16-bit pair sums) take scale 2c, the high 2c + 1. */
+ALWAYS __m256i super_isum(madd_add_fn madd_add, const __m256i u[8], const int16_t sc[16], int shift,
+                          const gguf_block_q8_K *a)
+{
+    /* The level offset is taken off each 16-bit pair sum before the scale
+     * multiplies it, so every lane holds exactly the terms of its own four
+     * elements: (u - off)·a of elements 4L..4L+3 of each register. Which
+     * integers meet in which lane decides how the float lanes round later. */
+    __m256i acc = _mm256_setzero_si256();
+    const __m256i off = _mm256_set1_epi8((char)(shift >= 0 ? 1 << shift : 0));
+    /* the scales stay in registers: sc as one vector, each scale twice in
+     * a 32-bit element (lo: sc 0-3 | 8-11, hi: sc 4-7 | 12-15), and a
+     * register's two scales broadcast to its halves by one permute (a
+     * 16-bit load from the unpack's vector store would stall forwarding) */
+    const __m256i sv = _mm256_loadu_si256((const __m256i *)sc);
+    const __m256i dup[2] = { _mm256_unpacklo_epi16(sv, sv), _mm256_unpackhi_epi16(sv, sv) };
+    UNROLL for (int c = 0; c < 8; c++) {
+        const __m256i av = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * c));
+        __m256i p = _mm256_maddubs_epi16(u[c], av);
+        if (shift >= 0) /* at most 2·8·128 either side: no 16-bit overflow */
+            p = _mm256_sub_epi16(p, _mm256_maddubs_epi16(off, av));
+        const int e = (c % 2) * 2 + (c / 4) * 4; /* element of sc[2c] */
+        const __m256i s = _mm256_permutevar8x32_epi32(
+            dup[(c / 2) % 2], _mm256_setr_epi32(e, e, e, e, e + 1, e + 1, e + 1, e + 1));
+        acc = madd_add(acc, p, s);
+    }
+    return acc;
+}
 
 /* Eight lane sums of Σ_j mn_j bsum_j. */
 ALWAYS __m256i super_msum(const int16_t mn[16], const gguf_block_q8_K *a)
@@ -414,76 +447,215 @@ ALWAYS __m128i super_msum4(__m128i m8, const gguf_block_q8_K *a)
  *              integer min sum in one fused multiply-add, added last (q5_K) */
 enum { MIN_NONE, MIN_LANES8, MIN_LANES4, MIN_SCALAR };
 
-/* nx activation rows against one weight row: each super-block is unpacked
- * once; row k's arithmetic does not depend on nx. */
-#define KQUANT_ROWS(T, MINS, ISA, INL, ATTR)                                         \
-    INL void rows_##T##_##ISA(int64_t n, const void *w, const void *x, size_t xs, int nx, \
-                              float *out)                                           \
-    {                                                                               \
-        const gguf_block_##T *bw = w;                                                    \
-        __m256 acc[KERN_NX];                                                        \
-        __m128 accm[KERN_NX];                                                       \
-        float summ[KERN_NX];                                                        \
-        for (int k = 0; k < nx; k++) {                                              \
-            acc[k] = _mm256_setzero_ps();                                           \
-            accm[k] = _mm_setzero_ps();                                             \
-            summ[k] = 0.0f;                                                         \
-        }                                                                           \
-        for (int64_t i = 0; i < n / GGUF_QK_K; i++) {                                    \
-            __m256i u[8];                                                           \
-            int16_t sc[16], mn[16];                                                 \
-            __m128i m8 = _mm_setzero_si128();                                       \
-            float d, dmin;                                                          \
-            int shift;                                                              \
-            unpack_avx2_##T(&bw[i], u, sc, mn, &m8, &d, &dmin, &shift);             \
-            for (int k = 0; k < nx; k++) {                                          \
-                const gguf_block_q8_K *bx = (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i; \
-                const float md = -bx->d * dmin;                                     \
-                if (MINS == MIN_LANES8)                                             \
-                    acc[k] = add_scaled(acc[k], md, super_msum(mn, bx));            \
-                else if (MINS == MIN_LANES4)                                        \
-                    accm[k] = _mm_fmadd_ps(_mm_set1_ps(md),                         \
-                                           _mm_cvtepi32_ps(super_msum4(m8, bx)), accm[k]); \
-                else if (MINS == MIN_SCALAR) {                                      \
-                    __m128i m4 = super_msum4(m8, bx);                               \
-                    m4 = _mm_hadd_epi32(_mm_hadd_epi32(m4, m4), m4);                \
-                    summ[k] = fmaf(md, (float)_mm_cvtsi128_si32(m4), summ[k]);      \
-                }                                                                   \
-                acc[k] = add_scaled(acc[k], bx->d * d, super_isum_##ISA(u, sc, shift, bx)); \
-            }                                                                       \
-        }                                                                           \
-        for (int k = 0; k < nx; k++) {                                              \
-            float r = hsum8(acc[k]);                                                \
-            if (MINS == MIN_LANES4) {                                               \
-                __m128 m = _mm_add_ps(accm[k], _mm_movehl_ps(accm[k], accm[k]));    \
-                m = _mm_add_ss(m, _mm_movehdup_ps(m));                              \
-                r += _mm_cvtss_f32(m);                                              \
-            } else if (MINS == MIN_SCALAR)                                          \
-                r += summ[k];                                                       \
-            out[k] = r;                                                             \
-        }                                                                           \
-    }                                                                               \
-    ATTR float dot_##T##_##ISA(int64_t n, const void *w, const void *x)             \
-    {                                                                               \
-        float r;                                                                    \
-        rows_##T##_##ISA(n, w, x, 0, 1, &r);                                        \
-        return r;                                                                   \
-    }                                                                               \
-    ATTR void dotn_##T##_##ISA(int64_t n, const void *w, const void *x, size_t xs,  \
-                               float *out)                                          \
-    {                                                                               \
-        rows_##T##_##ISA(n, w, x, xs, KERN_NX, out);                                \
+/* The kernels below take the weight type (a k-quant GGUF_DT_ id) as a
+ * constant argument: each switch folds away in the named entry points. */
+
+/* How the type's min term joins the float sum. */
+ALWAYS int min_kind(uint32_t type)
+{
+    switch (type) {
+    case GGUF_DT_Q2_K: return MIN_LANES8;
+    case GGUF_DT_Q4_K: return MIN_LANES4;
+    case GGUF_DT_Q5_K: return MIN_SCALAR;
+    default: return MIN_NONE;
     }
+}
 
-#define KQUANT_KERNELS(ISA, INL, ATTR)                                              \
-    KQUANT_ROWS(q2_K, MIN_LANES8, ISA, INL, ATTR)                                   \
-    KQUANT_ROWS(q3_K, MIN_NONE, ISA, INL, ATTR)                                     \
-    KQUANT_ROWS(q4_K, MIN_LANES4, ISA, INL, ATTR)                                   \
-    KQUANT_ROWS(q5_K, MIN_SCALAR, ISA, INL, ATTR)                                   \
-    KQUANT_ROWS(q6_K, MIN_NONE, ISA, INL, ATTR)
+/* Super-block i of weight row w unpacked as above. */
+ALWAYS void unpack_avx2(uint32_t type, const void *w, int64_t i, __m256i u[8], int16_t sc[16],
+                        int16_t mn[16], __m128i *m8, float *d, float *dmin, int *shift)
+{
+    switch (type) {
+    case GGUF_DT_Q2_K:
+        unpack_avx2_q2_K((const gguf_block_q2_K *)w + i, u, sc, mn, m8, d, dmin, shift);
+        break;
+    case GGUF_DT_Q3_K:
+        unpack_avx2_q3_K((const gguf_block_q3_K *)w + i, u, sc, mn, m8, d, dmin, shift);
+        break;
+    case GGUF_DT_Q4_K:
+        unpack_avx2_q4_K((const gguf_block_q4_K *)w + i, u, sc, mn, m8, d, dmin, shift);
+        break;
+    case GGUF_DT_Q5_K:
+        unpack_avx2_q5_K((const gguf_block_q5_K *)w + i, u, sc, mn, m8, d, dmin, shift);
+        break;
+    default:
+        unpack_avx2_q6_K((const gguf_block_q6_K *)w + i, u, sc, mn, m8, d, dmin, shift);
+        break;
+    }
+}
 
-KQUANT_KERNELS(avx2, ALWAYS, KERN_AVX2)
-KQUANT_KERNELS(vnni, ALWAYS_VNNI, KERN_VNNI_ATTR)
+/* nx activation rows against one weight row: each super-block is unpacked
+ * once; row k's arithmetic does not depend on nx. madd_add is the
+ * instruction set's (madd_add_avx2 or madd_add_vnni). */
+ALWAYS void kquant_rows(uint32_t type, madd_add_fn madd_add, int64_t n, const void *w,
+                        const void *x, size_t xs, int nx, float *out)
+{
+    const int mins = min_kind(type);
+    __m256 acc[KERN_NX];
+    __m128 accm[KERN_NX];
+    float summ[KERN_NX];
+    for (int k = 0; k < nx; k++) {
+        acc[k] = _mm256_setzero_ps();
+        accm[k] = _mm_setzero_ps();
+        summ[k] = 0.0f;
+    }
+    for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
+        __m256i u[8];
+        int16_t sc[16], mn[16];
+        __m128i m8 = _mm_setzero_si128();
+        float d, dmin;
+        int shift;
+        unpack_avx2(type, w, i, u, sc, mn, &m8, &d, &dmin, &shift);
+        for (int k = 0; k < nx; k++) {
+            const gguf_block_q8_K *bx = (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i;
+            const float md = -bx->d * dmin;
+            if (mins == MIN_LANES8)
+                acc[k] = add_scaled(acc[k], md, super_msum(mn, bx));
+            else if (mins == MIN_LANES4)
+                accm[k] = _mm_fmadd_ps(_mm_set1_ps(md), _mm_cvtepi32_ps(super_msum4(m8, bx)),
+                                       accm[k]);
+            else if (mins == MIN_SCALAR) {
+                __m128i m4 = super_msum4(m8, bx);
+                m4 = _mm_hadd_epi32(_mm_hadd_epi32(m4, m4), m4);
+                summ[k] = fmaf(md, (float)_mm_cvtsi128_si32(m4), summ[k]);
+            }
+            acc[k] = add_scaled(acc[k], bx->d * d, super_isum(madd_add, u, sc, shift, bx));
+        }
+    }
+    for (int k = 0; k < nx; k++) {
+        float r = hsum8(acc[k]);
+        if (mins == MIN_LANES4) {
+            __m128 m = _mm_add_ps(accm[k], _mm_movehl_ps(accm[k], accm[k]));
+            m = _mm_add_ss(m, _mm_movehdup_ps(m));
+            r += _mm_cvtss_f32(m);
+        } else if (mins == MIN_SCALAR)
+            r += summ[k];
+        out[k] = r;
+    }
+}
+
+/* The entry points of each type and instruction set: one pair (dot) and
+ * one weight row × KERN_NX activation rows (dotn). */
+
+KERN_AVX2 float dot_q2_K_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q2_K, madd_add_avx2, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_q2_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q2_K, madd_add_avx2, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_q3_K_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q3_K, madd_add_avx2, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_q3_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q3_K, madd_add_avx2, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_q4_K_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q4_K, madd_add_avx2, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_q4_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q4_K, madd_add_avx2, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_q5_K_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q5_K, madd_add_avx2, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_q5_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q5_K, madd_add_avx2, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_q6_K_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q6_K, madd_add_avx2, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_q6_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q6_K, madd_add_avx2, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q2_K_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q2_K, madd_add_vnni, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q2_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q2_K, madd_add_vnni, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q3_K_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q3_K, madd_add_vnni, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q3_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q3_K, madd_add_vnni, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q4_K_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q4_K, madd_add_vnni, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q4_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q4_K, madd_add_vnni, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q5_K_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q5_K, madd_add_vnni, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q5_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q5_K, madd_add_vnni, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q6_K_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    kquant_rows(GGUF_DT_Q6_K, madd_add_vnni, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q6_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    kquant_rows(GGUF_DT_Q6_K, madd_add_vnni, n, w, x, xs, KERN_NX, out);
+}
 
 /* ---------------------------------------------------------------------------
  * Packed q4_K (kern_pack): per group of eight rows and super-block, the
@@ -605,7 +777,10 @@ ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_
     }
 }
 
-PACKED_PASSES(q4_Kx8_vnni, rows8_q4_K_vnni, KERN_NXK)
+KERN_VNNI void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    packed_passes(rows8_q4_K_vnni, KERN_NXK, n, wp, x, xs, nx, out);
+}
 
 /* ---------------------------------------------------------------------------
  * Packed q6_K (kern_pack): per group of eight rows and super-block, the
@@ -714,7 +889,11 @@ ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_
     }
 }
 
-PACKED_PASSES(q6_Kx8_vnni, rows8_q6_K_vnni, KERN_NXK)
+KERN_VNNI void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    packed_passes(rows8_q6_K_vnni, KERN_NXK, n, wp, x, xs, nx, out);
+}
+
 /* q8_K activations (libgguf's gguf_q8_K_quantize, which ggml's x86 build also
  * uses) on eight lanes: the first element of largest magnitude sets the
  * scale, each level is round_half_even(iscale · x) by the same magic-number

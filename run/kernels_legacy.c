@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <ggufkit/gguf.h>
 #include <ggufkit/quants.h>
 #include "kernels_impl.h"
 
@@ -190,6 +191,66 @@ ALWAYS __m256i levels_q5_1(const gguf_block_q5_1 *b)
     return _mm256_or_si256(nibbles_to_bytes(b->qs), fifth_bits(b->qh));
 }
 
+/* The kernels below take the weight type (a GGUF_DT_ id) as a constant
+ * argument: each switch folds away in the named entry points. */
+
+/* Block i of weight row r (rows ws bytes apart from w). */
+ALWAYS const void *block_at(uint32_t type, const void *w, size_t ws, int r, int64_t i)
+{
+    const uint8_t *row = (const uint8_t *)w + r * ws;
+    switch (type) {
+    case GGUF_DT_Q4_0: return (const gguf_block_q4_0 *)row + i;
+    case GGUF_DT_Q4_1: return (const gguf_block_q4_1 *)row + i;
+    case GGUF_DT_Q5_0: return (const gguf_block_q5_0 *)row + i;
+    case GGUF_DT_Q5_1: return (const gguf_block_q5_1 *)row + i;
+    default: return (const gguf_block_q8_0 *)row + i;
+    }
+}
+
+ALWAYS __m256i levels(uint32_t type, const void *b)
+{
+    switch (type) {
+    case GGUF_DT_Q4_0: return levels_q4_0(b);
+    case GGUF_DT_Q4_1: return levels_q4_1(b);
+    case GGUF_DT_Q5_0: return levels_q5_0(b);
+    case GGUF_DT_Q5_1: return levels_q5_1(b);
+    default: return levels_q8_0(b);
+    }
+}
+
+/* The block's scale d and (types with a min) its min m. */
+ALWAYS gguf_half block_d(uint32_t type, const void *b)
+{
+    switch (type) {
+    case GGUF_DT_Q4_0: return ((const gguf_block_q4_0 *)b)->d;
+    case GGUF_DT_Q4_1: return ((const gguf_block_q4_1 *)b)->d;
+    case GGUF_DT_Q5_0: return ((const gguf_block_q5_0 *)b)->d;
+    case GGUF_DT_Q5_1: return ((const gguf_block_q5_1 *)b)->d;
+    default: return ((const gguf_block_q8_0 *)b)->d;
+    }
+}
+
+ALWAYS gguf_half block_m(uint32_t type, const void *b)
+{
+    return type == GGUF_DT_Q4_1 ? ((const gguf_block_q4_1 *)b)->m : ((const gguf_block_q5_1 *)b)->m;
+}
+
+/* Activation block i of row k (q8_0 or q8_1 rows xs bytes apart from x). */
+ALWAYS const gguf_block_q8_0 *act_q8_0(const void *x, size_t xs, int k, int64_t i)
+{
+    return (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i;
+}
+
+ALWAYS const gguf_block_q8_1 *act_q8_1(const void *x, size_t xs, int k, int64_t i)
+{
+    return (const gguf_block_q8_1 *)((const uint8_t *)x + k * xs) + i;
+}
+
+/* The byte dot product of an instruction set (dot_u8_i8 or
+ * dot_u8_i8_vnni), passed to the kernels shared by both as a constant
+ * pointer that inlines. */
+typedef __m256i (*byte_dot_fn)(__m256i q, __m256i a);
+
 /* One dpbusd for maddubs + madd (kernels_simd.h). */
 ALWAYS_VNNI __m256i dot_u8_i8_vnni(__m256i q, __m256i a)
 {
@@ -210,110 +271,106 @@ ALWAYS int hsum_i32x8(__m256i v)
  * pair exactly what the one-row kernel gives; the tile only lets a weight
  * block be unpacked once for nx activation rows, an activation block be
  * loaded once for nw weight rows, and nw·nx independent additions hide the
- * latency of each other's fused multiply-adds. INL is the inline attribute
- * of the instruction set and DOT its byte dot product. */
+ * latency of each other's fused multiply-adds. */
 
-/* Scale-only types against q8_0 rows: signed levels q go through the
- * unsigned × signed byte product as |q| against a·sign(q) (q is never -128
- * while a is -128: q8_0 levels stay within ±127). */
-#define SCALE_ONLY_ROWS(T, ISA, INL, DOT)                                           \
-    INL void rows_##T##_##ISA(int64_t n, const void *w, size_t ws, int nw, const void *x, \
-                              size_t xs, int nx, float *out)                        \
-    {                                                                               \
-        __m256 acc[KERN_TILE];                                                      \
-        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
-            acc[k] = _mm256_setzero_ps();                                           \
-        for (int64_t i = 0; i < n / 32; i++) {                                      \
-            __m256i q[KERN_TW], aq[KERN_TW];                                        \
-            float dw[KERN_TW];                                                      \
-            UNROLL for (int r = 0; r < nw; r++) {                                          \
-                const gguf_block_##T *b = (const gguf_block_##T *)((const uint8_t *)w + r * ws) + i; \
-                q[r] = levels_##T(b);                                               \
-                aq[r] = _mm256_sign_epi8(q[r], q[r]);                               \
-                dw[r] = h2f(b->d);                                                  \
-            }                                                                       \
-            UNROLL for (int k = 0; k < nx; k++) {                                          \
-                const gguf_block_q8_0 *bx = (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
-                const __m256i a = load32(bx->qs);                                   \
-                const float dx = h2f(bx->d);                                        \
-                UNROLL for (int r = 0; r < nw; r++) {                                      \
-                    const __m256i s = DOT(aq[r], _mm256_sign_epi8(a, q[r]));        \
-                    acc[r * nx + k] = add_scaled(acc[r * nx + k], dw[r] * dx, s);   \
-                }                                                                   \
-            }                                                                       \
-        }                                                                           \
-        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
-            out[k] = hsum8(acc[k]);                                                 \
+/* Scale-only types (q5_0, q8_0) against q8_0 rows: signed levels q go
+ * through the unsigned × signed byte product as |q| against a·sign(q) (q is
+ * never -128 while a is -128: q8_0 levels stay within ±127). */
+ALWAYS void rows_scale_only_avx2(uint32_t type, int64_t n, const void *w, size_t ws, int nw,
+                                 const void *x, size_t xs, int nx, float *out)
+{
+    __m256 acc[KERN_TILE];
+    UNROLL for (int k = 0; k < nw * nx; k++)
+        acc[k] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / 32; i++) {
+        __m256i q[KERN_TW], aq[KERN_TW];
+        float dw[KERN_TW];
+        UNROLL for (int r = 0; r < nw; r++) {
+            const void *b = block_at(type, w, ws, r, i);
+            q[r] = levels(type, b);
+            aq[r] = _mm256_sign_epi8(q[r], q[r]);
+            dw[r] = h2f(block_d(type, b));
+        }
+        UNROLL for (int k = 0; k < nx; k++) {
+            const gguf_block_q8_0 *bx = act_q8_0(x, xs, k, i);
+            const __m256i a = load32(bx->qs);
+            const float dx = h2f(bx->d);
+            UNROLL for (int r = 0; r < nw; r++) {
+                const __m256i s = dot_u8_i8(aq[r], _mm256_sign_epi8(a, q[r]));
+                acc[r * nx + k] = add_scaled(acc[r * nx + k], dw[r] * dx, s);
+            }
+        }
     }
+    UNROLL for (int k = 0; k < nw * nx; k++)
+        out[k] = hsum8(acc[k]);
+}
 
-/* Types with a min against q8_1 rows: unsigned levels, and Σ m_w · s_x
- * added apart. */
-#define WITH_MIN_ROWS(T, ISA, INL, DOT)                                             \
-    INL void rows_##T##_##ISA(int64_t n, const void *w, size_t ws, int nw, const void *x, \
-                              size_t xs, int nx, float *out)                        \
-    {                                                                               \
-        __m256 acc[KERN_TILE];                                                      \
-        float mins[KERN_TILE];                                                      \
-        UNROLL for (int k = 0; k < nw * nx; k++) {                                         \
-            acc[k] = _mm256_setzero_ps();                                           \
-            mins[k] = 0.0f;                                                         \
-        }                                                                           \
-        for (int64_t i = 0; i < n / 32; i++) {                                      \
-            __m256i q[KERN_TW];                                                     \
-            float dw[KERN_TW], mw[KERN_TW];                                         \
-            UNROLL for (int r = 0; r < nw; r++) {                                          \
-                const gguf_block_##T *b = (const gguf_block_##T *)((const uint8_t *)w + r * ws) + i; \
-                q[r] = levels_##T(b);                                               \
-                dw[r] = h2f(b->d);                                                  \
-                mw[r] = h2f(b->m);                                                  \
-            }                                                                       \
-            UNROLL for (int k = 0; k < nx; k++) {                                          \
-                const gguf_block_q8_1 *bx = (const gguf_block_q8_1 *)((const uint8_t *)x + k * xs) + i; \
-                const __m256i a = load32(bx->qs);                                   \
-                const float dx = h2f(bx->d), sx = h2f(bx->s);                       \
-                UNROLL for (int r = 0; r < nw; r++) {                                      \
-                    acc[r * nx + k] = add_scaled(acc[r * nx + k], dw[r] * dx, DOT(q[r], a)); \
-                    mins[r * nx + k] += mw[r] * sx;                                 \
-                }                                                                   \
-            }                                                                       \
-        }                                                                           \
-        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
-            out[k] = hsum8(acc[k]) + mins[k];                                       \
+/* Types with a min (q4_1, q5_1) against q8_1 rows: unsigned levels, and
+ * Σ m_w · s_x added apart; dot is the instruction set's byte product. */
+ALWAYS void rows_with_min(uint32_t type, byte_dot_fn dot, int64_t n, const void *w, size_t ws,
+                          int nw, const void *x, size_t xs, int nx, float *out)
+{
+    __m256 acc[KERN_TILE];
+    float mins[KERN_TILE];
+    UNROLL for (int k = 0; k < nw * nx; k++) {
+        acc[k] = _mm256_setzero_ps();
+        mins[k] = 0.0f;
     }
+    for (int64_t i = 0; i < n / 32; i++) {
+        __m256i q[KERN_TW];
+        float dw[KERN_TW], mw[KERN_TW];
+        UNROLL for (int r = 0; r < nw; r++) {
+            const void *b = block_at(type, w, ws, r, i);
+            q[r] = levels(type, b);
+            dw[r] = h2f(block_d(type, b));
+            mw[r] = h2f(block_m(type, b));
+        }
+        UNROLL for (int k = 0; k < nx; k++) {
+            const gguf_block_q8_1 *bx = act_q8_1(x, xs, k, i);
+            const __m256i a = load32(bx->qs);
+            const float dx = h2f(bx->d), sx = h2f(bx->s);
+            UNROLL for (int r = 0; r < nw; r++) {
+                acc[r * nx + k] = add_scaled(acc[r * nx + k], dw[r] * dx, dot(q[r], a));
+                mins[r * nx + k] += mw[r] * sx;
+            }
+        }
+    }
+    UNROLL for (int k = 0; k < nw * nx; k++)
+        out[k] = hsum8(acc[k]) + mins[k];
+}
 
 /* q4_0 as the reference CPU backend computes it on x86 (it regroups q4_0
  * matrices of 8k rows into 8-row tiles): one float accumulator per output,
  * and each block adds its whole integer sum, times d_w·d_x, in one fused
  * multiply-add. */
-#define Q4_0_ROWS(ISA, INL, DOT)                                                    \
-    INL void rows_q4_0_##ISA(int64_t n, const void *w, size_t ws, int nw, const void *x, \
-                             size_t xs, int nx, float *out)                         \
-    {                                                                               \
-        float acc[KERN_TILE];                                                       \
-        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
-            acc[k] = 0.0f;                                                          \
-        for (int64_t i = 0; i < n / 32; i++) {                                      \
-            __m256i q[KERN_TW], aq[KERN_TW];                                        \
-            float dw[KERN_TW];                                                      \
-            UNROLL for (int r = 0; r < nw; r++) {                                          \
-                const gguf_block_q4_0 *b = (const gguf_block_q4_0 *)((const uint8_t *)w + r * ws) + i; \
-                q[r] = levels_q4_0(b);                                              \
-                aq[r] = _mm256_sign_epi8(q[r], q[r]);                               \
-                dw[r] = h2f(b->d);                                                  \
-            }                                                                       \
-            UNROLL for (int k = 0; k < nx; k++) {                                          \
-                const gguf_block_q8_0 *bx = (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
-                const __m256i a = load32(bx->qs);                                   \
-                const float dx = h2f(bx->d);                                        \
-                UNROLL for (int r = 0; r < nw; r++) {                                      \
-                    const int isum = hsum_i32x8(DOT(aq[r], _mm256_sign_epi8(a, q[r]))); \
-                    acc[r * nx + k] = fmaf((float)isum, dw[r] * dx, acc[r * nx + k]); \
-                }                                                                   \
-            }                                                                       \
-        }                                                                           \
-        UNROLL for (int k = 0; k < nw * nx; k++)                                           \
-            out[k] = acc[k];                                                        \
+ALWAYS void rows_q4_0_avx2(int64_t n, const void *w, size_t ws, int nw, const void *x, size_t xs,
+                           int nx, float *out)
+{
+    float acc[KERN_TILE];
+    UNROLL for (int k = 0; k < nw * nx; k++)
+        acc[k] = 0.0f;
+    for (int64_t i = 0; i < n / 32; i++) {
+        __m256i q[KERN_TW], aq[KERN_TW];
+        float dw[KERN_TW];
+        UNROLL for (int r = 0; r < nw; r++) {
+            const gguf_block_q4_0 *b = block_at(GGUF_DT_Q4_0, w, ws, r, i);
+            q[r] = levels_q4_0(b);
+            aq[r] = _mm256_sign_epi8(q[r], q[r]);
+            dw[r] = h2f(b->d);
+        }
+        UNROLL for (int k = 0; k < nx; k++) {
+            const gguf_block_q8_0 *bx = act_q8_0(x, xs, k, i);
+            const __m256i a = load32(bx->qs);
+            const float dx = h2f(bx->d);
+            UNROLL for (int r = 0; r < nw; r++) {
+                const int isum = hsum_i32x8(dot_u8_i8(aq[r], _mm256_sign_epi8(a, q[r])));
+                acc[r * nx + k] = fmaf((float)isum, dw[r] * dx, acc[r * nx + k]);
+            }
+        }
     }
+    UNROLL for (int k = 0; k < nw * nx; k++)
+        out[k] = acc[k];
+}
 
 /* The scale-only types with VNNI, without the sign trick: dpbusd wants
  * unsigned bytes first, so the activations go in as a + 128 (an xor) and
@@ -321,37 +378,36 @@ ALWAYS int hsum_i32x8(__m256i v)
  * computed once per weight block: (a + 128)·q summed on top gives exactly
  * Σ a·q, lane by lane — the same integers as above. The scale d_w·d_x is
  * the same float product, taken from broadcast registers. */
-#define SCALE_ONLY_ROWS_VNNI(T)                                                     \
-    ALWAYS_VNNI void rows_##T##_vnni(int64_t n, const void *w, size_t ws, int nw,     \
-                                     const void *x, size_t xs, int nx, float *out)   \
-    {                                                                               \
-        const __m256i bias = _mm256_set1_epi8((char)0x80), zero = _mm256_setzero_si256(); \
-        __m256 acc[KERN_TILE];                                                      \
-        UNROLL for (int k = 0; k < nw * nx; k++)                                    \
-            acc[k] = _mm256_setzero_ps();                                           \
-        for (int64_t i = 0; i < n / 32; i++) {                                      \
-            __m256i q[KERN_TW], lead[KERN_TW];                                      \
-            __m256 dw[KERN_TW];                                                     \
-            UNROLL for (int r = 0; r < nw; r++) {                                   \
-                const gguf_block_##T *b = (const gguf_block_##T *)((const uint8_t *)w + r * ws) + i; \
-                q[r] = levels_##T(b);                                               \
-                lead[r] = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q[r])); \
-                dw[r] = _mm256_set1_ps(h2f(b->d));                                  \
-            }                                                                       \
-            UNROLL for (int k = 0; k < nx; k++) {                                   \
-                const gguf_block_q8_0 *bx = (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i; \
-                const __m256i a = _mm256_xor_si256(load32(bx->qs), bias);           \
-                const __m256 dx = _mm256_set1_ps(h2f(bx->d));                       \
-                UNROLL for (int r = 0; r < nw; r++) {                               \
-                    const __m256i s = _mm256_dpbusd_epi32(lead[r], a, q[r]);        \
-                    acc[r * nx + k] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], dx),     \
-                                                      _mm256_cvtepi32_ps(s), acc[r * nx + k]); \
-                }                                                                   \
-            }                                                                       \
-        }                                                                           \
-        UNROLL for (int k = 0; k < nw * nx; k++)                                    \
-            out[k] = hsum8(acc[k]);                                                 \
+ALWAYS_VNNI void rows_scale_only_vnni(uint32_t type, int64_t n, const void *w, size_t ws, int nw,
+                                      const void *x, size_t xs, int nx, float *out)
+{
+    const __m256i bias = _mm256_set1_epi8((char)0x80), zero = _mm256_setzero_si256();
+    __m256 acc[KERN_TILE];
+    UNROLL for (int k = 0; k < nw * nx; k++)
+        acc[k] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / 32; i++) {
+        __m256i q[KERN_TW], lead[KERN_TW];
+        __m256 dw[KERN_TW];
+        UNROLL for (int r = 0; r < nw; r++) {
+            const void *b = block_at(type, w, ws, r, i);
+            q[r] = levels(type, b);
+            lead[r] = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, bias, q[r]));
+            dw[r] = _mm256_set1_ps(h2f(block_d(type, b)));
+        }
+        UNROLL for (int k = 0; k < nx; k++) {
+            const gguf_block_q8_0 *bx = act_q8_0(x, xs, k, i);
+            const __m256i a = _mm256_xor_si256(load32(bx->qs), bias);
+            const __m256 dx = _mm256_set1_ps(h2f(bx->d));
+            UNROLL for (int r = 0; r < nw; r++) {
+                const __m256i s = _mm256_dpbusd_epi32(lead[r], a, q[r]);
+                acc[r * nx + k] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], dx), _mm256_cvtepi32_ps(s),
+                                                  acc[r * nx + k]);
+            }
+        }
     }
+    UNROLL for (int k = 0; k < nw * nx; k++)
+        out[k] = hsum8(acc[k]);
+}
 
 /* Eight vectors' lane sums as one vector: lane j = Σ lanes of v[j]
  * (integers: any order gives the same). */
@@ -626,7 +682,7 @@ ALWAYS_VNNI void rows8_q8_0_vnni(int64_t n, const void *wp, const void *x, size_
     }
 }
 
-KERN_VNNI_ATTR void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+KERN_VNNI void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
                                 float *out)
 {
     switch (nx) { /* constant tile shapes, unrolled */
@@ -637,46 +693,195 @@ KERN_VNNI_ATTR void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t
     }
 }
 
-PACKED_PASSES(q8_0x8_vnni, rows8_q8_0_vnni, KERN_NX8)
+KERN_VNNI void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    packed_passes(rows8_q8_0_vnni, KERN_NX8, n, wp, x, xs, nx, out);
+}
 
-/* The entry points of one type and instruction set: one pair (dot), one
+/* ---------------------------------------------------------------------------
+ * The entry points of each type and instruction set: one pair (dot), one
  * weight row × KERN_NX activation rows (dotn) and KERN_TW × KERN_NX (tile,
- * for prompt batches). */
-#define ENTRY_POINTS(T, ISA, ATTR)                                                  \
-    ATTR float dot_##T##_##ISA(int64_t n, const void *w, const void *x)             \
-    {                                                                               \
-        float r;                                                                    \
-        rows_##T##_##ISA(n, w, 0, 1, x, 0, 1, &r);                                  \
-        return r;                                                                   \
-    }                                                                               \
-    ATTR void dotn_##T##_##ISA(int64_t n, const void *w, const void *x, size_t xs,  \
-                               float *out)                                          \
-    {                                                                               \
-        rows_##T##_##ISA(n, w, 0, 1, x, xs, KERN_NX, out);                          \
-    }                                                                               \
-    ATTR void tile_##T##_##ISA(int64_t n, const void *w, size_t ws, const void *x,  \
-                               size_t xs, float *out)                               \
-    {                                                                               \
-        rows_##T##_##ISA(n, w, ws, KERN_TW, x, xs, KERN_NX, out);                   \
-    }
+ * for prompt batches), each a call of the type's kernel with constant
+ * shapes.
+ */
 
-#define LEGACY_KERNELS(ISA, ATTR)                                                   \
-    ENTRY_POINTS(q4_0, ISA, ATTR)                                                   \
-    ENTRY_POINTS(q5_0, ISA, ATTR)                                                   \
-    ENTRY_POINTS(q8_0, ISA, ATTR)                                                   \
-    ENTRY_POINTS(q4_1, ISA, ATTR)                                                   \
-    ENTRY_POINTS(q5_1, ISA, ATTR)
+KERN_AVX2 float dot_q4_0_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_q4_0_avx2(n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
 
-Q4_0_ROWS(avx2, ALWAYS, dot_u8_i8)
-SCALE_ONLY_ROWS(q5_0, avx2, ALWAYS, dot_u8_i8)
-SCALE_ONLY_ROWS(q8_0, avx2, ALWAYS, dot_u8_i8)
-WITH_MIN_ROWS(q4_1, avx2, ALWAYS, dot_u8_i8)
-WITH_MIN_ROWS(q5_1, avx2, ALWAYS, dot_u8_i8)
-LEGACY_KERNELS(avx2, KERN_AVX2)
+KERN_AVX2 void dotn_q4_0_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_q4_0_avx2(n, w, 0, 1, x, xs, KERN_NX, out);
+}
 
-SCALE_ONLY_ROWS_VNNI(q5_0)
-SCALE_ONLY_ROWS_VNNI(q8_0)
-WITH_MIN_ROWS(q4_1, vnni, ALWAYS_VNNI, dot_u8_i8_vnni)
-WITH_MIN_ROWS(q5_1, vnni, ALWAYS_VNNI, dot_u8_i8_vnni)
-LEGACY_KERNELS(vnni, KERN_VNNI_ATTR)
+KERN_AVX2 void tile_q4_0_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_q4_0_avx2(n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_q5_0_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_scale_only_avx2(GGUF_DT_Q5_0, n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_q5_0_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_scale_only_avx2(GGUF_DT_Q5_0, n, w, 0, 1, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 void tile_q5_0_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_scale_only_avx2(GGUF_DT_Q5_0, n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_q8_0_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_scale_only_avx2(GGUF_DT_Q8_0, n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_q8_0_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_scale_only_avx2(GGUF_DT_Q8_0, n, w, 0, 1, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 void tile_q8_0_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_scale_only_avx2(GGUF_DT_Q8_0, n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_q4_1_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_with_min(GGUF_DT_Q4_1, dot_u8_i8, n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_q4_1_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_with_min(GGUF_DT_Q4_1, dot_u8_i8, n, w, 0, 1, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 void tile_q4_1_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_with_min(GGUF_DT_Q4_1, dot_u8_i8, n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_q5_1_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_with_min(GGUF_DT_Q5_1, dot_u8_i8, n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_q5_1_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_with_min(GGUF_DT_Q5_1, dot_u8_i8, n, w, 0, 1, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 void tile_q5_1_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_with_min(GGUF_DT_Q5_1, dot_u8_i8, n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q4_0_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_q4_0_vnni(n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q4_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_q4_0_vnni(n, w, 0, 1, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI void tile_q4_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_q4_0_vnni(n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q5_0_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_scale_only_vnni(GGUF_DT_Q5_0, n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q5_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_scale_only_vnni(GGUF_DT_Q5_0, n, w, 0, 1, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI void tile_q5_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_scale_only_vnni(GGUF_DT_Q5_0, n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q8_0_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_scale_only_vnni(GGUF_DT_Q8_0, n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q8_0_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_scale_only_vnni(GGUF_DT_Q8_0, n, w, 0, 1, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_scale_only_vnni(GGUF_DT_Q8_0, n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q4_1_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_with_min(GGUF_DT_Q4_1, dot_u8_i8_vnni, n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q4_1_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_with_min(GGUF_DT_Q4_1, dot_u8_i8_vnni, n, w, 0, 1, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI void tile_q4_1_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_with_min(GGUF_DT_Q4_1, dot_u8_i8_vnni, n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_q5_1_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_with_min(GGUF_DT_Q5_1, dot_u8_i8_vnni, n, w, 0, 1, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_q5_1_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_with_min(GGUF_DT_Q5_1, dot_u8_i8_vnni, n, w, 0, 1, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI void tile_q5_1_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
+                              float *out)
+{
+    rows_with_min(GGUF_DT_Q5_1, dot_u8_i8_vnni, n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+}
 #endif

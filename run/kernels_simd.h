@@ -1,28 +1,68 @@
 /*
- * kernels_simd.h — the x86 vector helpers the kernel files share: the
- * inline attributes of each instruction set and the small operations every
- * block kernel uses. Private to run/kernels*.c; included inside their
- * KERN_X86 sections.
+ * kernels_simd.h — the x86 instruction sets gguf-run's vector code is built
+ * for, and the vector helpers the kernel files share.
+ *
+ * The one place that spells them: each instruction set's target attribute
+ * (KERN_AVX2, KERN_VNNI) and the CPU probe that says whether this machine
+ * has it (kern_probe_avx2, kern_probe_vnni; kernels.c asks once and caches
+ * the answers for everyone, forward_simd.c included). Every function built
+ * for a set carries its attribute by name; nothing else calls
+ * __builtin_cpu_supports or writes a target("...") list.
+ *
+ * Then the small operations every block kernel uses (always inlined, built
+ * for AVX2 so that a function of either set may inline them). Included by
+ * run/kernels*.c and run/forward_simd.c; empty off x86-64.
  *
  * Not for: a kernel's own unpacking (its file), dispatch (kernels.c).
  */
 #ifndef RUN_KERNELS_SIMD_H
 #define RUN_KERNELS_SIMD_H
 
-#include <immintrin.h>
-#include <string.h>
-
 #include "kernels_impl.h"
 
-/* Inline helpers built for AVX2 + FMA + F16C; a function built for more
- * (VNNI) may inline them too. */
-#define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
+#ifdef KERN_X86
+#include <cpuid.h>
+#include <immintrin.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------
+ * Instruction sets
+ */
+
+/* AVX2 + FMA + F16C: every vector kernel and forward_simd.c's loops. */
+#define KERN_AVX2 __attribute__((target("avx2,fma,f16c")))
 
 /* AVX-512 VNNI with VL, for 256-bit registers: dpbusd / dpwssd do what
  * maddubs + madd (+ add) do, with the same exact integers in the same
  * lanes, so the float arithmetic after them is unchanged. */
-#define KERN_VNNI_ATTR __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni")))
-#define ALWAYS_VNNI KERN_VNNI_ATTR static inline __attribute__((always_inline))
+#define KERN_VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni")))
+
+/* Whether this CPU runs KERN_AVX2 code: asks cpuid each time (in a VM a
+ * trap to the hypervisor), so only kern_cpu_has_avx2() calls it. F16C is
+ * leaf 1 ECX bit 29, which clang's __builtin_cpu_supports does not name. */
+static inline bool kern_probe_avx2(void)
+{
+    unsigned a, b, c, d;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+           __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+}
+
+/* Whether a CPU that runs KERN_AVX2 code runs KERN_VNNI code as well: the
+ * AVX-512 part of the set (kern_cpu_has_vnni() asks once). */
+static inline bool kern_probe_vnni(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512vnni");
+}
+
+/* Inline helpers of each set; an AVX2 helper inlines into VNNI code too. */
+#define ALWAYS KERN_AVX2 static inline __attribute__((always_inline))
+#define ALWAYS_VNNI KERN_VNNI static inline __attribute__((always_inline))
+
+/* ---------------------------------------------------------------------------
+ * Shared helpers
+ */
 
 /* Loops over a tile's rows or a super-block's registers have constant
  * bounds once inlined; unrolled, their arrays stay in registers. */
@@ -107,20 +147,23 @@ ALWAYS float hmax8(__m256 v)
     return _mm_cvtss_f32(h);
 }
 
-/* NAME(n, wp, x, xs, nx, out): eight packed rows × nx activation rows in
- * passes of ROWS8(..., NXP, ...) and single rows for the rest. */
-#define PACKED_PASSES(NAME, ROWS8, NXP)                                             \
-    KERN_VNNI_ATTR void NAME(int64_t n, const void *wp, const void *x, size_t xs, int nx, \
-                             float *out)                                            \
-    {                                                                               \
-        for (int k = 0; k < nx;) {                                                  \
-            const int m = nx - k >= (NXP) ? (NXP) : 1;                              \
-            if (m == (NXP))                                                         \
-                ROWS8(n, wp, (const uint8_t *)x + k * xs, xs, (NXP), out + 8 * k);  \
-            else                                                                    \
-                ROWS8(n, wp, (const uint8_t *)x + k * xs, xs, 1, out + 8 * k);      \
-            k += m;                                                                 \
-        }                                                                           \
+/* Eight packed rows × nx activation rows (a kern_rows8_fn) in passes of
+ * rows8(..., nxp, ...) and single rows for the rest; rows8 is a type's
+ * always-inline kernel and nxp its rows per pass, both constants in the
+ * type's named wrapper, so the passes inline with constant shapes. */
+ALWAYS_VNNI void packed_passes(kern_rows8_fn rows8, int nxp, int64_t n, const void *wp,
+                               const void *x, size_t xs, int nx, float *out)
+{
+    for (int k = 0; k < nx;) {
+        const int m = nx - k >= nxp ? nxp : 1;
+        if (m == nxp)
+            rows8(n, wp, (const uint8_t *)x + k * xs, xs, nxp, out + 8 * k);
+        else
+            rows8(n, wp, (const uint8_t *)x + k * xs, xs, 1, out + 8 * k);
+        k += m;
     }
+}
+
+#endif /* KERN_X86 */
 
 #endif
