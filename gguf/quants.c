@@ -1,8 +1,9 @@
 /*
  * quants.c — float conversions (f16, bf16) and the codec table.
  *
- * The per-format block code is in quants_legacy.c and quants_k.c; this file
- * only dispatches on the type id and handles the plain float types.
+ * The per-format block code is in quants_legacy.c, quants_k.c, quants_iq4.c,
+ * quants_tq.c and quants_mxfp4.c; this file only dispatches on the type id
+ * and handles the plain float types.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -44,6 +45,11 @@ static const gguf_codec codecs[GGUF_DT_COUNT] = {
     WEIGHTED(q5_K, GGUF_DT_Q5_K),
     WEIGHTED(q6_K, GGUF_DT_Q6_K),
     PLAIN(q8_K, GGUF_DT_Q8_K),
+    WEIGHTED(iq4_nl, GGUF_DT_IQ4_NL),
+    WEIGHTED(iq4_xs, GGUF_DT_IQ4_XS),
+    PLAIN(tq1_0, GGUF_DT_TQ1_0),
+    PLAIN(tq2_0, GGUF_DT_TQ2_0),
+    PLAIN(mxfp4, GGUF_DT_MXFP4),
 };
 
 const gguf_codec *gguf_codec_get(uint32_t type)

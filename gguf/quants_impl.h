@@ -2,8 +2,11 @@
  * quants_impl.h — the per-format functions behind gguf_codec (quants.h).
  *
  * Internal to libgguf: quants.c builds the codec table from these.
- * quants_legacy.c holds the 32-element formats, quants_k.c the k-quants.
- * Every `*_quantize` is ggml's reference quantizer for the format, every
+ * quants_legacy.c holds the 32-element formats, quants_k.c the k-quants,
+ * quants_iq4.c iq4_nl and iq4_xs, quants_tq.c the ternary formats and
+ * quants_mxfp4.c mxfp4.
+ * Every `*_quantize` is ggml's quantizer for the format without weights
+ * (ggml_quantize_chunk's imatrix-less path), every
  * `*_quantize_weighted` the importance-matrix path for one row (n elements,
  * weights qw[n]), every `*_dequantize` ggml's dequantizer.
  */
@@ -98,12 +101,20 @@ CODEC_FNS(q3_K)
 CODEC_FNS(q4_K)
 CODEC_FNS(q5_K)
 CODEC_FNS(q6_K)
+CODEC_FNS(iq4_nl)
+CODEC_FNS(iq4_xs)
 
 /* No weighted path in ggml for these. */
 void gguf_q8_0_quantize(const float *x, void *y, int64_t n);
 void gguf_q8_0_dequantize(const void *x, float *y, int64_t n);
 void gguf_q8_K_quantize(const float *x, void *y, int64_t n);
 void gguf_q8_K_dequantize(const void *x, float *y, int64_t n);
+void gguf_tq1_0_quantize(const float *x, void *y, int64_t n);
+void gguf_tq1_0_dequantize(const void *x, float *y, int64_t n);
+void gguf_tq2_0_quantize(const float *x, void *y, int64_t n);
+void gguf_tq2_0_dequantize(const void *x, float *y, int64_t n);
+void gguf_mxfp4_quantize(const float *x, void *y, int64_t n);
+void gguf_mxfp4_dequantize(const void *x, float *y, int64_t n);
 
 #undef CODEC_FNS
 

@@ -45,8 +45,11 @@ GGUF_API void gguf_f32_to_bf16_row(const float *x, uint16_t *y, int64_t n);
  *
  * Each block struct is laid out exactly as ggml-common.h's, with its size
  * asserted next to it; a row of n elements is n / block_size consecutive
- * blocks. The plain quantizers produce exactly the bytes of ggml's reference
- * quantizers (quantize_row_*_ref) for the same input, bit for bit; the
+ * blocks. The plain quantizers produce exactly the bytes ggml's
+ * ggml_quantize_chunk writes without importance weights, bit for bit (for
+ * every type but iq4_nl those of its reference quantizer quantize_row_*_ref;
+ * iq4_nl's skips the scale trials and only serves run-time copies into
+ * iq4_nl tensors such as a KV cache, not model files); the
  * importance-weighted ones those of ggml's quantize_* with quant_weights;
  * the dequantizers exactly ggml's floats. Tests hold them to the fixture
  * vectors in ../shared/fixtures/vectors.
@@ -59,6 +62,8 @@ GGUF_API void gguf_f32_to_bf16_row(const float *x, uint16_t *y, int64_t n);
 #define GGUF_QK5_0 32
 #define GGUF_QK5_1 32
 #define GGUF_QK8_0 32
+#define GGUF_QK4_NL 32
+#define GGUF_QK_MXFP4 32
 #define GGUF_QK_K  256
 #define GGUF_K_SCALE_SIZE 12
 
@@ -137,12 +142,50 @@ typedef struct {
 } gguf_block_q8_K;
 GGUF_STATIC_ASSERT(sizeof(gguf_block_q8_K) == 292, "gguf_block_q8_K is 292 bytes");
 
+/* --- non-linear, ternary and fp4 formats ---------------------------------- */
+
+/* 4-bit non-linear, one scale per 32: x = d * v[q], v the fixed 16-entry
+ * table kvalues_iq4nl (-127 .. 113). Nibbles packed as q4_0's. */
+typedef struct { gguf_half d; uint8_t qs[GGUF_QK4_NL / 2]; } gguf_block_iq4_nl;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_iq4_nl) == 18, "gguf_block_iq4_nl is 18 bytes");
+
+/* 4-bit non-linear super-block: 8 blocks of 32 with 6-bit scales ls (low 4
+ * bits in scales_l, high 2 in scales_h): x = d * (ls - 32) * v[q]. */
+typedef struct {
+    gguf_half d;
+    uint16_t  scales_h;
+    uint8_t   scales_l[GGUF_QK_K / 64];
+    uint8_t   qs[GGUF_QK_K / 2];
+} gguf_block_iq4_xs;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_iq4_xs) == 136, "gguf_block_iq4_xs is 136 bytes");
+
+/* Ternary, 1.6875 bits: x = d * (t - 1), t ∈ {0,1,2}; five trits per qs
+ * byte, four per qh byte, each byte a base-3 fraction scaled to 0..255. */
+typedef struct {
+    uint8_t   qs[(GGUF_QK_K - 4 * GGUF_QK_K / 64) / 5];
+    uint8_t   qh[GGUF_QK_K / 64];
+    gguf_half d;
+} gguf_block_tq1_0;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_tq1_0) == 54, "gguf_block_tq1_0 is 54 bytes");
+
+/* Ternary, 2 bits per element: x = d * (t - 1), four per byte. */
+typedef struct {
+    uint8_t   qs[GGUF_QK_K / 4];
+    gguf_half d;
+} gguf_block_tq2_0;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_tq2_0) == 66, "gguf_block_tq2_0 is 66 bytes");
+
+/* MX fp4: an E8M0 exponent e and 32 E2M1 codes: x = 2^(e-128) * v[q], v the
+ * doubled E2M1 values (kvalues_mxfp4: 0, ±1, ±2, ±3, ±4, ±6, ±8, ±12). */
+typedef struct { uint8_t e; uint8_t qs[GGUF_QK_MXFP4 / 2]; } gguf_block_mxfp4;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_mxfp4) == 17, "gguf_block_mxfp4 is 17 bytes");
+
 /* --- row codecs --------------------------------------------------------------
  * n (and n_per_row) must be a multiple of the type's block size. */
 
 typedef struct gguf_codec {
     uint32_t type;
-    /* ggml's reference quantizer: n floats → n / block blocks. */
+    /* ggml's quantizer without weights: n floats → n / block blocks. */
     void (*quantize)(const float *x, void *y, int64_t n);
     /* Importance-weighted quantizer for one row of n floats with weights qw
      * (n of them); NULL when the type has none (it then ignores weights). */
@@ -150,8 +193,9 @@ typedef struct gguf_codec {
     void (*dequantize)(const void *x, float *y, int64_t n);
 } gguf_codec;
 
-/* The codec of a type, or NULL when libgguf cannot encode it (IQ/TQ types,
- * q8_1, integer types). f32, f16, bf16 are included. */
+/* The codec of a type, or NULL when libgguf cannot encode it (the IQ types
+ * but iq4_nl and iq4_xs, nvfp4, q1_0, q8_1, integer types). f32, f16, bf16
+ * are included. */
 GGUF_API const gguf_codec *gguf_codec_get(uint32_t type);
 
 /* Quantizes nrows rows of n_per_row floats as ggml_quantize_chunk does:

@@ -180,8 +180,9 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
         --tensor-type "$(head -c 300 /dev/zero | tr '\0' a)=q8_0" "$SYN" "$TMP/o.gguf" Q4_0
     check "--version" bash -c '"$1" --version | grep -q "^gguf-quantize (ggufkit) "' _ "$QUANT"
     # issue 14: every type the user names is checked for a quantizer up front
-    # (iq4_xs, i8, f64 and q8_K used to be written as garbage or unusable files)
-    for t in iq4_xs i8 f64; do
+    # (iq4_xs, i8, f64 and q8_K used to be written as garbage or unusable
+    # files; iq4_xs has its codec now, iq2_xxs not yet)
+    for t in iq2_xxs i8 f64; do
         why="tensor type '$t' cannot be written: gguf-quantize has no quantizer for it"
         usage "--tensor-type attn_v=$t refused" "$why" --tensor-type "attn_v=$t" "$SYN" "$TMP/o.gguf" Q4_0
         usage "--output-tensor-type $t refused" "--output-tensor-type: $why" --output-tensor-type "$t" "$SYN" "$TMP/o.gguf" Q4_0
@@ -200,11 +201,11 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
     else
         fail "--tensor-type-file: every rule applied" "$(cat "$TMP/e.txt")"
     fi
-    printf 'attn_v=iq4_xs\n' >"$TMP/types.txt"
+    printf 'attn_v=iq2_xxs\n' >"$TMP/types.txt"
     out=$("$QUANT" --dry-run --tensor-type-file "$TMP/types.txt" "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
-    [ $rc -eq 1 ] && [[ $out == *"types.txt: tensor type 'iq4_xs' cannot be written"* ]] &&
-        pass "--tensor-type-file naming iq4_xs is refused naming the file" ||
-        fail "--tensor-type-file naming iq4_xs is refused naming the file" "exit $rc: $out"
+    [ $rc -eq 1 ] && [[ $out == *"types.txt: tensor type 'iq2_xxs' cannot be written"* ]] &&
+        pass "--tensor-type-file naming iq2_xxs is refused naming the file" ||
+        fail "--tensor-type-file naming iq2_xxs is refused naming the file" "exit $rc: $out"
     : >"$TMP/types.txt"
     out=$("$QUANT" --dry-run --tensor-type-file "$TMP/types.txt" "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
     [ $rc -eq 1 ] && [[ $out == *"types.txt: no REGEX=TYPE rules"* ]] &&

@@ -1208,7 +1208,7 @@ static inline const bg_case *bg_cases(size_t *count)
         { "nel_2e62_x2", "element_count_overflow", bg_build_nel_overflow, 2 },
         { "nbytes_row_overflow", "byte_size_overflow", bg_build_nbytes_overflow, 0 },
         { "nbytes_overflow", "byte_size_overflow", bg_build_nbytes_overflow, 1 },
-        { "type_39", "unknown_type", bg_build_type_id, 39 },
+        { "type_42", "unknown_type", bg_build_type_id, 42 },
         { "type_1000", "unknown_type", bg_build_type_id, 1000 },
         { "type_ffffffff", "unknown_type", bg_build_type_id, 0xFFFFFFFF },
         { "type_4_q4_2", "removed_type", bg_build_type_id, 4 },

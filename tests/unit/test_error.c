@@ -428,7 +428,7 @@ START_TEST(test_other_codes)
     ck_assert_int_eq(err.code, GGUF_ERR_UNSUPPORTED);
     ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_Q8_0, x, q, 1, 31, NULL, &err), 0);
     ck_assert_int_eq(err.code, GGUF_ERR_ARG);
-    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_TQ1_0, q, y, 256, &err), -1);
+    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_IQ3_XXS, q, y, 256, &err), -1);
     ck_assert_int_eq(err.code, GGUF_ERR_UNSUPPORTED);
 
     gguf_imatrix im;

@@ -63,8 +63,10 @@ static void qvec_free(qvec *q)
     free(q->deq);
 }
 
-static const char *vector_types[] = { "f16", "bf16", "q4_0", "q4_1", "q5_0", "q5_1",
-                                      "q8_0", "q2_K", "q3_K", "q4_K", "q5_K", "q6_K" };
+static const char *vector_types[] = { "f16",   "bf16",   "q4_0",   "q4_1",  "q5_0",
+                                      "q5_1",  "q8_0",   "q2_K",   "q3_K",  "q4_K",
+                                      "q5_K",  "q6_K",   "iq4_nl", "iq4_xs", "tq1_0",
+                                      "tq2_0", "mxfp4" };
 #define N_VECTOR_TYPES (int)(sizeof vector_types / sizeof *vector_types)
 
 /* Loop index i: type i % N_VECTOR_TYPES, with the scale searches forced
@@ -109,8 +111,9 @@ END_TEST
 
 /* The version-2 vectors: ggml_quantize_chunk with an importance vector
  * (llama-quantize --imatrix), every row, both search paths. */
-static const char *imatrix_types[] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0",
-                                       "q2_K", "q3_K", "q4_K", "q5_K", "q6_K" };
+static const char *imatrix_types[] = { "q4_0",   "q4_1",   "q5_0",  "q5_1",  "q8_0",
+                                       "q2_K",   "q3_K",   "q4_K",  "q5_K",  "q6_K",
+                                       "iq4_nl", "iq4_xs", "tq1_0", "tq2_0", "mxfp4" };
 #define N_IMATRIX_TYPES (int)(sizeof imatrix_types / sizeof *imatrix_types)
 
 START_TEST(test_vectors_imatrix_exact)
@@ -181,7 +184,8 @@ START_TEST(test_round_trip_error)
         { GGUF_DT_Q4_1, 0.002f }, { GGUF_DT_Q5_0, 0.002f }, { GGUF_DT_Q5_1, 0.002f },
         { GGUF_DT_Q8_0, 0.002f }, { GGUF_DT_Q2_K, 0.0075f }, { GGUF_DT_Q3_K, 0.0040f },
         { GGUF_DT_Q4_K, 0.002f }, { GGUF_DT_Q5_K, 0.002f }, { GGUF_DT_Q6_K, 0.002f },
-        { GGUF_DT_Q8_K, 0.002f },
+        { GGUF_DT_Q8_K, 0.002f }, { GGUF_DT_IQ4_NL, 0.002f }, { GGUF_DT_IQ4_XS, 0.002f },
+        { GGUF_DT_TQ1_0, 0.01f }, { GGUF_DT_TQ2_0, 0.01f }, { GGUF_DT_MXFP4, 0.002f },
     };
     enum { N = 32 * 128 };
     static float x[N], y[N];
@@ -207,7 +211,7 @@ START_TEST(test_weighted_paths)
 {
     static const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
                                       GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K,
-                                      GGUF_DT_Q6_K };
+                                      GGUF_DT_Q6_K, GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS };
     enum { N = 512 };
     static float x[N], w[N], y[N];
     static uint8_t q[N * 4];
@@ -227,6 +231,151 @@ START_TEST(test_weighted_paths)
         }
         ck_assert_msg(err / mag < 0.1, "%s: weighted round trip relative error %g",
                       gguf_dtype_name(types[t]), err / mag);
+    }
+}
+END_TEST
+
+/* ggml ignores importance weights for tq1_0, tq2_0 and mxfp4: no weighted
+ * quantizer, and gguf_quantize_rows gives the plain bytes with an imatrix. */
+START_TEST(test_unweighted_types)
+{
+    static const uint32_t types[] = { GGUF_DT_Q8_0, GGUF_DT_TQ1_0, GGUF_DT_TQ2_0, GGUF_DT_MXFP4 };
+    enum { N = 512 };
+    static float x[N], w[N];
+    static uint8_t a[N * 2], b[N * 2];
+    for (int i = 0; i < N; i++) {
+        x[i] = sinf((float)i * 0.61f) * (float)(1 + i % 11);
+        w[i] = (float)(i % 3);
+    }
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+        const gguf_codec *c = gguf_codec_get(types[t]);
+        ck_assert_ptr_nonnull(c);
+        ck_assert_ptr_null(c->quantize_weighted);
+        size_t n = gguf_quantize_rows(types[t], x, a, 1, N, NULL, NULL);
+        ck_assert_uint_gt(n, 0);
+        ck_assert_uint_eq(gguf_quantize_rows(types[t], x, b, 1, N, w, NULL), n);
+        ck_assert_msg(memcmp(a, b, n) == 0, "%s: weights changed the bytes",
+                      gguf_dtype_name(types[t]));
+    }
+}
+END_TEST
+
+/* Values on a format's grid come back exactly: d·(t - 1) for the ternary
+ * formats, 2^(e-128)·v[q] for mxfp4 when the block holds the extreme ±12
+ * (its exponent is then the grid's). */
+START_TEST(test_grid_values_exact)
+{
+    enum { N = 1024 };
+    static const int8_t fp4[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+    static float x[N], y[N];
+    static uint8_t q[N * 2];
+    uint64_t r = 99;
+    for (int tern = 0; tern < 2; tern++) {
+        const uint32_t types[] = { GGUF_DT_TQ1_0, GGUF_DT_TQ2_0 };
+        for (int i = 0; i < N; i++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            x[i] = 0.375f * (float)((int)(r >> 33) % 3 - 1);
+        }
+        x[5] = 0.375f; /* every block's d: 0.375 */
+        x[256 + 7] = x[512 + 9] = x[768 + 255] = -0.375f;
+        ck_assert_uint_gt(gguf_quantize_rows(types[tern], x, q, 1, N, NULL, NULL), 0);
+        ck_assert_int_eq(gguf_dequantize_row(types[tern], q, y, N, NULL), 0);
+        ck_assert_msg(memcmp(x, y, sizeof x) == 0, "%s: ternary grid not exact",
+                      gguf_dtype_name(types[tern]));
+    }
+    for (int i = 0; i < N; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        int block = i / 32;
+        float scale = ldexpf(1.0f, block % 40 - 20);
+        x[i] = (float)fp4[(r >> 33) % 16] * scale;
+        if (i % 32 == (block * 7) % 32)
+            x[i] = (block % 2 ? -12.0f : 12.0f) * scale;
+    }
+    ck_assert_uint_gt(gguf_quantize_rows(GGUF_DT_MXFP4, x, q, 1, N, NULL, NULL), 0);
+    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_MXFP4, q, y, N, NULL), 0);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(x[i] == y[i], "mxfp4: element %d: %g came back as %g", i, x[i], y[i]);
+}
+END_TEST
+
+/* Blocks at the edges: all zero (iq4: zero scale, every level index 8 —
+ * the level 1 nearest 0; iq4_xs's sub-scales 0 stored as 32), and mxfp4's
+ * exponents for a subnormal or infinite extreme, which ggml computes as
+ * floor(log2 amax) + 125 narrowed to a byte the x86 way (-8 → 248, inf → 0). */
+START_TEST(test_edge_blocks)
+{
+    enum { N = 256 };
+    static float x[N], w[N], y[N];
+    static uint8_t q[N * 2];
+    for (int i = 0; i < N; i++)
+        w[i] = 1.0f;
+    for (int weighted = 0; weighted < 2; weighted++) {
+        memset(x, 0, sizeof x);
+        gguf_block_iq4_nl nl[N / 32];
+        gguf_block_iq4_xs xs;
+        ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ4_NL, x, nl, 1, N, weighted ? w : NULL, NULL),
+                          sizeof nl);
+        ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ4_XS, x, &xs, 1, N, weighted ? w : NULL, NULL),
+                          sizeof xs);
+        for (int b = 0; b < N / 32; b++) {
+            ck_assert_uint_eq(nl[b].d, 0);
+            for (int j = 0; j < 16; j++)
+                ck_assert_uint_eq(nl[b].qs[j], 0x88);
+        }
+        ck_assert_uint_eq(xs.d & 0x7fff, 0);
+        ck_assert_uint_eq(xs.scales_h, 0xAAAA);
+        for (int j = 0; j < 4; j++)
+            ck_assert_uint_eq(xs.scales_l[j], 0);
+        for (int j = 0; j < 128; j++)
+            ck_assert_uint_eq(xs.qs[j], 0x88);
+    }
+    for (int t = 0; t < 5; t++) {
+        const uint32_t types[] = { GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS, GGUF_DT_TQ1_0, GGUF_DT_TQ2_0,
+                                   GGUF_DT_MXFP4 };
+        memset(x, 0, sizeof x);
+        ck_assert_uint_gt(gguf_quantize_rows(types[t], x, q, 1, N, NULL, NULL), 0);
+        ck_assert_int_eq(gguf_dequantize_row(types[t], q, y, N, NULL), 0);
+        for (int i = 0; i < N; i++)
+            ck_assert_msg(y[i] == 0.0f, "%s: zero row gives %g", gguf_dtype_name(types[t]), y[i]);
+    }
+    gguf_block_mxfp4 m[N / 32];
+    for (int i = 0; i < N; i++)
+        x[i] = 0.0f;
+    x[0] = 1e-40f;    /* block 0: subnormal extreme */
+    x[33] = INFINITY; /* block 1: infinite */
+    x[64] = NAN;      /* block 2: NaN, never the extreme; the block is zero */
+    x[96] = 6.0f;     /* block 3: 6 = 12 · 2^(127-128) */
+    x[128] = 7.99f;   /* block 4: the same binade */
+    /* block 5: just below 2^10, where log2f rounds up to 10: ggml's
+     * exponent is 135, not the exact 134 (and 1024 - 2^-14 encodes as 8 · 2^7) */
+    x[160] = 1024.0f - 0x1p-14f;
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_MXFP4, x, m, 1, N, NULL, NULL), sizeof m);
+    ck_assert_uint_eq(m[0].e, 248);
+    ck_assert_uint_eq(m[1].e, 0);
+    ck_assert_uint_eq(m[2].e, 0);
+    ck_assert_uint_eq(m[3].e, 127);
+    ck_assert_uint_eq(m[3].qs[0], 7);
+    ck_assert_uint_eq(m[4].e, 127);
+    ck_assert_uint_eq(m[4].qs[0], 7); /* beyond 6: clamped to the largest code */
+    ck_assert_uint_eq(m[5].e, 135);
+    ck_assert_uint_eq(m[5].qs[0], 6);
+    ck_assert_uint_eq(m[6].e, 0);
+    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_MXFP4, m, y, N, NULL), 0);
+    ck_assert(y[160] == 1024.0f && y[96] == 6.0f && y[128] == 6.0f);
+    /* extremes (for the sanitizer build: no undefined conversion on any
+     * path): tiny, huge, infinite and NaN values, with and without weights */
+    static const float specials[] = { 1e-30f, 1e-44f, 1e30f, 3e38f, INFINITY, -INFINITY, NAN };
+    for (size_t k = 0; k < sizeof specials / sizeof *specials; k++) {
+        for (int i = 0; i < N; i++)
+            x[i] = i % 5 == 0 ? specials[k] : (i % 2 ? 0.5f : -0.25f) * (k < 2 ? specials[k] : 1.0f);
+        for (int t = 0; t < 5; t++) {
+            const uint32_t types[] = { GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS, GGUF_DT_TQ1_0,
+                                       GGUF_DT_TQ2_0, GGUF_DT_MXFP4 };
+            for (int weighted = 0; weighted < 2; weighted++) {
+                ck_assert_uint_gt(gguf_quantize_rows(types[t], x, q, 1, N, weighted ? w : NULL, NULL), 0);
+                ck_assert_int_eq(gguf_dequantize_row(types[t], q, y, N, NULL), 0);
+            }
+        }
     }
 }
 END_TEST
@@ -288,6 +437,9 @@ int main(void)
     tcase_add_test(tc, test_weighted_paths);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_lanes_match_scalar);
+    tcase_add_test(tc, test_unweighted_types);
+    tcase_add_test(tc, test_grid_values_exact);
+    tcase_add_test(tc, test_edge_blocks);
     int skipped = 0;
     if (fixtures_present()) {
         tcase_add_loop_test(tc, test_vectors_quantize_exact, 0, 2 * N_VECTOR_TYPES);

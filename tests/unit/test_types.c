@@ -132,8 +132,8 @@ START_TEST(test_sizes_match_vectors)
 }
 END_TEST
 
-/* A tensor of a type libgguf has no codec for (mxfp4, nvfp4, q1_0) is
- * written, opened and sized by the table alone. */
+/* Tensors of the newest types (mxfp4, and nvfp4 and q1_0, which libgguf
+ * has no codec for) are written, opened and sized by the table alone. */
 START_TEST(test_uncodec_types_open)
 {
     static const uint32_t ids[] = { GGUF_DT_MXFP4, GGUF_DT_NVFP4, GGUF_DT_Q1_0 };
