@@ -2,9 +2,11 @@
 #
 #   make            libgguf (static + shared) and the tools into build/
 #   make test       all tests: Check unit tests + e2e scripts, with a summary
+#   make test T=x   one suite: a unit test (T=test_reader) or an e2e script (T=inspect)
 #   make san        the same tests built with -fsanitize=address,undefined
 #   make fuzz       libFuzzer harnesses (clang) into build-fuzz/
 #   make install    PREFIX=/usr/local DESTDIR= : tools, library, headers, .pc
+#   make help       every target and variable
 #
 # BUILD selects the output directory; SAN=1 adds the sanitizers.
 
@@ -54,13 +56,15 @@ LIB_CFLAGS  := $(shell $(PKG_CONFIG) --cflags libpcre2-8 2>/dev/null)
 LIB_LIBS    := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
 
 CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) -fPIC -Iinclude -Igguf $(LIB_CFLAGS) -DGGUFKIT_VERSION='"$(VERSION)"' $(CFLAGS)
+# Every object also writes its header dependencies (.d, with empty rules for
+# the headers so that a deleted header does not stop the build).
+DEPFLAGS    = -MMD -MP
 LDLIBS_ALL  = $(LIB_LIBS) -lm $(LDSAN) $(LDFLAGS)
 
 # --- sources ---------------------------------------------------------------
 LIB_SRC   := $(sort $(wildcard gguf/*.c))
 LIB_HDR   := $(sort $(wildcard gguf/*.h))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-ALL_HDR   := $(wildcard include/ggufkit/*.h gguf/*.h common/*.h inspect/*.h convert/*.h quantize/*.h run/*.h)
 # tools-common: terminal, argument and output-path helpers the tools share
 # (linked into each tool, never installed)
 COMMON_SRC:= $(sort $(wildcard common/*.c))
@@ -74,7 +78,7 @@ TTOOL_BINS:= $(TTOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 
-.PHONY: valgrind
+.PHONY: valgrind help
 .PHONY: all lib tools test san fuzz install uninstall clean check-deps-test testbins deps sample demo
 all: lib tools $(BUILD)/sample.gguf
 
@@ -101,9 +105,11 @@ deps-lib:
 .PHONY: deps-lib
 tools: $(TOOL_BINS)
 
-$(BUILD)/obj/%.o: %.c $(ALL_HDR)
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CFLAGS_TOOL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_TOOL) -c $< -o $@
+
+-include $(shell find $(BUILD) build-fuzz -name '*.d' 2>/dev/null)
 
 $(BUILD)/libgguf.a: $(LIB_OBJ) | deps-lib
 	@rm -f $@
@@ -127,22 +133,35 @@ $(BUILD)/libgguf.so: $(LIB_OBJ) | deps-lib
 	ln -sf libgguf.so.$(SOMAJOR) $@
 
 # Per-tool dependencies: pkg-config names (with their Debian package) and
-# OpenMP. Each tool is every .c in its directory, linked against libgguf.a.
+# OpenMP. Each tool is its main.c linked with an internal archive of the
+# rest of its directory ($(BUILD)/libtool-NAME.a, which the unit tests and
+# fuzzers link too), libcommon.a and libgguf.a.
 DEPS_quantize   := yaml-0.1:libyaml-dev
 OMP_quantize    := -fopenmp
 DEPS_convert    := yaml-0.1:libyaml-dev zlib:zlib1g-dev
 OMP_run         := -fopenmp
 pkg_names = $(foreach d,$(1),$(word 1,$(subst :, ,$(d))))
+tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(filter-out $(1)/main.c,$(sort $(wildcard $(1)/*.c))))
 
 define tool_rule
 $(BUILD)/obj/$(1)/%.o: CFLAGS_TOOL := -Icommon $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --cflags $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1))
-$(BUILD)/gguf-$(1): $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard $(1)/*.c)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a | deps-$(1)
-	$$(CC) -o $$@ $$(filter %.o %.a,$$^) $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --libs $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1)) $$(LDLIBS_ALL)
+$(BUILD)/libtool-$(1).a: $$(call tool_objs,$(1),$(BUILD))
+	@rm -f $$@
+	ar rcs $$@ $$^
+$(BUILD)/gguf-$(1): $(BUILD)/obj/$(1)/main.o $(BUILD)/libtool-$(1).a $(BUILD)/libcommon.a $(BUILD)/libgguf.a | deps-$(1)
+	$$(CC) -o $$@ $$^ $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --libs $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1)) $$(LDLIBS_ALL)
 deps-$(1):
 	$$(foreach d,$$(DEPS_$(1)),$$(call need,$$(d)))
 .PHONY: deps-$(1)
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+
+# What a test or fuzz binary links after its own source: every tool's
+# internal archive (the linker takes only the objects it needs), then
+# tools-common and the library, and every library the tools use.
+TOOL_ARCHIVES = $(foreach t,$(TOOLS),$(BUILD)/libtool-$(t).a)
+TOOL_INCLUDES = -Icommon $(addprefix -iquote ,$(TOOLS))
+TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null) -fopenmp
 
 # --- tests -----------------------------------------------------------------
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
@@ -151,48 +170,23 @@ CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 check-deps-test:
 	$(foreach d,$(DEPS_TEST),$(call need,$(d)))
 
-# A unit test of a tool's module links that module's objects too:
-# TEST_OBJS_test_NAME lists them (paths under $(BUILD)/obj), TEST_LIBS_ extra libs.
-TEST_OBJS_test_policy := quantize/policy.o quantize/preset.o
-TEST_OBJS_test_recipe := quantize/recipe.o
-TEST_LIBS_test_recipe  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
-TEST_OBJS_test_json   := convert/json.o
-TEST_LIBS_test_json    = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
-TEST_OBJS_test_safetensors := convert/safetensors.o convert/json.o
-TEST_LIBS_test_safetensors  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
-TEST_OBJS_test_spm    := convert/spm.o
-TEST_OBJS_test_arch   := convert/arch.o convert/write.o convert/readback.o convert/model.o convert/override.o convert/json.o
-TEST_LIBS_test_arch    = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
-TEST_OBJS_test_llama2c := convert/llama2c.o convert/vocab.o convert/spm.o convert/model.o convert/write.o convert/readback.o convert/arch.o convert/override.o convert/json.o
-TEST_LIBS_test_llama2c  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
-TEST_OBJS_test_tokjson := convert/tokjson.o convert/vocab.o convert/spm.o convert/json.o
-TEST_LIBS_test_tokjson  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
-TEST_OBJS_test_override := convert/override.o convert/json.o
-TEST_LIBS_test_override  = $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
-TEST_OBJS_test_torch  := convert/torch.o convert/zip.o convert/safetensors.o convert/json.o
-TEST_LIBS_test_torch   = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
-TEST_OBJS_test_emit   := inspect/emit.o inspect/emit_text.o inspect/emit_markdown.o inspect/emit_tree.o
-TEST_OBJS_test_forward := $(filter-out run/main.o,$(patsubst %.c,%.o,$(sort $(wildcard run/*.c))))
-TEST_LIBS_test_forward  = -fopenmp
-TEST_OBJS_test_kernels := run/kernels.o run/kernels_float.o run/kernels_legacy.o run/kernels_k.o
-TEST_LIBS_test_kernels  = -fopenmp
-
-.SECONDEXPANSION:
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD)/obj/,$$(TEST_OBJS_$$*)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a | check-deps-test
+# A unit test links every tool archive (tests of a tool's modules include
+# their headers through TOOL_INCLUDES).
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(TOOL_ARCHIVES) $(BUILD)/libcommon.a $(BUILD)/libgguf.a | check-deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Itests/unit -Icommon $(addprefix -I,$(sort $(dir $(TEST_OBJS_$*)))) -o $@ $< $(addprefix $(BUILD)/obj/,$(TEST_OBJS_$*)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $(CHECK_LIBS) $(TEST_LIBS_$*) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(CHECK_CFLAGS) -Itests/unit $(TOOL_INCLUDES) -o $@ $< $(TOOL_ARCHIVES) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $(CHECK_LIBS) $(TOOL_LIBS) $(LDLIBS_ALL)
 
-# A test tool that reads a tool's formats links that tool's objects too.
-TTOOL_OBJS_mkmeta := convert/torch.o convert/zip.o convert/safetensors.o convert/json.o
-TTOOL_LIBS_mkmeta  = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
-$(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $$(addprefix $(BUILD)/obj/,$$(TTOOL_OBJS_$$*)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a
+# A test tool (model generators) links the same way.
+$(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $(TOOL_ARCHIVES) $(BUILD)/libcommon.a $(BUILD)/libgguf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Icommon $(addprefix -I,$(sort $(dir $(TTOOL_OBJS_$*)))) -o $@ $< $(addprefix $(BUILD)/obj/,$(TTOOL_OBJS_$*)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $(TTOOL_LIBS_$*) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(TOOL_INCLUDES) -o $@ $< $(TOOL_ARCHIVES) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $(TOOL_LIBS) $(LDLIBS_ALL)
 
 testbins: all $(UNIT_BINS) $(TTOOL_BINS)
 
+# T=NAME runs one suite: a unit test binary (T=test_reader) or an e2e
+# script (T=inspect for tests/e2e/inspect.sh).
 test: testbins
-	@BUILD=$(BUILD) TEST_CC="$(CC)" TEST_SANFLAGS="$(LDSAN)" bash tests/run.sh
+	@BUILD=$(BUILD) TEST_CC="$(CC)" TEST_SANFLAGS="$(LDSAN)" bash tests/run.sh $(T)
 
 # clang's UBSan checks more (e.g. pointer arithmetic on NULL) than gcc's.
 SAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
@@ -209,33 +203,26 @@ valgrind: testbins
 # --- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_CC    ?= clang
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_FLAGS := $(CSTD) -g -O1 $(FUZZ_SAN) -Iinclude -Igguf -Icommon $(LIB_CFLAGS)
+FUZZ_FLAGS := $(CSTD) -g -O1 $(FUZZ_SAN) -Iinclude -Igguf -Icommon $(LIB_CFLAGS) -DGGUFKIT_VERSION='"$(VERSION)"'
 FUZZ_OBJ   := $(LIB_SRC:%.c=build-fuzz/obj/%.o) $(COMMON_SRC:%.c=build-fuzz/obj/%.o)
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-build-fuzz/obj/%.o: %.c $(ALL_HDR)
+build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(DEPFLAGS) $(TOOL_INCLUDES) -fsanitize=fuzzer-no-link -c $< -o $@
 build-fuzz/libgguf-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
-# A harness for a tool's parser compiles that tool's sources too:
-# FUZZ_SRCS_fuzz_NAME lists them, FUZZ_LIBS_fuzz_NAME their libraries.
-FUZZ_SRCS_fuzz_recipe := quantize/recipe.c
-FUZZ_LIBS_fuzz_recipe := -lyaml
-FUZZ_SRCS_fuzz_json   := convert/json.c
-FUZZ_LIBS_fuzz_json   := -lyaml
-FUZZ_SRCS_fuzz_safetensors := convert/safetensors.c convert/json.c
-FUZZ_LIBS_fuzz_safetensors := -lyaml
-FUZZ_SRCS_fuzz_spm    := convert/spm.c
-FUZZ_SRCS_fuzz_llama2c := convert/llama2c.c convert/vocab.c convert/spm.c convert/model.c convert/arch.c
-FUZZ_SRCS_fuzz_tokjson := convert/tokjson.c convert/vocab.c convert/spm.c convert/json.c
-FUZZ_LIBS_fuzz_tokjson := -lyaml
-FUZZ_SRCS_fuzz_torch  := convert/torch.c convert/zip.c convert/safetensors.c convert/json.c
-FUZZ_LIBS_fuzz_torch  := -lyaml -lz
-FUZZ_SRCS_fuzz_kldbase := run/eval.c run/forward.c run/forward_simd.c run/kernels.c \
-  run/kernels_float.c run/kernels_legacy.c run/kernels_k.c run/model.c
-build-fuzz/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) build-fuzz/libgguf-fuzz.a
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(addprefix -I,$(sort $(dir $(FUZZ_SRCS_$*)))) -o $@ $< $(FUZZ_SRCS_$*) build-fuzz/libgguf-fuzz.a $(FUZZ_LIBS_$*) $(LIB_LIBS) -lm
+# The tools' parsers, built for the fuzzers, as internal archives too.
+.SECONDEXPANSION:
+# Objects and archives made by pattern rules stay (make would delete them as
+# intermediate files).
+.SECONDARY:
+build-fuzz/libtool-%.a: $$(call tool_objs,$$*,build-fuzz)
+	@rm -f $@
+	ar rcs $@ $^
+FUZZ_ARCHIVES = $(foreach t,$(TOOLS),build-fuzz/libtool-$(t).a)
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_ARCHIVES) build-fuzz/libgguf-fuzz.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(TOOL_INCLUDES) -fsanitize=fuzzer -o $@ $< $(FUZZ_ARCHIVES) build-fuzz/libgguf-fuzz.a $(TOOL_LIBS) $(LIB_LIBS) -lm
 
 # --- install ---------------------------------------------------------------
 DEST := $(DESTDIR)$(PREFIX)
@@ -256,6 +243,29 @@ install: all
 uninstall:
 	rm -f $(foreach t,$(TOOLS),$(DEST)/bin/gguf-$(t)) $(DEST)/lib/libgguf.* $(DEST)/lib/pkgconfig/libgguf.pc
 	rm -rf $(DEST)/include/ggufkit
+
+help:
+	@echo "targets:"
+	@echo "  all (default)  libgguf.a, libgguf.so and the tools into BUILD (build/)"
+	@echo "  lib, tools     only the library, only the tools"
+	@echo "  sample         build, then gguf-inspect the generated sample model"
+	@echo "  demo           convert, quantize to every preset and measure each (tests/tools/demo.sh)"
+	@echo "  test           every unit test and e2e script, with a summary line"
+	@echo "  san            the same under AddressSanitizer + UBSan (clang), in build-san/"
+	@echo "  valgrind       every unit test under valgrind"
+	@echo "  fuzz           the libFuzzer harnesses into build-fuzz/ (tests/fuzz/campaign.sh runs them)"
+	@echo "  install        tools, libgguf, public headers and libgguf.pc under DESTDIR/PREFIX"
+	@echo "  uninstall      removes what install put there"
+	@echo "  deps           apt-get install what the build and tests need (.ci/deps)"
+	@echo "  clean          removes build/, build-san/, build-fuzz/"
+	@echo "  help           this text"
+	@echo "variables:"
+	@echo "  BUILD=DIR          output directory (default build)"
+	@echo "  SAN=1              compile with -fsanitize=address,undefined"
+	@echo "  T=NAME             with test/san: one suite (test_reader, inspect, ...)"
+	@echo "  PREFIX=/usr/local  install prefix; DESTDIR=DIR stages an install"
+	@echo "  GGUFKIT_FIXTURES=DIR  the shared fixtures (default ../shared/fixtures)"
+	@echo "  CC, CFLAGS, LDFLAGS   compiler and extra flags"
 
 clean:
 	rm -rf build build-san build-fuzz

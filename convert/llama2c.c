@@ -251,6 +251,180 @@ bool llama2c_detect(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Maps the checkpoint file into s. */
+static int map_checkpoint(l2c_state *s, const char *path, gguf_error *err)
+{
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        gguf_error_set(err, "cannot open: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    s->size = (size_t)st.st_size;
+    s->map = s->size >= 28 ? mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    close(fd);
+    if (!s->map || s->map == MAP_FAILED) {
+        s->map = NULL;
+        return gguf_error_set(err, "not a llama2.c checkpoint (%zu bytes)", s->size);
+    }
+    return 0;
+}
+
+/* The checkpoint's layout, as its header gives it. */
+typedef struct l2c_layout {
+    int     version; /* 0: the legacy float32 export; 1, 2: "ak42" exports */
+    int32_t group;   /* version 2: the q8_0 group size */
+    bool    shared;  /* the classifier is the embedding */
+} l2c_layout;
+
+/* Reads and checks the header (legacy 28 bytes, or the 256-byte "ak42"
+ * one); c is left at the first weight. */
+static int read_header(l2c_state *s, l2c_layout *lay, cursor *c, gguf_error *err)
+{
+    const uint8_t *h = s->map;
+    *lay = (l2c_layout){ 0, 0, false };
+    *c = (cursor){ s->map, 0, s->size, 0 };
+    if ((uint32_t)rd32(h) == AK42) {
+        if (s->size < 256)
+            return gguf_error_set(err, "truncated llama2.c header");
+        lay->version = rd32(h + 4);
+        if (lay->version != 1 && lay->version != 2)
+            return gguf_error_set(err, "llama2.c version %d (1 and 2 are read)", lay->version);
+        h += 8;
+        lay->shared = s->map[36] != 0;
+        lay->group = lay->version == 2 ? rd32(s->map + 37) : 0;
+        c->off = 256;
+    } else {
+        c->off = 28;
+        lay->shared = rd32(h + 20) > 0;
+    }
+    s->dim = rd32(h), s->hidden = rd32(h + 4), s->layers = rd32(h + 8), s->heads = rd32(h + 12);
+    s->kv_heads = rd32(h + 16), s->vocab = rd32(h + 20), s->seq_len = rd32(h + 24);
+    if (s->vocab < 0 && s->vocab != INT32_MIN) /* negative: a separate classifier */
+        s->vocab = -s->vocab;
+    if (s->dim <= 0 || s->hidden <= 0 || s->layers <= 0 || s->heads <= 0 || s->kv_heads <= 0 ||
+        s->vocab <= 0 || s->seq_len <= 0 || s->dim % s->heads || s->heads % s->kv_heads ||
+        s->dim > 65536 || s->hidden > 1 << 20 || s->layers > 4096 || s->vocab > 1 << 24 ||
+        s->seq_len > 1 << 24 ||
+        (lay->version == 2 && (lay->group <= 0 || s->dim % lay->group || s->hidden % lay->group)))
+        return gguf_error_set(err, "implausible llama2.c header (dim %d, hidden %d, layers %d, "
+                              "heads %d/%d, vocab %d, seq_len %d)", s->dim, s->hidden, s->layers,
+                              s->heads, s->kv_heads, s->vocab, s->seq_len);
+    return 0;
+}
+
+/* Where every weight lies: per layer arrays of pieces of the mapping. */
+typedef struct l2c_weights {
+    piece *att_norm, *ffn_norm, *wq, *wk, *wv, *wo, *w1, *w2, *w3;
+    piece  emb, final_norm, cls;
+} l2c_weights;
+
+static void free_weights(l2c_weights *w)
+{
+    free(w->att_norm), free(w->ffn_norm), free(w->wq), free(w->wk), free(w->wv), free(w->wo);
+    free(w->w1), free(w->w2), free(w->w3);
+}
+
+static int alloc_weights(l2c_weights *w, int64_t L, gguf_error *err)
+{
+    memset(w, 0, sizeof *w);
+    piece **arrays[] = { &w->att_norm, &w->ffn_norm, &w->wq, &w->wk, &w->wv,
+                         &w->wo, &w->w1, &w->w2, &w->w3 };
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        if (!(*arrays[i] = calloc((size_t)L, sizeof **arrays[i]))) {
+            free_weights(w);
+            return gguf_error_set(err, "out of memory");
+        }
+    return 0;
+}
+
+/* Walks the weights in the file's order (the legacy export interleaves
+ * them by kind with freq_cis after; version 1 and 2 put the norms first),
+ * then checks the file ends exactly after the last one. */
+static int locate_weights(const l2c_state *s, const l2c_layout *lay, cursor *c, l2c_weights *w,
+                          gguf_error *err)
+{
+    const int64_t L = s->layers, D = s->dim, H = s->hidden, V = s->vocab;
+    const int64_t KV = D / s->heads * s->kv_heads;
+    const int v = lay->version;
+    const int32_t g = lay->group;
+#define EACH(arr, expr) for (int64_t l = 0; l < L; l++) w->arr[l] = expr
+    if (v == 0) {
+        w->emb = take_matrix(c, 0, 0, V, D);
+        EACH(att_norm, take_vector(c, D));
+        EACH(wq, take_matrix(c, 0, 0, D, D));
+        EACH(wk, take_matrix(c, 0, 0, KV, D));
+        EACH(wv, take_matrix(c, 0, 0, KV, D));
+        EACH(wo, take_matrix(c, 0, 0, D, D));
+        EACH(ffn_norm, take_vector(c, D));
+        EACH(w1, take_matrix(c, 0, 0, H, D));
+        EACH(w2, take_matrix(c, 0, 0, D, H));
+        EACH(w3, take_matrix(c, 0, 0, H, D));
+        w->final_norm = take_vector(c, D);
+        take(c, (uint64_t)s->seq_len * (uint64_t)(D / s->heads / 2) * 4 * 2); /* freq_cis */
+    } else {
+        EACH(att_norm, take_vector(c, D));
+        EACH(ffn_norm, take_vector(c, D));
+        w->final_norm = take_vector(c, D);
+        w->emb = take_matrix(c, v, g, V, D);
+        EACH(wq, take_matrix(c, v, g, D, D));
+        EACH(wk, take_matrix(c, v, g, KV, D));
+        EACH(wv, take_matrix(c, v, g, KV, D));
+        EACH(wo, take_matrix(c, v, g, D, D));
+        EACH(w1, take_matrix(c, v, g, H, D));
+        EACH(w2, take_matrix(c, v, g, D, H));
+        EACH(w3, take_matrix(c, v, g, H, D));
+    }
+#undef EACH
+    w->cls = lay->shared ? w->emb : take_matrix(c, v, g, V, D);
+    if (c->bad)
+        return gguf_error_set(err, "truncated: the header promises more weights than the file's "
+                              "%zu bytes", s->size);
+    if (c->off != c->size)
+        return gguf_error_set(err, "%" PRIu64 " bytes after the weights (wrong header or format "
+                              "version?)", c->size - c->off);
+    return 0;
+}
+
+/* The tensors in llama.cpp's order: embedding, final norm, output, then
+ * per layer. */
+static int add_weights(src_model *m, const l2c_state *s, l2c_weights *w, int32_t group,
+                       gguf_error *err)
+{
+    if (add(m, GGUF_T_TOKEN_EMBD, &w->emb, group, err) ||
+        add(m, GGUF_T_OUTPUT_NORM, &w->final_norm, group, err) ||
+        add(m, GGUF_T_OUTPUT, &w->cls, group, err))
+        return -1;
+    for (int64_t l = 0; l < s->layers; l++) {
+        const struct { const char *fmt; piece *p; } order[] = {
+            { GGUF_T_ATTN_Q, &w->wq[l] }, { GGUF_T_ATTN_K, &w->wk[l] }, { GGUF_T_ATTN_V, &w->wv[l] },
+            { GGUF_T_ATTN_OUT, &w->wo[l] }, { GGUF_T_ATTN_NORM, &w->att_norm[l] },
+            { GGUF_T_FFN_GATE, &w->w1[l] }, { GGUF_T_FFN_DOWN, &w->w2[l] },
+            { GGUF_T_FFN_UP, &w->w3[l] }, { GGUF_T_FFN_NORM, &w->ffn_norm[l] },
+        };
+        for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+            char name[64];
+            snprintf(name, sizeof name, order[k].fmt, (int)l);
+            if (add(m, name, order[k].p, group, err))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The model's name: "stories260K/checkpoint_v1.bin" → "checkpoint_v1". */
+static int set_name(src_model *m, const char *path, gguf_error *err)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!(m->name = strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base))))
+        return gguf_error_set(err, "out of memory");
+    return 0;
+}
+
 int llama2c_open(const char *path, const char *tokenizer, src_model *m, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -262,132 +436,17 @@ int llama2c_open(const char *path, const char *tokenizer, src_model *m, gguf_err
     m->write_metadata = l2c_write_metadata;
     m->path = path;
     m->arch = arch_find("LlamaForCausalLM");
-    int fd = open(path, O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        gguf_error_set(err, "cannot open: %s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    l2c_layout lay;
+    l2c_weights w;
+    cursor c;
+    if (map_checkpoint(s, path, err) || read_header(s, &lay, &c, err))
         goto fail;
-    }
-    s->size = (size_t)st.st_size;
-    s->map = s->size >= 28 ? mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-    close(fd);
-    if (!s->map || s->map == MAP_FAILED) {
-        s->map = NULL;
-        gguf_error_set(err, "not a llama2.c checkpoint (%zu bytes)", s->size);
-        goto fail;
-    }
-    const uint8_t *h = s->map;
-    int version = 0;
-    int32_t group = 0;
-    bool shared;
-    cursor c = { s->map, 0, s->size, 0 };
-    if ((uint32_t)rd32(h) == AK42) {
-        if (s->size < 256) {
-            gguf_error_set(err, "truncated llama2.c header");
-            goto fail;
-        }
-        version = rd32(h + 4);
-        if (version != 1 && version != 2) {
-            gguf_error_set(err, "llama2.c version %d (1 and 2 are read)", version);
-            goto fail;
-        }
-        h += 8;
-        shared = s->map[36] != 0;
-        group = version == 2 ? rd32(s->map + 37) : 0;
-        c.off = 256;
-    } else {
-        c.off = 28;
-        shared = rd32(h + 20) > 0;
-    }
-    s->dim = rd32(h), s->hidden = rd32(h + 4), s->layers = rd32(h + 8), s->heads = rd32(h + 12);
-    s->kv_heads = rd32(h + 16), s->vocab = rd32(h + 20), s->seq_len = rd32(h + 24);
-    if (s->vocab < 0 && s->vocab != INT32_MIN) /* negative: a separate classifier */
-        s->vocab = -s->vocab;
-    if (s->dim <= 0 || s->hidden <= 0 || s->layers <= 0 || s->heads <= 0 || s->kv_heads <= 0 ||
-        s->vocab <= 0 || s->seq_len <= 0 || s->dim % s->heads || s->heads % s->kv_heads ||
-        s->dim > 65536 || s->hidden > 1 << 20 || s->layers > 4096 || s->vocab > 1 << 24 ||
-        s->seq_len > 1 << 24 || (version == 2 && (group <= 0 || s->dim % group || s->hidden % group))) {
-        gguf_error_set(err, "implausible llama2.c header (dim %d, hidden %d, layers %d, heads %d/%d, "
-                       "vocab %d, seq_len %d)", s->dim, s->hidden, s->layers, s->heads, s->kv_heads,
-                       s->vocab, s->seq_len);
-        goto fail;
-    }
     m->n_head = (uint32_t)s->heads;
     m->n_head_kv = (uint32_t)s->kv_heads;
-    const int64_t L = s->layers, D = s->dim, H = s->hidden, V = s->vocab;
-    const int64_t KV = D / s->heads * s->kv_heads;
-    piece *att_norm = calloc((size_t)L, sizeof *att_norm), *ffn_norm = calloc((size_t)L, sizeof *ffn_norm);
-    piece *wq = calloc((size_t)L, sizeof *wq), *wk = calloc((size_t)L, sizeof *wk);
-    piece *wv = calloc((size_t)L, sizeof *wv), *wo = calloc((size_t)L, sizeof *wo);
-    piece *w1 = calloc((size_t)L, sizeof *w1), *w2 = calloc((size_t)L, sizeof *w2);
-    piece *w3 = calloc((size_t)L, sizeof *w3);
-    piece emb, final_norm, cls;
-    int rc = -1;
-    if (!att_norm || !ffn_norm || !wq || !wk || !wv || !wo || !w1 || !w2 || !w3) {
-        gguf_error_set(err, "out of memory");
-        goto done;
-    }
-#define EACH(arr, expr) for (int64_t l = 0; l < L; l++) arr[l] = expr
-    if (version == 0) {
-        emb = take_matrix(&c, 0, 0, V, D);
-        EACH(att_norm, take_vector(&c, D));
-        EACH(wq, take_matrix(&c, 0, 0, D, D));
-        EACH(wk, take_matrix(&c, 0, 0, KV, D));
-        EACH(wv, take_matrix(&c, 0, 0, KV, D));
-        EACH(wo, take_matrix(&c, 0, 0, D, D));
-        EACH(ffn_norm, take_vector(&c, D));
-        EACH(w1, take_matrix(&c, 0, 0, H, D));
-        EACH(w2, take_matrix(&c, 0, 0, D, H));
-        EACH(w3, take_matrix(&c, 0, 0, H, D));
-        final_norm = take_vector(&c, D);
-        take(&c, (uint64_t)s->seq_len * (uint64_t)(D / s->heads / 2) * 4 * 2); /* freq_cis */
-    } else {
-        EACH(att_norm, take_vector(&c, D));
-        EACH(ffn_norm, take_vector(&c, D));
-        final_norm = take_vector(&c, D);
-        emb = take_matrix(&c, version, group, V, D);
-        EACH(wq, take_matrix(&c, version, group, D, D));
-        EACH(wk, take_matrix(&c, version, group, KV, D));
-        EACH(wv, take_matrix(&c, version, group, KV, D));
-        EACH(wo, take_matrix(&c, version, group, D, D));
-        EACH(w1, take_matrix(&c, version, group, H, D));
-        EACH(w2, take_matrix(&c, version, group, D, H));
-        EACH(w3, take_matrix(&c, version, group, H, D));
-    }
-#undef EACH
-    cls = shared ? emb : take_matrix(&c, version, group, V, D);
-    if (c.bad) {
-        gguf_error_set(err, "truncated: the header promises more weights than the file's %zu bytes",
-                       s->size);
-        goto done;
-    }
-    if (c.off != c.size) {
-        gguf_error_set(err, "%" PRIu64 " bytes after the weights (wrong header or format version?)",
-                       c.size - c.off);
-        goto done;
-    }
-    /* llama.cpp's order: embedding, final norm, output, then per layer */
-    if (add(m, GGUF_T_TOKEN_EMBD, &emb, group, err) || add(m, GGUF_T_OUTPUT_NORM, &final_norm, group, err) ||
-        add(m, GGUF_T_OUTPUT, &cls, group, err))
-        goto done;
-    for (int64_t l = 0; l < L; l++) {
-        const struct { const char *fmt; piece *p; } order[] = {
-            { GGUF_T_ATTN_Q, &wq[l] }, { GGUF_T_ATTN_K, &wk[l] }, { GGUF_T_ATTN_V, &wv[l] },
-            { GGUF_T_ATTN_OUT, &wo[l] }, { GGUF_T_ATTN_NORM, &att_norm[l] }, { GGUF_T_FFN_GATE, &w1[l] },
-            { GGUF_T_FFN_DOWN, &w2[l] }, { GGUF_T_FFN_UP, &w3[l] }, { GGUF_T_FFN_NORM, &ffn_norm[l] },
-        };
-        for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
-            char name[64];
-            snprintf(name, sizeof name, order[k].fmt, (int)l);
-            if (add(m, name, order[k].p, group, err))
-                goto done;
-        }
-    }
-    rc = 0;
-done:
-    free(att_norm), free(ffn_norm), free(wq), free(wk), free(wv), free(wo), free(w1), free(w2), free(w3);
+    if (alloc_weights(&w, s->layers, err))
+        goto fail;
+    int rc = locate_weights(s, &lay, &c, &w, err) || add_weights(m, s, &w, lay.group, err);
+    free_weights(&w);
     if (rc)
         goto fail;
     if (!tokenizer) {
@@ -395,16 +454,8 @@ done:
                        "tokenizer.model)");
         goto fail;
     }
-    if (load_tokenizer(s, tokenizer, err))
+    if (load_tokenizer(s, tokenizer, err) || set_name(m, path, err))
         goto fail;
-    /* "stories260K/checkpoint_v1.bin" → "checkpoint_v1" */
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    const char *dot = strrchr(base, '.');
-    if (!(m->name = strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base)))) {
-        gguf_error_set(err, "out of memory");
-        goto fail;
-    }
     return 0;
 fail:
     src_model_free(m);

@@ -292,173 +292,259 @@ static int set_items(machine *m, long mk)
  * The machine
  * ======================================================================== */
 
+/* The bytes of the pickle being run: the current position, the end, and
+ * the start (for "pickle byte N" in messages). */
+typedef struct cursor_pk {
+    const uint8_t *p, *end, *start;
+} cursor_pk;
+
+/* n more bytes are there, else a "truncated" error. */
+static int need(machine *m, const cursor_pk *c, size_t n)
+{
+    if ((size_t)(c->end - c->p) < n)
+        return gguf_error_set(m->err, "pickle byte %zu: truncated", (size_t)(c->p - c->start));
+    return 0;
+}
+
+/* A little-endian unsigned number of w bytes (w <= 8, checked by need). */
+static uint64_t read_le(cursor_pk *c, int w)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < w; i++)
+        n |= (uint64_t)c->p[i] << (8 * i);
+    c->p += w;
+    return n;
+}
+
+static int push_int(machine *m, uint64_t n)
+{
+    pv *v = new_pv(m, PV_INT);
+    if (!v)
+        return gguf_error_set(m->err, "out of memory");
+    v->i = (int64_t)n;
+    return push(m, v);
+}
+
+/* Numbers: BININT, BININT1, BININT2, LONG1, BINFLOAT, NEWTRUE, NEWFALSE. */
+static int op_number(machine *m, uint8_t op, cursor_pk *c, size_t at)
+{
+    pv *v;
+    switch (op) {
+    case 'J':
+        if (need(m, c, 4))
+            return -1;
+        return push_int(m, (uint64_t)(int64_t)(int32_t)(uint32_t)read_le(c, 4));
+    case 'K': return need(m, c, 1) ? -1 : push_int(m, read_le(c, 1));
+    case 'M': return need(m, c, 2) ? -1 : push_int(m, read_le(c, 2));
+    case 0x8a: { /* LONG1: a length byte, then that many bytes, two's complement */
+        if (need(m, c, 1))
+            return -1;
+        uint8_t len = *c->p++;
+        if (need(m, c, len))
+            return -1;
+        if (len > 8)
+            return gguf_error_set(m->err, "pickle byte %zu: integer too large", at);
+        const uint8_t last = len ? c->p[len - 1] : 0;
+        uint64_t n = read_le(c, len);
+        if (len && len < 8 && (last & 0x80))
+            n |= ~0ull << (8 * len);
+        return push_int(m, n);
+    }
+    case 'G': { /* BINFLOAT, big-endian */
+        if (need(m, c, 8))
+            return -1;
+        uint64_t bits = 0;
+        for (int i = 0; i < 8; i++)
+            bits = bits << 8 | c->p[i];
+        c->p += 8;
+        if (!(v = new_pv(m, PV_FLOAT)))
+            return gguf_error_set(m->err, "out of memory");
+        memcpy(&v->f, &bits, 8);
+        return push(m, v);
+    }
+    default: /* NEWTRUE, NEWFALSE */
+        if (!(v = new_pv(m, PV_BOOL)))
+            return gguf_error_set(m->err, "out of memory");
+        v->i = op == 0x88;
+        return push(m, v);
+    }
+}
+
+/* Strings and bytes with a 1-, 4- or 8-byte length. */
+static int op_string(machine *m, uint8_t op, cursor_pk *c, size_t at)
+{
+    int w = op == 'X' || op == 'B' ? 4 : op == 0x8d || op == 0x8e ? 8 : 1;
+    if (need(m, c, (size_t)w))
+        return -1;
+    uint64_t n = read_le(c, w);
+    if (n > (uint64_t)(c->end - c->p))
+        return gguf_error_set(m->err, "pickle byte %zu: string runs past the end", at);
+    pv *v = new_pv(m, PV_STR);
+    if (!v || !(v->s = malloc((size_t)n + 1)))
+        return gguf_error_set(m->err, "out of memory");
+    memcpy(v->s, c->p, (size_t)n);
+    v->s[n] = 0;
+    v->len = (size_t)n;
+    c->p += n;
+    return push(m, v);
+}
+
+/* TUPLE1..3: the top one to three items into a tuple. */
+static int op_small_tuple(machine *m, uint8_t op, size_t at)
+{
+    int k = op - 0x84;
+    pv *v = new_pv(m, PV_TUPLE);
+    if (!v)
+        return gguf_error_set(m->err, "out of memory");
+    if (m->sp < (size_t)k)
+        return gguf_error_set(m->err, "pickle byte %zu: stack underflow", at);
+    for (int i = k; i > 0; i--) {
+        pv *x = m->stack[m->sp - (size_t)i];
+        if (x->type == PV_MARK || add_item(v, x))
+            return gguf_error_set(m->err, "pickle byte %zu: bad tuple", at);
+    }
+    m->sp -= (size_t)k;
+    return push(m, v);
+}
+
+/* Building containers: TUPLE, LIST, DICT from a mark; SETITEM(S),
+ * APPEND(S); BUILD (its state is ignored: OrderedDict metadata). */
+static int op_container(machine *m, uint8_t op, size_t at)
+{
+    pv *v, *a, *b;
+    long mk;
+    switch (op) {
+    case 't': return pop_to_mark(m, v = new_pv(m, PV_TUPLE)) || push(m, v) ? -1 : 0;
+    case 'l': return pop_to_mark(m, v = new_pv(m, PV_LIST)) || push(m, v) ? -1 : 0;
+    case 'd':
+        if (pop_to_mark(m, v = new_pv(m, PV_DICT)))
+            return -1;
+        if (v->n % 2)
+            return gguf_error_set(m->err, "pickle byte %zu: DICT with an odd item count", at);
+        return push(m, v);
+    case 's': /* SETITEM */
+        b = pop(m), a = pop(m);
+        if (!a || !b || m->sp == 0 || m->stack[m->sp - 1]->type != PV_DICT)
+            return gguf_error_set(m->err, "pickle byte %zu: bad SETITEM", at);
+        if (add_item(m->stack[m->sp - 1], a) || add_item(m->stack[m->sp - 1], b))
+            return gguf_error_set(m->err, "out of memory");
+        return 0;
+    case 'u':
+        if ((mk = find_mark(m)) < 0)
+            return gguf_error_set(m->err, "pickle byte %zu: SETITEMS without a mark", at);
+        return set_items(m, mk);
+    case 'a': /* APPEND */
+        a = pop(m);
+        if (!a || m->sp == 0 || m->stack[m->sp - 1]->type != PV_LIST || add_item(m->stack[m->sp - 1], a))
+            return gguf_error_set(m->err, "pickle byte %zu: bad APPEND", at);
+        return 0;
+    case 'e': /* APPENDS */
+        if ((mk = find_mark(m)) < 1 || m->stack[mk - 1]->type != PV_LIST)
+            return gguf_error_set(m->err, "pickle byte %zu: bad APPENDS", at);
+        for (size_t i = (size_t)mk + 1; i < m->sp; i++)
+            if (add_item(m->stack[mk - 1], m->stack[i]))
+                return gguf_error_set(m->err, "out of memory");
+        m->sp = (size_t)mk;
+        return 0;
+    default: /* BUILD */
+        if (!pop(m) || m->sp == 0)
+            return gguf_error_set(m->err, "pickle byte %zu: bad BUILD", at);
+        return 0;
+    }
+}
+
+/* The memo: BINPUT, LONG_BINPUT, MEMOIZE, BINGET, LONG_BINGET. */
+static int op_memo(machine *m, uint8_t op, cursor_pk *c)
+{
+    switch (op) {
+    case 'q': return need(m, c, 1) || memo_put(m, read_le(c, 1)) ? -1 : 0;
+    case 'r': return need(m, c, 4) || memo_put(m, read_le(c, 4)) ? -1 : 0;
+    case 0x94: return memo_put(m, m->memo_count) ? -1 : 0; /* MEMOIZE: len(memo) */
+    case 'h': return need(m, c, 1) || memo_get(m, read_le(c, 1)) ? -1 : 0;
+    default: return need(m, c, 4) || memo_get(m, read_le(c, 4)) ? -1 : 0;
+    }
+}
+
+/* Names and calls: GLOBAL, STACK_GLOBAL (only the allowed names of
+ * make_global), BINPERSID (storage references) and REDUCE. Nothing is
+ * ever executed: a call is interpreted only for the callables make_global
+ * accepts. */
+static int op_callable(machine *m, uint8_t op, cursor_pk *c, size_t at)
+{
+    pv *a, *b;
+    switch (op) {
+    case 'c': { /* GLOBAL "module\nname\n" */
+        const uint8_t *nl1 = memchr(c->p, '\n', (size_t)(c->end - c->p));
+        const uint8_t *nl2 = nl1 ? memchr(nl1 + 1, '\n', (size_t)(c->end - nl1 - 1)) : NULL;
+        if (!nl2)
+            return gguf_error_set(m->err, "pickle byte %zu: truncated GLOBAL", at);
+        if (make_global(m, (const char *)c->p, (size_t)(nl1 - c->p), (const char *)nl1 + 1,
+                        (size_t)(nl2 - nl1 - 1)))
+            return -1;
+        c->p = nl2 + 1;
+        return 0;
+    }
+    case 0x93: /* STACK_GLOBAL */
+        b = pop(m), a = pop(m);
+        if (!a || !b || a->type != PV_STR || b->type != PV_STR)
+            return gguf_error_set(m->err, "pickle byte %zu: bad STACK_GLOBAL", at);
+        return make_global(m, a->s, a->len, b->s, b->len);
+    case 'Q': return persistent_load(m);
+    default: return reduce(m); /* 'R' */
+    }
+}
+
+/* One opcode other than STOP. */
+static int step(machine *m, uint8_t op, cursor_pk *c, size_t at)
+{
+    switch (op) {
+    case 0x80: return need(m, c, 1) ? -1 : (c->p++, 0); /* PROTO */
+    case 0x95: return need(m, c, 8) ? -1 : (c->p += 8, 0); /* FRAME */
+    case '(': return push(m, new_pv(m, PV_MARK));
+    case '}': return push(m, new_pv(m, PV_DICT));
+    case ']': return push(m, new_pv(m, PV_LIST));
+    case ')': return push(m, new_pv(m, PV_TUPLE));
+    case 'N': return push(m, new_pv(m, PV_NONE));
+    case 0x88: case 0x89: case 'J': case 'K': case 'M': case 0x8a: case 'G':
+        return op_number(m, op, c, at);
+    case 'X': case 0x8c: case 0x8d: case 'B': case 'C': case 0x8e:
+        return op_string(m, op, c, at);
+    case 0x85: case 0x86: case 0x87:
+        return op_small_tuple(m, op, at);
+    case 't': case 'l': case 'd': case 's': case 'u': case 'a': case 'e': case 'b':
+        return op_container(m, op, at);
+    case 'q': case 'r': case 0x94: case 'h': case 'j':
+        return op_memo(m, op, c);
+    case 'c': case 0x93: case 'Q': case 'R':
+        return op_callable(m, op, c, at);
+    case '0':
+        return pop(m) ? 0 : gguf_error_set(m->err, "pickle byte %zu: bad POP", at);
+    case '2':
+        if (m->sp == 0 || push(m, m->stack[m->sp - 1]))
+            return gguf_error_set(m->err, "pickle byte %zu: bad DUP", at);
+        return 0;
+    default:
+        return gguf_error_set(m->err, "pickle byte %zu: unsupported opcode 0x%02x", at, op);
+    }
+}
+
+/* Runs the pickle p[0..size) on the machine up to STOP; the value left on
+ * the stack is the result. */
 static int run(machine *m, const uint8_t *p, size_t size, pv **result)
 {
-    const uint8_t *end = p + size, *start = p;
-#define NEED(n)                                                                      \
-    do {                                                                             \
-        if ((size_t)(end - p) < (size_t)(n))                                         \
-            return gguf_error_set(m->err, "pickle byte %zu: truncated", (size_t)(p - start)); \
-    } while (0)
-    while (p < end) {
-        size_t at = (size_t)(p - start);
-        uint8_t op = *p++;
-        uint64_t n;
-        pv *v, *a, *b;
-        long mk;
-        switch (op) {
-        case 0x80: NEED(1); p++; break;          /* PROTO */
-        case 0x95: NEED(8); p += 8; break;       /* FRAME */
-        case '.':                                /* STOP */
+    cursor_pk c = { p, p + size, p };
+    while (c.p < c.end) {
+        size_t at = (size_t)(c.p - c.start);
+        uint8_t op = *c.p++;
+        if (op == '.') { /* STOP */
             if (!(*result = pop(m)))
                 return gguf_error_set(m->err, "pickle: STOP with an empty stack");
             return 0;
-        case '(': if (push(m, new_pv(m, PV_MARK))) return -1; break;
-        case '}': if (push(m, new_pv(m, PV_DICT))) return -1; break;
-        case ']': if (push(m, new_pv(m, PV_LIST))) return -1; break;
-        case ')': if (push(m, new_pv(m, PV_TUPLE))) return -1; break;
-        case 'N': if (push(m, new_pv(m, PV_NONE))) return -1; break;
-        case 0x88: case 0x89:                    /* NEWTRUE, NEWFALSE */
-            if (!(v = new_pv(m, PV_BOOL)) ) return gguf_error_set(m->err, "out of memory");
-            v->i = op == 0x88;
-            if (push(m, v)) return -1;
-            break;
-        case 'J': NEED(4); n = (uint64_t)(int64_t)(int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); p += 4; goto push_int;
-        case 'K': NEED(1); n = p[0]; p += 1; goto push_int;
-        case 'M': NEED(2); n = (uint64_t)(p[0] | p[1] << 8); p += 2; goto push_int;
-        case 0x8a: {                             /* LONG1 */
-            NEED(1);
-            uint8_t len = *p++;
-            NEED(len);
-            if (len > 8)
-                return gguf_error_set(m->err, "pickle byte %zu: integer too large", at);
-            n = 0;
-            for (int i = 0; i < len; i++)
-                n |= (uint64_t)p[i] << (8 * i);
-            if (len && len < 8 && (p[len - 1] & 0x80))
-                n |= ~0ull << (8 * len);
-            p += len;
-            goto push_int;
         }
-        push_int:
-            if (!(v = new_pv(m, PV_INT))) return gguf_error_set(m->err, "out of memory");
-            v->i = (int64_t)n;
-            if (push(m, v)) return -1;
-            break;
-        case 'G': {                              /* BINFLOAT, big-endian */
-            NEED(8);
-            uint64_t bits = 0;
-            for (int i = 0; i < 8; i++)
-                bits = bits << 8 | p[i];
-            p += 8;
-            if (!(v = new_pv(m, PV_FLOAT))) return gguf_error_set(m->err, "out of memory");
-            memcpy(&v->f, &bits, 8);
-            if (push(m, v)) return -1;
-            break;
-        }
-        case 'X': case 0x8c: case 0x8d: case 'B': case 'C': case 0x8e: { /* strings, bytes */
-            int w = op == 'X' || op == 'B' ? 4 : op == 0x8d || op == 0x8e ? 8 : 1;
-            NEED(w);
-            n = 0;
-            for (int i = 0; i < w; i++)
-                n |= (uint64_t)p[i] << (8 * i);
-            p += w;
-            if (n > (uint64_t)(end - p))
-                return gguf_error_set(m->err, "pickle byte %zu: string runs past the end", at);
-            if (!(v = new_pv(m, PV_STR)) || !(v->s = malloc((size_t)n + 1)))
-                return gguf_error_set(m->err, "out of memory");
-            memcpy(v->s, p, (size_t)n);
-            v->s[n] = 0;
-            v->len = (size_t)n;
-            p += n;
-            if (push(m, v)) return -1;
-            break;
-        }
-        case 't': if (pop_to_mark(m, v = new_pv(m, PV_TUPLE)) || push(m, v)) return -1; break;
-        case 'l': if (pop_to_mark(m, v = new_pv(m, PV_LIST)) || push(m, v)) return -1; break;
-        case 0x85: case 0x86: case 0x87: {       /* TUPLE1..3 */
-            int k = op - 0x84;
-            if (!(v = new_pv(m, PV_TUPLE))) return gguf_error_set(m->err, "out of memory");
-            if (m->sp < (size_t)k) return gguf_error_set(m->err, "pickle byte %zu: stack underflow", at);
-            for (int i = k; i > 0; i--) {
-                pv *x = m->stack[m->sp - (size_t)i];
-                if (x->type == PV_MARK || add_item(v, x))
-                    return gguf_error_set(m->err, "pickle byte %zu: bad tuple", at);
-            }
-            m->sp -= (size_t)k;
-            if (push(m, v)) return -1;
-            break;
-        }
-        case 'q': NEED(1); if (memo_put(m, p[0])) return -1; p += 1; break;
-        case 'r': NEED(4); if (memo_put(m, (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24)) return -1; p += 4; break;
-        case 0x94: if (memo_put(m, m->memo_count)) return -1; break; /* MEMOIZE: len(memo) */
-        case 'h': NEED(1); if (memo_get(m, p[0])) return -1; p += 1; break;
-        case 'j': NEED(4); if (memo_get(m, (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24)) return -1; p += 4; break;
-        case 'c': {                              /* GLOBAL "module\nname\n" */
-            const uint8_t *nl1 = memchr(p, '\n', (size_t)(end - p));
-            const uint8_t *nl2 = nl1 ? memchr(nl1 + 1, '\n', (size_t)(end - nl1 - 1)) : NULL;
-            if (!nl2)
-                return gguf_error_set(m->err, "pickle byte %zu: truncated GLOBAL", at);
-            if (make_global(m, (const char *)p, (size_t)(nl1 - p), (const char *)nl1 + 1,
-                            (size_t)(nl2 - nl1 - 1)))
-                return -1;
-            p = nl2 + 1;
-            break;
-        }
-        case 0x93:                               /* STACK_GLOBAL */
-            b = pop(m), a = pop(m);
-            if (!a || !b || a->type != PV_STR || b->type != PV_STR)
-                return gguf_error_set(m->err, "pickle byte %zu: bad STACK_GLOBAL", at);
-            if (make_global(m, a->s, a->len, b->s, b->len)) return -1;
-            break;
-        case 'Q': if (persistent_load(m)) return -1; break;
-        case 'R': if (reduce(m)) return -1; break;
-        case 'b':                                /* BUILD: state ignored (OrderedDict metadata) */
-            if (!pop(m) || m->sp == 0)
-                return gguf_error_set(m->err, "pickle byte %zu: bad BUILD", at);
-            break;
-        case 's':                                /* SETITEM */
-            b = pop(m), a = pop(m);
-            if (!a || !b || m->sp == 0 || m->stack[m->sp - 1]->type != PV_DICT)
-                return gguf_error_set(m->err, "pickle byte %zu: bad SETITEM", at);
-            if (add_item(m->stack[m->sp - 1], a) || add_item(m->stack[m->sp - 1], b))
-                return gguf_error_set(m->err, "out of memory");
-            break;
-        case 'u':
-            if ((mk = find_mark(m)) < 0)
-                return gguf_error_set(m->err, "pickle byte %zu: SETITEMS without a mark", at);
-            if (set_items(m, mk))
-                return -1;
-            break;
-        case 'd':
-            if (pop_to_mark(m, v = new_pv(m, PV_DICT)))
-                return -1;
-            if (v->n % 2)
-                return gguf_error_set(m->err, "pickle byte %zu: DICT with an odd item count", at);
-            if (push(m, v))
-                return -1;
-            break;
-        case 'a':                                /* APPEND */
-            a = pop(m);
-            if (!a || m->sp == 0 || m->stack[m->sp - 1]->type != PV_LIST || add_item(m->stack[m->sp - 1], a))
-                return gguf_error_set(m->err, "pickle byte %zu: bad APPEND", at);
-            break;
-        case 'e':                                /* APPENDS */
-            if ((mk = find_mark(m)) < 1 || m->stack[mk - 1]->type != PV_LIST)
-                return gguf_error_set(m->err, "pickle byte %zu: bad APPENDS", at);
-            for (size_t i = (size_t)mk + 1; i < m->sp; i++)
-                if (add_item(m->stack[mk - 1], m->stack[i]))
-                    return gguf_error_set(m->err, "out of memory");
-            m->sp = (size_t)mk;
-            break;
-        case '0': if (!pop(m)) return gguf_error_set(m->err, "pickle byte %zu: bad POP", at); break;
-        case '2': if (m->sp == 0 || push(m, m->stack[m->sp - 1])) return gguf_error_set(m->err, "pickle byte %zu: bad DUP", at); break;
-        default:
-            return gguf_error_set(m->err, "pickle byte %zu: unsupported opcode 0x%02x", at, op);
-        }
+        if (step(m, op, &c, at))
+            return -1;
     }
     return gguf_error_set(m->err, "pickle: no STOP");
-#undef NEED
 }
 
 /* ========================================================================

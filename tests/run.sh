@@ -8,7 +8,10 @@
 # a SKIP that stands for a whole block of checks ends in "[N checks]" and
 # counts N. Every line is printed as it comes, so a long suite is never
 # silent.
+# With an argument, runs one suite: a unit test (test_reader) or an e2e
+# script by name (inspect: tests/e2e/inspect.sh).
 set -u
+only=${1:-}
 BUILD=${BUILD:-build}
 export BUILD
 export GGUFKIT_FIXTURES=${GGUFKIT_FIXTURES:-$(cd "$(dirname "$0")/.." && pwd)/../shared/fixtures}
@@ -35,9 +38,15 @@ run_streamed() {
 }
 log=$GGUFKIT_TMP/suite.log
 
+if [ -n "$only" ] && [ ! -x "$BUILD/tests/$only" ] && [ ! -f "tests/e2e/$only.sh" ]; then
+    echo "no suite '$only': neither $BUILD/tests/$only nor tests/e2e/$only.sh" >&2
+    exit 2
+fi
+
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
+    [ -z "$only" ] || [ "$name" = "$only" ] || continue
     run_streamed "$name" "$log" "$t"; rc=$?
     line=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -1)
     if [ -z "$line" ]; then
@@ -54,6 +63,7 @@ done
 for s in tests/e2e/*.sh; do
     [ -f "$s" ] || continue
     name=$(basename "$s" .sh)
+    [ -z "$only" ] || [ "$name" = "$only" ] || continue
     run_streamed "$name" "$log" bash "$s"; rc=$?
     p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log")
     # a SKIP line stands for [N] checks when it says so, else for one
