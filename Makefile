@@ -69,7 +69,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # (linked into each tool, never installed)
 COMMON_SRC:= $(sort $(wildcard common/*.c))
 COMMON_OBJ:= $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
-TOOLS     := inspect convert quantize run
+TOOLS     := inspect convert quantize run edit
 TOOL_BINS := $(strip $(foreach t,$(TOOLS),$(if $(wildcard $(t)/*.c),$(BUILD)/gguf-$(t))))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)

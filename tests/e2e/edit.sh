@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# tests/e2e/edit.sh — gguf-edit: metadata edits change exactly the keys asked
+# for, tensors are copied byte for byte, the input is replaced atomically or
+# left untouched, and bad input is refused cleanly.
+source "$(dirname "$0")/lib.sh"
+EDIT=$BIN/gguf-edit
+RUN=$BIN/gguf-run
+need_jq() { command -v jq >/dev/null && return 0; skip "$1" "jq not installed"; return 1; }
+
+# "sha256 name" of every tensor and of the data section
+hashes() { "$INSPECT" --hash --json "$1" | jq -c '[.tensors, .data_sha256]'; }
+# the metadata changes gguf-inspect diff reports, one "change key" per line
+changes() { "$INSPECT" diff --json "$1" "$2" | jq -r '.metadata[] | select(.change != "same") | "\(.change) \(.key)"' | sort; }
+
+SAMPLE=$BIN/sample.gguf
+printf '{%% for m in messages %%}{{ m.content }}{%% endfor %%}' >"$TMP/tmpl.jinja"
+printf 'alpha\nbeta gamma\n\ndelta\n' >"$TMP/strings.txt"
+
+# Every fixture GGUF and the sample: set, delete, rename, chat template.
+files=("$SAMPLE")
+for f in "$FIX"/reference/*.gguf; do [ -f "$f" ] && files+=("$f"); done
+if need_jq "edit every GGUF"; then
+    for f in "${files[@]}"; do
+        name=$(basename "$f")
+        out=$TMP/edited-$name
+        args=(--set general.name=edited --set test.added:u16=7 --set test.gone=1 --chat-template "$TMP/tmpl.jinja")
+        # then, in place: a rename and a glob delete of keys the first edit added
+        args2=(--rename test.added=test.renamed --delete 'test.go*')
+        want="added test.renamed"$'\n'"changed general.name"
+        "$INSPECT" --json "$f" | jq -e '.metadata["general.name"]' >/dev/null || want="added general.name"$'\n'"added test.renamed"
+        "$INSPECT" --json "$f" | jq -e '.metadata["tokenizer.chat_template"]' >/dev/null &&
+            want+=$'\n'"changed tokenizer.chat_template" || want+=$'\n'"added tokenizer.chat_template"
+        if "$EDIT" -q "$f" -o "$out" "${args[@]}" 2>"$TMP/err" && "$EDIT" -q "$out" "${args2[@]}" 2>>"$TMP/err"; then
+            got=$(changes "$f" "$out")
+            if [ "$got" = "$(sort <<<"$want")" ] && [ "$(hashes "$f")" = "$(hashes "$out")" ]; then
+                pass "edit $name: exactly the keys asked for change, every tensor byte for byte"
+            else
+                fail "edit $name" "changes: $(tr '\n' ';' <<<"$got") want: $(sort <<<"$want" | tr '\n' ';')"
+            fi
+        else
+            fail "edit $name" "$(cat "$TMP/err")"
+        fi
+        rm -f "$out"
+    done
+fi
+
+# The edited model runs and gives the same greedy ids.
+if need_fixture reference/wp-llama-5m-f16.gguf "edited model: same greedy ids" 1; then
+    f=$FIX/reference/wp-llama-5m-f16.gguf
+    "$EDIT" -q "$f" -o "$TMP/e.gguf" --set general.name=renamed --delete 'general.source.*' --chat-template "$TMP/tmpl.jinja"
+    a=$("$RUN" -m "$f" -p "The prince" -n 12 --ids 2>/dev/null)
+    b=$("$RUN" -m "$TMP/e.gguf" -p "The prince" -n 12 --ids 2>/dev/null)
+    [ -n "$a" ] && [ "$a" = "$b" ] && pass "edited wp-llama-5m-f16: same greedy ids in gguf-run" ||
+        fail "edited wp-llama-5m-f16: same greedy ids in gguf-run" "$a / $b"
+    fixture_block_end
+fi
+
+# In place: replaced atomically (a new inode), tensors unchanged.
+cp "$SAMPLE" "$TMP/inplace.gguf"
+before=$(stat -c %i "$TMP/inplace.gguf")
+if "$EDIT" -q "$TMP/inplace.gguf" --set general.name=inplace --set-strings test.list=@"$TMP/strings.txt" &&
+   [ "$(stat -c %i "$TMP/inplace.gguf")" != "$before" ] &&
+   [ "$(hashes "$SAMPLE")" = "$(hashes "$TMP/inplace.gguf")" ] &&
+   [ "$("$INSPECT" --json "$TMP/inplace.gguf" | jq -c '.metadata["test.list"] | [.type, .count, .value]')" = '["arr[str]",4,["alpha","beta gamma","","delta"]]' ]; then
+    pass "in place: replaced by rename, tensors identical, --set-strings one string per line"
+else
+    fail "in place: replaced by rename, tensors identical, --set-strings one string per line"
+fi
+check "no temporary file left beside it" test -z "$(ls -A "$TMP" | grep '^\.inplace')"
+
+# --dry-run prints the changes and writes nothing.
+sum=$(sha256sum <"$TMP/inplace.gguf")
+out=$("$EDIT" "$TMP/inplace.gguf" --dry-run --set general.name=x --delete 'test.*' --rename general.alignment=general.align2 --set new.key=2.5)
+if [ "$(sha256sum <"$TMP/inplace.gguf")" = "$sum" ] && grep -qx '~ general.name = str "x"' <<<"$out" &&
+   grep -qx -- '- test.list' <<<"$out" && grep -qx '+ new.key = f32 2.5' <<<"$out" &&
+   grep -qx '3 changes, nothing written (--dry-run)' <<<"$out"; then
+    pass "--dry-run: the key diff, nothing written"
+else
+    fail "--dry-run: the key diff, nothing written" "$out"
+fi
+
+# Types: inferred from the existing key, else from the value; explicit ones range-checked.
+"$EDIT" -q "$TMP/inplace.gguf" -o "$TMP/t.gguf" --set llama.context_length=4096 --set a.b=true --set a.c=-5 \
+    --set a.d=1.5 --set a.e=hello --set a.f:u64=1099511627776 --set-array a.g:i8=-128,127
+got=$("$INSPECT" --json "$TMP/t.gguf" | jq -c '[.metadata["llama.context_length"].type, .metadata["a.b"].type,
+      .metadata["a.c"].type, .metadata["a.d"].type, .metadata["a.e"].type, .metadata["a.f"].value, .metadata["a.g"].value]')
+[ "$got" = '["u32","bool","i32","f32","str",1099511627776,[-128,127]]' ] &&
+    pass "--set types: the existing key's, else bool/i32/f32/str; explicit types exact" ||
+    fail "--set types" "$got"
+
+# Protection: shape keys need --force, and a result that breaks the model is refused.
+sum=$(sha256sum <"$SAMPLE")
+out=$("$EDIT" "$SAMPLE" -o "$TMP/p.gguf" --set llama.block_count=3 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"llama.block_count decides what the tensors are: changing it needs --force"* ]] && [ ! -e "$TMP/p.gguf" ] &&
+    pass "a shape key needs --force" || fail "a shape key needs --force" "$rc: $out"
+out=$("$EDIT" "$SAMPLE" -o "$TMP/p.gguf" --force --set llama.block_count=3 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"the edit would break the model: missing tensor blk.2.attn_norm.weight; nothing written"* ]] && [ ! -e "$TMP/p.gguf" ] &&
+    pass "--force, but a result the model rules refuse is not written" || fail "--force, but a broken result" "$rc: $out"
+out=$("$EDIT" "$SAMPLE" -o "$TMP/p.gguf" --delete 'general.arch*' 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"general.architecture decides"* ]] && pass "a glob reaching general.architecture needs --force" ||
+    fail "a glob reaching general.architecture needs --force" "$rc: $out"
+check "the input is untouched by refused edits" test "$(sha256sum <"$SAMPLE")" = "$sum"
+
+# Bad command lines and inputs.
+usage_error "$EDIT" "no action" "no action" "$SAMPLE"
+usage_error "$EDIT" "u8 out of range" "--set: \"300\" is not a u8" "$SAMPLE" --set a:u8=300
+usage_error "$EDIT" "bool array" "--set-array: \"x\" is not a bool" "$SAMPLE" --set-array a:bool=1,x
+usage_error "$EDIT" "unknown type" "unknown type 'u128'" "$SAMPLE" --set a:u128=1
+usage_error "$EDIT" "not KEY=VALUE" "is not KEY=VALUE" "$SAMPLE" --set novalue
+usage_error "$EDIT" "rename without =" "is not OLD=NEW" "$SAMPLE" --rename a
+out=$("$EDIT" "$TMP/missing.gguf" --set a=1 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == "gguf-edit: error: $TMP/missing.gguf: cannot open"* ]] && pass "a missing file: exit 1, named" ||
+    fail "a missing file: exit 1, named" "$rc: $out"
+out=$("$EDIT" "$SAMPLE" -o /dev/null --set a=1 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"/dev/null"*"refusing"* ]] && pass "a device as output is refused" || fail "a device as output is refused" "$rc: $out"
+out=$("$EDIT" "$SAMPLE" -o "$SAMPLE" --set a=1 2>&1); rc=$?
+[ $rc -eq 1 ] && [ "$(sha256sum <"$SAMPLE")" = "$sum" ] && pass "-o naming the input is refused (in place is without -o)" ||
+    fail "-o naming the input is refused" "$rc: $out"
+"$EDIT" -q "$TMP/inplace.gguf" --set x.one=1 --set x.two=2
+sum2=$(sha256sum <"$TMP/inplace.gguf")
+out=$("$EDIT" "$TMP/inplace.gguf" --rename x.one=x.two 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"two keys would be named x.two"* ]] && [ "$(sha256sum <"$TMP/inplace.gguf")" = "$sum2" ] &&
+    pass "a rename onto an existing key is refused, the file untouched" ||
+    fail "a rename onto an existing key is refused" "$rc: $out"
+"$INSPECT" --check "$TMP/inplace.gguf" >/dev/null && pass "the file stays valid" || fail "the file stays valid"
+printf 'a\0b' >"$TMP/nul.txt"
+out=$("$EDIT" "$TMP/inplace.gguf" --chat-template "$TMP/nul.txt" 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $out == *"contains a NUL byte"* ]] && pass "a template with a NUL byte is refused" ||
+    fail "a template with a NUL byte is refused" "$rc: $out"
+check "--version" bash -c '"$1" --version | grep -q "^gguf-edit (ggufkit) "' _ "$EDIT"
