@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "args.h"
 
+#include <ctype.h>
+
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
@@ -105,4 +107,26 @@ int cli_close_stdout(const char *tool, int status)
         return 1;
     }
     return status;
+}
+
+bool cli_parse_size(const char *s, uint64_t *out)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    uint64_t mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1000, end++;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1000 * 1000, end++;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1000 * 1000 * 1000, end++;
+    if (*end || v == 0 || v > UINT64_MAX / mul)
+        return false;
+    *out = v * mul;
+    return true;
 }

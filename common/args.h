@@ -20,6 +20,10 @@ bool cli_parse_long(const char *s, long lo, long hi, long *out);
 /* Parses all of s as a finite number in [lo, hi]. */
 bool cli_parse_double(const char *s, double lo, double hi, double *out);
 
+/* A size: "123", "10K", "500M", "2G" (powers of 1000, as llama.cpp's
+ * gguf-split and converters read them); no sign or spaces, at least 1. */
+bool cli_parse_size(const char *s, uint64_t *out);
+
 /* CPUs this process may run on (sched_getaffinity), at least 1. */
 int cli_available_cores(void);
 

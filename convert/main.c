@@ -61,30 +61,6 @@ static int parse_outtype(const char *s)
     return -1;
 }
 
-/* "123", "10K", "500M", "2G" → bytes (powers of 1000, as llama.cpp); no
- * sign, no spaces, at least 1. */
-static int parse_size(const char *s, uint64_t *out)
-{
-    if (!isdigit((unsigned char)s[0]))
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    uint64_t mul = 1;
-    if (*end == 'K' || *end == 'k')
-        mul = 1000, end++;
-    else if (*end == 'M' || *end == 'm')
-        mul = 1000 * 1000, end++;
-    else if (*end == 'G' || *end == 'g')
-        mul = 1000 * 1000 * 1000, end++;
-    if (*end || v == 0 || v > UINT64_MAX / mul)
-        return -1;
-    *out = v * mul;
-    return 0;
-}
-
 /* Appends "-PART" to out with spaces (and '/') as '-', as gguf-py's
  * naming_convention does; upper-cased when upper. */
 static void name_part(char *out, size_t cap, const char *part, bool dash, bool upper)
@@ -181,7 +157,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--split-max-size")) {
             if (!v)
                 goto missing;
-            if (parse_size(v, &o.split_max_bytes))
+            if (!cli_parse_size(v, &o.split_max_bytes))
                 return cli_usage_error(TOOL, "bad value '%s' for %s (N, NK, NM or NG, N ≥ 1)", v, a);
             i++;
         } else if (a[0] == '-' && a[1]) {

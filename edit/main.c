@@ -29,15 +29,23 @@
 
 #define TOOL "gguf-edit"
 
+enum command { CMD_EDIT, CMD_SPLIT, CMD_MERGE };
+
 typedef struct options {
-    const char  *in, *out;
+    int          cmd;         /* enum command */
+    const char  *in, *out;    /* split: out is the prefix; merge: the merged file */
     bool         dry_run, force, quiet;
+    uint64_t     max_tensors, max_bytes; /* split */
+    bool         no_tensor_first;        /* split: first shard metadata only */
     edit_actions acts;
 } options;
 
 static void usage(FILE *out)
 {
     fputs("usage: " TOOL " IN [-o OUT] [--dry-run] [--force] ACTIONS...\n"
+          "       " TOOL " split IN (--max-size N[K|M|G] | --max-tensors N) [--no-tensor-first-split]\n"
+          "                 [ACTIONS...] [OUTPREFIX]\n"
+          "       " TOOL " merge FIRST-00001-of-0000N.gguf OUT [ACTIONS...]\n"
           "\n"
           "Changes the metadata of a GGUF file; tensors are copied as they are. Without -o\n"
           "IN is replaced atomically (written beside it, synced, renamed over it).\n"
@@ -58,6 +66,10 @@ static void usage(FILE *out)
           "  --force                  allow changing general.architecture and the keys that\n"
           "                           decide tensor shapes\n"
           "  -q, --quiet              no summary line\n"
+          "\n"
+          "split writes OUTPREFIX-00001-of-0000N.gguf ... (default prefix: IN without .gguf)\n"
+          "with llama-gguf-split's split.no, split.count and split.tensors.count keys; merge\n"
+          "writes the shards back as one file. The actions apply while splitting or merging.\n"
           "  -h, --help               this help\n"
           "  --version                the version\n",
           out);
@@ -78,7 +90,11 @@ static bool is_action(const char *a)
 static int parse_args(int argc, char **argv, options *o)
 {
     gguf_error err = { 0 };
-    for (int i = 1; i < argc; i++) {
+    const char *files[2];
+    int n_files = 0, first = 1;
+    if (argc > 1 && (!strcmp(argv[1], "split") || !strcmp(argv[1], "merge")))
+        o->cmd = argv[1][0] == 's' ? CMD_SPLIT : CMD_MERGE, first = 2;
+    for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
@@ -92,28 +108,55 @@ static int parse_args(int argc, char **argv, options *o)
             o->force = true;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->quiet = true;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || is_action(a)) {
+        } else if (!strcmp(a, "--no-tensor-first-split") && o->cmd == CMD_SPLIT) {
+            o->no_tensor_first = true;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || is_action(a) ||
+                   (o->cmd == CMD_SPLIT && (!strcmp(a, "--max-size") || !strcmp(a, "--max-tensors")))) {
             if (i + 1 == argc)
                 return cli_usage_error(TOOL, "%s needs a value", a);
             const char *v = argv[++i];
-            if (a[1] == 'o' || !strcmp(a, "--output"))
+            long n;
+            if (!strcmp(a, "--max-size")) {
+                if (!cli_parse_size(v, &o->max_bytes))
+                    return cli_usage_error(TOOL, "--max-size: '%s' is not a size (N, NK, NM, NG)", v);
+            } else if (!strcmp(a, "--max-tensors")) {
+                if (!cli_parse_long(v, 1, INT32_MAX, &n))
+                    return cli_usage_error(TOOL, "--max-tensors: '%s' is not a count from 1", v);
+                o->max_tensors = (uint64_t)n;
+            } else if (a[1] == 'o' || !strcmp(a, "--output")) {
                 o->out = v;
-            else if (edit_parse(&o->acts, a, v, &err))
+            } else if (edit_parse(&o->acts, a, v, &err)) {
                 return err.code == GGUF_ERR_ARG ? cli_usage_error(TOOL, "%s", err.msg)
                                                 : (fprintf(stderr, TOOL ": error: %s\n", err.msg), 1);
+            }
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error(TOOL, "unknown option '%s'", a);
-        } else if (o->in) {
-            return cli_usage_error(TOOL, "one input file, got '%s' and '%s'", o->in, a);
+        } else if (n_files == 2) {
+            return cli_usage_error(TOOL, "too many file names (at '%s')", a);
         } else {
-            o->in = a;
+            files[n_files++] = a;
         }
     }
-    if (!o->in)
-        return cli_usage_error(TOOL, "missing IN, the GGUF file to edit");
-    if (o->acts.n == 0)
-        return cli_usage_error(TOOL, "no action: give --set, --set-array, --set-strings, "
-                               "--delete, --rename or --chat-template");
+    if (n_files == 0)
+        return cli_usage_error(TOOL, o->cmd == CMD_MERGE ? "merge: missing the first shard"
+                               : "missing IN, the GGUF file to edit");
+    o->in = files[0];
+    if (o->cmd == CMD_EDIT) {
+        if (n_files > 1)
+            return cli_usage_error(TOOL, "one input file, got '%s' and '%s' (OUT is -o OUT)",
+                                   files[0], files[1]);
+        if (o->acts.n == 0 && o->cmd == CMD_EDIT)
+            return cli_usage_error(TOOL, "no action: give --set, --set-array, --set-strings, "
+                                   "--delete, --rename or --chat-template");
+        return 0;
+    }
+    if (o->out)
+        return cli_usage_error(TOOL, "%s takes its output as a file name, not -o", argv[1]);
+    if (o->cmd == CMD_MERGE && n_files < 2)
+        return cli_usage_error(TOOL, "merge: missing OUT, the merged file");
+    if (o->cmd == CMD_SPLIT && !o->max_bytes == !o->max_tensors)
+        return cli_usage_error(TOOL, "split: give one of --max-size and --max-tensors");
+    o->out = n_files > 1 ? files[1] : NULL;
     return 0;
 }
 
@@ -173,8 +216,8 @@ static int build_metadata(gguf_writer *w, const options *o, const gguf_file *f)
     for (uint64_t k = 0; k < gguf_n_kv(f) && !rc; k++) {
         const gguf_kv *kv = gguf_kv_at(f, k);
         edit_fate fate = edit_fate_of(&o->acts, kv->key);
-        if (fate.deleted)
-            continue;
+        if (fate.deleted || (o->cmd != CMD_EDIT && !strncmp(kv->key, "split.", 6)))
+            continue; /* split and merge write their own split.* keys */
         if (gguf_writer_has_kv(w, fate.name)) {
             fprintf(stderr, TOOL ": error: %s: two keys would be named %s\n", o->in, fate.name);
             return -1;
@@ -243,9 +286,40 @@ static int copy_tensors(gguf_writer *w, const gguf_file *f, gguf_error *err)
     return 0;
 }
 
+/* --no-tensor-first-split: the shard (0-based, before the metadata-only
+ * first one) tensor i goes to, filling shards by --max-tensors or
+ * --max-size as gguf-split does. */
+static uint64_t split_shard_of(const options *o, const gguf_file *f, uint64_t i)
+{
+    uint64_t shard = 0, n = 0, bytes = 0;
+    for (uint64_t k = 0; k <= i; k++) {
+        const uint64_t sz = gguf_tensor_at(f, k)->nbytes;
+        if (n > 0 && ((o->max_tensors && n >= o->max_tensors) ||
+                      (o->max_bytes && bytes + sz > o->max_bytes)))
+            shard++, n = 0, bytes = 0;
+        n++, bytes += sz;
+    }
+    return shard;
+}
+
+/* An output path: never a device, FIFO or directory, never one of the
+ * input's files (every shard), except the input itself for an in-place
+ * edit. */
+static int check_out(const options *o, const gguf_file *f, const char *out, gguf_error *err)
+{
+    const char *inputs[64];
+    size_t n = 0;
+    for (uint32_t s = 0; s < gguf_n_shards(f) && n < 64; s++)
+        inputs[n++] = gguf_shard_path(f, s);
+    if (o->cmd == CMD_EDIT && !o->out)
+        n = 0; /* in place: the input is the output, replaced by rename */
+    return outpath_check(out, inputs, n, err);
+}
+
 static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, const char *out)
 {
     gguf_error err = { 0 };
+
     uint64_t data_size;
     gguf_data_section(f, 0, &data_size);
     gguf_writer_set_version(w, gguf_file_version(f));
@@ -256,6 +330,15 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
             fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
             return 1;
         }
+    }
+    if (o->cmd == CMD_SPLIT) {
+        gguf_writer_set_split(w, o->max_tensors, o->max_bytes);
+        /* --no-tensor-first-split: shard 1 holds the metadata alone */
+        for (uint64_t i = 0; o->no_tensor_first && i < gguf_n_tensors(f); i++)
+            if (gguf_writer_set_tensor_shard(w, i, (uint32_t)split_shard_of(o, f, i) + 1)) {
+                fprintf(stderr, TOOL ": error: %s: %s\n", o->in, gguf_writer_error(w)->msg);
+                return 1;
+            }
     }
     gguf_error ferr = { 0 };
     const bool was_valid = gguf_model_validate(f, &ferr) == 0;
@@ -269,7 +352,19 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
             fprintf(stderr, TOOL ": warning: %s: the model was not valid before the edit "
                     "either: %s\n", o->in, err.msg);
     }
-    if (gguf_writer_begin(w, out, &err) || copy_tensors(w, f, &err) || gguf_writer_finish(w, &err)) {
+    if (gguf_writer_begin(w, out, &err)) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", out, err.msg);
+        gguf_writer_abort(w);
+        return 1;
+    }
+    /* every shard name: never a device nor an input */
+    for (uint32_t s = 0; s < gguf_writer_n_shards(w); s++)
+        if (check_out(o, f, gguf_writer_shard_path(w, s), &err)) {
+            fprintf(stderr, TOOL ": error: %s: %s\n", gguf_writer_shard_path(w, s), err.msg);
+            gguf_writer_abort(w);
+            return 1;
+        }
+    if (copy_tensors(w, f, &err) || gguf_writer_finish(w, &err)) {
         fprintf(stderr, TOOL ": error: %s: %s\n", out, err.msg);
         gguf_writer_abort(w);
         return 1;
@@ -287,9 +382,24 @@ static int run(options *o)
     }
     int status = 1;
     gguf_writer *w = NULL;
+    char prefix[4096];
     const char *out = o->out ? o->out : o->in;
     const char *prot;
-    if (gguf_n_shards(f) > 1) {
+    if (o->cmd == CMD_SPLIT) { /* the prefix: OUTPREFIX, or IN without .gguf */
+        const char *p = o->out ? o->out : o->in;
+        size_t len = strlen(p);
+        if (len > 5 && !strcmp(p + len - 5, ".gguf"))
+            len -= 5;
+        /* one shard is still named as a shard (llama-gguf-split does so) */
+        const uint64_t nt = gguf_n_tensors(f);
+        const uint64_t shards = (nt ? split_shard_of(o, f, nt - 1) + 1 : 1) + o->no_tensor_first;
+        if (shards == 1)
+            snprintf(prefix, sizeof prefix, "%.*s-00001-of-00001.gguf", (int)len, p);
+        else
+            snprintf(prefix, sizeof prefix, "%.*s", (int)len, p);
+        out = prefix;
+    }
+    if (o->cmd != CMD_MERGE && gguf_n_shards(f) > 1) {
         fprintf(stderr, TOOL ": error: %s: a split model (%u shards): gguf-edit does not edit "
                 "split models yet\n", o->in, gguf_n_shards(f));
         goto done;
@@ -310,15 +420,15 @@ static int run(options *o)
         status = 0;
         goto done;
     }
-    /* a new file: never a device nor the input; in place: a regular file */
-    const char *inputs[] = { o->in };
-    if (outpath_check(out, inputs, o->out ? 1 : 0, &err)) {
+    if (o->cmd != CMD_SPLIT && check_out(o, f, out, &err)) {
         fprintf(stderr, TOOL ": error: %s: %s\n", out, err.msg);
         goto done;
     }
     status = write_edit(o, f, w, out);
     if (status == 0 && !o->quiet)
-        printf("%s: metadata edited, %" PRIu64 " tensors copied as they are\n", out,
+        printf("%s: %s, %" PRIu64 " tensors copied as they are\n",
+               o->cmd == CMD_SPLIT ? gguf_writer_shard_path(w, 0) : out,
+               o->cmd == CMD_SPLIT ? "split" : o->cmd == CMD_MERGE ? "merged" : "metadata edited",
                gguf_n_tensors(f));
 done:
     gguf_writer_free(w);

@@ -607,6 +607,13 @@ int gguf_writer_begin(gguf_writer *w, const char *path, gguf_error *err)
         free_outputs(w);
         return -1;
     }
+    /* a first shard without tensors (gguf-split --no-tensor-first-split):
+     * the first tensor's shard is opened now, not at a tensor boundary */
+    for (uint32_t s = 1; w->n_t > 0 && s <= w->ts[0].shard; s++)
+        if (gguf_outfile_sync(&w->outs[s - 1], err) || open_shard(w, s, err)) {
+            free_outputs(w);
+            return -1;
+        }
     w->begun = true;
     w->failed = false;
     w->completed = false;

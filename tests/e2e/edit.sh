@@ -128,3 +128,51 @@ out=$("$EDIT" "$TMP/inplace.gguf" --chat-template "$TMP/nul.txt" 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ $out == *"contains a NUL byte"* ]] && pass "a template with a NUL byte is refused" ||
     fail "a template with a NUL byte is refused" "$rc: $out"
 check "--version" bash -c '"$1" --version | grep -q "^gguf-edit (ggufkit) "' _ "$EDIT"
+
+# split and merge: every GGUF split (by tensor count, by size, and with a
+# metadata-only first shard) merges back to its exact bytes.
+for f in "${files[@]}"; do
+    name=$(basename "$f" .gguf)
+    d=$TMP/split-$name; mkdir -p "$d"; cp "$f" "$d/m.gguf"
+    ok=1
+    for how in "--max-tensors 7" "--max-size 1M" "--max-tensors 5 --no-tensor-first-split"; do
+        rm -f "$d"/m-0*.gguf "$d/merged.gguf"
+        # shellcheck disable=SC2086
+        "$EDIT" split -q "$d/m.gguf" $how || { ok=0; break; }
+        first=$(ls "$d"/m-00001-of-*.gguf)
+        "$EDIT" merge -q "$first" "$d/merged.gguf" && cmp -s "$d/m.gguf" "$d/merged.gguf" || { ok=0; break; }
+    done
+    [ $ok = 1 ] && pass "split and merge $name: the merged file is the input byte for byte ($how)" ||
+        fail "split and merge $name" "$how"
+    rm -rf "$d"
+done
+if need_fixture reference/wp-llama-5m-f16.gguf "split model: same greedy ids" 2; then
+    cp "$FIX/reference/wp-llama-5m-f16.gguf" "$TMP/w.gguf"
+    "$EDIT" split -q "$TMP/w.gguf" --max-size 2M --no-tensor-first-split "$TMP/ws"
+    n=$(ls "$TMP"/ws-*.gguf | wc -l)
+    got=$("$INSPECT" --json --no-split "$TMP/ws-00001-of-0000$n.gguf" | jq -c '[.summary.n_tensors, .metadata["split.no"].value, .metadata["split.count"].value, .metadata["split.tensors.count"].value]')
+    [ "$got" = "[0,0,$n,39]" ] && pass "--no-tensor-first-split: shard 1 holds the metadata and llama-gguf-split's split.* keys" ||
+        fail "--no-tensor-first-split: shard 1" "$got"
+    a=$("$RUN" -m "$TMP/w.gguf" -p "The prince" -n 12 --ids 2>/dev/null)
+    b=$("$RUN" -m "$TMP/ws-00001-of-0000$n.gguf" -p "The prince" -n 12 --ids 2>/dev/null)
+    [ -n "$a" ] && [ "$a" = "$b" ] && pass "a split made by gguf-edit runs in gguf-run with the same greedy ids" ||
+        fail "a split made by gguf-edit runs in gguf-run with the same greedy ids" "$a / $b"
+    fixture_block_end
+fi
+# actions apply while merging; bad command lines
+cp "$SAMPLE" "$TMP/s.gguf"
+"$EDIT" split -q "$TMP/s.gguf" --max-tensors 4
+"$EDIT" merge -q "$TMP/s-00001-of-00006.gguf" "$TMP/s2.gguf" --set general.name=merged
+[ "$(changes "$SAMPLE" "$TMP/s2.gguf")" = "changed general.name" ] && [ "$(hashes "$SAMPLE")" = "$(hashes "$TMP/s2.gguf")" ] &&
+    pass "merge with --set: only that key changes" || fail "merge with --set: only that key changes"
+out=$("$EDIT" "$TMP/s-00001-of-00006.gguf" --set a=1 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"a split model (6 shards): gguf-edit does not edit split models yet"* ]] &&
+    pass "editing a split model in place is refused (merge it first)" || fail "editing a split model is refused" "$rc: $out"
+"$EDIT" merge -q "$SAMPLE" "$TMP/x.gguf" && cmp -s "$SAMPLE" "$TMP/x.gguf" &&
+    pass "merge of a whole file copies it" || fail "merge of a whole file copies it"
+out=$("$EDIT" merge "$TMP/s-00001-of-00006.gguf" "$TMP/s-00002-of-00006.gguf" 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"is an input of this run"* ]] && pass "merge over one of its shards is refused" ||
+    fail "merge over one of its shards is refused" "$rc: $out"
+usage_error "$EDIT" "split without a size" "split: give one of --max-size and --max-tensors" split "$SAMPLE"
+usage_error "$EDIT" "split --max-size 0" "--max-size: '0' is not a size" split "$SAMPLE" --max-size 0
+usage_error "$EDIT" "merge without OUT" "merge: missing OUT" merge "$TMP/s-00001-of-00006.gguf"

@@ -83,6 +83,46 @@ START_TEST(test_split_by_tensors)
 }
 END_TEST
 
+/* A first shard holding only the metadata (gguf-split
+ * --no-tensor-first-split): the writer used to write the first tensor into
+ * a shard it had not opened yet (a crash). */
+START_TEST(test_split_metadata_only_first)
+{
+    gguf_writer *w = gguf_writer_new();
+    gguf_error err = { 0 };
+    gguf_writer_set_str(w, "general.architecture", "llama");
+    int64_t ne[1] = { 64 };
+    for (int i = 0; i < 3; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "t%d", i);
+        ck_assert_int_ge(gguf_writer_add_tensor(w, nm, GGUF_DT_F32, 1, ne, &err), 0);
+        ck_assert_int_eq(gguf_writer_set_tensor_shard(w, (uint64_t)i, i < 2 ? 1 : 2), 0);
+    }
+    snprintf(prefix, sizeof prefix, "%s/split-%d-meta.gguf", test_tmpdir(), (int)getpid());
+    ck_assert_msg(gguf_writer_begin(w, prefix, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(gguf_writer_n_shards(w), 3);
+    float v[64] = { 0 };
+    for (int i = 0; i < 3; i++) {
+        v[0] = (float)i;
+        ck_assert_int_eq(gguf_writer_write_tensor(w, v, sizeof v, &err), 0);
+    }
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_file *f = gguf_open(gguf_writer_shard_path(w, 0), GGUF_OPEN_NO_SPLIT, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    ck_assert_uint_eq(gguf_n_tensors(f), 0);
+    gguf_close(f);
+    f = gguf_open(gguf_writer_shard_path(w, 0), 0, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    ck_assert_uint_eq(gguf_n_tensors(f), 3);
+    float x;
+    memcpy(&x, gguf_lookup_tensor(f, "t2")->data, 4);
+    ck_assert(x == 2.0f);
+    ck_assert_uint_eq(gguf_lookup_tensor(f, "t2")->shard, 2);
+    gguf_close(f);
+    remove_shards(w);
+}
+END_TEST
+
 START_TEST(test_split_by_size)
 {
     /* 256-byte tensors, at most 600 bytes a shard → 2 tensors a shard */
@@ -148,6 +188,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_split_by_tensors);
     tcase_add_test(tc, test_split_by_size);
+    tcase_add_test(tc, test_split_metadata_only_first);
     tcase_add_test(tc, test_split_inconsistent);
     tcase_add_test(tc, test_split_names);
     suite_add_tcase(s, tc);
