@@ -269,20 +269,12 @@ static void print_changes(const options *o, const gguf_file *f)
  * Writing
  */
 
-/* Tensor data in pieces of at most 64 MiB, released as they are copied. */
-#define PIECE ((uint64_t)64 << 20)
-
+/* Tensor data: copied by the kernel from the input file (gguf_writer_copy_tensor). */
 static int copy_tensors(gguf_writer *w, const gguf_file *f, gguf_error *err)
 {
-    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
-        const gguf_tensor *t = gguf_tensor_at(f, i);
-        for (uint64_t off = 0; off < t->nbytes; off += PIECE) {
-            const uint64_t n = t->nbytes - off < PIECE ? t->nbytes - off : PIECE;
-            if (gguf_writer_write_tensor(w, t->data + off, (size_t)n, err))
-                return -1;
-            gguf_release_range(f, t->data + off, n);
-        }
-    }
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++)
+        if (gguf_writer_copy_tensor(w, f, gguf_tensor_at(f, i), err))
+            return -1;
     return 0;
 }
 

@@ -1,9 +1,11 @@
 /*
  * outfile.c — temp file + fsync + rename, so outputs appear whole or not at all.
  */
+#define _GNU_SOURCE /* copy_file_range */
 #include "outfile.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -121,6 +123,61 @@ int gguf_outfile_write(gguf_outfile *o, const void *data, size_t n, gguf_error *
     if (n && fwrite(data, 1, n, o->fp) != n)
         return gguf_error_setc(err, GGUF_ERR_IO, "write to %s failed: %s", o->path, strerror(errno));
     return 0;
+}
+
+int gguf_outfile_copy_fd(gguf_outfile *o, int in_fd, uint64_t off, uint64_t n, gguf_error *err)
+{
+    if (fflush(o->fp) != 0)
+        return gguf_error_setc(err, GGUF_ERR_IO, "write to %s failed: %s", o->path, strerror(errno));
+    const int out_fd = fileno(o->fp);
+    loff_t from = (loff_t)off;
+    bool in_kernel = true;
+    uint8_t *buf = NULL;
+    enum { BUF = 1 << 20 };
+    int rc = 0;
+    while (n > 0) {
+        const size_t want = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+        ssize_t k;
+        if (in_kernel) {
+            k = copy_file_range(in_fd, &from, out_fd, NULL, want, 0);
+            if (k < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+                          errno == EOPNOTSUPP || errno == EPERM)) {
+                in_kernel = false; /* another filesystem, an old kernel: copy by hand */
+                continue;
+            }
+        } else {
+            if (!buf && !(buf = malloc(BUF))) {
+                rc = gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+                break;
+            }
+            k = pread(in_fd, buf, want < BUF ? want : BUF, (off_t)from);
+            for (ssize_t done = 0; k > 0 && done < k;) {
+                ssize_t w = write(out_fd, buf + done, (size_t)(k - done));
+                if (w < 0 && errno == EINTR)
+                    continue;
+                if (w < 0) {
+                    rc = gguf_error_setc(err, GGUF_ERR_IO, "write to %s failed: %s", o->path,
+                                         strerror(errno));
+                    break;
+                }
+                done += w;
+            }
+            if (rc)
+                break;
+            if (k > 0)
+                from += k;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            rc = k < 0 ? gguf_error_setc(err, GGUF_ERR_IO, "copy to %s failed: %s", o->path, strerror(errno))
+                       : gguf_error_setc(err, GGUF_ERR_IO, "copy to %s: the input ended early", o->path);
+            break;
+        }
+        n -= (uint64_t)k;
+    }
+    free(buf);
+    return rc;
 }
 
 int gguf_outfile_sync(gguf_outfile *o, gguf_error *err)

@@ -15,6 +15,7 @@
 #define GGUF_OUTFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <ggufkit/gguf.h>
@@ -31,6 +32,11 @@ int gguf_outfile_open(gguf_outfile *o, const char *path, gguf_error *err);
 
 /* Writes n bytes; -1 with err on failure (disk full, ...). */
 int gguf_outfile_write(gguf_outfile *o, const void *data, size_t n, gguf_error *err);
+
+/* Appends n bytes of in_fd from offset off: in the kernel where it can
+ * (copy_file_range, which may share the filesystem's extents), else read
+ * and written. 0, or -1 with err. */
+int gguf_outfile_copy_fd(gguf_outfile *o, int in_fd, uint64_t off, uint64_t n, gguf_error *err);
 
 /* Flushes and fsyncs the temporary file, keeping it open for commit. */
 int gguf_outfile_sync(gguf_outfile *o, gguf_error *err);

@@ -10,7 +10,9 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ggufkit/arch.h>
 #include "outfile.h"
@@ -670,6 +672,33 @@ int gguf_writer_write_tensor(gguf_writer *w, const void *data, size_t n, gguf_er
 fail:
     w->failed = true;
     return -1;
+}
+
+int gguf_writer_copy_tensor(gguf_writer *w, const gguf_file *f, const gguf_tensor *t,
+                            gguf_error *err)
+{
+    /* zero-byte tensors before this one complete without data */
+    if (gguf_writer_write_tensor(w, NULL, 0, err))
+        return -1;
+    if (w->cur >= w->n_t || w->cur_done != 0 || w->ts[w->cur].nbytes != t->nbytes) {
+        w->failed = true;
+        return gguf_error_setc(err, GGUF_ERR_ARG, "tensor '%s': not the next tensor to write, or "
+                               "of another size", t->name);
+    }
+    const char *path = gguf_shard_path(f, t->shard);
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0) /* a memory image, or the file is gone: from the mapping */
+        return gguf_writer_write_tensor(w, t->data, (size_t)t->nbytes, err);
+    const uint64_t off = gguf_data_offset(f, t->shard) + t->offset;
+    int rc = gguf_outfile_copy_fd(&w->outs[w->ts[w->cur].shard], fd, off, t->nbytes, err);
+    close(fd);
+    if (rc == 0) {
+        w->cur_done = t->nbytes;
+        rc = next_tensor(w, err);
+    }
+    if (rc)
+        w->failed = true;
+    return rc;
 }
 
 int gguf_writer_complete(gguf_writer *w, gguf_error *err)

@@ -462,6 +462,14 @@ GGUF_API uint32_t gguf_writer_n_shards(const gguf_writer *w);
  * a prefix: "out.gguf" becomes out-00001-of-0000N.gguf. */
 GGUF_API int gguf_writer_begin(gguf_writer *w, const char *path, gguf_error *err);
 
+/* Writes the next tensor's bytes as tensor t of file f holds them (the
+ * same size), copied in the kernel from f's file where it can
+ * (copy_file_range, which may share the filesystem's extents: no pass
+ * through user memory), else from f's mapping. For tools that copy tensors
+ * unchanged (metadata edits, splits, merges). 0, or -1 with err. */
+GGUF_API int gguf_writer_copy_tensor(gguf_writer *w, const gguf_file *f, const gguf_tensor *t,
+                                     gguf_error *err);
+
 /* Appends bytes of tensor data; tensors must be completed in declaration
  * order, each exactly tensor_nbytes() long. */
 GGUF_API int gguf_writer_write_tensor(gguf_writer *w, const void *data, size_t n, gguf_error *err);
