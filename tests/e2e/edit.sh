@@ -176,3 +176,15 @@ out=$("$EDIT" merge "$TMP/s-00001-of-00006.gguf" "$TMP/s-00002-of-00006.gguf" 2>
 usage_error "$EDIT" "split without a size" "split: give one of --max-size and --max-tensors" split "$SAMPLE"
 usage_error "$EDIT" "split --max-size 0" "--max-size: '0' is not a size" split "$SAMPLE" --max-size 0
 usage_error "$EDIT" "merge without OUT" "merge: missing OUT" merge "$TMP/s-00001-of-00006.gguf"
+# a malformed input: refused with the reader's message, nothing written
+head -c 300 "$SAMPLE" >"$TMP/trunc.gguf"
+out=$("$EDIT" "$TMP/trunc.gguf" -o "$TMP/never.gguf" --set a=1 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == "gguf-edit: error: $TMP/trunc.gguf: offset "* ]] && [ ! -e "$TMP/never.gguf" ] &&
+    pass "a truncated input: exit 1, the reader's message with its offset, nothing written" ||
+    fail "a truncated input" "$rc: $out"
+# an output directory it cannot write (procfs: not even root): exit 1, the input untouched
+sum=$(sha256sum <"$SAMPLE")
+out=$("$EDIT" "$SAMPLE" -o /proc/ggufkit-edit-test.gguf --set a=1 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"cannot create a temporary file next to /proc/ggufkit-edit-test.gguf"* ]] &&
+   [ "$(sha256sum <"$SAMPLE")" = "$sum" ] && pass "an unwritable output directory: exit 1, the input untouched" ||
+    fail "an unwritable output directory: exit 1, the input untouched" "$rc: $out"
