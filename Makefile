@@ -139,6 +139,7 @@ $(BUILD)/libgguf.so: $(LIB_OBJ) | deps-lib
 DEPS_quantize   := yaml-0.1:libyaml-dev
 OMP_quantize    := -fopenmp
 DEPS_convert    := yaml-0.1:libyaml-dev zlib:zlib1g-dev
+DEPS_edit       := yaml-0.1:libyaml-dev
 OMP_run         := -fopenmp
 pkg_names = $(foreach d,$(1),$(word 1,$(subst :, ,$(d))))
 tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(filter-out $(1)/main.c,$(sort $(wildcard $(1)/*.c))))
@@ -215,8 +216,9 @@ build-fuzz/libgguf-fuzz.a: $(FUZZ_OBJ)
 # The tools' parsers, built for the fuzzers, as internal archives too.
 .SECONDEXPANSION:
 # Objects and archives made by pattern rules stay (make would delete them as
-# intermediate files).
-.SECONDARY:
+# intermediate files). .PRECIOUS, not .SECONDARY: a missing object must
+# still rebuild its archive.
+.PRECIOUS: $(BUILD)/obj/%.o build-fuzz/obj/%.o build-fuzz/libtool-%.a
 build-fuzz/libtool-%.a: $$(call tool_objs,$$*,build-fuzz)
 	@rm -f $@
 	ar rcs $@ $^

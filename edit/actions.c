@@ -14,6 +14,7 @@
 
 #include <ggufkit/arch.h>
 
+#include "json.h"
 #include "readfile.h"
 
 /* @FILE and --chat-template texts. */
@@ -314,6 +315,7 @@ static void action_free(edit_action *a)
 }
 
 static int parse_one(edit_actions *as, const char *option, const char *arg, gguf_error *err);
+static int parse_json_file(edit_actions *as, const char *path, gguf_error *err);
 
 /* A failed action leaves nothing behind: the list is as it was. */
 int edit_parse(edit_actions *as, const char *option, const char *arg, gguf_error *err)
@@ -334,6 +336,8 @@ static int parse_one(edit_actions *as, const char *option, const char *arg, gguf
         return parse_set_array(as, option, arg, err);
     if (!strcmp(option, "--set-strings"))
         return parse_strings(as, option, arg, err);
+    if (!strcmp(option, "--from-json"))
+        return parse_json_file(as, arg, err);
     edit_action *a = new_action(as, err);
     if (!a)
         return -1;
@@ -370,6 +374,121 @@ static int parse_one(edit_actions *as, const char *option, const char *arg, gguf
         return rc;
     }
     return gguf_error_setc(err, GGUF_ERR_ARG, "unknown action %s", option);
+}
+
+/* ---------------------------------------------------------------------------
+ * --from-json
+ */
+
+/* "u32" → GGUF_VT_U32, "arr[i32]" → array of i32; -1 when neither. */
+static int json_type_of(const char *t, bool *array)
+{
+    size_t n = strlen(t);
+    *array = n > 5 && !strncmp(t, "arr[", 4) && t[n - 1] == ']';
+    return *array ? type_by_name(t + 4, n - 5) : type_by_name(t, n);
+}
+
+/* One JSON scalar as the text parse_elem reads (integers exactly; larger
+ * than 2^53 is refused: a double cannot hold it). */
+static int json_item_text(const json_value *v, uint32_t elem, char *buf, size_t size,
+                          const char *key, gguf_error *err)
+{
+    if (elem == GGUF_VT_BOOL) {
+        if (v->type != JSON_BOOL)
+            return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected true or "
+                                   "false", key, v->line);
+        snprintf(buf, size, "%s", v->b ? "true" : "false");
+        return 0;
+    }
+    if (v->type != JSON_NUMBER)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected a number",
+                               key, v->line);
+    if (elem == GGUF_VT_F32 || elem == GGUF_VT_F64) {
+        snprintf(buf, size, "%.17g", v->num);
+        return 0;
+    }
+    if (!v->integral || fabs(v->num) > 9007199254740992.0)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected a whole "
+                               "number within 2^53 (give larger ones with --set KEY:TYPE=N)", key,
+                               v->line);
+    snprintf(buf, size, "%.0f", v->num);
+    return 0;
+}
+
+/* One key: {"type": T, "value": V} (with an optional "count" that must be
+ * the array's length: gguf-inspect --json without --full shortens arrays). */
+static int json_entry(edit_actions *as, const char *key, const json_value *e, gguf_error *err)
+{
+    const char *t = json_str(json_get(e, "type"));
+    const json_value *val = json_get(e, "value"), *count = json_get(e, "count");
+    bool array = false;
+    int elem = t ? json_type_of(t, &array) : -1;
+    if (!key_ok(key) || e->type != JSON_OBJECT || elem < 0 || !val)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: want {\"type\": "
+                               "\"u32\"|\"arr[i32]\"|..., \"value\": ...}", key, e->line);
+    const json_value *const *items = &val;
+    size_t n = 1;
+    if (array) {
+        if (val->type != JSON_ARRAY)
+            return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected an "
+                                   "array", key, val->line);
+        int64_t c;
+        if (count && (!json_int(count, &c) || c != (int64_t)val->n))
+            return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: count says %s but the "
+                                   "value holds %zu items (shortened output: use gguf-inspect "
+                                   "--json --full)", key, count ? "another number" : "", val->n);
+        items = (const json_value *const *)val->items;
+        n = val->n;
+    }
+    char **texts = calloc(n ? n : 1, sizeof *texts);
+    edit_action *a = texts ? new_action(as, err) : NULL;
+    int rc = a ? 0 : -1;
+    if (!texts)
+        rc = gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char buf[64];
+        if (elem == GGUF_VT_STR) {
+            if (items[i]->type != JSON_STRING || memchr(items[i]->str, 0, items[i]->len))
+                rc = gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected a "
+                                     "string without NUL bytes", key, items[i]->line);
+            else
+                texts[i] = items[i]->str;
+        } else if (!(rc = json_item_text(items[i], (uint32_t)elem, buf, sizeof buf, key, err)) &&
+                   !(texts[i] = strdup(buf))) {
+            rc = gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        }
+    }
+    if (rc == 0) {
+        a->kind = EDIT_SET;
+        rc = (a->key = strdup(key)) ? make_value(&a->v, (uint32_t)elem, array, texts, n,
+                                                 "--from-json", err)
+                                    : gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; elem != GGUF_VT_STR && texts && i < n; i++)
+        free(texts[i]);
+    free(texts);
+    return rc;
+}
+
+/* A map of keys to typed values, or a whole gguf-inspect --json document
+ * (its "metadata" map). */
+static int parse_json_file(edit_actions *as, const char *path, gguf_error *err)
+{
+    json_value *doc = json_load_file(path, err);
+    if (!doc) {
+        gguf_error_prefix(err, "--from-json %s: ", path);
+        err->code = GGUF_ERR_ARG;
+        return -1;
+    }
+    const json_value *map = json_get(doc, "metadata");
+    map = map ? map : doc;
+    int rc = 0;
+    if (map->type != JSON_OBJECT)
+        rc = gguf_error_setc(err, GGUF_ERR_ARG, "--from-json %s: expected an object of keys", path);
+    for (size_t i = 0; rc == 0 && i < map->n; i++)
+        rc = json_entry(as, map->keys[i], map->items[i], err);
+    json_free(doc);
+    return rc;
 }
 
 int edit_resolve(edit_actions *as, const gguf_file *f, gguf_error *err)

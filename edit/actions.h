@@ -13,6 +13,8 @@
  *   --delete PATTERN         every key matching the glob PATTERN (fnmatch)
  *   --rename OLD=NEW         a key gets a new name, keeping its place and value
  *   --chat-template FILE     tokenizer.chat_template = FILE's text
+ *   --from-json FILE         a set per key of FILE, a map of keys to
+ *                            {"type": T, "value": V} (gguf-inspect --json's form)
  * A set of an existing key replaces its value in place; a new key is
  * appended. Not for: reading or writing files (main.c).
  */

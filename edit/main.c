@@ -59,6 +59,8 @@ static void usage(FILE *out)
           "  --delete PATTERN         delete every key matching the glob PATTERN\n"
           "  --rename OLD=NEW         rename a key, keeping its place and value\n"
           "  --chat-template FILE     tokenizer.chat_template from FILE\n"
+          "  --from-json FILE         set every key of FILE: {\"KEY\": {\"type\": \"u32\", \"value\": 7}, ...}\n"
+          "                           (gguf-inspect --json --full's metadata works as it is)\n"
           "\n"
           "Other:\n"
           "  -o, --output OUT         write OUT instead of replacing IN\n"
@@ -76,7 +78,7 @@ static void usage(FILE *out)
 }
 
 static const char *const actions[] = { "--set", "--set-array", "--set-strings", "--delete",
-                                       "--rename", "--chat-template" };
+                                       "--rename", "--chat-template", "--from-json" };
 
 static bool is_action(const char *a)
 {
@@ -147,7 +149,7 @@ static int parse_args(int argc, char **argv, options *o)
                                    files[0], files[1]);
         if (o->acts.n == 0 && o->cmd == CMD_EDIT)
             return cli_usage_error(TOOL, "no action: give --set, --set-array, --set-strings, "
-                                   "--delete, --rename or --chat-template");
+                                   "--delete, --rename, --chat-template or --from-json");
         return 0;
     }
     if (o->out)

@@ -188,3 +188,23 @@ out=$("$EDIT" "$SAMPLE" -o /proc/ggufkit-edit-test.gguf --set a=1 2>&1); rc=$?
 [ $rc -eq 1 ] && [[ $out == *"cannot create a temporary file next to /proc/ggufkit-edit-test.gguf"* ]] &&
    [ "$(sha256sum <"$SAMPLE")" = "$sum" ] && pass "an unwritable output directory: exit 1, the input untouched" ||
     fail "an unwritable output directory: exit 1, the input untouched" "$rc: $out"
+# --from-json: gguf-inspect --json --full's metadata, applied to a file with
+# every key deleted, gives the file back byte for byte
+if need_jq "--from-json round trip"; then
+    "$INSPECT" --json --full "$SAMPLE" >"$TMP/full.json"
+    "$EDIT" -q "$SAMPLE" -o "$TMP/fj.gguf" --force --delete '*' --from-json "$TMP/full.json" &&
+        cmp -s "$SAMPLE" "$TMP/fj.gguf" && pass "--from-json of gguf-inspect --json --full: the file back byte for byte" ||
+        fail "--from-json of gguf-inspect --json --full: the file back byte for byte"
+    "$INSPECT" --json "$SAMPLE" >"$TMP/short.json"
+    out=$("$EDIT" "$SAMPLE" -o "$TMP/x.gguf" --force --from-json "$TMP/short.json" 2>&1); rc=$?
+    [ $rc -eq 2 ] && [[ $out == *"shortened output: use gguf-inspect --json --full"* ]] &&
+        pass "--from-json refuses shortened arrays" || fail "--from-json refuses shortened arrays" "$rc: $out"
+fi
+printf '{"a.big": {"type": "u64", "value": 18446744073709551615}}' >"$TMP/big.json"
+usage_error "$EDIT" "--from-json u64 past 2^53" "expected a whole number within 2^53" "$SAMPLE" --from-json "$TMP/big.json"
+printf '{"a.t": {"type": "u128", "value": 1}}' >"$TMP/badtype.json"
+usage_error "$EDIT" "--from-json unknown type" "want {\"type\"" "$SAMPLE" --from-json "$TMP/badtype.json"
+printf '{"a.n": {"type": "u8", "value": 300}}' >"$TMP/range.json"
+usage_error "$EDIT" "--from-json u8 out of range" "\"300\" is not a u8" "$SAMPLE" --from-json "$TMP/range.json"
+printf '{"a": ' >"$TMP/broken.json"
+usage_error "$EDIT" "--from-json broken JSON" "--from-json $TMP/broken.json: line" "$SAMPLE" --from-json "$TMP/broken.json"

@@ -9,8 +9,8 @@
  * json_get finds the last one (as Python's json module keeps the last).
  * Nesting deeper than JSON_MAX_DEPTH is an error rather than a deep stack.
  */
-#ifndef CONVERT_JSON_H
-#define CONVERT_JSON_H
+#ifndef COMMON_JSON_H
+#define COMMON_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
