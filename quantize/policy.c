@@ -98,9 +98,9 @@ static const rule attn_v_post[] = {
     { TC_ATTN_V, 0, ANY_ARCH, EXPERTS8, GGUF_DT_Q8_0 },
 };
 
-/* Fallbacks for rows that do not fit the k-quant super-blocks. llama.cpp
- * uses iq4_nl for q2_K/q3_K, which we do not encode: q4_0 has the same size
- * (4.5 bits per weight). */
+/* Fallbacks for rows that do not fit the k-quant super-blocks, as
+ * llama.cpp e21cdc11's tensor_type_fallback has them (q2_K and q3_K fall
+ * back to q4_0 there; c392e50 used iq4_nl). */
 static const struct { uint32_t from, to; } fallbacks[] = {
     { GGUF_DT_Q2_K, GGUF_DT_Q4_0 }, { GGUF_DT_Q3_K, GGUF_DT_Q4_0 },
     { GGUF_DT_Q4_K, GGUF_DT_Q5_0 }, { GGUF_DT_Q5_K, GGUF_DT_Q5_1 },
