@@ -37,6 +37,7 @@ enum when {
     LAYER_LT_N8,        /* layer < n_layer / 8 */
     LAYER_MORE_BITS,    /* use_more_bits(layer, n_layer) */
     IMATRIX_LAYER_LT_N8,/* an imatrix is used and layer < n_layer / 8 */
+    NO_IMATRIX_LAYER_LT_N8, /* no imatrix and layer < n_layer / 8 */
     EXPERTS8,           /* n_expert == 8 */
     NOT_EXPERTS8,
     IS_70B_Q3K_Q4K      /* 70B model and the type so far is q3_K or q4_K */
@@ -61,6 +62,7 @@ static const rule rules[] = {
     { TC_ATTN_V, F(Q3_K_L), ANY_ARCH, ALWAYS, GGUF_DT_Q5_K },
     { TC_ATTN_V, F(Q4_K_M) | F(Q5_K_M), ANY_ARCH, WV_MORE_BITS, GGUF_DT_Q6_K },
     { TC_ATTN_V, F(Q4_K_S), ANY_ARCH, WV_LT4, GGUF_DT_Q5_K },
+    { TC_ATTN_V, F(IQ4_NL) | F(IQ4_XS), ANY_ARCH, GQA_GE4, GGUF_DT_Q5_K },
 
     { TC_ATTN_K, 0, ANY_ARCH, EXPERTS8, GGUF_DT_Q8_0 },
 
@@ -75,13 +77,14 @@ static const rule rules[] = {
     { TC_FFN_DOWN, F(Q4_K_M), FALCON, LAYER_MORE_BITS, GGUF_DT_Q5_K },
     { TC_FFN_DOWN, F(Q4_K_M), FALCON, ALWAYS, GGUF_DT_Q4_K },
     { TC_FFN_DOWN, F(Q4_K_M), ANY_ARCH, LAYER_MORE_BITS, GGUF_DT_Q6_K },
+    { TC_FFN_DOWN, F(IQ4_NL) | F(IQ4_XS), ANY_ARCH, NO_IMATRIX_LAYER_LT_N8, GGUF_DT_Q5_K },
     { TC_FFN_DOWN, F(Q5_K_M), ANY_ARCH, LAYER_MORE_BITS, GGUF_DT_Q6_K },
     { TC_FFN_DOWN, F(Q4_K_S), NOT_FALCON, LAYER_LT_N8, GGUF_DT_Q5_K },
     { TC_FFN_DOWN, F(Q4_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGUF_DT_Q4_1 },
     { TC_FFN_DOWN, F(Q5_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGUF_DT_Q5_1 },
 
-    { TC_ATTN_OUTPUT, F(Q2_K) | F(Q3_K_S) | F(Q3_K_M) | F(Q4_K_S) | F(Q4_K_M),
-      NOT_FALCON, EXPERTS8, GGUF_DT_Q5_K },
+    { TC_ATTN_OUTPUT, F(Q2_K) | F(Q3_K_S) | F(Q3_K_M) | F(Q4_K_S) | F(Q4_K_M) | F(IQ4_NL) |
+      F(IQ4_XS), NOT_FALCON, EXPERTS8, GGUF_DT_Q5_K },
     { TC_ATTN_OUTPUT, F(Q2_K), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q3_K },
     { TC_ATTN_OUTPUT, F(Q3_K_M), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q4_K },
     { TC_ATTN_OUTPUT, F(Q3_K_L), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q5_K },
@@ -104,7 +107,8 @@ static const rule attn_v_post[] = {
 static const struct { uint32_t from, to; } fallbacks[] = {
     { GGUF_DT_Q2_K, GGUF_DT_Q4_0 }, { GGUF_DT_Q3_K, GGUF_DT_Q4_0 },
     { GGUF_DT_Q4_K, GGUF_DT_Q5_0 }, { GGUF_DT_Q5_K, GGUF_DT_Q5_1 },
-    { GGUF_DT_Q6_K, GGUF_DT_Q8_0 },
+    { GGUF_DT_Q6_K, GGUF_DT_Q8_0 }, { GGUF_DT_IQ4_XS, GGUF_DT_IQ4_NL },
+    { GGUF_DT_TQ1_0, GGUF_DT_Q4_0 }, { GGUF_DT_TQ2_0, GGUF_DT_Q4_0 },
 };
 
 /* llama.cpp's use_more_bits: the first and last eighth, and every third
@@ -134,6 +138,7 @@ static bool holds(enum when w, const ctx *c)
     case LAYER_LT_N8: return c->layer < c->n_layer / 8;
     case LAYER_MORE_BITS: return more_bits(c->layer, c->n_layer);
     case IMATRIX_LAYER_LT_N8: return c->st->has_imatrix && c->layer < c->n_layer / 8;
+    case NO_IMATRIX_LAYER_LT_N8: return !c->st->has_imatrix && c->layer < c->n_layer / 8;
     case EXPERTS8: return m->n_expert == 8;
     case NOT_EXPERTS8: return m->n_expert != 8;
     case IS_70B_Q3K_Q4K: return m->is_70b && (c->cur == GGUF_DT_Q3_K || c->cur == GGUF_DT_Q4_K);
@@ -210,8 +215,12 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
             return GGUF_DT_Q8_0;
         return t == GGUF_DT_Q8_0 ? t : GGUF_DT_Q6_K;
     }
-    if (strcmp(name, "token_embd.weight") == 0)
-        return o->token_embedding_type >= 0 ? (uint32_t)o->token_embedding_type : t;
+    if (strcmp(name, "token_embd.weight") == 0) {
+        if (o->token_embedding_type >= 0)
+            return (uint32_t)o->token_embedding_type;
+        /* the ternary presets keep the embedding in q4_K */
+        return ftype == FT_TQ1_0 || ftype == FT_TQ2_0 ? GGUF_DT_Q4_K : t;
+    }
 
     enum tclass cls = classify(name);
     int *counter = cls == TC_ATTN_V ? &st->i_attention_wv : cls == TC_FFN_DOWN ? &st->i_ffn_down

@@ -15,7 +15,7 @@ enum ftype {
     FT_ALL_F32 = 0, FT_F16 = 1, FT_Q4_0 = 2, FT_Q4_1 = 3, FT_Q8_0 = 7, FT_Q5_0 = 8,
     FT_Q5_1 = 9, FT_Q2_K = 10, FT_Q3_K_S = 11, FT_Q3_K_M = 12, FT_Q3_K_L = 13,
     FT_Q4_K_S = 14, FT_Q4_K_M = 15, FT_Q5_K_S = 16, FT_Q5_K_M = 17, FT_Q6_K = 18,
-    FT_BF16 = 32
+    FT_IQ4_NL = 25, FT_IQ4_XS = 30, FT_BF16 = 32, FT_TQ1_0 = 36, FT_TQ2_0 = 37
 };
 
 typedef struct preset {

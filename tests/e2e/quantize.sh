@@ -61,7 +61,9 @@ fi
 # imatrix (llama-imatrix's new format, detected by content): same tensors as
 # llama-quantize, and quantize.imatrix.* with e21cdc11's u32 counts. The
 # imatrix is named as llama-quantize was given it (the manifest records it).
-IQUANT_DONE="wp-llama-5m-gimatrix-Q4_K_M"
+IQUANT_DONE="wp-llama-5m-gimatrix-Q4_K_M wp-llama-5m-IQ4_NL wp-llama-5m-IQ4_XS wp-llama-5m-TQ1_0
+  wp-llama-5m-TQ2_0 wp-llama-5m-imatrix-IQ4_NL wp-llama-5m-imatrix-IQ4_XS wp-llama-5m-imatrix-TQ1_0
+  wp-llama-5m-imatrix-TQ2_0 wp-llama-5m-gimatrix-IQ4_XS"
 UP=$FIX/upstream
 n_done=$(wc -w <<<"$IQUANT_DONE")
 if need_fixture upstream/iquant "e21cdc11 manifests" $((2 * n_done)); then

@@ -55,6 +55,40 @@ START_TEST(test_q4_k_m_more_bits_layers)
 }
 END_TEST
 
+/* llama.cpp e21cdc11's rules for the iq4 and ternary presets (the
+ * upstream/iquant manifests hold the whole files). */
+START_TEST(test_iq4_and_ternary)
+{
+    policy_model m = wp();
+    uint32_t v[4], d[4];
+    /* IQ4_XS on a GQA-2 model without an imatrix: ffn_down of the first
+     * eighth of layers (none of 4: 4 / 8 = 0) stays; with 16 layers the
+     * first two go to q5_K */
+    layer_types(&m, FT_IQ4_XS, GGUF_DT_IQ4_XS, v, d);
+    ck_assert_uint_eq(v[0], GGUF_DT_IQ4_XS);
+    ck_assert_uint_eq(d[0], GGUF_DT_IQ4_XS);
+    policy_model big = wp();
+    big.n_layer = 16;
+    big.n_head_kv = 2; /* GQA 4: attn_v gets q5_K */
+    uint32_t bv[16], bd[16];
+    layer_types(&big, FT_IQ4_NL, GGUF_DT_IQ4_NL, bv, bd);
+    ck_assert_uint_eq(bv[5], GGUF_DT_Q5_K);
+    ck_assert_uint_eq(bd[0], GGUF_DT_Q5_K);
+    ck_assert_uint_eq(bd[1], GGUF_DT_Q5_K);
+    ck_assert_uint_eq(bd[2], GGUF_DT_IQ4_NL);
+    /* ternary: the embedding in q4_K, the output in q6_K */
+    policy_state st = { 0 };
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_TQ1_0, GGUF_DT_TQ1_0,
+                                         "token_embd.weight", 256, -1, NULL, 0), GGUF_DT_Q4_K);
+    ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_TQ2_0, GGUF_DT_TQ2_0,
+                                         "output.weight", 256, -1, NULL, 0), GGUF_DT_Q6_K);
+    /* rows that fit no super-block: iq4_xs → iq4_nl, tq → q4_0 */
+    ck_assert_uint_eq(policy_fallback(GGUF_DT_IQ4_XS, 96), GGUF_DT_IQ4_NL);
+    ck_assert_uint_eq(policy_fallback(GGUF_DT_TQ1_0, 96), GGUF_DT_Q4_0);
+    ck_assert_uint_eq(policy_fallback(GGUF_DT_TQ2_0, 100), GGUF_DT_F16);
+}
+END_TEST
+
 START_TEST(test_q2_k_and_q3_k_mixes)
 {
     policy_model m = wp();
@@ -205,6 +239,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_q4_k_m_more_bits_layers);
     tcase_add_test(tc, test_q2_k_and_q3_k_mixes);
+    tcase_add_test(tc, test_iq4_and_ternary);
     tcase_add_test(tc, test_q4_k_s_and_imatrix_q4_0);
     tcase_add_test(tc, test_experts_and_70b);
     tcase_add_test(tc, test_fallbacks);
