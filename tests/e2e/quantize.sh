@@ -95,6 +95,20 @@ if need_fixture upstream/iquant "e21cdc11 manifests" $((2 * n_done)); then
     fixture_block_end
 fi
 
+# Requantizing from the new types dequantizes first (--allow-requantize).
+if need_fixture reference/wp-llama-5m-f16.gguf "requantize from iq4_xs" 2; then
+    "$QUANT" -q "$REF/wp-llama-5m-f16.gguf" "$TMP/iq.gguf" IQ4_XS 2
+    out=$("$QUANT" -q "$TMP/iq.gguf" "$TMP/rq.gguf" Q8_0 2 2>&1); rc=$?
+    [ $rc -eq 1 ] && [[ $out == *"is already "*": requantizing needs --allow-requantize"* ]] &&
+        pass "requantizing an IQ4_XS file needs --allow-requantize" ||
+        fail "requantizing an IQ4_XS file needs --allow-requantize" "$rc: $out"
+    "$QUANT" -q --allow-requantize "$TMP/iq.gguf" "$TMP/rq.gguf" Q8_0 2 && "$INSPECT" --check "$TMP/rq.gguf" >/dev/null &&
+        pass "IQ4_XS → Q8_0 with --allow-requantize: dequantized, requantized, --check passes" ||
+        fail "IQ4_XS → Q8_0 with --allow-requantize"
+    rm -f "$TMP/iq.gguf" "$TMP/rq.gguf"
+    fixture_block_end
+fi
+
 # llama-quantize gives up on stories260K (rows of 172); we keep such tensors in f16.
 if need_fixture reference/stories260K-f32.gguf "stories260K with every preset" 18; then
     for p in Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K F16 BF16; do
