@@ -37,12 +37,13 @@ typedef struct options {
     bool         dry_run, force, quiet;
     uint64_t     max_tensors, max_bytes; /* split */
     bool         no_tensor_first;        /* split: first shard metadata only */
+    bool         repair, keep_first, keep_set; /* --repair, --keep first|last */
     edit_actions acts;
 } options;
 
 static void usage(FILE *out)
 {
-    fputs("usage: " TOOL " IN [-o OUT] [--dry-run] [--force] ACTIONS...\n"
+    fputs("usage: " TOOL " IN [-o OUT] [--dry-run] [--force] [--repair [--keep first|last]] ACTIONS...\n"
           "       " TOOL " split IN (--max-size N[K|M|G] | --max-tensors N) [--no-tensor-first-split]\n"
           "                 [ACTIONS...] [OUTPREFIX]\n"
           "       " TOOL " merge FIRST-00001-of-0000N.gguf OUT [ACTIONS...]\n"
@@ -61,6 +62,10 @@ static void usage(FILE *out)
           "  --chat-template FILE     tokenizer.chat_template from FILE\n"
           "  --from-json FILE         set every key of FILE: {\"KEY\": {\"type\": \"u32\", \"value\": 7}, ...}\n"
           "                           (gguf-inspect --json --full's metadata works as it is)\n"
+          "  --repair                 open a file the reader refuses for a recoverable reason\n"
+          "                           (a duplicate key or tensor name, a bad general.alignment),\n"
+          "                           say what was repaired, write a valid file\n"
+          "  --keep first|last        which of duplicates --repair keeps (default: last)\n"
           "\n"
           "Other:\n"
           "  -o, --output OUT         write OUT instead of replacing IN\n"
@@ -110,6 +115,16 @@ static int parse_args(int argc, char **argv, options *o)
             o->force = true;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o->quiet = true;
+        } else if (!strcmp(a, "--repair")) {
+            o->repair = true;
+        } else if (!strcmp(a, "--keep")) {
+            if (i + 1 == argc)
+                return cli_usage_error(TOOL, "--keep needs a value (first or last)");
+            const char *v = argv[++i];
+            if (strcmp(v, "first") && strcmp(v, "last"))
+                return cli_usage_error(TOOL, "--keep: '%s' is not first or last", v);
+            o->keep_first = v[0] == 'f';
+            o->keep_set = true;
         } else if (!strcmp(a, "--no-tensor-first-split") && o->cmd == CMD_SPLIT) {
             o->no_tensor_first = true;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || is_action(a) ||
@@ -147,11 +162,14 @@ static int parse_args(int argc, char **argv, options *o)
         if (n_files > 1)
             return cli_usage_error(TOOL, "one input file, got '%s' and '%s' (OUT is -o OUT)",
                                    files[0], files[1]);
-        if (o->acts.n == 0 && o->cmd == CMD_EDIT)
+        if (o->acts.n == 0 && !o->repair)
             return cli_usage_error(TOOL, "no action: give --set, --set-array, --set-strings, "
-                                   "--delete, --rename, --chat-template or --from-json");
-        return 0;
+                                   "--delete, --rename, --chat-template, --from-json or --repair");
     }
+    if (o->keep_set && !o->repair)
+        return cli_usage_error(TOOL, "--keep goes with --repair");
+    if (o->cmd == CMD_EDIT)
+        return 0;
     if (o->out)
         return cli_usage_error(TOOL, "%s takes its output as a file name, not -o", argv[1]);
     if (o->cmd == CMD_MERGE && n_files < 2)
@@ -203,6 +221,24 @@ static const char *touches_protected(const options *o, const gguf_file *f)
     }
     for (size_t i = 0; i < o->acts.n; i++)
         if (edit_is_new(&o->acts, i, f) && protected_key(o->acts.a[i].key, arch))
+            return o->acts.a[i].key;
+    return NULL;
+}
+
+/* A split.* key an action would change (NULL: none): on a split model
+ * they say which files make the model. */
+static const char *touches_split_keys(const options *o, const gguf_file *f)
+{
+    for (uint64_t k = 0; k < gguf_n_kv(f); k++) {
+        const char *key = gguf_kv_at(f, k)->key;
+        edit_fate fate = edit_fate_of(&o->acts, key);
+        if (!strncmp(key, "split.", 6) && (fate.deleted || fate.value || strcmp(fate.name, key)))
+            return key;
+        if (!strncmp(fate.name, "split.", 6) && strcmp(fate.name, key))
+            return fate.name;
+    }
+    for (size_t i = 0; i < o->acts.n; i++)
+        if (edit_is_new(&o->acts, i, f) && !strncmp(o->acts.a[i].key, "split.", 6))
             return o->acts.a[i].key;
     return NULL;
 }
@@ -271,13 +307,46 @@ static void print_changes(const options *o, const gguf_file *f)
  * Writing
  */
 
+/* Whether tensor t goes into what this run writes: all of them, except
+ * when editing a split model, where shard 1 is rewritten and the other
+ * shards stay as they are. */
+static bool writes_tensor(const options *o, const gguf_tensor *t)
+{
+    return o->cmd != CMD_EDIT || t->shard == 0;
+}
+
 /* Tensor data: copied by the kernel from the input file (gguf_writer_copy_tensor). */
-static int copy_tensors(gguf_writer *w, const gguf_file *f, gguf_error *err)
+static int copy_tensors(const options *o, gguf_writer *w, const gguf_file *f, gguf_error *err)
 {
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++)
-        if (gguf_writer_copy_tensor(w, f, gguf_tensor_at(f, i), err))
+        if (writes_tensor(o, gguf_tensor_at(f, i)) &&
+            gguf_writer_copy_tensor(w, f, gguf_tensor_at(f, i), err))
             return -1;
     return 0;
+}
+
+/* The model rules on the edited metadata and every tensor of the model:
+ * for a split model, shard 1's writer holds only its own tensors, so a
+ * second writer (never written) declares all of them. */
+static int validate_result(const options *o, const gguf_file *f, gguf_writer *w, gguf_error *err)
+{
+    if (gguf_n_shards(f) == 1 || o->cmd != CMD_EDIT)
+        return gguf_model_validate_writer(w, err);
+    gguf_writer *all = gguf_writer_new();
+    int rc = -1;
+    if (!all || build_metadata(all, o, f)) {
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
+        const gguf_tensor *t = gguf_tensor_at(f, i);
+        if (gguf_writer_add_tensor(all, t->name, t->type, t->n_dims, t->ne, err) < 0)
+            goto done;
+    }
+    rc = gguf_model_validate_writer(all, err);
+done:
+    gguf_writer_free(all);
+    return rc;
 }
 
 /* --no-tensor-first-split: the shard (0-based, before the metadata-only
@@ -287,7 +356,8 @@ static uint64_t split_shard_of(const options *o, const gguf_file *f, uint64_t i)
 {
     uint64_t shard = 0, n = 0, bytes = 0;
     for (uint64_t k = 0; k <= i; k++) {
-        const uint64_t sz = gguf_tensor_at(f, k)->nbytes;
+        const uint64_t a = gguf_alignment(f), nb = gguf_tensor_at(f, k)->nbytes;
+        const uint64_t sz = nb + (a - nb % a) % a; /* padded, as the writer counts */
         if (n > 0 && ((o->max_tensors && n >= o->max_tensors) ||
                       (o->max_bytes && bytes + sz > o->max_bytes)))
             shard++, n = 0, bytes = 0;
@@ -314,12 +384,16 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
 {
     gguf_error err = { 0 };
 
-    uint64_t data_size;
+    uint64_t data_size, n_written = 0;
     gguf_data_section(f, 0, &data_size);
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++)
+        n_written += writes_tensor(o, gguf_tensor_at(f, i));
     gguf_writer_set_version(w, gguf_file_version(f));
-    gguf_writer_set_pad_empty(w, gguf_n_tensors(f) == 0 && data_size > 0);
+    gguf_writer_set_pad_empty(w, n_written == 0 && data_size > 0);
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
+        if (!writes_tensor(o, t))
+            continue;
         if (gguf_writer_add_tensor(w, t->name, t->type, t->n_dims, t->ne, &err) < 0) {
             fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
             return 1;
@@ -327,6 +401,7 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
     }
     if (o->cmd == CMD_SPLIT) {
         gguf_writer_set_split(w, o->max_tensors, o->max_bytes);
+        gguf_writer_set_split_keys(w, true); /* one shard too, as llama-gguf-split */
         /* --no-tensor-first-split: shard 1 holds the metadata alone */
         for (uint64_t i = 0; o->no_tensor_first && i < gguf_n_tensors(f); i++)
             if (gguf_writer_set_tensor_shard(w, i, (uint32_t)split_shard_of(o, f, i) + 1)) {
@@ -336,7 +411,7 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
     }
     gguf_error ferr = { 0 };
     const bool was_valid = gguf_model_validate(f, &ferr) == 0;
-    if (gguf_model_validate_writer(w, &err)) {
+    if (validate_result(o, f, w, &err)) {
         if (was_valid) {
             fprintf(stderr, TOOL ": error: %s: the edit would break the model: %s; nothing "
                     "written\n", o->in, err.msg);
@@ -358,7 +433,7 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
             gguf_writer_abort(w);
             return 1;
         }
-    if (copy_tensors(w, f, &err) || gguf_writer_finish(w, &err)) {
+    if (copy_tensors(o, w, f, &err) || gguf_writer_finish(w, &err)) {
         fprintf(stderr, TOOL ": error: %s: %s\n", out, err.msg);
         gguf_writer_abort(w);
         return 1;
@@ -366,13 +441,34 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
     return 0;
 }
 
+static uint64_t count_written(const options *o, const gguf_file *f)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++)
+        n += writes_tensor(o, gguf_tensor_at(f, i));
+    return n;
+}
+
 static int run(options *o)
 {
     gguf_error err = { 0 };
-    gguf_file *f = gguf_open(o->in, 0, &err);
+    const unsigned flags = o->repair ? GGUF_OPEN_REPAIR | (o->keep_first ? GGUF_OPEN_KEEP_FIRST : 0u) : 0u;
+    gguf_file *f = gguf_open(o->in, flags, &err);
     if (!f) {
-        fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
+        /* say so when --repair would have opened it */
+        gguf_error e2 = { 0 };
+        gguf_file *g = o->repair ? NULL : gguf_open(o->in, GGUF_OPEN_REPAIR, &e2);
+        fprintf(stderr, TOOL ": error: %s: %s%s\n", o->in, err.msg,
+                g ? " (--repair can fix this)" : "");
+        gguf_close(g);
         return 1;
+    }
+    for (uint64_t i = 0; i < gguf_n_repairs(f); i++)
+        printf("%s: repair: %s\n", o->in, gguf_repair_at(f, i));
+    if (o->repair && gguf_n_repairs(f) == 0 && o->acts.n == 0) {
+        printf("%s: nothing to repair, nothing written\n", o->in);
+        gguf_close(f);
+        return 0;
     }
     int status = 1;
     gguf_writer *w = NULL;
@@ -393,9 +489,20 @@ static int run(options *o)
             snprintf(prefix, sizeof prefix, "%.*s", (int)len, p);
         out = prefix;
     }
-    if (o->cmd != CMD_MERGE && gguf_n_shards(f) > 1) {
-        fprintf(stderr, TOOL ": error: %s: a split model (%u shards): gguf-edit does not edit "
-                "split models yet\n", o->in, gguf_n_shards(f));
+    if (o->cmd == CMD_SPLIT && gguf_n_shards(f) > 1) {
+        fprintf(stderr, TOOL ": error: %s: a split model (%u shards): merge it first, then "
+                "split the merged file\n", o->in, gguf_n_shards(f));
+        goto done;
+    }
+    if (o->cmd == CMD_EDIT && gguf_n_shards(f) > 1 && o->out) {
+        fprintf(stderr, TOOL ": error: %s: a split model (%u shards) is edited in place (its "
+                "first shard, which holds the metadata, is rewritten); without -o, or merge it "
+                "with the actions\n", o->in, gguf_n_shards(f));
+        goto done;
+    }
+    if (o->cmd == CMD_EDIT && gguf_n_shards(f) > 1 && (prot = touches_split_keys(o, f))) {
+        fprintf(stderr, TOOL ": error: %s: %s ties the %u shards together and cannot be edited "
+                "(merge, edit, split)\n", o->in, prot, gguf_n_shards(f));
         goto done;
     }
     if (edit_resolve(&o->acts, f, &err)) {
@@ -422,8 +529,9 @@ static int run(options *o)
     if (status == 0 && !o->quiet)
         printf("%s: %s, %" PRIu64 " tensors copied as they are\n",
                o->cmd == CMD_SPLIT ? gguf_writer_shard_path(w, 0) : out,
-               o->cmd == CMD_SPLIT ? "split" : o->cmd == CMD_MERGE ? "merged" : "metadata edited",
-               gguf_n_tensors(f));
+               o->cmd == CMD_SPLIT ? "split" : o->cmd == CMD_MERGE ? "merged"
+               : o->acts.n ? "metadata edited" : "repaired",
+               o->cmd == CMD_SPLIT ? gguf_n_tensors(f) : count_written(o, f));
 done:
     gguf_writer_free(w);
     gguf_close(f);

@@ -15,6 +15,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -59,7 +61,15 @@ struct gguf_file {
     /* Every string value of every kv (scalars and arrays). */
     gguf_str    *strs;
     uint64_t     n_strs, cap_strs;
+
+    /* GGUF_OPEN_REPAIR: what was repaired, one sentence each. */
+    unsigned     flags;
+    char       **repairs;
+    uint64_t     n_repairs, n_unlisted;
 };
+
+/* At most this many repair sentences are kept; the rest are counted. */
+#define MAX_REPAIR_NOTES 64
 
 /* ------------------------------------------------------------------------
  * Cursor over the mapped bytes
@@ -126,6 +136,41 @@ static char *dup_str(gguf_str s)
         p[s.len] = '\0';
     }
     return p;
+}
+
+static void push_note(gguf_file *f, const char *buf)
+{
+    char **more = realloc(f->repairs, (f->n_repairs + 1) * sizeof *more);
+    if (!more)
+        return; /* the repair still happens; only its sentence is lost */
+    f->repairs = more;
+    if ((more[f->n_repairs] = strdup(buf)))
+        f->n_repairs++;
+}
+
+static void note_repair(gguf_file *f, const char *fmt, ...) GGUF_PRINTF(2, 3);
+static void note_repair(gguf_file *f, const char *fmt, ...)
+{
+    if (f->n_repairs >= MAX_REPAIR_NOTES) {
+        f->n_unlisted++;
+        return;
+    }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    push_note(f, buf);
+}
+
+/* The last sentence: how many were not listed. */
+static void finish_notes(gguf_file *f)
+{
+    char buf[96];
+    if (!f->n_unlisted)
+        return;
+    snprintf(buf, sizeof buf, "%" PRIu64 " more repairs of these kinds, not listed", f->n_unlisted);
+    push_note(f, buf);
 }
 
 /* ------------------------------------------------------------------------
@@ -230,7 +275,10 @@ static int read_strings(gguf_file *f, cursor *c, const char *key, uint64_t n, ui
     return 0;
 }
 
-static int read_kv(gguf_file *f, cursor *c, gguf_kv *kv, uint64_t *str_first)
+/* Reads one kv into kv. A key seen before is an error, except with
+ * GGUF_OPEN_REPAIR: then *dup is set to the earlier kv's index + 1, the
+ * index is left alone, and the caller decides which one stays. */
+static int read_kv(gguf_file *f, cursor *c, gguf_kv *kv, uint64_t *str_first, uint32_t *dup)
 {
     uint64_t at = c->pos;
     gguf_str key;
@@ -249,7 +297,8 @@ static int read_kv(gguf_file *f, cursor *c, gguf_kv *kv, uint64_t *str_first)
     kv->key_len = key.len;
 
     uint32_t *slot = index_slot(f, &f->kv_index, kv_name, kv->key, key.len);
-    if (*slot)
+    *dup = *slot;
+    if (*slot && !(f->flags & GGUF_OPEN_REPAIR))
         return gguf_error_set(c->err, "offset %" PRIu64 ": duplicate key '%s'", at, kv->key);
 
     uint64_t tpos = c->pos;
@@ -271,12 +320,121 @@ static int read_kv(gguf_file *f, cursor *c, gguf_kv *kv, uint64_t *str_first)
             return gguf_error_set(c->err, "offset %" PRIu64 ": key '%s' has invalid array element "
                                   "type %" PRIu32 " (valid: 0-12)", tpos, kv->key, kv->elem_type);
     }
-    *slot = (uint32_t)(kv - f->kvs) + 1;
+    if (!*dup)
+        *slot = (uint32_t)(kv - f->kvs) + 1;
 
     if (kv->elem_type == GGUF_VT_STR)
         return read_strings(f, c, kv->key, kv->n, str_first);
     *str_first = UINT64_MAX;
     return read_fixed(c, kv->key, kv->elem_type, kv->n, &kv->data);
+}
+
+/* A short description of a kv's value for repair sentences: "u32 7",
+ * "str \"llama\"", "arr[i32] of 4". */
+static void describe_kv(const gguf_kv *kv, char *buf, size_t n)
+{
+    char pv[48];
+    if (kv->type == GGUF_VT_ARR)
+        snprintf(buf, n, "arr[%s] of %" PRIu64, gguf_vtype_name(kv->elem_type), kv->n);
+    else if (kv->type == GGUF_VT_STR)
+        snprintf(buf, n, "str \"%s%s\"", gguf_error_preview(kv->strs[0].ptr, kv->strs[0].len, pv),
+                 kv->strs[0].len > 40 ? "..." : "");
+    else if (kv->type == GGUF_VT_F32 || kv->type == GGUF_VT_F64)
+        snprintf(buf, n, "%s %g", gguf_vtype_name(kv->type), gguf_kv_elem_as_double(kv, 0));
+    else if (kv->type == GGUF_VT_U64)
+        snprintf(buf, n, "u64 %.0f", gguf_kv_elem_as_double(kv, 0));
+    else
+        snprintf(buf, n, "%s %" PRId64, gguf_vtype_name(kv->type), gguf_kv_elem_as_int(kv, 0));
+}
+
+/* ------------------------------------------------------------------------
+ * Repair: duplicates (GGUF_OPEN_REPAIR)
+ *
+ * Entries stay where they were read while the file is parsed; a duplicate
+ * marks the one that goes (dead) and which entry it lost to (other), and
+ * the name index points at the one that stays. Afterwards the dead ones are
+ * removed and the index rebuilt.
+ * ------------------------------------------------------------------------ */
+
+typedef struct dups {
+    bool     *dead;
+    uint32_t *other; /* index + 1 of the entry a dead one lost to */
+    bool      any;
+} dups;
+
+static int dups_init(dups *d, uint64_t n, bool repair)
+{
+    memset(d, 0, sizeof *d);
+    if (!repair)
+        return 0;
+    d->dead = calloc(n ? n : 1, sizeof *d->dead);
+    d->other = calloc(n ? n : 1, sizeof *d->other);
+    return d->dead && d->other ? 0 : -1;
+}
+
+static void dups_free(dups *d)
+{
+    free(d->dead);
+    free(d->other);
+}
+
+/* Entry i repeats entry earlier: one of them goes. True when the index
+ * must now point at i (keeping the last). */
+static bool dups_mark(dups *d, uint64_t i, uint32_t earlier, unsigned flags)
+{
+    d->any = true;
+    if (flags & GGUF_OPEN_KEEP_FIRST) {
+        d->dead[i] = true, d->other[i] = earlier + 1;
+        return false;
+    }
+    d->dead[earlier] = true, d->other[earlier] = (uint32_t)i + 1;
+    return true;
+}
+
+/* The entry that stayed in place of dead entry i. */
+static uint64_t dups_kept(const dups *d, uint64_t i)
+{
+    uint64_t k = d->other[i] - 1;
+    while (d->dead[k])
+        k = d->other[k] - 1;
+    return k;
+}
+
+/* Removes the dead entries of an array of n elements of size esz whose
+ * names (freed here) *name_at points to; returns the new count. */
+static uint64_t dups_compact(const dups *d, void *base, size_t esz, uint64_t n, size_t name_at)
+{
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        char *e = (char *)base + i * esz;
+        if (d->dead[i]) {
+            char *name;
+            memcpy(&name, e + name_at, sizeof name);
+            free(name);
+        } else if (k++ != i) {
+            memcpy((char *)base + (k - 1) * esz, e, esz);
+        }
+    }
+    return k;
+}
+
+/* Rebuilds a name index over n entries. */
+static int rebuild_index(gguf_file *f, name_index *ix, name_fn name_of, uint64_t n)
+{
+    free(ix->slots);
+    if (index_init(ix, n))
+        return -1;
+    for (uint64_t i = 0; i < n; i++) {
+        const char *nm = name_of(f, (uint32_t)i);
+        *index_slot(f, ix, name_of, nm, strlen(nm)) = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+static int drop_kvs(gguf_file *f, const dups *d)
+{
+    f->n_kv = dups_compact(d, f->kvs, sizeof *f->kvs, f->n_kv, offsetof(gguf_kv, key));
+    return rebuild_index(f, &f->kv_index, kv_name, f->n_kv);
 }
 
 static int read_metadata(gguf_file *f, cursor *c)
@@ -287,48 +445,100 @@ static int read_metadata(gguf_file *f, cursor *c)
                               PRIu64 " bytes of the file", f->n_kv, c->size);
     if (f->n_kv >= UINT32_MAX)
         return gguf_error_setc(c->err, GGUF_ERR_LIMIT, "offset 16: kv count %" PRIu64 " is too large", f->n_kv);
-    f->kvs = calloc(f->n_kv ? f->n_kv : 1, sizeof *f->kvs);
-    uint64_t *first = calloc(f->n_kv ? f->n_kv : 1, sizeof *first);
+    const uint64_t n = f->n_kv ? f->n_kv : 1;
+    f->kvs = calloc(n, sizeof *f->kvs);
+    uint64_t *first = calloc(n, sizeof *first);
+    dups d = { 0 };
     int rc = -1;
-    if (!f->kvs || !first || index_init(&f->kv_index, f->n_kv)) {
+    if (!f->kvs || !first || index_init(&f->kv_index, f->n_kv) ||
+        dups_init(&d, n, f->flags & GGUF_OPEN_REPAIR)) {
         gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (uint64_t i = 0; i < f->n_kv; i++)
-        if (read_kv(f, c, &f->kvs[i], &first[i]))
+    for (uint64_t i = 0; i < f->n_kv; i++) {
+        uint32_t dup = 0;
+        if (read_kv(f, c, &f->kvs[i], &first[i], &dup))
             goto done;
+        if (dup && dups_mark(&d, i, dup - 1, f->flags))
+            *index_slot(f, &f->kv_index, kv_name, f->kvs[i].key, f->kvs[i].key_len) = (uint32_t)i + 1;
+    }
     /* The pool is complete: turn indices into pointers. */
     for (uint64_t i = 0; i < f->n_kv; i++)
         if (first[i] != UINT64_MAX)
             f->kvs[i].strs = f->strs ? f->strs + first[i] : NULL; /* NULL: empty array */
+    if (d.any) {
+        for (uint64_t i = 0; i < f->n_kv; i++) {
+            if (!d.dead[i])
+                continue;
+            const uint64_t k = dups_kept(&d, i);
+            char a[96], b[96];
+            describe_kv(&f->kvs[k], a, sizeof a);
+            describe_kv(&f->kvs[i], b, sizeof b);
+            note_repair(f, "duplicate key '%s': kept the %s (offset %" PRIu64 ", %s), dropped "
+                        "the one at offset %" PRIu64 " (%s)", f->kvs[i].key,
+                        f->flags & GGUF_OPEN_KEEP_FIRST ? "first" : "last", f->kvs[k].offset, a,
+                        f->kvs[i].offset, b);
+        }
+        if (drop_kvs(f, &d)) {
+            gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+    }
     rc = 0;
 done:
     free(first);
+    dups_free(&d);
     return rc;
 }
 
-static int read_alignment(gguf_file *f, gguf_error *err)
+/* general.alignment. With GGUF_OPEN_REPAIR a bad one (not a u32 power of
+ * two) is removed and f->alignment left 0: infer_alignment() then finds
+ * the alignment the data actually has. *hint: its value when it is an
+ * integer of another type (0 otherwise). */
+static int read_alignment(gguf_file *f, gguf_error *err, char *bad, size_t badn, int64_t *hint)
 {
     f->alignment = GGUF_DEFAULT_ALIGNMENT;
+    *hint = 0;
     const gguf_kv *kv = gguf_lookup_kv(f, GGUF_KEY_ALIGNMENT);
     if (!kv)
         return 0;
-    if (!gguf_kv_u32(kv, &f->alignment))
+    const bool is_u32 = gguf_kv_u32(kv, &f->alignment);
+    const bool pow2 = f->alignment && !(f->alignment & (f->alignment - 1));
+    if (is_u32 && pow2)
+        return 0;
+    if (f->flags & GGUF_OPEN_REPAIR) {
+        char desc[96];
+        describe_kv(kv, desc, sizeof desc);
+        snprintf(bad, badn, "general.alignment at offset %" PRIu64 " (%s) is not a u32 power of two",
+                 kv->offset, desc);
+        if (!gguf_kv_int(kv, hint))
+            *hint = 0;
+        dups d = { 0 };
+        if (dups_init(&d, f->n_kv, true)) {
+            dups_free(&d);
+            return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        }
+        d.dead[kv - f->kvs] = true;
+        int rc = drop_kvs(f, &d);
+        dups_free(&d);
+        f->alignment = 0;
+        return rc ? gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory") : 0;
+    }
+    if (!is_u32)
         return gguf_error_set(err, "offset %" PRIu64 ": general.alignment is %s%s%s, must be u32",
                               kv->offset, gguf_vtype_name(kv->type),
                               kv->type == GGUF_VT_ARR ? " of " : "",
                               kv->type == GGUF_VT_ARR ? gguf_vtype_name(kv->elem_type) : "");
-    if (f->alignment == 0 || (f->alignment & (f->alignment - 1)))
-        return gguf_error_set(err, "offset %" PRIu64 ": general.alignment %" PRIu32
-                              " is not a power of two", kv->offset, f->alignment);
-    return 0;
+    return gguf_error_set(err, "offset %" PRIu64 ": general.alignment %" PRIu32
+                          " is not a power of two", kv->offset, f->alignment);
 }
 
 /* ------------------------------------------------------------------------
  * Tensor infos
  * ------------------------------------------------------------------------ */
 
-static int read_tensor_info(gguf_file *f, cursor *c, gguf_tensor *t)
+/* Reads one tensor info; duplicates as in read_kv. */
+static int read_tensor_info(gguf_file *f, cursor *c, gguf_tensor *t, uint32_t *dup)
 {
     uint64_t at = c->pos;
     gguf_str name;
@@ -343,9 +553,11 @@ static int read_tensor_info(gguf_file *f, cursor *c, gguf_tensor *t)
     if (!(t->name = dup_str(name)))
         return gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory");
     uint32_t *slot = index_slot(f, &f->tensor_index, tensor_name, t->name, name.len);
-    if (*slot)
+    *dup = *slot;
+    if (*slot && !(f->flags & GGUF_OPEN_REPAIR))
         return gguf_error_set(c->err, "offset %" PRIu64 ": duplicate tensor name '%s'", at, t->name);
-    *slot = (uint32_t)(t - f->tensors) + 1;
+    if (!*slot)
+        *slot = (uint32_t)(t - f->tensors) + 1;
 
     uint64_t dpos = c->pos;
     if (rd_u32(c, &t->n_dims, "tensor n_dims"))
@@ -395,7 +607,7 @@ static int read_tensor_info(gguf_file *f, cursor *c, gguf_tensor *t)
     uint64_t opos = c->pos;
     if (rd_u64(c, &t->offset, "tensor offset"))
         return -1;
-    if (t->offset % f->alignment)
+    if (f->alignment && t->offset % f->alignment) /* 0: being repaired, inferred later */
         return gguf_error_set(c->err, "offset %" PRIu64 ": tensor '%s' data offset %" PRIu64
                               " is not a multiple of the alignment %" PRIu32,
                               opos, t->name, t->offset, f->alignment);
@@ -494,6 +706,64 @@ static int read_header(gguf_file *f, cursor *c, uint64_t *n_tensors, uint64_t *n
     return 0;
 }
 
+/* "q8_0 [32, 2], data at offset 64" */
+static void describe_tensor(const gguf_tensor *t, char *buf, size_t n)
+{
+    int o = snprintf(buf, n, "%s [", gguf_dtype_name(t->type));
+    for (uint32_t j = 0; j < t->n_dims && o > 0 && (size_t)o < n; j++)
+        o += snprintf(buf + o, n - (size_t)o, "%s%" PRId64, j ? ", " : "", t->ne[j]);
+    if (o > 0 && (size_t)o < n)
+        snprintf(buf + o, n - (size_t)o, "], data at offset %" PRIu64, t->offset);
+}
+
+/* GGUF_OPEN_REPAIR, a bad general.alignment: the power of two A for which
+ * the tensor data lies where the infos say — every offset a multiple of A,
+ * the data section at the header end rounded up to A, every tensor inside
+ * the file and none overlapping, and fewer than A bytes after the last
+ * one. That last rule leaves one data section: for A < B both fitting,
+ * the sections differ by a nonzero multiple of A or not at all, and a
+ * section A or more bytes early leaves A or more bytes at the end. Among the
+ * A that fit, the old value (hint) is taken, else 32, else the largest. A
+ * file with more than A bytes after its data fits none and is refused. */
+static int infer_alignment(gguf_file *f, shard *sh, uint64_t infos_end, int64_t hint,
+                           const char *bad, gguf_error *err)
+{
+    uint64_t max_end = 0;
+    for (uint64_t i = 0; i < f->n_tensors; i++)
+        if (f->tensors[i].nbytes && f->tensors[i].offset + f->tensors[i].nbytes > max_end)
+            max_end = f->tensors[i].offset + f->tensors[i].nbytes; /* placement checks overflow */
+    uint32_t pick = 0;
+    uint64_t pick_off = 0;
+    for (int k = 0; k <= 24; k++) { /* 1 B … 16 MiB */
+        const uint32_t a = 1u << k;
+        const uint64_t doff = infos_end + (a - infos_end % a) % a;
+        bool fits = true;
+        for (uint64_t i = 0; i < f->n_tensors && fits; i++)
+            fits = f->tensors[i].offset % a == 0;
+        if (!fits)
+            continue;
+        if (max_end > 0) {
+            if (doff > sh->size || max_end > sh->size - doff || sh->size - doff - max_end >= a)
+                continue;
+            gguf_error scratch = { 0 };
+            sh->data_offset = doff;
+            if (check_placement(f->tensors, f->n_tensors, sh, &scratch))
+                continue;
+        }
+        if (!pick || (int64_t)a == hint || (a == GGUF_DEFAULT_ALIGNMENT && (int64_t)pick != hint) ||
+            ((int64_t)pick != hint && pick != GGUF_DEFAULT_ALIGNMENT))
+            pick = a, pick_off = doff;
+    }
+    if (!pick)
+        return gguf_error_set(err, "%s, and no alignment fits the tensor data", bad);
+    f->alignment = pick;
+    sh->data_offset = pick_off;
+    note_repair(f, "%s: removed it (the output uses the default, 32); the tensor data is "
+                "laid out for alignment %" PRIu32 ", data section at offset %" PRIu64,
+                bad, pick, pick_off);
+    return check_placement(f->tensors, f->n_tensors, sh, err);
+}
+
 /* Parses one shard image into f (kvs only when f has none yet, i.e. the
  * first shard; later shards' kvs go into `side`). Tensors are appended. */
 static int parse_image(gguf_file *f, uint32_t si, gguf_error *err)
@@ -501,22 +771,63 @@ static int parse_image(gguf_file *f, uint32_t si, gguf_error *err)
     shard *sh = &f->shards[si];
     cursor c = { sh->map, sh->size, 0, err };
     uint64_t n_tensors;
+    char bad[256] = "";
+    int64_t hint = 0;
     if (read_header(f, &c, &n_tensors, &f->n_kv))
         return -1;
-    if (read_metadata(f, &c) || read_alignment(f, err))
+    if (read_metadata(f, &c) || read_alignment(f, err, bad, sizeof bad, &hint))
         return -1;
     f->n_tensors = n_tensors;
-    f->tensors = calloc(n_tensors ? n_tensors : 1, sizeof *f->tensors);
+    const uint64_t n = n_tensors ? n_tensors : 1;
+    f->tensors = calloc(n, sizeof *f->tensors);
     if (!f->tensors || index_init(&f->tensor_index, n_tensors))
         return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    dups d = { 0 };
+    int rc = -1;
+    if (dups_init(&d, n, f->flags & GGUF_OPEN_REPAIR)) {
+        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     for (uint64_t i = 0; i < n_tensors; i++) {
-        if (read_tensor_info(f, &c, &f->tensors[i]))
-            return -1;
+        uint32_t dup = 0;
+        if (read_tensor_info(f, &c, &f->tensors[i], &dup))
+            goto done;
         f->tensors[i].shard = si;
+        if (dup && dups_mark(&d, i, dup - 1, f->flags)) {
+            const char *nm = f->tensors[i].name;
+            *index_slot(f, &f->tensor_index, tensor_name, nm, strlen(nm)) = (uint32_t)i + 1;
+        }
+    }
+    if (d.any) {
+        for (uint64_t i = 0; i < n_tensors; i++) {
+            if (!d.dead[i])
+                continue;
+            const uint64_t k = dups_kept(&d, i);
+            char a[160], b[160];
+            describe_tensor(&f->tensors[k], a, sizeof a);
+            describe_tensor(&f->tensors[i], b, sizeof b);
+            note_repair(f, "duplicate tensor name '%s': kept the %s (info at offset %" PRIu64
+                        ": %s), dropped the one at offset %" PRIu64 " (%s)", f->tensors[i].name,
+                        f->flags & GGUF_OPEN_KEEP_FIRST ? "first" : "last", f->tensors[k].info_offset,
+                        a, f->tensors[i].info_offset, b);
+        }
+        f->n_tensors = dups_compact(&d, f->tensors, sizeof *f->tensors, n_tensors,
+                                    offsetof(gguf_tensor, name));
+        if (rebuild_index(f, &f->tensor_index, tensor_name, f->n_tensors)) {
+            gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+    }
+    if (f->alignment == 0) {
+        rc = infer_alignment(f, sh, c.pos, hint, bad, err);
+        goto done;
     }
     uint64_t pad = (f->alignment - c.pos % f->alignment) % f->alignment;
     sh->data_offset = c.pos + pad;
-    return check_placement(f->tensors, n_tensors, sh, err);
+    rc = check_placement(f->tensors, f->n_tensors, sh, err);
+done:
+    dups_free(&d);
+    return rc;
 }
 
 static gguf_file *new_file(uint32_t n_shards)
@@ -715,8 +1026,10 @@ gguf_file *gguf_open(const char *path, unsigned flags, gguf_error *err)
         gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    f->flags = flags;
     if (map_file(&f->shards[0], path, err) || parse_image(f, 0, err))
         goto fail;
+    finish_notes(f);
     uint16_t no = 0, count = 0;
     int32_t total = 0;
     int sk = split_keys(f, &no, &count, &total);
@@ -751,11 +1064,17 @@ fail:
 
 gguf_file *gguf_open_memory(const void *buf, size_t size, gguf_error *err)
 {
+    return gguf_open_memory_flags(buf, size, 0, err);
+}
+
+gguf_file *gguf_open_memory_flags(const void *buf, size_t size, unsigned flags, gguf_error *err)
+{
     gguf_file *f = new_file(1);
     if (!f) {
         gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    f->flags = flags & (GGUF_OPEN_REPAIR | GGUF_OPEN_KEEP_FIRST);
     f->shards[0].map = buf;
     f->shards[0].size = size;
     if (!(f->shards[0].path = strdup("<memory>")) || parse_image(f, 0, err)) {
@@ -764,6 +1083,7 @@ gguf_file *gguf_open_memory(const void *buf, size_t size, gguf_error *err)
         gguf_close(f);
         return NULL;
     }
+    finish_notes(f);
     return f;
 }
 
@@ -789,6 +1109,9 @@ void gguf_close(gguf_file *f)
     free(f->strs);
     free(f->kv_index.slots);
     free(f->tensor_index.slots);
+    for (uint64_t i = 0; i < f->n_repairs; i++)
+        free(f->repairs[i]);
+    free(f->repairs);
     free(f);
 }
 
@@ -798,6 +1121,8 @@ void gguf_close(gguf_file *f)
 
 uint32_t gguf_file_version(const gguf_file *f) { return f->version; }
 uint32_t gguf_alignment(const gguf_file *f) { return f->alignment; }
+uint64_t gguf_n_repairs(const gguf_file *f) { return f->n_repairs; }
+const char *gguf_repair_at(const gguf_file *f, uint64_t i) { return i < f->n_repairs ? f->repairs[i] : NULL; }
 uint32_t gguf_n_shards(const gguf_file *f) { return f->n_shards; }
 uint64_t gguf_n_kv(const gguf_file *f) { return f->n_kv; }
 uint64_t gguf_n_tensors(const gguf_file *f) { return f->n_tensors; }

@@ -93,6 +93,7 @@ struct gguf_writer {
 
     uint64_t split_max_tensors, split_max_bytes;
     bool     explicit_shards; /* shards given per tensor (keep-split) */
+    bool     split_keys;      /* split.* keys even for one shard */
     uint32_t n_shards;
     char   **paths;
     gguf_outfile *outs;
@@ -421,6 +422,11 @@ bool gguf_writer_tensor_at(const gguf_writer *w, uint64_t i, gguf_writer_tensor 
     return true;
 }
 
+void gguf_writer_set_split_keys(gguf_writer *w, bool keys)
+{
+    w->split_keys = keys;
+}
+
 void gguf_writer_set_split(gguf_writer *w, uint64_t max_tensors, uint64_t max_bytes)
 {
     w->split_max_tensors = max_tensors;
@@ -503,7 +509,7 @@ int gguf_writer_set_tensor_shard(gguf_writer *w, uint64_t i, uint32_t shard)
 /* Serializes the header of shard s (everything before its tensor data). */
 static int shard_header(const gguf_writer *w, uint32_t s, bbuf *b)
 {
-    bool split = w->n_shards > 1;
+    bool split = w->n_shards > 1 || w->split_keys;
     uint64_t n_t = 0, first = UINT64_MAX;
     for (uint64_t i = 0; i < w->n_t; i++)
         if (w->ts[i].shard == s) {
@@ -516,6 +522,11 @@ static int shard_header(const gguf_writer *w, uint32_t s, bbuf *b)
     bb_u32(b, w->version);
     bb_u64(b, n_t);
     bb_u64(b, n_kv);
+    /* the split keys after the model's keys, as llama-gguf-split, llama-quantize
+     * --keep-split and gguf-py write them */
+    if (s == 0)
+        for (size_t i = 0; i < w->n_kv; i++)
+            bb_put(b, w->kvs[i].bytes, w->kvs[i].nbytes);
     if (split) {
         uint16_t no = (uint16_t)s, count = (uint16_t)w->n_shards;
         int32_t total = (int32_t)w->n_t;
@@ -529,9 +540,6 @@ static int shard_header(const gguf_writer *w, uint32_t s, bbuf *b)
         bb_u32(b, GGUF_VT_I32);
         bb_put(b, &total, 4);
     }
-    if (s == 0)
-        for (size_t i = 0; i < w->n_kv; i++)
-            bb_put(b, w->kvs[i].bytes, w->kvs[i].nbytes);
     for (uint64_t i = first; n_t && i < w->n_t && w->ts[i].shard == s; i++) {
         const wtensor *t = &w->ts[i];
         bb_str(b, t->name, strlen(t->name));
@@ -542,8 +550,9 @@ static int shard_header(const gguf_writer *w, uint32_t s, bbuf *b)
         bb_u64(b, t->offset);
     }
     /* gguf-py (which writes llama.cpp's vocab files) leaves a tensor-less
-     * header unpadded; ggml's own writer pads it. */
-    if (n_t > 0 || w->pad_empty)
+     * header unpadded; ggml's own writer pads it, and so does
+     * llama-gguf-split a metadata-only first shard. */
+    if (n_t > 0 || w->pad_empty || split)
         bb_pad(b, w->alignment);
     return b->oom ? -1 : 0;
 }

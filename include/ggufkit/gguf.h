@@ -234,7 +234,18 @@ typedef struct gguf_file gguf_file;
 
 /* Flags for gguf_open. */
 enum {
-    GGUF_OPEN_NO_SPLIT = 1 /* open just this file, even if it is a shard */
+    GGUF_OPEN_NO_SPLIT   = 1, /* open just this file, even if it is a shard */
+    /* Recover from what is wrong but recoverable, instead of failing: a key
+     * that occurs twice (the last one stays), a tensor name that occurs
+     * twice (the last one stays; the other's data is ignored), and a
+     * general.alignment that is not a u32 power of two (the key is removed
+     * and the alignment the data is laid out for is found from the tensor
+     * offsets; when two alignments fit differently, the open fails). Each
+     * repair is stated in gguf_repair_at(). Truncated, overlapping or
+     * out-of-file data stays an error. Only the file given is repaired,
+     * never the other shards of a split model. */
+    GGUF_OPEN_REPAIR     = 2,
+    GGUF_OPEN_KEEP_FIRST = 4  /* with GGUF_OPEN_REPAIR: of duplicates keep the first */
 };
 
 /* Opens and validates a GGUF file (and, for a first shard named
@@ -245,6 +256,16 @@ GGUF_API gguf_file *gguf_open(const char *path, unsigned flags, gguf_error *err)
 /* Validates a GGUF image already in memory (the fuzzer's entry point). The
  * buffer must outlive the returned file. */
 GGUF_API gguf_file *gguf_open_memory(const void *buf, size_t size, gguf_error *err);
+
+/* gguf_open_memory with gguf_open flags (only the repair ones apply). */
+GGUF_API gguf_file *gguf_open_memory_flags(const void *buf, size_t size, unsigned flags,
+                                           gguf_error *err);
+
+/* After GGUF_OPEN_REPAIR: the repairs made, one sentence each (NULL past
+ * the end). At most 64 are listed, then one sentence with the count of
+ * the rest. */
+GGUF_API uint64_t gguf_n_repairs(const gguf_file *f);
+GGUF_API const char *gguf_repair_at(const gguf_file *f, uint64_t i);
 
 /* Unmaps and frees everything; NULL is fine. */
 GGUF_API void gguf_close(gguf_file *f);
@@ -449,6 +470,11 @@ GGUF_API uint64_t gguf_writer_tensor_nbytes(const gguf_writer *w, uint64_t i);
  * max_bytes bytes per shard (0 = no limit; a shard always holds at least one
  * tensor). Must be called before begin(). */
 GGUF_API void gguf_writer_set_split(gguf_writer *w, uint64_t max_tensors, uint64_t max_bytes);
+
+/* With keys true, a single-shard result still carries split.no, split.count
+ * and split.tensors.count (llama-gguf-split writes them for one shard too;
+ * name the output NAME-00001-of-00001.gguf yourself). Before begin(). */
+GGUF_API void gguf_writer_set_split_keys(gguf_writer *w, bool keys);
 
 /* Puts tensor i into shard `shard` (0-based) instead of splitting by size
  * or count; shards must be non-decreasing in tensor order without gaps. */

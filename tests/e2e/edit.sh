@@ -165,9 +165,27 @@ cp "$SAMPLE" "$TMP/s.gguf"
 "$EDIT" merge -q "$TMP/s-00001-of-00006.gguf" "$TMP/s2.gguf" --set general.name=merged
 [ "$(changes "$SAMPLE" "$TMP/s2.gguf")" = "changed general.name" ] && [ "$(hashes "$SAMPLE")" = "$(hashes "$TMP/s2.gguf")" ] &&
     pass "merge with --set: only that key changes" || fail "merge with --set: only that key changes"
-out=$("$EDIT" "$TMP/s-00001-of-00006.gguf" --set a=1 2>&1); rc=$?
-[ $rc -eq 1 ] && [[ $out == *"a split model (6 shards): gguf-edit does not edit split models yet"* ]] &&
-    pass "editing a split model in place is refused (merge it first)" || fail "editing a split model is refused" "$rc: $out"
+# editing a split model in place: shard 1 is rewritten, the others stay as they are
+sha256sum "$TMP"/s-0000[2-6]-of-00006.gguf >"$TMP/shards.sum"
+"$EDIT" merge -q "$TMP/s-00001-of-00006.gguf" "$TMP/s-before.gguf"
+if "$EDIT" -q "$TMP/s-00001-of-00006.gguf" --set general.name=split-edited --chat-template "$TMP/tmpl.jinja" 2>"$TMP/err" &&
+   sha256sum -c --quiet "$TMP/shards.sum" >/dev/null 2>&1 &&
+   "$EDIT" merge -q "$TMP/s-00001-of-00006.gguf" "$TMP/s-after.gguf" &&
+   [ "$(changes "$TMP/s-before.gguf" "$TMP/s-after.gguf" | tr '\n' ';')" = "added tokenizer.chat_template;changed general.name;" ] &&
+   [ "$(hashes "$TMP/s-before.gguf")" = "$(hashes "$TMP/s-after.gguf")" ]; then
+    pass "a split model edited in place: shard 1 rewritten, shards 2-6 byte for byte, exactly the keys asked for change"
+else
+    fail "a split model edited in place" "$(cat "$TMP/err")"
+fi
+out=$("$EDIT" "$TMP/s-00001-of-00006.gguf" --delete split.count 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"split.count ties the 6 shards together"* ]] && pass "a split model's split.* keys are not edited" ||
+    fail "a split model's split.* keys are not edited" "$rc: $out"
+out=$("$EDIT" "$TMP/s-00001-of-00006.gguf" -o "$TMP/x.gguf" --set a=1 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"is edited in place"* ]] && [ ! -e "$TMP/x.gguf" ] && pass "a split model with -o is refused" ||
+    fail "a split model with -o is refused" "$rc: $out"
+out=$("$EDIT" "$TMP/s-00001-of-00006.gguf" --set llama.block_count=1 --force 2>&1); rc=$?
+[ $rc -eq 1 ] && [[ $out == *"the edit would break the model"* ]] && sha256sum -c --quiet "$TMP/shards.sum" >/dev/null 2>&1 &&
+    pass "a split model: the model rules see every shard's tensors" || fail "a split model: the model rules see every shard's tensors" "$rc: $out"
 "$EDIT" merge -q "$SAMPLE" "$TMP/x.gguf" && cmp -s "$SAMPLE" "$TMP/x.gguf" &&
     pass "merge of a whole file copies it" || fail "merge of a whole file copies it"
 out=$("$EDIT" merge "$TMP/s-00001-of-00006.gguf" "$TMP/s-00002-of-00006.gguf" 2>&1); rc=$?
@@ -208,3 +226,81 @@ printf '{"a.n": {"type": "u8", "value": 300}}' >"$TMP/range.json"
 usage_error "$EDIT" "--from-json u8 out of range" "\"300\" is not a u8" "$SAMPLE" --from-json "$TMP/range.json"
 printf '{"a": ' >"$TMP/broken.json"
 usage_error "$EDIT" "--from-json broken JSON" "--from-json $TMP/broken.json: line" "$SAMPLE" --from-json "$TMP/broken.json"
+
+# llama-gguf-split's layout (tests/tools/mkllsplit reproduces e21cdc11's
+# gguf-split.cpp byte by byte): gguf-edit split writes the same shards, and
+# gguf-edit merge turns its shards back into the input.
+MKLL=$BIN/tests/tools/mkllsplit
+for f in "${files[@]}"; do
+    name=$(basename "$f" .gguf)
+    [ "$("$INSPECT" --json "$f" | jq -r '[.summary.version, .summary.alignment] | @tsv' 2>/dev/null)" = $'3\t32' ] || continue
+    d=$TMP/ll-$name; mkdir -p "$d"; cp "$f" "$d/m.gguf"
+    ok=1 why=
+    for how in "--max-tensors 7" "--max-size 3M" "--max-tensors 5 --no-tensor-first-split"; do
+        rm -f "$d"/ll-*.gguf "$d"/m-*.gguf "$d/merged.gguf"
+        llhow=${how/--max-/--split-max-}
+        # shellcheck disable=SC2086
+        "$MKLL" "$d/m.gguf" "$d/ll" $llhow >/dev/null 2>"$d/err" || { grep -q "0 tensors" "$d/err" && continue; ok=0; why="mkllsplit $how"; break; }
+        # shellcheck disable=SC2086
+        "$EDIT" split -q "$d/m.gguf" $how || { ok=0; why="split $how"; break; }
+        for x in "$d"/ll-*.gguf; do
+            cmp -s "$x" "$d/m-${x##*/ll-}" || { ok=0; why="$how: ${x##*/} differs"; }
+        done
+        "$EDIT" merge -q "$d"/ll-00001-of-*.gguf "$d/merged.gguf" && cmp -s "$d/m.gguf" "$d/merged.gguf" || { ok=0; why="merge $how"; }
+        [ $ok = 1 ] || break
+    done
+    [ $ok = 1 ] && pass "llama-gguf-split's layout, $name: gguf-edit splits to the same bytes and merges its shards back to the input" ||
+        fail "llama-gguf-split's layout, $name" "$why"
+    rm -rf "$d"
+done
+
+# --repair: a duplicate key, a duplicate tensor name and a bad
+# general.alignment, in a model that runs (tests/tools/mkbad's images have a
+# duplicate each but are no model): the repaired file is accepted by
+# gguf-inspect --check and gguf-run and gives the same greedy ids.
+MKMETA_DUP=$TMP/dup.gguf
+if need_fixture reference/wp-llama-5m-Q8_0.gguf "--repair of a model" 4; then
+    m=$FIX/reference/wp-llama-5m-Q8_0.gguf
+    # a copy with general.name written twice: a new key renamed onto it in the bytes
+    "$EDIT" -q "$m" -o "$TMP/pre.gguf" --set general.nama=second
+    LC_ALL=C sed '0,/general\.nama/s//general.name/' "$TMP/pre.gguf" >"$MKMETA_DUP"
+    sum=$(sha256sum <"$MKMETA_DUP")
+    out=$("$INSPECT" "$MKMETA_DUP" 2>&1); rc=$?
+    out2=$("$EDIT" "$MKMETA_DUP" --set a=1 2>&1); rc2=$?
+    [ $rc -eq 1 ] && [[ $out == *"duplicate key 'general.name'"* ]] && [ $rc2 -eq 1 ] && [[ $out2 == *"(--repair can fix this)"* ]] &&
+        pass "a duplicate key: refused by the reader, and gguf-edit says --repair can fix it" ||
+        fail "a duplicate key is refused" "$rc: $out / $rc2: $out2"
+    out=$("$EDIT" "$MKMETA_DUP" -o "$TMP/fixed.gguf" --repair 2>&1); rc=$?
+    [ $rc -eq 0 ] && [[ $out == *"repair: duplicate key 'general.name': kept the last ("*"str \"second\"), dropped the one at offset "*" (str \""* ]] &&
+        [ "$(sha256sum <"$MKMETA_DUP")" = "$sum" ] &&
+        pass "--repair says which duplicate it dropped (the first; the last stays), the input untouched" ||
+        fail "--repair says which duplicate it dropped" "$rc: $out"
+    a=$("$RUN" -m "$m" -p "The prince" -n 12 --ids 2>/dev/null)
+    b=$("$RUN" -m "$TMP/fixed.gguf" -p "The prince" -n 12 --ids 2>/dev/null)
+    "$INSPECT" --check "$TMP/fixed.gguf" >/dev/null 2>&1 && [ -n "$a" ] && [ "$a" = "$b" ] &&
+        [ "$("$INSPECT" --json "$TMP/fixed.gguf" | jq -r '.metadata["general.name"].value')" = second ] &&
+        [ "$(hashes "$m")" = "$(hashes "$TMP/fixed.gguf")" ] &&
+        pass "the repaired file passes gguf-inspect --check and runs with the same greedy ids, every tensor byte for byte" ||
+        fail "the repaired file is accepted" "$a / $b"
+    "$EDIT" -q "$MKMETA_DUP" -o "$TMP/fixed1.gguf" --repair --keep first >/dev/null
+    [ "$("$INSPECT" --json "$TMP/fixed1.gguf" | jq -r '.metadata["general.name"].value')" = "$("$INSPECT" --json "$m" | jq -r '.metadata["general.name"].value')" ] &&
+        pass "--repair --keep first keeps the first value" || fail "--repair --keep first keeps the first value"
+    fixture_block_end
+fi
+[ -x "$BIN/tests/tools/mkbad" ] && "$BIN/tests/tools/mkbad" "$TMP/bad" >/dev/null
+for c in duplicate_tensor alignment_i32 alignment_48 alignment_str; do
+    out=$("$EDIT" "$TMP/bad/$c.gguf" -o "$TMP/r-$c.gguf" --repair 2>/dev/null); rc=$?
+    [ $rc -eq 0 ] && [[ $out == *": repair: "* ]] && "$INSPECT" "$TMP/r-$c.gguf" >/dev/null 2>&1 &&
+        pass "--repair of $c: stated, and the result opens" || fail "--repair of $c" "$rc: $out"
+done
+for c in offset_unaligned_68 overlap_same_offset truncated_data; do
+    [ -f "$TMP/bad/$c.gguf" ] || continue
+    out=$("$EDIT" "$TMP/bad/$c.gguf" -o "$TMP/r-$c.gguf" --repair 2>&1); rc=$?
+    [ $rc -eq 1 ] && [ ! -e "$TMP/r-$c.gguf" ] && pass "--repair leaves $c an error" || fail "--repair leaves $c an error" "$rc: $out"
+done
+cp "$SAMPLE" "$TMP/clean.gguf"
+out=$("$EDIT" "$TMP/clean.gguf" --repair 2>&1); rc=$?
+[ $rc -eq 0 ] && [[ $out == *"nothing to repair, nothing written"* ]] && cmp -s "$SAMPLE" "$TMP/clean.gguf" &&
+    pass "--repair of a valid file: nothing to repair, nothing written" || fail "--repair of a valid file" "$rc: $out"
+usage_error "$EDIT" "--keep without --repair" "--keep goes with --repair" "$SAMPLE" --keep first --set a=1
+usage_error "$EDIT" "--keep other" "--keep: 'middle' is not first or last" "$SAMPLE" --repair --keep middle

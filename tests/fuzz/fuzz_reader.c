@@ -1,8 +1,10 @@
 /*
  * fuzz_reader.c — libFuzzer harness for the GGUF reader.
  *
- * Feeds arbitrary bytes to gguf_open_memory(); on acceptance it touches
- * every kv value, every string and every tensor byte, so that any bound the
+ * Feeds arbitrary bytes to gguf_open_memory(), strict and then with
+ * GGUF_OPEN_REPAIR (keeping the last or, by the input's last byte, the first
+ * of duplicates); on acceptance it touches every kv value, every string,
+ * every repair sentence and every tensor byte, so that any bound the
  * validator failed to enforce shows up as an ASan report.
  * Build: make fuzz; run: build-fuzz/fuzz_reader CORPUS_DIR (seed it with the
  * fixture GGUFs and build/tests/tools/mkbad output).
@@ -15,13 +17,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void touch(gguf_file *f)
 {
-    gguf_error err;
-    gguf_file *f = gguf_open_memory(data, size, &err);
-    if (!f)
-        return 0;
     volatile uint64_t sink = gguf_file_version(f) + gguf_alignment(f);
+    for (uint64_t i = 0; i < gguf_n_repairs(f); i++)
+        sink += strlen(gguf_repair_at(f, i));
     for (uint64_t i = 0; i < gguf_n_kv(f); i++) {
         const gguf_kv *kv = gguf_kv_at(f, i);
         sink += gguf_lookup_kv(f, kv->key) == kv;
@@ -41,6 +41,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sink += t->data[0] + t->data[t->nbytes - 1];
     }
     (void)sink;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    gguf_error err;
+    gguf_file *f = gguf_open_memory(data, size, &err);
+    if (f)
+        touch(f);
+    gguf_close(f);
+    const unsigned keep = size && (data[size - 1] & 1) ? GGUF_OPEN_KEEP_FIRST : 0u;
+    f = gguf_open_memory_flags(data, size, GGUF_OPEN_REPAIR | keep, &err);
+    if (f)
+        touch(f);
     gguf_close(f);
     return 0;
 }

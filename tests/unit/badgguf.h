@@ -161,7 +161,7 @@ static inline uint64_t bg_f64_bits(double d)
  * A GGUF file as data
  * ------------------------------------------------------------------------ */
 
-#define BG_MAX_KV      24
+#define BG_MAX_KV      128
 #define BG_MAX_TENSORS 4
 #define BG_MAX_DIMS    8 /* ne[] kept per tensor; more dims are written as 1 */
 
