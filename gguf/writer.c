@@ -522,8 +522,8 @@ static int shard_header(const gguf_writer *w, uint32_t s, bbuf *b)
     bb_u32(b, w->version);
     bb_u64(b, n_t);
     bb_u64(b, n_kv);
-    /* the split keys after the model's keys, as llama-gguf-split, llama-quantize
-     * --keep-split and gguf-py write them */
+    /* the split keys after the model's keys, in llama-gguf-split's order
+     * (it sets split.count last, once it knows it) */
     if (s == 0)
         for (size_t i = 0; i < w->n_kv; i++)
             bb_put(b, w->kvs[i].bytes, w->kvs[i].nbytes);
@@ -533,12 +533,12 @@ static int shard_header(const gguf_writer *w, uint32_t s, bbuf *b)
         bb_str(b, GGUF_KEY_SPLIT_NO, strlen(GGUF_KEY_SPLIT_NO));
         bb_u32(b, GGUF_VT_U16);
         bb_put(b, &no, 2);
-        bb_str(b, GGUF_KEY_SPLIT_COUNT, strlen(GGUF_KEY_SPLIT_COUNT));
-        bb_u32(b, GGUF_VT_U16);
-        bb_put(b, &count, 2);
         bb_str(b, GGUF_KEY_SPLIT_TENSORS, strlen(GGUF_KEY_SPLIT_TENSORS));
         bb_u32(b, GGUF_VT_I32);
         bb_put(b, &total, 4);
+        bb_str(b, GGUF_KEY_SPLIT_COUNT, strlen(GGUF_KEY_SPLIT_COUNT));
+        bb_u32(b, GGUF_VT_U16);
+        bb_put(b, &count, 2);
     }
     for (uint64_t i = first; n_t && i < w->n_t && w->ts[i].shard == s; i++) {
         const wtensor *t = &w->ts[i];

@@ -10,8 +10,9 @@
  * Its layout, written here byte by byte (not with libgguf's writer, which
  * is what is being checked): every shard is GGUF v3 (gguf_init_empty);
  * shard 1 holds all of IN's keys in order and then split.no (u16),
- * split.count (u16) and split.tensors.count (i32); the other shards hold
- * only those three; tensor offsets advance by each tensor's size padded
+ * split.tensors.count (i32) and split.count (u16) (set to 0 first and set
+ * again at the end, which moves it last); the other shards hold only
+ * those three; tensor offsets advance by each tensor's size padded
  * to 32; the header is zero-padded to 32, also with no tensors; each
  * tensor's data is followed by zeros to a multiple of 32. A shard ends
  * before the tensor whose padded size would take the shard's padded
@@ -69,12 +70,12 @@ static void put_split_keys(FILE *fp, uint16_t no, uint16_t count, int32_t total)
     put_str(fp, "split.no", 8);
     put_u32(fp, GGUF_VT_U16);
     put_u16(fp, no);
-    put_str(fp, "split.count", 11);
-    put_u32(fp, GGUF_VT_U16);
-    put_u16(fp, count);
     put_str(fp, "split.tensors.count", 19);
     put_u32(fp, GGUF_VT_I32);
     put(fp, &total, 4);
+    put_str(fp, "split.count", 11); /* gguf-split sets it again once known: last */
+    put_u32(fp, GGUF_VT_U16);
+    put_u16(fp, count);
 }
 
 int main(int argc, char **argv)
