@@ -1,8 +1,8 @@
 /*
  * quants.c — float conversions (f16, bf16) and the codec table.
  *
- * The per-format block code is in quants_legacy.c, quants_k.c, quants_iq4.c,
- * quants_tq.c and quants_mxfp4.c; this file only dispatches on the type id
+ * The per-format block code is in quants_legacy.c, quants_k.c, quants_iq1.c,
+ * quants_iq2.c, quants_iq3.c, quants_iq4.c, quants_tq.c and quants_mxfp4.c; this file only dispatches on the type id
  * and handles the plain float types.
  */
 #include <inttypes.h>
@@ -29,6 +29,7 @@ static void gguf_bf16_dequantize(const void *x, float *y, int64_t n) { gguf_bf16
 
 #define WEIGHTED(t, id) [id] = { id, gguf_##t##_quantize, gguf_##t##_quantize_weighted, gguf_##t##_dequantize }
 #define PLAIN(t, id)    [id] = { id, gguf_##t##_quantize, NULL, gguf_##t##_dequantize }
+#define WEIGHTS_ONLY(t, id) [id] = { id, NULL, gguf_##t##_quantize_weighted, gguf_##t##_dequantize }
 
 static const gguf_codec codecs[GGUF_DT_COUNT] = {
     PLAIN(f32, GGUF_DT_F32),
@@ -45,6 +46,13 @@ static const gguf_codec codecs[GGUF_DT_COUNT] = {
     WEIGHTED(q5_K, GGUF_DT_Q5_K),
     WEIGHTED(q6_K, GGUF_DT_Q6_K),
     PLAIN(q8_K, GGUF_DT_Q8_K),
+    WEIGHTS_ONLY(iq2_xxs, GGUF_DT_IQ2_XXS),
+    WEIGHTS_ONLY(iq2_xs, GGUF_DT_IQ2_XS),
+    WEIGHTED(iq2_s, GGUF_DT_IQ2_S),
+    WEIGHTED(iq3_xxs, GGUF_DT_IQ3_XXS),
+    WEIGHTED(iq3_s, GGUF_DT_IQ3_S),
+    WEIGHTS_ONLY(iq1_s, GGUF_DT_IQ1_S),
+    WEIGHTED(iq1_m, GGUF_DT_IQ1_M),
     WEIGHTED(iq4_nl, GGUF_DT_IQ4_NL),
     WEIGHTED(iq4_xs, GGUF_DT_IQ4_XS),
     PLAIN(tq1_0, GGUF_DT_TQ1_0),
@@ -54,7 +62,7 @@ static const gguf_codec codecs[GGUF_DT_COUNT] = {
 
 const gguf_codec *gguf_codec_get(uint32_t type)
 {
-    return type < GGUF_DT_COUNT && codecs[type].quantize ? &codecs[type] : NULL;
+    return type < GGUF_DT_COUNT && codecs[type].dequantize ? &codecs[type] : NULL;
 }
 
 /* The codec of type, or NULL with the reason in err. */
@@ -76,6 +84,11 @@ size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nr
         return 0;
     if (nrows < 0) {
         gguf_error_setc(err, GGUF_ERR_ARG, "negative row count %" PRId64, nrows);
+        return 0;
+    }
+    if (!imatrix && !c->quantize) {
+        gguf_error_setc(err, GGUF_ERR_ARG, "type %s needs an importance matrix (ggml has no "
+                        "quantizer for it without one)", gguf_dtype_name(type));
         return 0;
     }
     uint8_t *out = dst;

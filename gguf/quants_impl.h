@@ -3,6 +3,8 @@
  *
  * Internal to libgguf: quants.c builds the codec table from these.
  * quants_legacy.c holds the 32-element formats, quants_k.c the k-quants,
+ * quants_iq1.c iq1_s and iq1_m, quants_iq2.c iq2_xxs, iq2_xs and iq2_s,
+ * quants_iq3.c iq3_xxs and iq3_s,
  * quants_iq4.c iq4_nl and iq4_xs, quants_tq.c the ternary formats and
  * quants_mxfp4.c mxfp4.
  * Every `*_quantize` is ggml's quantizer for the format without weights
@@ -59,6 +61,15 @@ static inline float signed_absmax(const float *x, int n)
  * scale s: x ≈ s * (L - nmax). */
 float gguf_search_symmetric(int n, int nmax, const float *x, const float *w, uint8_t *L);
 
+/* ggml's make_qp_quants: levels 0..nmax for non-negative values (k-quant
+ * sub-block scales and mins, iq2_xxs magnitudes) with weights w — a grid
+ * search over nine inverse scales around nmax/max, then five passes moving
+ * single levels while that improves the weighted fit. Levels are narrowed
+ * to bytes as ggml's uint8_t array does (only a negative input can make
+ * that wrap). An all-zero input gives level 0 and scale 0 (ggml: a maximum
+ * below 1e-15; every caller has checked that already). Returns the scale. */
+float gguf_search_positive(int n, int nmax, const float *x, uint8_t *L, const float *w);
+
 /* The trial grid of gguf_search_affine: inverse scales (nmax + rmin + rdelta*k)
  * / (max - min) for k = 0..nstep. */
 typedef struct affine_steps {
@@ -109,6 +120,19 @@ void gguf_q8_0_quantize(const float *x, void *y, int64_t n);
 void gguf_q8_0_dequantize(const void *x, float *y, int64_t n);
 void gguf_q8_K_quantize(const float *x, void *y, int64_t n);
 void gguf_q8_K_dequantize(const void *x, float *y, int64_t n);
+CODEC_FNS(iq2_s)
+CODEC_FNS(iq3_xxs)
+CODEC_FNS(iq3_s)
+CODEC_FNS(iq1_m)
+/* iq1_s: importance weights required */
+void gguf_iq1_s_quantize_weighted(const float *x, void *y, int64_t n, const float *qw);
+void gguf_iq1_s_dequantize(const void *x, float *y, int64_t n);
+/* iq2_xxs and iq2_xs: importance weights required (ggml has no path without) */
+void gguf_iq2_xxs_quantize_weighted(const float *x, void *y, int64_t n, const float *qw);
+void gguf_iq2_xxs_dequantize(const void *x, float *y, int64_t n);
+void gguf_iq2_xs_quantize_weighted(const float *x, void *y, int64_t n, const float *qw);
+void gguf_iq2_xs_dequantize(const void *x, float *y, int64_t n);
+
 void gguf_tq1_0_quantize(const float *x, void *y, int64_t n);
 void gguf_tq1_0_dequantize(const void *x, float *y, int64_t n);
 void gguf_tq2_0_quantize(const float *x, void *y, int64_t n);

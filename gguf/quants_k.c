@@ -87,12 +87,8 @@ static float search_q3(int n, int nmax, const float *x, uint8_t *L)
     return sumlx / suml2;
 }
 
-/* ggml's make_qp_quants: levels 0..nmax for non-negative values (the
- * sub-block scales or mins) with weights w — a grid search over nine
- * inverse scales around nmax/max, then the level-moving passes of
- * search_q3. Levels are narrowed to bytes as ggml's uint8_t array does
- * (only a negative input can make that wrap). Returns the scale. */
-static float search_positive(int n, int nmax, const float *x, uint8_t *L, const float *w)
+/* gguf_search_positive: see quants_impl.h. */
+float gguf_search_positive(int n, int nmax, const float *x, uint8_t *L, const float *w)
 {
     float max = 0.0f;
     for (int i = 0; i < n; i++)
@@ -301,8 +297,8 @@ void gguf_q2_K_quantize_weighted(const float *x, void *y, int64_t n, const float
         for (int h = 0; h < 2; h++)
             gguf_search_affine_x8(16, 3, x + 128 * h, w + 128 * h, L + 128 * h, scales + 8 * h,
                              mins + 8 * h, &grid, false);
-        b[ib].d = gguf_f32_to_f16(search_positive(16, 15, scales, Ls, sw));
-        b[ib].dmin = gguf_f32_to_f16(search_positive(16, 15, mins, Lm, sw));
+        b[ib].d = gguf_f32_to_f16(gguf_search_positive(16, 15, scales, Ls, sw));
+        b[ib].dmin = gguf_f32_to_f16(gguf_search_positive(16, 15, mins, Lm, sw));
         for (int j = 0; j < 16; j++)
             b[ib].scales[j] = (uint8_t)(Ls[j] | Lm[j] << 4);
         q2_K_finish(x, &b[ib], L);
@@ -512,8 +508,8 @@ static void kx_weighted(const float *x, const float *qw, int nmax, bool cap63, k
         sw[j] = importance(x + 32 * j, qw + 32 * j, sigma2, 32, w + 32 * j);
     gguf_search_affine_x8(32, nmax, x, w, k->L, scales, mins, &grid, false);
     uint8_t ls[8], lm[8];
-    const float d = search_positive(8, 63, scales, ls, sw);
-    const float dmin = search_positive(8, 63, mins, lm, sw);
+    const float d = gguf_search_positive(8, 63, scales, ls, sw);
+    const float dmin = gguf_search_positive(8, 63, mins, lm, sw);
     if (cap63)
         for (int j = 0; j < 8; j++) {
             ls[j] = ls[j] < 63 ? ls[j] : 63;

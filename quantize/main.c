@@ -594,6 +594,13 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
             }
             it->imatrix = w;
             p->n_imatrix += w != NULL;
+            /* iq2_xxs, iq2_xs, iq1_s: ggml quantizes them only with importance
+             * weights (llama-quantize: "this quantization requires an
+             * importance matrix") */
+            if (!w && !gguf_codec_get(it->type)->quantize)
+                return gguf_error_set(err, "tensor '%s': type %s needs an importance matrix "
+                                      "(--imatrix, with data for this tensor)", t->name,
+                                      gguf_dtype_name(it->type));
         }
         uint64_t row;
         if (gguf_row_size(it->type, t->ne[0], &row, NULL))
@@ -810,7 +817,10 @@ static int convert_tensor(const plan_item *it, buffers *b, int threads, bad_valu
                         *bad = (bad_value){ r, at % n0, f[at] };
                     continue;
                 }
-                gguf_quantize_rows(it->type, f, y + (uint64_t)r0 * row, nr, n0, w, NULL);
+                if (!gguf_quantize_rows(it->type, f, y + (uint64_t)r0 * row, nr, n0, w, NULL)) {
+                    #pragma omp atomic write
+                    failed = 1; /* the plan checked codec and weights: not expected */
+                }
             }
         }
         free(tmp);

@@ -185,7 +185,9 @@ GGUF_STATIC_ASSERT(sizeof(gguf_block_mxfp4) == 17, "gguf_block_mxfp4 is 17 bytes
 
 typedef struct gguf_codec {
     uint32_t type;
-    /* ggml's quantizer without weights: n floats → n / block blocks. */
+    /* ggml's quantizer without weights: n floats → n / block blocks; NULL
+     * for the types ggml only quantizes with importance weights (iq2_xxs,
+     * iq2_xs, iq1_s). */
     void (*quantize)(const float *x, void *y, int64_t n);
     /* Importance-weighted quantizer for one row of n floats with weights qw
      * (n of them); NULL when the type has none (it then ignores weights). */
@@ -193,16 +195,17 @@ typedef struct gguf_codec {
     void (*dequantize)(const void *x, float *y, int64_t n);
 } gguf_codec;
 
-/* The codec of a type, or NULL when libgguf cannot encode it (the IQ types
- * but iq4_nl and iq4_xs, nvfp4, q1_0, q8_1, integer types). f32, f16, bf16
+/* The codec of a type, or NULL when libgguf cannot encode it (nvfp4,
+ * q1_0, q8_1, integer types). f32, f16, bf16
  * are included. */
 GGUF_API const gguf_codec *gguf_codec_get(uint32_t type);
 
 /* Quantizes nrows rows of n_per_row floats as ggml_quantize_chunk does:
  * with imatrix (n_per_row weights) the weighted quantizer where the type has
  * one, otherwise the reference one. Returns the bytes written, or 0 with
- * err (may be NULL) when the type has no codec (GGUF_ERR_UNSUPPORTED) or
- * n_per_row is not a block multiple (GGUF_ERR_ARG). */
+ * err (may be NULL) when the type has no codec (GGUF_ERR_UNSUPPORTED),
+ * n_per_row is not a block multiple, or the type needs an imatrix and has
+ * none (GGUF_ERR_ARG). */
 GGUF_API size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nrows,
                                    int64_t n_per_row, const float *imatrix, gguf_error *err);
 

@@ -66,7 +66,8 @@ static void qvec_free(qvec *q)
 static const char *vector_types[] = { "f16",   "bf16",   "q4_0",   "q4_1",  "q5_0",
                                       "q5_1",  "q8_0",   "q2_K",   "q3_K",  "q4_K",
                                       "q5_K",  "q6_K",   "iq4_nl", "iq4_xs", "tq1_0",
-                                      "tq2_0", "mxfp4" };
+                                      "tq2_0", "mxfp4",  "iq2_s", "iq3_xxs", "iq3_s",
+                                      "iq1_m" };
 #define N_VECTOR_TYPES (int)(sizeof vector_types / sizeof *vector_types)
 
 /* Loop index i: type i % N_VECTOR_TYPES, with the scale searches forced
@@ -113,7 +114,9 @@ END_TEST
  * (llama-quantize --imatrix), every row, both search paths. */
 static const char *imatrix_types[] = { "q4_0",   "q4_1",   "q5_0",  "q5_1",  "q8_0",
                                        "q2_K",   "q3_K",   "q4_K",  "q5_K",  "q6_K",
-                                       "iq4_nl", "iq4_xs", "tq1_0", "tq2_0", "mxfp4" };
+                                       "iq4_nl", "iq4_xs", "tq1_0", "tq2_0", "mxfp4",
+                                       "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s",
+                                       "iq1_s", "iq1_m" };
 #define N_IMATRIX_TYPES (int)(sizeof imatrix_types / sizeof *imatrix_types)
 
 START_TEST(test_vectors_imatrix_exact)
@@ -421,7 +424,14 @@ START_TEST(test_bad_arguments)
     float x[33] = { 0 };
     uint8_t q[64];
     ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_Q8_0, x, q, 1, 33, NULL, NULL), 0);
-    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ2_XXS, x, q, 1, 256, NULL, NULL), 0);
+    gguf_error err = { 0 };
+    float x256[256] = { 0 };
+    uint8_t q256[128];
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ2_XXS, x256, q256, 1, 256, NULL, &err), 0);
+    ck_assert_str_eq(err.msg, "type iq2_xxs needs an importance matrix (ggml has no quantizer "
+                     "for it without one)");
+    ck_assert_ptr_null(gguf_codec_get(GGUF_DT_IQ2_XS)->quantize);
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ2_XS, x256, q256, 1, 256, x256, NULL), 74);
     ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_Q4_K, q, x, 32, NULL), -1);
     ck_assert_ptr_null(gguf_codec_get(4));
     ck_assert_ptr_null(gguf_codec_get(1000));
