@@ -368,6 +368,8 @@ typedef struct plan {
     gguf_imatrix im;
     int          im_entries; /* entries left after include/exclude */
     int          n_layer_out; /* blocks written (fewer with --prune-layers) */
+    uint32_t     file_type;   /* general.file_type to write */
+    bool         needs_imatrix; /* --dry-run without one: the real run would refuse */
 } plan;
 
 static int layer_num(const char *name)
@@ -530,6 +532,55 @@ static bool imatrix_selected(const options *o, const char *name)
     return false;
 }
 
+/* llama.cpp's model loader's file type of an input (what COPY writes):
+ * general.file_type when present, else guessed from the most frequent
+ * tensor type, marked as a guess (LLAMA_FTYPE_GUESSED, 1024). */
+static uint32_t input_file_type(const gguf_file *f)
+{
+    static const struct { uint32_t type, ftype; } guess[] = {
+        { GGUF_DT_F32, 0 }, { GGUF_DT_F16, 1 }, { GGUF_DT_Q4_0, 2 }, { GGUF_DT_Q4_1, 3 },
+        { GGUF_DT_Q8_0, 7 }, { GGUF_DT_Q5_0, 8 }, { GGUF_DT_Q5_1, 9 }, { GGUF_DT_Q2_K, 10 },
+        { GGUF_DT_Q3_K, 12 }, { GGUF_DT_Q4_K, 15 }, { GGUF_DT_Q5_K, 17 }, { GGUF_DT_Q6_K, 18 },
+        { GGUF_DT_IQ2_XXS, 19 }, { GGUF_DT_IQ2_XS, 20 }, { GGUF_DT_IQ3_XXS, 23 },
+        { GGUF_DT_IQ1_S, 24 }, { GGUF_DT_IQ4_NL, 25 }, { GGUF_DT_IQ3_S, 26 }, { GGUF_DT_IQ2_S, 28 },
+        { GGUF_DT_IQ4_XS, 30 }, { GGUF_DT_IQ1_M, 31 }, { GGUF_DT_BF16, 32 }, { GGUF_DT_TQ1_0, 36 },
+        { GGUF_DT_TQ2_0, 37 }, { GGUF_DT_MXFP4, 38 },
+    };
+    uint32_t v;
+    if (gguf_get_u32(f, GGUF_KEY_FILE_TYPE, &v, NULL) == 0)
+        return v;
+    uint64_t count[GGUF_DT_COUNT] = { 0 };
+    uint32_t best = GGUF_DT_F32;
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
+        uint32_t t = gguf_tensor_at(f, i)->type;
+        if (t < GGUF_DT_COUNT && ++count[t] > count[best])
+            best = t;
+    }
+    uint32_t ft = 0;
+    for (size_t i = 0; i < sizeof guess / sizeof *guess; i++)
+        if (guess[i].type == best)
+            ft = guess[i].ftype;
+    return ft | 1024;
+}
+
+/* llama.cpp e21cdc11's tensor_requires_imatrix: without any imatrix these
+ * types are refused (token_embd and output excepted), and q2_K in a
+ * Q2_K_S file. */
+static bool requires_imatrix(const char *name, uint32_t type, int ftype)
+{
+    if (!strcmp(name, GGUF_T_TOKEN_EMBD) || !strcmp(name, "output.weight"))
+        return false;
+    switch (type) {
+    case GGUF_DT_IQ3_XXS: case GGUF_DT_IQ2_XXS: case GGUF_DT_IQ2_XS: case GGUF_DT_IQ2_S:
+    case GGUF_DT_IQ1_M: case GGUF_DT_IQ1_S:
+        return true;
+    case GGUF_DT_Q2_K:
+        return ftype == FT_Q2_K_S;
+    default:
+        return false;
+    }
+}
+
 static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *err)
 {
     policy_model m;
@@ -562,18 +613,27 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
     p->n_layer_out = m.n_layer;
     qsort(p->items, p->n, sizeof *p->items, o->keep_split ? cmp_file_order : cmp_llama_order);
 
+    p->file_type = o->preset->copy ? input_file_type(f) : (uint32_t)o->preset->ftype;
     for (uint64_t i = 0; i < p->n; i++) {
         plan_item *it = &p->items[i];
         const gguf_tensor *t = it->t;
         it->type = t->type;
-        if (policy_is_quantizable(it->name, t->n_dims, &o->pol)) {
+        /* COPY: every tensor as it is */
+        if (!o->preset->copy && policy_is_quantizable(it->name, t->n_dims, &o->pol)) {
             int forced;
             if (recipe_find(&o->rec, it->name, &forced, err))
                 return -1;
-            it->type = policy_tensor_type(&m, &st, &o->pol, o->preset->ftype,
-                                          o->preset->default_type, it->name, t->ne[0],
-                                          forced, it->why, sizeof it->why);
+            it->type = policy_tensor_type_3d(&m, &st, &o->pol, o->preset->ftype,
+                                             o->preset->default_type, it->name, t->ne[0],
+                                             t->ne[2], forced, it->why, sizeof it->why);
             it->convert = it->type != t->type;
+            if (it->convert && !o->imatrix_path && requires_imatrix(it->name, it->type, o->preset->ftype)) {
+                if (!o->dry_run)
+                    return gguf_error_set(err, "this quantization requires an importance matrix "
+                                          "(--imatrix): tensor '%s' would be %s", it->name,
+                                          gguf_dtype_name(it->type));
+                p->needs_imatrix = true;
+            }
         }
         if (it->convert) {
             const gguf_dtype_traits *src = gguf_dtype_get(t->type);
@@ -597,7 +657,7 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
             /* iq2_xxs, iq2_xs, iq1_s: ggml quantizes them only with importance
              * weights (llama-quantize: "this quantization requires an
              * importance matrix") */
-            if (!w && !gguf_codec_get(it->type)->quantize)
+            if (!w && !gguf_codec_get(it->type)->quantize && !(o->dry_run && (p->needs_imatrix = true)))
                 return gguf_error_set(err, "tensor '%s': type %s needs an importance matrix "
                                       "(--imatrix, with data for this tensor)", t->name,
                                       gguf_dtype_name(it->type));
@@ -692,7 +752,7 @@ static int write_metadata(gguf_writer *w, const gguf_file *f, const options *o, 
     gguf_writer_remove_kv(w, GGUF_KEY_QUANT_VERSION);
     rc |= gguf_writer_set_u32(w, GGUF_KEY_QUANT_VERSION, 2);
     gguf_writer_remove_kv(w, GGUF_KEY_FILE_TYPE);
-    rc |= gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, (uint32_t)o->preset->ftype);
+    rc |= gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, p->file_type);
     for (int i = 0; i < o->n_overrides && !rc; i++)
         rc = set_override(w, &o->overrides[i]);
     if (p->im_entries > 0 && !rc) {
@@ -877,6 +937,9 @@ static int run(const options *o)
     }
     if (o->dry_run) {
         print_plan(&p, o);
+        if (p.needs_imatrix)
+            fprintf(stderr, TOOL ": warning: dry run completed, but this quantization requires an "
+                    "importance matrix (--imatrix)\n");
         status = 0;
         goto done;
     }

@@ -38,6 +38,11 @@ enum when {
     LAYER_MORE_BITS,    /* use_more_bits(layer, n_layer) */
     IMATRIX_LAYER_LT_N8,/* an imatrix is used and layer < n_layer / 8 */
     NO_IMATRIX_LAYER_LT_N8, /* no imatrix and layer < n_layer / 8 */
+    NO_IMATRIX,         /* no imatrix */
+    LAYER_MIDDLE,       /* n_layer / 8 <= layer < 7 n_layer / 8 */
+    EXPERTS8_LAYER_MORE_BITS, /* n_expert == 8 and use_more_bits(layer, n_layer) */
+    GQA_GE4_OR_EXPERTS4,/* n_head / n_head_kv >= 4 or n_expert >= 4 */
+    COUNTER_LT_N8,      /* the class counter (not the layer in the name) < n_layer / 8 */
     EXPERTS8,           /* n_expert == 8 */
     NOT_EXPERTS8,
     IS_70B_Q3K_Q4K      /* 70B model and the type so far is q3_K or q4_K */
@@ -57,6 +62,12 @@ typedef struct rule {
 static const rule rules[] = {
     { TC_ATTN_V, F(Q2_K), ANY_ARCH, GQA_GE4, GGUF_DT_Q4_K },
     { TC_ATTN_V, F(Q2_K), ANY_ARCH, ALWAYS, GGUF_DT_Q3_K },
+    { TC_ATTN_V, F(Q2_K_S), ANY_ARCH, GQA_GE4, GGUF_DT_Q4_K },
+    { TC_ATTN_V, F(IQ3_XXS), ANY_ARCH, GQA_GE4, GGUF_DT_Q4_K },
+    { TC_ATTN_V, F(IQ3_XXS), ANY_ARCH, NO_IMATRIX, GGUF_DT_IQ3_S },
+    { TC_ATTN_V, F(IQ3_XXS), ANY_ARCH, ALWAYS, GGUF_DT_IQ3_XXS },
+    { TC_ATTN_V, F(IQ3_XS) | F(IQ3_S), ANY_ARCH, GQA_GE4, GGUF_DT_Q4_K },
+    { TC_ATTN_V, F(IQ3_M), ANY_ARCH, ALWAYS, GGUF_DT_Q4_K },
     { TC_ATTN_V, F(Q3_K_M), ANY_ARCH, WV_LT2, GGUF_DT_Q5_K },
     { TC_ATTN_V, F(Q3_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q4_K },
     { TC_ATTN_V, F(Q3_K_L), ANY_ARCH, ALWAYS, GGUF_DT_Q5_K },
@@ -65,12 +76,22 @@ static const rule rules[] = {
     { TC_ATTN_V, F(IQ4_NL) | F(IQ4_XS), ANY_ARCH, GQA_GE4, GGUF_DT_Q5_K },
 
     { TC_ATTN_K, 0, ANY_ARCH, EXPERTS8, GGUF_DT_Q8_0 },
+    { TC_ATTN_K, F(IQ3_XS), ANY_ARCH, ALWAYS, GGUF_DT_IQ3_XXS },
+    { TC_ATTN_K, F(IQ3_XXS), ANY_ARCH, ALWAYS, GGUF_DT_IQ2_S },
+
+    { TC_ATTN_Q, F(IQ3_XS), ANY_ARCH, ALWAYS, GGUF_DT_IQ3_XXS },
+    { TC_ATTN_Q, F(IQ3_XXS), ANY_ARCH, ALWAYS, GGUF_DT_IQ2_S },
 
     { TC_FFN_DOWN, F(Q2_K), ANY_ARCH, ALWAYS, GGUF_DT_Q3_K },
+    { TC_FFN_DOWN, F(Q2_K_S), ANY_ARCH, LAYER_LT_N8, GGUF_DT_Q4_K },
+    { TC_FFN_DOWN, F(IQ3_XXS), ANY_ARCH, NO_IMATRIX_LAYER_LT_N8, GGUF_DT_Q4_K },
+    { TC_FFN_DOWN, F(IQ3_XXS), ANY_ARCH, NO_IMATRIX, GGUF_DT_Q3_K },
     { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, LAYER_LT_N16, GGUF_DT_Q5_K },
     { TC_FFN_DOWN, F(Q3_K_M), NOT_FALCON, ALWAYS, GGUF_DT_Q4_K },
     { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, LAYER_MORE_BITS, GGUF_DT_Q4_K },
     { TC_FFN_DOWN, F(Q3_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q3_K },
+    { TC_FFN_DOWN, F(IQ3_M), ANY_ARCH, LAYER_LT_N8, GGUF_DT_Q4_K },
+    { TC_FFN_DOWN, F(IQ3_M), ANY_ARCH, EXPERTS8_LAYER_MORE_BITS, GGUF_DT_Q4_K },
     { TC_FFN_DOWN, F(Q3_K_L), FALCON, ALWAYS, GGUF_DT_Q4_K },
     { TC_FFN_DOWN, F(Q3_K_L), ANY_ARCH, ALWAYS, GGUF_DT_Q5_K },
     { TC_FFN_DOWN, F(Q4_K_M), FALCON, LAYER_LT_N16, GGUF_DT_Q6_K },
@@ -83,16 +104,40 @@ static const rule rules[] = {
     { TC_FFN_DOWN, F(Q4_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGUF_DT_Q4_1 },
     { TC_FFN_DOWN, F(Q5_0), ANY_ARCH, IMATRIX_LAYER_LT_N8, GGUF_DT_Q5_1 },
 
-    { TC_ATTN_OUTPUT, F(Q2_K) | F(Q3_K_S) | F(Q3_K_M) | F(Q4_K_S) | F(Q4_K_M) | F(IQ4_NL) |
-      F(IQ4_XS), NOT_FALCON, EXPERTS8, GGUF_DT_Q5_K },
+    { TC_ATTN_OUTPUT, F(Q2_K) | F(IQ3_XS) | F(IQ3_XXS) | F(Q3_K_S) | F(Q3_K_M) | F(IQ4_NL) |
+      F(Q4_K_S) | F(Q4_K_M) | F(IQ3_S) | F(IQ3_M) | F(IQ4_XS), NOT_FALCON, EXPERTS8, GGUF_DT_Q5_K },
     { TC_ATTN_OUTPUT, F(Q2_K), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q3_K },
+    { TC_ATTN_OUTPUT, F(IQ3_XXS), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_IQ3_S },
+    { TC_ATTN_OUTPUT, F(IQ3_M), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q4_K },
     { TC_ATTN_OUTPUT, F(Q3_K_M), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q4_K },
     { TC_ATTN_OUTPUT, F(Q3_K_L), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q5_K },
     { TC_ATTN_OUTPUT, F(Q3_K_L), FALCON, ALWAYS, GGUF_DT_Q4_K },
 
-    { TC_ATTN_QKV, F(Q3_K_M) | F(Q3_K_L), ANY_ARCH, ALWAYS, GGUF_DT_Q4_K },
+    { TC_ATTN_QKV, F(Q3_K_M) | F(Q3_K_L) | F(IQ3_M), ANY_ARCH, ALWAYS, GGUF_DT_Q4_K },
     { TC_ATTN_QKV, F(Q4_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q5_K },
     { TC_ATTN_QKV, F(Q5_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q6_K },
+
+    { TC_FFN_GATE, F(IQ3_XS), ANY_ARCH, LAYER_MIDDLE, GGUF_DT_IQ3_XXS },
+    { TC_FFN_UP, F(IQ3_XS), ANY_ARCH, LAYER_MIDDLE, GGUF_DT_IQ3_XXS },
+};
+
+/* The lowest-bit presets replace the class rules above with their own
+ * (llama.cpp tests them first, and its attn_v adjustments for 70B and
+ * eight experts do not reach them). */
+#define LOW_BIT (F(IQ2_XXS) | F(IQ2_XS) | F(IQ1_S) | F(IQ2_S) | F(IQ2_M) | F(IQ1_M))
+#define LOW_IQ2SM (F(IQ2_S) | F(IQ2_M))
+#define LOW_IQ1 (F(IQ1_S) | F(IQ1_M))
+
+static const rule low_bit_rules[] = {
+    { TC_ATTN_V, LOW_BIT, ANY_ARCH, GQA_GE4_OR_EXPERTS4, GGUF_DT_Q4_K },
+    { TC_ATTN_V, LOW_IQ2SM, ANY_ARCH, ALWAYS, GGUF_DT_IQ3_S },
+    { TC_ATTN_V, LOW_BIT, ANY_ARCH, ALWAYS, GGUF_DT_Q2_K },
+    { TC_ATTN_K, LOW_BIT, ANY_ARCH, EXPERTS8, GGUF_DT_Q4_K },
+    { TC_FFN_DOWN, LOW_IQ2SM, ANY_ARCH, COUNTER_LT_N8, GGUF_DT_IQ3_S },
+    { TC_FFN_DOWN, LOW_BIT, ANY_ARCH, COUNTER_LT_N8, GGUF_DT_Q2_K },
+    { TC_ATTN_OUTPUT, LOW_BIT, ANY_ARCH, EXPERTS8, GGUF_DT_Q5_K },
+    { TC_ATTN_OUTPUT, LOW_IQ1, ANY_ARCH, ALWAYS, GGUF_DT_IQ2_XXS },
+    { TC_ATTN_OUTPUT, LOW_IQ2SM, ANY_ARCH, ALWAYS, GGUF_DT_IQ3_S },
 };
 
 /* Adjustments applied to attn_v after its class rule, in order. */
@@ -109,6 +154,10 @@ static const struct { uint32_t from, to; } fallbacks[] = {
     { GGUF_DT_Q4_K, GGUF_DT_Q5_0 }, { GGUF_DT_Q5_K, GGUF_DT_Q5_1 },
     { GGUF_DT_Q6_K, GGUF_DT_Q8_0 }, { GGUF_DT_IQ4_XS, GGUF_DT_IQ4_NL },
     { GGUF_DT_TQ1_0, GGUF_DT_Q4_0 }, { GGUF_DT_TQ2_0, GGUF_DT_Q4_0 },
+    { GGUF_DT_IQ1_S, GGUF_DT_IQ4_NL }, { GGUF_DT_IQ1_M, GGUF_DT_IQ4_NL },
+    { GGUF_DT_IQ2_XXS, GGUF_DT_IQ4_NL }, { GGUF_DT_IQ2_XS, GGUF_DT_IQ4_NL },
+    { GGUF_DT_IQ2_S, GGUF_DT_IQ4_NL }, { GGUF_DT_IQ3_XXS, GGUF_DT_IQ4_NL },
+    { GGUF_DT_IQ3_S, GGUF_DT_IQ4_NL },
 };
 
 /* llama.cpp's use_more_bits: the first and last eighth, and every third
@@ -122,6 +171,7 @@ typedef struct ctx {
     const policy_model *m;
     const policy_state *st;
     int                 layer, n_layer;
+    int                 counter; /* the class counter before this tensor */
     uint32_t            cur;
 } ctx;
 
@@ -139,6 +189,12 @@ static bool holds(enum when w, const ctx *c)
     case LAYER_MORE_BITS: return more_bits(c->layer, c->n_layer);
     case IMATRIX_LAYER_LT_N8: return c->st->has_imatrix && c->layer < c->n_layer / 8;
     case NO_IMATRIX_LAYER_LT_N8: return !c->st->has_imatrix && c->layer < c->n_layer / 8;
+    case NO_IMATRIX: return !c->st->has_imatrix;
+    case LAYER_MIDDLE: return c->layer >= c->n_layer / 8 && c->layer < 7 * c->n_layer / 8;
+    case EXPERTS8_LAYER_MORE_BITS: return m->n_expert == 8 && more_bits(c->layer, c->n_layer);
+    case GQA_GE4_OR_EXPERTS4:
+        return (m->n_head_kv > 0 && m->n_head / m->n_head_kv >= 4) || m->n_expert >= 4;
+    case COUNTER_LT_N8: return c->counter < c->n_layer / 8;
     case EXPERTS8: return m->n_expert == 8;
     case NOT_EXPERTS8: return m->n_expert != 8;
     case IS_70B_Q3K_Q4K: return m->is_70b && (c->cur == GGUF_DT_Q3_K || c->cur == GGUF_DT_Q4_K);
@@ -202,8 +258,10 @@ uint32_t policy_fallback(uint32_t type, int64_t ne0)
 }
 
 /* The mix: class rules (and the output/embedding special cases). */
+static bool in_set(uint64_t set, int ftype) { return (set >> ftype) & 1; }
+
 static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy_opts *o,
-                           int ftype, uint32_t t, const char *name, int64_t ne0)
+                           int ftype, uint32_t t, const char *name, int64_t ne0, int64_t ne2)
 {
     uint64_t row;
     bool is_output = strcmp(name, "output.weight") == 0 ||
@@ -211,27 +269,42 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
     if (is_output) {
         if (o->output_type >= 0)
             return (uint32_t)o->output_type;
-        if (m->falcon || gguf_row_size(t, ne0, &row, NULL) != 0)
+        if (ftype == FT_MXFP4_MOE || m->falcon || gguf_row_size(t, ne0, &row, NULL) != 0)
             return GGUF_DT_Q8_0;
+        if (in_set(LOW_BIT | F(IQ3_XXS), ftype))
+            return GGUF_DT_Q5_K;
         return t == GGUF_DT_Q8_0 ? t : GGUF_DT_Q6_K;
     }
+    /* MXFP4_MOE: experts (3-D tensors) in mxfp4, everything else q8_0 */
+    if (ftype == FT_MXFP4_MOE)
+        return ne2 > 1 ? GGUF_DT_MXFP4 : GGUF_DT_Q8_0;
     if (strcmp(name, "token_embd.weight") == 0) {
         if (o->token_embedding_type >= 0)
             return (uint32_t)o->token_embedding_type;
+        if (in_set(F(IQ2_XXS) | F(IQ2_XS) | LOW_IQ1, ftype))
+            return GGUF_DT_Q2_K;
+        if (in_set(LOW_IQ2SM | F(IQ3_XXS), ftype))
+            return GGUF_DT_IQ3_S;
         /* the ternary presets keep the embedding in q4_K */
         return ftype == FT_TQ1_0 || ftype == FT_TQ2_0 ? GGUF_DT_Q4_K : t;
     }
 
     enum tclass cls = classify(name);
+    const bool low = in_set(LOW_BIT, ftype);
+    /* the low-bit rules count attn_v and ffn_down only */
     int *counter = cls == TC_ATTN_V ? &st->i_attention_wv : cls == TC_FFN_DOWN ? &st->i_ffn_down
-                 : cls == TC_FFN_GATE ? &st->i_ffn_gate : cls == TC_FFN_UP ? &st->i_ffn_up : NULL;
-    ctx c = { m, st, counter ? layer_of(m, name, *counter) : 0, m->n_layer, t };
-    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
-        if (rules[i].cls == cls && rule_applies(&rules[i], ftype, &c)) {
-            c.cur = rules[i].type;
+                 : low ? NULL : cls == TC_FFN_GATE ? &st->i_ffn_gate : cls == TC_FFN_UP ? &st->i_ffn_up
+                 : NULL;
+    ctx c = { m, st, counter ? layer_of(m, name, *counter) : 0, m->n_layer,
+              counter ? *counter : 0, t };
+    const rule *table = low ? low_bit_rules : rules;
+    const size_t n = low ? sizeof low_bit_rules / sizeof *low_bit_rules : sizeof rules / sizeof *rules;
+    for (size_t i = 0; i < n; i++)
+        if (table[i].cls == cls && rule_applies(&table[i], ftype, &c)) {
+            c.cur = table[i].type;
             break;
         }
-    if (cls == TC_ATTN_V)
+    if (cls == TC_ATTN_V && !low)
         for (size_t i = 0; i < sizeof attn_v_post / sizeof *attn_v_post; i++)
             if (rule_applies(&attn_v_post[i], ftype, &c))
                 c.cur = attn_v_post[i].type;
@@ -259,13 +332,20 @@ uint32_t policy_tensor_type(const policy_model *m, policy_state *st, const polic
                             int ftype, uint32_t dflt, const char *name, int64_t ne0,
                             int forced, char *why, size_t why_size)
 {
+    return policy_tensor_type_3d(m, st, o, ftype, dflt, name, ne0, 1, forced, why, why_size);
+}
+
+uint32_t policy_tensor_type_3d(const policy_model *m, policy_state *st, const policy_opts *o,
+                               int ftype, uint32_t dflt, const char *name, int64_t ne0,
+                               int64_t ne2, int forced, char *why, size_t why_size)
+{
     uint32_t t = dflt;
     const gguf_dtype_traits *tt = gguf_dtype_get(dflt);
     bool quantized = tt && tt->blck_size > 1;
     if (why && why_size)
         why[0] = '\0';
     if (!o->pure && quantized) {
-        t = fit_rows(mixed_type(m, st, o, ftype, dflt, name, ne0), ne0, st, why, why_size);
+        t = fit_rows(mixed_type(m, st, o, ftype, dflt, name, ne0, ne2), ne0, st, why, why_size);
     }
     if (forced >= 0)
         t = (uint32_t)forced;

@@ -2,7 +2,8 @@
  * policy.h — which tensors are quantized and to which type.
  *
  * This is llama.cpp's per-tensor mix (llama_tensor_get_type in
- * llama-quant.cpp, c392e50) for the presets in preset.h, written as a rule
+ * llama-quant.cpp, c392e50 and e21cdc11, which adds the i-quant, Q2_K_S
+ * and MXFP4_MOE presets) for the presets in preset.h, written as a rule
  * table in policy.c: output/embedding types, attn_v / ffn_down upgrades by
  * layer, GQA and expert-count adjustments, and the fallback used when a
  * row length is not a multiple of the chosen type's block size. Where
@@ -53,6 +54,12 @@ bool policy_is_quantizable(const char *name, uint32_t n_dims, const policy_opts 
 uint32_t policy_tensor_type(const policy_model *m, policy_state *st, const policy_opts *o,
                             int ftype, uint32_t dflt, const char *name, int64_t ne0,
                             int forced, char *why, size_t why_size);
+
+/* The same for a tensor of ne2 matrices (experts: ne2 > 1, which
+ * MXFP4_MOE puts in mxfp4). */
+uint32_t policy_tensor_type_3d(const policy_model *m, policy_state *st, const policy_opts *o,
+                               int ftype, uint32_t dflt, const char *name, int64_t ne0,
+                               int64_t ne2, int forced, char *why, size_t why_size);
 
 /* The type used instead of `type` when rows of ne0 do not fit its blocks. */
 uint32_t policy_fallback(uint32_t type, int64_t ne0);

@@ -57,14 +57,13 @@ if need_fixture reference/quantize "quantize manifests" 42; then
     fixture_block_end
 fi
 
-# e21cdc11 (upstream/iquant/): the presets we have so far, and the GGUF
+# e21cdc11 (upstream/iquant/): every preset of every manifest, and the GGUF
 # imatrix (llama-imatrix's new format, detected by content): same tensors as
 # llama-quantize, and quantize.imatrix.* with e21cdc11's u32 counts. The
 # imatrix is named as llama-quantize was given it (the manifest records it).
-IQUANT_DONE="wp-llama-5m-gimatrix-Q4_K_M wp-llama-5m-IQ4_NL wp-llama-5m-IQ4_XS wp-llama-5m-TQ1_0
-  wp-llama-5m-TQ2_0 wp-llama-5m-imatrix-IQ4_NL wp-llama-5m-imatrix-IQ4_XS wp-llama-5m-imatrix-TQ1_0
-  wp-llama-5m-imatrix-TQ2_0 wp-llama-5m-gimatrix-IQ4_XS"
 UP=$FIX/upstream
+IQUANT_DONE=$(ls "$UP"/iquant/wp-llama-5m-*.json 2>/dev/null | sed 's|.*/||; s|\.json$||' | tr '\n' ' ')
+[ -n "$IQUANT_DONE" ] || IQUANT_DONE="wp-llama-5m-IQ4_XS" # counted as skipped below
 n_done=$(wc -w <<<"$IQUANT_DONE")
 if need_fixture upstream/iquant "e21cdc11 manifests" $((2 * n_done)); then
     for name in $IQUANT_DONE; do
@@ -92,6 +91,32 @@ if need_fixture upstream/iquant "e21cdc11 manifests" $((2 * n_done)); then
             fail "$name: quantize.imatrix.* keys, types and values as e21cdc11" "want $want got $got"
         rm -f "$out"
     done
+    fixture_block_end
+fi
+
+# Presets llama-quantize e21cdc11 refuses without an importance matrix (its
+# tensor_requires_imatrix: iq1_*, iq2_*, iq3_xxs, and q2_K in Q2_K_S), and
+# what --dry-run says instead; COPY copies every tensor and keeps the file type.
+if need_fixture reference/wp-llama-5m-f16.gguf "imatrix-only presets and COPY" 7; then
+    for p in IQ2_XXS IQ1_S IQ3_XXS Q2_K_S; do
+        out=$("$QUANT" "$REF/wp-llama-5m-f16.gguf" "$TMP/no.gguf" "$p" 2>&1); rc=$?
+        [ $rc -eq 1 ] && [[ $out == *"this quantization requires an importance matrix (--imatrix): tensor 'blk.0."* ]] &&
+            [ ! -e "$TMP/no.gguf" ] && pass "$p without an imatrix: refused naming the first tensor, nothing written" ||
+            fail "$p without an imatrix is refused" "$rc: $out"
+    done
+    out=$("$QUANT" --dry-run "$REF/wp-llama-5m-f16.gguf" IQ2_M 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 0 ] && [[ $out == *"dry run completed, but this quantization requires an importance matrix"* ]] &&
+        pass "--dry-run of IQ2_M without an imatrix: a warning, exit 0" || fail "--dry-run of IQ2_M without an imatrix" "$rc: $out"
+    "$QUANT" -q "$REF/wp-llama-5m-Q8_0.gguf" "$TMP/copy.gguf" COPY &&
+        [ "$("$INSPECT" --hash --json "$REF/wp-llama-5m-Q8_0.gguf" | jq -c .tensors)" = "$("$INSPECT" --hash --json "$TMP/copy.gguf" | jq -c .tensors)" ] &&
+        [ "$("$INSPECT" --json "$TMP/copy.gguf" | jq .metadata[\"general.file_type\"].value)" = 7 ] &&
+        pass "COPY: every tensor byte for byte, general.file_type kept (7)" || fail "COPY: every tensor byte for byte"
+    printf 'x' >"$TMP/x.txt"
+    out=$("$QUANT" --imatrix "$REF/wp-llama-5m.imatrix" --exclude-weights attn_v "$REF/wp-llama-5m-f16.gguf" "$TMP/no.gguf" Q4_0 --tensor-type attn_v=iq2_xs 2>&1); rc=$?
+    [ $rc -eq 1 ] && [[ $out == *"tensor 'blk.0.attn_v.weight': type iq2_xs needs an importance matrix (--imatrix, with data for this tensor)"* ]] &&
+        pass "iq2_xs for a tensor the imatrix has no data for: refused (llama-quantize aborts in ggml)" ||
+        fail "iq2_xs for a tensor without imatrix data is refused" "$rc: $out"
+    rm -f "$TMP/copy.gguf" "$TMP/no.gguf"
     fixture_block_end
 fi
 
@@ -197,8 +222,8 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
     check "--version" bash -c '"$1" --version | grep -q "^gguf-quantize (ggufkit) "' _ "$QUANT"
     # issue 14: every type the user names is checked for a quantizer up front
     # (iq4_xs, i8, f64 and q8_K used to be written as garbage or unusable
-    # files; iq4_xs has its codec now, iq2_xxs not yet)
-    for t in iq2_xxs i8 f64; do
+    # files; every i-quant has its codec now, nvfp4 and q1_0 not)
+    for t in nvfp4 q1_0 i8 f64; do
         why="tensor type '$t' cannot be written: gguf-quantize has no quantizer for it"
         usage "--tensor-type attn_v=$t refused" "$why" --tensor-type "attn_v=$t" "$SYN" "$TMP/o.gguf" Q4_0
         usage "--output-tensor-type $t refused" "--output-tensor-type: $why" --output-tensor-type "$t" "$SYN" "$TMP/o.gguf" Q4_0
@@ -217,11 +242,11 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
     else
         fail "--tensor-type-file: every rule applied" "$(cat "$TMP/e.txt")"
     fi
-    printf 'attn_v=iq2_xxs\n' >"$TMP/types.txt"
+    printf 'attn_v=nvfp4\n' >"$TMP/types.txt"
     out=$("$QUANT" --dry-run --tensor-type-file "$TMP/types.txt" "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
-    [ $rc -eq 1 ] && [[ $out == *"types.txt: tensor type 'iq2_xxs' cannot be written"* ]] &&
-        pass "--tensor-type-file naming iq2_xxs is refused naming the file" ||
-        fail "--tensor-type-file naming iq2_xxs is refused naming the file" "exit $rc: $out"
+    [ $rc -eq 1 ] && [[ $out == *"types.txt: tensor type 'nvfp4' cannot be written"* ]] &&
+        pass "--tensor-type-file naming nvfp4 is refused naming the file" ||
+        fail "--tensor-type-file naming nvfp4 is refused naming the file" "exit $rc: $out"
     : >"$TMP/types.txt"
     out=$("$QUANT" --dry-run --tensor-type-file "$TMP/types.txt" "$SYN" Q4_0 2>&1 >/dev/null); rc=$?
     [ $rc -eq 1 ] && [[ $out == *"types.txt: no REGEX=TYPE rules"* ]] &&

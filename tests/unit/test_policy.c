@@ -220,6 +220,62 @@ START_TEST(test_overrides_and_pure)
 }
 END_TEST
 
+/* llama.cpp e21cdc11's rules for the lowest-bit, IQ3 and MXFP4_MOE presets
+ * where the wp-llama-5m manifests do not reach (GQA 4+, 8 experts, 3-D
+ * expert tensors, the IQ3_XS middle layers). */
+START_TEST(test_low_bit_iq3_mxfp4)
+{
+    policy_model m = wp(); /* GQA 2 */
+    policy_state st = { 0 };
+#define TYPE(ft, dflt, name, ne0) policy_tensor_type(&m, &st, &no_opts, ft, dflt, name, ne0, -1, NULL, 0)
+    ck_assert_uint_eq(TYPE(FT_IQ2_S, GGUF_DT_IQ2_XS, "blk.0.attn_v.weight", 256), GGUF_DT_IQ3_S);
+    ck_assert_uint_eq(TYPE(FT_IQ2_XXS, GGUF_DT_IQ2_XXS, "blk.0.attn_v.weight", 256), GGUF_DT_Q2_K);
+    ck_assert_uint_eq(TYPE(FT_IQ1_M, GGUF_DT_IQ1_M, "blk.0.attn_output.weight", 256), GGUF_DT_IQ2_XXS);
+    ck_assert_uint_eq(TYPE(FT_IQ1_S, GGUF_DT_IQ1_S, "token_embd.weight", 256), GGUF_DT_Q2_K);
+    ck_assert_uint_eq(TYPE(FT_IQ2_M, GGUF_DT_IQ2_S, "token_embd.weight", 256), GGUF_DT_IQ3_S);
+    ck_assert_uint_eq(TYPE(FT_IQ2_M, GGUF_DT_IQ2_S, "output.weight", 256), GGUF_DT_Q5_K);
+    ck_assert_uint_eq(TYPE(FT_IQ3_XXS, GGUF_DT_IQ3_XXS, "blk.0.attn_q.weight", 256), GGUF_DT_IQ2_S);
+    ck_assert_uint_eq(TYPE(FT_IQ3_XXS, GGUF_DT_IQ3_XXS, "blk.1.attn_v.weight", 256), GGUF_DT_IQ3_S); /* no imatrix */
+    st.has_imatrix = true;
+    ck_assert_uint_eq(TYPE(FT_IQ3_XXS, GGUF_DT_IQ3_XXS, "blk.2.attn_v.weight", 256), GGUF_DT_IQ3_XXS);
+    /* GQA 4 or 4+ experts: attn_v in q4_K, and for 8 experts attn_k too;
+     * llama.cpp's 8-expert q8_0 for attn_v does not reach the low-bit presets */
+    m.n_head_kv = 2;
+    ck_assert_uint_eq(TYPE(FT_IQ2_XXS, GGUF_DT_IQ2_XXS, "blk.0.attn_v.weight", 256), GGUF_DT_Q4_K);
+    ck_assert_uint_eq(TYPE(FT_IQ3_S, GGUF_DT_IQ3_S, "blk.0.attn_v.weight", 256), GGUF_DT_Q4_K);
+    m.n_head_kv = 4;
+    m.n_expert = 8;
+    ck_assert_uint_eq(TYPE(FT_IQ2_XS, GGUF_DT_IQ2_XS, "blk.0.attn_v.weight", 256), GGUF_DT_Q4_K);
+    ck_assert_uint_eq(TYPE(FT_IQ2_XS, GGUF_DT_IQ2_XS, "blk.0.attn_k.weight", 256), GGUF_DT_Q4_K);
+    ck_assert_uint_eq(TYPE(FT_IQ2_XS, GGUF_DT_IQ2_XS, "blk.0.attn_output.weight", 256), GGUF_DT_Q5_K);
+    ck_assert_uint_eq(TYPE(FT_IQ3_M, GGUF_DT_IQ3_S, "blk.0.attn_output.weight", 256), GGUF_DT_Q5_K);
+    m.n_expert = 0;
+    /* MXFP4_MOE: experts (ne2 > 1) mxfp4, the rest q8_0, output q8_0 */
+    ck_assert_uint_eq(policy_tensor_type_3d(&m, &st, &no_opts, FT_MXFP4_MOE, GGUF_DT_MXFP4,
+                                            "blk.0.ffn_down_exps.weight", 256, 8, -1, NULL, 0), GGUF_DT_MXFP4);
+    ck_assert_uint_eq(TYPE(FT_MXFP4_MOE, GGUF_DT_MXFP4, "blk.0.attn_q.weight", 256), GGUF_DT_Q8_0);
+    ck_assert_uint_eq(TYPE(FT_MXFP4_MOE, GGUF_DT_MXFP4, "token_embd.weight", 256), GGUF_DT_Q8_0);
+    ck_assert_uint_eq(TYPE(FT_MXFP4_MOE, GGUF_DT_MXFP4, "output.weight", 256), GGUF_DT_Q8_0);
+    /* IQ3_XS: ffn_gate / ffn_up of the middle layers (n/8 <= l < 7n/8) in iq3_xxs */
+    m.n_layer = 16;
+    policy_state s2 = { 0 };
+    uint32_t g[16];
+    char name[64];
+    for (int l = 0; l < 16; l++) {
+        snprintf(name, sizeof name, "blk.%d.ffn_gate.weight", l);
+        g[l] = policy_tensor_type(&m, &s2, &no_opts, FT_IQ3_XS, GGUF_DT_IQ3_S, name, 256, -1, NULL, 0);
+    }
+    ck_assert_uint_eq(g[1], GGUF_DT_IQ3_S);
+    ck_assert_uint_eq(g[2], GGUF_DT_IQ3_XXS);
+    ck_assert_uint_eq(g[13], GGUF_DT_IQ3_XXS);
+    ck_assert_uint_eq(g[14], GGUF_DT_IQ3_S);
+    /* i-quant rows that fit no 256-block fall back to iq4_nl */
+    ck_assert_uint_eq(policy_fallback(GGUF_DT_IQ2_XXS, 96), GGUF_DT_IQ4_NL);
+    ck_assert_uint_eq(policy_fallback(GGUF_DT_IQ1_M, 96), GGUF_DT_IQ4_NL);
+#undef TYPE
+}
+END_TEST
+
 START_TEST(test_presets)
 {
     ck_assert_int_eq(preset_find("q4_k_m")->ftype, FT_Q4_K_M);
@@ -227,7 +283,12 @@ START_TEST(test_presets)
     ck_assert_int_eq(preset_find("15")->ftype, FT_Q4_K_M);
     ck_assert_str_eq(preset_find("15")->name, "Q4_K_M");
     ck_assert_int_eq(preset_find("7")->default_type, GGUF_DT_Q8_0);
-    ck_assert_ptr_null(preset_find("IQ2_XXS"));
+    ck_assert_int_eq(preset_find("IQ2_S")->default_type, GGUF_DT_IQ2_XS); /* llama.cpp's choice */
+    ck_assert_int_eq(preset_find("iq3_m")->default_type, GGUF_DT_IQ3_S);
+    ck_assert_int_eq(preset_find("38")->default_type, GGUF_DT_MXFP4);
+    ck_assert(preset_find("COPY")->copy);
+    ck_assert_str_eq(preset_find("0")->name, "F32"); /* not COPY */
+    ck_assert_ptr_null(preset_find("Q1_0"));
     ck_assert_ptr_null(preset_find("99"));
     ck_assert_ptr_null(preset_find(""));
 }
@@ -244,6 +305,7 @@ int main(void)
     tcase_add_test(tc, test_experts_and_70b);
     tcase_add_test(tc, test_fallbacks);
     tcase_add_test(tc, test_overrides_and_pure);
+    tcase_add_test(tc, test_low_bit_iq3_mxfp4);
     tcase_add_test(tc, test_presets);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
