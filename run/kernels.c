@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -54,6 +55,8 @@ typedef struct {
 #define KVNNI(T) SIMD(T, 0)
 #endif
 
+#define NONE { NULL, NULL, 0, NULL }
+
 static const kern_type kern_types[] = {
     { GGUF_DT_F32,  GGUF_DT_F32,  dot_f32_ref,  SIMD(f32, KERN_NX_FLOAT) },
     { GGUF_DT_F16,  GGUF_DT_F16,  dot_f16_ref,  SIMD(f16, KERN_NX_FLOAT) },
@@ -68,6 +71,14 @@ static const kern_type kern_types[] = {
     { GGUF_DT_Q4_K, GGUF_DT_Q8_K, dot_q4_K_ref, KVNNI(q4_K) },
     { GGUF_DT_Q5_K, GGUF_DT_Q8_K, dot_q5_K_ref, KVNNI(q5_K) },
     { GGUF_DT_Q6_K, GGUF_DT_Q8_K, dot_q6_K_ref, KVNNI(q6_K) },
+    /* dequantize-then-multiply: f32 activations, products through is_deq()
+     * (no kernels of their own yet) */
+#define DEQ(T, ID) { ID, GGUF_DT_F32, NULL, NONE, NONE }
+    DEQ(iq4_nl, GGUF_DT_IQ4_NL),   DEQ(iq4_xs, GGUF_DT_IQ4_XS), DEQ(iq3_s, GGUF_DT_IQ3_S),
+    DEQ(iq3_xxs, GGUF_DT_IQ3_XXS), DEQ(iq2_s, GGUF_DT_IQ2_S),   DEQ(iq2_xs, GGUF_DT_IQ2_XS),
+    DEQ(iq2_xxs, GGUF_DT_IQ2_XXS), DEQ(iq1_s, GGUF_DT_IQ1_S),   DEQ(iq1_m, GGUF_DT_IQ1_M),
+    DEQ(tq1_0, GGUF_DT_TQ1_0),     DEQ(tq2_0, GGUF_DT_TQ2_0),   DEQ(mxfp4, GGUF_DT_MXFP4),
+#undef DEQ
 };
 #define N_KERN_TYPES (sizeof kern_types / sizeof *kern_types)
 
@@ -322,10 +333,37 @@ void kern_quantize_q8_1(const float *x, void *vy, int64_t n)
  * Products
  */
 
+/* The dequantize-then-multiply types (kernels_deq.c): f32 activations for
+ * a weight type that is not f32. Their products dequantize a whole weight
+ * row (libgguf's codec) and take the f32 kernel's dot with it, so a row is
+ * decoded once per product, not once per activation row. */
+static bool is_deq(const kern_type *t)
+{
+    return t->dot_type == GGUF_DT_F32 && t->wtype != GGUF_DT_F32;
+}
+
+/* The f32 kernel the dequantized rows are multiplied with. */
+static kern_dot_fn deq_dot(void)
+{
+    return kern_select(kern_type_get(GGUF_DT_F32)).dot;
+}
+
 float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
 {
     const kern_type *t = kern_type_get(wtype);
-    return t ? kern_select(t).dot(n, w, xq) : 0.0f;
+    if (!t)
+        return 0.0f;
+    if (is_deq(t)) {
+        float *row = malloc((size_t)n * sizeof *row);
+        float v = NAN; /* out of memory: a non-finite logit is reported */
+        if (row) {
+            gguf_dequantize_row(wtype, w, row, n, NULL);
+            v = deq_dot()(n, row, xq);
+        }
+        free(row);
+        return v;
+    }
+    return kern_select(t).dot(n, w, xq);
 }
 
 /* ---------------------------------------------------------------------------
@@ -438,9 +476,26 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
     const kern_type *t = kern_type_get(wtype);
     if (!t || nrows <= 0 || nb <= 0)
         return;
+    const size_t xbytes = kern_act_row_size(wtype, ncols);
+    if (is_deq(t)) {
+        const kern_dot_fn dot = deq_dot();
+        const uint8_t *wb = w, *xb = xq;
+#pragma omp parallel
+        {
+            float *row = malloc((size_t)ncols * sizeof *row);
+#pragma omp for schedule(dynamic, 4)
+            for (int64_t r = 0; r < nrows; r++) {
+                if (row)
+                    gguf_dequantize_row(wtype, wb + (size_t)r * row_bytes, row, ncols, NULL);
+                for (int64_t b = 0; b < nb; b++)
+                    y[b * nrows + r] = row ? dot(ncols, row, xb + (size_t)b * xbytes) : NAN;
+            }
+            free(row);
+        }
+        return;
+    }
     const kern_impl k = kern_select(t);
     const int64_t nx = k.dotn ? k.nx : 1;
-    const size_t xbytes = kern_act_row_size(wtype, ncols);
     const int64_t tr = tile_rows(row_bytes, nb);
     const int64_t ntiles = (nrows + tr - 1) / tr;
     const uint8_t *wb = w, *xb = xq;

@@ -744,13 +744,62 @@ START_TEST(test_vnni_equals_avx2)
 END_TEST
 
 /* ---------------------------------------------------------------------------
+ * 4b: the dequantize-then-multiply types (kernels_deq.c): every product is
+ * the dot of libgguf's dequantized weights with the f32 activations
+ * (checked in double), and kern_matmul gives each row's kern_vec_dot.
+ */
+
+START_TEST(test_dequant_types)
+{
+    static const uint32_t types[] = {
+        GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS, GGUF_DT_IQ3_S,  GGUF_DT_IQ3_XXS, GGUF_DT_IQ2_S,
+        GGUF_DT_IQ2_XS, GGUF_DT_IQ2_XXS, GGUF_DT_IQ1_S, GGUF_DT_IQ1_M,   GGUF_DT_TQ1_0,
+        GGUF_DT_TQ2_0,  GGUF_DT_MXFP4,
+    };
+    enum { ROWS = 6, COLS = 512, NB = 3 };
+    static float wf[ROWS * COLS], xf[NB * COLS], deq[COLS], ones[COLS], y[NB * ROWS];
+    static uint8_t w[ROWS * COLS * 2], xq[NB * COLS * 4];
+    for (int i = 0; i < COLS; i++)
+        ones[i] = 1.0f;
+    fill(wf, ROWS * COLS, 11);
+    fill(xf, NB * COLS, 12);
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+        const uint32_t t = types[k];
+        ck_assert_msg(kern_supported(t), "%s", gguf_dtype_name(t));
+        ck_assert_int_eq(kern_dot_type(t), GGUF_DT_F32);
+        const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
+        ck_assert_uint_eq(xb, COLS * sizeof(float));
+        ck_assert_uint_gt(gguf_quantize_rows(t, wf, w, ROWS, COLS, ones, NULL), 0);
+        for (int b = 0; b < NB; b++)
+            kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
+        kern_matmul(t, w, rb, ROWS, COLS, xq, NB, y);
+        for (int r = 0; r < ROWS; r++) {
+            ck_assert_int_eq(gguf_dequantize_row(t, w + r * rb, deq, COLS, NULL), 0);
+            for (int b = 0; b < NB; b++) {
+                double want = 0, mag = 0;
+                for (int i = 0; i < COLS; i++) {
+                    want += (double)deq[i] * xf[b * COLS + i];
+                    mag += fabs((double)deq[i] * xf[b * COLS + i]);
+                }
+                const float one = kern_vec_dot(t, COLS, w + r * rb, xq + b * xb);
+                ck_assert_msg(fabs(one - want) <= 1e-5 * mag + 1e-6, "%s row %d: %.9g vs %.9g",
+                              gguf_dtype_name(t), r, one, want);
+                ck_assert_msg(y[b * ROWS + r] == one, "%s row %d batch %d: matmul %.9g dot %.9g",
+                              gguf_dtype_name(t), r, b, y[b * ROWS + r], one);
+            }
+        }
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
  * 5: what the kernels refuse
  */
 
 START_TEST(test_unsupported)
 {
-    const uint32_t no[] = { GGUF_DT_Q8_1, GGUF_DT_Q8_K, GGUF_DT_IQ2_XXS, GGUF_DT_IQ4_NL,
-                            GGUF_DT_I8,   GGUF_DT_F64,  GGUF_DT_TQ2_0,   4, 39, 1000 };
+    const uint32_t no[] = { GGUF_DT_Q8_1, GGUF_DT_Q8_K, GGUF_DT_NVFP4, GGUF_DT_Q1_0,
+                            GGUF_DT_I8,   GGUF_DT_F64,  4, 1000 };
     for (size_t k = 0; k < sizeof no / sizeof *no; k++) {
         ck_assert(!kern_supported(no[k]));
         ck_assert_int_eq(kern_dot_type(no[k]), -1);
@@ -782,7 +831,7 @@ START_TEST(test_unsupported)
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_F32, 0), 0);
     /* matmul on an unsupported type writes nothing */
     float y = 1.5f;
-    kern_matmul(GGUF_DT_IQ2_XXS, NULL, 0, 1, 256, NULL, 1, &y);
+    kern_matmul(GGUF_DT_NVFP4, NULL, 0, 1, 256, NULL, 1, &y);
     ck_assert(y == 1.5f);
 }
 END_TEST
@@ -801,6 +850,7 @@ int main(void)
     tcase_add_loop_test(tc, test_vnni_equals_avx2, 0, N_WTYPES);
     tcase_add_test(tc, test_packed_equals_matmul);
     tcase_add_test(tc, test_matmul_any_team);
+    tcase_add_test(tc, test_dequant_types);
     tcase_add_test(tc, test_unsupported);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
