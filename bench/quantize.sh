@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # bench/quantize.sh — gguf-quantize against llama-quantize, same input,
-# same presets, same thread count.
+# same presets, same thread count, same importance matrix.
 #
 #   bench/quantize.sh [THREADS]          (BUILD=build by default)
 #
-# Generates a synthetic LLaMA-shaped f16 model with tests/tools/mkmodel
-# (1024 wide, 16 layers, ffn 2816, 32000-token vocabulary: 266M weights,
-# 0.5 GB) and times both tools with hyperfine on presets Q4_K_M, Q8_0 and
-# Q2_K, printing each median and the ratio llama-quantize / gguf-quantize
-# (above 1: we are faster). llama-quantize is found through LLAMA_CPP_BIN
-# (a directory) or PATH; without it only our times are printed. Each pair's
-# outputs are also compared tensor by tensor (sha256 of data), so a speedup
-# that cost exactness would show.
+# Input: MODEL=FILE.gguf, or by default a synthetic LLaMA-shaped f16 model
+# made with tests/tools/mkmodel (1024 wide, 16 layers, ffn 2816, 32000-token
+# vocabulary: 266M weights, 0.5 GB). The i-quant presets (IQ*) get an
+# importance matrix, IMATRIX=FILE or by default one gguf-run --imatrix
+# collects on the model over 4 chunks of 128 tokens of TEXT (default: the
+# fixtures' held-out corpus, else this script); llama-quantize reads the same
+# file (the GGUF imatrix format).
+#
+# For each preset (PRESETS, default Q4_K_M Q8_0 Q2_K IQ4_XS IQ3_M IQ2_XXS
+# IQ1_M) the two tools run alternately, RUNS times each (default 5: ours,
+# theirs, ours, …), wall time per run; it prints the medians and the ratio
+# llama-quantize / gguf-quantize (above 1: we are faster), and compares the
+# two outputs tensor by tensor (sha256 of data), so a speedup that cost
+# exactness would show. COMPETE=1 runs a busy loop on one core meanwhile.
+# llama-quantize is found through LLAMA_CPP_BIN (a directory) or PATH;
+# without it only our times are printed.
 #
 # A benchmark, not a test: it never runs under `make test`.
 set -euo pipefail
@@ -20,13 +28,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
 THREADS=${1:-$(nproc)}
-RUNS=${RUNS:-3}
-PRESETS=${PRESETS:-"Q4_K_M Q8_0 Q2_K"}
+RUNS=${RUNS:-5}
+PRESETS=${PRESETS:-"Q4_K_M Q8_0 Q2_K IQ4_XS IQ3_M IQ2_XXS IQ1_M"}
+FIX=${GGUFKIT_FIXTURES:-$ROOT/../shared/fixtures}
 
 OURS=$BIN/gguf-quantize
 INSPECT=$BIN/gguf-inspect
 MKMODEL=$BIN/tests/tools/mkmodel
-for b in "$OURS" "$INSPECT" "$MKMODEL"; do
+for b in "$OURS" "$INSPECT" "$MKMODEL" "$BIN/gguf-run"; do
     [ -x "$b" ] || { echo "build first: make all build/tests/tools/mkmodel (no $b)" >&2; exit 1; }
 done
 if [ -n "${LLAMA_CPP_BIN:-}" ] && [ -x "$LLAMA_CPP_BIN/llama-quantize" ]; then
@@ -35,28 +44,58 @@ else
     THEIRS=$(command -v llama-quantize || true)
 fi
 [ -n "$THEIRS" ] || echo "llama-quantize not found (set LLAMA_CPP_BIN or PATH): timing gguf-quantize alone"
-command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/quantize-bench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-MODEL=$WORK/model-f16.gguf
-"$MKMODEL" "$MODEL" --dim 1024 --layers 16 --ffn 2816 --heads 16 --kv-heads 16 \
-    --vocab 32000 --type f16 >/dev/null
-echo "input: $(du -h "$MODEL" | cut -f1) f16, threads: $THREADS, runs: $RUNS"
+COMPETITOR=
+cleanup() { [ -z "$COMPETITOR" ] || kill "$COMPETITOR" 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+if [ -n "${MODEL:-}" ]; then
+    [ -f "$MODEL" ] || { echo "MODEL=$MODEL: not a file" >&2; exit 1; }
+else
+    MODEL=$WORK/model-f16.gguf
+    "$MKMODEL" "$MODEL" --dim 1024 --layers 16 --ffn 2816 --heads 16 --kv-heads 16 \
+        --vocab 32000 --type f16 >/dev/null
+fi
+if [ -z "${IMATRIX:-}" ] && grep -q 'IQ' <<<"$PRESETS"; then
+    TEXT=${TEXT:-$FIX/corpora/war-and-peace-heldout.txt}
+    [ -f "$TEXT" ] || TEXT=$0
+    IMATRIX=$WORK/imatrix.gguf
+    "$BIN/gguf-run" -m "$MODEL" --imatrix "$IMATRIX" -f "$TEXT" --ctx-size 128 --chunks 4 \
+        -t "$THREADS" >/dev/null 2>&1
+fi
+echo "input: $MODEL ($(du -h "$MODEL" | cut -f1)), threads: $THREADS, runs: $RUNS each, alternating"
+[ -n "${IMATRIX:-}" ] && echo "imatrix (IQ presets): $IMATRIX"
 [ -n "$THEIRS" ] && echo "llama-quantize: $THEIRS"
+if [ "${COMPETE:-0}" = 1 ]; then
+    (while :; do :; done) &
+    COMPETITOR=$!
+    echo "with one busy-loop competitor (pid $COMPETITOR)"
+fi
 
-median() { jq -r '.results[0].median' "$1"; }
+now() { date +%s.%N; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 hashes() { "$INSPECT" --hash --json "$1" | jq -r '.tensors[] | "\(.name) \(.sha256)"' | sort; }
 
 printf '%-8s %12s %14s %8s  %s\n' preset gguf-quantize llama-quantize ratio outputs
 for p in $PRESETS; do
-    hyperfine -N --runs "$RUNS" --warmup 1 --export-json "$WORK/ours.json" \
-        "$OURS -q $MODEL $WORK/ours.gguf $p $THREADS" >/dev/null
-    ours=$(median "$WORK/ours.json")
+    im=()
+    [[ $p == IQ* ]] && im=(--imatrix "$IMATRIX")
+    : >"$WORK/ours.t"
+    : >"$WORK/theirs.t"
+    for ((i = 0; i < RUNS; i++)); do
+        t0=$(now)
+        "$OURS" -q "${im[@]}" "$MODEL" "$WORK/ours.gguf" "$p" "$THREADS"
+        echo "$(now) - $t0" | bc -l >>"$WORK/ours.t"
+        if [ -n "$THEIRS" ]; then
+            t0=$(now)
+            "$THEIRS" "${im[@]}" "$MODEL" "$WORK/theirs.gguf" "$p" "$THREADS" >/dev/null 2>&1
+            echo "$(now) - $t0" | bc -l >>"$WORK/theirs.t"
+        fi
+    done
+    ours=$(median <"$WORK/ours.t")
     if [ -n "$THEIRS" ]; then
-        hyperfine -N --runs "$RUNS" --warmup 1 --export-json "$WORK/theirs.json" \
-            "$THEIRS $MODEL $WORK/theirs.gguf $p $THREADS" >/dev/null 2>&1
-        theirs=$(median "$WORK/theirs.json")
+        theirs=$(median <"$WORK/theirs.t")
         if cmp -s <(hashes "$WORK/ours.gguf") <(hashes "$WORK/theirs.gguf"); then same=identical
         else same=DIFFERENT; fi
         printf '%-8s %11.3fs %13.3fs %7.2fx  %s\n' "$p" "$ours" "$theirs" \
