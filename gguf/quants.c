@@ -111,3 +111,22 @@ int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n, g
     c->dequantize(src, dst, n);
     return 0;
 }
+
+const uint8_t *gguf_iq_grid(uint32_t type, uint32_t *n_points, uint32_t *width)
+{
+    uint32_t n = 0, w = 8;
+    const uint8_t *g = NULL;
+    if (type == GGUF_DT_IQ1_S || type == GGUF_DT_IQ1_M)
+        g = gguf_iq1_grid_bytes(&n);
+    else if (type == GGUF_DT_IQ3_XXS || type == GGUF_DT_IQ3_S)
+        g = gguf_iq3_grid_bytes(type, &n), w = 4;
+    else
+        g = gguf_iq2_grid_bytes(type, &n);
+    if (g) {
+        if (n_points)
+            *n_points = n;
+        if (width)
+            *width = w;
+    }
+    return g;
+}

@@ -124,6 +124,11 @@ CODEC_FNS(iq2_s)
 CODEC_FNS(iq3_xxs)
 CODEC_FNS(iq3_s)
 CODEC_FNS(iq1_m)
+/* The grids behind gguf_iq_grid (quants.h). */
+const uint8_t *gguf_iq1_grid_bytes(uint32_t *n);
+const uint8_t *gguf_iq2_grid_bytes(uint32_t type, uint32_t *n);
+const uint8_t *gguf_iq3_grid_bytes(uint32_t type, uint32_t *n);
+
 /* iq1_s: importance weights required */
 void gguf_iq1_s_quantize_weighted(const float *x, void *y, int64_t n, const float *qw);
 void gguf_iq1_s_dequantize(const void *x, float *y, int64_t n);

@@ -844,3 +844,24 @@ void gguf_iq1_m_dequantize(const void *x, float *y, int64_t n)
         }
     }
 }
+
+/* ========================================================================
+ * The grid as bytes (gguf_iq_grid): ggml's iq1s_grid, int8 -1, 0, 1
+ * ======================================================================== */
+
+static int8_t GRID_BYTES[N_GRID * 8];
+static pthread_once_t bytes_once = PTHREAD_ONCE_INIT;
+
+static void init_bytes(void)
+{
+    for (int k = 0; k < N_GRID; k++)
+        for (int i = 0; i < 8; i++)
+            GRID_BYTES[8 * k + i] = (int8_t)((IQ1_GRID[k] >> 2 * i & 3) - 1);
+}
+
+const uint8_t *gguf_iq1_grid_bytes(uint32_t *n)
+{
+    pthread_once(&bytes_once, init_bytes);
+    *n = N_GRID;
+    return (const uint8_t *)GRID_BYTES;
+}

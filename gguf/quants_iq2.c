@@ -796,3 +796,35 @@ void gguf_iq2_s_quantize_weighted(const float *x, void *y, int64_t n, const floa
     if (g)
         s_row(g, x, y, n, qw);
 }
+
+/* ------------------------------------------------------------------------
+ * The grids as bytes (gguf_iq_grid)
+ * ------------------------------------------------------------------------ */
+
+static uint8_t BYTES_XXS[256 * 8], BYTES_XS[512 * 8], BYTES_S[1024 * 8];
+static pthread_once_t bytes_once = PTHREAD_ONCE_INIT;
+
+static void fill_bytes(const uint16_t *codes, int n, uint8_t *out)
+{
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < 8; i++)
+            out[8 * k + i] = MAGNITUDE[level_of(codes[k], i)];
+}
+
+static void init_bytes(void)
+{
+    fill_bytes(CODES_XXS, 256, BYTES_XXS);
+    fill_bytes(CODES_XS, 512, BYTES_XS);
+    fill_bytes(CODES_S, 1024, BYTES_S);
+}
+
+const uint8_t *gguf_iq2_grid_bytes(uint32_t type, uint32_t *n)
+{
+    pthread_once(&bytes_once, init_bytes);
+    switch (type) {
+    case GGUF_DT_IQ2_XXS: *n = 256; return BYTES_XXS;
+    case GGUF_DT_IQ2_XS: *n = 512; return BYTES_XS;
+    case GGUF_DT_IQ2_S: *n = 1024; return BYTES_S;
+    default: return NULL;
+    }
+}

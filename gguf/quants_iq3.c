@@ -651,3 +651,30 @@ void gguf_iq3_s_dequantize(const void *x, float *y, int64_t n)
         }
     }
 }
+
+/* ========================================================================
+ * The grids as bytes (gguf_iq_grid): ggml's iq3xxs_grid and iq3s_grid
+ * ======================================================================== */
+
+static uint8_t BYTES_256[256 * 4], BYTES_512[512 * 4];
+static pthread_once_t bytes_once = PTHREAD_ONCE_INIT;
+
+static void init_bytes(void)
+{
+    for (int k = 0; k < 256; k++)
+        for (int j = 0; j < 4; j++)
+            BYTES_256[4 * k + j] = XXS_VALUE[level_of(GRID_256[k], j)];
+    for (int k = 0; k < 512; k++)
+        for (int j = 0; j < 4; j++)
+            BYTES_512[4 * k + j] = (uint8_t)(2 * level_of(GRID_512[k], j) + 1);
+}
+
+const uint8_t *gguf_iq3_grid_bytes(uint32_t type, uint32_t *n)
+{
+    pthread_once(&bytes_once, init_bytes);
+    switch (type) {
+    case GGUF_DT_IQ3_XXS: *n = 256; return BYTES_256;
+    case GGUF_DT_IQ3_S: *n = 512; return BYTES_512;
+    default: return NULL;
+    }
+}

@@ -200,6 +200,15 @@ typedef struct gguf_codec {
  * are included. */
 GGUF_API const gguf_codec *gguf_codec_get(uint32_t type);
 
+/* The point grid of a lattice i-quant, for kernels that multiply the stored
+ * grid indices directly: n_points points of width bytes (8 for iq2_xxs,
+ * iq2_xs, iq2_s, iq1_s and iq1_m; 4 for iq3_xxs and iq3_s), each byte one
+ * element exactly as ggml's grid tables hold it (ggml-common.h's
+ * iq2xxs_grid … iq3s_grid: the unsigned magnitudes; iq1s_grid: the signed
+ * levels -1, 0, 1 as int8). NULL for any other type. Built once, then
+ * read-only (thread-safe). */
+GGUF_API const uint8_t *gguf_iq_grid(uint32_t type, uint32_t *n_points, uint32_t *width);
+
 /* Quantizes nrows rows of n_per_row floats as ggml_quantize_chunk does:
  * with imatrix (n_per_row weights) the weighted quantizer where the type has
  * one, otherwise the reference one. Returns the bytes written, or 0 with

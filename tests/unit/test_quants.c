@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <ggufkit/gguf.h>
 #include <ggufkit/quants.h>
 #include "testutil.h"
 
@@ -438,6 +439,34 @@ START_TEST(test_bad_arguments)
 }
 END_TEST
 
+/* gguf_iq_grid gives ggml's grid tables byte for byte: the sha256 of each
+ * table of ggml-common.h (e21cdc11) as stored, little-endian. */
+START_TEST(test_iq_grids)
+{
+    static const struct { uint32_t type, n, width; const char *sha; } grids[] = {
+        { GGUF_DT_IQ2_XXS, 256, 8, "05826b5d3e472a3a78f196be62ac78acf81df0f909626e12ab9fa2a5d490dd54" },
+        { GGUF_DT_IQ2_XS, 512, 8, "06e47aaca60b4dc1d9b5a3f34540437058a6b142b4d7a59d5ded769b4d1bf1de" },
+        { GGUF_DT_IQ2_S, 1024, 8, "e1aa1473412b0552c2174c30ef22ab4073f6a181b85a17056e8249bd2932fd88" },
+        { GGUF_DT_IQ3_XXS, 256, 4, "46e35f5a997efdee6c99ce57854c8a0d4f0ff8ca57e5e8a60c0793ea580acf5d" },
+        { GGUF_DT_IQ3_S, 512, 4, "bd1af4945a1717c65610b0284e4628b9a1ba3b306fae3a06f6e5f597356e349f" },
+        { GGUF_DT_IQ1_S, 2048, 8, "07540ffc1aeaf6ad4d97e96b0fcc765aae39671d4ae4a27bbd0e796fde167c6a" },
+        { GGUF_DT_IQ1_M, 2048, 8, "07540ffc1aeaf6ad4d97e96b0fcc765aae39671d4ae4a27bbd0e796fde167c6a" },
+    };
+    for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
+        uint32_t n = 0, w = 0;
+        const uint8_t *g = gguf_iq_grid(grids[i].type, &n, &w);
+        ck_assert_ptr_nonnull(g);
+        ck_assert_uint_eq(n, grids[i].n);
+        ck_assert_uint_eq(w, grids[i].width);
+        char hex[65];
+        gguf_sha256_hex(g, (size_t)n * w, hex);
+        ck_assert_msg(!strcmp(hex, grids[i].sha), "%s grid: %s", gguf_dtype_name(grids[i].type), hex);
+    }
+    ck_assert_ptr_null(gguf_iq_grid(GGUF_DT_IQ4_XS, NULL, NULL));
+    ck_assert_ptr_null(gguf_iq_grid(GGUF_DT_Q4_K, NULL, NULL));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quants");
@@ -450,6 +479,7 @@ int main(void)
     tcase_add_test(tc, test_unweighted_types);
     tcase_add_test(tc, test_grid_values_exact);
     tcase_add_test(tc, test_edge_blocks);
+    tcase_add_test(tc, test_iq_grids);
     int skipped = 0;
     if (fixtures_present()) {
         tcase_add_loop_test(tc, test_vectors_quantize_exact, 0, 2 * N_VECTOR_TYPES);
