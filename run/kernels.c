@@ -4,7 +4,8 @@
  * scalar and vector kernels, and the tiled, OpenMP-parallel matmul.
  *
  * The per-type arithmetic lives in kernels_float.c (f32, f16, bf16),
- * kernels_legacy.c (32-element blocks) and kernels_k.c (k-quants). Not for:
+ * kernels_legacy.c (32-element blocks), kernels_k.c (k-quants) and
+ * kernels_iq3s.c (iq3_s, iq2_s). Not for:
  * weight quantization (libgguf) or anything of the forward pass.
  */
 #include "kernels.h"
@@ -71,11 +72,13 @@ static const kern_type kern_types[] = {
     { GGUF_DT_Q4_K, GGUF_DT_Q8_K, dot_q4_K_ref, KVNNI(q4_K) },
     { GGUF_DT_Q5_K, GGUF_DT_Q8_K, dot_q5_K_ref, KVNNI(q5_K) },
     { GGUF_DT_Q6_K, GGUF_DT_Q8_K, dot_q6_K_ref, KVNNI(q6_K) },
+    { GGUF_DT_IQ3_S, GGUF_DT_Q8_K, dot_iq3_s_ref, SIMD(iq3_s, KERN_NX) },
+    { GGUF_DT_IQ2_S, GGUF_DT_Q8_K, dot_iq2_s_ref, SIMD(iq2_s, KERN_NX) },
     /* dequantize-then-multiply: f32 activations, products through is_deq()
      * (no kernels of their own yet) */
 #define DEQ(T, ID) { ID, GGUF_DT_F32, NULL, NONE, NONE }
-    DEQ(iq4_nl, GGUF_DT_IQ4_NL),   DEQ(iq4_xs, GGUF_DT_IQ4_XS), DEQ(iq3_s, GGUF_DT_IQ3_S),
-    DEQ(iq3_xxs, GGUF_DT_IQ3_XXS), DEQ(iq2_s, GGUF_DT_IQ2_S),   DEQ(iq2_xs, GGUF_DT_IQ2_XS),
+    DEQ(iq4_nl, GGUF_DT_IQ4_NL),   DEQ(iq4_xs, GGUF_DT_IQ4_XS),
+    DEQ(iq3_xxs, GGUF_DT_IQ3_XXS), DEQ(iq2_xs, GGUF_DT_IQ2_XS),
     DEQ(iq2_xxs, GGUF_DT_IQ2_XXS), DEQ(iq1_s, GGUF_DT_IQ1_S),   DEQ(iq1_m, GGUF_DT_IQ1_M),
     DEQ(tq1_0, GGUF_DT_TQ1_0),     DEQ(tq2_0, GGUF_DT_TQ2_0),   DEQ(mxfp4, GGUF_DT_MXFP4),
 #undef DEQ

@@ -13,6 +13,9 @@
  *   q4_0, q5_0, q8_0                q8_0
  *   q4_1, q5_1                      q8_1  (q8_0 plus d * sum(q) per block)
  *   q2_K, q3_K, q4_K, q5_K, q6_K    q8_K
+ *   iq3_s, iq2_s                    q8_K
+ *   the other i-quants, tq1_0,      f32: the weight row is dequantized
+ *   tq2_0, mxfp4                    (libgguf's codec), then the f32 product
  *
  * so a product gives what ggml's gives up to the order of float additions.
  * Every kernel has a scalar reference path and, where the CPU has them

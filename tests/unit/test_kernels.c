@@ -12,7 +12,12 @@
  *      per-row kern_vec_dot (the same kernel on the same bytes), for every
  *      instruction set; the AVX-512 VNNI kernels give exactly what the AVX2
  *      ones give (the same integer lanes, the same float additions);
- *   5. unsupported types and shapes answer false / -1 / 0.
+ *   5. unsupported types and shapes answer false / -1 / 0;
+ *   6. iq3_s and iq2_s (kernels_iq3s.c): the scalar kernel equals ggml's
+ *      formula evaluated in double from the blocks decoded here (which
+ *      decode to libgguf's dequantized weights exactly), the AVX2 dot and
+ *      dotn kernels equal it within the reassociation bound, and on random
+ *      block bytes and activation levels down to -128 too.
  *
  * Error bounds. Let u = 2^-24 (float's unit roundoff) and, per element i,
  * M = Σ_i (|ŵ_i| + |min_i|) · |x̂_i| with ŵ the dequantized weight, min_i its
@@ -47,6 +52,7 @@
 static const uint32_t wtypes[] = {
     GGUF_DT_F32,  GGUF_DT_F16,  GGUF_DT_BF16, GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
     GGUF_DT_Q8_0, GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K, GGUF_DT_Q6_K,
+    GGUF_DT_IQ3_S, GGUF_DT_IQ2_S,
 };
 #define N_WTYPES (sizeof wtypes / sizeof *wtypes)
 
@@ -752,7 +758,7 @@ END_TEST
 START_TEST(test_dequant_types)
 {
     static const uint32_t types[] = {
-        GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS, GGUF_DT_IQ3_S,  GGUF_DT_IQ3_XXS, GGUF_DT_IQ2_S,
+        GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS, GGUF_DT_IQ3_XXS,
         GGUF_DT_IQ2_XS, GGUF_DT_IQ2_XXS, GGUF_DT_IQ1_S, GGUF_DT_IQ1_M,   GGUF_DT_TQ1_0,
         GGUF_DT_TQ2_0,  GGUF_DT_MXFP4,
     };
@@ -789,6 +795,166 @@ START_TEST(test_dequant_types)
             }
         }
     }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * 6: iq3_s and iq2_s with q8_K activations
+ */
+
+/* Element e of a row of iq3_s or iq2_s decoded from the block bytes as
+ * ggml-common.h lays them out, with ggml's grid (gguf_iq_grid): the value
+ * without the super-block's f16 scale, which goes to *d —
+ *   iq3_s  (2·ls + 1) · ±g          ls: a nibble of scales[ib / 2]
+ *   iq2_s  (2·ls + 1) / 8 · ±g      ls: a nibble of scales[ib] per 16 */
+static double iq_weight(uint32_t t, const uint8_t *row, int64_t e, double *d)
+{
+    uint32_t np = 0, width = 0;
+    const uint8_t *grid = gguf_iq_grid(t, &np, &width);
+    const int64_t blk = e / 256;
+    const int el = (int)(e % 256), ib = el / 32, j = el % 32;
+    unsigned g, neg, ls;
+    const uint8_t *b;
+    if (t == GGUF_DT_IQ3_S) { /* d 0, qs 2, qh 66, signs 74, scales 106 */
+        ck_assert(grid && np == 512 && width == 4);
+        b = row + 110 * blk;
+        const unsigned idx = b[2 + 8 * ib + j / 4] | (b[66 + ib] >> (j / 4) & 1u) << 8;
+        g = grid[4 * idx + j % 4];
+        neg = b[74 + 4 * ib + j / 8] >> (j % 8) & 1u;
+        ls = b[106 + ib / 2] >> 4 * (ib % 2) & 15u;
+    } else { /* d 0, qs 2 (indices, then signs at 34), qh 66, scales 74 */
+        ck_assert(grid && np == 1024 && width == 8);
+        b = row + 82 * blk;
+        const unsigned idx = b[2 + 4 * ib + j / 8] | (b[66 + ib] >> (2 * (j / 8)) & 3u) << 8;
+        g = grid[8 * idx + j % 8];
+        neg = b[34 + 4 * ib + j / 8] >> (j % 8) & 1u;
+        ls = b[74 + ib] >> 4 * (j / 16) & 15u;
+    }
+    *d = gguf_f16_to_f32((gguf_half)(b[0] | b[1] << 8));
+    const double v = (double)(2 * ls + 1) * g * (neg ? -1.0 : 1.0);
+    return t == GGUF_DT_IQ3_S ? v : v / 8;
+}
+
+/* W: rows 0-3 quantized by libgguf (no imatrix), 4-6 random bytes under a
+ * finite f16 scale, row 6 every byte 0xff (largest index, every sign,
+ * scale 15); activations: rows 0-5 from kern_quantize_act, 6-8 random
+ * levels, row 8 all -128 — so that |a| · g reaches 128 · 62 in both signs.
+ * Each (weight row, activation row): ggml's formula in double from
+ * iq_weight (which must decode to libgguf's dequantized weights exactly),
+ * dot_T_ref against it, dot_T_avx2 and dotn_T_avx2 (exactly dot_T_avx2 per
+ * row) against dot_T_ref; then kern_matmul equals kern_vec_dot for every
+ * instruction set and batch size. */
+START_TEST(test_iq_lattice_kernels)
+{
+    const uint32_t t = _i ? GGUF_DT_IQ2_S : GGUF_DT_IQ3_S;
+    enum { ROWS = 7, COLS = 1024, NB = 9 };
+    kern_dot_fn ref = _i ? dot_iq2_s_ref : dot_iq3_s_ref;
+    ck_assert_int_eq(kern_dot_type(t), GGUF_DT_Q8_K);
+    product p;
+    product_init(&p, t, ROWS, COLS, NB, 51 + (uint64_t)_i, 52 + (uint64_t)_i);
+    const size_t rb = p.rb, xb = p.xb;
+    ck_assert_uint_eq(xb, COLS / 256 * sizeof(gguf_block_q8_K)); /* no extras */
+    ck_assert_uint_eq(gguf_quantize_rows(t, p.wf, p.w, 4, COLS, NULL, NULL), 4 * rb);
+    for (int b = 0; b < 6; b++)
+        kern_quantize_act(t, p.xf + (size_t)b * COLS, p.xq + (size_t)b * xb, COLS);
+    rng_state = 977 + (uint64_t)_i;
+    const size_t bbytes = rb / (COLS / 256);
+    for (int r = 4; r < ROWS; r++)
+        for (int blk = 0; blk < COLS / 256; blk++) {
+            uint8_t *b = p.w + r * rb + blk * bbytes;
+            for (size_t i = 2; i < bbytes; i++)
+                b[i] = r == 6 ? 0xff : (uint8_t)(uniform() * 256);
+            const gguf_half d = gguf_f32_to_f16((float)ldexp(1.0 + uniform(), -6 - blk));
+            memcpy(b, &d, 2);
+        }
+    for (int bn = 6; bn < NB; bn++)
+        for (int blk = 0; blk < COLS / 256; blk++) {
+            gguf_block_q8_K *a = (gguf_block_q8_K *)(p.xq + bn * xb) + blk;
+            a->d = (float)ldexp(1.0 + uniform(), -8 + blk);
+            for (int i = 0; i < 256; i++)
+                a->qs[i] = bn == 8 ? -128 : (int8_t)(uniform() * 256 - 128);
+            for (int j = 0; j < 16; j++) {
+                int s = 0;
+                for (int i = 0; i < 16; i++)
+                    s += a->qs[16 * j + i];
+                a->bsums[j] = (int16_t)s;
+            }
+        }
+
+    float *deq = malloc(sizeof(float) * COLS);
+    for (int r = 0; r < ROWS; r++) {
+        const uint8_t *w = p.w + r * rb;
+        ck_assert_int_eq(gguf_dequantize_row(t, w, deq, COLS, NULL), 0);
+        for (int64_t e = 0; e < COLS; e++) {
+            double d;
+            const double v = iq_weight(t, w, e, &d);
+            ck_assert_msg((double)deq[e] == d * v, "%s row %d element %lld: libgguf %.9g, here %.9g",
+                          gguf_dtype_name(t), r, (long long)e, deq[e], d * v);
+        }
+        float simd[NB];
+        for (int b = 0; b < NB; b++) {
+            const gguf_block_q8_K *x = (const gguf_block_q8_K *)(p.xq + b * xb);
+            double want = 0, mag = 0;
+            for (int64_t e = 0; e < COLS; e++) {
+                double d;
+                const double term = iq_weight(t, w, e, &d) * x[e / 256].qs[e % 256];
+                want += d * x[e / 256].d * term;
+                mag += fabs(d * x[e / 256].d * term);
+            }
+            ck_assert_msg(mag > 0, "%s row %d batch %d: all zero", gguf_dtype_name(t), r, b);
+            const double got = ref(COLS, w, x);
+            ck_assert_msg(fabs(got - want) <= 1e-5 * mag,
+                          "%s row %d batch %d: ref %.9g, formula %.9g (magnitude %g)",
+                          gguf_dtype_name(t), r, b, got, want, mag);
+#ifdef KERN_X86
+            if (simd_available()) {
+                simd[b] = _i ? dot_iq2_s_avx2(COLS, w, x) : dot_iq3_s_avx2(COLS, w, x);
+                const double tol = 2 * ((double)COLS / 32 + 20) * U * mag;
+                ck_assert_msg(fabs(simd[b] - got) <= tol,
+                              "%s row %d batch %d: avx2 %.9g, ref %.9g |diff| %g > %g",
+                              gguf_dtype_name(t), r, b, simd[b], got, fabs(simd[b] - got), tol);
+            }
+#endif
+        }
+#ifdef KERN_X86
+        if (simd_available())
+            for (int b = 0; b + KERN_NX <= NB; b++) {
+                float out[KERN_NX];
+                if (_i)
+                    dotn_iq2_s_avx2(COLS, w, p.xq + b * xb, xb, out);
+                else
+                    dotn_iq3_s_avx2(COLS, w, p.xq + b * xb, xb, out);
+                for (int k = 0; k < KERN_NX; k++)
+                    ck_assert_msg(out[k] == simd[b + k], "%s row %d batch %d+%d: dotn %.9g, dot %.9g",
+                                  gguf_dtype_name(t), r, b, k, out[k], simd[b + k]);
+            }
+#endif
+    }
+    free(deq);
+
+    const enum kern_isa isas[] = { KERN_ISA_SCALAR, KERN_ISA_AVX2, KERN_ISA_BEST };
+    const int64_t nbs[] = { 1, 3, 4, 9 };
+    for (size_t s = 0; s < 3; s++) {
+        kern_force_isa(isas[s]);
+        for (size_t k = 0; k < 4; k++) {
+            const int64_t nb = nbs[k];
+            for (int i = 0; i < NB * ROWS; i++)
+                p.y1[i] = NAN;
+            kern_matmul(t, p.w, rb, ROWS, COLS, p.xq, nb, p.y1);
+            for (int64_t b = 0; b < nb; b++)
+                for (int r = 0; r < ROWS; r++) {
+                    const float want = kern_vec_dot(t, COLS, p.w + r * rb, p.xq + b * xb);
+                    ck_assert_msg(p.y1[b * ROWS + r] == want,
+                                  "%s isa %d nb %lld y[%lld,%d]: matmul %.9g, dot %.9g",
+                                  gguf_dtype_name(t), (int)isas[s], (long long)nb, (long long)b, r,
+                                  p.y1[b * ROWS + r], want);
+                }
+            for (int64_t i = nb * ROWS; i < NB * ROWS; i++)
+                ck_assert(isnan(p.y1[i]));
+        }
+    }
+    kern_force_isa(KERN_ISA_BEST);
+    product_free(&p);
 }
 END_TEST
 
@@ -851,6 +1017,7 @@ int main(void)
     tcase_add_test(tc, test_packed_equals_matmul);
     tcase_add_test(tc, test_matmul_any_team);
     tcase_add_test(tc, test_dequant_types);
+    tcase_add_loop_test(tc, test_iq_lattice_kernels, 0, 2);
     tcase_add_test(tc, test_unsupported);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
