@@ -29,12 +29,18 @@
  * products in ggml's order, no fused multiply-add, ggml's nearest-level
  * search with its tie rule.
  *
+ * Where the CPU has AVX2, steps 1 and 3 run on eight blocks of 32 at once,
+ * one per vector lane, each lane doing exactly the scalar operations (see
+ * "Eight blocks at a time"); gguf_quants_force_scalar(true) keeps the
+ * one-block-at-a-time code, which the tests hold the lanes to.
+ *
  * Not for: the other formats (quants_legacy.c, quants_k.c, quants_tq.c,
  * quants_mxfp4.c) or dispatch (quants.c).
  */
 #include <math.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "quants_impl.h"
 
 #ifdef __clang__
@@ -153,6 +159,217 @@ static void pack_block(const uint8_t L[SUB], uint8_t qs[SUB / 2])
 }
 
 /* ========================================================================
+ * Eight blocks at a time (AVX2)
+ *
+ * The search above on eight blocks of 32, one block per vector lane, as
+ * quants_lanes.h does for the k-quants: every lane performs exactly the
+ * scalar float operations on its block, in the same order (IEEE add,
+ * multiply, divide are correctly rounded lane by lane; no fused
+ * multiply-add, no reassociation), and the data-dependent branches become
+ * per-lane selects, so each lane's result is bit for bit the scalar one.
+ * The time went into nearest_level's bisection, whose branches the data
+ * decide at random; here it is branch-free.
+ *
+ * Branch-free nearest level. Within [v[i-1], v[i]) nearest_level answers i
+ * exactly when v - v[i-1] < v[i] - v fails; both sides are monotone in v, so
+ * that happens from a threshold T[i] on, and T[i] is the midpoint
+ * (v[i-1] + v[i])/2 (near it both differences are exact). So the level's
+ * index is the number of thresholds ≤ v (a NaN counting all of them, as
+ * the bisection sends it to the top level), found here by a bisection over
+ * T whose comparisons are selects, the last step choosing between the pair
+ * of levels it has narrowed to. (nearest8 and nearest_level were compared
+ * on all 2^32 floats when this was written; tests/unit/test_quants.c holds
+ * the lanes to the scalar path on rows with exact ties.)
+ * ======================================================================== */
+
+#if GGUF_X86
+#include <immintrin.h>
+
+#define LANES 8
+#define LANE_FN static inline __attribute__((always_inline)) GGUF_TARGET_AVX2
+
+/* T[i], from which on level i is the nearest: (v[i-1] + v[i]) / 2 (T[0]
+ * unused). The bisection compares T[8] first, then T[4] or T[12], then
+ * T[2k + 2] for k = 0, 2, 4, 6 (k the index so far halved), then T[2k + 1],
+ * choosing between v[2k] and v[2k + 1]. */
+static const float T[16] = { 0.0f,   -115.5f, -93.5f, -74.0f, -57.0f, -42.0f, -28.5f, -16.0f,
+                             -4.5f,  7.0f,    19.0f,  31.5f,  45.5f,  61.0f,  79.0f,  101.0f };
+#define V(i) ((float)IQ4_LEVELS[i])
+
+/* !(v < t): also true for a NaN v, which so reaches the top level. */
+#define GE_OR_NAN(v, t) _mm256_cmp_ps((v), (t), _CMP_NLT_UQ)
+
+/* The level nearest each lane of v (as a float) and its index. */
+LANE_FN __m256 nearest8(__m256 v, __m256i *idx)
+{
+    const __m256 t_c = _mm256_setr_ps(T[2], 0.0f, T[6], 0.0f, T[10], 0.0f, T[14], 0.0f);
+    const __m256 t_d = _mm256_setr_ps(T[1], T[3], T[5], T[7], T[9], T[11], T[13], T[15]);
+    const __m256 v_even = _mm256_setr_ps(V(0), V(2), V(4), V(6), V(8), V(10), V(12), V(14));
+    const __m256 v_odd = _mm256_setr_ps(V(1), V(3), V(5), V(7), V(9), V(11), V(13), V(15));
+    const __m256 m_a = GE_OR_NAN(v, _mm256_set1_ps(T[8]));
+    const __m256 t_b = _mm256_blendv_ps(_mm256_set1_ps(T[4]), _mm256_set1_ps(T[12]), m_a);
+    const __m256 m_b = GE_OR_NAN(v, t_b);
+    __m256i k = _mm256_or_si256(_mm256_and_si256(_mm256_castps_si256(m_a), _mm256_set1_epi32(4)),
+                                _mm256_and_si256(_mm256_castps_si256(m_b), _mm256_set1_epi32(2)));
+    const __m256 m_c = GE_OR_NAN(v, _mm256_permutevar8x32_ps(t_c, k));
+    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_castps_si256(m_c), _mm256_set1_epi32(1)));
+    const __m256 m_d = GE_OR_NAN(v, _mm256_permutevar8x32_ps(t_d, k));
+    if (idx) /* 2k, plus 1 where m_d */
+        *idx = _mm256_sub_epi32(_mm256_add_epi32(k, k), _mm256_castps_si256(m_d));
+    return _mm256_blendv_ps(_mm256_permutevar8x32_ps(v_even, k),
+                            _mm256_permutevar8x32_ps(v_odd, k), m_d);
+}
+#undef GE_OR_NAN
+#undef V
+
+/* out[8c + i] lane b = src[b * SUB + 8c + i]: eight blocks of 32, one per lane. */
+LANE_FN void load_lanes(const float *src, __m256 out[SUB])
+{
+    for (int c = 0; c < SUB / 8; c++) {
+        __m256 r[8], t[8];
+        for (int b = 0; b < 8; b++)
+            r[b] = _mm256_loadu_ps(src + b * SUB + 8 * c);
+        for (int b = 0; b < 8; b += 2) {
+            t[b] = _mm256_unpacklo_ps(r[b], r[b + 1]);
+            t[b + 1] = _mm256_unpackhi_ps(r[b], r[b + 1]);
+        }
+        for (int b = 0; b < 8; b += 4) {
+            r[b] = _mm256_shuffle_ps(t[b], t[b + 2], 0x44);
+            r[b + 1] = _mm256_shuffle_ps(t[b], t[b + 2], 0xEE);
+            r[b + 2] = _mm256_shuffle_ps(t[b + 1], t[b + 3], 0x44);
+            r[b + 3] = _mm256_shuffle_ps(t[b + 1], t[b + 3], 0xEE);
+        }
+        /* r[0..3]: elements 0,1,2,3 (+4 in the high half) of blocks 0-3;
+         * r[4..7] the same for blocks 4-7 */
+        for (int i = 0; i < 4; i++) {
+            out[8 * c + i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+            out[8 * c + i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+        }
+    }
+}
+
+/* level_sums on every lane. */
+LANE_FN void level_sums8(const __m256 x[SUB], const __m256 w[SUB], __m256 id, __m256 *sumqx,
+                         __m256 *sumq2)
+{
+    __m256 sx = _mm256_setzero_ps(), s2 = _mm256_setzero_ps();
+    for (int j = 0; j < SUB; j++) {
+        const __m256 q = nearest8(_mm256_mul_ps(id, x[j]), NULL);
+        const __m256 wq = _mm256_mul_ps(w[j], q);
+        sx = _mm256_add_ps(sx, _mm256_mul_ps(wq, x[j]));
+        s2 = _mm256_add_ps(s2, _mm256_mul_ps(wq, q));
+    }
+    *sumqx = sx;
+    *sumq2 = s2;
+}
+
+/* block_scale on every lane. */
+LANE_FN __m256 block_scale8(const __m256 x[SUB], const __m256 w[SUB])
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 amax = _mm256_setzero_ps(), max = _mm256_setzero_ps();
+    for (int j = 0; j < SUB; j++) {
+        const __m256 ax = _mm256_andnot_ps(sign, x[j]);
+        const __m256 bigger = _mm256_cmp_ps(ax, amax, _CMP_GT_OQ);
+        amax = _mm256_blendv_ps(amax, ax, bigger);
+        max = _mm256_blendv_ps(max, x[j], bigger);
+    }
+    const __m256 zero = _mm256_cmp_ps(amax, _mm256_set1_ps(ALL_ZERO_EPS), _CMP_LT_OQ);
+    __m256 d = _mm256_div_ps(_mm256_xor_ps(max, sign), _mm256_set1_ps((float)IQ4_LEVELS[0]));
+    __m256 sumqx, sumq2;
+    level_sums8(x, w, _mm256_div_ps(_mm256_set1_ps(1.0f), d), &sumqx, &sumq2);
+    d = _mm256_and_ps(_mm256_cmp_ps(sumq2, _mm256_setzero_ps(), _CMP_GT_OQ),
+                      _mm256_div_ps(sumqx, sumq2));
+    __m256 best = _mm256_mul_ps(d, sumqx);
+    for (int k = -N_TRIALS; k <= N_TRIALS; k++) {
+        const __m256 id = _mm256_div_ps(_mm256_set1_ps((float)(k + IQ4_LEVELS[0])), max);
+        level_sums8(x, w, id, &sumqx, &sumq2);
+        const __m256 take =
+            _mm256_and_ps(_mm256_cmp_ps(sumq2, _mm256_setzero_ps(), _CMP_GT_OQ),
+                          _mm256_cmp_ps(_mm256_mul_ps(sumqx, sumqx), _mm256_mul_ps(best, sumq2),
+                                        _CMP_GT_OQ));
+        const __m256 dt = _mm256_div_ps(sumqx, sumq2);
+        d = _mm256_blendv_ps(d, dt, take);
+        best = _mm256_blendv_ps(best, _mm256_mul_ps(dt, sumqx), take);
+    }
+    return _mm256_andnot_ps(zero, d);
+}
+
+/* block_levels and pack_block on every lane: scale d[b] for block b. */
+LANE_FN void block_levels8(const __m256 x[SUB], __m256 d, uint8_t *qs, int qs_stride)
+{
+    const __m256 nonzero = _mm256_cmp_ps(d, _mm256_setzero_ps(), _CMP_NEQ_UQ);
+    const __m256 id = _mm256_and_ps(nonzero, _mm256_div_ps(_mm256_set1_ps(1.0f), d));
+    int32_t packed[SUB / 2][LANES];
+    for (int j = 0; j < SUB / 2; j++) {
+        __m256i lo, hi;
+        nearest8(_mm256_mul_ps(id, x[j]), &lo);
+        nearest8(_mm256_mul_ps(id, x[j + SUB / 2]), &hi);
+        _mm256_storeu_si256((__m256i *)packed[j], _mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)));
+    }
+    for (int b = 0; b < LANES; b++)
+        for (int j = 0; j < SUB / 2; j++)
+            qs[b * qs_stride + j] = (uint8_t)packed[j][b];
+}
+
+/* Eight blocks x[0..255]: their scales, with block_weights' weights from
+ * importance weights qw[0..255] (NULL: x²) and σ² = *sigma2 or, sigma2
+ * NULL, each block's own sigma2_of. */
+GGUF_TARGET_AVX2 static void block_scales_x8(const float *x, const float *qw, const float *sigma2,
+                                             float d[LANES])
+{
+    __m256 xv[SUB], wv[SUB];
+    load_lanes(x, xv);
+    if (qw) {
+        load_lanes(qw, wv);
+        __m256 s2;
+        if (sigma2) {
+            s2 = _mm256_set1_ps(*sigma2);
+        } else {
+            s2 = _mm256_setzero_ps();
+            for (int j = 0; j < SUB; j++)
+                s2 = _mm256_add_ps(s2, _mm256_mul_ps(xv[j], xv[j]));
+            s2 = _mm256_mul_ps(s2, _mm256_set1_ps(2.0f / (float)SUB));
+        }
+        for (int j = 0; j < SUB; j++)
+            wv[j] = _mm256_mul_ps(wv[j],
+                                  _mm256_sqrt_ps(_mm256_add_ps(s2, _mm256_mul_ps(xv[j], xv[j]))));
+    } else {
+        for (int j = 0; j < SUB; j++)
+            wv[j] = _mm256_mul_ps(xv[j], xv[j]);
+    }
+    _mm256_storeu_ps(d, block_scale8(xv, wv));
+}
+
+/* Eight blocks x[0..255]: levels against scales d[0..7], packed into
+ * qs + b * qs_stride. */
+GGUF_TARGET_AVX2 static void block_levels_x8(const float *x, const float d[LANES], uint8_t *qs,
+                                             int qs_stride)
+{
+    __m256 xv[SUB];
+    load_lanes(x, xv);
+    block_levels8(xv, _mm256_loadu_ps(d), qs, qs_stride);
+}
+
+static bool use_lanes(void)
+{
+    return !gguf_quants_scalar_forced() && gguf_cpu_avx2();
+}
+#else
+#define LANES 8
+static bool use_lanes(void) { return false; }
+static void block_scales_x8(const float *x, const float *qw, const float *sigma2, float d[LANES])
+{
+    (void)x, (void)qw, (void)sigma2, (void)d;
+}
+static void block_levels_x8(const float *x, const float d[LANES], uint8_t *qs, int qs_stride)
+{
+    (void)x, (void)d, (void)qs, (void)qs_stride;
+}
+#endif
+
+
+/* ========================================================================
  * iq4_nl
  * ======================================================================== */
 
@@ -167,19 +384,52 @@ static void iq4_nl_block(const float *x, const float *qw, gguf_block_iq4_nl *b)
     pack_block(L, b->qs);
 }
 
+/* Blocks i .. i+count-1 (count ≤ 8) eight lanes at a time; a short group
+ * runs padded with all-zero blocks, whose results are dropped. */
+static void iq4_nl_group(const float *x, const float *qw, gguf_block_iq4_nl *b, int count)
+{
+    float xs[LANES * SUB], qws[LANES * SUB], d[LANES];
+    uint8_t qs[LANES][SUB / 2];
+    if (count < LANES) {
+        memset(xs, 0, sizeof xs);
+        memcpy(xs, x, sizeof(float) * SUB * (size_t)count);
+        x = xs;
+        if (qw) {
+            memset(qws, 0, sizeof qws);
+            memcpy(qws, qw, sizeof(float) * SUB * (size_t)count);
+            qw = qws;
+        }
+    }
+    block_scales_x8(x, qw, NULL, d);
+    block_levels_x8(x, d, qs[0], SUB / 2);
+    for (int ib = 0; ib < count; ib++) {
+        b[ib].d = gguf_f32_to_f16(d[ib]);
+        memcpy(b[ib].qs, qs[ib], sizeof b[ib].qs);
+    }
+}
+
+static void iq4_nl_row(const float *x, gguf_block_iq4_nl *b, int64_t n, const float *qw)
+{
+    const int64_t nb = n / SUB;
+    if (use_lanes()) {
+        for (int64_t i = 0; i < nb; i += LANES)
+            iq4_nl_group(x + i * SUB, qw ? qw + i * SUB : NULL, &b[i],
+                         nb - i < LANES ? (int)(nb - i) : LANES);
+        return;
+    }
+    for (int64_t i = 0; i < nb; i++)
+        iq4_nl_block(x + i * SUB, qw ? qw + i * SUB : NULL, &b[i]);
+}
+
 void gguf_iq4_nl_quantize(const float *x, void *y, int64_t n)
 {
-    gguf_block_iq4_nl *b = y;
-    for (int64_t i = 0; i < n / SUB; i++)
-        iq4_nl_block(x + i * SUB, NULL, &b[i]);
+    iq4_nl_row(x, y, n, NULL);
 }
 
 /* The weights of block i are qw[32i .. 32i+31] (ggml), σ² the block's own. */
 void gguf_iq4_nl_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    gguf_block_iq4_nl *b = y;
-    for (int64_t i = 0; i < n / SUB; i++)
-        iq4_nl_block(x + i * SUB, qw + i * SUB, &b[i]);
+    iq4_nl_row(x, y, n, qw);
 }
 
 void gguf_iq4_nl_dequantize(const void *x, float *y, int64_t n)
@@ -200,15 +450,24 @@ void gguf_iq4_nl_dequantize(const void *x, float *y, int64_t n)
 
 #define N_SUB (GGUF_QK_K / SUB)
 
-static void iq4_xs_block(const float *x, const float *qw, gguf_block_iq4_xs *b)
+_Static_assert(N_SUB == LANES, "an iq4_xs super-block fills the lanes");
+
+/* One super-block; lanes: the eight sub-blocks eight lanes at a time. */
+static void iq4_xs_block(const float *x, const float *qw, gguf_block_iq4_xs *b, bool lanes)
 {
     const float sigma2 = qw ? sigma2_of(x, GGUF_QK_K) : 0.0f;
     float w[SUB], scales[N_SUB];
+    if (lanes) {
+        block_scales_x8(x, qw, &sigma2, scales);
+    } else {
+        for (int ib = 0; ib < N_SUB; ib++) {
+            block_weights(x + ib * SUB, qw ? qw + ib * SUB : NULL, sigma2, w);
+            scales[ib] = block_scale(x + ib * SUB, w);
+        }
+    }
     /* the scale of largest magnitude, with its sign (the first on ties) */
     float max_scale = 0.0f, amax_scale = 0.0f;
     for (int ib = 0; ib < N_SUB; ib++) {
-        block_weights(x + ib * SUB, qw ? qw + ib * SUB : NULL, sigma2, w);
-        scales[ib] = block_scale(x + ib * SUB, w);
         if (fabsf(scales[ib]) > amax_scale) {
             amax_scale = fabsf(scales[ib]);
             max_scale = scales[ib];
@@ -218,7 +477,7 @@ static void iq4_xs_block(const float *x, const float *qw, gguf_block_iq4_xs *b)
     const float d = -max_scale / 32.0f;
     b->d = gguf_f32_to_f16(d);
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    uint8_t L[SUB];
+    float dl[N_SUB];
     b->scales_h = 0;
     memset(b->scales_l, 0, sizeof b->scales_l);
     for (int ib = 0; ib < N_SUB; ib++) {
@@ -226,27 +485,37 @@ static void iq4_xs_block(const float *x, const float *qw, gguf_block_iq4_xs *b)
         l = l < -32 ? -32 : l > 31 ? 31 : l;
         /* levels against the float d times the integer scale, as ggml
          * (not the f16-rounded d the dequantizer will use) */
-        block_levels(x + ib * SUB, d * (float)l, L);
-        pack_block(L, b->qs + ib * (SUB / 2));
+        dl[ib] = d * (float)l;
         l += 32;
         b->scales_l[ib / 2] |= (uint8_t)((l & 0x0F) << 4 * (ib % 2));
         b->scales_h |= (uint16_t)((l >> 4) << 2 * ib);
+    }
+    if (lanes) {
+        block_levels_x8(x, dl, b->qs, SUB / 2);
+    } else {
+        uint8_t L[SUB];
+        for (int ib = 0; ib < N_SUB; ib++) {
+            block_levels(x + ib * SUB, dl[ib], L);
+            pack_block(L, b->qs + ib * (SUB / 2));
+        }
     }
 }
 
 void gguf_iq4_xs_quantize(const float *x, void *y, int64_t n)
 {
     gguf_block_iq4_xs *b = y;
+    const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
-        iq4_xs_block(x + i * GGUF_QK_K, NULL, &b[i]);
+        iq4_xs_block(x + i * GGUF_QK_K, NULL, &b[i], lanes);
 }
 
 /* σ² over each super-block of 256 (not the row, unlike the k-quants). */
 void gguf_iq4_xs_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     gguf_block_iq4_xs *b = y;
+    const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
-        iq4_xs_block(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, &b[i]);
+        iq4_xs_block(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, &b[i], lanes);
 }
 
 void gguf_iq4_xs_dequantize(const void *x, float *y, int64_t n)

@@ -424,11 +424,13 @@ START_TEST(test_other_codes)
 
     float x[256] = { 0 }, y[256];
     uint8_t q[1024];
-    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ2_XXS, x, q, 1, 256, NULL, &err), 0);
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_NVFP4, x, q, 1, 256, NULL, &err), 0);
     ck_assert_int_eq(err.code, GGUF_ERR_UNSUPPORTED);
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_IQ2_XXS, x, q, 1, 256, NULL, &err), 0);
+    ck_assert_int_eq(err.code, GGUF_ERR_ARG); /* needs an imatrix */
     ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_Q8_0, x, q, 1, 31, NULL, &err), 0);
     ck_assert_int_eq(err.code, GGUF_ERR_ARG);
-    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_IQ3_XXS, q, y, 256, &err), -1);
+    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_NVFP4, q, y, 256, &err), -1);
     ck_assert_int_eq(err.code, GGUF_ERR_UNSUPPORTED);
 
     gguf_imatrix im;

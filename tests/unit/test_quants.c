@@ -391,7 +391,7 @@ START_TEST(test_lanes_match_scalar)
 {
     static const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
                                       GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K,
-                                      GGUF_DT_Q6_K };
+                                      GGUF_DT_Q6_K, GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS };
     enum { N = 1024, ROWS = 8 };
     static float x[ROWS * N], w[N];
     static uint8_t a[ROWS * N * 2], b[ROWS * N * 2];
@@ -415,6 +415,40 @@ START_TEST(test_lanes_match_scalar)
             gguf_quants_force_scalar(false);
             ck_assert_msg(memcmp(a, b, n) == 0, "%s%s: lanes and scalar differ",
                           gguf_dtype_name(types[t]), weighted ? " weighted" : "");
+        }
+    }
+    /* iq4: blocks about ggml's all-zero threshold (squares still normal);
+     * blocks of its levels, an extreme of -127, and every eighth value
+     * halfway between two levels near zero: the trial whose inverse scale
+     * is -127/max = 1 keeps the levels and meets exact ties (resolved
+     * upwards, a choice no other trial repeats on both signs) and wins;
+     * -0.0 and denormals; rows of 11 iq4_nl blocks end in a short group */
+    static const float iq4_levels[16] = { -127, -104, -83, -65, -49, -35, -22, -10,
+                                          1,    13,   25,  38,  53,  69,  89,  113 };
+    enum { NZ = 11 * 32, ZROWS = 8 };
+    static float z[ZROWS * NZ];
+    for (int i = 0; i < ZROWS * NZ; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        float u = (float)(r >> 40) / (float)(1 << 24) - 0.5f;
+        int l = (int)(r >> 60), row = i / NZ;
+        float tie = (iq4_levels[6 + l % 4] + iq4_levels[7 + l % 4]) / 2;
+        z[i] = row == 0 ? u * 4e-15f : row == 1 ? u * 1e-16f
+             : row <= 3 ? (i % 32 == 7 ? -127.0f : i % 8 == 0 ? tie : iq4_levels[l])
+             : row == 4 ? (i % 3 == 0 ? -0.0f : u * 1e-40f)
+             : row == 5 ? (i % 5 == 0 ? 0.0f : u * 1e-37f) : u * 1e-18f;
+    }
+    for (int weighted = 0; weighted < 2; weighted++) {
+        for (int xs = 0; xs < 2; xs++) {
+            const uint32_t type = xs ? GGUF_DT_IQ4_XS : GGUF_DT_IQ4_NL;
+            const int64_t rows = xs ? ZROWS * NZ / 256 : ZROWS, per_row = xs ? 256 : NZ;
+            gguf_quants_force_scalar(false);
+            size_t n = gguf_quantize_rows(type, z, a, rows, per_row, weighted ? w : NULL, NULL);
+            gguf_quants_force_scalar(true);
+            ck_assert_uint_eq(gguf_quantize_rows(type, z, b, rows, per_row, weighted ? w : NULL,
+                                                 NULL), n);
+            gguf_quants_force_scalar(false);
+            ck_assert_msg(memcmp(a, b, n) == 0, "%s%s, adversarial rows: lanes and scalar differ",
+                          gguf_dtype_name(type), weighted ? " weighted" : "");
         }
     }
 }
