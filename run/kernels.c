@@ -5,8 +5,8 @@
  *
  * The per-type arithmetic lives in kernels_float.c (f32, f16, bf16),
  * kernels_legacy.c (32-element blocks), kernels_k.c (k-quants) and
- * kernels_iq3s.c (iq3_s, iq2_s). Not for:
- * weight quantization (libgguf) or anything of the forward pass.
+ * kernels_iq3s.c (iq3_s, iq2_s), kernels_iq.c (iq4_nl, iq4_xs, mxfp4).
+ * Not for: weight quantization (libgguf) or anything of the forward pass.
  */
 #include "kernels.h"
 
@@ -74,13 +74,15 @@ static const kern_type kern_types[] = {
     { GGUF_DT_Q6_K, GGUF_DT_Q8_K, dot_q6_K_ref, KVNNI(q6_K) },
     { GGUF_DT_IQ3_S, GGUF_DT_Q8_K, dot_iq3_s_ref, SIMD(iq3_s, KERN_NX) },
     { GGUF_DT_IQ2_S, GGUF_DT_Q8_K, dot_iq2_s_ref, SIMD(iq2_s, KERN_NX) },
+    { GGUF_DT_IQ4_NL, GGUF_DT_Q8_0, dot_iq4_nl_ref, SIMD(iq4_nl, KERN_NX) },
+    { GGUF_DT_IQ4_XS, GGUF_DT_Q8_K, dot_iq4_xs_ref, SIMD(iq4_xs, KERN_NX) },
+    { GGUF_DT_MXFP4,  GGUF_DT_Q8_0, dot_mxfp4_ref,  SIMD(mxfp4, KERN_NX) },
     /* dequantize-then-multiply: f32 activations, products through is_deq()
      * (no kernels of their own yet) */
 #define DEQ(T, ID) { ID, GGUF_DT_F32, NULL, NONE, NONE }
-    DEQ(iq4_nl, GGUF_DT_IQ4_NL),   DEQ(iq4_xs, GGUF_DT_IQ4_XS),
-    DEQ(iq3_xxs, GGUF_DT_IQ3_XXS), DEQ(iq2_xs, GGUF_DT_IQ2_XS),
-    DEQ(iq2_xxs, GGUF_DT_IQ2_XXS), DEQ(iq1_s, GGUF_DT_IQ1_S),   DEQ(iq1_m, GGUF_DT_IQ1_M),
-    DEQ(tq1_0, GGUF_DT_TQ1_0),     DEQ(tq2_0, GGUF_DT_TQ2_0),   DEQ(mxfp4, GGUF_DT_MXFP4),
+    DEQ(iq3_xxs, GGUF_DT_IQ3_XXS), DEQ(iq2_xs, GGUF_DT_IQ2_XS),   DEQ(iq2_xxs, GGUF_DT_IQ2_XXS),
+    DEQ(iq1_s, GGUF_DT_IQ1_S),     DEQ(iq1_m, GGUF_DT_IQ1_M),     DEQ(tq1_0, GGUF_DT_TQ1_0),
+    DEQ(tq2_0, GGUF_DT_TQ2_0),
 #undef DEQ
 };
 #define N_KERN_TYPES (sizeof kern_types / sizeof *kern_types)

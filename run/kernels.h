@@ -13,9 +13,10 @@
  *   q4_0, q5_0, q8_0                q8_0
  *   q4_1, q5_1                      q8_1  (q8_0 plus d * sum(q) per block)
  *   q2_K, q3_K, q4_K, q5_K, q6_K    q8_K
- *   iq3_s, iq2_s                    q8_K
- *   the other i-quants, tq1_0,      f32: the weight row is dequantized
- *   tq2_0, mxfp4                    (libgguf's codec), then the f32 product
+ *   iq4_nl, mxfp4                   q8_0
+ *   iq4_xs, iq3_s, iq2_s            q8_K
+ *   iq3_xxs, iq2_xxs, iq2_xs,       f32: the weight row is dequantized
+ *   iq1_s, iq1_m, tq1_0, tq2_0      (libgguf's codec), then the f32 product
  *
  * so a product gives what ggml's gives up to the order of float additions.
  * Every kernel has a scalar reference path and, where the CPU has them

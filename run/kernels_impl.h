@@ -88,7 +88,7 @@ void kern_quantize_q8_0_block(const float *x, gguf_block_q8_0 *y);
 void kern_quantize_q8_1(const float *x, void *y, int64_t n);
 
 /* Scalar reference kernels (kernels_float.c, kernels_legacy.c, kernels_k.c,
- * kernels_iq3s.c). */
+ * kernels_iq3s.c, kernels_iq.c). */
 float dot_f32_ref(int64_t n, const void *w, const void *x);
 float dot_f16_ref(int64_t n, const void *w, const void *x);
 float dot_bf16_ref(int64_t n, const void *w, const void *x);
@@ -104,6 +104,9 @@ float dot_q5_K_ref(int64_t n, const void *w, const void *x);
 float dot_q6_K_ref(int64_t n, const void *w, const void *x);
 float dot_iq3_s_ref(int64_t n, const void *w, const void *x);
 float dot_iq2_s_ref(int64_t n, const void *w, const void *x);
+float dot_iq4_nl_ref(int64_t n, const void *w, const void *x);
+float dot_iq4_xs_ref(int64_t n, const void *w, const void *x);
+float dot_mxfp4_ref(int64_t n, const void *w, const void *x);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define KERN_X86 1
@@ -132,6 +135,9 @@ float dot_q5_K_avx2(int64_t n, const void *w, const void *x);
 float dot_q6_K_avx2(int64_t n, const void *w, const void *x);
 float dot_iq3_s_avx2(int64_t n, const void *w, const void *x);
 float dot_iq2_s_avx2(int64_t n, const void *w, const void *x);
+float dot_iq4_nl_avx2(int64_t n, const void *w, const void *x);
+float dot_iq4_xs_avx2(int64_t n, const void *w, const void *x);
+float dot_mxfp4_avx2(int64_t n, const void *w, const void *x);
 
 void dotn_f32_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
 void dotn_f16_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
@@ -148,6 +154,9 @@ void dotn_q5_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *o
 void dotn_q6_K_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
 void dotn_iq3_s_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
 void dotn_iq2_s_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_iq4_nl_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_iq4_xs_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
+void dotn_mxfp4_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out);
 
 /* Tiles (kern_tile_fn) of the 32-element block types, and their AVX-512
  * VNNI builds. */

@@ -52,7 +52,7 @@
 static const uint32_t wtypes[] = {
     GGUF_DT_F32,  GGUF_DT_F16,  GGUF_DT_BF16, GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
     GGUF_DT_Q8_0, GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K, GGUF_DT_Q6_K,
-    GGUF_DT_IQ3_S, GGUF_DT_IQ2_S,
+    GGUF_DT_IQ3_S, GGUF_DT_IQ2_S, GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS, GGUF_DT_MXFP4,
 };
 #define N_WTYPES (sizeof wtypes / sizeof *wtypes)
 
@@ -758,9 +758,8 @@ END_TEST
 START_TEST(test_dequant_types)
 {
     static const uint32_t types[] = {
-        GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS, GGUF_DT_IQ3_XXS,
-        GGUF_DT_IQ2_XS, GGUF_DT_IQ2_XXS, GGUF_DT_IQ1_S, GGUF_DT_IQ1_M,   GGUF_DT_TQ1_0,
-        GGUF_DT_TQ2_0,  GGUF_DT_MXFP4,
+        GGUF_DT_IQ3_XXS, GGUF_DT_IQ2_XS, GGUF_DT_IQ2_XXS, GGUF_DT_IQ1_S, GGUF_DT_IQ1_M,
+        GGUF_DT_TQ1_0,   GGUF_DT_TQ2_0,
     };
     enum { ROWS = 6, COLS = 512, NB = 3 };
     static float wf[ROWS * COLS], xf[NB * COLS], deq[COLS], ones[COLS], y[NB * ROWS];
@@ -959,6 +958,210 @@ START_TEST(test_iq_lattice_kernels)
 END_TEST
 
 /* ---------------------------------------------------------------------------
+ * 4c: iq4_nl and mxfp4 (× q8_0) and iq4_xs (× q8_K), kernels_iq.c: the
+ * reference kernel against ggml's generic formula recomputed here in double
+ * from the bytes, the AVX2 kernels (one row, and KERN_NX rows at once)
+ * against the reference (and for iq4_nl and mxfp4 against llama.cpp's AVX2
+ * order of float operations exactly), and kern_matmul against
+ * kern_vec_dot.
+ */
+
+/* ggml-common.h's kvalues_iq4nl and kvalues_mxfp4, written out again. */
+static const int iq_levels_nl[16] = { -127, -104, -83, -65, -49, -35, -22, -10,
+                                      1,    13,   25,  38,  53,  69,  89,  113 };
+static const int iq_levels_mx[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+
+/* Where a type's block keeps its nibbles. */
+static size_t iq_qs_offset(uint32_t t)
+{
+    return t == GGUF_DT_IQ4_NL ? offsetof(gguf_block_iq4_nl, qs)
+         : t == GGUF_DT_MXFP4  ? offsetof(gguf_block_mxfp4, qs)
+                               : offsetof(gguf_block_iq4_xs, qs);
+}
+
+/* Σ_b s_b · Σ_e v[q_e]·a_e over the 32-element blocks b of a row, in double
+ * (every product exact): s_b = d_x·d_w (iq4_nl), d_x·2^(e−128) (mxfp4,
+ * ggml's E8M0 half scale), d_w·d_x·(ls_b − 32) (iq4_xs, ls_b the six-bit
+ * scale of block b % 8 of its super-block); *mag = Σ |s_b·v·a|. */
+static double iq_formula(uint32_t t, int64_t n, const uint8_t *w, const uint8_t *xq, double *mag)
+{
+    double sum = 0.0;
+    *mag = 0.0;
+    for (int64_t b = 0; b < n / 32; b++) {
+        const uint8_t *qs;
+        const int *v = t == GGUF_DT_MXFP4 ? iq_levels_mx : iq_levels_nl;
+        const int8_t *a;
+        double s;
+        if (t == GGUF_DT_IQ4_XS) {
+            const gguf_block_iq4_xs *wb = (const gguf_block_iq4_xs *)w + b / 8;
+            const gguf_block_q8_K *xb = (const gguf_block_q8_K *)xq + b / 8;
+            const int j = (int)(b % 8);
+            const int ls = ((wb->scales_l[j / 2] >> (4 * (j % 2))) & 15) | ((wb->scales_h >> (2 * j)) & 3) << 4;
+            s = (double)gguf_f16_to_f32(wb->d) * xb->d * (ls - 32);
+            qs = wb->qs + 16 * j;
+            a = xb->qs + 32 * j;
+        } else {
+            const gguf_block_q8_0 *xb = (const gguf_block_q8_0 *)xq + b;
+            if (t == GGUF_DT_MXFP4) {
+                const gguf_block_mxfp4 *wb = (const gguf_block_mxfp4 *)w + b;
+                s = ldexp(1.0, wb->e - 128) * gguf_f16_to_f32(xb->d);
+                qs = wb->qs;
+            } else {
+                const gguf_block_iq4_nl *wb = (const gguf_block_iq4_nl *)w + b;
+                s = (double)gguf_f16_to_f32(wb->d) * gguf_f16_to_f32(xb->d);
+                qs = wb->qs;
+            }
+            a = xb->qs;
+        }
+        for (int e = 0; e < 32; e++) {
+            const int q = e < 16 ? qs[e] & 15 : qs[e - 16] >> 4;
+            sum += s * v[q] * a[e];
+            *mag += fabs(s * v[q] * a[e]);
+        }
+    }
+    return sum;
+}
+
+/* What llama.cpp computes for iq4_nl and mxfp4 on AVX2 CPUs (it repacks
+ * their matrices, and its repacked kernels in ggml-cpu/arch/x86/repack.cpp
+ * add per output): acc = fma(Σ_b v[q]·a, d_w·d_x, acc) block by block. */
+static float iq_fma_chain(uint32_t t, int64_t n, const uint8_t *w, const uint8_t *xq)
+{
+    float acc = 0.0f;
+    for (int64_t b = 0; b < n / 32; b++) {
+        const gguf_block_q8_0 *xb = (const gguf_block_q8_0 *)xq + b;
+        const uint8_t *qs;
+        float dw;
+        if (t == GGUF_DT_MXFP4) {
+            const gguf_block_mxfp4 *wb = (const gguf_block_mxfp4 *)w + b;
+            dw = ldexpf(1.0f, wb->e - 128);
+            qs = wb->qs;
+        } else {
+            const gguf_block_iq4_nl *wb = (const gguf_block_iq4_nl *)w + b;
+            dw = gguf_f16_to_f32(wb->d);
+            qs = wb->qs;
+        }
+        const int *v = t == GGUF_DT_MXFP4 ? iq_levels_mx : iq_levels_nl;
+        int isum = 0;
+        for (int e = 0; e < 32; e++)
+            isum += v[e < 16 ? qs[e] & 15 : qs[e - 16] >> 4] * xb->qs[e];
+        acc = fmaf((float)isum, dw * gguf_f16_to_f32(xb->d), acc);
+    }
+    return acc;
+}
+
+START_TEST(test_iq_kernels)
+{
+    const uint32_t t = (const uint32_t[]){ GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS, GGUF_DT_MXFP4 }[_i];
+    kern_dot_fn ref = t == GGUF_DT_IQ4_NL ? dot_iq4_nl_ref
+                    : t == GGUF_DT_IQ4_XS ? dot_iq4_xs_ref
+                                          : dot_mxfp4_ref;
+#ifdef KERN_X86
+    kern_dot_fn avx2 = t == GGUF_DT_IQ4_NL ? dot_iq4_nl_avx2
+                     : t == GGUF_DT_IQ4_XS ? dot_iq4_xs_avx2
+                                           : dot_mxfp4_avx2;
+    kern_dotn_fn avx2n = t == GGUF_DT_IQ4_NL ? dotn_iq4_nl_avx2
+                       : t == GGUF_DT_IQ4_XS ? dotn_iq4_xs_avx2
+                                             : dotn_mxfp4_avx2;
+#endif
+    const bool xs = t == GGUF_DT_IQ4_XS;
+    ck_assert_int_eq(kern_dot_type(t), xs ? GGUF_DT_Q8_K : GGUF_DT_Q8_0);
+    ck_assert_uint_eq(kern_act_row_size(t, 512), xs ? 2 * 292 : 16 * 34);
+    if (!simd_available())
+        fprintf(stderr, "test_kernels: no AVX2+FMA+F16C here, iq SIMD kernels not tested\n");
+    /* lengths: one block (the AVX2 32-block kernels' odd last block alone),
+     * odd and even block counts */
+    const int64_t ns32[] = { 32, 96, 2080, 2048 }, nsxs[] = { 256, 768, 2048 };
+    const int64_t *ns = xs ? nsxs : ns32;
+    const size_t nns = xs ? 3 : 4;
+    enum { ROWS = 7, NB = 9 };
+    for (size_t in = 0; in < nns; in++) {
+        const int64_t n = ns[in];
+        product p;
+        product_init(&p, t, ROWS, (int)n, NB, 300 + (uint64_t)_i, 400 + (uint64_t)_i);
+        /* activation row 3: ±1 in same-sign pairs, levels ±127 everywhere */
+        for (int64_t j = 0; j < n; j++)
+            p.xf[3 * n + j] = (j & 2) ? -1.0f : 1.0f;
+        product_quantize(&p);
+        /* weight rows 3..6: every nibble byte 0x00, 0xff, 0x88 or random
+         * (for iq4 levels -127, 113, 1; mxfp4 0, -12, 0), scales kept */
+        const gguf_dtype_traits *tr = gguf_dtype_get(t);
+        uint32_t lcg = 777;
+        for (int r = 3; r < 7; r++)
+            for (int64_t b = 0; b < n / tr->blck_size; b++) {
+                uint8_t *q = p.w + (size_t)r * p.rb + (size_t)b * tr->type_size + iq_qs_offset(t);
+                for (uint32_t j = 0; j < tr->blck_size / 2; j++) {
+                    lcg = lcg * 1103515245u + 12345u;
+                    q[j] = r == 3 ? 0x00 : r == 4 ? 0xff : r == 5 ? 0x88 : (uint8_t)(lcg >> 24);
+                }
+            }
+        for (int r = 0; r < ROWS; r++) {
+            const uint8_t *w = p.w + (size_t)r * p.rb;
+#ifdef KERN_X86
+            float outn[KERN_NX];
+            if (simd_available())
+                avx2n(n, w, p.xq, p.xb, outn);
+#endif
+            for (int k = 0; k < NB; k++) {
+                const uint8_t *x = p.xq + (size_t)k * p.xb;
+                double mag;
+                const double exact = iq_formula(t, n, w, x, &mag);
+                const float got = ref(n, w, x);
+                /* (1) the reference is ggml's formula up to float rounding */
+                ck_assert_msg(fabs(got - exact) <= 1e-5 * mag,
+                              "%s n=%lld w%d x%d: ref %.9g, formula %.9g (M %g)", gguf_dtype_name(t),
+                              (long long)n, r, k, got, exact, mag);
+                ck_assert_msg(fabs(got - exact) <= ((double)n / 32 + 10) * U * mag,
+                              "%s n=%lld w%d x%d: ref %.9g, formula %.9g (M %g)", gguf_dtype_name(t),
+                              (long long)n, r, k, got, exact, mag);
+                kern_force_scalar(true);
+                ck_assert(kern_vec_dot(t, n, w, x) == got);
+                kern_force_scalar(false);
+#ifdef KERN_X86
+                if (!simd_available())
+                    continue;
+                /* (2) AVX2 within the reassociation bound; KERN_NX rows at
+                 * once exactly as one row */
+                const float v = avx2(n, w, x);
+                const double tol = 2 * ((double)n / 32 + 20) * U * mag;
+                ck_assert_msg(fabs(v - got) <= tol, "%s n=%lld w%d x%d: avx2 %.9g ref %.9g |diff| %g > %g",
+                              gguf_dtype_name(t), (long long)n, r, k, v, got, fabs(v - got), tol);
+                if (k < KERN_NX)
+                    ck_assert_msg(outn[k] == v, "%s n=%lld w%d x%d: dotn %.9g dot %.9g",
+                                  gguf_dtype_name(t), (long long)n, r, k, outn[k], v);
+                /* iq4_nl and mxfp4: llama.cpp's AVX2 result, bit for bit */
+                if (!xs)
+                    ck_assert_msg(v == iq_fma_chain(t, n, w, x), "%s n=%lld w%d x%d: avx2 %.9g, llama.cpp's %.9g",
+                                  gguf_dtype_name(t), (long long)n, r, k, v, iq_fma_chain(t, n, w, x));
+#endif
+            }
+        }
+        /* (3) kern_matmul gives each pair's kern_vec_dot, on every
+         * instruction set, for batches with and without a remainder */
+        for (int isa = KERN_ISA_SCALAR; isa <= KERN_ISA_BEST; isa++) {
+            kern_force_isa((enum kern_isa)isa);
+            for (int nb = 1; nb <= NB; nb += 2) {
+                for (int i = 0; i < NB * ROWS; i++)
+                    p.y1[i] = NAN;
+                kern_matmul(t, p.w, p.rb, ROWS, (int64_t)n, p.xq, nb, p.y1);
+                for (int b = 0; b < nb; b++)
+                    for (int r = 0; r < ROWS; r++) {
+                        const float want = kern_vec_dot(t, n, p.w + (size_t)r * p.rb, p.xq + (size_t)b * p.xb);
+                        ck_assert_msg(p.y1[b * ROWS + r] == want,
+                                      "%s isa %d n=%lld nb=%d y[%d,%d] = %.9g, dot %.9g", gguf_dtype_name(t),
+                                      isa, (long long)n, nb, b, r, p.y1[b * ROWS + r], want);
+                    }
+                for (int i = nb * ROWS; i < NB * ROWS; i++)
+                    ck_assert(isnan(p.y1[i]));
+            }
+        }
+        kern_force_isa(KERN_ISA_BEST);
+        product_free(&p);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
  * 5: what the kernels refuse
  */
 
@@ -1016,6 +1219,7 @@ int main(void)
     tcase_add_loop_test(tc, test_vnni_equals_avx2, 0, N_WTYPES);
     tcase_add_test(tc, test_packed_equals_matmul);
     tcase_add_test(tc, test_matmul_any_team);
+    tcase_add_loop_test(tc, test_iq_kernels, 0, 3);
     tcase_add_test(tc, test_dequant_types);
     tcase_add_loop_test(tc, test_iq_lattice_kernels, 0, 2);
     tcase_add_test(tc, test_unsupported);

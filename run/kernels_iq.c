@@ -1,0 +1,347 @@
+/*
+ * kernels_iq.c — dot products of the non-linear 4-bit types iq4_nl and
+ * mxfp4 with q8_0 activations, and iq4_xs with q8_K activations
+ * (kernels.h), as ggml's CPU backend pairs them.
+ *
+ * Each weight element is a 4-bit index q into a fixed table of 16 integer
+ * levels v (iq4_nl, iq4_xs: -127 .. 113; mxfp4: the E2M1 values doubled,
+ * 0, ±1 .. ±12), nibbles packed as q4_0's (low nibbles are elements 0..15
+ * of a 32-element block, high nibbles 16..31). Per 32-element block b,
+ * with activation levels a:
+ *   iq4_nl:  term_b = (d_x · d_w)                 · Σ v[q]·a
+ *   mxfp4:   term_b = (d_x · 2^(e−128))           · Σ v[q]·a
+ *   iq4_xs:  term_b = ((d_w · d_x) · (ls_b − 32)) · Σ v[q]·a
+ * (iq4_xs: 8 blocks of a 256 super-block share d_w and the q8_K d_x, each
+ * has a 6-bit scale ls_b), the float factors multiplied in that order, as
+ * ggml's generic kernels (ggml-cpu/quants.c, e21cdc11) do. Σ v[q]·a is an
+ * exact integer; a row's result is Σ_b term_b added in float. mxfp4's
+ * 2^(e−128) is ggml's GGML_E8M0_TO_FP32_HALF: half the E8M0 scale, since
+ * the table holds doubled values (e = 0, 1 give subnormals, e = 255 gives
+ * 2^127 as in ggml).
+ *
+ * The *_ref functions define the result. The AVX2 ones compute the same
+ * integer block sums and the same float scale of each block; they differ
+ * only in how the float terms are added:
+ *   iq4_nl, mxfp4: one accumulator per output, acc = fma(Σ_b, d_w·d_x, acc)
+ *     block after block (the reference's order, the term not rounded
+ *     before it is added): what llama.cpp computes on AVX2 CPUs, where it
+ *     repacks these matrices (rows a multiple of 8) as it does q4_0 and
+ *     its repacked gemv / gemm add exactly so (ggml-cpu/arch/x86/repack.cpp;
+ *     its unrepacked ggml_vec_dot_*_q8_0 would add in 2 × 8 lanes instead);
+ *   iq4_xs: eight lanes per output, each adding its part of every block's
+ *     integer sum times that block's scale, even and odd blocks into two
+ *     accumulators, added and reduced as hsum8 does at the end. (ggml's x86
+ *     iq4_xs kernel multiplies the scales ls − 32 in as integers and the
+ *     super-block's d_w·d_x once, which rounds differently from its generic
+ *     kernel; the generic one is the definition here.)
+ * Not for: quantizing (libgguf's codecs), the type table (kernels.c).
+ */
+#include <math.h>
+#include <string.h>
+
+#include <ggufkit/gguf.h>
+#include <ggufkit/quants.h>
+#include "kernels_impl.h"
+
+/* ggml-common.h's kvalues_iq4nl and kvalues_mxfp4. */
+static const int8_t IQ4_LEVELS[16] = {
+    -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+};
+static const int8_t MXFP4_LEVELS[16] = {
+    0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12,
+};
+
+/* 2^(e−128) from its bits, as ggml's ggml_e8m0_to_fp32_half. */
+static inline float e8m0_half(uint8_t e)
+{
+    const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* iq4_xs block j's scale ls_j − 32: the low four bits are nibble j%2 of
+ * scales_l[j/2], the top two bits 2j, 2j+1 of scales_h. */
+static inline int iq4_xs_scale(const gguf_block_iq4_xs *b, int j)
+{
+    const int lo = (b->scales_l[j / 2] >> (4 * (j % 2))) & 0x0f;
+    const int hi = (b->scales_h >> (2 * j)) & 3;
+    return (lo | hi << 4) - 32;
+}
+
+/* ---------------------------------------------------------------------------
+ * Scalar reference
+ */
+
+/* Σ v[q]·a over one 32-element block of nibbles qs. */
+static int block_isum(const int8_t v[16], const uint8_t qs[16], const int8_t a[32])
+{
+    int lo = 0, hi = 0;
+    for (int j = 0; j < 16; j++) {
+        lo += a[j] * v[qs[j] & 0x0f];
+        hi += a[j + 16] * v[qs[j] >> 4];
+    }
+    return lo + hi;
+}
+
+float dot_iq4_nl_ref(int64_t n, const void *w, const void *x)
+{
+    const gguf_block_iq4_nl *bw = w;
+    const gguf_block_q8_0 *bx = x;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n / GGUF_QK4_NL; i++) {
+        const float d = gguf_f16_to_f32(bx[i].d) * gguf_f16_to_f32(bw[i].d);
+        sum += d * (float)block_isum(IQ4_LEVELS, bw[i].qs, bx[i].qs);
+    }
+    return sum;
+}
+
+float dot_mxfp4_ref(int64_t n, const void *w, const void *x)
+{
+    const gguf_block_mxfp4 *bw = w;
+    const gguf_block_q8_0 *bx = x;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n / GGUF_QK_MXFP4; i++) {
+        const float d = gguf_f16_to_f32(bx[i].d) * e8m0_half(bw[i].e);
+        sum += d * (float)block_isum(MXFP4_LEVELS, bw[i].qs, bx[i].qs);
+    }
+    return sum;
+}
+
+float dot_iq4_xs_ref(int64_t n, const void *w, const void *x)
+{
+    const gguf_block_iq4_xs *bw = w;
+    const gguf_block_q8_K *bx = x;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
+        const float d4d8 = gguf_f16_to_f32(bw[i].d) * bx[i].d;
+        for (int j = 0; j < GGUF_QK_K / 32; j++) {
+            const float dj = d4d8 * (float)iq4_xs_scale(&bw[i], j);
+            sum += dj * (float)block_isum(IQ4_LEVELS, bw[i].qs + 16 * j, bx[i].qs + 32 * j);
+        }
+    }
+    return sum;
+}
+
+/* ---------------------------------------------------------------------------
+ * AVX2: a block's 32 levels are one register of bytes, looked up with
+ * pshufb from the 16-entry table (in both 128-bit halves). The signed
+ * levels go through maddubs' unsigned × signed product as |v| against
+ * a·sign(v) (no level is -128, and q8_0 / q8_K levels stay within ±127, so
+ * every 16-bit pair sum is at most 2·127·127 < 2^15), then madd with ones
+ * gives eight exact 32-bit lane sums of the block's Σ v·a.
+ *
+ * Each kernel is written once for nx activation rows: a weight block is
+ * looked up once and met by every row, and row k's float operations are
+ * the same whatever nx is, so dotn_* gives exactly what dot_* gives row by
+ * row.
+ */
+#ifdef KERN_X86
+#include "kernels_simd.h"
+
+_Static_assert(KERN_NX == 4, "rows_w32_avx2 reduces the sums of four activation rows at once");
+
+/* The table of 16 levels in both halves of a register. */
+ALWAYS __m256i level_table(const int8_t v[16])
+{
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)v));
+}
+
+/* The 32 levels of a block of nibbles qs: the bytes in both halves, the
+ * high half shifted down by four, the nibbles looked up. */
+ALWAYS __m256i lookup_levels(__m256i table, const uint8_t qs[16])
+{
+    const __m256i b = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)qs));
+    const __m256i idx = _mm256_and_si256(_mm256_blend_epi32(b, _mm256_srli_epi16(b, 4), 0xf0),
+                                         _mm256_set1_epi8(0x0f));
+    return _mm256_shuffle_epi8(table, idx);
+}
+
+/* Eight 32-bit lane sums of Σ v·a, given av = |v|. */
+ALWAYS __m256i lanes_isum(__m256i v, __m256i av, const int8_t *a)
+{
+    const __m256i x = _mm256_loadu_si256((const __m256i *)a);
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(av, _mm256_sign_epi8(x, v)), _mm256_set1_epi16(1));
+}
+
+ALWAYS int hsum_lanes(__m256i v)
+{
+    __m128i h = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
+    h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 1));
+    return _mm_cvtsi128_si32(h);
+}
+
+/* Activation block i of row k (q8_0 or q8_K rows xs bytes apart from x). */
+ALWAYS const gguf_block_q8_0 *act_q8_0(const void *x, size_t xs, int k, int64_t i)
+{
+    return (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i;
+}
+
+ALWAYS const gguf_block_q8_K *act_q8_K(const void *x, size_t xs, int k, int64_t i)
+{
+    return (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i;
+}
+
+/* The 32-element types against q8_0 rows (type GGUF_DT_IQ4_NL or
+ * GGUF_DT_MXFP4, a constant): block i's scale, nibbles. */
+ALWAYS float w32_scale(uint32_t type, const void *w, int64_t i)
+{
+    return type == GGUF_DT_MXFP4 ? e8m0_half(((const gguf_block_mxfp4 *)w)[i].e)
+                                 : h2f(((const gguf_block_iq4_nl *)w)[i].d);
+}
+
+ALWAYS const uint8_t *w32_qs(uint32_t type, const void *w, int64_t i)
+{
+    return type == GGUF_DT_MXFP4 ? ((const gguf_block_mxfp4 *)w)[i].qs
+                                 : ((const gguf_block_iq4_nl *)w)[i].qs;
+}
+
+/* The whole sums of four vectors of eight lane sums, in order (horizontal
+ * adds: exact, whatever the order). */
+ALWAYS __m128i sums4(__m256i s0, __m256i s1, __m256i s2, __m256i s3)
+{
+    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s0, s1), _mm256_hadd_epi32(s2, s3));
+    /* lane k: the first half of sum k, lane 4 + k: its second half */
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+/* One weight row × nx (1 or KERN_NX) q8_0 rows as llama.cpp's AVX2 code
+ * multiplies these types (it repacks iq4_nl and mxfp4 matrices of 8k rows
+ * as it does q4_0, and its repacked gemv / gemm in
+ * ggml-cpu/arch/x86/repack.cpp add so): one float accumulator per output,
+ * and each block adds its whole integer sum times d_w·d_x in one fused
+ * multiply-add, block after block. One row takes four blocks at a time to
+ * reduce their lane sums together; KERN_NX rows reduce one block's four
+ * sums together and run the four outputs' multiply-adds side by side in
+ * one register, each lane the operations of the one-row path's fmaf. */
+ALWAYS void rows_w32_avx2(uint32_t type, int64_t n, const void *w, const void *x, size_t xs,
+                          int nx, float *out)
+{
+    const __m256i table = level_table(type == GGUF_DT_MXFP4 ? MXFP4_LEVELS : IQ4_LEVELS);
+    const int64_t nb = n / 32;
+    if (nx == 1) {
+        float acc = 0.0f;
+        int64_t i = 0;
+        for (; i + 4 <= nb; i += 4) {
+            __m256i s[4];
+            float d[4], f[4];
+            UNROLL for (int m = 0; m < 4; m++) {
+                const __m256i v = lookup_levels(table, w32_qs(type, w, i + m));
+                const gguf_block_q8_0 *a = act_q8_0(x, 0, 0, i + m);
+                s[m] = lanes_isum(v, _mm256_sign_epi8(v, v), a->qs);
+                d[m] = w32_scale(type, w, i + m) * h2f(a->d);
+            }
+            _mm_storeu_ps(f, _mm_cvtepi32_ps(sums4(s[0], s[1], s[2], s[3])));
+            UNROLL for (int m = 0; m < 4; m++)
+                acc = fmaf(f[m], d[m], acc);
+        }
+        for (; i < nb; i++) {
+            const __m256i v = lookup_levels(table, w32_qs(type, w, i));
+            const gguf_block_q8_0 *a = act_q8_0(x, 0, 0, i);
+            const int isum = hsum_lanes(lanes_isum(v, _mm256_sign_epi8(v, v), a->qs));
+            acc = fmaf((float)isum, w32_scale(type, w, i) * h2f(a->d), acc);
+        }
+        out[0] = acc;
+        return;
+    }
+    __m128 acc = _mm_setzero_ps();
+    for (int64_t i = 0; i < nb; i++) {
+        const __m256i v = lookup_levels(table, w32_qs(type, w, i));
+        const __m256i av = _mm256_sign_epi8(v, v);
+        const gguf_block_q8_0 *a0 = act_q8_0(x, xs, 0, i), *a1 = act_q8_0(x, xs, 1, i);
+        const gguf_block_q8_0 *a2 = act_q8_0(x, xs, 2, i), *a3 = act_q8_0(x, xs, 3, i);
+        const __m128i isum = sums4(lanes_isum(v, av, a0->qs), lanes_isum(v, av, a1->qs),
+                                   lanes_isum(v, av, a2->qs), lanes_isum(v, av, a3->qs));
+        const __m128 dx = _mm_setr_ps(h2f(a0->d), h2f(a1->d), h2f(a2->d), h2f(a3->d));
+        acc = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), _mm_mul_ps(_mm_set1_ps(w32_scale(type, w, i)), dx), acc);
+    }
+    _mm_storeu_ps(out, acc);
+}
+
+/* iq4_xs × nx q8_K rows: per super-block the eight block scales
+ * (d_w·d_x)·(ls_j − 32) as one vector of floats (each lane the scalar
+ * product), then block j's lane sums times its scale into acc[j % 2]. */
+ALWAYS void rows_iq4_xs_avx2(int64_t n, const void *w, const void *x, size_t xs, int nx,
+                             float *out)
+{
+    const __m256i table = level_table(IQ4_LEVELS);
+    const gguf_block_iq4_xs *bw = w;
+    /* lane j: shift of ls_j's low nibble in scales_l (as a 32-bit word) and
+     * of its top two bits in scales_h */
+    const __m256i lo_shift = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i hi_shift = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+    __m256 acc0[KERN_NX], acc1[KERN_NX];
+    UNROLL for (int k = 0; k < nx; k++)
+        acc0[k] = acc1[k] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
+        const gguf_block_iq4_xs *b = &bw[i];
+        uint32_t sl;
+        memcpy(&sl, b->scales_l, 4);
+        const __m256i lo = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)sl), lo_shift),
+                                            _mm256_set1_epi32(0x0f));
+        const __m256i hi = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(b->scales_h), hi_shift),
+                                            _mm256_set1_epi32(3));
+        const __m256 ls = _mm256_cvtepi32_ps(
+            _mm256_sub_epi32(_mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)), _mm256_set1_epi32(32)));
+        const float dw = h2f(b->d);
+        float dj[KERN_NX][8];
+        UNROLL for (int k = 0; k < nx; k++)
+            _mm256_storeu_ps(dj[k], _mm256_mul_ps(_mm256_set1_ps(dw * act_q8_K(x, xs, k, i)->d), ls));
+        UNROLL for (int j = 0; j < GGUF_QK_K / 32; j++) {
+            const __m256i v = lookup_levels(table, b->qs + 16 * j);
+            const __m256i av = _mm256_sign_epi8(v, v);
+            UNROLL for (int k = 0; k < nx; k++) {
+                const __m256i s = lanes_isum(v, av, act_q8_K(x, xs, k, i)->qs + 32 * j);
+                if (j % 2)
+                    acc1[k] = add_scaled(acc1[k], dj[k][j], s);
+                else
+                    acc0[k] = add_scaled(acc0[k], dj[k][j], s);
+            }
+        }
+    }
+    UNROLL for (int k = 0; k < nx; k++)
+        out[k] = hsum8(_mm256_add_ps(acc0[k], acc1[k]));
+}
+
+/* ---------------------------------------------------------------------------
+ * Entry points: one pair (dot) and one weight row × KERN_NX activation
+ * rows (dotn), each the type's kernel with constant shapes.
+ */
+
+KERN_AVX2 float dot_iq4_nl_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_w32_avx2(GGUF_DT_IQ4_NL, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_iq4_nl_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_w32_avx2(GGUF_DT_IQ4_NL, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_mxfp4_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_w32_avx2(GGUF_DT_MXFP4, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_mxfp4_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_w32_avx2(GGUF_DT_MXFP4, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_AVX2 float dot_iq4_xs_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_iq4_xs_avx2(n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void dotn_iq4_xs_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_iq4_xs_avx2(n, w, x, xs, KERN_NX, out);
+}
+#endif
