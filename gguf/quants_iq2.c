@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "quants_impl.h"
 
 #ifdef __clang__
@@ -227,13 +228,14 @@ typedef struct grid {
     int             size, nwant;
     pthread_once_t  once;
     int32_t        *map;        /* code → index ≥ 0, or -(offset + 1) into neighbours */
-    uint16_t       *neighbours; /* count, then that many grid indices */
+    uint16_t       *neighbours; /* count, then that many grid indices; 8 zeros after the last */
     bool            failed;     /* out of memory at init */
+    int32_t        *codes32;    /* codes[] widened, for AVX2 gathers */
 } grid;
 
-static grid GRID_XXS = { CODES_XXS, 256, 2, PTHREAD_ONCE_INIT, NULL, NULL, false };
-static grid GRID_XS = { CODES_XS, 512, 2, PTHREAD_ONCE_INIT, NULL, NULL, false };
-static grid GRID_S = { CODES_S, 1024, 1, PTHREAD_ONCE_INIT, NULL, NULL, false };
+static grid GRID_XXS = { CODES_XXS, 256, 2, PTHREAD_ONCE_INIT, NULL, NULL, false, NULL };
+static grid GRID_XS = { CODES_XS, 512, 2, PTHREAD_ONCE_INIT, NULL, NULL, false, NULL };
+static grid GRID_S = { CODES_S, 1024, 1, PTHREAD_ONCE_INIT, NULL, NULL, false, NULL };
 
 static int level_of(uint16_t code, int i) { return (code >> 2 * i) & 3; }
 
@@ -284,9 +286,12 @@ static void init_grid(grid *g)
     int *d2 = malloc((size_t)g->size * sizeof *d2);
     uint16_t *near = malloc((size_t)g->size * sizeof *near);
     g->map = malloc(N_CODES * sizeof *g->map);
+    g->codes32 = malloc((size_t)g->size * sizeof *g->codes32);
     size_t cap = 0, used = 0;
-    if (!d2 || !near || !g->map)
+    if (!d2 || !near || !g->map || !g->codes32)
         goto fail;
+    for (int j = 0; j < g->size; j++)
+        g->codes32[j] = g->codes[j];
     for (int c = 0; c < N_CODES; c++)
         g->map[c] = INT32_MIN; /* unreachable: never looked up */
     for (int j = 0; j < g->size; j++)
@@ -295,7 +300,7 @@ static void init_grid(grid *g)
         if (g->map[c] >= 0 || !reachable(c))
             continue;
         int n = nearest_points(g, c, d2, near);
-        if (used + (size_t)n + 1 > cap) {
+        if (used + (size_t)n + 1 + 8 > cap) { /* 8 spare for the lanes' loads */
             size_t ncap = cap ? 2 * cap : 65536;
             uint16_t *more = realloc(g->neighbours, ncap * sizeof *more);
             if (!more)
@@ -308,6 +313,8 @@ static void init_grid(grid *g)
         memcpy(g->neighbours + used, near, (size_t)n * sizeof *near);
         used += (size_t)n;
     }
+    if (g->neighbours)
+        memset(g->neighbours + used, 0, 8 * sizeof *g->neighbours);
     free(d2);
     free(near);
     return;
@@ -372,16 +379,134 @@ static uint16_t round_group(const float *xval, float id, int8_t *L)
     return u;
 }
 
-/* Rounds 8 magnitudes at id and puts them on the grid (the best neighbour
- * at scale when off it). Returns whether they were on it. */
-static bool snap_group(const grid *g, const float *xval, const float *waux, float id, float scale,
-                       int8_t *L)
+static bool snap_group_scalar(const grid *g, const float *xval, const float *waux, float id,
+                              float scale, int8_t *L)
 {
     uint16_t u = round_group(xval, id, L);
     if (g->map[u] >= 0)
         return true;
     best_neighbour(g, g->neighbours - g->map[u] - 1, xval, waux, scale, L);
     return false;
+}
+
+/* ------------------------------------------------------------------------
+ * AVX2: round_group on 8 elements at once and best_neighbour on 8
+ * neighbours at once (one per lane), each lane doing exactly the scalar
+ * float operations in the scalar order (no fused multiply-add), the
+ * first-minimum chosen with the scalar tie rule (strictly less keeps the
+ * earlier neighbour). gguf_quants_force_scalar(true) keeps the scalar code,
+ * which the tests hold these to.
+ * ------------------------------------------------------------------------ */
+#if GGUF_X86
+#include <immintrin.h>
+
+#define LANE_FN static inline __attribute__((always_inline)) GGUF_TARGET_AVX2
+
+LANE_FN uint16_t round_group8(const float *xval, float id, int8_t *L)
+{
+    const __m256 x = _mm256_loadu_ps(xval);
+    const __m256 v = _mm256_mul_ps(_mm256_set1_ps(0.5f),
+                                   _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(id), x),
+                                                 _mm256_set1_ps(1.0f)));
+    const __m256i bits = _mm256_castps_si256(_mm256_add_ps(v, _mm256_set1_ps(12582912.0f)));
+    __m256i l = _mm256_sub_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x007fffff)),
+                                 _mm256_set1_epi32(0x00400000));
+    l = _mm256_min_epi32(_mm256_max_epi32(l, _mm256_setzero_si256()), _mm256_set1_epi32(MAX_Q - 1));
+    const __m256i b = _mm256_shuffle_epi8(
+        l, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8,
+                            12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+    uint64_t x8 = (uint64_t)(uint32_t)_mm_cvtsi128_si32(_mm256_castsi256_si128(b)) |
+                  (uint64_t)(uint32_t)_mm_cvtsi128_si32(_mm256_extracti128_si256(b, 1)) << 32;
+    memcpy(L, &x8, 8);
+    x8 = (x8 | x8 >> 6) & 0x000F000F000F000Full;
+    x8 = (x8 | x8 >> 12) & 0x000000FF000000FFull;
+    x8 = (x8 | x8 >> 24) & 0xFFFFull;
+    return (uint16_t)x8;
+}
+
+/* The neighbour's d² is a left-to-right sum over i of terms that depend
+ * only on i and the neighbour's level l there: w[i]·(scale·q - x[i])² with
+ * q = 2l+1. So each term is computed once per level (lane l of t[i], the
+ * scalar's operations exactly) and each lane (a neighbour) picks its term
+ * by its level, adding in the scalar order. */
+LANE_FN void best_neighbour8(const grid *g, const uint16_t *list, const float *xval,
+                             const float *w, float scale, int8_t *L)
+{
+    const int n = list[0];
+    const __m256 sq = _mm256_mul_ps(_mm256_set1_ps(scale),
+                                    _mm256_setr_ps(1.0f, 3.0f, 5.0f, 7.0f, 1.0f, 1.0f, 1.0f, 1.0f));
+    __m256 t[8];
+    for (int i = 0; i < 8; i++) {
+        const __m256 diff = _mm256_sub_ps(sq, _mm256_set1_ps(xval[i]));
+        t[i] = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(w[i]), diff), diff);
+    }
+    const __m256i three = _mm256_set1_epi32(3);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i vn = _mm256_set1_epi32(n);
+    __m256 best = _mm256_set1_ps(FLT_MAX);
+    __m256i bpos = _mm256_set1_epi32(INT32_MAX);
+    for (int j = 0; j < n; j += 8) {
+        const __m256i pos = _mm256_add_epi32(_mm256_set1_epi32(j), lane);
+        const __m256i valid = _mm256_cmpgt_epi32(vn, pos);
+        __m256i idx = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(list + 1 + j)));
+        idx = _mm256_and_si256(idx, valid);
+        __m256i code = _mm256_i32gather_epi32(g->codes32, idx, 4);
+        __m256 d2 = _mm256_setzero_ps();
+        for (int i = 0; i < 8; i++) {
+            d2 = _mm256_add_ps(d2, _mm256_permutevar8x32_ps(t[i], _mm256_and_si256(code, three)));
+            code = _mm256_srli_epi32(code, 2);
+        }
+        const __m256 lt = _mm256_and_ps(_mm256_cmp_ps(d2, best, _CMP_LT_OQ), _mm256_castsi256_ps(valid));
+        best = _mm256_blendv_ps(best, d2, lt);
+        bpos = _mm256_castps_si256(
+            _mm256_blendv_ps(_mm256_castsi256_ps(bpos), _mm256_castsi256_ps(pos), lt));
+    }
+    /* The least d² (no NaN can be in best), then the first position with it. */
+    __m256 m = _mm256_min_ps(best, _mm256_permute2f128_ps(best, best, 1));
+    m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, 0x4E));
+    m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, 0xB1));
+    const __m256i eq = _mm256_castps_si256(_mm256_cmp_ps(best, m, _CMP_EQ_OQ));
+    __m256i p = _mm256_blendv_epi8(_mm256_set1_epi32(INT32_MAX), bpos, eq);
+    p = _mm256_min_epi32(p, _mm256_permute2x128_si256(p, p, 1));
+    p = _mm256_min_epi32(p, _mm256_shuffle_epi32(p, 0x4E));
+    p = _mm256_min_epi32(p, _mm256_shuffle_epi32(p, 0xB1));
+    const int32_t pmin = _mm256_cvtsi256_si32(p);
+    const int index = list[1 + (pmin == INT32_MAX ? 0 : pmin)];
+    for (int i = 0; i < 8; i++)
+        L[i] = (int8_t)level_of(g->codes[index], i);
+}
+
+GGUF_TARGET_AVX2 static bool snap_group_avx2(const grid *g, const float *xval, const float *waux,
+                                             float id, float scale, int8_t *L)
+{
+    uint16_t u = round_group8(xval, id, L);
+    if (g->map[u] >= 0)
+        return true;
+    best_neighbour8(g, g->neighbours - g->map[u] - 1, xval, waux, scale, L);
+    return false;
+}
+
+static bool use_lanes(void)
+{
+    return gguf_cpu_avx2() && !gguf_quants_scalar_forced();
+}
+#else
+static bool use_lanes(void) { return false; }
+static bool snap_group_avx2(const grid *g, const float *xval, const float *waux, float id,
+                            float scale, int8_t *L)
+{
+    return snap_group_scalar(g, xval, waux, id, scale, L);
+}
+#endif
+
+/* Rounds 8 magnitudes at id and puts them on the grid (the best neighbour
+ * at scale when off it). Returns whether they were on it. fast: the AVX2
+ * path (use_lanes()). */
+static inline bool snap_group(const grid *g, bool fast, const float *xval, const float *waux,
+                              float id, float scale, int8_t *L)
+{
+    return fast ? snap_group_avx2(g, xval, waux, id, scale, L)
+                : snap_group_scalar(g, xval, waux, id, scale, L);
 }
 
 /* The grid index of 8 levels (on the grid by construction). */
@@ -461,7 +586,7 @@ static float max_of(const float *x, int n)
 /* One group of 32: levels into L, sign masks into signs, the scale into
  * *scale. False when ggml leaves the group out (all zero, or no positive
  * scale): index 0, no signs, scale 0. */
-static bool xxs_group(const grid *g, const float *xb, const float *qw, float sigma2, int8_t *L,
+static bool xxs_group(const grid *g, bool fast, const float *xb, const float *qw, float sigma2, int8_t *L,
                       uint8_t signs[4], float *scale_out)
 {
     float weight[32], waux[32], xval[32];
@@ -484,7 +609,7 @@ static bool xxs_group(const grid *g, const float *xb, const float *qw, float sig
         float id = (2 * MAX_Q - 1 + is * 0.1f) / eff_max;
         float this_scale = 1 / id;
         for (int k = 0; k < 4; k++)
-            snap_group(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k);
+            snap_group(g, fast, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k);
         float sumqx, sumq2;
         fit(32, xval, weight, Laux, &sumqx, &sumq2);
         if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
@@ -496,7 +621,7 @@ static bool xxs_group(const grid *g, const float *xb, const float *qw, float sig
     if (scale > 0) {
         float id = 1 / scale;
         for (int k = 0; k < 4; k++)
-            snap_group(g, xval + 8 * k, waux + 8 * k, id, scale, L + 8 * k);
+            snap_group(g, fast, xval + 8 * k, waux + 8 * k, id, scale, L + 8 * k);
         float sumqx, sumq2;
         fit(32, xval, weight, L, &sumqx, &sumq2);
         if (sumq2 > 0)
@@ -513,6 +638,7 @@ static bool xxs_group(const grid *g, const float *xb, const float *qw, float sig
 
 static void xxs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const float *qw)
 {
+    const bool fast = use_lanes();
     for (int64_t ibl = 0; ibl < n / QK; ibl++, x += QK, qw += QK, y += 66) {
         uint32_t q2[16] = { 0 };
         float scales[8], max_scale = 0.0f;
@@ -520,7 +646,7 @@ static void xxs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const 
         for (int ib = 0; ib < 8; ib++) {
             int8_t L[32];
             uint8_t signs[4];
-            if (!xxs_group(g, x + 32 * ib, qw + 32 * ib, sigma2, L, signs, &scales[ib]))
+            if (!xxs_group(g, fast, x + 32 * ib, qw + 32 * ib, sigma2, L, signs, &scales[ib]))
                 continue;
             for (int k = 0; k < 4; k++) {
                 q2[2 * ib] |= (uint32_t)index_of(g, L + 8 * k) << 8 * k;
@@ -561,7 +687,7 @@ static const xs_kind KIND_XS = { true, ALL_ZERO_EPS };
 static const xs_kind KIND_S = { false, 1e-8f /* ggml's GROUP_MAX_EPS_IQ2_S */ };
 
 /* One group of 16, as xxs_group; qw NULL: iq2_s's weights σ²/4 + x². */
-static bool xs_group(const grid *g, const xs_kind *kind, const float *xb, const float *qw,
+static bool xs_group(const grid *g, bool fast, const xs_kind *kind, const float *xb, const float *qw,
                      float sigma2, int8_t *L, uint8_t signs[2], float *scale_out)
 {
     float weight[16], waux[16], xval[16];
@@ -590,7 +716,7 @@ static bool xs_group(const grid *g, const xs_kind *kind, const float *xb, const 
         float id = (2 * MAX_Q - 1 + is * 0.1f) / max;
         float this_scale = 1 / id;
         for (int k = 0; k < 2; k++)
-            on_grid_aux[k] = snap_group(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k);
+            on_grid_aux[k] = snap_group(g, fast, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k);
         float sumqx, sumq2;
         fit(16, xval, weight, Laux, &sumqx, &sumq2);
         if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
@@ -605,7 +731,7 @@ static bool xs_group(const grid *g, const xs_kind *kind, const float *xb, const 
         float id = 1 / scale;
         for (int k = 0; k < 2; k++)
             if (!on_grid[k])
-                snap_group(g, xval + 8 * k, waux + 8 * k, id, scale, L + 8 * k);
+                snap_group(g, fast, xval + 8 * k, waux + 8 * k, id, scale, L + 8 * k);
         float sumqx, sumq2;
         fit(16, xval, weight, L, &sumqx, &sumq2);
         if (sumq2 > 0)
@@ -636,6 +762,7 @@ static void pack_scales(const float *scales, float d, uint8_t *out)
 
 static void xs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const float *qw)
 {
+    const bool fast = use_lanes();
     for (int64_t ibl = 0; ibl < n / QK; ibl++, x += QK, qw += QK, y += 74) {
         uint16_t q2[32] = { 0 };
         float scales[16], max_scale = 0.0f;
@@ -644,7 +771,7 @@ static void xs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const f
         for (int ib = 0; ib < 16; ib++) {
             int8_t L[16];
             uint8_t signs[2];
-            if (!xs_group(g, &KIND_XS, x + 16 * ib, qw + 16 * ib, sigma2, L, signs, &scales[ib]))
+            if (!xs_group(g, fast, &KIND_XS, x + 16 * ib, qw + 16 * ib, sigma2, L, signs, &scales[ib]))
                 continue;
             for (int k = 0; k < 2; k++)
                 q2[2 * ib + k] = (uint16_t)(index_of(g, L + 8 * k) | signs[k] << 9);
@@ -662,6 +789,7 @@ static void xs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const f
 
 static void s_row(const grid *g, const float *x, uint8_t *y, int64_t n, const float *qw)
 {
+    const bool fast = use_lanes();
     for (int64_t ibl = 0; ibl < n / QK; ibl++, x += QK, y += 82) {
         float scales[16], max_scale = 0.0f;
         const float sigma2 = 2 * sum_squares(x) / QK;
@@ -671,7 +799,7 @@ static void s_row(const grid *g, const float *x, uint8_t *y, int64_t n, const fl
             int8_t L[16];
             uint8_t signs[2];
             const float *w = qw ? qw + QK * ibl + 16 * ib : NULL;
-            if (!xs_group(g, &KIND_S, x + 16 * ib, w, sigma2, L, signs, &scales[ib]))
+            if (!xs_group(g, fast, &KIND_S, x + 16 * ib, w, sigma2, L, signs, &scales[ib]))
                 continue;
             for (int k = 0; k < 2; k++) {
                 const int i8 = 2 * ib + k, gi = index_of(g, L + 8 * k);
