@@ -130,3 +130,10 @@ const uint8_t *gguf_iq_grid(uint32_t type, uint32_t *n_points, uint32_t *width)
     }
     return g;
 }
+
+const int8_t *gguf_nl_levels(uint32_t type)
+{
+    return type == GGUF_DT_IQ4_NL || type == GGUF_DT_IQ4_XS ? gguf_iq4_levels()
+         : type == GGUF_DT_MXFP4                            ? gguf_mxfp4_levels()
+                                                            : NULL;
+}

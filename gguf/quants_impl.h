@@ -124,7 +124,9 @@ CODEC_FNS(iq2_s)
 CODEC_FNS(iq3_xxs)
 CODEC_FNS(iq3_s)
 CODEC_FNS(iq1_m)
-/* The grids behind gguf_iq_grid (quants.h). */
+/* The tables behind gguf_nl_levels and gguf_iq_grid (quants.h). */
+const int8_t *gguf_iq4_levels(void);
+const int8_t *gguf_mxfp4_levels(void);
 const uint8_t *gguf_iq1_grid_bytes(uint32_t *n);
 const uint8_t *gguf_iq2_grid_bytes(uint32_t type, uint32_t *n);
 const uint8_t *gguf_iq3_grid_bytes(uint32_t type, uint32_t *n);

@@ -52,6 +52,8 @@ static const int8_t IQ4_LEVELS[16] = {
     -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
 };
 
+const int8_t *gguf_iq4_levels(void) { return IQ4_LEVELS; }
+
 /* Both formats search blocks of 32 and pack them alike. */
 #define SUB 32
 #define N_TRIALS 7 /* inverse scales (v[0] + k)/max for k = -7..7 */

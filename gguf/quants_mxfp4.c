@@ -35,16 +35,7 @@ static const int8_t MXFP4_LEVELS[16] = {
     0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12,
 };
 
-/* Half the value of E8M0 exponent e, 2^(e-128), built from its bits as
- * ggml's ggml_e8m0_to_fp32_half (e = 0 and 1 are subnormal; e = 255, the
- * E8M0 NaN, becomes 2^127 as in ggml). */
-static float e8m0_half(uint8_t e)
-{
-    const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
+const int8_t *gguf_mxfp4_levels(void) { return MXFP4_LEVELS; }
 
 /* ggml's exponent floor(log2(amax)) - 2 + 127 in float, then narrowed to
  * a byte: for a normal amax it is 0..252. ggml's (uint8_t) cast of a float
@@ -86,7 +77,7 @@ void gguf_mxfp4_quantize(const float *x, void *y, int64_t n)
             if (amax < fabsf(x[j]))
                 amax = fabsf(x[j]);
         b[i].e = block_exponent(amax);
-        const float d = e8m0_half(b[i].e);
+        const float d = gguf_e8m0_to_f32_half(b[i].e);
         for (int j = 0; j < QK / 2; j++)
             b[i].qs[j] = (uint8_t)(nearest_code(x[j], d) | nearest_code(x[j + QK / 2], d) << 4);
     }
@@ -96,7 +87,7 @@ void gguf_mxfp4_dequantize(const void *x, float *y, int64_t n)
 {
     const gguf_block_mxfp4 *b = x;
     for (int64_t i = 0; i < n / QK; i++, y += QK) {
-        const float d = e8m0_half(b[i].e);
+        const float d = gguf_e8m0_to_f32_half(b[i].e);
         for (int j = 0; j < QK / 2; j++) {
             y[j] = (float)MXFP4_LEVELS[b[i].qs[j] & 0x0F] * d;
             y[j + QK / 2] = (float)MXFP4_LEVELS[b[i].qs[j] >> 4] * d;

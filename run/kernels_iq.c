@@ -43,23 +43,6 @@
 #include <ggufkit/quants.h>
 #include "kernels_impl.h"
 
-/* ggml-common.h's kvalues_iq4nl and kvalues_mxfp4. */
-static const int8_t IQ4_LEVELS[16] = {
-    -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
-};
-static const int8_t MXFP4_LEVELS[16] = {
-    0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12,
-};
-
-/* 2^(e−128) from its bits, as ggml's ggml_e8m0_to_fp32_half. */
-static inline float e8m0_half(uint8_t e)
-{
-    const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 /* iq4_xs block j's scale ls_j − 32: the low four bits are nibble j%2 of
  * scales_l[j/2], the top two bits 2j, 2j+1 of scales_h. */
 static inline int iq4_xs_scale(const gguf_block_iq4_xs *b, int j)
@@ -88,10 +71,11 @@ float dot_iq4_nl_ref(int64_t n, const void *w, const void *x)
 {
     const gguf_block_iq4_nl *bw = w;
     const gguf_block_q8_0 *bx = x;
+    const int8_t *v = gguf_nl_levels(GGUF_DT_IQ4_NL);
     float sum = 0.0f;
     for (int64_t i = 0; i < n / GGUF_QK4_NL; i++) {
         const float d = gguf_f16_to_f32(bx[i].d) * gguf_f16_to_f32(bw[i].d);
-        sum += d * (float)block_isum(IQ4_LEVELS, bw[i].qs, bx[i].qs);
+        sum += d * (float)block_isum(v, bw[i].qs, bx[i].qs);
     }
     return sum;
 }
@@ -100,10 +84,11 @@ float dot_mxfp4_ref(int64_t n, const void *w, const void *x)
 {
     const gguf_block_mxfp4 *bw = w;
     const gguf_block_q8_0 *bx = x;
+    const int8_t *v = gguf_nl_levels(GGUF_DT_MXFP4);
     float sum = 0.0f;
     for (int64_t i = 0; i < n / GGUF_QK_MXFP4; i++) {
-        const float d = gguf_f16_to_f32(bx[i].d) * e8m0_half(bw[i].e);
-        sum += d * (float)block_isum(MXFP4_LEVELS, bw[i].qs, bx[i].qs);
+        const float d = gguf_f16_to_f32(bx[i].d) * gguf_e8m0_to_f32_half(bw[i].e);
+        sum += d * (float)block_isum(v, bw[i].qs, bx[i].qs);
     }
     return sum;
 }
@@ -112,12 +97,13 @@ float dot_iq4_xs_ref(int64_t n, const void *w, const void *x)
 {
     const gguf_block_iq4_xs *bw = w;
     const gguf_block_q8_K *bx = x;
+    const int8_t *v = gguf_nl_levels(GGUF_DT_IQ4_XS);
     float sum = 0.0f;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const float d4d8 = gguf_f16_to_f32(bw[i].d) * bx[i].d;
         for (int j = 0; j < GGUF_QK_K / 32; j++) {
             const float dj = d4d8 * (float)iq4_xs_scale(&bw[i], j);
-            sum += dj * (float)block_isum(IQ4_LEVELS, bw[i].qs + 16 * j, bx[i].qs + 32 * j);
+            sum += dj * (float)block_isum(v, bw[i].qs + 16 * j, bx[i].qs + 32 * j);
         }
     }
     return sum;
@@ -187,7 +173,7 @@ ALWAYS const gguf_block_q8_K *act_q8_K(const void *x, size_t xs, int k, int64_t 
  * GGUF_DT_MXFP4, a constant): block i's scale, nibbles. */
 ALWAYS float w32_scale(uint32_t type, const void *w, int64_t i)
 {
-    return type == GGUF_DT_MXFP4 ? e8m0_half(((const gguf_block_mxfp4 *)w)[i].e)
+    return type == GGUF_DT_MXFP4 ? gguf_e8m0_to_f32_half(((const gguf_block_mxfp4 *)w)[i].e)
                                  : h2f(((const gguf_block_iq4_nl *)w)[i].d);
 }
 
@@ -218,7 +204,7 @@ ALWAYS __m128i sums4(__m256i s0, __m256i s1, __m256i s2, __m256i s3)
 ALWAYS void rows_w32_avx2(uint32_t type, int64_t n, const void *w, const void *x, size_t xs,
                           int nx, float *out)
 {
-    const __m256i table = level_table(type == GGUF_DT_MXFP4 ? MXFP4_LEVELS : IQ4_LEVELS);
+    const __m256i table = level_table(gguf_nl_levels(type));
     const int64_t nb = n / 32;
     if (nx == 1) {
         float acc = 0.0f;
@@ -265,7 +251,7 @@ ALWAYS void rows_w32_avx2(uint32_t type, int64_t n, const void *w, const void *x
 ALWAYS void rows_iq4_xs_avx2(int64_t n, const void *w, const void *x, size_t xs, int nx,
                              float *out)
 {
-    const __m256i table = level_table(IQ4_LEVELS);
+    const __m256i table = level_table(gguf_nl_levels(GGUF_DT_IQ4_XS));
     const gguf_block_iq4_xs *bw = w;
     /* lane j: shift of ls_j's low nibble in scales_l (as a 32-bit word) and
      * of its top two bits in scales_h */

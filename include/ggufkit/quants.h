@@ -7,6 +7,8 @@
 
 #include "gguf.h"
 
+#include <string.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -33,6 +35,18 @@ GGUF_API float gguf_bf16_to_f32(uint16_t h);
 /* float → bfloat16, round to nearest even; a NaN is truncated and forced
  * quiet (ggml_compute_fp32_to_bf16). */
 GGUF_API uint16_t gguf_f32_to_bf16(float f);
+
+/* Half the value of an E8M0 scale byte e, 2^(e-128), bit for bit as ggml's
+ * ggml_e8m0_to_fp32_half (mxfp4 blocks keep their scale so; e = 0 and 1
+ * give subnormals, 255 — the E8M0 NaN — gives 2^127 as in ggml). Inline:
+ * kernels call it once per block. */
+static inline float gguf_e8m0_to_f32_half(uint8_t e)
+{
+    const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 /* The same conversions over n values (x and y must not overlap). */
 GGUF_API void gguf_f16_to_f32_row(const gguf_half *x, float *y, int64_t n);
@@ -199,6 +213,11 @@ typedef struct gguf_codec {
  * q1_0, q8_1, integer types). f32, f16, bf16
  * are included. */
 GGUF_API const gguf_codec *gguf_codec_get(uint32_t type);
+
+/* The 16 levels a nibble stands for in iq4_nl and iq4_xs (ggml's
+ * kvalues_iq4nl) or in mxfp4 (kvalues_mxfp4: the E2M1 values doubled), as
+ * int8; NULL for any other type. */
+GGUF_API const int8_t *gguf_nl_levels(uint32_t type);
 
 /* The point grid of a lattice i-quant, for kernels that multiply the stored
  * grid indices directly: n_points points of width bytes (8 for iq2_xxs,

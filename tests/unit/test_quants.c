@@ -496,6 +496,21 @@ START_TEST(test_iq_grids)
         gguf_sha256_hex(g, (size_t)n * w, hex);
         ck_assert_msg(!strcmp(hex, grids[i].sha), "%s grid: %s", gguf_dtype_name(grids[i].type), hex);
     }
+    /* the nibble levels: ggml-common.h's kvalues_iq4nl and kvalues_mxfp4 */
+    static const int8_t iq4[16] = { -127, -104, -83, -65, -49, -35, -22, -10,
+                                    1, 13, 25, 38, 53, 69, 89, 113 };
+    static const int8_t mx[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+    ck_assert_mem_eq(gguf_nl_levels(GGUF_DT_IQ4_NL), iq4, 16);
+    ck_assert_mem_eq(gguf_nl_levels(GGUF_DT_IQ4_XS), iq4, 16);
+    ck_assert_mem_eq(gguf_nl_levels(GGUF_DT_MXFP4), mx, 16);
+    ck_assert_ptr_null(gguf_nl_levels(GGUF_DT_Q4_0));
+    /* E8M0 halves: 2^(e-128), subnormal for e = 0, 1 */
+    ck_assert(gguf_e8m0_to_f32_half(128) == 1.0f);
+    ck_assert(gguf_e8m0_to_f32_half(127) == 0.5f);
+    ck_assert(gguf_e8m0_to_f32_half(2) == 0x1p-126f);
+    ck_assert(gguf_e8m0_to_f32_half(1) == 0x1p-127f);
+    ck_assert(gguf_e8m0_to_f32_half(0) == 0x1p-128f);
+    ck_assert(gguf_e8m0_to_f32_half(255) == 0x1p127f);
     ck_assert_ptr_null(gguf_iq_grid(GGUF_DT_IQ4_XS, NULL, NULL));
     ck_assert_ptr_null(gguf_iq_grid(GGUF_DT_Q4_K, NULL, NULL));
 }
