@@ -204,8 +204,11 @@ static bool protected_key(const char *key, const char *arch)
     return false;
 }
 
-/* The first protected key an action would change (NULL: none). */
-static const char *touches_protected(const options *o, const gguf_file *f)
+/* The first key matching hit(key, arch) that an action would change —
+ * delete, set, rename it or rename another key onto it — or add (NULL:
+ * none). arch is general.architecture ("" when absent). */
+static const char *first_touched(const options *o, const gguf_file *f,
+                                 bool (*hit)(const char *key, const char *arch))
 {
     char arch[128] = "";
     gguf_str s;
@@ -214,33 +217,22 @@ static const char *touches_protected(const options *o, const gguf_file *f)
     for (uint64_t k = 0; k < gguf_n_kv(f); k++) {
         const char *key = gguf_kv_at(f, k)->key;
         edit_fate fate = edit_fate_of(&o->acts, key);
-        if (protected_key(key, arch) && (fate.deleted || fate.value || strcmp(fate.name, key)))
+        if (hit(key, arch) && (fate.deleted || fate.value || strcmp(fate.name, key)))
             return key;
-        if (protected_key(fate.name, arch) && strcmp(fate.name, key))
+        if (hit(fate.name, arch) && strcmp(fate.name, key))
             return fate.name;
     }
     for (size_t i = 0; i < o->acts.n; i++)
-        if (edit_is_new(&o->acts, i, f) && protected_key(o->acts.a[i].key, arch))
+        if (edit_is_new(&o->acts, i, f) && hit(o->acts.a[i].key, arch))
             return o->acts.a[i].key;
     return NULL;
 }
 
-/* A split.* key an action would change (NULL: none): on a split model
- * they say which files make the model. */
-static const char *touches_split_keys(const options *o, const gguf_file *f)
+/* The split.* keys: on a split model they say which files make the model. */
+static bool split_key(const char *key, const char *arch)
 {
-    for (uint64_t k = 0; k < gguf_n_kv(f); k++) {
-        const char *key = gguf_kv_at(f, k)->key;
-        edit_fate fate = edit_fate_of(&o->acts, key);
-        if (!strncmp(key, "split.", 6) && (fate.deleted || fate.value || strcmp(fate.name, key)))
-            return key;
-        if (!strncmp(fate.name, "split.", 6) && strcmp(fate.name, key))
-            return fate.name;
-    }
-    for (size_t i = 0; i < o->acts.n; i++)
-        if (edit_is_new(&o->acts, i, f) && !strncmp(o->acts.a[i].key, "split.", 6))
-            return o->acts.a[i].key;
-    return NULL;
+    (void)arch;
+    return !strncmp(key, "split.", 6);
 }
 
 /* ---------------------------------------------------------------------------
@@ -315,6 +307,15 @@ static bool writes_tensor(const options *o, const gguf_tensor *t)
     return o->cmd != CMD_EDIT || t->shard == 0;
 }
 
+/* How many tensors this run writes. */
+static uint64_t count_written(const options *o, const gguf_file *f)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++)
+        n += writes_tensor(o, gguf_tensor_at(f, i));
+    return n;
+}
+
 /* Tensor data: copied by the kernel from the input file (gguf_writer_copy_tensor). */
 static int copy_tensors(const options *o, gguf_writer *w, const gguf_file *f, gguf_error *err)
 {
@@ -384,12 +385,10 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
 {
     gguf_error err = { 0 };
 
-    uint64_t data_size, n_written = 0;
+    uint64_t data_size;
     gguf_data_section(f, 0, &data_size);
-    for (uint64_t i = 0; i < gguf_n_tensors(f); i++)
-        n_written += writes_tensor(o, gguf_tensor_at(f, i));
     gguf_writer_set_version(w, gguf_file_version(f));
-    gguf_writer_set_pad_empty(w, n_written == 0 && data_size > 0);
+    gguf_writer_set_pad_empty(w, count_written(o, f) == 0 && data_size > 0);
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
         if (!writes_tensor(o, t))
@@ -439,14 +438,6 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
         return 1;
     }
     return 0;
-}
-
-static uint64_t count_written(const options *o, const gguf_file *f)
-{
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < gguf_n_tensors(f); i++)
-        n += writes_tensor(o, gguf_tensor_at(f, i));
-    return n;
 }
 
 static int run(options *o)
@@ -500,7 +491,7 @@ static int run(options *o)
                 "with the actions\n", o->in, gguf_n_shards(f));
         goto done;
     }
-    if (o->cmd == CMD_EDIT && gguf_n_shards(f) > 1 && (prot = touches_split_keys(o, f))) {
+    if (o->cmd == CMD_EDIT && gguf_n_shards(f) > 1 && (prot = first_touched(o, f, split_key))) {
         fprintf(stderr, TOOL ": error: %s: %s ties the %u shards together and cannot be edited "
                 "(merge, edit, split)\n", o->in, prot, gguf_n_shards(f));
         goto done;
@@ -509,7 +500,7 @@ static int run(options *o)
         fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
         goto done;
     }
-    if (!o->force && (prot = touches_protected(o, f))) {
+    if (!o->force && (prot = first_touched(o, f, protected_key))) {
         fprintf(stderr, TOOL ": error: %s: %s decides what the tensors are: changing it needs "
                 "--force\n", o->in, prot);
         goto done;
