@@ -657,10 +657,13 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
             /* iq2_xxs, iq2_xs, iq1_s: ggml quantizes them only with importance
              * weights (llama-quantize: "this quantization requires an
              * importance matrix") */
-            if (!w && !gguf_codec_get(it->type)->quantize && !(o->dry_run && (p->needs_imatrix = true)))
-                return gguf_error_set(err, "tensor '%s': type %s needs an importance matrix "
-                                      "(--imatrix, with data for this tensor)", t->name,
-                                      gguf_dtype_name(it->type));
+            if (!w && !gguf_codec_get(it->type)->quantize) {
+                if (!o->dry_run)
+                    return gguf_error_set(err, "tensor '%s': type %s needs an importance matrix "
+                                          "(--imatrix, with data for this tensor)", t->name,
+                                          gguf_dtype_name(it->type));
+                p->needs_imatrix = true;
+            }
         }
         uint64_t row;
         if (gguf_row_size(it->type, t->ne[0], &row, NULL))
