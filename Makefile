@@ -38,7 +38,7 @@ endif
 need = $(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(1))) 2>/dev/null && echo ok),,\
   $(error missing dependency $(word 1,$(subst :, ,$(1))): run 'apt-get install $(word 2,$(subst :, ,$(1)))'))
 
-WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-format-truncation
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wundef -Wno-format-truncation
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64
 OPT     ?= -O2 -g
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -46,6 +46,12 @@
  * The neighbour lists are built once, on first use (pthread_once), into
  * static storage; dequantizing needs only the constant grids.
  *
+ * With AVX2, step 3 runs eight trials at once (one per lane) and step 4
+ * eight groups at once, each lane performing the scalar operations in the
+ * scalar order (quants_lanes.h's discipline), so the bytes do not change;
+ * gguf_quants_force_scalar(true) keeps the one-at-a-time code, and the
+ * unit tests hold both to ggml's vectors.
+ *
  * The bytes must be ggml's (quants.h): single-precision sums left to
  * right, products in ggml's order, no fused multiply-add, ggml's rounding
  * (round_half_even) and its tie rules: first trial / first neighbour wins
@@ -56,6 +62,7 @@
  * quants_tq.c, quants_mxfp4.c) or dispatch (quants.c).
  */
 #include "quants_impl.h"
+#include "cpu.h"
 
 #include <float.h>
 #include <pthread.h>
@@ -169,18 +176,27 @@ typedef struct iq3_lattice {
     int16_t         index[N_QUADS];
     /* neighbours of off-grid quad u: nb[nb_start[u] .. nb_start[u + 1]) */
     uint16_t        nb_start[N_QUADS + 1];
+    /* the same as 32-bit words for the lanes' gathers: index and nb_start,
+     * and each neighbour's quad (points[nb[n]]) */
+    int32_t         index32[N_QUADS];
+    int32_t         start32[N_QUADS + 1];
+    uint16_t       *nb_quad; /* nb_cap + 1: a gather of two reads one past */
     pthread_once_t  once;
 } iq3_lattice;
 
 static uint16_t nb_256[NB_TOTAL_256];
 static uint16_t nb_512[NB_TOTAL_512];
+static uint16_t nb_quad_256[NB_TOTAL_256 + 1];
+static uint16_t nb_quad_512[NB_TOTAL_512 + 1];
 
 static iq3_lattice lattice_256 = {
     .points = GRID_256, .n_points = 256, .n_dist = 2, .nb_cap = NB_TOTAL_256, .nb = nb_256,
+    .nb_quad = nb_quad_256,
     .once = PTHREAD_ONCE_INIT,
 };
 static iq3_lattice lattice_512 = {
     .points = GRID_512, .n_points = 512, .n_dist = 3, .nb_cap = NB_TOTAL_512, .nb = nb_512,
+    .nb_quad = nb_quad_512,
     .once = PTHREAD_ONCE_INIT,
 };
 
@@ -237,6 +253,13 @@ static void build_lattice(iq3_lattice *g)
     if (count != g->nb_cap)
         abort();
     g->nb_start[N_QUADS] = (uint16_t)count;
+    for (int u = 0; u <= N_QUADS; u++) {
+        if (u < N_QUADS)
+            g->index32[u] = g->index[u];
+        g->start32[u] = g->nb_start[u];
+    }
+    for (int n = 0; n < count; n++)
+        g->nb_quad[n] = g->points[g->nb[n]];
 }
 
 static void init_256(void) { build_lattice(&lattice_256); }
@@ -327,14 +350,184 @@ typedef struct search_mode {
 static const search_mode MODE_XXS = { 15, false };
 static const search_mode MODE_S   = { 9, true };
 
+#define MAX_TRIALS 32 /* 2·15 + 1 trials, rounded up to whole sets of eight */
+
+/* Step 3's trials, each one's outcome kept for the choice that follows:
+ * the levels (always a grid point per group), whether each group was on
+ * the grid before snapping, and Σwxq, Σwq². */
+typedef struct trials {
+    int8_t L[MAX_TRIALS][SUB];
+    bool   on_grid[MAX_TRIALS][N_GROUP];
+    float  sumqx[MAX_TRIALS], sumq2[MAX_TRIALS];
+} trials;
+
+/* Trial is (slot t) one at a time. */
+static void trial_scalar(const iq3_lattice *g, int is, int t, const float xv[SUB],
+                         const float w[SUB], const float sw[SUB], float max, trials *tr)
+{
+    const float id = (15.0f + (float)is * 0.2f) / max;
+    const float this_scale = 1.0f / id;
+    for (int k = 0; k < N_GROUP; k++)
+        tr->on_grid[t][k] = snap_group(g, xv + 4 * k, sw + 4 * k, id, this_scale, tr->L[t] + 4 * k);
+    fit_sums(xv, w, tr->L[t], &tr->sumqx[t], &tr->sumq2[t]);
+}
+
+/* ------------------------------------------------------------------------
+ * AVX2: eight trials at once, one per lane (quants_lanes.h's discipline:
+ * each lane performs the scalar trial's float operations in its order, so
+ * its outcome is the scalar one bit for bit). A group's neighbour search
+ * runs in the lanes whose quad is off the grid, each over its own list
+ * (lists differ in length: a lane past its end stops taking candidates),
+ * keeping the first least d² as best_neighbour does.
+ * ------------------------------------------------------------------------ */
+#if GGUF_X86
+#include <immintrin.h>
+
+#include "quants_lanes.h"
+
+#define UNROLL4 _Pragma("GCC unroll 4")
+
+/* snap_group on eight groups at once: lane b rounds magnitudes X[j][b]
+ * (j = 0..3) at inverse scale id[b] into l[j][b] and, off the grid,
+ * replaces them by its best neighbour at scale s[b] (weights SW[j][b]).
+ * Returns the lanes that were off the grid. */
+LANE_FN vi snap8(const iq3_lattice *g, vf id, vf s, const vf X[4], const vf SW[4], vi l[4])
+{
+    vi u = splat_i(0);
+    for (int j = 0; j < 4; j++) {
+        l[j] = clamp_v(round_v(0.5f * (id * X[j] - 1.0f)), 0, MAX_LEVEL);
+        u |= l[j] << 3 * j;
+    }
+    const vi off = (vi)_mm256_i32gather_epi32(g->index32, (__m256i)u, 4) < 0;
+    if (!_mm256_movemask_ps((__m256)off))
+        return off;
+    const vi start = (vi)_mm256_i32gather_epi32(g->start32, (__m256i)u, 4);
+    const vi len = ((vi)_mm256_i32gather_epi32(g->start32 + 1, (__m256i)u, 4) - start) & off;
+    int max_len = 0;
+    for (int b = 0; b < LANES; b++)
+        max_len = len[b] > max_len ? len[b] : max_len;
+    const vf Q = { 1.0f, 3.0f, 5.0f, 7.0f, 9.0f, 11.0f, 13.0f, 15.0f };
+    vf best = splat(FLT_MAX);
+    vi best_p = splat_i(0);
+    /* neighbours n and n + 1 in one gather of two 16-bit quads */
+    for (int n = 0; n < max_len; n += 2) {
+        const vi pair = (vi)_mm256_mask_i32gather_epi32(
+            _mm256_setzero_si256(), (const int *)g->nb_quad, (__m256i)(start + n),
+            (__m256i)(splat_i(n) < len), 2);
+        if (n == 0)
+            best_p = pair & 0xffff; /* the first neighbour unless one beats FLT_MAX */
+        for (int h = 0; h < 2; h++) {
+            const vi valid = splat_i(n + h) < len;
+            const vi p = h ? pair >> 16 & 0xffff : pair & 0xffff;
+            vf d2 = splat(0.0f);
+            UNROLL4
+            for (int j = 0; j < 4; j++) {
+                /* (float)(2l + 1) for level l: the permute reads bits 0..2 */
+                const vf q = (vf)_mm256_permutevar8x32_ps((__m256)Q, (__m256i)(p >> 3 * j));
+                const vf diff = s * q - X[j];
+                d2 += SW[j] * diff * diff;
+            }
+            const vi lt = valid & (d2 < best);
+            best = sel(lt, d2, best);
+            best_p = sel_i(lt, p, best_p);
+        }
+    }
+    for (int j = 0; j < 4; j++)
+        l[j] = sel_i(off, best_p >> 3 * j & 7, l[j]);
+    return off;
+}
+
+/* Step 3's trials is0 .. is0 + 7 into slots t0 .. t0 + 7, one per lane. */
+GGUF_TARGET_AVX2 static void trials_x8(const iq3_lattice *g, int is0, int t0, const float xv[SUB],
+                                      const float w[SUB], const float sw[SUB], float max,
+                                      trials *tr)
+{
+    const vf id = (15.0f + to_f(splat_i(is0) + (vi){ 0, 1, 2, 3, 4, 5, 6, 7 }) * 0.2f) / max;
+    const vf s = 1.0f / id;
+    vi L[SUB];
+    for (int k = 0; k < N_GROUP; k++) {
+        vf X[4], SW[4];
+        for (int j = 0; j < 4; j++) {
+            X[j] = splat(xv[4 * k + j]);
+            SW[j] = splat(sw[4 * k + j]);
+        }
+        const int off = _mm256_movemask_ps((__m256)snap8(g, id, s, X, SW, L + 4 * k));
+        for (int b = 0; b < LANES; b++)
+            tr->on_grid[t0 + b][k] = !(off >> b & 1);
+    }
+    vf sx = splat(0.0f), s2 = splat(0.0f);
+    for (int i = 0; i < SUB; i++) {
+        const vf q = to_f(2 * L[i] + 1);
+        sx += w[i] * xv[i] * q;
+        s2 += w[i] * q * q;
+    }
+    for (int b = 0; b < LANES; b++) {
+        for (int i = 0; i < SUB; i++)
+            tr->L[t0 + b][i] = (int8_t)L[i][b];
+        tr->sumqx[t0 + b] = sx[b];
+        tr->sumq2[t0 + b] = s2[b];
+    }
+}
+
+/* Step 4's re-rounding of the groups in mask (bit k: group k) at scale
+ * s, one group per lane; the others keep their levels in L. */
+GGUF_TARGET_AVX2 static void refit_x8(const iq3_lattice *g, unsigned mask, const float xv[SUB],
+                                     const float sw[SUB], float s, int8_t L[SUB])
+{
+    vf X[4], SW[4];
+    vi l[4];
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < N_GROUP; k++) {
+            X[j][k] = xv[4 * k + j];
+            SW[j][k] = sw[4 * k + j];
+        }
+    snap8(g, splat(1.0f / s), splat(s), X, SW, l);
+    for (int k = 0; k < N_GROUP; k++)
+        if (mask >> k & 1)
+            for (int j = 0; j < 4; j++)
+                L[4 * k + j] = (int8_t)l[j][k];
+}
+
+static bool use_lanes(void)
+{
+    return !gguf_quants_scalar_forced() && gguf_cpu_avx2();
+}
+#else
+static bool use_lanes(void) { return false; }
+static void refit_x8(const iq3_lattice *g, unsigned mask, const float xv[SUB],
+                     const float sw[SUB], float s, int8_t L[SUB])
+{
+    for (int k = 0; k < N_GROUP; k++)
+        if (mask >> k & 1)
+            snap_group(g, xv + 4 * k, sw + 4 * k, 1.0f / s, s, L + 4 * k);
+}
+static void trials_x8(const iq3_lattice *g, int is0, int t0, const float xv[SUB],
+                      const float w[SUB], const float sw[SUB], float max, trials *tr)
+{
+    for (int b = 0; b < 8; b++)
+        trial_scalar(g, is0 + b, t0 + b, xv, w, sw, max, tr);
+}
+#endif
+
 /* Steps 3 and 4 for one sub-block of magnitudes xv (largest max > 0),
  * weights w and their square roots sw: the levels in L (always a grid
- * point per group) and the returned scale. */
-static float search_sub_block(const iq3_lattice *g, const search_mode *mode, const float xv[SUB],
-                              const float w[SUB], const float sw[SUB], float max, int8_t L[SUB])
+ * point per group) and the returned scale. lanes: run the trials eight at
+ * a time (use_lanes()). */
+static float search_sub_block(const iq3_lattice *g, const search_mode *mode, bool lanes,
+                              const float xv[SUB], const float w[SUB], const float sw[SUB],
+                              float max, int8_t L[SUB])
 {
-    int8_t Lt[SUB];
-    bool on_grid[N_GROUP], on_grid_t[N_GROUP];
+    trials tr;
+    const int n_trials = 2 * mode->n_trials + 1;
+    if (lanes) {
+        /* the last set's spare lanes try scales past the range, unused */
+        for (int t = 0; t < n_trials; t += 8)
+            trials_x8(g, t - mode->n_trials, t, xv, w, sw, max, &tr);
+    } else {
+        for (int t = 0; t < n_trials; t++)
+            trial_scalar(g, t - mode->n_trials, t, xv, w, sw, max, &tr);
+    }
+    bool on_grid[N_GROUP];
     float best = 0.0f;
     float scale = max / 15.0f;
     memset(L, 0, SUB);
@@ -342,30 +535,32 @@ static float search_sub_block(const iq3_lattice *g, const search_mode *mode, con
      * skips step 4, iq3_s re-rounds at max/15 */
     for (int k = 0; k < N_GROUP; k++)
         on_grid[k] = !mode->refit_all;
-    for (int is = -mode->n_trials; is <= mode->n_trials; is++) {
-        const float id = (15.0f + (float)is * 0.2f) / max;
-        const float this_scale = 1.0f / id;
-        for (int k = 0; k < N_GROUP; k++)
-            on_grid_t[k] = snap_group(g, xv + 4 * k, sw + 4 * k, id, this_scale, Lt + 4 * k);
-        float sumqx, sumq2;
-        fit_sums(xv, w, Lt, &sumqx, &sumq2);
+    for (int t = 0; t < n_trials; t++) {
+        const float sumqx = tr.sumqx[t], sumq2 = tr.sumq2[t];
         /* this trial's removed error (Σwxq)²/Σwq² beats best = scale·Σwxq,
          * compared without dividing (as ggml) */
         if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2) {
             scale = sumqx / sumq2;
             best = scale * sumqx;
-            memcpy(L, Lt, SUB);
-            memcpy(on_grid, on_grid_t, sizeof on_grid);
+            memcpy(L, tr.L[t], SUB);
+            memcpy(on_grid, tr.on_grid[t], sizeof on_grid);
         }
     }
     bool any_off = false;
     for (int k = 0; k < N_GROUP; k++)
         any_off |= !on_grid[k];
     if (any_off && scale > 0.0f) {
-        const float id = 1.0f / scale;
+        unsigned mask = 0;
         for (int k = 0; k < N_GROUP; k++)
-            if (mode->refit_all || !on_grid[k])
-                snap_group(g, xv + 4 * k, sw + 4 * k, id, scale, L + 4 * k);
+            mask |= (unsigned)(mode->refit_all || !on_grid[k]) << k;
+        if (lanes) {
+            refit_x8(g, mask, xv, sw, scale, L);
+        } else {
+            const float id = 1.0f / scale;
+            for (int k = 0; k < N_GROUP; k++)
+                if (mask >> k & 1)
+                    snap_group(g, xv + 4 * k, sw + 4 * k, id, scale, L + 4 * k);
+        }
         float sumqx, sumq2;
         fit_sums(xv, w, L, &sumqx, &sumq2);
         if (sumq2 > 0.0f)
@@ -451,7 +646,7 @@ static unsigned parity8(unsigned s)
     return s & 1;
 }
 
-static void iq3_xxs_superblock(const float *x, const float *qw, iq3_xxs_block *b)
+static void iq3_xxs_superblock(const float *x, const float *qw, bool lanes, iq3_xxs_block *b)
 {
     const iq3_lattice *g = get_lattice_256();
     const float sigma2 = qw ? sigma2_of(x) : 0.0f;
@@ -488,7 +683,7 @@ static void iq3_xxs_superblock(const float *x, const float *qw, iq3_xxs_block *b
             continue;
         }
         int8_t L[SUB];
-        float scale = search_sub_block(g, &MODE_XXS, xv, w, sw, max, L);
+        float scale = search_sub_block(g, &MODE_XXS, lanes, xv, w, sw, max, L);
         if (scale < 0.0f) {
             /* ggml's guard (not reached: magnitudes and weights are ≥ 0) */
             scale = -scale;
@@ -522,16 +717,18 @@ static void iq3_xxs_superblock(const float *x, const float *qw, iq3_xxs_block *b
 void gguf_iq3_xxs_quantize(const float *x, void *y, int64_t n)
 {
     iq3_xxs_block *b = y;
+    const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
-        iq3_xxs_superblock(x + i * GGUF_QK_K, NULL, &b[i]);
+        iq3_xxs_superblock(x + i * GGUF_QK_K, NULL, lanes, &b[i]);
 }
 
 /* σ² over each super-block of 256, its weights qw[256i .. 256i+255]. */
 void gguf_iq3_xxs_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     iq3_xxs_block *b = y;
+    const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
-        iq3_xxs_superblock(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, &b[i]);
+        iq3_xxs_superblock(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, lanes, &b[i]);
 }
 
 /* Each value (d·(0.5 + ls))·0.5, times the grid byte, times ±1 (as ggml). */
@@ -564,7 +761,7 @@ void gguf_iq3_xxs_dequantize(const void *x, float *y, int64_t n)
  * iq3_s
  * ======================================================================== */
 
-static void iq3_s_superblock(const float *x, const float *qw, iq3_s_block *b)
+static void iq3_s_superblock(const float *x, const float *qw, bool lanes, iq3_s_block *b)
 {
     const iq3_lattice *g = get_lattice_512();
     memset(b, 0, sizeof *b);
@@ -589,7 +786,7 @@ static void iq3_s_superblock(const float *x, const float *qw, iq3_s_block *b)
             continue;
         }
         int8_t L[SUB];
-        float scale = search_sub_block(g, &MODE_S, xv, w, sw, max, L);
+        float scale = search_sub_block(g, &MODE_S, lanes, xv, w, sw, max, L);
         if (scale < 0.0f) {
             /* ggml's guard (not reached: magnitudes and weights are ≥ 0) */
             scale = -scale;
@@ -618,16 +815,18 @@ static void iq3_s_superblock(const float *x, const float *qw, iq3_s_block *b)
 void gguf_iq3_s_quantize(const float *x, void *y, int64_t n)
 {
     iq3_s_block *b = y;
+    const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
-        iq3_s_superblock(x + i * GGUF_QK_K, NULL, &b[i]);
+        iq3_s_superblock(x + i * GGUF_QK_K, NULL, lanes, &b[i]);
 }
 
 /* σ² over each super-block of 256, its weights qw[256i .. 256i+255]. */
 void gguf_iq3_s_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     iq3_s_block *b = y;
+    const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
-        iq3_s_superblock(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, &b[i]);
+        iq3_s_superblock(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, lanes, &b[i]);
 }
 
 /* Each value d·(1 + 2ls) times 2l + 1, times ±1 (as ggml). */

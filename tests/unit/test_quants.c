@@ -215,7 +215,8 @@ START_TEST(test_weighted_paths)
 {
     static const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
                                       GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K,
-                                      GGUF_DT_Q6_K, GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS };
+                                      GGUF_DT_Q6_K, GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS,
+                                      GGUF_DT_IQ3_XXS, GGUF_DT_IQ3_S };
     enum { N = 512 };
     static float x[N], w[N], y[N];
     static uint8_t q[N * 4];
@@ -391,7 +392,8 @@ START_TEST(test_lanes_match_scalar)
 {
     static const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
                                       GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K,
-                                      GGUF_DT_Q6_K, GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS };
+                                      GGUF_DT_Q6_K, GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS,
+                                      GGUF_DT_IQ3_XXS, GGUF_DT_IQ3_S };
     enum { N = 1024, ROWS = 8 };
     static float x[ROWS * N], w[N];
     static uint8_t a[ROWS * N * 2], b[ROWS * N * 2];
