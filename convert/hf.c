@@ -4,7 +4,8 @@
  * What llama.cpp's convert_hf_to_gguf.py (c392e50) does, in C: the weight
  * files are every model*.safetensors in the folder in name order (an index
  * file only checks that each tensor it names is present), tensors come in
- * header order after any generated ones, and the vocabulary and special
+ * name order within each file (e21cdc11; torch files: pickle order) after
+ * any generated ones, and the vocabulary and special
  * tokens come from tokenizer.model, added_tokens.json, tokenizer_config.json
  * and config.json by its rules.
  */
@@ -32,6 +33,7 @@ typedef struct hf_state {
     json_value *config, *tok_config, *tokenizer_json;
     st_file    *shards;
     int         n_shards;
+    bool        file_order; /* safetensors tensors in header order, not sorted */
     vocab       voc;        /* as llama.cpp builds it */
 } hf_state;
 
@@ -88,6 +90,11 @@ static int hparam_u32(const hf_state *s, const char *key, uint32_t *out, gguf_er
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_st_name(const void *a, const void *b)
+{
+    return strcmp(((const st_tensor *)a)->name, ((const st_tensor *)b)->name);
 }
 
 /* PREFIX*SUFFIX files in name order (llama.cpp's get_model_part_names). */
@@ -240,6 +247,12 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             gguf_error_prefix(err, "%s: ", parts[i]);
             rc = -1;
         } else {
+            /* llama.cpp e21cdc11 reads a safetensors file's tensors in name
+             * order (gguf-py's SafetensorsLocal sorts them), not header
+             * order; a torch file's stay in pickle order */
+            if (!torch && !s->file_order)
+                qsort(s->shards[i].tensors, s->shards[i].n, sizeof *s->shards[i].tensors,
+                      cmp_st_name);
             s->n_shards++;
         }
     }
@@ -601,7 +614,7 @@ static char *default_name(const char *dir)
     return name;
 }
 
-int hf_open(const char *dir, bool vocab_only, src_model *m, gguf_error *err)
+int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
     struct stat st;
@@ -612,6 +625,7 @@ int hf_open(const char *dir, bool vocab_only, src_model *m, gguf_error *err)
         free(s);
         return gguf_error_set(err, "out of memory");
     }
+    s->file_order = file_order;
     m->reader = s;
     m->close = hf_close;
     m->verify = hf_verify;

@@ -17,7 +17,9 @@
 
 /* Opens the folder. With vocab_only, config.json may be absent (a folder
  * of tokenizer files): the vocabulary is written as the llama family's,
- * with no hyperparameters. 0, or -1 with err (naming the file at fault). */
-int hf_open(const char *dir, bool vocab_only, src_model *m, gguf_error *err);
+ * with no hyperparameters. file_order: a safetensors file's tensors in
+ * header order (llama.cpp c392e50) rather than name order (e21cdc11).
+ * 0, or -1 with err (naming the file at fault). */
+int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, gguf_error *err);
 
 #endif

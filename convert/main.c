@@ -43,6 +43,8 @@ static void usage(FILE *fp)
         "  --tokenizer FILE           vocabulary of a llama2.c checkpoint (tokenizer.bin\n"
         "                             or a SentencePiece tokenizer.model)\n"
         "  --vocab-only               write only the vocabulary and metadata\n"
+        "  --tensor-order name|file   a safetensors file's tensors in name order (default,\n"
+        "                             as llama.cpp e21cdc11) or as stored (as c392e50)\n"
         "  --dry-run                  print the tensor plan and write nothing\n"
         "  --metadata FILE            JSON overrides of general.* keys (name, author,\n"
         "                             version, license, tags, base_models, ...)\n"
@@ -114,6 +116,7 @@ int main(int argc, char **argv)
     cli_cleanup_on_signals();
     convert_options o = { .outtype = OUT_F16 };
     const char *input = NULL, *tokenizer = NULL, *metadata_path = NULL;
+    bool file_order = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -136,6 +139,12 @@ int main(int argc, char **argv)
             if (!v)
                 goto missing;
             tokenizer = v, i++;
+        } else if (!strcmp(a, "--tensor-order")) {
+            if (!v)
+                goto missing;
+            if (strcmp(v, "name") && strcmp(v, "file"))
+                return cli_usage_error(TOOL, "unknown --tensor-order '%s' (name, file)", v);
+            file_order = !strcmp(v, "file"), i++;
         } else if (!strcmp(a, "--vocab-only")) {
             o.vocab_only = true;
         } else if (!strcmp(a, "--metadata")) {
@@ -191,7 +200,7 @@ int main(int argc, char **argv)
     src_model m = { 0 };
     int rc0 = llama2c_detect(input) ? llama2c_open(input, tokenizer, &m, &err)
             : meta_detect(input)    ? meta_open(input, &m, &err)
-                                    : hf_open(input, o.vocab_only, &m, &err);
+                                    : hf_open(input, o.vocab_only, file_order, &m, &err);
     if (rc0) {
         fprintf(stderr, TOOL ": error: %s: %s\n", input, err.msg);
         json_free(metadata);

@@ -151,8 +151,19 @@ static const gguf_arch_tensor llama_extra_tensors[] = {
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 },
 };
 
+/* Qwen3's per-head RMSNorm of q and k (one weight vector of key_length,
+ * shared by all heads). */
+static const gguf_arch_tensor qk_norm_tensors[] = {
+    { GGUF_T_ATTN_Q_NORM, GGUF_ROLE_ATTN_Q_NORM, R, 0, GGUF_DIM_HEAD_K, GGUF_DIM_1,
+      HF("self_attn.q_norm.weight"), NULL, GGUF_PERMUTE_NONE },
+    { GGUF_T_ATTN_K_NORM, GGUF_ROLE_ATTN_K_NORM, R, 0, GGUF_DIM_HEAD_K, GGUF_DIM_1,
+      HF("self_attn.k_norm.weight"), NULL, GGUF_PERMUTE_NONE },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 },
+};
+
 static const gguf_arch_tensor *const llama_tables[] = { decoder_tensors, llama_extra_tensors, NULL };
 static const gguf_arch_tensor *const qwen2_tables[] = { decoder_tensors, NULL };
+static const gguf_arch_tensor *const qwen3_tables[] = { decoder_tensors, qk_norm_tensors, NULL };
 #undef R
 #undef O
 #undef HF
@@ -167,6 +178,7 @@ static const char *const llama_hf[] = { "LlamaForCausalLM", "LLaMAForCausalLM",
                                         "MistralForCausalLM", NULL };
 static const char *const no_hf[] = { NULL };
 static const char *const qwen2_hf[] = { "Qwen2ForCausalLM", NULL };
+static const char *const qwen3_hf[] = { "Qwen3ForCausalLM", NULL };
 
 /* ===========================================================================
  * The registry
@@ -191,6 +203,12 @@ static const gguf_arch ARCHS[] = {
       .hf_classes = qwen2_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
       .hf_hparams = base_hf_hparams, .tables = qwen2_tables,
       .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QKV_BIAS | GGUF_ARCH_ROPE_LINEAR,
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU },
+    /* head_dim is its own hyper-parameter (key_length), not hidden/heads */
+    { .name = "qwen3", .about = "Qwen3 dense: Qwen2's layout without biases, per-head q/k RMSNorm",
+      .hf_classes = qwen3_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
+      .hf_hparams = base_hf_hparams, .tables = qwen3_tables,
+      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QK_NORM | GGUF_ARCH_ROPE_LINEAR,
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU },
 };
 #define N_ARCHS (sizeof ARCHS / sizeof *ARCHS)
@@ -259,6 +277,7 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_FFN_GATE] = "ffn_gate", [GGUF_ROLE_FFN_UP] = "ffn_up",
     [GGUF_ROLE_FFN_DOWN] = "ffn_down", [GGUF_ROLE_FFN_GATE_BIAS] = "ffn_gate_bias",
     [GGUF_ROLE_FFN_UP_BIAS] = "ffn_up_bias", [GGUF_ROLE_FFN_DOWN_BIAS] = "ffn_down_bias",
+    [GGUF_ROLE_ATTN_Q_NORM] = "attn_q_norm", [GGUF_ROLE_ATTN_K_NORM] = "attn_k_norm",
 };
 
 const char *gguf_role_name(int role)
@@ -266,16 +285,16 @@ const char *gguf_role_name(int role)
     return role >= 0 && role < GGUF_ROLE_COUNT ? role_names[role] : "unknown";
 }
 
-static const char *const dim_names[] = {
+static const char *const dim_names[GGUF_DIM_COUNT] = {
     [GGUF_DIM_1] = "1", [GGUF_DIM_EMBD] = "embedding_length", [GGUF_DIM_FF] = "feed_forward_length",
     [GGUF_DIM_VOCAB] = "n_vocab", [GGUF_DIM_Q] = "head_count × head_dim",
     [GGUF_DIM_K] = "head_count_kv × head_dim", [GGUF_DIM_V] = "head_count_kv × value_length",
-    [GGUF_DIM_ROT_HALF] = "rope.dimension_count / 2",
+    [GGUF_DIM_ROT_HALF] = "rope.dimension_count / 2", [GGUF_DIM_HEAD_K] = "key_length",
 };
 
 const char *gguf_dim_name(int dim)
 {
-    return dim >= 0 && dim <= GGUF_DIM_ROT_HALF ? dim_names[dim] : "unknown";
+    return dim >= 0 && dim < GGUF_DIM_COUNT ? dim_names[dim] : "unknown";
 }
 
 bool gguf_arch_tensor_required(const gguf_arch *a, const gguf_arch_tensor *t)
@@ -355,6 +374,7 @@ int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
     case GGUF_DIM_K:        return hp->n_head_kv * hp->head_k;
     case GGUF_DIM_V:        return hp->n_head_kv * hp->head_v;
     case GGUF_DIM_ROT_HALF: return hp->n_rot / 2;
+    case GGUF_DIM_HEAD_K:   return hp->head_k;
     }
     return -1;
 }

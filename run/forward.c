@@ -176,7 +176,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     const size_t cache = (size_t)hp->n_layer * (size_t)n_ctx * kv;
     s->x = malloc(nb * d * sizeof(float));
     s->xb = malloc(nb * d * sizeof(float));
-    s->q = malloc(nb * d * sizeof(float));
+    s->q = malloc(nb * (size_t)hp->q_dim * sizeof(float));
     s->xb2 = malloc(nb * d * sizeof(float));
     s->k = malloc(nb * kv * sizeof(float));
     s->v = malloc(nb * kv * sizeof(float));
@@ -457,7 +457,7 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
 #else
             const size_t th = 0;
 #endif
-            float *qh = s->q + (size_t)b * hp->n_embd + (size_t)h * hd;
+            float *qh = s->q + (size_t)b * hp->q_dim + (size_t)h * hd;
             const size_t kvh = (size_t)(h / group) * hd;
             float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
             attend_head(s, out, qh, s->k_cache + base + kvh, s->v_cache + base + kvh, pos + b + 1,
@@ -467,27 +467,40 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
     }
 }
 
+/* Each of n consecutive heads of x (head_dim wide) RMS-normalised in place
+ * with weights w (nothing when w is NULL). */
+static void head_norms(float *x, const float *w, int n, int head_dim, float eps)
+{
+    if (!w)
+        return;
+    for (int h = 0; h < n; h++)
+        run_rmsnorm(x + (size_t)h * head_dim, x + (size_t)h * head_dim, w, head_dim, eps);
+}
+
 static void forward_layer(run_state *s, const run_model *m, int il, int nb, int pos)
 {
     const run_hparams *hp = &m->hp;
     const run_layer *l = &m->layers[il];
-    const int d = hp->n_embd, kv = hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
+    const int d = hp->n_embd, qd = hp->q_dim, kv = hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
     const size_t cache = ((size_t)il * (size_t)s->n_ctx + (size_t)pos) * (size_t)kv;
 
     // attention sub-layer: xb = rmsnorm(x) * attn_norm
     for (int b = 0; b < nb; b++)
         run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->attn_norm, d, hp->rms_eps);
-    // q (nb, d) = xb Wq^T + bq;  k, v (nb, kv) = xb Wk^T + bk, xb Wv^T + bv
+    // q (nb, qd) = xb Wq^T + bq;  k, v (nb, kv) = xb Wk^T + bk, xb Wv^T + bv
     matmul(s, &l->wq, s->xb, nb, s->q);
-    add_bias(s->q, l->bq, nb, d);
+    add_bias(s->q, l->bq, nb, qd);
     matmul(s, &l->wk, s->xb, nb, s->k);
     add_bias(s->k, l->bk, nb, kv);
     matmul(s, &l->wv, s->xb, nb, s->v);
     add_bias(s->v, l->bv, nb, kv);
+    // qwen3: every head of q and k RMS-normalised on its own, before rope
+    head_norms(s->q, l->q_norm, nb * hp->n_head, hp->head_dim, hp->rms_eps);
+    head_norms(s->k, l->k_norm, nb * hp->n_head_kv, hp->head_dim, hp->rms_eps);
     // rotate q and k by their positions, append k and v to the cache as f16
     for (int b = 0; b < nb; b++) {
         rope_angles(s->rope_cs, hp->n_rot, pos + b, hp->rope_base, hp->rope_scale, m->rope_freqs);
-        rope_apply(s->q + (size_t)b * d, hp->n_head, hp->head_dim, hp->n_rot, s->rope_cs,
+        rope_apply(s->q + (size_t)b * qd, hp->n_head, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
         rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);

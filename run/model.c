@@ -32,7 +32,7 @@
 /* The registry's forward-pass features the forward pass implements; a row
  * asking for any other is refused by name rather than run wrongly. */
 #define RUN_FEATURES (GGUF_ARCH_QKV_BIAS | GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | \
-                      GGUF_ARCH_ROPE_LLAMA3 | GGUF_ARCH_ROPE_LINEAR)
+                      GGUF_ARCH_ROPE_LLAMA3 | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_QK_NORM)
 #define CONVERT_FACTS (GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM)
 
 static int check_features(const gguf_arch *a, gguf_error *err)
@@ -148,26 +148,32 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
     rc = rc ? rc : load_rope_scaling(hp, f, arch, err);
     if (rc)
         return rc;
-    if (hp->n_embd % hp->n_head)
+    /* heads are attention.key_length wide (Qwen3: not embedding_length /
+     * head_count), by default embedding_length / head_count; values must be
+     * as wide as keys (the cache holds both at head_dim) */
+    char key[128];
+    snprintf(key, sizeof key, GGUF_KEY_KEY_LENGTH, arch);
+    if (!gguf_lookup_kv(f, key) && hp->n_embd % hp->n_head)
         return gguf_error_set(err, "head count %d does not divide the embedding length %d",
                               hp->n_head, hp->n_embd);
     if (hp->n_head % hp->n_head_kv)
         return gguf_error_set(err, "key/value head count %d does not divide the head count %d",
                               hp->n_head_kv, hp->n_head);
-    hp->head_dim = hp->n_embd / hp->n_head;
-    /* the forward pass sizes heads as embedding_length / head_count */
-    static const char *const head_keys[] = { GGUF_KEY_KEY_LENGTH, GGUF_KEY_VALUE_LENGTH };
-    for (size_t k = 0; k < 2; k++) {
-        int len;
-        if (key_int(f, head_keys[k], arch, false, hp->head_dim, 1, MAX_DIM, &len, err))
-            return -1;
-        if (len != hp->head_dim) {
-            char key[128];
-            snprintf(key, sizeof key, head_keys[k], arch);
-            return gguf_error_set(err, "%s is %d: gguf-run needs heads of embedding_length / "
-                                  "head_count = %d", key, len, hp->head_dim);
-        }
+    if (key_int(f, GGUF_KEY_KEY_LENGTH, arch, false, hp->n_embd / hp->n_head, 1, MAX_DIM,
+                &hp->head_dim, err))
+        return -1;
+    int v_len;
+    if (key_int(f, GGUF_KEY_VALUE_LENGTH, arch, false, hp->head_dim, 1, MAX_DIM, &v_len, err))
+        return -1;
+    if (v_len != hp->head_dim) {
+        snprintf(key, sizeof key, GGUF_KEY_VALUE_LENGTH, arch);
+        return gguf_error_set(err, "%s is %d: gguf-run needs values as wide as keys (%d)", key,
+                              v_len, hp->head_dim);
     }
+    if ((int64_t)hp->n_head * hp->head_dim > MAX_DIM)
+        return gguf_error_set(err, "head count %d times key length %d is too large", hp->n_head,
+                              hp->head_dim);
+    hp->q_dim = hp->n_head * hp->head_dim;
     if (key_int(f, GGUF_KEY_ROPE_DIM_COUNT, arch, false, hp->head_dim, 0, MAX_DIM, &hp->n_rot, err))
         return -1;
     if (hp->n_rot % 2 || hp->n_rot > hp->head_dim)
@@ -271,6 +277,8 @@ static const layer_slot SLOTS[] = {
     { GGUF_ROLE_ATTN_Q_BIAS, false, offsetof(run_layer, bq) },
     { GGUF_ROLE_ATTN_K_BIAS, false, offsetof(run_layer, bk) },
     { GGUF_ROLE_ATTN_V_BIAS, false, offsetof(run_layer, bv) },
+    { GGUF_ROLE_ATTN_Q_NORM, false, offsetof(run_layer, q_norm) },
+    { GGUF_ROLE_ATTN_K_NORM, false, offsetof(run_layer, k_norm) },
     { GGUF_ROLE_ATTN_OUT, true, offsetof(run_layer, wo) },
     { GGUF_ROLE_FFN_NORM, false, offsetof(run_layer, ffn_norm) },
     { GGUF_ROLE_FFN_GATE, true, offsetof(run_layer, w_gate) },
@@ -300,10 +308,11 @@ static int64_t dim_value(const run_hparams *hp, int dim)
     case GGUF_DIM_EMBD:     return hp->n_embd;
     case GGUF_DIM_FF:       return hp->n_ff;
     case GGUF_DIM_VOCAB:    return hp->n_vocab;
-    case GGUF_DIM_Q:        return (int64_t)hp->n_head * hp->head_dim;
+    case GGUF_DIM_Q:        return hp->q_dim;
     case GGUF_DIM_K:
     case GGUF_DIM_V:        return (int64_t)hp->n_head_kv * hp->head_dim;
     case GGUF_DIM_ROT_HALF: return hp->n_rot / 2;
+    case GGUF_DIM_HEAD_K:   return hp->head_dim;
     }
     return -1;
 }

@@ -33,7 +33,8 @@ typedef struct run_hparams {
     int   n_layer;
     int   n_head;      /* query heads */
     int   n_head_kv;   /* key/value heads; n_head is a multiple of it */
-    int   head_dim;    /* n_embd / n_head */
+    int   head_dim;    /* attention.key_length, else n_embd / n_head */
+    int   q_dim;       /* n_head * head_dim: q and the attention output */
     int   n_ff;        /* feed-forward width */
     int   n_vocab;     /* rows of token_embd == number of tokens */
     int   n_ctx_train; /* {arch}.context_length */
@@ -59,8 +60,9 @@ typedef struct run_matrix {
 
 typedef struct run_layer {
     float     *attn_norm;            /* (n_embd,) */
-    run_matrix wq, wk, wv, wo;       /* (n_embd or kv_dim, n_embd) */
+    run_matrix wq, wk, wv, wo;       /* (q_dim or kv_dim, n_embd); wo (n_embd, q_dim) */
     float     *bq, *bk, *bv;         /* qwen2 biases (NULL when absent) */
+    float     *q_norm, *k_norm;      /* qwen3 per-head RMSNorm weights (head_dim,), or NULL */
     float     *ffn_norm;             /* (n_embd,) */
     run_matrix w_gate, w_up, w_down; /* (n_ff, n_embd), (n_ff, n_embd), (n_embd, n_ff) */
 } run_layer;

@@ -90,6 +90,8 @@ enum gguf_token_type {
 #define GGUF_T_FFN_GATE_BIAS        "blk.%d.ffn_gate.bias"
 #define GGUF_T_FFN_UP_BIAS          "blk.%d.ffn_up.bias"
 #define GGUF_T_FFN_DOWN_BIAS        "blk.%d.ffn_down.bias"
+#define GGUF_T_ATTN_Q_NORM          "blk.%d.attn_q_norm.weight"
+#define GGUF_T_ATTN_K_NORM          "blk.%d.attn_k_norm.weight"
 
 /* ---------------------------------------------------------------------------
  * The architecture registry: every GGUF architecture the tools support,
@@ -110,6 +112,7 @@ enum gguf_role {
     GGUF_ROLE_ATTN_OUT, GGUF_ROLE_ATTN_OUT_BIAS, GGUF_ROLE_FFN_NORM,
     GGUF_ROLE_FFN_GATE, GGUF_ROLE_FFN_UP, GGUF_ROLE_FFN_DOWN,
     GGUF_ROLE_FFN_GATE_BIAS, GGUF_ROLE_FFN_UP_BIAS, GGUF_ROLE_FFN_DOWN_BIAS,
+    GGUF_ROLE_ATTN_Q_NORM, GGUF_ROLE_ATTN_K_NORM,
     GGUF_ROLE_COUNT
 };
 
@@ -122,7 +125,9 @@ enum gguf_dim {
     GGUF_DIM_Q,        /* head_count × key length */
     GGUF_DIM_K,        /* head_count_kv × key length */
     GGUF_DIM_V,        /* head_count_kv × value length */
-    GGUF_DIM_ROT_HALF  /* rope.dimension_count / 2 */
+    GGUF_DIM_ROT_HALF, /* rope.dimension_count / 2 */
+    GGUF_DIM_HEAD_K,   /* the key length (one head's q/k width) */
+    GGUF_DIM_COUNT
 };
 
 /* Whether a tensor must be there. */

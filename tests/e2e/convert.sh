@@ -40,42 +40,64 @@ if [ ! -x "$CONVERT" ]; then
     exit 0
 fi
 
+# One manifest: convert its input with its outtype (and the options after
+# it) and compare (3 checks).
+convert_manifest() {
+    local m=$1 name outtype model input out d keep
+    name=$(basename "$m" .json)
+    outtype=${name##*-}
+    model=${name%-*}
+    input=$FIX/models/$model
+    case $model in
+        *-torch) input=$FIX/models/${model%-torch}/torch ;;
+        *-meta) input=$FIX/models/${model%-meta}/meta ;;
+        *) [ -d "$input/hf" ] && input=$input/hf ;;
+    esac
+    out=$TMP/$name.gguf
+    if ! "$CONVERT" -q "$input" --outtype "$outtype" -o "$out" "${@:2}" >"$TMP/c.log" 2>&1; then
+        fail "$name" "gguf-convert failed: $(tail -1 "$TMP/c.log")"; return
+    fi
+    manifest_tensors "$m" >"$TMP/want.t"
+    gguf_tensors "$out" >"$TMP/got.t"
+    d=$(diff "$TMP/want.t" "$TMP/got.t" | head -4 | tr '\n' ' ')
+    [ -s "$TMP/want.t" ] || d="no tensors read from the manifest"
+    if [ -z "$d" ]; then pass "$name: tensor names, order, types, shapes and sha256"
+    else fail "$name: tensors" "$d"; fi
+    # f32 values to float precision (the manifest prints them as doubles)
+    f32_norm() { awk '$2 == "f32" { $3 = sprintf("%.7g", $3) } { print }'; }
+    # llama.cpp's legacy converter (the -meta- manifests) writes no special
+    # tokens and no quantization version: there only {arch}.*, the token
+    # arrays and general.architecture/file_type are compared
+    keep='.'
+    [[ $name == *-meta-* ]] && keep='^(general\.(architecture|file_type)|tokenizer\.ggml\.(tokens|scores|token_type)|llama\.[^ ]*) '
+    manifest_keys "$m" | f32_norm | grep -E "$keep" >"$TMP/want.keys"
+    gguf_keys "$out" | f32_norm | grep -E "$keep" >"$TMP/got.keys"
+    d=$(diff "$TMP/want.keys" "$TMP/got.keys" | head -4 | tr '\n' ' ')
+    [ -s "$TMP/want.keys" ] || d="no keys read from the manifest"
+    if [ -z "$d" ]; then pass "$name: {arch}.*, tokenizer.ggml.* and general type keys"
+    else fail "$name: metadata" "$d"; fi
+    check "$name: output passes --check" "$INSPECT" --check "$out"
+    rm -f "$out"
+}
+
+# c392e50 wrote a safetensors file's tensors in header order, e21cdc11 in
+# name order (gguf-convert's default): the old references with --tensor-order file
 if need_jq "convert manifests" && need_fixture reference/convert "convert manifests" 42; then
     for m in "$REF"/convert/*.json; do
-        name=$(basename "$m" .json)
-        outtype=${name##*-}
-        model=${name%-*}
-        input=$FIX/models/$model
-        case $model in
-            *-torch) input=$FIX/models/${model%-torch}/torch ;;
-            *-meta) input=$FIX/models/${model%-meta}/meta ;;
-            *) [ -d "$input/hf" ] && input=$input/hf ;;
-        esac
-        out=$TMP/$name.gguf
-        if ! "$CONVERT" -q "$input" --outtype "$outtype" -o "$out" >"$TMP/c.log" 2>&1; then
-            fail "$name" "gguf-convert failed: $(tail -1 "$TMP/c.log")"; continue
-        fi
-        manifest_tensors "$m" >"$TMP/want.t"
-        gguf_tensors "$out" >"$TMP/got.t"
-        d=$(diff "$TMP/want.t" "$TMP/got.t" | head -4 | tr '\n' ' ')
-        [ -s "$TMP/want.t" ] || d="no tensors read from the manifest"
-        if [ -z "$d" ]; then pass "$name: tensor names, order, types, shapes and sha256"
-        else fail "$name: tensors" "$d"; fi
-        # f32 values to float precision (the manifest prints them as doubles)
-        f32_norm() { awk '$2 == "f32" { $3 = sprintf("%.7g", $3) } { print }'; }
-        # llama.cpp's legacy converter (the -meta- manifests) writes no special
-        # tokens and no quantization version: there only {arch}.*, the token
-        # arrays and general.architecture/file_type are compared
-        keep='.'
-        [[ $name == *-meta-* ]] && keep='^(general\.(architecture|file_type)|tokenizer\.ggml\.(tokens|scores|token_type)|llama\.[^ ]*) '
-        manifest_keys "$m" | f32_norm | grep -E "$keep" >"$TMP/want.keys"
-        gguf_keys "$out" | f32_norm | grep -E "$keep" >"$TMP/got.keys"
-        d=$(diff "$TMP/want.keys" "$TMP/got.keys" | head -4 | tr '\n' ' ')
-        [ -s "$TMP/want.keys" ] || d="no keys read from the manifest"
-        if [ -z "$d" ]; then pass "$name: {arch}.*, tokenizer.ggml.* and general type keys"
-        else fail "$name: metadata" "$d"; fi
-        check "$name: output passes --check" "$INSPECT" --check "$out"
-        rm -f "$out"
+        convert_manifest "$m" --tensor-order file
+    done
+    fixture_block_end
+fi
+
+# e21cdc11's references (upstream/convert/), for the families gguf-convert
+# reads so far: every outtype of each.
+UPSTREAM_FAMILIES="qwen3-rand"
+if need_jq "upstream convert manifests" &&
+    need_fixture upstream/convert "upstream convert manifests" $((12 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
+    for fam in $UPSTREAM_FAMILIES; do
+        for m in "$FIX"/upstream/convert/"$fam"-{f32,f16,bf16,q8_0}.json; do
+            convert_manifest "$m"
+        done
     done
     fixture_block_end
 fi

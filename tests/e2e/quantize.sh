@@ -94,6 +94,50 @@ if need_fixture upstream/iquant "e21cdc11 manifests" $((2 * n_done)); then
     fixture_block_end
 fi
 
+# e21cdc11 on the architecture fixtures (upstream/quantize/), for the
+# families gguf-convert and gguf-quantize handle so far: each manifest's
+# preset from our F16 conversion of the family's checkpoint, with the
+# family's GGUF imatrix for the -imatrix- ones (whose quantize.* keys are
+# compared too).
+UPSTREAM_FAMILIES="qwen3-rand"
+up_manifests=$(for fam in $UPSTREAM_FAMILIES; do ls "$UP"/quantize/"$fam"-*.json 2>/dev/null; done)
+n_up=$(( $(wc -w <<<"$up_manifests") + $(grep -c -- '-imatrix-' <<<"$up_manifests") ))
+if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize "e21cdc11 architecture manifests" "$n_up"; then
+    for m in $up_manifests; do
+        name=$(basename "$m" .json)
+        preset=${name##*-}
+        fam=${name%%-rand-*}-rand
+        f16=$TMP/$fam-f16.gguf
+        if [ ! -f "$f16" ] && ! "$BIN/gguf-convert" -q "$FIX/models/$fam" --outtype f16 -o "$f16" >"$TMP/c.log" 2>&1; then
+            fail "$name" "gguf-convert failed: $(tail -1 "$TMP/c.log")"
+            [[ $name == *-imatrix-* ]] && fail "$name: metadata"
+            continue
+        fi
+        im=
+        [[ $name == *-imatrix-* ]] && im=$fam.imatrix.gguf
+        out=$TMP/$name.gguf
+        if ! (cd "$UP/imatrix" && "$QUANT" -q ${im:+--imatrix "$im"} "$f16" "$out" "$preset" 2) >"$TMP/q.log" 2>&1; then
+            fail "$name" "gguf-quantize failed: $(tail -1 "$TMP/q.log")"
+            [ -n "$im" ] && fail "$name: metadata"
+            continue
+        fi
+        d=$(diff <(manifest_rows "$m") <(gguf_rows "$out") | head -4 | tr '\n' ' ')
+        if [ -z "$d" ] && [ "$(file_type "$m")" = "$(file_type "$out")" ]; then
+            pass "$name: tensors, types, shapes, sha256 and file_type as llama-quantize e21cdc11"
+        else
+            fail "$name" "${d:-general.file_type differs}"
+        fi
+        if [ -n "$im" ]; then
+            want=$(jq -c '[.metadata | to_entries[] | select(.key | startswith("quantize.")) | [.key, .value.type, .value.value]]' "$m")
+            got=$("$INSPECT" --json "$out" | jq -c '[.metadata | to_entries[] | select(.key | startswith("quantize.")) | [.key, .value.type, .value.value]]')
+            [ "$want" = "$got" ] && pass "$name: quantize.imatrix.* as e21cdc11" ||
+                fail "$name: quantize.imatrix.* as e21cdc11" "want $want got $got"
+        fi
+        rm -f "$out"
+    done
+    fixture_block_end
+fi
+
 # Presets llama-quantize e21cdc11 refuses without an importance matrix (its
 # tensor_requires_imatrix: iq1_*, iq2_*, iq3_xxs, and q2_K in Q2_K_S), and
 # what --dry-run says instead; COPY copies every tensor and keeps the file type.

@@ -38,7 +38,7 @@ model_for() {
         llama2xs-f32.gguf)
             "$CONVERT" "$FIX/models/llama2xs/model.bin" --tokenizer "$FIX/models/stories260K/tokenizer.bin" \
                 --outtype f32 -o "$out" ;;
-        qwen2-rand-f32.gguf|llama3rope-rand-f32.gguf)
+        qwen2-rand-f32.gguf|llama3rope-rand-f32.gguf|qwen3-rand-f32.gguf)
             "$CONVERT" "$FIX/models/${name%-f32.gguf}" --outtype f32 -o "$out" ;;
         *) echo "no recipe for $name" >&2; false ;;
     esac >"$W/why" 2>&1 || { tail -1 "$W/why" >"$W/why.1"; mv "$W/why.1" "$W/why"; return; }
@@ -77,22 +77,49 @@ max_rel_error() {
               e = 0; for (r in md) if (md[r] / mx[r] > e) e = md[r] / mx[r]; printf "%.3g\n", e }'
 }
 
-if need_fixture reference/greedy/wp-llama-5m-f32.p0.logits.f32 "logits wp-llama-5m-f32" &&
-   model=$(model_for wp-llama-5m-f32.gguf) && [ -n "$model" ]; then
-    j=$REF/greedy/wp-llama-5m-f32.p0.json
+# logits_check NAME MODEL JSON LIMIT: the first 4 decode steps of JSON's
+# prompt against JSON's .logits.f32 twin (1 check)
+logits_check() {
+    local name=$1 model=$2 j=$3 limit=$4 ref=${3%.json}.logits.f32 n e
+    n=$(jq -r .n_vocab "$j")
     "$RUN" -m "$model" --prompt-ids "$(jq -r '.prompt_ids | join(",")' "$j")" -n 4 --ids \
         --dump-logits "$W/logits.f32" 4 >/dev/null 2>"$W/err"
-    ref=$REF/greedy/wp-llama-5m-f32.p0.logits.f32
     if [ "$(stat -c %s "$W/logits.f32" 2>/dev/null)" != "$(stat -c %s "$ref")" ]; then
-        fail "logits wp-llama-5m-f32" "wrote $(stat -c %s "$W/logits.f32" 2>/dev/null) bytes, want $(stat -c %s "$ref")"
-    else
-        e=$(max_rel_error "$W/logits.f32" "$ref" 4096)
-        if awk -v e="$e" 'BEGIN { exit !(e != "nan" && e + 0 <= 1e-4) }'; then
-            pass "logits wp-llama-5m-f32: 4 steps within $e of llama.cpp (limit 1e-4)"
-        else
-            fail "logits wp-llama-5m-f32" "relative error $e > 1e-4"
-        fi
+        fail "logits $name" "wrote $(stat -c %s "$W/logits.f32" 2>/dev/null) bytes, want $(stat -c %s "$ref"): $(tail -1 "$W/err")"
+        return
     fi
+    e=$(max_rel_error "$W/logits.f32" "$ref" "$n")
+    if awk -v e="$e" -v l="$limit" 'BEGIN { exit !(e != "nan" && e + 0 <= l + 0) }'; then
+        pass "logits $name: 4 steps within $e of llama.cpp (limit $limit)"
+    else
+        fail "logits $name" "relative error $e > $limit"
+    fi
+}
+
+# e21cdc11's references (upstream/greedy/) for the families gguf-run runs so
+# far: 3 greedy decodes and the first steps' logits of each F32 conversion.
+UPSTREAM_FAMILIES="qwen3-rand"
+if need_fixture upstream/greedy "upstream greedy references" $((4 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
+    for fam in $UPSTREAM_FAMILIES; do
+        model=$(model_for "$fam-f32.gguf")
+        for p in 0 1 2; do
+            j=$FIX/upstream/greedy/$fam-f32.p$p.json
+            if [ -z "$model" ]; then skip "greedy $fam p$p" "no model: $(cat "$W/why")"; continue; fi
+            want=$(jq -r '.greedy_ids | map(tostring) | join(" ")' "$j")
+            got=$("$RUN" -m "$model" --prompt-ids "$(jq -r '.prompt_ids | join(",")' "$j")" -n 32 \
+                  --ids -t 2 2>"$W/err")
+            if [ "$got" = "$want" ]; then pass "greedy $fam-f32.p$p: 32 tokens as llama.cpp e21cdc11"
+            else fail "greedy $fam-f32.p$p" "got [$got] want [$want] $(tail -1 "$W/err")"; fi
+        done
+        if [ -z "$model" ]; then skip "logits $fam" "no model"; continue; fi
+        logits_check "$fam-f32" "$model" "$FIX/upstream/greedy/$fam-f32.p0.json" 1e-4
+    done
+    fixture_block_end
+fi
+
+if need_fixture reference/greedy/wp-llama-5m-f32.p0.logits.f32 "logits wp-llama-5m-f32" &&
+   model=$(model_for wp-llama-5m-f32.gguf) && [ -n "$model" ]; then
+    logits_check wp-llama-5m-f32 "$model" "$REF/greedy/wp-llama-5m-f32.p0.json" 1e-4
 fi
 
 # --- perplexity and KL-divergence on held-out War and Peace --------------------

@@ -36,6 +36,8 @@
 typedef struct spec {
     const char *arch;
     int dim, layers, ff, heads, kv_heads, vocab, ctx, rot;
+    int head_dim;         /* > 0: written as attention.key_length/value_length */
+    bool qk_norm;         /* qwen3's attn_q_norm / attn_k_norm tensors */
     int n_tokens;         /* tokens in tokenizer.ggml.tokens */
     uint32_t wtype;       /* type of the weight matrices */
     bool bias, tied, rope_freqs, no_ctx_key;
@@ -97,6 +99,10 @@ static const char *write_model(const spec *s)
     set_u32(w, s, GGUF_KEY_HEAD_COUNT, s->heads);
     set_u32(w, s, GGUF_KEY_HEAD_COUNT_KV, s->kv_heads);
     set_u32(w, s, GGUF_KEY_ROPE_DIM_COUNT, s->rot);
+    if (s->head_dim) {
+        set_u32(w, s, GGUF_KEY_KEY_LENGTH, s->head_dim);
+        set_u32(w, s, GGUF_KEY_VALUE_LENGTH, s->head_dim);
+    }
     snprintf(key, sizeof key, GGUF_KEY_RMS_EPS, ka);
     gguf_writer_set_f32(w, key, s->eps);
     snprintf(key, sizeof key, GGUF_KEY_ROPE_FREQ_BASE, ka);
@@ -118,21 +124,26 @@ static const char *write_model(const spec *s)
     gguf_writer_set_u32(w, GGUF_KEY_TOK_BOS, 1);
     gguf_writer_set_u32(w, GGUF_KEY_TOK_EOS, 2);
 
-    const int d = s->dim, hd = s->heads ? s->dim / s->heads : 1, kv = hd * s->kv_heads;
+    const int d = s->dim, hd = s->head_dim ? s->head_dim : s->heads ? s->dim / s->heads : 1;
+    const int kv = hd * s->kv_heads, qd = hd * s->heads;
     add(w, s, GGUF_T_TOKEN_EMBD, 0, s->wtype, d, s->vocab);
     if (s->rope_freqs)
         add(w, s, GGUF_T_ROPE_FREQS, 0, GGUF_DT_F32, s->rot / 2, 0);
     for (int l = 0; l < s->layers; l++) {
         add(w, s, GGUF_T_ATTN_NORM, l, GGUF_DT_F32, d, 0);
-        add(w, s, GGUF_T_ATTN_Q, l, s->wtype, d, d);
+        add(w, s, GGUF_T_ATTN_Q, l, s->wtype, d, qd);
         add(w, s, GGUF_T_ATTN_K, l, s->wtype, d, kv);
         add(w, s, GGUF_T_ATTN_V, l, s->wtype, d, kv);
         if (s->bias) {
-            add(w, s, GGUF_T_ATTN_Q_BIAS, l, GGUF_DT_F32, d, 0);
+            add(w, s, GGUF_T_ATTN_Q_BIAS, l, GGUF_DT_F32, qd, 0);
             add(w, s, GGUF_T_ATTN_K_BIAS, l, GGUF_DT_F32, kv, 0);
             add(w, s, GGUF_T_ATTN_V_BIAS, l, GGUF_DT_F32, kv, 0);
         }
-        add(w, s, GGUF_T_ATTN_OUT, l, s->wtype, d, d);
+        if (s->qk_norm) {
+            add(w, s, GGUF_T_ATTN_Q_NORM, l, GGUF_DT_F32, hd, 0);
+            add(w, s, GGUF_T_ATTN_K_NORM, l, GGUF_DT_F32, hd, 0);
+        }
+        add(w, s, GGUF_T_ATTN_OUT, l, s->wtype, qd, d);
         add(w, s, GGUF_T_FFN_NORM, l, GGUF_DT_F32, d, 0);
         add(w, s, GGUF_T_FFN_GATE, l, s->wtype, d, s->ff);
         add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, s->ff);
@@ -350,6 +361,23 @@ START_TEST(test_model_loads)
     ck_assert_ptr_nonnull(m.layers[1].bv);
     run_model_free(&m);
     gguf_close(f);
+
+    /* qwen3: heads of key_length 16 (4 × 16 = 64 ≠ dim 32), q/k norms */
+    s = base_spec();
+    s.arch = "qwen3";
+    s.tied = true;
+    s.head_dim = 16;
+    s.rot = 16;
+    s.qk_norm = true;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.hp.head_dim, 16);
+    ck_assert_int_eq(m.hp.q_dim, 64);
+    ck_assert_int_eq(m.hp.rope_layout, RUN_ROPE_NEOX);
+    ck_assert_ptr_nonnull(m.layers[1].q_norm);
+    ck_assert_ptr_nonnull(m.layers[1].k_norm);
+    ck_assert_ptr_null(m.layers[1].bq);
+    run_model_free(&m);
+    gguf_close(f);
 }
 END_TEST
 
@@ -376,6 +404,13 @@ static void bad_freqs(spec *s) { s->rope_freqs = true; s->rope_freq0 = -1; }
 static void ff_mismatch(spec *s) { s->drop = "blk.0.ffn_gate.weight"; }
 static void mistral_keys_llama(spec *s) { s->arch = "mistral"; s->kv_arch = "llama"; }
 static void yarn(spec *s) { s->rope_scaling = "yarn"; }
+static void qwen3_nonorm(spec *s) { s->arch = "qwen3"; s->head_dim = 16; s->rot = 16; }
+static void qwen3_vlen(spec *s)
+{
+    qwen3_nonorm(s);
+    s->qk_norm = true;
+    s->drop = "blk.0.attn_k_norm.weight";
+}
 
 static const bad_case BAD[] = {
     { "head count 0", heads0, "llama.attention.head_count is 0" },
@@ -394,6 +429,8 @@ static const bad_case BAD[] = {
     { "missing gate", ff_mismatch, "missing tensor blk.0.ffn_gate.weight" },
     { "mistral with llama keys", mistral_keys_llama, "missing key mistral.embedding_length" },
     { "yarn rope scaling", yarn, "rope scaling \"yarn\" is not supported" },
+    { "qwen3 without q/k norms", qwen3_nonorm, "missing tensor blk.0.attn_q_norm.weight" },
+    { "qwen3 without one k norm", qwen3_vlen, "missing tensor blk.0.attn_k_norm.weight" },
 };
 
 START_TEST(test_model_rejects)

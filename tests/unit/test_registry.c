@@ -15,7 +15,7 @@ START_TEST(test_lookup)
 {
     size_t n;
     const gguf_arch *all = gguf_arch_list(&n);
-    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(n, 4);
     ck_assert_ptr_eq(gguf_arch_find("llama"), &all[0]);
     ck_assert_ptr_nonnull(gguf_arch_find("mistral"));
     ck_assert_ptr_nonnull(gguf_arch_find("qwen2"));
@@ -23,15 +23,19 @@ START_TEST(test_lookup)
     ck_assert_ptr_null(gguf_arch_find(NULL));
     ck_assert_ptr_eq(gguf_arch_find_hf("MistralForCausalLM"), gguf_arch_find("llama"));
     ck_assert_ptr_eq(gguf_arch_find_hf("Qwen2ForCausalLM"), gguf_arch_find("qwen2"));
+    ck_assert_ptr_eq(gguf_arch_find_hf("Qwen3ForCausalLM"), gguf_arch_find("qwen3"));
     ck_assert_ptr_null(gguf_arch_find_hf("GPT2LMHeadModel"));
     ck_assert_str_eq(gguf_arch_hf_list(),
-                     "LlamaForCausalLM, LLaMAForCausalLM, MistralForCausalLM, Qwen2ForCausalLM");
+                     "LlamaForCausalLM, LLaMAForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, "
+                     "Qwen3ForCausalLM");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_ATTN_Q), "attn_q");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_COUNT), "unknown");
     ck_assert_str_eq(gguf_hp_name(GGUF_HP_HEAD_COUNT_KV), "attention.head_count_kv");
     ck_assert_str_eq(gguf_hp_key(GGUF_HP_ROPE_DIM), "%s.rope.dimension_count");
     ck_assert_ptr_null(gguf_hp_key(GGUF_HP_COUNT));
     ck_assert_str_eq(gguf_dim_name(GGUF_DIM_FF), "feed_forward_length");
+    ck_assert_str_eq(gguf_dim_name(GGUF_DIM_HEAD_K), "key_length");
+    ck_assert_str_eq(gguf_dim_name(GGUF_DIM_COUNT), "unknown");
 }
 END_TEST
 
@@ -48,7 +52,7 @@ START_TEST(test_rows_consistent)
         for (size_t i = 0; i < nt; i++) {
             const gguf_arch_tensor *t = gguf_arch_tensor_at(arch, i);
             ck_assert_msg(t->role < GGUF_ROLE_COUNT, "%s %s role", arch->name, t->name);
-            ck_assert_msg(t->ne0 <= GGUF_DIM_ROT_HALF && t->ne1 <= GGUF_DIM_ROT_HALF, "%s dims",
+            ck_assert_msg(t->ne0 < GGUF_DIM_COUNT && t->ne1 < GGUF_DIM_COUNT, "%s dims",
                           t->name);
             ck_assert_msg(strlen(t->name) < GGUF_MAX_NAME - 8, "%s too long", t->name);
             /* the name has at most one %d, and a per-block row starts with it */
