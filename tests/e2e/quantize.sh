@@ -57,6 +57,25 @@ if need_fixture reference/quantize "quantize manifests" 42; then
     fixture_block_end
 fi
 
+# same_as_e21 NAME MANIFEST OUT [keys]: OUT has the manifest's tensors
+# (names, types, shapes, sha256) and general.file_type (1 check); with
+# "keys" also its quantize.* keys, types and values (1 more).
+quantize_keys() { jq -c '[.metadata | to_entries[] | select(.key | startswith("quantize.")) | [.key, .value.type, .value.value]]'; }
+same_as_e21() {
+    local name=$1 m=$2 out=$3 d want got
+    d=$(diff <(manifest_rows "$m") <(gguf_rows "$out") | head -4 | tr '\n' ' ')
+    if [ -z "$d" ] && [ "$(file_type "$m")" = "$(file_type "$out")" ]; then
+        pass "$name: tensors, types, shapes, sha256 and file_type as llama-quantize e21cdc11"
+    else
+        fail "$name" "${d:-general.file_type differs}"
+    fi
+    [ "${4:-}" = keys ] || return 0
+    want=$(quantize_keys <"$m")
+    got=$("$INSPECT" --json "$out" | quantize_keys)
+    [ "$want" = "$got" ] && pass "$name: quantize.imatrix.* keys, types and values as e21cdc11" ||
+        fail "$name: quantize.imatrix.* keys, types and values as e21cdc11" "want $want got $got"
+}
+
 # e21cdc11 (upstream/iquant/): every preset of every manifest, and the GGUF
 # imatrix (llama-imatrix's new format, detected by content): same tensors as
 # llama-quantize, and quantize.imatrix.* with e21cdc11's u32 counts. The
@@ -79,16 +98,7 @@ if need_fixture upstream/iquant "e21cdc11 manifests" $((2 * n_done)); then
                 >"$TMP/q.log" 2>&1; then
             fail "$name" "gguf-quantize failed: $(tail -1 "$TMP/q.log")"; fail "$name: metadata"; continue
         fi
-        d=$(diff <(manifest_rows "$m") <(gguf_rows "$out") | head -4 | tr '\n' ' ')
-        if [ -z "$d" ] && [ "$(file_type "$m")" = "$(file_type "$out")" ]; then
-            pass "$name: tensors, types, shapes, sha256 and file_type as llama-quantize e21cdc11"
-        else
-            fail "$name" "${d:-general.file_type differs}"
-        fi
-        want=$(jq -c '[.metadata | to_entries[] | select(.key | startswith("quantize.")) | [.key, .value.type, .value.value]]' "$m")
-        got=$("$INSPECT" --json "$out" | jq -c '[.metadata | to_entries[] | select(.key | startswith("quantize.")) | [.key, .value.type, .value.value]]')
-        [ "$want" = "$got" ] && pass "$name: quantize.imatrix.* keys, types and values as e21cdc11" ||
-            fail "$name: quantize.imatrix.* keys, types and values as e21cdc11" "want $want got $got"
+        same_as_e21 "$name" "$m" "$out" keys
         rm -f "$out"
     done
     fixture_block_end
@@ -121,18 +131,7 @@ if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize "e21cdc11 archit
             [ -n "$im" ] && fail "$name: metadata"
             continue
         fi
-        d=$(diff <(manifest_rows "$m") <(gguf_rows "$out") | head -4 | tr '\n' ' ')
-        if [ -z "$d" ] && [ "$(file_type "$m")" = "$(file_type "$out")" ]; then
-            pass "$name: tensors, types, shapes, sha256 and file_type as llama-quantize e21cdc11"
-        else
-            fail "$name" "${d:-general.file_type differs}"
-        fi
-        if [ -n "$im" ]; then
-            want=$(jq -c '[.metadata | to_entries[] | select(.key | startswith("quantize.")) | [.key, .value.type, .value.value]]' "$m")
-            got=$("$INSPECT" --json "$out" | jq -c '[.metadata | to_entries[] | select(.key | startswith("quantize.")) | [.key, .value.type, .value.value]]')
-            [ "$want" = "$got" ] && pass "$name: quantize.imatrix.* as e21cdc11" ||
-                fail "$name: quantize.imatrix.* as e21cdc11" "want $want got $got"
-        fi
+        same_as_e21 "$name" "$m" "$out" ${im:+keys}
         rm -f "$out"
     done
     fixture_block_end
