@@ -11,38 +11,41 @@ const gguf_arch *arch_find(const char *hf_name) { return gguf_arch_find_hf(hf_na
 
 const char *arch_supported_list(void) { return gguf_arch_hf_list(); }
 
-/* Matches name against a pattern with at most one "%d"; *block gets the
- * number (-1 without "%d"). */
-static bool match_pattern(const char *pattern, const char *name, int *block)
+/* Matches name against a pattern with at most two "%d"; *block and
+ * *expert get the numbers (-1 for each "%d" the pattern lacks). */
+static bool match_pattern(const char *pattern, const char *name, int *block, int *expert)
 {
-    const char *d = strstr(pattern, "%d");
-    if (!d) {
-        *block = -1;
-        return !strcmp(pattern, name);
-    }
-    size_t pre = (size_t)(d - pattern);
-    if (strncmp(pattern, name, pre) != 0 || !isdigit((unsigned char)name[pre]))
-        return false;
-    const char *p = name + pre;
-    long v = 0;
-    while (isdigit((unsigned char)*p)) {
-        v = v * 10 + (*p++ - '0');
-        if (v > 1000000)
+    int *num[2] = { block, expert };
+    *block = *expert = -1;
+    for (int k = 0;; k++) {
+        const char *d = strstr(pattern, "%d");
+        if (!d || k == 2)
+            return !strcmp(pattern, name);
+        size_t pre = (size_t)(d - pattern);
+        if (strncmp(pattern, name, pre) != 0 || !isdigit((unsigned char)name[pre]))
             return false;
+        const char *p = name + pre;
+        long v = 0;
+        while (isdigit((unsigned char)*p)) {
+            v = v * 10 + (*p++ - '0');
+            if (v > 1000000)
+                return false;
+        }
+        *num[k] = (int)v;
+        pattern = d + 2;
+        name = p;
     }
-    *block = (int)v;
-    return !strcmp(d + 2, p);
 }
 
 /* The row whose checkpoint name (Hugging Face or Meta) matches, with the
  * formatted GGUF name; NULL if none. */
 static const gguf_arch_tensor *find_row(const gguf_arch *a, bool meta, const char *name,
-                                        char *out, size_t out_size, int *block)
+                                        char *out, size_t out_size, int *block, int *expert)
 {
     const gguf_arch_tensor *t;
     for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++) {
         const char *from = meta ? t->meta : t->hf;
-        if (!from || !match_pattern(from, name, block))
+        if (!from || !match_pattern(from, name, block, expert))
             continue;
         if (*block >= 0)
             snprintf(out, out_size, t->name, *block);
@@ -54,7 +57,7 @@ static const gguf_arch_tensor *find_row(const gguf_arch *a, bool meta, const cha
 }
 
 int arch_map_name(const gguf_arch *a, const char *name, char *out, size_t out_size,
-                  uint8_t *permute, int *block)
+                  uint8_t *permute, int *block, int *expert, const gguf_arch_tensor **row)
 {
     size_t len = strlen(name);
     for (const char *const *s = a->hf_skip; *s; s++) {
@@ -62,14 +65,16 @@ int arch_map_name(const gguf_arch *a, const char *name, char *out, size_t out_si
         if (len >= sl && !strcmp(name + len - sl, *s))
             return 0;
     }
-    const gguf_arch_tensor *t = find_row(a, false, name, out, out_size, block);
+    const gguf_arch_tensor *t = find_row(a, false, name, out, out_size, block, expert);
     if (!t)
         return -1;
+    *row = t;
     *permute = (a->flags & GGUF_ARCH_PERMUTE_QK) ? t->permute : GGUF_PERMUTE_NONE;
     return 1;
 }
 
 int arch_map_meta(const gguf_arch *a, const char *name, char *out, size_t out_size, int *block)
 {
-    return find_row(a, true, name, out, out_size, block) ? 1 : -1;
+    int expert;
+    return find_row(a, true, name, out, out_size, block, &expert) ? 1 : -1;
 }

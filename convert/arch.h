@@ -24,9 +24,12 @@ const char *arch_supported_list(void);
 
 /* Maps a Hugging Face checkpoint tensor name: 1 with the GGUF name in out
  * (and the row permutation, enum gguf_permute, and the block index), 0 when
- * the family drops the tensor, -1 when no row matches. */
+ * the family drops the tensor, -1 when no row matches. *expert: the expert
+ * index of one expert's projection (a row with ne2, whose hf name has a
+ * second "%d"; out is then the stacked tensor's name), else -1. *row: the
+ * registry row. */
 int arch_map_name(const gguf_arch *a, const char *name, char *out, size_t out_size,
-                  uint8_t *permute, int *block);
+                  uint8_t *permute, int *block, int *expert, const gguf_arch_tensor **row);
 
 /* Maps a Meta checkpoint name (consolidated.NN.pth): 1 (out, block), or -1.
  * Meta's q/k are already in llama.cpp's rotary order: no permutation. */

@@ -223,6 +223,134 @@ static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_
     return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Experts: llama.cpp's converter collects every expert's projections of a
+ * block and, when the block's last one arrives, writes each projection of
+ * all experts as one tensor [.., .., n_expert] (torch.stack in expert
+ * order), in the order of the family's expert rows. Here the stacked
+ * tensor is a src_tensor of n_expert row-split parts, one per expert,
+ * read from the mapped checkpoint like any other.
+ * ------------------------------------------------------------------------ */
+
+#define MAX_EXPERT_ROWS 4
+
+typedef struct experts {
+    int                     n_expert; /* config's num_local_experts / num_experts; 0: none */
+    int                     n_rows;   /* the architecture's stacked rows, in emit order */
+    const gguf_arch_tensor *rows[MAX_EXPERT_ROWS];
+    int                     n_blocks;
+    const st_tensor       **got;      /* [block][row][expert], NULL until seen */
+    int                    *count;    /* [block]: projections seen */
+} experts;
+
+static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf_error *err)
+{
+    const gguf_arch_tensor *t;
+    for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++)
+        if (t->ne2 != GGUF_DIM_1 && ex->n_rows < MAX_EXPERT_ROWS)
+            ex->rows[ex->n_rows++] = t;
+    if (!ex->n_rows)
+        return 0;
+    static const char *const count_keys[] = { "num_local_experts", "num_experts", NULL };
+    static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
+                                              "num_layers", NULL };
+    const json_value *v = hparam(s, count_keys);
+    int64_t n = 0, blocks = 0;
+    if (v && json_count(v, "config.json", "num_local_experts", 0, 4096, &n, err))
+        return -1;
+    if (json_count(hparam(s, layer_keys), "config.json", "num_hidden_layers", 1, 100000, &blocks,
+                   err))
+        return -1;
+    ex->n_expert = (int)n;
+    ex->n_blocks = (int)blocks;
+    if (n > 0 && (!(ex->got = calloc((size_t)blocks * (size_t)ex->n_rows * (size_t)n,
+                                     sizeof *ex->got)) ||
+                  !(ex->count = calloc((size_t)blocks, sizeof *ex->count))))
+        return gguf_error_set(err, "out of memory");
+    return 0;
+}
+
+static void experts_free(experts *ex)
+{
+    free(ex->got);
+    free(ex->count);
+}
+
+static const st_tensor **expert_slot(experts *ex, int block, int row, int expert)
+{
+    return &ex->got[((size_t)block * (size_t)ex->n_rows + (size_t)row) * (size_t)ex->n_expert +
+                    (size_t)expert];
+}
+
+/* Expert `expert`'s projection of row `row` in block `block`: kept, and
+ * the block's stacked tensors added once all have arrived. */
+static int experts_add(experts *ex, src_model *m, const gguf_arch_tensor *row, int block,
+                       int expert, const st_tensor *st, gguf_error *err)
+{
+    if (!ex->n_expert)
+        return gguf_error_set(err, "tensor '%s': an expert, but config.json has no "
+                              "num_local_experts / num_experts", st->name);
+    if (block < 0 || block >= ex->n_blocks || expert >= ex->n_expert)
+        return gguf_error_set(err, "tensor '%s': block %d, expert %d is beyond the %d blocks "
+                              "and %d experts of config.json", st->name, block, expert,
+                              ex->n_blocks, ex->n_expert);
+    int r = 0;
+    while (ex->rows[r] != row)
+        r++;
+    const st_tensor **slot = expert_slot(ex, block, r, expert);
+    if (*slot)
+        return gguf_error_set(err, "tensor '%s' appears twice", st->name);
+    *slot = st;
+    if (++ex->count[block] < ex->n_rows * ex->n_expert)
+        return 0;
+    for (r = 0; r < ex->n_rows; r++) {
+        const st_tensor *first = *expert_slot(ex, block, r, 0);
+        int64_t ne[4] = { 0 };
+        for (int d = 0; d < first->n_dims; d++)
+            ne[d] = first->shape[first->n_dims - 1 - d];
+        ne[first->n_dims] = ex->n_expert;
+        const void **parts = malloc((size_t)ex->n_expert * sizeof *parts);
+        if (!parts)
+            return gguf_error_set(err, "out of memory");
+        bool mapped = true;
+        for (int e = 0; e < ex->n_expert; e++) {
+            const st_tensor *p = *expert_slot(ex, block, r, e);
+            if (strcmp(p->dtype, first->dtype) || p->n_dims != first->n_dims ||
+                memcmp(p->shape, first->shape, sizeof p->shape)) {
+                free(parts);
+                return gguf_error_set(err, "tensor '%s': dtype or shape differs from expert 0's "
+                                      "(%s)", p->name, first->name);
+            }
+            parts[e] = p->data;
+            mapped &= p->mapped;
+        }
+        char name[256];
+        snprintf(name, sizeof name, ex->rows[r]->name, block);
+        src_tensor *t = src_add_tensor(m, name, src_dtype(first->dtype), first->n_dims + 1, ne,
+                                       first->data);
+        if (!t) {
+            free(parts);
+            return gguf_error_set(err, "out of memory");
+        }
+        t->parts = parts;
+        t->n_parts = ex->n_expert;
+        t->split_rows = true;
+        t->mapped = mapped;
+    }
+    return 0;
+}
+
+/* Every block whose experts began has all of them (llama.cpp: "Unprocessed
+ * experts"). */
+static int experts_check_done(const experts *ex, gguf_error *err)
+{
+    for (int b = 0; ex->count && b < ex->n_blocks; b++)
+        if (ex->count[b] && ex->count[b] < ex->n_rows * ex->n_expert)
+            return gguf_error_set(err, "block %d has %d of its %d expert tensors", b,
+                                  ex->count[b], ex->n_rows * ex->n_expert);
+    return 0;
+}
+
 static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 {
     char **parts = NULL;
@@ -268,36 +396,47 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
         add_rope_freqs(m, s, rs, err))
         return -1;
 
-    for (int k = 0; k < s->n_shards; k++) {
-        for (size_t i = 0; i < s->shards[k].n; i++) {
+    experts ex = { 0 };
+    int rc2 = experts_init(&ex, m->arch, s, err);
+    for (int k = 0; k < s->n_shards && !rc2; k++) {
+        for (size_t i = 0; i < s->shards[k].n && !rc2; i++) {
             const st_tensor *st = &s->shards[k].tensors[i];
             char name[256];
             uint8_t perm;
-            int block;
-            int r = arch_map_name(m->arch, st->name, name, sizeof name, &perm, &block);
+            int block, expert;
+            const gguf_arch_tensor *row;
+            int r = arch_map_name(m->arch, st->name, name, sizeof name, &perm, &block, &expert, &row);
             if (r == 0)
                 continue;
-            if (r < 0)
-                return gguf_error_set(err, "tensor '%s': no %s tensor of that name (cannot map it)",
-                                      st->name, m->arch->name);
-            int dt = src_dtype(st->dtype);
-            if (dt < 0)
-                return gguf_error_set(err, "tensor '%s': unsupported dtype %s (F32, F16, BF16)",
-                                      st->name, st->dtype);
-            if (st->n_dims < 1 || st->n_dims > 4)
-                return gguf_error_set(err, "tensor '%s': %d dimensions (1 to 4 supported)",
-                                      st->name, st->n_dims);
-            int64_t ne[4];
-            for (int d = 0; d < st->n_dims; d++)
-                ne[d] = st->shape[st->n_dims - 1 - d];
-            src_tensor *t = src_add_tensor(m, name, dt, st->n_dims, ne, st->data);
-            if (!t)
-                return gguf_error_set(err, "out of memory");
-            t->permute = (uint8_t)perm;
-            t->mapped = st->mapped;
+            if (r < 0) {
+                rc2 = gguf_error_set(err, "tensor '%s': no %s tensor of that name (cannot map it)",
+                                     st->name, m->arch->name);
+            } else if (src_dtype(st->dtype) < 0) {
+                rc2 = gguf_error_set(err, "tensor '%s': unsupported dtype %s (F32, F16, BF16)",
+                                     st->name, st->dtype);
+            } else if (st->n_dims < 1 || st->n_dims > 4 - (expert >= 0)) {
+                rc2 = gguf_error_set(err, "tensor '%s': %d dimensions (1 to %d supported)",
+                                     st->name, st->n_dims, 4 - (expert >= 0));
+            } else if (expert >= 0) {
+                rc2 = experts_add(&ex, m, row, block, expert, st, err);
+            } else {
+                int64_t ne[4];
+                for (int d = 0; d < st->n_dims; d++)
+                    ne[d] = st->shape[st->n_dims - 1 - d];
+                src_tensor *t = src_add_tensor(m, name, src_dtype(st->dtype), st->n_dims, ne, st->data);
+                if (!t) {
+                    rc2 = gguf_error_set(err, "out of memory");
+                } else {
+                    t->permute = (uint8_t)perm;
+                    t->mapped = st->mapped;
+                }
+            }
         }
     }
-    return 0;
+    if (!rc2)
+        rc2 = experts_check_done(&ex, err);
+    experts_free(&ex);
+    return rc2;
 }
 
 /* ------------------------------------------------------------------------
@@ -501,6 +640,23 @@ static int write_vocab_keys(src_model *m, hf_state *s, gguf_writer *w, gguf_erro
     return 0;
 }
 
+/* The keys of a config.json table, each from its first present name. */
+static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
+                       const gguf_arch_hf_hparam *table, gguf_error *err)
+{
+    for (const gguf_arch_hf_hparam *r = table; r->hf[0]; r++) {
+        const json_value *hv = hparam(s, r->hf);
+        if (!hv) {
+            if (r->required)
+                return gguf_error_set(err, "config.json: required '%s' is missing", r->hf[0]);
+            continue;
+        }
+        if (put_hparam(w, arch, r, hv, err))
+            return -1;
+    }
+    return 0;
+}
+
 static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err)
 {
     hf_state *s = m->reader;
@@ -520,16 +676,8 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
         return -1;
     if (gguf_writer_set_u32(w, key, (uint32_t)x))
         return gguf_error_set(err, "out of memory");
-    for (const gguf_arch_hf_hparam *r = m->arch->hf_hparams; r->hf[0]; r++) {
-        const json_value *hv = hparam(s, r->hf);
-        if (!hv) {
-            if (r->required)
-                return gguf_error_set(err, "config.json: required '%s' is missing", r->hf[0]);
-            continue;
-        }
-        if (put_hparam(w, arch, r, hv, err))
-            return -1;
-    }
+    if (put_hparams(w, s, arch, m->arch->hf_hparams, err))
+        return -1;
     if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
         return gguf_error_set(err, "out of memory");
     if (m->arch->flags & GGUF_ARCH_WRITES_ROPE_DIM) {
@@ -564,6 +712,8 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
                 return gguf_error_set(err, "out of memory");
         }
     }
+    if (m->arch->hf_hparams_late && put_hparams(w, s, arch, m->arch->hf_hparams_late, err))
+        return -1;
     return write_vocab_keys(m, s, w, err);
 }
 

@@ -39,6 +39,10 @@ static const gguf_arch_hparam decoder_hparams[] = {
     { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX },
     { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 },
     { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    /* mixture of experts (Mixtral under llama; Qwen3-MoE) */
+    { GGUF_KEY_EXPERT_COUNT, GGUF_HP_EXPERT_COUNT, false, false, GGUF_DERIVE_NONE, 0, 0, 4096 },
+    { GGUF_KEY_EXPERT_USED_COUNT, GGUF_HP_EXPERT_USED_COUNT, false, false, GGUF_DERIVE_NONE, 0, 0, 4096 },
+    { GGUF_KEY_EXPERT_FFN_LENGTH, GGUF_HP_EXPERT_FFN_LENGTH, false, false, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
     { NULL, 0, false, false, 0, 0, 0, 0 },
 };
 
@@ -53,10 +57,16 @@ static const gguf_arch_hf_hparam base_hf_hparams[] = {
     { { "rope_theta" }, GGUF_HP_ROPE_FREQ_BASE, true, false },
     { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, false },
     { { "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon" }, GGUF_HP_LAYER_NORM_EPS, true, false },
-    { { "num_local_experts" }, GGUF_HP_EXPERT_COUNT, false, false },
+    { { "num_local_experts", "num_experts" }, GGUF_HP_EXPERT_COUNT, false, false },
     { { "num_experts_per_tok" }, GGUF_HP_EXPERT_USED_COUNT, false, false },
     { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false },
     { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false },
+    { { NULL }, 0, false, false },
+};
+
+/* What Qwen3-MoE's converter adds after general.file_type. */
+static const gguf_arch_hf_hparam qwen3moe_late_hparams[] = {
+    { { "moe_intermediate_size" }, GGUF_HP_EXPERT_FFN_LENGTH, false, false },
     { { NULL }, 0, false, false },
 };
 
@@ -77,6 +87,7 @@ static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_EXPERT_COUNT] = GGUF_KEY_EXPERT_COUNT,
     [GGUF_HP_EXPERT_USED_COUNT] = GGUF_KEY_EXPERT_USED_COUNT,
     [GGUF_HP_VOCAB_SIZE] = GGUF_KEY_VOCAB_SIZE,
+    [GGUF_HP_EXPERT_FFN_LENGTH] = GGUF_KEY_EXPERT_FFN_LENGTH,
 };
 
 const char *gguf_hp_key(int hp)
@@ -103,67 +114,104 @@ const char *gguf_hp_name(int hp)
 #define O GGUF_NEED_OPTIONAL
 static const gguf_arch_tensor decoder_tensors[] = {
     { GGUF_T_TOKEN_EMBD, GGUF_ROLE_TOKEN_EMBD, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
-      "model.embed_tokens.weight", "tok_embeddings.weight", GGUF_PERMUTE_NONE },
+      "model.embed_tokens.weight", "tok_embeddings.weight", GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_OUTPUT_NORM, GGUF_ROLE_OUTPUT_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      "model.norm.weight", "norm.weight", GGUF_PERMUTE_NONE },
+      "model.norm.weight", "norm.weight", GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_OUTPUT, GGUF_ROLE_OUTPUT, GGUF_NEED_UNLESS_FLAG, GGUF_ARCH_TIED_OUTPUT, GGUF_DIM_EMBD,
-      GGUF_DIM_VOCAB, "lm_head.weight", "output.weight", GGUF_PERMUTE_NONE },
+      GGUF_DIM_VOCAB, "lm_head.weight", "output.weight", GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_ATTN_NORM, GGUF_ROLE_ATTN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("input_layernorm.weight"), META("attention_norm.weight"), GGUF_PERMUTE_NONE },
+      HF("input_layernorm.weight"), META("attention_norm.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_ATTN_Q, GGUF_ROLE_ATTN_Q, R, 0, GGUF_DIM_EMBD, GGUF_DIM_Q,
-      HF("self_attn.q_proj.weight"), META("attention.wq.weight"), GGUF_PERMUTE_Q },
+      HF("self_attn.q_proj.weight"), META("attention.wq.weight"), GGUF_PERMUTE_Q, GGUF_DIM_1 },
     { GGUF_T_ATTN_K, GGUF_ROLE_ATTN_K, R, 0, GGUF_DIM_EMBD, GGUF_DIM_K,
-      HF("self_attn.k_proj.weight"), META("attention.wk.weight"), GGUF_PERMUTE_K },
+      HF("self_attn.k_proj.weight"), META("attention.wk.weight"), GGUF_PERMUTE_K, GGUF_DIM_1 },
     { GGUF_T_ATTN_V, GGUF_ROLE_ATTN_V, R, 0, GGUF_DIM_EMBD, GGUF_DIM_V,
-      HF("self_attn.v_proj.weight"), META("attention.wv.weight"), GGUF_PERMUTE_NONE },
+      HF("self_attn.v_proj.weight"), META("attention.wv.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_ATTN_Q_BIAS, GGUF_ROLE_ATTN_Q_BIAS, GGUF_NEED_IF_FLAG, GGUF_ARCH_QKV_BIAS, GGUF_DIM_Q,
-      GGUF_DIM_1, HF("self_attn.q_proj.bias"), NULL, GGUF_PERMUTE_Q },
+      GGUF_DIM_1, HF("self_attn.q_proj.bias"), NULL, GGUF_PERMUTE_Q, GGUF_DIM_1 },
     { GGUF_T_ATTN_K_BIAS, GGUF_ROLE_ATTN_K_BIAS, GGUF_NEED_IF_FLAG, GGUF_ARCH_QKV_BIAS, GGUF_DIM_K,
-      GGUF_DIM_1, HF("self_attn.k_proj.bias"), NULL, GGUF_PERMUTE_K },
+      GGUF_DIM_1, HF("self_attn.k_proj.bias"), NULL, GGUF_PERMUTE_K, GGUF_DIM_1 },
     { GGUF_T_ATTN_V_BIAS, GGUF_ROLE_ATTN_V_BIAS, GGUF_NEED_IF_FLAG, GGUF_ARCH_QKV_BIAS, GGUF_DIM_V,
-      GGUF_DIM_1, HF("self_attn.v_proj.bias"), NULL, GGUF_PERMUTE_NONE },
+      GGUF_DIM_1, HF("self_attn.v_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_ATTN_OUT, GGUF_ROLE_ATTN_OUT, R, 0, GGUF_DIM_Q, GGUF_DIM_EMBD,
-      HF("self_attn.o_proj.weight"), META("attention.wo.weight"), GGUF_PERMUTE_NONE },
+      HF("self_attn.o_proj.weight"), META("attention.wo.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_FFN_NORM, GGUF_ROLE_FFN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("post_attention_layernorm.weight"), META("ffn_norm.weight"), GGUF_PERMUTE_NONE },
-    { GGUF_T_FFN_GATE, GGUF_ROLE_FFN_GATE, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
-      HF("mlp.gate_proj.weight"), META("feed_forward.w1.weight"), GGUF_PERMUTE_NONE },
-    { GGUF_T_FFN_UP, GGUF_ROLE_FFN_UP, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
-      HF("mlp.up_proj.weight"), META("feed_forward.w3.weight"), GGUF_PERMUTE_NONE },
-    { GGUF_T_FFN_DOWN, GGUF_ROLE_FFN_DOWN, R, 0, GGUF_DIM_FF, GGUF_DIM_EMBD,
-      HF("mlp.down_proj.weight"), META("feed_forward.w2.weight"), GGUF_PERMUTE_NONE },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 },
+      HF("post_attention_layernorm.weight"), META("ffn_norm.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_GATE, GGUF_ROLE_FFN_GATE, GGUF_NEED_DENSE, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
+      HF("mlp.gate_proj.weight"), META("feed_forward.w1.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_UP, GGUF_ROLE_FFN_UP, GGUF_NEED_DENSE, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
+      HF("mlp.up_proj.weight"), META("feed_forward.w3.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_DOWN, GGUF_ROLE_FFN_DOWN, GGUF_NEED_DENSE, 0, GGUF_DIM_FF, GGUF_DIM_EMBD,
+      HF("mlp.down_proj.weight"), META("feed_forward.w2.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
 };
 
 /* What llama.cpp's llama adds: llama3-style rope factors (the converter
  * computes them) and optional output and feed-forward biases. */
 static const gguf_arch_tensor llama_extra_tensors[] = {
     { GGUF_T_ROPE_FREQS, GGUF_ROLE_ROPE_FREQS, O, 0, GGUF_DIM_ROT_HALF, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE },
+      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_ATTN_OUT_BIAS, GGUF_ROLE_ATTN_OUT_BIAS, O, 0, GGUF_DIM_EMBD, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE },
+      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_FFN_GATE_BIAS, GGUF_ROLE_FFN_GATE_BIAS, O, 0, GGUF_DIM_FF, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE },
+      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_FFN_UP_BIAS, GGUF_ROLE_FFN_UP_BIAS, O, 0, GGUF_DIM_FF, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE },
+      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_FFN_DOWN_BIAS, GGUF_ROLE_FFN_DOWN_BIAS, O, 0, GGUF_DIM_EMBD, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 },
+      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
 };
 
 /* Qwen3's per-head RMSNorm of q and k (one weight vector of key_length,
  * shared by all heads). */
 static const gguf_arch_tensor qk_norm_tensors[] = {
     { GGUF_T_ATTN_Q_NORM, GGUF_ROLE_ATTN_Q_NORM, R, 0, GGUF_DIM_HEAD_K, GGUF_DIM_1,
-      HF("self_attn.q_norm.weight"), NULL, GGUF_PERMUTE_NONE },
+      HF("self_attn.q_norm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { GGUF_T_ATTN_K_NORM, GGUF_ROLE_ATTN_K_NORM, R, 0, GGUF_DIM_HEAD_K, GGUF_DIM_1,
-      HF("self_attn.k_norm.weight"), NULL, GGUF_PERMUTE_NONE },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 },
+      HF("self_attn.k_norm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
 };
 
-static const gguf_arch_tensor *const llama_tables[] = { decoder_tensors, llama_extra_tensors, NULL };
+/* Experts: the router (F32 in every output type) and each projection of
+ * every expert stacked into one [.., .., expert_count] tensor, the rows in
+ * the order the family's converter emits them once a block's last expert
+ * arrives. Mixtral (llama.cpp writes it as llama): w1 = gate, w2 = down,
+ * w3 = up. */
+#define X GGUF_NEED_EXPERTS
+#define EXP GGUF_DIM_EXPERTS
+static const gguf_arch_tensor mixtral_tensors[] = {
+    { GGUF_T_FFN_GATE_EXPS, GGUF_ROLE_FFN_GATE_EXPS, X, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
+      HF("block_sparse_moe.experts.%d.w1.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
+    { GGUF_T_FFN_DOWN_EXPS, GGUF_ROLE_FFN_DOWN_EXPS, X, 0, GGUF_DIM_FF_EXP, GGUF_DIM_EMBD,
+      HF("block_sparse_moe.experts.%d.w2.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
+    { GGUF_T_FFN_UP_EXPS, GGUF_ROLE_FFN_UP_EXPS, X, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
+      HF("block_sparse_moe.experts.%d.w3.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
+    { GGUF_T_FFN_GATE_INP, GGUF_ROLE_FFN_GATE_INP, X, 0, GGUF_DIM_EMBD, GGUF_DIM_EXPERTS,
+      HF("block_sparse_moe.gate.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+};
+
+/* Qwen3-MoE (Qwen2MoeModel's converter): down, gate, up. */
+static const gguf_arch_tensor qwen3moe_tensors[] = {
+    { GGUF_T_FFN_DOWN_EXPS, GGUF_ROLE_FFN_DOWN_EXPS, X, 0, GGUF_DIM_FF_EXP, GGUF_DIM_EMBD,
+      HF("mlp.experts.%d.down_proj.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
+    { GGUF_T_FFN_GATE_EXPS, GGUF_ROLE_FFN_GATE_EXPS, X, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
+      HF("mlp.experts.%d.gate_proj.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
+    { GGUF_T_FFN_UP_EXPS, GGUF_ROLE_FFN_UP_EXPS, X, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
+      HF("mlp.experts.%d.up_proj.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
+    { GGUF_T_FFN_GATE_INP, GGUF_ROLE_FFN_GATE_INP, X, 0, GGUF_DIM_EMBD, GGUF_DIM_EXPERTS,
+      HF("mlp.gate.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+};
+#undef X
+#undef EXP
+
+static const gguf_arch_tensor *const llama_tables[] = { decoder_tensors, llama_extra_tensors,
+                                                        mixtral_tensors, NULL };
 static const gguf_arch_tensor *const qwen2_tables[] = { decoder_tensors, NULL };
 static const gguf_arch_tensor *const qwen3_tables[] = { decoder_tensors, qk_norm_tensors, NULL };
+static const gguf_arch_tensor *const qwen3moe_tables[] = { decoder_tensors, qk_norm_tensors,
+                                                           qwen3moe_tensors, NULL };
 #undef R
 #undef O
 #undef HF
@@ -175,23 +223,24 @@ static const char *const skip_common[] = {
 };
 
 static const char *const llama_hf[] = { "LlamaForCausalLM", "LLaMAForCausalLM",
-                                        "MistralForCausalLM", NULL };
+                                        "MistralForCausalLM", "MixtralForCausalLM", NULL };
 static const char *const no_hf[] = { NULL };
 static const char *const qwen2_hf[] = { "Qwen2ForCausalLM", NULL };
 static const char *const qwen3_hf[] = { "Qwen3ForCausalLM", NULL };
+static const char *const qwen3moe_hf[] = { "Qwen3MoeForCausalLM", NULL };
 
 /* ===========================================================================
  * The registry
  */
 
 static const gguf_arch ARCHS[] = {
-    { .name = "llama", .about = "LLaMA 1-3, Mistral: RMSNorm, SwiGLU, rotary pairs, GQA",
+    { .name = "llama", .about = "LLaMA 1-3, Mistral, Mixtral: RMSNorm, SwiGLU, rotary pairs, GQA",
       .hf_classes = llama_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
       .hf_hparams = base_hf_hparams, .tables = llama_tables,
       .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | GGUF_ARCH_ROPE_LLAMA3 |
-               GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB |
-               GGUF_ARCH_WRITES_ROPE_DIM,
-      .rope = GGUF_ROPE_NORM, .activation = GGUF_ACT_SILU },
+               GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_EXPERTS | GGUF_ARCH_PERMUTE_QK |
+               GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM,
+      .rope = GGUF_ROPE_NORM, .activation = GGUF_ACT_SILU, .routing = GGUF_ROUTING_SOFTMAX_TOPK },
     /* what some converters call Mistral models (llama.cpp writes "llama") */
     { .name = "mistral", .about = "a LLaMA model under the name some converters give Mistral",
       .hf_classes = no_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
@@ -210,6 +259,13 @@ static const gguf_arch ARCHS[] = {
       .hf_hparams = base_hf_hparams, .tables = qwen3_tables,
       .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QK_NORM | GGUF_ARCH_ROPE_LINEAR,
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU },
+    /* Qwen3 with the dense feed-forward replaced by routed experts */
+    { .name = "qwen3moe", .about = "Qwen3-MoE: Qwen3 attention, top-k softmax-routed SwiGLU experts",
+      .hf_classes = qwen3moe_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
+      .hf_hparams = base_hf_hparams, .tables = qwen3moe_tables,
+      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QK_NORM | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_EXPERTS,
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .routing = GGUF_ROUTING_SOFTMAX_TOPK,
+      .hf_hparams_late = qwen3moe_late_hparams },
 };
 #define N_ARCHS (sizeof ARCHS / sizeof *ARCHS)
 
@@ -278,6 +334,8 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_FFN_DOWN] = "ffn_down", [GGUF_ROLE_FFN_GATE_BIAS] = "ffn_gate_bias",
     [GGUF_ROLE_FFN_UP_BIAS] = "ffn_up_bias", [GGUF_ROLE_FFN_DOWN_BIAS] = "ffn_down_bias",
     [GGUF_ROLE_ATTN_Q_NORM] = "attn_q_norm", [GGUF_ROLE_ATTN_K_NORM] = "attn_k_norm",
+    [GGUF_ROLE_FFN_GATE_INP] = "ffn_gate_inp", [GGUF_ROLE_FFN_GATE_EXPS] = "ffn_gate_exps",
+    [GGUF_ROLE_FFN_UP_EXPS] = "ffn_up_exps", [GGUF_ROLE_FFN_DOWN_EXPS] = "ffn_down_exps",
 };
 
 const char *gguf_role_name(int role)
@@ -290,6 +348,7 @@ static const char *const dim_names[GGUF_DIM_COUNT] = {
     [GGUF_DIM_VOCAB] = "n_vocab", [GGUF_DIM_Q] = "head_count × head_dim",
     [GGUF_DIM_K] = "head_count_kv × head_dim", [GGUF_DIM_V] = "head_count_kv × value_length",
     [GGUF_DIM_ROT_HALF] = "rope.dimension_count / 2", [GGUF_DIM_HEAD_K] = "key_length",
+    [GGUF_DIM_EXPERTS] = "expert_count", [GGUF_DIM_FF_EXP] = "expert_feed_forward_length",
 };
 
 const char *gguf_dim_name(int dim)
@@ -297,15 +356,22 @@ const char *gguf_dim_name(int dim)
     return dim >= 0 && dim < GGUF_DIM_COUNT ? dim_names[dim] : "unknown";
 }
 
-bool gguf_arch_tensor_required(const gguf_arch *a, const gguf_arch_tensor *t)
+bool gguf_arch_tensor_required_for(const gguf_arch *a, const gguf_arch_tensor *t, bool experts)
 {
     switch (t->need) {
     case GGUF_NEED_REQUIRED:     return true;
     case GGUF_NEED_OPTIONAL:     return false;
     case GGUF_NEED_IF_FLAG:      return (a->flags & t->need_flag) != 0;
     case GGUF_NEED_UNLESS_FLAG:  return (a->flags & t->need_flag) == 0;
+    case GGUF_NEED_DENSE:        return !experts;
+    case GGUF_NEED_EXPERTS:      return experts;
     }
     return true;
+}
+
+bool gguf_arch_tensor_required(const gguf_arch *a, const gguf_arch_tensor *t)
+{
+    return gguf_arch_tensor_required_for(a, t, false);
 }
 
 #define BLOCK_PREFIX "blk.%d."
@@ -375,6 +441,10 @@ int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
     case GGUF_DIM_V:        return hp->n_head_kv * hp->head_v;
     case GGUF_DIM_ROT_HALF: return hp->n_rot / 2;
     case GGUF_DIM_HEAD_K:   return hp->head_k;
+    case GGUF_DIM_EXPERTS:  return hp->v[GGUF_HP_EXPERT_COUNT];
+    case GGUF_DIM_FF_EXP:
+        return hp->has[GGUF_HP_EXPERT_FFN_LENGTH] ? hp->v[GGUF_HP_EXPERT_FFN_LENGTH]
+                                                  : hp->v[GGUF_HP_FFN_LENGTH];
     }
     return -1;
 }

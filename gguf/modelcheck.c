@@ -336,6 +336,17 @@ static int check_hparams(checker *c)
         return type_error(c, key, &k, "an integer");
     c->hp.v[GGUF_HP_EXPERT_COUNT] = experts;
     c->tables = experts <= 0 || (c->row->flags & GGUF_ARCH_EXPERTS);
+    if (experts > 0 && (c->row->flags & GGUF_ARCH_EXPERTS)) {
+        /* the router picks expert_used_count of the experts per token */
+        const int64_t used = c->hp.v[GGUF_HP_EXPERT_USED_COUNT];
+        char ku[128];
+        akey(c, GGUF_KEY_EXPERT_USED_COUNT, ku);
+        if (!c->hp.has[GGUF_HP_EXPERT_USED_COUNT])
+            return gguf_error_set(c->err, "%s = %" PRId64 " but %s is missing", key, experts, ku);
+        if (used < 1 || used > experts)
+            return gguf_error_set(c->err, "%s = %" PRId64 ", expected 1 to %s = %" PRId64, ku,
+                                  used, key, experts);
+    }
     return 0;
 }
 
@@ -698,15 +709,19 @@ static int rows_error(checker *c, const char *name, int64_t rows)
 static int check_shape(checker *c, const gguf_arch_tensor *r, const mc_tensor *t)
 {
     const int64_t want[GGUF_MAX_DIMS] = { gguf_hparams_dim(&c->hp, r->ne0),
-                                         gguf_hparams_dim(&c->hp, r->ne1), 1, 1 };
+                                         gguf_hparams_dim(&c->hp, r->ne1),
+                                         gguf_hparams_dim(&c->hp, r->ne2), 1 };
     if (!memcmp(want, t->ne, sizeof want))
         return 0;
     if (r->ne1 == GGUF_DIM_VOCAB && t->ne[0] == want[0] && t->ne[2] == 1 && t->ne[3] == 1)
         return rows_error(c, t->name, t->ne[1]);
     char have[96], exp[64], why[96];
     shape_text(t->ne, t->n_dims ? t->n_dims : 1, have, sizeof have);
-    shape_text(want, r->ne1 == GGUF_DIM_1 ? 1 : 2, exp, sizeof exp);
-    if (r->ne1 == GGUF_DIM_1)
+    shape_text(want, r->ne2 != GGUF_DIM_1 ? 3 : r->ne1 == GGUF_DIM_1 ? 1 : 2, exp, sizeof exp);
+    if (r->ne2 != GGUF_DIM_1)
+        snprintf(why, sizeof why, "%s, %s, %s", gguf_dim_name(r->ne0), gguf_dim_name(r->ne1),
+                 gguf_dim_name(r->ne2));
+    else if (r->ne1 == GGUF_DIM_1)
         snprintf(why, sizeof why, "%s", gguf_dim_name(r->ne0));
     else
         snprintf(why, sizeof why, "%s, %s", gguf_dim_name(r->ne0), gguf_dim_name(r->ne1));
@@ -785,7 +800,7 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
 static int check_rule(checker *c, const gguf_arch_tensor *r, uint64_t slot, int block)
 {
     if (!slot) {
-        if (!gguf_arch_tensor_required(c->row, r))
+        if (!gguf_arch_tensor_required_for(c->row, r, c->hp.v[GGUF_HP_EXPERT_COUNT] > 0))
             return 0;
         char name[GGUF_MAX_NAME + 16];
         snprintf(name, sizeof name, r->name, block);

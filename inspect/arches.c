@@ -109,7 +109,10 @@ static void tensors(emit *e, const gguf_arch *a)
     const gguf_arch_tensor *t;
     for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++) {
         char shape[96];
-        if (t->ne1 == GGUF_DIM_1)
+        if (t->ne2 != GGUF_DIM_1)
+            snprintf(shape, sizeof shape, "[%s, %s, %s]", gguf_dim_name(t->ne0),
+                     gguf_dim_name(t->ne1), gguf_dim_name(t->ne2));
+        else if (t->ne1 == GGUF_DIM_1)
             snprintf(shape, sizeof shape, "[%s]", gguf_dim_name(t->ne0));
         else
             snprintf(shape, sizeof shape, "[%s, %s]", gguf_dim_name(t->ne0), gguf_dim_name(t->ne1));

@@ -150,7 +150,9 @@ static size_t max_act_row(const run_model *m)
     size_t r = kern_act_row_size(m->output.type, m->output.cols);
     for (int i = 0; i < m->hp.n_layer; i++) {
         const run_layer *l = &m->layers[i];
-        const run_matrix *ws[] = { &l->wq, &l->wk, &l->wv, &l->wo, &l->w_gate, &l->w_up, &l->w_down };
+        const run_matrix *ws[] = { &l->wq,       &l->wk,        &l->wv,      &l->wo,
+                                   &l->w_gate,   &l->w_up,      &l->w_down,  &l->gate_inp,
+                                   &l->gate_exps, &l->up_exps, &l->down_exps };
         for (size_t j = 0; j < sizeof ws / sizeof ws[0]; j++) {
             size_t s = kern_act_row_size(ws[j]->type, ws[j]->cols);
             r = s > r ? s : r;
@@ -164,7 +166,8 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     memset(s, 0, sizeof *s);
     const run_hparams *hp = &m->hp;
     const size_t d = (size_t)hp->n_embd, kv = (size_t)hp->n_head_kv * hp->head_dim;
-    const size_t ff = (size_t)hp->n_ff, nb = (size_t)n_batch;
+    const size_t ff = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
+    const size_t nb = (size_t)n_batch, ne = (size_t)hp->n_expert, nu = (size_t)hp->n_expert_used;
 #ifdef _OPENMP
     s->n_threads = omp_get_max_threads();
 #else
@@ -190,9 +193,18 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) *
                       sizeof(gguf_half));
     s->f16_table = malloc(65536 * sizeof(float));
+    if (ne) {
+        s->moe_probs = malloc(nb * ne * sizeof(float));
+        s->moe_w = malloc(nb * nu * sizeof(float));
+        s->moe_sel = malloc(nb * nu * sizeof(int));
+        s->moe_slot = malloc(nb * nu * sizeof(int));
+        s->moe_x = malloc(nb * d * sizeof(float));
+        s->moe_y = malloc(nb * nu * d * sizeof(float));
+    }
     if (!s->x || !s->xb || !s->q || !s->xb2 || !s->k || !s->v || !s->hb || !s->hb2 || !s->xq ||
         !s->k_cache || !s->v_cache || !s->att || !s->att16 || !s->f16_table ||
-        !s->rope_cs) {
+        !s->rope_cs || (ne && (!s->moe_probs || !s->moe_w || !s->moe_sel || !s->moe_slot ||
+                               !s->moe_x || !s->moe_y))) {
         run_state_free(s);
         return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
     }
@@ -218,6 +230,12 @@ void run_state_free(run_state *s)
     free(s->att16);
     free(s->rope_cs);
     free(s->f16_table);
+    free(s->moe_probs);
+    free(s->moe_w);
+    free(s->moe_sel);
+    free(s->moe_slot);
+    free(s->moe_x);
+    free(s->moe_y);
     memset(s, 0, sizeof *s);
 }
 
@@ -467,6 +485,105 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
     }
 }
 
+/* ggml's soft_max of one unpadded row (its ggml_vec_soft_max_f32 on this
+ * CPU kind): groups of 16 through the vector exponential, the rest of the
+ * row through libm's expf (the attention rows are padded to whole groups,
+ * a router's 4..128 experts are not); the sum in double, then each value
+ * times (float)(1 / sum). */
+static void row_softmax(float *x, int n)
+{
+    float max = -INFINITY;
+    for (int i = 0; i < n; i++)
+        max = x[i] > max ? x[i] : max;
+    double sum = 0.0;
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        for (int k = 0; k < 16; k++)
+            x[i + k] = exp_poly(x[i + k] - max);
+        sum += (double)sum16(x + i);
+    }
+    for (; i < n; i++) {
+        x[i] = expf(x[i] - max);
+        sum += (double)x[i];
+    }
+    const float inv = (float)(1.0 / sum);
+    for (i = 0; i < n; i++)
+        x[i] *= inv;
+}
+
+/* Routing of one token (ggml's build_moe_ffn with softmax gating and
+ * normalised weights): p = softmax(router logits); the n_used largest (the
+ * first on ties) in descending order; their weights p / max(Σp, 2^-14),
+ * Σ in double. */
+static void moe_route(float *p, int n_expert, int n_used, int *sel, float *w)
+{
+    row_softmax(p, n_expert);
+    for (int j = 0; j < n_used; j++) {
+        int best = -1;
+        for (int e = 0; e < n_expert; e++) {
+            bool taken = false;
+            for (int i = 0; i < j; i++)
+                taken |= sel[i] == e;
+            if (!taken && (best < 0 || p[e] > p[best]))
+                best = e;
+        }
+        sel[j] = best;
+        w[j] = p[best];
+    }
+    double sum = 0.0;
+    for (int j = 0; j < n_used; j++)
+        sum += (double)w[j];
+    float fs = (float)sum;
+    fs = fs > 6.103515625e-5f ? fs : 6.103515625e-5f;
+    for (int j = 0; j < n_used; j++)
+        w[j] = w[j] / fs;
+}
+
+/* The routed feed-forward of nb tokens (rows of s->xb) into s->xb2: each
+ * token's experts (silu(x Wg_e^T) · x Wu_e^T) Wd_e^T, expert by expert
+ * over the tokens routed to it (as mul_mat_id), each output times its
+ * weight, then added in the token's routing order. */
+static void moe_ffn(run_state *s, const run_model *m, const run_layer *l, int nb)
+{
+    const run_hparams *hp = &m->hp;
+    const int d = hp->n_embd, ne = hp->n_expert, nu = hp->n_expert_used, ff = hp->n_ff_exp;
+    matmul(s, &l->gate_inp, s->xb, nb, s->moe_probs);
+    for (int b = 0; b < nb; b++)
+        moe_route(s->moe_probs + (size_t)b * ne, ne, nu, s->moe_sel + (size_t)b * nu,
+                  s->moe_w + (size_t)b * nu);
+    int *slot_of = s->moe_slot;
+    for (int e = 0; e < ne; e++) {
+        int n = 0;
+        for (int b = 0; b < nb; b++)
+            for (int j = 0; j < nu; j++)
+                if (s->moe_sel[(size_t)b * nu + j] == e) {
+                    memcpy(s->moe_x + (size_t)n * d, s->xb + (size_t)b * d, (size_t)d * sizeof(float));
+                    slot_of[n++] = b * nu + j;
+                }
+        if (!n)
+            continue;
+        const run_matrix gate = run_expert(&l->gate_exps, ne, e), up = run_expert(&l->up_exps, ne, e);
+        const run_matrix down = run_expert(&l->down_exps, ne, e);
+        matmul(s, &gate, s->moe_x, n, s->hb);
+        matmul(s, &up, s->moe_x, n, s->hb2);
+        run_swiglu(s->hb, s->hb2, n * ff);
+        matmul(s, &down, s->hb, n, s->moe_x);
+        for (int r = 0; r < n; r++) {
+            const float wr = s->moe_w[slot_of[r]];
+            float *y = s->moe_y + (size_t)slot_of[r] * d;
+            for (int i = 0; i < d; i++)
+                y[i] = s->moe_x[(size_t)r * d + i] * wr;
+        }
+    }
+    for (int b = 0; b < nb; b++) {
+        float *out = s->xb2 + (size_t)b * d;
+        memcpy(out, s->moe_y + (size_t)b * nu * d, (size_t)d * sizeof(float));
+        for (int j = 1; j < nu; j++)
+            for (int i = 0; i < d; i++)
+                out[i] += s->moe_y[((size_t)b * nu + j) * d + i];
+    }
+}
+
 /* Each of n consecutive heads of x (head_dim wide) RMS-normalised in place
  * with weights w (nothing when w is NULL). */
 static void head_norms(float *x, const float *w, int n, int head_dim, float eps)
@@ -516,10 +633,14 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     // feed-forward sub-layer: x += (silu(xb Wg^T) * (xb Wu^T)) Wd^T, xb = rmsnorm(x) * ffn_norm
     for (int b = 0; b < nb; b++)
         run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->ffn_norm, d, hp->rms_eps);
-    matmul(s, &l->w_gate, s->xb, nb, s->hb);
-    matmul(s, &l->w_up, s->xb, nb, s->hb2);
-    run_swiglu(s->hb, s->hb2, nb * ff);
-    matmul(s, &l->w_down, s->hb, nb, s->xb2);
+    if (hp->n_expert) {
+        moe_ffn(s, m, l, nb);
+    } else {
+        matmul(s, &l->w_gate, s->xb, nb, s->hb);
+        matmul(s, &l->w_up, s->xb, nb, s->hb2);
+        run_swiglu(s->hb, s->hb2, nb * ff);
+        matmul(s, &l->w_down, s->hb, nb, s->xb2);
+    }
     for (size_t i = 0; i < (size_t)nb * d; i++)
         s->x[i] += s->xb2[i];
 }

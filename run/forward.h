@@ -35,7 +35,14 @@ typedef struct run_state {
     float *q;            /* (n_batch, n_embd) queries, then attention output */
     float *k, *v;        /* (n_batch, kv_dim) this batch's keys and values */
     float *xb2;          /* (n_batch, n_embd) sub-layer output */
-    float *hb, *hb2;     /* (n_batch, n_ff) gate and up projections */
+    float *hb, *hb2;     /* (n_batch, max(n_ff, n_ff_exp)) gate and up projections */
+    /* experts: router probabilities (n_batch, n_expert); each token's
+     * chosen experts and weights (n_batch, n_expert_used); one expert's
+     * tokens gathered (n_batch, n_embd) and its outputs for every token and
+     * slot (n_batch, n_expert_used, n_embd) */
+    float *moe_probs, *moe_w, *moe_x, *moe_y;
+    int   *moe_sel;
+    int   *moe_slot;     /* (n_batch · n_expert_used) token · n_used + slot of a gathered row */
     void  *xq;           /* n_batch activation rows converted for the kernels */
     size_t xq_row;       /* bytes of the largest converted row */
     gguf_half *k_cache;  /* (n_layer, n_ctx, kv_dim) rotated keys, f16 */

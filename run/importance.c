@@ -32,6 +32,10 @@ int run_importance_init(run_importance *im, const run_model *m, bool with_output
      * up, down) */
     const size_t n_rows = gguf_arch_n_tensors(m->row);
     memset(im, 0, sizeof *im);
+    if (m->hp.n_expert > 0)
+        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "collecting an importance matrix of a "
+                               "model with experts (%d per layer) is not implemented yet",
+                               m->hp.n_expert);
     im->e = calloc((size_t)m->hp.n_layer * n_rows + 1, sizeof *im->e);
     if (!im->e)
         return gguf_error_set(err, "out of memory");
@@ -40,7 +44,7 @@ int run_importance_init(run_importance *im, const run_model *m, bool with_output
         for (size_t r = 0; r < n_rows; r++) {
             const gguf_arch_tensor *t = gguf_arch_tensor_at(m->row, r);
             const run_matrix *w = gguf_arch_tensor_per_block(t) ? run_layer_matrix(l, t->role) : NULL;
-            if (!w)
+            if (!w || !w->data) /* not a matrix, or one this model does not have */
                 continue;
             char name[64];
             snprintf(name, sizeof name, t->name, il);

@@ -446,8 +446,10 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
     const options *o = r->o;
     run_importance im;
     const bool with_output = o->process_output && !r->model.tied;
-    if (run_importance_init(&im, &r->model, with_output, err))
+    if (run_importance_init(&im, &r->model, with_output, err)) {
+        *what = o->model;
         return -1;
+    }
     const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
     int n_chunk = 0;
     double t0 = now();

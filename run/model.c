@@ -32,7 +32,8 @@
 /* The registry's forward-pass features the forward pass implements; a row
  * asking for any other is refused by name rather than run wrongly. */
 #define RUN_FEATURES (GGUF_ARCH_QKV_BIAS | GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | \
-                      GGUF_ARCH_ROPE_LLAMA3 | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_QK_NORM)
+                      GGUF_ARCH_ROPE_LLAMA3 | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_QK_NORM | \
+                      GGUF_ARCH_EXPERTS)
 #define CONVERT_FACTS (GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM)
 
 static int check_features(const gguf_arch *a, gguf_error *err)
@@ -42,7 +43,8 @@ static int check_features(const gguf_arch *a, gguf_error *err)
         return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
                                "features 0x%x of %s models", (unsigned)missing, a->name);
     if (a->activation != GGUF_ACT_SILU || a->embd_scale != 0 || a->norm_offset != 0 ||
-        a->swa_period != 0 || a->routing != GGUF_ROUTING_NONE)
+        a->swa_period != 0 ||
+        (a->routing != GGUF_ROUTING_NONE && a->routing != GGUF_ROUTING_SOFTMAX_TOPK))
         return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
                                "activation, scaling or attention pattern of %s models", a->name);
     return 0;
@@ -140,6 +142,11 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
     rc = rc ? rc : key_int(f, GGUF_KEY_HEAD_COUNT_KV, arch, false, hp->n_head, 1, MAX_DIM,
                            &hp->n_head_kv, err);
     rc = rc ? rc : key_int(f, GGUF_KEY_FFN_LENGTH, arch, true, 0, 1, MAX_DIM, &hp->n_ff, err);
+    rc = rc ? rc : key_int(f, GGUF_KEY_EXPERT_COUNT, arch, false, 0, 0, 4096, &hp->n_expert, err);
+    rc = rc ? rc : key_int(f, GGUF_KEY_EXPERT_USED_COUNT, arch, hp->n_expert > 0, 0, 0,
+                           hp->n_expert, &hp->n_expert_used, err);
+    rc = rc ? rc : key_int(f, GGUF_KEY_EXPERT_FFN_LENGTH, arch, false, hp->n_ff, 1, MAX_DIM,
+                           &hp->n_ff_exp, err);
     rc = rc ? rc : key_int(f, GGUF_KEY_CONTEXT_LENGTH, arch, true, 0, 1, INT32_MAX,
                            &hp->n_ctx_train, err);
     rc = rc ? rc : key_float(f, GGUF_KEY_RMS_EPS, arch, true, 0, 0, &hp->rms_eps, err);
@@ -216,13 +223,25 @@ static int tensor_shape(const gguf_tensor *t, int64_t ne0, int64_t ne1, gguf_err
                           (long long)t->ne[3], (long long)ne0);
 }
 
-/* A weight matrix W (rows, cols) stored as ggml's [cols, rows]. */
-static int load_matrix(run_matrix *w, const gguf_file *f, const char *fmt, int layer,
-                       int64_t rows, int64_t cols, gguf_error *err)
+/* A weight matrix W (rows, cols) stored as ggml's [cols, rows]; with
+ * n_stack > 1, n_stack such matrices stored as [cols, rows, n_stack]
+ * (experts), loaded as one of n_stack · rows rows. */
+static int load_matrix_stack(run_matrix *w, const gguf_file *f, const char *fmt, int layer,
+                             int64_t rows, int64_t cols, int64_t n_stack, gguf_error *err)
 {
     const gguf_tensor *t = tensor_find(f, fmt, layer, true, err);
-    if (!t || tensor_shape(t, cols, rows, err))
+    if (!t)
         return -1;
+    if (n_stack > 1) {
+        if (t->ne[0] != cols || t->ne[1] != rows || t->ne[2] != n_stack || t->ne[3] != 1)
+            return gguf_error_set(err, "tensor %s is [%lld, %lld, %lld, %lld], expected [%lld, "
+                                  "%lld, %lld]", t->name, (long long)t->ne[0],
+                                  (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
+                                  (long long)cols, (long long)rows, (long long)n_stack);
+        rows *= n_stack;
+    } else if (tensor_shape(t, cols, rows, err)) {
+        return -1;
+    }
     if (!kern_supported(t->type))
         return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot multiply", t->name,
                               gguf_dtype_name(t->type));
@@ -234,6 +253,19 @@ static int load_matrix(run_matrix *w, const gguf_file *f, const char *fmt, int l
         return gguf_error_set(err, "tensor %s: data is not 4-byte aligned", t->name);
     *w = (run_matrix){ t->data, t->type, rows, cols, (size_t)rb, NULL };
     return 0;
+}
+
+static int load_matrix(run_matrix *w, const gguf_file *f, const char *fmt, int layer,
+                       int64_t rows, int64_t cols, gguf_error *err)
+{
+    return load_matrix_stack(w, f, fmt, layer, rows, cols, 1, err);
+}
+
+run_matrix run_expert(const run_matrix *w, int n, int e)
+{
+    const int64_t rows = w->rows / n;
+    return (run_matrix){ (const uint8_t *)w->data + (size_t)e * (size_t)rows * w->row_bytes,
+                         w->type, rows, w->cols, w->row_bytes, NULL };
 }
 
 /* A vector of n elements of any decodable type, converted to an owned f32
@@ -284,6 +316,10 @@ static const layer_slot SLOTS[] = {
     { GGUF_ROLE_FFN_GATE, true, offsetof(run_layer, w_gate) },
     { GGUF_ROLE_FFN_UP, true, offsetof(run_layer, w_up) },
     { GGUF_ROLE_FFN_DOWN, true, offsetof(run_layer, w_down) },
+    { GGUF_ROLE_FFN_GATE_INP, true, offsetof(run_layer, gate_inp) },
+    { GGUF_ROLE_FFN_GATE_EXPS, true, offsetof(run_layer, gate_exps) },
+    { GGUF_ROLE_FFN_UP_EXPS, true, offsetof(run_layer, up_exps) },
+    { GGUF_ROLE_FFN_DOWN_EXPS, true, offsetof(run_layer, down_exps) },
 };
 
 static const layer_slot *slot_of(int role)
@@ -313,6 +349,8 @@ static int64_t dim_value(const run_hparams *hp, int dim)
     case GGUF_DIM_V:        return (int64_t)hp->n_head_kv * hp->head_dim;
     case GGUF_DIM_ROT_HALF: return hp->n_rot / 2;
     case GGUF_DIM_HEAD_K:   return hp->head_dim;
+    case GGUF_DIM_EXPERTS:  return hp->n_expert;
+    case GGUF_DIM_FF_EXP:   return hp->n_ff_exp;
     }
     return -1;
 }
@@ -328,7 +366,7 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
         if (!gguf_arch_tensor_per_block(t))
             continue;
         const layer_slot *sl = slot_of(t->role);
-        const bool required = gguf_arch_tensor_required(a, t);
+        const bool required = gguf_arch_tensor_required_for(a, t, hp->n_expert > 0);
         if (!sl) {
             const gguf_tensor *x = tensor_find(f, t->name, i, false, err);
             if (x)
@@ -340,8 +378,11 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
             continue;
         }
         void *dst = (char *)l + sl->off;
+        if (!required && !tensor_find(f, t->name, i, false, err))
+            continue;
         int rc = sl->matrix
-            ? load_matrix(dst, f, t->name, i, dim_value(hp, t->ne1), dim_value(hp, t->ne0), err)
+            ? load_matrix_stack(dst, f, t->name, i, dim_value(hp, t->ne1), dim_value(hp, t->ne0),
+                                dim_value(hp, t->ne2), err)
             : load_vector(dst, f, t->name, i, dim_value(hp, t->ne0), required, err);
         if (rc)
             return -1;
@@ -450,10 +491,16 @@ static void pack_matrix(run_matrix *w, uint8_t *out)
 }
 
 /* The bytes w's packed copy takes in the arena (64-byte aligned), or 0
- * when it is not packed. */
-static size_t packed_bytes(const run_matrix *w)
+ * when it is not packed. Stacked experts are not packed (run_expert
+ * slices the mapped rows). */
+static size_t packed_bytes(const run_model *m, const run_matrix *w)
 {
-    if (!kern_pack_usable(w->type, w->rows, w->cols))
+    for (int i = 0; i < m->hp.n_layer; i++) {
+        const run_layer *l = &m->layers[i];
+        if (w == &l->gate_exps || w == &l->up_exps || w == &l->down_exps)
+            return 0;
+    }
+    if (!w->data || !kern_pack_usable(w->type, w->rows, w->cols))
         return 0;
     return ((size_t)w->rows * w->row_bytes + 63) / 64 * 64;
 }
@@ -485,7 +532,7 @@ static int pack_all(run_model *m, gguf_error *err)
     }
     at[0] = 0;
     for (size_t k = 0; k < n; k++)
-        at[k + 1] = at[k] + packed_bytes(ws[k]);
+        at[k + 1] = at[k] + packed_bytes(m, ws[k]);
     const size_t total = at[n];
     if (total) {
         const size_t huge = (size_t)2 << 20, align = total >= huge ? huge : 64;
@@ -524,11 +571,9 @@ void run_model_free(run_model *m)
     free(m->packed_arena);
     for (int i = 0; m->layers && i < m->hp.n_layer; i++) {
         run_layer *l = &m->layers[i];
-        free(l->attn_norm);
-        free(l->ffn_norm);
-        free(l->bq);
-        free(l->bk);
-        free(l->bv);
+        for (size_t k = 0; k < sizeof SLOTS / sizeof *SLOTS; k++)
+            if (!SLOTS[k].matrix)
+                free(*(float **)((char *)l + SLOTS[k].off));
     }
     free(m->layers);
     free(m->output_norm);

@@ -36,6 +36,9 @@ typedef struct run_hparams {
     int   head_dim;    /* attention.key_length, else n_embd / n_head */
     int   q_dim;       /* n_head * head_dim: q and the attention output */
     int   n_ff;        /* feed-forward width */
+    int   n_expert;    /* experts per layer (0: a dense feed-forward) */
+    int   n_expert_used; /* experts each token is routed to */
+    int   n_ff_exp;    /* one expert's feed-forward width */
     int   n_vocab;     /* rows of token_embd == number of tokens */
     int   n_ctx_train; /* {arch}.context_length */
     int   n_rot;       /* rotated dimensions per head (even, <= head_dim) */
@@ -65,6 +68,9 @@ typedef struct run_layer {
     float     *q_norm, *k_norm;      /* qwen3 per-head RMSNorm weights (head_dim,), or NULL */
     float     *ffn_norm;             /* (n_embd,) */
     run_matrix w_gate, w_up, w_down; /* (n_ff, n_embd), (n_ff, n_embd), (n_embd, n_ff) */
+    /* experts: the router (n_expert, n_embd) and each projection of all
+     * experts, expert e's rows at e · rows / n_expert (run_expert) */
+    run_matrix gate_inp, gate_exps, up_exps, down_exps;
 } run_layer;
 
 typedef struct run_model {
@@ -90,6 +96,9 @@ void run_model_free(run_model *m);
 /* The matrix of a layer that holds a tensor role (GGUF_ROLE_*), or NULL
  * when the role is not a matrix the forward pass multiplies. */
 run_matrix *run_layer_matrix(run_layer *l, int role);
+
+/* Expert e's part of a stacked expert matrix of n experts. */
+run_matrix run_expert(const run_matrix *w, int n, int e);
 
 /* Bytes of the mapped weights the model uses (for the banner). */
 uint64_t run_model_weight_bytes(const run_model *m);

@@ -92,6 +92,11 @@ enum gguf_token_type {
 #define GGUF_T_FFN_DOWN_BIAS        "blk.%d.ffn_down.bias"
 #define GGUF_T_ATTN_Q_NORM          "blk.%d.attn_q_norm.weight"
 #define GGUF_T_ATTN_K_NORM          "blk.%d.attn_k_norm.weight"
+#define GGUF_T_FFN_GATE_INP         "blk.%d.ffn_gate_inp.weight"
+#define GGUF_T_FFN_GATE_EXPS        "blk.%d.ffn_gate_exps.weight"
+#define GGUF_T_FFN_UP_EXPS          "blk.%d.ffn_up_exps.weight"
+#define GGUF_T_FFN_DOWN_EXPS        "blk.%d.ffn_down_exps.weight"
+#define GGUF_KEY_EXPERT_FFN_LENGTH  "%s.expert_feed_forward_length"
 
 /* ---------------------------------------------------------------------------
  * The architecture registry: every GGUF architecture the tools support,
@@ -113,6 +118,7 @@ enum gguf_role {
     GGUF_ROLE_FFN_GATE, GGUF_ROLE_FFN_UP, GGUF_ROLE_FFN_DOWN,
     GGUF_ROLE_FFN_GATE_BIAS, GGUF_ROLE_FFN_UP_BIAS, GGUF_ROLE_FFN_DOWN_BIAS,
     GGUF_ROLE_ATTN_Q_NORM, GGUF_ROLE_ATTN_K_NORM,
+    GGUF_ROLE_FFN_GATE_INP, GGUF_ROLE_FFN_GATE_EXPS, GGUF_ROLE_FFN_UP_EXPS, GGUF_ROLE_FFN_DOWN_EXPS,
     GGUF_ROLE_COUNT
 };
 
@@ -127,6 +133,8 @@ enum gguf_dim {
     GGUF_DIM_V,        /* head_count_kv × value length */
     GGUF_DIM_ROT_HALF, /* rope.dimension_count / 2 */
     GGUF_DIM_HEAD_K,   /* the key length (one head's q/k width) */
+    GGUF_DIM_EXPERTS,  /* expert_count */
+    GGUF_DIM_FF_EXP,   /* expert_feed_forward_length, else feed_forward_length */
     GGUF_DIM_COUNT
 };
 
@@ -135,7 +143,9 @@ enum gguf_need {
     GGUF_NEED_REQUIRED,
     GGUF_NEED_OPTIONAL,
     GGUF_NEED_IF_FLAG,    /* required when the architecture has need_flag, else optional */
-    GGUF_NEED_UNLESS_FLAG /* optional when the architecture has need_flag, else required */
+    GGUF_NEED_UNLESS_FLAG,/* optional when the architecture has need_flag, else required */
+    GGUF_NEED_DENSE,      /* required in a model without experts (expert_count absent or 0) */
+    GGUF_NEED_EXPERTS     /* required in a model with experts (expert_count > 0) */
 };
 
 /* The converter's reordering of a tensor's rows (LLaMA's rotary halves). */
@@ -151,6 +161,9 @@ typedef struct gguf_arch_tensor {
     const char *hf;        /* Hugging Face checkpoint name ("%d": layer), NULL: none */
     const char *meta;      /* Meta consolidated.NN.pth name, NULL: none */
     uint8_t     permute;   /* enum gguf_permute, with GGUF_ARCH_PERMUTE_QK */
+    uint8_t     ne2;       /* enum gguf_dim: a third size (experts); GGUF_DIM_1: none.
+                            * hf then has a second "%d", the expert, whose tensors the
+                            * converter stacks in expert order */
 } gguf_arch_tensor;
 
 /* The hyper-parameters the registry knows. */
@@ -159,6 +172,7 @@ enum gguf_hp {
     GGUF_HP_HEAD_COUNT, GGUF_HP_HEAD_COUNT_KV, GGUF_HP_KEY_LENGTH, GGUF_HP_VALUE_LENGTH,
     GGUF_HP_ROPE_DIM, GGUF_HP_RMS_EPS, GGUF_HP_ROPE_FREQ_BASE, GGUF_HP_LAYER_NORM_EPS,
     GGUF_HP_EXPERT_COUNT, GGUF_HP_EXPERT_USED_COUNT, GGUF_HP_VOCAB_SIZE,
+    GGUF_HP_EXPERT_FFN_LENGTH,
     GGUF_HP_COUNT
 };
 
@@ -219,7 +233,11 @@ enum gguf_rope_layout {
 };
 
 /* How a mixture-of-experts layer picks its experts. */
-enum gguf_routing { GGUF_ROUTING_NONE };
+enum gguf_routing {
+    GGUF_ROUTING_NONE,
+    GGUF_ROUTING_SOFTMAX_TOPK /* softmax over the experts, the top expert_used_count,
+                               * their probabilities renormalised to sum 1 */
+};
 
 /* Where the per-head size comes from. */
 enum gguf_head_dim {
@@ -245,6 +263,8 @@ typedef struct gguf_arch {
     float                      norm_offset;/* norm weights stored minus this (Gemma: 1) */
     uint32_t                   swa_period; /* sliding-window pattern; 0: no sliding window */
     uint8_t                    routing;    /* enum gguf_routing (with GGUF_ARCH_EXPERTS) */
+    const gguf_arch_hf_hparam *hf_hparams_late; /* written after general.file_type (the
+                                                  * family's own keys), or NULL */
 } gguf_arch;
 
 /* Every architecture in the registry: *n of them. */
@@ -276,8 +296,13 @@ GGUF_API const char *gguf_hp_key(int hp);
 /* "blk.N.REST" with N in canonical decimal: true with N and REST. */
 GGUF_API bool gguf_parse_block_name(const char *name, int64_t *block, const char **rest);
 
-/* Whether tensor row t must be present in a model of a. */
+/* Whether tensor row t must be present in a model of a (without experts:
+ * GGUF_NEED_DENSE rows are required, GGUF_NEED_EXPERTS rows optional). */
 GGUF_API bool gguf_arch_tensor_required(const gguf_arch *a, const gguf_arch_tensor *t);
+
+/* The same for a model with experts (expert_count > 0) or without. */
+GGUF_API bool gguf_arch_tensor_required_for(const gguf_arch *a, const gguf_arch_tensor *t,
+                                            bool experts);
 
 /* True for a row named "blk.%d.…" (one tensor per block). */
 GGUF_API bool gguf_arch_tensor_per_block(const gguf_arch_tensor *t);

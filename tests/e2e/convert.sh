@@ -91,7 +91,7 @@ fi
 
 # e21cdc11's references (upstream/convert/), for the families gguf-convert
 # reads so far: every outtype of each.
-UPSTREAM_FAMILIES="qwen3-rand"
+UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand"
 if need_jq "upstream convert manifests" &&
     need_fixture upstream/convert "upstream convert manifests" $((12 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
     for fam in $UPSTREAM_FAMILIES; do
@@ -156,6 +156,17 @@ if need_fixture models/wp-llama-5m/hf "bad inputs" 19; then
     mk; cp "$SRC/model.safetensors" "$TMP/m/"; head -c 1000 "$SRC/tokenizer.model" >"$TMP/m/tokenizer.model"
     bad_case "truncated tokenizer.model" "$TMP/m" "tokenizer.model: byte"
     bad_case "a JSON file as the checkpoint" "$SRC/config.json" "implausible llama2.c header"
+    fixture_block_end
+fi
+
+# Experts that do not add up to the config's count: refused, naming them.
+if need_fixture models/mixtral-rand "bad expert checkpoints" 2; then
+    MX=$FIX/models/mixtral-rand
+    mkx() { rm -rf "$TMP/x"; mkdir -p "$TMP/x"; cp "$MX"/* "$TMP/x"/; jq "$1" "$MX/config.json" >"$TMP/x/config.json"; }
+    mkx '.num_local_experts = 5'
+    bad_case "fewer experts than num_local_experts" "$TMP/x" "block 0 has 12 of its 15 expert tensors"
+    mkx '.num_local_experts = 3'
+    bad_case "an expert beyond num_local_experts" "$TMP/x" "expert 3 is beyond the 2 blocks and 3 experts"
     fixture_block_end
 fi
 if need_fixture models/wp-llama-5m/torch "bad torch checkpoints" 4; then

@@ -25,25 +25,42 @@ START_TEST(test_names)
     const gguf_arch *llama = arch_find("LlamaForCausalLM"), *qwen = arch_find("Qwen2ForCausalLM");
     char out[128];
     uint8_t p;
-    int b;
-    ck_assert_int_eq(arch_map_name(llama, "model.layers.17.self_attn.q_proj.weight", out, sizeof out, &p, &b), 1);
+    int b, e;
+    const gguf_arch_tensor *row;
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.17.self_attn.q_proj.weight", out, sizeof out, &p, &b, &e, &row), 1);
     ck_assert_str_eq(out, "blk.17.attn_q.weight");
     ck_assert_int_eq(p, GGUF_PERMUTE_Q);
     ck_assert_int_eq(b, 17);
-    ck_assert_int_eq(arch_map_name(llama, "model.layers.0.self_attn.k_proj.bias", out, sizeof out, &p, &b), 1);
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.0.self_attn.k_proj.bias", out, sizeof out, &p, &b, &e, &row), 1);
     ck_assert_str_eq(out, "blk.0.attn_k.bias");
     ck_assert_int_eq(p, GGUF_PERMUTE_K);
-    ck_assert_int_eq(arch_map_name(qwen, "model.layers.3.self_attn.k_proj.weight", out, sizeof out, &p, &b), 1);
+    ck_assert_int_eq(arch_map_name(qwen, "model.layers.3.self_attn.k_proj.weight", out, sizeof out, &p, &b, &e, &row), 1);
     ck_assert_int_eq(p, GGUF_PERMUTE_NONE); /* Qwen2 keeps its layout */
-    ck_assert_int_eq(arch_map_name(llama, "model.embed_tokens.weight", out, sizeof out, &p, &b), 1);
+    ck_assert_int_eq(arch_map_name(llama, "model.embed_tokens.weight", out, sizeof out, &p, &b, &e, &row), 1);
     ck_assert_str_eq(out, "token_embd.weight");
     ck_assert_int_eq(b, -1);
-    ck_assert_int_eq(arch_map_name(llama, "model.layers.2.mlp.down_proj.weight", out, sizeof out, &p, &b), 1);
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.2.mlp.down_proj.weight", out, sizeof out, &p, &b, &e, &row), 1);
     ck_assert_str_eq(out, "blk.2.ffn_down.weight");
-    ck_assert_int_eq(arch_map_name(llama, "model.layers.0.self_attn.rotary_emb.inv_freq", out, sizeof out, &p, &b), 0);
-    ck_assert_int_eq(arch_map_name(llama, "model.layers.x.self_attn.q_proj.weight", out, sizeof out, &p, &b), -1);
-    ck_assert_int_eq(arch_map_name(llama, "model.layers.1.self_attn.q_proj.weightx", out, sizeof out, &p, &b), -1);
-    ck_assert_int_eq(arch_map_name(llama, "vision.tower.weight", out, sizeof out, &p, &b), -1);
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.0.self_attn.rotary_emb.inv_freq", out, sizeof out, &p, &b, &e, &row), 0);
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.x.self_attn.q_proj.weight", out, sizeof out, &p, &b, &e, &row), -1);
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.1.self_attn.q_proj.weightx", out, sizeof out, &p, &b, &e, &row), -1);
+    ck_assert_int_eq(arch_map_name(llama, "vision.tower.weight", out, sizeof out, &p, &b, &e, &row), -1);
+    ck_assert_int_eq(e, -1);
+    /* one expert's projection: the stacked tensor's name, block and expert */
+    ck_assert_int_eq(arch_map_name(llama, "model.layers.3.block_sparse_moe.experts.12.w2.weight",
+                                   out, sizeof out, &p, &b, &e, &row), 1);
+    ck_assert_str_eq(out, "blk.3.ffn_down_exps.weight");
+    ck_assert_int_eq(b, 3);
+    ck_assert_int_eq(e, 12);
+    ck_assert_int_eq(row->ne2, GGUF_DIM_EXPERTS);
+    ck_assert_int_eq(p, GGUF_PERMUTE_NONE);
+    const gguf_arch *moe = arch_find("Qwen3MoeForCausalLM");
+    ck_assert_int_eq(arch_map_name(moe, "model.layers.0.mlp.gate.weight", out, sizeof out, &p, &b,
+                                   &e, &row), 1);
+    ck_assert_str_eq(out, "blk.0.ffn_gate_inp.weight");
+    ck_assert_int_eq(e, -1);
+    ck_assert_int_eq(arch_map_name(moe, "model.layers.0.mlp.experts.x.up_proj.weight", out,
+                                   sizeof out, &p, &b, &e, &row), -1);
     ck_assert_int_eq(arch_map_meta(llama, "layers.4.feed_forward.w2.weight", out, sizeof out, &b), 1);
     ck_assert_str_eq(out, "blk.4.ffn_down.weight");
     ck_assert_int_eq(arch_map_meta(llama, "tok_embeddings.weight", out, sizeof out, &b), 1);

@@ -748,10 +748,19 @@ START_TEST(test_undescribed_files)
            .edits = { KX("llama.feed_forward_length") });
     /* an expert model of an architecture the table describes without experts:
      * hyper-parameters checked, tensors only generically */
-    EXPECT("", .extra = "blk.0.ffn_gate_exps.weight", .ex0 = 64, .ex1 = 96,
+    EXPECT("", .arch = "qwen2", .bias = true, .extra = "blk.0.ffn_gate_exps.weight", .ex0 = 64,
+           .ex1 = 96, .edits = { KU("qwen2.expert_count", 8) });
+    EXPECT("qwen2.attention.head_count_kv = 3 does not divide qwen2.attention.head_count = 4",
+           .arch = "qwen2", .bias = true,
+           .edits = { KU("qwen2.expert_count", 8), KU("qwen2.attention.head_count_kv", 3) });
+    /* llama describes experts (Mixtral): the router's count, then the
+     * stacked expert tensors in place of the dense feed-forward */
+    EXPECT("llama.expert_count = 8 but llama.expert_used_count is missing",
            .edits = { KU("llama.expert_count", 8) });
-    EXPECT("llama.attention.head_count_kv = 3 does not divide llama.attention.head_count = 4",
-           .edits = { KU("llama.expert_count", 8), KU("llama.attention.head_count_kv", 3) });
+    EXPECT("llama.expert_used_count = 9, expected 1 to llama.expert_count = 8",
+           .edits = { KU("llama.expert_count", 8), KU("llama.expert_used_count", 9) });
+    EXPECT("missing tensor blk.0.ffn_gate_exps.weight",
+           .edits = { KU("llama.expert_count", 4), KU("llama.expert_used_count", 2) });
     /* no architecture at all (an imatrix) */
     EXPECT("", .edits = { KX(GGUF_KEY_ARCHITECTURE), KS("general.type", "imatrix") },
            .extra = "blk.0.attn_q.weight.in_sum2", .ex0 = 64);

@@ -15,7 +15,7 @@ START_TEST(test_lookup)
 {
     size_t n;
     const gguf_arch *all = gguf_arch_list(&n);
-    ck_assert_uint_eq(n, 4);
+    ck_assert_uint_eq(n, 5);
     ck_assert_ptr_eq(gguf_arch_find("llama"), &all[0]);
     ck_assert_ptr_nonnull(gguf_arch_find("mistral"));
     ck_assert_ptr_nonnull(gguf_arch_find("qwen2"));
@@ -26,8 +26,8 @@ START_TEST(test_lookup)
     ck_assert_ptr_eq(gguf_arch_find_hf("Qwen3ForCausalLM"), gguf_arch_find("qwen3"));
     ck_assert_ptr_null(gguf_arch_find_hf("GPT2LMHeadModel"));
     ck_assert_str_eq(gguf_arch_hf_list(),
-                     "LlamaForCausalLM, LLaMAForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, "
-                     "Qwen3ForCausalLM");
+                     "LlamaForCausalLM, LLaMAForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
+                     "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_ATTN_Q), "attn_q");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_COUNT), "unknown");
     ck_assert_str_eq(gguf_hp_name(GGUF_HP_HEAD_COUNT_KV), "attention.head_count_kv");
@@ -52,7 +52,8 @@ START_TEST(test_rows_consistent)
         for (size_t i = 0; i < nt; i++) {
             const gguf_arch_tensor *t = gguf_arch_tensor_at(arch, i);
             ck_assert_msg(t->role < GGUF_ROLE_COUNT, "%s %s role", arch->name, t->name);
-            ck_assert_msg(t->ne0 < GGUF_DIM_COUNT && t->ne1 < GGUF_DIM_COUNT, "%s dims",
+            ck_assert_msg(t->ne0 < GGUF_DIM_COUNT && t->ne1 < GGUF_DIM_COUNT &&
+                          t->ne2 < GGUF_DIM_COUNT, "%s dims",
                           t->name);
             ck_assert_msg(strlen(t->name) < GGUF_MAX_NAME - 8, "%s too long", t->name);
             /* the name has at most one %d, and a per-block row starts with it */
@@ -93,6 +94,12 @@ START_TEST(test_required_and_match)
     ck_assert(gguf_arch_tensor_required(qwen, gguf_arch_tensor_of(qwen, GGUF_ROLE_ATTN_Q_BIAS)));
     ck_assert(!gguf_arch_tensor_required(llama, out)); /* tied output allowed */
     ck_assert(gguf_arch_tensor_required(llama, gguf_arch_tensor_of(llama, GGUF_ROLE_FFN_DOWN)));
+    /* experts replace the dense feed-forward */
+    const gguf_arch_tensor *exps = gguf_arch_tensor_of(llama, GGUF_ROLE_FFN_DOWN_EXPS);
+    ck_assert(!gguf_arch_tensor_required(llama, exps));
+    ck_assert(gguf_arch_tensor_required_for(llama, exps, true));
+    ck_assert(!gguf_arch_tensor_required_for(llama, gguf_arch_tensor_of(llama, GGUF_ROLE_FFN_DOWN),
+                                             true));
     ck_assert_ptr_null(gguf_arch_tensor_of(qwen, GGUF_ROLE_ROPE_FREQS)); /* llama only */
     int b = 0;
     const gguf_arch_tensor *t = gguf_arch_match(llama, "blk.17.attn_k.weight", &b);
