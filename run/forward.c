@@ -553,9 +553,11 @@ static void moe_ffn(run_state *s, const run_model *m, const run_layer *l, int nb
                   s->moe_w + (size_t)b * nu);
     int *slot_of = s->moe_slot;
     for (int e = 0; e < ne; e++) {
+        /* slot by slot, then token by token: the order llama-imatrix adds
+         * an expert's rows in */
         int n = 0;
-        for (int b = 0; b < nb; b++)
-            for (int j = 0; j < nu; j++)
+        for (int j = 0; j < nu; j++)
+            for (int b = 0; b < nb; b++)
                 if (s->moe_sel[(size_t)b * nu + j] == e) {
                     memcpy(s->moe_x + (size_t)n * d, s->xb + (size_t)b * d, (size_t)d * sizeof(float));
                     slot_of[n++] = b * nu + j;

@@ -13,13 +13,16 @@
 #include "importance.h"
 #include "progress.h"
 
-static int add_entry(run_importance *im, const run_matrix *w, const char *name)
+static int add_entry(run_importance *im, const run_matrix *w, const char *name, int n_mat)
 {
     run_importance_entry *e = &im->e[im->n];
-    *e = (run_importance_entry){ .w = w, .ncols = (int)w->cols };
+    *e = (run_importance_entry){ .w = w, .ncols = (int)w->cols, .n_mat = n_mat };
     snprintf(e->name, sizeof e->name, "%s", name);
-    if (!(e->sum = calloc((size_t)w->cols, sizeof *e->sum)))
+    if (!(e->sum = calloc((size_t)n_mat * (size_t)w->cols, sizeof *e->sum)) ||
+        (n_mat > 1 && !(e->counts = calloc((size_t)n_mat, sizeof *e->counts)))) {
+        free(e->sum);
         return -1;
+    }
     im->n++;
     return 0;
 }
@@ -32,10 +35,6 @@ int run_importance_init(run_importance *im, const run_model *m, bool with_output
      * up, down) */
     const size_t n_rows = gguf_arch_n_tensors(m->row);
     memset(im, 0, sizeof *im);
-    if (m->hp.n_expert > 0)
-        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "collecting an importance matrix of a "
-                               "model with experts (%d per layer) is not implemented yet",
-                               m->hp.n_expert);
     im->e = calloc((size_t)m->hp.n_layer * n_rows + 1, sizeof *im->e);
     if (!im->e)
         return gguf_error_set(err, "out of memory");
@@ -48,12 +47,12 @@ int run_importance_init(run_importance *im, const run_model *m, bool with_output
                 continue;
             char name[64];
             snprintf(name, sizeof name, t->name, il);
-            if (add_entry(im, w, name))
+            if (add_entry(im, w, name, t->ne2 != GGUF_DIM_1 ? m->hp.n_expert : 1))
                 goto oom;
         }
     }
     // a tied head is token_embd.weight, which llama-imatrix never collects
-    if (with_output && !m->tied && add_entry(im, &m->output, GGUF_T_OUTPUT))
+    if (with_output && !m->tied && add_entry(im, &m->output, GGUF_T_OUTPUT, 1))
         goto oom;
     return 0;
 oom:
@@ -63,8 +62,10 @@ oom:
 
 void run_importance_free(run_importance *im)
 {
-    for (int i = 0; i < im->n; i++)
+    for (int i = 0; i < im->n; i++) {
         free(im->e[i].sum);
+        free(im->e[i].counts);
+    }
     free(im->e);
     memset(im, 0, sizeof *im);
 }
@@ -84,6 +85,22 @@ void run_importance_add(run_importance_entry *e, const float *x, int nb)
 void run_importance_hook(void *user, const run_matrix *w, const float *x, int nb)
 {
     run_importance *im = user;
+    if (w->stack) { /* an expert's rows: every product counts */
+        for (int i = 0; i < im->n; i++)
+            if (im->e[i].w == w->stack) {
+                run_importance_entry *e = &im->e[i];
+                float *sum = e->sum + (size_t)w->expert * (size_t)e->ncols;
+                for (int r = 0; r < nb; r++) {
+                    const float *row = x + (size_t)r * e->ncols;
+                    for (int j = 0; j < e->ncols; j++)
+                        sum[j] += row[j] * row[j];
+                }
+                e->counts[w->expert] += nb;
+                e->count += nb;
+                return;
+            }
+        return;
+    }
     if (nb < RUN_IMPORTANCE_MIN_BATCH)
         return;
     for (int i = 0; i < im->n; i++)
@@ -111,13 +128,19 @@ int run_importance_save(const run_importance *im, const char *path, const char *
         const run_importance_entry *e = &im->e[i];
         if (e->count == 0)
             continue; // never fed a batch of 16 rows: no data, as llama-imatrix skips it
+        if (e->n_mat > 1 && !gguf) {
+            gguf_error_set(err, "%s: the legacy .dat format of an expert matrix is not "
+                           "written (use the GGUF format)", e->name);
+            goto done;
+        }
         gguf_imatrix_entry *o = &out.entries[out.n];
+        const size_t nval = (size_t)e->n_mat * (size_t)e->ncols;
         o->name = (char *)e->name;
         o->ncall = e->ncall;
-        o->nval = e->ncols;
-        o->n_mat = 1;
-        o->values = malloc((size_t)e->ncols * sizeof *o->values);
-        o->counts = malloc(sizeof *o->counts);
+        o->nval = (int32_t)nval;
+        o->n_mat = e->n_mat;
+        o->values = malloc(nval * sizeof *o->values);
+        o->counts = malloc((size_t)e->n_mat * sizeof *o->counts);
         if (!o->values || !o->counts) {
             free(o->values);
             free(o->counts);
@@ -125,11 +148,18 @@ int run_importance_save(const run_importance *im, const char *path, const char *
             goto done;
         }
         out.n++;
-        for (int j = 0; j < e->ncols; j++)
-            o->values[j] = gguf ? e->sum[j] : run_importance_value(e, j);
-        o->counts[0] = (float)e->count;
+        for (size_t j = 0; j < nval; j++)
+            o->values[j] = gguf ? e->sum[j] : run_importance_value(e, (int)j);
+        if (e->counts) {
+            for (int k = 0; k < e->n_mat; k++) {
+                o->counts[k] = (float)e->counts[k];
+                max_count = e->counts[k] > max_count ? e->counts[k] : max_count;
+            }
+        } else {
+            o->counts[0] = (float)e->count;
+            max_count = e->count > max_count ? e->count : max_count;
+        }
         out.chunks = e->ncall > out.chunks ? e->ncall : out.chunks;
-        max_count = e->count > max_count ? e->count : max_count;
     }
     if (out.n == 0) {
         gguf_error_set(err, "no matrix was fed a batch of %d or more tokens",

@@ -9,6 +9,11 @@
  *
  *   sum[j] += x[r][j]^2 for every row r,  count += rows,  ncall += 1
  *
+ * A stacked expert matrix (MoE) gets, for every row routed to expert e,
+ * sum[e][j] += x[j]^2 and counts[e] += 1, from products of any size (as
+ * llama-imatrix collects mul_mat_id); its GGUF entry holds the n_expert
+ * rows of sums and the n_expert counts.
+ *
  * The GGUF file (the default, as llama-imatrix e21cdc11 writes it) stores
  * per matrix sum[j] (NAME.in_sum2) and count (NAME.counts), the chunk count
  * and size and the text file's name. The legacy .dat stores, per matrix,
@@ -38,9 +43,12 @@ typedef struct run_importance_entry {
     const run_matrix *w;     /* the matrix, as the forward pass passes it */
     char             name[64];
     int               ncols;
-    float            *sum;   /* (ncols,) sums of squares, f32 as llama.cpp keeps them */
+    float            *sum;   /* (ncols,) sums of squares, f32 as llama.cpp keeps them;
+                              * experts: (n_mat, ncols) */
     int64_t           count; /* rows added (the same for every column) */
     int32_t           ncall; /* products added */
+    int               n_mat; /* 1, or the experts of a stacked matrix */
+    int64_t          *counts;/* experts: rows added per expert (n_mat), else NULL */
 } run_importance_entry;
 
 typedef struct run_importance {

@@ -251,7 +251,7 @@ static int load_matrix_stack(run_matrix *w, const gguf_file *f, const char *fmt,
                               (long long)cols, gguf_dtype_name(t->type));
     if ((uintptr_t)t->data % 4)
         return gguf_error_set(err, "tensor %s: data is not 4-byte aligned", t->name);
-    *w = (run_matrix){ t->data, t->type, rows, cols, (size_t)rb, NULL };
+    *w = (run_matrix){ t->data, t->type, rows, cols, (size_t)rb, NULL, NULL, 0 };
     return 0;
 }
 
@@ -265,7 +265,7 @@ run_matrix run_expert(const run_matrix *w, int n, int e)
 {
     const int64_t rows = w->rows / n;
     return (run_matrix){ (const uint8_t *)w->data + (size_t)e * (size_t)rows * w->row_bytes,
-                         w->type, rows, w->cols, w->row_bytes, NULL };
+                         w->type, rows, w->cols, w->row_bytes, NULL, w, e };
 }
 
 /* A vector of n elements of any decodable type, converted to an owned f32
@@ -421,7 +421,7 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
     if (gguf_row_size(t->type, m->hp.n_embd, &rb, NULL))
         return gguf_error_set(err, "tensor %s: rows of %d elements do not fit %s blocks", t->name,
                               m->hp.n_embd, gguf_dtype_name(t->type));
-    m->tok_embd = (run_matrix){ t->data, t->type, m->hp.n_vocab, m->hp.n_embd, (size_t)rb, NULL };
+    m->tok_embd = (run_matrix){ t->data, t->type, m->hp.n_vocab, m->hp.n_embd, (size_t)rb, NULL, NULL, 0 };
     return 0;
 }
 

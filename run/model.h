@@ -59,6 +59,9 @@ typedef struct run_matrix {
     int64_t     rows, cols;
     size_t      row_bytes;
     void       *packed;
+    /* an expert's slice (run_expert): the stacked matrix and the expert */
+    const struct run_matrix *stack;
+    int         expert;
 } run_matrix;
 
 typedef struct run_layer {

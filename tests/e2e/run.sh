@@ -96,10 +96,42 @@ logits_check() {
     fi
 }
 
+# imatrix_dump FILE: "name index value" for every f32 value of every tensor
+imatrix_dump() {
+    local data
+    data=$("$INSPECT" --json "$1" | jq -r .summary.data_offset)
+    "$INSPECT" --json "$1" | jq -r '.tensors[] | "\(.name) \(.offset) \(.elements)"' |
+        while read -r name off n; do
+            od -An -v -tf4 -w4 -j $((data + off)) -N $((4 * n)) "$1" | awk -v t="$name" '{ print t, NR - 1, $1 }'
+        done
+}
+
+# imatrix_check NAME OURS THEIRS: the same tensors, equal .counts, and every
+# .in_sum2 value within 1e-3 of theirs relative to the tensor's largest (1 check)
+imatrix_check() {
+    local d
+    d=$(join -j1 -a1 -a2 -e MISSING -o 0,1.2,2.2 <(imatrix_dump "$2" | awk '{ print $1 "#" $2, $3 }' | sort) \
+                                             <(imatrix_dump "$3" | awk '{ print $1 "#" $2, $3 }' | sort) |
+        awk '{ split($1, k, "#"); t = k[1]
+               if ($2 == "MISSING" || $3 == "MISSING") { bad[t] = 1; next }
+               if (t ~ /counts$/) { if ($2 != $3) bad[t] = 1; next }
+               d = $2 - $3; if (d < 0) d = -d; a = $3 < 0 ? -$3 : $3
+               if (d > md[t]) md[t] = d; if (a > mx[t]) mx[t] = a }
+             END { for (t in md) { r = md[t] / (mx[t] > 0 ? mx[t] : 1); if (r > 1e-3) bad[t] = 1; if (r > w) w = r }
+                   for (t in bad) if (n++ < 4) list = list " " t
+                   printf "%s|%.2g\n", list, w }')
+    if [ -n "$d" ] && [ -z "${d%%|*}" ]; then
+        pass "imatrix $1: llama-imatrix e21cdc11's entries and counts, sums within ${d#*|} (limit 1e-3)"
+    else
+        fail "imatrix $1" "differs:${d%%|*}"
+    fi
+}
+
 # e21cdc11's references (upstream/greedy/) for the families gguf-run runs so
-# far: 3 greedy decodes and the first steps' logits of each F32 conversion.
+# far: 3 greedy decodes and the first steps' logits of each F32 conversion,
+# and the importance matrix of its F16 conversion (upstream/imatrix/).
 UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand"
-if need_fixture upstream/greedy "upstream greedy references" $((4 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
+if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
     for fam in $UPSTREAM_FAMILIES; do
         model=$(model_for "$fam-f32.gguf")
         for p in 0 1 2; do
@@ -111,8 +143,17 @@ if need_fixture upstream/greedy "upstream greedy references" $((4 * $(wc -w <<<"
             if [ "$got" = "$want" ]; then pass "greedy $fam-f32.p$p: 32 tokens as llama.cpp e21cdc11"
             else fail "greedy $fam-f32.p$p" "got [$got] want [$want] $(tail -1 "$W/err")"; fi
         done
-        if [ -z "$model" ]; then skip "logits $fam" "no model"; continue; fi
+        if [ -z "$model" ]; then skip "logits $fam" "no model"; skip "imatrix $fam" "no model"; continue; fi
         logits_check "$fam-f32" "$model" "$FIX/upstream/greedy/$fam-f32.p0.json" 1e-4
+        # llama-imatrix -f botchan.txt -c 128 --chunks 4 on the F16 conversion
+        f16=$W/$fam-f16.gguf
+        if "$CONVERT" -q "$FIX/models/$fam" --outtype f16 -o "$f16" >"$W/err" 2>&1 &&
+           "$RUN" -m "$f16" --imatrix "$W/$fam.imatrix.gguf" -f "$FIX/corpora/botchan.txt" \
+               --ctx-size 128 --chunks 4 >/dev/null 2>"$W/err"; then
+            imatrix_check "$fam" "$W/$fam.imatrix.gguf" "$FIX/upstream/imatrix/$fam.imatrix.gguf"
+        else
+            fail "imatrix $fam" "$(tail -1 "$W/err")"
+        fi
     done
     fixture_block_end
 fi
