@@ -11,7 +11,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-OBJS="$B/obj/run/kernels.o $B/obj/run/kernels_float.o $B/obj/run/kernels_legacy.o $B/obj/run/kernels_k.o"
+OBJS="$B/obj/run/kernels.o $B/obj/run/kernels_float.o $B/obj/run/kernels_legacy.o $B/obj/run/kernels_k.o $B/obj/run/kernels_iq.o $B/obj/run/kernels_iq3s.o"
 for f in $OBJS "$B/libgguf.a"; do
     [ -f "$f" ] || { echo "build first: make build/tests/test_kernels (no $f)" >&2; exit 1; }
 done

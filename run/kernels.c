@@ -72,11 +72,11 @@ static const kern_type kern_types[] = {
     { GGUF_DT_Q4_K, GGUF_DT_Q8_K, dot_q4_K_ref, KVNNI(q4_K) },
     { GGUF_DT_Q5_K, GGUF_DT_Q8_K, dot_q5_K_ref, KVNNI(q5_K) },
     { GGUF_DT_Q6_K, GGUF_DT_Q8_K, dot_q6_K_ref, KVNNI(q6_K) },
-    { GGUF_DT_IQ3_S, GGUF_DT_Q8_K, dot_iq3_s_ref, SIMD(iq3_s, KERN_NX) },
-    { GGUF_DT_IQ2_S, GGUF_DT_Q8_K, dot_iq2_s_ref, SIMD(iq2_s, KERN_NX) },
-    { GGUF_DT_IQ4_NL, GGUF_DT_Q8_0, dot_iq4_nl_ref, SIMD(iq4_nl, KERN_NX) },
-    { GGUF_DT_IQ4_XS, GGUF_DT_Q8_K, dot_iq4_xs_ref, SIMD(iq4_xs, KERN_NX) },
-    { GGUF_DT_MXFP4,  GGUF_DT_Q8_0, dot_mxfp4_ref,  SIMD(mxfp4, KERN_NX) },
+    { GGUF_DT_IQ3_S, GGUF_DT_Q8_K, dot_iq3_s_ref, KVNNI(iq3_s) },
+    { GGUF_DT_IQ2_S, GGUF_DT_Q8_K, dot_iq2_s_ref, KVNNI(iq2_s) },
+    { GGUF_DT_IQ4_NL, GGUF_DT_Q8_0, dot_iq4_nl_ref, KVNNI(iq4_nl) },
+    { GGUF_DT_IQ4_XS, GGUF_DT_Q8_K, dot_iq4_xs_ref, KVNNI(iq4_xs) },
+    { GGUF_DT_MXFP4,  GGUF_DT_Q8_0, dot_mxfp4_ref,  KVNNI(mxfp4) },
     /* dequantize-then-multiply: f32 activations, products through is_deq()
      * (no kernels of their own yet) */
 #define DEQ(T, ID) { ID, GGUF_DT_F32, NULL, NONE, NONE }

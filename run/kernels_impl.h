@@ -215,6 +215,19 @@ float dot_q5_K_vnni(int64_t n, const void *w, const void *x);
 void dotn_q5_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
 float dot_q6_K_vnni(int64_t n, const void *w, const void *x);
 void dotn_q6_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+
+/* The i-quant kernels with AVX-512 VNNI: dpwssd for madd + add (iq3_s,
+ * iq2_s), dpbusd for maddubs + madd (iq4_nl, iq4_xs, mxfp4). */
+float dot_iq3_s_vnni(int64_t n, const void *w, const void *x);
+void dotn_iq3_s_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+float dot_iq2_s_vnni(int64_t n, const void *w, const void *x);
+void dotn_iq2_s_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+float dot_iq4_nl_vnni(int64_t n, const void *w, const void *x);
+void dotn_iq4_nl_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+float dot_iq4_xs_vnni(int64_t n, const void *w, const void *x);
+void dotn_iq4_xs_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
+float dot_mxfp4_vnni(int64_t n, const void *w, const void *x);
+void dotn_mxfp4_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
 #endif
 
 #endif

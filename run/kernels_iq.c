@@ -21,7 +21,8 @@
  *
  * The *_ref functions define the result. The AVX2 ones compute the same
  * integer block sums and the same float scale of each block; they differ
- * only in how the float terms are added:
+ * only in how the float terms are added (the AVX-512 VNNI ones are the
+ * AVX2 ones with dpbusd for maddubs + madd: the same bits):
  *   iq4_nl, mxfp4: one accumulator per output, acc = fma(Σ_b, d_w·d_x, acc)
  *     block after block (the reference's order, the term not rounded
  *     before it is added): what llama.cpp computes on AVX2 CPUs, where it
@@ -115,7 +116,12 @@ float dot_iq4_xs_ref(int64_t n, const void *w, const void *x)
  * levels go through maddubs' unsigned × signed product as |v| against
  * a·sign(v) (no level is -128, and q8_0 / q8_K levels stay within ±127, so
  * every 16-bit pair sum is at most 2·127·127 < 2^15), then madd with ones
- * gives eight exact 32-bit lane sums of the block's Σ v·a.
+ * gives eight exact 32-bit lane sums of the block's Σ v·a. With AVX-512
+ * VNNI one dpbusd of the same two registers gives the same eight lanes
+ * (kernels_simd.h's dot_u8_i8 / dot_u8_i8_vnni, the kernels' parameter):
+ * maddubs cannot saturate even on bytes no quantizer writes (|v| ≤ 127
+ * against any byte: at most 2·127·128 per pair), so the two agree on every
+ * input and so does all the float arithmetic after them.
  *
  * Each kernel is written once for nx activation rows: a weight block is
  * looked up once and met by every row, and row k's float operations are
@@ -125,7 +131,7 @@ float dot_iq4_xs_ref(int64_t n, const void *w, const void *x)
 #ifdef KERN_X86
 #include "kernels_simd.h"
 
-_Static_assert(KERN_NX == 4, "rows_w32_avx2 reduces the sums of four activation rows at once");
+_Static_assert(KERN_NX == 4, "rows_w32 reduces the sums of four activation rows at once");
 
 /* The table of 16 levels in both halves of a register. */
 ALWAYS __m256i level_table(const int8_t v[16])
@@ -143,11 +149,12 @@ ALWAYS __m256i lookup_levels(__m256i table, const uint8_t qs[16])
     return _mm256_shuffle_epi8(table, idx);
 }
 
-/* Eight 32-bit lane sums of Σ v·a, given av = |v|. */
-ALWAYS __m256i lanes_isum(__m256i v, __m256i av, const int8_t *a)
+/* Eight 32-bit lane sums of Σ v·a, given av = |v|, by the instruction
+ * set's byte product dot. */
+ALWAYS __m256i lanes_isum(byte_dot_fn dot, __m256i v, __m256i av, const int8_t *a)
 {
     const __m256i x = _mm256_loadu_si256((const __m256i *)a);
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(av, _mm256_sign_epi8(x, v)), _mm256_set1_epi16(1));
+    return dot(av, _mm256_sign_epi8(x, v));
 }
 
 ALWAYS int hsum_lanes(__m256i v)
@@ -200,9 +207,10 @@ ALWAYS __m128i sums4(__m256i s0, __m256i s1, __m256i s2, __m256i s3)
  * multiply-add, block after block. One row takes four blocks at a time to
  * reduce their lane sums together; KERN_NX rows reduce one block's four
  * sums together and run the four outputs' multiply-adds side by side in
- * one register, each lane the operations of the one-row path's fmaf. */
-ALWAYS void rows_w32_avx2(uint32_t type, int64_t n, const void *w, const void *x, size_t xs,
-                          int nx, float *out)
+ * one register, each lane the operations of the one-row path's fmaf. dot
+ * is the instruction set's byte product. */
+ALWAYS void rows_w32(uint32_t type, byte_dot_fn dot, int64_t n, const void *w, const void *x,
+                     size_t xs, int nx, float *out)
 {
     const __m256i table = level_table(gguf_nl_levels(type));
     const int64_t nb = n / 32;
@@ -215,7 +223,7 @@ ALWAYS void rows_w32_avx2(uint32_t type, int64_t n, const void *w, const void *x
             UNROLL for (int m = 0; m < 4; m++) {
                 const __m256i v = lookup_levels(table, w32_qs(type, w, i + m));
                 const gguf_block_q8_0 *a = act_q8_0(x, 0, 0, i + m);
-                s[m] = lanes_isum(v, _mm256_sign_epi8(v, v), a->qs);
+                s[m] = lanes_isum(dot, v, _mm256_sign_epi8(v, v), a->qs);
                 d[m] = w32_scale(type, w, i + m) * h2f(a->d);
             }
             _mm_storeu_ps(f, _mm_cvtepi32_ps(sums4(s[0], s[1], s[2], s[3])));
@@ -225,7 +233,7 @@ ALWAYS void rows_w32_avx2(uint32_t type, int64_t n, const void *w, const void *x
         for (; i < nb; i++) {
             const __m256i v = lookup_levels(table, w32_qs(type, w, i));
             const gguf_block_q8_0 *a = act_q8_0(x, 0, 0, i);
-            const int isum = hsum_lanes(lanes_isum(v, _mm256_sign_epi8(v, v), a->qs));
+            const int isum = hsum_lanes(lanes_isum(dot, v, _mm256_sign_epi8(v, v), a->qs));
             acc = fmaf((float)isum, w32_scale(type, w, i) * h2f(a->d), acc);
         }
         out[0] = acc;
@@ -237,8 +245,8 @@ ALWAYS void rows_w32_avx2(uint32_t type, int64_t n, const void *w, const void *x
         const __m256i av = _mm256_sign_epi8(v, v);
         const gguf_block_q8_0 *a0 = act_q8_0(x, xs, 0, i), *a1 = act_q8_0(x, xs, 1, i);
         const gguf_block_q8_0 *a2 = act_q8_0(x, xs, 2, i), *a3 = act_q8_0(x, xs, 3, i);
-        const __m128i isum = sums4(lanes_isum(v, av, a0->qs), lanes_isum(v, av, a1->qs),
-                                   lanes_isum(v, av, a2->qs), lanes_isum(v, av, a3->qs));
+        const __m128i isum = sums4(lanes_isum(dot, v, av, a0->qs), lanes_isum(dot, v, av, a1->qs),
+                                   lanes_isum(dot, v, av, a2->qs), lanes_isum(dot, v, av, a3->qs));
         const __m128 dx = _mm_setr_ps(h2f(a0->d), h2f(a1->d), h2f(a2->d), h2f(a3->d));
         acc = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), _mm_mul_ps(_mm_set1_ps(w32_scale(type, w, i)), dx), acc);
     }
@@ -247,9 +255,10 @@ ALWAYS void rows_w32_avx2(uint32_t type, int64_t n, const void *w, const void *x
 
 /* iq4_xs × nx q8_K rows: per super-block the eight block scales
  * (d_w·d_x)·(ls_j − 32) as one vector of floats (each lane the scalar
- * product), then block j's lane sums times its scale into acc[j % 2]. */
-ALWAYS void rows_iq4_xs_avx2(int64_t n, const void *w, const void *x, size_t xs, int nx,
-                             float *out)
+ * product), then block j's lane sums (by the byte product dot) times its
+ * scale into acc[j % 2]. */
+ALWAYS void rows_iq4_xs(byte_dot_fn dot, int64_t n, const void *w, const void *x, size_t xs,
+                        int nx, float *out)
 {
     const __m256i table = level_table(gguf_nl_levels(GGUF_DT_IQ4_XS));
     const gguf_block_iq4_xs *bw = w;
@@ -278,7 +287,7 @@ ALWAYS void rows_iq4_xs_avx2(int64_t n, const void *w, const void *x, size_t xs,
             const __m256i v = lookup_levels(table, b->qs + 16 * j);
             const __m256i av = _mm256_sign_epi8(v, v);
             UNROLL for (int k = 0; k < nx; k++) {
-                const __m256i s = lanes_isum(v, av, act_q8_K(x, xs, k, i)->qs + 32 * j);
+                const __m256i s = lanes_isum(dot, v, av, act_q8_K(x, xs, k, i)->qs + 32 * j);
                 if (j % 2)
                     acc1[k] = add_scaled(acc1[k], dj[k][j], s);
                 else
@@ -291,43 +300,80 @@ ALWAYS void rows_iq4_xs_avx2(int64_t n, const void *w, const void *x, size_t xs,
 }
 
 /* ---------------------------------------------------------------------------
- * Entry points: one pair (dot) and one weight row × KERN_NX activation
- * rows (dotn), each the type's kernel with constant shapes.
+ * Entry points of each type and instruction set: one pair (dot) and one
+ * weight row × KERN_NX activation rows (dotn), each the type's kernel with
+ * constant shapes and the set's byte product.
  */
 
 KERN_AVX2 float dot_iq4_nl_avx2(int64_t n, const void *w, const void *x)
 {
     float r;
-    rows_w32_avx2(GGUF_DT_IQ4_NL, n, w, x, 0, 1, &r);
+    rows_w32(GGUF_DT_IQ4_NL, dot_u8_i8, n, w, x, 0, 1, &r);
     return r;
 }
 
 KERN_AVX2 void dotn_iq4_nl_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
 {
-    rows_w32_avx2(GGUF_DT_IQ4_NL, n, w, x, xs, KERN_NX, out);
+    rows_w32(GGUF_DT_IQ4_NL, dot_u8_i8, n, w, x, xs, KERN_NX, out);
 }
 
 KERN_AVX2 float dot_mxfp4_avx2(int64_t n, const void *w, const void *x)
 {
     float r;
-    rows_w32_avx2(GGUF_DT_MXFP4, n, w, x, 0, 1, &r);
+    rows_w32(GGUF_DT_MXFP4, dot_u8_i8, n, w, x, 0, 1, &r);
     return r;
 }
 
 KERN_AVX2 void dotn_mxfp4_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
 {
-    rows_w32_avx2(GGUF_DT_MXFP4, n, w, x, xs, KERN_NX, out);
+    rows_w32(GGUF_DT_MXFP4, dot_u8_i8, n, w, x, xs, KERN_NX, out);
 }
 
 KERN_AVX2 float dot_iq4_xs_avx2(int64_t n, const void *w, const void *x)
 {
     float r;
-    rows_iq4_xs_avx2(n, w, x, 0, 1, &r);
+    rows_iq4_xs(dot_u8_i8, n, w, x, 0, 1, &r);
     return r;
 }
 
 KERN_AVX2 void dotn_iq4_xs_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
 {
-    rows_iq4_xs_avx2(n, w, x, xs, KERN_NX, out);
+    rows_iq4_xs(dot_u8_i8, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_iq4_nl_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_w32(GGUF_DT_IQ4_NL, dot_u8_i8_vnni, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_iq4_nl_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_w32(GGUF_DT_IQ4_NL, dot_u8_i8_vnni, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_mxfp4_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_w32(GGUF_DT_MXFP4, dot_u8_i8_vnni, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_mxfp4_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_w32(GGUF_DT_MXFP4, dot_u8_i8_vnni, n, w, x, xs, KERN_NX, out);
+}
+
+KERN_VNNI float dot_iq4_xs_vnni(int64_t n, const void *w, const void *x)
+{
+    float r;
+    rows_iq4_xs(dot_u8_i8_vnni, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_VNNI void dotn_iq4_xs_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    rows_iq4_xs(dot_u8_i8_vnni, n, w, x, xs, KERN_NX, out);
 }
 #endif

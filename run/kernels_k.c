@@ -234,21 +234,6 @@ float dot_q6_K_ref(int64_t n, const void *w, const void *x)
 #ifdef KERN_X86
 #include "kernels_simd.h"
 
-/* acc + madd(p, s): two instructions with AVX2, one (dpwssd, the same
- * exact integers) with AVX-512 VNNI. super_isum and the row kernels take
- * one of them as a constant pointer that inlines. */
-typedef __m256i (*madd_add_fn)(__m256i acc, __m256i p, __m256i s);
-
-ALWAYS __m256i madd_add_avx2(__m256i acc, __m256i p, __m256i s)
-{
-    return _mm256_add_epi32(acc, _mm256_madd_epi16(p, s));
-}
-
-ALWAYS_VNNI __m256i madd_add_vnni(__m256i acc, __m256i p, __m256i s)
-{
-    return _mm256_dpwssd_epi32(acc, p, s);
-}
-
 /* Eight lane sums of Σ_j sc_j Σ_{e in j} (u_e − off)·a_e; off = 1 << shift,
  * or none when shift < 0. Register c spans 16-element blocks 2c and 2c + 1:
  * its low 128 bits (eight 16-bit pair sums) take scale 2c, the high 2c + 1. */
@@ -486,7 +471,7 @@ ALWAYS void unpack_avx2(uint32_t type, const void *w, int64_t i, __m256i u[8], i
 
 /* nx activation rows against one weight row: each super-block is unpacked
  * once; row k's arithmetic does not depend on nx. madd_add is the
- * instruction set's (madd_add_avx2 or madd_add_vnni). */
+ * instruction set's (madd_add_avx2 or madd_add_vnni, kernels_simd.h). */
 ALWAYS void kquant_rows(uint32_t type, madd_add_fn madd_add, int64_t n, const void *w,
                         const void *x, size_t xs, int nx, float *out)
 {

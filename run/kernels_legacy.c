@@ -157,12 +157,6 @@ ALWAYS __m256i fifth_bits(const uint8_t qh_bytes[4])
     return _mm256_and_si256(v, _mm256_set1_epi8(0x10));
 }
 
-/* Eight 32-bit partial sums of Σ q·a for unsigned levels q. */
-ALWAYS __m256i dot_u8_i8(__m256i q, __m256i a)
-{
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), _mm256_set1_epi16(1));
-}
-
 ALWAYS __m256i load32(const int8_t *p)
 {
     return _mm256_loadu_si256((const __m256i *)p);
@@ -244,17 +238,6 @@ ALWAYS const gguf_block_q8_0 *act_q8_0(const void *x, size_t xs, int k, int64_t 
 ALWAYS const gguf_block_q8_1 *act_q8_1(const void *x, size_t xs, int k, int64_t i)
 {
     return (const gguf_block_q8_1 *)((const uint8_t *)x + k * xs) + i;
-}
-
-/* The byte dot product of an instruction set (dot_u8_i8 or
- * dot_u8_i8_vnni), passed to the kernels shared by both as a constant
- * pointer that inlines. */
-typedef __m256i (*byte_dot_fn)(__m256i q, __m256i a);
-
-/* One dpbusd for maddubs + madd (kernels_simd.h). */
-ALWAYS_VNNI __m256i dot_u8_i8_vnni(__m256i q, __m256i a)
-{
-    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), q, a);
 }
 
 ALWAYS int hsum_i32x8(__m256i v)

@@ -10,8 +10,10 @@
  * __builtin_cpu_supports or writes a target("...") list.
  *
  * Then the small operations every block kernel uses (always inlined, built
- * for AVX2 so that a function of either set may inline them). Included by
- * run/kernels*.c and run/forward_simd.c; empty off x86-64.
+ * for AVX2 so that a function of either set may inline them), and the
+ * integer product steps of each set that a kernel body written once for
+ * both takes as a parameter. Included by run/kernels*.c and
+ * run/forward_simd.c; empty off x86-64.
  *
  * Not for: a kernel's own unpacking (its file), dispatch (kernels.c).
  */
@@ -162,6 +164,44 @@ ALWAYS_VNNI void packed_passes(kern_rows8_fn rows8, int nxp, int64_t n, const vo
             rows8(n, wp, (const uint8_t *)x + k * xs, xs, 1, out + 8 * k);
         k += m;
     }
+}
+
+/* ---------------------------------------------------------------------------
+ * Integer product steps: what a kernel body shared by both instruction sets
+ * takes as a constant pointer (it inlines in each set's named entry point),
+ * so that one body serves AVX2 and VNNI. Each VNNI step computes the AVX2
+ * step's integers in the same lanes, hence the same float arithmetic after.
+ */
+
+/* Eight lanes of Σ q·a over each four consecutive bytes, q unsigned and a
+ * signed: maddubs + madd with ones, or one dpbusd. dpbusd never saturates;
+ * maddubs saturates its 16-bit pair sums, so a caller of dot_u8_i8 keeps
+ * them within int16 (each kernel states its bound), and then both give
+ * the exact sums. */
+typedef __m256i (*byte_dot_fn)(__m256i q, __m256i a);
+
+ALWAYS __m256i dot_u8_i8(__m256i q, __m256i a)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), _mm256_set1_epi16(1));
+}
+
+ALWAYS_VNNI __m256i dot_u8_i8_vnni(__m256i q, __m256i a)
+{
+    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), q, a);
+}
+
+/* acc + madd(p, s) for int16 p, s: two instructions with AVX2, one dpwssd
+ * with VNNI (the same exact products, the same wrapping 32-bit add). */
+typedef __m256i (*madd_add_fn)(__m256i acc, __m256i p, __m256i s);
+
+ALWAYS __m256i madd_add_avx2(__m256i acc, __m256i p, __m256i s)
+{
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(p, s));
+}
+
+ALWAYS_VNNI __m256i madd_add_vnni(__m256i acc, __m256i p, __m256i s)
+{
+    return _mm256_dpwssd_epi32(acc, p, s);
 }
 
 #endif /* KERN_X86 */

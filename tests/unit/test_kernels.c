@@ -17,7 +17,9 @@
  *      formula evaluated in double from the blocks decoded here (which
  *      decode to libgguf's dequantized weights exactly), the AVX2 dot and
  *      dotn kernels equal it within the reassociation bound, and on random
- *      block bytes and activation levels down to -128 too.
+ *      block bytes and activation levels down to -128 too; the VNNI ones
+ *      give the AVX2 bits on all of them (likewise iq4_nl, iq4_xs and mxfp4
+ *      in 4c).
  *
  * Error bounds. Let u = 2^-24 (float's unit roundoff) and, per element i,
  * M = Σ_i (|ŵ_i| + |min_i|) · |x̂_i| with ŵ the dequantized weight, min_i its
@@ -286,6 +288,15 @@ static bool simd_available(void)
     return false;
 #endif
 }
+
+#ifdef KERN_X86
+/* Bit for bit (== would take -0 for +0), for the VNNI kernels against the
+ * AVX2 ones. */
+static bool same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+#endif
 
 /* ---------------------------------------------------------------------------
  * 1, 2: the dot products
@@ -841,8 +852,9 @@ static double iq_weight(uint32_t t, const uint8_t *row, int64_t e, double *d)
  * Each (weight row, activation row): ggml's formula in double from
  * iq_weight (which must decode to libgguf's dequantized weights exactly),
  * dot_T_ref against it, dot_T_avx2 and dotn_T_avx2 (exactly dot_T_avx2 per
- * row) against dot_T_ref; then kern_matmul equals kern_vec_dot for every
- * instruction set and batch size. */
+ * row) against dot_T_ref, dot_T_vnni and dotn_T_vnni bit for bit against
+ * dot_T_avx2; then kern_matmul equals kern_vec_dot for every instruction
+ * set and batch size. */
 START_TEST(test_iq_lattice_kernels)
 {
     const uint32_t t = _i ? GGUF_DT_IQ2_S : GGUF_DT_IQ3_S;
@@ -890,7 +902,9 @@ START_TEST(test_iq_lattice_kernels)
             ck_assert_msg((double)deq[e] == d * v, "%s row %d element %lld: libgguf %.9g, here %.9g",
                           gguf_dtype_name(t), r, (long long)e, deq[e], d * v);
         }
+#ifdef KERN_X86
         float simd[NB];
+#endif
         for (int b = 0; b < NB; b++) {
             const gguf_block_q8_K *x = (const gguf_block_q8_K *)(p.xq + b * xb);
             double want = 0, mag = 0;
@@ -912,13 +926,18 @@ START_TEST(test_iq_lattice_kernels)
                 ck_assert_msg(fabs(simd[b] - got) <= tol,
                               "%s row %d batch %d: avx2 %.9g, ref %.9g |diff| %g > %g",
                               gguf_dtype_name(t), r, b, simd[b], got, fabs(simd[b] - got), tol);
+                if (kern_cpu_has_vnni()) {
+                    const float v = _i ? dot_iq2_s_vnni(COLS, w, x) : dot_iq3_s_vnni(COLS, w, x);
+                    ck_assert_msg(same_bits(v, simd[b]), "%s row %d batch %d: vnni %.9g, avx2 %.9g",
+                                  gguf_dtype_name(t), r, b, v, simd[b]);
+                }
             }
 #endif
         }
 #ifdef KERN_X86
         if (simd_available())
             for (int b = 0; b + KERN_NX <= NB; b++) {
-                float out[KERN_NX];
+                float out[KERN_NX], outv[KERN_NX];
                 if (_i)
                     dotn_iq2_s_avx2(COLS, w, p.xq + b * xb, xb, out);
                 else
@@ -926,6 +945,16 @@ START_TEST(test_iq_lattice_kernels)
                 for (int k = 0; k < KERN_NX; k++)
                     ck_assert_msg(out[k] == simd[b + k], "%s row %d batch %d+%d: dotn %.9g, dot %.9g",
                                   gguf_dtype_name(t), r, b, k, out[k], simd[b + k]);
+                if (!kern_cpu_has_vnni())
+                    continue;
+                if (_i)
+                    dotn_iq2_s_vnni(COLS, w, p.xq + b * xb, xb, outv);
+                else
+                    dotn_iq3_s_vnni(COLS, w, p.xq + b * xb, xb, outv);
+                for (int k = 0; k < KERN_NX; k++)
+                    ck_assert_msg(same_bits(outv[k], simd[b + k]),
+                                  "%s row %d batch %d+%d: vnni dotn %.9g, avx2 dot %.9g",
+                                  gguf_dtype_name(t), r, b, k, outv[k], simd[b + k]);
             }
 #endif
     }
@@ -962,8 +991,8 @@ END_TEST
  * reference kernel against ggml's generic formula recomputed here in double
  * from the bytes, the AVX2 kernels (one row, and KERN_NX rows at once)
  * against the reference (and for iq4_nl and mxfp4 against llama.cpp's AVX2
- * order of float operations exactly), and kern_matmul against
- * kern_vec_dot.
+ * order of float operations exactly), the VNNI kernels against the AVX2
+ * ones bit for bit, and kern_matmul against kern_vec_dot.
  */
 
 /* ggml-common.h's kvalues_iq4nl and kvalues_mxfp4, written out again. */
@@ -1022,6 +1051,7 @@ static double iq_formula(uint32_t t, int64_t n, const uint8_t *w, const uint8_t 
     return sum;
 }
 
+#ifdef KERN_X86
 /* What llama.cpp computes for iq4_nl and mxfp4 on AVX2 CPUs (it repacks
  * their matrices, and its repacked kernels in ggml-cpu/arch/x86/repack.cpp
  * add per output): acc = fma(Σ_b v[q]·a, d_w·d_x, acc) block by block. */
@@ -1049,6 +1079,7 @@ static float iq_fma_chain(uint32_t t, int64_t n, const uint8_t *w, const uint8_t
     }
     return acc;
 }
+#endif
 
 START_TEST(test_iq_kernels)
 {
@@ -1063,6 +1094,12 @@ START_TEST(test_iq_kernels)
     kern_dotn_fn avx2n = t == GGUF_DT_IQ4_NL ? dotn_iq4_nl_avx2
                        : t == GGUF_DT_IQ4_XS ? dotn_iq4_xs_avx2
                                              : dotn_mxfp4_avx2;
+    kern_dot_fn vnni = t == GGUF_DT_IQ4_NL ? dot_iq4_nl_vnni
+                     : t == GGUF_DT_IQ4_XS ? dot_iq4_xs_vnni
+                                           : dot_mxfp4_vnni;
+    kern_dotn_fn vnnin = t == GGUF_DT_IQ4_NL ? dotn_iq4_nl_vnni
+                       : t == GGUF_DT_IQ4_XS ? dotn_iq4_xs_vnni
+                                             : dotn_mxfp4_vnni;
 #endif
     const bool xs = t == GGUF_DT_IQ4_XS;
     ck_assert_int_eq(kern_dot_type(t), xs ? GGUF_DT_Q8_K : GGUF_DT_Q8_0);
@@ -1098,9 +1135,11 @@ START_TEST(test_iq_kernels)
         for (int r = 0; r < ROWS; r++) {
             const uint8_t *w = p.w + (size_t)r * p.rb;
 #ifdef KERN_X86
-            float outn[KERN_NX];
+            float outn[KERN_NX], outv[KERN_NX];
             if (simd_available())
                 avx2n(n, w, p.xq, p.xb, outn);
+            if (kern_cpu_has_vnni())
+                vnnin(n, w, p.xq, p.xb, outv);
 #endif
             for (int k = 0; k < NB; k++) {
                 const uint8_t *x = p.xq + (size_t)k * p.xb;
@@ -1129,6 +1168,15 @@ START_TEST(test_iq_kernels)
                 if (k < KERN_NX)
                     ck_assert_msg(outn[k] == v, "%s n=%lld w%d x%d: dotn %.9g dot %.9g",
                                   gguf_dtype_name(t), (long long)n, r, k, outn[k], v);
+                /* VNNI: the AVX2 bits, one row and KERN_NX rows */
+                if (kern_cpu_has_vnni()) {
+                    const float vv = vnni(n, w, x);
+                    ck_assert_msg(same_bits(vv, v), "%s n=%lld w%d x%d: vnni %.9g avx2 %.9g",
+                                  gguf_dtype_name(t), (long long)n, r, k, vv, v);
+                    if (k < KERN_NX)
+                        ck_assert_msg(same_bits(outv[k], v), "%s n=%lld w%d x%d: vnni dotn %.9g avx2 dot %.9g",
+                                      gguf_dtype_name(t), (long long)n, r, k, outv[k], v);
+                }
                 /* iq4_nl and mxfp4: llama.cpp's AVX2 result, bit for bit */
                 if (!xs)
                     ck_assert_msg(v == iq_fma_chain(t, n, w, x), "%s n=%lld w%d x%d: avx2 %.9g, llama.cpp's %.9g",
@@ -1156,6 +1204,36 @@ START_TEST(test_iq_kernels)
             }
         }
         kern_force_isa(KERN_ISA_BEST);
+#ifdef KERN_X86
+        /* (4) VNNI gives the AVX2 bits on any activation bytes too, -128
+         * included (no quantizer writes it; the sign trick wraps it alike
+         * in both) */
+        if (kern_cpu_has_vnni()) {
+            rng_state = 500 + (uint64_t)_i;
+            for (int k = 0; k < NB; k++)
+                for (int64_t e = 0; e < n; e++) {
+                    int8_t *a = xs ? ((gguf_block_q8_K *)(p.xq + (size_t)k * p.xb))[e / 256].qs + e % 256
+                                   : ((gguf_block_q8_0 *)(p.xq + (size_t)k * p.xb))[e / 32].qs + e % 32;
+                    *a = e % 5 == 0 ? -128 : (int8_t)(uniform() * 256 - 128);
+                }
+            for (int r = 0; r < ROWS; r++) {
+                const uint8_t *w = p.w + (size_t)r * p.rb;
+                float outn[KERN_NX], outv[KERN_NX];
+                avx2n(n, w, p.xq, p.xb, outn);
+                vnnin(n, w, p.xq, p.xb, outv);
+                for (int k = 0; k < NB; k++) {
+                    const uint8_t *x = p.xq + (size_t)k * p.xb;
+                    const float v = avx2(n, w, x), vv = vnni(n, w, x);
+                    ck_assert_msg(same_bits(vv, v), "%s n=%lld w%d random x%d: vnni %.9g avx2 %.9g",
+                                  gguf_dtype_name(t), (long long)n, r, k, vv, v);
+                    if (k < KERN_NX)
+                        ck_assert_msg(same_bits(outv[k], outn[k]),
+                                      "%s n=%lld w%d random x%d: vnni dotn %.9g avx2 dotn %.9g",
+                                      gguf_dtype_name(t), (long long)n, r, k, outv[k], outn[k]);
+                }
+            }
+        }
+#endif
         product_free(&p);
     }
 }
