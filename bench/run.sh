@@ -4,9 +4,16 @@
 # (tg128), same thread count, for Q4_0, Q8_0, Q4_K_M and Q6_K of a generated
 # LLaMA of about 970 MiB at F16 (dim 2048, 8 layers, ffn 5632, vocab 32000;
 # made by tests/tools/mkhf, converted and quantized with our tools).
+# FAMILIES (default llama) adds a row set per architecture, each a generated
+# model of realistic width: qwen3 (heads of 128, q/k norms), mixtral (8
+# experts of ffn 2816, top 2, dim 1024) and qwen3moe (32 experts of 768,
+# top 4, dim 1024). The MiB/tok column is what one generated token reads
+# of the weights: every matrix but token_embd (one row of it), the expert
+# matrices only for the experts a token is routed to (used / count).
 #
 #   bench/run.sh                      (BUILD=build, THREADS=2 by default)
 #   LLAMA_BENCH=/path/to/llama-bench bench/run.sh
+#   FAMILIES="qwen3moe mixtral" TYPES=Q4_K_M bench/run.sh
 #
 # llama-bench runs when LLAMA_BENCH points at it (built from llama.cpp
 # c392e50 outside this repository); the ratios are ours / theirs in tokens
@@ -25,11 +32,27 @@ done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/run-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-"$BIN/tests/tools/mkhf" "$WORK/hf" --dim 2048 --layers 8 --ffn 5632 --heads 16 --kv-heads 8 \
-    --vocab 32000 --dtype f16
-"$BIN/gguf-convert" -q "$WORK/hf" --outtype f16 -o "$WORK/F16.gguf"
-rm -rf "$WORK/hf"
-echo "model: $(($(stat -c %s "$WORK/F16.gguf") / 1048576)) MiB at F16; threads $THREADS; median of $REPS runs"
+FAMILIES=${FAMILIES:-llama}
+# shape FAMILY: mkhf's arguments for that family's benchmark model
+shape() {
+    case $1 in
+        llama) echo --dim 2048 --layers 8 --ffn 5632 --heads 16 --kv-heads 8 ;;
+        qwen3) echo --family qwen3 --dim 2048 --layers 8 --ffn 6144 --heads 16 --kv-heads 8 --head-dim 128 ;;
+        mixtral) echo --family mixtral --dim 1024 --layers 8 --ffn 2816 --heads 16 --kv-heads 8 \
+                      --experts 8 --experts-used 2 ;;
+        qwen3moe) echo --family qwen3moe --dim 1024 --layers 8 --ffn 3072 --heads 16 --kv-heads 4 \
+                       --head-dim 128 --experts 32 --experts-used 4 --moe-ffn 768 ;;
+        *) echo "unknown family $1 (llama, qwen3, mixtral, qwen3moe)" >&2; return 1 ;;
+    esac
+}
+# MiB of weights one generated token reads (see above)
+read_mib() {
+    "$BIN/gguf-inspect" --json "$1" | jq -r '
+        (.metadata | to_entries | map(select(.key | endswith(".expert_count"))) | .[0].value.value // 0) as $n
+      | (.metadata | to_entries | map(select(.key | endswith(".expert_used_count"))) | .[0].value.value // 0) as $u
+      | [.tensors[] | select(.name != "token_embd.weight")
+         | if (.name | test("_exps\\.")) then .bytes * $u / $n else .bytes end] | add / 1048576 | . * 10 | floor / 10'
+}
 
 # 512 prompt ids (BOS then ordinary pieces), as one comma list
 ids=$(awk 'BEGIN { printf "1"; for (i = 1; i < 512; i++) printf ",%d", 300 + (i * 7919) % 1500 }')
@@ -57,7 +80,15 @@ have_llama() { [ -n "${LLAMA_BENCH:-}" ] && [ -x "$LLAMA_BENCH" ]; }
 # The machine's speed drifts by more than the differences measured (a
 # shared VM), so the two programs take turns: each repetition runs ours,
 # then llama-bench, then ours again, and the medians are compared.
-printf '\n%-8s %9s %14s %9s %14s %9s %9s\n' TYPE "SIZE MiB" "pp512 ours" theirs "tg128 ours" theirs "ratio pp/tg"
+for fam in $FAMILIES; do
+args=$(shape "$fam")
+# shellcheck disable=SC2086 # the arguments are words
+"$BIN/tests/tools/mkhf" "$WORK/hf" $args --vocab 32000 --dtype f16
+"$BIN/gguf-convert" -q "$WORK/hf" --outtype f16 -o "$WORK/F16.gguf"
+rm -rf "$WORK/hf"
+echo
+echo "$fam model ($args): $(($(stat -c %s "$WORK/F16.gguf") / 1048576)) MiB at F16; threads $THREADS; median of $REPS runs"
+printf '%-8s %9s %8s %14s %9s %14s %9s %9s\n' TYPE "SIZE MiB" "MiB/tok" "pp512 ours" theirs "tg128 ours" theirs "ratio pp/tg"
 for t in $TYPES; do
     f=$WORK/$t.gguf
     "$BIN/gguf-quantize" "$WORK/F16.gguf" "$f" "$t" >/dev/null 2>&1
@@ -78,8 +109,11 @@ for t in $TYPES; do
     else
         tpp=- ttg=- ratio=-
     fi
-    printf '%-8s %9d %14.1f %9s %14.1f %9s %9s\n' "$t" $(($(stat -c %s "$f") / 1048576)) "$opp" "$tpp" "$otg" "$ttg" "$ratio"
+    printf '%-8s %9d %8s %14.1f %9s %14.1f %9s %9s\n' "$t" $(($(stat -c %s "$f") / 1048576)) "$(read_mib "$f")" \
+        "$opp" "$tpp" "$otg" "$ttg" "$ratio"
     echo "  runs: pp ours ${opps[*]} | theirs ${tpps[*]:-}; tg ours ${otgs[*]} | theirs ${ttgs[*]:-}" >&2
     rm -f "$f"
+done
+rm -f "$WORK/F16.gguf"
 done
 [ -n "${LLAMA_BENCH:-}" ] || echo "(llama-bench not run: set LLAMA_BENCH to its path)"

@@ -1,10 +1,18 @@
 /*
- * mkhf.c — writes a synthetic Hugging Face LLaMA folder (config.json,
+ * mkhf.c — writes a synthetic Hugging Face folder (config.json,
  * tokenizer_config.json, model.safetensors with random weights) for the
- * converter benchmark.
+ * converter and runner benchmarks.
  *
  *   mkhf OUTDIR [--tokenizer tokenizer.model] [--dim N] [--layers N] [--ffn N]
  *               [--heads N] [--kv-heads N] [--vocab N] [--dtype f16|bf16|f32]
+ *               [--family llama|qwen3|mixtral|qwen3moe] [--head-dim N]
+ *               [--experts N] [--experts-used N] [--moe-ffn N]
+ *
+ * Families: LlamaForCausalLM (default); Qwen3ForCausalLM (per-head q/k
+ * norms, heads of --head-dim); MixtralForCausalLM (--experts of --ffn,
+ * top --experts-used); Qwen3MoeForCausalLM (Qwen3 attention, --experts of
+ * --moe-ffn). Tensors are written in name order within the layout a real
+ * checkpoint has (the converter sorts them anyway).
  *
  * A given tokenizer.model is copied; vocab (default 32000) may exceed its
  * pieces (the converter pads, as llama.cpp's does). Without one, mkhf writes
@@ -115,14 +123,20 @@ typedef struct tensor {
 int main(int argc, char **argv)
 {
     int64_t dim = 2048, layers = 16, ffn = 5632, heads = 16, kv = 16, vocab = 32000;
-    const char *dtype = "bf16", *out = NULL, *tok = NULL;
+    int64_t head_dim = 0, experts = 8, used = 2, moe_ffn = 768;
+    const char *dtype = "bf16", *out = NULL, *tok = NULL, *family = "llama";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int64_t *num = !strcmp(a, "--dim") ? &dim : !strcmp(a, "--layers") ? &layers
                      : !strcmp(a, "--ffn") ? &ffn : !strcmp(a, "--heads") ? &heads
-                     : !strcmp(a, "--kv-heads") ? &kv : !strcmp(a, "--vocab") ? &vocab : NULL;
+                     : !strcmp(a, "--kv-heads") ? &kv : !strcmp(a, "--vocab") ? &vocab
+                     : !strcmp(a, "--head-dim") ? &head_dim : !strcmp(a, "--experts") ? &experts
+                     : !strcmp(a, "--experts-used") ? &used : !strcmp(a, "--moe-ffn") ? &moe_ffn
+                     : NULL;
         if (num && v) {
             *num = atoll(v), i++;
+        } else if (!strcmp(a, "--family") && v) {
+            family = v, i++;
         } else if (!strcmp(a, "--dtype") && v) {
             dtype = v, i++;
         } else if (!strcmp(a, "--tokenizer") && v) {
@@ -137,7 +151,16 @@ int main(int argc, char **argv)
     }
     int esize = !strcmp(dtype, "f32") ? 4 : 2;
     const char *st_dtype = !strcmp(dtype, "f32") ? "F32" : !strcmp(dtype, "f16") ? "F16" : "BF16";
-    if (!out || dim <= 0 || heads <= 0 || kv <= 0 || dim % heads) {
+    const bool qwen3 = !strcmp(family, "qwen3") || !strcmp(family, "qwen3moe");
+    const bool moe = !strcmp(family, "mixtral") || !strcmp(family, "qwen3moe");
+    if (!qwen3 && !moe && strcmp(family, "llama")) {
+        fprintf(stderr, "mkhf: unknown --family %s (llama, qwen3, mixtral, qwen3moe)\n", family);
+        return 2;
+    }
+    if (!head_dim || !qwen3) /* only Qwen3's heads are not hidden / heads wide */
+        head_dim = heads > 0 ? dim / heads : 0;
+    if (!out || dim <= 0 || heads <= 0 || kv <= 0 || head_dim <= 0 || (!qwen3 && dim % heads) ||
+        (moe && (experts < 1 || used < 1 || used > experts || moe_ffn < 1))) {
         fprintf(stderr, "mkhf: need OUTDIR and consistent dimensions\n");
         return 2;
     }
@@ -151,13 +174,26 @@ int main(int argc, char **argv)
     FILE *fp = fopen(path, "w");
     if (!fp)
         return 1;
-    fprintf(fp, "{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\", "
+    const char *cls = !strcmp(family, "qwen3") ? "Qwen3ForCausalLM"
+                     : !strcmp(family, "mixtral") ? "MixtralForCausalLM"
+                     : !strcmp(family, "qwen3moe") ? "Qwen3MoeForCausalLM" : "LlamaForCausalLM";
+    fprintf(fp, "{\"architectures\": [\"%s\"], \"model_type\": \"%s\", "
                 "\"hidden_size\": %lld, \"intermediate_size\": %lld, \"num_hidden_layers\": %lld, "
                 "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, \"vocab_size\": %lld, "
                 "\"max_position_embeddings\": 4096, \"rms_norm_eps\": 1e-05, \"rope_theta\": 10000.0, "
-                "\"tie_word_embeddings\": false, \"bos_token_id\": 1, \"eos_token_id\": 2}\n",
-            (long long)dim, (long long)ffn, (long long)layers, (long long)heads, (long long)kv,
-            (long long)vocab);
+                "\"tie_word_embeddings\": false, \"bos_token_id\": 1, \"eos_token_id\": 2",
+            cls, family, (long long)dim, (long long)ffn, (long long)layers, (long long)heads,
+            (long long)kv, (long long)vocab);
+    if (qwen3)
+        fprintf(fp, ", \"head_dim\": %lld", (long long)head_dim);
+    if (!strcmp(family, "mixtral"))
+        fprintf(fp, ", \"num_local_experts\": %lld, \"num_experts_per_tok\": %lld",
+                (long long)experts, (long long)used);
+    else if (moe)
+        fprintf(fp, ", \"num_experts\": %lld, \"num_experts_per_tok\": %lld, "
+                    "\"moe_intermediate_size\": %lld, \"norm_topk_prob\": true",
+                (long long)experts, (long long)used, (long long)moe_ffn);
+    fprintf(fp, "}\n");
     fclose(fp);
     snprintf(path, sizeof path, "%s/tokenizer_config.json", out);
     if (!(fp = fopen(path, "w")))
@@ -185,22 +221,48 @@ int main(int argc, char **argv)
     }
 
     /* the tensor list in Hugging Face's module order */
-    int64_t kvd = dim / heads * kv, nt = 3 + 9 * layers;
+    const int64_t kvd = head_dim * kv, qd = head_dim * heads;
+    const int64_t per_layer = 6 + (qwen3 ? 2 : 0) + (moe ? 1 + 3 * experts : 3);
+    int64_t nt = 3 + per_layer * layers;
     tensor *t = calloc((size_t)nt, sizeof *t);
     int k = 0;
+#define T(nm, r, c) (snprintf(t[k].name, sizeof t[k].name, "model.layers.%lld.%s.weight", \
+                              (long long)l, nm), t[k].rows = (r), t[k].cols = (c), t[k].norm = (c) == 0, k++)
     snprintf(t[k].name, sizeof t[k].name, "model.embed_tokens.weight"), t[k].rows = vocab, t[k++].cols = dim;
     for (int64_t l = 0; l < layers; l++) {
-        static const char *const names[] = { "input_layernorm", "self_attn.q_proj", "self_attn.k_proj",
-                                             "self_attn.v_proj", "self_attn.o_proj",
-                                             "post_attention_layernorm", "mlp.gate_proj", "mlp.up_proj",
-                                             "mlp.down_proj" };
-        int64_t rows[] = { dim, dim, kvd, kvd, dim, dim, ffn, ffn, dim };
-        int64_t cols[] = { 0, dim, dim, dim, dim, 0, dim, dim, ffn };
-        for (int j = 0; j < 9; j++) {
-            snprintf(t[k].name, sizeof t[k].name, "model.layers.%lld.%s.weight", (long long)l, names[j]);
-            t[k].rows = rows[j], t[k].cols = cols[j], t[k++].norm = cols[j] == 0;
+        T("input_layernorm", dim, 0);
+        T("self_attn.q_proj", qd, dim);
+        T("self_attn.k_proj", kvd, dim);
+        T("self_attn.v_proj", kvd, dim);
+        T("self_attn.o_proj", dim, qd);
+        if (qwen3) {
+            T("self_attn.q_norm", head_dim, 0);
+            T("self_attn.k_norm", head_dim, 0);
+        }
+        T("post_attention_layernorm", dim, 0);
+        if (!moe) {
+            T("mlp.gate_proj", ffn, dim);
+            T("mlp.up_proj", ffn, dim);
+            T("mlp.down_proj", dim, ffn);
+        } else if (qwen3) {
+            T("mlp.gate", experts, dim);
+            for (int64_t e = 0; e < experts; e++) {
+                char nm[96];
+                snprintf(nm, sizeof nm, "mlp.experts.%lld.gate_proj", (long long)e), T(nm, moe_ffn, dim);
+                snprintf(nm, sizeof nm, "mlp.experts.%lld.up_proj", (long long)e), T(nm, moe_ffn, dim);
+                snprintf(nm, sizeof nm, "mlp.experts.%lld.down_proj", (long long)e), T(nm, dim, moe_ffn);
+            }
+        } else {
+            T("block_sparse_moe.gate", experts, dim);
+            for (int64_t e = 0; e < experts; e++) {
+                char nm[96];
+                snprintf(nm, sizeof nm, "block_sparse_moe.experts.%lld.w1", (long long)e), T(nm, ffn, dim);
+                snprintf(nm, sizeof nm, "block_sparse_moe.experts.%lld.w2", (long long)e), T(nm, dim, ffn);
+                snprintf(nm, sizeof nm, "block_sparse_moe.experts.%lld.w3", (long long)e), T(nm, ffn, dim);
+            }
         }
     }
+#undef T
     snprintf(t[k].name, sizeof t[k].name, "model.norm.weight"), t[k].rows = dim, t[k++].norm = 1;
     snprintf(t[k].name, sizeof t[k].name, "lm_head.weight"), t[k].rows = vocab, t[k++].cols = dim;
 
