@@ -392,6 +392,11 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 
     const json_value *rs = json_get(s->config, "rope_scaling");
     const char *rope_type = json_str(json_get(rs, "rope_type"));
+    /* Phi-3's LongRoPE (the 128k models): factor tensors and an attention
+     * factor that gguf-convert does not make yet */
+    if (rs && rs->type != JSON_NULL && gguf_arch_tensor_of(m->arch, GGUF_ROLE_ROPE_FACTORS_LONG))
+        return gguf_error_set(err, "config.json line %zu: rope_scaling of a %s model (LongRoPE "
+                              "factors) is not supported", rs->line, m->arch->name);
     if ((m->arch->flags & GGUF_ARCH_ROPE_LLAMA3) && rope_type && !strcasecmp(rope_type, "llama3") &&
         add_rope_freqs(m, s, rs, err))
         return -1;
@@ -470,6 +475,29 @@ static int load_vocab_json(hf_state *s, const gguf_arch *arch, int64_t n, gguf_e
     return vocab_from_bpe_json(&s->voc, s->tokenizer_json, n, err);
 }
 
+/* Phi3MiniModel: tokenizer.json's added_tokens [{"id", "content",
+ * "special"}] over the vocabulary, as user-defined or (special) control
+ * tokens of score -1000. */
+static int add_json_tokens(hf_state *s, int64_t n, gguf_error *err)
+{
+    const json_value *added = json_get(s->tokenizer_json, "added_tokens");
+    for (size_t i = 0; added && added->type == JSON_ARRAY && i < added->n; i++) {
+        const json_value *t = added->items[i];
+        const char *content = json_str(json_get(t, "content"));
+        const json_value *special = json_get(t, "special");
+        int64_t id;
+        if (!json_int(json_get(t, "id"), &id) || id < 0 || id >= n || !content)
+            return gguf_error_set(err, "tokenizer.json line %zu: added token without content or "
+                                  "with an id outside the vocabulary of %" PRId64, t->line, n);
+        if (vocab_set(&s->voc, id, content, strlen(content)))
+            return gguf_error_set(err, "out of memory");
+        s->voc.scores[id] = -1000.0f;
+        s->voc.types[id] = special && special->type == JSON_BOOL && special->b
+                         ? GGUF_TOKEN_CONTROL : GGUF_TOKEN_USER_DEFINED;
+    }
+    return 0;
+}
+
 static int load_vocab(hf_state *s, const gguf_arch *arch, gguf_error *err)
 {
     char path[4096];
@@ -477,6 +505,15 @@ static int load_vocab(hf_state *s, const gguf_arch *arch, gguf_error *err)
     if (json_get(s->config, "vocab_size") && !json_int(json_get(s->config, "vocab_size"), &n))
         return gguf_error_set(err, "config.json: vocab_size is not a count");
     join(path, sizeof path, s->dir, "tokenizer.model");
+    const bool phi3 = arch->flags & GGUF_ARCH_PHI3_VOCAB;
+    if (phi3) { /* Phi-4's GPT2Tokenizer is BPE; any other needs tokenizer.model */
+        const char *cls = json_str(json_get(s->tok_config, "tokenizer_class"));
+        if (cls && !strcmp(cls, "GPT2Tokenizer"))
+            return load_vocab_json(s, arch, n, err);
+        if (!file_exists(path))
+            return gguf_error_set(err, "tokenizer.model: not found (a %s vocabulary other than a "
+                                  "GPT2Tokenizer is SentencePiece)", arch->name);
+    }
     if (!file_exists(path))
         return load_vocab_json(s, arch, n, err);
     if (vocab_from_spm(&s->voc, path, n, err)) {
@@ -521,7 +558,10 @@ static int load_vocab(hf_state *s, const gguf_arch *arch, gguf_error *err)
         if (!text)
             return gguf_error_set(err, "out of memory");
         size_t len = strlen(text);
-        if ((special && special->type == JSON_BOOL && special->b) || tokjson_looks_special(text)) {
+        const bool is_special = special && special->type == JSON_BOOL && special->b;
+        if (phi3) { /* typed by "special" alone, the text kept as it is */
+            s->voc.types[id] = is_special ? GGUF_TOKEN_CONTROL : GGUF_TOKEN_USER_DEFINED;
+        } else if (is_special || tokjson_looks_special(text)) {
             s->voc.types[id] = GGUF_TOKEN_CONTROL;
         } else {
             len = unescape_spaces(text);
@@ -533,7 +573,7 @@ static int load_vocab(hf_state *s, const gguf_arch *arch, gguf_error *err)
         if (rc)
             return gguf_error_set(err, "out of memory");
     }
-    return 0;
+    return phi3 ? add_json_tokens(s, n, err) : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -556,6 +596,28 @@ static int put_hparam(gguf_writer *w, const char *arch, const gguf_arch_hf_hpara
         return gguf_error_set(err, "config.json line %zu: '%s' is not a finite number", v->line,
                               r->hf[0]);
     return gguf_writer_set_f32(w, key, (float)x) ? gguf_error_set(err, "out of memory") : 0;
+}
+
+/* The rotary part of a head (Phi3MiniModel): int(partial_rotary_factor ×
+ * hidden_size) // num_attention_heads, the factor 1 when absent. */
+static int put_rotary_part(const hf_state *s, gguf_writer *w, const char *arch,
+                           const gguf_arch_hf_hparam *r, const json_value *factor, gguf_error *err)
+{
+    static const char *const hidden_keys[] = { "hidden_size", "n_embd", NULL };
+    static const char *const head_keys[] = { "num_attention_heads", "n_head", NULL };
+    const json_value *hv = hparam(s, hidden_keys), *nv = hparam(s, head_keys);
+    int64_t hidden, heads;
+    double f = 1.0;
+    if (json_count(hv, "config.json", "hidden_size", 1, UINT32_MAX, &hidden, err) ||
+        json_count(nv, "config.json", "num_attention_heads", 1, UINT32_MAX, &heads, err))
+        return -1;
+    if (factor && factor->type != JSON_NULL && (!json_num(factor, &f) || !(f > 0 && f <= 1)))
+        return gguf_error_set(err, "config.json line %zu: '%s' is not a number in (0, 1]",
+                              factor->line, r->hf[0]);
+    char key[128];
+    snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
+    const uint32_t rot = (uint32_t)((int64_t)(f * (double)hidden) / heads);
+    return gguf_writer_set_u32(w, key, rot) ? gguf_error_set(err, "out of memory") : 0;
 }
 
 /* SpecialVocab: ids from tokenizer_config.json's *_token strings looked up
@@ -646,6 +708,18 @@ static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
 {
     for (const gguf_arch_hf_hparam *r = table; r->hf[0]; r++) {
         const json_value *hv = hparam(s, r->hf);
+        if (r->id == GGUF_HP_ROPE_DIM) {
+            if (put_rotary_part(s, w, arch, r, hv, err))
+                return -1;
+            continue;
+        }
+        if (r->id == GGUF_HP_SLIDING_WINDOW && (!hv || hv->type == JSON_NULL)) {
+            char key[128];
+            snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
+            if (gguf_writer_set_u32(w, key, 0))
+                return gguf_error_set(err, "out of memory");
+            continue;
+        }
         if (!hv) {
             if (r->required)
                 return gguf_error_set(err, "config.json: required '%s' is missing", r->hf[0]);

@@ -70,6 +70,27 @@ static const gguf_arch_hf_hparam qwen3moe_late_hparams[] = {
     { { NULL }, 0, false, false },
 };
 
+/* Phi3MiniModel's own keys, in its order, after block_count (which it
+ * writes fifth, after feed_forward_length): all required but the two it
+ * makes (<ggufkit/arch.h>): rope.dimension_count from partial_rotary_factor
+ * and, after general.file_type, attention.sliding_window, 0 when absent. */
+static const gguf_arch_hf_hparam phi3_hf_hparams[] = {
+    { { "n_positions", "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, true },
+    { { "original_max_position_embeddings" }, GGUF_HP_ROPE_ORIG_CTX, false, true },
+    { { "hidden_size", "n_embd" }, GGUF_HP_EMBEDDING_LENGTH, false, true },
+    { { "intermediate_size" }, GGUF_HP_FFN_LENGTH, false, true },
+    { { "num_attention_heads", "n_head" }, GGUF_HP_HEAD_COUNT, false, true },
+    { { "num_key_value_heads", "n_head_kv" }, GGUF_HP_HEAD_COUNT_KV, false, true },
+    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, true },
+    { { "partial_rotary_factor" }, GGUF_HP_ROPE_DIM, false, false },
+    { { "rope_theta" }, GGUF_HP_ROPE_FREQ_BASE, true, true },
+    { { NULL }, 0, false, false },
+};
+static const gguf_arch_hf_hparam phi3_late_hparams[] = {
+    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, false },
+    { { NULL }, 0, false, false },
+};
+
 /* GGUF key formats by hyper-parameter (for every table). */
 static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_CONTEXT_LENGTH] = GGUF_KEY_CONTEXT_LENGTH,
@@ -88,6 +109,8 @@ static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_EXPERT_USED_COUNT] = GGUF_KEY_EXPERT_USED_COUNT,
     [GGUF_HP_VOCAB_SIZE] = GGUF_KEY_VOCAB_SIZE,
     [GGUF_HP_EXPERT_FFN_LENGTH] = GGUF_KEY_EXPERT_FFN_LENGTH,
+    [GGUF_HP_ROPE_ORIG_CTX] = GGUF_KEY_ROPE_ORIG_CTX,
+    [GGUF_HP_SLIDING_WINDOW] = GGUF_KEY_SLIDING_WINDOW,
 };
 
 const char *gguf_hp_key(int hp)
@@ -206,12 +229,43 @@ static const gguf_arch_tensor qwen3moe_tensors[] = {
 #undef X
 #undef EXP
 
+/* Phi-3 (llama.cpp's phi3 loader): q, k and v in one attn_qkv, gate and up
+ * in one ffn_up of twice the feed-forward width, the attention output
+ * embedding_length wide; the LongRoPE factors of the 128k models are
+ * globals. */
+static const gguf_arch_tensor phi3_tensors[] = {
+    { GGUF_T_TOKEN_EMBD, GGUF_ROLE_TOKEN_EMBD, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
+      "model.embed_tokens.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_OUTPUT_NORM, GGUF_ROLE_OUTPUT_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      "model.norm.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_OUTPUT, GGUF_ROLE_OUTPUT, GGUF_NEED_UNLESS_FLAG, GGUF_ARCH_TIED_OUTPUT, GGUF_DIM_EMBD,
+      GGUF_DIM_VOCAB, "lm_head.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ROPE_FACTORS_LONG, GGUF_ROLE_ROPE_FACTORS_LONG, O, 0, GGUF_DIM_ROT_HALF, GGUF_DIM_1,
+      NULL, NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ROPE_FACTORS_SHORT, GGUF_ROLE_ROPE_FACTORS_SHORT, O, 0, GGUF_DIM_ROT_HALF, GGUF_DIM_1,
+      NULL, NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_NORM, GGUF_ROLE_ATTN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("input_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_QKV, GGUF_ROLE_ATTN_QKV, R, 0, GGUF_DIM_EMBD, GGUF_DIM_QKV,
+      HF("self_attn.qkv_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_OUT, GGUF_ROLE_ATTN_OUT, R, 0, GGUF_DIM_EMBD, GGUF_DIM_EMBD,
+      HF("self_attn.o_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_NORM, GGUF_ROLE_FFN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("post_attention_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_UP, GGUF_ROLE_FFN_GATE_UP, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF2,
+      HF("mlp.gate_up_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_DOWN, GGUF_ROLE_FFN_DOWN, R, 0, GGUF_DIM_FF, GGUF_DIM_EMBD,
+      HF("mlp.down_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+};
+
 static const gguf_arch_tensor *const llama_tables[] = { decoder_tensors, llama_extra_tensors,
                                                         mixtral_tensors, NULL };
 static const gguf_arch_tensor *const qwen2_tables[] = { decoder_tensors, NULL };
 static const gguf_arch_tensor *const qwen3_tables[] = { decoder_tensors, qk_norm_tensors, NULL };
 static const gguf_arch_tensor *const qwen3moe_tables[] = { decoder_tensors, qk_norm_tensors,
                                                            qwen3moe_tensors, NULL };
+static const gguf_arch_tensor *const phi3_tables[] = { phi3_tensors, NULL };
 #undef R
 #undef O
 #undef HF
@@ -228,6 +282,7 @@ static const char *const no_hf[] = { NULL };
 static const char *const qwen2_hf[] = { "Qwen2ForCausalLM", NULL };
 static const char *const qwen3_hf[] = { "Qwen3ForCausalLM", NULL };
 static const char *const qwen3moe_hf[] = { "Qwen3MoeForCausalLM", NULL };
+static const char *const phi3_hf[] = { "Phi3ForCausalLM", NULL };
 
 /* ===========================================================================
  * The registry
@@ -266,6 +321,14 @@ static const gguf_arch ARCHS[] = {
       .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QK_NORM | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_EXPERTS,
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .routing = GGUF_ROUTING_SOFTMAX_TOPK,
       .hf_hparams_late = qwen3moe_late_hparams },
+    /* llama.cpp runs Phi-3 without its sliding window (the converter still
+     * writes attention.sliding_window): no swa_period */
+    { .name = "phi3", .about = "Phi-3: fused qkv and gate-up, q scaled before the scores, NEOX",
+      .hf_classes = phi3_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
+      .hf_hparams = phi3_hf_hparams, .tables = phi3_tables,
+      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_FUSED_QKV | GGUF_ARCH_FUSED_GATE_UP |
+               GGUF_ARCH_SCALE_Q | GGUF_ARCH_PHI3_VOCAB,
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .hf_hparams_late = phi3_late_hparams },
 };
 #define N_ARCHS (sizeof ARCHS / sizeof *ARCHS)
 
@@ -336,6 +399,9 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_ATTN_Q_NORM] = "attn_q_norm", [GGUF_ROLE_ATTN_K_NORM] = "attn_k_norm",
     [GGUF_ROLE_FFN_GATE_INP] = "ffn_gate_inp", [GGUF_ROLE_FFN_GATE_EXPS] = "ffn_gate_exps",
     [GGUF_ROLE_FFN_UP_EXPS] = "ffn_up_exps", [GGUF_ROLE_FFN_DOWN_EXPS] = "ffn_down_exps",
+    [GGUF_ROLE_ATTN_QKV] = "attn_qkv", [GGUF_ROLE_FFN_GATE_UP] = "ffn_gate_up",
+    [GGUF_ROLE_ROPE_FACTORS_LONG] = "rope_factors_long",
+    [GGUF_ROLE_ROPE_FACTORS_SHORT] = "rope_factors_short",
 };
 
 const char *gguf_role_name(int role)
@@ -349,6 +415,8 @@ static const char *const dim_names[GGUF_DIM_COUNT] = {
     [GGUF_DIM_K] = "head_count_kv × head_dim", [GGUF_DIM_V] = "head_count_kv × value_length",
     [GGUF_DIM_ROT_HALF] = "rope.dimension_count / 2", [GGUF_DIM_HEAD_K] = "key_length",
     [GGUF_DIM_EXPERTS] = "expert_count", [GGUF_DIM_FF_EXP] = "expert_feed_forward_length",
+    [GGUF_DIM_QKV] = "embedding_length + 2 × head_count_kv × value_length",
+    [GGUF_DIM_FF2] = "2 × feed_forward_length",
 };
 
 const char *gguf_dim_name(int dim)
@@ -445,6 +513,8 @@ int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
     case GGUF_DIM_FF_EXP:
         return hp->has[GGUF_HP_EXPERT_FFN_LENGTH] ? hp->v[GGUF_HP_EXPERT_FFN_LENGTH]
                                                   : hp->v[GGUF_HP_FFN_LENGTH];
+    case GGUF_DIM_QKV:      return hp->v[GGUF_HP_EMBEDDING_LENGTH] + 2 * hp->n_head_kv * hp->head_v;
+    case GGUF_DIM_FF2:      return 2 * hp->v[GGUF_HP_FFN_LENGTH];
     }
     return -1;
 }

@@ -489,8 +489,51 @@ static int check_byte_tokens(checker *c, const gguf_str *texts, const mc_kv *typ
     return 0;
 }
 
+/* Whether s holds sub, ignoring ASCII case. */
+static bool contains_nocase(gguf_str s, const char *sub)
+{
+    const size_t n = strlen(sub);
+    for (size_t i = 0; i + n <= s.len; i++) {
+        size_t j = 0;
+        while (j < n && tolower((unsigned char)s.ptr[i + j]) == sub[j])
+            j++;
+        if (j == n)
+            return true;
+    }
+    return false;
+}
+
+/* llama.cpp gives Phi-3's special tokens their strip attributes by looking
+ * four of them up by text, and fails to load a vocabulary without them: a
+ * general.name holding "phi-3" or "phi3" (any case) needs <unk>, <s>, </s>
+ * and <|endoftext|> (its jina rules, tested first, spare a jina-v2
+ * pre-tokenizer and the nomic-bert-moe and jina-bert-v3 architectures). */
+static int check_phi3_tokens(checker *c, text_set *t)
+{
+    static const char *const needed[] = { "<unk>", "<s>", "</s>", "<|endoftext|>" };
+    mc_kv k;
+    gguf_str name, pre = { "", 0 }, arch = { c->arch, strlen(c->arch) };
+    if (!find(c, GGUF_KEY_NAME, &k) || !kv_str(&k, &name) ||
+        !(contains_nocase(name, "phi-3") || contains_nocase(name, "phi3")))
+        return 0;
+    if (find(c, GGUF_KEY_TOK_PRE, &k))
+        kv_str(&k, &pre);
+    if (contains_nocase(pre, "jina-v2-de") || contains_nocase(pre, "jina-v2-es") ||
+        contains_nocase(pre, "jina-v2-code") || contains_nocase(arch, "nomic-bert-moe") ||
+        contains_nocase(arch, "jina-bert-v3"))
+        return 0;
+    for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
+        if (set_find(t, needed[i], strlen(needed[i]), -1) < 0) {
+            char pb[48];
+            return gguf_error_set(c->err, "%s \"%s\" makes llama.cpp treat the vocabulary as "
+                                  "Phi-3's, which needs the token %s", GGUF_KEY_NAME,
+                                  gguf_error_preview(name.ptr, name.len, pb), needed[i]);
+        }
+    return 0;
+}
+
 /* The token-text rules: unique texts, BPE merges naming tokens, SPM byte
- * tokens of the form <0xNN>. */
+ * tokens of the form <0xNN>, Phi-3's named tokens. */
 static int check_texts(checker *c, const mc_kv *tokens, gguf_str model, const mc_kv *types)
 {
     const gguf_str *texts = NULL;
@@ -512,6 +555,8 @@ static int check_texts(checker *c, const mc_kv *tokens, gguf_str model, const mc
     if (gguf_str_eq(model, "gpt2") && check_merges(c, &t))
         goto done;
     if (gguf_str_eq(model, "llama") && types && check_byte_tokens(c, texts, types))
+        goto done;
+    if (check_phi3_tokens(c, &t))
         goto done;
     rc = 0;
 done:

@@ -30,9 +30,11 @@ static const char *features(const gguf_arch *a, char *buf, size_t size)
         { GGUF_ARCH_QK_NORM, "qk-norm" }, { GGUF_ARCH_FUSED_QKV, "fused-qkv" },
         { GGUF_ARCH_FUSED_GATE_UP, "fused-gate-up" }, { GGUF_ARCH_ATTN_SINKS, "attn-sinks" },
         { GGUF_ARCH_ROPE_LLAMA3, "rope-llama3" }, { GGUF_ARCH_ROPE_LINEAR, "rope-linear" },
+        { GGUF_ARCH_SCALE_Q, "scale-q" },
         { GGUF_ARCH_PERMUTE_QK, "convert:permute-qk" },
         { GGUF_ARCH_LLAMA_VOCAB, "convert:llama-vocab" },
         { GGUF_ARCH_WRITES_ROPE_DIM, "convert:rope-dim-key" },
+        { GGUF_ARCH_PHI3_VOCAB, "convert:phi3-vocab" },
     };
     size_t o = 0;
     buf[0] = 0;

@@ -420,8 +420,8 @@ static bool kv_int(const gguf_file *f, const char *fmt, const char *arch, int *o
 
 /* The model facts the per-tensor rules use. A registered architecture's
  * come from the registry (hyper-parameters as gguf_hparams_read derives
- * them, attn_v tensors by role); any other architecture's from its keys
- * and tensor names as llama-quantize reads them. */
+ * them, attn_v and attn_qkv tensors by role); any other architecture's
+ * from its keys and tensor names as llama-quantize reads them. */
 static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -452,7 +452,7 @@ static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const char *n = gguf_tensor_at(f, i)->name;
         const gguf_arch_tensor *row = a ? gguf_arch_match(a, n, NULL) : NULL;
-        if (row ? row->role == GGUF_ROLE_ATTN_V
+        if (row ? row->role == GGUF_ROLE_ATTN_V || row->role == GGUF_ROLE_ATTN_QKV
                 : strstr(n, "attn_v.weight") || strstr(n, "attn_qkv.weight") ||
                   strstr(n, "attn_kv_b.weight"))
             m->n_attention_wv++;
@@ -511,7 +511,7 @@ static int count_attention_wv(const plan *p, const policy_model *m, const gguf_f
     for (uint64_t i = 0; i < p->n; i++) {
         const char *nm = p->items[i].name;
         const gguf_arch_tensor *row = a ? gguf_arch_match(a, nm, NULL) : NULL;
-        n += row ? row->role == GGUF_ROLE_ATTN_V
+        n += row ? row->role == GGUF_ROLE_ATTN_V || row->role == GGUF_ROLE_ATTN_QKV
                  : strstr(nm, "attn_v.weight") || strstr(nm, "attn_qkv.weight") ||
                    strstr(nm, "attn_kv_b.weight");
     }

@@ -2,11 +2,11 @@
  * policy.c — llama.cpp's per-tensor type rules as data.
  *
  * A tensor belongs to the first class whose name fragment it contains, in
- * llama.cpp's order (attn_v before attn_k before ... ffn_up). Within a class
- * the first rule whose preset set, architecture and condition all match sets
- * the type; no match keeps the preset's default type. Conditions refer to
- * the layer index (counted per class as tensors are visited), the number of
- * such layers, grouped-query attention and experts.
+ * llama.cpp's order (attn_qkv before attn_v before ... ffn_down). Within a
+ * class the first rule whose preset set, architecture and condition all
+ * match sets the type; no match keeps the preset's default type.
+ * Conditions refer to the layer index (counted per class as tensors are
+ * visited), the number of such layers, grouped-query attention and experts.
  */
 #include "policy.h"
 
@@ -16,14 +16,18 @@
 #include "preset.h"
 #include <ggufkit/gguf.h>
 
-enum tclass { TC_ATTN_V, TC_ATTN_K, TC_ATTN_Q, TC_FFN_DOWN, TC_ATTN_OUTPUT, TC_ATTN_QKV,
+enum tclass { TC_ATTN_V, TC_ATTN_K, TC_ATTN_Q, TC_FFN_DOWN, TC_ATTN_OUTPUT,
               TC_FFN_GATE, TC_FFN_UP, TC_NONE };
 
-static const char *const class_fragment[TC_NONE] = {
-    [TC_ATTN_V] = "attn_v.weight",   [TC_ATTN_K] = "attn_k.weight",
-    [TC_ATTN_Q] = "attn_q.weight",   [TC_FFN_DOWN] = "ffn_down",
-    [TC_ATTN_OUTPUT] = "attn_output.weight", [TC_ATTN_QKV] = "attn_qkv.weight",
-    [TC_FFN_GATE] = "ffn_gate",      [TC_FFN_UP] = "ffn_up",
+/* In e21cdc11's order. The fused attn_qkv (Phi-3) and MLA's attn_kv_b are
+ * attn_v to it (category_is_attn_v): its own attn_qkv rules (c392e50's
+ * q5_K for Q4_K_M, ...) come after that test and are never reached. */
+static const struct { const char *fragment; enum tclass cls; } class_fragments[] = {
+    { "attn_qkv.weight", TC_ATTN_V },   { "attn_kv_b.weight", TC_ATTN_V },
+    { "attn_v.weight", TC_ATTN_V },     { "attn_k.weight", TC_ATTN_K },
+    { "attn_q.weight", TC_ATTN_Q },     { "attn_output.weight", TC_ATTN_OUTPUT },
+    { "ffn_up", TC_FFN_UP },            { "ffn_gate", TC_FFN_GATE },
+    { "ffn_down", TC_FFN_DOWN },
 };
 
 enum arch_cond { ANY_ARCH, FALCON, NOT_FALCON };
@@ -112,10 +116,6 @@ static const rule rules[] = {
     { TC_ATTN_OUTPUT, F(Q3_K_M), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q4_K },
     { TC_ATTN_OUTPUT, F(Q3_K_L), NOT_FALCON, NOT_EXPERTS8, GGUF_DT_Q5_K },
     { TC_ATTN_OUTPUT, F(Q3_K_L), FALCON, ALWAYS, GGUF_DT_Q4_K },
-
-    { TC_ATTN_QKV, F(Q3_K_M) | F(Q3_K_L) | F(IQ3_M), ANY_ARCH, ALWAYS, GGUF_DT_Q4_K },
-    { TC_ATTN_QKV, F(Q4_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q5_K },
-    { TC_ATTN_QKV, F(Q5_K_M), ANY_ARCH, ALWAYS, GGUF_DT_Q6_K },
 
     { TC_FFN_GATE, F(IQ3_XS), ANY_ARCH, LAYER_MIDDLE, GGUF_DT_IQ3_XXS },
     { TC_FFN_UP, F(IQ3_XS), ANY_ARCH, LAYER_MIDDLE, GGUF_DT_IQ3_XXS },
@@ -213,9 +213,9 @@ static bool rule_applies(const rule *r, int ftype, const ctx *c)
 
 static enum tclass classify(const char *name)
 {
-    for (int k = 0; k < TC_NONE; k++)
-        if (strstr(name, class_fragment[k]))
-            return (enum tclass)k;
+    for (size_t k = 0; k < sizeof class_fragments / sizeof *class_fragments; k++)
+        if (strstr(name, class_fragments[k].fragment))
+            return class_fragments[k].cls;
     return TC_NONE;
 }
 

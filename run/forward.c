@@ -1,5 +1,5 @@
 /*
- * forward.c — the transformer forward pass (llama, mistral, qwen2).
+ * forward.c — the transformer forward pass (llama, mistral, qwen2, qwen3, phi3).
  *
  * Read forward_layer() top to bottom: it is the block diagram of one
  * decoder layer. Numerics follow llama.cpp's CPU backend (c392e50, flash
@@ -152,7 +152,8 @@ static size_t max_act_row(const run_model *m)
         const run_layer *l = &m->layers[i];
         const run_matrix *ws[] = { &l->wq,       &l->wk,        &l->wv,      &l->wo,
                                    &l->w_gate,   &l->w_up,      &l->w_down,  &l->gate_inp,
-                                   &l->gate_exps, &l->up_exps, &l->down_exps };
+                                   &l->gate_exps, &l->up_exps, &l->down_exps, &l->wqkv,
+                                   &l->w_gate_up };
         for (size_t j = 0; j < sizeof ws / sizeof ws[0]; j++) {
             size_t s = kern_act_row_size(ws[j]->type, ws[j]->cols);
             r = s > r ? s : r;
@@ -185,6 +186,11 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->v = malloc(nb * kv * sizeof(float));
     s->hb = malloc(nb * ff * sizeof(float));
     s->hb2 = malloc(nb * ff * sizeof(float));
+    /* rows of the widest fused matrix (every layer has the same shapes) */
+    const size_t fused = hp->n_layer < 1 ? 0
+                       : (size_t)(m->layers[0].wqkv.rows > m->layers[0].w_gate_up.rows
+                                  ? m->layers[0].wqkv.rows : m->layers[0].w_gate_up.rows);
+    s->fused = fused ? malloc(nb * fused * sizeof(float)) : NULL;
     s->xq = malloc(nb * s->xq_row);
     s->k_cache = calloc(cache, sizeof(gguf_half));
     s->v_cache = calloc(cache, sizeof(gguf_half));
@@ -202,6 +208,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
         s->moe_y = malloc(nb * nu * d * sizeof(float));
     }
     if (!s->x || !s->xb || !s->q || !s->xb2 || !s->k || !s->v || !s->hb || !s->hb2 || !s->xq ||
+        (fused && !s->fused) ||
         !s->k_cache || !s->v_cache || !s->att || !s->att16 || !s->f16_table ||
         !s->rope_cs || (ne && (!s->moe_probs || !s->moe_w || !s->moe_sel || !s->moe_slot ||
                                !s->moe_x || !s->moe_y))) {
@@ -223,6 +230,7 @@ void run_state_free(run_state *s)
     free(s->v);
     free(s->hb);
     free(s->hb2);
+    free(s->fused);
     free(s->xq);
     free(s->k_cache);
     free(s->v_cache);
@@ -434,11 +442,11 @@ void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const 
     }
 }
 
-/* One head of one token: out (head_dim,) = softmax(K q / sqrt(head_dim)) V
- * over the n_kv cached positions, K and V rows kv_dim apart in the cache. */
+/* One head of one token: out (head_dim,) = softmax(K q · kq_scale) V over
+ * the n_kv cached positions, K and V rows kv_dim apart in the cache. */
 static void attend_head(const run_state *s, float *out, const float *q, const gguf_half *kc,
-                        const gguf_half *vc, int n_kv, int head_dim, size_t kv_dim, float *att,
-                        gguf_half *att16, bool batch)
+                        const gguf_half *vc, int n_kv, int head_dim, size_t kv_dim, float kq_scale,
+                        float *att, gguf_half *att16, bool batch)
 {
     const float *f16 = s->f16_table;
     gguf_half *q16 = att16 + n_kv;
@@ -449,7 +457,7 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
     } else {
         run_attn_scores1(att, f16, q16, kc, n_kv, head_dim, kv_dim);
     }
-    attn_softmax(att, n_kv, 1.0f / sqrtf((float)head_dim));
+    attn_softmax(att, n_kv, kq_scale);
     // out = sum_t p_t v_t, p rounded to f16
     to_f16(att, att16, n_kv);
     if (batch)
@@ -467,6 +475,8 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
     const int hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
     const size_t kv_dim = (size_t)hp->n_head_kv * hd;
     const size_t base = (size_t)layer * (size_t)s->n_ctx * kv_dim;
+    // 1/sqrt(head_dim) scales the scores, or was applied to q already (phi3)
+    const float kq_scale = hp->scale_q ? 1.0f : 1.0f / sqrtf((float)hd);
 #pragma omp parallel for collapse(2) schedule(dynamic)
     for (int b = 0; b < nb; b++) {
         for (int h = 0; h < hp->n_head; h++) {
@@ -479,7 +489,8 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
             const size_t kvh = (size_t)(h / group) * hd;
             float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
             attend_head(s, out, qh, s->k_cache + base + kvh, s->v_cache + base + kvh, pos + b + 1,
-                        hd, kv_dim, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd), nb > 1);
+                        hd, kv_dim, kq_scale, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd),
+                        nb > 1);
             memcpy(qh, out, (size_t)hd * sizeof *out);
         }
     }
@@ -596,6 +607,18 @@ static void head_norms(float *x, const float *w, int n, int head_dim, float eps)
         run_rmsnorm(x + (size_t)h * head_dim, x + (size_t)h * head_dim, w, head_dim, eps);
 }
 
+/* Each of the nb rows of src (the sum of the widths n[0..parts) wide) cut
+ * into its consecutive parts: the first n[0] values to dst[0], the next
+ * n[1] to dst[1], ... (a fused product's q | k | v or gate | up). */
+static void split_rows(const float *src, int nb, float *const *dst, const int *n, int parts)
+{
+    for (int b = 0; b < nb; b++)
+        for (int p = 0; p < parts; p++) {
+            memcpy(dst[p] + (size_t)b * n[p], src, (size_t)n[p] * sizeof *src);
+            src += n[p];
+        }
+}
+
 static void forward_layer(run_state *s, const run_model *m, int il, int nb, int pos)
 {
     const run_hparams *hp = &m->hp;
@@ -607,11 +630,17 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     for (int b = 0; b < nb; b++)
         run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->attn_norm, d, hp->rms_eps);
     // q (nb, qd) = xb Wq^T + bq;  k, v (nb, kv) = xb Wk^T + bk, xb Wv^T + bv
-    matmul(s, &l->wq, s->xb, nb, s->q);
+    if (l->wqkv.data) { // phi3: one product (nb, qd + 2 kv) = xb Wqkv^T, rows q | k | v
+        matmul(s, &l->wqkv, s->xb, nb, s->fused);
+        split_rows(s->fused, nb, (float *const[]){ s->q, s->k, s->v },
+                   (const int[]){ qd, kv, kv }, 3);
+    } else {
+        matmul(s, &l->wq, s->xb, nb, s->q);
+        matmul(s, &l->wk, s->xb, nb, s->k);
+        matmul(s, &l->wv, s->xb, nb, s->v);
+    }
     add_bias(s->q, l->bq, nb, qd);
-    matmul(s, &l->wk, s->xb, nb, s->k);
     add_bias(s->k, l->bk, nb, kv);
-    matmul(s, &l->wv, s->xb, nb, s->v);
     add_bias(s->v, l->bv, nb, kv);
     // qwen3: every head of q and k RMS-normalised on its own, before rope
     head_norms(s->q, l->q_norm, nb * hp->n_head, hp->head_dim, hp->rms_eps);
@@ -623,6 +652,12 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
                    hp->rope_layout);
         rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
+    }
+    // phi3: q times 1/sqrt(head_dim) here, in f32, so the scores are not scaled
+    if (hp->scale_q) {
+        const float scale = 1.0f / sqrtf((float)hp->head_dim);
+        for (size_t i = 0; i < (size_t)nb * qd; i++)
+            s->q[i] *= scale;
     }
     to_f16(s->k, s->k_cache + cache, (int64_t)nb * kv);
     to_f16(s->v, s->v_cache + cache, (int64_t)nb * kv);
@@ -638,8 +673,14 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     if (hp->n_expert) {
         moe_ffn(s, m, l, nb);
     } else {
-        matmul(s, &l->w_gate, s->xb, nb, s->hb);
-        matmul(s, &l->w_up, s->xb, nb, s->hb2);
+        if (l->w_gate_up.data) { // phi3: one product (nb, 2 ff) = xb Wgu^T, rows gate | up
+            matmul(s, &l->w_gate_up, s->xb, nb, s->fused);
+            split_rows(s->fused, nb, (float *const[]){ s->hb, s->hb2 }, (const int[]){ ff, ff },
+                       2);
+        } else {
+            matmul(s, &l->w_gate, s->xb, nb, s->hb);
+            matmul(s, &l->w_up, s->xb, nb, s->hb2);
+        }
         run_swiglu(s->hb, s->hb2, nb * ff);
         matmul(s, &l->w_down, s->hb, nb, s->xb2);
     }

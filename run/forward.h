@@ -43,6 +43,8 @@ typedef struct run_state {
     float *moe_probs, *moe_w, *moe_x, *moe_y;
     int   *moe_sel;
     int   *moe_slot;     /* (n_batch · n_expert_used) token · n_used + slot of a gathered row */
+    float *fused;        /* (n_batch, the widest fused matrix's rows) its products (phi3),
+                          * NULL without fused matrices */
     void  *xq;           /* n_batch activation rows converted for the kernels */
     size_t xq_row;       /* bytes of the largest converted row */
     gguf_half *k_cache;  /* (n_layer, n_ctx, kv_dim) rotated keys, f16 */

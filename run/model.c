@@ -33,8 +33,10 @@
  * asking for any other is refused by name rather than run wrongly. */
 #define RUN_FEATURES (GGUF_ARCH_QKV_BIAS | GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | \
                       GGUF_ARCH_ROPE_LLAMA3 | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_QK_NORM | \
-                      GGUF_ARCH_EXPERTS)
-#define CONVERT_FACTS (GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM)
+                      GGUF_ARCH_EXPERTS | GGUF_ARCH_FUSED_QKV | GGUF_ARCH_FUSED_GATE_UP | \
+                      GGUF_ARCH_SCALE_Q)
+#define CONVERT_FACTS (GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM | \
+                       GGUF_ARCH_PHI3_VOCAB)
 
 static int check_features(const gguf_arch *a, gguf_error *err)
 {
@@ -320,6 +322,8 @@ static const layer_slot SLOTS[] = {
     { GGUF_ROLE_FFN_GATE_EXPS, true, offsetof(run_layer, gate_exps) },
     { GGUF_ROLE_FFN_UP_EXPS, true, offsetof(run_layer, up_exps) },
     { GGUF_ROLE_FFN_DOWN_EXPS, true, offsetof(run_layer, down_exps) },
+    { GGUF_ROLE_ATTN_QKV, true, offsetof(run_layer, wqkv) },
+    { GGUF_ROLE_FFN_GATE_UP, true, offsetof(run_layer, w_gate_up) },
 };
 
 static const layer_slot *slot_of(int role)
@@ -351,6 +355,8 @@ static int64_t dim_value(const run_hparams *hp, int dim)
     case GGUF_DIM_HEAD_K:   return hp->head_dim;
     case GGUF_DIM_EXPERTS:  return hp->n_expert;
     case GGUF_DIM_FF_EXP:   return hp->n_ff_exp;
+    case GGUF_DIM_QKV:      return hp->n_embd + 2 * (int64_t)hp->n_head_kv * hp->head_dim;
+    case GGUF_DIM_FF2:      return 2 * (int64_t)hp->n_ff;
     }
     return -1;
 }
@@ -425,6 +431,23 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
     return 0;
 }
 
+/* A global tensor the architecture's table allows but the forward pass
+ * does not apply (phi3's LongRoPE factors) is refused when present. */
+static int check_globals(const gguf_file *f, const gguf_arch *a, gguf_error *err)
+{
+    const gguf_arch_tensor *t;
+    for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
+        if (gguf_arch_tensor_per_block(t) || t->role == GGUF_ROLE_TOKEN_EMBD ||
+            t->role == GGUF_ROLE_OUTPUT_NORM || t->role == GGUF_ROLE_OUTPUT ||
+            t->role == GGUF_ROLE_ROPE_FREQS)
+            continue;
+        if (gguf_lookup_tensor(f, t->name))
+            return gguf_error_set(err, "tensor %s: gguf-run does not apply %s tensors", t->name,
+                                  gguf_role_name(t->role));
+    }
+    return 0;
+}
+
 static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
 {
     gguf_str a;
@@ -441,9 +464,16 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     if (check_features(ai, err))
         return -1;
     m->hp.rope_layout = ai->rope == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
-    if (load_hparams(&m->hp, f, m->arch, err) || load_vocab_size(m, f, err))
+    m->hp.scale_q = (ai->flags & GGUF_ARCH_SCALE_Q) != 0;
+    if (load_hparams(&m->hp, f, m->arch, err) || load_vocab_size(m, f, err) ||
+        check_globals(f, ai, err))
         return -1;
     const run_hparams *hp = &m->hp;
+    /* llama.cpp takes a fused attn_qkv's first embedding_length rows as q */
+    if ((ai->flags & GGUF_ARCH_FUSED_QKV) && hp->q_dim != hp->n_embd)
+        return gguf_error_set(err, "head count %d times key length %d is not the embedding "
+                              "length %d, as %s's fused q, k, v need", hp->n_head, hp->head_dim,
+                              hp->n_embd, ai->name);
     if (load_vector(&m->output_norm, f, GGUF_T_OUTPUT_NORM, 0, hp->n_embd, true, err))
         return -1;
     m->tied = !gguf_lookup_tensor(f, GGUF_T_OUTPUT);

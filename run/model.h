@@ -1,7 +1,7 @@
 /*
  * model.h — a transformer's hyperparameters and weights, found in a mapped GGUF.
  *
- * run_model_load() reads the {arch}.* keys of a llama, mistral or qwen2 file,
+ * run_model_load() reads the {arch}.* keys of a model of the registry,
  * finds every tensor the forward pass needs and checks that all of it adds
  * up (head counts, rope dimensions, every tensor's shape and type against the
  * hyperparameters and the vocabulary size) before anything runs, so that a
@@ -46,6 +46,7 @@ typedef struct run_hparams {
     float rope_scale;  /* linear rope scaling: angles times this (1 / factor) */
     float rms_eps;
     enum run_rope_layout rope_layout;
+    bool  scale_q;     /* phi3: q times 1/sqrt(head_dim) before the scores, not the scores */
 } run_hparams;
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
@@ -74,6 +75,10 @@ typedef struct run_layer {
     /* experts: the router (n_expert, n_embd) and each projection of all
      * experts, expert e's rows at e · rows / n_expert (run_expert) */
     run_matrix gate_inp, gate_exps, up_exps, down_exps;
+    /* phi3's fused matrices, used instead of wq, wk, wv and w_gate, w_up
+     * (data NULL when absent): wqkv (q_dim + 2 kv_dim, n_embd), rows q | k | v;
+     * w_gate_up (2 n_ff, n_embd), rows gate | up */
+    run_matrix wqkv, w_gate_up;
 } run_layer;
 
 typedef struct run_model {

@@ -97,6 +97,11 @@ enum gguf_token_type {
 #define GGUF_T_FFN_UP_EXPS          "blk.%d.ffn_up_exps.weight"
 #define GGUF_T_FFN_DOWN_EXPS        "blk.%d.ffn_down_exps.weight"
 #define GGUF_KEY_EXPERT_FFN_LENGTH  "%s.expert_feed_forward_length"
+#define GGUF_T_ATTN_QKV             "blk.%d.attn_qkv.weight"
+#define GGUF_T_ROPE_FACTORS_LONG    "rope_factors_long.weight"
+#define GGUF_T_ROPE_FACTORS_SHORT   "rope_factors_short.weight"
+#define GGUF_KEY_ROPE_ORIG_CTX      "%s.rope.scaling.original_context_length"
+#define GGUF_KEY_SLIDING_WINDOW     "%s.attention.sliding_window"
 
 /* ---------------------------------------------------------------------------
  * The architecture registry: every GGUF architecture the tools support,
@@ -119,6 +124,9 @@ enum gguf_role {
     GGUF_ROLE_FFN_GATE_BIAS, GGUF_ROLE_FFN_UP_BIAS, GGUF_ROLE_FFN_DOWN_BIAS,
     GGUF_ROLE_ATTN_Q_NORM, GGUF_ROLE_ATTN_K_NORM,
     GGUF_ROLE_FFN_GATE_INP, GGUF_ROLE_FFN_GATE_EXPS, GGUF_ROLE_FFN_UP_EXPS, GGUF_ROLE_FFN_DOWN_EXPS,
+    GGUF_ROLE_ATTN_QKV,        /* q, k and v rows in one matrix (GGUF_ARCH_FUSED_QKV) */
+    GGUF_ROLE_FFN_GATE_UP,     /* gate rows, then up rows (GGUF_ARCH_FUSED_GATE_UP) */
+    GGUF_ROLE_ROPE_FACTORS_LONG, GGUF_ROLE_ROPE_FACTORS_SHORT, /* Phi-3 LongRoPE */
     GGUF_ROLE_COUNT
 };
 
@@ -135,6 +143,9 @@ enum gguf_dim {
     GGUF_DIM_HEAD_K,   /* the key length (one head's q/k width) */
     GGUF_DIM_EXPERTS,  /* expert_count */
     GGUF_DIM_FF_EXP,   /* expert_feed_forward_length, else feed_forward_length */
+    GGUF_DIM_QKV,      /* embedding_length + 2 × head_count_kv × value length (llama.cpp's
+                        * fused attn_qkv: q is embedding_length wide there) */
+    GGUF_DIM_FF2,      /* 2 × feed_forward_length (fused gate and up) */
     GGUF_DIM_COUNT
 };
 
@@ -173,6 +184,7 @@ enum gguf_hp {
     GGUF_HP_ROPE_DIM, GGUF_HP_RMS_EPS, GGUF_HP_ROPE_FREQ_BASE, GGUF_HP_LAYER_NORM_EPS,
     GGUF_HP_EXPERT_COUNT, GGUF_HP_EXPERT_USED_COUNT, GGUF_HP_VOCAB_SIZE,
     GGUF_HP_EXPERT_FFN_LENGTH,
+    GGUF_HP_ROPE_ORIG_CTX, GGUF_HP_SLIDING_WINDOW,
     GGUF_HP_COUNT
 };
 
@@ -197,7 +209,11 @@ typedef struct gguf_arch_hparam {
 } gguf_arch_hparam;
 
 /* One config.json hyper-parameter the converter writes, in the order it
- * writes them (llama.cpp's base converter). */
+ * writes them (llama.cpp's base converter). Two ids are made, not read
+ * (Phi3MiniModel's rules): GGUF_HP_ROPE_DIM is int(F × hidden_size) /
+ * num_attention_heads with F the value of the row's names (1 when absent:
+ * partial_rotary_factor), and GGUF_HP_SLIDING_WINDOW is 0 when absent or
+ * null. */
 typedef struct gguf_arch_hf_hparam {
     const char *hf[4];    /* config.json names, the first present wins */
     uint8_t     id;       /* enum gguf_hp: the key it becomes */
@@ -217,10 +233,15 @@ enum {
     GGUF_ARCH_ATTN_SINKS       = 1u << 7,  /* learned attention sinks */
     GGUF_ARCH_ROPE_LLAMA3      = 1u << 8,  /* rope_scaling "llama3" → rope_freqs tensor */
     GGUF_ARCH_ROPE_LINEAR      = 1u << 9,  /* {arch}.rope.scaling.type "linear" */
+    GGUF_ARCH_SCALE_Q          = 1u << 10, /* q times 1/sqrt(head_dim) before the scores
+                                            * (then rounded to f16), not the scores */
     /* conversion facts (llama.cpp's converter for the family) */
     GGUF_ARCH_PERMUTE_QK       = 1u << 16, /* q/k rows get the rotary permutation */
     GGUF_ARCH_LLAMA_VOCAB      = 1u << 17, /* LlamaModel's vocabulary rules */
-    GGUF_ARCH_WRITES_ROPE_DIM  = 1u << 18  /* writes rope.dimension_count and vocab_size */
+    GGUF_ARCH_WRITES_ROPE_DIM  = 1u << 18, /* writes rope.dimension_count and vocab_size */
+    GGUF_ARCH_PHI3_VOCAB       = 1u << 19  /* Phi3MiniModel's vocabulary: added tokens typed by
+                                            * "special" alone, tokenizer.json's added_tokens
+                                            * too, BPE only for a GPT2Tokenizer */
 };
 
 /* Activation of the feed-forward gate. */
@@ -348,7 +369,9 @@ GGUF_API int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim);
  *    vocabulary when there is one (tokenizer.ggml.*: texts unique, parallel
  *    arrays as long as the token list, token types 0..6, special-token ids
  *    inside the vocabulary, BPE merges naming tokens, SPM byte tokens of the
- *    form <0xNN>, {arch}.vocab_size equal to the token count); token_embd's
+ *    form <0xNN>, {arch}.vocab_size equal to the token count, and with a
+ *    general.name llama.cpp takes for Phi-3's the four tokens it looks up
+ *    by text: <unk>, <s>, </s>, <|endoftext|>); token_embd's
  *    rows equal to the token count; no tensor blk.N.* with N >= block_count;
  *  - a model (general.type absent or "model", with tensors) of an
  *    architecture in the table (llama, mistral, qwen2): its hyper-parameters

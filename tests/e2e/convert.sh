@@ -91,7 +91,7 @@ fi
 
 # e21cdc11's references (upstream/convert/), for the families gguf-convert
 # reads so far: every outtype of each.
-UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand"
+UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand"
 if need_jq "upstream convert manifests" &&
     need_fixture upstream/convert "upstream convert manifests" $((12 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
     for fam in $UPSTREAM_FAMILIES; do
@@ -114,6 +114,29 @@ bad_case() { # name dir expected-substring [options...]
         fail "bad input: $1" "exit $rc, $(tail -1 "$TMP/bad.log")"
     fi
 }
+
+# Phi-3's own converter rules (llama.cpp's Phi3MiniModel), on copies of
+# phi3-rand in a folder whose name makes general.name "Phi3-x"
+if need_jq "phi3 converter rules" && need_fixture models/phi3-rand "phi3 converter rules" 3; then
+    P3=$TMP/phi3-x
+    mkp3() { rm -rf "$P3"; cp -r "$FIX/models/phi3-rand" "$P3"; chmod -R u+w "$P3"; }
+    # an added token that is not special is user-defined, however special it looks
+    mkp3; jq '.added_tokens_decoder["513"].special = false' "$FIX/models/phi3-rand/tokenizer_config.json" \
+        >"$P3/tokenizer_config.json"
+    got=$("$CONVERT" -q "$P3" --outtype f16 -o "$TMP/p3.gguf" 2>&1 &&
+          "$INSPECT" --vocab --json "$TMP/p3.gguf" | jq -r '.tokens[513] | "\(.type) \(.text)"')
+    [ "$got" = "user_defined <|assistant|>" ] && pass "phi3: a non-special added token is user-defined" ||
+        fail "phi3: a non-special added token is user-defined" "$got"
+    rm -f "$TMP/p3.gguf"
+    # llama.cpp refuses a model named phi3 without <|endoftext|>
+    mkp3; sed -i 's/<|endoftext|>/<|eot|>/' "$P3/added_tokens.json" "$P3/tokenizer_config.json"
+    bad_case "phi3 without <|endoftext|>" "$P3" "Phi-3's, which needs the token <|endoftext|>"
+    mkp3; jq '.rope_scaling = {"type": "longrope", "long_factor": [1], "short_factor": [1]}' \
+        "$FIX/models/phi3-rand/config.json" >"$P3/config.json"
+    bad_case "phi3 LongRoPE rope_scaling" "$P3" "rope_scaling of a phi3 model (LongRoPE factors) is not supported"
+    rm -rf "$P3"
+    fixture_block_end
+fi
 if need_fixture models/wp-llama-5m/hf "bad inputs" 19; then
     SRC=$FIX/models/wp-llama-5m/hf
     mk() { rm -rf "$TMP/m"; mkdir -p "$TMP/m"; cp "$SRC"/config.json "$SRC"/tokenizer.model "$SRC"/tokenizer_config.json "$TMP/m"/; }

@@ -38,6 +38,8 @@ typedef struct spec {
     int dim, layers, ff, heads, kv_heads, vocab, ctx, rot;
     int head_dim;         /* > 0: written as attention.key_length/value_length */
     bool qk_norm;         /* qwen3's attn_q_norm / attn_k_norm tensors */
+    bool fused;           /* phi3's attn_qkv and ffn_up of gate and up, not q/k/v, gate, up */
+    const char *extra;    /* a global vector of rot / 2 to add (phi3's LongRoPE factors) */
     int n_tokens;         /* tokens in tokenizer.ggml.tokens */
     uint32_t wtype;       /* type of the weight matrices */
     bool bias, tied, rope_freqs, no_ctx_key;
@@ -52,6 +54,14 @@ static spec base_spec(void)
     return (spec){ .arch = "llama", .dim = 32, .layers = 2, .ff = 64, .heads = 4, .kv_heads = 2,
                    .vocab = 40, .ctx = 64, .rot = 8, .n_tokens = 40, .wtype = GGUF_DT_F32,
                    .eps = 1e-5f, .rope_freq0 = 1.0f };
+}
+
+static spec phi3_spec(void)
+{
+    spec s = base_spec();
+    s.arch = "phi3";
+    s.fused = true;
+    return s;
 }
 
 static uint32_t lcg = 12345;
@@ -131,9 +141,13 @@ static const char *write_model(const spec *s)
         add(w, s, GGUF_T_ROPE_FREQS, 0, GGUF_DT_F32, s->rot / 2, 0);
     for (int l = 0; l < s->layers; l++) {
         add(w, s, GGUF_T_ATTN_NORM, l, GGUF_DT_F32, d, 0);
-        add(w, s, GGUF_T_ATTN_Q, l, s->wtype, d, qd);
-        add(w, s, GGUF_T_ATTN_K, l, s->wtype, d, kv);
-        add(w, s, GGUF_T_ATTN_V, l, s->wtype, d, kv);
+        if (s->fused) {
+            add(w, s, GGUF_T_ATTN_QKV, l, s->wtype, d, qd + 2 * kv);
+        } else {
+            add(w, s, GGUF_T_ATTN_Q, l, s->wtype, d, qd);
+            add(w, s, GGUF_T_ATTN_K, l, s->wtype, d, kv);
+            add(w, s, GGUF_T_ATTN_V, l, s->wtype, d, kv);
+        }
         if (s->bias) {
             add(w, s, GGUF_T_ATTN_Q_BIAS, l, GGUF_DT_F32, qd, 0);
             add(w, s, GGUF_T_ATTN_K_BIAS, l, GGUF_DT_F32, kv, 0);
@@ -145,13 +159,19 @@ static const char *write_model(const spec *s)
         }
         add(w, s, GGUF_T_ATTN_OUT, l, s->wtype, qd, d);
         add(w, s, GGUF_T_FFN_NORM, l, GGUF_DT_F32, d, 0);
-        add(w, s, GGUF_T_FFN_GATE, l, s->wtype, d, s->ff);
-        add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, s->ff);
+        if (s->fused) {
+            add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, 2 * s->ff);
+        } else {
+            add(w, s, GGUF_T_FFN_GATE, l, s->wtype, d, s->ff);
+            add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, s->ff);
+        }
         add(w, s, GGUF_T_FFN_DOWN, l, s->wtype, s->ff, d);
     }
     add(w, s, GGUF_T_OUTPUT_NORM, 0, GGUF_DT_F32, d, 0);
     if (!s->tied)
         add(w, s, GGUF_T_OUTPUT, 0, s->wtype, d, s->vocab);
+    if (s->extra)
+        add(w, s, s->extra, 0, GGUF_DT_F32, s->rot / 2, 0);
     gguf_error err;
     ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
     for (uint64_t i = 0; i < gguf_writer_n_tensors(w); i++) {
@@ -378,6 +398,20 @@ START_TEST(test_model_loads)
     ck_assert_ptr_null(m.layers[1].bq);
     run_model_free(&m);
     gguf_close(f);
+
+    /* phi3: fused q/k/v (32 + 2 × 16 rows) and gate/up (2 × 64), NEOX, q
+     * scaled before the scores */
+    s = phi3_spec();
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.hp.rope_layout, RUN_ROPE_NEOX);
+    ck_assert(m.hp.scale_q);
+    ck_assert_int_eq(m.layers[1].wqkv.rows, 64);
+    ck_assert_int_eq(m.layers[1].w_gate_up.rows, 128);
+    ck_assert_ptr_null(m.layers[1].wq.data);
+    ck_assert_ptr_null(m.layers[1].w_gate.data);
+    ck_assert(!m.tied);
+    run_model_free(&m);
+    gguf_close(f);
 }
 END_TEST
 
@@ -411,6 +445,9 @@ static void qwen3_vlen(spec *s)
     s->qk_norm = true;
     s->drop = "blk.0.attn_k_norm.weight";
 }
+static void phi3_unfused(spec *s) { s->arch = "phi3"; }
+static void phi3_wide_heads(spec *s) { *s = phi3_spec(); s->head_dim = 16; s->rot = 16; }
+static void phi3_longrope(spec *s) { *s = phi3_spec(); s->extra = GGUF_T_ROPE_FACTORS_LONG; }
 
 static const bad_case BAD[] = {
     { "head count 0", heads0, "llama.attention.head_count is 0" },
@@ -431,6 +468,11 @@ static const bad_case BAD[] = {
     { "yarn rope scaling", yarn, "rope scaling \"yarn\" is not supported" },
     { "qwen3 without q/k norms", qwen3_nonorm, "missing tensor blk.0.attn_q_norm.weight" },
     { "qwen3 without one k norm", qwen3_vlen, "missing tensor blk.0.attn_k_norm.weight" },
+    { "phi3 with separate q, k, v", phi3_unfused, "missing tensor blk.0.attn_qkv.weight" },
+    { "phi3 with q wider than the model", phi3_wide_heads,
+      "head count 4 times key length 16 is not the embedding length 32" },
+    { "phi3 LongRoPE factors", phi3_longrope,
+      "tensor rope_factors_long.weight: gguf-run does not apply rope_factors_long tensors" },
 };
 
 START_TEST(test_model_rejects)
@@ -502,6 +544,59 @@ static void check_batching(spec s)
 START_TEST(test_batching_llama)
 {
     check_batching(base_spec());
+}
+END_TEST
+
+START_TEST(test_batching_phi3)
+{
+    check_batching(phi3_spec());
+}
+END_TEST
+
+/* Rows [first, first + rows) of w as a matrix of their own (not packed). */
+static run_matrix row_range(run_matrix w, int64_t first, int64_t rows)
+{
+    w.data = (const uint8_t *)w.data + first * (int64_t)w.row_bytes;
+    w.rows = rows;
+    w.packed = NULL;
+    return w;
+}
+
+/* A fused matrix gives the bits its row ranges give as separate matrices:
+ * phi3's forward pass against the same model with wq, wk, wv and w_gate,
+ * w_up pointing into its attn_qkv and ffn_up rows. */
+START_TEST(test_fused_as_row_ranges)
+{
+    spec s = phi3_spec();
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    run_model v = m;
+    v.layers = malloc((size_t)m.hp.n_layer * sizeof *v.layers);
+    ck_assert_ptr_nonnull(v.layers);
+    const int64_t q = m.hp.q_dim, kv = (int64_t)m.hp.n_head_kv * m.hp.head_dim, ff = m.hp.n_ff;
+    for (int i = 0; i < m.hp.n_layer; i++) {
+        run_layer *l = &v.layers[i];
+        *l = m.layers[i];
+        l->wq = row_range(l->wqkv, 0, q);
+        l->wk = row_range(l->wqkv, q, kv);
+        l->wv = row_range(l->wqkv, q + kv, kv);
+        l->w_gate = row_range(l->w_gate_up, 0, ff);
+        l->w_up = row_range(l->w_gate_up, ff, ff);
+        memset(&l->wqkv, 0, sizeof l->wqkv);
+        memset(&l->w_gate_up, 0, sizeof l->w_gate_up);
+    }
+    const int32_t t[5] = { 1, 7, 30, 2, 11 };
+    float *fused = all_logits(&m, t, 5, 8), *ranges = all_logits(&v, t, 5, 8);
+    for (int i = 0; i < 5 * m.hp.n_vocab; i++)
+        ck_assert_msg(!memcmp(&fused[i], &ranges[i], sizeof(float)), "[%d]: %a fused, %a ranges",
+                      i, fused[i], ranges[i]);
+    free(fused);
+    free(ranges);
+    free(v.layers);
+    run_model_free(&m);
+    gguf_close(f);
 }
 END_TEST
 
@@ -743,6 +838,10 @@ START_TEST(test_simd_forward)
     check_simd_forward(s);
     s.arch = "qwen2"; /* NEOX rotation, biases */
     s.bias = true;
+    check_simd_forward(s);
+    s.arch = "phi3"; /* fused products, q scaled before the scores */
+    s.bias = false;
+    s.fused = true;
     check_simd_forward(s);
 }
 END_TEST
@@ -1099,6 +1198,8 @@ int main(void)
     tcase_add_loop_test(tc, test_model_rejects, 0, (int)(sizeof BAD / sizeof BAD[0]));
     tcase_add_test(tc, test_batching_llama);
     tcase_add_test(tc, test_batching_qwen2_tied_freqs);
+    tcase_add_test(tc, test_batching_phi3);
+    tcase_add_test(tc, test_fused_as_row_ranges);
     tcase_add_test(tc, test_simd_attn_scores);
     tcase_add_test(tc, test_simd_attn_softmax);
     tcase_add_test(tc, test_simd_attn_values);

@@ -41,6 +41,7 @@ struct spec {
     int         head_dim; /* 0: dim / heads; else key_length = value_length = head_dim */
     bool        tied;     /* no output.weight */
     bool        bias;     /* q/k/v biases */
+    bool        fused;    /* phi3: attn_qkv and a gate-up ffn_up, no q/k/v or gate */
     bool        no_tensors;
     const char *skip;     /* a tensor left out */
     const char *reshape;  /* a tensor given the shape re0 × re1 (re1 0: a vector, */
@@ -228,9 +229,13 @@ static void add_tensors(gguf_writer *w, const spec *s)
     add(w, s, GGUF_T_TOKEN_EMBD, 0, d, v);
     for (int l = 0; l < s->layers; l++) {
         add(w, s, GGUF_T_ATTN_NORM, l, d, 0);
-        add(w, s, GGUF_T_ATTN_Q, l, d, q);
-        add(w, s, GGUF_T_ATTN_K, l, d, kv);
-        add(w, s, GGUF_T_ATTN_V, l, d, kv);
+        if (s->fused) {
+            add(w, s, GGUF_T_ATTN_QKV, l, d, q + 2 * kv);
+        } else {
+            add(w, s, GGUF_T_ATTN_Q, l, d, q);
+            add(w, s, GGUF_T_ATTN_K, l, d, kv);
+            add(w, s, GGUF_T_ATTN_V, l, d, kv);
+        }
         if (s->bias) {
             add(w, s, GGUF_T_ATTN_Q_BIAS, l, q, 0);
             add(w, s, GGUF_T_ATTN_K_BIAS, l, kv, 0);
@@ -238,8 +243,12 @@ static void add_tensors(gguf_writer *w, const spec *s)
         }
         add(w, s, GGUF_T_ATTN_OUT, l, q, d);
         add(w, s, GGUF_T_FFN_NORM, l, d, 0);
-        add(w, s, GGUF_T_FFN_GATE, l, d, s->ffn);
-        add(w, s, GGUF_T_FFN_UP, l, d, s->ffn);
+        if (s->fused) {
+            add(w, s, GGUF_T_FFN_UP, l, d, 2 * s->ffn);
+        } else {
+            add(w, s, GGUF_T_FFN_GATE, l, d, s->ffn);
+            add(w, s, GGUF_T_FFN_UP, l, d, s->ffn);
+        }
         add(w, s, GGUF_T_FFN_DOWN, l, s->ffn, d);
     }
     add(w, s, GGUF_T_OUTPUT_NORM, 0, d, 0);
@@ -388,6 +397,9 @@ START_TEST(test_synthetic_models_pass)
     EXPECT("", .edits = { KI("llama.block_count", 2) });   /* any integer type */
     EXPECT("", .edits = { KQ("llama.block_count", 2) });
     EXPECT("", .edits = { KU("qwen2.rope.dimension_count", 8) }, .arch = "qwen2", .bias = true);
+    EXPECT("", .arch = "phi3", .fused = true);
+    EXPECT("", .arch = "phi3", .fused = true, .tied = true);
+    EXPECT("", .arch = "phi3", .fused = true, .edits = { KU("phi3.rope.dimension_count", 12) });
 }
 END_TEST
 
@@ -554,6 +566,16 @@ START_TEST(test_tensor_shapes)
            .extra = GGUF_T_ROPE_FREQS, .ex0 = 9);
     EXPECT("tensor token_embd.weight has shape [32, 270], expected [64, 270] (embedding_length, n_vocab)",
            .reshape = GGUF_T_TOKEN_EMBD, .re0 = 32, .re1 = 270);
+    /* phi3's fused widths (llama.cpp's: q as wide as the model) */
+    EXPECT("tensor blk.0.attn_qkv.weight has shape [64, 96], expected [64, 128] "
+           "(embedding_length, embedding_length + 2 × head_count_kv × value_length)",
+           .arch = "phi3", .fused = true, .reshape = "blk.0.attn_qkv.weight", .re0 = 64, .re1 = 96);
+    EXPECT("tensor blk.1.ffn_up.weight has shape [64, 96], expected [64, 192] "
+           "(embedding_length, 2 × feed_forward_length)",
+           .arch = "phi3", .fused = true, .reshape = "blk.1.ffn_up.weight", .re0 = 64, .re1 = 96);
+    EXPECT("tensor blk.0.attn_q.weight is not a phi3 tensor", .arch = "phi3");
+    EXPECT("tensor rope_factors_short.weight has shape [16], expected [8] (rope.dimension_count / 2)",
+           .arch = "phi3", .fused = true, .extra = GGUF_T_ROPE_FACTORS_SHORT, .ex0 = 16);
     /* a key_length that does not match the stored heads */
     EXPECT("tensor blk.0.attn_q.weight has shape [64, 64], expected [64, 128] "
            "(embedding_length, head_count × head_dim)",
@@ -663,6 +685,10 @@ static void set_merges(gguf_writer *w, const char *m)
 static void hook_merge_unknown(gguf_writer *w, const spec *s) { (void)s; set_merges(w, "ab zz"); }
 static void hook_merge_nospace(gguf_writer *w, const spec *s) { (void)s; set_merges(w, "abc"); }
 static void hook_merge_ok(gguf_writer *w, const spec *s) { (void)s; set_merges(w, "t1 ab"); }
+static void hook_endoftext(gguf_writer *w, const spec *s)
+{
+    set_tokens(w, s, false, 266, "<|endoftext|>", -1, NULL);
+}
 
 START_TEST(test_vocab_token_types)
 {
@@ -712,6 +738,21 @@ START_TEST(test_vocab_special_ids)
     EXPECT("tokenizer.ggml.eot_token_id = 1000 is outside the vocabulary of 270 tokens",
            .edits = { KU("tokenizer.ggml.eot_token_id", 1000) });
     EXPECT("", .edits = { KU(GGUF_KEY_TOK_BOS, 269) });
+}
+END_TEST
+
+/* llama.cpp looks four tokens up by text in a model it takes for Phi-3 by
+ * general.name, and fails to load one without them */
+START_TEST(test_vocab_phi3_names)
+{
+    EXPECT("general.name \"Phi3 Mini\" makes llama.cpp treat the vocabulary as Phi-3's, which "
+           "needs the token <|endoftext|>", .edits = { KS(GGUF_KEY_NAME, "Phi3 Mini") });
+    EXPECT("general.name \"my PHI-3\" makes llama.cpp treat the vocabulary as Phi-3's, which "
+           "needs the token <|endoftext|>", .type = "vocab", .no_tensors = true,
+           .edits = { KS(GGUF_KEY_NAME, "my PHI-3") });
+    EXPECT("", .edits = { KS(GGUF_KEY_NAME, "Phi3 Mini") }, .hook = hook_endoftext);
+    EXPECT("", .edits = { KS(GGUF_KEY_NAME, "Phi 3 Mini") });
+    EXPECT("", .edits = { KS(GGUF_KEY_NAME, "phi3"), KS(GGUF_KEY_TOK_PRE, "jina-v2-code") });
 }
 END_TEST
 
@@ -889,6 +930,7 @@ int main(void)
     tcase_add_test(tc, test_vocab_arrays);
     tcase_add_test(tc, test_vocab_special_ids);
     tcase_add_test(tc, test_vocab_merges);
+    tcase_add_test(tc, test_vocab_phi3_names);
     tcase_add_test(tc, test_undescribed_files);
     tcase_add_test(tc, test_writer_accessors);
     tcase_add_test(tc, test_check_reports_all);

@@ -55,6 +55,29 @@ START_TEST(test_q4_k_m_more_bits_layers)
 }
 END_TEST
 
+/* e21cdc11 takes a fused attn_qkv for an attn_v (category_is_attn_v,
+ * tested before its own attn_qkv rules): phi3-rand's Q4_K_M has q4_K, q6_K
+ * (use_more_bits of the attn_v counter), not c392e50's q5_K for both. */
+START_TEST(test_fused_qkv_is_attn_v)
+{
+    policy_model m = { .n_layer = 2, .n_head = 8, .n_head_kv = 4, .has_output = true,
+                       .n_attention_wv = 2 };
+    policy_state st = { 0 };
+    const uint32_t want[2] = { GGUF_DT_Q4_K, GGUF_DT_Q6_K };
+    for (int l = 0; l < 2; l++) {
+        char name[64];
+        snprintf(name, sizeof name, "blk.%d.attn_qkv.weight", l);
+        ck_assert_uint_eq(policy_tensor_type(&m, &st, &no_opts, FT_Q4_K_M, GGUF_DT_Q4_K, name, 256,
+                                             -1, NULL, 0), want[l]);
+    }
+    ck_assert_int_eq(st.i_attention_wv, 2);
+    /* and the low-bit presets' attn_v rule: q2_K (GQA 2, no experts) */
+    policy_state lo = { 0 };
+    ck_assert_uint_eq(policy_tensor_type(&m, &lo, &no_opts, FT_IQ2_XS, GGUF_DT_IQ2_XS,
+                                         "blk.0.attn_qkv.weight", 256, -1, NULL, 0), GGUF_DT_Q2_K);
+}
+END_TEST
+
 /* llama.cpp e21cdc11's rules for the iq4 and ternary presets (the
  * upstream/iquant manifests hold the whole files). */
 START_TEST(test_iq4_and_ternary)
@@ -299,6 +322,7 @@ int main(void)
     Suite *s = suite_create("policy");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_q4_k_m_more_bits_layers);
+    tcase_add_test(tc, test_fused_qkv_is_attn_v);
     tcase_add_test(tc, test_q2_k_and_q3_k_mixes);
     tcase_add_test(tc, test_iq4_and_ternary);
     tcase_add_test(tc, test_q4_k_s_and_imatrix_q4_0);

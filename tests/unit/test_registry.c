@@ -15,7 +15,7 @@ START_TEST(test_lookup)
 {
     size_t n;
     const gguf_arch *all = gguf_arch_list(&n);
-    ck_assert_uint_eq(n, 5);
+    ck_assert_uint_eq(n, 6);
     ck_assert_ptr_eq(gguf_arch_find("llama"), &all[0]);
     ck_assert_ptr_nonnull(gguf_arch_find("mistral"));
     ck_assert_ptr_nonnull(gguf_arch_find("qwen2"));
@@ -24,10 +24,11 @@ START_TEST(test_lookup)
     ck_assert_ptr_eq(gguf_arch_find_hf("MistralForCausalLM"), gguf_arch_find("llama"));
     ck_assert_ptr_eq(gguf_arch_find_hf("Qwen2ForCausalLM"), gguf_arch_find("qwen2"));
     ck_assert_ptr_eq(gguf_arch_find_hf("Qwen3ForCausalLM"), gguf_arch_find("qwen3"));
+    ck_assert_ptr_eq(gguf_arch_find_hf("Phi3ForCausalLM"), gguf_arch_find("phi3"));
     ck_assert_ptr_null(gguf_arch_find_hf("GPT2LMHeadModel"));
     ck_assert_str_eq(gguf_arch_hf_list(),
                      "LlamaForCausalLM, LLaMAForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                     "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM");
+                     "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, Phi3ForCausalLM");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_ATTN_Q), "attn_q");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_COUNT), "unknown");
     ck_assert_str_eq(gguf_hp_name(GGUF_HP_HEAD_COUNT_KV), "attention.head_count_kv");
@@ -35,6 +36,9 @@ START_TEST(test_lookup)
     ck_assert_ptr_null(gguf_hp_key(GGUF_HP_COUNT));
     ck_assert_str_eq(gguf_dim_name(GGUF_DIM_FF), "feed_forward_length");
     ck_assert_str_eq(gguf_dim_name(GGUF_DIM_HEAD_K), "key_length");
+    ck_assert_str_eq(gguf_dim_name(GGUF_DIM_FF2), "2 × feed_forward_length");
+    ck_assert_str_eq(gguf_role_name(GGUF_ROLE_FFN_GATE_UP), "ffn_gate_up");
+    ck_assert_str_eq(gguf_hp_key(GGUF_HP_SLIDING_WINDOW), "%s.attention.sliding_window");
     ck_assert_str_eq(gguf_dim_name(GGUF_DIM_COUNT), "unknown");
 }
 END_TEST
@@ -113,6 +117,18 @@ START_TEST(test_required_and_match)
     ck_assert_ptr_null(gguf_arch_match(llama, "blk.1.attn_qkv.weight", &b));
     ck_assert_ptr_null(gguf_arch_match(qwen, "blk.0.ffn_up.bias", &b));
     ck_assert_ptr_nonnull(gguf_arch_match(llama, "blk.0.ffn_up.bias", &b));
+    /* phi3: fused q/k/v and gate/up (its ffn_up is both), no separate ones */
+    const gguf_arch *phi3 = gguf_arch_find("phi3");
+    t = gguf_arch_match(phi3, "blk.1.attn_qkv.weight", &b);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(t->role, GGUF_ROLE_ATTN_QKV);
+    ck_assert_int_eq(t->ne1, GGUF_DIM_QKV);
+    ck_assert_int_eq(gguf_arch_match(phi3, "blk.0.ffn_up.weight", &b)->role, GGUF_ROLE_FFN_GATE_UP);
+    ck_assert_ptr_null(gguf_arch_match(phi3, "blk.0.attn_q.weight", &b));
+    ck_assert_ptr_null(gguf_arch_match(phi3, "blk.0.ffn_gate.weight", &b));
+    t = gguf_arch_tensor_of(phi3, GGUF_ROLE_ROPE_FACTORS_LONG);
+    ck_assert(!gguf_arch_tensor_required(phi3, t));
+    ck_assert(!gguf_arch_tensor_required(phi3, gguf_arch_tensor_of(phi3, GGUF_ROLE_OUTPUT)));
     int64_t blk;
     const char *rest;
     ck_assert(gguf_parse_block_name("blk.12.x", &blk, &rest));
@@ -180,6 +196,12 @@ START_TEST(test_hparams_read)
     ck_assert_int_eq(hp.n_head_kv, 2);
     ck_assert_int_eq(hp.n_rot, 6);
     ck_assert_int_eq(gguf_hparams_dim(&hp, GGUF_DIM_K), 16);
+    gguf_close(f);
+    /* phi3: the fused widths */
+    f = hparams_file("phi3", true, true, &err);
+    ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(gguf_hparams_dim(&hp, GGUF_DIM_QKV), 64 + 2 * 16);
+    ck_assert_int_eq(gguf_hparams_dim(&hp, GGUF_DIM_FF2), 2 * 96);
     gguf_close(f);
     f = hparams_file("llama", true, true, &err);
     ck_assert_int_eq(gguf_hparams_read(f, &hp, &err), -1);
