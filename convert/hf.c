@@ -247,7 +247,7 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
 {
     const gguf_arch_tensor *t;
     for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++)
-        if (t->ne2 != GGUF_DIM_1 && ex->n_rows < MAX_EXPERT_ROWS)
+        if (t->ne2 != GGUF_DIM_1 && t->hf && ex->n_rows < MAX_EXPERT_ROWS)
             ex->rows[ex->n_rows++] = t;
     if (!ex->n_rows)
         return 0;
@@ -351,6 +351,156 @@ static int experts_check_done(const experts *ex, gguf_error *err)
     return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * MXFP4 experts (gpt-oss, GGUF_ARCH_MXFP4_EXPERTS): each block's experts
+ * come stacked and quantized, `mlp.experts.X_blocks` U8 [expert, row,
+ * block, 16] with `X_scales` U8 (E8M0) [expert, row, block], gate and up
+ * rows interleaved in gate_up_proj. llama.cpp's GptOssModel writes them
+ * unchanged as GGML MXFP4 before every other tensor (its
+ * generate_extra_tensors, in name order: down, then gate and up, once the
+ * scales arrive); the gate_up bias splits the same way.
+ * ------------------------------------------------------------------------ */
+
+#define MXFP4_BLOCK 32 /* elements per block */
+#define MXFP4_BYTES 17 /* the E8M0 scale, then 16 bytes of nibbles */
+
+/* Rows first, first + step, ... of each expert as GGML MXFP4 blocks: the
+ * scale byte, then element j in the low and element j + 16 in the high
+ * nibble of byte j, where the checkpoint has elements 2i and 2i + 1 in the
+ * low and high nibble of byte i (transform_nibble_layout). */
+static int mxfp4_repack(src_model *m, const gguf_arch_tensor *row, int block, const st_tensor *b,
+                        const st_tensor *sc, int first, int step, gguf_error *err)
+{
+    if (!b || strcmp(b->dtype, "U8") || b->n_dims != 4 || b->shape[3] != 16 ||
+        strcmp(sc->dtype, "U8") || sc->n_dims != 3 || memcmp(b->shape, sc->shape, 3 * sizeof *b->shape) ||
+        b->shape[1] % step)
+        return gguf_error_set(err, "tensor '%s': expected U8 [experts, rows, blocks] after its "
+                              "U8 [experts, rows, blocks, 16] _blocks tensor", sc->name);
+    const int64_t n_exp = b->shape[0], rows = b->shape[1] / step, nb = b->shape[2];
+    uint8_t *out = malloc((size_t)(n_exp * rows * nb) * MXFP4_BYTES);
+    if (!out)
+        return gguf_error_set(err, "out of memory");
+    uint8_t *o = out;
+    for (int64_t e = 0; e < n_exp; e++)
+        for (int64_t r = 0; r < rows; r++) {
+            const int64_t src_row = e * b->shape[1] + first + r * step;
+            for (int64_t k = 0; k < nb; k++, o += MXFP4_BYTES) {
+                const uint8_t *q = b->data + (size_t)((src_row * nb + k) * 16);
+                uint8_t v[MXFP4_BLOCK];
+                for (int i = 0; i < 16; i++) {
+                    v[2 * i] = q[i] & 15;
+                    v[2 * i + 1] = q[i] >> 4;
+                }
+                o[0] = sc->data[src_row * nb + k];
+                for (int j = 0; j < 16; j++)
+                    o[1 + j] = (uint8_t)(v[j] | v[j + 16] << 4);
+            }
+        }
+    char name[256];
+    snprintf(name, sizeof name, row->name, block);
+    int64_t ne[3] = { nb * MXFP4_BLOCK, rows, n_exp };
+    src_tensor *t = src_add_tensor(m, name, SRC_MXFP4, 3, ne, out);
+    if (!t) {
+        free(out);
+        return gguf_error_set(err, "out of memory");
+    }
+    t->owned = out;
+    return 0;
+}
+
+/* "model.layers.N.mlp.experts.PROJ_KIND": N and whether PROJ_KIND matches. */
+static bool expert_tensor(const char *name, const char *proj_kind, int *block)
+{
+    int n, end = 0;
+    char rest[64];
+    if (sscanf(name, "model.layers.%d.mlp.experts.%63s%n", &n, rest, &end) != 2 ||
+        name[end] || strcmp(rest, proj_kind))
+        return false;
+    *block = n;
+    return true;
+}
+
+/* The repacked expert tensors, in GptOssModel's order. */
+static int mxfp4_experts(src_model *m, hf_state *s, gguf_error *err)
+{
+    const gguf_arch_tensor *down = gguf_arch_tensor_of(m->arch, GGUF_ROLE_FFN_DOWN_EXPS),
+                           *gate = gguf_arch_tensor_of(m->arch, GGUF_ROLE_FFN_GATE_EXPS),
+                           *up = gguf_arch_tensor_of(m->arch, GGUF_ROLE_FFN_UP_EXPS);
+    /* the last _blocks seen, kept only for the _scales of the same block
+     * and projection (llama.cpp assumes that order without checking) */
+    const st_tensor *down_b = NULL, *gate_up_b = NULL;
+    int block, down_at = -1, gate_up_at = -1;
+    for (int k = 0; k < s->n_shards; k++)
+        for (size_t i = 0; i < s->shards[k].n; i++) {
+            const st_tensor *st = &s->shards[k].tensors[i];
+            if (expert_tensor(st->name, "down_proj_blocks", &block)) {
+                down_b = st;
+                down_at = block;
+            } else if (expert_tensor(st->name, "gate_up_proj_blocks", &block)) {
+                gate_up_b = st;
+                gate_up_at = block;
+            } else if (expert_tensor(st->name, "down_proj_scales", &block)) {
+                if (mxfp4_repack(m, down, block, down_at == block ? down_b : NULL, st, 0, 1, err))
+                    return -1;
+            } else if (expert_tensor(st->name, "gate_up_proj_scales", &block)) {
+                const st_tensor *b = gate_up_at == block ? gate_up_b : NULL;
+                if (mxfp4_repack(m, gate, block, b, st, 0, 2, err) ||
+                    mxfp4_repack(m, up, block, b, st, 1, 2, err))
+                    return -1;
+            }
+        }
+    return 0;
+}
+
+/* gate_up_proj_bias [experts, 2 × ff]: the even columns are the gate's
+ * bias, the odd ones the up projection's (in the checkpoint's dtype). */
+static int split_gate_up_bias(src_model *m, const st_tensor *st, int block, gguf_error *err)
+{
+    const int roles[2] = { GGUF_ROLE_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS };
+    const int dt = src_dtype(st->dtype);
+    if (dt < 0 || st->n_dims != 2 || st->shape[1] % 2)
+        return gguf_error_set(err, "tensor '%s': expected F32, F16 or BF16 [experts, 2 × ff]",
+                              st->name);
+    const size_t es = (size_t)st_dtype_size(st->dtype);
+    const int64_t half = st->shape[1] / 2, n = st->shape[0] * half;
+    for (int p = 0; p < 2; p++) {
+        uint8_t *out = malloc((size_t)n * es);
+        if (!out)
+            return gguf_error_set(err, "out of memory");
+        for (int64_t i = 0; i < n; i++)
+            memcpy(out + (size_t)i * es, st->data + (size_t)(2 * i + p) * es, es);
+        char name[256];
+        snprintf(name, sizeof name, gguf_arch_tensor_of(m->arch, roles[p])->name, block);
+        int64_t ne[2] = { half, st->shape[0] };
+        src_tensor *t = src_add_tensor(m, name, dt, 2, ne, out);
+        if (!t) {
+            free(out);
+            return gguf_error_set(err, "out of memory");
+        }
+        t->owned = out;
+    }
+    return 0;
+}
+
+/* A gpt-oss expert tensor the MXFP4 pass took or the bias split handles:
+ * 1 when done with it (rc set on error), 0 for any other tensor. */
+static int mxfp4_take(src_model *m, const st_tensor *st, int *rc, gguf_error *err)
+{
+    int block;
+    if (!(m->arch->flags & GGUF_ARCH_MXFP4_EXPERTS))
+        return 0;
+    if (expert_tensor(st->name, "gate_up_proj_bias", &block)) {
+        *rc = split_gate_up_bias(m, st, block, err);
+        return 1;
+    }
+    static const char *const packed[] = { "down_proj_blocks", "down_proj_scales",
+                                          "gate_up_proj_blocks", "gate_up_proj_scales" };
+    for (size_t i = 0; i < sizeof packed / sizeof *packed; i++)
+        if (expert_tensor(st->name, packed[i], &block))
+            return 1;
+    return 0;
+}
+
 static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 {
     char **parts = NULL;
@@ -401,6 +551,9 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
         add_rope_freqs(m, s, rs, err))
         return -1;
 
+    if ((m->arch->flags & GGUF_ARCH_MXFP4_EXPERTS) && mxfp4_experts(m, s, err))
+        return -1;
+
     experts ex = { 0 };
     int rc2 = experts_init(&ex, m->arch, s, err);
     for (int k = 0; k < s->n_shards && !rc2; k++) {
@@ -410,6 +563,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             uint8_t perm;
             int block, expert;
             const gguf_arch_tensor *row;
+            if (mxfp4_take(m, st, &rc2, err))
+                continue;
             int r = arch_map_name(m->arch, st->name, name, sizeof name, &perm, &block, &expert, &row);
             if (r == 0)
                 continue;
@@ -731,6 +886,50 @@ static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
     return 0;
 }
 
+/* rope_scaling "yarn" (rope_type, or the older type) as the base converter
+ * writes it: type, factor, the original context, and the YaRN parameters
+ * config.json gives. */
+static int put_rope_yarn(gguf_writer *w, const hf_state *s, const char *arch, gguf_error *err)
+{
+    const json_value *rs = json_get(s->config, "rope_scaling");
+    const char *type = json_str(json_get(rs, "rope_type"));
+    if (!type)
+        type = json_str(json_get(rs, "type"));
+    double factor, x;
+    if (!type || strcmp(type, "yarn") || !json_num(json_get(rs, "factor"), &factor))
+        return 0;
+    char key[128];
+    int64_t orig;
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_TYPE, arch);
+    int bad = gguf_writer_set_str(w, key, "yarn");
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_FACTOR, arch);
+    bad |= gguf_writer_set_f32(w, key, (float)factor);
+    if (json_count(json_get(rs, "original_max_position_embeddings"), "config.json",
+                   "rope_scaling.original_max_position_embeddings", 0, UINT32_MAX, &orig, err))
+        return -1;
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_ORIG_CTX, arch);
+    bad |= gguf_writer_set_u32(w, key, (uint32_t)orig);
+    static const struct { const char *hf[2], *key; } opt[] = {
+        { { "extrapolation_factor" }, GGUF_KEY_ROPE_YARN_EXT_FACTOR },
+        { { "attention_factor", "attn_factor" }, GGUF_KEY_ROPE_YARN_ATTN_FACTOR },
+        { { "beta_fast" }, GGUF_KEY_ROPE_YARN_BETA_FAST },
+        { { "beta_slow" }, GGUF_KEY_ROPE_YARN_BETA_SLOW },
+    };
+    for (size_t i = 0; i < sizeof opt / sizeof *opt; i++) {
+        const json_value *v = json_get(rs, opt[i].hf[0]);
+        if (!v && opt[i].hf[1])
+            v = json_get(rs, opt[i].hf[1]);
+        if (!v)
+            continue;
+        if (!json_num(v, &x) || !isfinite(x))
+            return gguf_error_set(err, "config.json line %zu: rope_scaling.%s is not a finite "
+                                  "number", v->line, opt[i].hf[0]);
+        snprintf(key, sizeof key, opt[i].key, arch);
+        bad |= gguf_writer_set_f32(w, key, (float)x);
+    }
+    return bad ? gguf_error_set(err, "out of memory") : 0;
+}
+
 static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err)
 {
     hf_state *s = m->reader;
@@ -751,6 +950,8 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
     if (gguf_writer_set_u32(w, key, (uint32_t)x))
         return gguf_error_set(err, "out of memory");
     if (put_hparams(w, s, arch, m->arch->hf_hparams, err))
+        return -1;
+    if ((m->arch->flags & GGUF_ARCH_ROPE_YARN) && put_rope_yarn(w, s, arch, err))
         return -1;
     if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
         return gguf_error_set(err, "out of memory");

@@ -18,7 +18,8 @@
 
 /* Element types of source tensors. SRC_I8_GROUPS: int8 values with one f32
  * scale per `group` consecutive values (llama2.c v2). */
-enum src_dtype { SRC_F32, SRC_F16, SRC_BF16, SRC_I8_GROUPS };
+enum src_dtype { SRC_F32, SRC_F16, SRC_BF16, SRC_I8_GROUPS,
+                 SRC_MXFP4 /* GGML MXFP4 blocks, written as they are (gpt-oss experts) */ };
 
 typedef struct src_tensor {
     char          *name;       /* GGUF name (already mapped) */

@@ -83,6 +83,15 @@ void convert_size_label(uint64_t params, char *out, size_t size)
     snprintf(out, size, "%.*f%s", fix > 0 ? fix : 0, scaled, suffix);
 }
 
+/* general.file_type of this model: llama.cpp's gpt-oss conversions with
+ * their experts kept MXFP4 say MOSTLY_MXFP4_MOE (38) for the float outtypes. */
+static uint32_t model_file_type(const src_model *m, int outtype)
+{
+    if ((m->arch->flags & GGUF_ARCH_MXFP4_EXPERTS) && outtype != OUT_Q8_0)
+        return 38;
+    return convert_file_type(outtype);
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
@@ -93,6 +102,8 @@ static bool ends_with(const char *s, const char *suffix)
 static uint32_t tensor_type(const src_tensor *t, int outtype, const char **why)
 {
     *why = NULL;
+    if (t->dtype == SRC_MXFP4)
+        return GGUF_DT_MXFP4;
     if (t->n_dims <= 1 || ends_with(t->name, "_norm.weight") || !ends_with(t->name, ".weight") ||
         strstr(t->name, ".ffn_gate_inp.") || !strcmp(t->name, "position_embd.weight") ||
         !strcmp(t->name, "token_types.weight"))
@@ -267,7 +278,7 @@ static void print_plan(const src_model *m, const uint32_t *types, const char **w
             len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%" PRId64, d ? ", " : "",
                             t->ne[d]);
         snprintf(shape + len, sizeof shape - (size_t)len, "]");
-        static const char *const dt[] = { "f32", "f16", "bf16", "i8x" };
+        static const char *const dt[] = { "f32", "f16", "bf16", "i8x", "mxfp4" };
         printf("%-4d %-32s %-22s %-6s -> %-6s%s%s%s\n", i + 1, t->name, shape,
                t->owned ? "gen" : dt[t->dtype], gguf_dtype_name(types[i]),
                t->permute ? "  (rotary permute)" : "", why[i] ? "  fallback: " : "",
@@ -310,7 +321,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     }
     if (o->metadata && override_apply(o->metadata, w, err))
         goto done;
-    if (m->write_metadata(m, w, convert_file_type(outtype), err))
+    if (m->write_metadata(m, w, model_file_type(m, outtype), err))
         goto done;
     if (gguf_writer_set_u32(w, GGUF_KEY_QUANT_VERSION, 2)) {
         gguf_error_set(err, "out of memory");
@@ -339,7 +350,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     }
     if (o->dry_run) {
         printf("output type: %s (general.file_type %u), %d tensors, %" PRIu64 " parameters (%s)\n",
-               convert_outtype_name(outtype), convert_file_type(outtype), n, params, label);
+               convert_outtype_name(outtype), model_file_type(m, outtype), n, params, label);
         if (!o->vocab_only)
             print_plan(m, types, why);
         rc = 0;
@@ -368,7 +379,18 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         const int64_t row = row_len(t), rows = n_elements(t) / row, per = chunk_rows(t);
         data_sum sum;
         data_sum_init(&sum);
-        for (int64_t r0 = 0; r0 < rows; r0 += per) {
+        if (t->dtype == SRC_MXFP4) { /* already in its output type */
+            uint64_t bytes;
+            gguf_row_size(types[i], t->ne[0], &bytes, NULL);
+            bytes *= (uint64_t)(n_elements(t) / t->ne[0]);
+            if (gguf_writer_write_tensor(w, t->data, (size_t)bytes, err)) {
+                progress_end(&bar);
+                goto output_failed;
+            }
+            data_sum_add(&sum, t->data, (size_t)bytes);
+            progress_add(&bar, (uint64_t)(rows * row));
+        }
+        for (int64_t r0 = 0; r0 < rows && t->dtype != SRC_MXFP4; r0 += per) {
             int64_t nr = rows - r0 < per ? rows - r0 : per;
             load_rows(m, t, r0, nr, f32);
             uint64_t bytes; /* nr rows of ne[0], or the whole vector */

@@ -46,6 +46,27 @@ static const gguf_arch_hparam decoder_hparams[] = {
     { NULL, 0, false, false, 0, 0, 0, 0 },
 };
 
+/* gpt-oss (llama.cpp's LLM_ARCH_OPENAI_MOE): the decoder's keys, and it
+ * requires expert_feed_forward_length and the sliding window. */
+static const gguf_arch_hparam gptoss_hparams[] = {
+    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
+    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS },
+    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM },
+    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
+    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
+    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX },
+    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 },
+    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    { GGUF_KEY_EXPERT_COUNT, GGUF_HP_EXPERT_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, 4096 },
+    { GGUF_KEY_EXPERT_USED_COUNT, GGUF_HP_EXPERT_USED_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, 4096 },
+    { GGUF_KEY_EXPERT_FFN_LENGTH, GGUF_HP_EXPERT_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_SLIDING_WINDOW, GGUF_HP_SLIDING_WINDOW, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
+    { NULL, 0, false, false, 0, 0, 0, 0 },
+};
+
 /* config.json → {arch}.* as llama.cpp's base converter writes them, after
  * block_count (which every converter writes first). */
 static const gguf_arch_hf_hparam base_hf_hparams[] = {
@@ -88,6 +109,13 @@ static const gguf_arch_hf_hparam phi3_hf_hparams[] = {
 };
 static const gguf_arch_hf_hparam phi3_late_hparams[] = {
     { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, false },
+    { { NULL }, 0, false, false },
+};
+
+/* What GptOssModel's converter adds after general.file_type. */
+static const gguf_arch_hf_hparam gptoss_late_hparams[] = {
+    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, true },
+    { { "intermediate_size" }, GGUF_HP_EXPERT_FFN_LENGTH, false, true },
     { { NULL }, 0, false, false },
 };
 
@@ -226,6 +254,60 @@ static const gguf_arch_tensor qwen3moe_tensors[] = {
       HF("mlp.gate.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
 };
+
+/* gpt-oss: its own layout. Biases on q/k/v/o, a sink logit per head, the
+ * pre-feed-forward norm named post_attention_norm (role ffn_norm), a router
+ * with bias, and experts with biases. The checkpoint's experts come stacked
+ * and in MXFP4 (*_blocks + *_scales, gate and up rows interleaved in
+ * gate_up_proj): the converter repacks them itself (convert/hf.c), so their
+ * rows and the gate/up biases name no checkpoint tensor here. */
+static const gguf_arch_tensor gptoss_tensors[] = {
+    { GGUF_T_TOKEN_EMBD, GGUF_ROLE_TOKEN_EMBD, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
+      "model.embed_tokens.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_OUTPUT_NORM, GGUF_ROLE_OUTPUT_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      "model.norm.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_OUTPUT, GGUF_ROLE_OUTPUT, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
+      "lm_head.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_NORM, GGUF_ROLE_ATTN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("input_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_POST_NORM, GGUF_ROLE_FFN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("post_attention_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_Q, GGUF_ROLE_ATTN_Q, R, 0, GGUF_DIM_EMBD, GGUF_DIM_Q,
+      HF("self_attn.q_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_K, GGUF_ROLE_ATTN_K, R, 0, GGUF_DIM_EMBD, GGUF_DIM_K,
+      HF("self_attn.k_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_V, GGUF_ROLE_ATTN_V, R, 0, GGUF_DIM_EMBD, GGUF_DIM_V,
+      HF("self_attn.v_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_OUT, GGUF_ROLE_ATTN_OUT, R, 0, GGUF_DIM_Q, GGUF_DIM_EMBD,
+      HF("self_attn.o_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_SINKS, GGUF_ROLE_ATTN_SINKS, R, 0, GGUF_DIM_HEADS, GGUF_DIM_1,
+      HF("self_attn.sinks"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_GATE_INP, GGUF_ROLE_FFN_GATE_INP, R, 0, GGUF_DIM_EMBD, GGUF_DIM_EXPERTS,
+      HF("mlp.router.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_GATE_EXPS, GGUF_ROLE_FFN_GATE_EXPS, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
+      NULL, NULL, GGUF_PERMUTE_NONE, EXP },
+    { GGUF_T_FFN_DOWN_EXPS, GGUF_ROLE_FFN_DOWN_EXPS, R, 0, GGUF_DIM_FF_EXP, GGUF_DIM_EMBD,
+      NULL, NULL, GGUF_PERMUTE_NONE, EXP },
+    { GGUF_T_FFN_UP_EXPS, GGUF_ROLE_FFN_UP_EXPS, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
+      NULL, NULL, GGUF_PERMUTE_NONE, EXP },
+    { GGUF_T_ATTN_Q_BIAS, GGUF_ROLE_ATTN_Q_BIAS, R, 0, GGUF_DIM_Q, GGUF_DIM_1,
+      HF("self_attn.q_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_K_BIAS, GGUF_ROLE_ATTN_K_BIAS, R, 0, GGUF_DIM_K, GGUF_DIM_1,
+      HF("self_attn.k_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_V_BIAS, GGUF_ROLE_ATTN_V_BIAS, R, 0, GGUF_DIM_V, GGUF_DIM_1,
+      HF("self_attn.v_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_OUT_BIAS, GGUF_ROLE_ATTN_OUT_BIAS, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("self_attn.o_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_GATE_INP_BIAS, GGUF_ROLE_FFN_GATE_INP_BIAS, R, 0, GGUF_DIM_EXPERTS, GGUF_DIM_1,
+      HF("mlp.router.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_GATE_EXPS_BIAS, R, 0, GGUF_DIM_FF_EXP,
+      GGUF_DIM_EXPERTS, NULL, NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_DOWN_EXPS_BIAS, GGUF_ROLE_FFN_DOWN_EXPS_BIAS, R, 0, GGUF_DIM_EMBD,
+      GGUF_DIM_EXPERTS, HF("mlp.experts.down_proj_bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_UP_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS, R, 0, GGUF_DIM_FF_EXP,
+      GGUF_DIM_EXPERTS, NULL, NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+};
 #undef X
 #undef EXP
 
@@ -266,6 +348,7 @@ static const gguf_arch_tensor *const qwen3_tables[] = { decoder_tensors, qk_norm
 static const gguf_arch_tensor *const qwen3moe_tables[] = { decoder_tensors, qk_norm_tensors,
                                                            qwen3moe_tensors, NULL };
 static const gguf_arch_tensor *const phi3_tables[] = { phi3_tensors, NULL };
+static const gguf_arch_tensor *const gptoss_tables[] = { gptoss_tensors, NULL };
 #undef R
 #undef O
 #undef HF
@@ -283,6 +366,7 @@ static const char *const qwen2_hf[] = { "Qwen2ForCausalLM", NULL };
 static const char *const qwen3_hf[] = { "Qwen3ForCausalLM", NULL };
 static const char *const qwen3moe_hf[] = { "Qwen3MoeForCausalLM", NULL };
 static const char *const phi3_hf[] = { "Phi3ForCausalLM", NULL };
+static const char *const gptoss_hf[] = { "GptOssForCausalLM", NULL };
 
 /* ===========================================================================
  * The registry
@@ -329,6 +413,15 @@ static const gguf_arch ARCHS[] = {
       .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_FUSED_QKV | GGUF_ARCH_FUSED_GATE_UP |
                GGUF_ARCH_SCALE_Q | GGUF_ARCH_PHI3_VOCAB,
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .hf_hparams_late = phi3_late_hparams },
+    /* OpenAI's open-weight MoE: every other layer (from layer 0) attends
+     * within a sliding window; experts stay MXFP4 */
+    { .name = "gpt-oss", .about = "gpt-oss: biased GQA with sinks, alternating SWA, YaRN, MXFP4 experts",
+      .hf_classes = gptoss_hf, .hf_skip = skip_common, .hparams = gptoss_hparams,
+      .hf_hparams = base_hf_hparams, .tables = gptoss_tables,
+      .flags = GGUF_ARCH_EXPERTS | GGUF_ARCH_ATTN_SINKS | GGUF_ARCH_ROPE_YARN |
+               GGUF_ARCH_MXFP4_EXPERTS,
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SWIGLU_OAI, .swa_period = 2,
+      .routing = GGUF_ROUTING_TOPK_SOFTMAX, .hf_hparams_late = gptoss_late_hparams },
 };
 #define N_ARCHS (sizeof ARCHS / sizeof *ARCHS)
 
@@ -402,6 +495,10 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_ATTN_QKV] = "attn_qkv", [GGUF_ROLE_FFN_GATE_UP] = "ffn_gate_up",
     [GGUF_ROLE_ROPE_FACTORS_LONG] = "rope_factors_long",
     [GGUF_ROLE_ROPE_FACTORS_SHORT] = "rope_factors_short",
+    [GGUF_ROLE_ATTN_SINKS] = "attn_sinks", [GGUF_ROLE_FFN_GATE_INP_BIAS] = "ffn_gate_inp_bias",
+    [GGUF_ROLE_FFN_GATE_EXPS_BIAS] = "ffn_gate_exps_bias",
+    [GGUF_ROLE_FFN_UP_EXPS_BIAS] = "ffn_up_exps_bias",
+    [GGUF_ROLE_FFN_DOWN_EXPS_BIAS] = "ffn_down_exps_bias",
 };
 
 const char *gguf_role_name(int role)
@@ -417,6 +514,7 @@ static const char *const dim_names[GGUF_DIM_COUNT] = {
     [GGUF_DIM_EXPERTS] = "expert_count", [GGUF_DIM_FF_EXP] = "expert_feed_forward_length",
     [GGUF_DIM_QKV] = "embedding_length + 2 × head_count_kv × value_length",
     [GGUF_DIM_FF2] = "2 × feed_forward_length",
+    [GGUF_DIM_HEADS] = "head_count",
 };
 
 const char *gguf_dim_name(int dim)
@@ -510,6 +608,7 @@ int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
     case GGUF_DIM_ROT_HALF: return hp->n_rot / 2;
     case GGUF_DIM_HEAD_K:   return hp->head_k;
     case GGUF_DIM_EXPERTS:  return hp->v[GGUF_HP_EXPERT_COUNT];
+    case GGUF_DIM_HEADS:    return hp->v[GGUF_HP_HEAD_COUNT];
     case GGUF_DIM_FF_EXP:
         return hp->has[GGUF_HP_EXPERT_FFN_LENGTH] ? hp->v[GGUF_HP_EXPERT_FFN_LENGTH]
                                                   : hp->v[GGUF_HP_FFN_LENGTH];

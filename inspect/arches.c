@@ -35,6 +35,8 @@ static const char *features(const gguf_arch *a, char *buf, size_t size)
         { GGUF_ARCH_LLAMA_VOCAB, "convert:llama-vocab" },
         { GGUF_ARCH_WRITES_ROPE_DIM, "convert:rope-dim-key" },
         { GGUF_ARCH_PHI3_VOCAB, "convert:phi3-vocab" },
+        { GGUF_ARCH_ROPE_YARN, "rope-yarn" },
+        { GGUF_ARCH_MXFP4_EXPERTS, "convert:mxfp4-experts" },
     };
     size_t o = 0;
     buf[0] = 0;
@@ -69,7 +71,8 @@ static void summary(emit *e, const gguf_arch *all, size_t n)
         char classes[256], feats[256];
         emit_value row[] = {
             ev_str(a->name), ev_str(a->rope == GGUF_ROPE_NEOX ? "neox" : "norm"),
-            ev_str(a->activation == GGUF_ACT_GELU_TANH ? "gelu-tanh" : "silu"),
+            ev_str(a->activation == GGUF_ACT_GELU_TANH ? "gelu-tanh"
+                   : a->activation == GGUF_ACT_SWIGLU_OAI ? "swiglu-oai" : "silu"),
             ev_str(features(a, feats, sizeof feats)),
             ev_str(join(a->hf_classes, classes, sizeof classes)), ev_str(a->about),
         };

@@ -88,6 +88,30 @@ static void rope_angles(float *cs, int n_rot, int pos, float base, float scale, 
     }
 }
 
+/* YaRN (ggml's rope_yarn over its rope cache): the unscaled angle θ (pos ·
+ * base^(-2i/n_rot) / freqs[i]) and the scaled one θ·scale are blended by the ramp
+ * between the correction dims, r = 1 - clamp((i - lo) / max(0.001, hi - lo)),
+ * as scaled·(1 - r) + θ·r; cos and sin are then times the magnitude scale. */
+static void rope_angles_yarn(float *cs, const run_hparams *hp, int pos, const float *freqs)
+{
+    const float step = powf(hp->rope_base, -2.0f / (float)hp->n_rot);
+    const float lo = hp->yarn_corr[0], hi = hp->yarn_corr[1];
+    float theta = (float)pos;
+    for (int i = 0; i < hp->n_rot / 2; i++) {
+        const float extrap = freqs ? theta / freqs[i] : theta;
+        const float interp = hp->rope_scale * extrap;
+        float t = interp;
+        if (hp->yarn_ext_factor != 0.0f) {
+            const float y = ((float)i - lo) / fmaxf(0.001f, hi - lo);
+            const float mix = (1 - fminf(1, fmaxf(0, y))) * hp->yarn_ext_factor;
+            t = interp * (1 - mix) + extrap * mix;
+        }
+        cs[2 * i] = cosf(t) * hp->yarn_mscale;
+        cs[2 * i + 1] = sinf(t) * hp->yarn_mscale;
+        theta *= step;
+    }
+}
+
 /* Rotates each head of x by the angles in cs: (a, b) → (a cos - b sin, a sin + b cos). */
 static void rope_apply(float *x, int n_heads, int head_dim, int n_rot, const float *cs,
                        enum run_rope_layout layout)
@@ -345,6 +369,29 @@ static void attn_softmax(float *x, int n, float scale)
         x[i] *= inv;
 }
 
+/* The scalar attn_softmax with a sink: a logit that takes part in the
+ * normalisation but weights no value (ggml's soft_max with sinks: the max
+ * includes it, and e^(sink - max) by libm joins the sum after the rows). */
+static void attn_softmax_sink(float *x, int n, float scale, float sink)
+{
+    float max = sink;
+    for (int i = 0; i < n; i++) {
+        x[i] *= scale;
+        max = x[i] > max ? x[i] : max;
+    }
+    double sum = 0.0;
+    for (int g = 0; g < n; g += 16) {
+        float e[16];
+        for (int i = 0; i < 16; i++)
+            e[i] = g + i < n ? (x[g + i] = exp_poly(x[g + i] - max)) : 0.0f;
+        sum += (double)sum16(e);
+    }
+    sum += (double)expf(sink - max);
+    const float inv = (float)(1.0 / sum);
+    for (int i = 0; i < n; i++)
+        x[i] *= inv;
+}
+
 /* attn_softmax for the tests (forward_simd.h). */
 void run_attn_softmax(float *x, int n, float scale)
 {
@@ -443,10 +490,12 @@ void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const 
 }
 
 /* One head of one token: out (head_dim,) = softmax(K q · kq_scale) V over
- * the n_kv cached positions, K and V rows kv_dim apart in the cache. */
+ * the n_kv cached positions, K and V rows kv_dim apart in the cache;
+ * positions before `from` are masked out (a sliding window), and sink, when
+ * not NaN, joins the softmax. */
 static void attend_head(const run_state *s, float *out, const float *q, const gguf_half *kc,
                         const gguf_half *vc, int n_kv, int head_dim, size_t kv_dim, float kq_scale,
-                        float *att, gguf_half *att16, bool batch)
+                        float *att, gguf_half *att16, bool batch, int from, float sink)
 {
     const float *f16 = s->f16_table;
     gguf_half *q16 = att16 + n_kv;
@@ -457,7 +506,13 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
     } else {
         run_attn_scores1(att, f16, q16, kc, n_kv, head_dim, kv_dim);
     }
-    attn_softmax(att, n_kv, kq_scale);
+    // masked positions stay in their lanes as -inf: their e^x is 0
+    for (int t = 0; t < from; t++)
+        att[t] = -INFINITY;
+    if (isnan(sink))
+        attn_softmax(att, n_kv, kq_scale);
+    else
+        attn_softmax_sink(att, n_kv, kq_scale, sink);
     // out = sum_t p_t v_t, p rounded to f16
     to_f16(att, att16, n_kv);
     if (batch)
@@ -466,12 +521,23 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
         run_attn_values1(out, f16, att16, vc, n_kv, head_dim, kv_dim);
 }
 
+/* Whether layer il attends within the sliding window (llama.cpp's
+ * set_swa_pattern: all but the last layer of each period). */
+static bool layer_is_swa(const run_hparams *hp, int il)
+{
+    return hp->swa_period > 0 && hp->n_swa > 0 && il % hp->swa_period < hp->swa_period - 1;
+}
+
 /* Multi-head attention for nb tokens at positions pos..pos+nb-1: token b
- * sees cache positions 0..pos+b (causal); query head h reads key/value head
- * h / (n_head / n_head_kv). Writes the heads' outputs over s->q. */
+ * sees cache positions 0..pos+b (causal), only the last n_swa of them in a
+ * sliding-window layer; query head h reads key/value head h / (n_head /
+ * n_head_kv); a head's sink logit (gpt-oss) joins its softmax. Writes the
+ * heads' outputs over s->q. */
 static void attention(run_state *s, const run_model *m, int layer, int nb, int pos)
 {
     const run_hparams *hp = &m->hp;
+    const bool swa = layer_is_swa(hp, layer);
+    const float *sinks = m->layers[layer].sinks;
     const int hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
     const size_t kv_dim = (size_t)hp->n_head_kv * hd;
     const size_t base = (size_t)layer * (size_t)s->n_ctx * kv_dim;
@@ -488,9 +554,10 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
             float *qh = s->q + (size_t)b * hp->q_dim + (size_t)h * hd;
             const size_t kvh = (size_t)(h / group) * hd;
             float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
+            const int from = swa && pos + b + 1 > hp->n_swa ? pos + b + 1 - hp->n_swa : 0;
             attend_head(s, out, qh, s->k_cache + base + kvh, s->v_cache + base + kvh, pos + b + 1,
                         hd, kv_dim, kq_scale, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd),
-                        nb > 1);
+                        nb > 1, from, sinks ? sinks[h] : NAN);
             memcpy(qh, out, (size_t)hd * sizeof *out);
         }
     }
@@ -550,6 +617,49 @@ static void moe_route(float *p, int n_expert, int n_used, int *sel, float *w)
         w[j] = w[j] / fs;
 }
 
+/* gpt-oss's routing of one token (build_moe_ffn with
+ * LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT): the n_used largest
+ * logits (the first on ties) in descending order, their weights the
+ * softmax of those n_used logits alone. */
+static void moe_route_topk_softmax(const float *logits, int n_expert, int n_used, int *sel,
+                                   float *w)
+{
+    for (int j = 0; j < n_used; j++) {
+        int best = -1;
+        for (int e = 0; e < n_expert; e++) {
+            bool taken = false;
+            for (int i = 0; i < j; i++)
+                taken |= sel[i] == e;
+            if (!taken && (best < 0 || logits[e] > logits[best]))
+                best = e;
+        }
+        sel[j] = best;
+        w[j] = logits[best];
+    }
+    row_softmax(w, n_used);
+}
+
+/* SwiGLU-OAI (ggml_swiglu_oai, alpha 1.702, limit 7): with the gate g
+ * clamped above at 7 and the up projection u to [-7, 7],
+ * g · σ(1.702 g) · (u + 1), e^x by libm. */
+static void swiglu_oai(float *g, const float *u, int n)
+{
+    const float alpha = 1.702f, limit = 7.0f;
+    for (int i = 0; i < n; i++) {
+        const float x = fminf(g[i], limit);
+        const float y = fminf(fmaxf(u[i], -limit), limit);
+        const float glu = x / (1.f + expf(alpha * (-x)));
+        g[i] = glu * (y + 1.f);
+    }
+}
+
+/* y (n, cols) += bias row e (of rows cols wide), when there is a bias. */
+static void add_expert_bias(float *y, const float *bias, int e, int n, int cols)
+{
+    if (bias)
+        add_bias(y, bias + (size_t)e * cols, n, cols);
+}
+
 /* The routed feed-forward of nb tokens (rows of s->xb) into s->xb2: each
  * token's experts (silu(x Wg_e^T) · x Wu_e^T) Wd_e^T, expert by expert
  * over the tokens routed to it (as mul_mat_id), each output times its
@@ -558,10 +668,17 @@ static void moe_ffn(run_state *s, const run_model *m, const run_layer *l, int nb
 {
     const run_hparams *hp = &m->hp;
     const int d = hp->n_embd, ne = hp->n_expert, nu = hp->n_expert_used, ff = hp->n_ff_exp;
+    const bool oai = m->row && m->row->routing == GGUF_ROUTING_TOPK_SOFTMAX;
     matmul(s, &l->gate_inp, s->xb, nb, s->moe_probs);
-    for (int b = 0; b < nb; b++)
-        moe_route(s->moe_probs + (size_t)b * ne, ne, nu, s->moe_sel + (size_t)b * nu,
-                  s->moe_w + (size_t)b * nu);
+    add_bias(s->moe_probs, l->gate_inp_b, nb, ne);
+    for (int b = 0; b < nb; b++) {
+        float *p = s->moe_probs + (size_t)b * ne, *w = s->moe_w + (size_t)b * nu;
+        int *sel = s->moe_sel + (size_t)b * nu;
+        if (oai)
+            moe_route_topk_softmax(p, ne, nu, sel, w);
+        else
+            moe_route(p, ne, nu, sel, w);
+    }
     int *slot_of = s->moe_slot;
     for (int e = 0; e < ne; e++) {
         /* slot by slot, then token by token: the order llama-imatrix adds
@@ -578,9 +695,15 @@ static void moe_ffn(run_state *s, const run_model *m, const run_layer *l, int nb
         const run_matrix gate = run_expert(&l->gate_exps, ne, e), up = run_expert(&l->up_exps, ne, e);
         const run_matrix down = run_expert(&l->down_exps, ne, e);
         matmul(s, &gate, s->moe_x, n, s->hb);
+        add_expert_bias(s->hb, l->gate_exps_b, e, n, ff);
         matmul(s, &up, s->moe_x, n, s->hb2);
-        run_swiglu(s->hb, s->hb2, n * ff);
+        add_expert_bias(s->hb2, l->up_exps_b, e, n, ff);
+        if (oai)
+            swiglu_oai(s->hb, s->hb2, n * ff);
+        else
+            run_swiglu(s->hb, s->hb2, n * ff);
         matmul(s, &down, s->hb, n, s->moe_x);
+        add_expert_bias(s->moe_x, l->down_exps_b, e, n, d);
         for (int r = 0; r < n; r++) {
             const float wr = s->moe_w[slot_of[r]];
             float *y = s->moe_y + (size_t)slot_of[r] * d;
@@ -647,7 +770,11 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     head_norms(s->k, l->k_norm, nb * hp->n_head_kv, hp->head_dim, hp->rms_eps);
     // rotate q and k by their positions, append k and v to the cache as f16
     for (int b = 0; b < nb; b++) {
-        rope_angles(s->rope_cs, hp->n_rot, pos + b, hp->rope_base, hp->rope_scale, m->rope_freqs);
+        if (hp->rope_yarn)
+            rope_angles_yarn(s->rope_cs, hp, pos + b, m->rope_freqs);
+        else
+            rope_angles(s->rope_cs, hp->n_rot, pos + b, hp->rope_base, hp->rope_scale,
+                        m->rope_freqs);
         rope_apply(s->q + (size_t)b * qd, hp->n_head, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
         rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,
@@ -662,8 +789,9 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     to_f16(s->k, s->k_cache + cache, (int64_t)nb * kv);
     to_f16(s->v, s->v_cache + cache, (int64_t)nb * kv);
     attention(s, m, il, nb, pos);
-    // x += att Wo^T
+    // x += att Wo^T + bo
     matmul(s, &l->wo, s->q, nb, s->xb2);
+    add_bias(s->xb2, l->bo, nb, d);
     for (size_t i = 0; i < (size_t)nb * d; i++)
         s->x[i] += s->xb2[i];
 

@@ -34,9 +34,9 @@
 #define RUN_FEATURES (GGUF_ARCH_QKV_BIAS | GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | \
                       GGUF_ARCH_ROPE_LLAMA3 | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_QK_NORM | \
                       GGUF_ARCH_EXPERTS | GGUF_ARCH_FUSED_QKV | GGUF_ARCH_FUSED_GATE_UP | \
-                      GGUF_ARCH_SCALE_Q)
+                      GGUF_ARCH_SCALE_Q | GGUF_ARCH_ATTN_SINKS | GGUF_ARCH_ROPE_YARN)
 #define CONVERT_FACTS (GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM | \
-                       GGUF_ARCH_PHI3_VOCAB)
+                       GGUF_ARCH_PHI3_VOCAB | GGUF_ARCH_MXFP4_EXPERTS)
 
 static int check_features(const gguf_arch *a, gguf_error *err)
 {
@@ -44,9 +44,11 @@ static int check_features(const gguf_arch *a, gguf_error *err)
     if (missing)
         return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
                                "features 0x%x of %s models", (unsigned)missing, a->name);
-    if (a->activation != GGUF_ACT_SILU || a->embd_scale != 0 || a->norm_offset != 0 ||
-        a->swa_period != 0 ||
-        (a->routing != GGUF_ROUTING_NONE && a->routing != GGUF_ROUTING_SOFTMAX_TOPK))
+    /* gpt-oss's SwiGLU-OAI and top-k-then-softmax routing come together */
+    const bool oai = a->activation == GGUF_ACT_SWIGLU_OAI && a->routing == GGUF_ROUTING_TOPK_SOFTMAX;
+    if ((a->activation != GGUF_ACT_SILU && !oai) || a->embd_scale != 0 || a->norm_offset != 0 ||
+        (a->swa_period != 0 && !oai) ||
+        (a->routing != GGUF_ROUTING_NONE && a->routing != GGUF_ROUTING_SOFTMAX_TOPK && !oai))
         return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
                                "activation, scaling or attention pattern of %s models", a->name);
     return 0;
@@ -113,8 +115,8 @@ static int key_float(const gguf_file *f, const char *fmt, const char *arch, bool
     return 0;
 }
 
-/* Linear rope scaling (angles divided by the factor) or none; YaRN and
- * LongRoPE are refused rather than run wrongly. */
+/* Linear rope scaling (angles divided by the factor), YaRN or none;
+ * LongRoPE is refused rather than run wrongly. */
 static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *arch,
                              gguf_error *err)
 {
@@ -124,14 +126,51 @@ static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *ar
     gguf_str type = { "none", 4 };
     if (kv && !gguf_kv_str(kv, &type))
         return gguf_error_set(err, "key %s is %s, expected a string", key, gguf_vtype_name(kv->type));
-    if (!gguf_str_eq(type, "none") && !gguf_str_eq(type, "linear"))
-        return gguf_error_set(err, "rope scaling \"%.*s\" is not supported (only linear)",
+    hp->rope_yarn = gguf_str_eq(type, "yarn");
+    if (!gguf_str_eq(type, "none") && !gguf_str_eq(type, "linear") && !hp->rope_yarn)
+        return gguf_error_set(err, "rope scaling \"%.*s\" is not supported (only linear and yarn)",
                               (int)(type.len > 32 ? 32 : type.len), type.ptr);
     float factor = 0;
     if (key_float(f, KEY_ROPE_SCALE_LINEAR, arch, false, 0, 0, &factor, err) ||
         key_float(f, KEY_ROPE_SCALING_FACTOR, arch, false, factor, 0, &factor, err))
         return -1;
     hp->rope_scale = factor == 0 || gguf_str_eq(type, "none") ? 1.0f : 1.0f / factor;
+    return 0;
+}
+
+/* YaRN as llama.cpp's context sets it up (llama_context: ext_factor 1 when
+ * not given; attn_factor = mscale(factor) / (1 + 0.1 ln factor), which ggml's
+ * rope multiplies by 1 + 0.1 ln(1 / freq_scale) again) and ggml's
+ * correction dims for n_rot. */
+static int load_yarn(run_hparams *hp, const gguf_file *f, const char *arch, gguf_error *err)
+{
+    float beta_fast = 32.0f, beta_slow = 1.0f, ext = -1.0f;
+    if (key_int(f, GGUF_KEY_ROPE_SCALING_ORIG_CTX, arch, false, hp->n_ctx_train, 1, INT32_MAX,
+                &hp->n_ctx_orig, err) ||
+        key_float(f, GGUF_KEY_ROPE_YARN_BETA_FAST, arch, false, beta_fast, 0, &beta_fast, err) ||
+        key_float(f, GGUF_KEY_ROPE_YARN_BETA_SLOW, arch, false, beta_slow, 0, &beta_slow, err))
+        return -1;
+    char key[128];
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_YARN_EXT_FACTOR, arch);
+    if (gguf_lookup_kv(f, key) && key_float(f, GGUF_KEY_ROPE_YARN_EXT_FACTOR, arch, false, ext,
+                                            0, &ext, err))
+        return -1;
+    hp->yarn_ext_factor = ext < 0 ? 1.0f : ext;
+    float attn = 1.0f;
+    if (hp->yarn_ext_factor != 0) {
+        const float factor = 1.0f / hp->rope_scale;
+        attn = factor <= 1.0f ? 1.0f : 0.1f * logf(factor) + 1.0f;
+        attn *= 1.0f / (1.0f + 0.1f * logf(factor));
+        attn *= 1.0f + 0.1f * logf(1.0f / hp->rope_scale);
+    }
+    hp->yarn_mscale = attn;
+    const float two_pi = 2 * (float)M_PI;
+    const float lo = (float)hp->n_rot * logf((float)hp->n_ctx_orig / (beta_fast * two_pi)) /
+                     (2 * logf(hp->rope_base));
+    const float hi = (float)hp->n_rot * logf((float)hp->n_ctx_orig / (beta_slow * two_pi)) /
+                     (2 * logf(hp->rope_base));
+    hp->yarn_corr[0] = fmaxf(0.0f, floorf(lo));
+    hp->yarn_corr[1] = fminf((float)(hp->n_rot - 1), ceilf(hi));
     return 0;
 }
 
@@ -155,6 +194,7 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
     rc = rc ? rc : key_float(f, GGUF_KEY_ROPE_FREQ_BASE, arch, false, 10000.0f, 1e-30f,
                              &hp->rope_base, err);
     rc = rc ? rc : load_rope_scaling(hp, f, arch, err);
+    rc = rc ? rc : key_int(f, GGUF_KEY_SLIDING_WINDOW, arch, false, 0, 0, INT32_MAX, &hp->n_swa, err);
     if (rc)
         return rc;
     /* heads are attention.key_length wide (Qwen3: not embedding_length /
@@ -189,6 +229,8 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
         return gguf_error_set(err, "rope dimension count %d is %s the head size %d", hp->n_rot,
                               hp->n_rot % 2 ? "odd; it must be even and at most" : "larger than",
                               hp->head_dim);
+    if (hp->rope_yarn && load_yarn(hp, f, arch, err))
+        return -1;
     return 0;
 }
 
@@ -270,17 +312,19 @@ run_matrix run_expert(const run_matrix *w, int n, int e)
                          w->type, rows, w->cols, w->row_bytes, NULL, w, e };
 }
 
-/* A vector of n elements of any decodable type, converted to an owned f32
- * array in *out. Absent and optional: *out stays NULL. */
-static int load_vector(float **out, const gguf_file *f, const char *fmt, int layer, int64_t n,
-                       bool required, gguf_error *err)
+/* rows (1 for a vector: rows == 0) vectors of n elements of any decodable
+ * type, converted to an owned f32 array in *out. Absent and optional: *out
+ * stays NULL. */
+static int load_vectors(float **out, const gguf_file *f, const char *fmt, int layer, int64_t n,
+                        int64_t rows, bool required, gguf_error *err)
 {
     *out = NULL;
     const gguf_tensor *t = tensor_find(f, fmt, layer, required, err);
     if (!t)
         return required ? -1 : 0;
-    if (tensor_shape(t, n, 0, err))
+    if (tensor_shape(t, n, rows, err))
         return -1;
+    n *= rows ? rows : 1;
     float *v = malloc((size_t)n * sizeof *v);
     if (!v)
         return gguf_error_set(err, "out of memory");
@@ -293,6 +337,12 @@ static int load_vector(float **out, const gguf_file *f, const char *fmt, int lay
     }
     *out = v;
     return 0;
+}
+
+static int load_vector(float **out, const gguf_file *f, const char *fmt, int layer, int64_t n,
+                       bool required, gguf_error *err)
+{
+    return load_vectors(out, f, fmt, layer, n, 0, required, err);
 }
 
 /* Where each per-block tensor role goes in a run_layer: a matrix or an
@@ -324,6 +374,12 @@ static const layer_slot SLOTS[] = {
     { GGUF_ROLE_FFN_DOWN_EXPS, true, offsetof(run_layer, down_exps) },
     { GGUF_ROLE_ATTN_QKV, true, offsetof(run_layer, wqkv) },
     { GGUF_ROLE_FFN_GATE_UP, true, offsetof(run_layer, w_gate_up) },
+    { GGUF_ROLE_ATTN_OUT_BIAS, false, offsetof(run_layer, bo) },
+    { GGUF_ROLE_ATTN_SINKS, false, offsetof(run_layer, sinks) },
+    { GGUF_ROLE_FFN_GATE_INP_BIAS, false, offsetof(run_layer, gate_inp_b) },
+    { GGUF_ROLE_FFN_GATE_EXPS_BIAS, false, offsetof(run_layer, gate_exps_b) },
+    { GGUF_ROLE_FFN_UP_EXPS_BIAS, false, offsetof(run_layer, up_exps_b) },
+    { GGUF_ROLE_FFN_DOWN_EXPS_BIAS, false, offsetof(run_layer, down_exps_b) },
 };
 
 static const layer_slot *slot_of(int role)
@@ -357,6 +413,7 @@ static int64_t dim_value(const run_hparams *hp, int dim)
     case GGUF_DIM_FF_EXP:   return hp->n_ff_exp;
     case GGUF_DIM_QKV:      return hp->n_embd + 2 * (int64_t)hp->n_head_kv * hp->head_dim;
     case GGUF_DIM_FF2:      return 2 * (int64_t)hp->n_ff;
+    case GGUF_DIM_HEADS:    return hp->n_head;
     }
     return -1;
 }
@@ -389,7 +446,8 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
         int rc = sl->matrix
             ? load_matrix_stack(dst, f, t->name, i, dim_value(hp, t->ne1), dim_value(hp, t->ne0),
                                 dim_value(hp, t->ne2), err)
-            : load_vector(dst, f, t->name, i, dim_value(hp, t->ne0), required, err);
+            : load_vectors(dst, f, t->name, i, dim_value(hp, t->ne0),
+                           t->ne1 == GGUF_DIM_1 ? 0 : dim_value(hp, t->ne1), required, err);
         if (rc)
             return -1;
     }
@@ -465,6 +523,7 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
         return -1;
     m->hp.rope_layout = ai->rope == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
     m->hp.scale_q = (ai->flags & GGUF_ARCH_SCALE_Q) != 0;
+    m->hp.swa_period = (int)ai->swa_period;
     if (load_hparams(&m->hp, f, m->arch, err) || load_vocab_size(m, f, err) ||
         check_globals(f, ai, err))
         return -1;

@@ -47,6 +47,14 @@ typedef struct run_hparams {
     float rms_eps;
     enum run_rope_layout rope_layout;
     bool  scale_q;     /* phi3: q times 1/sqrt(head_dim) before the scores, not the scores */
+    /* YaRN (rope.scaling.type "yarn"): angles blend scaled and unscaled by
+     * the ramp between the correction dims, cos/sin times yarn_mscale */
+    bool  rope_yarn;
+    float yarn_ext_factor, yarn_mscale, yarn_corr[2];
+    int   n_ctx_orig;  /* rope.scaling.original_context_length */
+    /* sliding window: layer il attends to its n_swa last positions when
+     * swa_period > 0 and il % swa_period < swa_period - 1 */
+    int   n_swa, swa_period;
 } run_hparams;
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
@@ -70,6 +78,8 @@ typedef struct run_layer {
     run_matrix wq, wk, wv, wo;       /* (q_dim or kv_dim, n_embd); wo (n_embd, q_dim) */
     float     *bq, *bk, *bv;         /* qwen2 biases (NULL when absent) */
     float     *q_norm, *k_norm;      /* qwen3 per-head RMSNorm weights (head_dim,), or NULL */
+    float     *bo;                   /* attention output bias (n_embd,), or NULL */
+    float     *sinks;                /* gpt-oss: a sink logit per head (n_head,), or NULL */
     float     *ffn_norm;             /* (n_embd,) */
     run_matrix w_gate, w_up, w_down; /* (n_ff, n_embd), (n_ff, n_embd), (n_embd, n_ff) */
     /* experts: the router (n_expert, n_embd) and each projection of all
@@ -79,6 +89,9 @@ typedef struct run_layer {
      * (data NULL when absent): wqkv (q_dim + 2 kv_dim, n_embd), rows q | k | v;
      * w_gate_up (2 n_ff, n_embd), rows gate | up */
     run_matrix wqkv, w_gate_up;
+    /* gpt-oss biases: the router's (n_expert,) and each expert's row of
+     * (n_expert, n_ff_exp) or (n_expert, n_embd); NULL when absent */
+    float     *gate_inp_b, *gate_exps_b, *up_exps_b, *down_exps_b;
 } run_layer;
 
 typedef struct run_model {

@@ -102,6 +102,21 @@ enum gguf_token_type {
 #define GGUF_T_ROPE_FACTORS_SHORT   "rope_factors_short.weight"
 #define GGUF_KEY_ROPE_ORIG_CTX      "%s.rope.scaling.original_context_length"
 #define GGUF_KEY_SLIDING_WINDOW     "%s.attention.sliding_window"
+/* gpt-oss: attention sinks, router and expert biases, sliding window, YaRN */
+#define GGUF_T_ATTN_SINKS           "blk.%d.attn_sinks.weight"
+#define GGUF_T_ATTN_POST_NORM       "blk.%d.post_attention_norm.weight"
+#define GGUF_T_FFN_GATE_INP_BIAS    "blk.%d.ffn_gate_inp.bias"
+#define GGUF_T_FFN_GATE_EXPS_BIAS   "blk.%d.ffn_gate_exps.bias"
+#define GGUF_T_FFN_UP_EXPS_BIAS     "blk.%d.ffn_up_exps.bias"
+#define GGUF_T_FFN_DOWN_EXPS_BIAS   "blk.%d.ffn_down_exps.bias"
+#define GGUF_KEY_SLIDING_WINDOW     "%s.attention.sliding_window"
+#define GGUF_KEY_ROPE_SCALING_TYPE  "%s.rope.scaling.type"
+#define GGUF_KEY_ROPE_SCALING_FACTOR "%s.rope.scaling.factor"
+#define GGUF_KEY_ROPE_SCALING_ORIG_CTX "%s.rope.scaling.original_context_length"
+#define GGUF_KEY_ROPE_YARN_EXT_FACTOR "%s.rope.scaling.yarn_ext_factor"
+#define GGUF_KEY_ROPE_YARN_ATTN_FACTOR "%s.rope.scaling.yarn_attn_factor"
+#define GGUF_KEY_ROPE_YARN_BETA_FAST "%s.rope.scaling.yarn_beta_fast"
+#define GGUF_KEY_ROPE_YARN_BETA_SLOW "%s.rope.scaling.yarn_beta_slow"
 
 /* ---------------------------------------------------------------------------
  * The architecture registry: every GGUF architecture the tools support,
@@ -127,6 +142,9 @@ enum gguf_role {
     GGUF_ROLE_ATTN_QKV,        /* q, k and v rows in one matrix (GGUF_ARCH_FUSED_QKV) */
     GGUF_ROLE_FFN_GATE_UP,     /* gate rows, then up rows (GGUF_ARCH_FUSED_GATE_UP) */
     GGUF_ROLE_ROPE_FACTORS_LONG, GGUF_ROLE_ROPE_FACTORS_SHORT, /* Phi-3 LongRoPE */
+    GGUF_ROLE_ATTN_SINKS,        /* gpt-oss: one learned logit per head */
+    GGUF_ROLE_FFN_GATE_INP_BIAS, /* gpt-oss: router bias */
+    GGUF_ROLE_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS, GGUF_ROLE_FFN_DOWN_EXPS_BIAS,
     GGUF_ROLE_COUNT
 };
 
@@ -146,6 +164,7 @@ enum gguf_dim {
     GGUF_DIM_QKV,      /* embedding_length + 2 × head_count_kv × value length (llama.cpp's
                         * fused attn_qkv: q is embedding_length wide there) */
     GGUF_DIM_FF2,      /* 2 × feed_forward_length (fused gate and up) */
+    GGUF_DIM_HEADS,    /* head_count (attention sinks) */
     GGUF_DIM_COUNT
 };
 
@@ -235,17 +254,23 @@ enum {
     GGUF_ARCH_ROPE_LINEAR      = 1u << 9,  /* {arch}.rope.scaling.type "linear" */
     GGUF_ARCH_SCALE_Q          = 1u << 10, /* q times 1/sqrt(head_dim) before the scores
                                             * (then rounded to f16), not the scores */
+    GGUF_ARCH_ROPE_YARN        = 1u << 13, /* rope_scaling "yarn" → {arch}.rope.scaling.* */
     /* conversion facts (llama.cpp's converter for the family) */
     GGUF_ARCH_PERMUTE_QK       = 1u << 16, /* q/k rows get the rotary permutation */
     GGUF_ARCH_LLAMA_VOCAB      = 1u << 17, /* LlamaModel's vocabulary rules */
     GGUF_ARCH_WRITES_ROPE_DIM  = 1u << 18, /* writes rope.dimension_count and vocab_size */
-    GGUF_ARCH_PHI3_VOCAB       = 1u << 19  /* Phi3MiniModel's vocabulary: added tokens typed by
+    GGUF_ARCH_PHI3_VOCAB       = 1u << 19, /* Phi3MiniModel's vocabulary: added tokens typed by
                                             * "special" alone, tokenizer.json's added_tokens
                                             * too, BPE only for a GPT2Tokenizer */
+    GGUF_ARCH_MXFP4_EXPERTS    = 1u << 23  /* experts come as MXFP4 blocks + scales and stay
+                                            * MXFP4; float outtypes get file_type 38 */
 };
 
 /* Activation of the feed-forward gate. */
-enum gguf_activation { GGUF_ACT_SILU, GGUF_ACT_GELU_TANH };
+enum gguf_activation {
+    GGUF_ACT_SILU, GGUF_ACT_GELU_TANH,
+    GGUF_ACT_SWIGLU_OAI /* gpt-oss: x·σ(1.702x) of the clamped gate times (up + 1), limit 7 */
+};
 
 /* RoPE layouts (ggml's rope modes). */
 enum gguf_rope_layout {
@@ -256,8 +281,10 @@ enum gguf_rope_layout {
 /* How a mixture-of-experts layer picks its experts. */
 enum gguf_routing {
     GGUF_ROUTING_NONE,
-    GGUF_ROUTING_SOFTMAX_TOPK /* softmax over the experts, the top expert_used_count,
-                               * their probabilities renormalised to sum 1 */
+    GGUF_ROUTING_SOFTMAX_TOPK, /* softmax over the experts, the top expert_used_count,
+                                * their probabilities renormalised to sum 1 */
+    GGUF_ROUTING_TOPK_SOFTMAX /* gpt-oss: the top expert_used_count logits (router with
+                               * bias), then a softmax over those k alone */
 };
 
 /* Where the per-head size comes from. */

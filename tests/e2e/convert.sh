@@ -91,7 +91,7 @@ fi
 
 # e21cdc11's references (upstream/convert/), for the families gguf-convert
 # reads so far: every outtype of each.
-UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand"
+UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand"
 if need_jq "upstream convert manifests" &&
     need_fixture upstream/convert "upstream convert manifests" $((12 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
     for fam in $UPSTREAM_FAMILIES; do
@@ -190,6 +190,13 @@ if need_fixture models/mixtral-rand "bad expert checkpoints" 2; then
     bad_case "fewer experts than num_local_experts" "$TMP/x" "block 0 has 12 of its 15 expert tensors"
     mkx '.num_local_experts = 3'
     bad_case "an expert beyond num_local_experts" "$TMP/x" "expert 3 is beyond the 2 blocks and 3 experts"
+    fixture_block_end
+fi
+# gpt-oss: MXFP4 scales whose _blocks tensor is missing (renamed in place)
+if need_fixture models/gptoss-rand "bad MXFP4 experts" 1; then
+    rm -rf "$TMP/x"; mkdir -p "$TMP/x"; cp "$FIX"/models/gptoss-rand/* "$TMP/x"/; chmod -R u+w "$TMP/x"
+    LC_ALL=C sed -i 's/model\.layers\.0\.mlp\.experts\.down_proj_blocks/model.layers.0.mlp.experts.down_proj_blockx/' "$TMP/x/model.safetensors"
+    bad_case "MXFP4 scales without their blocks" "$TMP/x" "down_proj_scales': expected U8 .* after its U8"
     fixture_block_end
 fi
 if need_fixture models/wp-llama-5m/torch "bad torch checkpoints" 4; then

@@ -638,7 +638,7 @@ if need_jq "--arches --json: one table of architectures, keys and tensors per ar
     got=$("$INSPECT" --arches --json | jq -c '[(.architectures | keys), (.llama_tensors | length),
           (.qwen2_tensors | length), (.qwen3_tensors | length), (.phi3_tensors | length),
           ([.llama_keys[] | select(.required)] | length)]')
-    [ "$got" = '[["llama","mistral","phi3","qwen2","qwen3","qwen3moe"],24,15,17,11,6]' ] &&
+    [ "$got" = '[["gpt-oss","llama","mistral","phi3","qwen2","qwen3","qwen3moe"],24,15,17,11,6]' ] &&
         pass "--arches --json: one table of architectures, keys and tensors per architecture" ||
         fail "--arches --json: one table of architectures, keys and tensors per architecture" "$got"
 fi

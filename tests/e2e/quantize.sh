@@ -109,7 +109,7 @@ fi
 # preset from our F16 conversion of the family's checkpoint, with the
 # family's GGUF imatrix for the -imatrix- ones (whose quantize.* keys are
 # compared too).
-UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand"
+UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand"
 up_manifests=$(for fam in $UPSTREAM_FAMILIES; do ls "$UP"/quantize/"$fam"-*.json 2>/dev/null; done)
 n_up=$(( $(wc -w <<<"$up_manifests") + $(grep -c -- '-imatrix-' <<<"$up_manifests") ))
 if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize "e21cdc11 architecture manifests" "$n_up"; then
@@ -125,8 +125,12 @@ if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize "e21cdc11 archit
         fi
         im=
         [[ $name == *-imatrix-* ]] && im=$fam.imatrix.gguf
+        # gpt-oss's F16 conversion keeps its experts MXFP4: e21cdc11 needed
+        # --allow-requantize for every preset of it
+        req=
+        [ "$fam" = gptoss-rand ] && req=--allow-requantize
         out=$TMP/$name.gguf
-        if ! (cd "$UP/imatrix" && "$QUANT" -q ${im:+--imatrix "$im"} "$f16" "$out" "$preset" 2) >"$TMP/q.log" 2>&1; then
+        if ! (cd "$UP/imatrix" && "$QUANT" -q $req ${im:+--imatrix "$im"} "$f16" "$out" "$preset" 2) >"$TMP/q.log" 2>&1; then
             fail "$name" "gguf-quantize failed: $(tail -1 "$TMP/q.log")"
             [ -n "$im" ] && fail "$name: metadata"
             continue

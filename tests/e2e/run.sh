@@ -38,7 +38,7 @@ model_for() {
         llama2xs-f32.gguf)
             "$CONVERT" "$FIX/models/llama2xs/model.bin" --tokenizer "$FIX/models/stories260K/tokenizer.bin" \
                 --outtype f32 -o "$out" ;;
-        qwen2-rand-f32.gguf|llama3rope-rand-f32.gguf|qwen3-rand-f32.gguf|mixtral-rand-f32.gguf|qwen3moe-rand-f32.gguf|phi3-rand-f32.gguf)
+        qwen2-rand-f32.gguf|llama3rope-rand-f32.gguf|qwen3-rand-f32.gguf|mixtral-rand-f32.gguf|qwen3moe-rand-f32.gguf|phi3-rand-f32.gguf|gptoss-rand-f32.gguf)
             "$CONVERT" "$FIX/models/${name%-f32.gguf}" --outtype f32 -o "$out" ;;
         *) echo "no recipe for $name" >&2; false ;;
     esac >"$W/why" 2>&1 || { tail -1 "$W/why" >"$W/why.1"; mv "$W/why.1" "$W/why"; return; }
@@ -130,7 +130,7 @@ imatrix_check() {
 # e21cdc11's references (upstream/greedy/) for the families gguf-run runs so
 # far: 3 greedy decodes and the first steps' logits of each F32 conversion,
 # and the importance matrix of its F16 conversion (upstream/imatrix/).
-UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand"
+UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand"
 if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
     for fam in $UPSTREAM_FAMILIES; do
         model=$(model_for "$fam-f32.gguf")

@@ -61,6 +61,26 @@ START_TEST(test_names)
     ck_assert_int_eq(e, -1);
     ck_assert_int_eq(arch_map_name(moe, "model.layers.0.mlp.experts.x.up_proj.weight", out,
                                    sizeof out, &p, &b, &e, &row), -1);
+    /* gpt-oss: sinks, router bias, post-attention norm; its MXFP4 experts
+     * (repacked by hf.c) map through no row */
+    const gguf_arch *oss = arch_find("GptOssForCausalLM");
+    ck_assert_ptr_nonnull(oss);
+    ck_assert_str_eq(oss->name, "gpt-oss");
+    ck_assert_int_eq(arch_map_name(oss, "model.layers.1.self_attn.sinks", out, sizeof out, &p, &b,
+                                   &e, &row), 1);
+    ck_assert_str_eq(out, "blk.1.attn_sinks.weight");
+    ck_assert_int_eq(row->ne0, GGUF_DIM_HEADS);
+    ck_assert_int_eq(arch_map_name(oss, "model.layers.0.mlp.router.bias", out, sizeof out, &p, &b,
+                                   &e, &row), 1);
+    ck_assert_str_eq(out, "blk.0.ffn_gate_inp.bias");
+    ck_assert_int_eq(arch_map_name(oss, "model.layers.0.post_attention_layernorm.weight", out,
+                                   sizeof out, &p, &b, &e, &row), 1);
+    ck_assert_str_eq(out, "blk.0.post_attention_norm.weight");
+    ck_assert_int_eq(arch_map_name(oss, "model.layers.0.mlp.experts.down_proj_bias", out,
+                                   sizeof out, &p, &b, &e, &row), 1);
+    ck_assert_str_eq(out, "blk.0.ffn_down_exps.bias");
+    ck_assert_int_eq(arch_map_name(oss, "model.layers.0.mlp.experts.down_proj_blocks", out,
+                                   sizeof out, &p, &b, &e, &row), -1);
     ck_assert_int_eq(arch_map_meta(llama, "layers.4.feed_forward.w2.weight", out, sizeof out, &b), 1);
     ck_assert_str_eq(out, "blk.4.ffn_down.weight");
     ck_assert_int_eq(arch_map_meta(llama, "tok_embeddings.weight", out, sizeof out, &b), 1);

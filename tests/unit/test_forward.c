@@ -437,7 +437,7 @@ static void nan_eps(spec *s) { s->eps = NAN; }
 static void bad_freqs(spec *s) { s->rope_freqs = true; s->rope_freq0 = -1; }
 static void ff_mismatch(spec *s) { s->drop = "blk.0.ffn_gate.weight"; }
 static void mistral_keys_llama(spec *s) { s->arch = "mistral"; s->kv_arch = "llama"; }
-static void yarn(spec *s) { s->rope_scaling = "yarn"; }
+static void longrope(spec *s) { s->rope_scaling = "longrope"; }
 static void qwen3_nonorm(spec *s) { s->arch = "qwen3"; s->head_dim = 16; s->rot = 16; }
 static void qwen3_vlen(spec *s)
 {
@@ -465,7 +465,7 @@ static const bad_case BAD[] = {
     { "negative rope factor", bad_freqs, "rope_freqs.weight: factor 0 is -1" },
     { "missing gate", ff_mismatch, "missing tensor blk.0.ffn_gate.weight" },
     { "mistral with llama keys", mistral_keys_llama, "missing key mistral.embedding_length" },
-    { "yarn rope scaling", yarn, "rope scaling \"yarn\" is not supported" },
+    { "longrope rope scaling", longrope, "rope scaling \"longrope\" is not supported" },
     { "qwen3 without q/k norms", qwen3_nonorm, "missing tensor blk.0.attn_q_norm.weight" },
     { "qwen3 without one k norm", qwen3_vlen, "missing tensor blk.0.attn_k_norm.weight" },
     { "phi3 with separate q, k, v", phi3_unfused, "missing tensor blk.0.attn_qkv.weight" },

@@ -15,7 +15,7 @@ START_TEST(test_lookup)
 {
     size_t n;
     const gguf_arch *all = gguf_arch_list(&n);
-    ck_assert_uint_eq(n, 6);
+    ck_assert_uint_eq(n, 7);
     ck_assert_ptr_eq(gguf_arch_find("llama"), &all[0]);
     ck_assert_ptr_nonnull(gguf_arch_find("mistral"));
     ck_assert_ptr_nonnull(gguf_arch_find("qwen2"));
@@ -28,7 +28,11 @@ START_TEST(test_lookup)
     ck_assert_ptr_null(gguf_arch_find_hf("GPT2LMHeadModel"));
     ck_assert_str_eq(gguf_arch_hf_list(),
                      "LlamaForCausalLM, LLaMAForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                     "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, Phi3ForCausalLM");
+                     "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, Phi3ForCausalLM, GptOssForCausalLM");
+    ck_assert_ptr_eq(gguf_arch_find_hf("GptOssForCausalLM"), gguf_arch_find("gpt-oss"));
+    ck_assert_str_eq(gguf_role_name(GGUF_ROLE_ATTN_SINKS), "attn_sinks");
+    ck_assert_str_eq(gguf_dim_name(GGUF_DIM_HEADS), "head_count");
+    ck_assert_str_eq(gguf_hp_key(GGUF_HP_SLIDING_WINDOW), "%s.attention.sliding_window");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_ATTN_Q), "attn_q");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_COUNT), "unknown");
     ck_assert_str_eq(gguf_hp_name(GGUF_HP_HEAD_COUNT_KV), "attention.head_count_kv");
