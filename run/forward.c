@@ -593,21 +593,28 @@ static void row_softmax(float *x, int n)
  * normalised weights): p = softmax(router logits); the n_used largest (the
  * first on ties) in descending order; their weights p / max(Σp, 2^-14),
  * Σ in double. */
-static void moe_route(float *p, int n_expert, int n_used, int *sel, float *w)
+/* The k largest of v[0..n) in descending order (the first on ties): their
+ * indices into sel, their values into w. */
+static void top_k(const float *v, int n, int k, int *sel, float *w)
 {
-    row_softmax(p, n_expert);
-    for (int j = 0; j < n_used; j++) {
+    for (int j = 0; j < k; j++) {
         int best = -1;
-        for (int e = 0; e < n_expert; e++) {
+        for (int e = 0; e < n; e++) {
             bool taken = false;
             for (int i = 0; i < j; i++)
                 taken |= sel[i] == e;
-            if (!taken && (best < 0 || p[e] > p[best]))
+            if (!taken && (best < 0 || v[e] > v[best]))
                 best = e;
         }
         sel[j] = best;
-        w[j] = p[best];
+        w[j] = v[best];
     }
+}
+
+static void moe_route(float *p, int n_expert, int n_used, int *sel, float *w)
+{
+    row_softmax(p, n_expert);
+    top_k(p, n_expert, n_used, sel, w);
     double sum = 0.0;
     for (int j = 0; j < n_used; j++)
         sum += (double)w[j];
@@ -624,18 +631,7 @@ static void moe_route(float *p, int n_expert, int n_used, int *sel, float *w)
 static void moe_route_topk_softmax(const float *logits, int n_expert, int n_used, int *sel,
                                    float *w)
 {
-    for (int j = 0; j < n_used; j++) {
-        int best = -1;
-        for (int e = 0; e < n_expert; e++) {
-            bool taken = false;
-            for (int i = 0; i < j; i++)
-                taken |= sel[i] == e;
-            if (!taken && (best < 0 || logits[e] > logits[best]))
-                best = e;
-        }
-        sel[j] = best;
-        w[j] = logits[best];
-    }
+    top_k(logits, n_expert, n_used, sel, w);
     row_softmax(w, n_used);
 }
 
