@@ -59,7 +59,7 @@ CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) -fPIC -Iinclude -Igguf $(LIB_CFLAGS) -DGGUF
 # Every object also writes its header dependencies (.d, with empty rules for
 # the headers so that a deleted header does not stop the build).
 DEPFLAGS    = -MMD -MP
-LDLIBS_ALL  = $(LIB_LIBS) -lm $(LDSAN) $(LDFLAGS)
+LDLIBS_ALL  = $(LIB_LIBS) -lm -pthread $(LDSAN) $(LDFLAGS)
 
 # --- sources ---------------------------------------------------------------
 LIB_SRC   := $(sort $(wildcard gguf/*.c))
@@ -132,25 +132,22 @@ $(BUILD)/libgguf.so: $(LIB_OBJ) | deps-lib
 	ln -sf libgguf.so.$(VERSION) $(BUILD)/libgguf.so.$(SOMAJOR)
 	ln -sf libgguf.so.$(SOMAJOR) $@
 
-# Per-tool dependencies: pkg-config names (with their Debian package) and
-# OpenMP. Each tool is its main.c linked with an internal archive of the
+# Per-tool dependencies: pkg-config names (with their Debian package). Each tool is its main.c linked with an internal archive of the
 # rest of its directory ($(BUILD)/libtool-NAME.a, which the unit tests and
 # fuzzers link too), libcommon.a and libgguf.a.
 DEPS_quantize   := yaml-0.1:libyaml-dev
-OMP_quantize    := -fopenmp
 DEPS_convert    := yaml-0.1:libyaml-dev zlib:zlib1g-dev
 DEPS_edit       := yaml-0.1:libyaml-dev
-OMP_run         := -fopenmp
 pkg_names = $(foreach d,$(1),$(word 1,$(subst :, ,$(d))))
 tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(filter-out $(1)/main.c,$(sort $(wildcard $(1)/*.c))))
 
 define tool_rule
-$(BUILD)/obj/$(1)/%.o: CFLAGS_TOOL := -Icommon $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --cflags $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1))
+$(BUILD)/obj/$(1)/%.o: CFLAGS_TOOL := -Icommon $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --cflags $$(call pkg_names,$$(DEPS_$(1)))))
 $(BUILD)/libtool-$(1).a: $$(call tool_objs,$(1),$(BUILD))
 	@rm -f $$@
 	ar rcs $$@ $$^
 $(BUILD)/gguf-$(1): $(BUILD)/obj/$(1)/main.o $(BUILD)/libtool-$(1).a $(BUILD)/libcommon.a $(BUILD)/libgguf.a | deps-$(1)
-	$$(CC) -o $$@ $$^ $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --libs $$(call pkg_names,$$(DEPS_$(1))))) $$(OMP_$(1)) $$(LDLIBS_ALL)
+	$$(CC) -o $$@ $$^ $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --libs $$(call pkg_names,$$(DEPS_$(1))))) $$(LDLIBS_ALL)
 deps-$(1):
 	$$(foreach d,$$(DEPS_$(1)),$$(call need,$$(d)))
 .PHONY: deps-$(1)
@@ -162,7 +159,7 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # tools-common and the library, and every library the tools use.
 TOOL_ARCHIVES = $(foreach t,$(TOOLS),$(BUILD)/libtool-$(t).a)
 TOOL_INCLUDES = -Icommon $(addprefix -iquote ,$(TOOLS))
-TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null) -fopenmp
+TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
 
 # --- tests -----------------------------------------------------------------
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)

@@ -41,22 +41,52 @@ bool cli_parse_double(const char *s, double lo, double hi, double *out)
     return true;
 }
 
+/* The CPU quota of the process's cgroup (v2 cpu.max "QUOTA PERIOD", or v1
+ * cfs_quota_us / cfs_period_us) rounded up to whole CPUs; 0 when none is
+ * set or none can be read. */
+static int cgroup_cpus(void)
+{
+    long long quota = -1, period = 0;
+    FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
+    if (f) {
+        char q[32];
+        if (fscanf(f, "%31s %lld", q, &period) == 2 && strcmp(q, "max") != 0)
+            quota = strtoll(q, NULL, 10);
+        fclose(f);
+    } else if ((f = fopen("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "r"))) {
+        if (fscanf(f, "%lld", &quota) != 1)
+            quota = -1;
+        fclose(f);
+        if ((f = fopen("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "r"))) {
+            if (fscanf(f, "%lld", &period) != 1)
+                period = 0;
+            fclose(f);
+        }
+    }
+    if (quota <= 0 || period <= 0)
+        return 0;
+    const long long n = (quota + period - 1) / period;
+    return n > 4096 ? 4096 : (int)n;
+}
+
 int cli_available_cores(void)
 {
+    int n = 0;
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        int n = CPU_COUNT(&set);
-        if (n > 0)
-            return n;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        n = c > 0 ? (int)c : 1;
     }
-    long c = sysconf(_SC_NPROCESSORS_ONLN);
-    return c > 0 ? (int)c : 1;
+    const int quota = cgroup_cpus();
+    return quota > 0 && quota < n ? quota : n;
 }
 
 int cli_max_threads(void)
 {
     int n = 4 * cli_available_cores();
-    return n > 1024 ? 1024 : n;
+    return n > 256 ? 256 : n;
 }
 
 int cli_default_threads(void)

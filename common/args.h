@@ -24,10 +24,12 @@ bool cli_parse_double(const char *s, double lo, double hi, double *out);
  * gguf-split and converters read them); no sign or spaces, at least 1. */
 bool cli_parse_size(const char *s, uint64_t *out);
 
-/* CPUs this process may run on (sched_getaffinity), at least 1. */
+/* CPUs this process may run on (sched_getaffinity), fewer if its cgroup's
+ * CPU quota (cpu.max) allows fewer; at least 1. */
 int cli_available_cores(void);
 
-/* Most threads a tool accepts: 4 × the available cores, at most 1024. */
+/* Most threads a tool accepts: 4 × the available cores, at most 256
+ * (POOL_MAX_THREADS). */
 int cli_max_threads(void);
 
 /* Parses a thread count: 1 … cli_max_threads(). Above the available

@@ -13,7 +13,8 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include <ggufkit/arch.h>
 #include "outpath.h"
 #include "policy.h"
+#include "pool.h"
 #include "preset.h"
 #include "progress.h"
 #include "readfile.h"
@@ -810,11 +812,6 @@ static int reserve(void **p, size_t *cap, size_t need)
     return 0;
 }
 
-/* Quantizes all rows of one tensor (experts slice by slice, each with its
- * own importance weights) into b->out. Work goes out in chunks of rows
- * (llama.cpp's 32×512-element units); each thread turns its chunk of the
- * source into f32 in a small buffer of its own, so the f32 form of a tensor
- * never exists whole and the data crosses memory once. */
 /* The first non-finite value of n floats, or -1. */
 static int64_t first_nonfinite(const float *x, int64_t n)
 {
@@ -835,60 +832,77 @@ typedef struct bad_value {
     float   v;
 } bad_value;
 
-static int convert_tensor(const plan_item *it, buffers *b, int threads, bad_value *bad)
+/* One tensor's job: a unit is a chunk of rows of one slice. */
+typedef struct {
+    const plan_item *it;
+    uint8_t         *out;
+    int64_t          n0, rows_per_slice, chunk, nchunks;
+    uint64_t         row, src_row;
+    float           *tmp;    /* chunk * n0 floats per thread; NULL: out of memory or F32 input */
+    _Atomic int      failed;
+    pthread_mutex_t  lock;   /* guards bad */
+    bad_value       *bad;
+} convert_job;
+
+static void convert_unit(void *ctx, int64_t u, int thread)
+{
+    convert_job *j = ctx;
+    const gguf_tensor *t = j->it->t;
+    const int64_t n0 = j->n0, s = u / j->nchunks, c = u % j->nchunks;
+    const float *w = j->it->imatrix ? j->it->imatrix + (s % t->ne[2]) * n0 : NULL;
+    const uint8_t *x = t->data + (uint64_t)(s * j->rows_per_slice) * j->src_row;
+    uint8_t *y = j->out + (uint64_t)(s * j->rows_per_slice) * j->row;
+    const int64_t r0 = c * j->chunk, nr = j->rows_per_slice - r0 < j->chunk ? j->rows_per_slice - r0 : j->chunk;
+    const uint8_t *xs = x + (uint64_t)r0 * j->src_row;
+    const float *f = (const float *)xs;
+    if (t->type != GGUF_DT_F32) {
+        if (!j->tmp) {
+            atomic_store(&j->failed, 1);
+            return;
+        }
+        float *tmp = j->tmp + (size_t)thread * (size_t)(j->chunk * n0);
+        for (int64_t r = 0; r < nr; r++)
+            gguf_dequantize_row(t->type, xs + (uint64_t)r * j->src_row, tmp + r * n0, n0, NULL);
+        f = tmp;
+    }
+    /* llama.cpp quantizes NaN rows into finite garbage; refused here */
+    int64_t at = first_nonfinite(f, nr * n0);
+    if (at >= 0) {
+        int64_t r = s * j->rows_per_slice + r0 + at / n0;
+        pthread_mutex_lock(&j->lock);
+        if (j->bad->row < 0 || r < j->bad->row)
+            *j->bad = (bad_value){ r, at % n0, f[at] };
+        pthread_mutex_unlock(&j->lock);
+        return;
+    }
+    if (!gguf_quantize_rows(j->it->type, f, y + (uint64_t)r0 * j->row, nr, n0, w, NULL))
+        atomic_store(&j->failed, 1); /* the plan checked codec and weights: not expected */
+}
+
+/* Quantizes all rows of one tensor (experts slice by slice, each with its
+ * own importance weights) into b->out, on the pool's threads. Work goes out
+ * in chunks of rows (llama.cpp's 32×512-element units); each thread turns
+ * its chunk of the source into f32 in a small buffer of its own, so the f32
+ * form of a tensor never exists whole and the data crosses memory once. */
+static int convert_tensor(const plan_item *it, buffers *b, bad_value *bad)
 {
     const gguf_tensor *t = it->t;
     if (reserve((void **)&b->out, &b->out_cap, (size_t)it->nbytes))
         return -1;
-    int64_t n0 = t->ne[0], rows_per_slice = t->ne[1], slices = t->ne[2] * t->ne[3];
-    uint64_t row, src_row;
-    gguf_row_size(it->type, n0, &row, NULL);
-    gguf_row_size(t->type, n0, &src_row, NULL);
-    int64_t chunk = n0 >= 16384 ? 1 : (16384 + n0 - 1) / n0;
-    int failed = 0;
+    convert_job j = { .it = it, .out = b->out, .n0 = t->ne[0], .rows_per_slice = t->ne[1], .bad = bad };
+    gguf_row_size(it->type, j.n0, &j.row, NULL);
+    gguf_row_size(t->type, j.n0, &j.src_row, NULL);
+    j.chunk = j.n0 >= 16384 ? 1 : (16384 + j.n0 - 1) / j.n0;
+    j.nchunks = (j.rows_per_slice + j.chunk - 1) / j.chunk;
+    if (t->type != GGUF_DT_F32)
+        j.tmp = malloc((size_t)pool_threads() * (size_t)(j.chunk * j.n0) * sizeof(float));
+    atomic_init(&j.failed, 0);
+    pthread_mutex_init(&j.lock, NULL);
     bad->row = -1;
-    #pragma omp parallel num_threads(threads)
-    {
-        float *tmp = t->type == GGUF_DT_F32 ? NULL : malloc((size_t)(chunk * n0) * sizeof(float));
-        if (t->type != GGUF_DT_F32 && !tmp) {
-            #pragma omp atomic write
-            failed = 1;
-        }
-        for (int64_t s = 0; s < slices; s++) {
-            const float *w = it->imatrix ? it->imatrix + (s % t->ne[2]) * n0 : NULL;
-            const uint8_t *x = t->data + (uint64_t)(s * rows_per_slice) * src_row;
-            uint8_t *y = b->out + (uint64_t)(s * rows_per_slice) * row;
-            int64_t nchunks = (rows_per_slice + chunk - 1) / chunk;
-            #pragma omp for schedule(dynamic, 1)
-            for (int64_t c = 0; c < nchunks; c++) {
-                int64_t r0 = c * chunk, nr = rows_per_slice - r0 < chunk ? rows_per_slice - r0 : chunk;
-                const uint8_t *xs = x + (uint64_t)r0 * src_row;
-                const float *f = (const float *)xs;
-                if (t->type != GGUF_DT_F32) {
-                    if (!tmp)
-                        continue; /* out of memory, reported below */
-                    for (int64_t r = 0; r < nr; r++)
-                        gguf_dequantize_row(t->type, xs + (uint64_t)r * src_row, tmp + r * n0, n0, NULL);
-                    f = tmp;
-                }
-                /* llama.cpp quantizes NaN rows into finite garbage; refused here */
-                int64_t at = first_nonfinite(f, nr * n0);
-                if (at >= 0) {
-                    int64_t r = s * rows_per_slice + r0 + at / n0;
-                    #pragma omp critical(bad_value)
-                    if (bad->row < 0 || r < bad->row)
-                        *bad = (bad_value){ r, at % n0, f[at] };
-                    continue;
-                }
-                if (!gguf_quantize_rows(it->type, f, y + (uint64_t)r0 * row, nr, n0, w, NULL)) {
-                    #pragma omp atomic write
-                    failed = 1; /* the plan checked codec and weights: not expected */
-                }
-            }
-        }
-        free(tmp);
-    }
-    return failed ? -1 : 0;
+    pool_for(t->ne[2] * t->ne[3] * j.nchunks, convert_unit, &j);
+    pthread_mutex_destroy(&j.lock);
+    free(j.tmp);
+    return atomic_load(&j.failed) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -981,7 +995,7 @@ static int run(const options *o)
         const void *data = it->t->data;
         if (it->convert) {
             bad_value bad;
-            if (convert_tensor(it, &b, o->threads, &bad)) {
+            if (convert_tensor(it, &b, &bad)) {
                 progress_end(&bar);
                 fprintf(stderr, TOOL ": error: %s: out of memory converting '%s'\n", o->in,
                         it->t->name);
@@ -1040,6 +1054,9 @@ int main(int argc, char **argv)
     cli_cleanup_on_signals();
     options o;
     int rc = parse_args(argc, argv, &o);
+    if (rc == 0 && pool_set_threads(o.threads))
+        fprintf(stderr, TOOL ": warning: could not start %d threads; running on %d\n", o.threads,
+                pool_threads());
     if (rc == 0)
         rc = run(&o);
     else if (rc < 0)

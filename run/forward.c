@@ -18,13 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "forward.h"
 #include "forward_simd.h"
 #include "kernels.h"
+#include "pool.h"
 #include <ggufkit/quants.h>
 
 /* ---------------------------------------------------------------------------
@@ -193,11 +190,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     const size_t d = (size_t)hp->n_embd, kv = (size_t)hp->n_head_kv * hp->head_dim;
     const size_t ff = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
     const size_t nb = (size_t)n_batch, ne = (size_t)hp->n_expert, nu = (size_t)hp->n_expert_used;
-#ifdef _OPENMP
-    s->n_threads = omp_get_max_threads();
-#else
-    s->n_threads = 1;
-#endif
+    s->n_threads = pool_threads(); /* per-thread scratch of attention */
     s->n_ctx = n_ctx;
     s->n_batch = n_batch;
     s->xq_row = max_act_row(m);
@@ -275,6 +268,22 @@ void run_state_free(run_state *s)
  * Layers
  */
 
+/* Converts activation rows to a matrix's dot type, a row per unit. */
+typedef struct {
+    uint32_t    type;
+    int64_t     cols;
+    const float *x;
+    uint8_t     *xq;
+    size_t      rs;
+} act_job;
+
+static void act_unit(void *ctx, int64_t b, int thread)
+{
+    (void)thread;
+    const act_job *j = ctx;
+    kern_quantize_act(j->type, j->x + (size_t)b * (size_t)j->cols, j->xq + (size_t)b * j->rs, j->cols);
+}
+
 /* y (nb, W.rows) = x (nb, W.cols) @ W^T; x is first converted to W's dot type. */
 static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, float *y)
 {
@@ -282,9 +291,8 @@ static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, fl
     uint8_t *xq = s->xq;
     if (s->act_hook)
         s->act_hook(s->act_user, w, x, nb);
-#pragma omp parallel for if (nb > 1)
-    for (int b = 0; b < nb; b++)
-        kern_quantize_act(w->type, x + (size_t)b * w->cols, xq + (size_t)b * rs, w->cols);
+    act_job aj = { w->type, w->cols, x, xq, rs };
+    pool_for(nb, act_unit, &aj);
     if (w->packed)
         kern_matmul_packed(w->type, w->packed, w->rows, w->cols, xq, nb, y);
     else
@@ -528,6 +536,34 @@ static bool layer_is_swa(const run_hparams *hp, int il)
     return hp->swa_period > 0 && hp->n_swa > 0 && il % hp->swa_period < hp->swa_period - 1;
 }
 
+/* One layer's attention job: a unit is one query head of one token. */
+typedef struct {
+    run_state       *s;
+    const run_hparams *hp;
+    const float     *sinks;
+    size_t           base, kv_dim;
+    float            kq_scale;
+    int              nb, pos, group;
+    bool             swa;
+} att_job;
+
+static void att_unit(void *ctx, int64_t u, int thread)
+{
+    const att_job *j = ctx;
+    run_state *s = j->s;
+    const run_hparams *hp = j->hp;
+    const int b = (int)(u / hp->n_head), h = (int)(u % hp->n_head), hd = hp->head_dim, pos = j->pos;
+    const size_t th = (size_t)thread;
+    float *qh = s->q + (size_t)b * hp->q_dim + (size_t)h * hd;
+    const size_t kvh = (size_t)(h / j->group) * hd;
+    float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
+    const int from = j->swa && pos + b + 1 > hp->n_swa ? pos + b + 1 - hp->n_swa : 0;
+    attend_head(s, out, qh, s->k_cache + j->base + kvh, s->v_cache + j->base + kvh, pos + b + 1, hd,
+                j->kv_dim, j->kq_scale, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd), j->nb > 1,
+                from, j->sinks ? j->sinks[h] : NAN);
+    memcpy(qh, out, (size_t)hd * sizeof *out);
+}
+
 /* Multi-head attention for nb tokens at positions pos..pos+nb-1: token b
  * sees cache positions 0..pos+b (causal), only the last n_swa of them in a
  * sliding-window layer; query head h reads key/value head h / (n_head /
@@ -536,31 +572,16 @@ static bool layer_is_swa(const run_hparams *hp, int il)
 static void attention(run_state *s, const run_model *m, int layer, int nb, int pos)
 {
     const run_hparams *hp = &m->hp;
-    const bool swa = layer_is_swa(hp, layer);
-    const float *sinks = m->layers[layer].sinks;
-    const int hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
+    const int hd = hp->head_dim;
     const size_t kv_dim = (size_t)hp->n_head_kv * hd;
-    const size_t base = (size_t)layer * (size_t)s->n_ctx * kv_dim;
-    // 1/sqrt(head_dim) scales the scores, or was applied to q already (phi3)
-    const float kq_scale = hp->scale_q ? 1.0f : 1.0f / sqrtf((float)hd);
-#pragma omp parallel for collapse(2) schedule(dynamic)
-    for (int b = 0; b < nb; b++) {
-        for (int h = 0; h < hp->n_head; h++) {
-#ifdef _OPENMP
-            const size_t th = (size_t)omp_get_thread_num();
-#else
-            const size_t th = 0;
-#endif
-            float *qh = s->q + (size_t)b * hp->q_dim + (size_t)h * hd;
-            const size_t kvh = (size_t)(h / group) * hd;
-            float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
-            const int from = swa && pos + b + 1 > hp->n_swa ? pos + b + 1 - hp->n_swa : 0;
-            attend_head(s, out, qh, s->k_cache + base + kvh, s->v_cache + base + kvh, pos + b + 1,
-                        hd, kv_dim, kq_scale, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd),
-                        nb > 1, from, sinks ? sinks[h] : NAN);
-            memcpy(qh, out, (size_t)hd * sizeof *out);
-        }
-    }
+    att_job j = {
+        .s = s, .hp = hp, .sinks = m->layers[layer].sinks,
+        .base = (size_t)layer * (size_t)s->n_ctx * kv_dim, .kv_dim = kv_dim,
+        // 1/sqrt(head_dim) scales the scores, or was applied to q already (phi3)
+        .kq_scale = hp->scale_q ? 1.0f : 1.0f / sqrtf((float)hd),
+        .nb = nb, .pos = pos, .group = hp->n_head / hp->n_head_kv, .swa = layer_is_swa(hp, layer),
+    };
+    pool_for((int64_t)nb * hp->n_head, att_unit, &j);
 }
 
 /* ggml's soft_max of one unpadded row (its ggml_vec_soft_max_f32 on this

@@ -1,7 +1,8 @@
 /*
  * kernels.c — kernels.h's entry points: the table of weight types, the
  * conversion of activations to each type's dot type, the choice between
- * scalar and vector kernels, and the tiled, OpenMP-parallel matmul.
+ * scalar and vector kernels, and the tiled matmul spread over the threads of
+ * common/pool.c.
  *
  * The per-type arithmetic lives in kernels_float.c (f32, f16, bf16),
  * kernels_legacy.c (32-element blocks), kernels_k.c (k-quants) and
@@ -13,12 +14,9 @@
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
-#include <stdatomic.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "pool.h"
 
 #include <ggufkit/quants.h>
 #include "kernels_impl.h"
@@ -372,93 +370,13 @@ float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
 }
 
 /* ---------------------------------------------------------------------------
- * Sharing a product's units (tiles, or packed groups of rows) between the
- * threads. Each thread starts on a contiguous range of its own (one stream
- * of weight rows: reading several at once is slower here), and a thread
- * that finishes takes units one by one from the end of the fullest range
- * left, so that the threads of a memory-bound product finish within one
- * unit of each other instead of the faster one waiting at the barrier.
+ * Products are spread over the threads by common/pool.c: each thread starts
+ * on a contiguous range of units (tiles, or packed groups of rows: one
+ * stream of weight rows, as reading several at once is slower here), and a
+ * thread that finishes takes units one by one from the end of the fullest
+ * range left, so the threads of a memory-bound product finish within one
+ * unit of each other.
  */
-#define SHARE_MAX 64
-
-typedef struct {
-    struct {
-        _Alignas(64) _Atomic uint64_t range; /* next unit (low 32 bits), end (high 32) */
-    } slot[SHARE_MAX]; /* a cache line each */
-    int n;
-} share;
-
-static void share_init(share *s, int64_t units)
-{
-    assert(units >= 0 && units <= (int64_t)UINT32_MAX);
-#ifdef _OPENMP
-    int n = omp_get_max_threads();
-#else
-    int n = 1;
-#endif
-    if (n > SHARE_MAX)
-        n = SHARE_MAX;
-    if (n > units)
-        n = units > 0 ? (int)units : 1;
-    s->n = n;
-    for (int t = 0; t < n; t++) {
-        const uint64_t lo = (uint64_t)(units * t / n), hi = (uint64_t)(units * (t + 1) / n);
-        atomic_init(&s->slot[t].range, lo | hi << 32);
-    }
-}
-
-/* Takes one unit from slot t: its first (front) or its last; -1 when the
- * slot is empty. */
-static int64_t share_take(share *s, int t, bool front)
-{
-    uint64_t v = atomic_load_explicit(&s->slot[t].range, memory_order_relaxed);
-    for (;;) {
-        const uint64_t lo = v & 0xffffffffu, hi = v >> 32;
-        if (lo >= hi)
-            return -1;
-        const uint64_t nv = front ? (lo + 1) | hi << 32 : lo | (hi - 1) << 32;
-        if (atomic_compare_exchange_weak_explicit(&s->slot[t].range, &v, nv, memory_order_relaxed,
-                                                  memory_order_relaxed))
-            return (int64_t)(front ? lo : hi - 1);
-    }
-}
-
-/* The next unit for thread self, or -1 when every unit is taken. Every
- * unit is handed out once whatever the team's size. */
-static int64_t share_next(share *s, int self)
-{
-    if (self < s->n) {
-        const int64_t u = share_take(s, self, true);
-        if (u >= 0)
-            return u;
-    }
-    for (;;) {
-        int best = -1;
-        uint64_t most = 0;
-        for (int t = 0; t < s->n; t++) {
-            const uint64_t v = atomic_load_explicit(&s->slot[t].range, memory_order_relaxed);
-            const uint64_t lo = v & 0xffffffffu, hi = v >> 32;
-            if (hi > lo && hi - lo > most) {
-                most = hi - lo;
-                best = t;
-            }
-        }
-        if (best < 0)
-            return -1;
-        const int64_t u = share_take(s, best, false);
-        if (u >= 0)
-            return u;
-    }
-}
-
-static int thread_id(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
 
 /* Weight rows per tile: enough bytes of W (~32 KiB, half of L1d) that the
  * tile stays in cache while every activation row of the batch passes over
@@ -475,6 +393,93 @@ static int64_t tile_rows(size_t row_bytes, int64_t nb)
     return r >= 4 ? r & ~(int64_t)3 : r; /* whole tiles of KERN_TW rows */
 }
 
+/* A product by dequantizing (types without a dot kernel): units of 4 rows. */
+typedef struct {
+    uint32_t       wtype;
+    const uint8_t *w;
+    size_t         row_bytes;
+    int64_t        nrows, ncols;
+    const uint8_t *xq;
+    size_t         xbytes;
+    int64_t        nb;
+    float         *y, *rows; /* rows: one f32 row per thread (NULL: out of memory) */
+    kern_dot_fn    dot;
+} deq_job;
+
+static void deq_unit(void *ctx, int64_t u, int thread)
+{
+    const deq_job *j = ctx;
+    float *row = j->rows ? j->rows + (size_t)thread * (size_t)j->ncols : NULL;
+    const int64_t r1 = 4 * u + 4 < j->nrows ? 4 * u + 4 : j->nrows;
+    for (int64_t r = 4 * u; r < r1; r++) {
+        if (row)
+            gguf_dequantize_row(j->wtype, j->w + (size_t)r * j->row_bytes, row, j->ncols, NULL);
+        for (int64_t b = 0; b < j->nb; b++)
+            j->y[b * j->nrows + r] = row ? j->dot(j->ncols, row, j->xq + (size_t)b * j->xbytes) : NAN;
+    }
+}
+
+/* A product by the type's kernels: a unit is a tile of tr weight rows. */
+typedef struct {
+    kern_impl      k;
+    const uint8_t *wb;
+    size_t         row_bytes;
+    int64_t        nrows, ncols;
+    const uint8_t *xb;
+    size_t         xbytes;
+    int64_t        nb;
+    float         *y;
+    int64_t        tr, nx;
+} tile_job;
+
+static void tile_unit(void *ctx, int64_t it, int thread)
+{
+    (void)thread;
+    const tile_job *jb = ctx;
+    const kern_impl k = jb->k;
+    const uint8_t *wb = jb->wb, *xb = jb->xb;
+    const size_t row_bytes = jb->row_bytes, xbytes = jb->xbytes;
+    const int64_t nrows = jb->nrows, ncols = jb->ncols, nb = jb->nb, tr = jb->tr, nx = jb->nx;
+    float *y = jb->y;
+    const int64_t r0 = it * tr, r1 = r0 + tr < nrows ? r0 + tr : nrows;
+    int64_t b = 0;
+    for (; k.tile && b + KERN_NX <= nb; b += KERN_NX) {
+        const uint8_t *x = xb + (size_t)b * xbytes;
+        int64_t r = r0;
+        for (; r + KERN_TW <= r1; r += KERN_TW) {
+            float out[KERN_TW * KERN_NX];
+            k.tile(ncols, wb + (size_t)r * row_bytes, row_bytes, x, xbytes, out);
+            for (int64_t i = 0; i < KERN_TW; i++)
+                for (int64_t j = 0; j < KERN_NX; j++)
+                    y[(b + j) * nrows + r + i] = out[i * KERN_NX + j];
+        }
+        for (; r < r1; r++) {
+            float out[KERN_NX];
+            k.dotn(ncols, wb + (size_t)r * row_bytes, x, xbytes, out);
+            for (int64_t j = 0; j < KERN_NX; j++)
+                y[(b + j) * nrows + r] = out[j];
+        }
+    }
+    for (; k.dotn && b + nx <= nb; b += nx) {
+        const uint8_t *x = xb + (size_t)b * xbytes;
+        for (int64_t r = r0; r < r1; r++) {
+            float out[KERN_NX];
+            k.dotn(ncols, wb + (size_t)r * row_bytes, x, xbytes, out);
+            for (int64_t j = 0; j < nx; j++)
+                y[(b + j) * nrows + r] = out[j];
+        }
+    }
+    /* one activation row (generation) runs row by row: on this
+     * machine a single stream of weight rows reads faster than
+     * several rows side by side */
+    for (; b < nb; b++) {
+        const uint8_t *x = xb + (size_t)b * xbytes;
+        float *yb = y + b * nrows;
+        for (int64_t r = r0; r < r1; r++)
+            yb[r] = k.dot(ncols, wb + (size_t)r * row_bytes, x);
+    }
+}
+
 void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
                  const void *xq, int64_t nb, float *y)
 {
@@ -483,20 +488,12 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
         return;
     const size_t xbytes = kern_act_row_size(wtype, ncols);
     if (is_deq(t)) {
-        const kern_dot_fn dot = deq_dot();
-        const uint8_t *wb = w, *xb = xq;
-#pragma omp parallel
-        {
-            float *row = malloc((size_t)ncols * sizeof *row);
-#pragma omp for schedule(dynamic, 4)
-            for (int64_t r = 0; r < nrows; r++) {
-                if (row)
-                    gguf_dequantize_row(wtype, wb + (size_t)r * row_bytes, row, ncols, NULL);
-                for (int64_t b = 0; b < nb; b++)
-                    y[b * nrows + r] = row ? dot(ncols, row, xb + (size_t)b * xbytes) : NAN;
-            }
-            free(row);
-        }
+        /* rows in groups of 4, each dequantized into its thread's row */
+        const int nt = pool_threads();
+        float *rows = malloc((size_t)nt * (size_t)ncols * sizeof *rows);
+        deq_job j = { wtype, w, row_bytes, nrows, ncols, xq, xbytes, nb, y, rows, deq_dot() };
+        pool_for((nrows + 3) / 4, deq_unit, &j);
+        free(rows);
         return;
     }
     const kern_impl k = kern_select(t);
@@ -509,48 +506,8 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
      * its rows meets every activation row while the tile is cached. Every
      * kernel gives an output what k.dot gives it, so the split into tiles
      * and kernel shapes does not change a bit. */
-    share sh;
-    share_init(&sh, ntiles);
-#pragma omp parallel
-    for (int64_t it; (it = share_next(&sh, thread_id())) >= 0;) {
-        const int64_t r0 = it * tr, r1 = r0 + tr < nrows ? r0 + tr : nrows;
-        int64_t b = 0;
-        for (; k.tile && b + KERN_NX <= nb; b += KERN_NX) {
-            const uint8_t *x = xb + (size_t)b * xbytes;
-            int64_t r = r0;
-            for (; r + KERN_TW <= r1; r += KERN_TW) {
-                float out[KERN_TW * KERN_NX];
-                k.tile(ncols, wb + (size_t)r * row_bytes, row_bytes, x, xbytes, out);
-                for (int64_t i = 0; i < KERN_TW; i++)
-                    for (int64_t j = 0; j < KERN_NX; j++)
-                        y[(b + j) * nrows + r + i] = out[i * KERN_NX + j];
-            }
-            for (; r < r1; r++) {
-                float out[KERN_NX];
-                k.dotn(ncols, wb + (size_t)r * row_bytes, x, xbytes, out);
-                for (int64_t j = 0; j < KERN_NX; j++)
-                    y[(b + j) * nrows + r] = out[j];
-            }
-        }
-        for (; k.dotn && b + nx <= nb; b += nx) {
-            const uint8_t *x = xb + (size_t)b * xbytes;
-            for (int64_t r = r0; r < r1; r++) {
-                float out[KERN_NX];
-                k.dotn(ncols, wb + (size_t)r * row_bytes, x, xbytes, out);
-                for (int64_t j = 0; j < nx; j++)
-                    y[(b + j) * nrows + r] = out[j];
-            }
-        }
-        /* one activation row (generation) runs row by row: on this
-         * machine a single stream of weight rows reads faster than
-         * several rows side by side */
-        for (; b < nb; b++) {
-            const uint8_t *x = xb + (size_t)b * xbytes;
-            float *yb = y + b * nrows;
-            for (int64_t r = r0; r < r1; r++)
-                yb[r] = k.dot(ncols, wb + (size_t)r * row_bytes, x);
-        }
-    }
+    tile_job j = { k, wb, row_bytes, nrows, ncols, xb, xbytes, nb, y, tr, nx };
+    pool_for(ntiles, tile_unit, &j);
 }
 
 /* ---------------------------------------------------------------------------
@@ -613,6 +570,35 @@ void kern_pack(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, i
 #endif
 }
 
+#ifdef KERN_X86
+/* A product of a packed matrix: a unit is a group of 8 rows (a few KiB,
+ * cached while every activation row passes over them). */
+typedef struct {
+    kern_rows8_fn  rows8;
+    const uint8_t *wp;
+    size_t         gbytes;
+    int64_t        nrows, ncols;
+    const uint8_t *xb;
+    size_t         xbytes;
+    int64_t        nb;
+    float         *y;
+} packed_job;
+
+static void packed_unit(void *ctx, int64_t g, int thread)
+{
+    (void)thread;
+    const packed_job *jb = ctx;
+    for (int64_t b = 0; b < jb->nb; b += KERN_NX) {
+        const int nx = jb->nb - b < KERN_NX ? (int)(jb->nb - b) : KERN_NX;
+        float out[8 * KERN_NX];
+        jb->rows8(jb->ncols, jb->wp + (size_t)g * jb->gbytes, jb->xb + (size_t)b * jb->xbytes, jb->xbytes,
+                  nx, out);
+        for (int k = 0; k < nx; k++)
+            memcpy(jb->y + (b + k) * jb->nrows + 8 * g, out + 8 * k, 8 * sizeof(float));
+    }
+}
+#endif
+
 void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64_t ncols,
                         const void *xq, int64_t nb, float *y)
 {
@@ -624,18 +610,8 @@ void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64
     const uint8_t *wp = packed, *xb = xq;
     /* a group's 8 rows (a few KiB) stay cached while every activation row
      * passes over them */
-    share sh;
-    share_init(&sh, nrows / 8);
-#pragma omp parallel
-    for (int64_t g; (g = share_next(&sh, thread_id())) >= 0;) {
-        for (int64_t b = 0; b < nb; b += KERN_NX) {
-            const int nx = nb - b < KERN_NX ? (int)(nb - b) : KERN_NX;
-            float out[8 * KERN_NX];
-            rows8(ncols, wp + (size_t)g * gbytes, xb + (size_t)b * xbytes, xbytes, nx, out);
-            for (int k = 0; k < nx; k++)
-                memcpy(y + (b + k) * nrows + 8 * g, out + 8 * k, 8 * sizeof(float));
-        }
-    }
+    packed_job jb = { rows8, wp, gbytes, nrows, ncols, xb, xbytes, nb, y };
+    pool_for(nrows / 8, packed_unit, &jb);
 #else
     (void)wtype, (void)packed, (void)nrows, (void)ncols, (void)xq, (void)nb, (void)y;
 #endif

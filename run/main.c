@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #ifdef _OPENMP
-#include <omp.h>
 #endif
 
 #include "args.h"
@@ -35,6 +34,7 @@
 #include <ggufkit/arch.h>
 #include "outfile.h"
 #include "outpath.h"
+#include "pool.h"
 #include "progress.h"
 #include "readfile.h"
 #include "sampler.h"
@@ -79,7 +79,7 @@ static void usage(FILE *out)
             "  --seed S              sampling seed (default 0)\n"
             "  -c, --ctx-size N      context length (default: the model's, at most 4096)\n"
             "  -b, --batch-size N    prompt tokens per forward batch (default 512)\n"
-            "  -t, --threads N       OpenMP threads\n"
+            "  -t, --threads N       threads (default: the cores this process may use)\n"
             "  --perplexity FILE     perplexity of a text, llama-perplexity's method\n"
             "  --kl-divergence-base F  with --perplexity: save the log-probabilities to F;\n"
             "                        with --kl-divergence: compare this model with them\n"
@@ -683,7 +683,7 @@ int main(int argc, char **argv)
         return rc == 1 ? cli_close_stdout(TOOL, 0) : 2;
 #ifdef _OPENMP
     if (o.n_threads)
-        omp_set_num_threads(o.n_threads);
+        pool_set_threads(o.n_threads);
 #endif
     runner r = { .o = &o };
     gguf_error err = { 0 };

@@ -14,6 +14,7 @@
 
 #include "kernels.h"
 #include "model.h"
+#include "pool.h"
 #include <ggufkit/arch.h>
 #include <ggufkit/quants.h>
 
@@ -594,6 +595,21 @@ static size_t packed_bytes(const run_model *m, const run_matrix *w)
     return ((size_t)w->rows * w->row_bytes + 63) / 64 * 64;
 }
 
+/* Packing every matrix, one matrix per unit. */
+typedef struct {
+    run_matrix *const *ws;
+    const size_t      *at;
+    void              *arena;
+} pack_job;
+
+static void pack_unit(void *ctx, int64_t k, int thread)
+{
+    (void)thread;
+    const pack_job *j = ctx;
+    if (j->at[k + 1] > j->at[k])
+        pack_matrix(j->ws[k], (uint8_t *)j->arena + j->at[k]);
+}
+
 /* Every packable matrix (kern_pack_usable) goes into one allocation, in
  * 2 MiB pages where the kernel gives them (transparent huge pages on
  * madvise): the kernels stream the matrices, one TLB entry per 2 MiB, and
@@ -635,10 +651,8 @@ static int pack_all(run_model *m, gguf_error *err)
         if (align == huge)
             (void)madvise(m->packed_arena, alloc, MADV_HUGEPAGE); /* advice only */
 #endif
-#pragma omp parallel for schedule(dynamic)
-        for (size_t k = 0; k < n; k++)
-            if (at[k + 1] > at[k])
-                pack_matrix(ws[k], (uint8_t *)m->packed_arena + at[k]);
+        pack_job j = { ws, at, m->packed_arena };
+        pool_for((int64_t)n, pack_unit, &j);
     }
     free(at);
     free(ws);

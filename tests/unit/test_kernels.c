@@ -39,7 +39,7 @@
  * (50 to 500 times these bounds at n = 2048), so the tests can fail.
  */
 #include <math.h>
-#include <omp.h>
+#include "pool.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -664,15 +664,40 @@ START_TEST(test_packed_equals_matmul)
 }
 END_TEST
 
+/* A product started from inside a unit of another loop (it runs inline on
+ * that unit's thread); the other unit does nothing. */
+typedef struct {
+    uint32_t       t;
+    int            path;
+    const uint8_t *w, *packed;
+    size_t         rb;
+    int64_t        rows, cols;
+    const uint8_t *xq;
+    int            nb;
+    float         *y;
+} nested_product;
+
+static void nested_unit(void *ctx, int64_t u, int thread)
+{
+    (void)thread;
+    const nested_product *n = ctx;
+    if (u != 1)
+        return;
+    if (n->path)
+        kern_matmul_packed(n->t, n->packed, n->rows, n->cols, n->xq, n->nb, n->y);
+    else
+        kern_matmul(n->t, n->w, n->rb, n->rows, n->cols, n->xq, n->nb, n->y);
+}
+
 /* Threads share a product's units (contiguous ranges, the rest taken from
- * the back of the fullest): whatever the team's size, even smaller than
- * the ranges prepared for it (a product called inside a parallel region),
- * every output is written once and the same bits come out. */
+ * the back of the fullest): whatever the pool's size, more threads than
+ * units included, and from inside a unit of another loop (inline), every
+ * output is written once and the same bits come out. */
 START_TEST(test_matmul_any_team)
 {
     enum { ROWS = 200, COLS = 512, NB = 3 };
     const uint32_t types[] = { GGUF_DT_Q6_K, GGUF_DT_Q4_K };
-    const int saved = omp_get_max_threads();
+    const int saved = pool_threads();
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         const uint32_t t = types[ti];
         product p;
@@ -686,7 +711,7 @@ START_TEST(test_matmul_any_team)
         if (pack)
             kern_pack(t, w, rb, ROWS, COLS, packed);
         for (int nb = 1; nb <= NB; nb += NB - 1) {
-            omp_set_num_threads(1);
+            pool_set_threads(1);
             kern_matmul(t, w, rb, ROWS, COLS, xq, nb, want);
             const int teams[] = { 2, 3, 7, 40 }; /* 40: more threads than groups */
             const size_t nteams = sizeof teams / sizeof *teams;
@@ -696,22 +721,15 @@ START_TEST(test_matmul_any_team)
                     for (int i = 0; i < nb * ROWS; i++)
                         y[i] = NAN;
                     if (k < nteams) {
-                        omp_set_num_threads(teams[k]);
+                        pool_set_threads(teams[k]);
                         if (path)
                             kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y);
                         else
                             kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
-                    } else { /* ranges for 5 threads, a team of 1 (no nesting) */
-                        omp_set_max_active_levels(1);
-                        omp_set_num_threads(5);
-#pragma omp parallel num_threads(2)
-#pragma omp single
-                        {
-                            if (path)
-                                kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y);
-                            else
-                                kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
-                        }
+                    } else { /* called from a unit of a loop of 5 threads: runs inline */
+                        pool_set_threads(5);
+                        nested_product np = { t, path, w, packed, rb, ROWS, COLS, xq, nb, y };
+                        pool_for(2, nested_unit, &np);
                     }
                     for (int i = 0; i < nb * ROWS; i++)
                         ck_assert_msg(y[i] == want[i], "%s path %d team %zu nb %d y[%d]: %.9g want %.9g",
@@ -720,7 +738,7 @@ START_TEST(test_matmul_any_team)
         }
         product_free(&p);
     }
-    omp_set_num_threads(saved);
+    pool_set_threads(saved);
 }
 END_TEST
 

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pool.h — the tools' worker threads: one process-wide pool that runs a
+ * loop of independent units on every thread, the calling thread included.
+ *
+ * For: the forward pass (gguf-run, a few hundred short loops per token) and
+ * gguf-quantize (a loop per tensor). Not for: nested loops (a unit may not
+ * call pool_for), or work whose result depends on which thread runs a unit.
+ *
+ * Why not OpenMP: its idle threads spin-wait at every barrier, and with one
+ * other busy process on a 2-core machine a spinning worker takes the core
+ * the thread with the work needs — decode fell from 170 to 10 tok/s. Here an
+ * idle worker spins a few microseconds, then sleeps on a futex; the caller
+ * never waits for a worker that has not started (it takes the units
+ * itself), only for units a worker is computing; units are handed out one
+ * at a time from per-thread ranges, and a thread that runs dry takes from
+ * the back of the fullest range, so a slow or descheduled thread costs one
+ * unit, not its share.
+ */
+#ifndef GGUFKIT_POOL_H
+#define GGUFKIT_POOL_H
+
+#include <stdint.h>
+
+/* One unit of a loop; thread is 0 for the caller, 1..n-1 for the workers
+ * (an index into per-thread scratch: a thread runs one unit at a time). */
+typedef void (*pool_fn)(void *ctx, int64_t unit, int thread);
+
+/* Sets the pool's thread count (1..POOL_MAX_THREADS, the caller counted):
+ * starts or stops workers as needed. Before the first call the pool has
+ * cli_default_threads() threads. Not to be called while a loop runs.
+ * Returns 0, or -1 if a thread could not be started (the pool then has as
+ * many as did start, at least the caller). */
+int pool_set_threads(int n);
+
+/* Threads in the pool, the caller counted. */
+int pool_threads(void);
+
+/* fn(ctx, u, thread) for every u in [0, units), each exactly once, spread
+ * over the pool's threads; returns when all are done. */
+void pool_for(int64_t units, pool_fn fn, void *ctx);
+
+#define POOL_MAX_THREADS 256
+
+#endif
