@@ -4,6 +4,7 @@
 #include "write.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <ggufkit/arch.h>
 #include "outpath.h"
 #include "override.h"
+#include "pool.h"
 #include "progress.h"
 #include "readback.h"
 
@@ -267,6 +269,118 @@ static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n,
     }
 }
 
+/* ---------------------------------------------------------------------------
+ * The conversion pipeline. Tensors go out in chunks of whole rows, K at a
+ * time (a batch). Each step is one loop on the worker pool: unit 0 writes
+ * the previous batch in order (and sums it for the read-back check), units
+ * 1..K convert this batch's chunks, each into its own buffer, with the
+ * thread's own f32 scratch. So the conversion of one batch runs beside the
+ * write of the one before, on every core, and the output's bytes and order
+ * are those of a single thread.
+ */
+typedef struct {
+    int      tensor;
+    int64_t  r0, nr;  /* rows [r0, r0 + nr) */
+    uint8_t *enc;     /* the encoded bytes (a raw MXFP4 tensor: its data) */
+    size_t   bytes;
+    bool     bad;     /* the codec refused it */
+} chunk;
+
+typedef struct {
+    src_model       *m;
+    const uint32_t  *types;
+    float           *f32;       /* one chunk of f32 per thread */
+    size_t           f32_elems;
+    chunk           *batch[2];  /* the batch being converted, the one being written */
+    int              n[2], cur;
+    gguf_writer     *w;
+    progress        *bar;
+    data_sum         sum;
+    const char     **names;
+    uint64_t        *sums;
+    gguf_error      *err;
+    _Atomic int      rc;        /* 0, -1 (a codec refused a chunk) or CONVERT_ERR_OUTPUT */
+} pipeline;
+
+static void convert_chunk(pipeline *p, chunk *c, int thread)
+{
+    const src_tensor *t = &p->m->tensors[c->tensor];
+    if (t->dtype == SRC_MXFP4 || c->nr == 0)
+        return; /* already in its output type, or empty */
+    float *f32 = p->f32 + (size_t)thread * p->f32_elems;
+    load_rows(p->m, t, c->r0, c->nr, f32);
+    c->bad = encode(p->types[c->tensor], t, f32, c->nr * row_len(t), c->enc) != 0;
+}
+
+static void write_chunk(pipeline *p, const chunk *c)
+{
+    const src_tensor *t = &p->m->tensors[c->tensor];
+    const int64_t row = row_len(t), rows = n_elements(t) / row;
+    if (c->bad) {
+        gguf_error_set(p->err, "tensor '%s': cannot encode as %s", t->name, gguf_dtype_name(p->types[c->tensor]));
+        p->rc = -1;
+        return;
+    }
+    if (c->r0 == 0)
+        data_sum_init(&p->sum);
+    if (gguf_writer_write_tensor(p->w, c->enc, c->bytes, p->err)) {
+        p->rc = CONVERT_ERR_OUTPUT;
+        return;
+    }
+    data_sum_add(&p->sum, c->enc, c->bytes);
+    progress_add(p->bar, (uint64_t)(c->nr * row));
+    if (c->r0 + c->nr >= rows) {
+        p->names[c->tensor] = t->name;
+        p->sums[c->tensor] = data_sum_final(&p->sum);
+        release_source(t);
+    }
+}
+
+static void pipeline_unit(void *ctx, int64_t u, int thread)
+{
+    pipeline *p = ctx;
+    if (u == 0) {
+        const int wb = p->cur ^ 1;
+        for (int k = 0; k < p->n[wb] && p->rc == 0; k++)
+            write_chunk(p, &p->batch[wb][k]);
+    } else if (p->rc == 0) {
+        convert_chunk(p, &p->batch[p->cur][u - 1], thread);
+    }
+}
+
+/* Fills batch b with up to k chunks from tensor *ti, row *r0 on; 0 when
+ * every tensor is taken. An empty tensor is one chunk of no rows. */
+static int next_batch(pipeline *p, int b, int k, int n, int *ti, int64_t *r0, uint8_t *const *bufs)
+{
+    int c = 0;
+    while (c < k && *ti < n) {
+        const src_tensor *t = &p->m->tensors[*ti];
+        const int64_t row = row_len(t), rows = n_elements(t) / row, per = chunk_rows(t);
+        chunk *ch = &p->batch[b][c];
+        *ch = (chunk){ .tensor = *ti, .r0 = *r0, .enc = bufs[c] };
+        uint64_t bytes;
+        if (t->dtype == SRC_MXFP4) { /* the whole tensor, as stored */
+            gguf_row_size(p->types[*ti], t->ne[0], &bytes, NULL);
+            bytes *= (uint64_t)(n_elements(t) / t->ne[0]);
+            ch->nr = rows;
+            ch->enc = (uint8_t *)t->data;
+        } else {
+            ch->nr = rows - *r0 < per ? rows - *r0 : per;
+            gguf_row_size(p->types[*ti], t->n_dims > 1 ? t->ne[0] : ch->nr, &bytes, NULL);
+            if (t->n_dims > 1)
+                bytes *= (uint64_t)ch->nr; /* nr rows of ne[0], or the whole vector */
+        }
+        ch->bytes = (size_t)bytes;
+        c++;
+        if ((*r0 += ch->nr) >= rows) {
+            (*ti)++;
+            *r0 = 0;
+        }
+    }
+    p->n[b] = c;
+    return c;
+}
+
 static void print_plan(const src_model *m, const uint32_t *types, const char **why)
 {
     printf("%-4s %-32s %-22s %-6s    %s\n", "#", "tensor", "shape", "from", "to");
@@ -297,7 +411,8 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     uint64_t *sums = calloc((size_t)m->n_tensors + 1, sizeof *sums);
     gguf_writer *w = gguf_writer_new();
     float *f32 = NULL;
-    uint8_t *enc = NULL;
+    uint8_t *enc = NULL, **bufs = NULL;
+    chunk *chunks = NULL;
     int rc = -1;
     if (!types || !why || !names || !sums || !w) {
         gguf_error_set(err, "out of memory");
@@ -358,10 +473,18 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     }
     if (o->split_max_tensors || o->split_max_bytes)
         gguf_writer_set_split(w, o->split_max_tensors, o->split_max_bytes);
-    if (n > 0 && (!(f32 = malloc(max_f32)) || !(enc = malloc(max_enc ? max_enc : 1)))) {
-        gguf_error_set(err, "out of memory (%zu bytes for the largest tensor)", max_f32 + max_enc);
+    /* K chunks a batch, two batches: one converted while the other is written */
+    const int threads = pool_threads(), k = 4 * threads;
+    if (n > 0 && (!(f32 = malloc(max_f32 * (size_t)threads)) ||
+                  !(enc = malloc((max_enc ? max_enc : 1) * 2 * (size_t)k)) ||
+                  !(chunks = malloc(2 * (size_t)k * sizeof *chunks)) ||
+                  !(bufs = malloc(2 * (size_t)k * sizeof *bufs)))) {
+        gguf_error_set(err, "out of memory (%zu bytes for conversion buffers)",
+                       max_f32 * (size_t)threads + max_enc * 2 * (size_t)k);
         goto done;
     }
+    for (int c = 0; n > 0 && c < 2 * k; c++)
+        bufs[c] = enc + (size_t)c * (max_enc ? max_enc : 1);
     if (gguf_writer_begin(w, o->out_path, err))
         goto output_failed;
     for (uint32_t s = 0; s < gguf_writer_n_shards(w); s++) /* split names are outputs too */
@@ -374,45 +497,27 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     for (int i = 0; i < n; i++)
         total += (uint64_t)n_elements(&m->tensors[i]);
     progress_start(&bar, "converting", total, !o->quiet);
-    for (int i = 0; i < n; i++) {
-        const src_tensor *t = &m->tensors[i];
-        const int64_t row = row_len(t), rows = n_elements(t) / row, per = chunk_rows(t);
-        data_sum sum;
-        data_sum_init(&sum);
-        if (t->dtype == SRC_MXFP4) { /* already in its output type */
-            uint64_t bytes;
-            gguf_row_size(types[i], t->ne[0], &bytes, NULL);
-            bytes *= (uint64_t)(n_elements(t) / t->ne[0]);
-            if (gguf_writer_write_tensor(w, t->data, (size_t)bytes, err)) {
-                progress_end(&bar);
-                goto output_failed;
-            }
-            data_sum_add(&sum, t->data, (size_t)bytes);
-            progress_add(&bar, (uint64_t)(rows * row));
-        }
-        for (int64_t r0 = 0; r0 < rows && t->dtype != SRC_MXFP4; r0 += per) {
-            int64_t nr = rows - r0 < per ? rows - r0 : per;
-            load_rows(m, t, r0, nr, f32);
-            uint64_t bytes; /* nr rows of ne[0], or the whole vector */
-            gguf_row_size(types[i], t->n_dims > 1 ? t->ne[0] : nr, &bytes, NULL);
-            if (t->n_dims > 1)
-                bytes *= (uint64_t)nr;
-            if (encode(types[i], t, f32, nr * row, enc)) {
-                progress_end(&bar);
-                gguf_error_set(err, "tensor '%s': cannot encode as %s", t->name,
-                               gguf_dtype_name(types[i]));
-                goto done;
-            }
-            if (gguf_writer_write_tensor(w, enc, (size_t)bytes, err)) {
-                progress_end(&bar);
-                goto output_failed;
-            }
-            data_sum_add(&sum, enc, (size_t)bytes);
-            progress_add(&bar, (uint64_t)(nr * row));
-        }
-        names[i] = t->name;
-        sums[i] = data_sum_final(&sum);
-        release_source(t);
+    pipeline p = { .m = m, .types = types, .f32 = f32, .f32_elems = max_f32 / 4, .w = w, .bar = &bar,
+                   .names = names, .sums = sums, .err = err };
+    int ti = 0;
+    int64_t r0 = 0;
+    if (n > 0) {
+        p.batch[0] = chunks;
+        p.batch[1] = chunks + k;
+        next_batch(&p, 0, k, n, &ti, &r0, bufs);
+    }
+    while (p.rc == 0 && (p.n[0] || p.n[1])) {
+        /* convert batch cur, write the other; then swap */
+        pool_for(1 + p.n[p.cur], pipeline_unit, &p);
+        p.cur ^= 1;
+        if (p.rc == 0)
+            next_batch(&p, p.cur, k, n, &ti, &r0, bufs + (size_t)p.cur * (size_t)k);
+    }
+    if (p.rc) {
+        progress_end(&bar);
+        if (p.rc == CONVERT_ERR_OUTPUT)
+            goto output_failed;
+        goto done;
     }
     progress_end(&bar);
     /* Nothing is renamed into place before the output, read back through
@@ -438,6 +543,8 @@ done:
     gguf_writer_free(w);
     free(f32);
     free(enc);
+    free(bufs);
+    free(chunks);
     free(types);
     free(why);
     free(names);

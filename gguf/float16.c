@@ -116,8 +116,70 @@ GGUF_TARGET_AVX2_F16C static int64_t f16_to_f32_f16c(const gguf_half *x, float *
     return i;
 }
 
+/* f32 → f16 eight at a time: F16C's conversion with round-to-nearest-even
+ * gives f32_to_f16's bits for every number, subnormals and overflow to Inf
+ * included; a group holding a NaN (canonical 0x7e00 here, payload-keeping
+ * there) takes the scalar path. */
+GGUF_TARGET_AVX2_F16C static int64_t f32_to_f16_f16c(const float *x, gguf_half *y, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)))
+            for (int k = 0; k < 8; k++)
+                y[i + k] = f32_to_f16(x[i + k]);
+        else
+            _mm_storeu_si128((__m128i *)(y + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    }
+    return i;
+}
+
+/* bf16 → f32 sixteen at a time: the bits moved up 16, as bf16_to_f32. */
+GGUF_TARGET_AVX2_F16C static int64_t bf16_to_f32_avx2(const uint16_t *x, float *y, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256i h = _mm256_loadu_si256((const __m256i *)(x + i));
+        const __m256i lo = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(h)), 16);
+        const __m256i hi = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(h, 1)), 16);
+        _mm256_storeu_si256((__m256i *)(y + i), lo);
+        _mm256_storeu_si256((__m256i *)(y + i + 8), hi);
+    }
+    return i;
+}
+
+/* f32 → bf16 sixteen at a time: f32_to_bf16's rounding (add 0x7fff plus
+ * the lowest kept bit, keep the top 16) in integer lanes; a group holding a
+ * NaN takes the scalar path. */
+GGUF_TARGET_AVX2_F16C static int64_t f32_to_bf16_avx2(const float *x, uint16_t *y, int64_t n)
+{
+    const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+        if (_mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q),
+                                            _mm256_cmp_ps(b, b, _CMP_UNORD_Q)))) {
+            for (int k = 0; k < 16; k++)
+                y[i + k] = f32_to_bf16(x[i + k]);
+            continue;
+        }
+        __m256i ua = _mm256_castps_si256(a), ub = _mm256_castps_si256(b);
+        ua = _mm256_srli_epi32(_mm256_add_epi32(ua, _mm256_add_epi32(bias, _mm256_and_si256(
+                                                                 _mm256_srli_epi32(ua, 16), one))), 16);
+        ub = _mm256_srli_epi32(_mm256_add_epi32(ub, _mm256_add_epi32(bias, _mm256_and_si256(
+                                                                 _mm256_srli_epi32(ub, 16), one))), 16);
+        /* packus works per 128-bit lane: put the halves back in order */
+        const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(ua, ub), 0xd8);
+        _mm256_storeu_si256((__m256i *)(y + i), p);
+    }
+    return i;
+}
+
 #else
 static int64_t f16_to_f32_f16c(const gguf_half *x, float *y, int64_t n) { (void)x, (void)y, (void)n; return 0; }
+static int64_t f32_to_f16_f16c(const float *x, gguf_half *y, int64_t n) { (void)x, (void)y, (void)n; return 0; }
+static int64_t bf16_to_f32_avx2(const uint16_t *x, float *y, int64_t n) { (void)x, (void)y, (void)n; return 0; }
+static int64_t f32_to_bf16_avx2(const float *x, uint16_t *y, int64_t n) { (void)x, (void)y, (void)n; return 0; }
 #endif
 
 void gguf_f16_to_f32_row(const gguf_half *x, float *y, int64_t n)
@@ -129,18 +191,21 @@ void gguf_f16_to_f32_row(const gguf_half *x, float *y, int64_t n)
 
 void gguf_f32_to_f16_row(const float *x, gguf_half *y, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
+    int64_t i = gguf_cpu_avx2_f16c() ? f32_to_f16_f16c(x, y, n) : 0;
+    for (; i < n; i++)
         y[i] = f32_to_f16(x[i]);
 }
 
 void gguf_bf16_to_f32_row(const uint16_t *x, float *y, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
+    int64_t i = gguf_cpu_avx2_f16c() ? bf16_to_f32_avx2(x, y, n) : 0;
+    for (; i < n; i++)
         y[i] = bf16_to_f32(x[i]);
 }
 
 void gguf_f32_to_bf16_row(const float *x, uint16_t *y, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
+    int64_t i = gguf_cpu_avx2_f16c() ? f32_to_bf16_avx2(x, y, n) : 0;
+    for (; i < n; i++)
         y[i] = f32_to_bf16(x[i]);
 }

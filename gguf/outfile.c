@@ -118,10 +118,44 @@ int gguf_outfile_open(gguf_outfile *o, const char *path, gguf_error *err)
     return 0;
 }
 
+/* Writeback as the file grows: every KICK bytes are handed to the disk at
+ * once (sync_file_range, asynchronous), and the writer waits for those
+ * more than AHEAD behind the end, so the disk works while the data is
+ * produced, dirty memory stays bounded and the final fsync finds little
+ * left to do (it used to wait for the whole file at once). Advice only:
+ * errors are left to fsync. */
+#define KICK  ((int64_t)16 << 20)
+#define AHEAD ((int64_t)64 << 20)
+
+static void writeback(gguf_outfile *o, int fd, int64_t end)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (end - o->kicked < KICK)
+        return;
+    (void)sync_file_range(fd, o->kicked, end - o->kicked, SYNC_FILE_RANGE_WRITE);
+    o->kicked = end;
+    if (end - o->waited > 2 * AHEAD) {
+        const int64_t to = end - AHEAD;
+        (void)sync_file_range(fd, o->waited, to - o->waited,
+                              SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                                  SYNC_FILE_RANGE_WAIT_AFTER);
+        o->waited = to;
+    }
+#else
+    (void)o, (void)fd, (void)end;
+#endif
+}
+
 int gguf_outfile_write(gguf_outfile *o, const void *data, size_t n, gguf_error *err)
 {
     if (n && fwrite(data, 1, n, o->fp) != n)
         return gguf_error_setc(err, GGUF_ERR_IO, "write to %s failed: %s", o->path, strerror(errno));
+    const off_t end = ftello(o->fp);
+    if (end >= 0 && end - o->kicked >= KICK) {
+        if (fflush(o->fp) != 0)
+            return gguf_error_setc(err, GGUF_ERR_IO, "write to %s failed: %s", o->path, strerror(errno));
+        writeback(o, fileno(o->fp), end);
+    }
     return 0;
 }
 
@@ -136,7 +170,7 @@ int gguf_outfile_copy_fd(gguf_outfile *o, int in_fd, uint64_t off, uint64_t n, g
     enum { BUF = 1 << 20 };
     int rc = 0;
     while (n > 0) {
-        const size_t want = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+        const size_t want = n > (size_t)AHEAD ? (size_t)AHEAD : (size_t)n;
         ssize_t k;
         if (in_kernel) {
             k = copy_file_range(in_fd, &from, out_fd, NULL, want, 0);
@@ -175,6 +209,9 @@ int gguf_outfile_copy_fd(gguf_outfile *o, int in_fd, uint64_t off, uint64_t n, g
             break;
         }
         n -= (uint64_t)k;
+        const off_t end = lseek(out_fd, 0, SEEK_CUR);
+        if (end >= 0)
+            writeback(o, out_fd, end);
     }
     free(buf);
     return rc;

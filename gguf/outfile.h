@@ -25,6 +25,8 @@ typedef struct gguf_outfile {
     char *path;      /* final destination */
     char *tmp_path;  /* temporary file, same directory */
     int   slot;      /* index in the table of live temporary files, or -1 */
+    int64_t kicked;  /* bytes [0, kicked) have been handed to writeback */
+    int64_t waited;  /* bytes [0, waited) have reached the disk */
 } gguf_outfile;
 
 /* Creates the temporary file for destination `path`. 0 or -1 with err. */

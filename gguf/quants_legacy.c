@@ -223,42 +223,85 @@ static void q8_0_block(const float *x, gguf_block_q8_0 *b)
 }
 
 #if GGUF_X86
-/* q8_0's arithmetic is element-wise except amax, and a maximum does not
- * depend on the order it is taken in — unless a NaN is involved, so a block
- * with a NaN, or one so tiny that 1/d overflows, takes the scalar path. */
-GGUF_TARGET_AVX2 static void q8_0_blocks_avx2(const float *x, gguf_block_q8_0 *b,
-                                                             int64_t nb)
+#include <immintrin.h>
+
+/* The largest |x| of a block's 32 values, and whether any is NaN. */
+GGUF_TARGET_AVX2_F16C static inline float q8_0_amax(const float *x, __m256 v[4], int *nan)
 {
-    for (int64_t i = 0; i < nb; i++, x += QK) {
-        vf v[4], m = splat(0.0f);
-        vi nan = splat_i(0);
-        for (int k = 0; k < 4; k++) {
-            memcpy(&v[k], x + 8 * k, sizeof v[k]);
-            nan |= v[k] != v[k];
-            vf a = vabs(v[k]);
-            m = sel(a > m, a, m);
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 m = _mm256_setzero_ps(), un = _mm256_setzero_ps();
+    for (int k = 0; k < 4; k++) {
+        v[k] = _mm256_loadu_ps(x + 8 * k);
+        un = _mm256_or_ps(un, _mm256_cmp_ps(v[k], v[k], _CMP_UNORD_Q));
+        m = _mm256_max_ps(m, _mm256_andnot_ps(sign, v[k]));
+    }
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_movehdup_ps(h));
+    *nan = _mm256_movemask_ps(un);
+    return _mm_cvtss_f32(h);
+}
+
+/* A block's 32 levels round(v * id), ties away from zero (truncate, then
+ * step away from zero when the dropped fraction is at least one half:
+ * exact, as round_level_away), as int8 in order. */
+GGUF_TARGET_AVX2_F16C static inline void q8_0_levels(const __m256 v[4], float id, int8_t *qs)
+{
+    const __m256 vid = _mm256_set1_ps(id), half = _mm256_set1_ps(0.5f), mhalf = _mm256_set1_ps(-0.5f);
+    __m256i t[4];
+    for (int k = 0; k < 4; k++) {
+        const __m256 s = _mm256_mul_ps(v[k], vid);
+        __m256i q = _mm256_cvttps_epi32(s);
+        const __m256 frac = _mm256_sub_ps(s, _mm256_cvtepi32_ps(q));
+        q = _mm256_sub_epi32(q, _mm256_castps_si256(_mm256_cmp_ps(frac, half, _CMP_GE_OQ)));
+        t[k] = _mm256_add_epi32(q, _mm256_castps_si256(_mm256_cmp_ps(frac, mhalf, _CMP_LE_OQ)));
+    }
+    /* |levels| ≤ 127: the saturating packs change nothing; they interleave
+     * per 128-bit lane, which the permutation undoes */
+    const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(t[0], t[1]), _mm256_packs_epi32(t[2], t[3]));
+    _mm256_storeu_si256((__m256i *)qs,
+                        _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+/* q8_0's arithmetic is element-wise except amax, and a maximum does not
+ * depend on the order it is taken in. Eight blocks at a time share the
+ * division d = amax/127, 1/d and the f16 conversion of d (F16C rounds as
+ * gguf_f32_to_f16 for every number but NaN). A block with a NaN or an
+ * infinite value, or so tiny that 1/d overflows, takes the scalar path. */
+GGUF_TARGET_AVX2_F16C static void q8_0_blocks_avx2(const float *x, gguf_block_q8_0 *b, int64_t nb)
+{
+    int64_t i = 0;
+    for (; i + 8 <= nb; i += 8) {
+        _Alignas(32) float amax[8], d[8], id[8];
+        int odd = 0;
+        for (int k = 0; k < 8; k++) {
+            __m256 v[4];
+            int nan;
+            amax[k] = q8_0_amax(x + (i + k) * QK, v, &nan);
+            odd |= nan | !(amax[k] <= 3.402823466e38f);
         }
-        float amax = 0.0f;
-        for (int l = 0; l < LANES; l++)
-            amax = amax > m[l] ? amax : m[l];
-        const float d = amax / 127.0f;
-        const float id = inverse_or_zero(d);
-        if (any_lane(nan) || !(id < 1e30f)) {
-            q8_0_block(x, &b[i]);
-            continue;
-        }
-        b[i].d = gguf_f32_to_f16(d);
-        for (int k = 0; k < 4; k++) {
-            vf s = v[k] * id;
-            vi t = __builtin_convertvector(s, vi); /* truncates, as (int) */
-            vf frac = s - to_f(t);
-            /* comparisons are -1 when true: subtract to add one */
-            t = t - (frac >= 0.5f) + (frac <= -0.5f);
-            typedef int8_t v8c __attribute__((vector_size(LANES)));
-            v8c q = __builtin_convertvector(t, v8c); /* |t| ≤ 128: no wrap */
-            memcpy(b[i].qs + 8 * k, &q, sizeof q);
+        const __m256 vd = _mm256_div_ps(_mm256_load_ps(amax), _mm256_set1_ps(127.0f));
+        const __m256 nz = _mm256_cmp_ps(vd, _mm256_setzero_ps(), _CMP_NEQ_OQ);
+        const __m256 vid = _mm256_and_ps(nz, _mm256_div_ps(_mm256_set1_ps(1.0f), vd));
+        _mm256_store_ps(d, vd);
+        _mm256_store_ps(id, vid);
+        _Alignas(16) uint16_t dh[8];
+        _mm_store_si128((__m128i *)dh, _mm256_cvtps_ph(vd, _MM_FROUND_TO_NEAREST_INT));
+        for (int k = 0; k < 8; k++) {
+            const float *xb = x + (i + k) * QK;
+            if (odd || !(id[k] < 1e30f)) {
+                q8_0_block(xb, &b[i + k]);
+                continue;
+            }
+            __m256 v[4];
+            for (int j = 0; j < 4; j++)
+                v[j] = _mm256_loadu_ps(xb + 8 * j);
+            b[i + k].d = dh[k];
+            q8_0_levels(v, id[k], b[i + k].qs);
         }
     }
+    for (; i < nb; i++)
+        q8_0_block(x + i * QK, &b[i]);
 }
 #endif
 
@@ -266,7 +309,7 @@ void gguf_q8_0_quantize(const float *x, void *y, int64_t n)
 {
     gguf_block_q8_0 *b = y;
 #if GGUF_X86
-    if (gguf_cpu_avx2() && !gguf_quants_scalar_forced()) {
+    if (gguf_cpu_avx2_f16c() && !gguf_quants_scalar_forced()) {
         q8_0_blocks_avx2(x, b, n / QK);
         return;
     }

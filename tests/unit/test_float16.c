@@ -116,6 +116,40 @@ START_TEST(test_rows_match_scalar)
 }
 END_TEST
 
+/* f32 → f16 and bf16 rows against the scalars on runs of consecutive bit
+ * patterns: around every boundary of the f16 rounding (2^-25, the smallest
+ * normal, overflow to Inf, Inf/NaN) with both signs, and 4096-pattern runs
+ * spread over all 2^32 (every exponent, ties and their neighbours). */
+START_TEST(test_rows_f32_sweep)
+{
+    enum { RUN = 4096 };
+    static float x[RUN];
+    static gguf_half r1[RUN], r2[RUN];
+    static const uint32_t edges[] = { 0x00000000, 0x33000000, 0x387ff800, 0x38800000, 0x477fe800,
+                                      0x477ff000, 0x7f7ff800, 0x7f800000, 0x7fbff800, 0x7fc00000 };
+    uint32_t starts[2 * sizeof edges / sizeof *edges + 1100];
+    size_t n = 0;
+    for (size_t e = 0; e < sizeof edges / sizeof *edges; e++) {
+        starts[n++] = edges[e] - RUN / 2;
+        starts[n++] = (edges[e] - RUN / 2) | 0x80000000u;
+    }
+    for (uint64_t b = 0; b < ((uint64_t)1 << 32) && n < sizeof starts / sizeof *starts; b += 4096u * 1021u)
+        starts[n++] = (uint32_t)b;
+    for (size_t k = 0; k < n; k++) {
+        for (int i = 0; i < RUN; i++)
+            memcpy(&x[i], &(uint32_t){ starts[k] + (uint32_t)i }, 4);
+        gguf_f32_to_f16_row(x, r1, RUN);
+        for (int i = 0; i < RUN; i++)
+            r2[i] = gguf_f32_to_f16(x[i]);
+        ck_assert_msg(memcmp(r1, r2, sizeof r1) == 0, "f16 rows differ in the run from 0x%08x", starts[k]);
+        gguf_f32_to_bf16_row(x, r1, RUN);
+        for (int i = 0; i < RUN; i++)
+            r2[i] = gguf_f32_to_bf16(x[i]);
+        ck_assert_msg(memcmp(r1, r2, sizeof r1) == 0, "bf16 rows differ in the run from 0x%08x", starts[k]);
+    }
+}
+END_TEST
+
 START_TEST(test_vectors)
 {
     check_vector("f16", gguf_f32_to_f16, gguf_f16_to_f32);
@@ -130,6 +164,7 @@ int main(void)
     tcase_add_test(tc, test_f16_conversions);
     tcase_add_test(tc, test_bf16_conversions);
     tcase_add_test(tc, test_rows_match_scalar);
+    tcase_add_test(tc, test_rows_f32_sweep);
     int skipped = 0;
     if (fixtures_present())
         tcase_add_test(tc, test_vectors);

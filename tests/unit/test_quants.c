@@ -390,7 +390,7 @@ END_TEST
  * special cases (all zero, constant, one outlier, tiny, huge, negative). */
 START_TEST(test_lanes_match_scalar)
 {
-    static const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
+    static const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q8_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1,
                                       GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K,
                                       GGUF_DT_Q6_K, GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS,
                                       GGUF_DT_IQ3_XXS, GGUF_DT_IQ3_S };
