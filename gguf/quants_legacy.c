@@ -120,6 +120,16 @@ static float symmetric_levels(const float *x, int bias, uint8_t q[QK])
     return d;
 }
 
+/* q4_0 the reference way, n values (whole blocks). */
+static void q4_0_blocks(const float *x, gguf_block_q4_0 *b, int64_t n)
+{
+    uint8_t q[QK];
+    for (int64_t i = 0; i < n / QK; i++, x += QK) {
+        b[i].d = gguf_f32_to_f16(symmetric_levels(x, 8, q));
+        pack_nibbles(q, b[i].qs);
+    }
+}
+
 /* Scale-and-offset block with levels 0 .. nmax (q4_1: 15, q5_1: 31): the
  * block's [min, max] is split into nmax equal steps, d = (max - min)/nmax,
  * and each level is trunc((x - min)/d + 0.5). Returns d, min in *min_out. */
@@ -144,15 +154,6 @@ static float affine_levels(const float *x, int nmax, uint8_t q[QK], float *min_o
     return d;
 }
 
-void gguf_q4_0_quantize(const float *x, void *y, int64_t n)
-{
-    gguf_block_q4_0 *b = y;
-    uint8_t q[QK];
-    for (int64_t i = 0; i < n / QK; i++, x += QK) {
-        b[i].d = gguf_f32_to_f16(symmetric_levels(x, 8, q));
-        pack_nibbles(q, b[i].qs);
-    }
-}
 
 void gguf_q5_0_quantize(const float *x, void *y, int64_t n)
 {
@@ -303,7 +304,77 @@ GGUF_TARGET_AVX2_F16C static void q8_0_blocks_avx2(const float *x, gguf_block_q8
     for (; i < nb; i++)
         q8_0_block(x + i * QK, &b[i]);
 }
+
+/* q4_0, eight blocks at a time as q8_0: the signed extreme of a block is
+ * its first value of the largest magnitude (signed_absmax's strict >), found
+ * as the first lane equal to the block's amax; d = max/-8 and 1/d shared by
+ * a vector division; levels trunc(x/d + 8.5) clamped at 15; nibbles paired
+ * j, j+16. Blocks with a NaN or an infinite value, all-zero ones (whose
+ * signed zero decides the sign of d) and ones whose 1/d overflows take the
+ * scalar path. */
+GGUF_TARGET_AVX2_F16C static void q4_0_blocks_avx2(const float *x, gguf_block_q4_0 *b, int64_t nb)
+{
+    int64_t i = 0;
+    for (; i + 8 <= nb; i += 8) {
+        _Alignas(32) float smax[8], id[8];
+        int odd = 0;
+        for (int k = 0; k < 8; k++) {
+            __m256 v[4];
+            int nan;
+            const float amax = q8_0_amax(x + (i + k) * QK, v, &nan);
+            odd |= nan | !(amax <= 3.402823466e38f) | (amax == 0.0f);
+            const __m256 sign = _mm256_set1_ps(-0.0f), am = _mm256_set1_ps(amax);
+            uint32_t hit = 0;
+            for (int j = 0; j < 4; j++)
+                hit |= (uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, v[j]), am,
+                                                                  _CMP_EQ_OQ)) << 8 * j;
+            smax[k] = hit ? x[(i + k) * QK + (int64_t)__builtin_ctz(hit)] : 0.0f;
+        }
+        if (odd) {
+            for (int k = 0; k < 8; k++)
+                q4_0_blocks(x + (i + k) * QK, &b[i + k], QK);
+            continue;
+        }
+        const __m256 vd = _mm256_div_ps(_mm256_load_ps(smax), _mm256_set1_ps(-8.0f));
+        _mm256_store_ps(id, _mm256_div_ps(_mm256_set1_ps(1.0f), vd)); /* d ≠ 0 here */
+        _Alignas(16) uint16_t dh[8];
+        _mm_store_si128((__m128i *)dh, _mm256_cvtps_ph(vd, _MM_FROUND_TO_NEAREST_INT));
+        for (int k = 0; k < 8; k++) {
+            const float *xb = x + (i + k) * QK;
+            if (!(fabsf(id[k]) < 1e30f)) {
+                q4_0_blocks(xb, &b[i + k], QK);
+                continue;
+            }
+            const __m256 vid = _mm256_set1_ps(id[k]), off = _mm256_set1_ps(8.5f);
+            const __m256i top = _mm256_set1_epi32(15);
+            __m256i t[4];
+            for (int j = 0; j < 4; j++) {
+                const __m256 s = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(xb + 8 * j), vid), off);
+                t[j] = _mm256_min_epi32(_mm256_cvttps_epi32(s), top);
+            }
+            const __m256i p = _mm256_permutevar8x32_epi32(
+                _mm256_packus_epi16(_mm256_packs_epi32(t[0], t[1]), _mm256_packs_epi32(t[2], t[3])),
+                _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            const __m128i lo = _mm256_castsi256_si128(p), hi = _mm256_extracti128_si256(p, 1);
+            b[i + k].d = dh[k];
+            _mm_storeu_si128((__m128i *)b[i + k].qs, _mm_or_si128(lo, _mm_slli_epi16(hi, 4)));
+        }
+    }
+    if (i < nb)
+        q4_0_blocks(x + i * QK, &b[i], (nb - i) * QK);
+}
 #endif
+
+void gguf_q4_0_quantize(const float *x, void *y, int64_t n)
+{
+#if GGUF_X86
+    if (gguf_cpu_avx2_f16c() && !gguf_quants_scalar_forced()) {
+        q4_0_blocks_avx2(x, y, n / QK);
+        return;
+    }
+#endif
+    q4_0_blocks(x, y, n);
+}
 
 void gguf_q8_0_quantize(const float *x, void *y, int64_t n)
 {

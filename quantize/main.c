@@ -812,15 +812,24 @@ static int reserve(void **p, size_t *cap, size_t need)
     return 0;
 }
 
-/* The first non-finite value of n floats, or -1. */
+/* The first non-finite value of n floats, or -1. Sixteen at a time, the
+ * largest exponent field of each group (all ones: Inf or NaN) — a loop the
+ * compiler turns into vector code — then the exact index one by one. */
 static int64_t first_nonfinite(const float *x, int64_t n)
 {
-    float acc = 0;
-    for (int64_t i = 0; i < n; i++)
-        acc += x[i] * 0.0f; /* 0 unless some x[i] is NaN or Inf */
-    if (acc == 0.0f)
-        return -1;
-    for (int64_t i = 0; i < n; i++)
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        uint32_t m = 0;
+        for (int k = 0; k < 16; k++) {
+            uint32_t u;
+            memcpy(&u, x + i + k, 4);
+            u &= 0x7f800000u;
+            m = u > m ? u : m;
+        }
+        if (m == 0x7f800000u)
+            break;
+    }
+    for (; i < n; i++)
         if (!isfinite(x[i]))
             return i;
     return -1;
@@ -832,74 +841,111 @@ typedef struct bad_value {
     float   v;
 } bad_value;
 
+/* A tensor whose bytes are ready, to be written while the next one is
+ * quantized. */
+typedef struct pending {
+    const plan_item *it;
+    const void      *data;
+    gguf_writer     *w;
+    const gguf_file *f;
+    progress        *bar;
+    gguf_error       err;
+    int              rc;
+} pending;
+
+static void write_pending(pending *p)
+{
+    if (gguf_writer_write_tensor(p->w, p->data, p->it->nbytes, &p->err)) {
+        p->rc = -1;
+        return;
+    }
+    progress_add(p->bar, p->it->t->nbytes);
+    /* done with this tensor: keep the footprint to the tensors in flight */
+    gguf_release_range(p->f, p->it->t->data, p->it->t->nbytes);
+}
+
 /* One tensor's job: a unit is a chunk of rows of one slice. */
 typedef struct {
     const plan_item *it;
     uint8_t         *out;
     int64_t          n0, rows_per_slice, chunk, nchunks;
     uint64_t         row, src_row;
-    float           *tmp;    /* chunk * n0 floats per thread; NULL: out of memory or F32 input */
+    float           *tmp;    /* n0 floats per thread; NULL: out of memory or F32 input */
     _Atomic int      failed;
     pthread_mutex_t  lock;   /* guards bad */
     bad_value       *bad;
+    pending         *write;  /* the tensor before, written by unit 0 meanwhile; NULL: none */
 } convert_job;
 
 static void convert_unit(void *ctx, int64_t u, int thread)
 {
     convert_job *j = ctx;
+    if (j->write && u-- == 0) {
+        write_pending(j->write);
+        return;
+    }
     const gguf_tensor *t = j->it->t;
     const int64_t n0 = j->n0, s = u / j->nchunks, c = u % j->nchunks;
     const float *w = j->it->imatrix ? j->it->imatrix + (s % t->ne[2]) * n0 : NULL;
     const uint8_t *x = t->data + (uint64_t)(s * j->rows_per_slice) * j->src_row;
     uint8_t *y = j->out + (uint64_t)(s * j->rows_per_slice) * j->row;
     const int64_t r0 = c * j->chunk, nr = j->rows_per_slice - r0 < j->chunk ? j->rows_per_slice - r0 : j->chunk;
-    const uint8_t *xs = x + (uint64_t)r0 * j->src_row;
-    const float *f = (const float *)xs;
+    float *tmp = NULL;
     if (t->type != GGUF_DT_F32) {
         if (!j->tmp) {
             atomic_store(&j->failed, 1);
             return;
         }
-        float *tmp = j->tmp + (size_t)thread * (size_t)(j->chunk * n0);
-        for (int64_t r = 0; r < nr; r++)
-            gguf_dequantize_row(t->type, xs + (uint64_t)r * j->src_row, tmp + r * n0, n0, NULL);
-        f = tmp;
+        tmp = j->tmp + (size_t)thread * (size_t)n0;
     }
-    /* llama.cpp quantizes NaN rows into finite garbage; refused here */
-    int64_t at = first_nonfinite(f, nr * n0);
-    if (at >= 0) {
-        int64_t r = s * j->rows_per_slice + r0 + at / n0;
-        pthread_mutex_lock(&j->lock);
-        if (j->bad->row < 0 || r < j->bad->row)
-            *j->bad = (bad_value){ r, at % n0, f[at] };
-        pthread_mutex_unlock(&j->lock);
-        return;
+    /* row by row, so a row's f32 form stays in the first-level cache from
+     * its conversion through the check to its quantization */
+    for (int64_t r = r0; r < r0 + nr; r++) {
+        const uint8_t *xs = x + (uint64_t)r * j->src_row;
+        const float *f = (const float *)xs;
+        if (tmp) {
+            gguf_dequantize_row(t->type, xs, tmp, n0, NULL);
+            f = tmp;
+        }
+        /* llama.cpp quantizes NaN rows into finite garbage; refused here */
+        const int64_t at = first_nonfinite(f, n0);
+        if (at >= 0) {
+            const int64_t row = s * j->rows_per_slice + r;
+            pthread_mutex_lock(&j->lock);
+            if (j->bad->row < 0 || row < j->bad->row)
+                *j->bad = (bad_value){ row, at, f[at] };
+            pthread_mutex_unlock(&j->lock);
+            return;
+        }
+        if (!gguf_quantize_rows(j->it->type, f, y + (uint64_t)r * j->row, 1, n0, w, NULL))
+            atomic_store(&j->failed, 1); /* the plan checked codec and weights: not expected */
     }
-    if (!gguf_quantize_rows(j->it->type, f, y + (uint64_t)r0 * j->row, nr, n0, w, NULL))
-        atomic_store(&j->failed, 1); /* the plan checked codec and weights: not expected */
 }
 
 /* Quantizes all rows of one tensor (experts slice by slice, each with its
  * own importance weights) into b->out, on the pool's threads. Work goes out
  * in chunks of rows (llama.cpp's 32×512-element units); each thread turns
- * its chunk of the source into f32 in a small buffer of its own, so the f32
- * form of a tensor never exists whole and the data crosses memory once. */
-static int convert_tensor(const plan_item *it, buffers *b, bad_value *bad)
+ * a row of the source at a time into f32 in a small buffer of its own, so
+ * the f32 form of a tensor never exists whole and the data crosses memory
+ * once. The tensor before (write, if not NULL) is written meanwhile, as
+ * unit 0. */
+static int convert_tensor(const plan_item *it, buffers *b, bad_value *bad, pending *write)
 {
     const gguf_tensor *t = it->t;
     if (reserve((void **)&b->out, &b->out_cap, (size_t)it->nbytes))
         return -1;
-    convert_job j = { .it = it, .out = b->out, .n0 = t->ne[0], .rows_per_slice = t->ne[1], .bad = bad };
+    convert_job j = { .it = it, .out = b->out, .n0 = t->ne[0], .rows_per_slice = t->ne[1], .bad = bad,
+                      .write = write };
     gguf_row_size(it->type, j.n0, &j.row, NULL);
     gguf_row_size(t->type, j.n0, &j.src_row, NULL);
     j.chunk = j.n0 >= 16384 ? 1 : (16384 + j.n0 - 1) / j.n0;
     j.nchunks = (j.rows_per_slice + j.chunk - 1) / j.chunk;
     if (t->type != GGUF_DT_F32)
-        j.tmp = malloc((size_t)pool_threads() * (size_t)(j.chunk * j.n0) * sizeof(float));
+        j.tmp = malloc((size_t)pool_threads() * (size_t)j.n0 * sizeof(float));
     atomic_init(&j.failed, 0);
     pthread_mutex_init(&j.lock, NULL);
     bad->row = -1;
-    pool_for(t->ne[2] * t->ne[3] * j.nchunks, convert_unit, &j);
+    pool_for((write ? 1 : 0) + t->ne[2] * t->ne[3] * j.nchunks, convert_unit, &j);
     pthread_mutex_destroy(&j.lock);
     free(j.tmp);
     return atomic_load(&j.failed) ? -1 : 0;
@@ -939,7 +985,7 @@ static int run(const options *o)
 {
     gguf_error err;
     plan p = { 0 };
-    buffers b = { 0 };
+    buffers b[2] = { { 0 }, { 0 } };
     gguf_writer *w = NULL;
     int status = 1;
     double t0 = now();
@@ -990,12 +1036,21 @@ static int run(const options *o)
         }
     progress bar;
     progress_start(&bar, "quantizing", p.size_in, !o->quiet && !o->verbose);
+    /* tensor i is quantized into b[i % 2] while tensor i - 1 is written */
+    pending prev = { .w = w, .f = f, .bar = &bar }, *ready = NULL;
     for (uint64_t i = 0; i < p.n; i++) {
         const plan_item *it = &p.items[i];
         const void *data = it->t->data;
         if (it->convert) {
             bad_value bad;
-            if (convert_tensor(it, &b, &bad)) {
+            const int rc = convert_tensor(it, &b[i % 2], &bad, ready);
+            if (ready && prev.rc) {
+                progress_end(&bar);
+                fprintf(stderr, TOOL ": error: %s: %s\n", o->out, prev.err.msg);
+                goto done;
+            }
+            ready = NULL;
+            if (rc) {
                 progress_end(&bar);
                 fprintf(stderr, TOOL ": error: %s: out of memory converting '%s'\n", o->in,
                         it->t->name);
@@ -1008,21 +1063,32 @@ static int run(const options *o)
                         bad.row, isnan(bad.v) ? "NaN" : bad.v > 0 ? "+Inf" : "-Inf", bad.col);
                 goto done;
             }
-            data = b.out;
+            data = b[i % 2].out;
+        }
+        if (ready) { /* a tensor copied as it is follows one not yet written */
+            write_pending(ready);
+            if (prev.rc) {
+                progress_end(&bar);
+                fprintf(stderr, TOOL ": error: %s: %s\n", o->out, prev.err.msg);
+                goto done;
+            }
         }
         if (o->verbose)
             printf("[%4" PRIu64 "/%4" PRIu64 "] %-36s %-7s -> %-7s %10.3f MiB -> %10.3f MiB%s%s\n",
                    i + 1, p.n, it->t->name, gguf_dtype_name(it->t->type), gguf_dtype_name(it->type),
                    it->t->nbytes / 1048576.0, it->nbytes / 1048576.0,
                    it->why[0] ? "  fallback: " : "", it->why);
-        if (gguf_writer_write_tensor(w, data, it->nbytes, &err)) {
+        prev.it = it;
+        prev.data = data;
+        ready = &prev;
+    }
+    if (ready) {
+        write_pending(ready);
+        if (prev.rc) {
             progress_end(&bar);
-            fprintf(stderr, TOOL ": error: %s: %s\n", o->out, err.msg);
+            fprintf(stderr, TOOL ": error: %s: %s\n", o->out, prev.err.msg);
             goto done;
         }
-        progress_add(&bar, it->t->nbytes);
-        /* done with this tensor: keep the footprint to the tensors in flight */
-        gguf_release_range(f, it->t->data, it->t->nbytes);
     }
     progress_end(&bar);
     if (gguf_writer_finish(w, &err)) {
@@ -1043,7 +1109,8 @@ static int run(const options *o)
     status = 0;
 done:
     gguf_writer_free(w);
-    free(b.out);
+    free(b[0].out);
+    free(b[1].out);
     free_plan(&p);
     gguf_close(f);
     return status;

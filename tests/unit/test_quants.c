@@ -394,7 +394,7 @@ START_TEST(test_lanes_match_scalar)
                                       GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K,
                                       GGUF_DT_Q6_K, GGUF_DT_IQ4_NL, GGUF_DT_IQ4_XS,
                                       GGUF_DT_IQ3_XXS, GGUF_DT_IQ3_S };
-    enum { N = 1024, ROWS = 8 };
+    enum { N = 1024, ROWS = 9 };
     static float x[ROWS * N], w[N];
     static uint8_t a[ROWS * N * 2], b[ROWS * N * 2];
     uint64_t r = 12345;
@@ -404,7 +404,8 @@ START_TEST(test_lanes_match_scalar)
         int row = i / N;
         x[i] = row == 0 ? 0.0f : row == 1 ? 0.25f : row == 2 ? (i % 97 == 0 ? 40.0f : u * 0.01f)
              : row == 3 ? u * 1e-30f : row == 4 ? u * 1e30f : row == 5 ? -fabsf(u)
-             : row == 6 ? (i % 256 < 128 ? u : u * 1e-3f) : u;
+             : row == 6 ? (i % 256 < 128 ? u : u * 1e-3f)
+             : row == 8 ? (float)((int)(r >> 61) % 5 - 2) /* ties of |x| of both signs */ : u;
     }
     for (int i = 0; i < N; i++)
         w[i] = (float)(i % 13) * 0.5f;
