@@ -35,6 +35,7 @@ typedef struct hf_state {
     int         n_shards;
     bool        file_order; /* safetensors tensors in header order, not sorted */
     vocab       voc;        /* as llama.cpp builds it */
+    bool        spm;        /* voc came from tokenizer.model */
 } hf_state;
 
 static bool file_exists(const char *path)
@@ -159,6 +160,12 @@ static int check_index(hf_state *s, const char *index_name, gguf_error *err)
     }
     json_free(index);
     return rc;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
 }
 
 static int src_dtype(const char *dtype)
@@ -589,6 +596,9 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                 } else {
                     t->permute = (uint8_t)perm;
                     t->mapped = st->mapped;
+                    /* Gemma's x·(1 + w) norms: every *norm.weight + 1 */
+                    if (m->arch->norm_offset != 0 && ends_with(st->name, "norm.weight"))
+                        t->add = m->arch->norm_offset;
                 }
             }
         }
@@ -675,6 +685,7 @@ static int load_vocab(hf_state *s, const gguf_arch *arch, gguf_error *err)
         gguf_error_prefix(err, "tokenizer.model: ");
         return -1;
     }
+    s->spm = true;
     n = s->voc.n;
     int rc;
 
@@ -729,6 +740,20 @@ static int load_vocab(hf_state *s, const gguf_arch *arch, gguf_error *err)
             return gguf_error_set(err, "out of memory");
     }
     return phi3 ? add_json_tokens(s, n, err) : 0;
+}
+
+/* Gemma3Model keeps token_embd's first rows, as many as the vocabulary
+ * has tokens (the checkpoint pads it for the image tokens). */
+static void trim_embd(src_model *m, const hf_state *s)
+{
+    if (!(m->arch->flags & GGUF_ARCH_TRIM_EMBD))
+        return;
+    for (int i = 0; i < m->n_tensors; i++) {
+        src_tensor *t = &m->tensors[i];
+        if (!strcmp(t->name, GGUF_T_TOKEN_EMBD) && t->n_dims == 2 && !t->parts &&
+            t->ne[1] > s->voc.n && s->voc.n > 0)
+            t->ne[1] = s->voc.n;
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -854,24 +879,54 @@ static int write_vocab_keys(src_model *m, hf_state *s, gguf_writer *w, gguf_erro
     if ((m->arch->flags & GGUF_ARCH_LLAMA_VOCAB) && aps && aps->type == JSON_BOOL &&
         gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", aps->b))
         return gguf_error_set(err, "out of memory");
+    /* Gemma: a SentencePiece vocabulary without the leading space */
+    if ((m->arch->flags & GGUF_ARCH_NO_SPACE_PREFIX) && s->spm &&
+        gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", false))
+        return gguf_error_set(err, "out of memory");
     return 0;
 }
 
-/* The keys of a config.json table, each from its first present name. */
+/* Whether a conditional row is left out (<ggufkit/arch.h>, Gemma3Model's
+ * rules): the sliding window of a model whose sliding_window_pattern is 1
+ * (no local layers), an optional final soft-cap of 0 (a required one of 0
+ * is written, and refused as a model). */
+static bool hparam_skipped(const hf_state *s, const gguf_arch_hf_hparam *r, const json_value *hv)
+{
+    int64_t pattern;
+    double x;
+    if (r->id == GGUF_HP_SLIDING_WINDOW)
+        return json_int(json_get(s->config, "sliding_window_pattern"), &pattern) && pattern == 1;
+    if (r->id == GGUF_HP_FINAL_SOFTCAP)
+        return !r->required && hv && json_num(hv, &x) && x == 0;
+    return false;
+}
+
+/* The keys of a config.json table, each from its first present name (a
+ * null value counts as absent). */
 static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
                        const gguf_arch_hf_hparam *table, gguf_error *err)
 {
+    char key[128];
     for (const gguf_arch_hf_hparam *r = table; r->hf[0]; r++) {
         const json_value *hv = hparam(s, r->hf);
+        if (hv && hv->type == JSON_NULL)
+            hv = NULL;
+        snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
         if (r->id == GGUF_HP_ROPE_DIM) {
             if (put_rotary_part(s, w, arch, r, hv, err))
                 return -1;
             continue;
         }
-        if (r->id == GGUF_HP_SLIDING_WINDOW && (!hv || hv->type == JSON_NULL)) {
-            char key[128];
-            snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
+        if (hparam_skipped(s, r, hv))
+            continue;
+        if (r->id == GGUF_HP_SLIDING_WINDOW && !hv && !r->required) {
             if (gguf_writer_set_u32(w, key, 0))
+                return gguf_error_set(err, "out of memory");
+            continue;
+        }
+        if (!hv && r->def != 0) {
+            if (r->is_float ? gguf_writer_set_f32(w, key, (float)r->def)
+                            : gguf_writer_set_u32(w, key, (uint32_t)r->def))
                 return gguf_error_set(err, "out of memory");
             continue;
         }
@@ -1106,6 +1161,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
     }
     if (load_weights(m, s, err) || load_vocab(s, m->arch, err))
         goto fail;
+    trim_embd(m, s);
     return 0;
 fail:
     src_model_free(m);

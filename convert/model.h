@@ -29,6 +29,8 @@ typedef struct src_tensor {
     int64_t        ne[4];      /* GGUF order: ne[0] is the row length */
     const void    *data;       /* mapped source bytes, row-major */
     void          *owned;      /* non-NULL when data was generated (freed with the model) */
+    float          add;        /* added to every element (Gemma's norms: w + 1), in f32,
+                                * rounded to f16 for an f16 source; 0: none */
     const uint8_t *scales;     /* SRC_I8_GROUPS: little-endian f32s, maybe unaligned */
     int            group;
     /* A tensor sharded over several files (Meta's model-parallel

@@ -193,6 +193,16 @@ static void convert_span(const src_tensor *t, const uint8_t *src, float *out, in
     }
 }
 
+/* t->add added to n converted values as llama.cpp's converter adds it:
+ * bf16 tensors are f32 by then, an f16 one stays f16 (the sum rounded). */
+static void add_offset(const src_tensor *t, float *out, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float v = out[i] + t->add;
+        out[i] = t->dtype == SRC_F16 ? gguf_f16_to_f32(gguf_f32_to_f16(v)) : v;
+    }
+}
+
 /* Source rows [r0, r0 + nr) → f32, with the q/k permutation applied. A
  * sharded tensor's row comes from one part (rows split) or from a slice of
  * every part (columns split). */
@@ -217,6 +227,8 @@ static void load_rows(const src_model *m, const src_tensor *t, int64_t r0, int64
                 convert_span(t, (const uint8_t *)t->parts[p] + (size_t)(from * cols) * esize,
                              out + p * cols, cols, from * row + p * cols);
         }
+        if (t->add != 0)
+            add_offset(t, out, row);
     }
 }
 

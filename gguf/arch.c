@@ -64,31 +64,79 @@ static const gguf_arch_hparam gptoss_hparams[] = {
     { GGUF_KEY_EXPERT_USED_COUNT, GGUF_HP_EXPERT_USED_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, 4096 },
     { GGUF_KEY_EXPERT_FFN_LENGTH, GGUF_HP_EXPERT_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
     { GGUF_KEY_SLIDING_WINDOW, GGUF_HP_SLIDING_WINDOW, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
+    { GGUF_KEY_SLIDING_WINDOW_PATTERN, GGUF_HP_SWA_PATTERN, false, false, GGUF_DERIVE_DEFAULT, 2, 0, GGUF_MODEL_MAX_BLOCKS },
+    { GGUF_KEY_ROPE_FREQ_BASE_SWA, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, GGUF_DERIVE_ROPE_BASE, 0, 0, 0 },
+    { NULL, 0, false, false, 0, 0, 0, 0 },
+};
+
+/* Gemma 2 (llama.cpp's LLM_ARCH_GEMMA2): the decoder's dense keys, a
+ * sliding window of 4096 on every other layer (from layer 0) unless the
+ * file says otherwise, its rope base that of the global layers, and both
+ * soft-caps with llama.cpp's defaults. */
+static const gguf_arch_hparam gemma2_hparams[] = {
+    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
+    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS },
+    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM },
+    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
+    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
+    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX },
+    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 },
+    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    { GGUF_KEY_SLIDING_WINDOW, GGUF_HP_SLIDING_WINDOW, false, false, GGUF_DERIVE_DEFAULT, 4096, 1, INT32_MAX },
+    { GGUF_KEY_SLIDING_WINDOW_PATTERN, GGUF_HP_SWA_PATTERN, false, false, GGUF_DERIVE_DEFAULT, 2, 0, GGUF_MODEL_MAX_BLOCKS },
+    { GGUF_KEY_ROPE_FREQ_BASE_SWA, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, GGUF_DERIVE_ROPE_BASE, 0, 0, 0 },
+    { GGUF_KEY_ATTN_SOFTCAP, GGUF_HP_ATTN_SOFTCAP, true, false, GGUF_DERIVE_DEFAULT, 50.0, 0, 0 },
+    { GGUF_KEY_FINAL_SOFTCAP, GGUF_HP_FINAL_SOFTCAP, true, false, GGUF_DERIVE_DEFAULT, 30.0, 0, 0 },
+    { NULL, 0, false, false, 0, 0, 0, 0 },
+};
+
+/* Gemma 3 (LLM_ARCH_GEMMA3): a sliding window only when the file gives one
+ * (> 0), on five layers of every six; the local layers' rope base 10000
+ * unless given; a final soft-cap only when given. */
+static const gguf_arch_hparam gemma3_hparams[] = {
+    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
+    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS },
+    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
+    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM },
+    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
+    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
+    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX },
+    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 },
+    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    { GGUF_KEY_SLIDING_WINDOW, GGUF_HP_SLIDING_WINDOW, false, false, GGUF_DERIVE_NONE, 0, 0, INT32_MAX },
+    { GGUF_KEY_SLIDING_WINDOW_PATTERN, GGUF_HP_SWA_PATTERN, false, false, GGUF_DERIVE_DEFAULT, 6, 0, GGUF_MODEL_MAX_BLOCKS },
+    { GGUF_KEY_ROPE_FREQ_BASE_SWA, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    { GGUF_KEY_FINAL_SOFTCAP, GGUF_HP_FINAL_SOFTCAP, true, false, GGUF_DERIVE_NONE, 0, 0, 0 },
     { NULL, 0, false, false, 0, 0, 0, 0 },
 };
 
 /* config.json → {arch}.* as llama.cpp's base converter writes them, after
  * block_count (which every converter writes first). */
 static const gguf_arch_hf_hparam base_hf_hparams[] = {
-    { { "max_position_embeddings", "n_ctx" }, GGUF_HP_CONTEXT_LENGTH, false, false },
-    { { "hidden_size", "n_embd" }, GGUF_HP_EMBEDDING_LENGTH, false, true },
-    { { "intermediate_size", "n_inner" }, GGUF_HP_FFN_LENGTH, false, false },
-    { { "num_attention_heads", "n_head" }, GGUF_HP_HEAD_COUNT, false, true },
-    { { "num_key_value_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false },
-    { { "rope_theta" }, GGUF_HP_ROPE_FREQ_BASE, true, false },
-    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, false },
-    { { "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon" }, GGUF_HP_LAYER_NORM_EPS, true, false },
-    { { "num_local_experts", "num_experts" }, GGUF_HP_EXPERT_COUNT, false, false },
-    { { "num_experts_per_tok" }, GGUF_HP_EXPERT_USED_COUNT, false, false },
-    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false },
-    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false },
-    { { NULL }, 0, false, false },
+    { { "max_position_embeddings", "n_ctx" }, GGUF_HP_CONTEXT_LENGTH, false, false, 0 },
+    { { "hidden_size", "n_embd" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
+    { { "intermediate_size", "n_inner" }, GGUF_HP_FFN_LENGTH, false, false, 0 },
+    { { "num_attention_heads", "n_head" }, GGUF_HP_HEAD_COUNT, false, true, 0 },
+    { { "num_key_value_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false, 0 },
+    { { "rope_theta" }, GGUF_HP_ROPE_FREQ_BASE, true, false, 0 },
+    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, false, 0 },
+    { { "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon" }, GGUF_HP_LAYER_NORM_EPS, true, false, 0 },
+    { { "num_local_experts", "num_experts" }, GGUF_HP_EXPERT_COUNT, false, false, 0 },
+    { { "num_experts_per_tok" }, GGUF_HP_EXPERT_USED_COUNT, false, false, 0 },
+    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false, 0 },
+    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false, 0 },
+    { { NULL }, 0, false, false, 0 },
 };
 
 /* What Qwen3-MoE's converter adds after general.file_type. */
 static const gguf_arch_hf_hparam qwen3moe_late_hparams[] = {
-    { { "moe_intermediate_size" }, GGUF_HP_EXPERT_FFN_LENGTH, false, false },
-    { { NULL }, 0, false, false },
+    { { "moe_intermediate_size" }, GGUF_HP_EXPERT_FFN_LENGTH, false, false, 0 },
+    { { NULL }, 0, false, false, 0 },
 };
 
 /* Phi3MiniModel's own keys, in its order, after block_count (which it
@@ -96,27 +144,71 @@ static const gguf_arch_hf_hparam qwen3moe_late_hparams[] = {
  * makes (<ggufkit/arch.h>): rope.dimension_count from partial_rotary_factor
  * and, after general.file_type, attention.sliding_window, 0 when absent. */
 static const gguf_arch_hf_hparam phi3_hf_hparams[] = {
-    { { "n_positions", "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, true },
-    { { "original_max_position_embeddings" }, GGUF_HP_ROPE_ORIG_CTX, false, true },
-    { { "hidden_size", "n_embd" }, GGUF_HP_EMBEDDING_LENGTH, false, true },
-    { { "intermediate_size" }, GGUF_HP_FFN_LENGTH, false, true },
-    { { "num_attention_heads", "n_head" }, GGUF_HP_HEAD_COUNT, false, true },
-    { { "num_key_value_heads", "n_head_kv" }, GGUF_HP_HEAD_COUNT_KV, false, true },
-    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, true },
-    { { "partial_rotary_factor" }, GGUF_HP_ROPE_DIM, false, false },
-    { { "rope_theta" }, GGUF_HP_ROPE_FREQ_BASE, true, true },
-    { { NULL }, 0, false, false },
+    { { "n_positions", "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, true, 0 },
+    { { "original_max_position_embeddings" }, GGUF_HP_ROPE_ORIG_CTX, false, true, 0 },
+    { { "hidden_size", "n_embd" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
+    { { "intermediate_size" }, GGUF_HP_FFN_LENGTH, false, true, 0 },
+    { { "num_attention_heads", "n_head" }, GGUF_HP_HEAD_COUNT, false, true, 0 },
+    { { "num_key_value_heads", "n_head_kv" }, GGUF_HP_HEAD_COUNT_KV, false, true, 0 },
+    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, true, 0 },
+    { { "partial_rotary_factor" }, GGUF_HP_ROPE_DIM, false, false, 0 },
+    { { "rope_theta" }, GGUF_HP_ROPE_FREQ_BASE, true, true, 0 },
+    { { NULL }, 0, false, false, 0 },
 };
 static const gguf_arch_hf_hparam phi3_late_hparams[] = {
-    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, false },
-    { { NULL }, 0, false, false },
+    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, false, 0 },
+    { { NULL }, 0, false, false, 0 },
 };
 
 /* What GptOssModel's converter adds after general.file_type. */
 static const gguf_arch_hf_hparam gptoss_late_hparams[] = {
-    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, true },
-    { { "intermediate_size" }, GGUF_HP_EXPERT_FFN_LENGTH, false, true },
-    { { NULL }, 0, false, false },
+    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, true, 0 },
+    { { "intermediate_size" }, GGUF_HP_EXPERT_FFN_LENGTH, false, true, 0 },
+    { { NULL }, 0, false, false, 0 },
+};
+
+/* Gemma2Model's keys, in its order (it writes no rope base) after
+ * block_count, which it writes third; all required. */
+static const gguf_arch_hf_hparam gemma2_hf_hparams[] = {
+    { { "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, true, 0 },
+    { { "hidden_size" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
+    { { "intermediate_size" }, GGUF_HP_FFN_LENGTH, false, true, 0 },
+    { { "num_attention_heads" }, GGUF_HP_HEAD_COUNT, false, true, 0 },
+    { { "num_key_value_heads", "num_attention_heads" }, GGUF_HP_HEAD_COUNT_KV, false, true, 0 },
+    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, true, 0 },
+    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, true, 0 },
+    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, true, 0 },
+    { { NULL }, 0, false, false, 0 },
+};
+static const gguf_arch_hf_hparam gemma2_late_hparams[] = {
+    { { "attn_logit_softcapping" }, GGUF_HP_ATTN_SOFTCAP, true, true, 0 },
+    { { "final_logit_softcapping" }, GGUF_HP_FINAL_SOFTCAP, true, true, 0 },
+    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, true, 0 },
+    { { NULL }, 0, false, false, 0 },
+};
+
+/* Gemma3Model: the base converter's keys in its order of names (the first
+ * present wins; rope_local_base_freq is the local layers' base), with
+ * Gemma 3's defaults for those it rewrites. */
+static const gguf_arch_hf_hparam gemma3_hf_hparams[] = {
+    { { "max_position_embeddings", "n_ctx", "n_positions" }, GGUF_HP_CONTEXT_LENGTH, false, false, 131072 },
+    { { "hidden_size", "n_embd", "dim" }, GGUF_HP_EMBEDDING_LENGTH, false, false, 0 },
+    { { "intermediate_size", "n_inner", "hidden_dim" }, GGUF_HP_FFN_LENGTH, false, false, 0 },
+    { { "num_attention_heads", "n_head", "n_heads" }, GGUF_HP_HEAD_COUNT, false, false, 8 },
+    { { "num_key_value_heads", "n_kv_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false, 4 },
+    { { "global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta" },
+      GGUF_HP_ROPE_FREQ_BASE, true, false, 1000000.0 },
+    { { "local_rope_theta", "rope_local_theta", "swa_rope_theta", "rope_local_base_freq" },
+      GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, 0 },
+    { { "rms_norm_eps", "norm_eps" }, GGUF_HP_RMS_EPS, true, false, 1e-6 },
+    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false, 256 },
+    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false, 256 },
+    { { NULL }, 0, false, false, 0 },
+};
+static const gguf_arch_hf_hparam gemma3_late_hparams[] = {
+    { { "final_logit_softcapping" }, GGUF_HP_FINAL_SOFTCAP, true, false, 0 },
+    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, true, 0 },
+    { { NULL }, 0, false, false, 0 },
 };
 
 /* GGUF key formats by hyper-parameter (for every table). */
@@ -139,6 +231,10 @@ static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_EXPERT_FFN_LENGTH] = GGUF_KEY_EXPERT_FFN_LENGTH,
     [GGUF_HP_ROPE_ORIG_CTX] = GGUF_KEY_ROPE_ORIG_CTX,
     [GGUF_HP_SLIDING_WINDOW] = GGUF_KEY_SLIDING_WINDOW,
+    [GGUF_HP_SWA_PATTERN] = GGUF_KEY_SLIDING_WINDOW_PATTERN,
+    [GGUF_HP_ROPE_FREQ_BASE_SWA] = GGUF_KEY_ROPE_FREQ_BASE_SWA,
+    [GGUF_HP_ATTN_SOFTCAP] = GGUF_KEY_ATTN_SOFTCAP,
+    [GGUF_HP_FINAL_SOFTCAP] = GGUF_KEY_FINAL_SOFTCAP,
 };
 
 const char *gguf_hp_key(int hp)
@@ -341,6 +437,45 @@ static const gguf_arch_tensor phi3_tensors[] = {
     { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
 };
 
+/* Gemma 2 and 3 (llama.cpp's gemma2/gemma3 loaders): RMSNorms before and
+ * after attention and the feed-forward (pre_feedforward_layernorm is
+ * ffn_norm), tied output (Gemma 2 has none: its converter drops lm_head),
+ * Gemma 3's per-head q/k norms. */
+static const gguf_arch_tensor gemma_tensors[] = {
+    { GGUF_T_TOKEN_EMBD, GGUF_ROLE_TOKEN_EMBD, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
+      "model.embed_tokens.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_OUTPUT_NORM, GGUF_ROLE_OUTPUT_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      "model.norm.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_NORM, GGUF_ROLE_ATTN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("input_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_Q, GGUF_ROLE_ATTN_Q, R, 0, GGUF_DIM_EMBD, GGUF_DIM_Q,
+      HF("self_attn.q_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_K, GGUF_ROLE_ATTN_K, R, 0, GGUF_DIM_EMBD, GGUF_DIM_K,
+      HF("self_attn.k_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_V, GGUF_ROLE_ATTN_V, R, 0, GGUF_DIM_EMBD, GGUF_DIM_V,
+      HF("self_attn.v_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_OUT, GGUF_ROLE_ATTN_OUT, R, 0, GGUF_DIM_Q, GGUF_DIM_EMBD,
+      HF("self_attn.o_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_ATTN_POST_NORM, GGUF_ROLE_ATTN_POST_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("post_attention_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_NORM, GGUF_ROLE_FFN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("pre_feedforward_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_GATE, GGUF_ROLE_FFN_GATE, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
+      HF("mlp.gate_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_UP, GGUF_ROLE_FFN_UP, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
+      HF("mlp.up_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_DOWN, GGUF_ROLE_FFN_DOWN, R, 0, GGUF_DIM_FF, GGUF_DIM_EMBD,
+      HF("mlp.down_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { GGUF_T_FFN_POST_NORM, GGUF_ROLE_FFN_POST_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
+      HF("post_feedforward_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+};
+static const gguf_arch_tensor gemma3_tensors[] = {
+    { GGUF_T_OUTPUT, GGUF_ROLE_OUTPUT, GGUF_NEED_UNLESS_FLAG, GGUF_ARCH_TIED_OUTPUT, GGUF_DIM_EMBD,
+      GGUF_DIM_VOCAB, "lm_head.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
+    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+};
+
 static const gguf_arch_tensor *const llama_tables[] = { decoder_tensors, llama_extra_tensors,
                                                         mixtral_tensors, NULL };
 static const gguf_arch_tensor *const qwen2_tables[] = { decoder_tensors, NULL };
@@ -349,6 +484,9 @@ static const gguf_arch_tensor *const qwen3moe_tables[] = { decoder_tensors, qk_n
                                                            qwen3moe_tensors, NULL };
 static const gguf_arch_tensor *const phi3_tables[] = { phi3_tensors, NULL };
 static const gguf_arch_tensor *const gptoss_tables[] = { gptoss_tensors, NULL };
+static const gguf_arch_tensor *const gemma2_tables[] = { gemma_tensors, NULL };
+static const gguf_arch_tensor *const gemma3_tables[] = { gemma_tensors, gemma3_tensors,
+                                                         qk_norm_tensors, NULL };
 #undef R
 #undef O
 #undef HF
@@ -367,6 +505,12 @@ static const char *const qwen3_hf[] = { "Qwen3ForCausalLM", NULL };
 static const char *const qwen3moe_hf[] = { "Qwen3MoeForCausalLM", NULL };
 static const char *const phi3_hf[] = { "Phi3ForCausalLM", NULL };
 static const char *const gptoss_hf[] = { "GptOssForCausalLM", NULL };
+static const char *const gemma2_hf[] = { "Gemma2ForCausalLM", NULL };
+static const char *const gemma3_hf[] = { "Gemma3ForCausalLM", NULL };
+/* Gemma2Model drops lm_head (llama.cpp ties the output to token_embd) */
+static const char *const gemma2_skip[] = {
+    ".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq", "lm_head.weight", NULL,
+};
 
 /* ===========================================================================
  * The registry
@@ -406,7 +550,7 @@ static const gguf_arch ARCHS[] = {
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .routing = GGUF_ROUTING_SOFTMAX_TOPK,
       .hf_hparams_late = qwen3moe_late_hparams },
     /* llama.cpp runs Phi-3 without its sliding window (the converter still
-     * writes attention.sliding_window): no swa_period */
+     * writes attention.sliding_window): no sliding_window_pattern row */
     { .name = "phi3", .about = "Phi-3: fused qkv and gate-up, q scaled before the scores, NEOX",
       .hf_classes = phi3_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
       .hf_hparams = phi3_hf_hparams, .tables = phi3_tables,
@@ -414,14 +558,31 @@ static const gguf_arch ARCHS[] = {
                GGUF_ARCH_SCALE_Q | GGUF_ARCH_PHI3_VOCAB,
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .hf_hparams_late = phi3_late_hparams },
     /* OpenAI's open-weight MoE: every other layer (from layer 0) attends
-     * within a sliding window; experts stay MXFP4 */
+     * within a sliding window (its hparams' pattern row); experts stay MXFP4 */
     { .name = "gpt-oss", .about = "gpt-oss: biased GQA with sinks, alternating SWA, YaRN, MXFP4 experts",
       .hf_classes = gptoss_hf, .hf_skip = skip_common, .hparams = gptoss_hparams,
       .hf_hparams = base_hf_hparams, .tables = gptoss_tables,
       .flags = GGUF_ARCH_EXPERTS | GGUF_ARCH_ATTN_SINKS | GGUF_ARCH_ROPE_YARN |
                GGUF_ARCH_MXFP4_EXPERTS,
-      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SWIGLU_OAI, .swa_period = 2,
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SWIGLU_OAI,
       .routing = GGUF_ROUTING_TOPK_SOFTMAX, .hf_hparams_late = gptoss_late_hparams },
+    /* Gemma: embeddings times sqrt(width), x·(1 + w) norms stored as w + 1,
+     * GeGLU, q scaled after rope; Gemma 2 soft-caps scores and logits */
+    { .name = "gemma2", .about = "Gemma 2: post-norms, GeGLU, alternating SWA, soft-capped scores and logits",
+      .hf_classes = gemma2_hf, .hf_skip = gemma2_skip, .hparams = gemma2_hparams,
+      .hf_hparams = gemma2_hf_hparams, .tables = gemma2_tables,
+      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_SCALE_Q | GGUF_ARCH_SCALE_EMBD |
+               GGUF_ARCH_ATTN_SOFTCAP | GGUF_ARCH_NO_SPACE_PREFIX,
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH, .norm_offset = 1.0f,
+      .q_scale_width_blocks = 46, .hf_hparams_late = gemma2_late_hparams },
+    { .name = "gemma3", .about = "Gemma 3 text: Gemma 2 with q/k norms, 5 local : 1 global layers, two rope bases",
+      .hf_classes = gemma3_hf, .hf_skip = skip_common, .hparams = gemma3_hparams,
+      .hf_hparams = gemma3_hf_hparams, .tables = gemma3_tables,
+      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QK_NORM | GGUF_ARCH_SCALE_Q |
+               GGUF_ARCH_SCALE_EMBD | GGUF_ARCH_SWA_ROPE_PLAIN | GGUF_ARCH_TRIM_EMBD |
+               GGUF_ARCH_NO_SPACE_PREFIX,
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH, .norm_offset = 1.0f,
+      .q_scale_width_blocks = 62, .hf_hparams_late = gemma3_late_hparams },
 };
 #define N_ARCHS (sizeof ARCHS / sizeof *ARCHS)
 
@@ -499,6 +660,7 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_FFN_GATE_EXPS_BIAS] = "ffn_gate_exps_bias",
     [GGUF_ROLE_FFN_UP_EXPS_BIAS] = "ffn_up_exps_bias",
     [GGUF_ROLE_FFN_DOWN_EXPS_BIAS] = "ffn_down_exps_bias",
+    [GGUF_ROLE_ATTN_POST_NORM] = "attn_post_norm", [GGUF_ROLE_FFN_POST_NORM] = "ffn_post_norm",
 };
 
 const char *gguf_role_name(int role)

@@ -300,6 +300,9 @@ static int derive(checker *c)
             hp->v[r->id] = (int64_t)r->def;
             hp->f[r->id] = r->def;
             break;
+        case GGUF_DERIVE_ROPE_BASE: /* its row comes after rope.freq_base's */
+            hp->f[r->id] = hp->f[GGUF_HP_ROPE_FREQ_BASE];
+            break;
         }
     }
     hp->n_head_kv = hp->v[GGUF_HP_HEAD_COUNT_KV];

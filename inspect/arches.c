@@ -37,12 +37,18 @@ static const char *features(const gguf_arch *a, char *buf, size_t size)
         { GGUF_ARCH_PHI3_VOCAB, "convert:phi3-vocab" },
         { GGUF_ARCH_ROPE_YARN, "rope-yarn" },
         { GGUF_ARCH_MXFP4_EXPERTS, "convert:mxfp4-experts" },
+        { GGUF_ARCH_SCALE_EMBD, "scale-embd" }, { GGUF_ARCH_ATTN_SOFTCAP, "attn-softcap" },
+        { GGUF_ARCH_SWA_ROPE_PLAIN, "swa-rope-plain" },
+        { GGUF_ARCH_TRIM_EMBD, "convert:trim-embd" },
+        { GGUF_ARCH_NO_SPACE_PREFIX, "convert:no-space-prefix" },
     };
     size_t o = 0;
     buf[0] = 0;
     for (size_t i = 0; i < sizeof words / sizeof *words && o < size; i++)
         if (a->flags & words[i].flag)
             o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? " " : "", words[i].word);
+    if (a->norm_offset != 0 && o < size) /* Gemma's norms written as w + 1 */
+        snprintf(buf + o, size - o, "%sconvert:norm%+g", o ? " " : "", (double)a->norm_offset);
     return buf;
 }
 
@@ -53,6 +59,7 @@ static const char *derive_text(const gguf_arch_hparam *h, char *buf, size_t size
     case GGUF_DERIVE_HEAD_COUNT:  snprintf(buf, size, "head_count"); break;
     case GGUF_DERIVE_HEAD_SIZE:   snprintf(buf, size, "embedding_length / head_count"); break;
     case GGUF_DERIVE_KEY_LENGTH:  snprintf(buf, size, "key_length"); break;
+    case GGUF_DERIVE_ROPE_BASE:   snprintf(buf, size, "rope.freq_base"); break;
     default:                      buf[0] = 0; break;
     }
     return buf;

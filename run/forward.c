@@ -1,5 +1,6 @@
 /*
- * forward.c — the transformer forward pass (llama, mistral, qwen2, qwen3, phi3).
+ * forward.c — the transformer forward pass (llama, mistral, qwen2, qwen3, qwen3moe,
+ * phi3, gpt-oss, gemma2, gemma3).
  *
  * Read forward_layer() top to bottom: it is the block diagram of one
  * decoder layer. Numerics follow llama.cpp's CPU backend (c392e50, flash
@@ -162,6 +163,42 @@ void run_swiglu(float *g, const float *u, int n)
     }
 }
 
+/* ggml's GELU, tanh form: 0.5x(1 + tanh(√(2/π)·x·(1 + 0.044715x²))), with
+ * the one multiply-add its compiler fuses (1 + (0.044715x)·x). */
+static float gelu_tanh(float x)
+{
+    const float inner = fmaf(0.044715f * x, x, 1.0f);
+    return 0.5f * x * (1.0f + tanhf(0.79788456080286535587989211986876f * x * inner));
+}
+
+void run_gelu_table(gguf_half *t)
+{
+    for (uint32_t h = 0; h < 65536; h++)
+        t[h] = gguf_f32_to_f16(gelu_tanh(gguf_f16_to_f32((gguf_half)h)));
+}
+
+/* GeGLU as ggml runs it (GGML_GELU_FP16): gelu of g looked up for g
+ * rounded to f16, 0 below -10 and g itself from 10 up, then · u. */
+void run_geglu(float *g, const float *u, int n, const gguf_half *gelu16)
+{
+    for (int i = 0; i < n; i++) {
+        const float x = g[i];
+        if (x <= -10.0f)
+            g[i] = 0.0f;
+        else if (x >= 10.0f)
+            g[i] = x * u[i];
+        else
+            g[i] = gguf_f16_to_f32(gelu16[gguf_f32_to_f16(x)]) * u[i];
+    }
+}
+
+void run_softcap(float *x, int n, float cap)
+{
+    const float inv = 1.0f / cap;
+    for (int i = 0; i < n; i++)
+        x[i] = tanhf(x[i] * inv) * cap;
+}
+
 /* ---------------------------------------------------------------------------
  * State
  */
@@ -216,6 +253,8 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) *
                       sizeof(gguf_half));
     s->f16_table = malloc(65536 * sizeof(float));
+    const bool gelu = m->row && m->row->activation == GGUF_ACT_GELU_TANH;
+    s->gelu16 = gelu ? malloc(65536 * sizeof(gguf_half)) : NULL;
     if (ne) {
         s->moe_probs = malloc(nb * ne * sizeof(float));
         s->moe_w = malloc(nb * nu * sizeof(float));
@@ -227,6 +266,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     if (!s->x || !s->xb || !s->q || !s->xb2 || !s->k || !s->v || !s->hb || !s->hb2 || !s->xq ||
         (fused && !s->fused) ||
         !s->k_cache || !s->v_cache || !s->att || !s->att16 || !s->f16_table ||
+        (gelu && !s->gelu16) ||
         !s->rope_cs || (ne && (!s->moe_probs || !s->moe_w || !s->moe_sel || !s->moe_slot ||
                                !s->moe_x || !s->moe_y))) {
         run_state_free(s);
@@ -234,6 +274,8 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     }
     for (uint32_t h = 0; h < 65536; h++)
         s->f16_table[h] = gguf_f16_to_f32((gguf_half)h);
+    if (gelu)
+        run_gelu_table(s->gelu16);
     return 0;
 }
 
@@ -255,6 +297,7 @@ void run_state_free(run_state *s)
     free(s->att16);
     free(s->rope_cs);
     free(s->f16_table);
+    free(s->gelu16);
     free(s->moe_probs);
     free(s->moe_w);
     free(s->moe_sel);
@@ -295,6 +338,8 @@ static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, fl
     pool_for(nb, act_unit, &aj);
     if (w->packed)
         kern_matmul_packed(w->type, w->packed, w->rows, w->cols, xq, nb, y);
+    else if (w->stack) // an expert: mul_mat_id multiplies row by row
+        kern_matmul_rows(w->type, w->data, w->row_bytes, w->rows, w->cols, xq, nb, y);
     else
         kern_matmul(w->type, w->data, w->row_bytes, w->rows, w->cols, xq, nb, y);
 }
@@ -455,8 +500,20 @@ static void to_f16(const float *x, gguf_half *y, int64_t n)
     gguf_f32_to_f16_row(x, y, n);
 }
 
-/* One token's scores (forward_simd.h, run_attn_scores1): each f16·f16
- * product is exact in float, added in order in double. */
+/* The four 16-lane sums of ggml_vec_dot_f16 on AVX-512 folded into one
+ * float: sum0 + sum2 and sum1 + sum3, those two, then sum16. */
+static float fold4x16(float acc[4][16])
+{
+    float e[16];
+    for (int l = 0; l < 16; l++)
+        e[l] = (acc[0][l] + acc[2][l]) + (acc[1][l] + acc[3][l]);
+    return sum16(e);
+}
+
+/* One token's scores (forward_simd.h, run_attn_scores1): ggml_vec_dot_f16
+ * of each key with q16 as an AVX-512 machine adds it — dims 64s + 16j + l
+ * into sum j, lane l (the f16 products are exact in float), fold4x16; the
+ * last head_dim % 64 products added in double after that. */
 void run_attn_scores1(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
                       int n_kv, int head_dim, size_t kv_dim)
 {
@@ -466,15 +523,24 @@ void run_attn_scores1(float *att, const float *f16, const gguf_half *q16, const 
         t = vec->attn_scores1(att, q16, kc, n_kv, head_dim, kv_dim);
     for (; t < n_kv; t++) {
         const gguf_half *k = kc + (size_t)t * kv_dim;
-        double dot = 0.0;
-        for (int i = 0; i < head_dim; i++)
+        float acc[4][16] = { { 0 } };
+        int i = 0;
+        for (; i + 64 <= head_dim; i += 64)
+            for (int j = 0; j < 4; j++)
+                for (int l = 0; l < 16; l++)
+                    acc[j][l] += f16[k[i + 16 * j + l]] * f16[q16[i + 16 * j + l]];
+        double dot = fold4x16(acc);
+        for (; i < head_dim; i++)
             dot += (double)(f16[k[i]] * f16[q16[i]]);
         att[t] = (float)dot;
     }
 }
 
-/* One token's weighted values (forward_simd.h, run_attn_values1): the
- * exact products p_t · v_t[i] added over t in order in double. */
+/* One token's weighted values (forward_simd.h, run_attn_values1): for each
+ * dim i, ggml_vec_dot_f16 over the positions of the probabilities with the
+ * values — position t into sum (t / 16) % 4, lane t % 16, fold4x16. The
+ * cache llama.cpp attends over is a whole number of 256 positions, those
+ * past n_kv adding exact zeros: no position is left for the double tail. */
 void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
                       int n_kv, int head_dim, size_t kv_dim)
 {
@@ -483,17 +549,11 @@ void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const 
         vec->attn_values1(out, p16, vc, n_kv, head_dim, kv_dim);
         return;
     }
-    for (int i0 = 0; i0 < head_dim; i0 += 32) { /* 32 sums at a time, kept on the stack */
-        const int w = head_dim - i0 < 32 ? head_dim - i0 : 32;
-        double acc[32] = {0};
-        for (int t = 0; t < n_kv; t++) {
-            const gguf_half *v = vc + (size_t)t * kv_dim + i0;
-            const float p = f16[p16[t]];
-            for (int i = 0; i < w; i++)
-                acc[i] += (double)(p * f16[v[i]]);
-        }
-        for (int i = 0; i < w; i++)
-            out[i0 + i] = (float)acc[i];
+    for (int i = 0; i < head_dim; i++) {
+        float acc[4][16] = { { 0 } };
+        for (int t = 0; t < n_kv; t++)
+            acc[(t / 16) % 4][t % 16] += f16[p16[t]] * f16[vc[(size_t)t * kv_dim + i]];
+        out[i] = fold4x16(acc);
     }
 }
 
@@ -503,7 +563,8 @@ void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const 
  * not NaN, joins the softmax. */
 static void attend_head(const run_state *s, float *out, const float *q, const gguf_half *kc,
                         const gguf_half *vc, int n_kv, int head_dim, size_t kv_dim, float kq_scale,
-                        float *att, gguf_half *att16, bool batch, int from, float sink)
+                        float *att, gguf_half *att16, bool batch, int from, float sink,
+                        float softcap)
 {
     const float *f16 = s->f16_table;
     gguf_half *q16 = att16 + n_kv;
@@ -514,6 +575,9 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
     } else {
         run_attn_scores1(att, f16, q16, kc, n_kv, head_dim, kv_dim);
     }
+    // gemma2: att[t] = c · tanh(att[t] · (1/c)), before the mask
+    if (softcap != 0)
+        run_softcap(att, n_kv, softcap);
     // masked positions stay in their lanes as -inf: their e^x is 0
     for (int t = 0; t < from; t++)
         att[t] = -INFINITY;
@@ -527,13 +591,6 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
         run_attn_values(out, f16, att16, vc, n_kv, head_dim, kv_dim);
     else
         run_attn_values1(out, f16, att16, vc, n_kv, head_dim, kv_dim);
-}
-
-/* Whether layer il attends within the sliding window (llama.cpp's
- * set_swa_pattern: all but the last layer of each period). */
-static bool layer_is_swa(const run_hparams *hp, int il)
-{
-    return hp->swa_period > 0 && hp->n_swa > 0 && il % hp->swa_period < hp->swa_period - 1;
 }
 
 /* One layer's attention job: a unit is one query head of one token. */
@@ -560,7 +617,7 @@ static void att_unit(void *ctx, int64_t u, int thread)
     const int from = j->swa && pos + b + 1 > hp->n_swa ? pos + b + 1 - hp->n_swa : 0;
     attend_head(s, out, qh, s->k_cache + j->base + kvh, s->v_cache + j->base + kvh, pos + b + 1, hd,
                 j->kv_dim, j->kq_scale, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd), j->nb > 1,
-                from, j->sinks ? j->sinks[h] : NAN);
+                from, j->sinks ? j->sinks[h] : NAN, hp->attn_softcap);
     memcpy(qh, out, (size_t)hd * sizeof *out);
 }
 
@@ -577,9 +634,9 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
     att_job j = {
         .s = s, .hp = hp, .sinks = m->layers[layer].sinks,
         .base = (size_t)layer * (size_t)s->n_ctx * kv_dim, .kv_dim = kv_dim,
-        // 1/sqrt(head_dim) scales the scores, or was applied to q already (phi3)
-        .kq_scale = hp->scale_q ? 1.0f : 1.0f / sqrtf((float)hd),
-        .nb = nb, .pos = pos, .group = hp->n_head / hp->n_head_kv, .swa = layer_is_swa(hp, layer),
+        // 1/sqrt(head_dim) scales the scores, or q was scaled already (phi3, gemma)
+        .kq_scale = hp->q_scale != 0 ? 1.0f : 1.0f / sqrtf((float)hd),
+        .nb = nb, .pos = pos, .group = hp->n_head / hp->n_head_kv, .swa = run_layer_is_swa(m, layer),
     };
     pool_for((int64_t)nb * hp->n_head, att_unit, &j);
 }
@@ -759,7 +816,24 @@ static void split_rows(const float *src, int nb, float *const *dst, const int *n
         }
 }
 
-static void forward_layer(run_state *s, const run_model *m, int il, int nb, int pos)
+/* gemma: each of the nb rows of x (n wide) RMS-normalised in place with
+ * weights w, before it joins the residual (nothing when w is NULL). */
+static void post_norm(float *x, const float *w, int nb, int n, float eps)
+{
+    for (int b = 0; w && b < nb; b++)
+        run_rmsnorm(x + (size_t)b * n, x + (size_t)b * n, w, n, eps);
+}
+
+/* Rows keep..nb-1 of the nb rows (n wide) of x moved to the front. */
+static void keep_rows(float *x, int keep, int nb, int n)
+{
+    memmove(x, x + (size_t)keep * n, (size_t)(nb - keep) * n * sizeof *x);
+}
+
+/* Layer il over nb tokens at pos. From the attention output on, only rows
+ * keep..nb-1 go on (x then holds nb - keep rows), as llama.cpp keeps only
+ * the rows whose logits are wanted after the last layer's attention. */
+static void forward_layer(run_state *s, const run_model *m, int il, int nb, int pos, int keep)
 {
     const run_hparams *hp = &m->hp;
     const run_layer *l = &m->layers[il];
@@ -785,30 +859,37 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     // qwen3: every head of q and k RMS-normalised on its own, before rope
     head_norms(s->q, l->q_norm, nb * hp->n_head, hp->head_dim, hp->rms_eps);
     head_norms(s->k, l->k_norm, nb * hp->n_head_kv, hp->head_dim, hp->rms_eps);
-    // rotate q and k by their positions, append k and v to the cache as f16
+    // rotate q and k by their positions (a sliding-window layer by its own
+    // base and scale), append k and v to the cache as f16
+    const bool swa = run_layer_is_swa(m, il);
+    const float base = swa ? hp->rope_base_swa : hp->rope_base;
+    const float scale = swa ? hp->rope_scale_swa : hp->rope_scale;
     for (int b = 0; b < nb; b++) {
         if (hp->rope_yarn)
             rope_angles_yarn(s->rope_cs, hp, pos + b, m->rope_freqs);
         else
-            rope_angles(s->rope_cs, hp->n_rot, pos + b, hp->rope_base, hp->rope_scale,
-                        m->rope_freqs);
+            rope_angles(s->rope_cs, hp->n_rot, pos + b, base, scale, m->rope_freqs);
         rope_apply(s->q + (size_t)b * qd, hp->n_head, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
         rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
     }
-    // phi3: q times 1/sqrt(head_dim) here, in f32, so the scores are not scaled
-    if (hp->scale_q) {
-        const float scale = 1.0f / sqrtf((float)hp->head_dim);
+    // phi3, gemma: q times 1/sqrt(head_dim) here, in f32, so the scores are not scaled
+    if (hp->q_scale != 0)
         for (size_t i = 0; i < (size_t)nb * qd; i++)
-            s->q[i] *= scale;
-    }
+            s->q[i] *= hp->q_scale;
     to_f16(s->k, s->k_cache + cache, (int64_t)nb * kv);
     to_f16(s->v, s->v_cache + cache, (int64_t)nb * kv);
     attention(s, m, il, nb, pos);
-    // x += att Wo^T + bo
+    // x += att Wo^T + bo (gemma: rmsnorm(att Wo^T) * attn_post_norm)
     matmul(s, &l->wo, s->q, nb, s->xb2);
     add_bias(s->xb2, l->bo, nb, d);
+    if (keep > 0) {
+        keep_rows(s->x, keep, nb, d);
+        keep_rows(s->xb2, keep, nb, d);
+        nb -= keep;
+    }
+    post_norm(s->xb2, l->attn_post_norm, nb, d, hp->rms_eps);
     for (size_t i = 0; i < (size_t)nb * d; i++)
         s->x[i] += s->xb2[i];
 
@@ -826,9 +907,13 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
             matmul(s, &l->w_gate, s->xb, nb, s->hb);
             matmul(s, &l->w_up, s->xb, nb, s->hb2);
         }
-        run_swiglu(s->hb, s->hb2, nb * ff);
+        if (s->gelu16)
+            run_geglu(s->hb, s->hb2, nb * ff, s->gelu16);
+        else
+            run_swiglu(s->hb, s->hb2, nb * ff);
         matmul(s, &l->w_down, s->hb, nb, s->xb2);
     }
+    post_norm(s->xb2, l->ffn_post_norm, nb, d, hp->rms_eps);
     for (size_t i = 0; i < (size_t)nb * d; i++)
         s->x[i] += s->xb2[i];
 }
@@ -844,16 +929,26 @@ static void forward_batch(run_state *s, const run_model *m, const int32_t *token
                              (size_t)tokens[b] * m->tok_embd.row_bytes;
         gguf_dequantize_row(m->tok_embd.type, row, s->x + (size_t)b * d, d, NULL);
     }
+    // gemma: x *= sqrt(n_embd)
+    if (m->hp.embd_scale != 0)
+        for (size_t i = 0; i < (size_t)nb * d; i++)
+            s->x[i] *= m->hp.embd_scale;
+    // the last layer goes on with the wanted rows alone (all of them when
+    // none is wanted: the importance matrix sees every row, as llama-imatrix)
+    const int last = m->hp.n_layer - 1;
     for (int il = 0; il < m->hp.n_layer; il++)
-        forward_layer(s, m, il, nb, pos);
+        forward_layer(s, m, il, nb, pos, il == last && out_from < nb ? out_from : 0);
     if (out_from >= nb)
         return;
     // logits (n_out, n_vocab) = rmsnorm(x) * output_norm @ output^T
     const int n_out = nb - out_from;
     for (int b = 0; b < n_out; b++)
-        run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)(out_from + b) * d, m->output_norm, d,
+        run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, m->output_norm, d,
                     m->hp.rms_eps);
     matmul(s, &m->output, s->xb, n_out, logits);
+    // gemma: logits l = c · tanh(l · (1/c))
+    if (m->hp.final_softcap != 0)
+        run_softcap(logits, n_out * m->hp.n_vocab, m->hp.final_softcap);
 }
 
 void run_forward(run_state *s, const run_model *m, const int32_t *tokens, int n, int pos,

@@ -4,10 +4,12 @@
  * One call runs n tokens at consecutive positions through every layer:
  * embedding lookup, then per layer RMSNorm → q/k/v (+ biases) → RoPE →
  * grouped-query attention over an f16 KV cache → output projection →
- * residual, RMSNorm → SwiGLU feed-forward → residual; then the output norm
- * and head for the tokens whose logits are wanted. The arithmetic follows
- * what llama.cpp's CPU backend computes by default (see docs/gguf-run.md),
- * so greedy tokens agree exactly and logits to about 1e-5.
+ * residual, RMSNorm → SwiGLU (GeGLU) feed-forward → residual (Gemma: each
+ * sub-layer's output RMS-normalised before its residual); then the output
+ * norm and head for the tokens whose logits are wanted. The arithmetic
+ * follows what llama.cpp's CPU backend computes by default on an AVX-512
+ * machine (see docs/gguf-run.md), so greedy tokens agree exactly and the
+ * e21cdc11 references' logits bit for bit.
  *
  * Not for: loading or checking the model (model.h), the matrix kernels
  * (kernels.h), choosing tokens (sampler.h).
@@ -53,6 +55,8 @@ typedef struct run_state {
     float *rope_cs;      /* (n_rot) cos, sin pairs of one position */
     gguf_half *att16;    /* (n_threads, n_ctx + head_dim) f16 scratch per thread */
     float *f16_table;    /* 65536 entries: binary16 bits → float */
+    gguf_half *gelu16;   /* GeGLU models: 65536 entries, gelu of each binary16 as f16
+                          * (run_gelu_table); NULL otherwise */
     run_act_hook act_hook; /* NULL, or called with each product's input rows */
     void  *act_user;       /* the hook's first argument */
 } run_state;
@@ -87,5 +91,16 @@ void run_softmax(float *x, int n, float scale);
 
 /* SwiGLU: g = silu(g) * u over n elements, silu(x) = x / (1 + e^-x). */
 void run_swiglu(float *g, const float *u, int n);
+
+/* The 65536 f16 values of ggml's tanh-form GELU of every binary16 input. */
+void run_gelu_table(gguf_half *t);
+
+/* GeGLU: g = gelu(g) * u over n elements, gelu from the table of
+ * run_gelu_table for g rounded to f16 (0 at or below -10, g at or above
+ * 10), as ggml computes it. */
+void run_geglu(float *g, const float *u, int n, const gguf_half *gelu16);
+
+/* Soft-capping: x = cap · tanh(x · (1/cap)) over n values. */
+void run_softcap(float *x, int n, float cap);
 
 #endif

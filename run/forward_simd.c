@@ -264,76 +264,71 @@ KERN_AVX2 static void fwd_f32_to_f16_avx2(const float *x, gguf_half *y, int64_t 
         y[i] = gguf_f32_to_f16(x[i]);
 }
 
-/* One token's scores, eight positions at a time: per eight dimensions the
- * eight keys' exact products with q (as floats) are transposed so that a
- * lane is a position, then added dimension by dimension into two vectors
- * of four doubles (positions 0-3 and 4-7): each lane adds its position's
- * products in the scalar loop's order, and the eight chains overlap. */
-ALWAYS void transpose4(__m256 *r0, __m256 *r1, __m256 *r2, __m256 *r3)
+/* The four 16-lane sums of run_attn_scores1/values1, sum j as lanes
+ * 0–7 in a[2j] and 8–15 in a[2j + 1], folded as forward.c's fold4x16. */
+ALWAYS float fold4x16_avx2(const __m256 a[8])
 {
-    /* four rows of eight → in each 128-bit half, dims (0..3 | 4..7) with
-     * lanes = rows: out j holds dims j and j + 4 of rows 0-3 */
-    const __m256 t0 = _mm256_unpacklo_ps(*r0, *r1), t1 = _mm256_unpackhi_ps(*r0, *r1);
-    const __m256 t2 = _mm256_unpacklo_ps(*r2, *r3), t3 = _mm256_unpackhi_ps(*r2, *r3);
-    *r0 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-    *r1 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-    *r2 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
-    *r3 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+    const __m256 lo = _mm256_add_ps(_mm256_add_ps(a[0], a[4]), _mm256_add_ps(a[2], a[6]));
+    const __m256 hi = _mm256_add_ps(_mm256_add_ps(a[1], a[5]), _mm256_add_ps(a[3], a[7]));
+    return hsum16(lo, hi);
 }
 
+/* One token's scores: each key's dims 64 at a time into the four sums
+ * (eight registers), folded; the tail in double. */
 KERN_AVX2 static int fwd_attn_scores1_avx2(float *att, const gguf_half *q16, const gguf_half *kc,
                                             int n_kv, int head_dim, size_t kv_dim)
 {
-    int t = 0;
-    for (; t + 8 <= n_kv; t += 8) {
+    const int body = head_dim / 64 * 64;
+    for (int t = 0; t < n_kv; t++) {
         const gguf_half *k = kc + (size_t)t * kv_dim;
-        __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
-        for (int c = 0; c < head_dim; c += 8) {
-            const __m256 q = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(q16 + c)));
-            __m256 p[8];
-            for (int r = 0; r < 8; r++)
-                p[r] = _mm256_mul_ps(q, _mm256_cvtph_ps(_mm_loadu_si128(
-                                            (const __m128i *)(k + (size_t)r * kv_dim + c))));
-            transpose4(&p[0], &p[1], &p[2], &p[3]);
-            transpose4(&p[4], &p[5], &p[6], &p[7]);
-            for (int h = 0; h < 2; h++) /* dims c..c+3, then c+4..c+7 */
-                for (int j = 0; j < 4; j++) {
-                    const __m128 a = h ? _mm256_extractf128_ps(p[j], 1) : _mm256_castps256_ps128(p[j]);
-                    const __m128 b = h ? _mm256_extractf128_ps(p[4 + j], 1)
-                                       : _mm256_castps256_ps128(p[4 + j]);
-                    lo = _mm256_add_pd(lo, _mm256_cvtps_pd(a));
-                    hi = _mm256_add_pd(hi, _mm256_cvtps_pd(b));
-                }
-        }
-        _mm_storeu_ps(att + t, _mm256_cvtpd_ps(lo));
-        _mm_storeu_ps(att + t + 4, _mm256_cvtpd_ps(hi));
+        __m256 a[8];
+        for (int j = 0; j < 8; j++)
+            a[j] = _mm256_setzero_ps();
+        for (int i = 0; i < body; i += 64)
+            for (int j = 0; j < 8; j++)
+                a[j] = _mm256_fmadd_ps(
+                    _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + i + 8 * j))),
+                    _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(q16 + i + 8 * j))), a[j]);
+        double dot = fold4x16_avx2(a);
+        for (int i = body; i < head_dim; i++)
+            dot += (double)(_cvtsh_ss(k[i]) * _cvtsh_ss(q16[i]));
+        att[t] = (float)dot;
     }
-    return t;
+    return n_kv;
 }
 
-/* One token's weighted values: 32 outputs at a time as eight vectors of
- * four doubles, each position adding its exact products p_t · v_t[i] (as
- * floats) in the scalar loop's t order. */
+/* One token's weighted values, up to 32 dims (nv vectors of eight) per
+ * pass over the positions: position t's products go to accumulator t % 64
+ * (sum (t / 16) % 4, lane t % 16), a vector per eight dims; then per dim
+ * the 64 are folded as fold4x16 folds them, lane by lane across the
+ * vectors. */
 KERN_AVX2 static void fwd_attn_values1_avx2(float *out, const gguf_half *p16, const gguf_half *vc,
                                              int n_kv, int head_dim, size_t kv_dim)
 {
     for (int i0 = 0; i0 < head_dim; i0 += 32) {
-        const int nv = head_dim - i0 < 32 ? (head_dim - i0) / 8 : 4; /* 8-float groups */
-        __m256d acc[8];
-        for (int j = 0; j < 8; j++)
-            acc[j] = _mm256_setzero_pd();
+        const int nv = head_dim - i0 < 32 ? (head_dim - i0) / 8 : 4;
+        __m256 acc[64][4];
+        for (int c = 0; c < 64; c++)
+            for (int j = 0; j < 4; j++)
+                acc[c][j] = _mm256_setzero_ps();
         for (int t = 0; t < n_kv; t++) {
+            const __m256 p = _mm256_set1_ps(_cvtsh_ss(p16[t]));
             const gguf_half *v = vc + (size_t)t * kv_dim + i0;
-            const __m256 p = _mm256_cvtph_ps(_mm_set1_epi16((short)p16[t]));
-            for (int j = 0; j < nv; j++) {
-                const __m256 pv = _mm256_mul_ps(p, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(v + 8 * j))));
-                acc[2 * j] = _mm256_add_pd(acc[2 * j], _mm256_cvtps_pd(_mm256_castps256_ps128(pv)));
-                acc[2 * j + 1] = _mm256_add_pd(acc[2 * j + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(pv, 1)));
-            }
+            for (int j = 0; j < nv; j++)
+                acc[t % 64][j] = _mm256_fmadd_ps(
+                    p, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(v + 8 * j))), acc[t % 64][j]);
         }
         for (int j = 0; j < nv; j++) {
-            _mm_storeu_ps(out + i0 + 8 * j, _mm256_cvtpd_ps(acc[2 * j]));
-            _mm_storeu_ps(out + i0 + 8 * j + 4, _mm256_cvtpd_ps(acc[2 * j + 1]));
+            __m256 e[16], tt[8], q[4];
+            for (int l = 0; l < 16; l++) /* (sum0 + sum2) + (sum1 + sum3), lane l */
+                e[l] = _mm256_add_ps(_mm256_add_ps(acc[l][j], acc[32 + l][j]),
+                                     _mm256_add_ps(acc[16 + l][j], acc[48 + l][j]));
+            for (int l = 0; l < 8; l++)
+                tt[l] = _mm256_add_ps(e[l + 8], e[l]);
+            for (int l = 0; l < 4; l++)
+                q[l] = _mm256_add_ps(tt[l + 4], tt[l]);
+            _mm256_storeu_ps(out + i0 + 8 * j,
+                             _mm256_add_ps(_mm256_add_ps(q[0], q[2]), _mm256_add_ps(q[1], q[3])));
         }
     }
 }

@@ -86,9 +86,12 @@ void run_attn_softmax(float *x, int n, float scale);
 void run_attn_values(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
                      int n_kv, int head_dim, size_t kv_dim);
 
-/* One token's scores and weighted values (generation): the same, but each
- * exact f16·f16 product added in order in double (per score over i; per
- * value over t), any head_dim. */
+/* One token's scores and weighted values (generation), any head_dim: the
+ * order of ggml_vec_dot_f16 on an AVX-512 machine, four 16-lane sums fed 64
+ * elements at a time (scores: over the head's dims, the last head_dim % 64
+ * products then added in double; values: over the positions, every one in
+ * a lane since llama.cpp's cache view is whole 256s), folded as
+ * (sum0 + sum2) + (sum1 + sum3), then the lanes added pairwise. */
 void run_attn_scores1(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
                       int n_kv, int head_dim, size_t kv_dim);
 void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,

@@ -40,25 +40,34 @@ typedef struct {
     kern_dot_fn ref;  /* scalar reference */
     kern_impl   avx2; /* AVX2 (+FMA, F16C) */
     kern_impl   vnni; /* AVX-512 VNNI (+VL); dot NULL: use avx2's */
+    /* f32, f16: the products of a batch add in another order (ggml's
+     * tinyBLAS, kern_batch_order); NULL: the same kernels */
+    kern_dot_fn batch_ref;
+    kern_impl   batch_avx2;
 } kern_type;
+
+#define NONE { NULL, NULL, 0, NULL }
+#define NO_BATCH NULL, NONE
 
 #ifdef KERN_X86
 #define AVX2(T, nx, tile) { dot_##T##_avx2, dotn_##T##_avx2, nx, tile }
 #define VNNI(T, tile) { dot_##T##_vnni, dotn_##T##_vnni, KERN_NX, tile }
-#define SIMD(T, nx) AVX2(T, nx, NULL), { NULL, NULL, 0, NULL }
-#define KVNNI(T) AVX2(T, KERN_NX, NULL), VNNI(T, NULL)
-#define TILED(T) AVX2(T, KERN_NX, tile_##T##_avx2), VNNI(T, tile_##T##_vnni)
+#define SIMD(T, nx) AVX2(T, nx, NULL), NONE, NO_BATCH
+#define KVNNI(T) AVX2(T, KERN_NX, NULL), VNNI(T, NULL), NO_BATCH
+#define TILED(T) AVX2(T, KERN_NX, tile_##T##_avx2), VNNI(T, tile_##T##_vnni), NO_BATCH
+/* f32, f16: the one-row kernels, and the batch ones */
+#define FLOAT(T) AVX2(T, KERN_NX_FLOAT, NULL), NONE, batch_dot_##T##_ref, \
+                 { batch_dot_##T##_avx2, batch_dotn_##T##_avx2, KERN_NX_FLOAT, NULL }
 #else
-#define SIMD(T, nx) { NULL, NULL, 0, NULL }, { NULL, NULL, 0, NULL }
+#define SIMD(T, nx) NONE, NONE, NO_BATCH
 #define TILED(T) SIMD(T, 0)
 #define KVNNI(T) SIMD(T, 0)
+#define FLOAT(T) NONE, NONE, batch_dot_##T##_ref, NONE
 #endif
 
-#define NONE { NULL, NULL, 0, NULL }
-
 static const kern_type kern_types[] = {
-    { GGUF_DT_F32,  GGUF_DT_F32,  dot_f32_ref,  SIMD(f32, KERN_NX_FLOAT) },
-    { GGUF_DT_F16,  GGUF_DT_F16,  dot_f16_ref,  SIMD(f16, KERN_NX_FLOAT) },
+    { GGUF_DT_F32,  GGUF_DT_F32,  dot_f32_ref,  FLOAT(f32) },
+    { GGUF_DT_F16,  GGUF_DT_F16,  dot_f16_ref,  FLOAT(f16) },
     { GGUF_DT_BF16, GGUF_DT_BF16, dot_bf16_ref, SIMD(bf16, KERN_NX_FLOAT) },
     { GGUF_DT_Q4_0, GGUF_DT_Q8_0, dot_q4_0_ref, TILED(q4_0) },
     { GGUF_DT_Q4_1, GGUF_DT_Q8_1, dot_q4_1_ref, TILED(q4_1) },
@@ -77,7 +86,7 @@ static const kern_type kern_types[] = {
     { GGUF_DT_MXFP4,  GGUF_DT_Q8_0, dot_mxfp4_ref,  KVNNI(mxfp4) },
     /* dequantize-then-multiply: f32 activations, products through is_deq()
      * (no kernels of their own yet) */
-#define DEQ(T, ID) { ID, GGUF_DT_F32, NULL, NONE, NONE }
+#define DEQ(T, ID) { ID, GGUF_DT_F32, NULL, NONE, NONE, NO_BATCH }
     DEQ(iq3_xxs, GGUF_DT_IQ3_XXS), DEQ(iq2_xs, GGUF_DT_IQ2_XS),   DEQ(iq2_xxs, GGUF_DT_IQ2_XXS),
     DEQ(iq1_s, GGUF_DT_IQ1_S),     DEQ(iq1_m, GGUF_DT_IQ1_M),     DEQ(tq1_0, GGUF_DT_TQ1_0),
     DEQ(tq2_0, GGUF_DT_TQ2_0),
@@ -155,6 +164,28 @@ static kern_impl kern_select(const kern_type *t)
     if (isa >= KERN_ISA_AVX2 && t->avx2.dot)
         return t->avx2;
     return (kern_impl){ t->ref, NULL, 1, NULL };
+}
+
+/* The kernels of a batch product (kern_batch_order) on this type. */
+static kern_impl kern_select_batch(const kern_type *t)
+{
+    if (kern_isa_in_use() >= KERN_ISA_AVX2 && t->batch_avx2.dot)
+        return t->batch_avx2;
+    return (kern_impl){ t->batch_ref, NULL, 1, NULL };
+}
+
+bool kern_batch_order(uint32_t wtype, int64_t nrows, int64_t ncols, int64_t nb)
+{
+    const kern_type *t = kern_type_get(wtype);
+    return t && t->batch_ref && nb >= 2 && nrows % 4 == 0 && ncols % 16 == 0;
+}
+
+float kern_batch_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
+{
+    const kern_type *t = kern_type_get(wtype);
+    if (t && t->batch_ref && n % 16 == 0)
+        return kern_select_batch(t).dot(n, w, xq);
+    return kern_vec_dot(wtype, n, w, xq);
 }
 
 /* ---------------------------------------------------------------------------
@@ -480,8 +511,25 @@ static void tile_unit(void *ctx, int64_t it, int thread)
     }
 }
 
+static void matmul_order(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
+                         int64_t ncols, const void *xq, int64_t nb, float *y, bool batch);
+
 void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
                  const void *xq, int64_t nb, float *y)
+{
+    matmul_order(wtype, w, row_bytes, nrows, ncols, xq, nb, y,
+                 kern_batch_order(wtype, nrows, ncols, nb));
+}
+
+void kern_matmul_rows(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
+                      int64_t ncols, const void *xq, int64_t nb, float *y)
+{
+    matmul_order(wtype, w, row_bytes, nrows, ncols, xq, nb, y, false);
+}
+
+/* kern_matmul with each output kern_batch_dot's (batch) or kern_vec_dot's. */
+static void matmul_order(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
+                         int64_t ncols, const void *xq, int64_t nb, float *y, bool batch)
 {
     const kern_type *t = kern_type_get(wtype);
     if (!t || nrows <= 0 || nb <= 0)
@@ -496,7 +544,7 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
         free(rows);
         return;
     }
-    const kern_impl k = kern_select(t);
+    const kern_impl k = batch ? kern_select_batch(t) : kern_select(t);
     const int64_t nx = k.dotn ? k.nx : 1;
     const int64_t tr = tile_rows(row_bytes, nb);
     const int64_t ntiles = (nrows + tr - 1) / tr;

@@ -52,12 +52,27 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n);
  * activation row xq. */
 float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq);
 
-/* y[b * nrows + r] = dot(W row r, activation row b) for r < nrows, b < nb.
- * W is nrows rows of ncols elements of wtype, row_bytes apart; xq holds nb
+/* Whether a product of nb activation rows with W (nrows rows of ncols of
+ * wtype) adds in the batch order: f32 and f16 weights where ggml's CPU
+ * backend hands the product to tinyBLAS (nb >= 2, nrows a multiple of 4,
+ * ncols of 16). Its outputs are then kern_batch_dot's, else kern_vec_dot's. */
+bool kern_batch_order(uint32_t wtype, int64_t nrows, int64_t ncols, int64_t nb);
+
+/* One dot product in the batch order (kern_vec_dot for the types that
+ * have none, or n not a multiple of 16). */
+float kern_batch_dot(uint32_t wtype, int64_t n, const void *w, const void *xq);
+
+/* y[b * nrows + r] = dot(W row r, activation row b) for r < nrows, b < nb
+ * (kern_batch_order says which dot). W is nrows rows of ncols elements of wtype, row_bytes apart; xq holds nb
  * converted activation rows of kern_act_row_size(wtype, ncols) bytes each.
- * Parallel over rows with OpenMP (the caller's thread count). */
+ * Parallel over rows on common/pool.c's threads. */
 void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, int64_t ncols,
                  const void *xq, int64_t nb, float *y);
+
+/* kern_matmul with every output kern_vec_dot's, whatever nb (ggml's
+ * mul_mat_id: the products of experts). */
+void kern_matmul_rows(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
+                      int64_t ncols, const void *xq, int64_t nb, float *y);
 
 /* q4_0, q8_0, q4_K and q6_K matrices of 8k rows can be packed, as
  * llama.cpp also repacks q4_0: block i of rows 8g..8g+7 side by side in

@@ -2,13 +2,26 @@
  * kernels_float.c — dot products of f32, f16 and bf16 weight rows with
  * activations of the same type (kernels.h).
  *
- * The reference adds the float products in double, as ggml's generic
- * ggml_vec_dot_f32/f16/bf16 do; the AVX2 kernels keep 32 float partial sums
- * (four registers of eight lanes, fused multiply-add) and add them at the
- * end. Products of two f16 or two bf16 values are exact in float, so the
- * two paths differ only by the rounding of the sums. Not for: conversion of
- * activations (kernels.c, libgguf's float16.c).
+ * f32 and f16 products add in the order ggml's CPU backend adds them on an
+ * AVX-512 machine, which depends on the product's shape:
+ *  - one activation row (generation: ggml_vec_dot_f32/_f16): four 16-lane
+ *    partial sums fed 64 elements at a time (elements 64s + 16j + l into
+ *    sum j, lane l, by fused multiply-adds), then sum0 + sum2 and
+ *    sum1 + sum3, those two added, the 16 lanes added pairwise (sum16);
+ *    the last n % 64 products added one by one after that (f32: fused
+ *    into the float sum; f16: exact products added in double);
+ *  - a batch (tinyBLAS, kern_batch_order): one 16-lane sum fed 16 elements
+ *    at a time, then sum16.
+ * sum16 adds lanes i and i + 8, then i and i + 4, then (0 + 2) + (1 + 3),
+ * as _mm512_reduce_add_ps does. Products of two f16 values are exact in
+ * float. bf16 products are added in double (the scalar reference) or in
+ * 32 float lanes (AVX2), whatever the shape.
+ *
+ * The scalar functions define the bits; the AVX2 ones keep each 16-lane
+ * sum as two 8-lane registers and give the same bits. Not for: conversion
+ * of activations (kernels.c, libgguf's float16.c).
  */
+#include <math.h>
 #include <string.h>
 
 #include <ggufkit/gguf.h>
@@ -19,22 +32,79 @@
  * Scalar reference
  */
 
+/* Element i of row p (f32 or f16) as a float. */
+static float elem_ref(uint32_t type, const void *p, int64_t i)
+{
+    return type == GGUF_DT_F16 ? gguf_f16_to_f32(((const gguf_half *)p)[i])
+                               : ((const float *)p)[i];
+}
+
+/* Sixteen lanes added as _mm512_reduce_add_ps adds them. */
+static float lanes16_sum(const float e[16])
+{
+    float t[8], q[4];
+    for (int i = 0; i < 8; i++)
+        t[i] = e[i + 8] + e[i];
+    for (int i = 0; i < 4; i++)
+        q[i] = t[i + 4] + t[i];
+    return (q[0] + q[2]) + (q[1] + q[3]);
+}
+
+/* One activation row: ggml_vec_dot_f32 / _f16's order (header). */
+static float vec_order_ref(uint32_t type, int64_t n, const void *w, const void *x)
+{
+    float acc[4][16] = { { 0 } };
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        for (int j = 0; j < 4; j++)
+            for (int l = 0; l < 16; l++)
+                acc[j][l] = fmaf(elem_ref(type, w, i + 16 * j + l), elem_ref(type, x, i + 16 * j + l),
+                                 acc[j][l]);
+    for (int l = 0; l < 16; l++) {
+        acc[0][l] += acc[2][l];
+        acc[1][l] += acc[3][l];
+        acc[0][l] += acc[1][l];
+    }
+    float sum = lanes16_sum(acc[0]);
+    if (type == GGUF_DT_F16) {
+        double d = sum;
+        for (; i < n; i++)
+            d += (double)(elem_ref(type, w, i) * elem_ref(type, x, i));
+        return (float)d;
+    }
+    for (; i < n; i++)
+        sum = fmaf(elem_ref(type, w, i), elem_ref(type, x, i), sum);
+    return sum;
+}
+
+/* A batch (n a multiple of 16): tinyBLAS's one 16-lane sum. */
+static float batch_order_ref(uint32_t type, int64_t n, const void *w, const void *x)
+{
+    float acc[16] = { 0 };
+    for (int64_t i = 0; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++)
+            acc[l] = fmaf(elem_ref(type, w, i + l), elem_ref(type, x, i + l), acc[l]);
+    return lanes16_sum(acc);
+}
+
 float dot_f32_ref(int64_t n, const void *w, const void *x)
 {
-    const float *a = w, *b = x;
-    double sum = 0.0;
-    for (int64_t i = 0; i < n; i++)
-        sum += (double)(a[i] * b[i]);
-    return (float)sum;
+    return vec_order_ref(GGUF_DT_F32, n, w, x);
 }
 
 float dot_f16_ref(int64_t n, const void *w, const void *x)
 {
-    const gguf_half *a = w, *b = x;
-    double sum = 0.0;
-    for (int64_t i = 0; i < n; i++)
-        sum += (double)(gguf_f16_to_f32(a[i]) * gguf_f16_to_f32(b[i]));
-    return (float)sum;
+    return vec_order_ref(GGUF_DT_F16, n, w, x);
+}
+
+float batch_dot_f32_ref(int64_t n, const void *w, const void *x)
+{
+    return batch_order_ref(GGUF_DT_F32, n, w, x);
+}
+
+float batch_dot_f16_ref(int64_t n, const void *w, const void *x)
+{
+    return batch_order_ref(GGUF_DT_F16, n, w, x);
 }
 
 float dot_bf16_ref(int64_t n, const void *w, const void *x)
@@ -52,7 +122,7 @@ float dot_bf16_ref(int64_t n, const void *w, const void *x)
 #ifdef KERN_X86
 #include "kernels_simd.h"
 
-/* Sum of the eight lanes of the four accumulators. */
+/* Sum of the eight lanes of the four accumulators (bf16). */
 ALWAYS float hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
 {
     __m256 s = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
@@ -60,6 +130,16 @@ ALWAYS float hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
     h = _mm_add_ps(h, _mm_movehl_ps(h, h));
     h = _mm_add_ss(h, _mm_movehdup_ps(h));
     return _mm_cvtss_f32(h);
+}
+
+/* lanes16_sum of the 16 lanes lo (0..7) and hi (8..15). */
+ALWAYS float hsum16(__m256 lo, __m256 hi)
+{
+    const __m256 t = _mm256_add_ps(hi, lo);
+    __m128 q = _mm_add_ps(_mm256_extractf128_ps(t, 1), _mm256_castps256_ps128(t));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_add_ss(q, _mm_movehdup_ps(q));
+    return _mm_cvtss_f32(q);
 }
 
 /* Eight f16 or bf16 values widened to float. */
@@ -103,12 +183,74 @@ ALWAYS float elem(uint32_t type, const void *p, int64_t i)
     }
 }
 
-/* nx activation rows (xs bytes apart) against one weight row, all of type
- * type (weights loaded once per group of 32): per row four accumulators,
- * then its tail; row k's arithmetic does not depend on nx. */
-ALWAYS void float_rows(uint32_t type, int64_t n, const void *w, const void *x, size_t xs, int nx,
+/* nx activation rows (xs bytes apart) against one weight row in the
+ * one-row order (vec_order_ref); each 16-lane sum j is acc[k][2j] (lanes
+ * 0..7) and acc[k][2j + 1] (8..15). */
+ALWAYS void vec_rows(uint32_t type, int64_t n, const void *w, const void *x, size_t xs, int nx,
+                     float *out)
+{
+    __m256 acc[KERN_NX_FLOAT][8];
+    for (int k = 0; k < nx; k++)
+        for (int j = 0; j < 8; j++)
+            acc[k][j] = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        for (int j = 0; j < 8; j++) {
+            const __m256 wv = load8(type, w, i + 8 * j);
+            for (int k = 0; k < nx; k++) {
+                const void *b = (const uint8_t *)x + k * xs;
+                acc[k][j] = _mm256_fmadd_ps(wv, load8(type, b, i + 8 * j), acc[k][j]);
+            }
+        }
+    const int64_t tail = i;
+    for (int k = 0; k < nx; k++) {
+        const void *b = (const uint8_t *)x + k * xs;
+        __m256 *a = acc[k];
+        /* sum0 += sum2, sum1 += sum3, sum0 += sum1, by halves */
+        a[0] = _mm256_add_ps(a[0], a[4]);
+        a[1] = _mm256_add_ps(a[1], a[5]);
+        a[2] = _mm256_add_ps(a[2], a[6]);
+        a[3] = _mm256_add_ps(a[3], a[7]);
+        a[0] = _mm256_add_ps(a[0], a[2]);
+        a[1] = _mm256_add_ps(a[1], a[3]);
+        float sum = hsum16(a[0], a[1]);
+        if (type == GGUF_DT_F16) {
+            double d = sum;
+            for (i = tail; i < n; i++)
+                d += (double)(elem(type, w, i) * elem(type, b, i));
+            sum = (float)d;
+        } else {
+            for (i = tail; i < n; i++)
+                sum = fmaf(elem(type, w, i), elem(type, b, i), sum);
+        }
+        out[k] = sum;
+    }
+}
+
+/* The batch order (batch_order_ref; n a multiple of 16). */
+ALWAYS void batch_rows(uint32_t type, int64_t n, const void *w, const void *x, size_t xs, int nx,
                        float *out)
 {
+    __m256 lo[KERN_NX_FLOAT], hi[KERN_NX_FLOAT];
+    for (int k = 0; k < nx; k++)
+        lo[k] = hi[k] = _mm256_setzero_ps();
+    for (int64_t i = 0; i + 16 <= n; i += 16) {
+        const __m256 w0 = load8(type, w, i), w1 = load8(type, w, i + 8);
+        for (int k = 0; k < nx; k++) {
+            const void *b = (const uint8_t *)x + k * xs;
+            lo[k] = _mm256_fmadd_ps(w0, load8(type, b, i), lo[k]);
+            hi[k] = _mm256_fmadd_ps(w1, load8(type, b, i + 8), hi[k]);
+        }
+    }
+    for (int k = 0; k < nx; k++)
+        out[k] = hsum16(lo[k], hi[k]);
+}
+
+/* bf16: 32 float partial sums (four registers of eight lanes), added at
+ * the end; row k's arithmetic does not depend on nx. */
+ALWAYS void bf16_rows(int64_t n, const void *w, const void *x, size_t xs, int nx, float *out)
+{
+    const uint32_t type = GGUF_DT_BF16;
     __m256 acc[KERN_NX_FLOAT][4];
     for (int k = 0; k < nx; k++)
         for (int j = 0; j < 4; j++)
@@ -135,40 +277,65 @@ ALWAYS void float_rows(uint32_t type, int64_t n, const void *w, const void *x, s
 }
 
 /* The entry points: one pair (dot), one weight row × KERN_NX_FLOAT
- * activation rows (dotn). */
+ * activation rows (dotn), in the one-row order, and the same in the batch
+ * order (batch_dot, batch_dotn). */
 KERN_AVX2 float dot_f32_avx2(int64_t n, const void *w, const void *x)
 {
     float r;
-    float_rows(GGUF_DT_F32, n, w, x, 0, 1, &r);
+    vec_rows(GGUF_DT_F32, n, w, x, 0, 1, &r);
     return r;
 }
 
 KERN_AVX2 void dotn_f32_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
 {
-    float_rows(GGUF_DT_F32, n, w, x, xs, KERN_NX_FLOAT, out);
+    vec_rows(GGUF_DT_F32, n, w, x, xs, KERN_NX_FLOAT, out);
 }
 
 KERN_AVX2 float dot_f16_avx2(int64_t n, const void *w, const void *x)
 {
     float r;
-    float_rows(GGUF_DT_F16, n, w, x, 0, 1, &r);
+    vec_rows(GGUF_DT_F16, n, w, x, 0, 1, &r);
     return r;
 }
 
 KERN_AVX2 void dotn_f16_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
 {
-    float_rows(GGUF_DT_F16, n, w, x, xs, KERN_NX_FLOAT, out);
+    vec_rows(GGUF_DT_F16, n, w, x, xs, KERN_NX_FLOAT, out);
+}
+
+KERN_AVX2 float batch_dot_f32_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    batch_rows(GGUF_DT_F32, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void batch_dotn_f32_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    batch_rows(GGUF_DT_F32, n, w, x, xs, KERN_NX_FLOAT, out);
+}
+
+KERN_AVX2 float batch_dot_f16_avx2(int64_t n, const void *w, const void *x)
+{
+    float r;
+    batch_rows(GGUF_DT_F16, n, w, x, 0, 1, &r);
+    return r;
+}
+
+KERN_AVX2 void batch_dotn_f16_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
+{
+    batch_rows(GGUF_DT_F16, n, w, x, xs, KERN_NX_FLOAT, out);
 }
 
 KERN_AVX2 float dot_bf16_avx2(int64_t n, const void *w, const void *x)
 {
     float r;
-    float_rows(GGUF_DT_BF16, n, w, x, 0, 1, &r);
+    bf16_rows(n, w, x, 0, 1, &r);
     return r;
 }
 
 KERN_AVX2 void dotn_bf16_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
 {
-    float_rows(GGUF_DT_BF16, n, w, x, xs, KERN_NX_FLOAT, out);
+    bf16_rows(n, w, x, xs, KERN_NX_FLOAT, out);
 }
 #endif

@@ -22,9 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef _OPENMP
-#endif
-
 #include "args.h"
 #include "eval.h"
 #include "forward.h"

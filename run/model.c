@@ -35,9 +35,11 @@
 #define RUN_FEATURES (GGUF_ARCH_QKV_BIAS | GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | \
                       GGUF_ARCH_ROPE_LLAMA3 | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_QK_NORM | \
                       GGUF_ARCH_EXPERTS | GGUF_ARCH_FUSED_QKV | GGUF_ARCH_FUSED_GATE_UP | \
-                      GGUF_ARCH_SCALE_Q | GGUF_ARCH_ATTN_SINKS | GGUF_ARCH_ROPE_YARN)
+                      GGUF_ARCH_SCALE_Q | GGUF_ARCH_ATTN_SINKS | GGUF_ARCH_ROPE_YARN | \
+                      GGUF_ARCH_SCALE_EMBD | GGUF_ARCH_ATTN_SOFTCAP | GGUF_ARCH_SWA_ROPE_PLAIN)
 #define CONVERT_FACTS (GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM | \
-                       GGUF_ARCH_PHI3_VOCAB | GGUF_ARCH_MXFP4_EXPERTS)
+                       GGUF_ARCH_PHI3_VOCAB | GGUF_ARCH_MXFP4_EXPERTS | GGUF_ARCH_TRIM_EMBD | \
+                       GGUF_ARCH_NO_SPACE_PREFIX)
 
 static int check_features(const gguf_arch *a, gguf_error *err)
 {
@@ -47,11 +49,10 @@ static int check_features(const gguf_arch *a, gguf_error *err)
                                "features 0x%x of %s models", (unsigned)missing, a->name);
     /* gpt-oss's SwiGLU-OAI and top-k-then-softmax routing come together */
     const bool oai = a->activation == GGUF_ACT_SWIGLU_OAI && a->routing == GGUF_ROUTING_TOPK_SOFTMAX;
-    if ((a->activation != GGUF_ACT_SILU && !oai) || a->embd_scale != 0 || a->norm_offset != 0 ||
-        (a->swa_period != 0 && !oai) ||
-        (a->routing != GGUF_ROUTING_NONE && a->routing != GGUF_ROUTING_SOFTMAX_TOPK && !oai))
+    const bool act = a->activation == GGUF_ACT_SILU || a->activation == GGUF_ACT_GELU_TANH || oai;
+    if (!act || (a->routing != GGUF_ROUTING_NONE && a->routing != GGUF_ROUTING_SOFTMAX_TOPK && !oai))
         return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
-                               "activation, scaling or attention pattern of %s models", a->name);
+                               "activation or expert routing of %s models", a->name);
     return 0;
 }
 
@@ -195,7 +196,6 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
     rc = rc ? rc : key_float(f, GGUF_KEY_ROPE_FREQ_BASE, arch, false, 10000.0f, 1e-30f,
                              &hp->rope_base, err);
     rc = rc ? rc : load_rope_scaling(hp, f, arch, err);
-    rc = rc ? rc : key_int(f, GGUF_KEY_SLIDING_WINDOW, arch, false, 0, 0, INT32_MAX, &hp->n_swa, err);
     if (rc)
         return rc;
     /* heads are attention.key_length wide (Qwen3: not embedding_length /
@@ -233,6 +233,46 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
     if (hp->rope_yarn && load_yarn(hp, f, arch, err))
         return -1;
     return 0;
+}
+
+/* What the registry's row adds to the common keys, with its defaults
+ * (gguf_hparams_read): the sliding window and its period, the local
+ * layers' rope, the soft-caps, q's and the embeddings' scales. */
+static int load_arch_hparams(run_hparams *hp, const gguf_file *f, const gguf_arch *a,
+                             gguf_error *err)
+{
+    gguf_hparams ghp;
+    if (gguf_hparams_read(f, &ghp, err))
+        return -1;
+    bool has_pattern = false;
+    for (const gguf_arch_hparam *r = a->hparams; r->key; r++)
+        has_pattern |= r->id == GGUF_HP_SWA_PATTERN;
+    /* an architecture without a pattern row has no local layers (phi3's
+     * attention.sliding_window is written but not used) */
+    hp->n_swa = has_pattern ? (int)ghp.v[GGUF_HP_SLIDING_WINDOW] : 0;
+    hp->swa_period = (int)ghp.v[GGUF_HP_SWA_PATTERN];
+    const bool plain = (a->flags & GGUF_ARCH_SWA_ROPE_PLAIN) != 0;
+    hp->rope_base_swa = ghp.f[GGUF_HP_ROPE_FREQ_BASE_SWA] > 0 ? (float)ghp.f[GGUF_HP_ROPE_FREQ_BASE_SWA]
+                                                             : hp->rope_base;
+    hp->rope_scale_swa = plain ? 1.0f : hp->rope_scale;
+    if (a->flags & GGUF_ARCH_ATTN_SOFTCAP)
+        hp->attn_softcap = (float)ghp.f[GGUF_HP_ATTN_SOFTCAP];
+    hp->final_softcap = (float)ghp.f[GGUF_HP_FINAL_SOFTCAP];
+    /* llama.cpp's f_attention_scale: 1/sqrt(head size), or for the 27B
+     * Gemmas 1/sqrt(n_embd / n_head) (their query_pre_attn_scalar) */
+    if (a->flags & GGUF_ARCH_SCALE_Q) {
+        const bool width = a->q_scale_width_blocks && hp->n_layer == (int)a->q_scale_width_blocks;
+        hp->q_scale = 1.0f / sqrtf((float)(width ? hp->n_embd / hp->n_head : hp->head_dim));
+    }
+    if (a->flags & GGUF_ARCH_SCALE_EMBD)
+        hp->embd_scale = sqrtf((float)hp->n_embd);
+    return 0;
+}
+
+bool run_layer_is_swa(const run_model *m, int il)
+{
+    const run_hparams *hp = &m->hp;
+    return hp->n_swa > 0 && (hp->swa_period == 0 || il % hp->swa_period < hp->swa_period - 1);
 }
 
 /* ---------------------------------------------------------------------------
@@ -356,6 +396,8 @@ typedef struct layer_slot {
 
 static const layer_slot SLOTS[] = {
     { GGUF_ROLE_ATTN_NORM, false, offsetof(run_layer, attn_norm) },
+    { GGUF_ROLE_ATTN_POST_NORM, false, offsetof(run_layer, attn_post_norm) },
+    { GGUF_ROLE_FFN_POST_NORM, false, offsetof(run_layer, ffn_post_norm) },
     { GGUF_ROLE_ATTN_Q, true, offsetof(run_layer, wq) },
     { GGUF_ROLE_ATTN_K, true, offsetof(run_layer, wk) },
     { GGUF_ROLE_ATTN_V, true, offsetof(run_layer, wv) },
@@ -523,10 +565,8 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     if (check_features(ai, err))
         return -1;
     m->hp.rope_layout = ai->rope == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
-    m->hp.scale_q = (ai->flags & GGUF_ARCH_SCALE_Q) != 0;
-    m->hp.swa_period = (int)ai->swa_period;
-    if (load_hparams(&m->hp, f, m->arch, err) || load_vocab_size(m, f, err) ||
-        check_globals(f, ai, err))
+    if (load_hparams(&m->hp, f, m->arch, err) || load_arch_hparams(&m->hp, f, ai, err) ||
+        load_vocab_size(m, f, err) || check_globals(f, ai, err))
         return -1;
     const run_hparams *hp = &m->hp;
     /* llama.cpp takes a fused attn_qkv's first embedding_length rows as q */
@@ -537,6 +577,9 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     if (load_vector(&m->output_norm, f, GGUF_T_OUTPUT_NORM, 0, hp->n_embd, true, err))
         return -1;
     m->tied = !gguf_lookup_tensor(f, GGUF_T_OUTPUT);
+    if (!m->tied && !gguf_arch_tensor_of(ai, GGUF_ROLE_OUTPUT))
+        return gguf_error_set(err, "tensor %s: %s models take their output from %s", GGUF_T_OUTPUT,
+                              ai->name, GGUF_T_TOKEN_EMBD);
     if (m->tied) {
         if (!kern_supported(m->tok_embd.type))
             return gguf_error_set(err, "tensor %s (the tied output) has type %s, which gguf-run "

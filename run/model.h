@@ -46,15 +46,22 @@ typedef struct run_hparams {
     float rope_scale;  /* linear rope scaling: angles times this (1 / factor) */
     float rms_eps;
     enum run_rope_layout rope_layout;
-    bool  scale_q;     /* phi3: q times 1/sqrt(head_dim) before the scores, not the scores */
+    float q_scale;     /* phi3, gemma: q times this after rope, before the scores (which
+                        * are then not scaled); 0: scores times 1/sqrt(head_dim) */
+    float embd_scale;  /* gemma: token embeddings times this (sqrtf(n_embd)); 0: none */
+    float attn_softcap;  /* gemma2: scores s become c·tanh(s/c) before the softmax; 0: none */
+    float final_softcap; /* gemma: logits l become c·tanh(l/c); 0: none */
     /* YaRN (rope.scaling.type "yarn"): angles blend scaled and unscaled by
      * the ramp between the correction dims, cos/sin times yarn_mscale */
     bool  rope_yarn;
     float yarn_ext_factor, yarn_mscale, yarn_corr[2];
     int   n_ctx_orig;  /* rope.scaling.original_context_length */
-    /* sliding window: layer il attends to its n_swa last positions when
-     * swa_period > 0 and il % swa_period < swa_period - 1 */
+    /* sliding window (run_layer_is_swa): with n_swa > 0, layer il attends
+     * to its n_swa last positions unless il % swa_period == swa_period - 1
+     * (every layer when swa_period is 0), rotated by rope_base_swa and
+     * rope_scale_swa */
     int   n_swa, swa_period;
+    float rope_base_swa, rope_scale_swa;
 } run_hparams;
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
@@ -75,6 +82,8 @@ typedef struct run_matrix {
 
 typedef struct run_layer {
     float     *attn_norm;            /* (n_embd,) */
+    float     *attn_post_norm;       /* gemma: of the attention output (n_embd,), or NULL */
+    float     *ffn_post_norm;        /* gemma: of the feed-forward output (n_embd,), or NULL */
     run_matrix wq, wk, wv, wo;       /* (q_dim or kv_dim, n_embd); wo (n_embd, q_dim) */
     float     *bq, *bk, *bv;         /* qwen2 biases (NULL when absent) */
     float     *q_norm, *k_norm;      /* qwen3 per-head RMSNorm weights (head_dim,), or NULL */
@@ -117,6 +126,10 @@ void run_model_free(run_model *m);
 /* The matrix of a layer that holds a tensor role (GGUF_ROLE_*), or NULL
  * when the role is not a matrix the forward pass multiplies. */
 run_matrix *run_layer_matrix(run_layer *l, int role);
+
+/* Whether layer il attends within the sliding window (llama.cpp's
+ * set_swa_pattern over the period). */
+bool run_layer_is_swa(const run_model *m, int il);
 
 /* Expert e's part of a stacked expert matrix of n experts. */
 run_matrix run_expert(const run_matrix *w, int n, int e);

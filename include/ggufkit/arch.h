@@ -117,6 +117,13 @@ enum gguf_token_type {
 #define GGUF_KEY_ROPE_YARN_ATTN_FACTOR "%s.rope.scaling.yarn_attn_factor"
 #define GGUF_KEY_ROPE_YARN_BETA_FAST "%s.rope.scaling.yarn_beta_fast"
 #define GGUF_KEY_ROPE_YARN_BETA_SLOW "%s.rope.scaling.yarn_beta_slow"
+/* Gemma 2 and 3: post-norms, soft-capping, the sliding-window pattern and
+ * the local layers' rope base */
+#define GGUF_T_FFN_POST_NORM        "blk.%d.post_ffw_norm.weight"
+#define GGUF_KEY_ATTN_SOFTCAP       "%s.attn_logit_softcapping"
+#define GGUF_KEY_FINAL_SOFTCAP      "%s.final_logit_softcapping"
+#define GGUF_KEY_ROPE_FREQ_BASE_SWA "%s.rope.freq_base_swa"
+#define GGUF_KEY_SLIDING_WINDOW_PATTERN "%s.attention.sliding_window_pattern"
 
 /* ---------------------------------------------------------------------------
  * The architecture registry: every GGUF architecture the tools support,
@@ -145,6 +152,8 @@ enum gguf_role {
     GGUF_ROLE_ATTN_SINKS,        /* gpt-oss: one learned logit per head */
     GGUF_ROLE_FFN_GATE_INP_BIAS, /* gpt-oss: router bias */
     GGUF_ROLE_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS, GGUF_ROLE_FFN_DOWN_EXPS_BIAS,
+    GGUF_ROLE_ATTN_POST_NORM,    /* Gemma: RMSNorm of the attention output before the residual */
+    GGUF_ROLE_FFN_POST_NORM,     /* Gemma: RMSNorm of the feed-forward output before the residual */
     GGUF_ROLE_COUNT
 };
 
@@ -204,6 +213,12 @@ enum gguf_hp {
     GGUF_HP_EXPERT_COUNT, GGUF_HP_EXPERT_USED_COUNT, GGUF_HP_VOCAB_SIZE,
     GGUF_HP_EXPERT_FFN_LENGTH,
     GGUF_HP_ROPE_ORIG_CTX, GGUF_HP_SLIDING_WINDOW,
+    GGUF_HP_SWA_PATTERN,       /* layer il attends within the window unless il % P == P - 1
+                                * (every layer when P is 0); an architecture without this
+                                * row has no sliding window */
+    GGUF_HP_ROPE_FREQ_BASE_SWA,/* the rope base of the sliding-window layers */
+    GGUF_HP_ATTN_SOFTCAP,      /* attention scores become c·tanh(s/c) (GGUF_ARCH_ATTN_SOFTCAP) */
+    GGUF_HP_FINAL_SOFTCAP,     /* the logits become c·tanh(l/c), when present or derived */
     GGUF_HP_COUNT
 };
 
@@ -213,7 +228,8 @@ enum gguf_derive {
     GGUF_DERIVE_DEFAULT,    /* the row's def */
     GGUF_DERIVE_HEAD_COUNT, /* head_count (head_count_kv: no grouping) */
     GGUF_DERIVE_HEAD_SIZE,  /* embedding_length / head_count */
-    GGUF_DERIVE_KEY_LENGTH  /* the key length (rope.dimension_count: whole heads) */
+    GGUF_DERIVE_KEY_LENGTH, /* the key length (rope.dimension_count: whole heads) */
+    GGUF_DERIVE_ROPE_BASE   /* rope.freq_base (rope.freq_base_swa: the same base) */
 };
 
 /* One {arch}.* key of a GGUF file. */
@@ -228,16 +244,20 @@ typedef struct gguf_arch_hparam {
 } gguf_arch_hparam;
 
 /* One config.json hyper-parameter the converter writes, in the order it
- * writes them (llama.cpp's base converter). Two ids are made, not read
- * (Phi3MiniModel's rules): GGUF_HP_ROPE_DIM is int(F × hidden_size) /
- * num_attention_heads with F the value of the row's names (1 when absent:
- * partial_rotary_factor), and GGUF_HP_SLIDING_WINDOW is 0 when absent or
- * null. */
+ * writes them (llama.cpp's base converter). A null value is an absent one.
+ * Two ids are made, not read (Phi3MiniModel's rules): GGUF_HP_ROPE_DIM is
+ * int(F × hidden_size) / num_attention_heads with F the value of the row's
+ * names (1 when absent: partial_rotary_factor), and GGUF_HP_SLIDING_WINDOW
+ * is 0 when absent or null and not required. Two are conditional (Gemma 3's
+ * rules): GGUF_HP_SLIDING_WINDOW is not written when config.json's
+ * sliding_window_pattern is 1, GGUF_HP_FINAL_SOFTCAP not when it is 0
+ * (and not required). */
 typedef struct gguf_arch_hf_hparam {
     const char *hf[4];    /* config.json names, the first present wins */
     uint8_t     id;       /* enum gguf_hp: the key it becomes */
     bool        is_float; /* written as f32; else u32 */
     bool        required; /* the conversion fails without it */
+    double      def;      /* written when every name is absent (not required); 0: nothing */
 } gguf_arch_hf_hparam;
 
 /* Feature flags (gguf_arch.flags). */
@@ -254,7 +274,11 @@ enum {
     GGUF_ARCH_ROPE_LINEAR      = 1u << 9,  /* {arch}.rope.scaling.type "linear" */
     GGUF_ARCH_SCALE_Q          = 1u << 10, /* q times 1/sqrt(head_dim) before the scores
                                             * (then rounded to f16), not the scores */
+    GGUF_ARCH_SCALE_EMBD       = 1u << 11, /* token embeddings times sqrtf(embedding_length) */
+    GGUF_ARCH_ATTN_SOFTCAP     = 1u << 12, /* scores soft-capped by attn_logit_softcapping */
     GGUF_ARCH_ROPE_YARN        = 1u << 13, /* rope_scaling "yarn" → {arch}.rope.scaling.* */
+    GGUF_ARCH_SWA_ROPE_PLAIN   = 1u << 14, /* sliding-window layers rotate without the rope
+                                            * scaling of the global ones (Gemma 3) */
     /* conversion facts (llama.cpp's converter for the family) */
     GGUF_ARCH_PERMUTE_QK       = 1u << 16, /* q/k rows get the rotary permutation */
     GGUF_ARCH_LLAMA_VOCAB      = 1u << 17, /* LlamaModel's vocabulary rules */
@@ -262,13 +286,17 @@ enum {
     GGUF_ARCH_PHI3_VOCAB       = 1u << 19, /* Phi3MiniModel's vocabulary: added tokens typed by
                                             * "special" alone, tokenizer.json's added_tokens
                                             * too, BPE only for a GPT2Tokenizer */
+    GGUF_ARCH_TRIM_EMBD        = 1u << 20, /* token_embd rows past the vocabulary dropped */
+    GGUF_ARCH_NO_SPACE_PREFIX  = 1u << 21, /* a tokenizer.model vocabulary gets
+                                            * tokenizer.ggml.add_space_prefix false */
     GGUF_ARCH_MXFP4_EXPERTS    = 1u << 23  /* experts come as MXFP4 blocks + scales and stay
                                             * MXFP4; float outtypes get file_type 38 */
 };
 
 /* Activation of the feed-forward gate. */
 enum gguf_activation {
-    GGUF_ACT_SILU, GGUF_ACT_GELU_TANH,
+    GGUF_ACT_SILU,
+    GGUF_ACT_GELU_TANH, /* GeGLU: gelu(g) · u, gelu by ggml's table of f16 inputs */
     GGUF_ACT_SWIGLU_OAI /* gpt-oss: x·σ(1.702x) of the clamped gate times (up + 1), limit 7 */
 };
 
@@ -307,9 +335,12 @@ typedef struct gguf_arch {
     uint8_t                    rope;       /* enum gguf_rope_layout */
     uint8_t                    activation; /* enum gguf_activation */
     uint8_t                    head_dim;   /* enum gguf_head_dim */
-    float                      embd_scale; /* token embeddings times this; 0: none */
-    float                      norm_offset;/* norm weights stored minus this (Gemma: 1) */
-    uint32_t                   swa_period; /* sliding-window pattern; 0: no sliding window */
+    float                      norm_offset;/* the converter adds this to every *norm.weight
+                                             * (Gemma's x·(1 + w) norms: 1) */
+    uint32_t                   q_scale_width_blocks; /* with GGUF_ARCH_SCALE_Q: at this
+                                             * block_count q is scaled by 1/√(embedding_length
+                                             * / head_count), else by 1/√key_length (llama.cpp's
+                                             * rule for the 27B Gemmas); 0: never */
     uint8_t                    routing;    /* enum gguf_routing (with GGUF_ARCH_EXPERTS) */
     const gguf_arch_hf_hparam *hf_hparams_late; /* written after general.file_type (the
                                                   * family's own keys), or NULL */

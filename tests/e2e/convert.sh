@@ -91,7 +91,7 @@ fi
 
 # e21cdc11's references (upstream/convert/), for the families gguf-convert
 # reads so far: every outtype of each.
-UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand"
+UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand gemma2-rand gemma3-rand"
 if need_jq "upstream convert manifests" &&
     need_fixture upstream/convert "upstream convert manifests" $((12 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
     for fam in $UPSTREAM_FAMILIES; do
@@ -135,6 +135,35 @@ if need_jq "phi3 converter rules" && need_fixture models/phi3-rand "phi3 convert
         "$FIX/models/phi3-rand/config.json" >"$P3/config.json"
     bad_case "phi3 LongRoPE rope_scaling" "$P3" "rope_scaling of a phi3 model (LongRoPE factors) is not supported"
     rm -rf "$P3"
+    fixture_block_end
+fi
+# Gemma's converter rules (llama.cpp's Gemma2Model / Gemma3Model), on copies
+# of gemma2-rand and gemma3-rand with config.json edited
+if need_jq "gemma converter rules" && need_fixture models/gemma3-rand "gemma converter rules" 5; then
+    G=$TMP/gemma-x
+    mkg() { rm -rf "$G"; cp -r "$FIX/models/$1" "$G"; chmod -R u+w "$G"; jq "$2" "$FIX/models/$1/config.json" >"$G/config.json"; }
+    # Gemma 3's defaults for what config.json leaves out; no sliding window
+    # when every layer is global (pattern 1); a null soft-cap is none
+    mkg gemma3-rand 'del(.max_position_embeddings) | .sliding_window_pattern = 1 | .final_logit_softcapping = null'
+    got=$("$CONVERT" -q "$G" --outtype f32 -o "$TMP/g.gguf" 2>&1 &&
+          "$INSPECT" --json "$TMP/g.gguf" | jq -r '.metadata | "\(.["gemma3.context_length"].value) \(has("gemma3.attention.sliding_window")) \(has("gemma3.final_logit_softcapping"))"')
+    [ "$got" = "131072 false false" ] &&
+        pass "gemma3: default context length, no sliding window at pattern 1, no null soft-cap" ||
+        fail "gemma3: defaults and conditional keys" "$got"
+    rm -f "$TMP/g.gguf"
+    mkg gemma3-rand '.final_logit_softcapping = 30'
+    got=$("$CONVERT" -q "$G" --outtype f32 -o "$TMP/g.gguf" 2>&1 &&
+          "$INSPECT" --json "$TMP/g.gguf" | jq -r '.metadata["gemma3.final_logit_softcapping"].value')
+    [ "$got" = "30" ] && pass "gemma3: a final soft-cap is written after general.file_type" ||
+        fail "gemma3: a final soft-cap is written" "$got"
+    rm -f "$TMP/g.gguf"
+    mkg gemma2-rand 'del(.attn_logit_softcapping)'
+    bad_case "gemma2 without attn_logit_softcapping" "$G" "config.json: required 'attn_logit_softcapping' is missing"
+    mkg gemma3-rand 'del(.sliding_window)'
+    bad_case "gemma3 without sliding_window" "$G" "config.json: required 'sliding_window' is missing"
+    mkg gemma3-rand '.architectures = ["Gemma3ForConditionalGeneration"]'
+    bad_case "multimodal Gemma 3" "$G" "architecture Gemma3ForConditionalGeneration is not supported (supported: .*Gemma3ForCausalLM"
+    rm -rf "$G"
     fixture_block_end
 fi
 if need_fixture models/wp-llama-5m/hf "bad inputs" 19; then

@@ -637,8 +637,9 @@ fi
 if need_jq "--arches --json: one table of architectures, keys and tensors per architecture"; then
     got=$("$INSPECT" --arches --json | jq -c '[(.architectures | keys), (.llama_tensors | length),
           (.qwen2_tensors | length), (.qwen3_tensors | length), (.phi3_tensors | length),
-          ([.llama_keys[] | select(.required)] | length)]')
-    [ "$got" = '[["gpt-oss","llama","mistral","phi3","qwen2","qwen3","qwen3moe"],24,15,17,11,6]' ] &&
+          ([.llama_keys[] | select(.required)] | length), (.gemma2_tensors | length),
+          (.gemma3_tensors | length), (.architectures.gemma3.features | test("swa-rope-plain"))]')
+    [ "$got" = '[["gemma2","gemma3","gpt-oss","llama","mistral","phi3","qwen2","qwen3","qwen3moe"],24,15,17,11,6,13,16,true]' ] &&
         pass "--arches --json: one table of architectures, keys and tensors per architecture" ||
         fail "--arches --json: one table of architectures, keys and tensors per architecture" "$got"
 fi

@@ -109,7 +109,7 @@ fi
 # preset from our F16 conversion of the family's checkpoint, with the
 # family's GGUF imatrix for the -imatrix- ones (whose quantize.* keys are
 # compared too).
-UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand"
+UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand gemma2-rand gemma3-rand"
 up_manifests=$(for fam in $UPSTREAM_FAMILIES; do ls "$UP"/quantize/"$fam"-*.json 2>/dev/null; done)
 n_up=$(( $(wc -w <<<"$up_manifests") + $(grep -c -- '-imatrix-' <<<"$up_manifests") ))
 if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize "e21cdc11 architecture manifests" "$n_up"; then

@@ -81,6 +81,29 @@ START_TEST(test_names)
     ck_assert_str_eq(out, "blk.0.ffn_down_exps.bias");
     ck_assert_int_eq(arch_map_name(oss, "model.layers.0.mlp.experts.down_proj_blocks", out,
                                    sizeof out, &p, &b, &e, &row), -1);
+    /* Gemma: pre/post feed-forward and post-attention norms; Gemma 2 drops
+     * lm_head (tied), Gemma 3 maps it; norms are written + 1 */
+    const gguf_arch *g2 = arch_find("Gemma2ForCausalLM"), *g3 = arch_find("Gemma3ForCausalLM");
+    ck_assert_ptr_nonnull(g2);
+    ck_assert_ptr_nonnull(g3);
+    ck_assert_int_eq(arch_map_name(g2, "model.layers.2.pre_feedforward_layernorm.weight", out,
+                                   sizeof out, &p, &b, &e, &row), 1);
+    ck_assert_str_eq(out, "blk.2.ffn_norm.weight");
+    ck_assert_int_eq(arch_map_name(g2, "model.layers.2.post_feedforward_layernorm.weight", out,
+                                   sizeof out, &p, &b, &e, &row), 1);
+    ck_assert_str_eq(out, "blk.2.post_ffw_norm.weight");
+    ck_assert_int_eq(arch_map_name(g2, "model.layers.0.post_attention_layernorm.weight", out,
+                                   sizeof out, &p, &b, &e, &row), 1);
+    ck_assert_str_eq(out, "blk.0.post_attention_norm.weight");
+    ck_assert_int_eq(row->role, GGUF_ROLE_ATTN_POST_NORM);
+    ck_assert_int_eq(arch_map_name(g2, "lm_head.weight", out, sizeof out, &p, &b, &e, &row), 0);
+    ck_assert_int_eq(arch_map_name(g3, "lm_head.weight", out, sizeof out, &p, &b, &e, &row), 1);
+    ck_assert_str_eq(out, "output.weight");
+    ck_assert_int_eq(arch_map_name(g3, "model.layers.5.self_attn.k_norm.weight", out, sizeof out,
+                                   &p, &b, &e, &row), 1);
+    ck_assert_str_eq(out, "blk.5.attn_k_norm.weight");
+    ck_assert_int_eq(p, GGUF_PERMUTE_NONE);
+    ck_assert(g2->norm_offset == 1.0f && g3->norm_offset == 1.0f && llama->norm_offset == 0.0f);
     ck_assert_int_eq(arch_map_meta(llama, "layers.4.feed_forward.w2.weight", out, sizeof out, &b), 1);
     ck_assert_str_eq(out, "blk.4.ffn_down.weight");
     ck_assert_int_eq(arch_map_meta(llama, "tok_embeddings.weight", out, sizeof out, &b), 1);

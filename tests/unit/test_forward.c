@@ -47,6 +47,8 @@ typedef struct spec {
     const char *drop;     /* a tensor to leave out */
     const char *kv_arch;  /* architecture prefix of the keys (default arch) */
     const char *rope_scaling; /* {arch}.rope.scaling.type, with factor 4 */
+    bool post_norms;      /* gemma's post_attention_norm and post_ffw_norm */
+    int swa;              /* > 0: written as attention.sliding_window */
 } spec;
 
 static spec base_spec(void)
@@ -61,6 +63,21 @@ static spec phi3_spec(void)
     spec s = base_spec();
     s.arch = "phi3";
     s.fused = true;
+    return s;
+}
+
+/* Gemma 2 or 3: tied, post-norms, heads of 16 (4 × 16 ≠ 32), a sliding
+ * window of 3; Gemma 3 with q/k norms. */
+static spec gemma_spec(const char *arch)
+{
+    spec s = base_spec();
+    s.arch = arch;
+    s.tied = true;
+    s.post_norms = true;
+    s.head_dim = 16;
+    s.rot = 16;
+    s.qk_norm = !strcmp(arch, "gemma3");
+    s.swa = 3;
     return s;
 }
 
@@ -117,6 +134,8 @@ static const char *write_model(const spec *s)
     gguf_writer_set_f32(w, key, s->eps);
     snprintf(key, sizeof key, GGUF_KEY_ROPE_FREQ_BASE, ka);
     gguf_writer_set_f32(w, key, 10000.0f);
+    if (s->swa)
+        set_u32(w, s, GGUF_KEY_SLIDING_WINDOW, s->swa);
     if (s->rope_scaling) {
         snprintf(key, sizeof key, "%s.rope.scaling.type", ka);
         gguf_writer_set_str(w, key, s->rope_scaling);
@@ -158,6 +177,10 @@ static const char *write_model(const spec *s)
             add(w, s, GGUF_T_ATTN_K_NORM, l, GGUF_DT_F32, hd, 0);
         }
         add(w, s, GGUF_T_ATTN_OUT, l, s->wtype, qd, d);
+        if (s->post_norms) {
+            add(w, s, GGUF_T_ATTN_POST_NORM, l, GGUF_DT_F32, d, 0);
+            add(w, s, GGUF_T_FFN_POST_NORM, l, GGUF_DT_F32, d, 0);
+        }
         add(w, s, GGUF_T_FFN_NORM, l, GGUF_DT_F32, d, 0);
         if (s->fused) {
             add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, 2 * s->ff);
@@ -317,6 +340,35 @@ START_TEST(test_swiglu)
 }
 END_TEST
 
+/* GeGLU: gelu of g rounded to f16, from the table, times u; exactly 0
+ * from -10 down and g · u from 10 up. Soft-capping: c·tanh(x/c). */
+START_TEST(test_geglu_softcap)
+{
+    static gguf_half tab[65536];
+    run_gelu_table(tab);
+    const float g0[8] = { -12, -10, -3, -0.5f, 0, 0.7f, 9.99f, 10 };
+    float g[8], u[8];
+    for (int i = 0; i < 8; i++) {
+        g[i] = g0[i];
+        u[i] = 1.5f + (float)i;
+    }
+    run_geglu(g, u, 8, tab);
+    for (int i = 0; i < 8; i++) {
+        const double x = gguf_f16_to_f32(gguf_f32_to_f16(g0[i]));
+        const double gelu = 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+        const double want = g0[i] <= -10 ? 0 : g0[i] >= 10 ? (double)g0[i] * u[i] : gelu * u[i];
+        ck_assert_msg(fabs(g[i] - want) <= 1e-3 * fabs(want) + 1e-6, "gelu(%g): %g, want %g", g0[i],
+                      g[i], want);
+    }
+    ck_assert(g[0] == 0.0f && g[1] == 0.0f && g[7] == 10.0f * u[7]);
+    float x[5] = { -1000, -30, 0, 12, 1e6f };
+    run_softcap(x, 5, 30.0f);
+    const float x0[5] = { -1000, -30, 0, 12, 1e6f };
+    for (int i = 0; i < 5; i++)
+        ck_assert_double_eq_tol(x[i], 30 * tanh(x0[i] / 30.0), 1e-5);
+}
+END_TEST
+
 START_TEST(test_sampler)
 {
     const float l[6] = { 0.5f, 2, -1, 2, 1.5f, 0 };
@@ -404,12 +456,53 @@ START_TEST(test_model_loads)
     s = phi3_spec();
     ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(m.hp.rope_layout, RUN_ROPE_NEOX);
-    ck_assert(m.hp.scale_q);
+    ck_assert(m.hp.q_scale == 1.0f / sqrtf(8.0f));
     ck_assert_int_eq(m.layers[1].wqkv.rows, 64);
     ck_assert_int_eq(m.layers[1].w_gate_up.rows, 128);
     ck_assert_ptr_null(m.layers[1].wq.data);
     ck_assert_ptr_null(m.layers[1].w_gate.data);
     ck_assert(!m.tied);
+    run_model_free(&m);
+    gguf_close(f);
+
+    /* gemma2: embeddings times sqrt(32), both soft-caps by default, every
+     * other layer local with the global base, q scaled by 1/sqrt(16) */
+    s = gemma_spec("gemma2");
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert(m.tied);
+    ck_assert(m.hp.embd_scale == sqrtf(32.0f));
+    ck_assert(m.hp.attn_softcap == 50.0f && m.hp.final_softcap == 30.0f);
+    ck_assert(m.hp.q_scale == 0.25f);
+    ck_assert_int_eq(m.hp.n_swa, 3);
+    ck_assert_int_eq(m.hp.swa_period, 2);
+    ck_assert(run_layer_is_swa(&m, 0) && !run_layer_is_swa(&m, 1));
+    ck_assert(m.hp.rope_base_swa == 10000.0f);
+    ck_assert_ptr_nonnull(m.layers[1].attn_post_norm);
+    ck_assert_ptr_nonnull(m.layers[1].ffn_post_norm);
+    run_model_free(&m);
+    gguf_close(f);
+
+    /* gemma3: five local layers of six, their rope unscaled at base 10000
+     * (the global one scaled by 1/4 here), no soft-caps */
+    s = gemma_spec("gemma3");
+    s.layers = 7;
+    s.rope_scaling = "linear";
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert(m.hp.attn_softcap == 0.0f && m.hp.final_softcap == 0.0f);
+    ck_assert_int_eq(m.hp.swa_period, 6);
+    for (int il = 0; il < 7; il++)
+        ck_assert_int_eq(run_layer_is_swa(&m, il), il != 5);
+    ck_assert(m.hp.rope_scale == 0.25f && m.hp.rope_scale_swa == 1.0f);
+    ck_assert(m.hp.rope_base_swa == 10000.0f);
+    ck_assert_ptr_nonnull(m.layers[6].q_norm);
+    run_model_free(&m);
+    gguf_close(f);
+
+    /* gemma3 without a sliding window: every layer global */
+    s.swa = 0;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    for (int il = 0; il < 7; il++)
+        ck_assert(!run_layer_is_swa(&m, il));
     run_model_free(&m);
     gguf_close(f);
 }
@@ -448,6 +541,8 @@ static void qwen3_vlen(spec *s)
 static void phi3_unfused(spec *s) { s->arch = "phi3"; }
 static void phi3_wide_heads(spec *s) { *s = phi3_spec(); s->head_dim = 16; s->rot = 16; }
 static void phi3_longrope(spec *s) { *s = phi3_spec(); s->extra = GGUF_T_ROPE_FACTORS_LONG; }
+static void gemma2_no_post(spec *s) { *s = gemma_spec("gemma2"); s->drop = "blk.1.post_ffw_norm.weight"; }
+static void gemma2_output(spec *s) { *s = gemma_spec("gemma2"); s->tied = false; }
 
 static const bad_case BAD[] = {
     { "head count 0", heads0, "llama.attention.head_count is 0" },
@@ -473,6 +568,9 @@ static const bad_case BAD[] = {
       "head count 4 times key length 16 is not the embedding length 32" },
     { "phi3 LongRoPE factors", phi3_longrope,
       "tensor rope_factors_long.weight: gguf-run does not apply rope_factors_long tensors" },
+    { "gemma2 without a post-norm", gemma2_no_post, "missing tensor blk.1.post_ffw_norm.weight" },
+    { "gemma2 with an output matrix", gemma2_output,
+      "tensor output.weight: gemma2 models take their output from token_embd.weight" },
 };
 
 START_TEST(test_model_rejects)
@@ -550,6 +648,15 @@ END_TEST
 START_TEST(test_batching_phi3)
 {
     check_batching(phi3_spec());
+}
+END_TEST
+
+START_TEST(test_batching_gemma)
+{
+    check_batching(gemma_spec("gemma2"));
+    spec s = gemma_spec("gemma3");
+    s.layers = 7; /* layer 5 global */
+    check_batching(s);
 }
 END_TEST
 
@@ -671,7 +778,7 @@ START_TEST(test_simd_attn_scores)
                 run_attn_scores(got, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
                 same_bits(want, got, nkvs[b], "scores", hd, nkvs[b]);
             }
-            /* one token: in double, eight positions at a time */
+            /* one token: ggml_vec_dot_f16's four sums of 16 lanes */
             run_force_scalar(true);
             run_attn_scores1(want, tab, q16, kc + 8, nkvs[b], hd, kv_dim);
             run_force_scalar(false);
@@ -745,7 +852,7 @@ START_TEST(test_simd_attn_values)
             run_force_scalar(false);
             run_attn_values(got, tab, p16, vc + hd, nkvs[b], hd, kv_dim);
             same_bits(want, got, hd, "values", hd, nkvs[b]);
-            run_force_scalar(true); /* one token: in double */
+            run_force_scalar(true); /* one token: four sums of 16 lanes */
             run_attn_values1(want, tab, p16, vc + hd, nkvs[b], hd, kv_dim);
             run_force_scalar(false);
             run_attn_values1(got, tab, p16, vc + hd, nkvs[b], hd, kv_dim);
@@ -842,6 +949,11 @@ START_TEST(test_simd_forward)
     s.arch = "phi3"; /* fused products, q scaled before the scores */
     s.bias = false;
     s.fused = true;
+    check_simd_forward(s);
+    check_simd_forward(gemma_spec("gemma2")); /* soft-caps, post-norms, GeGLU, SWA */
+    s = gemma_spec("gemma3");
+    s.head_dim = 64; /* scores1 over whole 64s */
+    s.rot = 64;
     check_simd_forward(s);
 }
 END_TEST
@@ -1193,12 +1305,14 @@ int main(void)
     tcase_add_test(tc, test_rope_freq_factors);
     tcase_add_test(tc, test_softmax);
     tcase_add_test(tc, test_swiglu);
+    tcase_add_test(tc, test_geglu_softcap);
     tcase_add_test(tc, test_sampler);
     tcase_add_test(tc, test_model_loads);
     tcase_add_loop_test(tc, test_model_rejects, 0, (int)(sizeof BAD / sizeof BAD[0]));
     tcase_add_test(tc, test_batching_llama);
     tcase_add_test(tc, test_batching_qwen2_tied_freqs);
     tcase_add_test(tc, test_batching_phi3);
+    tcase_add_test(tc, test_batching_gemma);
     tcase_add_test(tc, test_fused_as_row_ranges);
     tcase_add_test(tc, test_simd_attn_scores);
     tcase_add_test(tc, test_simd_attn_softmax);

@@ -10,8 +10,11 @@
  *      here, and a hand-worked block;
  *   4. kern_matmul for nb = 1, 3, 17 and an odd row count gives exactly the
  *      per-row kern_vec_dot (the same kernel on the same bytes), for every
- *      instruction set; the AVX-512 VNNI kernels give exactly what the AVX2
- *      ones give (the same integer lanes, the same float additions);
+ *      instruction set, and with 40 rows (f32, f16: ggml's batch order for
+ *      nb > 1) kern_batch_dot; the AVX-512 VNNI kernels give exactly what
+ *      the AVX2 ones give (the same integer lanes, the same float additions);
+ *      the f32 and f16 kernels' vector paths give the scalar bits in both
+ *      orders, and those orders are ggml's (computed here lane by lane);
  *   5. unsupported types and shapes answer false / -1 / 0;
  *   6. iq3_s and iq2_s (kernels_iq3s.c): the scalar kernel equals ggml's
  *      formula evaluated in double from the blocks decoded here (which
@@ -30,8 +33,11 @@
  * adds at most k·u·Σ|terms| (Higham, recursive summation). So
  *   |scalar − exact| ≤ (B_ref + 10)·u·M       B_ref: terms the scalar path
  *                                               adds in float (n/32 legacy,
- *                                               n/256 k-quants, 1 for the
- *                                               float types, summed in double)
+ *                                               n/256 k-quants, 1 for bf16,
+ *                                               summed in double; f32 and f16
+ *                                               add n/64 per lane in ggml's
+ *                                               order, folded in 6 steps, then
+ *                                               the tail)
  *   |simd − scalar| ≤ 2·(n/32 + 20)·u·M       every SIMD lane adds at most
  *                                               n/32 terms, plus an 8-lane
  *                                               reduction and a tail
@@ -275,8 +281,10 @@ static void case_free(case_row *c)
 static double ref_terms(uint32_t t, int64_t n)
 {
     const gguf_dtype_traits *tr = gguf_dtype_get(t);
-    if (tr->blck_size == 1)
+    if (t == GGUF_DT_BF16)
         return 1; /* summed in double */
+    if (tr->blck_size == 1) /* f32, f16: a lane's n/64 products, the fold, the tail */
+        return (double)(n / 64) + 6 + (double)(n % 64);
     return (double)(n / tr->blck_size);
 }
 
@@ -336,6 +344,71 @@ START_TEST(test_simd_matches_scalar)
         ck_assert_msg(fabs(simd - ref) <= tol, "%s n=%lld: simd %.9g scalar %.9g |diff| %g > %g",
                       gguf_dtype_name(t), (long long)c.n, simd, ref, fabs(simd - ref), tol);
         case_free(&c);
+    }
+}
+END_TEST
+
+/* ggml's orders for f32 and f16 on an AVX-512 machine, lane by lane in
+ * the plainest form: one row (four 16-lane sums over 64s, folded, the
+ * tail after) and a batch (one 16-lane sum); the kernels of every
+ * instruction set give exactly these bits. */
+static float lanes16(const float *e)
+{
+    float t[8], q[4];
+    for (int i = 0; i < 8; i++)
+        t[i] = e[i] + e[i + 8];
+    for (int i = 0; i < 4; i++)
+        q[i] = t[i] + t[i + 4];
+    return (q[0] + q[2]) + (q[1] + q[3]);
+}
+
+static float value_at(uint32_t t, const void *p, int64_t i)
+{
+    return t == GGUF_DT_F16 ? gguf_f16_to_f32(((const gguf_half *)p)[i]) : ((const float *)p)[i];
+}
+
+START_TEST(test_float_orders)
+{
+    const uint32_t types[] = { GGUF_DT_F32, GGUF_DT_F16 };
+    const int64_t ns[] = { 16, 64, 192, 512, 45, 100, 2048 + 33 };
+    for (size_t a = 0; a < 2; a++) {
+        const uint32_t t = types[a];
+        for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+            const int64_t n = ns[k];
+            case_row c;
+            case_make(&c, t, n, 70 + (int)k);
+            float acc[4][16] = { { 0 } }, one[16] = { 0 };
+            int64_t i = 0;
+            for (; i + 64 <= n; i += 64)
+                for (int j = 0; j < 64; j++)
+                    acc[j / 16][j % 16] = fmaf(value_at(t, c.w, i + j), value_at(t, c.xq, i + j),
+                                               acc[j / 16][j % 16]);
+            float e[16];
+            for (int l = 0; l < 16; l++)
+                e[l] = (acc[0][l] + acc[2][l]) + (acc[1][l] + acc[3][l]);
+            float vec = lanes16(e);
+            double d = vec;
+            for (; i < n; i++) { /* f32: fused into the float; f16: exact products in double */
+                vec = fmaf(value_at(t, c.w, i), value_at(t, c.xq, i), vec);
+                d += (double)(value_at(t, c.w, i) * value_at(t, c.xq, i));
+            }
+            if (t == GGUF_DT_F16)
+                vec = (float)d;
+            for (i = 0; i + 16 <= n; i += 16)
+                for (int l = 0; l < 16; l++)
+                    one[l] = fmaf(value_at(t, c.w, i + l), value_at(t, c.xq, i + l), one[l]);
+            const float batch = lanes16(one);
+            for (int isa = KERN_ISA_SCALAR; isa <= KERN_ISA_BEST; isa++) {
+                kern_force_isa((enum kern_isa)isa);
+                ck_assert_msg(kern_vec_dot(t, n, c.w, c.xq) == vec, "%s n=%lld isa %d: one row",
+                              gguf_dtype_name(t), (long long)n, isa);
+                if (n % 16 == 0)
+                    ck_assert_msg(kern_batch_dot(t, n, c.w, c.xq) == batch,
+                                  "%s n=%lld isa %d: batch", gguf_dtype_name(t), (long long)n, isa);
+            }
+            kern_force_isa(KERN_ISA_BEST);
+            case_free(&c);
+        }
     }
 }
 END_TEST
@@ -533,35 +606,43 @@ START_TEST(test_matmul_equals_vec_dot)
 {
     const uint32_t t = wtypes[_i % N_WTYPES];
     const enum kern_isa isa = (enum kern_isa)(_i / (int)N_WTYPES); /* scalar, AVX2, VNNI */
-    enum { ROWS = 37, COLS = 512 };
-    const int64_t nbs[] = { 1, 3, 17 };
+    enum { MAX_ROWS = 40, COLS = 512 };
+    const int64_t nbs[] = { 1, 3, 17 }, rowss[] = { 37, MAX_ROWS };
     const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
-    float *wf = malloc(sizeof(float) * ROWS * COLS), *xf = malloc(sizeof(float) * 17 * COLS);
-    uint8_t *w = malloc(rb * ROWS), *xq = malloc(xb * 17);
-    float *y = malloc(sizeof(float) * 17 * ROWS);
-    fill(wf, ROWS * COLS, 5);
+    float *wf = malloc(sizeof(float) * MAX_ROWS * COLS), *xf = malloc(sizeof(float) * 17 * COLS);
+    uint8_t *w = malloc(rb * MAX_ROWS), *xq = malloc(xb * 17);
+    float *y = malloc(sizeof(float) * 17 * MAX_ROWS);
+    fill(wf, MAX_ROWS * COLS, 5);
     fill(xf, 17 * COLS, 6);
-    ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, ROWS, COLS, NULL, NULL), rb * ROWS);
+    ck_assert_uint_eq(gguf_quantize_rows(t, wf, w, MAX_ROWS, COLS, NULL, NULL), rb * MAX_ROWS);
     for (int b = 0; b < 17; b++)
         kern_quantize_act(t, xf + b * COLS, xq + b * xb, COLS);
     kern_force_isa(isa);
     if (kern_isa_in_use() != isa)
         fprintf(stderr, "test_kernels: instruction set %d not on this CPU, matmul tested on %d\n",
                 (int)isa, (int)kern_isa_in_use());
-    for (size_t k = 0; k < 3; k++) {
-        const int64_t nb = nbs[k];
-        for (int i = 0; i < 17 * ROWS; i++)
+    for (size_t k = 0; k < 6; k++) {
+        const int64_t nb = nbs[k % 3], rows = rowss[k / 3];
+        const bool batch = kern_batch_order(t, rows, COLS, nb);
+        ck_assert(batch == ((t == GGUF_DT_F32 || t == GGUF_DT_F16) && nb > 1 && rows == 40));
+        for (int i = 0; i < 17 * MAX_ROWS; i++)
             y[i] = NAN;
-        kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y);
+        kern_matmul(t, w, rb, rows, COLS, xq, nb, y);
         for (int64_t b = 0; b < nb; b++)
-            for (int r = 0; r < ROWS; r++) {
-                const float want = kern_vec_dot(t, COLS, w + r * rb, xq + b * xb);
-                ck_assert_msg(y[b * ROWS + r] == want, "%s isa %d nb=%lld y[%lld,%d] = %g, dot %g",
+            for (int r = 0; r < rows; r++) {
+                const float want = batch ? kern_batch_dot(t, COLS, w + r * rb, xq + b * xb)
+                                         : kern_vec_dot(t, COLS, w + r * rb, xq + b * xb);
+                ck_assert_msg(y[b * rows + r] == want, "%s isa %d nb=%lld y[%lld,%d] = %g, dot %g",
                               gguf_dtype_name(t), (int)isa, (long long)nb, (long long)b, r,
-                              y[b * ROWS + r], want);
+                              y[b * rows + r], want);
             }
-        for (int i = (int)nb * ROWS; i < 17 * ROWS; i++)
+        for (int i = (int)(nb * rows); i < 17 * MAX_ROWS; i++)
             ck_assert(isnan(y[i])); /* nothing past nb rows written */
+        /* the experts' products (mul_mat_id): the one-row order whatever nb */
+        kern_matmul_rows(t, w, rb, rows, COLS, xq, nb, y);
+        for (int64_t b = 0; b < nb; b++)
+            for (int r = 0; r < rows; r++)
+                ck_assert(y[b * rows + r] == kern_vec_dot(t, COLS, w + r * rb, xq + b * xb));
     }
     kern_force_isa(KERN_ISA_BEST);
     free(wf);
@@ -1308,6 +1389,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_scalar_matches_dequantized, 0, N_WTYPES);
     tcase_add_loop_test(tc, test_simd_matches_scalar, 0, N_WTYPES);
+    tcase_add_test(tc, test_float_orders);
     tcase_add_test(tc, test_q8_1_bytes);
     tcase_add_test(tc, test_act_bytes_are_libgguf);
     tcase_add_test(tc, test_act_simd_equals_scalar);

@@ -42,6 +42,8 @@ struct spec {
     bool        tied;     /* no output.weight */
     bool        bias;     /* q/k/v biases */
     bool        fused;    /* phi3: attn_qkv and a gate-up ffn_up, no q/k/v or gate */
+    bool        gemma;    /* post_attention_norm and post_ffw_norm per block (gemma3: and
+                           * q/k norms) */
     bool        no_tensors;
     const char *skip;     /* a tensor left out */
     const char *reshape;  /* a tensor given the shape re0 × re1 (re1 0: a vector, */
@@ -242,6 +244,14 @@ static void add_tensors(gguf_writer *w, const spec *s)
             add(w, s, GGUF_T_ATTN_V_BIAS, l, kv, 0);
         }
         add(w, s, GGUF_T_ATTN_OUT, l, q, d);
+        if (s->gemma) {
+            add(w, s, GGUF_T_ATTN_POST_NORM, l, d, 0);
+            add(w, s, GGUF_T_FFN_POST_NORM, l, d, 0);
+            if (!strcmp(arch_of(s), "gemma3")) {
+                add(w, s, GGUF_T_ATTN_Q_NORM, l, hd, 0);
+                add(w, s, GGUF_T_ATTN_K_NORM, l, hd, 0);
+            }
+        }
         add(w, s, GGUF_T_FFN_NORM, l, d, 0);
         if (s->fused) {
             add(w, s, GGUF_T_FFN_UP, l, d, 2 * s->ffn);
@@ -400,6 +410,11 @@ START_TEST(test_synthetic_models_pass)
     EXPECT("", .arch = "phi3", .fused = true);
     EXPECT("", .arch = "phi3", .fused = true, .tied = true);
     EXPECT("", .arch = "phi3", .fused = true, .edits = { KU("phi3.rope.dimension_count", 12) });
+    EXPECT("", .arch = "gemma2", .gemma = true, .tied = true, .head_dim = 32);
+    EXPECT("", .arch = "gemma3", .gemma = true, .tied = true, .head_dim = 32);
+    EXPECT("", .arch = "gemma3", .gemma = true); /* gemma3 may have an output matrix */
+    EXPECT("", .arch = "gemma3", .gemma = true, .tied = true,
+           .edits = { KU("gemma3.attention.sliding_window", 0) }); /* no local layers */
 }
 END_TEST
 
@@ -431,6 +446,11 @@ START_TEST(test_hparam_ranges)
            .edits = { KU("llama.context_length", 0) });
     EXPECT("llama.attention.key_length = 0, expected 1..16777216",
            .edits = { KU("llama.attention.key_length", 0) });
+    EXPECT("gemma2.attention.sliding_window = 0, expected 1..2147483647", .arch = "gemma2",
+           .gemma = true, .tied = true, .edits = { KU("gemma2.attention.sliding_window", 0) });
+    EXPECT("gemma3.attention.sliding_window_pattern = 1000, expected 0..512", .arch = "gemma3",
+           .gemma = true, .tied = true,
+           .edits = { KU("gemma3.attention.sliding_window_pattern", 1000) });
 }
 END_TEST
 
@@ -448,6 +468,10 @@ START_TEST(test_hparam_floats)
            .edits = { KF("llama.rope.freq_base", -10000) });
     EXPECT("llama.rope.freq_base = inf, expected a finite number > 0",
            .edits = { KF("llama.rope.freq_base", INFINITY) });
+    EXPECT("gemma2.attn_logit_softcapping = 0, expected a finite number > 0", .arch = "gemma2",
+           .gemma = true, .tied = true, .edits = { KF("gemma2.attn_logit_softcapping", 0) });
+    EXPECT("gemma3.rope.freq_base_swa is u32, expected f32", .arch = "gemma3", .gemma = true,
+           .tied = true, .edits = { KU("gemma3.rope.freq_base_swa", 10000) });
 }
 END_TEST
 
@@ -533,6 +557,11 @@ START_TEST(test_tensor_presence)
            .extra = GGUF_T_ROPE_FREQS, .ex0 = 8);
     EXPECT("tensor blk.0.ffn_up.bias is not a qwen2 tensor", .arch = "qwen2", .bias = true,
            .extra = "blk.0.ffn_up.bias", .ex0 = 96);
+    EXPECT("missing tensor blk.1.post_ffw_norm.weight", .arch = "gemma2", .gemma = true,
+           .tied = true, .skip = "blk.1.post_ffw_norm.weight");
+    EXPECT("missing tensor blk.0.attn_k_norm.weight", .arch = "gemma3", .gemma = true,
+           .tied = true, .skip = "blk.0.attn_k_norm.weight");
+    EXPECT("tensor output.weight is not a gemma2 tensor", .arch = "gemma2", .gemma = true);
 }
 END_TEST
 

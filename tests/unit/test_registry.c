@@ -15,7 +15,7 @@ START_TEST(test_lookup)
 {
     size_t n;
     const gguf_arch *all = gguf_arch_list(&n);
-    ck_assert_uint_eq(n, 7);
+    ck_assert_uint_eq(n, 9);
     ck_assert_ptr_eq(gguf_arch_find("llama"), &all[0]);
     ck_assert_ptr_nonnull(gguf_arch_find("mistral"));
     ck_assert_ptr_nonnull(gguf_arch_find("qwen2"));
@@ -28,8 +28,15 @@ START_TEST(test_lookup)
     ck_assert_ptr_null(gguf_arch_find_hf("GPT2LMHeadModel"));
     ck_assert_str_eq(gguf_arch_hf_list(),
                      "LlamaForCausalLM, LLaMAForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                     "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, Phi3ForCausalLM, GptOssForCausalLM");
+                     "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, Phi3ForCausalLM, GptOssForCausalLM, "
+                     "Gemma2ForCausalLM, Gemma3ForCausalLM");
     ck_assert_ptr_eq(gguf_arch_find_hf("GptOssForCausalLM"), gguf_arch_find("gpt-oss"));
+    ck_assert_ptr_eq(gguf_arch_find_hf("Gemma2ForCausalLM"), gguf_arch_find("gemma2"));
+    ck_assert_ptr_eq(gguf_arch_find_hf("Gemma3ForCausalLM"), gguf_arch_find("gemma3"));
+    ck_assert_ptr_null(gguf_arch_find_hf("Gemma3ForConditionalGeneration")); /* multimodal */
+    ck_assert_str_eq(gguf_role_name(GGUF_ROLE_FFN_POST_NORM), "ffn_post_norm");
+    ck_assert_str_eq(gguf_hp_key(GGUF_HP_SWA_PATTERN), "%s.attention.sliding_window_pattern");
+    ck_assert_str_eq(gguf_hp_key(GGUF_HP_FINAL_SOFTCAP), "%s.final_logit_softcapping");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_ATTN_SINKS), "attn_sinks");
     ck_assert_str_eq(gguf_dim_name(GGUF_DIM_HEADS), "head_count");
     ck_assert_str_eq(gguf_hp_key(GGUF_HP_SLIDING_WINDOW), "%s.attention.sliding_window");
@@ -80,13 +87,23 @@ START_TEST(test_rows_consistent)
                               gguf_role_name(t->role));
             }
         }
+        bool rope_base = false, window = false;
         for (const gguf_arch_hparam *h = arch->hparams; h->key; h++) {
             ck_assert_msg(h->id < GGUF_HP_COUNT, "%s key %s", arch->name, h->key);
             ck_assert_str_eq(h->key, gguf_hp_key(h->id));
             ck_assert(!h->required || h->derive == GGUF_DERIVE_NONE);
+            /* rope.freq_base's value is there before a row derives from it */
+            ck_assert_msg(h->derive != GGUF_DERIVE_ROPE_BASE || rope_base, "%s %s", arch->name, h->key);
+            rope_base |= h->id == GGUF_HP_ROPE_FREQ_BASE;
+            window |= h->id == GGUF_HP_SLIDING_WINDOW;
+            /* a sliding-window pattern needs the window */
+            ck_assert_msg(h->id != GGUF_HP_SWA_PATTERN || window, "%s: pattern before window",
+                          arch->name);
         }
-        for (const gguf_arch_hf_hparam *h = arch->hf_hparams; h->hf[0]; h++)
+        for (const gguf_arch_hf_hparam *h = arch->hf_hparams; h->hf[0]; h++) {
             ck_assert_ptr_nonnull(gguf_hp_key(h->id));
+            ck_assert(!h->required || h->def == 0);
+        }
         ck_assert_ptr_nonnull(arch->about);
         ck_assert_ptr_nonnull(arch->hf_classes);
     }
@@ -212,6 +229,22 @@ START_TEST(test_hparams_read)
     ck_assert_str_eq(err.msg, "llama.rope.dimension_count = 6, expected 8 (the head size: llama "
                               "rotates whole heads)");
     ck_assert_int_eq(err.code, GGUF_ERR_FORMAT);
+    gguf_close(f);
+    /* gemma2 without its optional keys: llama.cpp's defaults */
+    f = hparams_file("gemma2", true, false, &err);
+    ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
+    ck_assert(hp.f[GGUF_HP_ATTN_SOFTCAP] == 50.0 && hp.f[GGUF_HP_FINAL_SOFTCAP] == 30.0);
+    ck_assert_int_eq(hp.v[GGUF_HP_SLIDING_WINDOW], 4096);
+    ck_assert_int_eq(hp.v[GGUF_HP_SWA_PATTERN], 2);
+    ck_assert(hp.f[GGUF_HP_ROPE_FREQ_BASE_SWA] == 10000.0); /* the global base */
+    gguf_close(f);
+    /* gemma3: no window unless given, five local layers of six, base 10000 */
+    f = hparams_file("gemma3", true, false, &err);
+    ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
+    ck_assert(!hp.has[GGUF_HP_SLIDING_WINDOW] && hp.v[GGUF_HP_SLIDING_WINDOW] == 0);
+    ck_assert_int_eq(hp.v[GGUF_HP_SWA_PATTERN], 6);
+    ck_assert(hp.f[GGUF_HP_FINAL_SOFTCAP] == 0.0);
+    ck_assert(hp.f[GGUF_HP_ROPE_FREQ_BASE_SWA] == 10000.0);
     gguf_close(f);
     f = hparams_file("gpt2", true, true, &err);
     ck_assert_int_eq(gguf_hparams_read(f, &hp, &err), -1);
