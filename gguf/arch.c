@@ -24,21 +24,25 @@
  * Hyper-parameters
  */
 
-/* The LLaMA-style decoder's keys, in checking order (llama.cpp's
+/* The keys every LLaMA-style decoder has, in checking order (llama.cpp's
  * llm_load_hparams for these architectures: the required ones are required
- * there too). */
+ * there too); each architecture's table starts with them. */
+#define DECODER_KEYS \
+    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX }, \
+    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM }, \
+    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS }, \
+    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM }, \
+    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM }, \
+    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM }, \
+    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM }, \
+    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM }, \
+    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX }, \
+    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 }, \
+    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 }
+
+/* The LLaMA-style decoder (and Mixtral, Qwen3-MoE: their expert keys). */
 static const gguf_arch_hparam decoder_hparams[] = {
-    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
-    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS },
-    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM },
-    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
-    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
-    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX },
-    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 },
-    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    DECODER_KEYS,
     /* mixture of experts (Mixtral under llama; Qwen3-MoE) */
     { GGUF_KEY_EXPERT_COUNT, GGUF_HP_EXPERT_COUNT, false, false, GGUF_DERIVE_NONE, 0, 0, 4096 },
     { GGUF_KEY_EXPERT_USED_COUNT, GGUF_HP_EXPERT_USED_COUNT, false, false, GGUF_DERIVE_NONE, 0, 0, 4096 },
@@ -46,20 +50,10 @@ static const gguf_arch_hparam decoder_hparams[] = {
     { NULL, 0, false, false, 0, 0, 0, 0 },
 };
 
-/* gpt-oss (llama.cpp's LLM_ARCH_OPENAI_MOE): the decoder's keys, and it
- * requires expert_feed_forward_length and the sliding window. */
+/* gpt-oss (llama.cpp's LLM_ARCH_OPENAI_MOE): the decoder's keys; it
+ * requires the expert keys and the sliding window. */
 static const gguf_arch_hparam gptoss_hparams[] = {
-    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
-    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS },
-    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM },
-    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
-    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
-    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX },
-    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 },
-    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    DECODER_KEYS,
     { GGUF_KEY_EXPERT_COUNT, GGUF_HP_EXPERT_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, 4096 },
     { GGUF_KEY_EXPERT_USED_COUNT, GGUF_HP_EXPERT_USED_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, 4096 },
     { GGUF_KEY_EXPERT_FFN_LENGTH, GGUF_HP_EXPERT_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
@@ -74,17 +68,7 @@ static const gguf_arch_hparam gptoss_hparams[] = {
  * file says otherwise, its rope base that of the global layers, and both
  * soft-caps with llama.cpp's defaults. */
 static const gguf_arch_hparam gemma2_hparams[] = {
-    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
-    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS },
-    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM },
-    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
-    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
-    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX },
-    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 },
-    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    DECODER_KEYS,
     { GGUF_KEY_SLIDING_WINDOW, GGUF_HP_SLIDING_WINDOW, false, false, GGUF_DERIVE_DEFAULT, 4096, 1, INT32_MAX },
     { GGUF_KEY_SLIDING_WINDOW_PATTERN, GGUF_HP_SWA_PATTERN, false, false, GGUF_DERIVE_DEFAULT, 2, 0, GGUF_MODEL_MAX_BLOCKS },
     { GGUF_KEY_ROPE_FREQ_BASE_SWA, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, GGUF_DERIVE_ROPE_BASE, 0, 0, 0 },
@@ -97,17 +81,7 @@ static const gguf_arch_hparam gemma2_hparams[] = {
  * (> 0), on five layers of every six; the local layers' rope base 10000
  * unless given; a final soft-cap only when given. */
 static const gguf_arch_hparam gemma3_hparams[] = {
-    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
-    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS },
-    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM },
-    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
-    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM },
-    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX },
-    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 },
-    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
+    DECODER_KEYS,
     { GGUF_KEY_SLIDING_WINDOW, GGUF_HP_SLIDING_WINDOW, false, false, GGUF_DERIVE_NONE, 0, 0, INT32_MAX },
     { GGUF_KEY_SLIDING_WINDOW_PATTERN, GGUF_HP_SWA_PATTERN, false, false, GGUF_DERIVE_DEFAULT, 6, 0, GGUF_MODEL_MAX_BLOCKS },
     { GGUF_KEY_ROPE_FREQ_BASE_SWA, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },

@@ -623,16 +623,17 @@ static void pack_matrix(run_matrix *w, uint8_t *out)
     }
 }
 
-/* The bytes w's packed copy takes in the arena (64-byte aligned), or 0
- * when it is not packed. Stacked experts are not packed (run_expert
- * slices the mapped rows). */
-static size_t packed_bytes(const run_model *m, const run_matrix *w)
+/* A 3-D stack of experts: never packed (run_expert slices its mapped rows). */
+static bool stacked_role(int role)
 {
-    for (int i = 0; i < m->hp.n_layer; i++) {
-        const run_layer *l = &m->layers[i];
-        if (w == &l->gate_exps || w == &l->up_exps || w == &l->down_exps)
-            return 0;
-    }
+    return role == GGUF_ROLE_FFN_GATE_EXPS || role == GGUF_ROLE_FFN_UP_EXPS ||
+           role == GGUF_ROLE_FFN_DOWN_EXPS;
+}
+
+/* The bytes w's packed copy takes in the arena (64-byte aligned), or 0
+ * when it is not packed. */
+static size_t packed_bytes(const run_matrix *w)
+{
     if (!w->data || !kern_pack_usable(w->type, w->rows, w->cols))
         return 0;
     return ((size_t)w->rows * w->row_bytes + 63) / 64 * 64;
@@ -668,7 +669,7 @@ static int pack_all(run_model *m, gguf_error *err)
     ws[n++] = &m->output;
     for (int i = 0; i < m->hp.n_layer; i++)
         for (size_t k = 0; k < n_slots; k++)
-            if (SLOTS[k].matrix)
+            if (SLOTS[k].matrix && !stacked_role(SLOTS[k].role))
                 ws[n++] = run_layer_matrix(&m->layers[i], SLOTS[k].role);
     /* each matrix's place in the arena (at[k + 1] - at[k] bytes; none when
      * it is not packed), then the packing on every thread (most of it is
@@ -680,7 +681,7 @@ static int pack_all(run_model *m, gguf_error *err)
     }
     at[0] = 0;
     for (size_t k = 0; k < n; k++)
-        at[k + 1] = at[k] + packed_bytes(m, ws[k]);
+        at[k + 1] = at[k] + packed_bytes(ws[k]);
     const size_t total = at[n];
     if (total) {
         const size_t huge = (size_t)2 << 20, align = total >= huge ? huge : 64;
