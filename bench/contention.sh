@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/contention.sh — speed with one CPU-bound competitor on the machine:
-# gguf-run's decode (tg64) beside llama-bench's, each with 1 and 2 threads,
+# gguf-run's decode (tg128) beside llama-bench's, each with 1 and 2 threads,
 # each idle and with a busy loop this script starts and stops itself; then
 # gguf-quantize (Q4_K_M) and gguf-convert (BF16 → F16) wall time, idle and
 # with the competitor. Users' machines are never idle: a tool that spins at
@@ -38,12 +38,12 @@ start_busy() { ( while :; do :; done ) & busy=$!; sleep 0.2; }
 "$BIN/gguf-quantize" "$WORK/F16.gguf" "$WORK/model.gguf" "$TYPE" >/dev/null 2>&1
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ours_tg() { # threads -> tok/s of 64 generated tokens
-    "$BIN/gguf-run" -m "$WORK/model.gguf" --prompt-ids 1 -n 64 --ids -t "$1" 2>&1 >/dev/null |
+ours_tg() { # threads -> tok/s of 128 generated tokens
+    "$BIN/gguf-run" -m "$WORK/model.gguf" --prompt-ids 1 -n 128 --ids -t "$1" 2>&1 >/dev/null |
         sed -nE 's/^timing: .*generation [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p'
 }
 theirs_tg() {
-    "$LLAMA_BENCH" -m "$WORK/model.gguf" -p 0 -n 64 -t "$1" -r 1 -o json 2>/dev/null |
+    "$LLAMA_BENCH" -m "$WORK/model.gguf" -p 0 -n 128 -t "$1" -r 1 -o json 2>/dev/null |
         jq -r 'map(select(.n_gen > 0))[0].avg_ts'
 }
 secs() { # command... -> wall seconds
@@ -71,7 +71,7 @@ done
 med() { tr ' ' '\n' <<<"${R[$1]:-}" | grep . | median; }
 
 echo "model: $(($(stat -c %s "$WORK/model.gguf") / 1048576)) MiB $TYPE (dim 1024, 16 layers); median of $REPS; competitor: one busy loop"
-printf '%-22s %10s %10s %10s %10s\n' "decode tok/s (tg64)" "idle -t1" "idle -t2" "busy -t1" "busy -t2"
+printf '%-22s %10s %10s %10s %10s\n' "decode tok/s (tg128)" "idle -t1" "idle -t2" "busy -t1" "busy -t2"
 for who in ours theirs; do
     [ "$who" = theirs ] && ! have_llama && continue
     printf '%-22s %10.1f %10.1f %10.1f %10.1f\n' "$who" "$(med "$who idle 1")" "$(med "$who idle 2")" \

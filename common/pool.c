@@ -298,6 +298,65 @@ static void run_job(int64_t base, uint32_t units, pool_fn fn, void *ctx)
     }
 }
 
+/* Whether the loops run better on the caller alone. With another busy
+ * process on the machine, a worker that is descheduled while it holds a
+ * unit makes the caller wait a time slice, and two threads can then be
+ * slower than one. So the pool measures: loops are counted in windows of
+ * ADAPT_JOBS (about one generated token of a small model: a shorter
+ * window measured the output matrix or not, and misled), and now and then
+ * a window runs the other way (alone if the pool is using its workers,
+ * with them if not); when it took less than ADAPT_GAIN of the window
+ * before it, the pool switches. A probe that confirms the
+ * current way doubles the gap to the next (2, 4, .. ADAPT_MAX windows); a
+ * switch starts again at 2. On an idle machine the probes cost one window
+ * in ADAPT_MAX run alone. */
+#define ADAPT_JOBS 128
+#define ADAPT_MAX  64
+#define ADAPT_GAIN 0.9
+
+static struct {
+    bool    off;             /* pool_set_adaptive(false): always the workers */
+    bool    solo, probing;
+    int     jobs, wait, gap; /* windows until the next probe; the gap after it */
+    int64_t t0, last;        /* the window's start; the last regular window's length */
+} A = { .wait = 2, .gap = 2 };
+
+static void adapt_count(void)
+{
+    if (A.jobs++ == 0) {
+        A.t0 = now_ns();
+        return;
+    }
+    if (A.jobs < ADAPT_JOBS)
+        return;
+    const int64_t len = now_ns() - A.t0;
+    A.jobs = 0;
+    if (A.probing) {
+        A.probing = false;
+        if (A.last > 0 && (double)len < ADAPT_GAIN * (double)A.last) {
+            A.solo = !A.solo;
+            A.gap = 2;
+        } else if (A.gap < ADAPT_MAX) {
+            A.gap *= 2;
+        }
+        A.wait = A.gap;
+        A.last = 0; /* the next regular window sets the baseline again */
+    } else {
+        A.last = len;
+        A.probing = --A.wait <= 0;
+    }
+}
+
+void pool_set_adaptive(bool on)
+{
+    A.off = !on;
+}
+
+bool pool_runs_alone(void)
+{
+    return !A.off && A.solo;
+}
+
 void pool_for(int64_t units, pool_fn fn, void *ctx)
 {
     if (units <= 0)
@@ -306,6 +365,13 @@ void pool_for(int64_t units, pool_fn fn, void *ctx)
     if (inner >= 0 || pool_threads() == 1 || units == 1) {
         for (int64_t u = 0; u < units; u++)
             fn(ctx, u, inner >= 0 ? inner : 0);
+        return;
+    }
+    if (!A.off)
+        adapt_count();
+    if (!A.off && A.solo != A.probing) {
+        for (int64_t u = 0; u < units; u++)
+            fn(ctx, u, 0);
         return;
     }
     for (int64_t base = 0; base < units; base += WINDOW)

@@ -15,11 +15,13 @@
  * itself), only for units a worker is computing; units are handed out one
  * at a time from per-thread ranges, and a thread that runs dry takes from
  * the back of the fullest range, so a slow or descheduled thread costs one
- * unit, not its share.
+ * unit, not its share. And when the loops keep finishing sooner on the
+ * caller alone, they run there (pool_for).
  */
 #ifndef GGUFKIT_POOL_H
 #define GGUFKIT_POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* One unit of a loop; thread is 0 for the caller, 1..n-1 for the workers
@@ -37,8 +39,17 @@ int pool_set_threads(int n);
 int pool_threads(void);
 
 /* fn(ctx, u, thread) for every u in [0, units), each exactly once, spread
- * over the pool's threads; returns when all are done. */
+ * over the pool's threads; returns when all are done. The pool measures
+ * whether its loops finish sooner on the caller alone (another busy
+ * process on the machine can make two threads slower than one) and runs
+ * them so while that holds, probing now and then (pool.c). */
 void pool_for(int64_t units, pool_fn fn, void *ctx);
+
+/* Adaptive (the default) or always on every thread (tests of the sharing). */
+void pool_set_adaptive(bool on);
+
+/* Whether the adaptive pool currently runs its loops on the caller alone. */
+bool pool_runs_alone(void);
 
 #define POOL_MAX_THREADS 256
 

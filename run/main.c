@@ -395,8 +395,9 @@ static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *
     if (full)
         fprintf(stderr, TOOL ": note: the context is full (%d tokens): generation stopped after "
                 "%d of %d tokens (-c sets the context)\n", r->state.n_ctx, n_gen, o->n_predict);
-    fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation %d tokens %.2f tok/s\n",
-            n_prompt, n_prompt / (t1 - t0), n_gen, n_gen > 0 ? n_gen / (t2 - t1) : 0.0);
+    fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation %d tokens %.2f tok/s, %d thread%s\n",
+            n_prompt, n_prompt / (t1 - t0), n_gen, n_gen > 0 ? n_gen / (t2 - t1) : 0.0, pool_threads(),
+            pool_threads() == 1 ? "" : "s");
     return 0;
 }
 
@@ -430,8 +431,8 @@ static int evaluate(runner *r, const int32_t *tokens, int n_tokens, gguf_error *
         printf("perplexity: %.6f (%d chunks of %d, %ld scored)\n", res.ppl, res.n_chunk,
                r->state.n_ctx, res.n_scored);
     const int n = res.n_chunk * r->state.n_ctx;
-    fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation 0 tokens 0.00 tok/s\n", n,
-            n / (t1 - t0));
+    fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation 0 tokens 0.00 tok/s, %d thread%s\n", n,
+            n / (t1 - t0), pool_threads(), pool_threads() == 1 ? "" : "s");
     return 0;
 }
 
@@ -472,8 +473,8 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
         printf("imatrix: %d matrices over %d chunks of %d written to %s\n", n_saved, n_chunk,
                r->state.n_ctx, o->imatrix);
         const int n = n_chunk * r->state.n_ctx;
-        fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation 0 tokens 0.00 tok/s\n",
-                n, n / (t1 - t0));
+        fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation 0 tokens 0.00 tok/s, %d thread%s\n",
+                n, n / (t1 - t0), pool_threads(), pool_threads() == 1 ? "" : "s");
     }
     run_importance_free(&im);
     return rc;
@@ -678,10 +679,9 @@ int main(int argc, char **argv)
     int rc = parse_args(&o, argc, argv);
     if (rc)
         return rc == 1 ? cli_close_stdout(TOOL, 0) : 2;
-#ifdef _OPENMP
-    if (o.n_threads)
-        pool_set_threads(o.n_threads);
-#endif
+    if (o.n_threads && pool_set_threads(o.n_threads))
+        fprintf(stderr, TOOL ": warning: could not start %d threads; running on %d\n", o.n_threads,
+                pool_threads());
     runner r = { .o = &o };
     gguf_error err = { 0 };
     const char *what = o.model;

@@ -230,11 +230,19 @@ case $out in *"below 300"*) pass "an id past the vocabulary is refused" ;;
 
 "$RUN" -m "$GOOD" --prompt-ids 1,5,6 -n 4 --ids -t 2 >"$W/out" 2>"$W/err"; rc=$?
 if [ $rc -eq 0 ] && [ "$(wc -w <"$W/out")" -le 4 ] &&
-   tail -1 "$W/err" | grep -Eq '^timing: prompt 3 tokens [0-9.]+ tok/s, generation [0-9]+ tokens [0-9.]+ tok/s$'; then
+   tail -1 "$W/err" | grep -Eq '^timing: prompt 3 tokens [0-9.]+ tok/s, generation [0-9]+ tokens [0-9.]+ tok/s, 2 threads$'; then
     pass "synthetic model runs; timing line last on stderr"
 else
     fail "synthetic model runs" "exit $rc: $(tail -1 "$W/err")"
 fi
+# -t reaches the worker pool (an #ifdef once left it out: every run used the default)
+for t in 1 3; do
+    "$RUN" -m "$GOOD" --prompt-ids 1,5,6 -n 2 --ids -t $t >/dev/null 2>"$W/err"
+    case $(tail -1 "$W/err") in
+        *", $t thread"|*", $t threads") pass "-t $t runs on $t thread(s)" ;;
+        *) fail "-t $t runs on $t thread(s)" "$(tail -1 "$W/err")" ;;
+    esac
+done
 
 "$RUN" -m "$GOOD" --prompt-ids 1,5,6 -n 8 --ids --temp 0.8 --seed 7 >"$W/s1" 2>/dev/null
 "$RUN" -m "$GOOD" --prompt-ids 1,5,6 -n 8 --ids --temp 0.8 --seed 7 >"$W/s2" 2>/dev/null

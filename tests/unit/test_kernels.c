@@ -779,6 +779,7 @@ START_TEST(test_matmul_any_team)
     enum { ROWS = 200, COLS = 512, NB = 3 };
     const uint32_t types[] = { GGUF_DT_Q6_K, GGUF_DT_Q4_K };
     const int saved = pool_threads();
+    pool_set_adaptive(false); /* every product on every thread */
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         const uint32_t t = types[ti];
         product p;
@@ -820,6 +821,7 @@ START_TEST(test_matmul_any_team)
         product_free(&p);
     }
     pool_set_threads(saved);
+    pool_set_adaptive(true);
 }
 END_TEST
 

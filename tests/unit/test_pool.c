@@ -8,6 +8,7 @@
 #include <check.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "pool.h"
 #include "testutil.h"
@@ -121,8 +122,46 @@ START_TEST(test_sizes_clamped)
 }
 END_TEST
 
+/* A worker that is slow at every unit (as one descheduled by another busy
+ * process): a loop of 8 units takes the caller 1.6 ms alone, and about
+ * 2.2 ms when the worker holds one of them. The pool finds the loops finish
+ * sooner on the caller alone and runs them there. */
+static void busy_us(long us)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+}
+
+static void slow_unit(void *ctx, int64_t u, int thread)
+{
+    (void)ctx, (void)u;
+    if (thread != 0) {
+        struct timespec ts = { 0, 2000000 }; /* 2 ms */
+        nanosleep(&ts, NULL);
+    } else {
+        busy_us(200);
+    }
+}
+
+START_TEST(test_adapts_to_slow_workers)
+{
+    ck_assert_int_eq(pool_set_threads(2), 0);
+    pool_set_adaptive(true);
+    ck_assert(!pool_runs_alone());
+    for (int i = 0; i < 128 * 4; i++)
+        pool_for(8, slow_unit, NULL);
+    ck_assert_msg(pool_runs_alone(), "the pool still uses its slow worker");
+    pool_set_adaptive(false);
+    ck_assert(!pool_runs_alone());
+}
+END_TEST
+
 int main(void)
 {
+    pool_set_adaptive(false); /* every loop on every thread */
     Suite *s = suite_create("pool");
     TCase *tc = tcase_create("pool");
     tcase_set_timeout(tc, 120);
@@ -131,6 +170,7 @@ int main(void)
     tcase_add_test(tc, test_past_one_job);
     tcase_add_test(tc, test_nested_runs_inline);
     tcase_add_test(tc, test_sizes_clamped);
+    tcase_add_test(tc, test_adapts_to_slow_workers);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
