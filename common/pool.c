@@ -327,13 +327,17 @@ static void adapt_count(void)
         A.t0 = now_ns();
         return;
     }
-    if (A.jobs < ADAPT_JOBS)
+    /* a probe that is already far behind the window before it ends early
+     * (a quarter in, at 1.5 times the pace): losing probes cost little */
+    const bool lost = A.probing && A.last > 0 && A.jobs >= ADAPT_JOBS / 4 &&
+                      (double)(now_ns() - A.t0) * ADAPT_JOBS > 1.5 * (double)A.last * A.jobs;
+    if (A.jobs < ADAPT_JOBS && !lost)
         return;
     const int64_t len = now_ns() - A.t0;
     A.jobs = 0;
     if (A.probing) {
         A.probing = false;
-        if (A.last > 0 && (double)len < ADAPT_GAIN * (double)A.last) {
+        if (!lost && A.last > 0 && (double)len < ADAPT_GAIN * (double)A.last) {
             A.solo = !A.solo;
             A.gap = 2;
         } else if (A.gap < ADAPT_MAX) {
