@@ -5,18 +5,22 @@
 # LLaMA of about 970 MiB at F16 (dim 2048, 8 layers, ffn 5632, vocab 32000;
 # made by tests/tools/mkhf, converted and quantized with our tools).
 # FAMILIES (default llama) adds a row set per architecture, each a generated
-# model of realistic width: qwen3 (heads of 128, q/k norms), mixtral (8
+# model of realistic width: llama250m (a 250M LLaMA: dim 1024, 16 layers,
+# ffn 2816, GQA 16/4), qwen3 (heads of 128, q/k norms), mixtral (8
 # experts of ffn 2816, top 2, dim 1024) and qwen3moe (32 experts of 768,
 # top 4, dim 1024). The MiB/tok column is what one generated token reads
 # of the weights: every matrix but token_embd (one row of it), the expert
-# matrices only for the experts a token is routed to (used / count).
+# matrices only for the experts a token is routed to (used / count). The
+# bound column is the generation speed the memory allows: the machine's
+# read bandwidth (tests/tools/membw, THREADS threads) over MiB/tok; the
+# share of it our tg128 reaches follows in brackets.
 #
 #   bench/run.sh                      (BUILD=build, THREADS=2 by default)
 #   LLAMA_BENCH=/path/to/llama-bench bench/run.sh
 #   FAMILIES="qwen3moe mixtral" TYPES=Q4_K_M bench/run.sh
 #
 # llama-bench runs when LLAMA_BENCH points at it (built from llama.cpp
-# c392e50 outside this repository); the ratios are ours / theirs in tokens
+# c392e50 or e21cdc11 outside this repository); the ratios are ours / theirs in tokens
 # per second (above 1: we are faster). A benchmark, never part of make test.
 set -euo pipefail
 export LC_ALL=C
@@ -26,8 +30,8 @@ case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
 THREADS=${THREADS:-2}
 REPS=${REPS:-5}
 TYPES=${TYPES:-"Q4_0 Q8_0 Q4_K_M Q6_K"}
-for b in gguf-convert gguf-quantize gguf-run tests/tools/mkhf; do
-    [ -x "$BIN/$b" ] || { echo "build first: make all build/tests/tools/mkhf (no $BIN/$b)" >&2; exit 1; }
+for b in gguf-convert gguf-quantize gguf-run tests/tools/mkhf tests/tools/membw; do
+    [ -x "$BIN/$b" ] || { echo "build first: make all build/tests/tools/mkhf build/tests/tools/membw (no $BIN/$b)" >&2; exit 1; }
 done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/run-bench.XXXXXX")
@@ -37,12 +41,13 @@ FAMILIES=${FAMILIES:-llama}
 shape() {
     case $1 in
         llama) echo --dim 2048 --layers 8 --ffn 5632 --heads 16 --kv-heads 8 ;;
+        llama250m) echo --dim 1024 --layers 16 --ffn 2816 --heads 16 --kv-heads 4 ;;
         qwen3) echo --family qwen3 --dim 2048 --layers 8 --ffn 6144 --heads 16 --kv-heads 8 --head-dim 128 ;;
         mixtral) echo --family mixtral --dim 1024 --layers 8 --ffn 2816 --heads 16 --kv-heads 8 \
                       --experts 8 --experts-used 2 ;;
         qwen3moe) echo --family qwen3moe --dim 1024 --layers 8 --ffn 3072 --heads 16 --kv-heads 4 \
                        --head-dim 128 --experts 32 --experts-used 4 --moe-ffn 768 ;;
-        *) echo "unknown family $1 (llama, qwen3, mixtral, qwen3moe)" >&2; return 1 ;;
+        *) echo "unknown family $1 (llama, llama250m, qwen3, mixtral, qwen3moe)" >&2; return 1 ;;
     esac
 }
 # MiB of weights one generated token reads (see above)
@@ -53,6 +58,10 @@ read_mib() {
       | [.tensors[] | select(.name != "token_embd.weight")
          | if (.name | test("_exps\\.")) then .bytes * $u / $n else .bytes end] | add / 1048576 | . * 10 | floor / 10'
 }
+
+# the machine's read bandwidth with THREADS threads, GB/s
+BW=$("$BIN/tests/tools/membw" "$THREADS")
+echo "memory read bandwidth: $BW GB/s ($THREADS threads)"
 
 # 512 prompt ids (BOS then ordinary pieces), as one comma list
 ids=$(awk 'BEGIN { printf "1"; for (i = 1; i < 512; i++) printf ",%d", 300 + (i * 7919) % 1500 }')
@@ -88,7 +97,8 @@ args=$(shape "$fam")
 rm -rf "$WORK/hf"
 echo
 echo "$fam model ($args): $(($(stat -c %s "$WORK/F16.gguf") / 1048576)) MiB at F16; threads $THREADS; median of $REPS runs"
-printf '%-8s %9s %8s %14s %9s %14s %9s %9s\n' TYPE "SIZE MiB" "MiB/tok" "pp512 ours" theirs "tg128 ours" theirs "ratio pp/tg"
+printf '%-8s %9s %8s %14s %9s %14s %9s %9s %13s\n' TYPE "SIZE MiB" "MiB/tok" "pp512 ours" theirs "tg128 ours" theirs \
+    "ratio pp/tg" "bound (ours)"
 for t in $TYPES; do
     f=$WORK/$t.gguf
     "$BIN/gguf-quantize" "$WORK/F16.gguf" "$f" "$t" >/dev/null 2>&1
@@ -109,8 +119,10 @@ for t in $TYPES; do
     else
         tpp=- ttg=- ratio=-
     fi
-    printf '%-8s %9d %8s %14.1f %9s %14.1f %9s %9s\n' "$t" $(($(stat -c %s "$f") / 1048576)) "$(read_mib "$f")" \
-        "$opp" "$tpp" "$otg" "$ttg" "$ratio"
+    mib=$(read_mib "$f")
+    bound=$(awk -v bw="$BW" -v m="$mib" -v o="$otg" 'BEGIN { b = bw * 1e9 / (m * 1048576); printf "%.1f (%d%%)", b, 100 * o / b }')
+    printf '%-8s %9d %8s %14.1f %9s %14.1f %9s %9s %13s\n' "$t" $(($(stat -c %s "$f") / 1048576)) "$mib" \
+        "$opp" "$tpp" "$otg" "$ttg" "$ratio" "$bound"
     echo "  runs: pp ours ${opps[*]} | theirs ${tpps[*]:-}; tg ours ${otgs[*]} | theirs ${ttgs[*]:-}" >&2
     rm -f "$f"
 done
