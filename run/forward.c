@@ -89,7 +89,9 @@ static void rope_angles(float *cs, int n_rot, int pos, float base, float scale, 
 /* YaRN (ggml's rope_yarn over its rope cache): the unscaled angle θ (pos ·
  * base^(-2i/n_rot) / freqs[i]) and the scaled one θ·scale are blended by the ramp
  * between the correction dims, r = 1 - clamp((i - lo) / max(0.001, hi - lo)),
- * as scaled·(1 - r) + θ·r; cos and sin are then times the magnitude scale. */
+ * as scaled·(1 - r) + θ·r; cos and sin are then times the magnitude scale.
+ * Scalar only, as rope_angles: n_rot / 2 libm cosf/sinf per token, shared by
+ * every head (the rotation itself, rope_apply, has the vector path). */
 static void rope_angles_yarn(float *cs, const run_hparams *hp, int pos, const float *freqs)
 {
     const float step = powf(hp->rope_base, -2.0f / (float)hp->n_rot);
@@ -192,6 +194,9 @@ void run_geglu(float *g, const float *u, int n, const gguf_half *gelu16)
     }
 }
 
+/* x = cap · tanh(x / cap) as ggml (scale, tanh, scale), tanh by libm.
+ * No vector path: ggml_vec_tanh_f32 calls libm's tanhf per element, and no
+ * lane-wise polynomial gives a libm's tanhf bit for bit. */
 void run_softcap(float *x, int n, float cap)
 {
     const float inv = 1.0f / cap;
@@ -397,15 +402,18 @@ float run_exp_poly(float x)
  * rounding: the scores are taken 16 at a time (positions 16c..16c+15, the
  * missing ones of a last group counting as 0), each group's exponentials
  * summed in float pairwise (i with i+8, then with i+4, then 0+2 and 1+3,
- * then those two) and the group sums added in double. */
-static void attn_softmax(float *x, int n, float scale)
+ * then those two) and the group sums added in double.
+ * A sink (gpt-oss; NaN: none) is a logit that takes part in the
+ * normalisation but weights no value (ggml's soft_max with sinks): the max
+ * starts from it, and e^(sink - max) by libm joins the sum after the rows. */
+static void attn_softmax(float *x, int n, float scale, float sink)
 {
     const fwd_simd_ops *vec = simd();
     if (vec->attn_softmax) {
-        vec->attn_softmax(x, n, scale);
+        vec->attn_softmax(x, n, scale, sink);
         return;
     }
-    float max = -INFINITY;
+    float max = isnan(sink) ? -INFINITY : sink;
     for (int i = 0; i < n; i++) {
         x[i] *= scale;
         max = x[i] > max ? x[i] : max;
@@ -417,38 +425,17 @@ static void attn_softmax(float *x, int n, float scale)
             e[i] = g + i < n ? (x[g + i] = exp_poly(x[g + i] - max)) : 0.0f;
         sum += (double)sum16(e);
     }
-    const float inv = (float)(1.0 / sum);
-    for (int i = 0; i < n; i++)
-        x[i] *= inv;
-}
-
-/* The scalar attn_softmax with a sink: a logit that takes part in the
- * normalisation but weights no value (ggml's soft_max with sinks: the max
- * includes it, and e^(sink - max) by libm joins the sum after the rows). */
-static void attn_softmax_sink(float *x, int n, float scale, float sink)
-{
-    float max = sink;
-    for (int i = 0; i < n; i++) {
-        x[i] *= scale;
-        max = x[i] > max ? x[i] : max;
-    }
-    double sum = 0.0;
-    for (int g = 0; g < n; g += 16) {
-        float e[16];
-        for (int i = 0; i < 16; i++)
-            e[i] = g + i < n ? (x[g + i] = exp_poly(x[g + i] - max)) : 0.0f;
-        sum += (double)sum16(e);
-    }
-    sum += (double)expf(sink - max);
+    if (!isnan(sink))
+        sum += (double)expf(sink - max);
     const float inv = (float)(1.0 / sum);
     for (int i = 0; i < n; i++)
         x[i] *= inv;
 }
 
 /* attn_softmax for the tests (forward_simd.h). */
-void run_attn_softmax(float *x, int n, float scale)
+void run_attn_softmax(float *x, int n, float scale, float sink)
 {
-    attn_softmax(x, n, scale);
+    attn_softmax(x, n, scale, sink);
 }
 
 /* Batch scores (forward_simd.h, run_attn_scores): q16 · each key in 16
@@ -581,10 +568,7 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
     // masked positions stay in their lanes as -inf: their e^x is 0
     for (int t = 0; t < from; t++)
         att[t] = -INFINITY;
-    if (isnan(sink))
-        attn_softmax(att, n_kv, kq_scale);
-    else
-        attn_softmax_sink(att, n_kv, kq_scale, sink);
+    attn_softmax(att, n_kv, kq_scale, sink);
     // out = sum_t p_t v_t, p rounded to f16
     to_f16(att, att16, n_kv);
     if (batch)
@@ -645,7 +629,8 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
  * CPU kind): groups of 16 through the vector exponential, the rest of the
  * row through libm's expf (the attention rows are padded to whole groups,
  * a router's 4..128 experts are not); the sum in double, then each value
- * times (float)(1 / sum). */
+ * times (float)(1 / sum). Scalar only: a row per token and layer of at most
+ * n_expert values (the libm tail could not be lanes anyway). */
 static void row_softmax(float *x, int n)
 {
     float max = -INFINITY;
@@ -715,7 +700,13 @@ static void moe_route_topk_softmax(const float *logits, int n_expert, int n_used
 
 /* SwiGLU-OAI (ggml_swiglu_oai, alpha 1.702, limit 7): with the gate g
  * clamped above at 7 and the up projection u to [-7, 7],
- * g · σ(1.702 g) · (u + 1), e^x by libm. */
+ * g · σ(1.702 g) · (u + 1), e^x by libm.
+ * No vector path: ggml calls libm's expf here (not its vector exponential,
+ * exp_poly), so the bits are whatever the C library's expf gives (glibc's
+ * rounds a double-precision table-and-polynomial result to float, and picks
+ * an FMA build of it at run time). Lanes could only repeat one libm's
+ * algorithm, and would part from the scalar on another; the clamps, the
+ * division and the product are cheap beside the expf calls. */
 static void swiglu_oai(float *g, const float *u, int n)
 {
     const float alpha = 1.702f, limit = 7.0f;

@@ -1,6 +1,7 @@
 /*
  * forward_simd.c — the AVX2 (+FMA, F16C) paths of forward.c's attention,
- * softmax, SiLU and RoPE (forward_simd.h).
+ * softmax (gpt-oss's sink logit included), SiLU and RoPE (forward_simd.h);
+ * gpt-oss's SwiGLU-OAI and Gemma's soft-caps have none (forward.c says why).
  *
  * The scalar code in forward.c defines the result; each function here
  * reorganises its loops without changing any output's operations. What
@@ -136,8 +137,11 @@ KERN_AVX2 static void fwd_attn_scores_avx2(float *att, const gguf_half *q16, con
  * zero maximum, and e^(x - ±0) is the same for every x. Whole groups of 16
  * are two exp8 calls; a last partial group is padded with the maximum
  * (e^0, no fallback) and its padding zeroed before the sum, as the scalar
- * code counts missing positions as 0. */
-KERN_AVX2 static void fwd_attn_softmax_avx2(float *x, int n, float scale)
+ * code counts missing positions as 0. A sink (not NaN) starts the scan of
+ * the lanes' maxima, as it starts the scalar scan, and its e^(sink - max)
+ * is the scalar one (libm's expf; sign of a zero max: e^±0 = 1 too), added
+ * after the groups as there. */
+KERN_AVX2 static void fwd_attn_softmax_avx2(float *x, int n, float scale, float sink)
 {
     const __m256 vscale = _mm256_set1_ps(scale);
     __m256 vmax = _mm256_set1_ps(-INFINITY);
@@ -147,7 +151,7 @@ KERN_AVX2 static void fwd_attn_softmax_avx2(float *x, int n, float scale)
         _mm256_storeu_ps(x + i, v);
         vmax = _mm256_max_ps(v, vmax); /* v > max ? v : max, NaN skipped, as the scalar scan */
     }
-    float lanes[8], max = -INFINITY;
+    float lanes[8], max = isnan(sink) ? -INFINITY : sink;
     _mm256_storeu_ps(lanes, vmax);
     for (int l = 0; l < 8; l++)
         max = lanes[l] > max ? lanes[l] : max;
@@ -180,6 +184,8 @@ KERN_AVX2 static void fwd_attn_softmax_avx2(float *x, int n, float scale)
         }
         sum += (double)hsum16(_mm256_loadu_ps(e), _mm256_loadu_ps(e + 8));
     }
+    if (!isnan(sink))
+        sum += (double)expf(sink - max);
     const float inv = (float)(1.0 / sum);
     const __m256 vinv = _mm256_set1_ps(inv);
     for (i = 0; i + 8 <= n; i += 8)

@@ -43,7 +43,8 @@ typedef struct fwd_simd_ops {
     /* g = silu(g) * u over the first n - n % 8 elements; returns how many
      * it did (the caller does the rest with the scalar code). */
     int (*swiglu)(float *g, const float *u, int n);
-    void (*attn_softmax)(float *x, int n, float scale);
+    /* sink NaN: none */
+    void (*attn_softmax)(float *x, int n, float scale, float sink);
     void (*attn_scores)(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
                         int head_dim, size_t kv_dim);
     /* head_dim a multiple of 8, at most FWD_MAX_HEAD_DIM (it keeps 16 rows
@@ -77,8 +78,9 @@ void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const g
                      int n_kv, int head_dim, size_t kv_dim);
 
 /* The attention softmax of x[0..n) scaled by scale, in place, with the
- * reference backend's rounding (forward.c, attn_softmax). */
-void run_attn_softmax(float *x, int n, float scale);
+ * reference backend's rounding (forward.c, attn_softmax); sink, unless NaN,
+ * is gpt-oss's sink logit: it joins the max and the sum, not the output. */
+void run_attn_softmax(float *x, int n, float scale, float sink);
 
 /* Batch weighted values out[i] = Σ_t p_t v_t[i] for i < head_dim: f16
  * probabilities p16, f16 value rows kv_dim apart from vc; position t

@@ -8,8 +8,10 @@
  * by token gives the same logits. The --imatrix collector is held to its
  * sums computed by hand and to llama-imatrix's rules (batches of 16 rows or
  * more, one entry per layer matrix, values sum / count * ncall). The
- * vector (AVX2) paths of attention, softmax, SiLU and RoPE are held to the
- * scalar ones bit for bit, block by block and over whole forward passes.
+ * vector (AVX2) paths of attention, softmax (with and without gpt-oss's
+ * sink), SiLU and RoPE are held to the scalar ones bit for bit, block by
+ * block and over whole forward passes, routed-expert models (Mixtral,
+ * Qwen3-MoE, a small gpt-oss) included.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -49,6 +51,9 @@ typedef struct spec {
     const char *rope_scaling; /* {arch}.rope.scaling.type, with factor 4 */
     bool post_norms;      /* gemma's post_attention_norm and post_ffw_norm */
     int swa;              /* > 0: written as attention.sliding_window */
+    int experts, experts_used, ff_exp; /* > 0: routed experts instead of the dense FFN */
+    bool oss;             /* gpt-oss's layout: q/k/v/o biases, sinks, post_attention_norm
+                           * as the FFN norm, router and expert biases */
 } spec;
 
 static spec base_spec(void)
@@ -88,17 +93,58 @@ static float rnd(void)
     return ((float)(lcg >> 8) / 16777216.0f - 0.5f) * 0.5f;
 }
 
-/* Adds tensor name (printf with layer) of ne0 × ne1 (ne1 0: a vector). */
-static void add(gguf_writer *w, const spec *s, const char *fmt, int layer, uint32_t type,
-                int64_t ne0, int64_t ne1)
+/* Mixtral-style experts (llama's keys): 4 experts of n_ff 24, 2 used. */
+static spec moe_spec(const char *arch)
+{
+    spec s = base_spec();
+    s.arch = arch;
+    s.experts = 4;
+    s.experts_used = 2;
+    s.ff_exp = 24;
+    if (!strcmp(arch, "qwen3moe")) { /* tied, q/k norms, NEOX */
+        s.qk_norm = true;
+        s.tied = true;
+    }
+    return s;
+}
+
+/* gpt-oss in small: heads of 16, every other layer within a window of 3,
+ * YaRN, biases and sinks everywhere, 4 experts of n_ff 40 (n_ff % 16 = 8),
+ * 2 used. */
+static spec oss_spec(void)
+{
+    spec s = base_spec();
+    s.arch = "gpt-oss";
+    s.oss = true;
+    s.head_dim = 16;
+    s.rot = 16;
+    s.swa = 3;
+    s.rope_scaling = "yarn";
+    s.experts = 4;
+    s.experts_used = 2;
+    s.ff_exp = 40;
+    return s;
+}
+
+/* Adds tensor name (printf with layer) of ne0 × ne1 × ne2 (ne1 0: a
+ * vector, ne2 0: a matrix). */
+static void add3(gguf_writer *w, const spec *s, const char *fmt, int layer, uint32_t type,
+                 int64_t ne0, int64_t ne1, int64_t ne2)
 {
     char name[80];
     snprintf(name, sizeof name, fmt, layer);
     if (s->drop && !strcmp(name, s->drop))
         return;
-    int64_t ne[2] = { ne0, ne1 };
+    int64_t ne[3] = { ne0, ne1, ne2 };
     gguf_error err;
-    ck_assert_msg(gguf_writer_add_tensor(w, name, type, ne1 ? 2 : 1, ne, &err) >= 0, "%s", err.msg);
+    ck_assert_msg(gguf_writer_add_tensor(w, name, type, ne2 ? 3 : ne1 ? 2 : 1, ne, &err) >= 0,
+                  "%s", err.msg);
+}
+
+static void add(gguf_writer *w, const spec *s, const char *fmt, int layer, uint32_t type,
+                int64_t ne0, int64_t ne1)
+{
+    add3(w, s, fmt, layer, type, ne0, ne1, 0);
 }
 
 static void set_u32(gguf_writer *w, const spec *s, const char *fmt, int v)
@@ -136,6 +182,11 @@ static const char *write_model(const spec *s)
     gguf_writer_set_f32(w, key, 10000.0f);
     if (s->swa)
         set_u32(w, s, GGUF_KEY_SLIDING_WINDOW, s->swa);
+    if (s->experts) {
+        set_u32(w, s, GGUF_KEY_EXPERT_COUNT, s->experts);
+        set_u32(w, s, GGUF_KEY_EXPERT_USED_COUNT, s->experts_used);
+        set_u32(w, s, GGUF_KEY_EXPERT_FFN_LENGTH, s->ff_exp);
+    }
     if (s->rope_scaling) {
         snprintf(key, sizeof key, "%s.rope.scaling.type", ka);
         gguf_writer_set_str(w, key, s->rope_scaling);
@@ -167,10 +218,14 @@ static const char *write_model(const spec *s)
             add(w, s, GGUF_T_ATTN_K, l, s->wtype, d, kv);
             add(w, s, GGUF_T_ATTN_V, l, s->wtype, d, kv);
         }
-        if (s->bias) {
+        if (s->bias || s->oss) {
             add(w, s, GGUF_T_ATTN_Q_BIAS, l, GGUF_DT_F32, qd, 0);
             add(w, s, GGUF_T_ATTN_K_BIAS, l, GGUF_DT_F32, kv, 0);
             add(w, s, GGUF_T_ATTN_V_BIAS, l, GGUF_DT_F32, kv, 0);
+        }
+        if (s->oss) {
+            add(w, s, GGUF_T_ATTN_OUT_BIAS, l, GGUF_DT_F32, d, 0);
+            add(w, s, GGUF_T_ATTN_SINKS, l, GGUF_DT_F32, s->heads, 0);
         }
         if (s->qk_norm) {
             add(w, s, GGUF_T_ATTN_Q_NORM, l, GGUF_DT_F32, hd, 0);
@@ -181,7 +236,21 @@ static const char *write_model(const spec *s)
             add(w, s, GGUF_T_ATTN_POST_NORM, l, GGUF_DT_F32, d, 0);
             add(w, s, GGUF_T_FFN_POST_NORM, l, GGUF_DT_F32, d, 0);
         }
-        add(w, s, GGUF_T_FFN_NORM, l, GGUF_DT_F32, d, 0);
+        add(w, s, s->oss ? GGUF_T_ATTN_POST_NORM : GGUF_T_FFN_NORM, l, GGUF_DT_F32, d, 0);
+        if (s->experts) {
+            const int ne = s->experts, fe = s->ff_exp;
+            add(w, s, GGUF_T_FFN_GATE_INP, l, GGUF_DT_F32, d, ne);
+            add3(w, s, GGUF_T_FFN_GATE_EXPS, l, s->wtype, d, fe, ne);
+            add3(w, s, GGUF_T_FFN_UP_EXPS, l, s->wtype, d, fe, ne);
+            add3(w, s, GGUF_T_FFN_DOWN_EXPS, l, s->wtype, fe, d, ne);
+            if (s->oss) {
+                add(w, s, GGUF_T_FFN_GATE_INP_BIAS, l, GGUF_DT_F32, ne, 0);
+                add(w, s, GGUF_T_FFN_GATE_EXPS_BIAS, l, GGUF_DT_F32, fe, ne);
+                add(w, s, GGUF_T_FFN_UP_EXPS_BIAS, l, GGUF_DT_F32, fe, ne);
+                add(w, s, GGUF_T_FFN_DOWN_EXPS_BIAS, l, GGUF_DT_F32, d, ne);
+            }
+            continue;
+        }
         if (s->fused) {
             add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, 2 * s->ff);
         } else {
@@ -672,6 +741,34 @@ static run_matrix row_range(run_matrix w, int64_t first, int64_t rows)
 /* A fused matrix gives the bits its row ranges give as separate matrices:
  * phi3's forward pass against the same model with wq, wk, wv and w_gate,
  * w_up pointing into its attn_qkv and ffn_up rows. */
+/* Routed experts: Mixtral (softmax, then top-k), Qwen3-MoE, and gpt-oss
+ * (top-k, then softmax; SwiGLU-OAI; sinks; YaRN; biases; SWA) load and run
+ * with finite logits, the same in one batch and token by token. */
+START_TEST(test_batching_moe)
+{
+    check_batching(moe_spec("llama"));
+    check_batching(moe_spec("qwen3moe"));
+    check_batching(oss_spec());
+    /* the small gpt-oss is one: every feature its forward pass has */
+    spec s = oss_spec();
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(m.hp.n_expert, 4);
+    ck_assert_int_eq(m.hp.n_ff_exp, 40);
+    ck_assert(m.hp.rope_yarn);
+    ck_assert_int_eq(m.row->activation, GGUF_ACT_SWIGLU_OAI);
+    ck_assert_int_eq(m.row->routing, GGUF_ROUTING_TOPK_SOFTMAX);
+    ck_assert(run_layer_is_swa(&m, 0) && !run_layer_is_swa(&m, 1));
+    ck_assert_ptr_nonnull(m.layers[1].sinks);
+    ck_assert_ptr_nonnull(m.layers[1].gate_exps_b);
+    ck_assert_ptr_nonnull(m.layers[1].down_exps_b);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
 START_TEST(test_fused_as_row_ranges)
 {
     spec s = phi3_spec();
@@ -812,19 +909,24 @@ START_TEST(test_simd_attn_softmax)
     for (int n = 1; n <= 80; n++)
         ns[nn++] = n;
     ns[nn++] = 255, ns[nn++] = 256, ns[nn++] = 257, ns[nn++] = MAX_N;
+    /* gpt-oss's sink logit: none, small, the largest logit, ±0 (a zero max
+     * of either sign), far below every score, -inf */
+    const float sinks[] = { NAN, 0.5f, 60.0f, 0.0f, -0.0f, -1e30f, -INFINITY };
     for (int c = 0; c < nn; c++) {
         const int n = ns[c];
         for (int k = 0; k < 4; k++) {
             const float scale = k == 2 ? 1.0f : 0.125f;
             for (int i = 0; i < n; i++)
                 x0[i] = softmax_score(k, i);
-            memcpy(want, x0, (size_t)n * sizeof *x0);
-            memcpy(got, x0, (size_t)n * sizeof *x0);
-            run_force_scalar(true);
-            run_attn_softmax(want, n, scale);
-            run_force_scalar(false);
-            run_attn_softmax(got, n, scale);
-            same_bits(want, got, n, "softmax", n, k);
+            for (size_t j = 0; j < sizeof sinks / sizeof *sinks; j++) {
+                memcpy(want, x0, (size_t)n * sizeof *x0);
+                memcpy(got, x0, (size_t)n * sizeof *x0);
+                run_force_scalar(true);
+                run_attn_softmax(want, n, scale, sinks[j]);
+                run_force_scalar(false);
+                run_attn_softmax(got, n, scale, sinks[j]);
+                same_bits(want, got, n, "softmax", n, k * 100 + (int)j);
+            }
         }
     }
 }
@@ -951,6 +1053,9 @@ START_TEST(test_simd_forward)
     s.fused = true;
     check_simd_forward(s);
     check_simd_forward(gemma_spec("gemma2")); /* soft-caps, post-norms, GeGLU, SWA */
+    check_simd_forward(moe_spec("llama"));    /* experts: SwiGLU over n_ff_exp 24 */
+    check_simd_forward(moe_spec("qwen3moe"));
+    check_simd_forward(oss_spec());           /* sinks in the softmax, SwiGLU-OAI, YaRN */
     s = gemma_spec("gemma3");
     s.head_dim = 64; /* scores1 over whole 64s */
     s.rot = 64;
@@ -1313,6 +1418,7 @@ int main(void)
     tcase_add_test(tc, test_batching_qwen2_tied_freqs);
     tcase_add_test(tc, test_batching_phi3);
     tcase_add_test(tc, test_batching_gemma);
+    tcase_add_test(tc, test_batching_moe);
     tcase_add_test(tc, test_fused_as_row_ranges);
     tcase_add_test(tc, test_simd_attn_scores);
     tcase_add_test(tc, test_simd_attn_softmax);
