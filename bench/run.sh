@@ -7,8 +7,15 @@
 # FAMILIES (default llama) adds a row set per architecture, each a generated
 # model of realistic width: llama250m (a 250M LLaMA: dim 1024, 16 layers,
 # ffn 2816, GQA 16/4), qwen3 (heads of 128, q/k norms), mixtral (8
-# experts of ffn 2816, top 2, dim 1024) and qwen3moe (32 experts of 768,
-# top 4, dim 1024). The MiB/tok column is what one generated token reads
+# experts of ffn 2816, top 2, dim 1024), qwen3moe (32 experts of 768,
+# top 4, dim 1024), phi3 (the llama row's sizes with fused qkv and
+# gate-up), gemma2 (dim 1536, heads of 256, post-norms, soft-caps, tied),
+# gemma3 (Gemma 2's layout with q/k norms, 12 layers: 10 local, 2 global)
+# and gptoss (32 MXFP4 experts of 768, top 4, dim 1024, attention biases
+# and sinks). gpt-oss's experts come MXFP4 from the checkpoint and stay
+# MXFP4 in every TYPE (--tensor-type; requantizing them to the preset's
+# types would need --allow-requantize): its rows differ in the other
+# tensors only. The MiB/tok column is what one generated token reads
 # of the weights: every matrix but token_embd (one row of it), the expert
 # matrices only for the experts a token is routed to (used / count). The
 # bound column is the generation speed the memory allows: the machine's
@@ -47,7 +54,19 @@ shape() {
                       --experts 8 --experts-used 2 ;;
         qwen3moe) echo --family qwen3moe --dim 1024 --layers 8 --ffn 3072 --heads 16 --kv-heads 4 \
                        --head-dim 128 --experts 32 --experts-used 4 --moe-ffn 768 ;;
-        *) echo "unknown family $1 (llama, llama250m, qwen3, mixtral, qwen3moe)" >&2; return 1 ;;
+        phi3) echo --family phi3 --dim 2048 --layers 8 --ffn 5632 --heads 16 --kv-heads 8 ;;
+        gemma2) echo --family gemma2 --dim 1536 --layers 8 --ffn 6144 --heads 8 --kv-heads 4 --head-dim 256 ;;
+        gemma3) echo --family gemma3 --dim 1536 --layers 12 --ffn 6144 --heads 4 --kv-heads 1 --head-dim 256 ;;
+        gptoss) echo --family gptoss --dim 1024 --layers 8 --heads 16 --kv-heads 2 --head-dim 64 \
+                     --experts 32 --experts-used 4 --moe-ffn 768 ;;
+        *) echo "unknown family $1 (llama, llama250m, qwen3, mixtral, qwen3moe, phi3, gemma2, gemma3," \
+                "gptoss)" >&2; return 1 ;;
+    esac
+}
+# quant_args FAMILY: gguf-quantize's options for that family (see above)
+quant_args() {
+    case $1 in
+        gptoss) echo --tensor-type _exps=mxfp4 ;;
     esac
 }
 # MiB of weights one generated token reads (see above)
@@ -101,7 +120,8 @@ printf '%-8s %9s %8s %14s %9s %14s %9s %9s %13s\n' TYPE "SIZE MiB" "MiB/tok" "pp
     "ratio pp/tg" "bound (ours)"
 for t in $TYPES; do
     f=$WORK/$t.gguf
-    "$BIN/gguf-quantize" "$WORK/F16.gguf" "$f" "$t" >/dev/null 2>&1
+    # shellcheck disable=SC2046 # the options are words
+    "$BIN/gguf-quantize" $(quant_args "$fam") "$WORK/F16.gguf" "$f" "$t" >/dev/null 2>&1
     opps=() otgs=() tpps=() ttgs=()
     for _ in $(seq "$REPS"); do
         opps+=("$(ours_pp "$f")")

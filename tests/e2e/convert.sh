@@ -467,3 +467,31 @@ if need_fixture reference/stories260K-f32.gguf "llama2.c checkpoints" 11; then
     l2c_bad "truncated tokenizer.bin" "$S/checkpoint_v1.bin" "truncated at token" --tokenizer "$TMP/tok.bin"
     fixture_block_end
 fi
+
+# tests/tools/mkhf, the benchmarks' checkpoint maker: every family's tiny
+# synthetic checkpoint converts, passes --check and runs with finite logits
+# (a perplexity that is a number). Its phi3 folder's name makes general.name
+# hold "phi3", so llama.cpp's Phi-3 vocabulary rule applies.
+MKHF=$BIN/tests/tools/mkhf
+MKHF_FAMILIES="llama qwen3 mixtral qwen3moe phi3 gemma2 gemma3 gptoss"
+if [ ! -x "$MKHF" ]; then
+    skip_block "mkhf families" "no $MKHF" 8
+else
+    for i in $(seq 1 20); do echo "The quick brown fox $i jumps over the lazy dog."; done >"$TMP/fox.txt"
+    for fam in $MKHF_FAMILIES; do
+        n="mkhf --family $fam: converts, passes --check, finite perplexity"
+        hf=$TMP/hf-$fam out=$TMP/hf-$fam.gguf
+        rm -rf "$hf"
+        if ! "$MKHF" "$hf" --family "$fam" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --head-dim 32 \
+                --experts 4 --experts-used 2 --moe-ffn 64 --vocab 400 >"$TMP/c.log" 2>&1 ||
+            ! "$CONVERT" -q "$hf" --outtype f16 -o "$out" >"$TMP/c.log" 2>&1 ||
+            ! "$INSPECT" --check "$out" >"$TMP/c.log" 2>&1; then
+            fail "$n" "$(tail -1 "$TMP/c.log")"
+            continue
+        fi
+        ppl=$("$BIN/gguf-run" -m "$out" --perplexity "$TMP/fox.txt" --ctx-size 16 2>&1 |
+              sed -n 's/^perplexity: \([0-9.]*\) .*/\1/p')
+        if [[ $ppl =~ ^[0-9]+\.[0-9]+$ ]]; then pass "$n"; else fail "$n" "perplexity '$ppl'"; fi
+        rm -rf "$hf" "$out"
+    done
+fi

@@ -1,27 +1,43 @@
 /*
- * mkhf.c — writes a synthetic Hugging Face folder (config.json,
- * tokenizer_config.json, model.safetensors with random weights) for the
- * converter and runner benchmarks.
+ * mkhf.c — writes a synthetic Hugging Face folder (config.json, tokenizer
+ * files, model.safetensors with random weights) for the converter and
+ * runner benchmarks.
  *
- *   mkhf OUTDIR [--tokenizer tokenizer.model] [--dim N] [--layers N] [--ffn N]
- *               [--heads N] [--kv-heads N] [--vocab N] [--dtype f16|bf16|f32]
- *               [--family llama|qwen3|mixtral|qwen3moe] [--head-dim N]
- *               [--experts N] [--experts-used N] [--moe-ffn N]
+ *   mkhf OUTDIR [--family F] [--tokenizer tokenizer.model] [--dim N] [--layers N]
+ *               [--ffn N] [--heads N] [--kv-heads N] [--head-dim N] [--vocab N]
+ *               [--experts N] [--experts-used N] [--moe-ffn N] [--dtype f16|bf16|f32]
  *
- * Families: LlamaForCausalLM (default); Qwen3ForCausalLM (per-head q/k
- * norms, heads of --head-dim); MixtralForCausalLM (--experts of --ffn,
- * top --experts-used); Qwen3MoeForCausalLM (Qwen3 attention, --experts of
- * --moe-ffn). Tensors are written in name order within the layout a real
- * checkpoint has (the converter sorts them anyway).
+ * Families (../shared/fixtures/models/FAMILY-rand: a real checkpoint of
+ * each but llama, whose config.json keys and tensors mkhf copies):
+ *   llama     LlamaForCausalLM (the default): heads hidden / heads wide
+ *   qwen3     Qwen3ForCausalLM: per-head q/k norms, heads of --head-dim
+ *   mixtral   MixtralForCausalLM: --experts of --ffn, top --experts-used
+ *   qwen3moe  Qwen3MoeForCausalLM: Qwen3 attention, --experts of --moe-ffn
+ *   phi3      Phi3ForCausalLM: fused qkv_proj and gate_up_proj; Phi-3's 11
+ *             chat tokens (<|endoftext|>, the end of a text, first) take the
+ *             vocabulary's last ids
+ *   gemma2    Gemma2ForCausalLM: heads of --head-dim, norms before and after
+ *             attention and the feed-forward, soft-caps, tied output
+ *   gemma3    Gemma3ForCausalLM: Gemma 2's layout with q/k norms, 5 local : 1
+ *             global layers, no soft-caps
+ *   gptoss    GptOssForCausalLM: q/k/v/o biases, attention sinks, a biased
+ *             router, --experts of --moe-ffn top --experts-used stacked as
+ *             MXFP4 (--ffn unused), heads of --head-dim
+ * Tensors are written in the module order a real checkpoint has (the
+ * converter sorts them anyway); a family ignores the options it has no
+ * use for (--head-dim in llama, mixtral and phi3, the expert options in the
+ * dense families).
  *
  * A given tokenizer.model is copied; vocab (default 32000) may exceed its
  * pieces (the converter pads, as llama.cpp's does). Without one, mkhf writes
- * its own SentencePiece BPE model of exactly vocab pieces (<unk>, <s>, </s>,
- * the 256 byte pieces, then characters, word starts and letter pairs), so
- * a model can be made from nothing. Weights stream to disk in chunks, so a
- * multi-gigabyte model needs no memory.
+ * its own SentencePiece BPE model with a piece for every id not added (<unk>,
+ * <s>, </s>, the 256 byte pieces, then characters, word starts and letter
+ * pairs), so a model can be made from nothing. Weights stream to disk in
+ * chunks, so a multi-gigabyte model needs no memory.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +45,218 @@
 
 #include <ggufkit/quants.h>
 
+#define LL(x) ((long long)(x))
+
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
-static float randw(void)
+static uint64_t rng_next(void)
 {
     rng ^= rng << 13;
     rng ^= rng >> 7;
     rng ^= rng << 17;
-    return ((float)(rng >> 40) / (float)(1 << 24) - 0.5f) * 0.04f;
+    return rng;
+}
+
+/* A weight uniform in [-0.02, 0.02). */
+static float randw(void)
+{
+    return ((float)(rng_next() >> 40) / (float)(1 << 24) - 0.5f) * 0.04f;
+}
+
+/* ===========================================================================
+ * The families
+ */
+
+/* What the model is given on the command line. */
+typedef struct shape {
+    int64_t dim, layers, ffn, heads, kv, head_dim, experts, used, moe_ffn, vocab;
+} shape;
+
+enum {
+    F_OWN_HEAD_DIM = 1 << 0, /* heads --head-dim wide, head_dim in config.json */
+    F_QK_NORM      = 1 << 1, /* self_attn.{q,k}_norm over each head */
+    F_FUSED        = 1 << 2, /* Phi-3: self_attn.qkv_proj, mlp.gate_up_proj */
+    F_GEMMA_NORMS  = 1 << 3, /* pre/post_feedforward_layernorm; norms stored
+                              * as w of x·(1 + w), so 0 for a plain RMSNorm */
+    F_TIED         = 1 << 4, /* no lm_head: the output is the embedding */
+    F_BIAS_SINKS   = 1 << 5, /* gpt-oss: q/k/v/o biases, self_attn.sinks */
+    F_MXFP4        = 1 << 6, /* gpt-oss: biased mlp.router, stacked MXFP4 experts */
+    F_CHAT_TOKENS  = 1 << 7, /* Phi-3's added tokens (phi3_tokens) */
+};
+
+/* Per-expert matrices (Mixtral, Qwen3-MoE): the router and each expert's
+ * projections after "model.layers.N.", %lld the expert. */
+typedef struct expert_names {
+    const char *router, *gate, *up, *down;
+    bool        moe_width; /* --moe-ffn wide, else --ffn */
+} expert_names;
+
+static const expert_names mixtral_experts = {
+    "block_sparse_moe.gate.weight", "block_sparse_moe.experts.%lld.w1.weight",
+    "block_sparse_moe.experts.%lld.w3.weight", "block_sparse_moe.experts.%lld.w2.weight", false,
+};
+static const expert_names qwen3moe_experts = {
+    "mlp.gate.weight", "mlp.experts.%lld.gate_proj.weight", "mlp.experts.%lld.up_proj.weight",
+    "mlp.experts.%lld.down_proj.weight", true,
+};
+
+/* Phi-3's chat tokens, in its order; all but <|endoftext|> strip the
+ * space after them. */
+static const char *const phi3_tokens[] = {
+    "<|endoftext|>", "<|assistant|>", "<|placeholder1|>", "<|placeholder2|>",
+    "<|placeholder3|>", "<|placeholder4|>", "<|system|>", "<|end|>",
+    "<|placeholder5|>", "<|placeholder6|>", "<|user|>",
+};
+#define N_PHI3_TOKENS ((int64_t)(sizeof phi3_tokens / sizeof *phi3_tokens))
+
+/* config.json keys of one family beyond the common ones (write_config). */
+typedef void config_keys(FILE *fp, const shape *s);
+
+typedef struct family {
+    const char         *name, *hf_class, *model_type, *tokenizer_class;
+    unsigned            flags;
+    int64_t             context;            /* max_position_embeddings */
+    double              rms_eps, rope_theta;
+    const expert_names *experts;            /* per-expert matrices, or NULL */
+    config_keys        *keys;               /* its own config.json keys, or NULL */
+} family;
+
+static void keys_head_dim(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"head_dim\": %lld", LL(s->head_dim));
+}
+
+static void keys_mixtral(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"num_local_experts\": %lld, \"num_experts_per_tok\": %lld", LL(s->experts),
+            LL(s->used));
+}
+
+static void keys_qwen3moe(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"head_dim\": %lld, \"num_experts\": %lld, \"num_experts_per_tok\": %lld, "
+                "\"moe_intermediate_size\": %lld, \"norm_topk_prob\": true",
+            LL(s->head_dim), LL(s->experts), LL(s->used), LL(s->moe_ffn));
+}
+
+/* Phi-3 mini's: the whole head rotated, a sliding window llama.cpp ignores,
+ * padding with <|endoftext|>. */
+static void keys_phi3(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"original_max_position_embeddings\": 4096, \"partial_rotary_factor\": 1.0, "
+                "\"sliding_window\": 2047, \"rope_scaling\": null, \"attention_bias\": false, "
+                "\"hidden_act\": \"silu\", \"pad_token_id\": %lld",
+            LL(s->vocab - N_PHI3_TOKENS));
+}
+
+/* Gemma 2 (2B's): scores scaled by 1/sqrt(head_dim), soft-caps 50 and 30,
+ * every other layer local within 4096 positions. */
+static void keys_gemma2(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"head_dim\": %lld, \"hidden_act\": \"gelu_pytorch_tanh\", "
+                "\"hidden_activation\": \"gelu_pytorch_tanh\", \"query_pre_attn_scalar\": %lld, "
+                "\"attn_logit_softcapping\": 50.0, \"final_logit_softcapping\": 30.0, "
+                "\"sliding_window\": 4096, \"cache_implementation\": \"hybrid\", \"pad_token_id\": 0",
+            LL(s->head_dim), LL(s->head_dim));
+}
+
+/* Gemma 3 (1B's): local layers of 512 positions with their own rope base. */
+static void keys_gemma3(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"head_dim\": %lld, \"hidden_activation\": \"gelu_pytorch_tanh\", "
+                "\"rope_local_base_freq\": 10000.0, \"rope_scaling\": null, "
+                "\"query_pre_attn_scalar\": %lld, \"attn_logit_softcapping\": null, "
+                "\"final_logit_softcapping\": null, \"sliding_window\": 512, "
+                "\"sliding_window_pattern\": 6, \"cache_implementation\": \"hybrid\", \"pad_token_id\": 0",
+            LL(s->head_dim), LL(s->head_dim));
+}
+
+/* gpt-oss as released: YaRN from 4096 positions, even layers local within
+ * 128, experts quantized as MXFP4 (what stays unquantized is listed). */
+static void keys_gptoss(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"head_dim\": %lld, \"hidden_act\": \"silu\", \"attention_bias\": true, "
+                "\"num_local_experts\": %lld, \"num_experts_per_tok\": %lld, \"experts_per_token\": %lld, "
+                "\"swiglu_limit\": 7.0, \"initial_context_length\": 4096, "
+                "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32.0, \"beta_fast\": 32.0, "
+                "\"beta_slow\": 1.0, \"original_max_position_embeddings\": 4096, \"truncate\": false}, "
+                "\"sliding_window\": 128, \"pad_token_id\": 0, \"layer_types\": [",
+            LL(s->head_dim), LL(s->experts), LL(s->used), LL(s->used));
+    for (int64_t l = 0; l < s->layers; l++)
+        fprintf(fp, "%s\"%s\"", l ? ", " : "", l % 2 ? "full_attention" : "sliding_attention");
+    fprintf(fp, "], \"quantization_config\": {\"quant_method\": \"mxfp4\", \"modules_to_not_convert\": "
+                "[\"model.layers.*.self_attn\", \"model.layers.*.mlp.router\", \"model.embed_tokens\", "
+                "\"lm_head\"]}");
+}
+
+static const family FAMILIES[] = {
+    { .name = "llama", .hf_class = "LlamaForCausalLM", .model_type = "llama",
+      .tokenizer_class = "LlamaTokenizer", .context = 4096, .rms_eps = 1e-5, .rope_theta = 10000 },
+    { .name = "qwen3", .hf_class = "Qwen3ForCausalLM", .model_type = "qwen3",
+      .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_QK_NORM, .context = 4096,
+      .rms_eps = 1e-5, .rope_theta = 10000, .keys = keys_head_dim },
+    { .name = "mixtral", .hf_class = "MixtralForCausalLM", .model_type = "mixtral",
+      .tokenizer_class = "LlamaTokenizer", .context = 4096, .rms_eps = 1e-5, .rope_theta = 10000,
+      .experts = &mixtral_experts, .keys = keys_mixtral },
+    { .name = "qwen3moe", .hf_class = "Qwen3MoeForCausalLM", .model_type = "qwen3_moe",
+      .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_QK_NORM, .context = 4096,
+      .rms_eps = 1e-5, .rope_theta = 10000, .experts = &qwen3moe_experts, .keys = keys_qwen3moe },
+    { .name = "phi3", .hf_class = "Phi3ForCausalLM", .model_type = "phi3",
+      .tokenizer_class = "LlamaTokenizer", .flags = F_FUSED | F_CHAT_TOKENS, .context = 4096,
+      .rms_eps = 1e-5, .rope_theta = 10000, .keys = keys_phi3 },
+    { .name = "gemma2", .hf_class = "Gemma2ForCausalLM", .model_type = "gemma2",
+      .tokenizer_class = "GemmaTokenizer", .flags = F_OWN_HEAD_DIM | F_GEMMA_NORMS | F_TIED,
+      .context = 8192, .rms_eps = 1e-6, .rope_theta = 10000, .keys = keys_gemma2 },
+    { .name = "gemma3", .hf_class = "Gemma3ForCausalLM", .model_type = "gemma3_text",
+      .tokenizer_class = "GemmaTokenizer",
+      .flags = F_OWN_HEAD_DIM | F_QK_NORM | F_GEMMA_NORMS | F_TIED, .context = 32768,
+      .rms_eps = 1e-6, .rope_theta = 1000000, .keys = keys_gemma3 },
+    { .name = "gptoss", .hf_class = "GptOssForCausalLM", .model_type = "gpt_oss",
+      .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_BIAS_SINKS | F_MXFP4,
+      .context = 131072, .rms_eps = 1e-5, .rope_theta = 150000, .keys = keys_gptoss },
+};
+#define N_FAMILIES (sizeof FAMILIES / sizeof *FAMILIES)
+
+static const family *family_find(const char *name)
+{
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        if (!strcmp(FAMILIES[i].name, name))
+            return &FAMILIES[i];
+    return NULL;
+}
+
+static bool is_moe(const family *f)
+{
+    return f->experts || (f->flags & F_MXFP4);
+}
+
+/* ===========================================================================
+ * config.json and the tokenizer files
+ */
+
+/* The keys every family has, then the family's own. */
+static int write_config(const char *dir, const family *f, const shape *s)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        return -1;
+    /* gpt-oss has no dense feed-forward: its intermediate_size is the experts' */
+    const int64_t ffn = f->flags & F_MXFP4 ? s->moe_ffn : s->ffn;
+    const int64_t eos = f->flags & F_CHAT_TOKENS ? s->vocab - N_PHI3_TOKENS : 2;
+    fprintf(fp, "{\"architectures\": [\"%s\"], \"model_type\": \"%s\", "
+                "\"hidden_size\": %lld, \"intermediate_size\": %lld, \"num_hidden_layers\": %lld, "
+                "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, \"vocab_size\": %lld, "
+                "\"max_position_embeddings\": %lld, \"rms_norm_eps\": %g, \"rope_theta\": %.1f, "
+                "\"tie_word_embeddings\": %s, \"bos_token_id\": 1, \"eos_token_id\": %lld",
+            f->hf_class, f->model_type, LL(s->dim), LL(ffn), LL(s->layers), LL(s->heads), LL(s->kv),
+            LL(s->vocab), LL(f->context), f->rms_eps, f->rope_theta,
+            f->flags & F_TIED ? "true" : "false", LL(eos));
+    if (f->keys)
+        f->keys(fp, s);
+    fprintf(fp, "}\n");
+    return fclose(fp) ? -1 : 0;
 }
 
 /* --- a generated tokenizer.model (SentencePiece protobuf) ------------------ */
@@ -114,29 +334,362 @@ static int write_spm(const char *path, int64_t n)
     return fclose(fp) ? -1 : 0;
 }
 
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t n;
+    int rc = in && out ? 0 : -1;
+    while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
+    if (in && ferror(in))
+        rc = -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out))
+        rc = -1;
+    return rc;
+}
+
+/* Phi-3's added tokens from id first on: added_tokens.json, and their
+ * entries in the added_tokens_decoder of tokenizer_config.json (config,
+ * left open for its closing brace). */
+static int write_phi3_tokens(const char *dir, FILE *config, int64_t first)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/added_tokens.json", dir);
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        return -1;
+    fprintf(config, ", \"added_tokens_decoder\": {");
+    for (int64_t i = 0; i < N_PHI3_TOKENS; i++) {
+        fprintf(fp, "%s\"%s\": %lld", i ? ", " : "{", phi3_tokens[i], LL(first + i));
+        fprintf(config, "%s\"%lld\": {\"content\": \"%s\", \"lstrip\": false, \"normalized\": false, "
+                        "\"rstrip\": %s, \"single_word\": false, \"special\": true}",
+                i ? ", " : "", LL(first + i), phi3_tokens[i], i ? "true" : "false");
+    }
+    fprintf(fp, "}\n");
+    fprintf(config, "}");
+    return fclose(fp) ? -1 : 0;
+}
+
+/* tokenizer.model (copied or generated), tokenizer_config.json and, for
+ * Phi-3, its added tokens after the pieces. */
+static int write_tokenizer(const char *dir, const family *f, const shape *s, const char *given)
+{
+    const int64_t n_added = f->flags & F_CHAT_TOKENS ? N_PHI3_TOKENS : 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tokenizer.model", dir);
+    if (given ? copy_file(given, path) : write_spm(path, s->vocab - n_added)) {
+        fprintf(stderr, "mkhf: cannot %s %s%s\n", given ? "copy" : "write", given ? given : path,
+                given ? "" : " (a generated vocabulary needs --vocab >= 350)");
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/tokenizer_config.json", dir);
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        fprintf(stderr, "mkhf: cannot write %s\n", path);
+        return -1;
+    }
+    fprintf(fp, "{\"add_bos_token\": true, \"add_eos_token\": false, \"bos_token\": \"<s>\", "
+                "\"eos_token\": \"%s\", \"unk_token\": \"<unk>\", \"tokenizer_class\": \"%s\"",
+            n_added ? phi3_tokens[0] : "</s>", f->tokenizer_class);
+    int rc = n_added ? write_phi3_tokens(dir, fp, s->vocab - n_added) : 0;
+    fprintf(fp, "}\n");
+    return fclose(fp) || rc ? -1 : 0;
+}
+
+/* ===========================================================================
+ * The tensors
+ */
+
+typedef enum fill {
+    FILL_RANDOM, /* weights and biases: randw() */
+    FILL_ONES,   /* RMSNorm weights */
+    FILL_ZEROS,  /* Gemma's norm weights (x·(1 + w)) */
+    FILL_E2M1,   /* U8, two random 4-bit E2M1 codes a byte (MXFP4 _blocks) */
+    FILL_E8M0,   /* U8 MXFP4 block scales 2^-7 .. 2^-5 (the fixture's):
+                  * weights |w| <= 6 × 2^-5 = 0.19, mean |w| about 0.04 */
+} fill;
+
 typedef struct tensor {
     char    name[96];
-    int64_t rows, cols; /* cols 0: a vector */
-    int     norm;
+    int     n_dims;
+    int64_t dims[4]; /* outermost first, as safetensors lists them */
+    fill    fill;
 } tensor;
+
+typedef struct tensor_list {
+    tensor *t;
+    size_t  n, cap;
+    bool    oom;
+} tensor_list;
+
+/* Appends tensor NAME (printf-style) of dims (outermost first, ended by
+ * 0) filled as f. */
+__attribute__((format(printf, 4, 5)))
+static void add(tensor_list *L, fill f, const int64_t *dims, const char *fmt, ...)
+{
+    if (L->n == L->cap) {
+        size_t cap = L->cap ? 2 * L->cap : 256;
+        tensor *t = realloc(L->t, cap * sizeof *t);
+        if (!t) {
+            L->oom = true;
+            return;
+        }
+        L->t = t, L->cap = cap;
+    }
+    tensor *t = &L->t[L->n++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->name, sizeof t->name, fmt, ap);
+    va_end(ap);
+    for (t->n_dims = 0; dims[t->n_dims]; t->n_dims++)
+        t->dims[t->n_dims] = dims[t->n_dims];
+    t->fill = f;
+}
+
+#define DIMS(...) ((const int64_t[]){ __VA_ARGS__, 0 })
+/* tensor "model.layers.l.PART" (l in scope) */
+#define LAYER(part, f, ...) add(L, f, DIMS(__VA_ARGS__), "model.layers.%lld." part, LL(l))
+
+/* gpt-oss's experts, stacked: gate and up rows interleaved in gate_up_proj,
+ * every row in blocks of 32 elements, each 16 bytes of E2M1 codes and an
+ * E8M0 scale. */
+static void add_mxfp4_experts(tensor_list *L, const shape *s, int64_t l)
+{
+    const int64_t e = s->experts, ff = s->moe_ffn, dim = s->dim;
+    LAYER("mlp.router.weight", FILL_RANDOM, e, dim);
+    LAYER("mlp.router.bias", FILL_RANDOM, e);
+    LAYER("mlp.experts.gate_up_proj_blocks", FILL_E2M1, e, 2 * ff, dim / 32, 16);
+    LAYER("mlp.experts.gate_up_proj_scales", FILL_E8M0, e, 2 * ff, dim / 32);
+    LAYER("mlp.experts.gate_up_proj_bias", FILL_RANDOM, e, 2 * ff);
+    LAYER("mlp.experts.down_proj_blocks", FILL_E2M1, e, dim, ff / 32, 16);
+    LAYER("mlp.experts.down_proj_scales", FILL_E8M0, e, dim, ff / 32);
+    LAYER("mlp.experts.down_proj_bias", FILL_RANDOM, e, dim);
+}
+
+/* The feed-forward of block l: dense, fused, per-expert or MXFP4 experts. */
+static void add_ffn(tensor_list *L, const family *f, const shape *s, int64_t l)
+{
+    const int64_t dim = s->dim, ffn = s->ffn;
+    const expert_names *x = f->experts;
+    if (f->flags & F_MXFP4) {
+        add_mxfp4_experts(L, s, l);
+    } else if (x) {
+        const int64_t w = x->moe_width ? s->moe_ffn : ffn;
+        add(L, FILL_RANDOM, DIMS(s->experts, dim), "model.layers.%lld.%s", LL(l), x->router);
+        for (int64_t e = 0; e < s->experts; e++) {
+            char gate[96], up[96], down[96];
+            snprintf(gate, sizeof gate, x->gate, LL(e));
+            snprintf(up, sizeof up, x->up, LL(e));
+            snprintf(down, sizeof down, x->down, LL(e));
+            add(L, FILL_RANDOM, DIMS(w, dim), "model.layers.%lld.%s", LL(l), gate);
+            add(L, FILL_RANDOM, DIMS(w, dim), "model.layers.%lld.%s", LL(l), up);
+            add(L, FILL_RANDOM, DIMS(dim, w), "model.layers.%lld.%s", LL(l), down);
+        }
+    } else if (f->flags & F_FUSED) {
+        LAYER("mlp.gate_up_proj.weight", FILL_RANDOM, 2 * ffn, dim);
+        LAYER("mlp.down_proj.weight", FILL_RANDOM, dim, ffn);
+    } else {
+        LAYER("mlp.gate_proj.weight", FILL_RANDOM, ffn, dim);
+        LAYER("mlp.up_proj.weight", FILL_RANDOM, ffn, dim);
+        LAYER("mlp.down_proj.weight", FILL_RANDOM, dim, ffn);
+    }
+}
+
+/* Block l: attention (q [heads × head_dim, dim], k and v [kv × head_dim,
+ * dim], o back to dim), then the feed-forward, each after its norm. */
+static void add_block(tensor_list *L, const family *f, const shape *s, int64_t l)
+{
+    const fill norm = f->flags & F_GEMMA_NORMS ? FILL_ZEROS : FILL_ONES;
+    const int64_t dim = s->dim, qd = s->heads * s->head_dim, kvd = s->kv * s->head_dim;
+    LAYER("input_layernorm.weight", norm, dim);
+    if (f->flags & F_FUSED) {
+        LAYER("self_attn.qkv_proj.weight", FILL_RANDOM, qd + 2 * kvd, dim);
+    } else {
+        LAYER("self_attn.q_proj.weight", FILL_RANDOM, qd, dim);
+        LAYER("self_attn.k_proj.weight", FILL_RANDOM, kvd, dim);
+        LAYER("self_attn.v_proj.weight", FILL_RANDOM, kvd, dim);
+    }
+    LAYER("self_attn.o_proj.weight", FILL_RANDOM, dim, qd);
+    if (f->flags & F_BIAS_SINKS) {
+        LAYER("self_attn.q_proj.bias", FILL_RANDOM, qd);
+        LAYER("self_attn.k_proj.bias", FILL_RANDOM, kvd);
+        LAYER("self_attn.v_proj.bias", FILL_RANDOM, kvd);
+        LAYER("self_attn.o_proj.bias", FILL_RANDOM, dim);
+        LAYER("self_attn.sinks", FILL_RANDOM, s->heads); /* one logit per head */
+    }
+    if (f->flags & F_QK_NORM) {
+        LAYER("self_attn.q_norm.weight", norm, s->head_dim);
+        LAYER("self_attn.k_norm.weight", norm, s->head_dim);
+    }
+    LAYER("post_attention_layernorm.weight", norm, dim);
+    if (f->flags & F_GEMMA_NORMS) {
+        LAYER("pre_feedforward_layernorm.weight", norm, dim);
+        LAYER("post_feedforward_layernorm.weight", norm, dim);
+    }
+    add_ffn(L, f, s, l);
+}
+#undef LAYER
+
+/* Every tensor of the checkpoint, in Hugging Face's module order. */
+static int list_tensors(tensor_list *L, const family *f, const shape *s)
+{
+    add(L, FILL_RANDOM, DIMS(s->vocab, s->dim), "model.embed_tokens.weight");
+    for (int64_t l = 0; l < s->layers; l++)
+        add_block(L, f, s, l);
+    add(L, f->flags & F_GEMMA_NORMS ? FILL_ZEROS : FILL_ONES, DIMS(s->dim), "model.norm.weight");
+    if (!(f->flags & F_TIED))
+        add(L, FILL_RANDOM, DIMS(s->vocab, s->dim), "lm_head.weight");
+    return L->oom ? -1 : 0;
+}
+
+/* ===========================================================================
+ * model.safetensors
+ */
+
+typedef struct weight_type {
+    const char *name; /* the safetensors dtype of the float tensors */
+    int         size;
+} weight_type;
+
+static bool is_u8(const tensor *t)
+{
+    return t->fill == FILL_E2M1 || t->fill == FILL_E8M0;
+}
+
+static uint64_t n_elements(const tensor *t)
+{
+    uint64_t n = 1;
+    for (int d = 0; d < t->n_dims; d++)
+        n *= (uint64_t)t->dims[d];
+    return n;
+}
+
+/* The JSON header, padded with spaces to a multiple of 8; NULL when out of
+ * memory. */
+static char *safetensors_header(const tensor_list *L, weight_type wt, size_t *len_out)
+{
+    size_t cap = L->n * 200 + 64, len = 0;
+    char *hdr = malloc(cap);
+    if (!hdr)
+        return NULL;
+    uint64_t off = 0;
+    len += (size_t)snprintf(hdr + len, cap - len, "{");
+    for (size_t i = 0; i < L->n; i++) {
+        const tensor *t = &L->t[i];
+        uint64_t bytes = n_elements(t) * (uint64_t)(is_u8(t) ? 1 : wt.size);
+        len += (size_t)snprintf(hdr + len, cap - len, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[",
+                                i ? "," : "", t->name, is_u8(t) ? "U8" : wt.name);
+        for (int d = 0; d < t->n_dims; d++)
+            len += (size_t)snprintf(hdr + len, cap - len, "%s%lld", d ? "," : "", LL(t->dims[d]));
+        len += (size_t)snprintf(hdr + len, cap - len, "],\"data_offsets\":[%llu,%llu]}",
+                                (unsigned long long)off, (unsigned long long)(off + bytes));
+        off += bytes;
+    }
+    len += (size_t)snprintf(hdr + len, cap - len, "}");
+    while (len % 8)
+        hdr[len++] = ' ';
+    *len_out = len;
+    return hdr;
+}
+
+/* Writes one tensor's values in chunks. */
+static void write_values(FILE *fp, const tensor *t, weight_type wt)
+{
+    enum { CHUNK = 1 << 16 };
+    static uint16_t h[CHUNK];
+    static float f[CHUNK];
+    static uint8_t b[CHUNK];
+    const uint64_t count = n_elements(t);
+    for (uint64_t done = 0; done < count; done += CHUNK) {
+        size_t c = count - done < CHUNK ? (size_t)(count - done) : CHUNK;
+        if (is_u8(t)) {
+            for (size_t j = 0; j < c; j++)
+                b[j] = t->fill == FILL_E8M0 ? (uint8_t)(120 + rng_next() % 3) : (uint8_t)(rng_next() >> 56);
+            fwrite(b, 1, c, fp);
+            continue;
+        }
+        for (size_t j = 0; j < c; j++)
+            f[j] = t->fill == FILL_ONES ? 1.0f : t->fill == FILL_ZEROS ? 0.0f : randw();
+        if (wt.size == 4) {
+            fwrite(f, 4, c, fp);
+            continue;
+        }
+        for (size_t j = 0; j < c; j++)
+            h[j] = wt.name[0] == 'F' ? gguf_f32_to_f16(f[j]) : gguf_f32_to_bf16(f[j]);
+        fwrite(h, 2, c, fp);
+    }
+}
+
+static int write_safetensors(const char *dir, const tensor_list *L, weight_type wt)
+{
+    size_t len;
+    char *hdr = safetensors_header(L, wt, &len);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    FILE *fp = hdr ? fopen(path, "wb") : NULL;
+    if (!fp) {
+        free(hdr);
+        return -1;
+    }
+    uint64_t hl = len;
+    fwrite(&hl, 8, 1, fp);
+    fwrite(hdr, 1, len, fp);
+    free(hdr);
+    for (size_t i = 0; i < L->n; i++)
+        write_values(fp, &L->t[i], wt);
+    const int bad = ferror(fp);
+    return fclose(fp) || bad ? -1 : 0;
+}
+
+/* ===========================================================================
+ * main
+ */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: mkhf OUTDIR [--family llama|qwen3|mixtral|qwen3moe|phi3|gemma2|gemma3|gptoss]\n"
+                    "            [--tokenizer tokenizer.model] [--dim N] [--layers N] [--ffn N] [--heads N]\n"
+                    "            [--kv-heads N] [--head-dim N] [--vocab N] [--experts N] [--experts-used N]\n"
+                    "            [--moe-ffn N] [--dtype f16|bf16|f32]\n");
+    return 2;
+}
+
+/* Whether the sizes make a model of family f (head_dim already set). */
+static bool consistent(const family *f, const shape *s)
+{
+    if (s->dim <= 0 || s->layers < 1 || s->heads <= 0 || s->kv <= 0 || s->head_dim <= 0 ||
+        s->vocab < 1 || s->heads % s->kv)
+        return false;
+    if (!(f->flags & F_OWN_HEAD_DIM) && s->dim % s->heads)
+        return false;
+    if (!(f->flags & F_MXFP4) && s->ffn < 1)
+        return false;
+    if (is_moe(f) && (s->experts < 1 || s->used < 1 || s->used > s->experts || s->moe_ffn < 1))
+        return false;
+    /* MXFP4 rows are whole blocks of 32 */
+    return !(f->flags & F_MXFP4) || (s->dim % 32 == 0 && s->moe_ffn % 32 == 0);
+}
 
 int main(int argc, char **argv)
 {
-    int64_t dim = 2048, layers = 16, ffn = 5632, heads = 16, kv = 16, vocab = 32000;
-    int64_t head_dim = 0, experts = 8, used = 2, moe_ffn = 768;
-    const char *dtype = "bf16", *out = NULL, *tok = NULL, *family = "llama";
+    shape s = { .dim = 2048, .layers = 16, .ffn = 5632, .heads = 16, .kv = 16, .vocab = 32000,
+                .experts = 8, .used = 2, .moe_ffn = 768 };
+    const char *dtype = "bf16", *out = NULL, *tok = NULL, *name = "llama";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int64_t *num = !strcmp(a, "--dim") ? &dim : !strcmp(a, "--layers") ? &layers
-                     : !strcmp(a, "--ffn") ? &ffn : !strcmp(a, "--heads") ? &heads
-                     : !strcmp(a, "--kv-heads") ? &kv : !strcmp(a, "--vocab") ? &vocab
-                     : !strcmp(a, "--head-dim") ? &head_dim : !strcmp(a, "--experts") ? &experts
-                     : !strcmp(a, "--experts-used") ? &used : !strcmp(a, "--moe-ffn") ? &moe_ffn
+        int64_t *num = !strcmp(a, "--dim") ? &s.dim : !strcmp(a, "--layers") ? &s.layers
+                     : !strcmp(a, "--ffn") ? &s.ffn : !strcmp(a, "--heads") ? &s.heads
+                     : !strcmp(a, "--kv-heads") ? &s.kv : !strcmp(a, "--vocab") ? &s.vocab
+                     : !strcmp(a, "--head-dim") ? &s.head_dim : !strcmp(a, "--experts") ? &s.experts
+                     : !strcmp(a, "--experts-used") ? &s.used : !strcmp(a, "--moe-ffn") ? &s.moe_ffn
                      : NULL;
         if (num && v) {
             *num = atoll(v), i++;
         } else if (!strcmp(a, "--family") && v) {
-            family = v, i++;
+            name = v, i++;
         } else if (!strcmp(a, "--dtype") && v) {
             dtype = v, i++;
         } else if (!strcmp(a, "--tokenizer") && v) {
@@ -144,23 +697,19 @@ int main(int argc, char **argv)
         } else if (!out && a[0] != '-') {
             out = a;
         } else {
-            fprintf(stderr, "usage: mkhf OUTDIR [--tokenizer tokenizer.model] [--dim N] [--layers N] "
-                            "[--ffn N] [--heads N] [--kv-heads N] [--vocab N] [--dtype f16|bf16|f32]\n");
-            return 2;
+            return usage();
         }
     }
-    int esize = !strcmp(dtype, "f32") ? 4 : 2;
-    const char *st_dtype = !strcmp(dtype, "f32") ? "F32" : !strcmp(dtype, "f16") ? "F16" : "BF16";
-    const bool qwen3 = !strcmp(family, "qwen3") || !strcmp(family, "qwen3moe");
-    const bool moe = !strcmp(family, "mixtral") || !strcmp(family, "qwen3moe");
-    if (!qwen3 && !moe && strcmp(family, "llama")) {
-        fprintf(stderr, "mkhf: unknown --family %s (llama, qwen3, mixtral, qwen3moe)\n", family);
-        return 2;
+    const family *f = family_find(name);
+    if (!f) {
+        fprintf(stderr, "mkhf: unknown --family %s\n", name);
+        return usage();
     }
-    if (!head_dim || !qwen3) /* only Qwen3's heads are not hidden / heads wide */
-        head_dim = heads > 0 ? dim / heads : 0;
-    if (!out || dim <= 0 || heads <= 0 || kv <= 0 || head_dim <= 0 || (!qwen3 && dim % heads) ||
-        (moe && (experts < 1 || used < 1 || used > experts || moe_ffn < 1))) {
+    const weight_type wt = !strcmp(dtype, "f32") ? (weight_type){ "F32", 4 }
+                         : !strcmp(dtype, "f16") ? (weight_type){ "F16", 2 } : (weight_type){ "BF16", 2 };
+    if (!s.head_dim || !(f->flags & F_OWN_HEAD_DIM)) /* else heads are hidden / heads wide */
+        s.head_dim = s.heads > 0 ? s.dim / s.heads : 0;
+    if (!out || !consistent(f, &s)) {
         fprintf(stderr, "mkhf: need OUTDIR and consistent dimensions\n");
         return 2;
     }
@@ -168,155 +717,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "mkhf: %s: %s\n", out, strerror(errno));
         return 1;
     }
-    char path[4096];
-    /* config.json, tokenizer_config.json, tokenizer.model */
-    snprintf(path, sizeof path, "%s/config.json", out);
-    FILE *fp = fopen(path, "w");
-    if (!fp)
-        return 1;
-    const char *cls = !strcmp(family, "qwen3") ? "Qwen3ForCausalLM"
-                     : !strcmp(family, "mixtral") ? "MixtralForCausalLM"
-                     : !strcmp(family, "qwen3moe") ? "Qwen3MoeForCausalLM" : "LlamaForCausalLM";
-    fprintf(fp, "{\"architectures\": [\"%s\"], \"model_type\": \"%s\", "
-                "\"hidden_size\": %lld, \"intermediate_size\": %lld, \"num_hidden_layers\": %lld, "
-                "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, \"vocab_size\": %lld, "
-                "\"max_position_embeddings\": 4096, \"rms_norm_eps\": 1e-05, \"rope_theta\": 10000.0, "
-                "\"tie_word_embeddings\": false, \"bos_token_id\": 1, \"eos_token_id\": 2",
-            cls, family, (long long)dim, (long long)ffn, (long long)layers, (long long)heads,
-            (long long)kv, (long long)vocab);
-    if (qwen3)
-        fprintf(fp, ", \"head_dim\": %lld", (long long)head_dim);
-    if (!strcmp(family, "mixtral"))
-        fprintf(fp, ", \"num_local_experts\": %lld, \"num_experts_per_tok\": %lld",
-                (long long)experts, (long long)used);
-    else if (moe)
-        fprintf(fp, ", \"num_experts\": %lld, \"num_experts_per_tok\": %lld, "
-                    "\"moe_intermediate_size\": %lld, \"norm_topk_prob\": true",
-                (long long)experts, (long long)used, (long long)moe_ffn);
-    fprintf(fp, "}\n");
-    fclose(fp);
-    snprintf(path, sizeof path, "%s/tokenizer_config.json", out);
-    if (!(fp = fopen(path, "w")))
-        return 1;
-    fprintf(fp, "{\"add_bos_token\": true, \"add_eos_token\": false}\n");
-    fclose(fp);
-    snprintf(path, sizeof path, "%s/tokenizer.model", out);
-    if (!tok && write_spm(path, vocab)) {
-        fprintf(stderr, "mkhf: cannot write %s (a generated vocabulary needs --vocab >= 350)\n", path);
-        return 1;
+    tensor_list L = { 0 };
+    int rc = 1;
+    if (write_config(out, f, &s)) {
+        fprintf(stderr, "mkhf: %s/config.json: write error\n", out);
+        goto done;
     }
-    FILE *in = tok ? fopen(tok, "rb") : NULL;
-    FILE *o = tok ? fopen(path, "wb") : NULL;
-    if (tok && (!in || !o)) {
-        fprintf(stderr, "mkhf: cannot copy %s\n", tok);
-        return 1;
+    if (write_tokenizer(out, f, &s, tok))
+        goto done;
+    if (list_tensors(&L, f, &s)) {
+        fprintf(stderr, "mkhf: out of memory\n");
+        goto done;
     }
-    char buf[65536];
-    size_t n;
-    while (in && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, o);
-    if (in) {
-        fclose(in);
-        fclose(o);
+    if (write_safetensors(out, &L, wt)) {
+        fprintf(stderr, "mkhf: %s/model.safetensors: write error\n", out);
+        goto done;
     }
-
-    /* the tensor list in Hugging Face's module order */
-    const int64_t kvd = head_dim * kv, qd = head_dim * heads;
-    const int64_t per_layer = 6 + (qwen3 ? 2 : 0) + (moe ? 1 + 3 * experts : 3);
-    int64_t nt = 3 + per_layer * layers;
-    tensor *t = calloc((size_t)nt, sizeof *t);
-    int k = 0;
-#define T(nm, r, c) (snprintf(t[k].name, sizeof t[k].name, "model.layers.%lld.%s.weight", \
-                              (long long)l, nm), t[k].rows = (r), t[k].cols = (c), t[k].norm = (c) == 0, k++)
-    snprintf(t[k].name, sizeof t[k].name, "model.embed_tokens.weight"), t[k].rows = vocab, t[k++].cols = dim;
-    for (int64_t l = 0; l < layers; l++) {
-        T("input_layernorm", dim, 0);
-        T("self_attn.q_proj", qd, dim);
-        T("self_attn.k_proj", kvd, dim);
-        T("self_attn.v_proj", kvd, dim);
-        T("self_attn.o_proj", dim, qd);
-        if (qwen3) {
-            T("self_attn.q_norm", head_dim, 0);
-            T("self_attn.k_norm", head_dim, 0);
-        }
-        T("post_attention_layernorm", dim, 0);
-        if (!moe) {
-            T("mlp.gate_proj", ffn, dim);
-            T("mlp.up_proj", ffn, dim);
-            T("mlp.down_proj", dim, ffn);
-        } else if (qwen3) {
-            T("mlp.gate", experts, dim);
-            for (int64_t e = 0; e < experts; e++) {
-                char nm[96];
-                snprintf(nm, sizeof nm, "mlp.experts.%lld.gate_proj", (long long)e), T(nm, moe_ffn, dim);
-                snprintf(nm, sizeof nm, "mlp.experts.%lld.up_proj", (long long)e), T(nm, moe_ffn, dim);
-                snprintf(nm, sizeof nm, "mlp.experts.%lld.down_proj", (long long)e), T(nm, dim, moe_ffn);
-            }
-        } else {
-            T("block_sparse_moe.gate", experts, dim);
-            for (int64_t e = 0; e < experts; e++) {
-                char nm[96];
-                snprintf(nm, sizeof nm, "block_sparse_moe.experts.%lld.w1", (long long)e), T(nm, ffn, dim);
-                snprintf(nm, sizeof nm, "block_sparse_moe.experts.%lld.w2", (long long)e), T(nm, dim, ffn);
-                snprintf(nm, sizeof nm, "block_sparse_moe.experts.%lld.w3", (long long)e), T(nm, ffn, dim);
-            }
-        }
-    }
-#undef T
-    snprintf(t[k].name, sizeof t[k].name, "model.norm.weight"), t[k].rows = dim, t[k++].norm = 1;
-    snprintf(t[k].name, sizeof t[k].name, "lm_head.weight"), t[k].rows = vocab, t[k++].cols = dim;
-
-    /* header: JSON padded with spaces to a multiple of 8 */
-    size_t cap = (size_t)nt * 160 + 64, len = 0;
-    char *hdr = malloc(cap);
-    uint64_t off = 0;
-    len += (size_t)snprintf(hdr + len, cap - len, "{");
-    for (int i = 0; i < nt; i++) {
-        uint64_t bytes = (uint64_t)t[i].rows * (uint64_t)(t[i].cols ? t[i].cols : 1) * (uint64_t)esize;
-        if (t[i].cols)
-            len += (size_t)snprintf(hdr + len, cap - len, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[%lld,%lld],"
-                                    "\"data_offsets\":[%llu,%llu]}", i ? "," : "", t[i].name, st_dtype,
-                                    (long long)t[i].rows, (long long)t[i].cols,
-                                    (unsigned long long)off, (unsigned long long)(off + bytes));
-        else
-            len += (size_t)snprintf(hdr + len, cap - len, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[%lld],"
-                                    "\"data_offsets\":[%llu,%llu]}", i ? "," : "", t[i].name, st_dtype,
-                                    (long long)t[i].rows, (unsigned long long)off,
-                                    (unsigned long long)(off + bytes));
-        off += bytes;
-    }
-    len += (size_t)snprintf(hdr + len, cap - len, "}");
-    while (len % 8)
-        hdr[len++] = ' ';
-    snprintf(path, sizeof path, "%s/model.safetensors", out);
-    if (!(fp = fopen(path, "wb")))
-        return 1;
-    uint64_t hl = len;
-    fwrite(&hl, 8, 1, fp);
-    fwrite(hdr, 1, len, fp);
-    enum { CHUNK = 1 << 16 };
-    static uint16_t h[CHUNK];
-    static float f[CHUNK];
-    for (int i = 0; i < nt; i++) {
-        uint64_t count = (uint64_t)t[i].rows * (uint64_t)(t[i].cols ? t[i].cols : 1);
-        for (uint64_t done = 0; done < count; done += CHUNK) {
-            size_t c = count - done < CHUNK ? (size_t)(count - done) : CHUNK;
-            for (size_t j = 0; j < c; j++)
-                f[j] = t[i].norm ? 1.0f : randw();
-            if (esize == 4) {
-                fwrite(f, 4, c, fp);
-            } else {
-                for (size_t j = 0; j < c; j++)
-                    h[j] = esize == 2 && st_dtype[0] == 'F' ? gguf_f32_to_f16(f[j]) : gguf_f32_to_bf16(f[j]);
-                fwrite(h, 2, c, fp);
-            }
-        }
-    }
-    if (fclose(fp) != 0) {
-        fprintf(stderr, "mkhf: write error\n");
-        return 1;
-    }
-    free(hdr);
-    free(t);
-    return 0;
+    rc = 0;
+done:
+    free(L.t);
+    return rc;
 }
