@@ -221,7 +221,7 @@ build-fuzz/libtool-%.a: $$(call tool_objs,$$*,build-fuzz)
 	ar rcs $@ $^
 FUZZ_ARCHIVES = $(foreach t,$(TOOLS),build-fuzz/libtool-$(t).a)
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_ARCHIVES) build-fuzz/libgguf-fuzz.a
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(TOOL_INCLUDES) -fsanitize=fuzzer -o $@ $< $(FUZZ_ARCHIVES) build-fuzz/libgguf-fuzz.a $(TOOL_LIBS) $(LIB_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(TOOL_INCLUDES) -fsanitize=fuzzer -o $@ $< $(FUZZ_ARCHIVES) build-fuzz/libgguf-fuzz.a $(TOOL_LIBS) $(LIB_LIBS) -lm -pthread
 
 # --- install ---------------------------------------------------------------
 DEST := $(DESTDIR)$(PREFIX)
