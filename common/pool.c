@@ -69,16 +69,18 @@ static _Thread_local int unit_thread = -1;
 
 static long spin_ns(void)
 {
-    static long ns = -1;
-    if (ns < 0) {
+    static _Atomic long ns = -1; /* read by every thread; set once, to the same value */
+    long v = atomic_load_explicit(&ns, memory_order_relaxed);
+    if (v < 0) {
         /* GGUFKIT_SPIN_US: how long a waiting thread spins before it
          * sleeps (benchmarks only; 0..10000) */
         const char *e = getenv("GGUFKIT_SPIN_US");
         char *end;
         long us = e ? strtol(e, &end, 10) : -1;
-        ns = e && *e && !*end && us >= 0 && us <= 10000 ? us * 1000 : 20000;
+        v = e && *e && !*end && us >= 0 && us <= 10000 ? us * 1000 : 20000;
+        atomic_store_explicit(&ns, v, memory_order_relaxed);
     }
-    return ns;
+    return v;
 }
 
 static void futex_wait(_Atomic uint32_t *w, uint32_t v)
@@ -319,14 +321,18 @@ static struct {
     bool    solo, probing;
     int     jobs, wait, gap; /* windows until the next probe; the gap after it */
     int64_t t0, last;        /* the window's start; the last regular window's length */
+    int64_t units, last_units; /* units of the window's loops; of the last regular window's */
 } A = { .wait = 2, .gap = 2 };
 
-static void adapt_count(void)
+static void adapt_count(int64_t units)
 {
     if (A.jobs++ == 0) {
         A.t0 = now_ns();
-        return;
+        A.units = 0;
     }
+    A.units += units;
+    if (A.jobs == 1)
+        return;
     /* a probe that is already far behind the window before it ends early
      * (a quarter in, at 1.5 times the pace): losing probes cost little */
     const bool lost = A.probing && A.last > 0 && A.jobs >= ADAPT_JOBS / 4 &&
@@ -336,6 +342,14 @@ static void adapt_count(void)
     const int64_t len = now_ns() - A.t0;
     A.jobs = 0;
     if (A.probing) {
+        /* loops of another size than the window before (a prompt, then
+         * generation): no verdict, probe again on the next window */
+        if (!lost && A.last > 0 && (A.units > 2 * A.last_units || 2 * A.units < A.last_units)) {
+            A.probing = false;
+            A.wait = 1;
+            A.last = 0;
+            return;
+        }
         A.probing = false;
         if (!lost && A.last > 0 && (double)len < ADAPT_GAIN * (double)A.last) {
             A.solo = !A.solo;
@@ -347,6 +361,7 @@ static void adapt_count(void)
         A.last = 0; /* the next regular window sets the baseline again */
     } else {
         A.last = len;
+        A.last_units = A.units;
         A.probing = --A.wait <= 0;
     }
 }
@@ -366,16 +381,18 @@ void pool_for(int64_t units, pool_fn fn, void *ctx)
     if (units <= 0)
         return;
     const int inner = unit_thread;
-    if (inner >= 0 || pool_threads() == 1 || units == 1) {
-        for (int64_t u = 0; u < units; u++)
-            fn(ctx, u, inner >= 0 ? inner : 0);
-        return;
+    bool alone = inner >= 0 || pool_threads() == 1 || units == 1;
+    if (!alone && !A.off) {
+        adapt_count(units);
+        alone = A.solo != A.probing;
     }
-    if (!A.off)
-        adapt_count();
-    if (!A.off && A.solo != A.probing) {
+    if (alone) {
+        /* on this thread; a loop inside one of these units runs inline too */
+        const int self = inner >= 0 ? inner : 0;
+        unit_thread = self;
         for (int64_t u = 0; u < units; u++)
-            fn(ctx, u, 0);
+            fn(ctx, u, self);
+        unit_thread = inner;
         return;
     }
     for (int64_t base = 0; base < units; base += WINDOW)

@@ -15,6 +15,7 @@
  *
  * Not for: loading the model, sampling, or the matrix kernels themselves.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -622,6 +623,8 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
         .kq_scale = hp->q_scale != 0 ? 1.0f : 1.0f / sqrtf((float)hd),
         .nb = nb, .pos = pos, .group = hp->n_head / hp->n_head_kv, .swa = run_layer_is_swa(m, layer),
     };
+    /* the per-thread scratch was sized by the pool when the state was made */
+    assert(pool_threads() <= s->n_threads);
     pool_for((int64_t)nb * hp->n_head, att_unit, &j);
 }
 
