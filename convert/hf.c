@@ -941,24 +941,37 @@ static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
     return 0;
 }
 
-/* rope_scaling "yarn" (rope_type, or the older type) as the base converter
- * writes it: type, factor, the original context, and the YaRN parameters
- * config.json gives. */
-static int put_rope_yarn(gguf_writer *w, const hf_state *s, const char *arch, gguf_error *err)
+/* rope scaling as e21cdc11's base converter writes it for every
+ * architecture: config.json's "rope_parameters" or "rope_scaling" (its
+ * "rope_type", or the older "type"); "linear" gives the type and factor,
+ * "yarn" also the original context and the YaRN parameters config.json
+ * gives. Other types write nothing here ("llama3" is the generated
+ * rope_freqs tensor; Phi-3's LongRoPE is refused earlier). */
+static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch, gguf_error *err)
 {
-    const json_value *rs = json_get(s->config, "rope_scaling");
+    const json_value *rs = json_get(s->config, "rope_parameters");
+    if (!rs || rs->type != JSON_OBJECT)
+        rs = json_get(s->config, "rope_scaling");
     const char *type = json_str(json_get(rs, "rope_type"));
     if (!type)
         type = json_str(json_get(rs, "type"));
     double factor, x;
-    if (!type || strcmp(type, "yarn") || !json_num(json_get(rs, "factor"), &factor))
+    if (!type || (strcmp(type, "yarn") && strcmp(type, "linear")))
         return 0;
+    const json_value *fv = json_get(rs, "factor");
+    if (!fv)
+        return 0; /* the base converter writes nothing without a factor */
+    if (!json_num(fv, &factor) || !isfinite(factor) || factor <= 0)
+        return gguf_error_set(err, "config.json line %zu: rope_scaling.factor is not a positive "
+                              "number", fv->line);
     char key[128];
-    int64_t orig;
     snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_TYPE, arch);
-    int bad = gguf_writer_set_str(w, key, "yarn");
+    int bad = gguf_writer_set_str(w, key, type);
     snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_FACTOR, arch);
     bad |= gguf_writer_set_f32(w, key, (float)factor);
+    if (!strcmp(type, "linear"))
+        return bad ? gguf_error_set(err, "out of memory") : 0;
+    int64_t orig;
     if (json_count(json_get(rs, "original_max_position_embeddings"), "config.json",
                    "rope_scaling.original_max_position_embeddings", 0, UINT32_MAX, &orig, err))
         return -1;
@@ -1006,7 +1019,7 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
         return gguf_error_set(err, "out of memory");
     if (put_hparams(w, s, arch, m->arch->hf_hparams, err))
         return -1;
-    if ((m->arch->flags & GGUF_ARCH_ROPE_YARN) && put_rope_yarn(w, s, arch, err))
+    if (put_rope_scaling(w, s, arch, err))
         return -1;
     if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
         return gguf_error_set(err, "out of memory");
@@ -1031,16 +1044,6 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
         snprintf(key, sizeof key, GGUF_KEY_ROPE_DIM_COUNT, arch);
         if (gguf_writer_set_u32(w, key, rope_dim))
             return gguf_error_set(err, "out of memory");
-        const json_value *rs = json_get(s->config, "rope_scaling");
-        const char *type = json_str(json_get(rs, "type"));
-        double factor;
-        if (type && !strcmp(type, "linear") && json_num(json_get(rs, "factor"), &factor)) {
-            char k2[128];
-            snprintf(key, sizeof key, "%s.rope.scaling.type", arch);
-            snprintf(k2, sizeof k2, "%s.rope.scaling.factor", arch);
-            if (gguf_writer_set_str(w, key, "linear") || gguf_writer_set_f32(w, k2, (float)factor))
-                return gguf_error_set(err, "out of memory");
-        }
     }
     if (m->arch->hf_hparams_late && put_hparams(w, s, arch, m->arch->hf_hparams_late, err))
         return -1;

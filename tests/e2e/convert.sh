@@ -137,6 +137,35 @@ if need_jq "phi3 converter rules" && need_fixture models/phi3-rand "phi3 convert
     rm -rf "$P3"
     fixture_block_end
 fi
+# rope scaling as e21cdc11's base converter writes it for every family
+# (real Gemma 3 4B+ configs carry a linear factor of 8), read from
+# rope_scaling or rope_parameters; and gguf-run runs the result.
+if need_jq "rope scaling keys" && need_fixture models/gemma3-rand "rope scaling keys" 5; then
+    RS=$TMP/rs RUN=$BIN/gguf-run
+    rs_case() { # name family jq-filter expected-keys
+        rm -rf "$RS"; cp -r "$FIX/models/$2" "$RS"; chmod -R u+w "$RS"
+        jq "$3" "$FIX/models/$2/config.json" >"$RS/config.json"
+        local got
+        got=$("$CONVERT" -q "$RS" --outtype f32 -o "$TMP/rs.gguf" 2>&1 &&
+              "$INSPECT" --json "$TMP/rs.gguf" |
+              jq -r '[.metadata | to_entries[] | select(.key | test("rope\\.scaling")) | "\(.key | sub("^[^.]+\\."; ""))=\(.value.value)"] | join(" ")') &&
+        "$RUN" -m "$TMP/rs.gguf" --prompt-ids 1,5,6 -n 2 --ids >/dev/null 2>"$TMP/rs.err" || got="$got; run: $(tail -1 "$TMP/rs.err")"
+        [ "$got" = "$4" ] && pass "rope scaling: $1" || fail "rope scaling: $1" "got [$got] want [$4]"
+        rm -f "$TMP/rs.gguf"
+    }
+    rs_case "gemma3 linear (rope_type)" gemma3-rand '.rope_scaling = {"rope_type": "linear", "factor": 8.0}' \
+        "rope.scaling.type=linear rope.scaling.factor=8"
+    rs_case "gemma3 linear (rope_parameters)" gemma3-rand '.rope_parameters = {"rope_type": "linear", "factor": 4.0}' \
+        "rope.scaling.type=linear rope.scaling.factor=4"
+    rs_case "qwen3 yarn" qwen3-rand '.rope_scaling = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}' \
+        "rope.scaling.type=yarn rope.scaling.factor=4 rope.scaling.original_context_length=32768"
+    rs_case "qwen3 without a factor: nothing" qwen3-rand '.rope_scaling = {"rope_type": "linear"}' ""
+    rm -rf "$RS"; cp -r "$FIX/models/qwen3-rand" "$RS"; chmod -R u+w "$RS"
+    jq '.rope_scaling = {"rope_type": "linear", "factor": "eight"}' "$FIX/models/qwen3-rand/config.json" >"$RS/config.json"
+    bad_case "rope_scaling.factor not a number" "$RS" "rope_scaling.factor is not a positive number"
+    rm -rf "$RS"
+    fixture_block_end
+fi
 # Gemma's converter rules (llama.cpp's Gemma2Model / Gemma3Model), on copies
 # of gemma2-rand and gemma3-rand with config.json edited
 if need_jq "gemma converter rules" && need_fixture models/gemma3-rand "gemma converter rules" 5; then
