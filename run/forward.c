@@ -361,18 +361,6 @@ static void add_bias(float *y, const float *bias, int nb, int n)
 }
 
 
-/* Sixteen float lanes added pairwise: i with i+8, then i with i+4, then
- * 0+2 and 1+3, then those two. */
-static float sum16(const float e[16])
-{
-    float t[8], q[4];
-    for (int i = 0; i < 8; i++)
-        t[i] = e[i + 8] + e[i];
-    for (int i = 0; i < 4; i++)
-        q[i] = t[i + 4] + t[i];
-    return (q[0] + q[2]) + (q[1] + q[3]);
-}
-
 /* e^x in float as a range reduction plus a degree-5 polynomial, every step
  * rounded as fused multiply-adds round it: x = n·ln2 + b with n =
  * round(x·log2 e) (found by adding and removing 1.5·2^23) and ln2 split
@@ -424,7 +412,7 @@ static void attn_softmax(float *x, int n, float scale, float sink)
         float e[16];
         for (int i = 0; i < 16; i++)
             e[i] = g + i < n ? (x[g + i] = exp_poly(x[g + i] - max)) : 0.0f;
-        sum += (double)sum16(e);
+        sum += (double)kern_sum16(e);
     }
     if (!isnan(sink))
         sum += (double)expf(sink - max);
@@ -440,7 +428,7 @@ void run_attn_softmax(float *x, int n, float scale, float sink)
 }
 
 /* Batch scores (forward_simd.h, run_attn_scores): q16 · each key in 16
- * float lanes with fused multiply-adds, then sum16. */
+ * float lanes with fused multiply-adds, then kern_sum16. */
 void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
                      int n_kv, int head_dim, size_t kv_dim)
 {
@@ -455,7 +443,7 @@ void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const g
         for (int c = 0; c < head_dim; c += 16)
             for (int l = 0; l < 16; l++)
                 lane[l] = fmaf(f16[k[c + l]], f16[q16[c + l]], lane[l]);
-        att[t] = sum16(lane);
+        att[t] = kern_sum16(lane);
     }
 }
 
@@ -473,7 +461,7 @@ void run_attn_values(float *out, const float *f16, const gguf_half *p16, const g
         float lane[16] = {0};
         for (int t = 0; t < n_kv; t++)
             lane[t % 16] = fmaf(f16[p16[t]], f16[vc[(size_t)t * kv_dim + i]], lane[t % 16]);
-        out[i] = sum16(lane);
+        out[i] = kern_sum16(lane);
     }
 }
 
@@ -489,13 +477,13 @@ static void to_f16(const float *x, gguf_half *y, int64_t n)
 }
 
 /* The four 16-lane sums of ggml_vec_dot_f16 on AVX-512 folded into one
- * float: sum0 + sum2 and sum1 + sum3, those two, then sum16. */
+ * float: sum0 + sum2 and sum1 + sum3, those two, then kern_sum16. */
 static float fold4x16(float acc[4][16])
 {
     float e[16];
     for (int l = 0; l < 16; l++)
         e[l] = (acc[0][l] + acc[2][l]) + (acc[1][l] + acc[3][l]);
-    return sum16(e);
+    return kern_sum16(e);
 }
 
 /* One token's scores (forward_simd.h, run_attn_scores1): ggml_vec_dot_f16
@@ -644,7 +632,7 @@ static void row_softmax(float *x, int n)
     for (; i + 16 <= n; i += 16) {
         for (int k = 0; k < 16; k++)
             x[i + k] = exp_poly(x[i + k] - max);
-        sum += (double)sum16(x + i);
+        sum += (double)kern_sum16(x + i);
     }
     for (; i < n; i++) {
         x[i] = expf(x[i] - max);

@@ -13,7 +13,7 @@
  *  - fmaf(a, b, c), a + b, a * b, a / b are single IEEE operations, so a
  *    lane of _mm256_fmadd_ps etc. gives the same bits;
  *  - the sixteen float lanes of the batch dot products are two registers,
- *    lanes 0–7 and 8–15, added the way sum16 adds them.
+ *    lanes 0–7 and 8–15, added the way kern_sum16 adds them.
  * The file is built for generic x86-64 like the rest; only the functions
  * marked KERN_AVX2 (kernels_simd.h) use the wider instruction sets, and
  * forward.c reaches them only through the table fwd_simd_select gives it
@@ -36,16 +36,6 @@ static const fwd_simd_ops fwd_scalar = { .name = "scalar" };
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
 #endif
-
-/* sum16 of the lanes 0–7 in lo and 8–15 in hi: i + 8 with i, then i + 4
- * with i, then (0 + 2) + (1 + 3). */
-ALWAYS float hsum16(__m256 lo, __m256 hi)
-{
-    const __m256 t = _mm256_add_ps(hi, lo);
-    const __m128 q = _mm_add_ps(_mm256_extractf128_ps(t, 1), _mm256_castps256_ps128(t));
-    const __m128 s = _mm_add_ps(q, _mm_movehl_ps(q, q)); /* q0 + q2, q1 + q3 */
-    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
 
 /* exp_poly on eight lanes. 2^n is built in the exponent field, so j · 2^n
  * is one multiplication rounded once, which is what ldexpf(j, n) gives
@@ -199,7 +189,7 @@ KERN_AVX2 static void fwd_attn_softmax_avx2(float *x, int n, float scale, float 
  * every i become sixteen rows acc[l][0..head_dim), position t adding
  * p_t · v_t into row t % 16 across contiguous i, so V is read row by row.
  * Each acc[l][i] sees the same fused multiply-adds in the same t order as
- * the scalar lane l of output i, and the rows are then added as sum16 adds
+ * the scalar lane l of output i, and the rows are then added as kern_sum16 adds
  * lanes. */
 KERN_AVX2 static void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_half *vc,
                                             int n_kv, int head_dim, size_t kv_dim)

@@ -7,12 +7,12 @@
  *  - one activation row (generation: ggml_vec_dot_f32/_f16): four 16-lane
  *    partial sums fed 64 elements at a time (elements 64s + 16j + l into
  *    sum j, lane l, by fused multiply-adds), then sum0 + sum2 and
- *    sum1 + sum3, those two added, the 16 lanes added pairwise (sum16);
+ *    sum1 + sum3, those two added, the 16 lanes added pairwise (kern_sum16, kernels.h);
  *    the last n % 64 products added one by one after that (f32: fused
  *    into the float sum; f16: exact products added in double);
  *  - a batch (tinyBLAS, kern_batch_order): one 16-lane sum fed 16 elements
- *    at a time, then sum16.
- * sum16 adds lanes i and i + 8, then i and i + 4, then (0 + 2) + (1 + 3),
+ *    at a time, then kern_sum16.
+ * kern_sum16 adds lanes i and i + 8, then i and i + 4, then (0 + 2) + (1 + 3),
  * as _mm512_reduce_add_ps does. Products of two f16 values are exact in
  * float. bf16 products are added in double (the scalar reference) or in
  * 32 float lanes (AVX2), whatever the shape.
@@ -26,6 +26,7 @@
 
 #include <ggufkit/gguf.h>
 #include <ggufkit/quants.h>
+#include "kernels.h"
 #include "kernels_impl.h"
 
 /* ---------------------------------------------------------------------------
@@ -37,17 +38,6 @@ static float elem_ref(uint32_t type, const void *p, int64_t i)
 {
     return type == GGUF_DT_F16 ? gguf_f16_to_f32(((const gguf_half *)p)[i])
                                : ((const float *)p)[i];
-}
-
-/* Sixteen lanes added as _mm512_reduce_add_ps adds them. */
-static float lanes16_sum(const float e[16])
-{
-    float t[8], q[4];
-    for (int i = 0; i < 8; i++)
-        t[i] = e[i + 8] + e[i];
-    for (int i = 0; i < 4; i++)
-        q[i] = t[i + 4] + t[i];
-    return (q[0] + q[2]) + (q[1] + q[3]);
 }
 
 /* One activation row: ggml_vec_dot_f32 / _f16's order (header). */
@@ -65,7 +55,7 @@ static float vec_order_ref(uint32_t type, int64_t n, const void *w, const void *
         acc[1][l] += acc[3][l];
         acc[0][l] += acc[1][l];
     }
-    float sum = lanes16_sum(acc[0]);
+    float sum = kern_sum16(acc[0]);
     if (type == GGUF_DT_F16) {
         double d = sum;
         for (; i < n; i++)
@@ -84,7 +74,7 @@ static float batch_order_ref(uint32_t type, int64_t n, const void *w, const void
     for (int64_t i = 0; i + 16 <= n; i += 16)
         for (int l = 0; l < 16; l++)
             acc[l] = fmaf(elem_ref(type, w, i + l), elem_ref(type, x, i + l), acc[l]);
-    return lanes16_sum(acc);
+    return kern_sum16(acc);
 }
 
 float dot_f32_ref(int64_t n, const void *w, const void *x)
@@ -130,16 +120,6 @@ ALWAYS float hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
     h = _mm_add_ps(h, _mm_movehl_ps(h, h));
     h = _mm_add_ss(h, _mm_movehdup_ps(h));
     return _mm_cvtss_f32(h);
-}
-
-/* lanes16_sum of the 16 lanes lo (0..7) and hi (8..15). */
-ALWAYS float hsum16(__m256 lo, __m256 hi)
-{
-    const __m256 t = _mm256_add_ps(hi, lo);
-    __m128 q = _mm_add_ps(_mm256_extractf128_ps(t, 1), _mm256_castps256_ps128(t));
-    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-    q = _mm_add_ss(q, _mm_movehdup_ps(q));
-    return _mm_cvtss_f32(q);
 }
 
 /* Eight f16 or bf16 values widened to float. */

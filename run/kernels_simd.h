@@ -70,6 +70,16 @@ static inline bool kern_probe_vnni(void)
  * bounds once inlined; unrolled, their arrays stay in registers. */
 #define UNROLL _Pragma("GCC unroll 8")
 
+/* kern_sum16 of the lanes 0–7 in lo and 8–15 in hi: i + 8 with i, then
+ * i + 4 with i, then (0 + 2) + (1 + 3). */
+ALWAYS float hsum16(__m256 lo, __m256 hi)
+{
+    const __m256 t = _mm256_add_ps(hi, lo);
+    const __m128 q = _mm_add_ps(_mm256_extractf128_ps(t, 1), _mm256_castps256_ps128(t));
+    const __m128 s = _mm_add_ps(q, _mm_movehl_ps(q, q)); /* q0 + q2, q1 + q3 */
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
 /* f16 → float with F16C (exact for every non-NaN value). */
 ALWAYS float h2f(gguf_half h)
 {
