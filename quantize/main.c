@@ -1044,11 +1044,8 @@ static int run(const options *o)
         if (it->convert) {
             bad_value bad;
             const int rc = convert_tensor(it, &b[i % 2], &bad, ready);
-            if (ready && prev.rc) {
-                progress_end(&bar);
-                fprintf(stderr, TOOL ": error: %s: %s\n", o->out, prev.err.msg);
-                goto done;
-            }
+            if (ready && prev.rc)
+                goto write_failed;
             ready = NULL;
             if (rc) {
                 progress_end(&bar);
@@ -1067,11 +1064,8 @@ static int run(const options *o)
         }
         if (ready) { /* a tensor copied as it is follows one not yet written */
             write_pending(ready);
-            if (prev.rc) {
-                progress_end(&bar);
-                fprintf(stderr, TOOL ": error: %s: %s\n", o->out, prev.err.msg);
-                goto done;
-            }
+            if (prev.rc)
+                goto write_failed;
         }
         if (o->verbose)
             printf("[%4" PRIu64 "/%4" PRIu64 "] %-36s %-7s -> %-7s %10.3f MiB -> %10.3f MiB%s%s\n",
@@ -1084,11 +1078,8 @@ static int run(const options *o)
     }
     if (ready) {
         write_pending(ready);
-        if (prev.rc) {
-            progress_end(&bar);
-            fprintf(stderr, TOOL ": error: %s: %s\n", o->out, prev.err.msg);
-            goto done;
-        }
+        if (prev.rc)
+            goto write_failed;
     }
     progress_end(&bar);
     if (gguf_writer_finish(w, &err)) {
@@ -1107,6 +1098,10 @@ static int run(const options *o)
                o->threads, o->threads == 1 ? "" : "s", now() - t0);
     }
     status = 0;
+    goto done;
+write_failed: /* writing a tensor (prev) failed */
+    progress_end(&bar);
+    fprintf(stderr, TOOL ": error: %s: %s\n", o->out, prev.err.msg);
 done:
     gguf_writer_free(w);
     free(b[0].out);
