@@ -36,6 +36,8 @@ typedef struct hf_state {
     bool        file_order; /* safetensors tensors in header order, not sorted */
     vocab       voc;        /* as llama.cpp builds it */
     bool        spm;        /* voc came from tokenizer.model */
+    bool        has_attn_factor; /* Phi-3 LongRoPE: rope.scaling.attn_factor to write */
+    float       attn_factor;
 } hf_state;
 
 static bool file_exists(const char *path)
@@ -81,6 +83,26 @@ static int hparam_u32(const hf_state *s, const char *key, uint32_t *out, gguf_er
     if (json_count(json_get(s->config, key), "config.json", key, 0, UINT32_MAX, &v, err))
         return -1;
     *out = (uint32_t)v;
+    return 0;
+}
+
+/* The rotary part of a head (Phi3MiniModel): int(partial_rotary_factor ×
+ * hidden_size) // num_attention_heads, the factor 1 when absent. */
+static int rotary_dims(const hf_state *s, int64_t *rot, gguf_error *err)
+{
+    static const char *const hidden_keys[] = { "hidden_size", "n_embd", NULL };
+    static const char *const head_keys[] = { "num_attention_heads", "n_head", NULL };
+    const json_value *hv = hparam(s, hidden_keys), *nv = hparam(s, head_keys);
+    const json_value *factor = json_get(s->config, "partial_rotary_factor");
+    int64_t hidden, heads;
+    double f = 1.0;
+    if (json_count(hv, "config.json", "hidden_size", 1, UINT32_MAX, &hidden, err) ||
+        json_count(nv, "config.json", "num_attention_heads", 1, UINT32_MAX, &heads, err))
+        return -1;
+    if (factor && factor->type != JSON_NULL && (!json_num(factor, &f) || !(f > 0 && f <= 1)))
+        return gguf_error_set(err, "config.json line %zu: 'partial_rotary_factor' is not a "
+                              "number in (0, 1]", factor->line);
+    *rot = (int64_t)(f * (double)hidden) / heads;
     return 0;
 }
 
@@ -227,6 +249,82 @@ static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_
         return gguf_error_set(err, "out of memory");
     }
     t->owned = f;
+    return 0;
+}
+
+/* Phi-3's LongRoPE (Phi3MiniModel.generate_extra_tensors, the 128k models
+ * and Phi-4-mini): rope_scaling's long and short frequency factors as F32
+ * tensors of n_rot/2, and the attention factor written as
+ * rope.scaling.attn_factor, from scale = max_position_embeddings /
+ * original_max_position_embeddings: sqrt(1 + ln scale / ln original) for
+ * "longrope" (earlier "su"), 0.1 ln scale + 1 for "yarn", 1 when the
+ * context is not extended. */
+static int add_longrope(src_model *m, hf_state *s, const json_value *rs, gguf_error *err)
+{
+    static const char *const ctx_keys[] = { "n_positions", "max_position_embeddings", NULL };
+    const char *type = json_str(json_get(rs, "rope_type"));
+    if (!type)
+        type = json_str(json_get(rs, "type"));
+    int64_t ctx, orig, rot;
+    if (rs->type != JSON_OBJECT || !type || !*type)
+        return gguf_error_set(err, "config.json line %zu: rope_scaling has no type", rs->line);
+    if (json_count(hparam(s, ctx_keys), "config.json", "max_position_embeddings", 1, UINT32_MAX,
+                   &ctx, err) ||
+        json_count(json_get(s->config, "original_max_position_embeddings"), "config.json",
+                   "original_max_position_embeddings", 1, UINT32_MAX, &orig, err) ||
+        rotary_dims(s, &rot, err))
+        return -1;
+    const double scale = (double)ctx / (double)orig;
+    double attn = 1.0;
+    if (!strcasecmp(type, "longrope") || !strcasecmp(type, "su")) {
+        if (scale > 1.0)
+            attn = sqrt(1.0 + log(scale) / log((double)orig));
+    } else if (!strcasecmp(type, "yarn")) {
+        if (scale > 1.0)
+            attn = 0.1 * log(scale) + 1.0;
+    } else {
+        return gguf_error_set(err, "config.json line %zu: rope_scaling type \"%s\" of a %s model "
+                              "is not supported (longrope, su or yarn)", rs->line, type,
+                              m->arch->name);
+    }
+    if (!isfinite(attn))
+        return gguf_error_set(err, "config.json: original_max_position_embeddings %" PRId64
+                              " gives no LongRoPE attention factor", orig);
+    static const struct { const char *hf, *name; } lists[] = {
+        { "long_factor", GGUF_T_ROPE_FACTORS_LONG },
+        { "short_factor", GGUF_T_ROPE_FACTORS_SHORT },
+    };
+    for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
+        const json_value *v = json_get(rs, lists[k].hf);
+        if (!v || v->type != JSON_ARRAY)
+            return gguf_error_set(err, "config.json line %zu: rope_scaling.%s is missing or not "
+                                  "a list", v ? v->line : rs->line, lists[k].hf);
+        if (rot % 2 || (int64_t)v->n != rot / 2)
+            return gguf_error_set(err, "config.json line %zu: rope_scaling.%s has %zu factors; "
+                                  "the rotary part of a head (%" PRId64 ") needs %" PRId64,
+                                  v->line, lists[k].hf, v->n, rot, rot / 2);
+        float *f = malloc(v->n * sizeof *f);
+        if (!f)
+            return gguf_error_set(err, "out of memory");
+        for (size_t i = 0; i < v->n; i++) {
+            double x;
+            if (!json_num(v->items[i], &x) || !isfinite((float)x)) {
+                free(f);
+                return gguf_error_set(err, "config.json line %zu: rope_scaling.%s[%zu] is not a "
+                                      "finite number", v->items[i]->line, lists[k].hf, i);
+            }
+            f[i] = (float)x;
+        }
+        const int64_t ne = (int64_t)v->n;
+        src_tensor *t = src_add_tensor(m, lists[k].name, SRC_F32, 1, &ne, f);
+        if (!t) {
+            free(f);
+            return gguf_error_set(err, "out of memory");
+        }
+        t->owned = f;
+    }
+    s->has_attn_factor = true;
+    s->attn_factor = (float)attn;
     return 0;
 }
 
@@ -549,11 +647,9 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 
     const json_value *rs = json_get(s->config, "rope_scaling");
     const char *rope_type = json_str(json_get(rs, "rope_type"));
-    /* Phi-3's LongRoPE (the 128k models): factor tensors and an attention
-     * factor that gguf-convert does not make yet */
-    if (rs && rs->type != JSON_NULL && gguf_arch_tensor_of(m->arch, GGUF_ROLE_ROPE_FACTORS_LONG))
-        return gguf_error_set(err, "config.json line %zu: rope_scaling of a %s model (LongRoPE "
-                              "factors) is not supported", rs->line, m->arch->name);
+    if (rs && rs->type != JSON_NULL && gguf_arch_tensor_of(m->arch, GGUF_ROLE_ROPE_FACTORS_LONG) &&
+        add_longrope(m, s, rs, err))
+        return -1;
     if ((m->arch->flags & GGUF_ARCH_ROPE_LLAMA3) && rope_type && !strcasecmp(rope_type, "llama3") &&
         add_rope_freqs(m, s, rs, err))
         return -1;
@@ -778,28 +874,6 @@ static int put_hparam(gguf_writer *w, const char *arch, const gguf_arch_hf_hpara
     return gguf_writer_set_f32(w, key, (float)x) ? gguf_error_set(err, "out of memory") : 0;
 }
 
-/* The rotary part of a head (Phi3MiniModel): int(partial_rotary_factor ×
- * hidden_size) // num_attention_heads, the factor 1 when absent. */
-static int put_rotary_part(const hf_state *s, gguf_writer *w, const char *arch,
-                           const gguf_arch_hf_hparam *r, const json_value *factor, gguf_error *err)
-{
-    static const char *const hidden_keys[] = { "hidden_size", "n_embd", NULL };
-    static const char *const head_keys[] = { "num_attention_heads", "n_head", NULL };
-    const json_value *hv = hparam(s, hidden_keys), *nv = hparam(s, head_keys);
-    int64_t hidden, heads;
-    double f = 1.0;
-    if (json_count(hv, "config.json", "hidden_size", 1, UINT32_MAX, &hidden, err) ||
-        json_count(nv, "config.json", "num_attention_heads", 1, UINT32_MAX, &heads, err))
-        return -1;
-    if (factor && factor->type != JSON_NULL && (!json_num(factor, &f) || !(f > 0 && f <= 1)))
-        return gguf_error_set(err, "config.json line %zu: '%s' is not a number in (0, 1]",
-                              factor->line, r->hf[0]);
-    char key[128];
-    snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
-    const uint32_t rot = (uint32_t)((int64_t)(f * (double)hidden) / heads);
-    return gguf_writer_set_u32(w, key, rot) ? gguf_error_set(err, "out of memory") : 0;
-}
-
 /* SpecialVocab: ids from tokenizer_config.json's *_token strings looked up
  * in tokenizer.json's added_tokens, then config.json's *_token_id; the
  * first source to give a valid id wins. */
@@ -913,8 +987,11 @@ static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
             hv = NULL;
         snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
         if (r->id == GGUF_HP_ROPE_DIM) {
-            if (put_rotary_part(s, w, arch, r, hv, err))
+            int64_t rot;
+            if (rotary_dims(s, &rot, err))
                 return -1;
+            if (gguf_writer_set_u32(w, key, (uint32_t)rot))
+                return gguf_error_set(err, "out of memory");
             continue;
         }
         if (hparam_skipped(s, r, hv))
@@ -946,7 +1023,8 @@ static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
  * "rope_type", or the older "type"); "linear" gives the type and factor,
  * "yarn" also the original context and the YaRN parameters config.json
  * gives. Other types write nothing here ("llama3" is the generated
- * rope_freqs tensor; Phi-3's LongRoPE is refused earlier). */
+ * rope_freqs tensor). Phi3MiniModel and Gemma2Model write none of these
+ * (GGUF_ARCH_OWN_ROPE_KEYS): Phi-3's LongRoPE is add_longrope's. */
 static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch, gguf_error *err)
 {
     const json_value *rs = json_get(s->config, "rope_parameters");
@@ -998,6 +1076,18 @@ static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch,
     return bad ? gguf_error_set(err, "out of memory") : 0;
 }
 
+/* The key llama.cpp's converter adds while it makes the LongRoPE tensors,
+ * before any other but general.architecture. */
+static int hf_write_tensor_keys(src_model *m, gguf_writer *w, gguf_error *err)
+{
+    const hf_state *s = m->reader;
+    char key[128];
+    if (!s || !s->has_attn_factor)
+        return 0;
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_ATTN_FACTOR, m->arch->name);
+    return gguf_writer_set_f32(w, key, s->attn_factor) ? gguf_error_set(err, "out of memory") : 0;
+}
+
 static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err)
 {
     hf_state *s = m->reader;
@@ -1019,7 +1109,7 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
         return gguf_error_set(err, "out of memory");
     if (put_hparams(w, s, arch, m->arch->hf_hparams, err))
         return -1;
-    if (put_rope_scaling(w, s, arch, err))
+    if (!(m->arch->flags & GGUF_ARCH_OWN_ROPE_KEYS) && put_rope_scaling(w, s, arch, err))
         return -1;
     if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
         return gguf_error_set(err, "out of memory");
@@ -1113,6 +1203,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
     m->close = hf_close;
     m->verify = hf_verify;
     m->write_metadata = hf_write_metadata;
+    m->write_tensor_keys = hf_write_tensor_keys;
     m->path = dir;
     char pth[4096], cfg[4096];
     join(pth, sizeof pth, dir, "consolidated.00.pth");

@@ -58,6 +58,9 @@ struct src_model {
      * llama.cpp's order (the general.* identity keys and the quantization
      * version are the writer's). 0, or -1 with err. */
     int  (*write_metadata)(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err);
+    /* Optional: keys llama.cpp's converter adds while it makes the
+     * generated tensors, so right after general.architecture. */
+    int  (*write_tensor_keys)(src_model *m, gguf_writer *w, gguf_error *err);
     void (*close)(src_model *m);    /* frees the reader's state */
     /* Optional: 0 when the source bytes the reader holds in memory are
      * unchanged since they were read (checked before the output is renamed

@@ -437,8 +437,13 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     char label[32];
     uint64_t params = convert_param_count(m);
     convert_size_label(params, label, sizeof label);
-    int bad = gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, m->arch->name) |
-              gguf_writer_set_str(w, "general.type", o->vocab_only ? "vocab" : "model") |
+    if (gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, m->arch->name)) {
+        gguf_error_set(err, "out of memory");
+        goto done;
+    }
+    if (m->write_tensor_keys && m->write_tensor_keys(m, w, err))
+        goto done;
+    int bad = gguf_writer_set_str(w, "general.type", o->vocab_only ? "vocab" : "model") |
               gguf_writer_set_str(w, GGUF_KEY_NAME, m->name ? m->name : "model");
     if (!o->vocab_only && params > 0)
         bad |= gguf_writer_set_str(w, GGUF_KEY_SIZE_LABEL, label);

@@ -529,7 +529,7 @@ static const gguf_arch ARCHS[] = {
       .hf_classes = phi3_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
       .hf_hparams = phi3_hf_hparams, .tables = phi3_tables,
       .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_FUSED_QKV | GGUF_ARCH_FUSED_GATE_UP |
-               GGUF_ARCH_SCALE_Q | GGUF_ARCH_PHI3_VOCAB,
+               GGUF_ARCH_SCALE_Q | GGUF_ARCH_PHI3_VOCAB | GGUF_ARCH_OWN_ROPE_KEYS,
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .hf_hparams_late = phi3_late_hparams },
     /* OpenAI's open-weight MoE: every other layer (from layer 0) attends
      * within a sliding window (its hparams' pattern row); experts stay MXFP4 */
@@ -546,7 +546,7 @@ static const gguf_arch ARCHS[] = {
       .hf_classes = gemma2_hf, .hf_skip = gemma2_skip, .hparams = gemma2_hparams,
       .hf_hparams = gemma2_hf_hparams, .tables = gemma2_tables,
       .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_SCALE_Q | GGUF_ARCH_SCALE_EMBD |
-               GGUF_ARCH_ATTN_SOFTCAP | GGUF_ARCH_NO_SPACE_PREFIX,
+               GGUF_ARCH_ATTN_SOFTCAP | GGUF_ARCH_NO_SPACE_PREFIX | GGUF_ARCH_OWN_ROPE_KEYS,
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH, .norm_offset = 1.0f,
       .q_scale_width_blocks = 46, .hf_hparams_late = gemma2_late_hparams },
     { .name = "gemma3", .about = "Gemma 3 text: Gemma 2 with q/k norms, 5 local : 1 global layers, two rope bases",

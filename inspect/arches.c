@@ -41,6 +41,7 @@ static const char *features(const gguf_arch *a, char *buf, size_t size)
         { GGUF_ARCH_SWA_ROPE_PLAIN, "swa-rope-plain" },
         { GGUF_ARCH_TRIM_EMBD, "convert:trim-embd" },
         { GGUF_ARCH_NO_SPACE_PREFIX, "convert:no-space-prefix" },
+        { GGUF_ARCH_OWN_ROPE_KEYS, "convert:own-rope-keys" },
     };
     size_t o = 0;
     buf[0] = 0;

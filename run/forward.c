@@ -73,16 +73,18 @@ void run_rmsnorm(float *y, const float *x, const float *w, int n, float eps)
         y[i] = (x[i] * scale) * w[i];
 }
 
-/* cs[2i], cs[2i+1] = cos, sin of scale * (pos * base^(-2i/n_rot) / freqs[i]).
- * The power is stepped by repeated multiplication in float, as ggml does. */
-static void rope_angles(float *cs, int n_rot, int pos, float base, float scale, const float *freqs)
+/* cs[2i], cs[2i+1] = cos, sin of scale * (pos * base^(-2i/n_rot) / freqs[i]),
+ * times mscale (LongRoPE's attention factor; 1 leaves them exact). The power
+ * is stepped by repeated multiplication in float, as ggml does. */
+static void rope_angles(float *cs, int n_rot, int pos, float base, float scale, const float *freqs,
+                        float mscale)
 {
     const float step = powf(base, -2.0f / (float)n_rot);
     float theta = (float)pos;
     for (int i = 0; i < n_rot / 2; i++) {
         const float t = scale * (freqs ? theta / freqs[i] : theta);
-        cs[2 * i] = cosf(t);
-        cs[2 * i + 1] = sinf(t);
+        cs[2 * i] = cosf(t) * mscale;
+        cs[2 * i + 1] = sinf(t) * mscale;
         theta *= step;
     }
 }
@@ -126,10 +128,10 @@ static void rope_apply(float *x, int n_heads, int head_dim, int n_rot, const flo
 }
 
 void run_rope(float *x, int n_heads, int head_dim, int n_rot, int pos, float base, float scale,
-              const float *freqs, enum run_rope_layout layout)
+              const float *freqs, float mscale, enum run_rope_layout layout)
 {
     float cs[n_rot > 0 ? n_rot : 1];
-    rope_angles(cs, n_rot, pos, base, scale, freqs);
+    rope_angles(cs, n_rot, pos, base, scale, freqs, mscale);
     rope_apply(x, n_heads, head_dim, n_rot, cs, layout);
 }
 
@@ -236,6 +238,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->n_threads = pool_threads(); /* per-thread scratch of attention */
     s->n_ctx = n_ctx;
     s->n_batch = n_batch;
+    s->rope_freqs = run_rope_factors(m, n_ctx);
     s->xq_row = max_act_row(m);
     const size_t cache = (size_t)hp->n_layer * (size_t)n_ctx * kv;
     s->x = malloc(nb * d * sizeof(float));
@@ -848,9 +851,10 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     const float scale = swa ? hp->rope_scale_swa : hp->rope_scale;
     for (int b = 0; b < nb; b++) {
         if (hp->rope_yarn)
-            rope_angles_yarn(s->rope_cs, hp, pos + b, m->rope_freqs);
+            rope_angles_yarn(s->rope_cs, hp, pos + b, s->rope_freqs);
         else
-            rope_angles(s->rope_cs, hp->n_rot, pos + b, base, scale, m->rope_freqs);
+            rope_angles(s->rope_cs, hp->n_rot, pos + b, base, scale, s->rope_freqs,
+                        hp->rope_attn_factor);
         rope_apply(s->q + (size_t)b * qd, hp->n_head, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
         rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,

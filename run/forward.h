@@ -53,6 +53,8 @@ typedef struct run_state {
     gguf_half *v_cache;  /* (n_layer, n_ctx, kv_dim) values, f16 */
     float *att;          /* (n_threads, n_ctx + head_dim) scores and head output per thread */
     float *rope_cs;      /* (n_rot) cos, sin pairs of one position */
+    const float *rope_freqs; /* the model's frequency divisors for this context, or NULL
+                              * (run_rope_factors) */
     gguf_half *att16;    /* (n_threads, n_ctx + head_dim) f16 scratch per thread */
     float *f16_table;    /* 65536 entries: binary16 bits → float */
     gguf_half *gelu16;   /* GeGLU models: 65536 entries, gelu of each binary16 as f16
@@ -82,9 +84,10 @@ void run_rmsnorm(float *y, const float *x, const float *w, int n, float eps);
 /* Rotates the n_rot first dimensions of each of n_heads heads of head_dim in
  * x for position pos: pairs (2i, 2i+1) (RUN_ROPE_NORM) or (i, i + n_rot/2)
  * (RUN_ROPE_NEOX) by the angle scale * pos * base^(-2i/n_rot) / freqs[i]
- * (freqs may be NULL; scale is 1 without linear rope scaling). */
+ * (freqs may be NULL; scale is 1 without linear rope scaling), cos and sin
+ * times mscale (LongRoPE's attention factor; 1 without). */
 void run_rope(float *x, int n_heads, int head_dim, int n_rot, int pos, float base, float scale,
-              const float *freqs, enum run_rope_layout layout);
+              const float *freqs, float mscale, enum run_rope_layout layout);
 
 /* p = softmax(scale * x) over n scores, in place. */
 void run_softmax(float *x, int n, float scale);

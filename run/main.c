@@ -65,7 +65,7 @@ static void usage(FILE *out)
             "       " TOOL " -m MODEL.gguf --imatrix OUT -f TEXT [--ctx-size N] [--chunks N]\n"
             "       " TOOL " -m MODEL.gguf --verify REF.gguf -f TEXT [--chunks N] [limits]\n"
             "\n"
-            "  -m, --model FILE      the GGUF model (llama, mistral, qwen2)\n"
+            "  -m, --model FILE      the GGUF model (gguf-inspect --arches lists what runs)\n"
             "  -p, --prompt TEXT     the prompt (BOS added as the vocabulary says)\n"
             "  --prompt-ids LIST     the prompt as token ids, comma-separated, used as given\n"
             "  -n, --n-predict N     tokens to generate (default 128)\n"

@@ -39,7 +39,7 @@
                       GGUF_ARCH_SCALE_EMBD | GGUF_ARCH_ATTN_SOFTCAP | GGUF_ARCH_SWA_ROPE_PLAIN)
 #define CONVERT_FACTS (GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM | \
                        GGUF_ARCH_PHI3_VOCAB | GGUF_ARCH_MXFP4_EXPERTS | GGUF_ARCH_TRIM_EMBD | \
-                       GGUF_ARCH_NO_SPACE_PREFIX)
+                       GGUF_ARCH_NO_SPACE_PREFIX | GGUF_ARCH_OWN_ROPE_KEYS)
 
 static int check_features(const gguf_arch *a, gguf_error *err)
 {
@@ -117,8 +117,8 @@ static int key_float(const gguf_file *f, const char *fmt, const char *arch, bool
     return 0;
 }
 
-/* Linear rope scaling (angles divided by the factor), YaRN or none;
- * LongRoPE is refused rather than run wrongly. */
+/* Linear rope scaling (angles divided by the factor), YaRN or none (phi3's
+ * LongRoPE: its factor tensors and the attention factor, read here). */
 static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *arch,
                              gguf_error *err)
 {
@@ -137,7 +137,10 @@ static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *ar
         key_float(f, KEY_ROPE_SCALING_FACTOR, arch, false, factor, 0, &factor, err))
         return -1;
     hp->rope_scale = factor == 0 || gguf_str_eq(type, "none") ? 1.0f : 1.0f / factor;
-    return 0;
+    return key_float(f, GGUF_KEY_ROPE_SCALING_ATTN_FACTOR, arch, false, 1.0f, 0,
+                     &hp->rope_attn_factor, err) ||
+           key_int(f, GGUF_KEY_ROPE_SCALING_ORIG_CTX, arch, false, hp->n_ctx_train, 1, INT32_MAX,
+                   &hp->n_ctx_orig, err);
 }
 
 /* YaRN as llama.cpp's context sets it up (llama_context: ext_factor 1 when
@@ -147,9 +150,7 @@ static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *ar
 static int load_yarn(run_hparams *hp, const gguf_file *f, const char *arch, gguf_error *err)
 {
     float beta_fast = 32.0f, beta_slow = 1.0f, ext = -1.0f;
-    if (key_int(f, GGUF_KEY_ROPE_SCALING_ORIG_CTX, arch, false, hp->n_ctx_train, 1, INT32_MAX,
-                &hp->n_ctx_orig, err) ||
-        key_float(f, GGUF_KEY_ROPE_YARN_BETA_FAST, arch, false, beta_fast, 0, &beta_fast, err) ||
+    if (key_float(f, GGUF_KEY_ROPE_YARN_BETA_FAST, arch, false, beta_fast, 0, &beta_fast, err) ||
         key_float(f, GGUF_KEY_ROPE_YARN_BETA_SLOW, arch, false, beta_slow, 0, &beta_slow, err))
         return -1;
     char key[128];
@@ -163,8 +164,10 @@ static int load_yarn(run_hparams *hp, const gguf_file *f, const char *arch, gguf
         const float factor = 1.0f / hp->rope_scale;
         attn = factor <= 1.0f ? 1.0f : 0.1f * logf(factor) + 1.0f;
         attn *= 1.0f / (1.0f + 0.1f * logf(factor));
-        attn *= 1.0f + 0.1f * logf(1.0f / hp->rope_scale);
     }
+    attn *= hp->rope_attn_factor;
+    if (hp->yarn_ext_factor != 0)
+        attn *= 1.0f + 0.1f * logf(1.0f / hp->rope_scale);
     hp->yarn_mscale = attn;
     const float two_pi = 2 * (float)M_PI;
     const float lo = (float)hp->n_rot * logf((float)hp->n_ctx_orig / (beta_fast * two_pi)) /
@@ -267,6 +270,14 @@ static int load_arch_hparams(run_hparams *hp, const gguf_file *f, const gguf_arc
     if (a->flags & GGUF_ARCH_SCALE_EMBD)
         hp->embd_scale = sqrtf((float)hp->n_embd);
     return 0;
+}
+
+const float *run_rope_factors(const run_model *m, int n_ctx)
+{
+    if (m->rope_freqs)
+        return m->rope_freqs;
+    const int64_t padded = ((int64_t)n_ctx + 255) / 256 * 256;
+    return padded > m->hp.n_ctx_orig ? m->rope_long : m->rope_short;
 }
 
 bool run_layer_is_swa(const run_model *m, int il)
@@ -533,14 +544,15 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
 }
 
 /* A global tensor the architecture's table allows but the forward pass
- * does not apply (phi3's LongRoPE factors) is refused when present. */
+ * does not apply is refused when present. */
 static int check_globals(const gguf_file *f, const gguf_arch *a, gguf_error *err)
 {
     const gguf_arch_tensor *t;
     for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
         if (gguf_arch_tensor_per_block(t) || t->role == GGUF_ROLE_TOKEN_EMBD ||
             t->role == GGUF_ROLE_OUTPUT_NORM || t->role == GGUF_ROLE_OUTPUT ||
-            t->role == GGUF_ROLE_ROPE_FREQS)
+            t->role == GGUF_ROLE_ROPE_FREQS || t->role == GGUF_ROLE_ROPE_FACTORS_LONG ||
+            t->role == GGUF_ROLE_ROPE_FACTORS_SHORT)
             continue;
         if (gguf_lookup_tensor(f, t->name))
             return gguf_error_set(err, "tensor %s: gguf-run does not apply %s tensors", t->name,
@@ -589,12 +601,20 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     } else if (load_matrix(&m->output, f, GGUF_T_OUTPUT, 0, hp->n_vocab, hp->n_embd, err)) {
         return -1;
     }
-    if (load_vector(&m->rope_freqs, f, GGUF_T_ROPE_FREQS, 0, hp->n_rot / 2, false, err))
-        return -1;
-    for (int i = 0; m->rope_freqs && i < hp->n_rot / 2; i++)
-        if (!isfinite(m->rope_freqs[i]) || m->rope_freqs[i] <= 0)
-            return gguf_error_set(err, "tensor %s: factor %d is %g, expected a positive number",
-                                  GGUF_T_ROPE_FREQS, i, m->rope_freqs[i]);
+    const struct { float **v; const char *name; } factors[] = {
+        { &m->rope_freqs, GGUF_T_ROPE_FREQS },
+        { &m->rope_long, GGUF_T_ROPE_FACTORS_LONG },
+        { &m->rope_short, GGUF_T_ROPE_FACTORS_SHORT },
+    };
+    for (size_t k = 0; k < sizeof factors / sizeof *factors; k++) {
+        float **v = factors[k].v;
+        if (load_vector(v, f, factors[k].name, 0, hp->n_rot / 2, false, err))
+            return -1;
+        for (int i = 0; *v && i < hp->n_rot / 2; i++)
+            if (!isfinite((*v)[i]) || (*v)[i] <= 0)
+                return gguf_error_set(err, "tensor %s: factor %d is %g, expected a positive "
+                                      "number", factors[k].name, i, (*v)[i]);
+    }
     m->layers = calloc((size_t)hp->n_layer, sizeof *m->layers);
     if (!m->layers)
         return gguf_error_set(err, "out of memory");
@@ -725,6 +745,8 @@ void run_model_free(run_model *m)
     free(m->layers);
     free(m->output_norm);
     free(m->rope_freqs);
+    free(m->rope_long);
+    free(m->rope_short);
     memset(m, 0, sizeof *m);
 }
 

@@ -56,6 +56,8 @@ typedef struct run_hparams {
     bool  rope_yarn;
     float yarn_ext_factor, yarn_mscale, yarn_corr[2];
     int   n_ctx_orig;  /* rope.scaling.original_context_length */
+    float rope_attn_factor; /* rope.scaling.attn_factor (phi3 LongRoPE): cos and sin times
+                             * this, as llama.cpp's context applies it; 1 when absent */
     /* sliding window (run_layer_is_swa): with n_swa > 0, layer il attends
      * to its n_swa last positions unless il % swa_period == swa_period - 1
      * (every layer when swa_period is 0), rotated by rope_base_swa and
@@ -112,6 +114,8 @@ typedef struct run_model {
     run_matrix  output;      /* (n_vocab, n_embd); token_embd when tied */
     bool        tied;
     float      *rope_freqs;  /* (n_rot/2,) divisors of the frequencies, or NULL */
+    float      *rope_long, *rope_short; /* phi3 LongRoPE's divisors (n_rot/2,) for contexts
+                                         * beyond n_ctx_orig and within it, or NULL */
     run_layer  *layers;      /* n_layer */
     void       *packed_arena; /* owns every matrix's packed copy */
 } run_model;
@@ -130,6 +134,12 @@ run_matrix *run_layer_matrix(run_layer *l, int role);
 /* Whether layer il attends within the sliding window (llama.cpp's
  * set_swa_pattern over the period). */
 bool run_layer_is_swa(const run_model *m, int il);
+
+/* The frequency divisors a context of n_ctx positions rotates by, or NULL:
+ * rope_freqs when present, else as llama.cpp's get_rope_factors picks
+ * LongRoPE's: the long factors when n_ctx (rounded up to a multiple of
+ * 256, as llama.cpp pads it) exceeds the original context. */
+const float *run_rope_factors(const run_model *m, int n_ctx);
 
 /* Expert e's part of a stacked expert matrix of n experts. */
 run_matrix run_expert(const run_matrix *w, int n, int e);

@@ -113,6 +113,8 @@ enum gguf_token_type {
 #define GGUF_KEY_ROPE_SCALING_TYPE  "%s.rope.scaling.type"
 #define GGUF_KEY_ROPE_SCALING_FACTOR "%s.rope.scaling.factor"
 #define GGUF_KEY_ROPE_SCALING_ORIG_CTX "%s.rope.scaling.original_context_length"
+/* Phi-3 LongRoPE: cos and sin times this (the factor tensors are above) */
+#define GGUF_KEY_ROPE_SCALING_ATTN_FACTOR "%s.rope.scaling.attn_factor"
 #define GGUF_KEY_ROPE_YARN_EXT_FACTOR "%s.rope.scaling.yarn_ext_factor"
 #define GGUF_KEY_ROPE_YARN_ATTN_FACTOR "%s.rope.scaling.yarn_attn_factor"
 #define GGUF_KEY_ROPE_YARN_BETA_FAST "%s.rope.scaling.yarn_beta_fast"
@@ -289,6 +291,8 @@ enum {
     GGUF_ARCH_TRIM_EMBD        = 1u << 20, /* token_embd rows past the vocabulary dropped */
     GGUF_ARCH_NO_SPACE_PREFIX  = 1u << 21, /* a tokenizer.model vocabulary gets
                                             * tokenizer.ggml.add_space_prefix false */
+    GGUF_ARCH_OWN_ROPE_KEYS    = 1u << 22, /* its converter writes none of the base converter's
+                                            * rope.scaling.* keys (phi3: LongRoPE's own) */
     GGUF_ARCH_MXFP4_EXPERTS    = 1u << 23  /* experts come as MXFP4 blocks + scales and stay
                                             * MXFP4; float outtypes get file_type 38 */
 };

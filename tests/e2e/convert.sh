@@ -117,7 +117,7 @@ bad_case() { # name dir expected-substring [options...]
 
 # Phi-3's own converter rules (llama.cpp's Phi3MiniModel), on copies of
 # phi3-rand in a folder whose name makes general.name "Phi3-x"
-if need_jq "phi3 converter rules" && need_fixture models/phi3-rand "phi3 converter rules" 3; then
+if need_jq "phi3 converter rules" && need_fixture models/phi3-rand "phi3 converter rules" 2; then
     P3=$TMP/phi3-x
     mkp3() { rm -rf "$P3"; cp -r "$FIX/models/phi3-rand" "$P3"; chmod -R u+w "$P3"; }
     # an added token that is not special is user-defined, however special it looks
@@ -131,9 +131,47 @@ if need_jq "phi3 converter rules" && need_fixture models/phi3-rand "phi3 convert
     # llama.cpp refuses a model named phi3 without <|endoftext|>
     mkp3; sed -i 's/<|endoftext|>/<|eot|>/' "$P3/added_tokens.json" "$P3/tokenizer_config.json"
     bad_case "phi3 without <|endoftext|>" "$P3" "Phi-3's, which needs the token <|endoftext|>"
-    mkp3; jq '.rope_scaling = {"type": "longrope", "long_factor": [1], "short_factor": [1]}' \
-        "$FIX/models/phi3-rand/config.json" >"$P3/config.json"
-    bad_case "phi3 LongRoPE rope_scaling" "$P3" "rope_scaling of a phi3 model (LongRoPE factors) is not supported"
+    rm -rf "$P3"
+    fixture_block_end
+fi
+# Phi-3 LongRoPE (Phi3MiniModel.generate_extra_tensors): the long and short
+# factors as F32 tensors ahead of every other (in every outtype), and
+# rope.scaling.attn_factor = sqrt(1 + ln(8192/2048) / ln 2048) = sqrt(13/11)
+# right after general.architecture, where llama.cpp's converter adds it
+# while it makes those tensors. gguf-run's greedy ids on these copies are
+# checked against llama.cpp's in run.sh.
+if need_jq "phi3 LongRoPE" && need_fixture models/phi3-rand "phi3 LongRoPE" 9; then
+    P3=$TMP/phi3-lr
+    for t in f32 f16 q8_0; do
+        got=$(phi3_longrope "$P3" 0.75 && "$CONVERT" -q "$P3" --outtype $t -o "$TMP/lr.gguf" 2>&1 &&
+              "$INSPECT" --json "$TMP/lr.gguf" |
+              jq -r '[(.metadata | keys_unsorted[0:3] | join(" ")),
+                      (.metadata["phi3.rope.scaling.attn_factor"].value - 1.0871146 | fabs < 1e-7),
+                      (.tensors[0:2][] | "\(.name) \(.type) \(.shape | join(","))")] | join("; ")')
+        want="general.architecture phi3.rope.scaling.attn_factor general.type; true; rope_factors_long.weight f32 12; rope_factors_short.weight f32 12"
+        [ "$got" = "$want" ] && pass "phi3 LongRoPE $t: factor tensors first in F32, attn_factor second" ||
+            fail "phi3 LongRoPE $t" "got [$got] want [$want]"
+    done
+    # the factors are the config's numbers rounded to f32, in order (the
+    # hashes of struct.pack('<12f', *factors))
+    got=$("$INSPECT" --hash "$TMP/lr.gguf" 2>&1 | grep rope_factors | tr -s ' \n' ' ')
+    want="fab7c5a44e319f57bd24944bff5e750687d0203ad8863570ee4184e96ad1ded3 rope_factors_long.weight "
+    want+="3170b451b3f643279ff4624ce8af9c066ebdb57b1295f388c35fe289e73ae0af rope_factors_short.weight "
+    [ "$got" = "$want" ] && pass "phi3 LongRoPE: the factors are config.json's, rounded to f32" ||
+        fail "phi3 LongRoPE: factor values" "got [$got]"
+    rm -f "$TMP/lr.gguf"
+    lr_bad() { # name jq-filter expected
+        phi3_longrope "$P3" 0.75 && jq "$2" "$P3/config.json" >"$P3/c" && mv "$P3/c" "$P3/config.json"
+        bad_case "phi3 LongRoPE: $1" "$P3" "$3"
+    }
+    lr_bad "factors for another rotary width" '.partial_rotary_factor = 1' \
+        "rope_scaling.long_factor has 12 factors; the rotary part of a head (32) needs 16"
+    lr_bad "no short factors" 'del(.rope_scaling.short_factor)' "rope_scaling.short_factor is missing or not a list"
+    lr_bad "a factor that is not a number" '.rope_scaling.long_factor[3] = "x"' \
+        "rope_scaling.long_factor\[3\] is not a finite number"
+    lr_bad "an unknown type" '.rope_scaling.type = "dynamic"' \
+        "rope_scaling type \"dynamic\" of a phi3 model is not supported"
+    lr_bad "no type" 'del(.rope_scaling.type)' "rope_scaling has no type"
     rm -rf "$P3"
     fixture_block_end
 fi

@@ -63,3 +63,23 @@ fixture_block_end() {
     fi
     BLOCK_NAME=''
 }
+
+# phi3_longrope DIR PCT: a copy of the phi3-rand fixture in DIR laid out as
+# Phi-4-mini's rope is: context 8192 over an original 2048 (scale 4), and
+# LongRoPE long/short factors for partial_rotary_factor PCT (1 or 0.75:
+# 16 or 12 per list). Needs jq.
+phi3_longrope() {
+    local long short
+    if [ "$2" = 1 ]; then
+        long='[1,1.418,1.7631,2.0122,2.4266,3.3119,4.7366,6.4698,8.1927,9.7925,11.4654,13.5367,16.1615,19.1821,22.2732,25.2406]'
+        short='[1,1.0004,1.0036,1.012,1.0284,1.0556,1.096,1.1524,1.2276,1.324,1.4444,1.5916,1.768,1.9764,2.2196,2.5]'
+    else
+        long='[1,1.5097,2.1298,2.8373,3.8935,5.6039,8.0371,10.9621,14.0603,17.2186,20.6334,24.63]'
+        short='[1,1.0011,1.009,1.0304,1.0721,1.1409,1.2434,1.3866,1.577,1.8216,2.127,2.5]'
+    fi
+    rm -rf "$1" && cp -r "$FIX/models/phi3-rand" "$1" && chmod -R u+w "$1" &&
+        jq ".max_position_embeddings = 8192 | .original_max_position_embeddings = 2048 |
+            .partial_rotary_factor = $2 |
+            .rope_scaling = {\"type\": \"longrope\", \"long_factor\": $long, \"short_factor\": $short}" \
+            "$FIX/models/phi3-rand/config.json" >"$1/config.json"
+}

@@ -141,6 +141,23 @@ if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize "e21cdc11 archit
     fixture_block_end
 fi
 
+# Phi-3 LongRoPE (no fixture: a copy of phi3-rand made by phi3_longrope):
+# the F16 conversion's Q4_K_M keeps the factor tensors F32, and its tensor
+# data is the bytes llama-quantize e21cdc11 (1 thread) wrote from the same
+# F16 file (data section SHA-256 measured with gguf-inspect --hash).
+if [ -x "$BIN/gguf-convert" ] && command -v jq >/dev/null &&
+   need_fixture models/phi3-rand "phi3 LongRoPE Q4_K_M" 1; then
+    got=$(phi3_longrope "$TMP/phi3-lr" 0.75 &&
+          "$BIN/gguf-convert" -q "$TMP/phi3-lr" --outtype f16 -o "$TMP/lr-f16.gguf" 2>&1 &&
+          "$QUANT" -q "$TMP/lr-f16.gguf" "$TMP/lr-q4km.gguf" Q4_K_M 2>&1 &&
+          "$INSPECT" --hash "$TMP/lr-q4km.gguf" | grep -F '(data section)')
+    want="7a8a4a9f097621dc237de5048c5a7a415597379fbae69a62dbf2f4817a847ce1  (data section)"
+    [ "$got" = "$want" ] && pass "phi3 LongRoPE Q4_K_M: llama-quantize e21cdc11's tensor data" ||
+        fail "phi3 LongRoPE Q4_K_M" "got [$got]"
+    rm -rf "$TMP/phi3-lr" "$TMP/lr-f16.gguf" "$TMP/lr-q4km.gguf"
+    fixture_block_end
+fi
+
 # Presets llama-quantize e21cdc11 refuses without an importance matrix (its
 # tensor_requires_imatrix: iq1_*, iq2_*, iq3_xxs, and q2_K in Q2_K_S), and
 # what --dry-run says instead; COPY copies every tensor and keeps the file type.

@@ -163,6 +163,34 @@ if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"
     fixture_block_end
 fi
 
+# Phi-3 LongRoPE (Phi-3-128k, Phi-4-mini): no fixture carries it, so copies
+# of phi3-rand with rope_scaling longrope (phi3_longrope) are converted here;
+# the ids below are llama.cpp e21cdc11's (llama_decode, one thread, flash
+# attention off) on these very conversions, which it loads. A context past
+# the original 2048 (2049 is padded to 2304, as llama.cpp pads) rotates by
+# the long factors, one within it by the short ones; cos and sin are times
+# the attention factor sqrt(1 + ln 4 / ln 2048) either way.
+if need_fixture models/phi3-rand "phi3 LongRoPE greedy" 3; then
+    longrope_case() { # name pct ctx want
+        local d=$W/phi3-lr
+        if phi3_longrope "$d" "$2" && "$CONVERT" -q "$d" --outtype f32 -o "$W/lr.gguf" >"$W/err" 2>&1 &&
+           got=$("$RUN" -m "$W/lr.gguf" -c "$3" --prompt-ids 1,291,334,341,282,420,271,331 -n 32 \
+                 --ids -t 2 2>"$W/err") && [ "$got" = "$4" ]; then
+            pass "phi3 LongRoPE $1: 32 tokens as llama.cpp e21cdc11"
+        else
+            fail "phi3 LongRoPE $1" "got [${got:-}] want [$4] $(tail -1 "$W/err")"
+        fi
+        rm -rf "$d" "$W/lr.gguf"
+    }
+    longrope_case "rotary 0.75, -c 2048 (short factors)" 0.75 2048 \
+        "268 498 359 180 46 236 360 154 20 534 532 173 393 425 135 2 530 382 174 477 487 262 69 243 19 137 377 532 5 227 184 214"
+    longrope_case "rotary 0.75, -c 2049 (long factors)" 0.75 2049 \
+        "480 405 174 507 167 101 174 489 154 423 366 271 384 525 117 39 152 438 205 188 367 74 11 213 222 200 438 52 200 405 19 405"
+    longrope_case "rotary 1, -c 4096 (long factors)" 1 4096 \
+        "438 127 258 159 486 324 339 263 524 145 462 283 65 65 65 185 123 335 524 137 264 438 430 9 496 517 290 374 52 354 408 197"
+    fixture_block_end
+fi
+
 if need_fixture reference/greedy/wp-llama-5m-f32.p0.logits.f32 "logits wp-llama-5m-f32" &&
    model=$(model_for wp-llama-5m-f32.gguf) && [ -n "$model" ]; then
     logits_check wp-llama-5m-f32 "$model" "$REF/greedy/wp-llama-5m-f32.p0.json" 1e-4

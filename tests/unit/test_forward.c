@@ -322,34 +322,41 @@ END_TEST
 
 /* The rotation of one head, computed directly. */
 static void rope_direct(double *y, const float *x, int hd, int n_rot, int pos, double base,
-                        double scale, const float *ff, bool neox)
+                        double scale, const float *ff, double mscale, bool neox)
 {
     for (int i = 0; i < hd; i++)
         y[i] = x[i];
     for (int i = 0; i < n_rot / 2; i++) {
         double t = scale * pos * pow(base, -2.0 * i / n_rot) / (ff ? ff[i] : 1.0);
         int a = neox ? i : 2 * i, b = neox ? i + n_rot / 2 : 2 * i + 1;
-        y[a] = x[a] * cos(t) - x[b] * sin(t);
-        y[b] = x[a] * sin(t) + x[b] * cos(t);
+        y[a] = mscale * (x[a] * cos(t) - x[b] * sin(t));
+        y[b] = mscale * (x[a] * sin(t) + x[b] * cos(t));
     }
 }
 
-static void check_rope(enum run_rope_layout layout, int n_rot, const float *ff, float scale)
+static void check_rope_m(enum run_rope_layout layout, int n_rot, const float *ff, float scale,
+                         float mscale)
 {
     enum { HEADS = 3, HD = 16 };
     for (int pos = 0; pos < 40; pos += 13) {
         float x[HEADS * HD], x0[HEADS * HD];
         for (int i = 0; i < HEADS * HD; i++)
             x0[i] = x[i] = rnd();
-        run_rope(x, HEADS, HD, n_rot, pos, 10000.0f, scale, ff, layout);
+        run_rope(x, HEADS, HD, n_rot, pos, 10000.0f, scale, ff, mscale, layout);
         for (int h = 0; h < HEADS; h++) {
             double y[HD];
-            rope_direct(y, x0 + h * HD, HD, n_rot, pos, 10000.0, scale, ff, layout == RUN_ROPE_NEOX);
+            rope_direct(y, x0 + h * HD, HD, n_rot, pos, 10000.0, scale, ff, mscale,
+                        layout == RUN_ROPE_NEOX);
             for (int i = 0; i < HD; i++)
                 ck_assert_msg(fabs(x[h * HD + i] - y[i]) < 2e-5, "pos %d head %d dim %d: %g vs %g",
                               pos, h, i, x[h * HD + i], y[i]);
         }
     }
+}
+
+static void check_rope(enum run_rope_layout layout, int n_rot, const float *ff, float scale)
+{
+    check_rope_m(layout, n_rot, ff, scale, 1.0f);
 }
 
 START_TEST(test_rope_norm)
@@ -372,6 +379,33 @@ START_TEST(test_rope_freq_factors)
     const float ff[8] = { 1, 1, 2, 4, 8, 8, 8, 8 };
     check_rope(RUN_ROPE_NORM, 16, ff, 1);
     check_rope(RUN_ROPE_NEOX, 16, ff, 1);
+    /* Phi-3 LongRoPE: partial NEOX rotation by factors, cos and sin times
+     * the attention factor sqrt(13/11) */
+    check_rope_m(RUN_ROPE_NEOX, 12, ff, 1, 1.0871146f);
+}
+END_TEST
+
+/* llama.cpp's get_rope_factors: rope_freqs first; else the long factors
+ * once the context, padded to 256 as llama.cpp pads it, passes the
+ * original one. */
+START_TEST(test_rope_factors_by_context)
+{
+    float freqs[1], lng[1], shrt[1];
+    run_model m = { 0 };
+    m.hp.n_ctx_orig = 2048;
+    ck_assert_ptr_null(run_rope_factors(&m, 4096));
+    m.rope_long = lng;
+    m.rope_short = shrt;
+    ck_assert_ptr_eq(run_rope_factors(&m, 1), shrt);
+    ck_assert_ptr_eq(run_rope_factors(&m, 2048), shrt);
+    ck_assert_ptr_eq(run_rope_factors(&m, 2049), lng);
+    ck_assert_ptr_eq(run_rope_factors(&m, 2304), lng);
+    m.hp.n_ctx_orig = 2100; /* 2049 pads to 2304 */
+    ck_assert_ptr_eq(run_rope_factors(&m, 2049), lng);
+    ck_assert_ptr_eq(run_rope_factors(&m, 2048), shrt);
+    m.rope_freqs = freqs;
+    ck_assert_ptr_eq(run_rope_factors(&m, 2049), freqs);
+    ck_assert_ptr_eq(run_rope_factors(&m, 1), freqs);
 }
 END_TEST
 
@@ -635,8 +669,9 @@ static const bad_case BAD[] = {
     { "phi3 with separate q, k, v", phi3_unfused, "missing tensor blk.0.attn_qkv.weight" },
     { "phi3 with q wider than the model", phi3_wide_heads,
       "head count 4 times key length 16 is not the embedding length 32" },
-    { "phi3 LongRoPE factors", phi3_longrope,
-      "tensor rope_factors_long.weight: gguf-run does not apply rope_factors_long tensors" },
+    /* the random vector has negative entries: not frequency divisors */
+    { "phi3 LongRoPE factors not all positive", phi3_longrope,
+      "tensor rope_factors_long.weight: factor " },
     { "gemma2 without a post-norm", gemma2_no_post, "missing tensor blk.1.post_ffw_norm.weight" },
     { "gemma2 with an output matrix", gemma2_output,
       "tensor output.weight: gemma2 models take their output from token_embd.weight" },
@@ -1001,9 +1036,11 @@ START_TEST(test_simd_rope)
                     want[i] = got[i] = rnd() * 10;
                 const enum run_rope_layout l = layout ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
                 run_force_scalar(true);
-                run_rope(want, HEADS, HD, rots[r], pos, 10000.0f, 1.0f, pos % 2 ? ff : NULL, l);
+                run_rope(want, HEADS, HD, rots[r], pos, 10000.0f, 1.0f, pos % 2 ? ff : NULL,
+                         pos % 3 ? 1.0f : 1.0871146f, l);
                 run_force_scalar(false);
-                run_rope(got, HEADS, HD, rots[r], pos, 10000.0f, 1.0f, pos % 2 ? ff : NULL, l);
+                run_rope(got, HEADS, HD, rots[r], pos, 10000.0f, 1.0f, pos % 2 ? ff : NULL,
+                         pos % 3 ? 1.0f : 1.0871146f, l);
                 same_bits(want, got, HEADS * HD, "rope", rots[r], pos);
             }
         }
@@ -1408,6 +1445,7 @@ int main(void)
     tcase_add_test(tc, test_rope_norm);
     tcase_add_test(tc, test_rope_neox);
     tcase_add_test(tc, test_rope_freq_factors);
+    tcase_add_test(tc, test_rope_factors_by_context);
     tcase_add_test(tc, test_softmax);
     tcase_add_test(tc, test_swiglu);
     tcase_add_test(tc, test_geglu_softcap);
