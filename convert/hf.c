@@ -77,6 +77,10 @@ static const json_value *hparam(const hf_state *s, const char *const *keys)
     return NULL;
 }
 
+/* The names llama.cpp's converter tries for the number of blocks. */
+static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
+                                          "num_layers", NULL };
+
 static int hparam_u32(const hf_state *s, const char *key, uint32_t *out, gguf_error *err)
 {
     int64_t v;
@@ -357,8 +361,6 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
     if (!ex->n_rows)
         return 0;
     static const char *const count_keys[] = { "num_local_experts", "num_experts", NULL };
-    static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
-                                              "num_layers", NULL };
     const json_value *v = hparam(s, count_keys);
     int64_t n = 0, blocks = 0;
     if (v && json_count(v, "config.json", "num_local_experts", 0, 4096, &n, err))
@@ -975,49 +977,6 @@ static bool hparam_skipped(const hf_state *s, const gguf_arch_hf_hparam *r, cons
     return false;
 }
 
-/* The keys of a config.json table, each from its first present name (a
- * null value counts as absent). */
-static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
-                       const gguf_arch_hf_hparam *table, gguf_error *err)
-{
-    char key[128];
-    for (const gguf_arch_hf_hparam *r = table; r->hf[0]; r++) {
-        const json_value *hv = hparam(s, r->hf);
-        if (hv && hv->type == JSON_NULL)
-            hv = NULL;
-        snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
-        if (r->id == GGUF_HP_ROPE_DIM) {
-            int64_t rot;
-            if (rotary_dims(s, &rot, err))
-                return -1;
-            if (gguf_writer_set_u32(w, key, (uint32_t)rot))
-                return gguf_error_set(err, "out of memory");
-            continue;
-        }
-        if (hparam_skipped(s, r, hv))
-            continue;
-        if (r->id == GGUF_HP_SLIDING_WINDOW && !hv && !r->required) {
-            if (gguf_writer_set_u32(w, key, 0))
-                return gguf_error_set(err, "out of memory");
-            continue;
-        }
-        if (!hv && r->def != 0) {
-            if (r->is_float ? gguf_writer_set_f32(w, key, (float)r->def)
-                            : gguf_writer_set_u32(w, key, (uint32_t)r->def))
-                return gguf_error_set(err, "out of memory");
-            continue;
-        }
-        if (!hv) {
-            if (r->required)
-                return gguf_error_set(err, "config.json: required '%s' is missing", r->hf[0]);
-            continue;
-        }
-        if (put_hparam(w, arch, r, hv, err))
-            return -1;
-    }
-    return 0;
-}
-
 /* rope scaling as e21cdc11's base converter writes it for every
  * architecture: config.json's "rope_parameters" or "rope_scaling" (its
  * "rope_type", or the older "type"); "linear" gives the type and factor,
@@ -1076,6 +1035,69 @@ static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch,
     return bad ? gguf_error_set(err, "out of memory") : 0;
 }
 
+/* {arch}.block_count from the first of the names llama.cpp's converter
+ * tries (its block_count). */
+static int put_block_count(gguf_writer *w, const hf_state *s, const char *arch, gguf_error *err)
+{
+    char key[128];
+    int64_t x;
+    if (json_count(hparam(s, layer_keys), "config.json", "num_hidden_layers", 1, 100000, &x, err))
+        return -1;
+    snprintf(key, sizeof key, GGUF_KEY_BLOCK_COUNT, arch);
+    return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
+}
+
+/* One row of a config.json table, from its first present name (a null
+ * value counts as absent). */
+static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
+                          const gguf_arch_hf_hparam *r, gguf_error *err)
+{
+    char key[128];
+    const json_value *hv = hparam(s, r->hf);
+    if (hv && hv->type == JSON_NULL)
+        hv = NULL;
+    snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
+    if (r->id == GGUF_HP_BLOCK_COUNT)
+        return put_block_count(w, s, arch, err);
+    if (r->id == GGUF_HP_ROPE_DIM) {
+        int64_t rot;
+        if (rotary_dims(s, &rot, err))
+            return -1;
+        return gguf_writer_set_u32(w, key, (uint32_t)rot) ? gguf_error_set(err, "out of memory") : 0;
+    }
+    if (hparam_skipped(s, r, hv))
+        return 0;
+    if (r->id == GGUF_HP_SLIDING_WINDOW && !hv && !r->required)
+        return gguf_writer_set_u32(w, key, 0) ? gguf_error_set(err, "out of memory") : 0;
+    if (!hv && r->def != 0) {
+        if (r->is_float ? gguf_writer_set_f32(w, key, (float)r->def)
+                        : gguf_writer_set_u32(w, key, (uint32_t)r->def))
+            return gguf_error_set(err, "out of memory");
+        return 0;
+    }
+    if (!hv)
+        return r->required ? gguf_error_set(err, "config.json: required '%s' is missing", r->hf[0]) : 0;
+    return put_hparam(w, arch, r, hv, err);
+}
+
+/* The rows of a table in order; with rope, the base converter's rope
+ * scaling keys where it writes them, right after head_count_kv (at the end
+ * of a table without that row). */
+static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
+                       const gguf_arch_hf_hparam *table, bool rope, gguf_error *err)
+{
+    for (const gguf_arch_hf_hparam *r = table; r->hf[0]; r++) {
+        if (put_hparam_row(w, s, arch, r, err))
+            return -1;
+        if (rope && r->id == GGUF_HP_HEAD_COUNT_KV) {
+            if (put_rope_scaling(w, s, arch, err))
+                return -1;
+            rope = false;
+        }
+    }
+    return rope ? put_rope_scaling(w, s, arch, err) : 0;
+}
+
 /* The key llama.cpp's converter adds while it makes the LongRoPE tensors,
  * before any other but general.architecture. */
 static int hf_write_tensor_keys(src_model *m, gguf_writer *w, gguf_error *err)
@@ -1098,18 +1120,15 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
     }
     const char *arch = m->arch->name;
     char key[128];
-    static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
-                                              "num_layers", NULL };
-    const json_value *v = hparam(s, layer_keys);
-    snprintf(key, sizeof key, GGUF_KEY_BLOCK_COUNT, arch);
-    int64_t x;
-    if (json_count(v, "config.json", "num_hidden_layers", 1, 100000, &x, err))
+    /* block_count first, unless the family's converter writes it later
+     * (its table has the row) */
+    bool row = false;
+    for (const gguf_arch_hf_hparam *r = m->arch->hf_hparams; r->hf[0]; r++)
+        row |= r->id == GGUF_HP_BLOCK_COUNT;
+    if (!row && put_block_count(w, s, arch, err))
         return -1;
-    if (gguf_writer_set_u32(w, key, (uint32_t)x))
-        return gguf_error_set(err, "out of memory");
-    if (put_hparams(w, s, arch, m->arch->hf_hparams, err))
-        return -1;
-    if (!(m->arch->flags & GGUF_ARCH_OWN_ROPE_KEYS) && put_rope_scaling(w, s, arch, err))
+    if (put_hparams(w, s, arch, m->arch->hf_hparams, !(m->arch->flags & GGUF_ARCH_OWN_ROPE_KEYS),
+                    err))
         return -1;
     if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
         return gguf_error_set(err, "out of memory");
@@ -1135,8 +1154,12 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
         if (gguf_writer_set_u32(w, key, rope_dim))
             return gguf_error_set(err, "out of memory");
     }
-    if (m->arch->hf_hparams_late && put_hparams(w, s, arch, m->arch->hf_hparams_late, err))
+    if (m->arch->hf_hparams_late && put_hparams(w, s, arch, m->arch->hf_hparams_late, false, err))
         return -1;
+    /* e21cdc11 adds the quantization version after the model's keys, before
+     * the vocabulary's (c392e50: last) */
+    if (gguf_writer_set_u32(w, GGUF_KEY_QUANT_VERSION, CONVERT_QUANT_VERSION))
+        return gguf_error_set(err, "out of memory");
     return write_vocab_keys(m, s, w, err);
 }
 

@@ -46,6 +46,9 @@ typedef struct src_tensor {
     bool           mapped;
 } src_tensor;
 
+/* general.quantization_version of every output */
+#define CONVERT_QUANT_VERSION 2
+
 typedef struct src_model src_model;
 struct src_model {
     const gguf_arch *arch;

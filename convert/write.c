@@ -455,7 +455,9 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         goto done;
     if (m->write_metadata(m, w, model_file_type(m, outtype), err))
         goto done;
-    if (gguf_writer_set_u32(w, GGUF_KEY_QUANT_VERSION, 2)) {
+    /* last, unless the reader wrote it where its converter does */
+    if (!gguf_writer_has_kv(w, GGUF_KEY_QUANT_VERSION) &&
+        gguf_writer_set_u32(w, GGUF_KEY_QUANT_VERSION, CONVERT_QUANT_VERSION)) {
         gguf_error_set(err, "out of memory");
         goto done;
     }

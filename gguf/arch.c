@@ -113,15 +113,16 @@ static const gguf_arch_hf_hparam qwen3moe_late_hparams[] = {
     { { NULL }, 0, false, false, 0 },
 };
 
-/* Phi3MiniModel's own keys, in its order, after block_count (which it
- * writes fifth, after feed_forward_length): all required but the two it
- * makes (<ggufkit/arch.h>): rope.dimension_count from partial_rotary_factor
- * and, after general.file_type, attention.sliding_window, 0 when absent. */
+/* Phi3MiniModel's own keys, in its order (block_count fifth, after
+ * feed_forward_length): all required but the two it makes
+ * (<ggufkit/arch.h>): rope.dimension_count from partial_rotary_factor and,
+ * after general.file_type, attention.sliding_window, 0 when absent. */
 static const gguf_arch_hf_hparam phi3_hf_hparams[] = {
     { { "n_positions", "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, true, 0 },
     { { "original_max_position_embeddings" }, GGUF_HP_ROPE_ORIG_CTX, false, true, 0 },
     { { "hidden_size", "n_embd" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
     { { "intermediate_size" }, GGUF_HP_FFN_LENGTH, false, true, 0 },
+    { { "num_hidden_layers" }, GGUF_HP_BLOCK_COUNT, false, true, 0 },
     { { "num_attention_heads", "n_head" }, GGUF_HP_HEAD_COUNT, false, true, 0 },
     { { "num_key_value_heads", "n_head_kv" }, GGUF_HP_HEAD_COUNT_KV, false, true, 0 },
     { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, true, 0 },
@@ -141,11 +142,12 @@ static const gguf_arch_hf_hparam gptoss_late_hparams[] = {
     { { NULL }, 0, false, false, 0 },
 };
 
-/* Gemma2Model's keys, in its order (it writes no rope base) after
- * block_count, which it writes third; all required. */
+/* Gemma2Model's keys, in its order (block_count third; no rope base); all
+ * required. */
 static const gguf_arch_hf_hparam gemma2_hf_hparams[] = {
     { { "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, true, 0 },
     { { "hidden_size" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
+    { { "num_hidden_layers" }, GGUF_HP_BLOCK_COUNT, false, true, 0 },
     { { "intermediate_size" }, GGUF_HP_FFN_LENGTH, false, true, 0 },
     { { "num_attention_heads" }, GGUF_HP_HEAD_COUNT, false, true, 0 },
     { { "num_key_value_heads", "num_attention_heads" }, GGUF_HP_HEAD_COUNT_KV, false, true, 0 },

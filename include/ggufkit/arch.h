@@ -253,7 +253,10 @@ typedef struct gguf_arch_hparam {
  * is 0 when absent or null and not required. Two are conditional (Gemma 3's
  * rules): GGUF_HP_SLIDING_WINDOW is not written when config.json's
  * sliding_window_pattern is 1, GGUF_HP_FINAL_SOFTCAP not when it is 0
- * (and not required). */
+ * (and not required). block_count is written first unless the table has a
+ * GGUF_HP_BLOCK_COUNT row (read from llama.cpp's names for it, whatever the
+ * row's); the base converter's rope scaling keys follow the
+ * GGUF_HP_HEAD_COUNT_KV row (GGUF_ARCH_OWN_ROPE_KEYS: none). */
 typedef struct gguf_arch_hf_hparam {
     const char *hf[4];    /* config.json names, the first present wins */
     uint8_t     id;       /* enum gguf_hp: the key it becomes */

@@ -77,6 +77,14 @@ convert_manifest() {
     if [ -z "$d" ]; then pass "$name: {arch}.*, tokenizer.ggml.* and general type keys"
     else fail "$name: metadata" "$d"; fi
     check "$name: output passes --check" "$INSPECT" --check "$out"
+    # with KEY_ORDER set, every key in the manifest's order (e21cdc11's
+    # converter: c392e50's wrote the quantization version last)
+    if [ -n "${KEY_ORDER:-}" ]; then
+        d=$(diff <(jq -r '.metadata | keys_unsorted[]' "$m") \
+                 <("$INSPECT" --json "$out" | jq -r '.metadata | keys_unsorted[]') | head -4 | tr '\n' ' ')
+        if [ -z "$d" ]; then pass "$name: every key in llama.cpp's order"
+        else fail "$name: key order" "$d"; fi
+    fi
     rm -f "$out"
 }
 
@@ -93,10 +101,10 @@ fi
 # reads so far: every outtype of each.
 UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand gemma2-rand gemma3-rand"
 if need_jq "upstream convert manifests" &&
-    need_fixture upstream/convert "upstream convert manifests" $((12 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
+    need_fixture upstream/convert "upstream convert manifests" $((16 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
     for fam in $UPSTREAM_FAMILIES; do
         for m in "$FIX"/upstream/convert/"$fam"-{f32,f16,bf16,q8_0}.json; do
-            convert_manifest "$m"
+            KEY_ORDER=1 convert_manifest "$m"
         done
     done
     fixture_block_end
