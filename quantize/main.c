@@ -1095,7 +1095,7 @@ static int run(const options *o)
                TOOL, o->in, gguf_writer_shard_path(w, 0), o->preset->name,
                p.size_in / 1048576.0, bpw(p.size_in, p.n_elements), p.size_out / 1048576.0,
                bpw(p.size_out, p.n_elements), p.n_fallback, p.n_fallback == 1 ? "" : "s",
-               o->threads, o->threads == 1 ? "" : "s", now() - t0);
+               pool_threads(), pool_threads() == 1 ? "" : "s", now() - t0);
     }
     status = 0;
     goto done;
