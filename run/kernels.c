@@ -218,10 +218,14 @@ static void dot_type_shape(uint32_t dot_type, int64_t *blck, int64_t *bytes)
 }
 
 /* The level offset B of a weight type whose activation rows carry the
- * extras (kernels_impl.h): 8 for q4_0, 128 for q8_0; 0 for the others. */
+ * extras (kernels_impl.h): 8 for q4_0, 12 for mxfp4, 128 for q8_0; 0 for
+ * the others. */
 static int act_bias(uint32_t wtype)
 {
-    return wtype == GGUF_DT_Q4_0 ? 8 : wtype == GGUF_DT_Q8_0 ? 128 : 0;
+    return wtype == GGUF_DT_Q4_0    ? 8
+           : wtype == GGUF_DT_MXFP4 ? KERN_MXFP4_BIAS
+           : wtype == GGUF_DT_Q8_0  ? 128
+                                    : 0;
 }
 
 size_t kern_act_row_size(uint32_t wtype, int64_t n)
@@ -560,7 +564,7 @@ static void matmul_order(uint32_t wtype, const void *w, size_t row_bytes, int64_
 
 /* ---------------------------------------------------------------------------
  * Packed matrices: q4_0 and q8_0 (kernels_legacy.c describes the layouts),
- * q4_K and q6_K (kernels_k.c)
+ * q4_K and q6_K (kernels_k.c), mxfp4 (kernels_iq.c)
  */
 
 #ifdef KERN_X86
@@ -579,6 +583,7 @@ static const pack_kind *pack_kind_get(uint32_t wtype)
         { GGUF_DT_Q8_0, pack_put_q8_0, q8_0x8_vnni },
         { GGUF_DT_Q4_K, pack_put_q4_K, q4_Kx8_vnni },
         { GGUF_DT_Q6_K, pack_put_q6_K, q6_Kx8_vnni },
+        { GGUF_DT_MXFP4, pack_put_mxfp4, mxfp4x8_vnni },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (kinds[i].type == wtype)

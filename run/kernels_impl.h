@@ -49,17 +49,19 @@ typedef void (*kern_tile_fn)(int64_t n, const void *w, size_t ws, const void *x,
 #define KERN_TW 4
 #define KERN_TILE (KERN_TW * KERN_NX) /* the most outputs of any shape */
 
-/* The activation rows for q4_0 and q8_0 weights are q8_0 blocks followed,
- * for the VNNI kernels, by extras (kern_act_extra() gives where they
- * start; nb blocks):
+/* The activation rows for q4_0, q8_0 and mxfp4 weights are q8_0 blocks
+ * followed, for the VNNI kernels, by extras (kern_act_extra() gives where
+ * they start; nb blocks):
  *   nb floats      each block's scale as a float;
  *   nb int32       each block's lead: -B × the sum of its 32 levels;
  *   nb × 8 int32   the lead of each four consecutive levels (a lane's);
- * B = 8 for q4_0, whose unsigned nibbles u stand for u − 8, and 128 for
- * q8_0, whose packed levels are stored as q + 128: dpbusd of the unsigned
- * weights against the levels, started from the lead, leaves exactly
- * Σ (u − B)·a. */
+ * B = 8 for q4_0, whose unsigned nibbles u stand for u − 8, 128 for q8_0,
+ * whose packed levels are stored as q + 128, and KERN_MXFP4_BIAS for
+ * mxfp4, whose packed kernel looks its levels v (−12..12) up as
+ * u = v + 12: dpbusd of the unsigned weights against the levels, started
+ * from the lead, leaves exactly Σ (u − B)·a. */
 #define KERN_ACT_EXTRA (4 + 4 + 32)
+#define KERN_MXFP4_BIAS 12
 static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 {
     return (const uint8_t *)x + (size_t)(n / 32) * sizeof(gguf_block_q8_0);
@@ -195,6 +197,7 @@ void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, fl
 void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void mxfp4x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 
 /* kern_pack's part per type: block blk of row r of a group of eight into
  * the group's packed block at dst (eight times the block's bytes); the
@@ -204,6 +207,7 @@ void pack_put_q4_0(const void *blk, uint8_t *dst, int r);
 void pack_put_q8_0(const void *blk, uint8_t *dst, int r);
 void pack_put_q4_K(const void *blk, uint8_t *dst, int r);
 void pack_put_q6_K(const void *blk, uint8_t *dst, int r);
+void pack_put_mxfp4(const void *blk, uint8_t *dst, int r);
 
 /* kern_quantize_act's q8_0 rows (with the extras of bias 8 or 128; none
  * for 0) and q8_K rows, bit for bit as the scalar code; a block holding an

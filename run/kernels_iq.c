@@ -299,6 +299,89 @@ ALWAYS void rows_iq4_xs(byte_dot_fn dot, int64_t n, const void *w, const void *x
         out[k] = hsum8(_mm256_add_ps(acc0[k], acc1[k]));
 }
 
+/* Packed mxfp4 rows (kern_pack), as q4_0's in kernels_legacy.c: per group
+ * of eight rows and block i, the eight E8M0 exponents (byte r: row r's),
+ * then four vectors whose lane r holds bytes 4c..4c+3 of row r's nibbles
+ * (low nibbles levels 4c..4c+3, high ones 16+4c..). The 136 bytes are the
+ * eight blocks' own, so a packed matrix takes what the rows take. */
+#define PACK_MXFP4_BYTES (8 + 4 * 32)
+
+void pack_put_mxfp4(const void *blk, uint8_t *dst, int r)
+{
+    const gguf_block_mxfp4 *b = blk;
+    dst[r] = b->e;
+    for (int c = 0; c < 4; c++)
+        memcpy(dst + 8 + 32 * c + 4 * r, b->qs + 4 * c, 4);
+}
+
+/* Eight rows' 2^(e−128) (gguf_e8m0_to_f32_half, lane r from byte r). */
+ALWAYS_VNNI __m256 e8m0_half8(const uint8_t *e8)
+{
+    const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)e8));
+    const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), 23);
+    const __m256i sub = _mm256_sllv_epi32(_mm256_set1_epi32(0x00200000), e);
+    const __m256i tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(2), e);
+    return _mm256_castsi256_ps(_mm256_blendv_epi8(normal, sub, tiny));
+}
+
+/* mxfp4 × nx q8_0 rows, eight packed rows at once: the nibbles look up
+ * u = v + 12 (0..24, unsigned, as dpbusd wants its first operand), each
+ * row's lane starting from −12 × the activation block's level sum (the
+ * lead the rows carry for bias 12, kernels_impl.h), which leaves exactly
+ * Σ v·a in lane r; then lane r of acc[k] adds fmaf(Σ v·a, d_w · d_x) block
+ * after block, rows_w32's chain for that output, so the bits are the
+ * one-row kernel's. */
+ALWAYS_VNNI void rows8_mxfp4_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                  float *out)
+{
+    const int64_t nb = n / 32;
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m256i table = _mm256_add_epi8(level_table(gguf_nl_levels(GGUF_DT_MXFP4)),
+                                          _mm256_set1_epi8(KERN_MXFP4_BIAS));
+    __m256 acc[KERN_NX];
+    const uint8_t *ex[KERN_NX];
+    UNROLL for (int k = 0; k < nx; k++) {
+        acc[k] = _mm256_setzero_ps();
+        ex[k] = kern_act_extra((const uint8_t *)x + k * xs, n);
+    }
+    for (int64_t i = 0; i < nb; i++) {
+        const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_MXFP4_BYTES;
+        const __m256 dw = e8m0_half8(blk);
+        __m256i lo[4], hi[4];
+        UNROLL for (int c = 0; c < 4; c++) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(blk + 8 + 32 * c));
+            lo[c] = _mm256_shuffle_epi8(table, _mm256_and_si256(v, low4));
+            hi[c] = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4));
+        }
+        UNROLL for (int k = 0; k < nx; k++) {
+            const int8_t *a = act_q8_0(x, xs, k, i)->qs;
+            int32_t lead;
+            float dx;
+            memcpy(&lead, KERN_EX_LEAD(ex[k], nb, i), 4);
+            memcpy(&dx, KERN_EX_DX(ex[k], nb, i), 4);
+            __m256i s0 = _mm256_set1_epi32(lead), s1 = _mm256_setzero_si256();
+            UNROLL for (int c = 0; c < 4; c++) {
+                s0 = _mm256_dpbusd_epi32(s0, lo[c], bcast4(a + 4 * c));
+                s1 = _mm256_dpbusd_epi32(s1, hi[c], bcast4(a + 16 + 4 * c));
+            }
+            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)),
+                                     _mm256_mul_ps(dw, _mm256_set1_ps(dx)), acc[k]);
+        }
+    }
+    UNROLL for (int k = 0; k < nx; k++)
+        _mm256_storeu_ps(out + 8 * k, acc[k]);
+}
+
+KERN_VNNI void mxfp4x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    switch (nx) { /* constant tile shapes, unrolled */
+    case 1: rows8_mxfp4_vnni(n, wp, x, xs, 1, out); break;
+    case 2: rows8_mxfp4_vnni(n, wp, x, xs, 2, out); break;
+    case 3: rows8_mxfp4_vnni(n, wp, x, xs, 3, out); break;
+    default: rows8_mxfp4_vnni(n, wp, x, xs, KERN_NX, out); break;
+    }
+}
+
 /* ---------------------------------------------------------------------------
  * Entry points of each type and instruction set: one pair (dot) and one
  * weight row × KERN_NX activation rows (dotn), each the type's kernel with

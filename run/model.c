@@ -360,8 +360,10 @@ static int load_matrix(run_matrix *w, const gguf_file *f, const char *fmt, int l
 run_matrix run_expert(const run_matrix *w, int n, int e)
 {
     const int64_t rows = w->rows / n;
-    return (run_matrix){ (const uint8_t *)w->data + (size_t)e * (size_t)rows * w->row_bytes,
-                         w->type, rows, w->cols, w->row_bytes, NULL, w, e };
+    /* a packed group of eight rows takes the bytes of the eight rows */
+    const size_t at = (size_t)e * (size_t)rows * w->row_bytes;
+    return (run_matrix){ (const uint8_t *)w->data + at, w->type, rows, w->cols, w->row_bytes,
+                         w->packed ? (uint8_t *)w->packed + at : NULL, w, e };
 }
 
 /* rows (1 for a vector: rows == 0) vectors of n elements of any decodable
@@ -643,7 +645,8 @@ static void pack_matrix(run_matrix *w, uint8_t *out)
     }
 }
 
-/* A 3-D stack of experts: never packed (run_expert slices its mapped rows). */
+/* A 3-D stack of experts: packed when each expert's matrix could be, so
+ * that run_expert slices the packed copy as it slices the rows. */
 static bool stacked_role(int role)
 {
     return role == GGUF_ROLE_FFN_GATE_EXPS || role == GGUF_ROLE_FFN_UP_EXPS ||
@@ -651,10 +654,12 @@ static bool stacked_role(int role)
 }
 
 /* The bytes w's packed copy takes in the arena (64-byte aligned), or 0
- * when it is not packed. */
-static size_t packed_bytes(const run_matrix *w)
+ * when it is not packed; a stack of n_stack experts goes by one expert's
+ * rows. */
+static size_t packed_bytes(const run_matrix *w, int64_t n_stack)
 {
-    if (!w->data || !kern_pack_usable(w->type, w->rows, w->cols))
+    if (!w->data || n_stack < 1 || w->rows % n_stack ||
+        !kern_pack_usable(w->type, w->rows / n_stack, w->cols))
         return 0;
     return ((size_t)w->rows * w->row_bytes + 63) / 64 * 64;
 }
@@ -681,35 +686,37 @@ static void pack_unit(void *ctx, int64_t k, int thread)
  * waste one each. */
 static int pack_all(run_model *m, gguf_error *err)
 {
-    const size_t n_slots = sizeof SLOTS / sizeof *SLOTS;
-    run_matrix **ws = malloc((1 + n_slots * (size_t)m->hp.n_layer) * sizeof *ws);
-    if (!ws)
-        return gguf_error_set(err, "out of memory");
+    const size_t n_slots = sizeof SLOTS / sizeof *SLOTS, most = 1 + n_slots * (size_t)m->hp.n_layer;
+    run_matrix **ws = malloc(most * sizeof *ws);
+    int64_t *n_stack = malloc(most * sizeof *n_stack);
+    size_t *at = malloc((most + 1) * sizeof *at);
+    int rc = 0;
+    if (!ws || !n_stack || !at) {
+        rc = gguf_error_set(err, "out of memory");
+        goto done;
+    }
     size_t n = 0;
+    n_stack[n] = 1;
     ws[n++] = &m->output;
     for (int i = 0; i < m->hp.n_layer; i++)
         for (size_t k = 0; k < n_slots; k++)
-            if (SLOTS[k].matrix && !stacked_role(SLOTS[k].role))
+            if (SLOTS[k].matrix) {
+                n_stack[n] = stacked_role(SLOTS[k].role) ? m->hp.n_expert : 1;
                 ws[n++] = run_layer_matrix(&m->layers[i], SLOTS[k].role);
+            }
     /* each matrix's place in the arena (at[k + 1] - at[k] bytes; none when
      * it is not packed), then the packing on every thread (most of it is
      * the kernel zeroing the arena's fresh pages) */
-    size_t *at = malloc((n + 1) * sizeof *at);
-    if (!at) {
-        free(ws);
-        return gguf_error_set(err, "out of memory");
-    }
     at[0] = 0;
     for (size_t k = 0; k < n; k++)
-        at[k + 1] = at[k] + packed_bytes(ws[k]);
+        at[k + 1] = at[k] + packed_bytes(ws[k], n_stack[k]);
     const size_t total = at[n];
     if (total) {
         const size_t huge = (size_t)2 << 20, align = total >= huge ? huge : 64;
         const size_t alloc = (total + align - 1) / align * align;
         if (!(m->packed_arena = aligned_alloc(align, alloc))) {
-            free(at);
-            free(ws);
-            return gguf_error_set(err, "out of memory (%zu bytes to pack the matrices)", total);
+            rc = gguf_error_set(err, "out of memory (%zu bytes to pack the matrices)", total);
+            goto done;
         }
 #ifdef MADV_HUGEPAGE
         if (align == huge)
@@ -718,9 +725,11 @@ static int pack_all(run_model *m, gguf_error *err)
         pack_job j = { ws, at, m->packed_arena };
         pool_for((int64_t)n, pack_unit, &j);
     }
+done:
     free(at);
+    free(n_stack);
     free(ws);
-    return 0;
+    return rc;
 }
 
 int run_model_load(run_model *m, const gguf_file *f, gguf_error *err)

@@ -511,9 +511,9 @@ START_TEST(test_act_bytes_are_libgguf)
                 kern_quantize_act(t, x + 32 * b, blk, 32);
                 ck_assert_uint_eq(blk[0] | blk[1] << 8, d);
                 ck_assert_mem_eq(blk + 2, q, 32);
-                if (t == GGUF_DT_Q4_0 || t == GGUF_DT_Q8_0) {
+                if (t == GGUF_DT_Q4_0 || t == GGUF_DT_Q8_0 || t == GGUF_DT_MXFP4) {
                     /* then the scale, -bias × the block's sum and × four-level sums */
-                    const int bias = t == GGUF_DT_Q4_0 ? 8 : 128;
+                    const int bias = t == GGUF_DT_Q4_0 ? 8 : t == GGUF_DT_MXFP4 ? 12 : 128;
                     ck_assert_uint_eq(kern_act_row_size(t, 32), 34 + KERN_ACT_EXTRA);
                     float df;
                     int32_t total, sum4 = 0;
@@ -653,12 +653,14 @@ START_TEST(test_matmul_equals_vec_dot)
 }
 END_TEST
 
-/* q4_0, q8_0, q4_K and q6_K packed eight rows at a time give kern_matmul's y bit
- * for bit, for every activation row count (passes of 4 and 2 and the rest). */
+/* q4_0, q8_0, q4_K, q6_K and mxfp4 packed eight rows at a time give
+ * kern_matmul's y bit for bit, for every activation row count (passes of 4
+ * and 2 and the rest); mxfp4's also the scalar reference's. */
 START_TEST(test_packed_equals_matmul)
 {
     enum { ROWS = 40, COLS = 512, NB = 7 };
-    const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q8_0, GGUF_DT_Q4_K, GGUF_DT_Q6_K };
+    const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q8_0, GGUF_DT_Q4_K, GGUF_DT_Q6_K,
+                               GGUF_DT_MXFP4 };
     if (!kern_pack_usable(GGUF_DT_Q4_0, ROWS, COLS)) {
         ck_assert(!kern_pack_usable(GGUF_DT_Q8_0, ROWS, COLS));
         fprintf(stderr, "test_kernels: no AVX-512 VNNI here, packed matrices not tested\n");
@@ -703,6 +705,21 @@ START_TEST(test_packed_equals_matmul)
                         memcpy(w + r * rb + i + offsetof(gguf_block_q6_K, d), &one, 2);
                 }
         }
+        if (t == GGUF_DT_MXFP4)
+            /* rows 4-7: the exponents 0 and 1 (subnormal scales), 2 and 200,
+             * rows 4 and 5 every level 12 and -12, 6 and 7 every nibble
+             * pseudo-random */
+            for (int r = 4; r < 8; r++) {
+                uint32_t lcg = 777u * (uint32_t)r;
+                for (int b = 0; b < COLS / 32; b++) {
+                    gguf_block_mxfp4 *blk = (gguf_block_mxfp4 *)(w + r * rb) + b;
+                    blk->e = (uint8_t)(r == 4 ? 0 : r == 5 ? 1 : r == 6 ? 2 : 200);
+                    for (int j = 0; j < 16; j++) {
+                        lcg = lcg * 1103515245u + 12345u;
+                        blk->qs[j] = r == 4 ? 0x77 : r == 5 ? 0xff : (uint8_t)(lcg >> 24);
+                    }
+                }
+            }
         kern_pack(t, w, rb, ROWS, COLS, packed);
         /* block 1 of row 9 (group 1): its scale at position 1 of the group's
          * block 1, its first four quant bytes in lane 1 of the first vector */
@@ -721,6 +738,11 @@ START_TEST(test_packed_equals_matmul)
             const int u0 = (b->ql[70] & 15) | (b->qh[38] & 3) << 4;
             const int u2 = (b->ql[70] >> 4) | ((b->qh[38] >> 4) & 3) << 4;
             ck_assert_uint_eq(pb[144 + 96 * 3 + 4 + 2], (unsigned)(u0 | (u2 >> 4) << 6));
+        } else if (t == GGUF_DT_MXFP4) {
+            /* the exponent at byte 1, qs[4..7] in lane 1 of the second vector */
+            const gguf_block_mxfp4 *b = (const gguf_block_mxfp4 *)b9;
+            ck_assert_uint_eq(pb[1], b->e);
+            ck_assert_mem_eq(pb + 8 + 32 + 4, b->qs + 4, 4);
         } else
             ck_assert_mem_eq(pb + 2, b9, 2);
         if (t == GGUF_DT_Q4_K) {
@@ -730,7 +752,7 @@ START_TEST(test_packed_equals_matmul)
             ck_assert_mem_eq(pb + 16 + 2, b9 + 2, 2);
             ck_assert_mem_eq(pb + 32 + 64 + 4, b9 + 4 + 8, 4);
             ck_assert_mem_eq(pb + 128 + 32 * 5 + 4, b9 + 16 + 32 + 4, 4);
-        } else if (t != GGUF_DT_Q6_K)
+        } else if (t != GGUF_DT_Q6_K && t != GGUF_DT_MXFP4)
             for (int j = 0; j < 4; j++)
                 ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(b9[2 + j] ^ (t == GGUF_DT_Q8_0 ? 0x80 : 0)));
         for (int64_t nb = 1; nb <= NB; nb++) {
@@ -739,6 +761,18 @@ START_TEST(test_packed_equals_matmul)
             for (int i = 0; i < nb * ROWS; i++)
                 ck_assert_msg(y1[i] == y2[i], "%s nb %lld y[%d]: rows %.9g packed %.9g",
                               gguf_dtype_name(t), (long long)nb, i, y1[i], y2[i]);
+            if (t != GGUF_DT_MXFP4)
+                continue;
+            /* the experts' path (kern_matmul_rows), and the reference */
+            kern_matmul_rows(t, w, rb, ROWS, COLS, xq, nb, y1);
+            for (int64_t b = 0; b < nb; b++)
+                for (int r = 0; r < ROWS; r++) {
+                    const float want = dot_mxfp4_ref(COLS, w + r * rb, xq + b * p.xb);
+                    const float got = y2[b * ROWS + r];
+                    ck_assert_msg(memcmp(&want, &got, 4) == 0 && y1[b * ROWS + r] == got,
+                                  "mxfp4 nb %lld row %d: ref %.9g packed %.9g", (long long)nb, r,
+                                  want, got);
+                }
         }
         product_free(&p);
     }
@@ -1204,7 +1238,9 @@ START_TEST(test_iq_kernels)
 #endif
     const bool xs = t == GGUF_DT_IQ4_XS;
     ck_assert_int_eq(kern_dot_type(t), xs ? GGUF_DT_Q8_K : GGUF_DT_Q8_0);
-    ck_assert_uint_eq(kern_act_row_size(t, 512), xs ? 2 * 292 : 16 * 34);
+    /* mxfp4's rows carry the extras its packed kernel reads */
+    ck_assert_uint_eq(kern_act_row_size(t, 512),
+                      xs ? 2 * 292 : t == GGUF_DT_MXFP4 ? 16 * (34 + KERN_ACT_EXTRA) : 16 * 34);
     if (!simd_available())
         fprintf(stderr, "test_kernels: no AVX2+FMA+F16C here, iq SIMD kernels not tested\n");
     /* lengths: one block (the AVX2 32-block kernels' odd last block alone),
@@ -1370,6 +1406,7 @@ START_TEST(test_unsupported)
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q5_0, 4096), 128 * 34);
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q8_0, 4096), 128 * (34 + 40));
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_0, 4096), 128 * (34 + 40));
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_MXFP4, 4096), 128 * (34 + 40));
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q5_1, 4096), 128 * 36);
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_K, 4096), 16 * 292);
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q6_K, 4096), 16 * (292 + 256));
