@@ -359,12 +359,7 @@ ALWAYS_VNNI void rows8_mxfp4_vnni(int64_t n, const void *wp, const void *x, size
             float dx;
             memcpy(&lead, KERN_EX_LEAD(ex[k], nb, i), 4);
             memcpy(&dx, KERN_EX_DX(ex[k], nb, i), 4);
-            __m256i s0 = _mm256_set1_epi32(lead), s1 = _mm256_setzero_si256();
-            UNROLL for (int c = 0; c < 4; c++) {
-                s0 = _mm256_dpbusd_epi32(s0, lo[c], bcast4(a + 4 * c));
-                s1 = _mm256_dpbusd_epi32(s1, hi[c], bcast4(a + 16 + 4 * c));
-            }
-            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)),
+            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(packed8_block_dot(lead, lo, hi, a)),
                                      _mm256_mul_ps(dw, _mm256_set1_ps(dx)), acc[k]);
         }
     }

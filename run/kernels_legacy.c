@@ -616,12 +616,7 @@ ALWAYS_VNNI void rows8_q4_0_vnni(int64_t n, const void *wp, const void *x, size_
             const int8_t *a = ((const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i)->qs;
             int32_t lead;
             memcpy(&lead, KERN_EX_LEAD(ex[k], nb, i), 4);
-            __m256i s0 = _mm256_set1_epi32(lead), s1 = _mm256_setzero_si256();
-            UNROLL for (int c = 0; c < 4; c++) {
-                s0 = _mm256_dpbusd_epi32(s0, lo[c], bcast4(a + 4 * c));
-                s1 = _mm256_dpbusd_epi32(s1, hi[c], bcast4(a + 16 + 4 * c));
-            }
-            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)),
+            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(packed8_block_dot(lead, lo, hi, a)),
                                      _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i))), acc[k]);
         }
     }

@@ -119,6 +119,21 @@ ALWAYS __m256i bcast4(const void *p)
     return _mm256_set1_epi32(v);
 }
 
+/* One block of eight packed rows against 32 levels a: lane r is lead +
+ * Σ u·a over row r's unsigned values, lo[c] and hi[c] holding four of its
+ * first and last sixteen (the q4_0 and mxfp4 packed layouts); two integer
+ * chains for latency. */
+ALWAYS_VNNI __m256i packed8_block_dot(int32_t lead, const __m256i lo[4], const __m256i hi[4],
+                                      const int8_t *a)
+{
+    __m256i s0 = _mm256_set1_epi32(lead), s1 = _mm256_setzero_si256();
+    UNROLL for (int c = 0; c < 4; c++) {
+        s0 = _mm256_dpbusd_epi32(s0, lo[c], bcast4(a + 4 * c));
+        s1 = _mm256_dpbusd_epi32(s1, hi[c], bcast4(a + 16 + 4 * c));
+    }
+    return _mm256_add_epi32(s0, s1);
+}
+
 /* A pshufb control giving each 32-bit lane bytes b0..b3 of that same lane
  * of the source (a negative b: a zero byte). */
 ALWAYS uint32_t lane_byte(int b)
