@@ -414,6 +414,23 @@ const json_value *json_get(const json_value *obj, const char *key)
     return NULL;
 }
 
+int json_object_absorb(json_value *obj, json_value *src)
+{
+    if (!obj || !src || obj == src || obj->type != JSON_OBJECT || src->type != JSON_OBJECT)
+        return -1;
+    size_t moved = 0;
+    while (moved < src->n && push(obj, src->keys[moved], src->items[moved]) == 0)
+        moved++;
+    if (moved == src->n) {
+        src->n = 0;
+        return 0;
+    }
+    memmove(src->items, src->items + moved, (src->n - moved) * sizeof *src->items);
+    memmove(src->keys, src->keys + moved, (src->n - moved) * sizeof *src->keys);
+    src->n -= moved;
+    return -1;
+}
+
 const char *json_str(const json_value *v)
 {
     return v && v->type == JSON_STRING ? v->str : NULL;

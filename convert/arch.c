@@ -56,9 +56,40 @@ static const gguf_arch_tensor *find_row(const gguf_arch *a, bool meta, const cha
     return NULL;
 }
 
+/* name with every occurrence of strip taken out, in buf; false when it
+ * does not fit. */
+static bool strip_all(const char *name, const char *strip, char *buf, size_t size)
+{
+    const size_t sl = strlen(strip);
+    size_t o = 0;
+    for (const char *p = name; *p;) {
+        if (!strncmp(p, strip, sl)) {
+            p += sl;
+            continue;
+        }
+        if (o + 1 >= size)
+            return false;
+        buf[o++] = *p++;
+    }
+    buf[o] = 0;
+    return true;
+}
+
 int arch_map_name(const gguf_arch *a, const char *name, char *out, size_t out_size,
                   uint8_t *permute, int *block, int *expert, const gguf_arch_tensor **row)
 {
+    /* Gemma3Model.modify_tensors: "language_model." out of a name that has
+     * it, else the vision tower's and projector's names dropped */
+    char stripped[1024];
+    if (a->hf_strip && strstr(name, a->hf_strip)) {
+        if (!strip_all(name, a->hf_strip, stripped, sizeof stripped))
+            return -1;
+        name = stripped;
+    } else {
+        for (const char *const *p = a->hf_skip_prefix; p && *p; p++)
+            if (!strncmp(name, *p, strlen(*p)))
+                return 0;
+    }
     size_t len = strlen(name);
     for (const char *const *s = a->hf_skip; *s; s++) {
         size_t sl = strlen(*s);

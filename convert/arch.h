@@ -27,7 +27,8 @@ const char *arch_supported_list(void);
  * the family drops the tensor, -1 when no row matches. *expert: the expert
  * index of one expert's projection (a row with ne2, whose hf name has a
  * second "%d"; out is then the stacked tensor's name), else -1. *row: the
- * registry row. */
+ * registry row. A multimodal checkpoint's names are first taken to the
+ * text model's (the row's hf_strip and hf_skip_prefix). */
 int arch_map_name(const gguf_arch *a, const char *name, char *out, size_t out_size,
                   uint8_t *permute, int *block, int *expert, const gguf_arch_tensor **row);
 

@@ -31,6 +31,8 @@
 typedef struct hf_state {
     char       *dir;
     json_value *config, *tok_config, *tokenizer_json;
+    size_t      config_top; /* config.json's own members: config's first ones (text_config's
+                             * follow, json_object_absorb) */
     st_file    *shards;
     int         n_shards;
     bool        file_order; /* safetensors tensors in header order, not sorted */
@@ -80,6 +82,21 @@ static const json_value *hparam(const hf_state *s, const char *const *keys)
 /* The names llama.cpp's converter tries for the number of blocks. */
 static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
                                           "num_layers", NULL };
+
+/* What gguf-py's SpecialVocab reads from config.json: the top level's
+ * member of that name, or when it is absent or null text_config's (a list,
+ * as Gemma 3's eos_token_id [1, 106], is not looked past). */
+static const json_value *config_special_get(const hf_state *s, const char *key)
+{
+    const json_value *v = NULL;
+    for (size_t i = s->config_top; !v && i-- > 0;)
+        if (!strcmp(s->config->keys[i], key))
+            v = s->config->items[i];
+    for (size_t i = s->config ? s->config->n : 0; (!v || v->type == JSON_NULL) && i-- > s->config_top;)
+        if (!strcmp(s->config->keys[i], key))
+            v = s->config->items[i];
+    return v;
+}
 
 static int hparam_u32(const hf_state *s, const char *key, uint32_t *out, gguf_error *err)
 {
@@ -914,7 +931,7 @@ static int write_special(hf_state *s, gguf_writer *w, gguf_error *err)
                     }
             } else {
                 snprintf(key, sizeof key, "%s_token_id", special_tokens[t].typ);
-                have = json_int(json_get(s->config, key), &id);
+                have = json_int(config_special_get(s, key), &id);
             }
             if (!have)
                 continue;
@@ -1255,6 +1272,14 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
         gguf_error_set(err, "config.json: not a JSON object");
         goto fail;
     }
+    /* a multimodal config keeps the language model's hyperparameters in
+     * text_config: TextModel reads them over the top level's */
+    s->config_top = s->config->n;
+    json_value *text = (json_value *)json_get(s->config, "text_config");
+    if (text && text->type == JSON_OBJECT && json_object_absorb(s->config, text)) {
+        gguf_error_set(err, "out of memory");
+        goto fail;
+    }
     const json_value *archs = json_get(s->config, "architectures");
     const char *hf_arch = archs && archs->type == JSON_ARRAY && archs->n ? json_str(archs->items[0]) : NULL;
     if (!hf_arch) {
@@ -1267,7 +1292,10 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
                        hf_arch, arch_supported_list());
         goto fail;
     }
-    if (hparam_u32(s, "num_attention_heads", &m->n_head, err))
+    /* the head counts are for the q/k permutation; Gemma3Model, for one,
+     * has a default for a config without them */
+    if (((m->arch->flags & GGUF_ARCH_PERMUTE_QK) || json_get(s->config, "num_attention_heads")) &&
+        hparam_u32(s, "num_attention_heads", &m->n_head, err))
         goto fail;
     if (json_get(s->config, "num_key_value_heads") &&
         hparam_u32(s, "num_key_value_heads", &m->n_head_kv, err))

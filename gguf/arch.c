@@ -482,7 +482,15 @@ static const char *const qwen3moe_hf[] = { "Qwen3MoeForCausalLM", NULL };
 static const char *const phi3_hf[] = { "Phi3ForCausalLM", NULL };
 static const char *const gptoss_hf[] = { "GptOssForCausalLM", NULL };
 static const char *const gemma2_hf[] = { "Gemma2ForCausalLM", NULL };
-static const char *const gemma3_hf[] = { "Gemma3ForCausalLM", NULL };
+static const char *const gemma3_hf[] = { "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
+                                         NULL };
+/* Gemma3Model.modify_tensors drops these after taking "language_model."
+ * out; the last two, a newer transformers' layout, llama.cpp does not know
+ * (it fails on them): gguf-convert drops them too. */
+static const char *const gemma3_vision[] = {
+    "multi_modal_projector.", "vision_tower.", "multimodal_projector.", "vision_model.",
+    "model.vision_tower.", "model.multi_modal_projector.", NULL,
+};
 /* Gemma2Model drops lm_head (llama.cpp ties the output to token_embd) */
 static const char *const gemma2_skip[] = {
     ".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq", "lm_head.weight", NULL,
@@ -558,7 +566,8 @@ static const gguf_arch ARCHS[] = {
                GGUF_ARCH_SCALE_EMBD | GGUF_ARCH_SWA_ROPE_PLAIN | GGUF_ARCH_TRIM_EMBD |
                GGUF_ARCH_NO_SPACE_PREFIX,
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH, .norm_offset = 1.0f,
-      .q_scale_width_blocks = 62, .hf_hparams_late = gemma3_late_hparams },
+      .q_scale_width_blocks = 62, .hf_hparams_late = gemma3_late_hparams,
+      .hf_strip = "language_model.", .hf_skip_prefix = gemma3_vision },
 };
 #define N_ARCHS (sizeof ARCHS / sizeof *ARCHS)
 

@@ -351,6 +351,13 @@ typedef struct gguf_arch {
     uint8_t                    routing;    /* enum gguf_routing (with GGUF_ARCH_EXPERTS) */
     const gguf_arch_hf_hparam *hf_hparams_late; /* written after general.file_type (the
                                                   * family's own keys), or NULL */
+    /* Multimodal checkpoints of the family (Gemma3ForConditionalGeneration):
+     * hf_strip is taken out of every checkpoint name wherever it occurs
+     * ("language_model."), and a name that then starts with one of
+     * hf_skip_prefix (the vision tower, the projector) is dropped; NULL:
+     * neither */
+    const char                *hf_strip;
+    const char *const         *hf_skip_prefix;
 } gguf_arch;
 
 /* Every architecture in the registry: *n of them. */

@@ -214,7 +214,7 @@ if need_jq "rope scaling keys" && need_fixture models/gemma3-rand "rope scaling 
 fi
 # Gemma's converter rules (llama.cpp's Gemma2Model / Gemma3Model), on copies
 # of gemma2-rand and gemma3-rand with config.json edited
-if need_jq "gemma converter rules" && need_fixture models/gemma3-rand "gemma converter rules" 5; then
+if need_jq "gemma converter rules" && need_fixture models/gemma3-rand "gemma converter rules" 4; then
     G=$TMP/gemma-x
     mkg() { rm -rf "$G"; cp -r "$FIX/models/$1" "$G"; chmod -R u+w "$G"; jq "$2" "$FIX/models/$1/config.json" >"$G/config.json"; }
     # Gemma 3's defaults for what config.json leaves out; no sliding window
@@ -236,8 +236,77 @@ if need_jq "gemma converter rules" && need_fixture models/gemma3-rand "gemma con
     bad_case "gemma2 without attn_logit_softcapping" "$G" "config.json: required 'attn_logit_softcapping' is missing"
     mkg gemma3-rand 'del(.sliding_window)'
     bad_case "gemma3 without sliding_window" "$G" "config.json: required 'sliding_window' is missing"
-    mkg gemma3-rand '.architectures = ["Gemma3ForConditionalGeneration"]'
-    bad_case "multimodal Gemma 3" "$G" "architecture Gemma3ForConditionalGeneration is not supported (supported: .*Gemma3ForCausalLM"
+    rm -rf "$G"
+    fixture_block_end
+fi
+# st_rewrite IN OUT JQ-FILTER: a copy of the safetensors file IN whose
+# header is JQ-FILTER applied to IN's ($dend: the data section's size, for
+# tensors appended as 64 zero bytes), padded with spaces to 8 bytes.
+st_rewrite() {
+    local in=$1 out=$2 n hdr end pad i
+    n=$(od -An -t u8 -N8 "$in" | tr -d ' ')
+    end=$(( $(stat -c %s "$in") - 8 - n ))
+    hdr=$(tail -c +9 "$in" | head -c "$n" | jq -c --argjson dend "$end" "$3") || return 1
+    pad=$(( (8 - ${#hdr} % 8) % 8 ))
+    hdr="$hdr$(printf '%*s' $pad '')"
+    { for i in 0 1 2 3 4 5 6 7; do printf "\\x$(printf %02x $(( (${#hdr} >> (8 * i)) & 255 )))"; done
+      printf '%s' "$hdr"
+      tail -c +$(( 9 + n )) "$in"
+      head -c 64 /dev/zero; } >"$out"
+}
+# Gemma3ForConditionalGeneration (Gemma 3 4B-27B as released): the text
+# model's hyperparameters in text_config (read over the top level's), its
+# tensors under language_model. (transformers < 4.52) or
+# model.language_model. (newer), beside a vision tower and projector that
+# are dropped — llama.cpp fails on the newer layout's model.vision_tower.*,
+# gguf-convert drops those too. Copies of gemma3-rand so laid out must give
+# the very file gemma3-rand gives (each copy sits in a folder of that name,
+# for general.name).
+if need_jq "Gemma 3 multimodal" && need_fixture models/gemma3-rand "Gemma 3 multimodal" 5; then
+    SRC=$FIX/models/gemma3-rand
+    "$CONVERT" -q "$SRC" --outtype f16 -o "$TMP/g3.gguf" >"$TMP/c.log" 2>&1
+    VISION='{"dtype": "F32", "shape": [12], "data_offsets": [$dend, ($dend + 48)]}'
+    PROJ='{"dtype": "F32", "shape": [2, 2], "data_offsets": [($dend + 48), ($dend + 64)]}'
+    cg_case() { # name jq-name-filter vision-prefix config-filter [want-keys]
+        local d=$TMP/cg/gemma3-rand
+        rm -rf "$TMP/cg"; mkdir -p "$d"; cp "$SRC"/tokenizer* "$d"/
+        jq "{architectures: [\"Gemma3ForConditionalGeneration\"], model_type: \"gemma3\",
+             text_config: (del(.architectures) | .model_type = \"gemma3_text\"),
+             vision_config: {model_type: \"siglip_vision_model\", hidden_size: 1152}} | $4" \
+            "$SRC/config.json" >"$d/config.json"
+        local got
+        got=$(st_rewrite "$SRC/model.safetensors" "$d/model.safetensors" \
+                "with_entries(if .key == \"__metadata__\" then . else .key |= ($2) end) +
+                 {\"$3vision_tower.vision_model.post_layernorm.weight\": $VISION,
+                  \"$3multi_modal_projector.mm_input_projection_weight\": $PROJ}" 2>&1 &&
+              "$CONVERT" -q "$d" --outtype f16 -o "$TMP/cg.gguf" 2>&1 &&
+              if [ -z "${5:-}" ]; then
+                  cmp "$TMP/g3.gguf" "$TMP/cg.gguf" 2>&1 && echo same
+              else
+                  "$INSPECT" --json "$TMP/cg.gguf" |
+                      jq -r "[.metadata | $5] | map(tostring) | join(\" \")"
+              fi)
+        [ "$got" = "${6:-same}" ] && pass "Gemma 3 multimodal: $1" || fail "Gemma 3 multimodal: $1" "$got"
+        rm -rf "$TMP/cg" "$TMP/cg.gguf"
+    }
+    cg_case "language_model.* beside vision_tower.*: gemma3-rand's file byte for byte" \
+        '"language_model." + .' "" "."
+    cg_case "model.language_model.* beside model.vision_tower.*: the same file" \
+        'sub("^model[.]"; "model.language_model.")' "model." "."
+    # text_config's value wins; the defaults apply to what it leaves out
+    cg_case "text_config over the top level, Gemma3Model's defaults" '"language_model." + .' "" \
+        '.hidden_size = 999 | del(.text_config.max_position_embeddings)' \
+        '.["gemma3.embedding_length"].value, .["gemma3.context_length"].value' "128 131072"
+    # SpecialVocab reads config.json's top level first, text_config's only
+    # when that has nothing: a list there (Gemma 3's eos [1, 106]) is no id
+    cg_case "special ids: the top level's, not looked past a list" '"language_model." + .' "" \
+        '.eos_token_id = [1, 106] | .bos_token_id = 5' \
+        '.["tokenizer.ggml.bos_token_id"].value, .["tokenizer.ggml.eos_token_id"].value' "5 null"
+    rm -f "$TMP/g3.gguf"
+    G=$TMP/gemma-x
+    rm -rf "$G"; cp -r "$SRC" "$G"; chmod -R u+w "$G"
+    jq '{architectures: ["Gemma3ForConditionalGeneration"], text_config: "gemma3"}' "$SRC/config.json" >"$G/config.json"
+    bad_case "Gemma 3 multimodal without a text_config object" "$G" "config.json: 'num_hidden_layers' is missing"
     rm -rf "$G"
     fixture_block_end
 fi

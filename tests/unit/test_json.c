@@ -98,6 +98,32 @@ static const struct {
     { "[1]\n---\n[2]", "more than one document" },
 };
 
+/* TextModel's {**config, **config["text_config"]}: text_config's members
+ * win, the others stay; text_config is emptied, and everything is freed
+ * once (the test runs under ASan/valgrind in make san). */
+START_TEST(test_object_absorb)
+{
+    const char *doc = "{\"architectures\": [\"X\"], \"hidden_size\": 8, \"vocab_size\": 3,\n"
+                      " \"text_config\": {\"hidden_size\": 2560, \"num_hidden_layers\": 34}}";
+    gguf_error err;
+    json_value *v = json_parse(doc, strlen(doc), &err);
+    ck_assert_ptr_nonnull(v);
+    json_value *tc = (json_value *)json_get(v, "text_config");
+    ck_assert_int_eq(json_object_absorb(v, tc), 0);
+    int64_t x;
+    ck_assert(json_int(json_get(v, "hidden_size"), &x) && x == 2560);
+    ck_assert(json_int(json_get(v, "num_hidden_layers"), &x) && x == 34);
+    ck_assert(json_int(json_get(v, "vocab_size"), &x) && x == 3);
+    ck_assert_uint_eq(json_get(v, "num_hidden_layers")->line, 2);
+    ck_assert_uint_eq(tc->n, 0);
+    ck_assert_ptr_nonnull(json_get(v, "text_config"));
+    ck_assert_int_eq(json_object_absorb(v, tc), 0); /* empty: nothing to move */
+    ck_assert_int_eq(json_object_absorb(v, v), -1);
+    ck_assert_int_eq(json_object_absorb(v, (json_value *)json_get(v, "architectures")), -1);
+    json_free(v);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     gguf_error err;
@@ -181,6 +207,7 @@ int main(void)
     tcase_add_test(tc, test_file_size_limit);
     tcase_add_test(tc, test_yaml_unsafe_chars);
     tcase_add_test(tc, test_del_run_regression);
+    tcase_add_test(tc, test_object_absorb);
     int skipped = 0;
     if (fixtures_present())
         tcase_add_test(tc, test_fixture_files);

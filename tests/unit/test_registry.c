@@ -29,11 +29,11 @@ START_TEST(test_lookup)
     ck_assert_str_eq(gguf_arch_hf_list(),
                      "LlamaForCausalLM, LLaMAForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
                      "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, Phi3ForCausalLM, GptOssForCausalLM, "
-                     "Gemma2ForCausalLM, Gemma3ForCausalLM");
+                     "Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3ForConditionalGeneration");
+    ck_assert_ptr_eq(gguf_arch_find_hf("Gemma3ForConditionalGeneration"), gguf_arch_find("gemma3"));
     ck_assert_ptr_eq(gguf_arch_find_hf("GptOssForCausalLM"), gguf_arch_find("gpt-oss"));
     ck_assert_ptr_eq(gguf_arch_find_hf("Gemma2ForCausalLM"), gguf_arch_find("gemma2"));
     ck_assert_ptr_eq(gguf_arch_find_hf("Gemma3ForCausalLM"), gguf_arch_find("gemma3"));
-    ck_assert_ptr_null(gguf_arch_find_hf("Gemma3ForConditionalGeneration")); /* multimodal */
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_FFN_POST_NORM), "ffn_post_norm");
     ck_assert_str_eq(gguf_hp_key(GGUF_HP_SWA_PATTERN), "%s.attention.sliding_window_pattern");
     ck_assert_str_eq(gguf_hp_key(GGUF_HP_FINAL_SOFTCAP), "%s.final_logit_softcapping");
