@@ -68,11 +68,35 @@ static const pre_signature pre_signatures[] = {
       { "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+"
         "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
       false, false },
+    /* o200k: Xenova/gpt-4o, gpt-oss, Phi-4-mini (Llama 4, MiniMax-M2 and
+     * Kanana-2 are the same rules under other names) */
+    { "gpt-4o",
+      { "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+"
+        "(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+"
+        "[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+"
+        "[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
+      false, false },
     { "gpt-2", { NULL }, true, false },
     /* SmolLM's (StarCoder's, Refact's: the same pre-tokenization in llama.cpp) */
     { "smollm", { NULL }, true, true },
 };
 #define N_PRE (sizeof pre_signatures / sizeof *pre_signatures)
+
+/* Whether a Split step keeps its matches and what lies between them as
+ * words: "Isolated" (transformers' TikTokenConverter, gpt-oss), or
+ * "Removed" with invert (Xenova's conversions: keep the matches, drop the
+ * rest). The two differ only on text the regex does not match, and every
+ * row's regex matches every character (its last branches are \s+ and
+ * [^\s\p{L}\p{N}]+). */
+static bool split_keeps_words(const char *behavior, const json_value *invert)
+{
+    if (invert && invert->type != JSON_BOOL)
+        return false;
+    bool inverted = invert && invert->b;
+    if (!behavior || !strcmp(behavior, "Isolated"))
+        return !inverted;
+    return !strcmp(behavior, "Removed") && inverted;
+}
 
 /* Adds one pre-tokenizer step to sig; false for a step no row describes. */
 static bool add_step(const json_value *p, pre_signature *sig, int *n_splits)
@@ -84,8 +108,7 @@ static bool add_step(const json_value *p, pre_signature *sig, int *n_splits)
         const char *re = json_str(json_get(json_get(p, "pattern"), "Regex"));
         const char *behavior = json_str(json_get(p, "behavior"));
         const json_value *invert = json_get(p, "invert");
-        if (!re || *n_splits >= MAX_SPLITS - 1 || (behavior && strcmp(behavior, "Isolated")) ||
-            (invert && (invert->type != JSON_BOOL || invert->b)))
+        if (!re || *n_splits >= MAX_SPLITS - 1 || !split_keeps_words(behavior, invert))
             return false;
         sig->splits[(*n_splits)++] = re;
         return true;
@@ -135,7 +158,7 @@ const char *tokjson_pre(const json_value *tj, gguf_error *err)
         if (same_signature(&sig, &pre_signatures[i]))
             return pre_signatures[i].name;
     gguf_error_set(err, "tokenizer.json: the BPE pre-tokenizer%s%s is not one llama.cpp knows "
-                   "here (recognised: llama-bpe, qwen2, gpt-2, smollm)",
+                   "here (recognised: llama-bpe, qwen2, gpt-4o, gpt-2, smollm)",
                    type ? " of type " : "", type ? type : "");
     return NULL;
 }

@@ -89,6 +89,17 @@ static const split_rule rules_tekken[] = {
     RX("[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"),
     END
 };
+/* o200k (GPT-4o): llama.cpp's form of tokenizer.json's regex, with
+ * [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] and [\p{Ll}\p{Lm}\p{Lo}\p{M}] written as "a
+ * letter that is not a-z" and "a letter that is not A-Z" (tekken's, plus the
+ * contractions and digit triples). On the collapsed text every non-ASCII
+ * letter is one byte that is neither, so it counts as upper and lower case
+ * at once ("aÉ" is one word, "ÉCOLE" two), and a mark is no letter at all:
+ * what llama.cpp computes, not what tiktoken does. */
+static const split_rule rules_gpt4o[] = {
+    RX("[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"),
+    END
+};
 static const split_rule rules_chameleon[] = {
     RX("<sentinel:[0-9]+>"),                   /* sentinel tokens */
     RX("(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z"), /* image tokens */
@@ -123,6 +134,8 @@ static const struct {
     { "poro-chat", rules_bloom }, { "bloom", rules_bloom }, { "gpt3-finnish", rules_bloom },
     { "viking", rules_viking },
     { "tekken", rules_tekken },
+    { "gpt-4o", rules_gpt4o }, { "llama4", rules_gpt4o }, { "kanana2", rules_gpt4o },
+    { "minimax-m2", rules_gpt4o },
     { "chameleon", rules_chameleon },
 };
 
@@ -633,6 +646,29 @@ done:
     free(byte_to_cp);
     free(next.len);
     return rc;
+}
+
+int gguf_vocab_bpe_words(const gguf_vocab *v, const char *text, size_t len, size_t **lens, size_t *n)
+{
+    uint32_t *cp = NULL;
+    size_t n_cp = 0;
+    word_list words = { 0 };
+    if (pre_tokenize(v->bpe, text, len, &cp, &n_cp, &words)) {
+        free(words.len);
+        return -1;
+    }
+    free(cp);
+    /* code points -> bytes of text, decoding as pre_tokenize did */
+    size_t pos = 0;
+    for (size_t w = 0; w < words.n; w++) {
+        size_t start = pos;
+        for (size_t k = 0; k < words.len[w]; k++)
+            gguf_utf8_decode(text, len, &pos);
+        words.len[w] = pos - start;
+    }
+    *lens = words.len;
+    *n = words.n;
+    return 0;
 }
 
 int gguf_vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list *out)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/e2e/tokenize.sh — gguf-inspect --tokenize end to end: ids and pieces
 # on the fixture vocabularies, --special (BOS, special-token parsing),
-# escaping of pieces, errors; and the chain gguf-convert --vocab-only ->
-# tokenizer on llama.cpp's llama-bpe and qwen2 test vectors (every entry).
+# escaping of pieces, errors; the chain gguf-convert --vocab-only ->
+# tokenizer on llama.cpp's llama-bpe and qwen2 test vectors (every entry),
+# and on ids llama.cpp gave for the gpt-4o pre-tokenizer.
 source "$(dirname "$0")/lib.sh"
 export LC_ALL=C
 
@@ -95,6 +96,48 @@ for pair in llama3:ggml-vocab-llama-bpe.gguf qwen3:ggml-vocab-qwen2.gguf; do
     fi
     if check_vectors "$name" "$out"; then pass "tokenize $name vectors"; else fail "tokenize $name vectors"; fi
 done
+
+# --- the gpt-4o (o200k) pre-tokenizer: qwen3's vocabulary with the
+# pre_tokenizer of gpt-oss's tokenizer.json (Split Isolated, ByteLevel without
+# its regex), converted in $TMP. The ids are llama.cpp e21cdc11's
+# (llama_tokenize, no special tokens) for the same GGUF.
+GPT4O_CASES=(
+    # the first three split otherwise under qwen2's regex, and give other ids
+    "getElementById XMLHttpRequest don't" "455 1691 1359 764 11874 2905 1900 1513 944"
+    "iPhone McDonald JavaScript"          "72 6939 4483 18234 7943 5910"
+    $'path/to/\n/file x/\n/y\r\n'         "2343 32429 5894 14 1192 856 5894 14 88 319"
+    "ÉCOLE école aÉ"                      "26789 8281 867 3958 55645 264 26789"
+    "Ελληνικά ΤΕΚΣΤ Привет 中文字符"      "144674 33486 33486 41424 33269 29762 67337 74134 7851 97 144674 144996 144624 145032 79484 26991 8178 72858 16744 48391"
+    $'e\xcc\x81 Cafe\xcc\x81S \xc7\x85emal \xf0\x9f\x98\x80 1234567\t\n\n  x'
+    "68 53839 42773 53839 50 220 131 227 336 278 90316 220 16 17 18 19 20 21 22 15799 220 856"
+)
+if need_fixture tokenizers/qwen3/tokenizer.json "tokenize gpt-4o" 7; then
+    if ! command -v python3 >/dev/null || [ ! -x "$CONVERT" ]; then
+        for i in 1 2 3 4 5 6 7; do skip "tokenize gpt-4o $i" "python3 or gguf-convert missing"; done
+    else
+        mkdir -p "$TMP/gpt4o"
+        cp "$FIX/tokenizers/qwen3/tokenizer_config.json" "$TMP/gpt4o/"
+        python3 - "$FIX/tokenizers/qwen3/tokenizer.json" "$TMP/gpt4o/tokenizer.json" <<'PY'
+import json, sys
+tj = json.load(open(sys.argv[1], encoding='utf-8'))
+rx = (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+      r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+      r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+tj['pre_tokenizer'] = {'type': 'Sequence', 'pretokenizers': [
+    {'type': 'Split', 'pattern': {'Regex': rx}, 'behavior': 'Isolated', 'invert': False},
+    {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': False}]}
+json.dump(tj, open(sys.argv[2], 'w', encoding='utf-8'), ensure_ascii=False)
+PY
+        "$CONVERT" "$TMP/gpt4o" --vocab-only -o "$TMP/gpt4o.gguf" >/dev/null 2>"$TMP/err"
+        expect "tokenize gpt-4o: gguf-convert names the pre-tokenizer" \
+            "$("$INSPECT" "$TMP/gpt4o.gguf" 2>&1 | awk '$1 == "tokenizer.ggml.pre" { print $3 }')" '"gpt-4o"'
+        for ((i = 0; i < ${#GPT4O_CASES[@]}; i += 2)); do
+            expect "tokenize gpt-4o: ids of case $((i / 2 + 1))" \
+                "$(tok_first "$TMP/gpt4o.gguf" "${GPT4O_CASES[i]}")" "${GPT4O_CASES[i + 1]}"
+        done
+    fi
+    fixture_block_end
+fi
 
 # --- llama.cpp's greedy-decode prompts: the prompt ids it fed each model ------
 # (BOS added, as --special does). wp-llama-5m-* share one vocabulary, llama2xs

@@ -10,6 +10,7 @@
 #include <ggufkit/gguf.h>
 #include "testutil.h"
 #include <ggufkit/vocab.h>
+#include "tokenizer_impl.h" /* gguf_vocab_bpe_words */
 
 /* ---- helpers --------------------------------------------------------------- */
 
@@ -469,7 +470,8 @@ START_TEST(test_bpe_every_pre_tokenizer)
         "gigachat", "jina-v1-en", "jina-v2-es", "jina-v2-de", "jina-v2-code", "roberta-bpe",
         "refact", "command-r", "qwen2", "deepseek-r1-qwen", "stablelm2", "olmo", "dbrx",
         "smaug-bpe", "poro-chat", "chatglm-bpe", "viking", "jais", "tekken", "smollm", "codeshell",
-        "bloom", "gpt3-finnish", "exaone", "chameleon", "minerva-7b", "megrez"
+        "bloom", "gpt3-finnish", "exaone", "chameleon", "minerva-7b", "megrez", "gpt-4o",
+        "llama4", "kanana2", "minimax-m2"
     };
     static const char text[] = "ab abc 12 c\r\n\n  x\xe2\x80\x83y \xe4\xb8\x80\xf0\x9f\x98\x80 'll \xff\xed\xa0\x80!";
     for (size_t i = 0; i < sizeof pres / sizeof *pres; i++) {
@@ -492,6 +494,66 @@ START_TEST(test_bpe_every_pre_tokenizer)
     v = load_writer(bpe_writer(NULL), &err);
     ck_assert_str_eq(gguf_vocab_pre(v), "default");
     gguf_vocab_free(v);
+}
+END_TEST
+
+/* The pre-tokenizer's words of text, joined by '|', are want. */
+static void expect_words(const gguf_vocab *v, const char *text, const char *want)
+{
+    size_t *lens, n, off = 0;
+    ck_assert_int_eq(gguf_vocab_bpe_words(v, text, strlen(text), &lens, &n), 0);
+    char got[512] = "";
+    for (size_t i = 0; i < n; i++) {
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%.*s", i ? "|" : "", (int)lens[i], text + off);
+        off += lens[i];
+    }
+    free(lens);
+    ck_assert_uint_eq(off, strlen(text));
+    ck_assert_msg(!strcmp(got, want), "\"%s\": words \"%s\", expected \"%s\"", text, got, want);
+}
+
+/* gpt-4o (o200k) words, each list as llama.cpp e21cdc11's unicode_regex_split
+ * gives it. Its regex runs on the collapsed text, so a non-ASCII letter is
+ * both upper and lower case ("aÉ" one word, "ÉCOLE" two) and a combining
+ * mark is not a letter (it leaves the word it follows). */
+START_TEST(test_bpe_gpt4o_words)
+{
+    static const char *const cases[][2] = {
+        { "HelloWorld", "Hello|World" },
+        { "XMLHttpRequest", "XMLHttp|Request" },
+        { "\xc3\x89" "COLE \xc3\xa9" "cole", "\xc3\x89|COLE| \xc3\xa9" "cole" },
+        { "a\xc3\x89 \xc3\x89" "a \xc3\x89" "A", "a\xc3\x89| \xc3\x89" "a| \xc3\x89|A" },
+        { "don't DON'T", "don't| DON'T" },
+        { "x'sY 's 'S 'Re", "x's|Y| '|s| '|S| '|Re" },
+        { "1234567 12", "123|456|7| |12" },
+        { "a/b\r\n/", "a|/b|\r\n|/" },
+        { "x/\n/y", "x|/\n/|y" },
+        { "a  \n  b", "a|  \n| | b" },
+        { "   spaces   x  ", "  | spaces|  | x|  " },
+        { " \xc2\xa0nbsp\xe3\x80\x80wide", " |\xc2\xa0nbsp|\xe3\x80\x80wide" },
+        /* e + U+0301 COMBINING ACUTE */
+        { "e\xcc\x81 Cafe\xcc\x81S", "e|\xcc\x81| Cafe|\xcc\x81S" },
+        /* titlecase Dž, modifier ʰ */
+        { "\xc7\x85" "emal \xc7\x85 \xca\xb0" "A", "\xc7\x85" "emal| \xc7\x85| \xca\xb0|A" },
+        { "\xce\x95\xce\xbb\xce\xbb\xce\xac\xce\xb4\xce\xb1 \xd0\xa2\xd0\x95\xd0\x9a\xd0\xa1\xd0\xa2 \xe4\xb8\xad\xe6\x96\x87",
+          "\xce\x95\xce\xbb\xce\xbb\xce\xac\xce\xb4\xce\xb1| \xd0\xa2\xd0\x95\xd0\x9a\xd0\xa1\xd0\xa2| \xe4\xb8\xad\xe6\x96\x87" },
+        { "emoji \xf0\x9f\x98\x80\xf0\x9f\x98\x80 \xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd",
+          "emoji| \xf0\x9f\x98\x80\xf0\x9f\x98\x80| \xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd" },
+        /* bad UTF-8: each bad byte is U+FFFD, a symbol that may lead a word */
+        { "ab\xff" "CD\xc3(x", "ab|\xff" "CD|\xc3(|x" },
+    };
+    static const char *const names[] = { "gpt-4o", "llama4", "kanana2", "minimax-m2" };
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        gguf_error err;
+        gguf_vocab *v = load_writer(bpe_writer(names[k]), &err);
+        ck_assert_msg(v, "%s: %s", names[k], err.msg);
+        ck_assert(!gguf_vocab_adds_bos(v)); /* no ignore_merges, no BOS: BPE defaults */
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+            expect_words(v, cases[i][0], cases[i][1]);
+        /* merges by rank, whole words not looked up first: " ab" is Ġ ab */
+        expect_ids(v, "abc ab", false, false, (int32_t[]){ 6, 4, 5, -2 });
+        gguf_vocab_free(v);
+    }
 }
 END_TEST
 
@@ -665,6 +727,7 @@ int main(void)
     tcase_add_test(tc, test_spm_pieces);
     tcase_add_test(tc, test_bpe_merges);
     tcase_add_test(tc, test_bpe_every_pre_tokenizer);
+    tcase_add_test(tc, test_bpe_gpt4o_words);
     tcase_add_test(tc, test_refuses_bad_vocabularies);
     tcase_add_test(tc, test_eog);
     suite_add_tcase(s, tc);

@@ -20,8 +20,15 @@ static json_value *parse(const char *s)
                   "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
 #define QWEN2_RE  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| " \
                   "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
-#define SPLIT(re) "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"" re "\"}, " \
-                  "\"behavior\": \"Isolated\", \"invert\": false}"
+/* o200k as gpt-oss, Phi-4-mini and Xenova/gpt-4o write it */
+#define GPT4O_RE  "[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?[\\\\p{Lu}\\\\p{Lt}\\\\p{Lm}\\\\p{Lo}\\\\p{M}]*" \
+                  "[\\\\p{Ll}\\\\p{Lm}\\\\p{Lo}\\\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|" \
+                  "[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?[\\\\p{Lu}\\\\p{Lt}\\\\p{Lm}\\\\p{Lo}\\\\p{M}]+" \
+                  "[\\\\p{Ll}\\\\p{Lm}\\\\p{Lo}\\\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\\\p{N}{1,3}| " \
+                  "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n/]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
+#define SPLIT_AS(re, behavior, invert) "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"" re "\"}, " \
+                  "\"behavior\": \"" behavior "\", \"invert\": " invert "}"
+#define SPLIT(re) SPLIT_AS(re, "Isolated", "false")
 #define BYTELEVEL(r) "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"use_regex\": " r "}"
 
 static const struct {
@@ -35,6 +42,15 @@ static const struct {
     { "{\"type\": \"ByteLevel\", \"add_prefix_space\": false}", "gpt-2" }, /* use_regex defaults on */
     { "{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Digits\", \"individual_digits\": true}, "
       BYTELEVEL("true") "]}", "smollm" },
+    /* TikTokenConverter's form (gpt-oss), and Xenova's: matches kept, the
+     * rest removed, which is the same for a regex that matches everything */
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT(GPT4O_RE) ", " BYTELEVEL("false") "]}",
+      "gpt-4o" },
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT_AS(GPT4O_RE, "Removed", "true") ", "
+      BYTELEVEL("false") "]}", "gpt-4o" },
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT_AS(GPT4O_RE, "Isolated", "true") ", "
+      BYTELEVEL("false") "]}", NULL },
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT(GPT4O_RE) ", " BYTELEVEL("true") "]}", NULL },
     /* the llama3 regex with GPT-2's own regex on top is another tokenizer */
     { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT(LLAMA3_RE) ", " BYTELEVEL("true") "]}", NULL },
     { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT("\\\\p{N}") ", " BYTELEVEL("false") "]}", NULL },
@@ -57,6 +73,7 @@ START_TEST(test_pre)
     } else {
         ck_assert_ptr_null(pre);
         ck_assert_ptr_nonnull(strstr(err.msg, "pre-tokenizer"));
+        ck_assert_ptr_nonnull(strstr(err.msg, "recognised: llama-bpe, qwen2, gpt-4o, gpt-2, smollm"));
     }
     json_free(tj);
 }
