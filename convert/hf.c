@@ -83,19 +83,24 @@ static const json_value *hparam(const hf_state *s, const char *const *keys)
 static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
                                           "num_layers", NULL };
 
+/* The last of config's members [from, to) named key, or NULL. */
+static const json_value *config_member(const hf_state *s, size_t from, size_t to, const char *key)
+{
+    for (size_t i = to; i-- > from;)
+        if (!strcmp(s->config->keys[i], key))
+            return s->config->items[i];
+    return NULL;
+}
+
 /* What gguf-py's SpecialVocab reads from config.json: the top level's
  * member of that name, or when it is absent or null text_config's (a list,
  * as Gemma 3's eos_token_id [1, 106], is not looked past). */
 static const json_value *config_special_get(const hf_state *s, const char *key)
 {
-    const json_value *v = NULL;
-    for (size_t i = s->config_top; !v && i-- > 0;)
-        if (!strcmp(s->config->keys[i], key))
-            v = s->config->items[i];
-    for (size_t i = s->config ? s->config->n : 0; (!v || v->type == JSON_NULL) && i-- > s->config_top;)
-        if (!strcmp(s->config->keys[i], key))
-            v = s->config->items[i];
-    return v;
+    if (!s->config)
+        return NULL;
+    const json_value *v = config_member(s, 0, s->config_top, key);
+    return v && v->type != JSON_NULL ? v : config_member(s, s->config_top, s->config->n, key);
 }
 
 static int hparam_u32(const hf_state *s, const char *key, uint32_t *out, gguf_error *err)
@@ -1273,14 +1278,18 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
         goto fail;
     }
     /* a multimodal config keeps the language model's hyperparameters in
-     * text_config: TextModel reads them over the top level's */
+     * text_config: TextModel reads them over the top level's. The class is
+     * text_config's "architectures" when it has one (get_model_architecture),
+     * else the top level's. */
     s->config_top = s->config->n;
     json_value *text = (json_value *)json_get(s->config, "text_config");
+    const json_value *archs = json_get(text, "architectures");
+    if (!archs || archs->type == JSON_NULL)
+        archs = json_get(s->config, "architectures");
     if (text && text->type == JSON_OBJECT && json_object_absorb(s->config, text)) {
         gguf_error_set(err, "out of memory");
         goto fail;
     }
-    const json_value *archs = json_get(s->config, "architectures");
     const char *hf_arch = archs && archs->type == JSON_ARRAY && archs->n ? json_str(archs->items[0]) : NULL;
     if (!hf_arch) {
         gguf_error_set(err, "config.json: no \"architectures\" entry (supported: %s)",

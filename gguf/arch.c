@@ -164,26 +164,41 @@ static const gguf_arch_hf_hparam gemma2_late_hparams[] = {
 };
 
 /* Gemma3Model: the base converter's keys in its order of names (the first
- * present wins; rope_local_base_freq is the local layers' base), with
- * Gemma 3's defaults for those it rewrites. */
+ * present wins; rope_local_base_freq is the local layers' base), each only
+ * when config.json has it — but the widths, without which llama.cpp's
+ * converter writes a file no loader takes, are required here. */
 static const gguf_arch_hf_hparam gemma3_hf_hparams[] = {
-    { { "max_position_embeddings", "n_ctx", "n_positions" }, GGUF_HP_CONTEXT_LENGTH, false, false, 131072 },
-    { { "hidden_size", "n_embd", "dim" }, GGUF_HP_EMBEDDING_LENGTH, false, false, 0 },
-    { { "intermediate_size", "n_inner", "hidden_dim" }, GGUF_HP_FFN_LENGTH, false, false, 0 },
-    { { "num_attention_heads", "n_head", "n_heads" }, GGUF_HP_HEAD_COUNT, false, false, 8 },
-    { { "num_key_value_heads", "n_kv_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false, 4 },
-    { { "global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta" },
-      GGUF_HP_ROPE_FREQ_BASE, true, false, 1000000.0 },
-    { { "local_rope_theta", "rope_local_theta", "swa_rope_theta", "rope_local_base_freq" },
-      GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, 0 },
-    { { "rms_norm_eps", "norm_eps" }, GGUF_HP_RMS_EPS, true, false, 1e-6 },
-    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false, 256 },
-    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false, 256 },
+    { { "max_position_embeddings", "n_ctx", "n_positions", "max_length", "max_sequence_length",
+        "model_max_length" }, GGUF_HP_CONTEXT_LENGTH, false, false, 0 },
+    { { "hidden_size", "n_embd", "dim" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
+    { { "intermediate_size", "n_inner", "hidden_dim" }, GGUF_HP_FFN_LENGTH, false, true, 0 },
+    { { "num_attention_heads", "n_head", "n_heads" }, GGUF_HP_HEAD_COUNT, false, false, 0 },
+    { { "num_key_value_heads", "n_kv_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false, 0 },
+    { { "global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta",
+        "rotary_emb_base" }, GGUF_HP_ROPE_FREQ_BASE, true, false, 0 },
+    { { "local_rope_theta", "rope_local_theta", "rope_theta_local", "swa_rope_theta",
+        "rope_local_base_freq" }, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, 0 },
+    { { "rms_norm_eps", "norm_eps" }, GGUF_HP_RMS_EPS, true, false, 0 },
+    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false, 0 },
+    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false, 0 },
     { { NULL }, 0, false, false, 0 },
 };
+/* Then Gemma3Model.set_gguf_parameters' own writes, in its order, with its
+ * defaults (hparams.get(name, default)): a key the base part wrote gets the
+ * new value in its place, one it did not is added here, after
+ * general.file_type — where a gemma-3-4b-it text_config, which gives no
+ * heads, head_dim, eps, rope base or context, puts those keys. */
 static const gguf_arch_hf_hparam gemma3_late_hparams[] = {
+    { { "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, false, 131072 },
+    { { "num_attention_heads" }, GGUF_HP_HEAD_COUNT, false, false, 8 },
+    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, false, 1e-6 },
+    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false, 256 },
+    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false, 256 },
+    { { "global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta",
+        "rotary_emb_base" }, GGUF_HP_ROPE_FREQ_BASE, true, false, 1000000.0 },
     { { "final_logit_softcapping" }, GGUF_HP_FINAL_SOFTCAP, true, false, 0 },
     { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, true, 0 },
+    { { "num_key_value_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false, 4 },
     { { NULL }, 0, false, false, 0 },
 };
 

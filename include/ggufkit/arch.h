@@ -258,7 +258,7 @@ typedef struct gguf_arch_hparam {
  * row's); the base converter's rope scaling keys follow the
  * GGUF_HP_HEAD_COUNT_KV row (GGUF_ARCH_OWN_ROPE_KEYS: none). */
 typedef struct gguf_arch_hf_hparam {
-    const char *hf[4];    /* config.json names, the first present wins */
+    const char *hf[7];    /* config.json names, the first present wins; NULL after the last */
     uint8_t     id;       /* enum gguf_hp: the key it becomes */
     bool        is_float; /* written as f32; else u32 */
     bool        required; /* the conversion fails without it */
@@ -350,12 +350,14 @@ typedef struct gguf_arch {
                                              * rule for the 27B Gemmas); 0: never */
     uint8_t                    routing;    /* enum gguf_routing (with GGUF_ARCH_EXPERTS) */
     const gguf_arch_hf_hparam *hf_hparams_late; /* written after general.file_type (the
-                                                  * family's own keys), or NULL */
-    /* Multimodal checkpoints of the family (Gemma3ForConditionalGeneration):
-     * hf_strip is taken out of every checkpoint name wherever it occurs
-     * ("language_model."), and a name that then starts with one of
-     * hf_skip_prefix (the vision tower, the projector) is dropped; NULL:
-     * neither */
+                                                  * family's own keys; one written before
+                                                  * takes the new value in its place, as
+                                                  * in gguf-py's writer), or NULL */
+    /* Multimodal checkpoints of the family (Gemma3ForConditionalGeneration,
+     * as Gemma3Model.modify_tensors): hf_strip is taken out of every
+     * checkpoint name that has it, wherever it occurs ("language_model."),
+     * and a name without it that starts with one of hf_skip_prefix (the
+     * vision tower, the projector) is dropped; NULL: neither */
     const char                *hf_strip;
     const char *const         *hf_skip_prefix;
 } gguf_arch;

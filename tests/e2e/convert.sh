@@ -260,54 +260,129 @@ st_rewrite() {
 # model.language_model. (newer), beside a vision tower and projector that
 # are dropped — llama.cpp fails on the newer layout's model.vision_tower.*,
 # gguf-convert drops those too. Copies of gemma3-rand so laid out must give
-# the very file gemma3-rand gives (each copy sits in a folder of that name,
-# for general.name).
-if need_jq "Gemma 3 multimodal" && need_fixture models/gemma3-rand "Gemma 3 multimodal" 5; then
-    SRC=$FIX/models/gemma3-rand
+# what gemma3-rand gives: the e21cdc11 manifest, the very file, the same
+# greedy ids (each copy sits in a folder of that name, for general.name).
+if need_jq "Gemma 3 multimodal" &&
+    need_fixture upstream/convert/gemma3-rand-f16.json "Gemma 3 multimodal" 14; then
+    SRC=$FIX/models/gemma3-rand M3=$FIX/upstream/convert/gemma3-rand-f16.json RUN=$BIN/gguf-run
     "$CONVERT" -q "$SRC" --outtype f16 -o "$TMP/g3.gguf" >"$TMP/c.log" 2>&1
+    greedy() { "$RUN" -m "$1" --prompt-ids 1,5,6 -n 8 --ids 2>/dev/null; }
+    want_ids=$(greedy "$TMP/g3.gguf")
     VISION='{"dtype": "F32", "shape": [12], "data_offsets": [$dend, ($dend + 48)]}'
     PROJ='{"dtype": "F32", "shape": [2, 2], "data_offsets": [($dend + 48), ($dend + 64)]}'
-    cg_case() { # name jq-name-filter vision-prefix config-filter [want-keys]
-        local d=$TMP/cg/gemma3-rand
-        rm -rf "$TMP/cg"; mkdir -p "$d"; cp "$SRC"/tokenizer* "$d"/
-        jq "{architectures: [\"Gemma3ForConditionalGeneration\"], model_type: \"gemma3\",
-             text_config: (del(.architectures) | .model_type = \"gemma3_text\"),
-             vision_config: {model_type: \"siglip_vision_model\", hidden_size: 1152}} | $4" \
-            "$SRC/config.json" >"$d/config.json"
-        local got
-        got=$(st_rewrite "$SRC/model.safetensors" "$d/model.safetensors" \
-                "with_entries(if .key == \"__metadata__\" then . else .key |= ($2) end) +
-                 {\"$3vision_tower.vision_model.post_layernorm.weight\": $VISION,
-                  \"$3multi_modal_projector.mm_input_projection_weight\": $PROJ}" 2>&1 &&
-              "$CONVERT" -q "$d" --outtype f16 -o "$TMP/cg.gguf" 2>&1 &&
-              if [ -z "${5:-}" ]; then
-                  cmp "$TMP/g3.gguf" "$TMP/cg.gguf" 2>&1 && echo same
-              else
-                  "$INSPECT" --json "$TMP/cg.gguf" |
-                      jq -r "[.metadata | $5] | map(tostring) | join(\" \")"
-              fi)
-        [ "$got" = "${6:-same}" ] && pass "Gemma 3 multimodal: $1" || fail "Gemma 3 multimodal: $1" "$got"
+    # cg_make DIR SRC NAME-FILTER VISION-PREFIX TEXT-CONFIG [TOP-FIELDS]: DIR
+    # a multimodal copy of the folder SRC — text_config TEXT-CONFIG (a jq
+    # expression over SRC's config.json), every tensor renamed by
+    # NAME-FILTER, a vision tower and a projector tensor under VISION-PREFIX
+    cg_make() {
+        local top=${6:-"{}"}
+        rm -rf "$1"; mkdir -p "$1"; cp "$2"/tokenizer* "$1"/
+        jq "{architectures: [\"Gemma3ForConditionalGeneration\"], model_type: \"gemma3\"} + $top +
+            {text_config: ($5), vision_config: {model_type: \"siglip_vision_model\", hidden_size: 1152}}" \
+            "$2/config.json" >"$1/config.json" &&
+        st_rewrite "$2/model.safetensors" "$1/model.safetensors" \
+            "with_entries(if .key == \"__metadata__\" then . else .key |= ($3) end) +
+             {\"$4vision_tower.vision_model.post_layernorm.weight\": $VISION,
+              \"$4multi_modal_projector.mm_input_projection_weight\": $PROJ}"
+    }
+    AS_TEXT='del(.architectures) | .model_type = "gemma3_text"'
+    cg_convert() { # dir config-filter-on-the-copy -> $TMP/cg.gguf
+        if [ -n "${2:-}" ]; then jq "$2" "$1/config.json" >"$1/c.json" && mv "$1/c.json" "$1/config.json"; fi
+        "$CONVERT" -q "$1" --outtype f16 -o "$TMP/cg.gguf" >"$TMP/c.log" 2>&1
+    }
+    cg_layout() { # name name-filter vision-prefix
+        local d=$TMP/cg/gemma3-rand n="Gemma 3 multimodal, $1" got
+        rm -f "$TMP/cg.gguf"
+        if ! cg_make "$d" "$SRC" "$2" "$3" "$AS_TEXT" >"$TMP/c.log" 2>&1 || ! cg_convert "$d"; then
+            fail "$n" "$(tail -1 "$TMP/c.log")"; return
+        fi
+        got=$(diff <(manifest_tensors "$M3") <(gguf_tensors "$TMP/cg.gguf")
+              diff <(manifest_keys "$M3" | awk '$2 == "f32" { $3 = sprintf("%.7g", $3) } 1') \
+                   <(gguf_keys "$TMP/cg.gguf" | awk '$2 == "f32" { $3 = sprintf("%.7g", $3) } 1')
+              diff <(jq -r '.metadata | keys_unsorted[]' "$M3") \
+                   <("$INSPECT" --json "$TMP/cg.gguf" | jq -r '.metadata | keys_unsorted[]'))
+        [ -z "$got" ] && pass "$n: the gemma3-rand-f16 manifest's tensors, keys and key order" ||
+            fail "$n: manifest" "$(head -4 <<<"$got" | tr '\n' ' ')"
+        check "$n: byte for byte gemma3-rand's file" cmp "$TMP/g3.gguf" "$TMP/cg.gguf"
+        got=$(greedy "$TMP/cg.gguf")
+        [ -n "$want_ids" ] && [ "$got" = "$want_ids" ] && pass "$n: gguf-run's greedy ids are gemma3-rand's" ||
+            fail "$n: greedy ids" "got [$got] want [$want_ids]"
         rm -rf "$TMP/cg" "$TMP/cg.gguf"
     }
-    cg_case "language_model.* beside vision_tower.*: gemma3-rand's file byte for byte" \
-        '"language_model." + .' "" "."
-    cg_case "model.language_model.* beside model.vision_tower.*: the same file" \
-        'sub("^model[.]"; "model.language_model.")' "model." "."
-    # text_config's value wins; the defaults apply to what it leaves out
-    cg_case "text_config over the top level, Gemma3Model's defaults" '"language_model." + .' "" \
-        '.hidden_size = 999 | del(.text_config.max_position_embeddings)' \
-        '.["gemma3.embedding_length"].value, .["gemma3.context_length"].value' "128 131072"
+    cg_layout "language_model.* beside vision_tower.*" '"language_model." + .' ""
+    cg_layout "model.language_model.* beside model.vision_tower.*" \
+        'sub("^model[.]"; "model.language_model.")' "model."
+    cg_keys() { # name config-filter-on-the-copy metadata-jq want
+        local d=$TMP/cg/gemma3-rand got
+        got=$(cg_make "$d" "$SRC" '"language_model." + .' "" "$AS_TEXT" 2>&1 && cg_convert "$d" "$2" &&
+              "$INSPECT" --json "$TMP/cg.gguf" | jq -r "[.metadata | $3] | map(tostring) | join(\" \")" ||
+              tail -1 "$TMP/c.log")
+        [ "$got" = "$4" ] && pass "Gemma 3 multimodal: $1" || fail "Gemma 3 multimodal: $1" "got [$got] want [$4]"
+        rm -rf "$TMP/cg" "$TMP/cg.gguf"
+    }
+    # text_config's value wins over the top level's
+    cg_keys "text_config over the top level" '.hidden_size = 999' \
+        '.["gemma3.embedding_length"].value' "128"
     # SpecialVocab reads config.json's top level first, text_config's only
     # when that has nothing: a list there (Gemma 3's eos [1, 106]) is no id
-    cg_case "special ids: the top level's, not looked past a list" '"language_model." + .' "" \
-        '.eos_token_id = [1, 106] | .bos_token_id = 5' \
+    cg_keys "special ids: the top level's, not looked past a list" '.eos_token_id = [1, 106] | .bos_token_id = 5' \
         '.["tokenizer.ggml.bos_token_id"].value, .["tokenizer.ggml.eos_token_id"].value' "5 null"
-    rm -f "$TMP/g3.gguf"
-    G=$TMP/gemma-x
-    rm -rf "$G"; cp -r "$SRC" "$G"; chmod -R u+w "$G"
-    jq '{architectures: ["Gemma3ForConditionalGeneration"], text_config: "gemma3"}' "$SRC/config.json" >"$G/config.json"
+    # get_model_architecture: text_config's class when it names one
+    cg_keys "text_config's architectures first" \
+        '.architectures = ["Gemma3ForConditionalGenerationX"] | .text_config.architectures = ["Gemma3ForCausalLM"]' \
+        '.["general.architecture"].value' "gemma3"
+    # gemma-3-4b-it's text_config as released gives only the widths, the
+    # depth, rope scaling and the window: Gemma3Model writes its defaults
+    # for the rest (context 131072, 8 heads, 4 kv heads, head size 256,
+    # eps 1e-6, rope base 1e6) after general.file_type, where a key the base
+    # converter did not write lands. A checkpoint of those shapes (mkhf)
+    # as such a copy must convert to those keys in that order and run as the
+    # same model with every value spelt out as Gemma3ForCausalLM.
+    MKHF=$BIN/tests/tools/mkhf D=$TMP/cgd
+    rm -rf "$D"; mkdir -p "$D"
+    if [ -x "$MKHF" ] && "$MKHF" "$D/full" --family gemma3 --dim 64 --layers 6 --ffn 128 --heads 8 \
+            --kv-heads 4 --head-dim 256 --vocab 512 --tokenizer "$SRC/tokenizer.model" >"$TMP/c.log" 2>&1; then
+        RS='{factor: 8.0, rope_type: "linear"}'
+        jq "del(.rope_local_base_freq) | .max_position_embeddings = 131072 | .rope_scaling = $RS" \
+            "$D/full/config.json" >"$D/c.json" && mv "$D/c.json" "$D/full/config.json"
+        cg_make "$D/cg" "$D/full" '"language_model." + .' "" \
+            "{hidden_size, intermediate_size, model_type: \"gemma3_text\", num_hidden_layers,
+              rope_scaling: $RS, sliding_window}" '{bos_token_id, eos_token_id, pad_token_id}' >"$TMP/c.log" 2>&1
+        got=$(cg_convert "$D/cg" && "$INSPECT" --json "$TMP/cg.gguf" |
+              jq -r '[.metadata | to_entries[] | select(.key | startswith("tokenizer.") | not) |
+                      if (.key | startswith("gemma3.")) then "\(.key[7:])=\(.value.value)" else .key end] | join(" ")' ||
+              tail -1 "$TMP/c.log")
+        want="general.architecture general.type general.name general.size_label block_count=6"
+        want+=" embedding_length=64 feed_forward_length=128 rope.scaling.type=linear rope.scaling.factor=8"
+        want+=" general.file_type context_length=131072 attention.head_count=8"
+        want+=" attention.layer_norm_rms_epsilon=1e-06 attention.key_length=256 attention.value_length=256"
+        want+=" rope.freq_base=1000000 attention.sliding_window=512 attention.head_count_kv=4"
+        want+=" general.quantization_version"
+        [ "$got" = "$want" ] && pass "Gemma 3 multimodal: gemma-3-4b-it's text_config: Gemma3Model's defaults, in its order" ||
+            fail "Gemma 3 multimodal: defaults" "got [$got] want [$want]"
+        got=$("$CONVERT" -q "$D/full" --outtype f16 -o "$TMP/full.gguf" 2>&1 &&
+              diff <(gguf_keys "$TMP/full.gguf") <(gguf_keys "$TMP/cg.gguf") &&
+              diff <(gguf_tensors "$TMP/full.gguf") <(gguf_tensors "$TMP/cg.gguf") &&
+              want_ids=$(greedy "$TMP/full.gguf") && [ -n "$want_ids" ] &&
+              [ "$(greedy "$TMP/cg.gguf")" = "$want_ids" ] && echo same)
+        [ "$got" = same ] && pass "Gemma 3 multimodal: with the defaults, the keys, tensors and greedy ids of the spelt-out model" ||
+            fail "Gemma 3 multimodal: defaults against the spelt-out model" "$(head -4 <<<"$got" | tr '\n' ' ')"
+    else
+        fail "Gemma 3 multimodal: mkhf" "$(tail -1 "$TMP/c.log")"
+        fail "Gemma 3 multimodal: mkhf" "(the defaults' second check)"
+    fi
+    rm -rf "$D" "$TMP/cg.gguf" "$TMP/full.gguf" "$TMP/g3.gguf"
+    # refusals name config.json: a text_config without the widths, or none
+    G=$TMP/cg/gemma3-rand
+    cg_make "$G" "$SRC" '"language_model." + .' "" "$AS_TEXT | del(.hidden_size)" >/dev/null 2>&1
+    bad_case "Gemma 3 multimodal, text_config without hidden_size" "$G" \
+        "config.json: required 'hidden_size' is missing"
+    cg_make "$G" "$SRC" '"language_model." + .' "" "$AS_TEXT | del(.intermediate_size)" >/dev/null 2>&1
+    bad_case "Gemma 3 multimodal, text_config without intermediate_size" "$G" \
+        "config.json: required 'intermediate_size' is missing"
+    cg_make "$G" "$SRC" '"language_model." + .' "" '"gemma3"' >/dev/null 2>&1
     bad_case "Gemma 3 multimodal without a text_config object" "$G" "config.json: 'num_hidden_layers' is missing"
-    rm -rf "$G"
+    rm -rf "$TMP/cg"
     fixture_block_end
 fi
 if need_fixture models/wp-llama-5m/hf "bad inputs" 19; then

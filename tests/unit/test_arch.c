@@ -104,6 +104,38 @@ START_TEST(test_names)
     ck_assert_str_eq(out, "blk.5.attn_k_norm.weight");
     ck_assert_int_eq(p, GGUF_PERMUTE_NONE);
     ck_assert(g2->norm_offset == 1.0f && g3->norm_offset == 1.0f && llama->norm_offset == 0.0f);
+    /* Gemma3ForConditionalGeneration (Gemma3Model.modify_tensors):
+     * "language_model." taken out wherever it stands (both transformers
+     * layouts), the vision tower and projector dropped — also the newer
+     * layout's model.vision_tower., which llama.cpp fails on — and the
+     * same drop not applied to a name that had "language_model." */
+    ck_assert_ptr_eq(arch_find("Gemma3ForConditionalGeneration"), g3);
+    static const char *const text_names[] = {
+        "language_model.model.layers.3.mlp.down_proj.weight",
+        "model.language_model.layers.3.mlp.down_proj.weight",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_int_eq(arch_map_name(g3, text_names[i], out, sizeof out, &p, &b, &e, &row), 1);
+        ck_assert_str_eq(out, "blk.3.ffn_down.weight");
+        ck_assert_int_eq(b, 3);
+    }
+    ck_assert_int_eq(arch_map_name(g3, "language_model.lm_head.weight", out, sizeof out, &p, &b,
+                                   &e, &row), 1);
+    ck_assert_str_eq(out, "output.weight");
+    static const char *const vision_names[] = {
+        "vision_tower.vision_model.encoder.layers.0.mlp.fc1.weight",
+        "multi_modal_projector.mm_input_projection_weight",
+        "multimodal_projector.x.weight", "vision_model.x.weight",
+        "model.vision_tower.vision_model.post_layernorm.weight",
+        "model.multi_modal_projector.mm_soft_emb_norm.weight",
+    };
+    for (size_t i = 0; i < sizeof vision_names / sizeof *vision_names; i++)
+        ck_assert_int_eq(arch_map_name(g3, vision_names[i], out, sizeof out, &p, &b, &e, &row), 0);
+    ck_assert_int_eq(arch_map_name(g3, "language_model.vision_tower.x.weight", out, sizeof out,
+                                   &p, &b, &e, &row), -1);
+    /* other families neither strip nor skip */
+    ck_assert_int_eq(arch_map_name(g2, "vision_tower.x.weight", out, sizeof out, &p, &b, &e, &row),
+                     -1);
     ck_assert_int_eq(arch_map_meta(llama, "layers.4.feed_forward.w2.weight", out, sizeof out, &b), 1);
     ck_assert_str_eq(out, "blk.4.ffn_down.weight");
     ck_assert_int_eq(arch_map_meta(llama, "tok_embeddings.weight", out, sizeof out, &b), 1);

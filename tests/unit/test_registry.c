@@ -100,10 +100,16 @@ START_TEST(test_rows_consistent)
             ck_assert_msg(h->id != GGUF_HP_SWA_PATTERN || window, "%s: pattern before window",
                           arch->name);
         }
-        for (const gguf_arch_hf_hparam *h = arch->hf_hparams; h->hf[0]; h++) {
-            ck_assert_ptr_nonnull(gguf_hp_key(h->id));
-            ck_assert(!h->required || h->def == 0);
-        }
+        /* every row's list of names ends in NULL (the reader walks it to
+         * there: a full array once ran past its end) */
+        const size_t n_names = sizeof arch->hf_hparams->hf / sizeof *arch->hf_hparams->hf;
+        for (int late = 0; late < 2; late++)
+            for (const gguf_arch_hf_hparam *h = late ? arch->hf_hparams_late : arch->hf_hparams;
+                 h && h->hf[0]; h++) {
+                ck_assert_ptr_nonnull(gguf_hp_key(h->id));
+                ck_assert(!h->required || h->def == 0);
+                ck_assert_msg(!h->hf[n_names - 1], "%s: %s", arch->name, h->hf[0]);
+            }
         ck_assert_ptr_nonnull(arch->about);
         ck_assert_ptr_nonnull(arch->hf_classes);
     }
