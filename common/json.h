@@ -55,8 +55,8 @@ const json_value *json_get(const json_value *obj, const char *key);
 
 /* Moves every member of the object src (in order) to the end of the object
  * obj, so that json_get on obj finds them before obj's own of the same
- * names — Python's {**obj, **src} for lookups. src may be a member of obj;
- * it is left empty. 0, or -1 when either is not an object or memory ran
+ * names — Python's {**obj, **src} for lookups. src may be a member of obj
+ * (but not hold obj: the tree would be a cycle); it is left empty. 0, or -1 when either is not an object or memory ran
  * out (the members not moved stay in src). */
 int json_object_absorb(json_value *obj, json_value *src);
 

@@ -1286,7 +1286,11 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
     const json_value *archs = json_get(text, "architectures");
     if (!archs || archs->type == JSON_NULL)
         archs = json_get(s->config, "architectures");
-    if (text && text->type == JSON_OBJECT && json_object_absorb(s->config, text)) {
+    if (text && text->type != JSON_OBJECT) { /* Python's {**config, **text_config} raises */
+        gguf_error_set(err, "config.json line %zu: 'text_config' is not an object", text->line);
+        goto fail;
+    }
+    if (text && json_object_absorb(s->config, text)) {
         gguf_error_set(err, "out of memory");
         goto fail;
     }

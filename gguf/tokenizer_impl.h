@@ -101,7 +101,8 @@ void gguf_vocab_bpe_free(gguf_vocab *v);
 int  gguf_vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_list *out);
 /* BPE: the pre-tokenizer's words of one raw text fragment, as byte lengths
  * of text in order (*lens is malloc'd; a bad byte counts as the one byte it
- * is). What the unit tests hold against llama.cpp's unicode_regex_split.
+ * is). What the unit tests hold against llama.cpp's unicode_regex_split;
+ * no tool needs it.
  * 0, or -1 when out of memory. */
 int  gguf_vocab_bpe_words(const gguf_vocab *v, const char *text, size_t len, size_t **lens, size_t *n);
 

@@ -638,6 +638,13 @@ static int run(runner *r, const char **what, gguf_error *err)
         if ((n_ctx = run_kld_file_ctx(o->kld_base, err)) < 0)
             return -1;
     }
+    /* llama.cpp's default context is the model's whole one: with LongRoPE
+     * that takes the long factors where our default may take the short */
+    const run_model *rm = &r->model;
+    if (!o->n_ctx && !o->kld && run_rope_factors(rm, n_ctx) != run_rope_factors(rm, hp->n_ctx_train))
+        fprintf(stderr, TOOL ": note: a context of %d rotates by the LongRoPE factors for contexts "
+                "up to %d; llama.cpp's default (the model's %d) uses the long ones: -c %d or more "
+                "to match it\n", n_ctx, hp->n_ctx_orig, hp->n_ctx_train, hp->n_ctx_orig + 1);
     int n_batch = o->n_batch < n_ctx ? o->n_batch : n_ctx;
     r->logits = malloc((size_t)hp->n_vocab * sizeof(float));
     if (!r->logits)

@@ -137,10 +137,16 @@ static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *ar
         key_float(f, KEY_ROPE_SCALING_FACTOR, arch, false, factor, 0, &factor, err))
         return -1;
     hp->rope_scale = factor == 0 || gguf_str_eq(type, "none") ? 1.0f : 1.0f / factor;
-    return key_float(f, GGUF_KEY_ROPE_SCALING_ATTN_FACTOR, arch, false, 1.0f, 0,
-                     &hp->rope_attn_factor, err) ||
-           key_int(f, GGUF_KEY_ROPE_SCALING_ORIG_CTX, arch, false, hp->n_ctx_train, 1, INT32_MAX,
-                   &hp->n_ctx_orig, err);
+    if (key_float(f, GGUF_KEY_ROPE_SCALING_ATTN_FACTOR, arch, false, 1.0f, 0,
+                  &hp->rope_attn_factor, err) ||
+        key_int(f, GGUF_KEY_ROPE_SCALING_ORIG_CTX, arch, false, hp->n_ctx_train, 1, INT32_MAX,
+                &hp->n_ctx_orig, err))
+        return -1;
+    if (hp->rope_attn_factor == 0) {
+        snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_ATTN_FACTOR, arch);
+        return gguf_error_set(err, "key %s is 0: it would zero every query and key", key);
+    }
+    return 0;
 }
 
 /* YaRN as llama.cpp's context sets it up (llama_context: ext_factor 1 when

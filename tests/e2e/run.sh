@@ -170,7 +170,7 @@ fi
 # the original 2048 (2049 is padded to 2304, as llama.cpp pads) rotates by
 # the long factors, one within it by the short ones; cos and sin are times
 # the attention factor sqrt(1 + ln 4 / ln 2048) either way.
-if need_fixture models/phi3-rand "phi3 LongRoPE greedy" 3; then
+if need_fixture models/phi3-rand "phi3 LongRoPE greedy" 5; then
     longrope_case() { # name pct ctx want
         local d=$W/phi3-lr
         if phi3_longrope "$d" "$2" && "$CONVERT" -q "$d" --outtype f32 -o "$W/lr.gguf" >"$W/err" 2>&1 &&
@@ -188,6 +188,28 @@ if need_fixture models/phi3-rand "phi3 LongRoPE greedy" 3; then
         "480 405 174 507 167 101 174 489 154 423 366 271 384 525 117 39 152 438 205 188 367 74 11 213 222 200 438 52 200 405 19 405"
     longrope_case "rotary 1, -c 4096 (long factors)" 1 4096 \
         "438 127 258 159 486 324 339 263 524 145 462 283 65 65 65 185 123 335 524 137 264 438 430 9 496 517 290 374 52 354 408 197"
+    # Phi-4-mini's contexts (131072 over 4096): the default -c 4096 takes the
+    # short factors, llama.cpp's default context the long ones — said once
+    d=$W/phi3-lr
+    if phi3_longrope "$d" 0.75 && "$CONVERT" -q "$d" --outtype f32 -o "$W/lr.gguf" >"$W/err" 2>&1 &&
+       "$BIN/gguf-edit" "$W/lr.gguf" --set phi3.context_length=131072 \
+           --set phi3.rope.scaling.original_context_length=4096 >"$W/err" 2>&1 &&
+       "$RUN" -m "$W/lr.gguf" --prompt-ids 1,291 -n 1 --ids 2>"$W/err1" >/dev/null &&
+       "$RUN" -m "$W/lr.gguf" --prompt-ids 1,291 -n 1 --ids -c 4097 2>"$W/err2" >/dev/null &&
+       grep -q "note: a context of 4096 rotates by the LongRoPE factors for contexts up to 4096; llama.cpp's default (the model's 131072) uses the long ones: -c 4097" "$W/err1" &&
+       ! grep -q note "$W/err2"; then
+        pass "phi3 LongRoPE: the default context says it takes the short factors, -c 4097 does not"
+    else
+        fail "phi3 LongRoPE: default-context note" "$(cat "$W/err" "$W/err1" 2>/dev/null | tail -2)"
+    fi
+    "$BIN/gguf-edit" "$W/lr.gguf" --set phi3.rope.scaling.attn_factor=0.0 >/dev/null 2>&1
+    "$RUN" -m "$W/lr.gguf" --prompt-ids 1,291 -n 1 >/dev/null 2>"$W/err"; rc=$?
+    if [ $rc -eq 1 ] && grep -q "key phi3.rope.scaling.attn_factor is 0: it would zero every query and key" "$W/err"; then
+        pass "phi3 LongRoPE: an attention factor of 0 is refused"
+    else
+        fail "phi3 LongRoPE: attention factor 0" "exit $rc: $(tail -1 "$W/err")"
+    fi
+    rm -rf "$d" "$W/lr.gguf"
     fixture_block_end
 fi
 

@@ -46,6 +46,7 @@ typedef struct spec {
     uint32_t wtype;       /* type of the weight matrices */
     bool bias, tied, rope_freqs, no_ctx_key;
     float eps, rope_freq0;
+    float rope_base;      /* rope.freq_base; 0: 10000 */
     const char *drop;     /* a tensor to leave out */
     const char *kv_arch;  /* architecture prefix of the keys (default arch) */
     const char *rope_scaling; /* {arch}.rope.scaling.type, with factor 4 */
@@ -179,7 +180,7 @@ static const char *write_model(const spec *s)
     snprintf(key, sizeof key, GGUF_KEY_RMS_EPS, ka);
     gguf_writer_set_f32(w, key, s->eps);
     snprintf(key, sizeof key, GGUF_KEY_ROPE_FREQ_BASE, ka);
-    gguf_writer_set_f32(w, key, 10000.0f);
+    gguf_writer_set_f32(w, key, s->rope_base > 0 ? s->rope_base : 10000.0f);
     if (s->swa)
         set_u32(w, s, GGUF_KEY_SLIDING_WINDOW, s->swa);
     if (s->experts) {
@@ -571,6 +572,7 @@ START_TEST(test_model_loads)
     /* gemma2: embeddings times sqrt(32), both soft-caps by default, every
      * other layer local with the global base, q scaled by 1/sqrt(16) */
     s = gemma_spec("gemma2");
+    s.rope_base = 1e6f;
     ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
     ck_assert(m.tied);
     ck_assert(m.hp.embd_scale == sqrtf(32.0f));
@@ -579,15 +581,17 @@ START_TEST(test_model_loads)
     ck_assert_int_eq(m.hp.n_swa, 3);
     ck_assert_int_eq(m.hp.swa_period, 2);
     ck_assert(run_layer_is_swa(&m, 0) && !run_layer_is_swa(&m, 1));
-    ck_assert(m.hp.rope_base_swa == 10000.0f);
+    ck_assert(m.hp.rope_base_swa == 1e6f);
     ck_assert_ptr_nonnull(m.layers[1].attn_post_norm);
     ck_assert_ptr_nonnull(m.layers[1].ffn_post_norm);
     run_model_free(&m);
     gguf_close(f);
 
     /* gemma3: five local layers of six, their rope unscaled at base 10000
-     * (the global one scaled by 1/4 here), no soft-caps */
+     * when the file gives none (llama.cpp's default; the global base is
+     * 1e6 here), the global one scaled by 1/4, no soft-caps */
     s = gemma_spec("gemma3");
+    s.rope_base = 1e6f;
     s.layers = 7;
     s.rope_scaling = "linear";
     ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
