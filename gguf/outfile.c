@@ -88,9 +88,15 @@ int gguf_outfile_open(gguf_outfile *o, const char *path, gguf_error *err)
     int fd = -1;
     if (o->tmp_path && o->path) {
         snprintf(o->tmp_path, n, "%s/.%s.tmp.XXXXXX", dir, base);
+        /* registered before it exists: mkstemp writes each name it tries
+         * into the buffer before creating that file, so a signal at any
+         * moment finds the file's name there (one that came between
+         * creating and registering, as a loaded machine's scheduler can
+         * make it, left the file behind: hostile.sh saw it) */
+        o->slot = temp_register(o->tmp_path);
         fd = mkstemp(o->tmp_path);
-        if (fd >= 0)
-            o->slot = temp_register(o->tmp_path);
+        if (fd < 0)
+            temp_forget(o);
     }
     free(dir);
     free(copy);
