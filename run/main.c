@@ -48,7 +48,7 @@ typedef struct options {
     int   n_predict, n_ctx, n_batch, n_threads, dump_steps, top_k, chunks;
     float temp, top_p;
     uint64_t seed;
-    bool  ids, kld, process_output;
+    bool  ids, kld, process_output, no_repack;
     bool  imatrix_dat;                   /* --output-format dat: the legacy file */
 } options;
 
@@ -77,6 +77,9 @@ static void usage(FILE *out)
             "  -c, --ctx-size N      context length (default: the model's, at most 4096)\n"
             "  -b, --batch-size N    prompt tokens per forward batch (default 512)\n"
             "  -t, --threads N       threads (default: the cores this process may use)\n"
+            "  --no-repack           leave the weights in the file's mapping (no packed copy\n"
+            "                        at load: slower products, the same results; memory\n"
+            "                        then holds only the pages used, as for experts)\n"
             "  --perplexity FILE     perplexity of a text, llama-perplexity's method\n"
             "  --kl-divergence-base F  with --perplexity: save the log-probabilities to F;\n"
             "                        with --kl-divergence: compare this model with them\n"
@@ -170,6 +173,9 @@ static int parse_args(options *o, int argc, char **argv)
             takes = false;
         } else if (!strcmp(a, "--process-output")) {
             o->process_output = true;
+            takes = false;
+        } else if (!strcmp(a, "--no-repack")) {
+            o->no_repack = true;
             takes = false;
         } else if (!strcmp(a, "--kl-divergence")) {
             o->kld = true;
@@ -686,6 +692,7 @@ int main(int argc, char **argv)
     int rc = parse_args(&o, argc, argv);
     if (rc)
         return rc == 1 ? cli_close_stdout(TOOL, 0) : 2;
+    run_model_set_repack(!o.no_repack);
     if (o.n_threads && pool_set_threads(o.n_threads))
         fprintf(stderr, TOOL ": warning: could not start %d threads; running on %d\n", o.n_threads,
                 pool_threads());

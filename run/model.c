@@ -738,10 +738,17 @@ done:
     return rc;
 }
 
+static bool repack = true;
+
+void run_model_set_repack(bool on)
+{
+    repack = on;
+}
+
 int run_model_load(run_model *m, const gguf_file *f, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
-    if (load_all(m, f, err) || pack_all(m, err)) {
+    if (load_all(m, f, err) || (repack && pack_all(m, err))) {
         run_model_free(m);
         return -1;
     }

@@ -124,6 +124,11 @@ typedef struct run_model {
  * returns -1 with one sentence in err and leaves nothing to free. */
 int run_model_load(run_model *m, const gguf_file *f, gguf_error *err);
 
+/* Whether run_model_load packs the matrices it can (default true; off:
+ * llama.cpp's --no-repack — every product reads the mapping row by row,
+ * with the same results). */
+void run_model_set_repack(bool on);
+
 /* Frees the owned arrays; the model must not be used afterwards. */
 void run_model_free(run_model *m);
 

@@ -218,6 +218,29 @@ if need_fixture reference/greedy/wp-llama-5m-f32.p0.logits.f32 "logits wp-llama-
     logits_check wp-llama-5m-f32 "$model" "$REF/greedy/wp-llama-5m-f32.p0.json" 1e-4
 fi
 
+# --no-repack (llama.cpp's): the products read the mapping row by row and
+# give the packed kernels' bits — Q4_0 and Q4_K_M of the Qwen3-MoE fixture
+# (dense and stacked experts) and gpt-oss's F16 conversion (MXFP4 experts)
+if need_fixture models/qwen3moe-rand "--no-repack" 3; then
+    nr_case() { # name model
+        "$RUN" -m "$2" --prompt-ids 1,5,9,30,41 -n 4 --ids --dump-logits "$W/nr-a.f32" 4 \
+            >/dev/null 2>"$W/err" &&
+        "$RUN" -m "$2" --prompt-ids 1,5,9,30,41 -n 4 --ids --dump-logits "$W/nr-b.f32" 4 \
+            --no-repack >/dev/null 2>>"$W/err" && cmp -s "$W/nr-a.f32" "$W/nr-b.f32" &&
+            pass "--no-repack $1: the same logits, bit for bit" ||
+            fail "--no-repack $1" "$(tail -1 "$W/err")"
+    }
+    "$CONVERT" -q "$FIX/models/qwen3moe-rand" --outtype f16 -o "$W/nr16.gguf" >"$W/err" 2>&1
+    for t in Q4_0 Q4_K_M; do
+        "$QUANTIZE" -q "$W/nr16.gguf" "$W/nr.gguf" $t >"$W/err" 2>&1
+        nr_case "qwen3moe $t" "$W/nr.gguf"
+    done
+    "$CONVERT" -q "$FIX/models/gptoss-rand" --outtype f16 -o "$W/nr.gguf" >"$W/err" 2>&1
+    nr_case "gpt-oss MXFP4 experts" "$W/nr.gguf"
+    rm -f "$W/nr16.gguf" "$W/nr.gguf" "$W/nr-a.f32" "$W/nr-b.f32"
+    fixture_block_end
+fi
+
 # --- perplexity and KL-divergence on held-out War and Peace --------------------
 
 # within REL VALUE WANT: true when |VALUE - WANT| <= REL * |WANT|
