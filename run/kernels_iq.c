@@ -165,12 +165,6 @@ ALWAYS int hsum_lanes(__m256i v)
     return _mm_cvtsi128_si32(h);
 }
 
-/* Activation block i of row k (q8_0 or q8_K rows xs bytes apart from x). */
-ALWAYS const gguf_block_q8_0 *act_q8_0(const void *x, size_t xs, int k, int64_t i)
-{
-    return (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i;
-}
-
 ALWAYS const gguf_block_q8_K *act_q8_K(const void *x, size_t xs, int k, int64_t i)
 {
     return (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i;
@@ -353,15 +347,7 @@ ALWAYS_VNNI void rows8_mxfp4_vnni(int64_t n, const void *wp, const void *x, size
             lo[c] = _mm256_shuffle_epi8(table, _mm256_and_si256(v, low4));
             hi[c] = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4));
         }
-        UNROLL for (int k = 0; k < nx; k++) {
-            const int8_t *a = act_q8_0(x, xs, k, i)->qs;
-            int32_t lead;
-            float dx;
-            memcpy(&lead, KERN_EX_LEAD(ex[k], nb, i), 4);
-            memcpy(&dx, KERN_EX_DX(ex[k], nb, i), 4);
-            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(packed8_block_dot(lead, lo, hi, a)),
-                                     _mm256_mul_ps(dw, _mm256_set1_ps(dx)), acc[k]);
-        }
+        packed8_block_acc(acc, ex, nb, i, dw, lo, hi, x, xs, nx);
     }
     UNROLL for (int k = 0; k < nx; k++)
         _mm256_storeu_ps(out + 8 * k, acc[k]);

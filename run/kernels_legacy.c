@@ -229,12 +229,6 @@ ALWAYS gguf_half block_m(uint32_t type, const void *b)
     return type == GGUF_DT_Q4_1 ? ((const gguf_block_q4_1 *)b)->m : ((const gguf_block_q5_1 *)b)->m;
 }
 
-/* Activation block i of row k (q8_0 or q8_1 rows xs bytes apart from x). */
-ALWAYS const gguf_block_q8_0 *act_q8_0(const void *x, size_t xs, int k, int64_t i)
-{
-    return (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i;
-}
-
 ALWAYS const gguf_block_q8_1 *act_q8_1(const void *x, size_t xs, int k, int64_t i)
 {
     return (const gguf_block_q8_1 *)((const uint8_t *)x + k * xs) + i;
@@ -582,13 +576,6 @@ void pack_put_q8_0(const void *blk, uint8_t *dst, int r)
  * vectors fill the 32 registers AVX-512 gives. */
 #define KERN_NX8 2
 
-ALWAYS __m256 bcast_f32(const uint8_t *p)
-{
-    float v;
-    memcpy(&v, p, 4);
-    return _mm256_set1_ps(v);
-}
-
 /* q4_0 × nx activation rows: lane r of acc[k] is row r's chain, each block
  * adding fmaf(Σ (u − 8)·a, dw · dx) as the one-row kernel does. The lead
  * (−8 Σ a) starts the first of two integer chains (for latency). */
@@ -612,13 +599,7 @@ ALWAYS_VNNI void rows8_q4_0_vnni(int64_t n, const void *wp, const void *x, size_
             lo[c] = _mm256_and_si256(v, low4);
             hi[c] = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
         }
-        UNROLL for (int k = 0; k < nx; k++) {
-            const int8_t *a = ((const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i)->qs;
-            int32_t lead;
-            memcpy(&lead, KERN_EX_LEAD(ex[k], nb, i), 4);
-            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(packed8_block_dot(lead, lo, hi, a)),
-                                     _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i))), acc[k]);
-        }
+        packed8_block_acc(acc, ex, nb, i, dw, lo, hi, x, xs, nx);
     }
     UNROLL for (int k = 0; k < nx; k++)
         _mm256_storeu_ps(out + 8 * k, acc[k]);

@@ -119,19 +119,43 @@ ALWAYS __m256i bcast4(const void *p)
     return _mm256_set1_epi32(v);
 }
 
-/* One block of eight packed rows against 32 levels a: lane r is lead +
- * Σ u·a over row r's unsigned values, lo[c] and hi[c] holding four of its
- * first and last sixteen (the q4_0 and mxfp4 packed layouts); two integer
- * chains for latency. */
-ALWAYS_VNNI __m256i packed8_block_dot(int32_t lead, const __m256i lo[4], const __m256i hi[4],
-                                      const int8_t *a)
+/* The float at p in every lane. */
+ALWAYS __m256 bcast_f32(const uint8_t *p)
 {
-    __m256i s0 = _mm256_set1_epi32(lead), s1 = _mm256_setzero_si256();
-    UNROLL for (int c = 0; c < 4; c++) {
-        s0 = _mm256_dpbusd_epi32(s0, lo[c], bcast4(a + 4 * c));
-        s1 = _mm256_dpbusd_epi32(s1, hi[c], bcast4(a + 16 + 4 * c));
+    float v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_ps(v);
+}
+
+/* Activation block i of row k (q8_0 rows, or q8_1 / q8_K ones, which start
+ * alike, xs bytes apart from x). */
+ALWAYS const gguf_block_q8_0 *act_q8_0(const void *x, size_t xs, int k, int64_t i)
+{
+    return (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i;
+}
+
+/* Block i of eight packed rows (the q4_0 and mxfp4 layouts: dw the rows'
+ * scales, lo[c] and hi[c] four of each row's first and last sixteen
+ * unsigned values) against nx q8_0 activation rows with their extras ex:
+ * lane r of acc[k] adds fmaf(lead + Σ u·a, dw · dx), the one-row kernel's
+ * chain for row r, the lead (−bias · Σ a) starting the first of two integer
+ * chains (for latency). */
+ALWAYS_VNNI void packed8_block_acc(__m256 *acc, const uint8_t *const *ex, int64_t nb, int64_t i,
+                                   __m256 dw, const __m256i lo[4], const __m256i hi[4],
+                                   const void *x, size_t xs, int nx)
+{
+    UNROLL for (int k = 0; k < nx; k++) {
+        const int8_t *a = act_q8_0(x, xs, k, i)->qs;
+        int32_t lead;
+        memcpy(&lead, KERN_EX_LEAD(ex[k], nb, i), 4);
+        __m256i s0 = _mm256_set1_epi32(lead), s1 = _mm256_setzero_si256();
+        UNROLL for (int c = 0; c < 4; c++) {
+            s0 = _mm256_dpbusd_epi32(s0, lo[c], bcast4(a + 4 * c));
+            s1 = _mm256_dpbusd_epi32(s1, hi[c], bcast4(a + 16 + 4 * c));
+        }
+        acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)),
+                                 _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i))), acc[k]);
     }
-    return _mm256_add_epi32(s0, s1);
 }
 
 /* A pshufb control giving each 32-bit lane bytes b0..b3 of that same lane
