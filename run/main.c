@@ -79,7 +79,7 @@ static void usage(FILE *out)
             "  -t, --threads N       threads (default: the cores this process may use)\n"
             "  --no-repack           leave the weights in the file's mapping (no packed copy\n"
             "                        at load: slower products, the same results; memory\n"
-            "                        then holds only the pages used, as for experts)\n"
+            "                        then holds only the pages the tokens read)\n"
             "  --perplexity FILE     perplexity of a text, llama-perplexity's method\n"
             "  --kl-divergence-base F  with --perplexity: save the log-probabilities to F;\n"
             "                        with --kl-divergence: compare this model with them\n"
