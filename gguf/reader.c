@@ -36,6 +36,11 @@ typedef struct shard {
     uint64_t       size;
     bool           owned_map; /* false for gguf_open_memory */
     uint64_t       data_offset;
+    /* The descriptor the mapping came from, plus one (0: none, as for a
+     * memory image; zeroed shards hold none). Kept open until gguf_close:
+     * copies of tensor data read the file this reader validated, even after
+     * another process renames a new file over the path. */
+    int            fd_plus1;
 } shard;
 
 /* Open-addressing table of indices into kvs[] or tensors[], keyed by name. */
@@ -874,9 +879,12 @@ static int map_file(shard *sh, const char *path, gguf_error *err)
         gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         goto done;
     }
+    sh->fd_plus1 = fd + 1;
+    fd = -1;
     rc = 0;
 done:
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     return rc;
 }
 
@@ -1095,6 +1103,8 @@ void gguf_close(gguf_file *f)
         shard *sh = &f->shards[s];
         if (sh->owned_map && sh->map)
             munmap((void *)sh->map, sh->size);
+        if (sh->fd_plus1 > 0)
+            close(sh->fd_plus1 - 1);
         free(sh->path);
     }
     free(f->shards);
@@ -1138,6 +1148,11 @@ uint64_t gguf_file_size(const gguf_file *f)
 const char *gguf_shard_path(const gguf_file *f, uint32_t s)
 {
     return s < f->n_shards ? f->shards[s].path : NULL;
+}
+
+int gguf_shard_fd(const gguf_file *f, uint32_t s)
+{
+    return s < f->n_shards ? f->shards[s].fd_plus1 - 1 : -1;
 }
 
 uint64_t gguf_data_offset(const gguf_file *f, uint32_t s)

@@ -694,13 +694,15 @@ int gguf_writer_copy_tensor(gguf_writer *w, const gguf_file *f, const gguf_tenso
         return gguf_error_setc(err, GGUF_ERR_ARG, "tensor '%s': not the next tensor to write, or "
                                "of another size", t->name);
     }
-    const char *path = gguf_shard_path(f, t->shard);
-    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    if (fd < 0) /* a memory image, or the file is gone: from the mapping */
+    /* From the descriptor the reader holds, never by reopening the path:
+     * another process may have renamed a new file over it since (a
+     * concurrent in-place edit), whose bytes at these offsets are not this
+     * tensor's. */
+    const int fd = gguf_shard_fd(f, t->shard);
+    if (fd < 0) /* a memory image: from the mapping */
         return gguf_writer_write_tensor(w, t->data, (size_t)t->nbytes, err);
     const uint64_t off = gguf_data_offset(f, t->shard) + t->offset;
     int rc = gguf_outfile_copy_fd(&w->outs[w->ts[w->cur].shard], fd, off, t->nbytes, err);
-    close(fd);
     if (rc == 0) {
         w->cur_done = t->nbytes;
         rc = next_tensor(w, err);

@@ -276,6 +276,13 @@ GGUF_API uint32_t gguf_alignment(const gguf_file *f);
 GGUF_API uint64_t gguf_file_size(const gguf_file *f);    /* sum over shards */
 GGUF_API uint32_t gguf_n_shards(const gguf_file *f);
 GGUF_API const char *gguf_shard_path(const gguf_file *f, uint32_t shard);
+/* The read-only descriptor of the file a shard was opened from (-1 for a
+ * memory image or a shard number out of range), open until gguf_close().
+ * It names the file that was validated, whatever has been renamed over its
+ * path since: read tensor data through it (or the mapping), never by
+ * reopening the path. Do not close it; reads through it must use pread-style
+ * offsets (its file position is not the library's). */
+GGUF_API int gguf_shard_fd(const gguf_file *f, uint32_t shard);
 /* Start of a shard's data section (clamped to the file size: a file without
  * tensors may end before its padded header would). */
 GGUF_API uint64_t gguf_data_offset(const gguf_file *f, uint32_t shard);

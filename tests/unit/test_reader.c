@@ -248,6 +248,73 @@ START_TEST(test_release_range)
 }
 END_TEST
 
+/* One f32 tensor "t" of n values v0, v0+1, ... written to path. */
+static void write_ramp(const char *path, int n, float v0)
+{
+    float *x = malloc((size_t)n * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (int i = 0; i < n; i++)
+        x[i] = v0 + (float)i;
+    gguf_error err;
+    gguf_writer *w = gguf_writer_new();
+    int64_t ne[1] = { n };
+    ck_assert_int_eq(gguf_writer_set_str(w, "general.architecture", "llama"), 0);
+    ck_assert_int_ge(gguf_writer_add_tensor(w, "t", GGUF_DT_F32, 1, ne, &err), 0);
+    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(gguf_writer_write_tensor(w, x, (size_t)n * sizeof *x, &err), 0);
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+    free(x);
+}
+
+/* Copies of tensor data come from the file the reader opened, even after
+ * another file has been renamed over its path (a concurrent in-place edit
+ * did that, and the copy, which reopened the path, took the new file's
+ * bytes at the old offsets: NaN blocks in an edited model). */
+START_TEST(test_copy_after_rename_over)
+{
+    enum { N = 70000 };
+    char a[] = "/tmp/ggufkit-renamed-XXXXXX", b[] = "/tmp/ggufkit-renamer-XXXXXX",
+         c[] = "/tmp/ggufkit-copy-XXXXXX";
+    close(mkstemp(a));
+    close(mkstemp(b));
+    close(mkstemp(c));
+    write_ramp(a, N, 1.0f);
+    write_ramp(b, N, -5e6f);
+    gguf_error err;
+    gguf_file *f = gguf_open(a, 0, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    ck_assert_int_ge(gguf_shard_fd(f, 0), 0);
+    ck_assert_int_eq(gguf_shard_fd(f, 1), -1);
+    ck_assert_int_eq(rename(b, a), 0); /* a new file under the input's name */
+
+    const gguf_tensor *t = gguf_lookup_tensor(f, "t");
+    gguf_writer *w = gguf_writer_new();
+    ck_assert_int_eq(gguf_writer_copy_kv(w, gguf_kv_at(f, 0)), 0);
+    ck_assert_int_ge(gguf_writer_add_tensor(w, t->name, t->type, t->n_dims, t->ne, &err), 0);
+    ck_assert_msg(gguf_writer_begin(w, c, &err) == 0, "%s", err.msg);
+    ck_assert_msg(gguf_writer_copy_tensor(w, f, t, &err) == 0, "%s", err.msg);
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+    gguf_close(f);
+
+    gguf_file *g = gguf_open(c, 0, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    const float *y = (const float *)gguf_lookup_tensor(g, "t")->data;
+    for (int i = 0; i < N; i++)
+        ck_assert_float_eq(y[i], 1.0f + (float)i);
+    gguf_close(g);
+
+    /* a memory image has no descriptor: copies come from the mapping */
+    gguf_file *m = gguf_open_memory("", 0, &err);
+    if (m)
+        ck_assert_int_eq(gguf_shard_fd(m, 0), -1);
+    gguf_close(m);
+    unlink(a);
+    unlink(c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
@@ -256,6 +323,7 @@ int main(void)
     tcase_add_test(tc, test_fuzz_regressions);
     tcase_add_test(tc, test_empty_string_array);
     tcase_add_test(tc, test_release_range);
+    tcase_add_test(tc, test_copy_after_rename_over);
     int skipped = 0;
     if (fixtures_present()) {
         tcase_add_test(tc, test_stories260k);
