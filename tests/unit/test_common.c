@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -410,6 +411,64 @@ START_TEST(test_signal_removes_temps)
 }
 END_TEST
 
+/* What cli_cleanup_on_signals leaves and takes: a signal ignored at entry
+ * stays ignored, one at its default gets the handler, SIGXFSZ is ignored. */
+START_TEST(test_signal_dispositions)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGXFSZ, SIG_DFL);
+        cli_cleanup_on_signals();
+        struct sigaction in, term, xfsz;
+        if (sigaction(SIGINT, NULL, &in) || sigaction(SIGTERM, NULL, &term) || sigaction(SIGXFSZ, NULL, &xfsz))
+            _exit(2);
+        _exit(in.sa_handler != SIG_IGN ? 3
+              : term.sa_handler == SIG_DFL || term.sa_handler == SIG_IGN ? 4
+              : xfsz.sa_handler != SIG_IGN ? 5 : 0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+}
+END_TEST
+
+/* Past a file-size limit a write is an error naming the output ("File too
+ * large"), not SIGXFSZ's silent death, and discarding leaves nothing. */
+START_TEST(test_file_size_limit_is_an_error)
+{
+    make_dir();
+    char a[256];
+    in_dir(a, "a.gguf");
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        cli_cleanup_on_signals();
+        const struct rlimit lim = { 1024, 1024 };
+        if (setrlimit(RLIMIT_FSIZE, &lim))
+            _exit(2);
+        static char block[8192];
+        gguf_outfile o;
+        gguf_error err;
+        if (gguf_outfile_open(&o, a, &err))
+            _exit(3);
+        int rc = gguf_outfile_write(&o, block, sizeof block, &err);
+        if (rc == 0)
+            rc = gguf_outfile_commit(&o, &err);
+        else
+            gguf_outfile_discard(&o);
+        _exit(rc == 0 ? 4 : strstr(err.msg, "a.gguf") && strstr(err.msg, "File too large") ? 0 : 5);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+    ck_assert_int_eq(count_entries(), 0);
+    remove_dir();
+}
+END_TEST
+
 START_TEST(test_parse_long)
 {
     long v;
@@ -467,6 +526,8 @@ int main(void)
     tcase_add_test(tc, test_outfile_link_to_non_regular);
     tcase_add_test(tc, test_remove_temps);
     tcase_add_test(tc, test_signal_removes_temps);
+    tcase_add_test(tc, test_signal_dispositions);
+    tcase_add_test(tc, test_file_size_limit_is_an_error);
     tcase_add_test(tc, test_parse_long);
     tcase_add_test(tc, test_threads);
     suite_add_tcase(s, tc);
