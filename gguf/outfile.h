@@ -2,8 +2,9 @@
  * outfile.h — output files that are never left half-written.
  *
  * gguf_outfile_open() creates a unique temporary file in the destination's
- * directory; gguf_outfile_commit() flushes, fsyncs and renames it over the
- * destination (then fsyncs the directory); gguf_outfile_discard() removes it.
+ * directory (the directory of the file a link leads to, below);
+ * gguf_outfile_commit() flushes, fsyncs and renames it over the destination
+ * (then fsyncs the directory); gguf_outfile_discard() removes it.
  * Every tool writes its outputs through this.
  *
  * A destination that is a symbolic link is followed to the end of its
