@@ -34,7 +34,9 @@ typedef struct hf_state {
     size_t      config_top; /* config.json's own members: config's first ones (text_config's
                              * follow, json_object_absorb) */
     st_file    *shards;
+    char      **shard_names; /* their file names, for messages */
     int         n_shards;
+    bool        vocab_only;  /* no weights are written: their values are not checked */
     bool        file_order; /* safetensors tensors in header order, not sorted */
     vocab       voc;        /* as llama.cpp builds it */
     bool        spm;        /* voc came from tokenizer.model */
@@ -67,6 +69,15 @@ static int load_json(hf_state *s, const char *name, bool required, json_value **
         return -1;
     }
     return 0;
+}
+
+/* The file name of the shard that holds st (for messages). */
+static const char *shard_of(const hf_state *s, const st_tensor *st)
+{
+    for (int k = 0; k < s->n_shards; k++)
+        if (st >= s->shards[k].tensors && st < s->shards[k].tensors + s->shards[k].n)
+            return s->shard_names[k];
+    return NULL;
 }
 
 static const json_value *hparam(const hf_state *s, const char *const *keys)
@@ -275,6 +286,7 @@ static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_
         return gguf_error_set(err, "out of memory");
     }
     t->owned = f;
+    t->from = (src_origin){ "config.json", NULL };
     return 0;
 }
 
@@ -348,6 +360,7 @@ static int add_longrope(src_model *m, hf_state *s, const json_value *rs, gguf_er
             return gguf_error_set(err, "out of memory");
         }
         t->owned = f;
+        t->from = (src_origin){ "config.json", NULL };
     }
     s->has_attn_factor = true;
     s->attn_factor = (float)attn;
@@ -413,8 +426,8 @@ static const st_tensor **expert_slot(experts *ex, int block, int row, int expert
 
 /* Expert `expert`'s projection of row `row` in block `block`: kept, and
  * the block's stacked tensors added once all have arrived. */
-static int experts_add(experts *ex, src_model *m, const gguf_arch_tensor *row, int block,
-                       int expert, const st_tensor *st, gguf_error *err)
+static int experts_add(experts *ex, src_model *m, const hf_state *s, const gguf_arch_tensor *row,
+                       int block, int expert, const st_tensor *st, gguf_error *err)
 {
     if (!ex->n_expert)
         return gguf_error_set(err, "tensor '%s': an expert, but config.json has no "
@@ -439,18 +452,24 @@ static int experts_add(experts *ex, src_model *m, const gguf_arch_tensor *row, i
             ne[d] = first->shape[first->n_dims - 1 - d];
         ne[first->n_dims] = ex->n_expert;
         const void **parts = malloc((size_t)ex->n_expert * sizeof *parts);
-        if (!parts)
+        src_origin *from = malloc((size_t)ex->n_expert * sizeof *from);
+        if (!parts || !from) {
+            free(parts);
+            free(from);
             return gguf_error_set(err, "out of memory");
+        }
         bool mapped = true;
         for (int e = 0; e < ex->n_expert; e++) {
             const st_tensor *p = *expert_slot(ex, block, r, e);
             if (strcmp(p->dtype, first->dtype) || p->n_dims != first->n_dims ||
                 memcmp(p->shape, first->shape, sizeof p->shape)) {
                 free(parts);
+                free(from);
                 return gguf_error_set(err, "tensor '%s': dtype or shape differs from expert 0's "
                                       "(%s)", p->name, first->name);
             }
             parts[e] = p->data;
+            from[e] = (src_origin){ shard_of(s, p), p->name };
             mapped &= p->mapped;
         }
         char name[256];
@@ -459,8 +478,11 @@ static int experts_add(experts *ex, src_model *m, const gguf_arch_tensor *row, i
                                        first->data);
         if (!t) {
             free(parts);
+            free(from);
             return gguf_error_set(err, "out of memory");
         }
+        t->from = from[0];
+        t->part_from = from;
         t->parts = parts;
         t->n_parts = ex->n_expert;
         t->split_rows = true;
@@ -497,8 +519,8 @@ static int experts_check_done(const experts *ex, gguf_error *err)
  * scale byte, then element j in the low and element j + 16 in the high
  * nibble of byte j, where the checkpoint has elements 2i and 2i + 1 in the
  * low and high nibble of byte i (transform_nibble_layout). */
-static int mxfp4_repack(src_model *m, const gguf_arch_tensor *row, int block, const st_tensor *b,
-                        const st_tensor *sc, int first, int step, gguf_error *err)
+static int mxfp4_repack(src_model *m, const hf_state *s, const gguf_arch_tensor *row, int block,
+                        const st_tensor *b, const st_tensor *sc, int first, int step, gguf_error *err)
 {
     if (!b || strcmp(b->dtype, "U8") || b->n_dims != 4 || b->shape[3] != 16 ||
         strcmp(sc->dtype, "U8") || sc->n_dims != 3 || memcmp(b->shape, sc->shape, 3 * sizeof *b->shape) ||
@@ -509,6 +531,8 @@ static int mxfp4_repack(src_model *m, const gguf_arch_tensor *row, int block, co
     uint8_t *out = malloc((size_t)(n_exp * rows * nb) * MXFP4_BYTES);
     if (!out)
         return gguf_error_set(err, "out of memory");
+    char name[256];
+    snprintf(name, sizeof name, row->name, block);
     uint8_t *o = out;
     for (int64_t e = 0; e < n_exp; e++)
         for (int64_t r = 0; r < rows; r++) {
@@ -520,13 +544,19 @@ static int mxfp4_repack(src_model *m, const gguf_arch_tensor *row, int block, co
                     v[2 * i] = q[i] & 15;
                     v[2 * i + 1] = q[i] >> 4;
                 }
+                /* E8M0 has no Inf; 0xff is its NaN (the E2M1 codes are all finite) */
                 o[0] = sc->data[src_row * nb + k];
+                if (o[0] == 0xff && !s->vocab_only) {
+                    free(out);
+                    return gguf_error_set(err, "%s: tensor '%s' has a non-finite value (NaN: the "
+                                          "E8M0 scale 0xff) at expert %" PRId64 ", row %" PRId64
+                                          ", block %" PRId64 " (output tensor %s): nothing written",
+                                          shard_of(s, sc), sc->name, e, first + r * step, k, name);
+                }
                 for (int j = 0; j < 16; j++)
                     o[1 + j] = (uint8_t)(v[j] | v[j + 16] << 4);
             }
         }
-    char name[256];
-    snprintf(name, sizeof name, row->name, block);
     int64_t ne[3] = { nb * MXFP4_BLOCK, rows, n_exp };
     src_tensor *t = src_add_tensor(m, name, SRC_MXFP4, 3, ne, out);
     if (!t) {
@@ -534,6 +564,7 @@ static int mxfp4_repack(src_model *m, const gguf_arch_tensor *row, int block, co
         return gguf_error_set(err, "out of memory");
     }
     t->owned = out;
+    t->from = (src_origin){ shard_of(s, sc), sc->name };
     return 0;
 }
 
@@ -569,12 +600,12 @@ static int mxfp4_experts(src_model *m, hf_state *s, gguf_error *err)
                 gate_up_b = st;
                 gate_up_at = block;
             } else if (expert_tensor(st->name, "down_proj_scales", &block)) {
-                if (mxfp4_repack(m, down, block, down_at == block ? down_b : NULL, st, 0, 1, err))
+                if (mxfp4_repack(m, s, down, block, down_at == block ? down_b : NULL, st, 0, 1, err))
                     return -1;
             } else if (expert_tensor(st->name, "gate_up_proj_scales", &block)) {
                 const st_tensor *b = gate_up_at == block ? gate_up_b : NULL;
-                if (mxfp4_repack(m, gate, block, b, st, 0, 2, err) ||
-                    mxfp4_repack(m, up, block, b, st, 1, 2, err))
+                if (mxfp4_repack(m, s, gate, block, b, st, 0, 2, err) ||
+                    mxfp4_repack(m, s, up, block, b, st, 1, 2, err))
                     return -1;
             }
         }
@@ -583,7 +614,8 @@ static int mxfp4_experts(src_model *m, hf_state *s, gguf_error *err)
 
 /* gate_up_proj_bias [experts, 2 × ff]: the even columns are the gate's
  * bias, the odd ones the up projection's (in the checkpoint's dtype). */
-static int split_gate_up_bias(src_model *m, const st_tensor *st, int block, gguf_error *err)
+static int split_gate_up_bias(src_model *m, const hf_state *s, const st_tensor *st, int block,
+                              gguf_error *err)
 {
     const int roles[2] = { GGUF_ROLE_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS };
     const int dt = src_dtype(st->dtype);
@@ -607,19 +639,22 @@ static int split_gate_up_bias(src_model *m, const st_tensor *st, int block, gguf
             return gguf_error_set(err, "out of memory");
         }
         t->owned = out;
+        t->from = (src_origin){ shard_of(s, st), st->name };
+        t->col_step = 2;
+        t->col_first = (uint8_t)p;
     }
     return 0;
 }
 
 /* A gpt-oss expert tensor the MXFP4 pass took or the bias split handles:
  * 1 when done with it (rc set on error), 0 for any other tensor. */
-static int mxfp4_take(src_model *m, const st_tensor *st, int *rc, gguf_error *err)
+static int mxfp4_take(src_model *m, const hf_state *s, const st_tensor *st, int *rc, gguf_error *err)
 {
     int block;
     if (!(m->arch->flags & GGUF_ARCH_MXFP4_EXPERTS))
         return 0;
     if (expert_tensor(st->name, "gate_up_proj_bias", &block)) {
-        *rc = split_gate_up_bias(m, st, block, err);
+        *rc = split_gate_up_bias(m, s, st, block, err);
         return 1;
     }
     static const char *const packed[] = { "down_proj_blocks", "down_proj_scales",
@@ -645,7 +680,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     int rc = 0;
     if (n_parts == 0)
         rc = gguf_error_set(err, "no weights (model*.safetensors or pytorch_model*.bin)");
-    if (!rc && !(s->shards = calloc((size_t)n_parts, sizeof *s->shards)))
+    if (!rc && (!(s->shards = calloc((size_t)n_parts, sizeof *s->shards)) ||
+                !(s->shard_names = calloc((size_t)n_parts, sizeof *s->shard_names))))
         rc = gguf_error_set(err, "out of memory");
     for (int i = 0; i < n_parts && !rc; i++) {
         char path[4096];
@@ -660,6 +696,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             if (!torch && !s->file_order)
                 qsort(s->shards[i].tensors, s->shards[i].n, sizeof *s->shards[i].tensors,
                       cmp_st_name);
+            s->shard_names[i] = parts[i]; /* kept, for messages */
+            parts[i] = NULL;
             s->n_shards++;
         }
     }
@@ -690,7 +728,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             uint8_t perm;
             int block, expert;
             const gguf_arch_tensor *row;
-            if (mxfp4_take(m, st, &rc2, err))
+            if (mxfp4_take(m, s, st, &rc2, err))
                 continue;
             int r = arch_map_name(m->arch, st->name, name, sizeof name, &perm, &block, &expert, &row);
             if (r == 0)
@@ -705,7 +743,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                 rc2 = gguf_error_set(err, "tensor '%s': %d dimensions (1 to %d supported)",
                                      st->name, st->n_dims, 4 - (expert >= 0));
             } else if (expert >= 0) {
-                rc2 = experts_add(&ex, m, row, block, expert, st, err);
+                rc2 = experts_add(&ex, m, s, row, block, expert, st, err);
             } else {
                 int64_t ne[4];
                 for (int d = 0; d < st->n_dims; d++)
@@ -716,6 +754,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                 } else {
                     t->permute = (uint8_t)perm;
                     t->mapped = st->mapped;
+                    t->from = (src_origin){ shard_of(s, st), st->name };
                     /* Gemma's x·(1 + w) norms: every *norm.weight + 1 */
                     if (m->arch->norm_offset != 0 && ends_with(st->name, "norm.weight"))
                         t->add = m->arch->norm_offset;
@@ -1206,6 +1245,9 @@ static void hf_close(src_model *m)
     for (int i = 0; i < s->n_shards; i++)
         st_close(&s->shards[i]);
     free(s->shards);
+    for (int i = 0; s->shard_names && i < s->n_shards; i++)
+        free(s->shard_names[i]);
+    free(s->shard_names);
     vocab_free(&s->voc);
     json_free(s->config);
     json_free(s->tok_config);
@@ -1244,6 +1286,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
         return gguf_error_set(err, "out of memory");
     }
     s->file_order = file_order;
+    s->vocab_only = vocab_only;
     m->reader = s;
     m->close = hf_close;
     m->verify = hf_verify;

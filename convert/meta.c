@@ -23,6 +23,7 @@
 typedef struct meta_state {
     json_value *params;
     st_file     ckpt[MAX_SHARDS]; /* consolidated.00.pth, .01, ... */
+    char        names[MAX_SHARDS][24]; /* their file names, for messages */
     int         n_shards;
     vocab       voc;
     int64_t     n_vocab, n_ff;
@@ -106,6 +107,7 @@ static int open_shards(meta_state *s, const char *dir, gguf_error *err)
     char path[4096], name[32];
     for (int i = 0; i < MAX_SHARDS; i++) {
         snprintf(name, sizeof name, "consolidated.%02d.pth", i);
+        snprintf(s->names[i], sizeof s->names[i], "%s", name);
         snprintf(path, sizeof path, "%s/%s", dir, name);
         if (!file_exists(path))
             break;
@@ -211,7 +213,14 @@ static int add_tensor(src_model *m, meta_state *s, const st_tensor *t, gguf_erro
         return gguf_error_set(err, "out of memory");
     }
     st->mapped = mapped;
+    st->from = (src_origin){ s->names[0], t->name };
     if (s->n_shards > 1 && t->n_dims > 1) {
+        if (!(st->part_from = malloc((size_t)s->n_shards * sizeof *st->part_from))) {
+            free(parts);
+            return gguf_error_set(err, "out of memory");
+        }
+        for (int k = 0; k < s->n_shards; k++)
+            st->part_from[k] = (src_origin){ s->names[k], t->name };
         st->parts = parts;
         st->n_parts = s->n_shards;
         st->split_rows = split_rows;

@@ -714,3 +714,152 @@ else
         rm -rf "$hf" "$out"
     done
 fi
+
+# --- values that are not finite ------------------------------------------------
+# A NaN or an Inf in a checkpoint, one the conversion makes (a finite f32
+# beyond f16's or bf16's range, a q8_0 block whose f16 scale overflows),
+# gpt-oss's MXFP4 scale 0xff (NaN in E8M0) and a NaN token score fail the
+# conversion in every reader and every outtype: exit 1, the checkpoint file,
+# the tensor there and its element (row and column of the checkpoint's
+# tensor, the rotary permutation undone, a shard's own) named, and nothing
+# — output or temporary file — left in the output's folder.
+NF=$TMP/nf
+mkdir -p "$NF"
+nf_case() { # name input expected-text [options...] (NF_GREP=-E: the text is a regex)
+    rm -rf "$NF/out"; mkdir -p "$NF/out"
+    "$CONVERT" -q "$2" -o "$NF/out/x.gguf" "${@:4}" >"$TMP/nf.log" 2>&1
+    local rc=$? left
+    left=$(ls -A "$NF/out" | tr '\n' ' ')
+    if [ $rc -eq 1 ] && [ -z "$left" ] && grep -q "${NF_GREP:--F}" -- "$3" "$TMP/nf.log"; then
+        pass "not finite: $1"
+    else
+        fail "not finite: $1" "exit $rc, left [$left], $(tail -1 "$TMP/nf.log")"
+    fi
+}
+nf_ok() { # name input [options...]: the same kind of value where it fits converts
+    rm -rf "$NF/out"; mkdir -p "$NF/out"
+    if "$CONVERT" -q "$2" -o "$NF/out/x.gguf" "${@:3}" >"$TMP/nf.log" 2>&1 &&
+        "$INSPECT" --check "$NF/out/x.gguf" >/dev/null 2>&1; then
+        pass "not finite: $1"
+    else
+        fail "not finite: $1" "$(tail -1 "$TMP/nf.log")"
+    fi
+}
+if [ ! -x "$MKHF" ]; then
+    skip_block "not finite: Hugging Face safetensors" "no $MKHF" 35
+else
+    SHAPE=(--dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --head-dim 32 --experts 4
+           --experts-used 2 --moe-ffn 64 --vocab 400)
+    nf_mk() { rm -rf "$NF/in"; "$MKHF" "$NF/in" "${SHAPE[@]}" "$@" >/dev/null; }
+    # a NaN in q (rows permuted for llama.cpp's rotary layout): named at the
+    # checkpoint's row 2 (element 134 = 2 × 64 + 6), from every float dtype
+    # into every outtype
+    for dt in bf16 f16 f32; do
+        nf_mk --family llama --dtype $dt --set 'model.layers.1.self_attn.q_proj.weight[134]=nan'
+        for ot in f32 f16 bf16 q8_0 auto; do
+            nf_case "$dt NaN in a permuted matrix, --outtype $ot" "$NF/in" \
+                "model.safetensors: tensor 'model.layers.1.self_attn.q_proj.weight' has a non-finite value (NaN) at row 2, column 6 (output tensor blk.1.attn_q.weight): nothing written" \
+                --outtype $ot
+        done
+    done
+    nf_mk --family llama --dtype f16 --set 'model.layers.0.mlp.down_proj.weight[300]=inf'
+    nf_case "f16 +Inf" "$NF/in" "tensor 'model.layers.0.mlp.down_proj.weight' has a non-finite value (+Inf) at row 2, column 44 (output tensor blk.0.ffn_down.weight)" --outtype f16
+    nf_mk --family llama --dtype f32 --set 'model.norm.weight[5]=-inf'
+    nf_case "f32 -Inf in a vector (kept f32)" "$NF/in" "tensor 'model.norm.weight' has a non-finite value (-Inf) at element 5 (output tensor output_norm.weight)" --outtype q8_0
+    # finite values beyond the output type's range: refused there, kept
+    # where they fit
+    nf_mk --family llama --dtype f32 --set 'model.layers.0.mlp.down_proj.weight[300]=70000'
+    nf_case "f32 70000 to f16" "$NF/in" "tensor 'model.layers.0.mlp.down_proj.weight' has 70000 at row 2, column 44 (output tensor blk.0.ffn_down.weight), which overflows f16 (largest finite value 65504) to +Inf; --outtype f32 or bf16 keeps it: nothing written" --outtype f16
+    for ot in bf16 q8_0 f32; do nf_ok "f32 70000 converts to $ot" "$NF/in" --outtype $ot; done
+    nf_mk --family llama --dtype f32 --set 'model.layers.0.mlp.down_proj.weight[300]=-3.4e38'
+    nf_case "f32 -3.4e38 to bf16" "$NF/in" "has -3.39999995e+38 at row 2, column 44 (output tensor blk.0.ffn_down.weight), which overflows bf16 (largest finite value 3.38953139e+38) to -Inf; --outtype f32 keeps it: nothing written" --outtype bf16
+    nf_ok "f32 -3.4e38 converts to f32" "$NF/in" --outtype f32
+    nf_mk --family llama --dtype bf16 --set 'model.layers.0.mlp.down_proj.weight[300]=1e7'
+    nf_case "bf16 1e7 to q8_0" "$NF/in" "has 10027008 at row 2, column 44 (output tensor blk.0.ffn_down.weight), too large for q8_0: its block's scale (10027008 / 127) overflows f16's largest finite value 65504; --outtype f32 or bf16 keeps it: nothing written" --outtype q8_0
+    # stacked experts: the expert's own tensor is named
+    nf_mk --family mixtral --dtype f16 --set 'model.layers.1.block_sparse_moe.experts.2.w2.weight[130]=nan'
+    for ot in f16 q8_0; do
+        nf_case "an expert's NaN, --outtype $ot" "$NF/in" "tensor 'model.layers.1.block_sparse_moe.experts.2.w2.weight' has a non-finite value (NaN) at row 1, column 2 (output tensor blk.1.ffn_down_exps.weight)" --outtype $ot
+    done
+    # gpt-oss: E8M0 scales of 0xff in [expert, row, block] (down: 64 rows
+    # of 2 blocks; gate_up: 128 rows, the odd ones up's), in every outtype
+    # (the experts stay MXFP4); the gate/up bias columns interleaved
+    nf_mk --family gptoss --set 'model.layers.1.mlp.experts.down_proj_scales[267]=255'
+    for ot in f32 f16 bf16 q8_0; do
+        nf_case "MXFP4 scale 0xff, --outtype $ot" "$NF/in" "model.safetensors: tensor 'model.layers.1.mlp.experts.down_proj_scales' has a non-finite value (NaN: the E8M0 scale 0xff) at expert 2, row 5, block 1 (output tensor blk.1.ffn_down_exps.weight): nothing written" --outtype $ot
+    done
+    nf_ok "MXFP4 scale 0xff: --vocab-only writes no weights" "$NF/in" --vocab-only
+    nf_mk --family gptoss --set 'model.layers.0.mlp.experts.gate_up_proj_scales[782]=255'
+    nf_case "MXFP4 gate_up scale 0xff" "$NF/in" "tensor 'model.layers.0.mlp.experts.gate_up_proj_scales' has a non-finite value (NaN: the E8M0 scale 0xff) at expert 3, row 7, block 0 (output tensor blk.0.ffn_up_exps.weight)"
+    nf_mk --family gptoss --set 'model.layers.0.mlp.experts.gate_up_proj_bias[131]=nan'
+    nf_case "gpt-oss gate_up bias" "$NF/in" "tensor 'model.layers.0.mlp.experts.gate_up_proj_bias' has a non-finite value (NaN) at row 1, column 3 (output tensor blk.0.ffn_up_exps.bias)"
+    nf_mk --family gptoss --set 'model.layers.1.self_attn.sinks[2]=-inf'
+    nf_case "gpt-oss attention sinks" "$NF/in" "tensor 'model.layers.1.self_attn.sinks' has a non-finite value (-Inf) at element 2 (output tensor blk.1.attn_sinks.weight)"
+    # Gemma's norms are written + 1: a NaN stays one
+    nf_mk --family gemma2 --dtype f16 --set 'model.layers.0.input_layernorm.weight[3]=nan'
+    nf_case "Gemma norm + 1" "$NF/in" "tensor 'model.layers.0.input_layernorm.weight' has a non-finite value (NaN) at element 3 (output tensor blk.0.attn_norm.weight)"
+
+fi
+# torch .bin (BF16 storages, pickle order): storage 2 is
+# model.layers.0.self_attn.q_proj.weight [256, 256]; a NaN at row 5,
+# column 7, the archive rewritten with its CRCs
+if need_fixture models/wp-llama-5m/torch "not finite: torch checkpoints" 2; then
+    if command -v python3 >/dev/null && rm -rf "$NF/t" && mkdir -p "$NF/t" &&
+        cp "$FIX"/models/wp-llama-5m/torch/*.json "$FIX/models/wp-llama-5m/torch/tokenizer.model" "$NF/t/" &&
+        python3 - "$FIX/models/wp-llama-5m/torch/pytorch_model.bin" "$NF/t/pytorch_model.bin" <<'PY' 2>/dev/null
+import sys, zipfile
+src = zipfile.ZipFile(sys.argv[1])
+with zipfile.ZipFile(sys.argv[2], "w", compression=zipfile.ZIP_STORED) as dst:
+    for e in src.infolist():
+        data = src.read(e.filename)
+        if e.filename.endswith("/data/2"):
+            at = (5 * 256 + 7) * 2
+            data = data[:at] + b"\xc0\x7f" + data[at + 2:]
+        dst.writestr(e.filename, data)
+PY
+    then
+        for ot in f16 q8_0; do
+            nf_case "torch BF16 NaN, --outtype $ot" "$NF/t" "pytorch_model.bin: tensor 'model.layers.0.self_attn.q_proj.weight' has a non-finite value (NaN) at row 5, column 7 (output tensor blk.0.attn_q.weight): nothing written" --outtype $ot
+        done
+    else
+        skip "not finite: torch checkpoints" "python3 with zipfile not available"
+        skip "not finite: torch checkpoints" "python3 with zipfile not available"
+    fi
+    fixture_block_end
+fi
+# Meta checkpoints (mkmeta plants the values): a shard's own file, tensor
+# name and element — wo split by columns, wq by rows, a vector
+MKMETA=$BIN/tests/tools/mkmeta
+if need_fixture models/wp-llama-5m/meta "not finite: Meta checkpoints" 3; then
+    MS=$FIX/models/wp-llama-5m/meta
+    "$MKMETA" "$MS" "$NF/m2" 2 '1:layers.0.attention.wo.weight[394]=nan' >/dev/null
+    nf_case "Meta shard split by columns" "$NF/m2" "consolidated.01.pth: tensor 'layers.0.attention.wo.weight' has a non-finite value (NaN) at row 3, column 10 (output tensor blk.0.attn_output.weight): nothing written"
+    rm -rf "$NF/m2"; "$MKMETA" "$MS" "$NF/m2" 2 '1:layers.0.attention.wq.weight[778]=inf' >/dev/null
+    nf_case "Meta shard split by rows" "$NF/m2" "consolidated.01.pth: tensor 'layers.0.attention.wq.weight' has a non-finite value (+Inf) at row 3, column 10 (output tensor blk.0.attn_q.weight)" --outtype q8_0
+    rm -rf "$NF/m1"; "$MKMETA" "$MS" "$NF/m1" 1 '0:layers.1.attention_norm.weight[4]=-inf' >/dev/null
+    nf_case "Meta vector" "$NF/m1" "consolidated.00.pth: tensor 'layers.1.attention_norm.weight' has a non-finite value (-Inf) at element 4 (output tensor blk.1.attn_norm.weight)" --outtype f32
+    rm -rf "$NF/m1" "$NF/m2"
+    fixture_block_end
+fi
+# llama2.c checkpoints, written over by bytes: v1 (256-byte header, norms
+# of 5 × 64 then 5 × 64 then 64, the 512 × 64 embedding, then wq) and the
+# legacy v0 (28-byte header, the embedding, then the attention norms)
+if need_fixture models/stories260K "not finite: llama2.c checkpoints" 3; then
+    S=$FIX/models/stories260K
+    f32_at() { # file byte-offset hex-bytes
+        printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+    }
+    cp "$S/checkpoint_v1.bin" "$NF/v1.bin"
+    f32_at "$NF/v1.bin" $((256 + 4 * (5 * 64 + 5 * 64 + 64 + 512 * 64 + 2 * 64 + 3))) '\x00\x00\xc0\x7f'
+    nf_case "llama2.c v1 NaN" "$NF/v1.bin" "tensor 'blk.0.attn_q.weight' has a non-finite value (NaN) at row 2, column 3: nothing written" --tokenizer "$S/tokenizer.bin"
+    cp "$S/checkpoint_legacy.bin" "$NF/v0.bin"
+    f32_at "$NF/v0.bin" $((28 + 4 * (512 * 64 + 64 + 5))) '\x00\x00\x80\xff'
+    nf_case "llama2.c v0 -Inf" "$NF/v0.bin" "tensor 'blk.1.attn_norm.weight' has a non-finite value (-Inf) at element 5: nothing written" --tokenizer "$S/tokenizer.bin" --outtype f32
+    # tokenizer.bin: u32 max length, then per token f32 score, i32
+    # length, bytes ("<unk>", "<s>", "</s>" are tokens 0-2)
+    cp "$S/tokenizer.bin" "$NF/tok.bin"
+    f32_at "$NF/tok.bin" 4 '\x00\x00\xc0\x7f'
+    nf_case "tokenizer.bin score NaN" "$S/checkpoint_v1.bin" "tok.bin: token 0 has a non-finite score (NaN)" --tokenizer "$NF/tok.bin"
+    rm -f "$NF/v1.bin" "$NF/v0.bin" "$NF/tok.bin"
+    fixture_block_end
+fi
