@@ -12,6 +12,7 @@
 #include "hf.h"
 
 #include <dirent.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -114,13 +115,54 @@ static const json_value *config_special_get(const hf_state *s, const char *key)
     return v && v->type != JSON_NULL ? v : config_member(s, s->config_top, s->config->n, key);
 }
 
+/* json_count for config.json, which says what a NaN or an Infinity is
+ * (Python's json writes them) rather than calling it fractional. */
+static int cfg_count(const json_value *v, const char *key, int64_t lo, int64_t hi, int64_t *out,
+                     gguf_error *err)
+{
+    if (v && v->type == JSON_NUMBER && !isfinite(v->num))
+        return gguf_error_set(err, "config.json line %zu: '%s' is %s, not a whole number", v->line,
+                              key, v->str);
+    return json_count(v, "config.json", key, lo, hi, out, err);
+}
+
 static int hparam_u32(const hf_state *s, const char *key, uint32_t *out, gguf_error *err)
 {
     int64_t v;
-    if (json_count(json_get(s->config, key), "config.json", key, 0, UINT32_MAX, &v, err))
+    if (cfg_count(json_get(s->config, key), key, 0, UINT32_MAX, &v, err))
         return -1;
     *out = (uint32_t)v;
     return 0;
+}
+
+/* Whether x is finite as the f32 it is written as (beyond FLT_MAX it
+ * would be Inf; a double-to-float conversion out of range is undefined). */
+static bool f32_finite(double x)
+{
+    return isfinite(x) && fabs(x) <= FLT_MAX;
+}
+
+/* A float of config.json (key names it in the message): a number an f32
+ * holds finite — Python's json reads NaN and Infinity, and a double such as
+ * 1e39 overflows the f32 it is written as — and with positive, > 0. 0, or
+ * -1 with err. */
+static int cfg_float(const json_value *v, const char *key, bool positive, double *out,
+                     gguf_error *err)
+{
+    if (!json_num(v, out))
+        return gguf_error_set(err, "config.json line %zu: '%s' is not a number", v->line, key);
+    if (!f32_finite(*out) || (positive && !(*out > 0)))
+        return gguf_error_set(err, "config.json line %zu: '%s' is %s, expected a finite number%s",
+                              v->line, key, v->str, positive ? " > 0" : "");
+    return 0;
+}
+
+/* cfg_float for a key that may be absent (or null): *out keeps its default. */
+static int cfg_float_opt(const json_value *obj, const char *key, const char *name, double *out,
+                         gguf_error *err)
+{
+    const json_value *v = json_get(obj, key);
+    return v && v->type != JSON_NULL ? cfg_float(v, name, true, out, err) : 0;
 }
 
 /* The rotary part of a head (Phi3MiniModel): int(partial_rotary_factor ×
@@ -133,8 +175,8 @@ static int rotary_dims(const hf_state *s, int64_t *rot, gguf_error *err)
     const json_value *factor = json_get(s->config, "partial_rotary_factor");
     int64_t hidden, heads;
     double f = 1.0;
-    if (json_count(hv, "config.json", "hidden_size", 1, UINT32_MAX, &hidden, err) ||
-        json_count(nv, "config.json", "num_attention_heads", 1, UINT32_MAX, &heads, err))
+    if (cfg_count(hv, "hidden_size", 1, UINT32_MAX, &hidden, err) ||
+        cfg_count(nv, "num_attention_heads", 1, UINT32_MAX, &heads, err))
         return -1;
     if (factor && factor->type != JSON_NULL && (!json_num(factor, &f) || !(f > 0 && f <= 1)))
         return gguf_error_set(err, "config.json line %zu: 'partial_rotary_factor' is not a "
@@ -237,21 +279,19 @@ static int src_dtype(const char *dtype)
  * generate_extra_tensors, in float). */
 static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_error *err)
 {
-    double base = 10000.0, factor = 8.0, lo = 1.0, hi = 4.0, old = 8192.0, x;
+    double base = 10000.0, factor = 8.0, lo = 1.0, hi = 4.0, old = 8192.0;
     int64_t hidden, heads, dim;
-    if (json_num(json_get(s->config, "rope_theta"), &x))
-        base = x;
-    if (json_num(json_get(rs, "factor"), &x))
-        factor = x;
-    if (json_num(json_get(rs, "low_freq_factor"), &x))
-        lo = x;
-    if (json_num(json_get(rs, "high_freq_factor"), &x))
-        hi = x;
-    /* llama.cpp reads the original context from config.json's top level
-     * only (default 8192), never from rope_scaling, where Llama 3.1 keeps
-     * it: the factors it writes are the ones to match. */
-    if (json_num(json_get(s->config, "original_max_position_embeddings"), &x))
-        old = x;
+    /* each one given must be a finite number > 0. llama.cpp reads the
+     * original context from config.json's top level only (default 8192),
+     * never from rope_scaling, where Llama 3.1 keeps it: the factors it
+     * writes are the ones to match. */
+    if (cfg_float_opt(s->config, "rope_theta", "rope_theta", &base, err) ||
+        cfg_float_opt(rs, "factor", "rope_scaling.factor", &factor, err) ||
+        cfg_float_opt(rs, "low_freq_factor", "rope_scaling.low_freq_factor", &lo, err) ||
+        cfg_float_opt(rs, "high_freq_factor", "rope_scaling.high_freq_factor", &hi, err) ||
+        cfg_float_opt(s->config, "original_max_position_embeddings",
+                      "original_max_position_embeddings", &old, err))
+        return -1;
     if (!json_int(json_get(s->config, "head_dim"), &dim)) {
         if (!json_int(json_get(s->config, "hidden_size"), &hidden) ||
             !json_int(json_get(s->config, "num_attention_heads"), &heads) || heads <= 0)
@@ -306,10 +346,9 @@ static int add_longrope(src_model *m, hf_state *s, const json_value *rs, gguf_er
     int64_t ctx, orig, rot;
     if (rs->type != JSON_OBJECT || !type || !*type)
         return gguf_error_set(err, "config.json line %zu: rope_scaling has no type", rs->line);
-    if (json_count(hparam(s, ctx_keys), "config.json", "max_position_embeddings", 1, UINT32_MAX,
-                   &ctx, err) ||
-        json_count(json_get(s->config, "original_max_position_embeddings"), "config.json",
-                   "original_max_position_embeddings", 1, UINT32_MAX, &orig, err) ||
+    if (cfg_count(hparam(s, ctx_keys), "max_position_embeddings", 1, UINT32_MAX, &ctx, err) ||
+        cfg_count(json_get(s->config, "original_max_position_embeddings"),
+                  "original_max_position_embeddings", 1, UINT32_MAX, &orig, err) ||
         rotary_dims(s, &rot, err))
         return -1;
     const double scale = (double)ctx / (double)orig;
@@ -346,7 +385,7 @@ static int add_longrope(src_model *m, hf_state *s, const json_value *rs, gguf_er
             return gguf_error_set(err, "out of memory");
         for (size_t i = 0; i < v->n; i++) {
             double x;
-            if (!json_num(v->items[i], &x) || !isfinite((float)x)) {
+            if (!json_num(v->items[i], &x) || !f32_finite(x)) {
                 free(f);
                 return gguf_error_set(err, "config.json line %zu: rope_scaling.%s[%zu] is not a "
                                       "finite number", v->items[i]->line, lists[k].hf, i);
@@ -398,10 +437,9 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
     static const char *const count_keys[] = { "num_local_experts", "num_experts", NULL };
     const json_value *v = hparam(s, count_keys);
     int64_t n = 0, blocks = 0;
-    if (v && json_count(v, "config.json", "num_local_experts", 0, 4096, &n, err))
+    if (v && cfg_count(v, "num_local_experts", 0, 4096, &n, err))
         return -1;
-    if (json_count(hparam(s, layer_keys), "config.json", "num_hidden_layers", 1, 100000, &blocks,
-                   err))
+    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &blocks, err))
         return -1;
     ex->n_expert = (int)n;
     ex->n_blocks = (int)blocks;
@@ -926,14 +964,14 @@ static int put_hparam(gguf_writer *w, const char *arch, const gguf_arch_hf_hpara
     snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
     if (!r->is_float) {
         int64_t x;
-        if (json_count(v, "config.json", r->hf[0], 0, UINT32_MAX, &x, err))
+        if (cfg_count(v, r->hf[0], 0, UINT32_MAX, &x, err))
             return -1;
         return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
     }
+    /* eps, rope bases, soft-caps: all positive */
     double x;
-    if (!json_num(v, &x) || !isfinite(x))
-        return gguf_error_set(err, "config.json line %zu: '%s' is not a finite number", v->line,
-                              r->hf[0]);
+    if (cfg_float(v, r->hf[0], true, &x, err))
+        return -1;
     return gguf_writer_set_f32(w, key, (float)x) ? gguf_error_set(err, "out of memory") : 0;
 }
 
@@ -1059,7 +1097,7 @@ static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch,
     const json_value *fv = json_get(rs, "factor");
     if (!fv)
         return 0; /* the base converter writes nothing without a factor */
-    if (!json_num(fv, &factor) || !isfinite(factor) || factor <= 0)
+    if (!json_num(fv, &factor) || !f32_finite(factor) || factor <= 0)
         return gguf_error_set(err, "config.json line %zu: rope_scaling.factor is not a positive "
                               "number", fv->line);
     char key[128];
@@ -1070,8 +1108,8 @@ static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch,
     if (!strcmp(type, "linear"))
         return bad ? gguf_error_set(err, "out of memory") : 0;
     int64_t orig;
-    if (json_count(json_get(rs, "original_max_position_embeddings"), "config.json",
-                   "rope_scaling.original_max_position_embeddings", 0, UINT32_MAX, &orig, err))
+    if (cfg_count(json_get(rs, "original_max_position_embeddings"),
+                  "rope_scaling.original_max_position_embeddings", 0, UINT32_MAX, &orig, err))
         return -1;
     snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_ORIG_CTX, arch);
     bad |= gguf_writer_set_u32(w, key, (uint32_t)orig);
@@ -1087,7 +1125,7 @@ static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch,
             v = json_get(rs, opt[i].hf[1]);
         if (!v)
             continue;
-        if (!json_num(v, &x) || !isfinite(x))
+        if (!json_num(v, &x) || !f32_finite(x))
             return gguf_error_set(err, "config.json line %zu: rope_scaling.%s is not a finite "
                                   "number", v->line, opt[i].hf[0]);
         snprintf(key, sizeof key, opt[i].key, arch);
@@ -1102,7 +1140,7 @@ static int put_block_count(gguf_writer *w, const hf_state *s, const char *arch, 
 {
     char key[128];
     int64_t x;
-    if (json_count(hparam(s, layer_keys), "config.json", "num_hidden_layers", 1, 100000, &x, err))
+    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &x, err))
         return -1;
     snprintf(key, sizeof key, GGUF_KEY_BLOCK_COUNT, arch);
     return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
@@ -1257,6 +1295,105 @@ static void hf_close(src_model *m)
     m->reader = NULL;
 }
 
+/* The period of a family's local layers as a GGUF file gives it (its
+ * sliding_window_pattern row's default: no converter writes the key), 0
+ * for a family without local layers (no such row). */
+static int64_t gguf_swa_period(const gguf_arch *a, bool *has)
+{
+    *has = false;
+    for (const gguf_arch_hparam *r = a->hparams; r->key; r++)
+        if (r->id == GGUF_HP_SWA_PATTERN) {
+            *has = true;
+            return (int64_t)r->def;
+        }
+    return 0;
+}
+
+/* What config.json says of the layers that llama.cpp's converter does not
+ * read, checked against the file it writes, in which the runtime fixes
+ * them: layer_types (one "sliding_attention" or "full_attention" per
+ * layer, Hugging Face's description of which layers attend within the
+ * sliding window; else Gemma 3's sliding_window_pattern, every p-th layer
+ * global), which must be the layout the GGUF makes (the family's fixed
+ * period, none without a sliding window); gpt-oss's swiglu_limit, which
+ * must be the 7 llama.cpp and gguf-run clamp at (no key holds another). */
+static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
+{
+    const json_value *lim = json_get(s->config, "swiglu_limit");
+    if (m->arch->activation == GGUF_ACT_SWIGLU_OAI && lim && lim->type != JSON_NULL) {
+        double x;
+        if (cfg_float(lim, "swiglu_limit", true, &x, err))
+            return -1;
+        if (x != 7.0)
+            return gguf_error_set(err, "config.json line %zu: 'swiglu_limit' is %s, but a %s GGUF "
+                                  "has no key for it: llama.cpp (and gguf-run) clamp at 7",
+                                  lim->line, lim->str, m->arch->name);
+    }
+    const json_value *types = json_get(s->config, "layer_types");
+    const json_value *pat = json_get(s->config, "sliding_window_pattern");
+    if (types && types->type == JSON_NULL)
+        types = NULL;
+    if (pat && pat->type == JSON_NULL)
+        pat = NULL;
+    int64_t n, p = 0, window = 0;
+    if (!types && !pat)
+        return 0;
+    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &n, err) ||
+        (pat && cfg_count(pat, "sliding_window_pattern", 1, 100000, &p, err)))
+        return -1;
+    if (types && types->type != JSON_ARRAY)
+        return gguf_error_set(err, "config.json line %zu: 'layer_types' is not a list",
+                              types->line);
+    if (types && (int64_t)types->n != n)
+        return gguf_error_set(err, "config.json line %zu: 'layer_types' has %zu entr%s for %" PRId64
+                              " layers (num_hidden_layers)", types->line, types->n,
+                              types->n == 1 ? "y" : "ies", n);
+    for (size_t i = 0; types && i < types->n; i++) {
+        const char *t = json_str(types->items[i]);
+        if (!t)
+            return gguf_error_set(err, "config.json line %zu: layer_types[%zu] is not a string",
+                                  types->items[i]->line, i);
+        if (strcmp(t, "sliding_attention") && strcmp(t, "full_attention"))
+            return gguf_error_set(err, "config.json line %zu: layer_types[%zu] is \"%s\", not "
+                                  "\"sliding_attention\" or \"full_attention\"",
+                                  types->items[i]->line, i, t);
+    }
+    /* the layout of the GGUF: local layers when the family has a period
+     * and a sliding window is written (Gemma 3: not at pattern 1) */
+    bool has;
+    const int64_t period = gguf_swa_period(m->arch, &has);
+    const json_value *wv = json_get(s->config, "sliding_window");
+    if (has && !(pat && p == 1) && (!wv || wv->type == JSON_NULL))
+        return 0; /* a required window that is missing: put_hparams says so */
+    if (has && wv && wv->type != JSON_NULL &&
+        cfg_count(wv, "sliding_window", 0, UINT32_MAX, &window, err))
+        return -1;
+    const bool local = has && !(pat && p == 1) && window > 0;
+    for (int64_t il = 0; il < n; il++) {
+        const bool want = local && (period == 0 || il % period < period - 1);
+        const bool hf = types ? !strcmp(json_str(types->items[il]), "sliding_attention")
+                              : (il + 1) % p != 0;
+        if (hf == want)
+            continue;
+        char gguf[160];
+        if (!local)
+            snprintf(gguf, sizeof gguf, "a %s GGUF has no local layers%s", m->arch->name,
+                     has ? " (no sliding window is written)" : "");
+        else
+            snprintf(gguf, sizeof gguf, "in a %s GGUF layer %" PRId64 " is %s (llama.cpp's fixed "
+                     "pattern: the last layer of every %" PRId64 " global, the others local)",
+                     m->arch->name, il, want ? "local" : "global", period);
+        if (types)
+            return gguf_error_set(err, "config.json line %zu: layer_types[%" PRId64 "] is \"%s\", "
+                                  "but %s", types->items[il]->line, il,
+                                  json_str(types->items[il]), gguf);
+        return gguf_error_set(err, "config.json line %zu: 'sliding_window_pattern' is %" PRId64
+                              " (layer %" PRId64 " %s), but %s", pat->line, p, il,
+                              hf ? "local" : "global", gguf);
+    }
+    return 0;
+}
+
 /* "hf" → "Hf": llama.cpp names a model after its folder when nothing else
  * names it. */
 static char *default_name(const char *dir)
@@ -1360,7 +1497,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
         gguf_error_set(err, "out of memory");
         goto fail;
     }
-    if (load_weights(m, s, err) || load_vocab(s, m->arch, err))
+    if (check_layers(m, s, err) || load_weights(m, s, err) || load_vocab(s, m->arch, err))
         goto fail;
     trim_embd(m, s);
     return 0;

@@ -410,13 +410,15 @@ if need_fixture models/wp-llama-5m/hf "bad inputs" 19; then
     # models gguf-run would refuse are never written: the shared validator
     # (gguf/modelcheck.h) runs on the model before any byte is written
     for v in '.hidden_size = 0:llama.embedding_length = 0, expected 1..' \
-             '.rms_norm_eps = 0:llama.attention.layer_norm_rms_epsilon = 0, expected a finite number > 0' \
              '.max_position_embeddings = 0:llama.context_length = 0, expected 1..' \
              '.num_hidden_layers = 3:tensor blk.3.attn_norm.weight: block 3 is beyond llama.block_count = 3'; do
         mk; cp "$SRC/model.safetensors" "$TMP/m/"
         jq "${v%%:*}" "$SRC/config.json" >"$TMP/m/config.json"
         bad_case "invalid model (${v%%:*})" "$TMP/m" "the model would be invalid: ${v#*:}"
     done
+    # a float of config.json out of its range is named there (not as the GGUF key)
+    mk; cp "$SRC/model.safetensors" "$TMP/m/"; jq '.rms_norm_eps = 0' "$SRC/config.json" >"$TMP/m/config.json"
+    bad_case "rms_norm_eps 0" "$TMP/m" "config.json line [0-9]*: 'rms_norm_eps' is 0, expected a finite number > 0"
     mk; cp "$SRC/model.safetensors" "$TMP/m/"; jq '.hidden_size = 2.5' "$SRC/config.json" >"$TMP/m/config.json"
     bad_case "fractional hidden_size" "$TMP/m" "'hidden_size' is a fractional number, not a whole number"
     bad_case "a missing input" "$TMP/no-such-dir" "no-such-dir: No such file or directory"
@@ -746,7 +748,7 @@ nf_ok() { # name input [options...]: the same kind of value where it fits conver
     fi
 }
 if [ ! -x "$MKHF" ]; then
-    skip_block "not finite: Hugging Face safetensors" "no $MKHF" 35
+    skip_block "not finite: Hugging Face safetensors and config.json" "no $MKHF" 52
 else
     SHAPE=(--dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --head-dim 32 --experts 4
            --experts-used 2 --moe-ffn 64 --vocab 400)
@@ -799,6 +801,47 @@ else
     nf_mk --family gemma2 --dtype f16 --set 'model.layers.0.input_layernorm.weight[3]=nan'
     nf_case "Gemma norm + 1" "$NF/in" "tensor 'model.layers.0.input_layernorm.weight' has a non-finite value (NaN) at element 3 (output tensor blk.0.attn_norm.weight)"
 
+    # config.json: every number read is range-checked, NaN and Infinity
+    # (which Python's json writes) included; gpt-oss's swiglu_limit and
+    # layer_types, which llama.cpp's converter ignores, must describe the
+    # model the GGUF makes
+    nf_cfg() { # name family sed-expression expected
+        nf_mk --family "$2" && sed -i "$3" "$NF/in/config.json" && nf_case "$1" "$NF/in" "$4"
+    }
+    nf_cfg "swiglu_limit NaN" gptoss 's/"swiglu_limit": 7.0/"swiglu_limit": NaN/' \
+        "config.json line 1: 'swiglu_limit' is NaN, expected a finite number > 0"
+    nf_cfg "swiglu_limit 5" gptoss 's/"swiglu_limit": 7.0/"swiglu_limit": 5/' \
+        "config.json line 1: 'swiglu_limit' is 5, but a gpt-oss GGUF has no key for it: llama.cpp (and gguf-run) clamp at 7"
+    nf_cfg "layer_types shorter than the layers" gptoss 's/"layer_types": \[[^]]*\]/"layer_types": ["sliding_attention"]/' \
+        "config.json line 1: 'layer_types' has 1 entry for 2 layers (num_hidden_layers)"
+    nf_cfg "layer_types longer than the layers" gptoss 's/"full_attention"\]/"full_attention", "sliding_attention"]/' \
+        "config.json line 1: 'layer_types' has 3 entries for 2 layers (num_hidden_layers)"
+    nf_cfg "layer_types with an unknown entry" gptoss 's/"full_attention"\]/"chunked_attention"]/' \
+        "config.json line 1: layer_types[1] is \"chunked_attention\", not \"sliding_attention\" or \"full_attention\""
+    nf_cfg "layer_types against the fixed pattern" gptoss 's/"layer_types": \[[^]]*\]/"layer_types": ["full_attention", "sliding_attention"]/' \
+        "config.json line 1: layer_types[0] is \"full_attention\", but in a gpt-oss GGUF layer 0 is local (llama.cpp's fixed pattern: the last layer of every 2 global, the others local)"
+    nf_cfg "rope_theta NaN" llama 's/"rope_theta": [0-9.]*/"rope_theta": NaN/' \
+        "config.json line 1: 'rope_theta' is NaN, expected a finite number > 0"
+    nf_cfg "rope_theta beyond f32" qwen3 's/"rope_theta": [0-9.]*/"rope_theta": 1e39/' \
+        "config.json line 1: 'rope_theta' is 1e39, expected a finite number > 0"
+    nf_cfg "rms_norm_eps -Infinity" gemma3 's/"rms_norm_eps": [0-9.e-]*/"rms_norm_eps": -Infinity/' \
+        "config.json line 1: 'rms_norm_eps' is -Infinity, expected a finite number > 0"
+    nf_cfg "attn_logit_softcapping NaN" gemma2 's/"attn_logit_softcapping": 50.0/"attn_logit_softcapping": NaN/' \
+        "config.json line 1: 'attn_logit_softcapping' is NaN, expected a finite number > 0"
+    nf_cfg "sliding_window NaN" gptoss 's/"sliding_window": 128/"sliding_window": NaN/' \
+        "config.json line 1: 'sliding_window' is NaN, not a whole number"
+    nf_cfg "num_hidden_layers Infinity" qwen3 's/"num_hidden_layers": 2/"num_hidden_layers": Infinity/' \
+        "config.json line 1: 'num_hidden_layers' is Infinity, not a whole number"
+    nf_cfg "rope_scaling.factor NaN" gptoss 's/"factor": 32.0/"factor": NaN/' \
+        "config.json line 1: rope_scaling.factor is not a positive number"
+    nf_cfg "rope_scaling.beta_fast Infinity" gptoss 's/"beta_fast": 32.0/"beta_fast": Infinity/' \
+        "config.json line 1: rope_scaling.beta_fast is not a finite number"
+    nf_cfg "gemma3 sliding_window_pattern against the fixed one" gemma3 's/"sliding_window_pattern": 6/"sliding_window_pattern": 2/' \
+        "config.json line 1: 'sliding_window_pattern' is 2 (layer 1 global), but in a gemma3 GGUF layer 1 is local"
+    nf_cfg "a sliding layer in a family without local layers" qwen3 's/}$/, "layer_types": ["full_attention", "sliding_attention"]}/' \
+        "config.json line 1: layer_types[1] is \"sliding_attention\", but a qwen3 GGUF has no local layers"
+    nf_mk --family qwen3 && sed -i 's/}$/, "layer_types": ["full_attention", "full_attention"]}/' "$NF/in/config.json"
+    nf_ok "layer_types that describe the GGUF's layers convert" "$NF/in" --outtype f16
 fi
 # torch .bin (BF16 storages, pickle order): storage 2 is
 # model.layers.0.self_attn.q_proj.weight [256, 256]; a NaN at row 5,
@@ -828,9 +871,10 @@ PY
     fixture_block_end
 fi
 # Meta checkpoints (mkmeta plants the values): a shard's own file, tensor
-# name and element — wo split by columns, wq by rows, a vector
+# name and element — wo split by columns, wq by rows, a vector — and
+# params.json's floats
 MKMETA=$BIN/tests/tools/mkmeta
-if need_fixture models/wp-llama-5m/meta "not finite: Meta checkpoints" 3; then
+if need_fixture models/wp-llama-5m/meta "not finite: Meta checkpoints" 6; then
     MS=$FIX/models/wp-llama-5m/meta
     "$MKMETA" "$MS" "$NF/m2" 2 '1:layers.0.attention.wo.weight[394]=nan' >/dev/null
     nf_case "Meta shard split by columns" "$NF/m2" "consolidated.01.pth: tensor 'layers.0.attention.wo.weight' has a non-finite value (NaN) at row 3, column 10 (output tensor blk.0.attn_output.weight): nothing written"
@@ -838,6 +882,13 @@ if need_fixture models/wp-llama-5m/meta "not finite: Meta checkpoints" 3; then
     nf_case "Meta shard split by rows" "$NF/m2" "consolidated.01.pth: tensor 'layers.0.attention.wq.weight' has a non-finite value (+Inf) at row 3, column 10 (output tensor blk.0.attn_q.weight)" --outtype q8_0
     rm -rf "$NF/m1"; "$MKMETA" "$MS" "$NF/m1" 1 '0:layers.1.attention_norm.weight[4]=-inf' >/dev/null
     nf_case "Meta vector" "$NF/m1" "consolidated.00.pth: tensor 'layers.1.attention_norm.weight' has a non-finite value (-Inf) at element 4 (output tensor blk.1.attn_norm.weight)" --outtype f32
+    rm -rf "$NF/m1"; "$MKMETA" "$MS" "$NF/m1" 1 >/dev/null
+    sed 's/"norm_eps": [^,}]*/"norm_eps": NaN/' "$MS/params.json" >"$NF/m1/params.json"
+    NF_GREP=-E nf_case "params.json norm_eps NaN" "$NF/m1" "params.json line [0-9]+: 'norm_eps' is NaN, expected a finite number > 0"
+    sed 's/}/, "rope_theta": Infinity}/' "$MS/params.json" >"$NF/m1/params.json"
+    NF_GREP=-E nf_case "params.json rope_theta Infinity" "$NF/m1" "params.json line [0-9]+: 'rope_theta' is Infinity, expected a finite number > 0"
+    sed 's/"n_layers": [0-9]*/"n_layers": NaN/' "$MS/params.json" >"$NF/m1/params.json"
+    NF_GREP=-E nf_case "params.json n_layers NaN" "$NF/m1" "params.json line [0-9]+: 'n_layers' is NaN, not a whole number"
     rm -rf "$NF/m1" "$NF/m2"
     fixture_block_end
 fi
