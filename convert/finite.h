@@ -6,13 +6,14 @@
  * finite, or -1. They test the exponent bits only — all ones is Inf or
  * NaN — by adding one to the exponent field, which carries into the sign
  * bit exactly then: an and, an add and an or per element over the whole
- * span, eight or sixteen elements at a time, and the exact index is looked
- * for only when the span has one. The writer runs them on each row it has just
+ * span, 16 or 32 bytes at a time (AVX2 where the CPU has it), and the
+ * exact index is looked for only when the span has one. The writer runs them on each row it has just
  * converted, while the row is still in the first-level cache.
  */
 #ifndef CONVERT_FINITE_H
 #define CONVERT_FINITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* f32 values: Inf or NaN. */
@@ -30,5 +31,9 @@ int64_t nonfinite_q8_0(const void *blocks, int64_t nb);
 
 /* E8M0 scale bytes (MXFP4): 0xff is NaN in that format. */
 int64_t nonfinite_e8m0(const uint8_t *x, int64_t n);
+
+/* Tests: with on, the scans take their 16-byte (SSE2) loops where the CPU
+ * has AVX2 too, so both are tested. */
+void nonfinite_force_generic(bool on);
 
 #endif
