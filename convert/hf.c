@@ -1313,10 +1313,12 @@ static int64_t gguf_swa_period(const gguf_arch *a, bool *has)
  * read, checked against the file it writes, in which the runtime fixes
  * them: layer_types (one "sliding_attention" or "full_attention" per
  * layer, Hugging Face's description of which layers attend within the
- * sliding window; else Gemma 3's sliding_window_pattern, every p-th layer
- * global), which must be the layout the GGUF makes (the family's fixed
- * period, none without a sliding window); gpt-oss's swiglu_limit, which
- * must be the 7 llama.cpp and gguf-run clamp at (no key holds another). */
+ * sliding window; else, in a family with local layers, Gemma 3's
+ * sliding_window_pattern, every p-th layer global), which must be the
+ * layout the GGUF makes (the family's fixed period, none without a sliding
+ * window); gpt-oss's swiglu_limit, which must be the 7 llama.cpp and
+ * gguf-run clamp at (no key holds another). sliding_window_pattern is a
+ * whole number 1 … 100000 wherever given (hparam_skipped reads it). */
 static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
 {
     const json_value *lim = json_get(s->config, "swiglu_limit");
@@ -1336,10 +1338,15 @@ static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
     if (pat && pat->type == JSON_NULL)
         pat = NULL;
     int64_t n, p = 0, window = 0;
+    bool has;
+    const int64_t period = gguf_swa_period(m->arch, &has);
+    if (pat && cfg_count(pat, "sliding_window_pattern", 1, 100000, &p, err))
+        return -1;
+    if (!has)
+        pat = NULL; /* a layout from it only where local layers exist (Gemma 3's key) */
     if (!types && !pat)
         return 0;
-    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &n, err) ||
-        (pat && cfg_count(pat, "sliding_window_pattern", 1, 100000, &p, err)))
+    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &n, err))
         return -1;
     if (types && types->type != JSON_ARRAY)
         return gguf_error_set(err, "config.json line %zu: 'layer_types' is not a list",
@@ -1360,8 +1367,6 @@ static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
     }
     /* the layout of the GGUF: local layers when the family has a period
      * and a sliding window is written (Gemma 3: not at pattern 1) */
-    bool has;
-    const int64_t period = gguf_swa_period(m->arch, &has);
     const json_value *wv = json_get(s->config, "sliding_window");
     if (has && !(pat && p == 1) && (!wv || wv->type == JSON_NULL))
         return 0; /* a required window that is missing: put_hparams says so */

@@ -748,7 +748,7 @@ nf_ok() { # name input [options...]: the same kind of value where it fits conver
     fi
 }
 if [ ! -x "$MKHF" ]; then
-    skip_block "not finite: Hugging Face safetensors and config.json" "no $MKHF" 52
+    skip_block "not finite: Hugging Face safetensors and config.json" "no $MKHF" 54
 else
     SHAPE=(--dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --head-dim 32 --experts 4
            --experts-used 2 --moe-ffn 64 --vocab 400)
@@ -842,6 +842,12 @@ else
         "config.json line 1: layer_types[1] is \"sliding_attention\", but a qwen3 GGUF has no local layers"
     nf_mk --family qwen3 && sed -i 's/}$/, "layer_types": ["full_attention", "full_attention"]}/' "$NF/in/config.json"
     nf_ok "layer_types that describe the GGUF's layers convert" "$NF/in" --outtype f16
+    # sliding_window_pattern is read for every family (a count), a layout
+    # only where local layers exist
+    nf_cfg "sliding_window_pattern NaN" qwen3 's/}$/, "sliding_window_pattern": NaN}/' \
+        "config.json line 1: 'sliding_window_pattern' is NaN, not a whole number"
+    nf_mk --family qwen3 && sed -i 's/}$/, "sliding_window_pattern": 6}/' "$NF/in/config.json"
+    nf_ok "sliding_window_pattern in a family without local layers converts" "$NF/in" --outtype f16
 fi
 # torch .bin (BF16 storages, pickle order): storage 2 is
 # model.layers.0.self_attn.q_proj.weight [256, 256]; a NaN at row 5,
