@@ -402,27 +402,25 @@ static void describe_bad(const src_model *m, const src_tensor *t, uint32_t type,
     }
     /* a finite value that conversion made Inf: in the f32 form (an int8
      * product, an f16 norm's + 1 rounded), or in the output type */
+    if (type == GGUF_DT_Q8_0 && isfinite(f)) {
+        gguf_error_set(err, "%stensor '%s' has %.9g at %s%s, too large for q8_0: its block's scale "
+                       "(%.9g / 127) overflows f16's largest finite value 65504; --outtype f32 or "
+                       "bf16 keeps it: nothing written", file, name, v, at, out, fabs(v));
+        return;
+    }
     const char *to = gguf_dtype_name(type), *hint = "";
     double largest = 3.4028234663852886e38;
-    if (isfinite(f)) {
-        if (type == GGUF_DT_F16)
-            largest = 65504, hint = "; --outtype f32 or bf16 keeps it";
-        else if (type == GGUF_DT_BF16)
-            largest = 3.3895313892515355e38, hint = "; --outtype f32 keeps it";
-        else if (type == GGUF_DT_Q8_0)
-            largest = 65504.0 * 127, hint = "; --outtype f32 or bf16 keeps it";
-    } else {
+    if (!isfinite(f)) {
         to = t->dtype == SRC_F16 ? "f16" : "f32";
         largest = t->dtype == SRC_F16 ? 65504 : largest;
+    } else if (type == GGUF_DT_F16) {
+        largest = 65504, hint = "; --outtype f32 or bf16 keeps it";
+    } else if (type == GGUF_DT_BF16) {
+        largest = 3.3895313892515355e38, hint = "; --outtype f32 keeps it";
     }
-    if (type == GGUF_DT_Q8_0 && isfinite(f))
-        gguf_error_set(err, "%stensor '%s' has %.9g at %s%s, too large for q8_0: its block's scale "
-                       "(%.9g / 127) overflows f16's largest finite value 65504%s: nothing written",
-                       file, name, v, at, out, fabs(v), hint);
-    else
-        gguf_error_set(err, "%stensor '%s' has %.9g at %s%s, which overflows %s (largest finite value "
-                       "%.9g) to %s%s: nothing written", file, name, v, at, out, to, largest,
-                       v > 0 ? "+Inf" : "-Inf", hint);
+    gguf_error_set(err, "%stensor '%s' has %.9g at %s%s, which overflows %s (largest finite value "
+                   "%.9g) to %s%s: nothing written", file, name, v, at, out, to, largest,
+                   v > 0 ? "+Inf" : "-Inf", hint);
 }
 
 /* ---------------------------------------------------------------------------
@@ -459,7 +457,8 @@ typedef struct {
     const char     **names;
     uint64_t        *sums;
     gguf_error      *err;
-    _Atomic int      rc;        /* 0, -1 (a codec refused a chunk) or CONVERT_ERR_OUTPUT */
+    _Atomic int      rc;        /* 0, -1 (a codec refused a chunk, a value not finite) or
+                                 * CONVERT_ERR_OUTPUT */
 } pipeline;
 
 /* Row by row (a vector in one piece): to f32, encoded, and the encoded
