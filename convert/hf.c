@@ -12,6 +12,7 @@
 #include "hf.h"
 
 #include <dirent.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -34,7 +35,9 @@ typedef struct hf_state {
     size_t      config_top; /* config.json's own members: config's first ones (text_config's
                              * follow, json_object_absorb) */
     st_file    *shards;
+    char      **shard_names; /* their file names, for messages */
     int         n_shards;
+    bool        vocab_only;  /* no weights are written: their values are not checked */
     bool        file_order; /* safetensors tensors in header order, not sorted */
     vocab       voc;        /* as llama.cpp builds it */
     bool        spm;        /* voc came from tokenizer.model */
@@ -67,6 +70,15 @@ static int load_json(hf_state *s, const char *name, bool required, json_value **
         return -1;
     }
     return 0;
+}
+
+/* The file name of the shard that holds st (for messages). */
+static const char *shard_of(const hf_state *s, const st_tensor *st)
+{
+    for (int k = 0; k < s->n_shards; k++)
+        if (st >= s->shards[k].tensors && st < s->shards[k].tensors + s->shards[k].n)
+            return s->shard_names[k];
+    return NULL;
 }
 
 static const json_value *hparam(const hf_state *s, const char *const *keys)
@@ -103,13 +115,54 @@ static const json_value *config_special_get(const hf_state *s, const char *key)
     return v && v->type != JSON_NULL ? v : config_member(s, s->config_top, s->config->n, key);
 }
 
+/* json_count for config.json, which says what a NaN or an Infinity is
+ * (Python's json writes them) rather than calling it fractional. */
+static int cfg_count(const json_value *v, const char *key, int64_t lo, int64_t hi, int64_t *out,
+                     gguf_error *err)
+{
+    if (v && v->type == JSON_NUMBER && !isfinite(v->num))
+        return gguf_error_set(err, "config.json line %zu: '%s' is %s, not a whole number", v->line,
+                              key, v->str);
+    return json_count(v, "config.json", key, lo, hi, out, err);
+}
+
 static int hparam_u32(const hf_state *s, const char *key, uint32_t *out, gguf_error *err)
 {
     int64_t v;
-    if (json_count(json_get(s->config, key), "config.json", key, 0, UINT32_MAX, &v, err))
+    if (cfg_count(json_get(s->config, key), key, 0, UINT32_MAX, &v, err))
         return -1;
     *out = (uint32_t)v;
     return 0;
+}
+
+/* Whether x is finite as the f32 it is written as (beyond FLT_MAX it
+ * would be Inf; a double-to-float conversion out of range is undefined). */
+static bool f32_finite(double x)
+{
+    return isfinite(x) && fabs(x) <= FLT_MAX;
+}
+
+/* A float of config.json (key names it in the message): a number an f32
+ * holds finite — Python's json reads NaN and Infinity, and a double such as
+ * 1e39 overflows the f32 it is written as — and with positive, > 0. 0, or
+ * -1 with err. */
+static int cfg_float(const json_value *v, const char *key, bool positive, double *out,
+                     gguf_error *err)
+{
+    if (!json_num(v, out))
+        return gguf_error_set(err, "config.json line %zu: '%s' is not a number", v->line, key);
+    if (!f32_finite(*out) || (positive && !(*out > 0)))
+        return gguf_error_set(err, "config.json line %zu: '%s' is %s, expected a finite number%s",
+                              v->line, key, v->str, positive ? " > 0" : "");
+    return 0;
+}
+
+/* cfg_float for a key that may be absent (or null): *out keeps its default. */
+static int cfg_float_opt(const json_value *obj, const char *key, const char *name, double *out,
+                         gguf_error *err)
+{
+    const json_value *v = json_get(obj, key);
+    return v && v->type != JSON_NULL ? cfg_float(v, name, true, out, err) : 0;
 }
 
 /* The rotary part of a head (Phi3MiniModel): int(partial_rotary_factor ×
@@ -122,8 +175,8 @@ static int rotary_dims(const hf_state *s, int64_t *rot, gguf_error *err)
     const json_value *factor = json_get(s->config, "partial_rotary_factor");
     int64_t hidden, heads;
     double f = 1.0;
-    if (json_count(hv, "config.json", "hidden_size", 1, UINT32_MAX, &hidden, err) ||
-        json_count(nv, "config.json", "num_attention_heads", 1, UINT32_MAX, &heads, err))
+    if (cfg_count(hv, "hidden_size", 1, UINT32_MAX, &hidden, err) ||
+        cfg_count(nv, "num_attention_heads", 1, UINT32_MAX, &heads, err))
         return -1;
     if (factor && factor->type != JSON_NULL && (!json_num(factor, &f) || !(f > 0 && f <= 1)))
         return gguf_error_set(err, "config.json line %zu: 'partial_rotary_factor' is not a "
@@ -226,21 +279,19 @@ static int src_dtype(const char *dtype)
  * generate_extra_tensors, in float). */
 static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_error *err)
 {
-    double base = 10000.0, factor = 8.0, lo = 1.0, hi = 4.0, old = 8192.0, x;
+    double base = 10000.0, factor = 8.0, lo = 1.0, hi = 4.0, old = 8192.0;
     int64_t hidden, heads, dim;
-    if (json_num(json_get(s->config, "rope_theta"), &x))
-        base = x;
-    if (json_num(json_get(rs, "factor"), &x))
-        factor = x;
-    if (json_num(json_get(rs, "low_freq_factor"), &x))
-        lo = x;
-    if (json_num(json_get(rs, "high_freq_factor"), &x))
-        hi = x;
-    /* llama.cpp reads the original context from config.json's top level
-     * only (default 8192), never from rope_scaling, where Llama 3.1 keeps
-     * it: the factors it writes are the ones to match. */
-    if (json_num(json_get(s->config, "original_max_position_embeddings"), &x))
-        old = x;
+    /* each one given must be a finite number > 0. llama.cpp reads the
+     * original context from config.json's top level only (default 8192),
+     * never from rope_scaling, where Llama 3.1 keeps it: the factors it
+     * writes are the ones to match. */
+    if (cfg_float_opt(s->config, "rope_theta", "rope_theta", &base, err) ||
+        cfg_float_opt(rs, "factor", "rope_scaling.factor", &factor, err) ||
+        cfg_float_opt(rs, "low_freq_factor", "rope_scaling.low_freq_factor", &lo, err) ||
+        cfg_float_opt(rs, "high_freq_factor", "rope_scaling.high_freq_factor", &hi, err) ||
+        cfg_float_opt(s->config, "original_max_position_embeddings",
+                      "original_max_position_embeddings", &old, err))
+        return -1;
     if (!json_int(json_get(s->config, "head_dim"), &dim)) {
         if (!json_int(json_get(s->config, "hidden_size"), &hidden) ||
             !json_int(json_get(s->config, "num_attention_heads"), &heads) || heads <= 0)
@@ -275,6 +326,7 @@ static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_
         return gguf_error_set(err, "out of memory");
     }
     t->owned = f;
+    t->from = (src_origin){ "config.json", NULL };
     return 0;
 }
 
@@ -294,10 +346,9 @@ static int add_longrope(src_model *m, hf_state *s, const json_value *rs, gguf_er
     int64_t ctx, orig, rot;
     if (rs->type != JSON_OBJECT || !type || !*type)
         return gguf_error_set(err, "config.json line %zu: rope_scaling has no type", rs->line);
-    if (json_count(hparam(s, ctx_keys), "config.json", "max_position_embeddings", 1, UINT32_MAX,
-                   &ctx, err) ||
-        json_count(json_get(s->config, "original_max_position_embeddings"), "config.json",
-                   "original_max_position_embeddings", 1, UINT32_MAX, &orig, err) ||
+    if (cfg_count(hparam(s, ctx_keys), "max_position_embeddings", 1, UINT32_MAX, &ctx, err) ||
+        cfg_count(json_get(s->config, "original_max_position_embeddings"),
+                  "original_max_position_embeddings", 1, UINT32_MAX, &orig, err) ||
         rotary_dims(s, &rot, err))
         return -1;
     const double scale = (double)ctx / (double)orig;
@@ -334,7 +385,7 @@ static int add_longrope(src_model *m, hf_state *s, const json_value *rs, gguf_er
             return gguf_error_set(err, "out of memory");
         for (size_t i = 0; i < v->n; i++) {
             double x;
-            if (!json_num(v->items[i], &x) || !isfinite((float)x)) {
+            if (!json_num(v->items[i], &x) || !f32_finite(x)) {
                 free(f);
                 return gguf_error_set(err, "config.json line %zu: rope_scaling.%s[%zu] is not a "
                                       "finite number", v->items[i]->line, lists[k].hf, i);
@@ -348,6 +399,7 @@ static int add_longrope(src_model *m, hf_state *s, const json_value *rs, gguf_er
             return gguf_error_set(err, "out of memory");
         }
         t->owned = f;
+        t->from = (src_origin){ "config.json", NULL };
     }
     s->has_attn_factor = true;
     s->attn_factor = (float)attn;
@@ -385,10 +437,9 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
     static const char *const count_keys[] = { "num_local_experts", "num_experts", NULL };
     const json_value *v = hparam(s, count_keys);
     int64_t n = 0, blocks = 0;
-    if (v && json_count(v, "config.json", "num_local_experts", 0, 4096, &n, err))
+    if (v && cfg_count(v, "num_local_experts", 0, 4096, &n, err))
         return -1;
-    if (json_count(hparam(s, layer_keys), "config.json", "num_hidden_layers", 1, 100000, &blocks,
-                   err))
+    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &blocks, err))
         return -1;
     ex->n_expert = (int)n;
     ex->n_blocks = (int)blocks;
@@ -413,8 +464,8 @@ static const st_tensor **expert_slot(experts *ex, int block, int row, int expert
 
 /* Expert `expert`'s projection of row `row` in block `block`: kept, and
  * the block's stacked tensors added once all have arrived. */
-static int experts_add(experts *ex, src_model *m, const gguf_arch_tensor *row, int block,
-                       int expert, const st_tensor *st, gguf_error *err)
+static int experts_add(experts *ex, src_model *m, const hf_state *s, const gguf_arch_tensor *row,
+                       int block, int expert, const st_tensor *st, gguf_error *err)
 {
     if (!ex->n_expert)
         return gguf_error_set(err, "tensor '%s': an expert, but config.json has no "
@@ -439,18 +490,24 @@ static int experts_add(experts *ex, src_model *m, const gguf_arch_tensor *row, i
             ne[d] = first->shape[first->n_dims - 1 - d];
         ne[first->n_dims] = ex->n_expert;
         const void **parts = malloc((size_t)ex->n_expert * sizeof *parts);
-        if (!parts)
+        src_origin *from = malloc((size_t)ex->n_expert * sizeof *from);
+        if (!parts || !from) {
+            free(parts);
+            free(from);
             return gguf_error_set(err, "out of memory");
+        }
         bool mapped = true;
         for (int e = 0; e < ex->n_expert; e++) {
             const st_tensor *p = *expert_slot(ex, block, r, e);
             if (strcmp(p->dtype, first->dtype) || p->n_dims != first->n_dims ||
                 memcmp(p->shape, first->shape, sizeof p->shape)) {
                 free(parts);
+                free(from);
                 return gguf_error_set(err, "tensor '%s': dtype or shape differs from expert 0's "
                                       "(%s)", p->name, first->name);
             }
             parts[e] = p->data;
+            from[e] = (src_origin){ shard_of(s, p), p->name };
             mapped &= p->mapped;
         }
         char name[256];
@@ -459,8 +516,11 @@ static int experts_add(experts *ex, src_model *m, const gguf_arch_tensor *row, i
                                        first->data);
         if (!t) {
             free(parts);
+            free(from);
             return gguf_error_set(err, "out of memory");
         }
+        t->from = from[0];
+        t->part_from = from;
         t->parts = parts;
         t->n_parts = ex->n_expert;
         t->split_rows = true;
@@ -497,8 +557,8 @@ static int experts_check_done(const experts *ex, gguf_error *err)
  * scale byte, then element j in the low and element j + 16 in the high
  * nibble of byte j, where the checkpoint has elements 2i and 2i + 1 in the
  * low and high nibble of byte i (transform_nibble_layout). */
-static int mxfp4_repack(src_model *m, const gguf_arch_tensor *row, int block, const st_tensor *b,
-                        const st_tensor *sc, int first, int step, gguf_error *err)
+static int mxfp4_repack(src_model *m, const hf_state *s, const gguf_arch_tensor *row, int block,
+                        const st_tensor *b, const st_tensor *sc, int first, int step, gguf_error *err)
 {
     if (!b || strcmp(b->dtype, "U8") || b->n_dims != 4 || b->shape[3] != 16 ||
         strcmp(sc->dtype, "U8") || sc->n_dims != 3 || memcmp(b->shape, sc->shape, 3 * sizeof *b->shape) ||
@@ -509,6 +569,8 @@ static int mxfp4_repack(src_model *m, const gguf_arch_tensor *row, int block, co
     uint8_t *out = malloc((size_t)(n_exp * rows * nb) * MXFP4_BYTES);
     if (!out)
         return gguf_error_set(err, "out of memory");
+    char name[256];
+    snprintf(name, sizeof name, row->name, block);
     uint8_t *o = out;
     for (int64_t e = 0; e < n_exp; e++)
         for (int64_t r = 0; r < rows; r++) {
@@ -520,13 +582,19 @@ static int mxfp4_repack(src_model *m, const gguf_arch_tensor *row, int block, co
                     v[2 * i] = q[i] & 15;
                     v[2 * i + 1] = q[i] >> 4;
                 }
+                /* E8M0 has no Inf; 0xff is its NaN (the E2M1 codes are all finite) */
                 o[0] = sc->data[src_row * nb + k];
+                if (o[0] == 0xff && !s->vocab_only) {
+                    free(out);
+                    return gguf_error_set(err, "%s: tensor '%s' has a non-finite value (NaN: the "
+                                          "E8M0 scale 0xff) at expert %" PRId64 ", row %" PRId64
+                                          ", block %" PRId64 " (output tensor %s): nothing written",
+                                          shard_of(s, sc), sc->name, e, first + r * step, k, name);
+                }
                 for (int j = 0; j < 16; j++)
                     o[1 + j] = (uint8_t)(v[j] | v[j + 16] << 4);
             }
         }
-    char name[256];
-    snprintf(name, sizeof name, row->name, block);
     int64_t ne[3] = { nb * MXFP4_BLOCK, rows, n_exp };
     src_tensor *t = src_add_tensor(m, name, SRC_MXFP4, 3, ne, out);
     if (!t) {
@@ -534,6 +602,7 @@ static int mxfp4_repack(src_model *m, const gguf_arch_tensor *row, int block, co
         return gguf_error_set(err, "out of memory");
     }
     t->owned = out;
+    t->from = (src_origin){ shard_of(s, sc), sc->name };
     return 0;
 }
 
@@ -569,12 +638,12 @@ static int mxfp4_experts(src_model *m, hf_state *s, gguf_error *err)
                 gate_up_b = st;
                 gate_up_at = block;
             } else if (expert_tensor(st->name, "down_proj_scales", &block)) {
-                if (mxfp4_repack(m, down, block, down_at == block ? down_b : NULL, st, 0, 1, err))
+                if (mxfp4_repack(m, s, down, block, down_at == block ? down_b : NULL, st, 0, 1, err))
                     return -1;
             } else if (expert_tensor(st->name, "gate_up_proj_scales", &block)) {
                 const st_tensor *b = gate_up_at == block ? gate_up_b : NULL;
-                if (mxfp4_repack(m, gate, block, b, st, 0, 2, err) ||
-                    mxfp4_repack(m, up, block, b, st, 1, 2, err))
+                if (mxfp4_repack(m, s, gate, block, b, st, 0, 2, err) ||
+                    mxfp4_repack(m, s, up, block, b, st, 1, 2, err))
                     return -1;
             }
         }
@@ -583,7 +652,8 @@ static int mxfp4_experts(src_model *m, hf_state *s, gguf_error *err)
 
 /* gate_up_proj_bias [experts, 2 × ff]: the even columns are the gate's
  * bias, the odd ones the up projection's (in the checkpoint's dtype). */
-static int split_gate_up_bias(src_model *m, const st_tensor *st, int block, gguf_error *err)
+static int split_gate_up_bias(src_model *m, const hf_state *s, const st_tensor *st, int block,
+                              gguf_error *err)
 {
     const int roles[2] = { GGUF_ROLE_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS };
     const int dt = src_dtype(st->dtype);
@@ -607,19 +677,22 @@ static int split_gate_up_bias(src_model *m, const st_tensor *st, int block, gguf
             return gguf_error_set(err, "out of memory");
         }
         t->owned = out;
+        t->from = (src_origin){ shard_of(s, st), st->name };
+        t->col_step = 2;
+        t->col_first = (uint8_t)p;
     }
     return 0;
 }
 
 /* A gpt-oss expert tensor the MXFP4 pass took or the bias split handles:
  * 1 when done with it (rc set on error), 0 for any other tensor. */
-static int mxfp4_take(src_model *m, const st_tensor *st, int *rc, gguf_error *err)
+static int mxfp4_take(src_model *m, const hf_state *s, const st_tensor *st, int *rc, gguf_error *err)
 {
     int block;
     if (!(m->arch->flags & GGUF_ARCH_MXFP4_EXPERTS))
         return 0;
     if (expert_tensor(st->name, "gate_up_proj_bias", &block)) {
-        *rc = split_gate_up_bias(m, st, block, err);
+        *rc = split_gate_up_bias(m, s, st, block, err);
         return 1;
     }
     static const char *const packed[] = { "down_proj_blocks", "down_proj_scales",
@@ -645,7 +718,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     int rc = 0;
     if (n_parts == 0)
         rc = gguf_error_set(err, "no weights (model*.safetensors or pytorch_model*.bin)");
-    if (!rc && !(s->shards = calloc((size_t)n_parts, sizeof *s->shards)))
+    if (!rc && (!(s->shards = calloc((size_t)n_parts, sizeof *s->shards)) ||
+                !(s->shard_names = calloc((size_t)n_parts, sizeof *s->shard_names))))
         rc = gguf_error_set(err, "out of memory");
     for (int i = 0; i < n_parts && !rc; i++) {
         char path[4096];
@@ -660,6 +734,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             if (!torch && !s->file_order)
                 qsort(s->shards[i].tensors, s->shards[i].n, sizeof *s->shards[i].tensors,
                       cmp_st_name);
+            s->shard_names[i] = parts[i]; /* kept, for messages */
+            parts[i] = NULL;
             s->n_shards++;
         }
     }
@@ -690,7 +766,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             uint8_t perm;
             int block, expert;
             const gguf_arch_tensor *row;
-            if (mxfp4_take(m, st, &rc2, err))
+            if (mxfp4_take(m, s, st, &rc2, err))
                 continue;
             int r = arch_map_name(m->arch, st->name, name, sizeof name, &perm, &block, &expert, &row);
             if (r == 0)
@@ -705,7 +781,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                 rc2 = gguf_error_set(err, "tensor '%s': %d dimensions (1 to %d supported)",
                                      st->name, st->n_dims, 4 - (expert >= 0));
             } else if (expert >= 0) {
-                rc2 = experts_add(&ex, m, row, block, expert, st, err);
+                rc2 = experts_add(&ex, m, s, row, block, expert, st, err);
             } else {
                 int64_t ne[4];
                 for (int d = 0; d < st->n_dims; d++)
@@ -716,6 +792,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                 } else {
                     t->permute = (uint8_t)perm;
                     t->mapped = st->mapped;
+                    t->from = (src_origin){ shard_of(s, st), st->name };
                     /* Gemma's x·(1 + w) norms: every *norm.weight + 1 */
                     if (m->arch->norm_offset != 0 && ends_with(st->name, "norm.weight"))
                         t->add = m->arch->norm_offset;
@@ -887,14 +964,14 @@ static int put_hparam(gguf_writer *w, const char *arch, const gguf_arch_hf_hpara
     snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
     if (!r->is_float) {
         int64_t x;
-        if (json_count(v, "config.json", r->hf[0], 0, UINT32_MAX, &x, err))
+        if (cfg_count(v, r->hf[0], 0, UINT32_MAX, &x, err))
             return -1;
         return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
     }
+    /* eps, rope bases, soft-caps: all positive */
     double x;
-    if (!json_num(v, &x) || !isfinite(x))
-        return gguf_error_set(err, "config.json line %zu: '%s' is not a finite number", v->line,
-                              r->hf[0]);
+    if (cfg_float(v, r->hf[0], true, &x, err))
+        return -1;
     return gguf_writer_set_f32(w, key, (float)x) ? gguf_error_set(err, "out of memory") : 0;
 }
 
@@ -1020,7 +1097,7 @@ static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch,
     const json_value *fv = json_get(rs, "factor");
     if (!fv)
         return 0; /* the base converter writes nothing without a factor */
-    if (!json_num(fv, &factor) || !isfinite(factor) || factor <= 0)
+    if (!json_num(fv, &factor) || !f32_finite(factor) || factor <= 0)
         return gguf_error_set(err, "config.json line %zu: rope_scaling.factor is not a positive "
                               "number", fv->line);
     char key[128];
@@ -1031,8 +1108,8 @@ static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch,
     if (!strcmp(type, "linear"))
         return bad ? gguf_error_set(err, "out of memory") : 0;
     int64_t orig;
-    if (json_count(json_get(rs, "original_max_position_embeddings"), "config.json",
-                   "rope_scaling.original_max_position_embeddings", 0, UINT32_MAX, &orig, err))
+    if (cfg_count(json_get(rs, "original_max_position_embeddings"),
+                  "rope_scaling.original_max_position_embeddings", 0, UINT32_MAX, &orig, err))
         return -1;
     snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_ORIG_CTX, arch);
     bad |= gguf_writer_set_u32(w, key, (uint32_t)orig);
@@ -1048,7 +1125,7 @@ static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch,
             v = json_get(rs, opt[i].hf[1]);
         if (!v)
             continue;
-        if (!json_num(v, &x) || !isfinite(x))
+        if (!json_num(v, &x) || !f32_finite(x))
             return gguf_error_set(err, "config.json line %zu: rope_scaling.%s is not a finite "
                                   "number", v->line, opt[i].hf[0]);
         snprintf(key, sizeof key, opt[i].key, arch);
@@ -1063,7 +1140,7 @@ static int put_block_count(gguf_writer *w, const hf_state *s, const char *arch, 
 {
     char key[128];
     int64_t x;
-    if (json_count(hparam(s, layer_keys), "config.json", "num_hidden_layers", 1, 100000, &x, err))
+    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &x, err))
         return -1;
     snprintf(key, sizeof key, GGUF_KEY_BLOCK_COUNT, arch);
     return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
@@ -1206,6 +1283,9 @@ static void hf_close(src_model *m)
     for (int i = 0; i < s->n_shards; i++)
         st_close(&s->shards[i]);
     free(s->shards);
+    for (int i = 0; s->shard_names && i < s->n_shards; i++)
+        free(s->shard_names[i]);
+    free(s->shard_names);
     vocab_free(&s->voc);
     json_free(s->config);
     json_free(s->tok_config);
@@ -1213,6 +1293,110 @@ static void hf_close(src_model *m)
     free(s->dir);
     free(s);
     m->reader = NULL;
+}
+
+/* The period of a family's local layers as a GGUF file gives it (its
+ * sliding_window_pattern row's default: no converter writes the key), 0
+ * for a family without local layers (no such row). */
+static int64_t gguf_swa_period(const gguf_arch *a, bool *has)
+{
+    *has = false;
+    for (const gguf_arch_hparam *r = a->hparams; r->key; r++)
+        if (r->id == GGUF_HP_SWA_PATTERN) {
+            *has = true;
+            return (int64_t)r->def;
+        }
+    return 0;
+}
+
+/* What config.json says of the layers that llama.cpp's converter does not
+ * read, checked against the file it writes, in which the runtime fixes
+ * them: layer_types (one "sliding_attention" or "full_attention" per
+ * layer, Hugging Face's description of which layers attend within the
+ * sliding window; else, in a family with local layers, Gemma 3's
+ * sliding_window_pattern, every p-th layer global), which must be the
+ * layout the GGUF makes (the family's fixed period, none without a sliding
+ * window); gpt-oss's swiglu_limit, which must be the 7 llama.cpp and
+ * gguf-run clamp at (no key holds another). sliding_window_pattern is a
+ * whole number 1 … 100000 wherever given (hparam_skipped reads it). */
+static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
+{
+    const json_value *lim = json_get(s->config, "swiglu_limit");
+    if (m->arch->activation == GGUF_ACT_SWIGLU_OAI && lim && lim->type != JSON_NULL) {
+        double x;
+        if (cfg_float(lim, "swiglu_limit", true, &x, err))
+            return -1;
+        if (x != 7.0)
+            return gguf_error_set(err, "config.json line %zu: 'swiglu_limit' is %s, but a %s GGUF "
+                                  "has no key for it: llama.cpp (and gguf-run) clamp at 7",
+                                  lim->line, lim->str, m->arch->name);
+    }
+    const json_value *types = json_get(s->config, "layer_types");
+    const json_value *pat = json_get(s->config, "sliding_window_pattern");
+    if (types && types->type == JSON_NULL)
+        types = NULL;
+    if (pat && pat->type == JSON_NULL)
+        pat = NULL;
+    int64_t n, p = 0, window = 0;
+    bool has;
+    const int64_t period = gguf_swa_period(m->arch, &has);
+    if (pat && cfg_count(pat, "sliding_window_pattern", 1, 100000, &p, err))
+        return -1;
+    if (!has)
+        pat = NULL; /* a layout from it only where local layers exist (Gemma 3's key) */
+    if (!types && !pat)
+        return 0;
+    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &n, err))
+        return -1;
+    if (types && types->type != JSON_ARRAY)
+        return gguf_error_set(err, "config.json line %zu: 'layer_types' is not a list",
+                              types->line);
+    if (types && (int64_t)types->n != n)
+        return gguf_error_set(err, "config.json line %zu: 'layer_types' has %zu entr%s for %" PRId64
+                              " layers (num_hidden_layers)", types->line, types->n,
+                              types->n == 1 ? "y" : "ies", n);
+    for (size_t i = 0; types && i < types->n; i++) {
+        const char *t = json_str(types->items[i]);
+        if (!t)
+            return gguf_error_set(err, "config.json line %zu: layer_types[%zu] is not a string",
+                                  types->items[i]->line, i);
+        if (strcmp(t, "sliding_attention") && strcmp(t, "full_attention"))
+            return gguf_error_set(err, "config.json line %zu: layer_types[%zu] is \"%s\", not "
+                                  "\"sliding_attention\" or \"full_attention\"",
+                                  types->items[i]->line, i, t);
+    }
+    /* the layout of the GGUF: local layers when the family has a period
+     * and a sliding window is written (Gemma 3: not at pattern 1) */
+    const json_value *wv = json_get(s->config, "sliding_window");
+    if (has && !(pat && p == 1) && (!wv || wv->type == JSON_NULL))
+        return 0; /* a required window that is missing: put_hparams says so */
+    if (has && wv && wv->type != JSON_NULL &&
+        cfg_count(wv, "sliding_window", 0, UINT32_MAX, &window, err))
+        return -1;
+    const bool local = has && !(pat && p == 1) && window > 0;
+    for (int64_t il = 0; il < n; il++) {
+        const bool want = local && (period == 0 || il % period < period - 1);
+        const bool hf = types ? !strcmp(json_str(types->items[il]), "sliding_attention")
+                              : (il + 1) % p != 0;
+        if (hf == want)
+            continue;
+        char gguf[160];
+        if (!local)
+            snprintf(gguf, sizeof gguf, "a %s GGUF has no local layers%s", m->arch->name,
+                     has ? " (no sliding window is written)" : "");
+        else
+            snprintf(gguf, sizeof gguf, "in a %s GGUF layer %" PRId64 " is %s (llama.cpp's fixed "
+                     "pattern: the last layer of every %" PRId64 " global, the others local)",
+                     m->arch->name, il, want ? "local" : "global", period);
+        if (types)
+            return gguf_error_set(err, "config.json line %zu: layer_types[%" PRId64 "] is \"%s\", "
+                                  "but %s", types->items[il]->line, il,
+                                  json_str(types->items[il]), gguf);
+        return gguf_error_set(err, "config.json line %zu: 'sliding_window_pattern' is %" PRId64
+                              " (layer %" PRId64 " %s), but %s", pat->line, p, il,
+                              hf ? "local" : "global", gguf);
+    }
+    return 0;
 }
 
 /* "hf" → "Hf": llama.cpp names a model after its folder when nothing else
@@ -1244,6 +1428,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
         return gguf_error_set(err, "out of memory");
     }
     s->file_order = file_order;
+    s->vocab_only = vocab_only;
     m->reader = s;
     m->close = hf_close;
     m->verify = hf_verify;
@@ -1317,7 +1502,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
         gguf_error_set(err, "out of memory");
         goto fail;
     }
-    if (load_weights(m, s, err) || load_vocab(s, m->arch, err))
+    if (check_layers(m, s, err) || load_weights(m, s, err) || load_vocab(s, m->arch, err))
         goto fail;
     trim_embd(m, s);
     return 0;

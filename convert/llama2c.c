@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,11 @@ static int load_tokenizer(l2c_state *s, const char *path, gguf_error *err)
         }
         float score;
         memcpy(&score, rec, 4);
+        if (!isfinite(score)) { /* a GGUF vocabulary holds no NaN or Inf */
+            rc = gguf_error_set(err, "%s: token %" PRId64 " has a non-finite score (%s)", path, id,
+                                isnan(score) ? "NaN" : score > 0 ? "+Inf" : "-Inf");
+            break;
+        }
         int32_t n = rd32(rec + 4);
         if (n < 0 || n > 65536) {
             rc = gguf_error_set(err, "%s: token %" PRId64 " has length %d", path, id, n);

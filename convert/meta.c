@@ -5,6 +5,7 @@
  */
 #include "meta.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 typedef struct meta_state {
     json_value *params;
     st_file     ckpt[MAX_SHARDS]; /* consolidated.00.pth, .01, ... */
+    char        names[MAX_SHARDS][24]; /* their file names, for messages */
     int         n_shards;
     vocab       voc;
     int64_t     n_vocab, n_ff;
@@ -45,7 +47,22 @@ static int param_int(const meta_state *s, const char *key, int64_t *out, gguf_er
 {
     /* layers as bounded as config.json's; the other counts fit a u32 */
     int64_t hi = !strcmp(key, "n_layers") ? 100000 : UINT32_MAX;
-    return json_count(json_get(s->params, key), "params.json", key, 1, hi, out, err);
+    const json_value *v = json_get(s->params, key);
+    if (v && v->type == JSON_NUMBER && !isfinite(v->num)) /* NaN, Infinity: not "fractional" */
+        return gguf_error_set(err, "params.json line %zu: '%s' is %s, not a whole number", v->line,
+                              key, v->str);
+    return json_count(v, "params.json", key, 1, hi, out, err);
+}
+
+/* A float of params.json: a number > 0 that the f32 it is written as holds
+ * finite (Python's json writes NaN and Infinity). */
+static int param_float(const meta_state *s, const char *key, double *out, gguf_error *err)
+{
+    const json_value *v = json_get(s->params, key);
+    if (!json_num(v, out) || !isfinite(*out) || !(*out > 0) || fabs(*out) > FLT_MAX)
+        return gguf_error_set(err, "params.json line %zu: '%s' is %s, expected a finite number > 0",
+                              v->line, key, v->type == JSON_NUMBER ? v->str : "not a number");
+    return 0;
 }
 
 static int meta_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err)
@@ -61,9 +78,12 @@ static int meta_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type,
         return -1;
     if (!json_get(s->params, "norm_eps"))
         return gguf_error_set(err, "params.json: 'norm_eps' is missing");
-    if (!json_num(json_get(s->params, "norm_eps"), &eps) || !(eps > 0) || !isfinite(eps))
-        return gguf_error_set(err, "params.json: 'norm_eps' must be a finite number > 0");
-    bool have_theta = json_num(json_get(s->params, "rope_theta"), &theta);
+    if (param_float(s, "norm_eps", &eps, err))
+        return -1;
+    const json_value *tv = json_get(s->params, "rope_theta");
+    bool have_theta = tv && tv->type != JSON_NULL;
+    if (have_theta && param_float(s, "rope_theta", &theta, err))
+        return -1;
     /* the legacy converter's guess of the training context */
     uint32_t n_ctx = have_theta && theta == 1000000.0 ? 16384 : eps == 1e-05 ? 4096 : 2048;
     struct { const char *key; uint32_t v; } u[] = {
@@ -106,6 +126,7 @@ static int open_shards(meta_state *s, const char *dir, gguf_error *err)
     char path[4096], name[32];
     for (int i = 0; i < MAX_SHARDS; i++) {
         snprintf(name, sizeof name, "consolidated.%02d.pth", i);
+        snprintf(s->names[i], sizeof s->names[i], "%s", name);
         snprintf(path, sizeof path, "%s/%s", dir, name);
         if (!file_exists(path))
             break;
@@ -211,7 +232,14 @@ static int add_tensor(src_model *m, meta_state *s, const st_tensor *t, gguf_erro
         return gguf_error_set(err, "out of memory");
     }
     st->mapped = mapped;
+    st->from = (src_origin){ s->names[0], t->name };
     if (s->n_shards > 1 && t->n_dims > 1) {
+        if (!(st->part_from = malloc((size_t)s->n_shards * sizeof *st->part_from))) {
+            free(parts);
+            return gguf_error_set(err, "out of memory");
+        }
+        for (int k = 0; k < s->n_shards; k++)
+            st->part_from[k] = (src_origin){ s->names[k], t->name };
         st->parts = parts;
         st->n_parts = s->n_shards;
         st->split_rows = split_rows;

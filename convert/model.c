@@ -40,6 +40,7 @@ void src_model_free(src_model *m)
         free(m->tensors[i].name);
         free(m->tensors[i].owned);
         free(m->tensors[i].parts);
+        free(m->tensors[i].part_from);
     }
     free(m->tensors);
     free(m->name);

@@ -21,6 +21,14 @@
 enum src_dtype { SRC_F32, SRC_F16, SRC_BF16, SRC_I8_GROUPS,
                  SRC_MXFP4 /* GGML MXFP4 blocks, written as they are (gpt-oss experts) */ };
 
+/* Where a tensor's values come from, for messages: the file (a name in the
+ * input folder, config.json for values made from it; NULL: the input
+ * itself, a llama2.c checkpoint) and the tensor's name there (NULL: none,
+ * the output name is used). The strings belong to the reader. */
+typedef struct src_origin {
+    const char *file, *name;
+} src_origin;
+
 typedef struct src_tensor {
     char          *name;       /* GGUF name (already mapped) */
     uint8_t        dtype;      /* enum src_dtype */
@@ -44,6 +52,14 @@ typedef struct src_tensor {
      * drops its pages after use. Heap bytes (generated, inflated) are never
      * dropped: madvise(MADV_DONTNEED) on the heap zeroes live memory. */
     bool           mapped;
+    /* Where the values come from: `from`, or with parts each part's
+     * (part_from, n_parts of them, freed with the model; NULL: all from
+     * `from`). Column c of the output is column c × col_step + col_first of
+     * the source (gpt-oss's gate and up biases, interleaved in one tensor;
+     * col_step 0 counts as 1). */
+    src_origin     from;
+    src_origin    *part_from;
+    uint8_t        col_step, col_first;
 } src_tensor;
 
 /* general.quantization_version of every output */

@@ -5,6 +5,7 @@
 #include "spm.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,7 @@ static int next_field(reader *r, field *f, gguf_error *err)
     }
 }
 
-static int parse_piece(reader *r, spm_piece *pc, gguf_error *err)
+static int parse_piece(reader *r, spm_piece *pc, size_t index, gguf_error *err)
 {
     pc->type = SPM_NORMAL;
     pc->score = 0.0f;
@@ -96,6 +97,10 @@ static int parse_piece(reader *r, spm_piece *pc, gguf_error *err)
             len = (size_t)(f.sub.end - f.sub.p);
         } else if (f.number == 2 && f.wire == 5) {
             memcpy(&pc->score, &f.fixed32, 4);
+            if (!isfinite(pc->score)) /* a GGUF vocabulary holds no NaN or Inf */
+                return gguf_error_set(err, "byte %zu: piece %zu has a non-finite score (%s)",
+                                      (size_t)(r->p - r->base) - 4, index,
+                                      isnan(pc->score) ? "NaN" : pc->score > 0 ? "+Inf" : "-Inf");
         } else if (f.number == 3 && f.wire == 0) {
             if (f.varint < SPM_NORMAL || f.varint > SPM_BYTE)
                 return gguf_error_set(err, "byte %zu: unknown piece type %llu",
@@ -154,7 +159,7 @@ int spm_parse(const uint8_t *data, size_t size, spm_model *m, gguf_error *err)
                 }
                 m->pieces = p;
             }
-            if (parse_piece(&f.sub, &m->pieces[m->n], err))
+            if (parse_piece(&f.sub, &m->pieces[m->n], m->n, err))
                 goto fail;
             m->n++;
         } else if (f.number == 2 && f.wire == 2) {

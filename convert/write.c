@@ -4,6 +4,7 @@
 #include "write.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include <ggufkit/quants.h>
 #include <ggufkit/arch.h>
+#include "finite.h"
 #include "outpath.h"
 #include "override.h"
 #include "pool.h"
@@ -281,6 +283,146 @@ static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n,
     }
 }
 
+/* The first of n values (whole rows) that is not finite once encoded, or
+ * -1: x the values as f32, out as encoded. An f16 or bf16 output holds
+ * Inf or NaN where x does and where a finite f32 overflows the type; a
+ * q8_0 block's f16 scale (its largest magnitude / 127) may overflow too:
+ * then the index of that largest magnitude. */
+static int64_t first_bad(uint32_t type, const float *x, const void *out, int64_t n)
+{
+    int64_t at, b;
+    switch (type) {
+    case GGUF_DT_F32: return nonfinite_f32(x, n);
+    case GGUF_DT_F16: return nonfinite_f16(out, n);
+    case GGUF_DT_BF16: return nonfinite_bf16(out, n);
+    default:
+        if ((at = nonfinite_f32(x, n)) >= 0 || (b = nonfinite_q8_0(out, n / GGUF_QK8_0)) < 0)
+            return at;
+        at = b * GGUF_QK8_0;
+        for (int64_t i = at + 1; i < (b + 1) * GGUF_QK8_0; i++)
+            if (fabsf(x[i]) > fabsf(x[at]))
+                at = i;
+        return at;
+    }
+}
+
+/* The source of one value of the output — element [r, col] of t (r its
+ * row over all of ne[1..3]; for a vector r is the element, col 0): the
+ * origin, the row and column there (the permutation undone, a part's
+ * own), and the source bytes with its index in the tensor (for the int8
+ * groups' scales). Mirrors load_rows. */
+typedef struct src_where {
+    src_origin     origin;
+    int64_t        row, col;
+    const uint8_t *at;
+    int64_t        index;
+} src_where;
+
+static src_where locate(const src_model *m, const src_tensor *t, int64_t r, int64_t col)
+{
+    const int64_t row = row_len(t), rows = n_elements(t) / row;
+    const size_t esize = src_esize(t);
+    src_where w = { t->from, 0, col, NULL, 0 };
+    int64_t from = t->permute != GGUF_PERMUTE_NONE ? permuted_row(t, rotary_heads(m, t), r) : r;
+    int part = -1;
+    w.row = from;
+    w.index = from * row + col;
+    if (!t->parts) {
+        w.at = (const uint8_t *)t->data + (size_t)w.index * esize;
+    } else if (t->split_rows) {
+        int64_t per = rows / t->n_parts;
+        part = (int)(from / per);
+        w.row = from % per;
+        w.at = (const uint8_t *)t->parts[part] + (size_t)(w.row * row + col) * esize;
+    } else {
+        int64_t cols = row / t->n_parts;
+        part = (int)(col / cols);
+        w.col = col % cols;
+        w.at = (const uint8_t *)t->parts[part] + (size_t)(from * cols + w.col) * esize;
+    }
+    if (part >= 0 && t->part_from)
+        w.origin = t->part_from[part];
+    w.col = w.col * (t->col_step ? t->col_step : 1) + t->col_first;
+    return w;
+}
+
+/* The source value at w, exactly (an int8 group's: value × scale). */
+static double source_value(const src_tensor *t, const src_where *w)
+{
+    uint16_t h;
+    float f;
+    switch (t->dtype) {
+    case SRC_F32: memcpy(&f, w->at, 4); return f;
+    case SRC_F16: memcpy(&h, w->at, 2); return gguf_f16_to_f32(h);
+    case SRC_BF16: memcpy(&h, w->at, 2); return gguf_bf16_to_f32(h);
+    default:
+        memcpy(&f, t->scales + (size_t)(w->index / t->group) * 4, 4);
+        return (double)(int8_t)w->at[0] * (double)f;
+    }
+}
+
+static const char *nonfinite_name(double v)
+{
+    return isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf";
+}
+
+/* The message for a value of t the output cannot hold: element [r, col]
+ * (as for locate), whose f32 form was f, encoded as type. */
+static void describe_bad(const src_model *m, const src_tensor *t, uint32_t type, int64_t r,
+                         int64_t col, float f, gguf_error *err)
+{
+    const src_where w = locate(m, t, r, col);
+    const char *name = w.origin.name ? w.origin.name : t->name;
+    char file[512] = "", out[160] = "", at[96];
+    if (w.origin.file)
+        snprintf(file, sizeof file, "%s: ", w.origin.file);
+    if (strcmp(name, t->name))
+        snprintf(out, sizeof out, " (output tensor %s)", t->name);
+    if (t->n_dims == 1)
+        snprintf(at, sizeof at, "element %" PRId64, w.row);
+    else
+        snprintf(at, sizeof at, "row %" PRId64 ", column %" PRId64, w.row, w.col);
+    if (t->dtype == SRC_I8_GROUPS) {
+        float scale;
+        memcpy(&scale, t->scales + (size_t)(w.index / t->group) * 4, 4);
+        if (!isfinite(scale)) { /* the group's first value (groups split no row) */
+            const int64_t first = w.index / t->group * t->group, row = row_len(t);
+            gguf_error_set(err, "%stensor '%s' has a non-finite scale (%s) for group %" PRId64
+                           " (the %d values from row %" PRId64 ", column %" PRId64 ")%s: nothing "
+                           "written", file, name, nonfinite_name(scale), w.index / t->group,
+                           t->group, first / row, first % row, out);
+            return;
+        }
+    }
+    const double v = source_value(t, &w);
+    if (!isfinite(v)) {
+        gguf_error_set(err, "%stensor '%s' has a non-finite value (%s) at %s%s: nothing written",
+                       file, name, nonfinite_name(v), at, out);
+        return;
+    }
+    /* a finite value that conversion made Inf: in the f32 form (an int8
+     * product, an f16 norm's + 1 rounded), or in the output type */
+    if (type == GGUF_DT_Q8_0 && isfinite(f)) {
+        gguf_error_set(err, "%stensor '%s' has %.9g at %s%s, too large for q8_0: its block's scale "
+                       "(%.9g / 127) overflows f16's largest finite value 65504; --outtype f32 or "
+                       "bf16 keeps it: nothing written", file, name, v, at, out, fabs(v));
+        return;
+    }
+    const char *to = gguf_dtype_name(type), *hint = "";
+    double largest = 3.4028234663852886e38;
+    if (!isfinite(f)) {
+        to = t->dtype == SRC_F16 ? "f16" : "f32";
+        largest = t->dtype == SRC_F16 ? 65504 : largest;
+    } else if (type == GGUF_DT_F16) {
+        largest = 65504, hint = "; --outtype f32 or bf16 keeps it";
+    } else if (type == GGUF_DT_BF16) {
+        largest = 3.3895313892515355e38, hint = "; --outtype f32 keeps it";
+    }
+    gguf_error_set(err, "%stensor '%s' has %.9g at %s%s, which overflows %s (largest finite value "
+                   "%.9g) to %s%s: nothing written", file, name, v, at, out, to, largest,
+                   v > 0 ? "+Inf" : "-Inf", hint);
+}
+
 /* ---------------------------------------------------------------------------
  * The conversion pipeline. Tensors go out in chunks of whole rows, K at a
  * time (a batch). Each step is one loop on the worker pool: unit 0 writes
@@ -290,18 +432,22 @@ static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n,
  * write of the one before, on every core, and the output's bytes and order
  * are those of a single thread.
  */
+enum { CHUNK_OK, CHUNK_CODEC /* the codec refused it */, CHUNK_VALUE /* a value is not finite */ };
+
 typedef struct {
     int      tensor;
     int64_t  r0, nr;  /* rows [r0, r0 + nr) */
     uint8_t *enc;     /* the encoded bytes (a raw MXFP4 tensor: its data) */
     size_t   bytes;
-    bool     bad;     /* the codec refused it */
+    int      bad;     /* CHUNK_* */
+    int64_t  bad_row, bad_col; /* CHUNK_VALUE: the first (as for locate) */
+    float    bad_f32; /* and its f32 form */
 } chunk;
 
 typedef struct {
     src_model       *m;
     const uint32_t  *types;
-    float           *f32;       /* one chunk of f32 per thread */
+    float           *f32;       /* one row (a vector: whole) of f32 per thread */
     size_t           f32_elems;
     chunk           *batch[2];  /* the batch being converted, the one being written */
     int              n[2], cur;
@@ -311,25 +457,52 @@ typedef struct {
     const char     **names;
     uint64_t        *sums;
     gguf_error      *err;
-    _Atomic int      rc;        /* 0, -1 (a codec refused a chunk) or CONVERT_ERR_OUTPUT */
+    _Atomic int      rc;        /* 0, -1 (a codec refused a chunk, a value not finite) or
+                                 * CONVERT_ERR_OUTPUT */
 } pipeline;
 
+/* Row by row (a vector in one piece): to f32, encoded, and the encoded
+ * row checked for non-finite values while it is in the cache. */
 static void convert_chunk(pipeline *p, chunk *c, int thread)
 {
     const src_tensor *t = &p->m->tensors[c->tensor];
     if (t->dtype == SRC_MXFP4 || c->nr == 0)
-        return; /* already in its output type, or empty */
+        return; /* already in its output type (checked when read), or empty */
     float *f32 = p->f32 + (size_t)thread * p->f32_elems;
-    load_rows(p->m, t, c->r0, c->nr, f32);
-    c->bad = encode(p->types[c->tensor], t, f32, c->nr * row_len(t), c->enc) != 0;
+    const uint32_t type = p->types[c->tensor];
+    const bool vec = t->n_dims == 1;
+    const int64_t len = vec ? c->nr : t->ne[0], steps = vec ? 1 : c->nr;
+    uint64_t row_bytes;
+    gguf_row_size(type, len, &row_bytes, NULL);
+    for (int64_t r = 0; r < steps; r++) {
+        uint8_t *out = c->enc + (size_t)(r * (int64_t)row_bytes);
+        load_rows(p->m, t, c->r0 + r, vec ? c->nr : 1, f32);
+        if (encode(type, t, f32, len, out)) {
+            c->bad = CHUNK_CODEC;
+            return;
+        }
+        const int64_t at = first_bad(type, f32, out, len);
+        if (at >= 0) {
+            c->bad = CHUNK_VALUE;
+            c->bad_row = vec ? c->r0 + at : c->r0 + r;
+            c->bad_col = vec ? 0 : at;
+            c->bad_f32 = f32[at];
+            return;
+        }
+    }
 }
 
 static void write_chunk(pipeline *p, const chunk *c)
 {
     const src_tensor *t = &p->m->tensors[c->tensor];
     const int64_t row = row_len(t), rows = n_elements(t) / row;
-    if (c->bad) {
+    if (c->bad == CHUNK_CODEC) {
         gguf_error_set(p->err, "tensor '%s': cannot encode as %s", t->name, gguf_dtype_name(p->types[c->tensor]));
+        p->rc = -1;
+        return;
+    }
+    if (c->bad == CHUNK_VALUE) {
+        describe_bad(p->m, t, p->types[c->tensor], c->bad_row, c->bad_col, c->bad_f32, p->err);
         p->rc = -1;
         return;
     }
@@ -472,7 +645,9 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         int64_t elems = chunk_rows(t) * row_len(t);
         uint64_t rowb;
         gguf_row_size(types[i], t->n_dims == 1 ? elems : t->ne[0], &rowb, NULL);
-        size_t a = (size_t)elems * 4, b = (size_t)(rowb * (uint64_t)(t->n_dims == 1 ? 1 : chunk_rows(t)));
+        /* f32: one row at a time (a vector whole); encoded: the chunk */
+        size_t a = (size_t)(t->n_dims == 1 ? elems : t->ne[0]) * 4,
+               b = (size_t)(rowb * (uint64_t)(t->n_dims == 1 ? 1 : chunk_rows(t)));
         max_f32 = a > max_f32 ? a : max_f32;
         max_enc = b > max_enc ? b : max_enc;
     }
@@ -494,7 +669,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         gguf_writer_set_split(w, o->split_max_tensors, o->split_max_bytes);
     /* K chunks a batch, two batches: one converted while the other is written */
     const int threads = pool_threads(), k = 4 * threads;
-    if (n > 0 && (!(f32 = malloc(max_f32 * (size_t)threads)) ||
+    if (n > 0 && (!(f32 = malloc((max_f32 ? max_f32 : 4) * (size_t)threads)) ||
                   !(enc = malloc((max_enc ? max_enc : 1) * 2 * (size_t)k)) ||
                   !(chunks = malloc(2 * (size_t)k * sizeof *chunks)) ||
                   !(bufs = malloc(2 * (size_t)k * sizeof *bufs)))) {

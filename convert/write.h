@@ -4,7 +4,13 @@
  * The output types follow llama.cpp's converter: 1-D tensors, norms and
  * non-".weight" tensors stay f32; the rest get the --outtype, with q8_0
  * falling back to f16 for rows that are not a multiple of 32. Peak memory is
- * the largest tensor as f32 plus its encoded form, never the model.
+ * a few chunks of encoded rows and a row of f32 per thread, never the model.
+ *
+ * No output holds Inf or NaN: every row is checked as it is encoded, and a
+ * value that is not finite — in the checkpoint, or made so by the
+ * conversion (a finite f32 beyond f16's range, a q8_0 block whose scale
+ * overflows f16) — fails the conversion, naming the checkpoint file, the
+ * tensor there and the element.
  */
 #ifndef CONVERT_WRITE_H
 #define CONVERT_WRITE_H
@@ -50,7 +56,7 @@ uint64_t convert_param_count(const src_model *m);
 void convert_size_label(uint64_t params, char *out, size_t size);
 
 /* Writes (or with dry_run prints) the GGUF. 0, or -1 with err (the input
- * is at fault) or CONVERT_ERR_OUTPUT (the output is); a failed write
+ * is at fault, a value not finite among them) or CONVERT_ERR_OUTPUT (the output is); a failed write
  * leaves no output file. Before the output is renamed into place it is read
  * back and compared with what was encoded (readback.h). */
 int convert_write(src_model *m, const convert_options *o, gguf_error *err);

@@ -410,13 +410,15 @@ if need_fixture models/wp-llama-5m/hf "bad inputs" 19; then
     # models gguf-run would refuse are never written: the shared validator
     # (gguf/modelcheck.h) runs on the model before any byte is written
     for v in '.hidden_size = 0:llama.embedding_length = 0, expected 1..' \
-             '.rms_norm_eps = 0:llama.attention.layer_norm_rms_epsilon = 0, expected a finite number > 0' \
              '.max_position_embeddings = 0:llama.context_length = 0, expected 1..' \
              '.num_hidden_layers = 3:tensor blk.3.attn_norm.weight: block 3 is beyond llama.block_count = 3'; do
         mk; cp "$SRC/model.safetensors" "$TMP/m/"
         jq "${v%%:*}" "$SRC/config.json" >"$TMP/m/config.json"
         bad_case "invalid model (${v%%:*})" "$TMP/m" "the model would be invalid: ${v#*:}"
     done
+    # a float of config.json out of its range is named there (not as the GGUF key)
+    mk; cp "$SRC/model.safetensors" "$TMP/m/"; jq '.rms_norm_eps = 0' "$SRC/config.json" >"$TMP/m/config.json"
+    bad_case "rms_norm_eps 0" "$TMP/m" "config.json line [0-9]*: 'rms_norm_eps' is 0, expected a finite number > 0"
     mk; cp "$SRC/model.safetensors" "$TMP/m/"; jq '.hidden_size = 2.5' "$SRC/config.json" >"$TMP/m/config.json"
     bad_case "fractional hidden_size" "$TMP/m" "'hidden_size' is a fractional number, not a whole number"
     bad_case "a missing input" "$TMP/no-such-dir" "no-such-dir: No such file or directory"
@@ -713,4 +715,208 @@ else
         if [[ $ppl =~ ^[0-9]+\.[0-9]+$ ]]; then pass "$n"; else fail "$n" "perplexity '$ppl'"; fi
         rm -rf "$hf" "$out"
     done
+fi
+
+# --- values that are not finite ------------------------------------------------
+# A NaN or an Inf in a checkpoint, one the conversion makes (a finite f32
+# beyond f16's or bf16's range, a q8_0 block whose f16 scale overflows),
+# gpt-oss's MXFP4 scale 0xff (NaN in E8M0) and a NaN token score fail the
+# conversion in every reader and every outtype: exit 1, the checkpoint file,
+# the tensor there and its element (row and column of the checkpoint's
+# tensor, the rotary permutation undone, a shard's own) named, and nothing
+# — output or temporary file — left in the output's folder.
+NF=$TMP/nf
+mkdir -p "$NF"
+nf_case() { # name input expected-text [options...] (NF_GREP=-E: the text is a regex)
+    rm -rf "$NF/out"; mkdir -p "$NF/out"
+    "$CONVERT" -q "$2" -o "$NF/out/x.gguf" "${@:4}" >"$TMP/nf.log" 2>&1
+    local rc=$? left
+    left=$(ls -A "$NF/out" | tr '\n' ' ')
+    if [ $rc -eq 1 ] && [ -z "$left" ] && grep -q "${NF_GREP:--F}" -- "$3" "$TMP/nf.log"; then
+        pass "not finite: $1"
+    else
+        fail "not finite: $1" "exit $rc, left [$left], $(tail -1 "$TMP/nf.log")"
+    fi
+}
+nf_ok() { # name input [options...]: the same kind of value where it fits converts
+    rm -rf "$NF/out"; mkdir -p "$NF/out"
+    if "$CONVERT" -q "$2" -o "$NF/out/x.gguf" "${@:3}" >"$TMP/nf.log" 2>&1 &&
+        "$INSPECT" --check "$NF/out/x.gguf" >/dev/null 2>&1; then
+        pass "not finite: $1"
+    else
+        fail "not finite: $1" "$(tail -1 "$TMP/nf.log")"
+    fi
+}
+if [ ! -x "$MKHF" ]; then
+    skip_block "not finite: Hugging Face safetensors and config.json" "no $MKHF" 54
+else
+    SHAPE=(--dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --head-dim 32 --experts 4
+           --experts-used 2 --moe-ffn 64 --vocab 400)
+    nf_mk() { rm -rf "$NF/in"; "$MKHF" "$NF/in" "${SHAPE[@]}" "$@" >/dev/null; }
+    # a NaN in q (rows permuted for llama.cpp's rotary layout): named at the
+    # checkpoint's row 2 (element 134 = 2 × 64 + 6), from every float dtype
+    # into every outtype
+    for dt in bf16 f16 f32; do
+        nf_mk --family llama --dtype $dt --set 'model.layers.1.self_attn.q_proj.weight[134]=nan'
+        for ot in f32 f16 bf16 q8_0 auto; do
+            nf_case "$dt NaN in a permuted matrix, --outtype $ot" "$NF/in" \
+                "model.safetensors: tensor 'model.layers.1.self_attn.q_proj.weight' has a non-finite value (NaN) at row 2, column 6 (output tensor blk.1.attn_q.weight): nothing written" \
+                --outtype $ot
+        done
+    done
+    nf_mk --family llama --dtype f16 --set 'model.layers.0.mlp.down_proj.weight[300]=inf'
+    nf_case "f16 +Inf" "$NF/in" "tensor 'model.layers.0.mlp.down_proj.weight' has a non-finite value (+Inf) at row 2, column 44 (output tensor blk.0.ffn_down.weight)" --outtype f16
+    nf_mk --family llama --dtype f32 --set 'model.norm.weight[5]=-inf'
+    nf_case "f32 -Inf in a vector (kept f32)" "$NF/in" "tensor 'model.norm.weight' has a non-finite value (-Inf) at element 5 (output tensor output_norm.weight)" --outtype q8_0
+    # finite values beyond the output type's range: refused there, kept
+    # where they fit
+    nf_mk --family llama --dtype f32 --set 'model.layers.0.mlp.down_proj.weight[300]=70000'
+    nf_case "f32 70000 to f16" "$NF/in" "tensor 'model.layers.0.mlp.down_proj.weight' has 70000 at row 2, column 44 (output tensor blk.0.ffn_down.weight), which overflows f16 (largest finite value 65504) to +Inf; --outtype f32 or bf16 keeps it: nothing written" --outtype f16
+    for ot in bf16 q8_0 f32; do nf_ok "f32 70000 converts to $ot" "$NF/in" --outtype $ot; done
+    nf_mk --family llama --dtype f32 --set 'model.layers.0.mlp.down_proj.weight[300]=-3.4e38'
+    nf_case "f32 -3.4e38 to bf16" "$NF/in" "has -3.39999995e+38 at row 2, column 44 (output tensor blk.0.ffn_down.weight), which overflows bf16 (largest finite value 3.38953139e+38) to -Inf; --outtype f32 keeps it: nothing written" --outtype bf16
+    nf_ok "f32 -3.4e38 converts to f32" "$NF/in" --outtype f32
+    nf_mk --family llama --dtype bf16 --set 'model.layers.0.mlp.down_proj.weight[300]=1e7'
+    nf_case "bf16 1e7 to q8_0" "$NF/in" "has 10027008 at row 2, column 44 (output tensor blk.0.ffn_down.weight), too large for q8_0: its block's scale (10027008 / 127) overflows f16's largest finite value 65504; --outtype f32 or bf16 keeps it: nothing written" --outtype q8_0
+    # stacked experts: the expert's own tensor is named
+    nf_mk --family mixtral --dtype f16 --set 'model.layers.1.block_sparse_moe.experts.2.w2.weight[130]=nan'
+    for ot in f16 q8_0; do
+        nf_case "an expert's NaN, --outtype $ot" "$NF/in" "tensor 'model.layers.1.block_sparse_moe.experts.2.w2.weight' has a non-finite value (NaN) at row 1, column 2 (output tensor blk.1.ffn_down_exps.weight)" --outtype $ot
+    done
+    # gpt-oss: E8M0 scales of 0xff in [expert, row, block] (down: 64 rows
+    # of 2 blocks; gate_up: 128 rows, the odd ones up's), in every outtype
+    # (the experts stay MXFP4); the gate/up bias columns interleaved
+    nf_mk --family gptoss --set 'model.layers.1.mlp.experts.down_proj_scales[267]=255'
+    for ot in f32 f16 bf16 q8_0; do
+        nf_case "MXFP4 scale 0xff, --outtype $ot" "$NF/in" "model.safetensors: tensor 'model.layers.1.mlp.experts.down_proj_scales' has a non-finite value (NaN: the E8M0 scale 0xff) at expert 2, row 5, block 1 (output tensor blk.1.ffn_down_exps.weight): nothing written" --outtype $ot
+    done
+    nf_ok "MXFP4 scale 0xff: --vocab-only writes no weights" "$NF/in" --vocab-only
+    nf_mk --family gptoss --set 'model.layers.0.mlp.experts.gate_up_proj_scales[782]=255'
+    nf_case "MXFP4 gate_up scale 0xff" "$NF/in" "tensor 'model.layers.0.mlp.experts.gate_up_proj_scales' has a non-finite value (NaN: the E8M0 scale 0xff) at expert 3, row 7, block 0 (output tensor blk.0.ffn_up_exps.weight)"
+    nf_mk --family gptoss --set 'model.layers.0.mlp.experts.gate_up_proj_bias[131]=nan'
+    nf_case "gpt-oss gate_up bias" "$NF/in" "tensor 'model.layers.0.mlp.experts.gate_up_proj_bias' has a non-finite value (NaN) at row 1, column 3 (output tensor blk.0.ffn_up_exps.bias)"
+    nf_mk --family gptoss --set 'model.layers.1.self_attn.sinks[2]=-inf'
+    nf_case "gpt-oss attention sinks" "$NF/in" "tensor 'model.layers.1.self_attn.sinks' has a non-finite value (-Inf) at element 2 (output tensor blk.1.attn_sinks.weight)"
+    # Gemma's norms are written + 1: a NaN stays one
+    nf_mk --family gemma2 --dtype f16 --set 'model.layers.0.input_layernorm.weight[3]=nan'
+    nf_case "Gemma norm + 1" "$NF/in" "tensor 'model.layers.0.input_layernorm.weight' has a non-finite value (NaN) at element 3 (output tensor blk.0.attn_norm.weight)"
+
+    # config.json: every number read is range-checked, NaN and Infinity
+    # (which Python's json writes) included; gpt-oss's swiglu_limit and
+    # layer_types, which llama.cpp's converter ignores, must describe the
+    # model the GGUF makes
+    nf_cfg() { # name family sed-expression expected
+        nf_mk --family "$2" && sed -i "$3" "$NF/in/config.json" && nf_case "$1" "$NF/in" "$4"
+    }
+    nf_cfg "swiglu_limit NaN" gptoss 's/"swiglu_limit": 7.0/"swiglu_limit": NaN/' \
+        "config.json line 1: 'swiglu_limit' is NaN, expected a finite number > 0"
+    nf_cfg "swiglu_limit 5" gptoss 's/"swiglu_limit": 7.0/"swiglu_limit": 5/' \
+        "config.json line 1: 'swiglu_limit' is 5, but a gpt-oss GGUF has no key for it: llama.cpp (and gguf-run) clamp at 7"
+    nf_cfg "layer_types shorter than the layers" gptoss 's/"layer_types": \[[^]]*\]/"layer_types": ["sliding_attention"]/' \
+        "config.json line 1: 'layer_types' has 1 entry for 2 layers (num_hidden_layers)"
+    nf_cfg "layer_types longer than the layers" gptoss 's/"full_attention"\]/"full_attention", "sliding_attention"]/' \
+        "config.json line 1: 'layer_types' has 3 entries for 2 layers (num_hidden_layers)"
+    nf_cfg "layer_types with an unknown entry" gptoss 's/"full_attention"\]/"chunked_attention"]/' \
+        "config.json line 1: layer_types[1] is \"chunked_attention\", not \"sliding_attention\" or \"full_attention\""
+    nf_cfg "layer_types against the fixed pattern" gptoss 's/"layer_types": \[[^]]*\]/"layer_types": ["full_attention", "sliding_attention"]/' \
+        "config.json line 1: layer_types[0] is \"full_attention\", but in a gpt-oss GGUF layer 0 is local (llama.cpp's fixed pattern: the last layer of every 2 global, the others local)"
+    nf_cfg "rope_theta NaN" llama 's/"rope_theta": [0-9.]*/"rope_theta": NaN/' \
+        "config.json line 1: 'rope_theta' is NaN, expected a finite number > 0"
+    nf_cfg "rope_theta beyond f32" qwen3 's/"rope_theta": [0-9.]*/"rope_theta": 1e39/' \
+        "config.json line 1: 'rope_theta' is 1e39, expected a finite number > 0"
+    nf_cfg "rms_norm_eps -Infinity" gemma3 's/"rms_norm_eps": [0-9.e-]*/"rms_norm_eps": -Infinity/' \
+        "config.json line 1: 'rms_norm_eps' is -Infinity, expected a finite number > 0"
+    nf_cfg "attn_logit_softcapping NaN" gemma2 's/"attn_logit_softcapping": 50.0/"attn_logit_softcapping": NaN/' \
+        "config.json line 1: 'attn_logit_softcapping' is NaN, expected a finite number > 0"
+    nf_cfg "sliding_window NaN" gptoss 's/"sliding_window": 128/"sliding_window": NaN/' \
+        "config.json line 1: 'sliding_window' is NaN, not a whole number"
+    nf_cfg "num_hidden_layers Infinity" qwen3 's/"num_hidden_layers": 2/"num_hidden_layers": Infinity/' \
+        "config.json line 1: 'num_hidden_layers' is Infinity, not a whole number"
+    nf_cfg "rope_scaling.factor NaN" gptoss 's/"factor": 32.0/"factor": NaN/' \
+        "config.json line 1: rope_scaling.factor is not a positive number"
+    nf_cfg "rope_scaling.beta_fast Infinity" gptoss 's/"beta_fast": 32.0/"beta_fast": Infinity/' \
+        "config.json line 1: rope_scaling.beta_fast is not a finite number"
+    nf_cfg "gemma3 sliding_window_pattern against the fixed one" gemma3 's/"sliding_window_pattern": 6/"sliding_window_pattern": 2/' \
+        "config.json line 1: 'sliding_window_pattern' is 2 (layer 1 global), but in a gemma3 GGUF layer 1 is local"
+    nf_cfg "a sliding layer in a family without local layers" qwen3 's/}$/, "layer_types": ["full_attention", "sliding_attention"]}/' \
+        "config.json line 1: layer_types[1] is \"sliding_attention\", but a qwen3 GGUF has no local layers"
+    nf_mk --family qwen3 && sed -i 's/}$/, "layer_types": ["full_attention", "full_attention"]}/' "$NF/in/config.json"
+    nf_ok "layer_types that describe the GGUF's layers convert" "$NF/in" --outtype f16
+    # sliding_window_pattern is read for every family (a count), a layout
+    # only where local layers exist
+    nf_cfg "sliding_window_pattern NaN" qwen3 's/}$/, "sliding_window_pattern": NaN}/' \
+        "config.json line 1: 'sliding_window_pattern' is NaN, not a whole number"
+    nf_mk --family qwen3 && sed -i 's/}$/, "sliding_window_pattern": 6}/' "$NF/in/config.json"
+    nf_ok "sliding_window_pattern in a family without local layers converts" "$NF/in" --outtype f16
+fi
+# torch .bin (BF16 storages, pickle order): storage 2 is
+# model.layers.0.self_attn.q_proj.weight [256, 256]; a NaN at row 5,
+# column 7, the archive rewritten with its CRCs
+if need_fixture models/wp-llama-5m/torch "not finite: torch checkpoints" 2; then
+    if command -v python3 >/dev/null && rm -rf "$NF/t" && mkdir -p "$NF/t" &&
+        cp "$FIX"/models/wp-llama-5m/torch/*.json "$FIX/models/wp-llama-5m/torch/tokenizer.model" "$NF/t/" &&
+        python3 - "$FIX/models/wp-llama-5m/torch/pytorch_model.bin" "$NF/t/pytorch_model.bin" <<'PY' 2>/dev/null
+import sys, zipfile
+src = zipfile.ZipFile(sys.argv[1])
+with zipfile.ZipFile(sys.argv[2], "w", compression=zipfile.ZIP_STORED) as dst:
+    for e in src.infolist():
+        data = src.read(e.filename)
+        if e.filename.endswith("/data/2"):
+            at = (5 * 256 + 7) * 2
+            data = data[:at] + b"\xc0\x7f" + data[at + 2:]
+        dst.writestr(e.filename, data)
+PY
+    then
+        for ot in f16 q8_0; do
+            nf_case "torch BF16 NaN, --outtype $ot" "$NF/t" "pytorch_model.bin: tensor 'model.layers.0.self_attn.q_proj.weight' has a non-finite value (NaN) at row 5, column 7 (output tensor blk.0.attn_q.weight): nothing written" --outtype $ot
+        done
+    else
+        skip "not finite: torch checkpoints" "python3 with zipfile not available"
+        skip "not finite: torch checkpoints" "python3 with zipfile not available"
+    fi
+    fixture_block_end
+fi
+# Meta checkpoints (mkmeta plants the values): a shard's own file, tensor
+# name and element — wo split by columns, wq by rows, a vector — and
+# params.json's floats
+MKMETA=$BIN/tests/tools/mkmeta
+if need_fixture models/wp-llama-5m/meta "not finite: Meta checkpoints" 6; then
+    MS=$FIX/models/wp-llama-5m/meta
+    "$MKMETA" "$MS" "$NF/m2" 2 '1:layers.0.attention.wo.weight[394]=nan' >/dev/null
+    nf_case "Meta shard split by columns" "$NF/m2" "consolidated.01.pth: tensor 'layers.0.attention.wo.weight' has a non-finite value (NaN) at row 3, column 10 (output tensor blk.0.attn_output.weight): nothing written"
+    rm -rf "$NF/m2"; "$MKMETA" "$MS" "$NF/m2" 2 '1:layers.0.attention.wq.weight[778]=inf' >/dev/null
+    nf_case "Meta shard split by rows" "$NF/m2" "consolidated.01.pth: tensor 'layers.0.attention.wq.weight' has a non-finite value (+Inf) at row 3, column 10 (output tensor blk.0.attn_q.weight)" --outtype q8_0
+    rm -rf "$NF/m1"; "$MKMETA" "$MS" "$NF/m1" 1 '0:layers.1.attention_norm.weight[4]=-inf' >/dev/null
+    nf_case "Meta vector" "$NF/m1" "consolidated.00.pth: tensor 'layers.1.attention_norm.weight' has a non-finite value (-Inf) at element 4 (output tensor blk.1.attn_norm.weight)" --outtype f32
+    rm -rf "$NF/m1"; "$MKMETA" "$MS" "$NF/m1" 1 >/dev/null
+    sed 's/"norm_eps": [^,}]*/"norm_eps": NaN/' "$MS/params.json" >"$NF/m1/params.json"
+    NF_GREP=-E nf_case "params.json norm_eps NaN" "$NF/m1" "params.json line [0-9]+: 'norm_eps' is NaN, expected a finite number > 0"
+    sed 's/}/, "rope_theta": Infinity}/' "$MS/params.json" >"$NF/m1/params.json"
+    NF_GREP=-E nf_case "params.json rope_theta Infinity" "$NF/m1" "params.json line [0-9]+: 'rope_theta' is Infinity, expected a finite number > 0"
+    sed 's/"n_layers": [0-9]*/"n_layers": NaN/' "$MS/params.json" >"$NF/m1/params.json"
+    NF_GREP=-E nf_case "params.json n_layers NaN" "$NF/m1" "params.json line [0-9]+: 'n_layers' is NaN, not a whole number"
+    rm -rf "$NF/m1" "$NF/m2"
+    fixture_block_end
+fi
+# llama2.c checkpoints, written over by bytes: v1 (256-byte header, norms
+# of 5 × 64 then 5 × 64 then 64, the 512 × 64 embedding, then wq) and the
+# legacy v0 (28-byte header, the embedding, then the attention norms)
+if need_fixture models/stories260K "not finite: llama2.c checkpoints" 3; then
+    S=$FIX/models/stories260K
+    f32_at() { # file byte-offset hex-bytes
+        printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+    }
+    cp "$S/checkpoint_v1.bin" "$NF/v1.bin"
+    f32_at "$NF/v1.bin" $((256 + 4 * (5 * 64 + 5 * 64 + 64 + 512 * 64 + 2 * 64 + 3))) '\x00\x00\xc0\x7f'
+    nf_case "llama2.c v1 NaN" "$NF/v1.bin" "tensor 'blk.0.attn_q.weight' has a non-finite value (NaN) at row 2, column 3: nothing written" --tokenizer "$S/tokenizer.bin"
+    cp "$S/checkpoint_legacy.bin" "$NF/v0.bin"
+    f32_at "$NF/v0.bin" $((28 + 4 * (512 * 64 + 64 + 5))) '\x00\x00\x80\xff'
+    nf_case "llama2.c v0 -Inf" "$NF/v0.bin" "tensor 'blk.1.attn_norm.weight' has a non-finite value (-Inf) at element 5: nothing written" --tokenizer "$S/tokenizer.bin" --outtype f32
+    # tokenizer.bin: u32 max length, then per token f32 score, i32
+    # length, bytes ("<unk>", "<s>", "</s>" are tokens 0-2)
+    cp "$S/tokenizer.bin" "$NF/tok.bin"
+    f32_at "$NF/tok.bin" 4 '\x00\x00\xc0\x7f'
+    nf_case "tokenizer.bin score NaN" "$S/checkpoint_v1.bin" "tok.bin: token 0 has a non-finite score (NaN)" --tokenizer "$NF/tok.bin"
+    rm -f "$NF/v1.bin" "$NF/v0.bin" "$NF/tok.bin"
+    fixture_block_end
 fi

@@ -6,6 +6,7 @@
  *   mkhf OUTDIR [--family F] [--tokenizer tokenizer.model] [--dim N] [--layers N]
  *               [--ffn N] [--heads N] [--kv-heads N] [--head-dim N] [--vocab N]
  *               [--experts N] [--experts-used N] [--moe-ffn N] [--dtype f16|bf16|f32]
+ *               [--set NAME[INDEX]=VALUE ...]
  *
  * Families (../shared/fixtures/models/FAMILY-rand: a real checkpoint of
  * each but llama, whose config.json keys and tensors mkhf copies):
@@ -34,6 +35,12 @@
  * <s>, </s>, the 256 byte pieces, then characters, word starts and letter
  * pairs), so a model can be made from nothing. Weights stream to disk in
  * chunks, so a multi-gigabyte model needs no memory.
+ *
+ * --set writes VALUE at element INDEX (counted over the tensor's elements
+ * in storage order) of checkpoint tensor NAME, in its dtype: a number,
+ * nan, inf or -inf (as strtod reads them) for a float tensor, a byte 0-255
+ * for a U8 one (MXFP4 _blocks and _scales) — the converter's tests make
+ * NaN weights and E8M0 scales of 0xff so. Up to 8 of them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -595,6 +602,39 @@ static char *safetensors_header(const tensor_list *L, weight_type wt, size_t *le
     return hdr;
 }
 
+/* --set: a value at one element of a named tensor. */
+typedef struct poke {
+    char     name[96];
+    uint64_t index;
+    double   value;
+} poke;
+
+#define MAX_POKES 8
+static poke pokes[MAX_POKES];
+static int n_pokes;
+
+/* "NAME[INDEX]=VALUE" into pokes; 0, or -1 when malformed. */
+static int parse_poke(const char *arg)
+{
+    const char *open = strchr(arg, '['), *close = open ? strchr(open, ']') : NULL;
+    char *end;
+    if (n_pokes == MAX_POKES || !open || !close || close[1] != '=' || open == arg ||
+        (size_t)(open - arg) >= sizeof pokes[0].name)
+        return -1;
+    poke *p = &pokes[n_pokes];
+    memcpy(p->name, arg, (size_t)(open - arg));
+    p->name[open - arg] = 0;
+    errno = 0;
+    p->index = strtoull(open + 1, &end, 10);
+    if (end != close || errno)
+        return -1;
+    p->value = strtod(close + 2, &end);
+    if (end == close + 2 || *end)
+        return -1;
+    n_pokes++;
+    return 0;
+}
+
 /* Writes one tensor's values in chunks. */
 static void write_values(FILE *fp, const tensor *t, weight_type wt)
 {
@@ -608,11 +648,17 @@ static void write_values(FILE *fp, const tensor *t, weight_type wt)
         if (is_u8(t)) {
             for (size_t j = 0; j < c; j++)
                 b[j] = t->fill == FILL_E8M0 ? (uint8_t)(120 + rng_next() % 3) : (uint8_t)(rng_next() >> 56);
+            for (int k = 0; k < n_pokes; k++)
+                if (!strcmp(pokes[k].name, t->name) && pokes[k].index - done < c)
+                    b[pokes[k].index - done] = (uint8_t)pokes[k].value;
             fwrite(b, 1, c, fp);
             continue;
         }
         for (size_t j = 0; j < c; j++)
             f[j] = t->fill == FILL_ONES ? 1.0f : t->fill == FILL_ZEROS ? 0.0f : randw();
+        for (int k = 0; k < n_pokes; k++)
+            if (!strcmp(pokes[k].name, t->name) && pokes[k].index - done < c)
+                f[pokes[k].index - done] = (float)pokes[k].value;
         if (wt.size == 4) {
             fwrite(f, 4, c, fp);
             continue;
@@ -653,7 +699,7 @@ static int usage(void)
     fprintf(stderr, "usage: mkhf OUTDIR [--family llama|qwen3|mixtral|qwen3moe|phi3|gemma2|gemma3|gptoss]\n"
                     "            [--tokenizer tokenizer.model] [--dim N] [--layers N] [--ffn N] [--heads N]\n"
                     "            [--kv-heads N] [--head-dim N] [--vocab N] [--experts N] [--experts-used N]\n"
-                    "            [--moe-ffn N] [--dtype f16|bf16|f32]\n");
+                    "            [--moe-ffn N] [--dtype f16|bf16|f32] [--set NAME[INDEX]=VALUE ...]\n");
     return 2;
 }
 
@@ -694,6 +740,12 @@ int main(int argc, char **argv)
             dtype = v, i++;
         } else if (!strcmp(a, "--tokenizer") && v) {
             tok = v, i++;
+        } else if (!strcmp(a, "--set") && v) {
+            if (parse_poke(v)) {
+                fprintf(stderr, "mkhf: bad --set '%s' (NAME[INDEX]=VALUE, at most %d)\n", v, MAX_POKES);
+                return 2;
+            }
+            i++;
         } else if (!out && a[0] != '-') {
             out = a;
         } else {

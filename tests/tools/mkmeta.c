@@ -10,6 +10,12 @@
  * shard is a torch.save archive: stored zip entries, a protocol-2 pickle of
  * an OrderedDict of _rebuild_tensor_v2 calls, one storage per tensor.
  * params.json and tokenizer.model are copied. Test tool: errors exit 1.
+ *
+ *   mkmeta IN_DIR OUT_DIR N [K:NAME[INDEX]=VALUE ...]
+ *
+ * Each K:NAME[INDEX]=VALUE writes VALUE (a number, nan, inf or -inf, as
+ * strtod reads them) at element INDEX of tensor NAME in shard K, in its
+ * dtype: the converter's tests of values that are not finite.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <ggufkit/quants.h>
 #include "torch.h"
 
 static void die(const char *what)
@@ -114,6 +121,54 @@ static const char *storage_class(const char *dtype)
          : !strcmp(dtype, "BF16") ? "BFloat16Storage" : NULL;
 }
 
+/* K:NAME[INDEX]=VALUE: a value to plant in shard K. */
+typedef struct poke {
+    int      shard;
+    char     name[96];
+    uint64_t index;
+    double   value;
+} poke;
+
+static poke *pokes;
+static int n_pokes;
+
+static void parse_poke(const char *arg)
+{
+    poke p;
+    char *end;
+    const char *colon = strchr(arg, ':'), *open = colon ? strchr(colon, '[') : NULL;
+    const char *close = open ? strchr(open, ']') : NULL;
+    if (!colon || !open || !close || close[1] != '=' || (size_t)(open - colon - 1) >= sizeof p.name)
+        die("bad K:NAME[INDEX]=VALUE");
+    p.shard = atoi(arg);
+    memcpy(p.name, colon + 1, (size_t)(open - colon - 1));
+    p.name[open - colon - 1] = 0;
+    p.index = strtoull(open + 1, &end, 10);
+    if (end != close)
+        die("bad K:NAME[INDEX]=VALUE");
+    p.value = strtod(close + 2, &end);
+    if (end == close + 2 || *end)
+        die("bad K:NAME[INDEX]=VALUE");
+    if (!(pokes = realloc(pokes, (size_t)(n_pokes + 1) * sizeof *pokes)))
+        die("out of memory");
+    pokes[n_pokes++] = p;
+}
+
+/* The pokes of shard k into tensor name's bytes d (esize bytes each). */
+static void apply_pokes(buf *d, int k, const char *name, const char *dtype, size_t esize)
+{
+    for (int i = 0; i < n_pokes; i++) {
+        if (pokes[i].shard != k || strcmp(pokes[i].name, name))
+            continue;
+        if (pokes[i].index >= d->n / esize)
+            die("a K:NAME[INDEX] past the tensor's end");
+        uint8_t *at = d->p + pokes[i].index * esize;
+        float v = (float)pokes[i].value;
+        uint16_t h = !strcmp(dtype, "F16") ? gguf_f32_to_f16(v) : gguf_f32_to_bf16(v);
+        memcpy(at, esize == 4 ? (const void *)&v : (const void *)&h, esize);
+    }
+}
+
 /* Shard k of n of every tensor of f, as OUT/consolidated.0k.pth. */
 static void write_shard(const st_file *f, int k, int n, const char *out)
 {
@@ -146,6 +201,7 @@ static void write_shard(const st_file *f, int k, int n, const char *out)
             int64_t sx = t->n_dims == 2 && by_cols ? k * c : 0;
             put(d, t->data + (size_t)(sy * cols + sx) * esize, (size_t)c * esize);
         }
+        apply_pokes(d, k, t->name, t->dtype, esize);
         char key[32];
         snprintf(key, sizeof key, "%zu", i);
         pstr(pk, t->name);
@@ -204,9 +260,11 @@ static void copy_file(const char *in_dir, const char *out_dir, const char *name)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 || atoi(argv[3]) < 1)
-        die("usage: mkmeta IN_DIR OUT_DIR N");
+    if (argc < 4 || atoi(argv[3]) < 1)
+        die("usage: mkmeta IN_DIR OUT_DIR N [K:NAME[INDEX]=VALUE ...]");
     int n = atoi(argv[3]);
+    for (int i = 4; i < argc; i++)
+        parse_poke(argv[i]);
     char path[4096];
     snprintf(path, sizeof path, "%s/consolidated.00.pth", argv[1]);
     st_file f;
@@ -221,5 +279,6 @@ int main(int argc, char **argv)
     copy_file(argv[1], argv[2], "params.json");
     copy_file(argv[1], argv[2], "tokenizer.model");
     st_close(&f);
+    free(pokes);
     return 0;
 }

@@ -1,8 +1,13 @@
 /*
  * test_llama2c.c — llama2.c checkpoints built here: a v2 file (int8 groups)
  * converts to the dequantized values q * scale, tensors come in llama.cpp's
- * order with the right shapes, and damaged headers are refused.
+ * order with the right shapes, damaged headers are refused, and so are
+ * values that are not finite (a NaN weight or scale, a product beyond
+ * f16's range, a NaN token score), naming the tensor and the element.
  */
+#include <dirent.h>
+#include <math.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <ggufkit/gguf.h>
@@ -14,8 +19,14 @@ enum { DIM = 8, HID = 16, LAYERS = 1, HEADS = 2, KVH = 1, VOCAB = 4, SEQ = 4, GR
 
 static void w32(FILE *fp, int32_t v) { fwrite(&v, 4, 1, fp); }
 
-/* v2: header, f32 norms (att, ffn, final), then int8 + scales matrices. */
-static void write_v2(const char *path, const char *tok)
+/* What write_v2 plants (the tests of non-finite values). */
+enum poison { CLEAN, NAN_NORM, NAN_SCALE, HUGE_SCALE, NAN_SCORE };
+
+/* v2: header, f32 norms (att, ffn, final), then int8 + scales matrices;
+ * with a poison: element 2 of blk.0.ffn_norm NaN, wq's group 3 scale NaN,
+ * wq's group 0 scale 1e6 (its products, up to 1.27e8, overflow f16), or
+ * token 2's score NaN. */
+static void write_v2_poisoned(const char *path, const char *tok, enum poison poison)
 {
     FILE *fp = fopen(path, "wb");
     uint8_t hdr[256] = { 0 };
@@ -26,7 +37,7 @@ static void write_v2(const char *path, const char *tok)
     memcpy(hdr + 37, &g, 4);
     fwrite(hdr, 1, 256, fp);
     for (int i = 0; i < 3 * DIM; i++) { /* norms: att, ffn, final */
-        float one = 1.0f + (float)i;
+        float one = poison == NAN_NORM && i == DIM + 2 ? NAN : 1.0f + (float)i;
         fwrite(&one, 4, 1, fp);
     }
     const int kv = DIM / HEADS * KVH;
@@ -40,6 +51,10 @@ static void write_v2(const char *path, const char *tok)
         }
         for (int i = 0; i < n / GROUP; i++) {
             float s = 0.5f + 0.25f * (float)i + (float)t;
+            if (t == 1 && i == 3 && poison == NAN_SCALE)
+                s = NAN;
+            if (t == 1 && i == 0 && poison == HUGE_SCALE)
+                s = 1e6f;
             fwrite(&s, 4, 1, fp);
         }
     }
@@ -49,12 +64,17 @@ static void write_v2(const char *path, const char *tok)
     w32(fp, 8);
     const char *words[VOCAB] = { "", "", "", "a b" };
     for (int i = 0; i < VOCAB; i++) {
-        float sc = -(float)i;
+        float sc = poison == NAN_SCORE && i == 2 ? NAN : -(float)i;
         fwrite(&sc, 4, 1, fp);
         w32(fp, (int32_t)strlen(words[i]));
         fwrite(words[i], 1, strlen(words[i]), fp);
     }
     fclose(fp);
+}
+
+static void write_v2(const char *path, const char *tok)
+{
+    write_v2_poisoned(path, tok, CLEAN);
 }
 
 START_TEST(test_v2_dequantizes)
@@ -99,6 +119,79 @@ START_TEST(test_v2_dequantizes)
     ck_assert(!memcmp(tk->strs[3].ptr, "a\xe2\x96\x81" "b", 5));
     gguf_close(f);
     unlink(path), unlink(tok), unlink(out);
+}
+END_TEST
+
+/* Whether the folder holds a file whose name contains part (an output or
+ * its temporary file left behind). */
+static bool left_behind(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool found = false;
+    while (d && (e = readdir(d)))
+        found |= strstr(e->d_name, part) != NULL;
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* A value that is not finite, in the checkpoint or after its conversion,
+ * fails convert_write with the tensor and the element named, and leaves
+ * no output nor temporary file; a NaN token score fails the open. */
+START_TEST(test_v2_nonfinite)
+{
+    static const struct {
+        enum poison poison;
+        int         outtype;
+        const char *want;
+    } cases[] = {
+        { NAN_NORM, OUT_F32, "tensor 'blk.0.ffn_norm.weight' has a non-finite value (NaN) at "
+                             "element 2: nothing written" },
+        { NAN_NORM, OUT_Q8_0, "tensor 'blk.0.ffn_norm.weight' has a non-finite value (NaN) at "
+                              "element 2: nothing written" },
+        { NAN_SCALE, OUT_F32, "tensor 'blk.0.attn_q.weight' has a non-finite scale (NaN) for "
+                              "group 3 (the 8 values from row 3, column 0): nothing written" },
+        { NAN_SCALE, OUT_BF16, "tensor 'blk.0.attn_q.weight' has a non-finite scale (NaN) for "
+                               "group 3 (the 8 values from row 3, column 0): nothing written" },
+        /* q = (0·7 + 1) % 255 - 127 = -126, times 1e6 */
+        { HUGE_SCALE, OUT_F16, "tensor 'blk.0.attn_q.weight' has -126000000 at row 0, column 0, "
+                               "which overflows f16 (largest finite value 65504) to -Inf; "
+                               "--outtype f32 or bf16 keeps it: nothing written" },
+        /* rows of 8: q8_0 falls back to f16 */
+        { HUGE_SCALE, OUT_Q8_0, "has -126000000 at row 0, column 0, which overflows f16" },
+    };
+    char path[512], tok[512], out[512], part[64];
+    snprintf(part, sizeof part, "l2c-nf-%d", (int)getpid());
+    snprintf(path, sizeof path, "%s/%s.bin", test_tmpdir(), part);
+    snprintf(tok, sizeof tok, "%s/%s.tok", test_tmpdir(), part);
+    snprintf(out, sizeof out, "%s/%s.gguf", test_tmpdir(), part);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        write_v2_poisoned(path, tok, cases[i].poison);
+        src_model m;
+        gguf_error err;
+        ck_assert_msg(llama2c_open(path, tok, &m, &err) == 0, "%s", err.msg);
+        convert_options o = { .outtype = cases[i].outtype, .out_path = out, .quiet = true };
+        ck_assert_int_eq(convert_write(&m, &o, &err), -1);
+        ck_assert_msg(strstr(err.msg, cases[i].want) != NULL, "case %zu: %s", i, err.msg);
+        src_model_free(&m);
+        unlink(path), unlink(tok);
+        ck_assert_msg(!left_behind(test_tmpdir(), part), "case %zu left a file behind", i);
+    }
+    /* the same values converted where they fit: f32 holds 1.26e8 */
+    write_v2_poisoned(path, tok, HUGE_SCALE);
+    src_model m;
+    gguf_error err;
+    ck_assert_msg(llama2c_open(path, tok, &m, &err) == 0, "%s", err.msg);
+    convert_options o = { .outtype = OUT_F32, .out_path = out, .quiet = true };
+    ck_assert_msg(convert_write(&m, &o, &err) == 0, "%s", err.msg);
+    src_model_free(&m);
+    unlink(out);
+    /* tokenizer.bin scores are written into the GGUF too */
+    write_v2_poisoned(path, tok, NAN_SCORE);
+    ck_assert_int_eq(llama2c_open(path, tok, &m, &err), -1);
+    ck_assert_msg(strstr(err.msg, ": token 2 has a non-finite score (NaN)") != NULL, "%s", err.msg);
+    unlink(path), unlink(tok);
 }
 END_TEST
 
@@ -164,6 +257,7 @@ int main(void)
     Suite *s = suite_create("llama2c");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_v2_dequantizes);
+    tcase_add_test(tc, test_v2_nonfinite);
     tcase_add_test(tc, test_bad_headers);
     tcase_add_test(tc, test_fuzz_regressions);
     suite_add_tcase(s, tc);

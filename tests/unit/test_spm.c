@@ -82,6 +82,11 @@ static const struct {
     { "\x09\x01\x02", 3, "truncated 64-bit field" },
     { "\x00", 1, "bad field key" },
     { "\x0a\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01", 12, "varint longer" },
+    /* scores that are not finite (a GGUF vocabulary holds none) */
+    { "\x0a\x09\x0a\x02\x61\x62\x15\x00\x00\xc0\x7f", 11,
+      "byte 7: piece 0 has a non-finite score (NaN)" },
+    { "\x0a\x04\x0a\x02\x61\x62\x0a\x09\x0a\x02\x63\x64\x15\x00\x00\x80\xff", 17,
+      "byte 13: piece 1 has a non-finite score (-Inf)" },
 };
 
 START_TEST(test_bad)
