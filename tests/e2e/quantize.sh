@@ -491,7 +491,7 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
     # GGUFKIT_QUANTIZE_PIECE=1 (one row per piece): the same bytes as one piece
     # (token_embd's 300 rows went through 300 pieces)
     "$QUANT" -q "$SYN" "$TMP/p1.gguf" Q4_K_M 2 &&
-        GGUFKIT_QUANTIZE_PIECE=1 "$QUANT" -v "$SYN" "$TMP/p2.gguf" Q4_K_M 2 >"$TMP/p.log" &&
+        GGUFKIT_QUANTIZE_PIECE=1 "$QUANT" -v "$SYN" "$TMP/p2.gguf" Q4_K_M 2 >"$TMP/p.log" 2>&1 &&
         grep -Eq '\] token_embd\.weight .* in 300 pieces( |$)' "$TMP/p.log" && cmp -s "$TMP/p1.gguf" "$TMP/p2.gguf" &&
         pass "one row per piece (300 pieces of token_embd): the bytes of whole tensors" ||
         fail "one row per piece: the bytes of whole tensors" "$(grep token_embd "$TMP/p.log")"
