@@ -21,6 +21,14 @@
 # llama-quantize is found through LLAMA_CPP_BIN (a directory) or PATH;
 # without it only our times are printed.
 #
+# RSS=1 measures memory instead of time: the peak resident set size
+# (/usr/bin/time -v) of each preset (PRESETS_RSS, default Q8_0 Q4_K_M) on a
+# model whose token_embd and output are one 2 GiB f16 tensor each (4096 ×
+# 262144: 4.2 GB on disk, made with mkmodel in TMPDIR unless MODEL=), once
+# per preset, with llama-quantize beside it when found. gguf-quantize goes
+# through a tensor in pieces of 64 MiB: its peak stays at a few pieces
+# whatever the tensor's size.
+#
 # A benchmark, not a test: it never runs under `make test`.
 set -euo pipefail
 export LC_ALL=C
@@ -50,6 +58,27 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/quantize-bench.XXXXXX")
 COMPETITOR=
 cleanup() { [ -z "$COMPETITOR" ] || kill "$COMPETITOR" 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
+if [ "${RSS:-0}" = 1 ]; then
+    [ -x /usr/bin/time ] || { echo "RSS=1 needs /usr/bin/time (GNU time)" >&2; exit 1; }
+    if [ -z "${MODEL:-}" ]; then
+        MODEL=$WORK/model-2g.gguf
+        "$MKMODEL" "$MODEL" --dim 4096 --layers 1 --ffn 256 --heads 32 --kv-heads 8 \
+            --vocab 262144 --type f16 >/dev/null
+    fi
+    [ -f "$MODEL" ] || { echo "MODEL=$MODEL: not a file" >&2; exit 1; }
+    largest=$("$INSPECT" --json "$MODEL" | jq '[.tensors[].bytes] | max')
+    echo "input: $MODEL ($(du -h "$MODEL" | cut -f1), largest tensor $((largest >> 20)) MiB), threads: $THREADS"
+    rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ { print int($2 / 1024) }'; }
+    printf '%-8s %20s %21s\n' preset "gguf-quantize MiB" "llama-quantize MiB"
+    for p in ${PRESETS_RSS:-Q8_0 Q4_K_M}; do
+        ours=$(rss "$OURS" -q "$MODEL" "$WORK/ours.gguf" "$p" "$THREADS")
+        theirs=-
+        [ -z "$THEIRS" ] || theirs=$(rss "$THEIRS" "$MODEL" "$WORK/theirs.gguf" "$p" "$THREADS")
+        printf '%-8s %20s %21s\n' "$p" "$ours" "$theirs"
+        rm -f "$WORK/ours.gguf" "$WORK/theirs.gguf"
+    done
+    exit 0
+fi
 if [ -n "${MODEL:-}" ]; then
     [ -f "$MODEL" ] || { echo "MODEL=$MODEL: not a file" >&2; exit 1; }
 else

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "args.h"
+#include "pool.h"
 
 #include <ctype.h>
 
@@ -86,7 +87,7 @@ int cli_available_cores(void)
 int cli_max_threads(void)
 {
     int n = 4 * cli_available_cores();
-    return n > 256 ? 256 : n;
+    return n > POOL_MAX_THREADS ? POOL_MAX_THREADS : n;
 }
 
 int cli_default_threads(void)

@@ -32,6 +32,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -311,7 +312,9 @@ static void run_job(int64_t base, uint32_t units, pool_fn fn, void *ctx)
  * before it, the pool switches. A probe that confirms the
  * current way doubles the gap to the next (2, 4, .. ADAPT_MAX windows); a
  * switch starts again at 2. On an idle machine the probes cost one window
- * in ADAPT_MAX run alone. */
+ * in ADAPT_MAX run alone. The time is the real clock's, or, for tests, a
+ * cost model's (pool_set_cost_model): the decisions then depend on nothing
+ * but the loops. */
 #define ADAPT_JOBS 128
 #define ADAPT_MAX  64
 #define ADAPT_GAIN 0.9
@@ -322,12 +325,34 @@ static struct {
     int     jobs, wait, gap; /* windows until the next probe; the gap after it */
     int64_t t0, last;        /* the window's start; the last regular window's length */
     int64_t units, last_units; /* units of the window's loops; of the last regular window's */
+    pool_cost_fn cost;       /* pool_set_cost_model: loops take its time on clock */
+    void   *cost_user;
+    int64_t clock;
 } A = { .wait = 2, .gap = 2 };
+
+/* The adaptation's time: the real clock, or the cost model's. */
+static int64_t adapt_now(void)
+{
+    return A.cost ? A.clock : now_ns();
+}
+
+/* Back to the start: on the workers, first probe after two windows. */
+static void adapt_reset(void)
+{
+    const bool off = A.off;
+    const pool_cost_fn cost = A.cost;
+    void *user = A.cost_user;
+    memset(&A, 0, sizeof A);
+    A.wait = A.gap = 2;
+    A.off = off;
+    A.cost = cost;
+    A.cost_user = user;
+}
 
 static void adapt_count(int64_t units)
 {
     if (A.jobs++ == 0) {
-        A.t0 = now_ns();
+        A.t0 = adapt_now();
         A.units = 0;
     }
     A.units += units;
@@ -336,10 +361,10 @@ static void adapt_count(int64_t units)
     /* a probe that is already far behind the window before it ends early
      * (a quarter in, at 1.5 times the pace): losing probes cost little */
     const bool lost = A.probing && A.last > 0 && A.jobs >= ADAPT_JOBS / 4 &&
-                      (double)(now_ns() - A.t0) * ADAPT_JOBS > 1.5 * (double)A.last * A.jobs;
+                      (double)(adapt_now() - A.t0) * ADAPT_JOBS > 1.5 * (double)A.last * A.jobs;
     if (A.jobs < ADAPT_JOBS && !lost)
         return;
-    const int64_t len = now_ns() - A.t0;
+    const int64_t len = adapt_now() - A.t0;
     A.jobs = 0;
     if (A.probing) {
         /* loops of another size than the window before (a prompt, then
@@ -369,6 +394,14 @@ static void adapt_count(int64_t units)
 void pool_set_adaptive(bool on)
 {
     A.off = !on;
+    adapt_reset();
+}
+
+void pool_set_cost_model(pool_cost_fn cost, void *user)
+{
+    A.cost = cost;
+    A.cost_user = user;
+    adapt_reset();
 }
 
 bool pool_runs_alone(void)
@@ -382,7 +415,8 @@ void pool_for(int64_t units, pool_fn fn, void *ctx)
         return;
     const int inner = unit_thread;
     bool alone = inner >= 0 || pool_threads() == 1 || units == 1;
-    if (!alone && !A.off) {
+    const bool adapting = !alone && !A.off;
+    if (adapting) {
         adapt_count(units);
         alone = A.solo != A.probing;
     }
@@ -393,8 +427,10 @@ void pool_for(int64_t units, pool_fn fn, void *ctx)
         for (int64_t u = 0; u < units; u++)
             fn(ctx, u, self);
         unit_thread = inner;
-        return;
+    } else {
+        for (int64_t base = 0; base < units; base += WINDOW)
+            run_job(base, (uint32_t)(units - base < WINDOW ? units - base : WINDOW), fn, ctx);
     }
-    for (int64_t base = 0; base < units; base += WINDOW)
-        run_job(base, (uint32_t)(units - base < WINDOW ? units - base : WINDOW), fn, ctx);
+    if (adapting && A.cost)
+        A.clock += A.cost(units, alone, A.cost_user);
 }

@@ -45,8 +45,22 @@ int pool_threads(void);
  * them so while that holds, probing now and then (pool.c). */
 void pool_for(int64_t units, pool_fn fn, void *ctx);
 
-/* Adaptive (the default) or always on every thread (tests of the sharing). */
+/* Adaptive (the default) or always on every thread (tests of the sharing).
+ * Either way the adaptation starts again from its beginning (on every
+ * thread, first probe after two windows). */
 void pool_set_adaptive(bool on);
+
+/* For tests of the adaptation: how long a loop of `units` units takes,
+ * alone on the caller or on every thread, in the adaptation's time. */
+typedef int64_t (*pool_cost_fn)(int64_t units, bool alone, void *user);
+
+/* With a cost model the adaptation measures its windows on a clock that
+ * only the loops it decides move, each by cost(units, alone, user) once it
+ * has run (the units still run as decided, on the real threads); NULL: the
+ * real clock (CLOCK_MONOTONIC, the default). Its decisions then follow from
+ * the model alone, never from how busy the machine is. Resets the
+ * adaptation as pool_set_adaptive does. */
+void pool_set_cost_model(pool_cost_fn cost, void *user);
 
 /* Whether the adaptive pool currently runs its loops on the caller alone. */
 bool pool_runs_alone(void);

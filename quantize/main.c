@@ -4,10 +4,11 @@
  *   gguf-quantize [options] IN.gguf [OUT.gguf] TYPE [THREADS]
  *
  * Stages: parse the command line (llama-quantize's form), open the input,
- * plan every tensor's target type (policy.c, recipes), then stream: one
- * tensor at a time is converted to f32 and quantized across rows with
- * OpenMP, and written. Memory is bounded by the largest tensor (its f32 form
- * plus its quantized form), never the model.
+ * plan every tensor's target type (policy.c, recipes), then stream: each
+ * tensor in pieces of whole rows (64 MiB at most), converted to f32 a row
+ * at a time, checked finite and quantized on the worker pool while the
+ * piece before is written. Memory holds a few pieces, whatever the size of
+ * a tensor or of the model.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -795,10 +796,26 @@ static int write_metadata(gguf_writer *w, const gguf_file *f, const options *o, 
  * Conversion
  * ------------------------------------------------------------------------ */
 
-typedef struct buffers {
-    uint8_t *out;
-    size_t   out_cap;
-} buffers;
+/* Tensors go through in pieces of whole rows, each at most PIECE_MAX bytes
+ * of input and of output (one row at least), so that memory holds a few
+ * pieces whatever the size of a tensor: a piece is quantized into one of
+ * two buffers while the piece before is written from the other, and its
+ * input pages are released once it is quantized (once it is written, for a
+ * piece copied as it is). */
+#define PIECE_MAX ((uint64_t)64 << 20)
+#define PIECE_ENV "GGUFKIT_QUANTIZE_PIECE"
+
+/* The piece size: PIECE_MAX, or smaller from GGUFKIT_QUANTIZE_PIECE (bytes,
+ * 1 to PIECE_MAX: for tests, to send a small tensor through many pieces).
+ * 0 when the variable holds anything else. */
+static uint64_t piece_max(void)
+{
+    const char *e = getenv(PIECE_ENV);
+    long v;
+    if (!e)
+        return PIECE_MAX;
+    return cli_parse_long(e, 1, (long)PIECE_MAX, &v) ? (uint64_t)v : 0;
+}
 
 static int reserve(void **p, size_t *cap, size_t need)
 {
@@ -812,143 +829,321 @@ static int reserve(void **p, size_t *cap, size_t need)
     return 0;
 }
 
-/* The first non-finite value of n floats, or -1. Sixteen at a time, the
- * largest exponent field of each group (all ones: Inf or NaN) — a loop the
- * compiler turns into vector code — then the exact index one by one. */
-static int64_t first_nonfinite(const float *x, int64_t n)
+/* The first non-finite value of n floats, or -1; *amax gets the largest
+ * magnitude (of the values before it). Sixteen at a time, the largest of
+ * the values' bits without the sign (as integers they order as the
+ * magnitudes do; from 0x7f800000 on: Inf or NaN) — a loop the compiler
+ * turns into vector code — then the exact index one by one. */
+static int64_t first_nonfinite(const float *x, int64_t n, float *amax)
 {
+    uint32_t top = 0;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         uint32_t m = 0;
         for (int k = 0; k < 16; k++) {
             uint32_t u;
             memcpy(&u, x + i + k, 4);
-            u &= 0x7f800000u;
+            u &= 0x7fffffffu;
             m = u > m ? u : m;
         }
-        if (m == 0x7f800000u)
+        if (m >= 0x7f800000u)
             break;
+        top = m > top ? m : top;
     }
-    for (; i < n; i++)
-        if (!isfinite(x[i]))
+    float a;
+    memcpy(&a, &top, 4);
+    for (; i < n; i++) {
+        if (!isfinite(x[i])) {
+            *amax = a;
             return i;
+        }
+        a = fabsf(x[i]) > a ? fabsf(x[i]) : a;
+    }
+    *amax = a;
     return -1;
 }
 
-/* Where convert_tensor found a non-finite input value (row -1: none). */
+/* Rows whose largest magnitude reaches this are quantized, then read back
+ * and checked finite: a value of f16 above 65504 is Inf, and so is an f16
+ * block scale above it. Below, no type can overflow: every codec's scales
+ * are a block's largest magnitude over a level or a small multiple of it. */
+#define CHECK_OUT_FROM 256.0f
+
+/* Where a piece found a value it refuses (row -1: none): a non-finite
+ * input value, or (out) an output value that is not finite although the
+ * input was (too large for the type: f16 tops at 65504, and so do the f16
+ * scales of the block types). */
 typedef struct bad_value {
     int64_t row, col;
-    float   v;
+    float   v;    /* the value at (row, col): the input's, or the output's when out */
+    bool    out;
+    float   amax; /* out: the row's largest input magnitude */
 } bad_value;
 
-/* A tensor whose bytes are ready, to be written while the next one is
- * quantized. */
+/* Whether a copied tensor of this type can hold a non-finite value that a
+ * check can find: floats, and block types the codecs read. */
+static bool checkable(uint32_t type)
+{
+    return type == GGUF_DT_F64 || gguf_codec_get(type) != NULL;
+}
+
+/* A piece whose bytes are ready, written while the next one is computed. */
 typedef struct pending {
-    const plan_item *it;
-    const void      *data;
+    const void *data;
+    uint64_t    n;
+    const void *release;  /* input to release once written (a copied piece), or NULL */
+    uint64_t    in_bytes; /* the input it stands for (the progress bar) */
+} pending;
+
+typedef struct stream {
     gguf_writer     *w;
     const gguf_file *f;
     progress        *bar;
-    gguf_error       err;
+    pending          prev;
+    bool             have; /* prev is waiting to be written */
     int              rc;
-} pending;
+    gguf_error       err;
+} stream;
 
-static void write_pending(pending *p)
+static void write_pending(stream *s)
 {
-    if (gguf_writer_write_tensor(p->w, p->data, p->it->nbytes, &p->err)) {
-        p->rc = -1;
+    if (!s->have)
+        return;
+    s->have = false;
+    if (gguf_writer_write_tensor(s->w, s->prev.data, s->prev.n, &s->err)) {
+        s->rc = -1;
         return;
     }
-    progress_add(p->bar, p->it->t->nbytes);
-    /* done with this tensor: keep the footprint to the tensors in flight */
-    gguf_release_range(p->f, p->it->t->data, p->it->t->nbytes);
+    progress_add(s->bar, s->prev.in_bytes);
+    if (s->prev.release) /* done with these input pages */
+        gguf_release_range(s->f, s->prev.release, s->prev.n);
 }
 
-/* One tensor's job: a unit is a chunk of rows of one slice. */
+/* One piece's job: rows [row0, row0 + rows) of a tensor, a unit a chunk of
+ * them. */
 typedef struct {
     const plan_item *it;
-    uint8_t         *out;
-    int64_t          n0, rows_per_slice, chunk, nchunks;
+    const uint8_t   *src;    /* the piece's first row */
+    uint8_t         *out;    /* its quantized rows; NULL: a copied piece, checked only */
+    int64_t          n0, row0, rows, chunk;
     uint64_t         row, src_row;
-    float           *tmp;    /* n0 floats per thread; NULL: out of memory or F32 input */
+    bool             check_out; /* dequantize each output row and check it */
+    float           *tmp;    /* 2 × n0 floats per thread */
     _Atomic int      failed;
     pthread_mutex_t  lock;   /* guards bad */
     bad_value       *bad;
-    pending         *write;  /* the tensor before, written by unit 0 meanwhile; NULL: none */
-} convert_job;
+    stream          *write;  /* writes its pending piece as unit 0; NULL: none */
+} piece_job;
 
-static void convert_unit(void *ctx, int64_t u, int thread)
+static void found_bad(piece_job *j, bad_value b)
 {
-    convert_job *j = ctx;
+    pthread_mutex_lock(&j->lock);
+    if (j->bad->row < 0 || b.row < j->bad->row)
+        *j->bad = b;
+    pthread_mutex_unlock(&j->lock);
+}
+
+/* The first non-finite double of n, or -1 (its value as a float in *v). */
+static int64_t first_nonfinite_f64(const uint8_t *x, int64_t n, float *v)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double d;
+        memcpy(&d, x + 8 * i, 8);
+        if (!isfinite(d)) {
+            *v = (float)d;
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void piece_unit(void *ctx, int64_t u, int thread)
+{
+    piece_job *j = ctx;
     if (j->write && u-- == 0) {
         write_pending(j->write);
         return;
     }
     const gguf_tensor *t = j->it->t;
-    const int64_t n0 = j->n0, s = u / j->nchunks, c = u % j->nchunks;
-    const float *w = j->it->imatrix ? j->it->imatrix + (s % t->ne[2]) * n0 : NULL;
-    const uint8_t *x = t->data + (uint64_t)(s * j->rows_per_slice) * j->src_row;
-    uint8_t *y = j->out + (uint64_t)(s * j->rows_per_slice) * j->row;
-    const int64_t r0 = c * j->chunk, nr = j->rows_per_slice - r0 < j->chunk ? j->rows_per_slice - r0 : j->chunk;
-    float *tmp = NULL;
-    if (t->type != GGUF_DT_F32) {
-        if (!j->tmp) {
-            atomic_store(&j->failed, 1);
-            return;
-        }
-        tmp = j->tmp + (size_t)thread * (size_t)n0;
+    const int64_t n0 = j->n0, r0 = u * j->chunk;
+    const int64_t nr = j->rows - r0 < j->chunk ? j->rows - r0 : j->chunk;
+    float *tmp = j->tmp ? j->tmp + (size_t)thread * 2 * (size_t)n0 : NULL, *back = tmp ? tmp + n0 : NULL;
+    if (!tmp && (t->type != GGUF_DT_F32 || j->check_out)) {
+        atomic_store(&j->failed, 1);
+        return;
     }
     /* row by row, so a row's f32 form stays in the first-level cache from
-     * its conversion through the check to its quantization */
+     * its conversion through the checks to its quantization */
     for (int64_t r = r0; r < r0 + nr; r++) {
-        const uint8_t *xs = x + (uint64_t)r * j->src_row;
+        const int64_t row = j->row0 + r;
+        const uint8_t *xs = j->src + (uint64_t)r * j->src_row;
         const float *f = (const float *)xs;
-        if (tmp) {
-            gguf_dequantize_row(t->type, xs, tmp, n0, NULL);
-            f = tmp;
+        int64_t at;
+        float v = 0, amax = 0;
+        if (t->type == GGUF_DT_F64) {
+            at = first_nonfinite_f64(xs, n0, &v);
+        } else {
+            if (t->type != GGUF_DT_F32) {
+                gguf_dequantize_row(t->type, xs, tmp, n0, NULL);
+                f = tmp;
+            }
+            /* llama.cpp copies it, or quantizes it into finite garbage */
+            at = first_nonfinite(f, n0, &amax);
+            v = at >= 0 ? f[at] : 0;
         }
-        /* llama.cpp quantizes NaN rows into finite garbage; refused here */
-        const int64_t at = first_nonfinite(f, n0);
         if (at >= 0) {
-            const int64_t row = s * j->rows_per_slice + r;
-            pthread_mutex_lock(&j->lock);
-            if (j->bad->row < 0 || row < j->bad->row)
-                *j->bad = (bad_value){ row, at, f[at] };
-            pthread_mutex_unlock(&j->lock);
+            found_bad(j, (bad_value){ row, at, v, false, 0 });
             return;
         }
-        if (!gguf_quantize_rows(j->it->type, f, y + (uint64_t)r * j->row, 1, n0, w, NULL))
+        if (!j->out)
+            continue;
+        /* experts: each slice of ne[1] rows has its own importance weights */
+        const float *w = j->it->imatrix ? j->it->imatrix + (row / t->ne[1] % t->ne[2]) * n0 : NULL;
+        uint8_t *y = j->out + (uint64_t)r * j->row;
+        if (!gguf_quantize_rows(j->it->type, f, y, 1, n0, w, NULL)) {
             atomic_store(&j->failed, 1); /* the plan checked codec and weights: not expected */
+            return;
+        }
+        if (j->check_out && amax >= CHECK_OUT_FROM) {
+            float amax_out;
+            gguf_dequantize_row(j->it->type, y, back, n0, NULL);
+            if ((at = first_nonfinite(back, n0, &amax_out)) >= 0) {
+                found_bad(j, (bad_value){ row, at, back[at], true, amax });
+                return;
+            }
+        }
     }
 }
 
-/* Quantizes all rows of one tensor (experts slice by slice, each with its
- * own importance weights) into b->out, on the pool's threads. Work goes out
- * in chunks of rows (llama.cpp's 32×512-element units); each thread turns
- * a row of the source at a time into f32 in a small buffer of its own, so
- * the f32 form of a tensor never exists whole and the data crosses memory
- * once. The tensor before (write, if not NULL) is written meanwhile, as
- * unit 0. */
-static int convert_tensor(const plan_item *it, buffers *b, bad_value *bad, pending *write)
+/* Rows [row0, row0 + rows) of a tensor, on the pool's threads: converted
+ * to f32 a row at a time in a small buffer of each thread's own (the f32
+ * form of a tensor never exists whole and the data crosses memory once),
+ * checked finite, and quantized into out — or, with out NULL (a piece copied
+ * as it is), only checked. Work goes out in chunks of rows (llama.cpp's
+ * 32×512-element units); the piece before (write, if not NULL) is written
+ * meanwhile, as unit 0. -1: out of memory. */
+static int piece_run(const plan_item *it, int64_t row0, int64_t rows, uint8_t *out, float *tmp,
+                     bad_value *bad, stream *write)
 {
     const gguf_tensor *t = it->t;
-    if (reserve((void **)&b->out, &b->out_cap, (size_t)it->nbytes))
-        return -1;
-    convert_job j = { .it = it, .out = b->out, .n0 = t->ne[0], .rows_per_slice = t->ne[1], .bad = bad,
-                      .write = write };
+    piece_job j = { .it = it, .out = out, .n0 = t->ne[0], .row0 = row0, .rows = rows, .tmp = tmp,
+                    .bad = bad, .write = write };
     gguf_row_size(it->type, j.n0, &j.row, NULL);
     gguf_row_size(t->type, j.n0, &j.src_row, NULL);
+    j.src = t->data + (uint64_t)row0 * j.src_row;
+    /* an f32 output is the checked input; every other may overflow */
+    j.check_out = out && it->type != GGUF_DT_F32;
     j.chunk = j.n0 >= 16384 ? 1 : (16384 + j.n0 - 1) / j.n0;
-    j.nchunks = (j.rows_per_slice + j.chunk - 1) / j.chunk;
-    if (t->type != GGUF_DT_F32)
-        j.tmp = malloc((size_t)pool_threads() * (size_t)j.n0 * sizeof(float));
     atomic_init(&j.failed, 0);
     pthread_mutex_init(&j.lock, NULL);
     bad->row = -1;
-    pool_for((write ? 1 : 0) + t->ne[2] * t->ne[3] * j.nchunks, convert_unit, &j);
+    pool_for((write ? 1 : 0) + (rows + j.chunk - 1) / j.chunk, piece_unit, &j);
     pthread_mutex_destroy(&j.lock);
-    free(j.tmp);
     return atomic_load(&j.failed) ? -1 : 0;
+}
+
+/* Prints why a tensor is refused; "nothing written": the output is dropped. */
+static void report_bad(const options *o, const plan_item *it, const bad_value *b)
+{
+    const char *what = isnan(b->v) ? "NaN" : b->v > 0 ? "+Inf" : "-Inf";
+    if (!b->out)
+        fprintf(stderr, TOOL ": error: %s: tensor '%s' row %" PRId64 " has a non-finite value (%s) "
+                "at column %" PRId64 ": nothing written\n", o->in, it->t->name, b->row, what, b->col);
+    else
+        fprintf(stderr, TOOL ": error: %s: tensor '%s' row %" PRId64 " is too large for %s: column %"
+                PRId64 " comes out %s (the row's largest magnitude is %g; f16 values and scales hold "
+                "at most 65504): nothing written\n", o->in, it->t->name, b->row,
+                gguf_dtype_name(it->type), b->col, what, (double)b->amax);
+}
+
+/* Checks, quantizes and writes every tensor of the plan, in pieces
+ * (PIECE_MAX): 0, or -1 after saying why. */
+static int stream_tensors(const gguf_file *f, gguf_writer *w, const options *o, const plan *p)
+{
+    const uint64_t piece = piece_max();
+    uint8_t *buf[2] = { NULL, NULL };
+    size_t cap[2] = { 0, 0 }, tmp_cap = 0;
+    float *tmp = NULL;
+    int cur = 0, rc = -1;
+    const char *oom_name = "";
+    progress bar;
+    progress_start(&bar, "quantizing", p->size_in, !o->quiet && !o->verbose);
+    stream s = { .w = w, .f = f, .bar = &bar };
+    for (uint64_t i = 0; i < p->n; i++) {
+        const plan_item *it = &p->items[i];
+        const gguf_tensor *t = it->t;
+        const int64_t n0 = t->ne[0], rows = n0 ? t->n_elements / n0 : 0;
+        uint64_t src_row = 0, row = 0;
+        gguf_row_size(t->type, n0, &src_row, NULL);
+        gguf_row_size(it->type, n0, &row, NULL);
+        const uint64_t widest = src_row > row ? src_row : row;
+        const int64_t per = widest && piece / widest > 1 ? (int64_t)(piece / widest) : 1;
+        const int64_t n_pieces = (rows + per - 1) / per;
+        if (o->verbose) {
+            char pieces[48] = "";
+            if (n_pieces > 1)
+                snprintf(pieces, sizeof pieces, "  in %" PRId64 " pieces", n_pieces);
+            printf("[%4" PRIu64 "/%4" PRIu64 "] %-36s %-7s -> %-7s %10.3f MiB -> %10.3f MiB%s%s%s\n",
+                   i + 1, p->n, t->name, gguf_dtype_name(t->type), gguf_dtype_name(it->type),
+                   t->nbytes / 1048576.0, it->nbytes / 1048576.0, pieces,
+                   it->why[0] ? "  fallback: " : "", it->why);
+        }
+        /* copied tensors are checked too, where their type can hold a NaN */
+        const bool check = it->convert || checkable(t->type);
+        oom_name = t->name;
+        if (check && reserve((void **)&tmp, &tmp_cap, (size_t)pool_threads() * 2 * (size_t)n0 * sizeof(float)))
+            goto oom;
+        for (int64_t r0 = 0; r0 < rows; r0 += per) {
+            const int64_t nr = rows - r0 < per ? rows - r0 : per;
+            const uint8_t *src = t->data + (uint64_t)r0 * src_row;
+            uint8_t *out = NULL;
+            bad_value bad = { .row = -1 };
+            if (it->convert && reserve((void **)&buf[cur], &cap[cur], (size_t)nr * row))
+                goto oom;
+            if (it->convert)
+                out = buf[cur];
+            int fail = 0;
+            if (check)
+                fail = piece_run(it, r0, nr, out, tmp, &bad, s.have ? &s : NULL);
+            else
+                write_pending(&s);
+            if (s.rc)
+                goto write_failed;
+            if (fail)
+                goto oom;
+            if (bad.row >= 0) {
+                progress_end(&bar);
+                report_bad(o, it, &bad);
+                goto done;
+            }
+            if (out) { /* quantized: its input is no longer needed */
+                gguf_release_range(f, src, (uint64_t)nr * src_row);
+                s.prev = (pending){ out, (uint64_t)nr * row, NULL, (uint64_t)nr * src_row };
+                cur ^= 1;
+            } else {   /* written from the mapping, released after */
+                s.prev = (pending){ src, (uint64_t)nr * src_row, src, (uint64_t)nr * src_row };
+            }
+            s.have = true;
+        }
+    }
+    write_pending(&s);
+    if (s.rc)
+        goto write_failed;
+    progress_end(&bar);
+    rc = 0;
+    goto done;
+oom:
+    progress_end(&bar);
+    fprintf(stderr, TOOL ": error: %s: out of memory converting '%s'\n", o->in, oom_name);
+    goto done;
+write_failed:
+    progress_end(&bar);
+    fprintf(stderr, TOOL ": error: %s: %s\n", o->out, s.err.msg);
+done:
+    free(buf[0]);
+    free(buf[1]);
+    free(tmp);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------
@@ -985,7 +1180,6 @@ static int run(const options *o)
 {
     gguf_error err;
     plan p = { 0 };
-    buffers b[2] = { { 0 }, { 0 } };
     gguf_writer *w = NULL;
     int status = 1;
     double t0 = now();
@@ -1034,54 +1228,8 @@ static int run(const options *o)
             fprintf(stderr, TOOL ": error: %s: %s\n", gguf_writer_shard_path(w, s), err.msg);
             goto done;
         }
-    progress bar;
-    progress_start(&bar, "quantizing", p.size_in, !o->quiet && !o->verbose);
-    /* tensor i is quantized into b[i % 2] while tensor i - 1 is written */
-    pending prev = { .w = w, .f = f, .bar = &bar }, *ready = NULL;
-    for (uint64_t i = 0; i < p.n; i++) {
-        const plan_item *it = &p.items[i];
-        const void *data = it->t->data;
-        if (it->convert) {
-            bad_value bad;
-            const int rc = convert_tensor(it, &b[i % 2], &bad, ready);
-            if (ready && prev.rc)
-                goto write_failed;
-            ready = NULL;
-            if (rc) {
-                progress_end(&bar);
-                fprintf(stderr, TOOL ": error: %s: out of memory converting '%s'\n", o->in,
-                        it->t->name);
-                goto done;
-            }
-            if (bad.row >= 0) {
-                progress_end(&bar);
-                fprintf(stderr, TOOL ": error: %s: tensor '%s' row %" PRId64 " has a non-finite "
-                        "value (%s) at column %" PRId64 ": nothing written\n", o->in, it->t->name,
-                        bad.row, isnan(bad.v) ? "NaN" : bad.v > 0 ? "+Inf" : "-Inf", bad.col);
-                goto done;
-            }
-            data = b[i % 2].out;
-        }
-        if (ready) { /* a tensor copied as it is follows one not yet written */
-            write_pending(ready);
-            if (prev.rc)
-                goto write_failed;
-        }
-        if (o->verbose)
-            printf("[%4" PRIu64 "/%4" PRIu64 "] %-36s %-7s -> %-7s %10.3f MiB -> %10.3f MiB%s%s\n",
-                   i + 1, p.n, it->t->name, gguf_dtype_name(it->t->type), gguf_dtype_name(it->type),
-                   it->t->nbytes / 1048576.0, it->nbytes / 1048576.0,
-                   it->why[0] ? "  fallback: " : "", it->why);
-        prev.it = it;
-        prev.data = data;
-        ready = &prev;
-    }
-    if (ready) {
-        write_pending(ready);
-        if (prev.rc)
-            goto write_failed;
-    }
-    progress_end(&bar);
+    if (stream_tensors(f, w, o, &p))
+        goto done;
     if (gguf_writer_finish(w, &err)) {
         fprintf(stderr, TOOL ": error: %s: %s\n", o->out, err.msg);
         goto done;
@@ -1098,14 +1246,8 @@ static int run(const options *o)
                pool_threads(), pool_threads() == 1 ? "" : "s", now() - t0);
     }
     status = 0;
-    goto done;
-write_failed: /* writing a tensor (prev) failed */
-    progress_end(&bar);
-    fprintf(stderr, TOOL ": error: %s: %s\n", o->out, prev.err.msg);
 done:
     gguf_writer_free(w);
-    free(b[0].out);
-    free(b[1].out);
     free_plan(&p);
     gguf_close(f);
     return status;
@@ -1116,6 +1258,9 @@ int main(int argc, char **argv)
     cli_cleanup_on_signals();
     options o;
     int rc = parse_args(argc, argv, &o);
+    if (rc == 0 && piece_max() == 0)
+        rc = cli_usage_error(TOOL, PIECE_ENV "='%s' is not a byte count from 1 to %d",
+                             getenv(PIECE_ENV), (int)PIECE_MAX);
     if (rc == 0 && pool_set_threads(o.threads))
         fprintf(stderr, TOOL ": warning: could not start %d threads; running on %d\n", o.threads,
                 pool_threads());

@@ -205,39 +205,64 @@ done:
  * Modes
  */
 
-int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int n_tokens,
-                   int32_t bos, int max_chunks, const char *base_out, run_eval_result *res,
-                   gguf_error *err)
+/* The chunks a text of n_tokens gives at the state's context (at most
+ * max_chunks when > 0), or -1 with err when it is too short. */
+static int count_chunks(const run_state *s, int n_tokens, int max_chunks, gguf_error *err)
 {
     const int n_ctx = s->n_ctx;
     if (n_ctx < 4 || n_tokens < 2 * n_ctx)
         return gguf_error_set(err, "the text has %d tokens; perplexity at a context of %d needs "
                               "at least %d (and a context of at least 4)", n_tokens, n_ctx,
                               2 * n_ctx);
-    int n_chunk = n_tokens / n_ctx;
-    if (max_chunks > 0 && max_chunks < n_chunk)
-        n_chunk = max_chunks;
-    eval_io io = { NULL, NULL, base_out };
-    gguf_outfile of = { 0 };
-    int rc = -1;
+    const int n_chunk = n_tokens / n_ctx;
+    return max_chunks > 0 && max_chunks < n_chunk ? max_chunks : n_chunk;
+}
+
+int run_perplexity_check_text(const run_state *s, int n_tokens, gguf_error *err)
+{
+    return count_chunks(s, n_tokens, 0, err) < 0 ? -1 : 0;
+}
+
+int run_perplexity_to(run_state *s, const run_model *m, const int32_t *tokens, int n_tokens,
+                      int32_t bos, int max_chunks, FILE *base, const char *base_name,
+                      run_eval_result *res, gguf_error *err)
+{
+    const int n_ctx = s->n_ctx, n_chunk = count_chunks(s, n_tokens, max_chunks, err);
+    if (n_chunk < 0)
+        return -1;
+    eval_io io = { base, NULL, base_name };
     const size_t n = (size_t)n_chunk * (size_t)n_ctx;
-    if (base_out) { /* written to a temporary file, renamed into place at the end */
+    if (base) {
         const uint32_t ctx32 = (uint32_t)n_ctx;
         const int32_t head[2] = { m->hp.n_vocab, n_chunk };
-        if (gguf_outfile_open(&of, base_out, err))
-            return -1;
-        io.out = of.fp;
-        if (fwrite(KLD_MAGIC, 8, 1, io.out) != 1 || fwrite(&ctx32, 4, 1, io.out) != 1 ||
-            fwrite(head, sizeof head, 1, io.out) != 1 ||
-            fwrite(tokens, sizeof *tokens, n, io.out) != n) {
-            gguf_error_set(err, "%s: write error: %s", base_out, strerror(errno));
-            goto done;
-        }
+        if (fwrite(KLD_MAGIC, 8, 1, base) != 1 || fwrite(&ctx32, 4, 1, base) != 1 ||
+            fwrite(head, sizeof head, 1, base) != 1 || fwrite(tokens, sizeof *tokens, n, base) != n)
+            return gguf_error_set(err, "%s: write error: %s", base_name, strerror(errno));
     }
-    rc = eval_chunks(s, m, tokens, n_chunk, bos, &io, res, err);
-    if (rc == 0 && base_out)
-        rc = gguf_outfile_commit(&of, err);
-done:
+    if (eval_chunks(s, m, tokens, n_chunk, bos, &io, res, err))
+        return -1;
+    if (base && fflush(base))
+        return gguf_error_set(err, "%s: write error: %s", base_name, strerror(errno));
+    return 0;
+}
+
+int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int n_tokens,
+                   int32_t bos, int max_chunks, const char *base_out, run_eval_result *res,
+                   gguf_error *err)
+{
+    gguf_outfile of = { 0 };
+    /* written to a temporary file, renamed into place at the end; the
+     * outfile's own messages name base_out inside: put it first too */
+    if (base_out && gguf_outfile_open(&of, base_out, err)) {
+        gguf_error_prefix(err, "%s: ", base_out);
+        return -1;
+    }
+    int rc = run_perplexity_to(s, m, tokens, n_tokens, bos, max_chunks, base_out ? of.fp : NULL,
+                               base_out, res, err);
+    if (rc == 0 && base_out && gguf_outfile_commit(&of, err)) {
+        gguf_error_prefix(err, "%s: ", base_out);
+        rc = -1;
+    }
     if (base_out)
         gguf_outfile_discard(&of);
     return rc;
@@ -278,19 +303,19 @@ int run_kld_file_ctx(const char *base_in, gguf_error *err)
     return rc ? -1 : head[0];
 }
 
-int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, int32_t bos,
-                      run_eval_result *res, gguf_error *err)
+int run_kl_divergence_from(run_state *s, const run_model *m, FILE *base, const char *base_name,
+                           int32_t bos, run_eval_result *res, gguf_error *err)
 {
-    eval_io io = { NULL, fopen(base_in, "rb"), base_in };
-    if (!io.in)
-        return gguf_error_set(err, "%s: %s", base_in, strerror(errno));
+    eval_io io = { NULL, base, base_name };
     int32_t head[3], *chunks = NULL;
     int rc = -1;
-    if (kld_header(io.in, base_in, head, err))
+    if (fseek(base, 0, SEEK_SET))
+        return gguf_error_set(err, "%s: %s", base_name, strerror(errno));
+    if (kld_header(base, base_name, head, err))
         goto done;
     if (head[0] != s->n_ctx || head[1] != m->hp.n_vocab) {
         gguf_error_set(err, "%s: written for a context of %d and %d tokens, the model has %d "
-                       "tokens", base_in, head[0], head[1], m->hp.n_vocab);
+                       "tokens", base_name, head[0], head[1], m->hp.n_vocab);
         goto done;
     }
     const size_t n = (size_t)head[0] * (size_t)head[2];
@@ -298,18 +323,28 @@ int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, int
         gguf_error_set(err, "out of memory");
         goto done;
     }
-    if (fread(chunks, sizeof *chunks, n, io.in) != n) {
-        gguf_error_set(err, "%s: truncated in the tokens", base_in);
+    if (fread(chunks, sizeof *chunks, n, base) != n) {
+        gguf_error_set(err, "%s: truncated in the tokens", base_name);
         goto done;
     }
     for (size_t i = 0; i < n; i++)
         if (chunks[i] < 0 || chunks[i] >= m->hp.n_vocab) {
-            gguf_error_set(err, "%s: token %d is outside the vocabulary", base_in, chunks[i]);
+            gguf_error_set(err, "%s: token %d is outside the vocabulary", base_name, chunks[i]);
             goto done;
         }
     rc = eval_chunks(s, m, chunks, head[2], bos, &io, res, err);
 done:
     free(chunks);
-    fclose(io.in);
+    return rc;
+}
+
+int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, int32_t bos,
+                      run_eval_result *res, gguf_error *err)
+{
+    FILE *f = fopen(base_in, "rb");
+    if (!f)
+        return gguf_error_set(err, "%s: %s", base_in, strerror(errno));
+    int rc = run_kl_divergence_from(s, m, f, base_in, bos, res, err);
+    fclose(f);
     return rc;
 }

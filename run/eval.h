@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <ggufkit/gguf.h>
 #include "forward.h"
@@ -40,17 +41,35 @@ typedef struct run_eval_result {
 
 /* Perplexity of tokens (bos >= 0: put BOS first in every chunk) over at
  * most max_chunks chunks (0: all). With base_out, also writes the
- * log-probabilities for a later KL comparison. */
+ * log-probabilities for a later KL comparison (a temporary file renamed
+ * into place when complete); messages about base_out begin with its name. */
 int run_perplexity(run_state *s, const run_model *m, const int32_t *tokens, int n_tokens,
                    int32_t bos, int max_chunks, const char *base_out, run_eval_result *res,
                    gguf_error *err);
 
+/* run_perplexity's checks of the text's length alone (the chunks need at
+ * least two contexts of tokens): 0, or -1 with err (which names no file). */
+int run_perplexity_check_text(const run_state *s, int n_tokens, gguf_error *err);
+
+/* run_perplexity writing the log-probabilities to an open stream (NULL:
+ * none), flushed at the end; base_name names it in messages. */
+int run_perplexity_to(run_state *s, const run_model *m, const int32_t *tokens, int n_tokens,
+                      int32_t bos, int max_chunks, FILE *base, const char *base_name,
+                      run_eval_result *res, gguf_error *err);
+
 /* Runs the chunks stored in base_in (bos >= 0: put BOS first in every
  * chunk) through m and compares with the stored log-probabilities. The
  * state's context must be the file's n_ctx. base_in is llama-perplexity's
- * --kl-divergence-base format: either tool reads the other's. */
+ * --kl-divergence-base format: either tool reads the other's. Messages
+ * about the file begin with its name; others (non-finite logits) are the
+ * model's. */
 int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, int32_t bos,
                       run_eval_result *res, gguf_error *err);
+
+/* run_kl_divergence reading an open stream from its start (a file
+ * run_perplexity_to wrote); base_name names it in messages. */
+int run_kl_divergence_from(run_state *s, const run_model *m, FILE *base, const char *base_name,
+                           int32_t bos, run_eval_result *res, gguf_error *err);
 
 /* The n_ctx a base file was written with (to size the state), or -1. */
 int run_kld_file_ctx(const char *base_in, gguf_error *err);

@@ -144,8 +144,6 @@ static const char *value_range(const char *a)
         return " (a number in (0, 1])";
     if (!strcmp(a, "--min-top1"))
         return " (a number in [0, 1])";
-    if (!strcmp(a, "-t") || !strcmp(a, "--threads"))
-        return " (1 to 4 x the available cores, at most 1024)";
     if (!strcmp(a, "--max-kld") || !strcmp(a, "--max-ppl-ratio"))
         return " (a number >= 0)";
     return " (a whole number in range)";
@@ -241,6 +239,9 @@ static int parse_args(options *o, int argc, char **argv)
         } else {
             return cli_usage_error(TOOL, "unknown option '%s'", a);
         }
+        if (!ok && (!strcmp(a, "-t") || !strcmp(a, "--threads")))
+            return cli_usage_error(TOOL, "bad value for %s: '%s' (1 to %d: 4 x the available "
+                                   "cores, at most %d)", a, v, cli_max_threads(), POOL_MAX_THREADS);
         if (!ok)
             return cli_usage_error(TOOL, "bad value for %s: '%s'%s", a, v, value_range(a));
         i += takes;
@@ -409,7 +410,8 @@ static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *
 
 /* Perplexity of the text file (and the base file for --kl-divergence), or
  * the comparison with a base file; one result line on stdout. */
-static int evaluate(runner *r, const int32_t *tokens, int n_tokens, gguf_error *err)
+static int evaluate(runner *r, const int32_t *tokens, int n_tokens, const char **what,
+                    gguf_error *err)
 {
     const options *o = r->o;
     run_eval_result res;
@@ -417,6 +419,13 @@ static int evaluate(runner *r, const int32_t *tokens, int n_tokens, gguf_error *
     int rc;
     // BOS starts every chunk when the vocabulary adds one
     const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
+    if (!o->kld && run_perplexity_check_text(&r->state, n_tokens, err)) {
+        *what = o->perplexity;
+        return -1;
+    }
+    /* what goes wrong from here is the model's (non-finite logits), or a
+     * base file's, whose messages begin with its name */
+    *what = o->model;
     if (o->kld) {
         rc = run_kl_divergence(&r->state, &r->model, o->kld_base, bos, &res, err);
     } else {
@@ -454,6 +463,24 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
         *what = o->model;
         return -1;
     }
+    /* what would stop the file from being written is found before the work */
+    const char *experts = NULL;
+    for (int i = 0; i < im.n && !experts; i++)
+        experts = im.e[i].n_mat > 1 ? im.e[i].name : NULL;
+    if (experts && o->imatrix_dat) {
+        *what = o->imatrix;
+        run_importance_free(&im);
+        return gguf_error_set(err, "the legacy .dat format cannot hold an expert matrix (%s): "
+                              "use --output-format gguf", experts);
+    }
+    if (!experts && r->state.n_batch < RUN_IMPORTANCE_MIN_BATCH) {
+        *what = o->model;
+        run_importance_free(&im);
+        return gguf_error_set(err, "batches of %d tokens would feed no product of %d rows or "
+                              "more (llama-imatrix's least): nothing to collect (-c and -b "
+                              "%d or more)", r->state.n_batch, RUN_IMPORTANCE_MIN_BATCH,
+                              RUN_IMPORTANCE_MIN_BATCH);
+    }
     const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
     int n_chunk = 0;
     double t0 = now();
@@ -487,7 +514,10 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
 }
 
 /* Runs the reference --verify names, then the model, on the same chunks of
- * the text; one result line on stdout, and r->failed when past a limit. */
+ * the text; one result line on stdout, and r->failed when past a limit. The
+ * reference's log-probabilities wait in a temporary file of $TMPDIR
+ * (.gguf-run-verify-PID.tmp.XXXXXX, an outfile never committed: the signal
+ * handler removes it like any other, and the run at its end). */
 static int verify(runner *r, const int32_t *tokens, int n_tokens, const char **what,
                   gguf_error *err)
 {
@@ -498,22 +528,20 @@ static int verify(runner *r, const int32_t *tokens, int n_tokens, const char **w
     const int n_gen = RUN_VERIFY_GREEDY < n_ctx - n_prompt ? RUN_VERIFY_GREEDY : n_ctx - n_prompt;
     int32_t prompt[RUN_VERIFY_PROMPT], ref_ids[RUN_VERIFY_GREEDY], ids[RUN_VERIFY_GREEDY];
     gguf_file *rf = NULL;
+    gguf_outfile base = { .slot = -1 };
+    FILE *in = NULL;
     run_model rm;
     run_state rs;
     memset(&rm, 0, sizeof rm);
     memset(&rs, 0, sizeof rs);
     run_eval_result res, ref;
     int rc = -1;
-    // the reference's log-probabilities go through a --kl-divergence-base file
-    const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    char base[4096];
-    snprintf(base, sizeof base, "%s/gguf-run-verify-XXXXXX", dir);
-    int fd = mkstemp(base);
-    if (fd < 0)
-        return gguf_error_set(err, "%s: %s", base, strerror(errno));
-    close(fd);
+    *what = o->text;
+    if (run_perplexity_check_text(&r->state, n_tokens, err))
+        return -1;
     *what = o->verify;
-    if (!(rf = gguf_open(o->verify, 0, err)) || run_model_load(&rm, rf, err))
+    if (!(rf = gguf_open(o->verify, 0, err)) || gguf_model_validate(rf, err) ||
+        run_verify_same_vocab(r->file, o->model, rf, err) || run_model_load(&rm, rf, err))
         goto done;
     if (rm.hp.n_vocab != r->model.hp.n_vocab) {
         gguf_error_set(err, "has %d tokens, %s has %d: not the same vocabulary", rm.hp.n_vocab,
@@ -522,8 +550,14 @@ static int verify(runner *r, const int32_t *tokens, int n_tokens, const char **w
     }
     if (run_state_init(&rs, &rm, n_ctx, r->state.n_batch, err))
         goto done;
-    *what = o->text;
-    if (run_perplexity(&rs, &rm, tokens, n_tokens, bos, o->chunks, base, &ref, err))
+    // the reference's log-probabilities, as a --kl-divergence-base file
+    const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char name[4096];
+    snprintf(name, sizeof name, "%s/gguf-run-verify-%ld", dir, (long)getpid());
+    if (gguf_outfile_open(&base, name, err))
+        goto done;
+    if (run_perplexity_to(&rs, &rm, tokens, n_tokens, bos, o->chunks, base.fp, base.tmp_path, &ref,
+                          err))
         goto done;
     memcpy(prompt, tokens, (size_t)n_prompt * sizeof *prompt);
     if (bos >= 0)
@@ -531,7 +565,11 @@ static int verify(runner *r, const int32_t *tokens, int n_tokens, const char **w
     run_greedy(&rs, &rm, prompt, n_prompt, n_gen, r->logits, ref_ids);
     run_state_free(&rs);
     *what = o->model;
-    if (run_kl_divergence(&r->state, &r->model, base, bos, &res, err))
+    if (!(in = fopen(base.tmp_path, "rb"))) {
+        gguf_error_set(err, "%s: %s", base.tmp_path, strerror(errno));
+        goto done;
+    }
+    if (run_kl_divergence_from(&r->state, &r->model, in, base.tmp_path, bos, &res, err))
         goto done;
     res.ppl_base = ref.ppl; /* exact, not from the file's 16-bit levels */
     run_greedy(&r->state, &r->model, prompt, n_prompt, n_gen, r->logits, ids);
@@ -550,7 +588,9 @@ static int verify(runner *r, const int32_t *tokens, int n_tokens, const char **w
     }
     rc = 0;
 done:
-    unlink(base);
+    if (in)
+        fclose(in);
+    gguf_outfile_discard(&base);
     run_state_free(&rs);
     run_model_free(&rm);
     gguf_close(rf);
@@ -597,7 +637,10 @@ static int input_tokens(runner *r, int32_t **ids, int *n, gguf_error *err)
 
 /* Every file this run writes is checked before any work: never a device, a
  * FIFO, a directory or one of the run's inputs (every shard of the model, the
- * texts, the reference model, a base file it reads). */
+ * texts, the reference model, a base file it reads); and its directory takes
+ * the temporary file it will be written to (one is made and removed: a
+ * missing or read-only directory, a read-only file system are found now, not
+ * after the work). */
 static int check_outputs(runner *r, const char **what, gguf_error *err)
 {
     const options *o = r->o;
@@ -608,11 +651,15 @@ static int check_outputs(runner *r, const char **what, gguf_error *err)
     ins[n++] = o->kld ? o->kld_base : NULL;
     for (uint32_t s = 0; s < gguf_n_shards(r->file) && n < sizeof ins / sizeof *ins; s++)
         ins[n++] = gguf_shard_path(r->file, s);
-    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-        if (outs[i] && outpath_check(outs[i], ins, n, err)) {
-            *what = outs[i];
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
+        gguf_outfile probe;
+        if (!outs[i])
+            continue;
+        *what = outs[i];
+        if (outpath_check(outs[i], ins, n, err) || gguf_outfile_open(&probe, outs[i], err))
             return -1;
-        }
+        gguf_outfile_discard(&probe);
+    }
     return 0;
 }
 
@@ -643,6 +690,7 @@ static int run(runner *r, const char **what, gguf_error *err)
         *what = o->kld_base;
         if ((n_ctx = run_kld_file_ctx(o->kld_base, err)) < 0)
             return -1;
+        *what = o->model;
     }
     /* llama.cpp's default context is the model's whole one: with LongRoPE
      * that takes the long factors where our default may take the short */
@@ -665,7 +713,7 @@ static int run(runner *r, const char **what, gguf_error *err)
         return -1;
     int rc = o->verify  ? verify(r, ids, n_ids, what, err)
              : o->imatrix ? collect_imatrix(r, ids, n_ids, what, err)
-             : eval     ? evaluate(r, ids, n_ids, err)
+             : eval     ? evaluate(r, ids, n_ids, what, err)
                         : generate(r, ids, n_ids, err);
     free(ids);
     return rc;

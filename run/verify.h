@@ -42,6 +42,17 @@ void run_greedy(run_state *s, const run_model *m, const int32_t *prompt, int n_p
 /* How many leading tokens of a and b (n each) agree. */
 int run_leading_agreement(const int32_t *a, const int32_t *b, int n);
 
+/* Whether ref's vocabulary is model's, token for token: --verify compares
+ * the probabilities the two models give each id, which means something
+ * only when each id is the same token. Compares tokenizer.ggml.model, the
+ * token count, each token's text and its type (a byte token <0x41> is the
+ * byte A, a normal one the text "<0x41>"); not the scores or merges, which
+ * steer tokenizing only (the text is tokenized once, with model's). 0, or
+ * -1 with err naming the first difference (model_name names model in it;
+ * the caller names ref). */
+int run_verify_same_vocab(const gguf_file *model, const char *model_name, const gguf_file *ref,
+                          gguf_error *err);
+
 /* Checks res against lim; false with the first limit passed described in
  * why (a sentence of at most why_size bytes). ppl_ratio is res's model/base. */
 bool run_verify_within(const run_eval_result *res, const run_verify_limits *lim, char *why,

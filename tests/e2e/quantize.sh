@@ -141,6 +141,33 @@ if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize "e21cdc11 archit
     fixture_block_end
 fi
 
+# Pieces: a tensor goes through in pieces of whole rows (64 MiB at most);
+# GGUFKIT_QUANTIZE_PIECE=1000 (bytes) sends every tensor here through many
+# (a few rows each, across the experts' slices with their own importance
+# weights), and the bytes must still be llama-quantize's.
+if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize/qwen3moe-rand-imatrix-IQ4_XS.json "quantize in small pieces" 3; then
+    out=$TMP/pieces.gguf
+    GGUFKIT_QUANTIZE_PIECE=1000 "$QUANT" -v --imatrix "$REF/wp-llama-5m.imatrix" "$REF/wp-llama-5m-f16.gguf" "$out" Q4_K_M 2 >"$TMP/q.log" 2>&1 &&
+        same_as_e21 "wp-llama-5m-imatrix-Q4_K_M in 1000-byte pieces" "$REF/quantize/wp-llama-5m-imatrix-Q4_K_M.json" "$out" ||
+        fail "wp-llama-5m-imatrix-Q4_K_M in 1000-byte pieces" "$(tail -1 "$TMP/q.log")"
+    # token_embd: rows of 256 f16, 512 bytes (its q4_K rows are smaller: the
+    # wider sets the rows per piece), so one row per 1000-byte piece
+    n=$(grep -E '^\[ *[0-9]+/ *[0-9]+\] token_embd\.weight ' "$TMP/q.log" | grep -oE 'in [0-9]+ pieces')
+    want="in $(( $("$INSPECT" --json "$REF/wp-llama-5m-f16.gguf" | jq '.tensors[] | select(.name == "token_embd.weight") | .shape[1]') )) pieces"
+    [ "$n" = "$want" ] && pass "-v says how many pieces a tensor went through ($n)" ||
+        fail "-v says how many pieces a tensor went through" "got '$n', want '$want'"
+    f16=$TMP/qwen3moe-rand-f16.gguf
+    if [ -f "$f16" ] || "$BIN/gguf-convert" -q "$FIX/models/qwen3moe-rand" --outtype f16 -o "$f16" >"$TMP/c.log" 2>&1; then
+        (cd "$UP/imatrix" && GGUFKIT_QUANTIZE_PIECE=1000 "$QUANT" -q --imatrix qwen3moe-rand.imatrix.gguf "$f16" "$out" IQ4_XS 2) >"$TMP/q.log" 2>&1 &&
+            same_as_e21 "qwen3moe-rand-imatrix-IQ4_XS in 1000-byte pieces (3-D experts)" "$UP/quantize/qwen3moe-rand-imatrix-IQ4_XS.json" "$out" ||
+            fail "qwen3moe-rand-imatrix-IQ4_XS in 1000-byte pieces" "$(tail -1 "$TMP/q.log")"
+    else
+        fail "qwen3moe-rand-imatrix-IQ4_XS in 1000-byte pieces" "gguf-convert failed: $(tail -1 "$TMP/c.log")"
+    fi
+    rm -f "$out"
+    fixture_block_end
+fi
+
 # Phi-3 LongRoPE (no fixture: a copy of phi3-rand made by phi3_longrope):
 # the F16 conversion's Q4_K_M keeps the factor tensors F32, and its tensor
 # data is the bytes llama-quantize e21cdc11 (1 thread) wrote from the same
@@ -428,6 +455,84 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
     else
         skip "a NaN weight is refused naming tensor, row and column" "jq not installed"
     fi
+    # Every tensor written is checked, not only the quantized ones: a NaN or
+    # an Inf in a norm kept f32 (copied as it is, by every preset and COPY),
+    # a NaN block scale in a q8_0 tensor copied as it is, and finite values
+    # too large for the type they are written in (f16 tops at 65504, and so
+    # do the f16 scales of q8_0 and the others). Each refused naming tensor,
+    # row and column, exit 1, no output and no temporary file left.
+    # patch_at IN OUT TENSOR OFFSET HEXBYTES: a copy of IN with the bytes at
+    # OFFSET in TENSOR's data replaced.
+    patch_at() {
+        local off data
+        off=$("$INSPECT" --json "$1" | jq ".tensors[] | select(.name == \"$3\") | .offset")
+        data=$("$INSPECT" --json "$1" | jq '.summary.data_offset')
+        cp "$1" "$2" &&
+            printf "$(sed 's/../\\x&/g' <<<"$5")" | dd of="$2" bs=1 seek=$((data + off + $4)) conv=notrunc status=none
+    }
+    # refused_value NAME WANT IN TYPE [OPTIONS...]: gguf-quantize OPTIONS IN OUT
+    # TYPE 2 exits 1 with "IN: WANT: nothing written", leaving neither OUT nor
+    # a temporary file
+    refused_value() {
+        local name=$1 want=$2 in=$3 type=$4 out=$TMP/nf-out.gguf rc msg
+        shift 4
+        rm -f "$out"
+        msg=$("$QUANT" "$@" "$in" "$out" "$type" 2 2>&1 >/dev/null); rc=$?
+        if [ $rc -eq 1 ] && [ "$msg" = "gguf-quantize: error: $in: $want: nothing written" ] && [ ! -e "$out" ] &&
+           [ -z "$(find "$TMP" -maxdepth 1 -name '.nf-out.gguf.tmp.*')" ]; then
+            pass "$name"
+        else
+            fail "$name" "exit $rc: $msg"
+        fi
+    }
+    if command -v jq >/dev/null; then
+        patch_at "$SYN" "$TMP/nf1.gguf" blk.0.attn_norm.weight $((5 * 4)) 0000c07f
+        refused_value "a NaN in a norm kept f32 is refused (Q4_K_M)" \
+            "tensor 'blk.0.attn_norm.weight' row 0 has a non-finite value (NaN) at column 5" "$TMP/nf1.gguf" Q4_K_M
+        refused_value "a NaN in a norm is refused by COPY" \
+            "tensor 'blk.0.attn_norm.weight' row 0 has a non-finite value (NaN) at column 5" "$TMP/nf1.gguf" COPY
+        patch_at "$SYN" "$TMP/nf2.gguf" output_norm.weight $((63 * 4)) 0000807f
+        refused_value "+Inf in output_norm (f32, copied) is refused" \
+            "tensor 'output_norm.weight' row 0 has a non-finite value (+Inf) at column 63" "$TMP/nf2.gguf" Q8_0
+        patch_at "$SYN" "$TMP/nf2.gguf" blk.1.ffn_norm.weight 0 000080ff
+        refused_value "-Inf in blk.1.ffn_norm (f32, copied) is refused" \
+            "tensor 'blk.1.ffn_norm.weight' row 0 has a non-finite value (-Inf) at column 0" "$TMP/nf2.gguf" Q4_0
+        # blk.1.ffn_down is [128, 64]: q8_0 rows of 4 blocks of 34 bytes; the
+        # scale (f16 0x7e00, NaN) of row 1's block 1 stands for columns 32..63
+        if "$QUANT" -q "$SYN" "$TMP/nf-q8.gguf" Q8_0 2; then
+            patch_at "$TMP/nf-q8.gguf" "$TMP/nf3.gguf" blk.1.ffn_down.weight $((136 + 34)) 007e
+            refused_value "a NaN block scale in a q8_0 tensor copied as it is is refused (Q8_0)" \
+                "tensor 'blk.1.ffn_down.weight' row 1 has a non-finite value (NaN) at column 32" "$TMP/nf3.gguf" Q8_0
+            refused_value "a NaN block scale is refused by COPY" \
+                "tensor 'blk.1.ffn_down.weight' row 1 has a non-finite value (NaN) at column 32" "$TMP/nf3.gguf" COPY
+        else
+            fail "a NaN block scale in a q8_0 tensor copied as it is is refused" "could not quantize $SYN"
+            fail "a NaN block scale is refused by COPY" "could not quantize $SYN"
+        fi
+        # 1e6 (f32 0x49742400) at row 1, column 3 of blk.0.ffn_up [64, 128]: Inf in f16
+        patch_at "$SYN" "$TMP/nf4.gguf" blk.0.ffn_up.weight $(((64 + 3) * 4)) 00247449
+        refused_value "1e6 written as f16 (+Inf) is refused" \
+            "tensor 'blk.0.ffn_up.weight' row 1 is too large for f16: column 3 comes out +Inf (the row's largest magnitude is 1e+06; f16 values and scales hold at most 65504)" \
+            "$TMP/nf4.gguf" Q8_0 --tensor-type ffn_up=f16
+        # 1e9 at row 1, column 35: the q8_0 scale of columns 32..63 (1e9 / 127) is Inf
+        patch_at "$SYN" "$TMP/nf4.gguf" blk.0.ffn_up.weight $(((64 + 35) * 4)) 286b6e4e
+        refused_value "1e9 quantized to q8_0 (an Inf block scale) is refused" \
+            "tensor 'blk.0.ffn_up.weight' row 1 is too large for q8_0: column 32 comes out NaN (the row's largest magnitude is 1e+09; f16 values and scales hold at most 65504)" \
+            "$TMP/nf4.gguf" Q8_0
+        rm -f "$TMP"/nf[0-9].gguf "$TMP/nf-q8.gguf"
+    else
+        skip_block "non-finite values in copied tensors" "jq not installed" 8
+    fi
+    # GGUFKIT_QUANTIZE_PIECE=1 (one row per piece): the same bytes as one piece
+    # (token_embd's 300 rows went through 300 pieces)
+    "$QUANT" -q "$SYN" "$TMP/p1.gguf" Q4_K_M 2 &&
+        GGUFKIT_QUANTIZE_PIECE=1 "$QUANT" -v "$SYN" "$TMP/p2.gguf" Q4_K_M 2 >"$TMP/p.log" 2>&1 &&
+        grep -Eq '\] token_embd\.weight .* in 300 pieces( |$)' "$TMP/p.log" && cmp -s "$TMP/p1.gguf" "$TMP/p2.gguf" &&
+        pass "one row per piece (300 pieces of token_embd): the bytes of whole tensors" ||
+        fail "one row per piece: the bytes of whole tensors" "$(grep token_embd "$TMP/p.log")"
+    rm -f "$TMP/p1.gguf" "$TMP/p2.gguf"
+    GGUFKIT_QUANTIZE_PIECE=0 usage "GGUFKIT_QUANTIZE_PIECE=0 refused" "GGUFKIT_QUANTIZE_PIECE='0' is not a byte count from 1 to 67108864" \
+        "$SYN" "$TMP/o.gguf" Q4_0
 else
-    skip_block "quantize command line and bad rows" "mkmodel failed" 14
+    skip_block "quantize command line and bad rows" "mkmodel failed" 24
 fi

@@ -490,6 +490,140 @@ else
     fail "a missing text is named once" "$out"
 fi
 
+# --- outputs checked before any work, files named right (issue 25) ----------------
+# An output that cannot be written (a missing directory, a read-only one) is
+# refused before any work: on the NaN model, the work would end in a
+# "non-finite" error, so getting the output's error shows it came first.
+# before_work NAME WANT-PREFIX ARGS...: gguf-run -m NaN-model ARGS exits 1
+# with "gguf-run: error: WANT-PREFIX…"
+before_work() {
+    local name=$1 want=$2 out rc
+    shift 2
+    out=$("$@" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $want"* ]] && [[ $out != *non-finite* ]]; then
+        pass "$name"
+    else
+        fail "$name" "exit $rc: $out"
+    fi
+}
+if [ -f "$W/nan.gguf" ]; then
+    rm -rf "$W/no-dir"
+    for o in "--imatrix|$W/no-dir/x.imatrix|-f $W/text.txt -c 64 --chunks 1" \
+             "--kl-divergence-base|$W/no-dir/b.kld|--perplexity $W/text.txt -c 64 --chunks 1" \
+             "--dump-logits|$W/no-dir/d.bin|--prompt-ids 1,5 -n 4"; do
+        IFS='|' read -r opt path rest <<<"$o"
+        extra=(); [ "$opt" = --dump-logits ] && extra=(2)
+        before_work "$opt in a missing directory: refused before any work, naming it" \
+            "$path: cannot create a temporary file next to $path: No such file or directory" \
+            "$RUN" -m "$W/nan.gguf" $rest "$opt" "$path" "${extra[@]}"
+    done
+    # a read-only directory: as another user when run as root (root writes anywhere)
+    RO=$(mktemp -d); chmod 755 "$RO"; cp "$W/nan.gguf" "$W/text.txt" "$RO"/; mkdir "$RO/ro"; chmod 555 "$RO/ro"
+    as_user=()
+    [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    if [ "$(id -u)" -ne 0 ] || [ ${#as_user[@]} -gt 0 ]; then
+        before_work "--imatrix in a read-only directory: refused before any work, naming it" \
+            "$RO/ro/x.imatrix: cannot create a temporary file next to $RO/ro/x.imatrix: Permission denied" \
+            "${as_user[@]}" "$RUN" -m "$RO/nan.gguf" --imatrix "$RO/ro/x.imatrix" -f "$RO/text.txt" -c 64 --chunks 1
+    else
+        skip "--imatrix in a read-only directory" "running as root without setpriv"
+    fi
+    rm -rf "$RO"
+    # the model's failures name the model, a text too short the text
+    "$RUN" -m "$GOOD" --perplexity "$W/text.txt" -c 64 --chunks 1 --kl-divergence-base "$W/good.kld" >/dev/null 2>&1
+    refused "--kl-divergence: non-finite logits name the model, not the base file" "$W/nan.gguf: non-finite logits in chunk 1" \
+        "$RUN" -m "$W/nan.gguf" --kl-divergence --kl-divergence-base "$W/good.kld"
+    refused "--perplexity: non-finite logits name the model, not the text" "$W/nan.gguf: non-finite logits in chunk 1" \
+        "$RUN" -m "$W/nan.gguf" --perplexity "$W/text.txt" -c 64 --chunks 1
+    refused "--perplexity: a text too short names the text" "$W/text.txt: the text has" \
+        "$RUN" -m "$W/nan.gguf" --perplexity "$W/text.txt" -c 2048 --kl-divergence-base "$W/b.kld"
+    rm -f "$W/good.kld"
+else
+    skip_block "outputs checked before any work" "no NaN model (jq not installed)" 8
+fi
+# the check leaves nothing behind: a fresh directory holds the output alone
+rm -rf "$W/outdir"; mkdir "$W/outdir"
+if "$RUN" -m "$GOOD" --imatrix "$W/outdir/im.gguf" -f "$W/text.txt" -c 64 --chunks 1 >/dev/null 2>&1 &&
+   [ "$(ls -A "$W/outdir")" = im.gguf ]; then
+    pass "--imatrix: the directory holds the output alone (the check's temporary file is gone)"
+else
+    fail "--imatrix: the directory holds the output alone" "$(ls -A "$W/outdir" | tr '\n' ' ')"
+fi
+refused "--imatrix: batches under 16 tokens are refused before any work" \
+    "$GOOD: batches of 8 tokens would feed no product of 16 rows or more" \
+    "$RUN" -m "$GOOD" --imatrix "$W/outdir/c8.gguf" -f "$W/text.txt" -c 8
+if need_fixture models/qwen3moe-rand "--imatrix --output-format dat of experts" 1; then
+    moe=$(model_for qwen3moe-rand-f32.gguf)
+    if [ -n "$moe" ]; then
+        refused "--imatrix --output-format dat of a MoE model: refused before any work" \
+            "$W/outdir/moe.dat: the legacy .dat format cannot hold an expert matrix (blk.0.ffn_" \
+            "$RUN" -m "$moe" --imatrix "$W/outdir/moe.dat" --output-format dat -f "$W/text.txt" -c 64 --chunks 1
+        [ -e "$W/outdir/moe.dat" ] && fail "--imatrix --output-format dat of a MoE model: nothing written" "$W/outdir/moe.dat exists"
+    else
+        fail "--imatrix --output-format dat of a MoE model" "no model: $(cat "$W/why")"
+    fi
+    fixture_block_end
+fi
+
+# --verify compares the vocabularies, not their sizes: a reference with the
+# same 300 tokens but another text for one, or another type, is refused
+# naming the first difference.
+cp "$GOOD" "$W/ref-text.gguf"
+if patch_bytes "$W/ref-text.gguf" '\xe2\x96\x81piece299' 3 58; then
+    refused "verify: a reference whose token 299 has another text is refused naming it" \
+        "$W/ref-text.gguf: token 299 is \"▁Xiece299\", $GOOD's token 299 is \"▁piece299\": not the same vocabulary" \
+        "$RUN" -m "$GOOD" --verify "$W/ref-text.gguf" -f "$W/text.txt" -c 64
+else
+    fail "verify: a reference whose token 299 has another text" "could not patch"
+fi
+cp "$GOOD" "$W/ref-type.gguf"
+if patch_bytes "$W/ref-type.gguf" 'tokenizer\.ggml\.token_type\x09\x00\x00\x00\x05\x00\x00\x00' 69 01000000; then
+    refused "verify: a reference whose token 7 has another type is refused naming it" \
+        "$W/ref-type.gguf: token 7 \"<0x04>\" is of type 1 (normal), in $GOOD of type 6 (byte): not the same vocabulary" \
+        "$RUN" -m "$GOOD" --verify "$W/ref-type.gguf" -f "$W/text.txt" -c 64
+else
+    fail "verify: a reference whose token 7 has another type" "could not patch"
+fi
+rm -f "$W/ref-text.gguf" "$W/ref-type.gguf"
+
+# --verify keeps the reference's log-probabilities in a temporary file of
+# $TMPDIR that an interrupt removes (an empty gguf-run-verify-XXXXXX was
+# left behind), as does the end of the run. A model big enough that the run
+# takes seconds; the signal goes as soon as the file exists.
+VT=$W/vtmp
+rm -rf "$VT"; mkdir -p "$VT"
+TMPDIR=$VT "$RUN" -m "$GOOD" --verify "$GOOD" -f "$W/text.txt" -c 64 --chunks 2 >/dev/null 2>&1; rc=$?
+[ $rc -eq 0 ] && [ -z "$(ls -A "$VT")" ] && pass "verify: nothing left in \$TMPDIR after a run" ||
+    fail "verify: nothing left in \$TMPDIR after a run" "exit $rc: $(ls -A "$VT" | tr '\n' ' ')"
+if "$MKMODEL" "$W/vbig.gguf" --dim 256 --layers 4 --ffn 512 --heads 4 --kv-heads 2 --vocab 4000 \
+        >/dev/null 2>&1; then
+    for i in $(seq 1 3000); do echo "line $i: the quick brown fox jumps over the lazy dog."; done >"$W/vtext.txt"
+    for sig in INT:130 TERM:143; do
+        set -m
+        TMPDIR=$VT "$RUN" -m "$W/vbig.gguf" --verify "$W/vbig.gguf" -f "$W/vtext.txt" -c 256 -t 1 \
+            >/dev/null 2>&1 &
+        pid=$!
+        set +m
+        for i in $(seq 1 1000); do
+            [ -n "$(ls -A "$VT")" ] && break
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.01
+        done
+        seen=$(ls -A "$VT" | tr '\n' ' ')
+        kill -"${sig%:*}" "$pid" 2>/dev/null
+        wait "$pid"; rc=$?
+        if [ $rc -eq "${sig#*:}" ] && [[ $seen == .gguf-run-verify-* ]] && [ -z "$(ls -A "$VT")" ]; then
+            pass "SIG${sig%:*} during --verify: exit ${sig#*:}, its temporary file ($seen) removed"
+        else
+            fail "SIG${sig%:*} during --verify: exit ${sig#*:}, nothing left" "exit $rc, saw [$seen], left [$(ls -A "$VT" | tr '\n' ' ')]"
+        fi
+    done
+    rm -f "$W/vbig.gguf" "$W/vtext.txt"
+else
+    skip_block "interrupted --verify" "mkmodel failed" 2
+fi
+rm -rf "$VT"
+
 # --- the command line and honest exits (issue 12) ---------------------------------
 usage() { usage_error "$RUN" "$@"; }
 usage "-p with --prompt-ids" "-p and --prompt-ids are two prompts" -m "$GOOD" -p hi --prompt-ids 1,2
@@ -501,6 +635,16 @@ usage "--temp -1" "bad value for --temp: '-1'" -m "$GOOD" -p hi --temp -1
 usage "--top-p 2" "bad value for --top-p: '2'" -m "$GOOD" -p hi --top-p 2
 usage "--top-p 0" "bad value for --top-p: '0'" -m "$GOOD" -p hi --top-p 0
 usage "-t 100000" "bad value for -t: '100000'" -m "$GOOD" -p hi -t 100000
+# -t's message states the limit it checks: N is accepted, N + 1 refused, and
+# N is at most the pool's 256 (the message said 1024)
+max=$("$RUN" -m "$GOOD" -p hi -t 100000 2>&1 | sed -n "s/.*(1 to \([0-9]*\): 4 x the available cores, at most 256).*/\1/p")
+if [ -n "$max" ] && [ "$max" -le 256 ] && "$RUN" -m "$GOOD" --prompt-ids 1,5 -n 1 -t "$max" >/dev/null 2>&1 &&
+   ! "$RUN" -m "$GOOD" --prompt-ids 1,5 -n 1 -t $((max + 1)) >/dev/null 2>&1; then
+    pass "-t: the message's limit is the one checked (1 to $max, at most 256)"
+else
+    fail "-t: the message's limit is the one checked" "$("$RUN" -m "$GOOD" -p hi -t 100000 2>&1)"
+fi
+usage "-t 257" "bad value for -t: '257' (1 to" -m "$GOOD" -p hi -t 257
 usage "-n 1abc" "bad value for -n: '1abc'" -m "$GOOD" -p hi -n 1abc
 check "--version" bash -c '"$1" --version | grep -q "^gguf-run (ggufkit) "' _ "$RUN"
 refused "-c beyond the model's context is refused" "$GOOD: -c 100000 is beyond the model's context length" \

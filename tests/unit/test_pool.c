@@ -3,12 +3,13 @@
  * thread index below the pool's size, whatever the pool's size (more
  * threads than units included), across many short loops in a row (the
  * generations of the work ranges), past one published job's 2^22 units,
- * from inside a unit (inline), and after the pool is resized.
+ * from inside a unit (inline), and after the pool is resized; and how the
+ * pool adapts to slow workers, on a cost model instead of the clock.
  */
 #include <check.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "pool.h"
 #include "testutil.h"
@@ -122,40 +123,137 @@ START_TEST(test_sizes_clamped)
 }
 END_TEST
 
-/* A worker that is slow at every unit (as one descheduled by another busy
- * process): a loop of 8 units takes the caller 1.6 ms alone, and about
- * 2.2 ms when the worker holds one of them. The pool finds the loops finish
- * sooner on the caller alone and runs them there. */
-static void busy_us(long us)
+/* The adaptation (pool.c: windows of 128 loops, a probe the other way now
+ * and then, a switch when the probe window took less than 0.9 of the one
+ * before), on a cost model instead of the clock: each loop takes the time
+ * the test says, so the decisions are the same on an idle machine and on a
+ * busy one. The units still run, alone or on the workers as decided. */
+#define WINDOW_LOOPS 128
+#define MAX_LOOPS    (WINDOW_LOOPS * 48)
+
+typedef struct {
+    int64_t alone_ns, shared_ns; /* per unit, alone on the caller / on every thread */
+    int     n;                   /* loops so far */
+    bool    alone[MAX_LOOPS];    /* how each ran */
+} cost_model;
+
+static int64_t model_cost(int64_t units, bool alone, void *user)
 {
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+    cost_model *m = user;
+    ck_assert_int_lt(m->n, MAX_LOOPS);
+    m->alone[m->n++] = alone;
+    return units * (alone ? m->alone_ns : m->shared_ns);
 }
 
-static void slow_unit(void *ctx, int64_t u, int thread)
+typedef struct {
+    _Atomic uint32_t threads; /* bit t: thread t ran a unit */
+    _Atomic int      units;
+} record_job;
+
+static void record_unit(void *ctx, int64_t u, int thread)
 {
-    (void)ctx, (void)u;
-    if (thread != 0) {
-        struct timespec ts = { 0, 2000000 }; /* 2 ms */
-        nanosleep(&ts, NULL);
-    } else {
-        busy_us(200);
+    (void)u;
+    record_job *j = ctx;
+    atomic_fetch_or(&j->threads, 1u << thread);
+    atomic_fetch_add(&j->units, 1);
+}
+
+/* Runs n loops of 8 units on 2 threads under m; each loop runs all its
+ * units, and a loop run alone runs them on the caller (thread 0) only. */
+static void run_loops(cost_model *m, int n)
+{
+    for (int i = 0; i < n; i++) {
+        record_job j = { 0, 0 };
+        const int k = m->n;
+        pool_for(8, record_unit, &j);
+        ck_assert_int_eq(m->n, k + 1);
+        ck_assert_int_eq(j.units, 8);
+        if (m->alone[k])
+            ck_assert_msg(j.threads == 1, "loop %d ran alone, but on threads %#x", k, j.threads);
     }
 }
 
-START_TEST(test_adapts_to_slow_workers)
+static int count_alone(const cost_model *m, int from, int to)
 {
+    int n = 0;
+    for (int i = from; i < to; i++)
+        n += m->alone[i];
+    return n;
+}
+
+static cost_model *start_model(int64_t alone_ns, int64_t shared_ns)
+{
+    static cost_model m;
+    m = (cost_model){ alone_ns, shared_ns, 0, { false } };
     ck_assert_int_eq(pool_set_threads(2), 0);
+    pool_set_cost_model(model_cost, &m);
     pool_set_adaptive(true);
     ck_assert(!pool_runs_alone());
-    for (int i = 0; i < 128 * 4; i++)
-        pool_for(8, slow_unit, NULL);
+    return &m;
+}
+
+/* A worker that is slow at every unit (as one descheduled by another busy
+ * process): a loop of 8 units takes 1.6 ms alone and 2.2 ms with the
+ * worker. Windows 1 and 2 run on the workers; the probe starts on the last
+ * loop of window 2 (loop 255) and measures window 3, which took 0.73 of
+ * window 2: from loop 255 on, every loop runs alone. */
+START_TEST(test_adapts_to_slow_workers)
+{
+    cost_model *m = start_model(200000, 275000);
+    run_loops(m, 4 * WINDOW_LOOPS);
+    for (int i = 0; i < m->n; i++)
+        ck_assert_msg(m->alone[i] == (i >= 2 * WINDOW_LOOPS - 1), "loop %d ran %s", i,
+                      m->alone[i] ? "alone" : "on the workers");
     ck_assert_msg(pool_runs_alone(), "the pool still uses its slow worker");
     pool_set_adaptive(false);
     ck_assert(!pool_runs_alone());
+}
+END_TEST
+
+/* Alone only 5% faster: not worth a switch (10%). The probes that confirm
+ * the workers come at doubling gaps: 2, 4, 8, 16, ... up to 64 windows. */
+START_TEST(test_no_switch_below_the_gain)
+{
+    cost_model *m = start_model(200000, 210000);
+    for (int w = 0; w < 40; w++) {
+        run_loops(m, WINDOW_LOOPS);
+        ck_assert_msg(!pool_runs_alone(), "switched in window %d", w + 1);
+    }
+    /* a probe starts on the last loop of a window and runs the next: after
+     * windows 2, 7 (4 regular windows after the probe window 3), 16 and 33 */
+    for (int i = 0; i < m->n; i++) {
+        const int w = (i + 1) / WINDOW_LOOPS; /* the probe started w windows in */
+        const bool probe = (w == 2 || w == 7 || w == 16 || w == 33) &&
+                           i + 1 >= w * WINDOW_LOOPS && i + 1 < (w + 1) * WINDOW_LOOPS;
+        ck_assert_msg(m->alone[i] == probe, "loop %d ran %s", i, m->alone[i] ? "alone" : "on the workers");
+    }
+}
+END_TEST
+
+/* Workers slow, then fast again (the other process ended): alone after
+ * three windows, back on the workers at the next probe, three windows on. */
+START_TEST(test_back_to_the_workers)
+{
+    cost_model *m = start_model(200000, 275000);
+    run_loops(m, 4 * WINDOW_LOOPS);
+    ck_assert(pool_runs_alone());
+    m->shared_ns = 100000; /* twice as fast as alone */
+    run_loops(m, 3 * WINDOW_LOOPS);
+    ck_assert_msg(!pool_runs_alone(), "still alone with workers twice as fast");
+    ck_assert_int_eq(count_alone(m, m->n - WINDOW_LOOPS + 1, m->n), 0);
+}
+END_TEST
+
+/* A probe far behind (alone twice as slow) ends a quarter into its window,
+ * after 32 loops, not 128. */
+START_TEST(test_losing_probe_ends_early)
+{
+    cost_model *m = start_model(400000, 200000);
+    run_loops(m, 6 * WINDOW_LOOPS);
+    ck_assert(!pool_runs_alone());
+    ck_assert_int_eq(count_alone(m, 0, 2 * WINDOW_LOOPS - 1), 0);
+    ck_assert_int_eq(count_alone(m, 2 * WINDOW_LOOPS - 1, 2 * WINDOW_LOOPS - 1 + 32), 32);
+    ck_assert_int_eq(count_alone(m, 2 * WINDOW_LOOPS - 1 + 32, 6 * WINDOW_LOOPS), 0);
 }
 END_TEST
 
@@ -171,6 +269,9 @@ int main(void)
     tcase_add_test(tc, test_nested_runs_inline);
     tcase_add_test(tc, test_sizes_clamped);
     tcase_add_test(tc, test_adapts_to_slow_workers);
+    tcase_add_test(tc, test_no_switch_below_the_gain);
+    tcase_add_test(tc, test_back_to_the_workers);
+    tcase_add_test(tc, test_losing_probe_ends_early);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
