@@ -24,6 +24,22 @@ static json_value *new_value(json_type type, size_t line)
     return v;
 }
 
+/* A value with room for a text of len bytes (and its NUL) in the same
+ * block: one allocation per string or number, not two. */
+static json_value *new_text_value(json_type type, size_t line, size_t len)
+{
+    if (len > SIZE_MAX - sizeof(json_value) - 1)
+        return NULL;
+    json_value *v = calloc(1, sizeof *v + len + 1);
+    if (v) {
+        v->type = type;
+        v->line = line;
+        v->str = (char *)(v + 1);
+        v->str_inline = true;
+    }
+    return v;
+}
+
 void json_free(json_value *v)
 {
     if (!v)
@@ -33,28 +49,40 @@ void json_free(json_value *v)
         if (v->keys)
             free(v->keys[i]);
     }
-    free(v->items);
-    free(v->keys);
-    free(v->str);
+    free(v->items); /* an object's keys are in the same block */
+    if (!v->str_inline)
+        free(v->str);
     free(v);
 }
 
-/* Appends item (and for objects key) to a container; capacity doubles at
- * each power of two. */
+/* Appends item (and for objects key) to a container; capacity doubles. An
+ * object's items and keys share one block (one allocation per object of
+ * up to 4 members). */
 static int push(json_value *c, char *key, json_value *item)
 {
-    if ((c->n & (c->n - 1)) == 0) {
-        size_t cap = c->n < 4 ? 4 : 2 * c->n;
-        json_value **items = realloc(c->items, cap * sizeof *items);
-        if (!items)
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 4;
+        if (cap > SIZE_MAX / (2 * sizeof(void *)))
             return -1;
-        c->items = items;
         if (c->type == JSON_OBJECT) {
-            char **keys = realloc(c->keys, cap * sizeof *keys);
-            if (!keys)
+            json_value **items = malloc(cap * (sizeof *items + sizeof *c->keys));
+            if (!items)
                 return -1;
+            char **keys = (char **)(items + cap);
+            if (c->n) {
+                memcpy(items, c->items, c->n * sizeof *items);
+                memcpy(keys, c->keys, c->n * sizeof *keys);
+            }
+            free(c->items);
+            c->items = items;
             c->keys = keys;
+        } else {
+            json_value **items = realloc(c->items, cap * sizeof *items);
+            if (!items)
+                return -1;
+            c->items = items;
         }
+        c->cap = cap;
     }
     c->items[c->n] = item;
     if (c->type == JSON_OBJECT)
@@ -177,7 +205,7 @@ static size_t utf8_len(const unsigned char *p, size_t avail)
 /* A string at ps->p (the opening quote): its text, malloc'd and
  * NUL-terminated (it may hold NULs from \u0000), into *out and *len. The
  * decoded text is never longer than the quoted one. */
-static int parse_string(parser *ps, char **out, size_t *len)
+static int parse_string(parser *ps, char **out, json_value **val, size_t *len)
 {
     const char *q = ++ps->p; /* past the quote */
     bool plain = true;
@@ -190,7 +218,9 @@ static int parse_string(parser *ps, char **out, size_t *len)
     }
     if (q >= ps->end)
         return gguf_error_set(ps->err, "line %zu: a string without its closing quote", ps->line);
-    char *o = malloc((size_t)(q - ps->p) + 1);
+    /* a key on its own, a string value inside its json_value */
+    json_value *v = val ? new_text_value(JSON_STRING, ps->line, (size_t)(q - ps->p)) : NULL;
+    char *o = val ? (v ? v->str : NULL) : malloc((size_t)(q - ps->p) + 1);
     if (!o)
         return gguf_error_set(ps->err, "out of memory");
     size_t w = 0;
@@ -200,7 +230,7 @@ static int parse_string(parser *ps, char **out, size_t *len)
         if (c >= 0x80) {
             size_t n = utf8_len((const unsigned char *)p, (size_t)(q - p));
             if (!n) {
-                free(o);
+                free(val ? (void *)v : (void *)o);
                 return gguf_error_set(ps->err, "line %zu: invalid UTF-8 in a string", ps->line);
             }
             memcpy(o + w, p, n);
@@ -209,7 +239,7 @@ static int parse_string(parser *ps, char **out, size_t *len)
             continue;
         }
         if (c < 0x20 && c != '\t') {
-            free(o);
+            free(val ? (void *)v : (void *)o);
             return gguf_error_set(ps->err, "line %zu: a raw control character (0x%02x) in a string "
                                   "(JSON writes it as an escape)", ps->line, c);
         }
@@ -228,7 +258,7 @@ static int parse_string(parser *ps, char **out, size_t *len)
         }
         int hi = e == 'u' && q - p >= 6 ? hex4(p + 2) : -1;
         if (hi < 0) {
-            free(o);
+            free(val ? (void *)v : (void *)o);
             return gguf_error_set(ps->err, "line %zu: bad escape '\\%c' in a string", ps->line,
                                   e >= 0x20 && e < 0x7f ? e : '?');
         }
@@ -237,14 +267,14 @@ static int parse_string(parser *ps, char **out, size_t *len)
         if (hi >= 0xd800 && hi < 0xdc00) { /* a surrogate pair: "\ud83d\ude00" */
             int lo = q - p >= 6 && p[0] == '\\' && p[1] == 'u' ? hex4(p + 2) : -1;
             if (lo < 0xdc00 || lo >= 0xe000) {
-                free(o);
+                free(val ? (void *)v : (void *)o);
                 return gguf_error_set(ps->err, "line %zu: a lone UTF-16 surrogate \\u%04x in a "
                                       "string", ps->line, (unsigned)hi);
             }
             cp = 0x10000u + ((unsigned)(hi - 0xd800) << 10) + (unsigned)(lo - 0xdc00);
             p += 6;
         } else if (hi >= 0xdc00 && hi < 0xe000) {
-            free(o);
+            free(val ? (void *)v : (void *)o);
             return gguf_error_set(ps->err, "line %zu: a lone UTF-16 surrogate \\u%04x in a string",
                                   ps->line, (unsigned)hi);
         }
@@ -252,8 +282,13 @@ static int parse_string(parser *ps, char **out, size_t *len)
     }
     o[w] = 0;
     ps->p = q + 1;
-    *out = o;
-    *len = w;
+    if (val) {
+        v->len = w;
+        *val = v;
+    } else {
+        *out = o;
+        *len = w;
+    }
     return 0;
 }
 
@@ -298,16 +333,12 @@ static json_value *parse_word(parser *ps)
                            ? " (not JSON: YAML syntax?)" : "");
             return NULL;
         }
-        if ((v = new_value(JSON_NUMBER, ps->line))) {
+        if ((v = new_text_value(JSON_NUMBER, ps->line, len))) {
             v->num = special ? (text[0] == 'N' ? NAN : text[0] == '-' ? -INFINITY : INFINITY)
                              : strtod(text, NULL);
             v->integral = !special && integral;
-            v->str = strdup(text); /* the digits, for exact integers */
+            memcpy(v->str, text, len + 1); /* the digits, for exact integers */
             v->len = len;
-            if (!v->str) {
-                free(v);
-                v = NULL;
-            }
         }
     }
     if (!v)
@@ -345,7 +376,7 @@ static json_value *parse_container(parser *ps)
                 gguf_error_set(ps->err, "line %zu: object keys are quoted strings", ps->line);
                 goto fail;
             }
-            if (parse_string(ps, &key, &klen))
+            if (parse_string(ps, &key, NULL, &klen))
                 goto fail;
             if (memchr(key, 0, klen)) {
                 gguf_error_set(ps->err, "line %zu: NUL in an object key", ps->line);
@@ -397,15 +428,9 @@ static json_value *parse_value(parser *ps)
     if (ps->p < ps->end && (*ps->p == '{' || *ps->p == '['))
         return parse_container(ps);
     if (ps->p < ps->end && *ps->p == '"') {
-        json_value *v = new_value(JSON_STRING, ps->line);
-        if (!v) {
-            gguf_error_set(ps->err, "out of memory");
+        json_value *v = NULL;
+        if (parse_string(ps, NULL, &v, NULL))
             return NULL;
-        }
-        if (parse_string(ps, &v->str, &v->len)) {
-            free(v);
-            return NULL;
-        }
         return v;
     }
     return parse_word(ps);

@@ -36,16 +36,18 @@ typedef enum json_type {
 typedef struct json_value json_value;
 struct json_value {
     json_type    type;
+    bool         integral; /* JSON_NUMBER written without fraction or exponent */
+    bool         b;        /* JSON_BOOL */
+    bool         str_inline; /* internal: str is in v's own block */
     size_t       line;     /* 1-based line where the value starts */
     char        *str;      /* JSON_STRING: the text (NUL-terminated; may hold NULs);
                             * JSON_NUMBER: the number as written */
     size_t       len;      /* its length in bytes */
     double       num;      /* JSON_NUMBER */
-    bool         integral; /* JSON_NUMBER written without fraction or exponent */
-    bool         b;        /* JSON_BOOL */
     json_value **items;    /* JSON_ARRAY items, JSON_OBJECT values */
     char       **keys;     /* JSON_OBJECT keys, parallel to items */
     size_t       n;
+    size_t       cap;      /* internal: room in items (and keys, in the same block) */
 };
 
 /* Parses a whole document. NULL with err ("line N: ...") on failure. */
