@@ -508,6 +508,14 @@ static int parse_json_file(edit_actions *as, const char *path, gguf_error *err)
     int rc = 0;
     if (map->type != JSON_OBJECT)
         rc = gguf_error_setc(err, GGUF_ERR_ARG, "--from-json %s: expected an object of keys", path);
+    else if (map->n > as->cap - as->n) { /* room for all of them at once */
+        edit_action *a = map->n < SIZE_MAX / sizeof *a - as->n
+                       ? realloc(as->a, (as->n + map->n) * sizeof *a) : NULL;
+        if (!a)
+            rc = gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        else
+            as->a = a, as->cap = as->n + map->n;
+    }
     for (size_t i = 0; rc == 0 && i < map->n; i++)
         rc = json_entry(as, path, map->keys[i], map->items[i], err);
     json_free(doc);

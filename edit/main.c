@@ -7,9 +7,12 @@
  * The actions (actions.h) run in order over the file's key list; tensors
  * are copied as bytes, never decoded. Without -o the input is replaced
  * atomically: the new file is written next to it, synced and renamed over
- * it, so an interrupted or failed edit leaves the input as it was. Keys that
- * decide tensor shapes (and general.architecture) change only with --force,
- * and the result must pass the model rules when the input did.
+ * it, so an interrupted or failed edit leaves the input as it was; the
+ * input is locked meanwhile (flock), so concurrent in-place edits of one
+ * file run one after the other and none is lost. Keys that decide tensor
+ * shapes (and general.architecture) change only with --force, split.* keys
+ * never on a whole file, and the result must pass the model rules when the
+ * input did.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +57,8 @@ static void usage(FILE *out)
           "       " TOOL " merge FIRST-00001-of-0000N.gguf OUT [ACTIONS...]\n"
           "\n"
           "Changes the metadata of a GGUF file; tensors are copied as they are. Without -o\n"
-          "IN is replaced atomically (written beside it, synced, renamed over it).\n"
+          "IN is replaced atomically (written beside it, synced, renamed over it); in-place\n"
+          "edits of one file wait for each other (a lock on IN), so none is lost.\n"
           "\n"
           "Actions, applied in order:\n"
           "  --set KEY=VALUE          set a key; type: the existing key's, else bool, i32,\n"
@@ -68,8 +72,9 @@ static void usage(FILE *out)
           "  --from-json FILE         set every key of FILE: {\"KEY\": {\"type\": \"u32\", \"value\": 7}, ...}\n"
           "                           (gguf-inspect --json --full's metadata works as it is)\n"
           "  --repair                 open a file the reader refuses for a recoverable reason\n"
-          "                           (a duplicate key or tensor name, a bad general.alignment),\n"
-          "                           say what was repaired, write a valid file\n"
+          "                           (a duplicate key or tensor name, a bad general.alignment,\n"
+          "                           stray split.* keys on a whole file), say what was\n"
+          "                           repaired, write a valid file\n"
           "  --keep first|last        which of duplicates --repair keeps (default: last)\n"
           "\n"
           "Other:\n"
@@ -536,14 +541,23 @@ static bool same_file(const struct stat *a, const struct stat *b)
  * already (the edit before renamed its result over it): then the new file
  * is locked instead. The file opened is checked to be the one locked.
  * Returns the model (and *lock_fd), or NULL after printing why. */
-static gguf_file *open_locked(options *o, unsigned flags, char *why, size_t size, int *lock_fd)
+static gguf_file *open_locked(options *o, unsigned flags, char *why, size_t size, int *lock_fd,
+                              gguf_error *err)
 {
-    gguf_error err = { 0 };
     bool said = false;
     for (;;) {
-        int fd = open(o->in, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            break; /* the reader says why */
+        /* O_NONBLOCK: a FIFO named as IN is refused, not waited on */
+        int fd = open(o->in, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        struct stat locked, now;
+        if (fd < 0) {
+            gguf_error_setc(err, GGUF_ERR_IO, "cannot open: %s", strerror(errno));
+            return NULL;
+        }
+        if (fstat(fd, &locked) != 0 || !S_ISREG(locked.st_mode)) {
+            gguf_error_setc(err, GGUF_ERR_IO, "not a regular file");
+            close(fd);
+            return NULL;
+        }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             int e = errno;
             if (e == EWOULDBLOCK && !said) {
@@ -553,21 +567,20 @@ static gguf_file *open_locked(options *o, unsigned flags, char *why, size_t size
             while (e == EWOULDBLOCK || e == EINTR)
                 e = flock(fd, LOCK_EX) == 0 ? 0 : errno;
             if (e) {
-                fprintf(stderr, TOOL ": error: %s: cannot lock the file for an in-place edit: %s "
-                        "(write the result to another file with -o)\n", o->in, strerror(e));
+                gguf_error_setc(err, GGUF_ERR_IO, "cannot lock the file for an in-place edit: %s "
+                                "(write the result to another file with -o)", strerror(e));
                 close(fd);
                 return NULL;
             }
         }
-        struct stat locked, now;
-        if (fstat(fd, &locked) != 0 || stat(o->in, &now) != 0 || !same_file(&locked, &now)) {
+        if (stat(o->in, &now) != 0 || !same_file(&locked, &now)) {
             close(fd); /* replaced while we waited: lock what the path names now */
             continue;
         }
-        gguf_file *f = open_input(o, flags, why, size, &err);
+        gguf_file *f = open_input(o, flags, why, size, err);
         if (!f) {
             close(fd);
-            break;
+            return NULL;
         }
         int rfd = gguf_shard_fd(f, 0);
         if (rfd < 0 || fstat(rfd, &now) != 0 || !same_file(&locked, &now)) {
@@ -579,24 +592,14 @@ static gguf_file *open_locked(options *o, unsigned flags, char *why, size_t size
         *lock_fd = fd;
         return f;
     }
-    /* not openable: the reader's message (opened again, without the lock) */
-    return NULL;
 }
 
-/* Prints why IN cannot be opened, and when --repair would open it. */
-static void open_failed(options *o, unsigned flags)
+/* Prints why IN cannot be opened (err), and when --repair would open it. */
+static void open_failed(const options *o, const gguf_error *err)
 {
-    gguf_error err = { 0 };
     char why[160];
-    gguf_file *f = gguf_open(o->in, flags, &err);
-    if (f) { /* it opens now (replaced meanwhile): say so rather than nothing */
-        fprintf(stderr, TOOL ": error: %s: the file changed while it was being opened; try again\n",
-                o->in);
-        gguf_close(f);
-        return;
-    }
     bool fixable = false;
-    if (!o->repair) {
+    if (!o->repair && err->code != GGUF_ERR_IO) {
         gguf_error e2 = { 0 };
         gguf_file *g = gguf_open(o->in, GGUF_OPEN_REPAIR, &e2);
         if (!g && (g = gguf_open(o->in, GGUF_OPEN_REPAIR | GGUF_OPEN_NO_SPLIT, &e2)) &&
@@ -607,7 +610,7 @@ static void open_failed(options *o, unsigned flags)
         fixable = g != NULL;
         gguf_close(g);
     }
-    fprintf(stderr, TOOL ": error: %s: %s%s\n", o->in, err.msg, fixable ? " (--repair can fix this)" : "");
+    fprintf(stderr, TOOL ": error: %s: %s%s\n", o->in, err->msg, fixable ? " (--repair can fix this)" : "");
 }
 
 static int run(options *o)
@@ -617,11 +620,10 @@ static int run(options *o)
     const bool in_place = o->cmd == CMD_EDIT && !o->out && !o->dry_run;
     char why[160] = "";
     int lock_fd = -1;
-    gguf_file *f = in_place ? open_locked(o, flags, why, sizeof why, &lock_fd)
+    gguf_file *f = in_place ? open_locked(o, flags, why, sizeof why, &lock_fd, &err)
                             : open_input(o, flags, why, sizeof why, &err);
     if (!f) {
-        if (lock_fd < 0 && (in_place || err.msg[0]))
-            open_failed(o, flags);
+        open_failed(o, &err);
         return 1;
     }
     for (uint64_t i = 0; i < gguf_n_repairs(f); i++)

@@ -486,3 +486,9 @@ got=$("$INSPECT" --json "$TMP/lk.gguf" | jq -c '[.metadata["lk.a"].value, .metad
 [ $rc -eq 0 ] && [ "$(cat "$TMP/lk.err")" = "gguf-edit: $TMP/lk.gguf: waiting for another edit of this file to finish" ] && [ "$got" = "[1,2]" ] &&
     pass "a locked file: the edit says once that it waits, then edits the file renamed over the path meanwhile" ||
     fail "a locked file: the edit waits, then edits the file renamed over the path" "$rc: $(cat "$TMP/lk.err") $got"
+# an in-place edit of a FIFO is refused at once (the lock's open does not wait for a writer)
+mkfifo "$TMP/fifo.gguf"
+out=$(timeout 60 "$EDIT" "$TMP/fifo.gguf" --set a=1 2>&1); rc=$?
+[ $rc -eq 1 ] && [ "$out" = "gguf-edit: error: $TMP/fifo.gguf: not a regular file" ] && pass "in place: a FIFO is refused, not waited on" ||
+    fail "in place: a FIFO is refused, not waited on" "$rc: $out"
+rm -f "$TMP/fifo.gguf"
