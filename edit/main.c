@@ -214,12 +214,12 @@ static bool protected_key(const char *key, const char *arch)
     return false;
 }
 
-/* The first key matching hit(key, arch) that the actions change —
- * delete it, give it another value, rename it or another key onto it — or
- * add (NULL: none). A key set to the value it has is not changed. arch is
- * general.architecture ("" when absent). */
+/* The first key matching hit(key, arch) that the actions change — give it
+ * another value, rename another key onto it, add it, or (with removals)
+ * delete it or rename it away — or NULL. A key set to the value it has is
+ * not changed. arch is general.architecture ("" when absent). */
 static const char *first_touched(const options *o, const gguf_file *f,
-                                 bool (*hit)(const char *key, const char *arch))
+                                 bool (*hit)(const char *key, const char *arch), bool removals)
 {
     char arch[128] = "";
     gguf_str s;
@@ -233,7 +233,7 @@ static const char *first_touched(const options *o, const gguf_file *f,
             continue;
         }
         const bool renamed = strcmp(k->name, k->kv->key) != 0;
-        if (hit(k->kv->key, arch) && (k->deleted || k->value || renamed))
+        if (hit(k->kv->key, arch) && ((!k->deleted && k->value) || (removals && (k->deleted || renamed))))
             return k->kv->key;
         if (!k->deleted && renamed && hit(k->name, arch))
             return k->name;
@@ -681,8 +681,12 @@ static int run(options *o)
         fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
         goto done;
     }
-    if ((prot = first_touched(o, f, split_key))) {
-        if (o->cmd == CMD_EDIT && !o->drop_split && gguf_lookup_kv(f, GGUF_KEY_SPLIT_COUNT))
+    /* a split model's split.* keys stay as they are; a whole file gets none
+     * (it may lose some: they are not the reader's, or --repair drops them) */
+    const bool split_model = o->cmd == CMD_EDIT && !o->drop_split &&
+                             gguf_lookup_kv(f, GGUF_KEY_SPLIT_COUNT);
+    if ((prot = first_touched(o, f, split_key, split_model))) {
+        if (split_model)
             fprintf(stderr, TOOL ": error: %s: %s ties the %u shard%s together and cannot be "
                     "edited (merge, edit, split)\n", o->in, prot, gguf_n_shards(f),
                     gguf_n_shards(f) == 1 ? "" : "s");
@@ -693,7 +697,7 @@ static int run(options *o)
                     : o->cmd == CMD_MERGE ? "the merged file is whole and" : "a whole file");
         goto done;
     }
-    if (!o->force && (prot = first_touched(o, f, protected_key))) {
+    if (!o->force && (prot = first_touched(o, f, protected_key, true))) {
         fprintf(stderr, TOOL ": error: %s: %s decides what the tensors are: changing it needs "
                 "--force\n", o->in, prot);
         goto done;
