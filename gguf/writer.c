@@ -32,7 +32,7 @@ static void bb_put(bbuf *b, const void *data, size_t n)
     if (b->oom)
         return;
     if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
+        size_t cap = b->cap ? b->cap : 64;
         while (cap < b->n + n)
             cap *= 2;
         uint8_t *p = realloc(b->p, cap);
