@@ -397,32 +397,28 @@ static int json_type_of(const char *t, bool *array)
     return *array ? type_by_name(t + 4, n - 5) : type_by_name(t, n);
 }
 
-/* One JSON scalar as the text parse_elem reads (malloc'd): a number as
+/* One JSON scalar as the text parse_elem reads (not a copy): a number as
  * written (the parser keeps its text: integers exact at any size the type
  * holds, floats rounded once), a bool as true or false. NULL with err. */
-static char *json_item_text(const json_value *v, uint32_t elem, const char *where, gguf_error *err)
+static const char *json_item_text(const json_value *v, uint32_t elem, const char *where,
+                                  gguf_error *err)
 {
-    const char *text;
     if (elem == GGUF_VT_BOOL) {
-        if (v->type != JSON_BOOL) {
-            gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: expected true or false", where, v->line);
-            return NULL;
-        }
-        text = v->b ? "true" : "false";
-    } else if (v->type != JSON_NUMBER || !v->str) {
+        if (v->type == JSON_BOOL)
+            return v->b ? "true" : "false";
+        gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: expected true or false", where, v->line);
+        return NULL;
+    }
+    if (v->type != JSON_NUMBER || !v->str) {
         gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: expected a number", where, v->line);
         return NULL;
-    } else if (!v->integral && elem != GGUF_VT_F32 && elem != GGUF_VT_F64) {
+    }
+    if (!v->integral && elem != GGUF_VT_F32 && elem != GGUF_VT_F64) {
         gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: expected a whole number (no fraction or "
                         "exponent) for %s, got %.40s", where, v->line, gguf_vtype_name(elem), v->str);
         return NULL;
-    } else {
-        text = v->str;
     }
-    char *t = strdup(text);
-    if (!t)
-        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
-    return t;
+    return v->str;
 }
 
 /* One key: {"type": T, "value": V} (with an optional "count" that must be
@@ -459,11 +455,11 @@ static int json_entry(edit_actions *as, const char *path, const char *key, const
         items = (const json_value *const *)val->items;
         n = val->n;
     }
-    char **texts = calloc(n ? n : 1, sizeof *texts);
-    edit_action *a = texts ? new_action(as, err) : NULL;
-    int rc = a ? 0 : -1;
+    /* the items' texts (pointers into the tree; one on the stack for a scalar) */
+    char *one, **texts = n <= 1 ? &one : calloc(n, sizeof *texts);
     if (!texts)
-        rc = gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (elem == GGUF_VT_STR) {
             if (items[i]->type != JSON_STRING || memchr(items[i]->str, 0, items[i]->len))
@@ -471,18 +467,20 @@ static int json_entry(edit_actions *as, const char *path, const char *key, const
                                      "NUL bytes", where, items[i]->line);
             else
                 texts[i] = items[i]->str;
-        } else if (!(texts[i] = json_item_text(items[i], (uint32_t)elem, where, err))) {
+        } else if (!(texts[i] = (char *)json_item_text(items[i], (uint32_t)elem, where, err))) {
             rc = -1;
         }
     }
-    if (rc == 0) {
+    edit_action *a = rc == 0 ? new_action(as, err) : NULL;
+    if (a) {
         a->kind = EDIT_SET;
         rc = (a->key = strdup(key)) ? make_value(&a->v, (uint32_t)elem, array, texts, n, where, err)
                                     : gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    } else {
+        rc = -1;
     }
-    for (size_t i = 0; elem != GGUF_VT_STR && texts && i < n; i++)
-        free(texts[i]);
-    free(texts);
+    if (texts != &one)
+        free(texts);
     return rc;
 }
 
@@ -597,7 +595,7 @@ static bool is_glob(const char *pat)
     return strpbrk(pat, "*?[\\") != NULL;
 }
 
-/* The value's type when v is set on key k (an inferred set). */
+/* The type key k has at this point of the actions. */
 static uint32_t current_type(const edit_key *k)
 {
     return k->value ? k->value->type : k->kv->type;
@@ -626,6 +624,8 @@ static bool value_is_kv(const edit_value *v, const gguf_kv *kv)
 {
     if (v->type != kv->type || v->elem != kv->elem_type || v->n != kv->n)
         return false;
+    if (v->n == 0)
+        return true;
     if (v->elem != GGUF_VT_STR)
         return !memcmp(v->data, kv->data, (size_t)v->n * gguf_vtype_size(v->elem));
     for (uint64_t i = 0; i < v->n; i++)

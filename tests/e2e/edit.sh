@@ -210,8 +210,8 @@ out=$("$EDIT" "$SAMPLE" -o /proc/ggufkit-edit-test.gguf --set a=1 2>&1); rc=$?
 # every key deleted, gives the file back byte for byte
 if need_jq "--from-json round trip"; then
     "$INSPECT" --json --full "$SAMPLE" >"$TMP/full.json"
-    "$EDIT" -q "$SAMPLE" -o "$TMP/fj.gguf" --force --delete '*' --from-json "$TMP/full.json" &&
-        cmp -s "$SAMPLE" "$TMP/fj.gguf" && pass "--from-json of gguf-inspect --json --full: the file back byte for byte" ||
+    "$EDIT" -q "$SAMPLE" -o "$TMP/fj.gguf" --delete '*' --from-json "$TMP/full.json" &&
+        cmp -s "$SAMPLE" "$TMP/fj.gguf" && pass "--from-json of gguf-inspect --json --full: the file back byte for byte (no --force: every key gets its own value)" ||
         fail "--from-json of gguf-inspect --json --full: the file back byte for byte"
     "$INSPECT" --json "$SAMPLE" >"$TMP/short.json"
     out=$("$EDIT" "$SAMPLE" -o "$TMP/x.gguf" --force --from-json "$TMP/short.json" 2>&1); rc=$?
