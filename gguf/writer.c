@@ -251,7 +251,8 @@ static int put_kv(gguf_writer *w, const char *key, uint32_t type, bbuf *b)
     if (kv) {
         free(kv->bytes);
     } else {
-        if (w->n_kv >= UINT32_MAX - 1 || (2 * (w->n_kv + 1) > w->kv_mask + 1 && kv_reindex(w, w->n_kv + 1)))
+        if (w->n_kv >= UINT32_MAX - 1 ||
+            (2 * (w->n_kv + 1) > w->kv_mask + 1 && kv_reindex(w, w->n_kv + 1)))
             goto fail;
         if (w->n_kv == w->cap_kv) {
             size_t cap = w->cap_kv ? 2 * w->cap_kv : 32;
