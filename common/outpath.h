@@ -7,6 +7,9 @@
  * device and inode after following symlinks, so a symlink or hard link to
  * an input is caught too. A directory given as an input counts as every
  * file directly inside it (a checkpoint folder is read file by file).
+ * An output that is a symbolic link is checked as the file its chain ends
+ * at, which is where it is written (gguf/outfile.h); a dangling one as a
+ * new file.
  *
  * The library's own gguf_outfile_open() refuses non-regular targets as well;
  * tools call this first so that the refusal comes before any work, with

@@ -1,6 +1,7 @@
 /*
  * signals.c — remove temporary outputs on SIGINT/SIGTERM/SIGHUP, then die
- * of the same signal.
+ * of the same signal; SIGXFSZ ignored, so a file-size limit is a write
+ * error (see signals.h).
  */
 #define _GNU_SOURCE
 #include "signals.h"
@@ -26,6 +27,10 @@ void cli_cleanup_on_signals(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
         sigaddset(&sa.sa_mask, sigs[i]);
+    /* ulimit -f: write() then fails with EFBIG and the error path reports
+     * it and removes the temporary file (the default action killed the
+     * process silently and left the file) */
+    signal(SIGXFSZ, SIG_IGN);
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         struct sigaction old;
         /* a signal ignored by the parent (nohup) stays ignored */

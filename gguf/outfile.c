@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,18 +68,108 @@ static char *dir_of(const char *path)
     return d;
 }
 
+/* "DIR/NAME" with DIR the directory part of `of`; NAME alone when `of`
+ * has none. */
+static char *beside(const char *of, const char *name)
+{
+    if (!strchr(of, '/'))
+        return strdup(name); /* no "./" added to what messages show */
+    char *dir = dir_of(of);
+    if (!dir)
+        return NULL;
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    free(dir);
+    return p;
+}
+
+/* The file a write to `path` lands on: symbolic links followed to the end
+ * of the chain, a relative one read against the directory of the link that
+ * holds it (joined, not simplified, so that ".." means what the kernel
+ * means by it). The last name need not exist: a dangling link gives the
+ * path it names. NULL with errno set (ELOOP, ENAMETOOLONG, ENOMEM, or
+ * readlink's). */
+static char *follow_links(const char *path)
+{
+    enum { MAX_HOPS = 40 }; /* the kernel's own limit */
+    char *cur = strdup(path);
+    for (int hops = 0; cur; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur; /* the end of the chain (or a name that cannot be looked at: open says why) */
+        char buf[PATH_MAX];
+        ssize_t k = hops < MAX_HOPS ? readlink(cur, buf, sizeof buf) : -1;
+        int e = hops < MAX_HOPS ? errno : ELOOP;
+        if (k >= (ssize_t)sizeof buf)
+            k = -1, e = ENAMETOOLONG;
+        if (k <= 0) {
+            free(cur);
+            errno = k == 0 ? ENOENT : e;
+            return NULL;
+        }
+        buf[k] = '\0';
+        char *next = buf[0] == '/' ? strdup(buf) : beside(cur, buf);
+        free(cur);
+        cur = next;
+        if (cur && strlen(cur) >= PATH_MAX) {
+            free(cur);
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+    }
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* Gives the temporary file `fd` what the file it replaces had: its owner
+ * and group where this process may set them, and its mode. Returns the
+ * mode the output is to have: the old one, less what would now reach
+ * other people — setuid when the owner could not be kept; setgid and any
+ * group permission beyond what "others" had when the group could not. */
+static mode_t keep_owner(int fd, const struct stat *old)
+{
+    struct stat now;
+    bool uid_kept = true, gid_kept = true;
+    if (fstat(fd, &now) == 0 && (now.st_uid != old->st_uid || now.st_gid != old->st_gid)) {
+        if (fchown(fd, old->st_uid, old->st_gid) != 0) {
+            /* not root: the owner stays ours; the group may still be one of ours */
+            uid_kept = now.st_uid == old->st_uid;
+            gid_kept = now.st_gid == old->st_gid || fchown(fd, (uid_t)-1, old->st_gid) == 0;
+        }
+    }
+    mode_t m = old->st_mode & 07777;
+    if (!uid_kept)
+        m &= ~(mode_t)S_ISUID;
+    if (!gid_kept)
+        m = (m & ~(mode_t)(S_ISGID | S_IRWXG)) | (m & S_IRWXG & (mode_t)((m & S_IRWXO) << 3));
+    return m;
+}
+
 int gguf_outfile_open(gguf_outfile *o, const char *path, gguf_error *err)
 {
     memset(o, 0, sizeof *o);
     o->slot = -1;
+    char *target = follow_links(path);
+    if (!target) {
+        if (errno == ENOMEM)
+            return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_IO, "%s: cannot follow the symbolic link: %s", path, strerror(errno));
+    }
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    const bool replaces = stat(target, &st) == 0;
+    if (replaces && !S_ISREG(st.st_mode)) {
+        free(target);
         return gguf_error_setc(err, GGUF_ERR_IO, "%s is %s, not a regular file: refusing to write over it", path,
                               gguf_outfile_kind(st.st_mode));
-    char *dir = dir_of(path), *copy = strdup(path);
+    }
+    char *dir = dir_of(target), *copy = strdup(target);
+    o->target = target;
     if (!dir || !copy) {
         free(dir);
         free(copy);
+        gguf_outfile_discard(o);
         return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     }
     const char *base = basename(copy);
@@ -108,13 +199,28 @@ int gguf_outfile_open(gguf_outfile *o, const char *path, gguf_error *err)
         int e = errno;
         free(o->tmp_path);
         o->tmp_path = NULL;
+        if (strcmp(o->target, path))
+            gguf_error_setc(err, GGUF_ERR_IO, "cannot create a temporary file next to %s (where the link %s "
+                            "points): %s", o->target, path, strerror(e));
+        else
+            gguf_error_setc(err, GGUF_ERR_IO, "cannot create a temporary file next to %s: %s", path,
+                            strerror(e));
         gguf_outfile_discard(o);
-        return gguf_error_setc(err, GGUF_ERR_IO, "cannot create a temporary file next to %s: %s", path, strerror(e));
+        return -1;
     }
-    /* mkstemp makes 0600; give the file the mode open(2) would have. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    if (replaces) {
+        /* the replaced file's owner, group and mode (keep_owner); the
+         * owner may read and write while the file is written (a tool reads
+         * its output back), the exact mode comes at commit */
+        o->mode = keep_owner(fd, &st);
+        o->keep_mode = true;
+        fchmod(fd, o->mode | S_IRUSR | S_IWUSR);
+    } else {
+        /* mkstemp makes 0600; give the file the mode open(2) would have. */
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
     o->fp = fdopen(fd, "wb");
     if (!o->fp) {
         close(fd);
@@ -232,6 +338,10 @@ int gguf_outfile_sync(gguf_outfile *o, gguf_error *err)
 
 int gguf_outfile_commit(gguf_outfile *o, gguf_error *err)
 {
+    if (o->keep_mode && fchmod(fileno(o->fp), o->mode) != 0) {
+        gguf_error_setc(err, GGUF_ERR_IO, "cannot set the mode of %s: %s", o->path, strerror(errno));
+        goto fail;
+    }
     if (gguf_outfile_sync(o, err))
         goto fail;
     FILE *fp = o->fp;
@@ -241,17 +351,17 @@ int gguf_outfile_commit(gguf_outfile *o, gguf_error *err)
         goto fail;
     }
     struct stat st;
-    if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
         /* it became one while we wrote */
         gguf_error_setc(err, GGUF_ERR_IO, "%s is %s, not a regular file: refusing to write over it", o->path,
                        gguf_outfile_kind(st.st_mode));
         goto fail;
     }
-    if (rename(o->tmp_path, o->path) != 0) {
-        gguf_error_setc(err, GGUF_ERR_IO, "cannot rename into %s: %s", o->path, strerror(errno));
+    if (rename(o->tmp_path, o->target) != 0) {
+        gguf_error_setc(err, GGUF_ERR_IO, "cannot rename into %s: %s", o->target, strerror(errno));
         goto fail;
     }
-    char *dir = dir_of(o->path);
+    char *dir = dir_of(o->target);
     int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
     if (dfd >= 0) {
         fsync(dfd); /* best effort: makes the rename durable */
@@ -282,4 +392,6 @@ void gguf_outfile_discard(gguf_outfile *o)
     }
     free(o->path);
     o->path = NULL;
+    free(o->target);
+    o->target = NULL;
 }

@@ -84,7 +84,9 @@ static float search_q3(int n, int nmax, const float *x, uint8_t *L)
     }
     for (int i = 0; i < n; i++)
         L[i] = (uint8_t)(l[i] + nmax);
-    return sumlx / suml2;
+    /* no weight on any level (an imatrix whose sums are 0 here): 0, as
+     * ggml — the division would be 0/0, a NaN scale in the block */
+    return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
 }
 
 /* gguf_search_positive: see quants_impl.h. */
@@ -156,7 +158,9 @@ float gguf_search_positive(int n, int nmax, const float *x, uint8_t *L, const fl
         if (!changed)
             break;
     }
-    return sumlx / suml2;
+    /* no weight on any level (an imatrix whose sums are 0 here): 0, as
+     * ggml — the division would be 0/0, a NaN scale in the block */
+    return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
 }
 
 /* The importance weights of one super-block's sub-block of n values:

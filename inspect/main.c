@@ -29,6 +29,7 @@
 #include <ggufkit/gguf.h>
 #include "hash.h"
 #include "report.h"
+#include "signals.h"
 #include <ggufkit/vocab.h>
 #include "vocab.h"
 
@@ -384,6 +385,7 @@ done:
 
 int main(int argc, char **argv)
 {
+    cli_cleanup_on_signals(); /* SIGXFSZ: a report to a file past ulimit -f is a write error */
     options o;
     memset(&o, 0, sizeof o);
     int rc = parse_args(&o, argc, argv);

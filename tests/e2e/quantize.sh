@@ -158,6 +158,41 @@ if [ -x "$BIN/gguf-convert" ] && command -v jq >/dev/null &&
     fixture_block_end
 fi
 
+# An importance matrix whose sums are 0 for a tensor (experts calibration
+# never routed to) or for some of its columns: the weighted codecs gave 0/0
+# scales (NaN blocks, exit 0) where ggml gives 0. A copy of wp-llama-5m's
+# e21cdc11 imatrix with blk.0.ffn_down's sums all 0 and the first half of
+# blk.0.attn_q's; the data sections below are llama-quantize e21cdc11's (2
+# threads) from the same files: `llama-quantize --imatrix zero.imatrix.gguf
+# wp-llama-5m-f16.gguf out.gguf PRESET 2`, hashed with gguf-inspect --hash.
+if command -v jq >/dev/null &&
+   need_fixture upstream/imatrix/wp-llama-5m.imatrix.gguf "imatrix with zero sums" 4; then
+    im=$TMP/zero.imatrix.gguf
+    cp "$UP/imatrix/wp-llama-5m.imatrix.gguf" "$im" && chmod u+w "$im"
+    data=$("$INSPECT" --json "$im" | jq '.summary.data_offset')
+    for t in "blk.0.ffn_down.weight.in_sum2 0" "blk.0.attn_q.weight.in_sum2 512"; do
+        set -- $t
+        off=$("$INSPECT" --json "$im" | jq --arg n "$1" '.tensors[] | select(.name == $n) | .offset')
+        n=$("$INSPECT" --json "$im" | jq --arg n "$1" '.tensors[] | select(.name == $n) | .bytes')
+        [ "$2" -gt 0 ] && n=$2
+        head -c "$n" /dev/zero | dd of="$im" bs=1 seek=$((data + off)) conv=notrunc status=none
+    done
+    for pw in Q4_K_M:60ba7b750fb72ec5e0a2d0dfd6c82bb08f7b8fd35a548a005476ea1298c78442 \
+              IQ2_XXS:1fe4a741c5f51cbc91e2849d535ff8d42e430abd048d190811b07d0a6159320d; do
+        p=${pw%%:*} want="${pw#*:}  (data section)"
+        got=$("$QUANT" -q --imatrix "$im" "$REF/wp-llama-5m-f16.gguf" "$TMP/z-$p.gguf" "$p" 2>&1 &&
+              "$INSPECT" --hash "$TMP/z-$p.gguf" | grep -F '(data section)')
+        [ "$got" = "$want" ] && pass "zero imatrix sums, $p: llama-quantize e21cdc11's tensor data" ||
+            fail "zero imatrix sums, $p: llama-quantize e21cdc11's tensor data" "got [$got]"
+        out=$("$INSPECT" --check "$TMP/z-$p.gguf" 2>&1) &&
+            pass "zero imatrix sums, $p: --check finds no NaN/Inf" ||
+            fail "zero imatrix sums, $p: --check finds no NaN/Inf" "$(head -c 400 <<<"$out")"
+        rm -f "$TMP/z-$p.gguf"
+    done
+    rm -f "$im"
+    fixture_block_end
+fi
+
 # Presets llama-quantize e21cdc11 refuses without an importance matrix (its
 # tensor_requires_imatrix: iq1_*, iq2_*, iq3_xxs, and q2_K in Q2_K_S), and
 # what --dry-run says instead; COPY copies every tensor and keeps the file type.

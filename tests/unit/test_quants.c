@@ -14,6 +14,7 @@
 #include <ggufkit/gguf.h>
 #include <ggufkit/quants.h>
 #include "testutil.h"
+#include "qzero_rows.h"
 
 /* One qvec file in memory (format: fixtures/README.md). */
 typedef struct qvec {
@@ -519,6 +520,57 @@ START_TEST(test_iq_grids)
 }
 END_TEST
 
+/* Importance vectors with some or all weights 0 (an imatrix whose sums are 0
+ * for a tensor, as for experts calibration never routed to, or for some
+ * columns): ggml's bytes for every weighted type, both search paths, from
+ * tests/data/qzero.tsv (tests/ref/qzero_ref.c against ggml e21cdc11), and no
+ * value that dequantizes to NaN or Inf. The inputs are made here
+ * (qzero_rows.h), so this needs no fixtures. */
+START_TEST(test_zero_importance_exact)
+{
+    const bool scalar = _i >= N_IMATRIX_TYPES;
+    const char *type = imatrix_types[_i % N_IMATRIX_TYPES];
+    const int ty = gguf_dtype_from_name(type);
+    ck_assert_int_ge(ty, 0);
+    FILE *fp = fopen("tests/data/qzero.tsv", "r");
+    ck_assert_msg(fp != NULL, "tests/data/qzero.tsv: cannot open (run from the repository)");
+    static float x[QZ_ROWS * QZ_NPR], w[QZ_NPR], y[QZ_NPR];
+    qz_make_rows(x);
+    uint8_t out[QZ_NPR * 4];
+    char line[256], want_type[32], pattern[32], hash[32], hex[65], first[160] = "";
+    int row, finite, seen = 0, bad = 0, nonfinite = 0;
+    gguf_quants_force_scalar(scalar);
+    while (fgets(line, sizeof line, fp)) {
+        if (line[0] == '#' ||
+            sscanf(line, "%31s %31s %d %31s %d", want_type, pattern, &row, hash, &finite) != 5 ||
+            strcmp(want_type, type) != 0)
+            continue;
+        int p = 0;
+        while (p < QZ_PATTERNS && strcmp(qz_pattern_names[p], pattern) != 0)
+            p++;
+        ck_assert_msg(p < QZ_PATTERNS && row >= 0 && row < QZ_ROWS, "qzero.tsv: bad line %s", line);
+        qz_make_weights(p, w);
+        size_t n = gguf_quantize_rows((uint32_t)ty, x + (size_t)row * QZ_NPR, out, 1, QZ_NPR, w, NULL);
+        ck_assert_uint_gt(n, 0);
+        gguf_sha256_hex(out, n, hex);
+        ck_assert_int_eq(gguf_dequantize_row((uint32_t)ty, out, y, QZ_NPR, NULL), 0);
+        int fin = 1;
+        for (int i = 0; i < QZ_NPR; i++)
+            fin &= isfinite(y[i]) != 0;
+        nonfinite += !fin;
+        if (strncmp(hex, hash, 16) != 0 && bad++ == 0)
+            snprintf(first, sizeof first, "pattern %s row %d", pattern, row);
+        seen++;
+    }
+    fclose(fp);
+    gguf_quants_force_scalar(false);
+    ck_assert_msg(seen == QZ_PATTERNS * QZ_ROWS, "%s: %d rows in qzero.tsv, expected %d", type, seen,
+                  QZ_PATTERNS * QZ_ROWS);
+    ck_assert_msg(bad == 0 && nonfinite == 0, "%s%s: %d of %d rows differ from ggml (first: %s), %d "
+                  "dequantize to NaN/Inf", type, scalar ? " (scalar)" : "", bad, seen, first, nonfinite);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quants");
@@ -532,6 +584,7 @@ int main(void)
     tcase_add_test(tc, test_grid_values_exact);
     tcase_add_test(tc, test_edge_blocks);
     tcase_add_test(tc, test_iq_grids);
+    tcase_add_loop_test(tc, test_zero_importance_exact, 0, 2 * N_IMATRIX_TYPES);
     int skipped = 0;
     if (fixtures_present()) {
         tcase_add_loop_test(tc, test_vectors_quantize_exact, 0, 2 * N_VECTOR_TYPES);
