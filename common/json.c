@@ -1,5 +1,6 @@
 /*
- * json.c — JSON through libyaml's event parser (see json.h).
+ * json.c — a JSON reader (see json.h): one pass over the bytes, recursive
+ * descent bounded by JSON_MAX_DEPTH, linear in the document's size.
  */
 #include "json.h"
 
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "readfile.h"
 
@@ -24,6 +24,22 @@ static json_value *new_value(json_type type, size_t line)
     return v;
 }
 
+/* A value with room for a text of len bytes (and its NUL) in the same
+ * block: one allocation per string or number, not two. */
+static json_value *new_text_value(json_type type, size_t line, size_t len)
+{
+    if (len > SIZE_MAX - sizeof(json_value) - 1)
+        return NULL;
+    json_value *v = calloc(1, sizeof *v + len + 1);
+    if (v) {
+        v->type = type;
+        v->line = line;
+        v->str = (char *)(v + 1);
+        v->str_inline = true;
+    }
+    return v;
+}
+
 void json_free(json_value *v)
 {
     if (!v)
@@ -33,28 +49,40 @@ void json_free(json_value *v)
         if (v->keys)
             free(v->keys[i]);
     }
-    free(v->items);
-    free(v->keys);
-    free(v->str);
+    free(v->items); /* an object's keys are in the same block */
+    if (!v->str_inline)
+        free(v->str);
     free(v);
 }
 
-/* Appends item (and for objects key) to a container; capacity doubles at
- * each power of two. */
+/* Appends item (and for objects key) to a container; capacity doubles. An
+ * object's items and keys share one block (one allocation per object of
+ * up to 4 members). */
 static int push(json_value *c, char *key, json_value *item)
 {
-    if ((c->n & (c->n - 1)) == 0) {
-        size_t cap = c->n < 4 ? 4 : 2 * c->n;
-        json_value **items = realloc(c->items, cap * sizeof *items);
-        if (!items)
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 4;
+        if (cap > SIZE_MAX / (2 * sizeof(void *)))
             return -1;
-        c->items = items;
         if (c->type == JSON_OBJECT) {
-            char **keys = realloc(c->keys, cap * sizeof *keys);
-            if (!keys)
+            json_value **items = malloc(cap * (sizeof *items + sizeof *c->keys));
+            if (!items)
                 return -1;
+            char **keys = (char **)(items + cap);
+            if (c->n) {
+                memcpy(items, c->items, c->n * sizeof *items);
+                memcpy(keys, c->keys, c->n * sizeof *keys);
+            }
+            free(c->items);
+            c->items = items;
             c->keys = keys;
+        } else {
+            json_value **items = realloc(c->items, cap * sizeof *items);
+            if (!items)
+                return -1;
+            c->items = items;
         }
+        c->cap = cap;
     }
     c->items[c->n] = item;
     if (c->type == JSON_OBJECT)
@@ -97,65 +125,27 @@ static bool number_syntax(const char *s, bool *integral)
     return *p == 0;
 }
 
-static json_value *scalar_value(const yaml_event_t *e, gguf_error *err)
-{
-    size_t line = e->start_mark.line + 1;
-    const char *text = (const char *)e->data.scalar.value;
-    size_t len = e->data.scalar.length;
-    json_value *v;
-    if (e->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-        e->data.scalar.style == YAML_LITERAL_SCALAR_STYLE ||
-        e->data.scalar.style == YAML_FOLDED_SCALAR_STYLE) {
-        gguf_error_set(err, "line %zu: not JSON (YAML scalar style)", line);
-        return NULL;
-    }
-    if (e->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
-        if (!(v = new_value(JSON_STRING, line)) || !(v->str = malloc(len + 1))) {
-            free(v);
-            gguf_error_set(err, "out of memory");
-            return NULL;
-        }
-        memcpy(v->str, text, len);
-        v->str[len] = 0;
-        v->len = len;
-        return v;
-    }
-    if (!strcmp(text, "true") || !strcmp(text, "false")) {
-        if ((v = new_value(JSON_BOOL, line)))
-            v->b = text[0] == 't';
-    } else if (!strcmp(text, "null")) {
-        v = new_value(JSON_NULL, line);
-    } else {
-        bool integral;
-        /* Python's json also writes NaN and Infinity; accept those too */
-        bool special = !strcmp(text, "NaN") || !strcmp(text, "Infinity") ||
-                       !strcmp(text, "-Infinity");
-        if (!special && !number_syntax(text, &integral)) {
-            gguf_error_set(err, "line %zu: '%.40s' is not a JSON value", line, text);
-            return NULL;
-        }
-        if ((v = new_value(JSON_NUMBER, line))) {
-            v->num = special ? (text[0] == 'N' ? NAN : text[0] == '-' ? -INFINITY : INFINITY)
-                             : strtod(text, NULL);
-            v->integral = !special && integral;
-            v->str = strdup(text); /* the digits, for exact integers */
-            v->len = len;
-            if (!v->str) {
-                free(v);
-                v = NULL;
-            }
-        }
-    }
-    if (!v)
-        gguf_error_set(err, "out of memory");
-    return v;
-}
+/* ---------------------------------------------------------------------------
+ * The parser
+ */
 
-/* The parse: containers on a stack, each value attached to the top. */
-typedef struct frame {
-    json_value *c;
-    char       *key; /* pending object key */
-} frame;
+typedef struct parser {
+    const char *p, *end;
+    size_t      line;
+    int         depth;
+    gguf_error *err;
+} parser;
+
+static void skip_ws(parser *ps)
+{
+    for (; ps->p < ps->end; ps->p++) {
+        char c = *ps->p;
+        if (c == '\n')
+            ps->line++;
+        else if (c != ' ' && c != '\t' && c != '\r')
+            break;
+    }
+}
 
 static int hex4(const char *p)
 {
@@ -170,227 +160,302 @@ static int hex4(const char *p)
     return v;
 }
 
-/* The raw UTF-8 characters inside a JSON string that libyaml would not
- * read as themselves: DEL and the C1 controls it refuses as unprintable,
- * NEL, LINE and PARAGRAPH SEPARATOR that YAML folds as line breaks, and the
- * BOM and non-characters. Real tokenizer.json files hold such pieces. The
- * length of the sequence at p, with its code point, or 0. */
-static int yaml_unsafe_char(const unsigned char *p, size_t avail, unsigned *cp)
+static size_t put_utf8(char *o, unsigned cp)
 {
-    if (p[0] == 0x7f) {
-        *cp = 0x7f;
+    if (cp < 0x80) {
+        o[0] = (char)cp;
         return 1;
     }
-    if (avail >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-        *cp = p[1];
+    if (cp < 0x800) {
+        o[0] = (char)(0xc0 | cp >> 6);
+        o[1] = (char)(0x80 | (cp & 0x3f));
         return 2;
     }
-    if (avail >= 3 && ((p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) ||
-                       (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) ||
-                       (p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf)))) {
-        *cp = (unsigned)(p[0] & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+    if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | cp >> 12);
+        o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        o[2] = (char)(0x80 | (cp & 0x3f));
         return 3;
+    }
+    o[0] = (char)(0xf0 | cp >> 18);
+    o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+    o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+    o[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* The length of the well-formed UTF-8 sequence at p (at most avail bytes)
+ * that is not ASCII, or 0: no overlong forms, no surrogates, nothing past
+ * U+10FFFF. */
+static size_t utf8_len(const unsigned char *p, size_t avail)
+{
+    unsigned c = p[0];
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n || n > avail)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
+        (c == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* A string at ps->p (the opening quote): its text, malloc'd and
+ * NUL-terminated (it may hold NULs from \u0000), into *out and *len. The
+ * decoded text is never longer than the quoted one. */
+static int parse_string(parser *ps, char **out, json_value **val, size_t *len)
+{
+    const char *q = ++ps->p; /* past the quote */
+    bool plain = true;
+    while (q < ps->end && *q != '"') {
+        if (*q == '\\') {
+            plain = false;
+            q++;
+        }
+        q++;
+    }
+    if (q >= ps->end)
+        return gguf_error_set(ps->err, "line %zu: a string without its closing quote", ps->line);
+    /* a key on its own, a string value inside its json_value */
+    json_value *v = val ? new_text_value(JSON_STRING, ps->line, (size_t)(q - ps->p)) : NULL;
+    char *o = val ? (v ? v->str : NULL) : malloc((size_t)(q - ps->p) + 1);
+    if (!o)
+        return gguf_error_set(ps->err, "out of memory");
+    size_t w = 0;
+    const char *p = ps->p;
+    while (p < q) {
+        unsigned char c = (unsigned char)*p;
+        if (c >= 0x80) {
+            size_t n = utf8_len((const unsigned char *)p, (size_t)(q - p));
+            if (!n) {
+                free(val ? (void *)v : (void *)o);
+                return gguf_error_set(ps->err, "line %zu: invalid UTF-8 in a string", ps->line);
+            }
+            memcpy(o + w, p, n);
+            w += n;
+            p += n;
+            continue;
+        }
+        if (c < 0x20 && c != '\t') {
+            free(val ? (void *)v : (void *)o);
+            return gguf_error_set(ps->err, "line %zu: a raw control character (0x%02x) in a string "
+                                  "(JSON writes it as an escape)", ps->line, c);
+        }
+        if (c != '\\' || plain) {
+            o[w++] = (char)c;
+            p++;
+            continue;
+        }
+        char e = p[1];
+        static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+        const char *k = e ? strchr(from, e) : NULL;
+        if (k) {
+            o[w++] = to[k - from];
+            p += 2;
+            continue;
+        }
+        int hi = e == 'u' && q - p >= 6 ? hex4(p + 2) : -1;
+        if (hi < 0) {
+            free(val ? (void *)v : (void *)o);
+            return gguf_error_set(ps->err, "line %zu: bad escape '\\%c' in a string", ps->line,
+                                  e >= 0x20 && e < 0x7f ? e : '?');
+        }
+        p += 6;
+        unsigned cp = (unsigned)hi;
+        if (hi >= 0xd800 && hi < 0xdc00) { /* a surrogate pair: "\ud83d\ude00" */
+            int lo = q - p >= 6 && p[0] == '\\' && p[1] == 'u' ? hex4(p + 2) : -1;
+            if (lo < 0xdc00 || lo >= 0xe000) {
+                free(val ? (void *)v : (void *)o);
+                return gguf_error_set(ps->err, "line %zu: a lone UTF-16 surrogate \\u%04x in a "
+                                      "string", ps->line, (unsigned)hi);
+            }
+            cp = 0x10000u + ((unsigned)(hi - 0xd800) << 10) + (unsigned)(lo - 0xdc00);
+            p += 6;
+        } else if (hi >= 0xdc00 && hi < 0xe000) {
+            free(val ? (void *)v : (void *)o);
+            return gguf_error_set(ps->err, "line %zu: a lone UTF-16 surrogate \\u%04x in a string",
+                                  ps->line, (unsigned)hi);
+        }
+        w += put_utf8(o + w, cp); /* at most 4 bytes for 6 or 12 read */
+    }
+    o[w] = 0;
+    ps->p = q + 1;
+    if (val) {
+        v->len = w;
+        *val = v;
+    } else {
+        *out = o;
+        *len = w;
     }
     return 0;
 }
 
-/* What libyaml needs to read a JSON document as JSON means it: inside
- * strings, UTF-16 surrogate pairs ("\ud83d\ude00", which libyaml rejects)
- * become "\U0001f600", and the characters of yaml_unsafe_char become
- * "\uXXXX" escapes. Returns a rewritten copy, or NULL (with *out_len
- * untouched) when nothing needs rewriting or memory ran out. */
-static char *rewrite_for_yaml(const char *data, size_t len, size_t *out_len)
+static json_value *parse_value(parser *ps);
+
+/* A word outside quotes: true, false, null, a number (or NaN, Infinity,
+ * -Infinity, which Python's json writes), else an error naming it. */
+static json_value *parse_word(parser *ps)
 {
-    char *out = NULL;
-    size_t w = 0;
-    bool in_string = false;
-    unsigned cp = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = data[i];
-        int hi = -1, lo = -1, n = 0;
-        if (!in_string) {
-            in_string = c == '"';
-        } else if (c == '"') {
-            in_string = false;
-        } else if (c == '\\' && i + 1 < len) {
-            if (!(data[i + 1] == 'u' && i + 12 <= len && (hi = hex4(data + i + 2)) >= 0xd800 &&
-                  hi < 0xdc00 && data[i + 6] == '\\' && data[i + 7] == 'u' &&
-                  (lo = hex4(data + i + 8)) >= 0xdc00 && lo < 0xe000)) {
-                hi = -1;
-                if (out)
-                    out[w++] = c;
-                c = data[++i]; /* the escaped character is copied below */
-            }
-        } else {
-            n = yaml_unsafe_char((const unsigned char *)data + i, len - i, &cp);
+    const char *a = ps->p;
+    while (ps->p < ps->end && !strchr(" \t\r\n,:[]{}\"", *ps->p))
+        ps->p++;
+    const size_t len = (size_t)(ps->p - a);
+    char text[64];
+    if (len == 0) {
+        if (a == ps->end)
+            gguf_error_set(ps->err, "line %zu: the document ends where a value should be", ps->line);
+        else
+            gguf_error_set(ps->err, "line %zu: expected a value, found '%c'", ps->line, *a);
+        return NULL;
+    }
+    if (len >= sizeof text || memchr(a, 0, len)) {
+        gguf_error_set(ps->err, "line %zu: '%.40s' is not a JSON value", ps->line,
+                       memchr(a, 0, len < 40 ? len : 40) ? "(a NUL byte)" : a);
+        return NULL;
+    }
+    memcpy(text, a, len);
+    text[len] = 0;
+    json_value *v;
+    if (!strcmp(text, "true") || !strcmp(text, "false")) {
+        if ((v = new_value(JSON_BOOL, ps->line)))
+            v->b = text[0] == 't';
+    } else if (!strcmp(text, "null")) {
+        v = new_value(JSON_NULL, ps->line);
+    } else {
+        bool integral = false;
+        bool special = !strcmp(text, "NaN") || !strcmp(text, "Infinity") ||
+                       !strcmp(text, "-Infinity");
+        if (!special && !number_syntax(text, &integral)) {
+            gguf_error_set(ps->err, "line %zu: '%s' is not a JSON value%s", ps->line, text,
+                           strchr("'&*!|>%@`#", text[0])
+                           ? " (not JSON: YAML syntax?)" : "");
+            return NULL;
         }
-        if ((hi >= 0 || n) && !out) {
-            /* an escape is at most six times the bytes it replaces (DEL:
-             * one byte, "\\u007f") */
-            if (len > SIZE_MAX / 6 - 1 || !(out = malloc(6 * len + 1)))
-                return NULL;
-            memcpy(out, data, i);
-            w = i;
-        }
-        if (hi >= 0) {
-            cp = 0x10000u + ((unsigned)(hi - 0xd800) << 10) + (unsigned)(lo - 0xdc00);
-            w += (size_t)snprintf(out + w, 11, "\\U%08x", cp);
-            i += 11;
-        } else if (n) {
-            w += (size_t)snprintf(out + w, 7, "\\u%04x", cp);
-            i += (size_t)n - 1;
-        } else if (out) {
-            out[w++] = c;
+        if ((v = new_text_value(JSON_NUMBER, ps->line, len))) {
+            v->num = special ? (text[0] == 'N' ? NAN : text[0] == '-' ? -INFINITY : INFINITY)
+                             : strtod(text, NULL);
+            v->integral = !special && integral;
+            memcpy(v->str, text, len + 1); /* the digits, for exact integers */
+            v->len = len;
         }
     }
-    if (out)
-        *out_len = w;
-    return out;
-}
-
-static json_value *parse_events(const char *data, size_t len, gguf_error *err);
-
-json_value *json_parse(const char *data, size_t len, gguf_error *err)
-{
-    size_t n;
-    char *copy = rewrite_for_yaml(data, len, &n);
-    json_value *v = parse_events(copy ? copy : data, copy ? n : len, err);
-    free(copy);
+    if (!v)
+        gguf_error_set(ps->err, "out of memory");
     return v;
 }
 
-static json_value *parse_events(const char *data, size_t len, gguf_error *err)
+/* An object or array at ps->p (its opening bracket). */
+static json_value *parse_container(parser *ps)
 {
-    yaml_parser_t p;
-    yaml_event_t e;
-    frame stack[JSON_MAX_DEPTH + 1];
-    int depth = 0;
-    json_value *root = NULL;
-    bool done = false, ok = true;
-    if (!yaml_parser_initialize(&p)) {
-        gguf_error_set(err, "out of memory");
+    const bool obj = *ps->p == '{';
+    const char close = obj ? '}' : ']';
+    if (ps->depth == JSON_MAX_DEPTH) {
+        gguf_error_set(ps->err, "line %zu: nested deeper than %d", ps->line, JSON_MAX_DEPTH);
         return NULL;
     }
-    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
-    while (ok && !done) {
-        if (!yaml_parser_parse(&p, &e)) {
-            gguf_error_set(err, "line %zu: %s", p.problem_mark.line + 1,
-                           p.problem ? p.problem : "syntax error");
-            ok = false;
-            break;
-        }
-        size_t line = e.start_mark.line + 1;
-        json_value *v = NULL;
-        switch (e.type) {
-        case YAML_STREAM_START_EVENT:
-        case YAML_DOCUMENT_END_EVENT:
-            break;
-        case YAML_DOCUMENT_START_EVENT:
-            if (root) {
-                gguf_error_set(err, "line %zu: more than one document", line);
-                ok = false;
+    json_value *c = new_value(obj ? JSON_OBJECT : JSON_ARRAY, ps->line);
+    if (!c) {
+        gguf_error_set(ps->err, "out of memory");
+        return NULL;
+    }
+    ps->depth++;
+    ps->p++;
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == close) {
+        ps->p++;
+        ps->depth--;
+        return c;
+    }
+    for (;;) {
+        char *key = NULL;
+        size_t klen;
+        if (obj) {
+            if (ps->p >= ps->end || *ps->p != '"') {
+                gguf_error_set(ps->err, "line %zu: object keys are quoted strings", ps->line);
+                goto fail;
             }
-            break;
-        case YAML_STREAM_END_EVENT:
-            done = true;
-            break;
-        case YAML_ALIAS_EVENT:
-            gguf_error_set(err, "line %zu: not JSON (YAML alias)", line);
-            ok = false;
-            break;
-        case YAML_SCALAR_EVENT:
-            if (e.data.scalar.anchor || e.data.scalar.tag) {
-                gguf_error_set(err, "line %zu: not JSON (YAML anchor or tag)", line);
-                ok = false;
-                break;
-            }
-            /* an object key */
-            if (depth > 0 && stack[depth - 1].c->type == JSON_OBJECT && !stack[depth - 1].key) {
-                if (e.data.scalar.style != YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
-                    gguf_error_set(err, "line %zu: object keys are quoted strings", line);
-                    ok = false;
-                } else if (memchr(e.data.scalar.value, 0, e.data.scalar.length)) {
-                    gguf_error_set(err, "line %zu: NUL in an object key", line);
-                    ok = false;
-                } else if (!(stack[depth - 1].key = strdup((const char *)e.data.scalar.value))) {
-                    gguf_error_set(err, "out of memory");
-                    ok = false;
-                }
-                break;
-            }
-            ok = (v = scalar_value(&e, err)) != NULL;
-            break;
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT: {
-            bool seq = e.type == YAML_SEQUENCE_START_EVENT;
-            if ((seq ? (void *)e.data.sequence_start.anchor : (void *)e.data.mapping_start.anchor) ||
-                (seq ? (void *)e.data.sequence_start.tag : (void *)e.data.mapping_start.tag) ||
-                (seq ? e.data.sequence_start.style == YAML_BLOCK_SEQUENCE_STYLE
-                     : e.data.mapping_start.style == YAML_BLOCK_MAPPING_STYLE)) {
-                gguf_error_set(err, "line %zu: not JSON (YAML block style, anchor or tag)", line);
-                ok = false;
-                break;
-            }
-            if (depth > 0 && stack[depth - 1].c->type == JSON_OBJECT && !stack[depth - 1].key) {
-                gguf_error_set(err, "line %zu: object keys are quoted strings", line);
-                ok = false;
-                break;
-            }
-            if (depth == JSON_MAX_DEPTH) {
-                gguf_error_set(err, "line %zu: nested deeper than %d", line, JSON_MAX_DEPTH);
-                ok = false;
-                break;
-            }
-            json_value *c = new_value(seq ? JSON_ARRAY : JSON_OBJECT, line);
-            if (!c) {
-                gguf_error_set(err, "out of memory");
-                ok = false;
-                break;
-            }
-            stack[depth].c = c;
-            stack[depth].key = NULL;
-            depth++;
-            break;
-        }
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-            v = stack[--depth].c; /* libyaml balances start and end events */
-            break;
-        default:
-            break;
-        }
-        yaml_event_delete(&e);
-        if (!ok || !v)
-            continue;
-        if (depth == 0) {
-            root = v;
-        } else {
-            frame *f = &stack[depth - 1];
-            char *key = f->key;
-            f->key = NULL;
-            if (push(f->c, key, v)) {
+            if (parse_string(ps, &key, NULL, &klen))
+                goto fail;
+            if (memchr(key, 0, klen)) {
+                gguf_error_set(ps->err, "line %zu: NUL in an object key", ps->line);
                 free(key);
-                json_free(v);
-                gguf_error_set(err, "out of memory");
-                ok = false;
+                goto fail;
             }
+            skip_ws(ps);
+            if (ps->p >= ps->end || *ps->p != ':') {
+                gguf_error_set(ps->err, "line %zu: expected ':' after an object key", ps->line);
+                free(key);
+                goto fail;
+            }
+            ps->p++;
         }
+        skip_ws(ps);
+        json_value *v = parse_value(ps);
+        if (!v) {
+            free(key);
+            goto fail;
+        }
+        if (push(c, key, v)) {
+            free(key);
+            json_free(v);
+            gguf_error_set(ps->err, "out of memory");
+            goto fail;
+        }
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            skip_ws(ps);
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == close) {
+            ps->p++;
+            ps->depth--;
+            return c;
+        }
+        gguf_error_set(ps->err, "line %zu: expected ',' or '%c' %s", ps->line, close,
+                       ps->p >= ps->end ? "before the end of the document" : "");
+        goto fail;
     }
-    /* unwind whatever was open */
-    for (int i = depth - 1; i >= 0; i--) { /* containers join their parent only when closed */
-        free(stack[i].key);
-        json_free(stack[i].c);
+fail:
+    json_free(c);
+    return NULL;
+}
+
+static json_value *parse_value(parser *ps)
+{
+    if (ps->p < ps->end && (*ps->p == '{' || *ps->p == '['))
+        return parse_container(ps);
+    if (ps->p < ps->end && *ps->p == '"') {
+        json_value *v = NULL;
+        if (parse_string(ps, NULL, &v, NULL))
+            return NULL;
+        return v;
     }
-    yaml_parser_delete(&p);
-    if (!ok) {
-        json_free(root);
-        return NULL;
-    }
-    if (!root) {
+    return parse_word(ps);
+}
+
+json_value *json_parse(const char *data, size_t len, gguf_error *err)
+{
+    parser ps = { data, data + len, 1, 0, err };
+    if (len >= 3 && !memcmp(data, "\xef\xbb\xbf", 3)) /* a byte-order mark */
+        ps.p += 3;
+    skip_ws(&ps);
+    if (ps.p == ps.end) {
         gguf_error_set(err, "empty document");
         return NULL;
     }
-    return root;
+    json_value *v = parse_value(&ps);
+    if (!v)
+        return NULL;
+    skip_ws(&ps);
+    if (ps.p < ps.end) {
+        gguf_error_set(err, "line %zu: more than one document (text after the value)", ps.line);
+        json_free(v);
+        return NULL;
+    }
+    return v;
 }
 
 json_value *json_load_file(const char *path, gguf_error *err)

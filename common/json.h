@@ -1,13 +1,18 @@
 /*
  * json.h — JSON documents (config.json, safetensors headers, tokenizer
- * files) as a small tree, parsed with libyaml.
+ * files, gguf-edit --from-json) as a small tree.
  *
- * JSON is YAML's flow style, so libyaml reads it; what YAML adds and JSON
- * lacks (anchors, aliases, tags, block style) is rejected. A quoted scalar
- * is a string; a plain one is true, false, null or a number. Objects keep
- * their members in document order; a duplicate key is kept twice and
- * json_get finds the last one (as Python's json module keeps the last).
- * Nesting deeper than JSON_MAX_DEPTH is an error rather than a deep stack.
+ * The reader takes JSON (RFC 8259) in one linear pass, plus NaN, Infinity
+ * and -Infinity (Python's json writes them) and a leading byte-order mark;
+ * anything else (YAML's extras, comments, trailing commas, single quotes,
+ * raw control characters in strings other than tab, invalid UTF-8, lone
+ * UTF-16 surrogates) is an error naming its line. Strings may hold NUL
+ * (from \u0000), keys may not; keys have no length limit. Numbers keep
+ * their text (str, len), so integers of any size are read exactly.
+ * Objects keep their members in document order; a duplicate key is kept
+ * twice and json_get finds the last one (as Python's json module keeps the
+ * last). Nesting deeper than JSON_MAX_DEPTH is an error rather than a deep
+ * stack.
  */
 #ifndef COMMON_JSON_H
 #define COMMON_JSON_H
@@ -31,15 +36,18 @@ typedef enum json_type {
 typedef struct json_value json_value;
 struct json_value {
     json_type    type;
-    size_t       line;     /* 1-based line where the value starts */
-    char        *str;      /* JSON_STRING: the text (NUL-terminated; may hold NULs) */
-    size_t       len;      /* its length in bytes */
-    double       num;      /* JSON_NUMBER */
     bool         integral; /* JSON_NUMBER written without fraction or exponent */
     bool         b;        /* JSON_BOOL */
+    bool         str_inline; /* internal: str is in v's own block */
+    size_t       line;     /* 1-based line where the value starts */
+    char        *str;      /* JSON_STRING: the text (NUL-terminated; may hold NULs);
+                            * JSON_NUMBER: the number as written */
+    size_t       len;      /* its length in bytes */
+    double       num;      /* JSON_NUMBER */
     json_value **items;    /* JSON_ARRAY items, JSON_OBJECT values */
     char       **keys;     /* JSON_OBJECT keys, parallel to items */
     size_t       n;
+    size_t       cap;      /* internal: room in items (and keys, in the same block) */
 };
 
 /* Parses a whole document. NULL with err ("line N: ...") on failure. */

@@ -4,6 +4,7 @@
  */
 #include "actions.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -16,9 +17,6 @@
 
 #include "json.h"
 #include "readfile.h"
-
-/* @FILE and --chat-template texts. */
-#define EDIT_MAX_FILE ((size_t)16 << 20)
 
 static const struct { const char *name; uint32_t type; } type_names[] = {
     { "u8", GGUF_VT_U8 },   { "i8", GGUF_VT_I8 },   { "u16", GGUF_VT_U16 }, { "i16", GGUF_VT_I16 },
@@ -45,12 +43,13 @@ static bool key_ok(const char *k)
  */
 
 /* One element of type t from text into out (the element's bytes). Every
- * number is parsed in full and must fit the type. */
+ * number is parsed in full, without white space around it, and must fit
+ * the type; f32 is rounded once, from the text (not through a double). */
 static bool parse_elem(uint32_t t, const char *s, void *out)
 {
     char *end;
     errno = 0;
-    if (!*s)
+    if (!*s || isspace((unsigned char)*s))
         return false;
     switch (t) {
     case GGUF_VT_BOOL:
@@ -61,16 +60,20 @@ static bool parse_elem(uint32_t t, const char *s, void *out)
         else
             return false;
         return true;
-    case GGUF_VT_F32: case GGUF_VT_F64: {
-        double d = strtod(s, &end);
-        if (*end || errno || !isfinite(d) || (t == GGUF_VT_F32 && fabs(d) > 3.4028234663852886e38))
+    case GGUF_VT_F32: {
+        float f = strtof(s, &end);
+        /* ERANGE: an overflow (refused) or an underflow to a subnormal or
+         * zero (kept, as a double's cast would) */
+        if (*end || !isfinite(f) || (errno && fabsf(f) > 1))
             return false;
-        if (t == GGUF_VT_F32) {
-            float f = (float)d;
-            memcpy(out, &f, 4);
-        } else {
-            memcpy(out, &d, 8);
-        }
+        memcpy(out, &f, 4);
+        return true;
+    }
+    case GGUF_VT_F64: {
+        double d = strtod(s, &end);
+        if (*end || errno || !isfinite(d))
+            return false;
+        memcpy(out, &d, 8);
         return true;
     }
     case GGUF_VT_U8: case GGUF_VT_U16: case GGUF_VT_U32: case GGUF_VT_U64: {
@@ -162,16 +165,22 @@ static uint32_t infer_type(const char *s)
  * Parsing
  */
 
+/* A new action at the end of the list (the list grows by doubling: a
+ * --from-json file of n keys costs O(n)). */
 static edit_action *new_action(edit_actions *as, gguf_error *err)
 {
-    edit_action *p = realloc(as->a, (as->n + 1) * sizeof *p);
-    if (!p) {
-        gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
-        return NULL;
+    if (as->n == as->cap) {
+        size_t cap = as->cap ? 2 * as->cap : 16;
+        edit_action *p = cap < SIZE_MAX / sizeof *p ? realloc(as->a, cap * sizeof *p) : NULL;
+        if (!p) {
+            gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        as->a = p;
+        as->cap = cap;
     }
-    as->a = p;
-    memset(&p[as->n], 0, sizeof *p);
-    return &p[as->n++];
+    memset(&as->a[as->n], 0, sizeof *as->a);
+    return &as->a[as->n++];
 }
 
 /* Splits "KEY[:TYPE]=VALUE": the key (malloc'd), the type (-1 when absent)
@@ -388,96 +397,108 @@ static int json_type_of(const char *t, bool *array)
     return *array ? type_by_name(t + 4, n - 5) : type_by_name(t, n);
 }
 
-/* One JSON scalar as the text parse_elem reads (integers exactly; larger
- * than 2^53 is refused: a double cannot hold it). */
-static int json_item_text(const json_value *v, uint32_t elem, char *buf, size_t size,
-                          const char *key, gguf_error *err)
+/* One JSON scalar as the text parse_elem reads (not a copy): a number as
+ * written (the parser keeps its text: integers exact at any size the type
+ * holds, floats rounded once), a bool as true or false. NULL with err. */
+static const char *json_item_text(const json_value *v, uint32_t elem, const char *where,
+                                  gguf_error *err)
 {
     if (elem == GGUF_VT_BOOL) {
-        if (v->type != JSON_BOOL)
-            return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected true or "
-                                   "false", key, v->line);
-        snprintf(buf, size, "%s", v->b ? "true" : "false");
-        return 0;
+        if (v->type == JSON_BOOL)
+            return v->b ? "true" : "false";
+        gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: expected true or false", where, v->line);
+        return NULL;
     }
-    if (v->type != JSON_NUMBER)
-        return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected a number",
-                               key, v->line);
-    if (elem == GGUF_VT_F32 || elem == GGUF_VT_F64) {
-        snprintf(buf, size, "%.17g", v->num);
-        return 0;
+    if (v->type != JSON_NUMBER || !v->str) {
+        gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: expected a number", where, v->line);
+        return NULL;
     }
-    if (!v->integral || fabs(v->num) > 9007199254740992.0)
-        return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected a whole "
-                               "number within 2^53 (give larger ones with --set KEY:TYPE=N)", key,
-                               v->line);
-    snprintf(buf, size, "%.0f", v->num);
-    return 0;
+    if (!v->integral && elem != GGUF_VT_F32 && elem != GGUF_VT_F64) {
+        gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: expected a whole number (no fraction or "
+                        "exponent) for %s, got %.40s", where, v->line, gguf_vtype_name(elem), v->str);
+        return NULL;
+    }
+    return v->str;
 }
 
 /* One key: {"type": T, "value": V} (with an optional "count" that must be
  * the array's length: gguf-inspect --json without --full shortens arrays). */
-static int json_entry(edit_actions *as, const char *key, const json_value *e, gguf_error *err)
+static int json_entry(edit_actions *as, const char *path, const char *key, const json_value *e,
+                      gguf_error *err)
 {
+    char where[160], pb[48];
+    const size_t klen = strlen(key);
+    snprintf(where, sizeof where, "--from-json %s: key '%s%s'", path,
+             gguf_error_preview(key, klen, pb), klen > 40 ? "..." : "");
+    if (klen == 0 || klen > GGUF_MAX_KEY)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: a key of %zu bytes (GGUF keys "
+                               "are 1 to %d bytes)", where, e->line, klen, GGUF_MAX_KEY);
     const char *t = json_str(json_get(e, "type"));
     const json_value *val = json_get(e, "value"), *count = json_get(e, "count");
     bool array = false;
     int elem = t ? json_type_of(t, &array) : -1;
-    if (!key_ok(key) || e->type != JSON_OBJECT || elem < 0 || !val)
-        return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: want {\"type\": "
-                               "\"u32\"|\"arr[i32]\"|..., \"value\": ...}", key, e->line);
+    if (e->type != JSON_OBJECT || elem < 0 || !val)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: want {\"type\": "
+                               "\"u32\"|\"arr[i32]\"|..., \"value\": ...}", where, e->line);
     const json_value *const *items = &val;
     size_t n = 1;
     if (array) {
         if (val->type != JSON_ARRAY)
-            return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected an "
-                                   "array", key, val->line);
+            return gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: expected an array", where,
+                                   val->line);
         int64_t c;
         if (count && (!json_int(count, &c) || c != (int64_t)val->n))
-            return gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: count says %s but the "
-                                   "value holds %zu items (shortened output: use gguf-inspect "
-                                   "--json --full)", key, count ? "another number" : "", val->n);
+            return gguf_error_setc(err, GGUF_ERR_ARG, "%s: count says %s but the value holds %zu "
+                                   "items (shortened output: use gguf-inspect --json --full)",
+                                   where, count->str && count->type == JSON_NUMBER ? count->str
+                                   : "another number", val->n);
         items = (const json_value *const *)val->items;
         n = val->n;
     }
-    char **texts = calloc(n ? n : 1, sizeof *texts);
-    edit_action *a = texts ? new_action(as, err) : NULL;
-    int rc = a ? 0 : -1;
+    /* the items' texts (pointers into the tree; one on the stack for a scalar) */
+    char *one, **texts = n <= 1 ? &one : calloc(n, sizeof *texts);
     if (!texts)
-        rc = gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        char buf[64];
         if (elem == GGUF_VT_STR) {
             if (items[i]->type != JSON_STRING || memchr(items[i]->str, 0, items[i]->len))
-                rc = gguf_error_setc(err, GGUF_ERR_ARG, "--from-json: %s: line %zu: expected a "
-                                     "string without NUL bytes", key, items[i]->line);
+                rc = gguf_error_setc(err, GGUF_ERR_ARG, "%s: line %zu: expected a string without "
+                                     "NUL bytes", where, items[i]->line);
             else
                 texts[i] = items[i]->str;
-        } else if (!(rc = json_item_text(items[i], (uint32_t)elem, buf, sizeof buf, key, err)) &&
-                   !(texts[i] = strdup(buf))) {
-            rc = gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        } else if (!(texts[i] = (char *)json_item_text(items[i], (uint32_t)elem, where, err))) {
+            rc = -1;
         }
     }
-    if (rc == 0) {
+    edit_action *a = rc == 0 ? new_action(as, err) : NULL;
+    if (a) {
         a->kind = EDIT_SET;
-        rc = (a->key = strdup(key)) ? make_value(&a->v, (uint32_t)elem, array, texts, n,
-                                                 "--from-json", err)
+        rc = (a->key = strdup(key)) ? make_value(&a->v, (uint32_t)elem, array, texts, n, where, err)
                                     : gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    } else {
+        rc = -1;
     }
-    for (size_t i = 0; elem != GGUF_VT_STR && texts && i < n; i++)
-        free(texts[i]);
-    free(texts);
+    if (texts != &one)
+        free(texts);
     return rc;
 }
 
 /* A map of keys to typed values, or a whole gguf-inspect --json document
- * (its "metadata" map). */
+ * (its "metadata" map); at most EDIT_MAX_FILE bytes. */
 static int parse_json_file(edit_actions *as, const char *path, gguf_error *err)
 {
-    json_value *doc = json_load_file(path, err);
+    uint8_t *buf;
+    size_t len;
+    if (gguf_read_file(path, EDIT_MAX_FILE, &buf, &len, err)) {
+        gguf_error_prefix(err, "--from-json %s: ", path);
+        return -1;
+    }
+    json_value *doc = json_parse((const char *)buf, len, err);
+    free(buf);
     if (!doc) {
         gguf_error_prefix(err, "--from-json %s: ", path);
-        err->code = GGUF_ERR_ARG;
+        err->code = strstr(err->msg, "out of memory") ? GGUF_ERR_NOMEM : GGUF_ERR_FORMAT;
         return -1;
     }
     const json_value *map = json_get(doc, "metadata");
@@ -485,31 +506,20 @@ static int parse_json_file(edit_actions *as, const char *path, gguf_error *err)
     int rc = 0;
     if (map->type != JSON_OBJECT)
         rc = gguf_error_setc(err, GGUF_ERR_ARG, "--from-json %s: expected an object of keys", path);
-    for (size_t i = 0; rc == 0 && i < map->n; i++)
-        rc = json_entry(as, map->keys[i], map->items[i], err);
-    json_free(doc);
-    return rc;
-}
-
-int edit_resolve(edit_actions *as, const gguf_file *f, gguf_error *err)
-{
-    for (size_t i = 0; i < as->n; i++) {
-        edit_action *a = &as->a[i];
-        if (a->kind != EDIT_SET || !a->inferred)
-            continue;
-        const gguf_kv *kv = gguf_lookup_kv(f, a->key);
-        uint32_t t = infer_type(a->text);
-        if (kv && kv->type == GGUF_VT_ARR)
-            return gguf_error_setc(err, GGUF_ERR_ARG, "--set %s: the key is an array; use "
-                                   "--set-array or --set-strings", a->key);
-        if (kv)
-            t = kv->type;
-        char *item = a->text;
-        if (make_value(&a->v, t, false, &item, 1, "--set", err))
-            return -1;
-        a->inferred = false;
+    else if (map->n > as->cap - as->n) { /* room for all of them at once */
+        edit_action *a = map->n < SIZE_MAX / sizeof *a - as->n
+                       ? realloc(as->a, (as->n + map->n) * sizeof *a) : NULL;
+        if (!a)
+            rc = gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        else
+            as->a = a, as->cap = as->n + map->n;
     }
-    return 0;
+    for (size_t i = 0; rc == 0 && i < map->n; i++)
+        rc = json_entry(as, path, map->keys[i], map->items[i], err);
+    json_free(doc);
+    if (rc && err->code == GGUF_ERR_ARG)
+        err->code = GGUF_ERR_FORMAT; /* the file's content is wrong, not the command line */
+    return rc;
 }
 
 void edit_free(edit_actions *as)
@@ -521,50 +531,206 @@ void edit_free(edit_actions *as)
 }
 
 /* ---------------------------------------------------------------------------
- * Applying
+ * The plan: the actions run over the key list
  */
 
-edit_fate edit_fate_of(const edit_actions *as, const char *key)
+static uint64_t name_hash(const char *s)
 {
-    edit_fate f = { false, key, NULL };
-    for (size_t i = 0; i < as->n; i++) {
-        const edit_action *a = &as->a[i];
-        switch (a->kind) {
-        case EDIT_DELETE:
-            if (!f.deleted && fnmatch(a->key, f.name, 0) == 0)
-                f.deleted = true;
-            break;
-        case EDIT_RENAME:
-            if (!f.deleted && !strcmp(a->key, f.name))
-                f.name = a->to;
-            break;
-        default: /* a set of the (current) name revives a deleted key in place */
-            if (!strcmp(a->key, f.name)) {
-                f.deleted = false;
-                f.value = &a->v;
-            }
-            break;
-        }
-    }
-    return f;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
 }
 
-bool edit_is_new(const edit_actions *as, size_t i, const gguf_file *f)
+/* The slot of name, taken for it if it has none (the table is sized for
+ * every name the keys and actions hold: it never fills). */
+static uint32_t name_slot(edit_plan *p, const char *name)
 {
-    const edit_action *a = &as->a[i];
-    if (a->kind != EDIT_SET)
-        return false;
-    /* the key is the file's when some file key ends up with this name */
-    for (uint64_t k = 0; k < gguf_n_kv(f); k++) {
-        edit_fate fate = edit_fate_of(as, gguf_kv_at(f, k)->key);
-        if (!strcmp(fate.name, a->key))
-            return false;
+    for (size_t i = name_hash(name) & p->mask;; i = (i + 1) & p->mask) {
+        edit_name_slot *s = &p->slots[i];
+        if (!s->name)
+            s->name = name;
+        if (!strcmp(s->name, name))
+            return (uint32_t)i;
     }
-    /* an earlier set of the same key already appends it */
-    for (size_t j = 0; j < i; j++)
-        if (as->a[j].kind == EDIT_SET && !strcmp(as->a[j].key, a->key))
+}
+
+static void unlink_key(edit_plan *p, uint32_t k)
+{
+    uint32_t *at = &p->slots[p->keys[k].slot].head;
+    while (*at != k + 1)
+        at = &p->keys[*at - 1].next;
+    *at = p->keys[k].next;
+}
+
+static void link_key(edit_plan *p, uint32_t k, const char *name)
+{
+    uint32_t s = name_slot(p, name);
+    p->keys[k].name = name;
+    p->keys[k].slot = s;
+    p->keys[k].next = p->slots[s].head;
+    p->slots[s].head = k + 1;
+}
+
+static int add_key(edit_plan *p, const gguf_kv *kv, const char *name, const edit_value *v,
+                   gguf_error *err)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 64;
+        edit_key *k = cap < UINT32_MAX / 2 ? realloc(p->keys, cap * sizeof *k) : NULL;
+        if (!k)
+            return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+        p->keys = k;
+        p->cap = cap;
+    }
+    p->keys[p->n] = (edit_key){ .kv = kv, .value = v };
+    link_key(p, (uint32_t)p->n, name);
+    p->n++;
+    return 0;
+}
+
+/* A glob: a pattern fnmatch gives meaning to (else the delete names one key). */
+static bool is_glob(const char *pat)
+{
+    return strpbrk(pat, "*?[\\") != NULL;
+}
+
+/* The type key k has at this point of the actions. */
+static uint32_t current_type(const edit_key *k)
+{
+    return k->value ? k->value->type : k->kv->type;
+}
+
+/* A --set without :TYPE: the type of the key it names (the first alive of
+ * that name, else any), else the text's. */
+static int resolve(edit_plan *p, edit_action *a, uint32_t slot, gguf_error *err)
+{
+    const edit_key *named = NULL;
+    for (uint32_t k = p->slots[slot].head; k; k = p->keys[k - 1].next)
+        if (!named || (named->deleted && !p->keys[k - 1].deleted))
+            named = &p->keys[k - 1];
+    uint32_t t = named ? current_type(named) : infer_type(a->text);
+    if (t == GGUF_VT_ARR)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "--set %s: the key is an array; use --set-array "
+                               "or --set-strings", a->key);
+    char *item = a->text;
+    if (make_value(&a->v, t, false, &item, 1, "--set", err))
+        return -1;
+    a->inferred = false;
+    return 0;
+}
+
+static bool value_is_kv(const edit_value *v, const gguf_kv *kv)
+{
+    if (v->type != kv->type || v->elem != kv->elem_type || v->n != kv->n)
+        return false;
+    if (v->n == 0)
+        return true;
+    if (v->elem != GGUF_VT_STR)
+        return !memcmp(v->data, kv->data, (size_t)v->n * gguf_vtype_size(v->elem));
+    for (uint64_t i = 0; i < v->n; i++)
+        if (v->lens[i] != kv->strs[i].len || memcmp(v->strs[i], kv->strs[i].ptr, v->lens[i]))
             return false;
     return true;
+}
+
+static int apply(edit_plan *p, edit_action *a, gguf_error *err)
+{
+    char pb[48], pb2[48];
+    if (a->kind == EDIT_DELETE && is_glob(a->key)) {
+        for (size_t k = 0; k < p->n; k++)
+            if (!p->keys[k].deleted && fnmatch(a->key, p->keys[k].name, 0) == 0)
+                p->keys[k].deleted = true;
+        return 0;
+    }
+    const uint32_t slot = name_slot(p, a->key);
+    if (a->kind == EDIT_DELETE) {
+        for (uint32_t k = p->slots[slot].head; k; k = p->keys[k - 1].next)
+            p->keys[k - 1].deleted = true;
+        return 0;
+    }
+    if (a->kind == EDIT_SET) {
+        if (a->inferred && resolve(p, a, slot, err))
+            return -1;
+        if (!p->slots[slot].head) /* a new key */
+            return add_key(p, NULL, a->key, &a->v, err);
+        for (uint32_t k = p->slots[slot].head; k; k = p->keys[k - 1].next) {
+            p->keys[k - 1].deleted = false; /* revived in its place */
+            p->keys[k - 1].value = &a->v;
+        }
+        return 0;
+    }
+    /* a rename: every key of that name alive now (more than one only when
+     * two already collide, which is refused at the end) */
+    bool any = false, moved = false;
+    for (uint32_t k = p->slots[slot].head, next; k; k = next) {
+        next = p->keys[k - 1].next;
+        any = true;
+        if (p->keys[k - 1].deleted)
+            continue;
+        unlink_key(p, k - 1);
+        link_key(p, k - 1, a->to);
+        moved = true;
+    }
+    if (!moved)
+        return gguf_error_setc(err, GGUF_ERR_ARG, "--rename %s%s=%s%s: %s", gguf_error_preview(
+                               a->key, strlen(a->key), pb), strlen(a->key) > 40 ? "..." : "",
+                               gguf_error_preview(a->to, strlen(a->to), pb2),
+                               strlen(a->to) > 40 ? "..." : "",
+                               any ? "that key is deleted by an earlier action"
+                                   : "there is no such key to rename");
+    return 0;
+}
+
+void edit_plan_free(edit_plan *p)
+{
+    free(p->keys);
+    free(p->slots);
+    memset(p, 0, sizeof *p);
+}
+
+int edit_plan_build(edit_plan *p, edit_actions *as, const gguf_kv *const *kvs, size_t n_kv,
+                    gguf_error *err)
+{
+    memset(p, 0, sizeof *p);
+    /* names: the keys', and each action's key and new name */
+    size_t names = n_kv + 2 * as->n, cap = 64;
+    while (cap < 2 * names && cap < SIZE_MAX / 4)
+        cap *= 2;
+    if (names >= UINT32_MAX / 2 || !(p->slots = calloc(cap, sizeof *p->slots)))
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    p->mask = cap - 1;
+    for (size_t i = 0; i < n_kv; i++)
+        if (add_key(p, kvs[i], kvs[i]->key, NULL, err))
+            goto fail;
+    p->n_file = n_kv;
+    for (size_t i = 0; i < as->n; i++)
+        if (apply(p, &as->a[i], err))
+            goto fail;
+    for (size_t k = 0; k < p->n; k++) {
+        edit_key *key = &p->keys[k];
+        if (key->deleted)
+            continue;
+        if (key->kv && key->value && value_is_kv(key->value, key->kv))
+            key->value = NULL; /* set to what it was: no change */
+        for (uint32_t o = p->slots[key->slot].head; o; o = p->keys[o - 1].next)
+            if (o - 1 != k && !p->keys[o - 1].deleted) {
+                char pb[48];
+                gguf_error_setc(err, GGUF_ERR_ARG, "two keys would be named %s%s",
+                                gguf_error_preview(key->name, strlen(key->name), pb),
+                                strlen(key->name) > 40 ? "..." : "");
+                goto fail;
+            }
+    }
+    return 0;
+fail:
+    edit_plan_free(p);
+    return -1;
+}
+
+bool edit_key_changed(const edit_key *k)
+{
+    return !k->deleted && (!k->kv || k->value || strcmp(k->name, k->kv->key));
 }
 
 int edit_put(gguf_writer *w, const char *key, const edit_value *v)

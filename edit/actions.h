@@ -16,7 +16,8 @@
  *   --from-json FILE         a set per key of FILE, a map of keys to
  *                            {"type": T, "value": V} (gguf-inspect --json's form)
  * A set of an existing key replaces its value in place; a new key is
- * appended. Not for: reading or writing files (main.c).
+ * appended (edit_plan_build gives the resulting key list). Not for:
+ * reading or writing GGUF files (main.c).
  */
 #ifndef EDIT_ACTIONS_H
 #define EDIT_ACTIONS_H
@@ -43,41 +44,73 @@ typedef struct edit_action {
     uint8_t    kind;     /* enum edit_kind */
     char      *key;      /* SET: the key; DELETE: the pattern; RENAME: the old name */
     char      *to;       /* RENAME: the new name */
-    bool       inferred; /* SET without :TYPE: typed from the file's key when it exists */
+    bool       inferred; /* SET without :TYPE: typed from the key it names when it exists */
     char      *text;     /* SET: the value's text, kept for inference */
     edit_value v;
 } edit_action;
 
 typedef struct edit_actions {
     edit_action *a;
-    size_t       n;
+    size_t       n, cap;
 } edit_actions;
 
 /* Parses one command-line action (option name and its argument) into as.
  * 0, or -1 with a message naming the option and what is wrong. Files named
- * with @FILE / --chat-template are read here (at most 16 MiB). */
+ * with @FILE / --chat-template / --from-json are read here (at most
+ * EDIT_MAX_FILE bytes). */
 int edit_parse(edit_actions *as, const char *option, const char *arg, gguf_error *err);
-
-/* Types every inferred SET from the key it replaces in f (or from its
- * text), now that the file is known. 0, or -1 with err. */
-int edit_resolve(edit_actions *as, const gguf_file *f, gguf_error *err);
 
 void edit_free(edit_actions *as);
 
-/* The value of key after the actions, for a kv of the file: what happens
- * to it. */
-typedef struct edit_fate {
+/* @FILE, --chat-template and --from-json files. */
+#define EDIT_MAX_FILE ((size_t)16 << 20)
+
+/* ---------------------------------------------------------------------------
+ * The key list after the actions.
+ *
+ * The actions run in order over the file's keys: a set names a key that
+ * exists at that point (the file's, maybe renamed or deleted before: it is
+ * revived in place, or one an earlier set added) or adds one; a delete
+ * removes every key its glob matches at that point; a rename moves a key
+ * that exists at that point (else it is an error). Names are hashed: the
+ * plan costs O(keys + actions) plus one glob match per key and glob
+ * delete.
+ */
+typedef struct edit_key {
+    const char       *name;    /* its name after the actions */
+    const gguf_kv    *kv;      /* the file's key it was, or NULL: one the actions add */
+    const edit_value *value;   /* its new value, or NULL: the file's (also when set to the
+                                * value it already had: that is no change) */
     bool              deleted;
-    const char       *name;  /* its (possibly new) name */
-    const edit_value *value; /* a new value, or NULL to keep the file's */
-} edit_fate;
+    uint32_t          next;    /* internal: the next key of the same name + 1 */
+    uint32_t          slot;    /* internal: its name's slot */
+} edit_key;
 
-/* What the actions do to the file's key kv (a later action wins over an
- * earlier one on the same key). */
-edit_fate edit_fate_of(const edit_actions *as, const char *key);
+typedef struct edit_name_slot {
+    const char *name;
+    uint32_t    head; /* first key of this name + 1; 0: none */
+} edit_name_slot;
 
-/* True when a SET names a key the file does not have (it is appended). */
-bool edit_is_new(const edit_actions *as, size_t i, const gguf_file *f);
+typedef struct edit_plan {
+    edit_key       *keys;   /* the file's keys in file order, then the added ones in order */
+    size_t          n, n_file, cap;
+    edit_name_slot *slots;
+    size_t          mask;
+} edit_plan;
+
+/* Runs the actions over the keys kvs[0..n_kv) (a file's, in order; their
+ * strings must outlive the plan, as must as): every inferred SET gets its
+ * type (the key's it names, else from its text). 0, or -1 with err naming
+ * the action or key at fault (a rename of a key that does not exist at that
+ * point; two keys ending with one name). */
+int edit_plan_build(edit_plan *p, edit_actions *as, const gguf_kv *const *kvs, size_t n_kv,
+                    gguf_error *err);
+
+void edit_plan_free(edit_plan *p);
+
+/* True when key k is in the result and differs from the file's (renamed,
+ * a new value, or added); deleted keys are not. */
+bool edit_key_changed(const edit_key *k);
 
 /* Writes a value under key to w. 0, or -1 (the writer keeps the error). */
 int edit_put(gguf_writer *w, const char *key, const edit_value *v);

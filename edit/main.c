@@ -7,17 +7,23 @@
  * The actions (actions.h) run in order over the file's key list; tensors
  * are copied as bytes, never decoded. Without -o the input is replaced
  * atomically: the new file is written next to it, synced and renamed over
- * it, so an interrupted or failed edit leaves the input as it was. Keys that
- * decide tensor shapes (and general.architecture) change only with --force,
- * and the result must pass the model rules when the input did.
+ * it, so an interrupted or failed edit leaves the input as it was; the
+ * input is locked meanwhile (flock), so concurrent in-place edits of one
+ * file run one after the other and none is lost. Keys that decide tensor
+ * shapes (and general.architecture) change only with --force, split.* keys
+ * never on a whole file, and the result must pass the model rules when the
+ * input did.
  */
-#include <fnmatch.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <inttypes.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <ggufkit/arch.h>
 #include <ggufkit/gguf.h>
@@ -38,7 +44,9 @@ typedef struct options {
     uint64_t     max_tensors, max_bytes; /* split */
     bool         no_tensor_first;        /* split: first shard metadata only */
     bool         repair, keep_first, keep_set; /* --repair, --keep first|last */
+    bool         drop_split;  /* --repair of a whole file with stray split.* keys */
     edit_actions acts;
+    edit_plan    plan;        /* the key list after the actions */
 } options;
 
 static void usage(FILE *out)
@@ -49,7 +57,8 @@ static void usage(FILE *out)
           "       " TOOL " merge FIRST-00001-of-0000N.gguf OUT [ACTIONS...]\n"
           "\n"
           "Changes the metadata of a GGUF file; tensors are copied as they are. Without -o\n"
-          "IN is replaced atomically (written beside it, synced, renamed over it).\n"
+          "IN is replaced atomically (written beside it, synced, renamed over it); in-place\n"
+          "edits of one file wait for each other (a lock on IN), so none is lost.\n"
           "\n"
           "Actions, applied in order:\n"
           "  --set KEY=VALUE          set a key; type: the existing key's, else bool, i32,\n"
@@ -63,8 +72,9 @@ static void usage(FILE *out)
           "  --from-json FILE         set every key of FILE: {\"KEY\": {\"type\": \"u32\", \"value\": 7}, ...}\n"
           "                           (gguf-inspect --json --full's metadata works as it is)\n"
           "  --repair                 open a file the reader refuses for a recoverable reason\n"
-          "                           (a duplicate key or tensor name, a bad general.alignment),\n"
-          "                           say what was repaired, write a valid file\n"
+          "                           (a duplicate key or tensor name, a bad general.alignment,\n"
+          "                           stray split.* keys on a whole file), say what was\n"
+          "                           repaired, write a valid file\n"
           "  --keep first|last        which of duplicates --repair keeps (default: last)\n"
           "\n"
           "Other:\n"
@@ -204,65 +214,88 @@ static bool protected_key(const char *key, const char *arch)
     return false;
 }
 
-/* The first key matching hit(key, arch) that an action would change —
- * delete, set, rename it or rename another key onto it — or add (NULL:
- * none). arch is general.architecture ("" when absent). */
+/* The first key matching hit(key, arch) that the actions change — give it
+ * another value, rename another key onto it, add it, or (with removals)
+ * delete it or rename it away — or NULL. A key set to the value it has is
+ * not changed. arch is general.architecture ("" when absent). */
 static const char *first_touched(const options *o, const gguf_file *f,
-                                 bool (*hit)(const char *key, const char *arch))
+                                 bool (*hit)(const char *key, const char *arch), bool removals)
 {
     char arch[128] = "";
     gguf_str s;
     if (gguf_get_str(f, GGUF_KEY_ARCHITECTURE, &s, NULL) == 0 && s.len < sizeof arch)
         snprintf(arch, sizeof arch, "%.*s", (int)s.len, s.ptr);
-    for (uint64_t k = 0; k < gguf_n_kv(f); k++) {
-        const char *key = gguf_kv_at(f, k)->key;
-        edit_fate fate = edit_fate_of(&o->acts, key);
-        if (hit(key, arch) && (fate.deleted || fate.value || strcmp(fate.name, key)))
-            return key;
-        if (hit(fate.name, arch) && strcmp(fate.name, key))
-            return fate.name;
+    for (size_t i = 0; i < o->plan.n; i++) {
+        const edit_key *k = &o->plan.keys[i];
+        if (!k->kv) {
+            if (!k->deleted && hit(k->name, arch))
+                return k->name;
+            continue;
+        }
+        const bool renamed = strcmp(k->name, k->kv->key) != 0;
+        if (hit(k->kv->key, arch) && ((!k->deleted && k->value) || (removals && (k->deleted || renamed))))
+            return k->kv->key;
+        if (!k->deleted && renamed && hit(k->name, arch))
+            return k->name;
     }
-    for (size_t i = 0; i < o->acts.n; i++)
-        if (edit_is_new(&o->acts, i, f) && hit(o->acts.a[i].key, arch))
-            return o->acts.a[i].key;
     return NULL;
 }
 
-/* The split.* keys: on a split model they say which files make the model. */
+/* The keys that tie a split model's shards together (the reader's). */
+static bool split_tie_key(const char *key)
+{
+    return !strcmp(key, GGUF_KEY_SPLIT_NO) || !strcmp(key, GGUF_KEY_SPLIT_COUNT) ||
+           !strcmp(key, GGUF_KEY_SPLIT_TENSORS);
+}
+
+/* The split.* keys: on a split model they say which files make the model;
+ * on a whole file the reader takes them for a broken split. */
 static bool split_key(const char *key, const char *arch)
 {
     (void)arch;
     return !strncmp(key, "split.", 6);
 }
 
+/* The keys the plan starts from: the file's, without the split.* keys
+ * that split and merge write themselves, nor stray ones --repair drops. */
+static int make_plan(options *o, const gguf_file *f, gguf_error *err)
+{
+    const uint64_t n = gguf_n_kv(f);
+    const gguf_kv **kvs = malloc((n ? n : 1) * sizeof *kvs);
+    if (!kvs)
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    size_t m = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        const gguf_kv *kv = gguf_kv_at(f, k);
+        if ((o->cmd != CMD_EDIT && split_key(kv->key, "")) || (o->drop_split && split_tie_key(kv->key)))
+            continue;
+        kvs[m++] = kv;
+    }
+    int rc = edit_plan_build(&o->plan, &o->acts, kvs, m, err);
+    free(kvs);
+    return rc;
+}
+
 /* ---------------------------------------------------------------------------
  * The new key list
  */
 
-/* The file's keys through the actions, then the new keys in order. */
-static int build_metadata(gguf_writer *w, const options *o, const gguf_file *f)
+/* The keys through the actions, the added ones after the file's. */
+static int build_metadata(gguf_writer *w, const options *o)
 {
     int rc = 0;
-    for (uint64_t k = 0; k < gguf_n_kv(f) && !rc; k++) {
-        const gguf_kv *kv = gguf_kv_at(f, k);
-        edit_fate fate = edit_fate_of(&o->acts, kv->key);
-        if (fate.deleted || (o->cmd != CMD_EDIT && !strncmp(kv->key, "split.", 6)))
-            continue; /* split and merge write their own split.* keys */
-        if (gguf_writer_has_kv(w, fate.name)) {
-            fprintf(stderr, TOOL ": error: %s: two keys would be named %s\n", o->in, fate.name);
+    for (size_t i = 0; i < o->plan.n && !rc; i++) {
+        const edit_key *k = &o->plan.keys[i];
+        if (k->deleted)
+            continue;
+        if (gguf_writer_has_kv(w, k->name)) { /* edit_plan_build refuses this: a safety net */
+            fprintf(stderr, TOOL ": error: %s: two keys would be named %s\n", o->in, k->name);
             return -1;
         }
-        rc = fate.value ? edit_put(w, fate.name, fate.value)
-           : strcmp(fate.name, kv->key) ? edit_put_kv_as(w, kv, fate.name)
-           : gguf_writer_copy_kv(w, kv);
+        rc = k->value ? edit_put(w, k->name, k->value)
+           : strcmp(k->name, k->kv->key) ? edit_put_kv_as(w, k->kv, k->name)
+           : gguf_writer_copy_kv(w, k->kv);
     }
-    for (size_t i = 0; i < o->acts.n && !rc; i++)
-        if (edit_is_new(&o->acts, i, f) && !edit_fate_of(&o->acts, o->acts.a[i].key).deleted) {
-            /* the actions after it decide its value and name */
-            edit_fate fate = edit_fate_of(&o->acts, o->acts.a[i].key);
-            if (fate.value && !gguf_writer_has_kv(w, fate.name))
-                rc = edit_put(w, fate.name, fate.value);
-        }
     if (rc) {
         const gguf_error *e = gguf_writer_error(w);
         fprintf(stderr, TOOL ": error: %s: %s\n", o->in, e ? e->msg : "out of memory");
@@ -271,27 +304,28 @@ static int build_metadata(gguf_writer *w, const options *o, const gguf_file *f)
 }
 
 /* The key changes, as --dry-run prints them. */
-static void print_changes(const options *o, const gguf_file *f)
+static void print_changes(const options *o)
 {
     int n = 0;
     char a[160];
-    for (uint64_t k = 0; k < gguf_n_kv(f); k++) {
-        const char *key = gguf_kv_at(f, k)->key;
-        edit_fate fate = edit_fate_of(&o->acts, key);
-        if (fate.deleted)
-            printf("- %s\n", key), n++;
-        else if (strcmp(fate.name, key))
-            printf("> %s -> %s\n", key, fate.name), n++;
-        if (!fate.deleted && fate.value) {
-            edit_describe(fate.value, a, sizeof a);
-            printf("~ %s = %s\n", fate.name, a), n++;
+    for (size_t i = 0; i < o->plan.n; i++) {
+        const edit_key *k = &o->plan.keys[i];
+        if (!k->kv) {
+            if (!k->deleted) {
+                edit_describe(k->value, a, sizeof a);
+                printf("+ %s = %s\n", k->name, a), n++;
+            }
+            continue;
+        }
+        if (k->deleted)
+            printf("- %s\n", k->kv->key), n++;
+        else if (strcmp(k->name, k->kv->key))
+            printf("> %s -> %s\n", k->kv->key, k->name), n++;
+        if (!k->deleted && k->value) {
+            edit_describe(k->value, a, sizeof a);
+            printf("~ %s = %s\n", k->name, a), n++;
         }
     }
-    for (size_t i = 0; i < o->acts.n; i++)
-        if (edit_is_new(&o->acts, i, f) && !edit_fate_of(&o->acts, o->acts.a[i].key).deleted) {
-            edit_describe(edit_fate_of(&o->acts, o->acts.a[i].key).value, a, sizeof a);
-            printf("+ %s = %s\n", o->acts.a[i].key, a), n++;
-        }
     printf("%d change%s, nothing written (--dry-run)\n", n, n == 1 ? "" : "s");
 }
 
@@ -335,7 +369,7 @@ static int validate_result(const options *o, const gguf_file *f, gguf_writer *w,
         return gguf_model_validate_writer(w, err);
     gguf_writer *all = gguf_writer_new();
     int rc = -1;
-    if (!all || build_metadata(all, o, f)) {
+    if (!all || build_metadata(all, o)) {
         gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -440,32 +474,184 @@ static int write_edit(const options *o, const gguf_file *f, gguf_writer *w, cons
     return 0;
 }
 
+/* ---------------------------------------------------------------------------
+ * Opening
+ */
+
+/* Why the split.* keys of f (opened as one file) are stray — they cannot
+ * describe a split model this file is a shard of — or NULL when they may:
+ * all three keys of their types, split.no below split.count, and the file
+ * named as that shard (the error is then about the other shards, and no
+ * repair of this file's keys would fix it). */
+static const char *stray_split_keys(const gguf_file *f, const char *path, char *why, size_t size)
+{
+    const gguf_kv *no = gguf_lookup_kv(f, GGUF_KEY_SPLIT_NO), *cnt = gguf_lookup_kv(f, GGUF_KEY_SPLIT_COUNT),
+                  *tc = gguf_lookup_kv(f, GGUF_KEY_SPLIT_TENSORS);
+    uint16_t n = 0, c = 0;
+    int32_t t = 0;
+    uint32_t name_no, name_count;
+    size_t plen;
+    if (!no && !cnt && !tc)
+        return NULL;
+    if (!gguf_kv_u16(no, &n) || !gguf_kv_u16(cnt, &c) || !gguf_kv_i32(tc, &t))
+        snprintf(why, size, "not u16 split.no, u16 split.count and i32 split.tensors.count together");
+    else if (c == 0 || n >= c || t < 0)
+        snprintf(why, size, "split.no %u, split.count %u, split.tensors.count %d describe no split",
+                 n, c, (int)t);
+    else if (!gguf_split_parse_name(path, &name_no, &name_count, &plen) || name_no != n + 1u ||
+             name_count != c)
+        snprintf(why, size, "the file is not named as shard %u of %u (NAME-%05u-of-%05u.gguf)",
+                 n + 1u, c, n + 1u, c);
+    else if (c == 1 && (uint64_t)t != gguf_n_tensors(f))
+        snprintf(why, size, "split.tensors.count is %d but the file holds %" PRIu64 " tensors",
+                 (int)t, gguf_n_tensors(f));
+    else
+        return NULL;
+    return why;
+}
+
+/* Opens IN as the reader does; with --repair, also a whole file the reader
+ * refuses for stray split.* keys (then o->drop_split, the reason in why).
+ * NULL with err (the first open's message). */
+static gguf_file *open_input(options *o, unsigned flags, char *why, size_t size, gguf_error *err)
+{
+    gguf_file *f = gguf_open(o->in, flags, err);
+    if (f || !o->repair)
+        return f;
+    gguf_error e2 = { 0 };
+    gguf_file *g = gguf_open(o->in, flags | GGUF_OPEN_NO_SPLIT, &e2);
+    if (g && stray_split_keys(g, o->in, why, size)) {
+        o->drop_split = true;
+        return g;
+    }
+    gguf_close(g);
+    return NULL;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* An in-place edit holds an exclusive flock(2) on IN — the file it read —
+ * until its result has been renamed over the path, so that concurrent
+ * in-place edits of one file run one after the other and each sees the
+ * result of the one before (otherwise the last rename wins and the other
+ * edits are lost). When the lock is granted the path may name another file
+ * already (the edit before renamed its result over it): then the new file
+ * is locked instead. The file opened is checked to be the one locked.
+ * Returns the model (and *lock_fd), or NULL after printing why. */
+static gguf_file *open_locked(options *o, unsigned flags, char *why, size_t size, int *lock_fd,
+                              gguf_error *err)
+{
+    bool said = false;
+    for (;;) {
+        /* O_NONBLOCK: a FIFO named as IN is refused, not waited on */
+        int fd = open(o->in, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        struct stat locked, now;
+        if (fd < 0) {
+            gguf_error_setc(err, GGUF_ERR_IO, "cannot open: %s", strerror(errno));
+            return NULL;
+        }
+        if (fstat(fd, &locked) != 0 || !S_ISREG(locked.st_mode)) {
+            gguf_error_setc(err, GGUF_ERR_IO, "not a regular file");
+            close(fd);
+            return NULL;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            if (e == EWOULDBLOCK && !said) {
+                fprintf(stderr, TOOL ": %s: waiting for another edit of this file to finish\n", o->in);
+                said = true;
+            }
+            while (e == EWOULDBLOCK || e == EINTR)
+                e = flock(fd, LOCK_EX) == 0 ? 0 : errno;
+            if (e) {
+                gguf_error_setc(err, GGUF_ERR_IO, "cannot lock the file for an in-place edit: %s "
+                                "(write the result to another file with -o)", strerror(e));
+                close(fd);
+                return NULL;
+            }
+        }
+        if (stat(o->in, &now) != 0 || !same_file(&locked, &now)) {
+            close(fd); /* replaced while we waited: lock what the path names now */
+            continue;
+        }
+        gguf_file *f = open_input(o, flags, why, size, err);
+        if (!f) {
+            close(fd);
+            return NULL;
+        }
+        int rfd = gguf_shard_fd(f, 0);
+        if (rfd < 0 || fstat(rfd, &now) != 0 || !same_file(&locked, &now)) {
+            gguf_close(f); /* the path changed between the check and the open */
+            o->drop_split = false;
+            close(fd);
+            continue;
+        }
+        *lock_fd = fd;
+        return f;
+    }
+}
+
+/* Prints why IN cannot be opened (err), and when --repair would open it. */
+static void open_failed(const options *o, const gguf_error *err)
+{
+    char why[160];
+    bool fixable = false;
+    if (!o->repair && err->code != GGUF_ERR_IO) {
+        gguf_error e2 = { 0 };
+        gguf_file *g = gguf_open(o->in, GGUF_OPEN_REPAIR, &e2);
+        if (!g && (g = gguf_open(o->in, GGUF_OPEN_REPAIR | GGUF_OPEN_NO_SPLIT, &e2)) &&
+            !stray_split_keys(g, o->in, why, sizeof why)) {
+            gguf_close(g);
+            g = NULL;
+        }
+        fixable = g != NULL;
+        gguf_close(g);
+    }
+    fprintf(stderr, TOOL ": error: %s: %s%s\n", o->in, err->msg, fixable ? " (--repair can fix this)" : "");
+}
+
 static int run(options *o)
 {
     gguf_error err = { 0 };
     const unsigned flags = o->repair ? GGUF_OPEN_REPAIR | (o->keep_first ? GGUF_OPEN_KEEP_FIRST : 0u) : 0u;
-    gguf_file *f = gguf_open(o->in, flags, &err);
+    const bool in_place = o->cmd == CMD_EDIT && !o->out && !o->dry_run;
+    char why[160] = "";
+    int lock_fd = -1;
+    gguf_file *f = in_place ? open_locked(o, flags, why, sizeof why, &lock_fd, &err)
+                            : open_input(o, flags, why, sizeof why, &err);
     if (!f) {
-        /* say so when --repair would have opened it */
-        gguf_error e2 = { 0 };
-        gguf_file *g = o->repair ? NULL : gguf_open(o->in, GGUF_OPEN_REPAIR, &e2);
-        fprintf(stderr, TOOL ": error: %s: %s%s\n", o->in, err.msg,
-                g ? " (--repair can fix this)" : "");
-        gguf_close(g);
+        open_failed(o, &err);
         return 1;
     }
     for (uint64_t i = 0; i < gguf_n_repairs(f); i++)
         printf("%s: repair: %s\n", o->in, gguf_repair_at(f, i));
-    if (o->repair && gguf_n_repairs(f) == 0 && o->acts.n == 0) {
-        printf("%s: nothing to repair, nothing written\n", o->in);
-        gguf_close(f);
-        return 0;
+    for (uint64_t i = 0; o->drop_split && i < gguf_n_kv(f); i++) {
+        const gguf_kv *kv = gguf_kv_at(f, i);
+        char v[160];
+        if (!split_tie_key(kv->key))
+            continue;
+        if (kv->type == GGUF_VT_ARR || kv->type == GGUF_VT_STR)
+            snprintf(v, sizeof v, "%s", gguf_vtype_name(kv->type));
+        else if (kv->type == GGUF_VT_F32 || kv->type == GGUF_VT_F64)
+            snprintf(v, sizeof v, "%s %g", gguf_vtype_name(kv->type), gguf_kv_elem_as_double(kv, 0));
+        else
+            snprintf(v, sizeof v, "%s %" PRId64, gguf_vtype_name(kv->type), gguf_kv_elem_as_int(kv, 0));
+        printf("%s: repair: stray split key %s (%s) dropped: a whole file, not a shard (%s)\n",
+               o->in, kv->key, v, why);
     }
     int status = 1;
     gguf_writer *w = NULL;
     char prefix[4096];
     const char *out = o->out ? o->out : o->in;
     const char *prot;
+    if (o->repair && gguf_n_repairs(f) == 0 && !o->drop_split && o->acts.n == 0) {
+        printf("%s: nothing to repair, nothing written\n", o->in);
+        status = 0;
+        goto done;
+    }
     if (o->cmd == CMD_SPLIT) { /* the prefix: OUTPREFIX, or IN without .gguf */
         const char *p = o->out ? o->out : o->in;
         size_t len = strlen(p);
@@ -491,24 +677,35 @@ static int run(options *o)
                 "with the actions\n", o->in, gguf_n_shards(f));
         goto done;
     }
-    if (o->cmd == CMD_EDIT && gguf_n_shards(f) > 1 && (prot = first_touched(o, f, split_key))) {
-        fprintf(stderr, TOOL ": error: %s: %s ties the %u shards together and cannot be edited "
-                "(merge, edit, split)\n", o->in, prot, gguf_n_shards(f));
-        goto done;
-    }
-    if (edit_resolve(&o->acts, f, &err)) {
+    if (make_plan(o, f, &err)) {
         fprintf(stderr, TOOL ": error: %s: %s\n", o->in, err.msg);
         goto done;
     }
-    if (!o->force && (prot = first_touched(o, f, protected_key))) {
+    /* a split model's split.* keys stay as they are; a whole file gets none
+     * (it may lose some: they are not the reader's, or --repair drops them) */
+    const bool split_model = o->cmd == CMD_EDIT && !o->drop_split &&
+                             gguf_lookup_kv(f, GGUF_KEY_SPLIT_COUNT);
+    if ((prot = first_touched(o, f, split_key, split_model))) {
+        if (split_model)
+            fprintf(stderr, TOOL ": error: %s: %s ties the %u shard%s together and cannot be "
+                    "edited (merge, edit, split)\n", o->in, prot, gguf_n_shards(f),
+                    gguf_n_shards(f) == 1 ? "" : "s");
+        else
+            fprintf(stderr, TOOL ": error: %s: %s: split.* keys tie the shards of a split model "
+                    "together (gguf-edit split writes them); %s cannot have one\n", o->in, prot,
+                    o->cmd == CMD_SPLIT ? "the shards get their own, and the model"
+                    : o->cmd == CMD_MERGE ? "the merged file is whole and" : "a whole file");
+        goto done;
+    }
+    if (!o->force && (prot = first_touched(o, f, protected_key, true))) {
         fprintf(stderr, TOOL ": error: %s: %s decides what the tensors are: changing it needs "
                 "--force\n", o->in, prot);
         goto done;
     }
-    if (!(w = gguf_writer_new()) || build_metadata(w, o, f))
+    if (!(w = gguf_writer_new()) || build_metadata(w, o))
         goto done;
     if (o->dry_run) {
-        print_changes(o, f);
+        print_changes(o);
         status = 0;
         goto done;
     }
@@ -524,8 +721,12 @@ static int run(options *o)
                : o->acts.n ? "metadata edited" : "repaired",
                o->cmd == CMD_SPLIT ? gguf_n_tensors(f) : count_written(o, f));
 done:
+    /* the result is in place (renamed) before the lock goes */
     gguf_writer_free(w);
     gguf_close(f);
+    if (lock_fd >= 0)
+        close(lock_fd);
+    edit_plan_free(&o->plan);
     return status;
 }
 

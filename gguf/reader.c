@@ -1041,7 +1041,10 @@ gguf_file *gguf_open(const char *path, unsigned flags, gguf_error *err)
     uint16_t no = 0, count = 0;
     int32_t total = 0;
     int sk = split_keys(f, &no, &count, &total);
-    if (sk < 0) {
+    /* REPAIR | NO_SPLIT: malformed split.* keys are the caller's to drop
+     * (gguf-edit --repair of a whole file with stray split keys) */
+    const unsigned lone_repair = GGUF_OPEN_REPAIR | GGUF_OPEN_NO_SPLIT;
+    if (sk < 0 && (flags & lone_repair) != lone_repair) {
         gguf_error_set(err, "split.* keys present but not u16 split.no, u16 split.count and "
                        "i32 split.tensors.count");
         goto fail;

@@ -32,7 +32,7 @@ static void bb_put(bbuf *b, const void *data, size_t n)
     if (b->oom)
         return;
     if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
+        size_t cap = b->cap ? b->cap : 64;
         while (cap < b->n + n)
             cap *= 2;
         uint8_t *p = realloc(b->p, cap);
@@ -88,6 +88,8 @@ struct gguf_writer {
     uint32_t version;
     wkv     *kvs;
     size_t   n_kv, cap_kv;
+    uint32_t *kv_slots; /* open addressing over kvs: index + 1, 0 empty */
+    size_t   kv_mask;   /* slots - 1 (a power of two, at least twice n_kv) */
     wtensor *ts;
     uint64_t n_t, cap_t;
 
@@ -150,6 +152,7 @@ void gguf_writer_free(gguf_writer *w)
     for (uint64_t i = 0; i < w->n_t; i++)
         free(w->ts[i].name);
     free(w->kvs);
+    free(w->kv_slots);
     free(w->ts);
     free(w);
 }
@@ -158,12 +161,50 @@ void gguf_writer_free(gguf_writer *w)
  * Metadata
  * ------------------------------------------------------------------------ */
 
+/* Keys are found through a hash table, so that setting n keys is O(n),
+ * not O(n^2) (gguf-edit --from-json sets hundreds of thousands). */
+static uint64_t key_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The slot for key: its kv's, or the empty one where it would go. */
+static uint32_t *kv_slot(const gguf_writer *w, const char *key)
+{
+    for (size_t i = key_hash(key) & w->kv_mask;; i = (i + 1) & w->kv_mask) {
+        uint32_t *slot = &w->kv_slots[i];
+        if (!*slot || strcmp(w->kvs[*slot - 1].key, key) == 0)
+            return slot;
+    }
+}
+
+/* Rebuilds the table for at least n keys. 0, or -1 (out of memory: the
+ * old table stays). */
+static int kv_reindex(gguf_writer *w, size_t n)
+{
+    size_t cap = 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    free(w->kv_slots);
+    w->kv_slots = slots;
+    w->kv_mask = cap - 1;
+    for (size_t i = 0; i < w->n_kv; i++)
+        *kv_slot(w, w->kvs[i].key) = (uint32_t)i + 1;
+    return 0;
+}
+
 static wkv *find_wkv(const gguf_writer *w, const char *key)
 {
-    for (size_t i = 0; i < w->n_kv; i++)
-        if (strcmp(w->kvs[i].key, key) == 0)
-            return &w->kvs[i];
-    return NULL;
+    if (!w->kv_slots)
+        return NULL;
+    uint32_t *slot = kv_slot(w, key);
+    return *slot ? &w->kvs[*slot - 1] : NULL;
 }
 
 bool gguf_writer_has_kv(const gguf_writer *w, const char *key) { return find_wkv(w, key) != NULL; }
@@ -178,6 +219,12 @@ void gguf_writer_remove_kv(gguf_writer *w, const char *key)
     size_t i = (size_t)(kv - w->kvs);
     memmove(kv, kv + 1, (w->n_kv - i - 1) * sizeof *kv);
     w->n_kv--;
+    /* the indices after it moved: same size, so only the table's memory can fail */
+    if (kv_reindex(w, w->n_kv)) {
+        memset(w->kv_slots, 0, (w->kv_mask + 1) * sizeof *w->kv_slots);
+        for (size_t k = 0; k < w->n_kv; k++)
+            *kv_slot(w, w->kvs[k].key) = (uint32_t)k + 1;
+    }
 }
 
 /* Records the first failure of a setter (gguf_writer_error reports it). */
@@ -204,6 +251,9 @@ static int put_kv(gguf_writer *w, const char *key, uint32_t type, bbuf *b)
     if (kv) {
         free(kv->bytes);
     } else {
+        if (w->n_kv >= UINT32_MAX - 1 ||
+            (2 * (w->n_kv + 1) > w->kv_mask + 1 && kv_reindex(w, w->n_kv + 1)))
+            goto fail;
         if (w->n_kv == w->cap_kv) {
             size_t cap = w->cap_kv ? 2 * w->cap_kv : 32;
             wkv *p = realloc(w->kvs, cap * sizeof *p);
@@ -215,6 +265,7 @@ static int put_kv(gguf_writer *w, const char *key, uint32_t type, bbuf *b)
         kv = &w->kvs[w->n_kv];
         if (!(kv->key = strdup(key)))
             goto fail;
+        *kv_slot(w, key) = (uint32_t)w->n_kv + 1;
         w->n_kv++;
     }
     kv->bytes = b->p;

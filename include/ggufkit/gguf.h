@@ -234,7 +234,9 @@ typedef struct gguf_file gguf_file;
 
 /* Flags for gguf_open. */
 enum {
-    GGUF_OPEN_NO_SPLIT   = 1, /* open just this file, even if it is a shard */
+    GGUF_OPEN_NO_SPLIT   = 1, /* open just this file, even if it is a shard (with
+                               * GGUF_OPEN_REPAIR also when its split.* keys are
+                               * malformed: the caller drops them) */
     /* Recover from what is wrong but recoverable, instead of failing: a key
      * that occurs twice (the last one stays), a tensor name that occurs
      * twice (the last one stays; the other's data is ignored), and a

@@ -4,6 +4,7 @@
  */
 #include "json.h"
 #include "testutil.h"
+#include <math.h>
 #include <unistd.h>
 
 static json_value *parse(const char *s, gguf_error *err)
@@ -88,7 +89,7 @@ static const struct {
     { "", "empty document" },
     { "{\"a\": [1, 2}", "line 1" },
     { "{\n\"a\": 1,\n\"b\": tru\n}", "line 3: 'tru' is not a JSON value" },
-    { "a: 1\n", "not JSON" },
+    { "a: 1\n", "line 1: 'a' is not a JSON value" },
     { "{\"a\": &x 1, \"b\": *x}", "not JSON" },
     { "{\"a\": !!str 1}", "not JSON" },
     { "{a: 1}", "object keys are quoted strings" },
@@ -96,6 +97,26 @@ static const struct {
     { "{\"a\": 01}", "'01' is not a JSON value" },
     { "{\"a\": 1.}", "is not a JSON value" },
     { "[1]\n---\n[2]", "more than one document" },
+    { "[1,]", "line 1: expected a value, found ']'" },
+    { "{\"a\": 1,}", "line 1: object keys are quoted strings" },
+    { "{\"a\" 1}", "line 1: expected ':' after an object key" },
+    { "[1 2]", "line 1: expected ',' or ']'" },
+    { "{\"a\": [1,\n2", "line 2: expected ',' or ']' before the end of the document" },
+    { "{\"a\": \"b", "line 1: a string without its closing quote" },
+    { "[\"a\nb\"]", "line 1: a raw control character (0x0a) in a string" },
+    { "[\"a\\xb\"]", "line 1: bad escape '\\x' in a string" },
+    { "[\"\\u12\"]", "bad escape '\\u' in a string" },
+    { "[\"\\ud83d\"]", "a lone UTF-16 surrogate \\ud83d" },
+    { "[\"\\ude00\\ud83d\"]", "a lone UTF-16 surrogate \\ude00" },
+    { "[\"\\ud83d\\u0041\"]", "a lone UTF-16 surrogate" },
+    { "[\"\xc0\x80\"]", "invalid UTF-8 in a string" },      /* overlong NUL */
+    { "[\"\xed\xa0\x80\"]", "invalid UTF-8 in a string" }, /* a surrogate */
+    { "[\"\xf5\x80\x80\x80\"]", "invalid UTF-8 in a string" },
+    { "[\"\xe2\x82\"]", "invalid UTF-8 in a string" },      /* cut short */
+    { "{\"a\\u0000b\": 1}", "NUL in an object key" },
+    { "[tru\xc3\xa9]", "is not a JSON value" },
+    { "{\"a\": # comment\n1}", "not JSON" },
+    { "   \n  ", "empty document" },
 };
 
 /* TextModel's {**config, **config["text_config"]}: text_config's members
@@ -130,6 +151,92 @@ START_TEST(test_errors)
     ck_assert_ptr_null(parse(bad[_i].text, &err));
     ck_assert_msg(strstr(err.msg, bad[_i].want) != NULL, "case %d: got '%s', want '%s'", _i,
                   err.msg, bad[_i].want);
+}
+END_TEST
+
+/* JSON's keys have no length limit (libyaml, the reader before, took a
+ * key only within 1024 characters of its ':', and a 2000-byte key came
+ * back as "'' is not a JSON value"); white space, line breaks included,
+ * may come between a key and its ':'. */
+START_TEST(test_long_keys)
+{
+    const size_t sizes[] = { 1023, 1024, 2000, 70000, 1 << 20 };
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        char *doc = malloc(n + 64);
+        ck_assert_ptr_nonnull(doc);
+        memcpy(doc, "{\"s\": 1,\n\"", 10);
+        memset(doc + 10, 'k', n);
+        size_t len = 10 + n + (size_t)sprintf(doc + 10 + n, "\"\n\n  : [\"x\"],\n\"z\": true}");
+        gguf_error err;
+        json_value *v = json_parse(doc, len, &err);
+        free(doc);
+        ck_assert_msg(v != NULL, "%zu: %s", n, err.msg);
+        ck_assert_uint_eq(v->n, 3);
+        ck_assert_uint_eq(strlen(v->keys[1]), n);
+        ck_assert_str_eq(json_str(v->items[1]->items[0]), "x");
+        ck_assert_uint_eq(v->items[1]->line, 4); /* lines are counted across the break */
+        ck_assert_uint_eq(json_get(v, "z")->line, 5);
+        json_free(v);
+    }
+}
+END_TEST
+
+/* Strings: escapes, \u0000 inside a value, raw tab, a byte-order mark;
+ * numbers keep their text (integers of any size exactly). */
+START_TEST(test_strings_numbers)
+{
+    static const char doc[] = "\xef\xbb\xbf{\"e\": \"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\u20ac\","
+                              " \"nul\": \"a\\u0000b\", \"tab\": \"a\tb\", \"u64\": 18446744073709551615,"
+                              " \"neg\": -0, \"nan\": NaN, \"inf\": -Infinity, \"f\": 1.5e-3}";
+    gguf_error err;
+    json_value *v = json_parse(doc, sizeof doc - 1, &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    ck_assert_str_eq(json_str(json_get(v, "e")), "\"\\/\b\f\n\r\tA\xc3\xa9\xe2\x82\xac");
+    const json_value *nul = json_get(v, "nul");
+    ck_assert_uint_eq(nul->len, 3);
+    ck_assert(!memcmp(nul->str, "a\0b", 4));
+    ck_assert_str_eq(json_str(json_get(v, "tab")), "a\tb");
+    const json_value *u = json_get(v, "u64");
+    ck_assert(u->integral && !strcmp(u->str, "18446744073709551615"));
+    int64_t i;
+    ck_assert(!json_int(u, &i)); /* beyond int64 */
+    ck_assert(json_int(json_get(v, "neg"), &i) && i == 0);
+    double d;
+    ck_assert(json_num(json_get(v, "nan"), &d) && isnan(d));
+    ck_assert(json_num(json_get(v, "inf"), &d) && isinf(d) && d < 0);
+    ck_assert(!json_get(v, "nan")->integral);
+    ck_assert(json_num(json_get(v, "f"), &d) && d == 1.5e-3 && !strcmp(json_get(v, "f")->str, "1.5e-3"));
+    json_free(v);
+}
+END_TEST
+
+/* An object of 200,000 members (gguf-edit --from-json's largest) comes
+ * back whole and in order. */
+START_TEST(test_many_members)
+{
+    enum { N = 200000 };
+    char *doc = malloc((size_t)N * 64 + 8);
+    ck_assert_ptr_nonnull(doc);
+    size_t len = 0;
+    doc[len++] = '{';
+    for (int i = 0; i < N; i++)
+        len += (size_t)sprintf(doc + len, "%s\"k.x%d\": {\"type\": \"u32\", \"value\": %d}", i ? ",\n" : "", i, i);
+    doc[len++] = '}';
+    gguf_error err;
+    json_value *v = json_parse(doc, len, &err);
+    free(doc);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    ck_assert_uint_eq(v->n, N);
+    for (int i = 0; i < N; i += 9973) {
+        char key[32];
+        int64_t x;
+        snprintf(key, sizeof key, "k.x%d", i);
+        ck_assert_str_eq(v->keys[i], key);
+        ck_assert(json_int(json_get(v->items[i], "value"), &x) && x == i);
+        ck_assert_uint_eq(v->items[i]->line, (size_t)i + 1);
+    }
+    json_free(v);
 }
 END_TEST
 
@@ -208,6 +315,9 @@ int main(void)
     tcase_add_test(tc, test_yaml_unsafe_chars);
     tcase_add_test(tc, test_del_run_regression);
     tcase_add_test(tc, test_object_absorb);
+    tcase_add_test(tc, test_long_keys);
+    tcase_add_test(tc, test_strings_numbers);
+    tcase_add_test(tc, test_many_members);
     int skipped = 0;
     if (fixtures_present())
         tcase_add_test(tc, test_fixture_files);
