@@ -419,6 +419,29 @@ else
     skip_block "NaN weights" "jq not installed" 3
 fi
 
+# A NaN block scale in a quantized matrix: the NaN stays in the residual
+# stream, but the next product quantizes its activations (the block's
+# absmax passes over a NaN: scale 0), so the logits came out all 0 — ids
+# "0 0 0 0", exit 0. Now the residual is checked before the output.
+if command -v jq >/dev/null && need_fixture reference/wp-llama-5m-Q4_K_M.gguf "NaN block scale" 3; then
+    q=$REF/wp-llama-5m-Q4_K_M.gguf
+    off=$("$INSPECT" --json "$q" | jq '.tensors[] | select(.name == "blk.0.ffn_down.weight") | .offset')
+    data=$("$INSPECT" --json "$q" | jq '.summary.data_offset')
+    cp "$q" "$W/nanscale.gguf" && chmod u+w "$W/nanscale.gguf"
+    printf '\x00\x7e' | dd of="$W/nanscale.gguf" bs=1 seek=$((data + off)) conv=notrunc status=none
+    for mode in "-p Hello -n 4" "--perplexity $W/text.txt -c 64 --chunks 1" \
+                "--imatrix $W/nans.imatrix -f $W/text.txt -c 64 --chunks 1"; do
+        out=$("$RUN" -m "$W/nanscale.gguf" $mode 2>&1 >/dev/null); rc=$?
+        if [ $rc -eq 1 ] && [[ $out == *"non-finite"* ]] && [ ! -e "$W/nans.imatrix" ]; then
+            pass "NaN block scale (q4_K): ${mode%% *} reports non-finite values"
+        else
+            fail "NaN block scale (q4_K): ${mode%% *} reports non-finite values" "exit $rc: $out"
+        fi
+    done
+    rm -f "$W/nanscale.gguf"
+    fixture_block_end
+fi
+
 # --- --imatrix: an importance matrix as llama-imatrix writes it ------------------
 
 # imatrix_names FILE: the tensor names in an imatrix file, sorted
