@@ -540,7 +540,8 @@ static bool same_file(const struct stat *a, const struct stat *b)
  * edits are lost). When the lock is granted the path may name another file
  * already (the edit before renamed its result over it): then the new file
  * is locked instead. The file opened is checked to be the one locked.
- * Returns the model (and *lock_fd), or NULL after printing why. */
+ * Returns the model (and *lock_fd, to close after the rename), or NULL
+ * with err. */
 static gguf_file *open_locked(options *o, unsigned flags, char *why, size_t size, int *lock_fd,
                               gguf_error *err)
 {

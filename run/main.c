@@ -469,9 +469,10 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
         experts = im.e[i].n_mat > 1 ? im.e[i].name : NULL;
     if (experts && o->imatrix_dat) {
         *what = o->imatrix;
-        run_importance_free(&im);
-        return gguf_error_set(err, "the legacy .dat format cannot hold an expert matrix (%s): "
-                              "use --output-format gguf", experts);
+        gguf_error_set(err, "the legacy .dat format cannot hold an expert matrix (%s): use "
+                       "--output-format gguf", experts);
+        run_importance_free(&im); /* experts points into it */
+        return -1;
     }
     if (!experts && r->state.n_batch < RUN_IMPORTANCE_MIN_BATCH) {
         *what = o->model;
