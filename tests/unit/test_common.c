@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "pool.h"
 #include "outfile.h"
 #include "outpath.h"
 #include "signals.h"
@@ -496,7 +497,7 @@ START_TEST(test_threads)
     char max[16], over[16];
     snprintf(max, sizeof max, "%d", cli_max_threads());
     snprintf(over, sizeof over, "%d", cli_max_threads() + 1);
-    ck_assert(cli_max_threads() >= 4 && cli_max_threads() <= 1024);
+    ck_assert(cli_max_threads() >= 4 && cli_max_threads() <= POOL_MAX_THREADS);
     ck_assert(cli_parse_threads("test", "1", &t) && t == 1);
     ck_assert(cli_parse_threads("test", max, &t) && t == cli_max_threads());
     ck_assert(!cli_parse_threads("test", over, &t));
