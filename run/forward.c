@@ -940,15 +940,18 @@ static void forward_batch(run_state *s, const run_model *m, const int32_t *token
     // absmax passes over a NaN: scale 0), so the logits could come out
     // finite — all 0 for a model with a NaN block scale. Such a row's
     // logits are NaN, which every caller reports as non-finite.
-    for (int b = 0; b < n_out; b++) {
-        const float *xr = s->x + (size_t)b * d;
-        float acc = 0.0f; // x · 0 is 0 for every finite x
-        for (int i = 0; i < d; i++)
-            acc += xr[i] * 0.0f;
-        if (acc != 0.0f)
+    for (int b = 0; b < n_out; b++)
+        if (!run_all_finite(s->x + (size_t)b * d, d))
             for (int v = 0; v < m->hp.n_vocab; v++)
                 logits[(size_t)b * m->hp.n_vocab + v] = NAN;
-    }
+}
+
+bool run_all_finite(const float *x, int n)
+{
+    float acc = 0.0f;
+    for (int i = 0; i < n; i++)
+        acc += x[i] * 0.0f;
+    return acc == 0.0f;
 }
 
 void run_forward(run_state *s, const run_model *m, const int32_t *tokens, int n, int pos,

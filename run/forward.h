@@ -81,6 +81,9 @@ void run_forward(run_state *s, const run_model *m, const int32_t *tokens, int n,
 /* y = x / sqrt(mean(x^2) + eps) * w over n elements (sum of squares in double). */
 void run_rmsnorm(float *y, const float *x, const float *w, int n, float eps);
 
+/* False when any of x[0..n) is NaN or Inf (x · 0 is 0 for every finite x). */
+bool run_all_finite(const float *x, int n);
+
 /* Rotates the n_rot first dimensions of each of n_heads heads of head_dim in
  * x for position pos: pairs (2i, 2i+1) (RUN_ROPE_NORM) or (i, i + n_rot/2)
  * (RUN_ROPE_NEOX) by the angle scale * pos * base^(-2i/n_rot) / freqs[i]

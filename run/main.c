@@ -333,15 +333,6 @@ typedef struct runner {
     bool           failed; /* --verify: past a limit (exit 1, no error message) */
 } runner;
 
-/* False when any of x[0..n) is NaN or Inf (x · 0 is 0 for every finite x). */
-static bool logits_finite(const float *x, int n)
-{
-    float acc = 0;
-    for (int i = 0; i < n; i++)
-        acc += x[i] * 0.0f;
-    return acc == 0.0f;
-}
-
 /* Generates from the prompt: the prompt as one batch, then token by token. */
 static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *err)
 {
@@ -368,7 +359,7 @@ static int generate(runner *r, const int32_t *prompt, int n_prompt, gguf_error *
     int pos = n_prompt, n_gen = 0, rc = 0;
     bool full = false;
     while (n_gen < o->n_predict) {
-        if (!logits_finite(r->logits, n_vocab)) {
+        if (!run_all_finite(r->logits, n_vocab)) {
             rc = gguf_error_set(err, "non-finite logits after %d tokens (NaN or Inf: the weights "
                                 "or activations are not finite)", pos);
             break;
