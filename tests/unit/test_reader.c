@@ -194,6 +194,26 @@ START_TEST(test_empty_string_array)
 }
 END_TEST
 
+/* Writes one f32 tensor "t" of n values v0, v0 + step, ... to path;
+ * returns the values (the caller frees them). */
+static float *write_ramp(const char *path, int n, float v0, float step)
+{
+    float *x = malloc((size_t)n * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (int i = 0; i < n; i++)
+        x[i] = (float)i * step + v0;
+    gguf_error err;
+    gguf_writer *w = gguf_writer_new();
+    int64_t ne[1] = { n };
+    ck_assert_int_eq(gguf_writer_set_str(w, "general.architecture", "llama"), 0);
+    ck_assert_int_ge(gguf_writer_add_tensor(w, "t", GGUF_DT_F32, 1, ne, &err), 0);
+    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(gguf_writer_write_tensor(w, x, (size_t)n * sizeof *x, &err), 0);
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+    return x;
+}
+
 /* gguf_release_range drops pages of our own file mapping only: after it a
  * mapped tensor reads back the same bytes, and a gguf_open_memory image
  * (the caller's heap, where MADV_DONTNEED would zero live memory: issue 12's
@@ -203,19 +223,8 @@ START_TEST(test_release_range)
     enum { N = 3 * 4096 + 100 };
     char path[] = "/tmp/ggufkit-release-XXXXXX";
     close(mkstemp(path));
-    float *x = malloc(N * sizeof *x);
-    ck_assert_ptr_nonnull(x);
-    for (int i = 0; i < N; i++)
-        x[i] = (float)i * 0.5f + 1.0f;
+    float *x = write_ramp(path, N, 1.0f, 0.5f);
     gguf_error err;
-    gguf_writer *w = gguf_writer_new();
-    int64_t ne[1] = { N };
-    ck_assert_int_eq(gguf_writer_set_str(w, "general.architecture", "llama"), 0);
-    ck_assert_int_ge(gguf_writer_add_tensor(w, "t", GGUF_DT_F32, 1, ne, &err), 0);
-    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(gguf_writer_write_tensor(w, x, N * sizeof *x, &err), 0);
-    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
-    gguf_writer_free(w);
 
     gguf_file *f = gguf_open(path, 0, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
@@ -248,25 +257,6 @@ START_TEST(test_release_range)
 }
 END_TEST
 
-/* One f32 tensor "t" of n values v0, v0+1, ... written to path. */
-static void write_ramp(const char *path, int n, float v0)
-{
-    float *x = malloc((size_t)n * sizeof *x);
-    ck_assert_ptr_nonnull(x);
-    for (int i = 0; i < n; i++)
-        x[i] = v0 + (float)i;
-    gguf_error err;
-    gguf_writer *w = gguf_writer_new();
-    int64_t ne[1] = { n };
-    ck_assert_int_eq(gguf_writer_set_str(w, "general.architecture", "llama"), 0);
-    ck_assert_int_ge(gguf_writer_add_tensor(w, "t", GGUF_DT_F32, 1, ne, &err), 0);
-    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(gguf_writer_write_tensor(w, x, (size_t)n * sizeof *x, &err), 0);
-    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
-    gguf_writer_free(w);
-    free(x);
-}
-
 /* Copies of tensor data come from the file the reader opened, even after
  * another file has been renamed over its path (a concurrent in-place edit
  * did that, and the copy, which reopened the path, took the new file's
@@ -279,8 +269,8 @@ START_TEST(test_copy_after_rename_over)
     close(mkstemp(a));
     close(mkstemp(b));
     close(mkstemp(c));
-    write_ramp(a, N, 1.0f);
-    write_ramp(b, N, -5e6f);
+    free(write_ramp(a, N, 1.0f, 1.0f));
+    free(write_ramp(b, N, -5e6f, 1.0f));
     gguf_error err;
     gguf_file *f = gguf_open(a, 0, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
