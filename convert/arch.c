@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-const gguf_arch *arch_find(const char *hf_name) { return gguf_arch_find_hf(hf_name); }
+const gguf_arch *arch_find(const char *hf_name) { return gguf_recipe_find_hf(hf_name); }
 
-const char *arch_supported_list(void) { return gguf_arch_hf_list(); }
+const char *arch_supported_list(void) { return gguf_recipe_hf_list(); }
 
 /* Matches name against a pattern with at most two "%d"; *block and
  * *expert get the numbers (-1 for each "%d" the pattern lacks). */
@@ -37,20 +37,25 @@ static bool match_pattern(const char *pattern, const char *name, int *block, int
     }
 }
 
-/* The row whose checkpoint name (Hugging Face or Meta) matches, with the
- * formatted GGUF name; NULL if none. */
+/* The row whose checkpoint name (Hugging Face or Meta, from the recipe)
+ * matches, in table order, with the formatted GGUF name and its recipe
+ * names in *names; NULL if none. */
 static const gguf_arch_tensor *find_row(const gguf_arch *a, bool meta, const char *name,
-                                        char *out, size_t out_size, int *block, int *expert)
+                                        char *out, size_t out_size, int *block, int *expert,
+                                        const gguf_recipe_tensor **names)
 {
+    const gguf_recipe *r = gguf_recipe_of(a);
     const gguf_arch_tensor *t;
-    for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++) {
-        const char *from = meta ? t->meta : t->hf;
+    for (size_t i = 0; r && (t = gguf_arch_tensor_at(a, i)); i++) {
+        const gguf_recipe_tensor *n = gguf_recipe_tensor_of(r, gguf_arch_tensor_role(t));
+        const char *from = !n ? NULL : meta ? n->meta : n->hf;
         if (!from || !match_pattern(from, name, block, expert))
             continue;
         if (*block >= 0)
-            snprintf(out, out_size, t->name, *block);
+            snprintf(out, out_size, gguf_arch_tensor_name(t), *block);
         else
-            snprintf(out, out_size, "%s", t->name);
+            snprintf(out, out_size, "%s", gguf_arch_tensor_name(t));
+        *names = n;
         return t;
     }
     return NULL;
@@ -80,32 +85,37 @@ int arch_map_name(const gguf_arch *a, const char *name, char *out, size_t out_si
 {
     /* Gemma3Model.modify_tensors: "language_model." out of a name that has
      * it, else the vision tower's and projector's names dropped */
+    const gguf_recipe *rc = gguf_recipe_of(a);
     char stripped[1024];
-    if (a->hf_strip && strstr(name, a->hf_strip)) {
-        if (!strip_all(name, a->hf_strip, stripped, sizeof stripped))
+    if (!rc)
+        return -1;
+    if (rc->hf_strip && strstr(name, rc->hf_strip)) {
+        if (!strip_all(name, rc->hf_strip, stripped, sizeof stripped))
             return -1;
         name = stripped;
     } else {
-        for (const char *const *p = a->hf_skip_prefix; p && *p; p++)
+        for (const char *const *p = rc->hf_skip_prefix; p && *p; p++)
             if (!strncmp(name, *p, strlen(*p)))
                 return 0;
     }
     size_t len = strlen(name);
-    for (const char *const *s = a->hf_skip; *s; s++) {
+    for (const char *const *s = rc->hf_skip; *s; s++) {
         size_t sl = strlen(*s);
         if (len >= sl && !strcmp(name + len - sl, *s))
             return 0;
     }
-    const gguf_arch_tensor *t = find_row(a, false, name, out, out_size, block, expert);
+    const gguf_recipe_tensor *names;
+    const gguf_arch_tensor *t = find_row(a, false, name, out, out_size, block, expert, &names);
     if (!t)
         return -1;
     *row = t;
-    *permute = (a->flags & GGUF_ARCH_PERMUTE_QK) ? t->permute : GGUF_PERMUTE_NONE;
+    *permute = gguf_recipe_has(rc, GGUF_FACT_PERMUTE_QK) ? names->permute : GGUF_PERMUTE_NONE;
     return 1;
 }
 
 int arch_map_meta(const gguf_arch *a, const char *name, char *out, size_t out_size, int *block)
 {
     int expert;
-    return find_row(a, true, name, out, out_size, block, &expert) ? 1 : -1;
+    const gguf_recipe_tensor *names;
+    return find_row(a, true, name, out, out_size, block, &expert, &names) ? 1 : -1;
 }

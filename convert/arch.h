@@ -2,10 +2,11 @@
  * arch.h — the converter's use of the architecture registry: which family a
  * checkpoint is, and how its tensor names become GGUF names.
  *
- * Everything a family is (its Hugging Face classes, its tensor table with
- * the checkpoint name of each tensor, its config.json keys, its conversion
- * flags) is a row of libgguf's registry (<ggufkit/arch.h>, gguf/arch.c);
- * this file only matches names against it.
+ * What a family is (its tensor table, keys, features) is a row of libgguf's
+ * registry (<ggufkit/arch.h>, gguf/arch.c); how llama.cpp's converter
+ * makes its files (its Hugging Face classes, the checkpoint name of each
+ * tensor, its config.json keys, its conversion facts) is the family's
+ * recipe (gguf/arch_recipe.h); this file only matches names against them.
  */
 #ifndef CONVERT_ARCH_H
 #define CONVERT_ARCH_H
@@ -15,6 +16,8 @@
 #include <stdint.h>
 
 #include <ggufkit/arch.h>
+
+#include "arch_recipe.h"
 
 /* The family of a Hugging Face "architectures" entry, or NULL. */
 const gguf_arch *arch_find(const char *hf_name);
@@ -28,7 +31,7 @@ const char *arch_supported_list(void);
  * index of one expert's projection (a row with ne2, whose hf name has a
  * second "%d"; out is then the stacked tensor's name), else -1. *row: the
  * registry row. A multimodal checkpoint's names are first taken to the
- * text model's (the row's hf_strip and hf_skip_prefix). */
+ * text model's (the recipe's hf_strip and hf_skip_prefix). */
 int arch_map_name(const gguf_arch *a, const char *name, char *out, size_t out_size,
                   uint8_t *permute, int *block, int *expert, const gguf_arch_tensor **row);
 

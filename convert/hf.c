@@ -23,6 +23,7 @@
 
 #include "json.h"
 #include <ggufkit/arch.h>
+#include "arch_recipe.h"
 #include "safetensors.h"
 #include "spm.h"
 #include "tokjson.h"
@@ -362,7 +363,7 @@ static int add_longrope(src_model *m, hf_state *s, const json_value *rs, gguf_er
     } else {
         return gguf_error_set(err, "config.json line %zu: rope_scaling type \"%s\" of a %s model "
                               "is not supported (longrope, su or yarn)", rs->line, type,
-                              m->arch->name);
+                              gguf_arch_name(m->arch));
     }
     if (!isfinite(attn))
         return gguf_error_set(err, "config.json: original_max_position_embeddings %" PRId64
@@ -415,6 +416,19 @@ static int add_longrope(src_model *m, hf_state *s, const json_value *rs, gguf_er
  * read from the mapped checkpoint like any other.
  * ------------------------------------------------------------------------ */
 
+/* Whether the family's recipe has a converter fact (enum gguf_fact). */
+static bool fact(const gguf_arch *a, int f)
+{
+    return gguf_recipe_has(gguf_recipe_of(a), f);
+}
+
+/* Whether the checkpoint has a name for tensor row t. */
+static bool has_hf(const gguf_arch *a, const gguf_arch_tensor *t)
+{
+    const gguf_recipe_tensor *n = gguf_recipe_tensor_of(gguf_recipe_of(a), gguf_arch_tensor_role(t));
+    return n && n->hf;
+}
+
 #define MAX_EXPERT_ROWS 4
 
 typedef struct experts {
@@ -430,7 +444,7 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
 {
     const gguf_arch_tensor *t;
     for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++)
-        if (t->ne2 != GGUF_DIM_1 && t->hf && ex->n_rows < MAX_EXPERT_ROWS)
+        if (gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1 && has_hf(a, t) && ex->n_rows < MAX_EXPERT_ROWS)
             ex->rows[ex->n_rows++] = t;
     if (!ex->n_rows)
         return 0;
@@ -511,7 +525,7 @@ static int experts_add(experts *ex, src_model *m, const hf_state *s, const gguf_
             mapped &= p->mapped;
         }
         char name[256];
-        snprintf(name, sizeof name, ex->rows[r]->name, block);
+        snprintf(name, sizeof name, gguf_arch_tensor_name(ex->rows[r]), block);
         src_tensor *t = src_add_tensor(m, name, src_dtype(first->dtype), first->n_dims + 1, ne,
                                        first->data);
         if (!t) {
@@ -570,7 +584,7 @@ static int mxfp4_repack(src_model *m, const hf_state *s, const gguf_arch_tensor 
     if (!out)
         return gguf_error_set(err, "out of memory");
     char name[256];
-    snprintf(name, sizeof name, row->name, block);
+    snprintf(name, sizeof name, gguf_arch_tensor_name(row), block);
     uint8_t *o = out;
     for (int64_t e = 0; e < n_exp; e++)
         for (int64_t r = 0; r < rows; r++) {
@@ -669,7 +683,8 @@ static int split_gate_up_bias(src_model *m, const hf_state *s, const st_tensor *
         for (int64_t i = 0; i < n; i++)
             memcpy(out + (size_t)i * es, st->data + (size_t)(2 * i + p) * es, es);
         char name[256];
-        snprintf(name, sizeof name, gguf_arch_tensor_of(m->arch, roles[p])->name, block);
+        snprintf(name, sizeof name, gguf_arch_tensor_name(gguf_arch_tensor_of(m->arch, roles[p])),
+                 block);
         int64_t ne[2] = { half, st->shape[0] };
         src_tensor *t = src_add_tensor(m, name, dt, 2, ne, out);
         if (!t) {
@@ -689,7 +704,7 @@ static int split_gate_up_bias(src_model *m, const hf_state *s, const st_tensor *
 static int mxfp4_take(src_model *m, const hf_state *s, const st_tensor *st, int *rc, gguf_error *err)
 {
     int block;
-    if (!(m->arch->flags & GGUF_ARCH_MXFP4_EXPERTS))
+    if (!fact(m->arch, GGUF_FACT_MXFP4_EXPERTS))
         return 0;
     if (expert_tensor(st->name, "gate_up_proj_bias", &block)) {
         *rc = split_gate_up_bias(m, s, st, block, err);
@@ -750,11 +765,11 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     if (rs && rs->type != JSON_NULL && gguf_arch_tensor_of(m->arch, GGUF_ROLE_ROPE_FACTORS_LONG) &&
         add_longrope(m, s, rs, err))
         return -1;
-    if ((m->arch->flags & GGUF_ARCH_ROPE_LLAMA3) && rope_type && !strcasecmp(rope_type, "llama3") &&
+    if (gguf_arch_has(m->arch, GGUF_FEAT_ROPE_LLAMA3) && rope_type && !strcasecmp(rope_type, "llama3") &&
         add_rope_freqs(m, s, rs, err))
         return -1;
 
-    if ((m->arch->flags & GGUF_ARCH_MXFP4_EXPERTS) && mxfp4_experts(m, s, err))
+    if (fact(m->arch, GGUF_FACT_MXFP4_EXPERTS) && mxfp4_experts(m, s, err))
         return -1;
 
     experts ex = { 0 };
@@ -773,7 +788,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                 continue;
             if (r < 0) {
                 rc2 = gguf_error_set(err, "tensor '%s': no %s tensor of that name (cannot map it)",
-                                     st->name, m->arch->name);
+                                     st->name, gguf_arch_name(m->arch));
             } else if (src_dtype(st->dtype) < 0) {
                 rc2 = gguf_error_set(err, "tensor '%s': unsupported dtype %s (F32, F16, BF16)",
                                      st->name, st->dtype);
@@ -794,8 +809,9 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                     t->mapped = st->mapped;
                     t->from = (src_origin){ shard_of(s, st), st->name };
                     /* Gemma's x·(1 + w) norms: every *norm.weight + 1 */
-                    if (m->arch->norm_offset != 0 && ends_with(st->name, "norm.weight"))
-                        t->add = m->arch->norm_offset;
+                    const float offset = gguf_recipe_of(m->arch)->norm_offset;
+                    if (offset != 0 && ends_with(st->name, "norm.weight"))
+                        t->add = offset;
                 }
             }
         }
@@ -832,7 +848,7 @@ static int load_vocab_json(hf_state *s, const gguf_arch *arch, int64_t n, gguf_e
 {
     if (!s->tokenizer_json)
         return gguf_error_set(err, "no tokenizer.model or tokenizer.json in the folder");
-    if ((arch->flags & GGUF_ARCH_LLAMA_VOCAB) && tokjson_kind(s->tokenizer_json) == TOKJSON_SPM_BPE)
+    if (fact(arch, GGUF_FACT_LLAMA_VOCAB) && tokjson_kind(s->tokenizer_json) == TOKJSON_SPM_BPE)
         return vocab_from_spm_json(&s->voc, s->tokenizer_json, s->tok_config, err);
     return vocab_from_bpe_json(&s->voc, s->tokenizer_json, n, err);
 }
@@ -867,14 +883,14 @@ static int load_vocab(hf_state *s, const gguf_arch *arch, gguf_error *err)
     if (json_get(s->config, "vocab_size") && !json_int(json_get(s->config, "vocab_size"), &n))
         return gguf_error_set(err, "config.json: vocab_size is not a count");
     join(path, sizeof path, s->dir, "tokenizer.model");
-    const bool phi3 = arch->flags & GGUF_ARCH_PHI3_VOCAB;
+    const bool phi3 = fact(arch, GGUF_FACT_PHI3_VOCAB);
     if (phi3) { /* Phi-4's GPT2Tokenizer is BPE; any other needs tokenizer.model */
         const char *cls = json_str(json_get(s->tok_config, "tokenizer_class"));
         if (cls && !strcmp(cls, "GPT2Tokenizer"))
             return load_vocab_json(s, arch, n, err);
         if (!file_exists(path))
             return gguf_error_set(err, "tokenizer.model: not found (a %s vocabulary other than a "
-                                  "GPT2Tokenizer is SentencePiece)", arch->name);
+                                  "GPT2Tokenizer is SentencePiece)", gguf_arch_name(arch));
     }
     if (!file_exists(path))
         return load_vocab_json(s, arch, n, err);
@@ -943,7 +959,7 @@ static int load_vocab(hf_state *s, const gguf_arch *arch, gguf_error *err)
  * has tokens (the checkpoint pads it for the image tokens). */
 static void trim_embd(src_model *m, const hf_state *s)
 {
-    if (!(m->arch->flags & GGUF_ARCH_TRIM_EMBD))
+    if (!fact(m->arch, GGUF_FACT_TRIM_EMBD))
         return;
     for (int i = 0; i < m->n_tensors; i++) {
         src_tensor *t = &m->tensors[i];
@@ -957,7 +973,7 @@ static void trim_embd(src_model *m, const hf_state *s)
  * Metadata
  * ------------------------------------------------------------------------ */
 
-static int put_hparam(gguf_writer *w, const char *arch, const gguf_arch_hf_hparam *r,
+static int put_hparam(gguf_writer *w, const char *arch, const gguf_recipe_hf_hparam *r,
                       const json_value *v, gguf_error *err)
 {
     char key[128];
@@ -1051,28 +1067,30 @@ static int write_vocab_keys(src_model *m, hf_state *s, gguf_writer *w, gguf_erro
     if (write_special(s, w, err))
         return -1;
     const json_value *aps = json_get(s->tok_config, "add_prefix_space");
-    if ((m->arch->flags & GGUF_ARCH_LLAMA_VOCAB) && aps && aps->type == JSON_BOOL &&
+    if (fact(m->arch, GGUF_FACT_LLAMA_VOCAB) && aps && aps->type == JSON_BOOL &&
         gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", aps->b))
         return gguf_error_set(err, "out of memory");
     /* Gemma: a SentencePiece vocabulary without the leading space */
-    if ((m->arch->flags & GGUF_ARCH_NO_SPACE_PREFIX) && s->spm &&
+    if (fact(m->arch, GGUF_FACT_NO_SPACE_PREFIX) && s->spm &&
         gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", false))
         return gguf_error_set(err, "out of memory");
     return 0;
 }
 
-/* Whether a conditional row is left out (<ggufkit/arch.h>, Gemma3Model's
- * rules): the sliding window of a model whose sliding_window_pattern is 1
- * (no local layers), an optional final soft-cap of 0 (a required one of 0
- * is written, and refused as a model). */
-static bool hparam_skipped(const hf_state *s, const gguf_arch_hf_hparam *r, const json_value *hv)
+/* Whether a row is left out, as its when column says (arch_recipe.h): a
+ * sliding window when config.json's sliding_window_pattern is 1 (no local
+ * layers), an optional value of 0 (a required one of 0 is written, and
+ * refused as a model). */
+static bool hparam_skipped(const hf_state *s, const gguf_recipe_hf_hparam *r, const json_value *hv)
 {
     int64_t pattern;
     double x;
-    if (r->id == GGUF_HP_SLIDING_WINDOW)
+    switch (r->when) {
+    case GGUF_WHEN_NOT_PATTERN_1:
         return json_int(json_get(s->config, "sliding_window_pattern"), &pattern) && pattern == 1;
-    if (r->id == GGUF_HP_FINAL_SOFTCAP)
+    case GGUF_WHEN_NONZERO:
         return !r->required && hv && json_num(hv, &x) && x == 0;
+    }
     return false;
 }
 
@@ -1149,16 +1167,16 @@ static int put_block_count(gguf_writer *w, const hf_state *s, const char *arch, 
 /* One row of a config.json table, from its first present name (a null
  * value counts as absent). */
 static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
-                          const gguf_arch_hf_hparam *r, gguf_error *err)
+                          const gguf_recipe_hf_hparam *r, gguf_error *err)
 {
     char key[128];
     const json_value *hv = hparam(s, r->hf);
     if (hv && hv->type == JSON_NULL)
         hv = NULL;
     snprintf(key, sizeof key, gguf_hp_key(r->id), arch);
-    if (r->id == GGUF_HP_BLOCK_COUNT)
+    if (r->make == GGUF_MAKE_BLOCK_COUNT)
         return put_block_count(w, s, arch, err);
-    if (r->id == GGUF_HP_ROPE_DIM) {
+    if (r->make == GGUF_MAKE_ROTARY) {
         int64_t rot;
         if (rotary_dims(s, &rot, err))
             return -1;
@@ -1166,7 +1184,7 @@ static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
     }
     if (hparam_skipped(s, r, hv))
         return 0;
-    if (r->id == GGUF_HP_SLIDING_WINDOW && !hv && !r->required)
+    if (r->make == GGUF_MAKE_ZERO_ABSENT && !hv && !r->required)
         return gguf_writer_set_u32(w, key, 0) ? gguf_error_set(err, "out of memory") : 0;
     if (!hv && r->def != 0) {
         if (r->is_float ? gguf_writer_set_f32(w, key, (float)r->def)
@@ -1183,9 +1201,9 @@ static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
  * scaling keys where it writes them, right after head_count_kv (at the end
  * of a table without that row). */
 static int put_hparams(gguf_writer *w, const hf_state *s, const char *arch,
-                       const gguf_arch_hf_hparam *table, bool rope, gguf_error *err)
+                       const gguf_recipe_hf_hparam *table, bool rope, gguf_error *err)
 {
-    for (const gguf_arch_hf_hparam *r = table; r->hf[0]; r++) {
+    for (const gguf_recipe_hf_hparam *r = table; r->hf[0]; r++) {
         if (put_hparam_row(w, s, arch, r, err))
             return -1;
         if (rope && r->id == GGUF_HP_HEAD_COUNT_KV) {
@@ -1205,7 +1223,7 @@ static int hf_write_tensor_keys(src_model *m, gguf_writer *w, gguf_error *err)
     char key[128];
     if (!s || !s->has_attn_factor)
         return 0;
-    snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_ATTN_FACTOR, m->arch->name);
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_ATTN_FACTOR, gguf_arch_name(m->arch));
     return gguf_writer_set_f32(w, key, s->attn_factor) ? gguf_error_set(err, "out of memory") : 0;
 }
 
@@ -1217,21 +1235,22 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
             return gguf_error_set(err, "out of memory");
         return write_vocab_keys(m, s, w, err);
     }
-    const char *arch = m->arch->name;
+    const char *arch = gguf_arch_name(m->arch);
     char key[128];
     /* block_count first, unless the family's converter writes it later
      * (its table has the row) */
     bool row = false;
-    for (const gguf_arch_hf_hparam *r = m->arch->hf_hparams; r->hf[0]; r++)
-        row |= r->id == GGUF_HP_BLOCK_COUNT;
+    const gguf_recipe *rc = gguf_recipe_of(m->arch);
+    for (const gguf_recipe_hf_hparam *r = rc->hf_hparams; r->hf[0]; r++)
+        row |= r->make == GGUF_MAKE_BLOCK_COUNT;
     if (!row && put_block_count(w, s, arch, err))
         return -1;
-    if (put_hparams(w, s, arch, m->arch->hf_hparams, !(m->arch->flags & GGUF_ARCH_OWN_ROPE_KEYS),
+    if (put_hparams(w, s, arch, rc->hf_hparams, !gguf_recipe_has(rc, GGUF_FACT_OWN_ROPE_KEYS),
                     err))
         return -1;
     if (gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, file_type))
         return gguf_error_set(err, "out of memory");
-    if (m->arch->flags & GGUF_ARCH_WRITES_ROPE_DIM) {
+    if (gguf_recipe_has(rc, GGUF_FACT_WRITES_ROPE_DIM)) {
         uint32_t n_vocab, hidden, heads, rope_dim;
         if (hparam_u32(s, "vocab_size", &n_vocab, err))
             return -1;
@@ -1253,7 +1272,7 @@ static int hf_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
         if (gguf_writer_set_u32(w, key, rope_dim))
             return gguf_error_set(err, "out of memory");
     }
-    if (m->arch->hf_hparams_late && put_hparams(w, s, arch, m->arch->hf_hparams_late, false, err))
+    if (rc->hf_hparams_late && put_hparams(w, s, arch, rc->hf_hparams_late, false, err))
         return -1;
     /* e21cdc11 adds the quantization version after the model's keys, before
      * the vocabulary's (c392e50: last) */
@@ -1300,13 +1319,9 @@ static void hf_close(src_model *m)
  * for a family without local layers (no such row). */
 static int64_t gguf_swa_period(const gguf_arch *a, bool *has)
 {
-    *has = false;
-    for (const gguf_arch_hparam *r = a->hparams; r->key; r++)
-        if (r->id == GGUF_HP_SWA_PATTERN) {
-            *has = true;
-            return (int64_t)r->def;
-        }
-    return 0;
+    const gguf_arch_hparam *r = gguf_arch_hparam_of(a, GGUF_HP_SWA_PATTERN);
+    *has = r != NULL;
+    return r ? (int64_t)gguf_arch_hparam_default(r) : 0;
 }
 
 /* What config.json says of the layers that llama.cpp's converter does not
@@ -1322,14 +1337,14 @@ static int64_t gguf_swa_period(const gguf_arch *a, bool *has)
 static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
 {
     const json_value *lim = json_get(s->config, "swiglu_limit");
-    if (m->arch->activation == GGUF_ACT_SWIGLU_OAI && lim && lim->type != JSON_NULL) {
+    if (gguf_arch_activation(m->arch) == GGUF_ACT_SWIGLU_OAI && lim && lim->type != JSON_NULL) {
         double x;
         if (cfg_float(lim, "swiglu_limit", true, &x, err))
             return -1;
         if (x != 7.0)
             return gguf_error_set(err, "config.json line %zu: 'swiglu_limit' is %s, but a %s GGUF "
                                   "has no key for it: llama.cpp (and gguf-run) clamp at 7",
-                                  lim->line, lim->str, m->arch->name);
+                                  lim->line, lim->str, gguf_arch_name(m->arch));
     }
     const json_value *types = json_get(s->config, "layer_types");
     const json_value *pat = json_get(s->config, "sliding_window_pattern");
@@ -1382,12 +1397,12 @@ static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
             continue;
         char gguf[160];
         if (!local)
-            snprintf(gguf, sizeof gguf, "a %s GGUF has no local layers%s", m->arch->name,
+            snprintf(gguf, sizeof gguf, "a %s GGUF has no local layers%s", gguf_arch_name(m->arch),
                      has ? " (no sliding window is written)" : "");
         else
             snprintf(gguf, sizeof gguf, "in a %s GGUF layer %" PRId64 " is %s (llama.cpp's fixed "
                      "pattern: the last layer of every %" PRId64 " global, the others local)",
-                     m->arch->name, il, want ? "local" : "global", period);
+                     gguf_arch_name(m->arch), il, want ? "local" : "global", period);
         if (types)
             return gguf_error_set(err, "config.json line %zu: layer_types[%" PRId64 "] is \"%s\", "
                                   "but %s", types->items[il]->line, il,
@@ -1492,7 +1507,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
     }
     /* the head counts are for the q/k permutation; Gemma3Model, for one,
      * has a default for a config without them */
-    if (((m->arch->flags & GGUF_ARCH_PERMUTE_QK) || json_get(s->config, "num_attention_heads")) &&
+    if ((fact(m->arch, GGUF_FACT_PERMUTE_QK) || json_get(s->config, "num_attention_heads")) &&
         hparam_u32(s, "num_attention_heads", &m->n_head, err))
         goto fail;
     if (json_get(s->config, "num_key_value_heads") &&

@@ -91,7 +91,7 @@ void convert_size_label(uint64_t params, char *out, size_t size)
  * their experts kept MXFP4 say MOSTLY_MXFP4_MOE (38) for the float outtypes. */
 static uint32_t model_file_type(const src_model *m, int outtype)
 {
-    if ((m->arch->flags & GGUF_ARCH_MXFP4_EXPERTS) && outtype != OUT_Q8_0)
+    if (gguf_recipe_has(gguf_recipe_of(m->arch), GGUF_FACT_MXFP4_EXPERTS) && outtype != OUT_Q8_0)
         return 38;
     return convert_file_type(outtype);
 }
@@ -610,7 +610,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     char label[32];
     uint64_t params = convert_param_count(m);
     convert_size_label(params, label, sizeof label);
-    if (gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, m->arch->name)) {
+    if (gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, gguf_arch_name(m->arch))) {
         gguf_error_set(err, "out of memory");
         goto done;
     }

@@ -1,21 +1,23 @@
 /*
- * arch.c — the architecture registry (see <ggufkit/arch.h>).
+ * arch.c — the architecture registry (see <ggufkit/arch.h>): the model
+ * schema of every family.
  *
- * Each architecture is a row of data: names, hyper-parameter tables, a
- * tensor table and feature flags. The tools read these rows; none of them
- * keeps its own list of architectures, tensors or keys. The tables are
- * transcribed from llama.cpp: the tensor names and shapes of its loader
- * (llama-model.cpp) and gguf-py's tensor_mapping, the required keys of
- * llm_load_hparams, the base converter's key order (convert_hf_to_gguf.py).
+ * Each architecture is a row of data: names, a hyper-parameter table, a
+ * tensor table and its model features. The tools read these rows; none of
+ * them keeps its own list of architectures, tensors or keys. The tables
+ * are transcribed from llama.cpp: the tensor names and shapes of its loader
+ * (llama-model.cpp), the required keys of llm_load_hparams. How llama.cpp's
+ * converter makes a family's files is its recipe (arch_recipe.c).
  *
  * Adding an architecture: a hyper-parameter table (usually the shared
- * decoder one), a tensor table, a row in ARCHS (docs/design.md has the
- * checklist).
+ * decoder one), a tensor table (usually the decoder's, patched by role), a
+ * row in ARCHS, a recipe (docs/design.md has the checklist).
  */
-#include <ggufkit/arch.h>
+#include "arch_impl.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_DIM GGUF_MODEL_MAX_DIM
@@ -24,43 +26,51 @@
  * Hyper-parameters
  */
 
+#define HP(i, ...) { .id = GGUF_HP_##i, __VA_ARGS__ }
+#define INT(l, h) .lo = (l), .hi = (h)
+#define FLOAT .is_float = true
+#define REQ .required = true
+#define DEF(v) .derive = GGUF_DERIVE_DEFAULT, .def = (v)
+#define DERIVE(d) .derive = GGUF_DERIVE_##d
+#define HP_END { .id = GGUF_HP_COUNT }
+
 /* The keys every LLaMA-style decoder has, in checking order (llama.cpp's
  * llm_load_hparams for these architectures: the required ones are required
  * there too); each architecture's table starts with them. */
 #define DECODER_KEYS \
-    { GGUF_KEY_CONTEXT_LENGTH, GGUF_HP_CONTEXT_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX }, \
-    { GGUF_KEY_EMBEDDING_LENGTH, GGUF_HP_EMBEDDING_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM }, \
-    { GGUF_KEY_BLOCK_COUNT, GGUF_HP_BLOCK_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, GGUF_MODEL_MAX_BLOCKS }, \
-    { GGUF_KEY_FFN_LENGTH, GGUF_HP_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM }, \
-    { GGUF_KEY_HEAD_COUNT, GGUF_HP_HEAD_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM }, \
-    { GGUF_KEY_HEAD_COUNT_KV, GGUF_HP_HEAD_COUNT_KV, false, false, GGUF_DERIVE_HEAD_COUNT, 0, 1, MAX_DIM }, \
-    { GGUF_KEY_KEY_LENGTH, GGUF_HP_KEY_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM }, \
-    { GGUF_KEY_VALUE_LENGTH, GGUF_HP_VALUE_LENGTH, false, false, GGUF_DERIVE_HEAD_SIZE, 0, 1, MAX_DIM }, \
-    { GGUF_KEY_ROPE_DIM_COUNT, GGUF_HP_ROPE_DIM, false, false, GGUF_DERIVE_KEY_LENGTH, 0, INT64_MIN, INT64_MAX }, \
-    { GGUF_KEY_RMS_EPS, GGUF_HP_RMS_EPS, true, true, GGUF_DERIVE_NONE, 0, 0, 0 }, \
-    { GGUF_KEY_ROPE_FREQ_BASE, GGUF_HP_ROPE_FREQ_BASE, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 }
+    HP(CONTEXT_LENGTH, REQ, INT(1, INT32_MAX)), \
+    HP(EMBEDDING_LENGTH, REQ, INT(1, MAX_DIM)), \
+    HP(BLOCK_COUNT, REQ, INT(1, GGUF_MODEL_MAX_BLOCKS)), \
+    HP(FFN_LENGTH, REQ, INT(1, MAX_DIM)), \
+    HP(HEAD_COUNT, REQ, INT(1, MAX_DIM)), \
+    HP(HEAD_COUNT_KV, DERIVE(HEAD_COUNT), INT(1, MAX_DIM)), \
+    HP(KEY_LENGTH, DERIVE(HEAD_SIZE), INT(1, MAX_DIM)), \
+    HP(VALUE_LENGTH, DERIVE(HEAD_SIZE), INT(1, MAX_DIM)), \
+    HP(ROPE_DIM, DERIVE(KEY_LENGTH), INT(INT64_MIN, INT64_MAX)), \
+    HP(RMS_EPS, FLOAT, REQ), \
+    HP(ROPE_FREQ_BASE, FLOAT, DEF(10000.0))
 
 /* The LLaMA-style decoder (and Mixtral, Qwen3-MoE: their expert keys). */
 static const gguf_arch_hparam decoder_hparams[] = {
     DECODER_KEYS,
     /* mixture of experts (Mixtral under llama; Qwen3-MoE) */
-    { GGUF_KEY_EXPERT_COUNT, GGUF_HP_EXPERT_COUNT, false, false, GGUF_DERIVE_NONE, 0, 0, 4096 },
-    { GGUF_KEY_EXPERT_USED_COUNT, GGUF_HP_EXPERT_USED_COUNT, false, false, GGUF_DERIVE_NONE, 0, 0, 4096 },
-    { GGUF_KEY_EXPERT_FFN_LENGTH, GGUF_HP_EXPERT_FFN_LENGTH, false, false, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { NULL, 0, false, false, 0, 0, 0, 0 },
+    HP(EXPERT_COUNT, INT(0, 4096)),
+    HP(EXPERT_USED_COUNT, INT(0, 4096)),
+    HP(EXPERT_FFN_LENGTH, INT(1, MAX_DIM)),
+    HP_END,
 };
 
 /* gpt-oss (llama.cpp's LLM_ARCH_OPENAI_MOE): the decoder's keys; it
  * requires the expert keys and the sliding window. */
 static const gguf_arch_hparam gptoss_hparams[] = {
     DECODER_KEYS,
-    { GGUF_KEY_EXPERT_COUNT, GGUF_HP_EXPERT_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, 4096 },
-    { GGUF_KEY_EXPERT_USED_COUNT, GGUF_HP_EXPERT_USED_COUNT, false, true, GGUF_DERIVE_NONE, 0, 1, 4096 },
-    { GGUF_KEY_EXPERT_FFN_LENGTH, GGUF_HP_EXPERT_FFN_LENGTH, false, true, GGUF_DERIVE_NONE, 0, 1, MAX_DIM },
-    { GGUF_KEY_SLIDING_WINDOW, GGUF_HP_SLIDING_WINDOW, false, true, GGUF_DERIVE_NONE, 0, 1, INT32_MAX },
-    { GGUF_KEY_SLIDING_WINDOW_PATTERN, GGUF_HP_SWA_PATTERN, false, false, GGUF_DERIVE_DEFAULT, 2, 0, GGUF_MODEL_MAX_BLOCKS },
-    { GGUF_KEY_ROPE_FREQ_BASE_SWA, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, GGUF_DERIVE_ROPE_BASE, 0, 0, 0 },
-    { NULL, 0, false, false, 0, 0, 0, 0 },
+    HP(EXPERT_COUNT, REQ, INT(1, 4096)),
+    HP(EXPERT_USED_COUNT, REQ, INT(1, 4096)),
+    HP(EXPERT_FFN_LENGTH, REQ, INT(1, MAX_DIM)),
+    HP(SLIDING_WINDOW, REQ, INT(1, INT32_MAX)),
+    HP(SWA_PATTERN, DEF(2), INT(0, GGUF_MODEL_MAX_BLOCKS)),
+    HP(ROPE_FREQ_BASE_SWA, FLOAT, DERIVE(ROPE_BASE)),
+    HP_END,
 };
 
 /* Gemma 2 (llama.cpp's LLM_ARCH_GEMMA2): the decoder's dense keys, a
@@ -69,12 +79,12 @@ static const gguf_arch_hparam gptoss_hparams[] = {
  * soft-caps with llama.cpp's defaults. */
 static const gguf_arch_hparam gemma2_hparams[] = {
     DECODER_KEYS,
-    { GGUF_KEY_SLIDING_WINDOW, GGUF_HP_SLIDING_WINDOW, false, false, GGUF_DERIVE_DEFAULT, 4096, 1, INT32_MAX },
-    { GGUF_KEY_SLIDING_WINDOW_PATTERN, GGUF_HP_SWA_PATTERN, false, false, GGUF_DERIVE_DEFAULT, 2, 0, GGUF_MODEL_MAX_BLOCKS },
-    { GGUF_KEY_ROPE_FREQ_BASE_SWA, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, GGUF_DERIVE_ROPE_BASE, 0, 0, 0 },
-    { GGUF_KEY_ATTN_SOFTCAP, GGUF_HP_ATTN_SOFTCAP, true, false, GGUF_DERIVE_DEFAULT, 50.0, 0, 0 },
-    { GGUF_KEY_FINAL_SOFTCAP, GGUF_HP_FINAL_SOFTCAP, true, false, GGUF_DERIVE_DEFAULT, 30.0, 0, 0 },
-    { NULL, 0, false, false, 0, 0, 0, 0 },
+    HP(SLIDING_WINDOW, DEF(4096), INT(1, INT32_MAX)),
+    HP(SWA_PATTERN, DEF(2), INT(0, GGUF_MODEL_MAX_BLOCKS)),
+    HP(ROPE_FREQ_BASE_SWA, FLOAT, DERIVE(ROPE_BASE)),
+    HP(ATTN_SOFTCAP, FLOAT, DEF(50.0)),
+    HP(FINAL_SOFTCAP, FLOAT, DEF(30.0)),
+    HP_END,
 };
 
 /* Gemma 3 (LLM_ARCH_GEMMA3): a sliding window only when the file gives one
@@ -82,125 +92,19 @@ static const gguf_arch_hparam gemma2_hparams[] = {
  * unless given; a final soft-cap only when given. */
 static const gguf_arch_hparam gemma3_hparams[] = {
     DECODER_KEYS,
-    { GGUF_KEY_SLIDING_WINDOW, GGUF_HP_SLIDING_WINDOW, false, false, GGUF_DERIVE_NONE, 0, 0, INT32_MAX },
-    { GGUF_KEY_SLIDING_WINDOW_PATTERN, GGUF_HP_SWA_PATTERN, false, false, GGUF_DERIVE_DEFAULT, 6, 0, GGUF_MODEL_MAX_BLOCKS },
-    { GGUF_KEY_ROPE_FREQ_BASE_SWA, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, GGUF_DERIVE_DEFAULT, 10000.0, 0, 0 },
-    { GGUF_KEY_FINAL_SOFTCAP, GGUF_HP_FINAL_SOFTCAP, true, false, GGUF_DERIVE_NONE, 0, 0, 0 },
-    { NULL, 0, false, false, 0, 0, 0, 0 },
+    HP(SLIDING_WINDOW, INT(0, INT32_MAX)),
+    HP(SWA_PATTERN, DEF(6), INT(0, GGUF_MODEL_MAX_BLOCKS)),
+    HP(ROPE_FREQ_BASE_SWA, FLOAT, DEF(10000.0)),
+    HP(FINAL_SOFTCAP, FLOAT),
+    HP_END,
 };
 
-/* config.json → {arch}.* as llama.cpp's base converter writes them, after
- * block_count (which every converter writes first). */
-static const gguf_arch_hf_hparam base_hf_hparams[] = {
-    { { "max_position_embeddings", "n_ctx" }, GGUF_HP_CONTEXT_LENGTH, false, false, 0 },
-    { { "hidden_size", "n_embd" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
-    { { "intermediate_size", "n_inner" }, GGUF_HP_FFN_LENGTH, false, false, 0 },
-    { { "num_attention_heads", "n_head" }, GGUF_HP_HEAD_COUNT, false, true, 0 },
-    { { "num_key_value_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false, 0 },
-    { { "rope_theta" }, GGUF_HP_ROPE_FREQ_BASE, true, false, 0 },
-    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, false, 0 },
-    { { "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon" }, GGUF_HP_LAYER_NORM_EPS, true, false, 0 },
-    { { "num_local_experts", "num_experts" }, GGUF_HP_EXPERT_COUNT, false, false, 0 },
-    { { "num_experts_per_tok" }, GGUF_HP_EXPERT_USED_COUNT, false, false, 0 },
-    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false, 0 },
-    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false, 0 },
-    { { NULL }, 0, false, false, 0 },
-};
-
-/* What Qwen3-MoE's converter adds after general.file_type. */
-static const gguf_arch_hf_hparam qwen3moe_late_hparams[] = {
-    { { "moe_intermediate_size" }, GGUF_HP_EXPERT_FFN_LENGTH, false, false, 0 },
-    { { NULL }, 0, false, false, 0 },
-};
-
-/* Phi3MiniModel's own keys, in its order (block_count fifth, after
- * feed_forward_length): all required but the two it makes
- * (<ggufkit/arch.h>): rope.dimension_count from partial_rotary_factor and,
- * after general.file_type, attention.sliding_window, 0 when absent. */
-static const gguf_arch_hf_hparam phi3_hf_hparams[] = {
-    { { "n_positions", "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, true, 0 },
-    { { "original_max_position_embeddings" }, GGUF_HP_ROPE_ORIG_CTX, false, true, 0 },
-    { { "hidden_size", "n_embd" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
-    { { "intermediate_size" }, GGUF_HP_FFN_LENGTH, false, true, 0 },
-    { { "num_hidden_layers" }, GGUF_HP_BLOCK_COUNT, false, true, 0 },
-    { { "num_attention_heads", "n_head" }, GGUF_HP_HEAD_COUNT, false, true, 0 },
-    { { "num_key_value_heads", "n_head_kv" }, GGUF_HP_HEAD_COUNT_KV, false, true, 0 },
-    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, true, 0 },
-    { { "partial_rotary_factor" }, GGUF_HP_ROPE_DIM, false, false, 0 },
-    { { "rope_theta" }, GGUF_HP_ROPE_FREQ_BASE, true, true, 0 },
-    { { NULL }, 0, false, false, 0 },
-};
-static const gguf_arch_hf_hparam phi3_late_hparams[] = {
-    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, false, 0 },
-    { { NULL }, 0, false, false, 0 },
-};
-
-/* What GptOssModel's converter adds after general.file_type. */
-static const gguf_arch_hf_hparam gptoss_late_hparams[] = {
-    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, true, 0 },
-    { { "intermediate_size" }, GGUF_HP_EXPERT_FFN_LENGTH, false, true, 0 },
-    { { NULL }, 0, false, false, 0 },
-};
-
-/* Gemma2Model's keys, in its order (block_count third; no rope base); all
- * required. */
-static const gguf_arch_hf_hparam gemma2_hf_hparams[] = {
-    { { "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, true, 0 },
-    { { "hidden_size" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
-    { { "num_hidden_layers" }, GGUF_HP_BLOCK_COUNT, false, true, 0 },
-    { { "intermediate_size" }, GGUF_HP_FFN_LENGTH, false, true, 0 },
-    { { "num_attention_heads" }, GGUF_HP_HEAD_COUNT, false, true, 0 },
-    { { "num_key_value_heads", "num_attention_heads" }, GGUF_HP_HEAD_COUNT_KV, false, true, 0 },
-    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, true, 0 },
-    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, true, 0 },
-    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, true, 0 },
-    { { NULL }, 0, false, false, 0 },
-};
-static const gguf_arch_hf_hparam gemma2_late_hparams[] = {
-    { { "attn_logit_softcapping" }, GGUF_HP_ATTN_SOFTCAP, true, true, 0 },
-    { { "final_logit_softcapping" }, GGUF_HP_FINAL_SOFTCAP, true, true, 0 },
-    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, true, 0 },
-    { { NULL }, 0, false, false, 0 },
-};
-
-/* Gemma3Model: the base converter's keys in its order of names (the first
- * present wins; rope_local_base_freq is the local layers' base), each only
- * when config.json has it — but the widths, without which llama.cpp's
- * converter writes a file no loader takes, are required here. */
-static const gguf_arch_hf_hparam gemma3_hf_hparams[] = {
-    { { "max_position_embeddings", "n_ctx", "n_positions", "max_length", "max_sequence_length",
-        "model_max_length" }, GGUF_HP_CONTEXT_LENGTH, false, false, 0 },
-    { { "hidden_size", "n_embd", "dim" }, GGUF_HP_EMBEDDING_LENGTH, false, true, 0 },
-    { { "intermediate_size", "n_inner", "hidden_dim" }, GGUF_HP_FFN_LENGTH, false, true, 0 },
-    { { "num_attention_heads", "n_head", "n_heads" }, GGUF_HP_HEAD_COUNT, false, false, 0 },
-    { { "num_key_value_heads", "n_kv_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false, 0 },
-    { { "global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta",
-        "rotary_emb_base" }, GGUF_HP_ROPE_FREQ_BASE, true, false, 0 },
-    { { "local_rope_theta", "rope_local_theta", "rope_theta_local", "swa_rope_theta",
-        "rope_local_base_freq" }, GGUF_HP_ROPE_FREQ_BASE_SWA, true, false, 0 },
-    { { "rms_norm_eps", "norm_eps" }, GGUF_HP_RMS_EPS, true, false, 0 },
-    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false, 0 },
-    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false, 0 },
-    { { NULL }, 0, false, false, 0 },
-};
-/* Then Gemma3Model.set_gguf_parameters' own writes, in its order, with its
- * defaults (hparams.get(name, default)): a key the base part wrote gets the
- * new value in its place, one it did not is added here, after
- * general.file_type — where a gemma-3-4b-it text_config, which gives no
- * heads, head_dim, eps, rope base or context, puts those keys. */
-static const gguf_arch_hf_hparam gemma3_late_hparams[] = {
-    { { "max_position_embeddings" }, GGUF_HP_CONTEXT_LENGTH, false, false, 131072 },
-    { { "num_attention_heads" }, GGUF_HP_HEAD_COUNT, false, false, 8 },
-    { { "rms_norm_eps" }, GGUF_HP_RMS_EPS, true, false, 1e-6 },
-    { { "head_dim" }, GGUF_HP_KEY_LENGTH, false, false, 256 },
-    { { "head_dim" }, GGUF_HP_VALUE_LENGTH, false, false, 256 },
-    { { "global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta",
-        "rotary_emb_base" }, GGUF_HP_ROPE_FREQ_BASE, true, false, 1000000.0 },
-    { { "final_logit_softcapping" }, GGUF_HP_FINAL_SOFTCAP, true, false, 0 },
-    { { "sliding_window" }, GGUF_HP_SLIDING_WINDOW, false, true, 0 },
-    { { "num_key_value_heads" }, GGUF_HP_HEAD_COUNT_KV, false, false, 4 },
-    { { NULL }, 0, false, false, 0 },
-};
+#undef HP
+#undef INT
+#undef FLOAT
+#undef REQ
+#undef DEF
+#undef DERIVE
 
 /* GGUF key formats by hyper-parameter (for every table). */
 static const char *const hp_keys[GGUF_HP_COUNT] = {
@@ -243,71 +147,64 @@ const char *gguf_hp_name(int hp)
  * Tensors
  */
 
-#define HF(n) "model.layers.%d." n
-#define META(n) "layers.%d." n
+/* A row: its name, its role, then what differs from a required [1]. */
+#define ROW(t, r, ...) { .name = GGUF_T_##t, .role = GGUF_ROLE_##r, __VA_ARGS__ }
+#define NE(...) .ne = { __VA_ARGS__ }
+#define OPT .need = GGUF_NEED_OPTIONAL
+#define IF_FEAT(f) .need = GGUF_NEED_IF_FEAT, .need_feat = GGUF_FEAT_##f
+#define UNLESS_FEAT(f) .need = GGUF_NEED_UNLESS_FEAT, .need_feat = GGUF_FEAT_##f
+#define DENSE .need = GGUF_NEED_DENSE
+#define EXPERTS .need = GGUF_NEED_EXPERTS
+#define END { .name = NULL }
+/* Patches of a base table, by the base row's role. */
+#define DROP(r) { .op = GGUF_PATCH_DROP, .at = GGUF_ROLE_##r }
+#define SET(r, x) { .op = GGUF_PATCH_SET, .at = GGUF_ROLE_##r, .row = x }
+#define AFTER(r, x) { .op = GGUF_PATCH_AFTER, .at = GGUF_ROLE_##r, .row = x }
+#define PATCH_END { .op = GGUF_PATCH_END }
 
-/* The LLaMA-style decoder (llama.cpp's tensors and shapes for it), with the
- * Hugging Face and Meta checkpoint names each comes from. */
-#define R GGUF_NEED_REQUIRED
-#define O GGUF_NEED_OPTIONAL
+#define EMBD GGUF_DIM_EMBD
+#define VOCAB GGUF_DIM_VOCAB
+#define FF GGUF_DIM_FF
+#define FF_EXP GGUF_DIM_FF_EXP
+#define N_EXP GGUF_DIM_EXPERTS
+
+/* The LLaMA-style decoder (llama.cpp's tensors and shapes for it). */
 static const gguf_arch_tensor decoder_tensors[] = {
-    { GGUF_T_TOKEN_EMBD, GGUF_ROLE_TOKEN_EMBD, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
-      "model.embed_tokens.weight", "tok_embeddings.weight", GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_OUTPUT_NORM, GGUF_ROLE_OUTPUT_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      "model.norm.weight", "norm.weight", GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_OUTPUT, GGUF_ROLE_OUTPUT, GGUF_NEED_UNLESS_FLAG, GGUF_ARCH_TIED_OUTPUT, GGUF_DIM_EMBD,
-      GGUF_DIM_VOCAB, "lm_head.weight", "output.weight", GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_NORM, GGUF_ROLE_ATTN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("input_layernorm.weight"), META("attention_norm.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_Q, GGUF_ROLE_ATTN_Q, R, 0, GGUF_DIM_EMBD, GGUF_DIM_Q,
-      HF("self_attn.q_proj.weight"), META("attention.wq.weight"), GGUF_PERMUTE_Q, GGUF_DIM_1 },
-    { GGUF_T_ATTN_K, GGUF_ROLE_ATTN_K, R, 0, GGUF_DIM_EMBD, GGUF_DIM_K,
-      HF("self_attn.k_proj.weight"), META("attention.wk.weight"), GGUF_PERMUTE_K, GGUF_DIM_1 },
-    { GGUF_T_ATTN_V, GGUF_ROLE_ATTN_V, R, 0, GGUF_DIM_EMBD, GGUF_DIM_V,
-      HF("self_attn.v_proj.weight"), META("attention.wv.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_Q_BIAS, GGUF_ROLE_ATTN_Q_BIAS, GGUF_NEED_IF_FLAG, GGUF_ARCH_QKV_BIAS, GGUF_DIM_Q,
-      GGUF_DIM_1, HF("self_attn.q_proj.bias"), NULL, GGUF_PERMUTE_Q, GGUF_DIM_1 },
-    { GGUF_T_ATTN_K_BIAS, GGUF_ROLE_ATTN_K_BIAS, GGUF_NEED_IF_FLAG, GGUF_ARCH_QKV_BIAS, GGUF_DIM_K,
-      GGUF_DIM_1, HF("self_attn.k_proj.bias"), NULL, GGUF_PERMUTE_K, GGUF_DIM_1 },
-    { GGUF_T_ATTN_V_BIAS, GGUF_ROLE_ATTN_V_BIAS, GGUF_NEED_IF_FLAG, GGUF_ARCH_QKV_BIAS, GGUF_DIM_V,
-      GGUF_DIM_1, HF("self_attn.v_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_OUT, GGUF_ROLE_ATTN_OUT, R, 0, GGUF_DIM_Q, GGUF_DIM_EMBD,
-      HF("self_attn.o_proj.weight"), META("attention.wo.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_NORM, GGUF_ROLE_FFN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("post_attention_layernorm.weight"), META("ffn_norm.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_GATE, GGUF_ROLE_FFN_GATE, GGUF_NEED_DENSE, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
-      HF("mlp.gate_proj.weight"), META("feed_forward.w1.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_UP, GGUF_ROLE_FFN_UP, GGUF_NEED_DENSE, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
-      HF("mlp.up_proj.weight"), META("feed_forward.w3.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_DOWN, GGUF_ROLE_FFN_DOWN, GGUF_NEED_DENSE, 0, GGUF_DIM_FF, GGUF_DIM_EMBD,
-      HF("mlp.down_proj.weight"), META("feed_forward.w2.weight"), GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+    ROW(TOKEN_EMBD, TOKEN_EMBD, NE(EMBD, VOCAB)),
+    ROW(OUTPUT_NORM, OUTPUT_NORM, NE(EMBD)),
+    ROW(OUTPUT, OUTPUT, UNLESS_FEAT(TIED_OUTPUT), NE(EMBD, VOCAB)),
+    ROW(ATTN_NORM, ATTN_NORM, NE(EMBD)),
+    ROW(ATTN_Q, ATTN_Q, NE(EMBD, GGUF_DIM_Q)),
+    ROW(ATTN_K, ATTN_K, NE(EMBD, GGUF_DIM_K)),
+    ROW(ATTN_V, ATTN_V, NE(EMBD, GGUF_DIM_V)),
+    ROW(ATTN_Q_BIAS, ATTN_Q_BIAS, IF_FEAT(QKV_BIAS), NE(GGUF_DIM_Q)),
+    ROW(ATTN_K_BIAS, ATTN_K_BIAS, IF_FEAT(QKV_BIAS), NE(GGUF_DIM_K)),
+    ROW(ATTN_V_BIAS, ATTN_V_BIAS, IF_FEAT(QKV_BIAS), NE(GGUF_DIM_V)),
+    ROW(ATTN_OUT, ATTN_OUT, NE(GGUF_DIM_Q, EMBD)),
+    ROW(FFN_NORM, FFN_NORM, NE(EMBD)),
+    ROW(FFN_GATE, FFN_GATE, DENSE, NE(EMBD, FF)),
+    ROW(FFN_UP, FFN_UP, DENSE, NE(EMBD, FF)),
+    ROW(FFN_DOWN, FFN_DOWN, DENSE, NE(FF, EMBD)),
+    END,
 };
 
 /* What llama.cpp's llama adds: llama3-style rope factors (the converter
  * computes them) and optional output and feed-forward biases. */
 static const gguf_arch_tensor llama_extra_tensors[] = {
-    { GGUF_T_ROPE_FREQS, GGUF_ROLE_ROPE_FREQS, O, 0, GGUF_DIM_ROT_HALF, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_OUT_BIAS, GGUF_ROLE_ATTN_OUT_BIAS, O, 0, GGUF_DIM_EMBD, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_GATE_BIAS, GGUF_ROLE_FFN_GATE_BIAS, O, 0, GGUF_DIM_FF, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_UP_BIAS, GGUF_ROLE_FFN_UP_BIAS, O, 0, GGUF_DIM_FF, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_DOWN_BIAS, GGUF_ROLE_FFN_DOWN_BIAS, O, 0, GGUF_DIM_EMBD, GGUF_DIM_1, NULL, NULL,
-      GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+    ROW(ROPE_FREQS, ROPE_FREQS, OPT, NE(GGUF_DIM_ROT_HALF)),
+    ROW(ATTN_OUT_BIAS, ATTN_OUT_BIAS, OPT, NE(EMBD)),
+    ROW(FFN_GATE_BIAS, FFN_GATE_BIAS, OPT, NE(FF)),
+    ROW(FFN_UP_BIAS, FFN_UP_BIAS, OPT, NE(FF)),
+    ROW(FFN_DOWN_BIAS, FFN_DOWN_BIAS, OPT, NE(EMBD)),
+    END,
 };
 
 /* Qwen3's per-head RMSNorm of q and k (one weight vector of key_length,
  * shared by all heads). */
 static const gguf_arch_tensor qk_norm_tensors[] = {
-    { GGUF_T_ATTN_Q_NORM, GGUF_ROLE_ATTN_Q_NORM, R, 0, GGUF_DIM_HEAD_K, GGUF_DIM_1,
-      HF("self_attn.q_norm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_K_NORM, GGUF_ROLE_ATTN_K_NORM, R, 0, GGUF_DIM_HEAD_K, GGUF_DIM_1,
-      HF("self_attn.k_norm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+    ROW(ATTN_Q_NORM, ATTN_Q_NORM, NE(GGUF_DIM_HEAD_K)),
+    ROW(ATTN_K_NORM, ATTN_K_NORM, NE(GGUF_DIM_HEAD_K)),
+    END,
 };
 
 /* Experts: the router (F32 in every output type) and each projection of
@@ -315,282 +212,180 @@ static const gguf_arch_tensor qk_norm_tensors[] = {
  * the order the family's converter emits them once a block's last expert
  * arrives. Mixtral (llama.cpp writes it as llama): w1 = gate, w2 = down,
  * w3 = up. */
-#define X GGUF_NEED_EXPERTS
-#define EXP GGUF_DIM_EXPERTS
-static const gguf_arch_tensor mixtral_tensors[] = {
-    { GGUF_T_FFN_GATE_EXPS, GGUF_ROLE_FFN_GATE_EXPS, X, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
-      HF("block_sparse_moe.experts.%d.w1.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
-    { GGUF_T_FFN_DOWN_EXPS, GGUF_ROLE_FFN_DOWN_EXPS, X, 0, GGUF_DIM_FF_EXP, GGUF_DIM_EMBD,
-      HF("block_sparse_moe.experts.%d.w2.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
-    { GGUF_T_FFN_UP_EXPS, GGUF_ROLE_FFN_UP_EXPS, X, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
-      HF("block_sparse_moe.experts.%d.w3.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
-    { GGUF_T_FFN_GATE_INP, GGUF_ROLE_FFN_GATE_INP, X, 0, GGUF_DIM_EMBD, GGUF_DIM_EXPERTS,
-      HF("block_sparse_moe.gate.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
-};
+#define GATE_EXPS ROW(FFN_GATE_EXPS, FFN_GATE_EXPS, EXPERTS, NE(EMBD, FF_EXP, N_EXP))
+#define DOWN_EXPS ROW(FFN_DOWN_EXPS, FFN_DOWN_EXPS, EXPERTS, NE(FF_EXP, EMBD, N_EXP))
+#define UP_EXPS ROW(FFN_UP_EXPS, FFN_UP_EXPS, EXPERTS, NE(EMBD, FF_EXP, N_EXP))
+#define GATE_INP ROW(FFN_GATE_INP, FFN_GATE_INP, EXPERTS, NE(EMBD, N_EXP))
+static const gguf_arch_tensor mixtral_tensors[] = { GATE_EXPS, DOWN_EXPS, UP_EXPS, GATE_INP, END };
 
 /* Qwen3-MoE (Qwen2MoeModel's converter): down, gate, up. */
-static const gguf_arch_tensor qwen3moe_tensors[] = {
-    { GGUF_T_FFN_DOWN_EXPS, GGUF_ROLE_FFN_DOWN_EXPS, X, 0, GGUF_DIM_FF_EXP, GGUF_DIM_EMBD,
-      HF("mlp.experts.%d.down_proj.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
-    { GGUF_T_FFN_GATE_EXPS, GGUF_ROLE_FFN_GATE_EXPS, X, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
-      HF("mlp.experts.%d.gate_proj.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
-    { GGUF_T_FFN_UP_EXPS, GGUF_ROLE_FFN_UP_EXPS, X, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
-      HF("mlp.experts.%d.up_proj.weight"), NULL, GGUF_PERMUTE_NONE, EXP },
-    { GGUF_T_FFN_GATE_INP, GGUF_ROLE_FFN_GATE_INP, X, 0, GGUF_DIM_EMBD, GGUF_DIM_EXPERTS,
-      HF("mlp.gate.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
-};
+static const gguf_arch_tensor qwen3moe_tensors[] = { DOWN_EXPS, GATE_EXPS, UP_EXPS, GATE_INP, END };
+#undef GATE_EXPS
+#undef DOWN_EXPS
+#undef UP_EXPS
+#undef GATE_INP
 
 /* gpt-oss: its own layout. Biases on q/k/v/o, a sink logit per head, the
  * pre-feed-forward norm named post_attention_norm (role ffn_norm), a router
- * with bias, and experts with biases. The checkpoint's experts come stacked
- * and in MXFP4 (*_blocks + *_scales, gate and up rows interleaved in
- * gate_up_proj): the converter repacks them itself (convert/hf.c), so their
- * rows and the gate/up biases name no checkpoint tensor here. */
+ * with bias, and experts with biases (the converter repacks the
+ * checkpoint's MXFP4 experts itself). */
 static const gguf_arch_tensor gptoss_tensors[] = {
-    { GGUF_T_TOKEN_EMBD, GGUF_ROLE_TOKEN_EMBD, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
-      "model.embed_tokens.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_OUTPUT_NORM, GGUF_ROLE_OUTPUT_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      "model.norm.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_OUTPUT, GGUF_ROLE_OUTPUT, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
-      "lm_head.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_NORM, GGUF_ROLE_ATTN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("input_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_POST_NORM, GGUF_ROLE_FFN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("post_attention_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_Q, GGUF_ROLE_ATTN_Q, R, 0, GGUF_DIM_EMBD, GGUF_DIM_Q,
-      HF("self_attn.q_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_K, GGUF_ROLE_ATTN_K, R, 0, GGUF_DIM_EMBD, GGUF_DIM_K,
-      HF("self_attn.k_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_V, GGUF_ROLE_ATTN_V, R, 0, GGUF_DIM_EMBD, GGUF_DIM_V,
-      HF("self_attn.v_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_OUT, GGUF_ROLE_ATTN_OUT, R, 0, GGUF_DIM_Q, GGUF_DIM_EMBD,
-      HF("self_attn.o_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_SINKS, GGUF_ROLE_ATTN_SINKS, R, 0, GGUF_DIM_HEADS, GGUF_DIM_1,
-      HF("self_attn.sinks"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_GATE_INP, GGUF_ROLE_FFN_GATE_INP, R, 0, GGUF_DIM_EMBD, GGUF_DIM_EXPERTS,
-      HF("mlp.router.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_GATE_EXPS, GGUF_ROLE_FFN_GATE_EXPS, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
-      NULL, NULL, GGUF_PERMUTE_NONE, EXP },
-    { GGUF_T_FFN_DOWN_EXPS, GGUF_ROLE_FFN_DOWN_EXPS, R, 0, GGUF_DIM_FF_EXP, GGUF_DIM_EMBD,
-      NULL, NULL, GGUF_PERMUTE_NONE, EXP },
-    { GGUF_T_FFN_UP_EXPS, GGUF_ROLE_FFN_UP_EXPS, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF_EXP,
-      NULL, NULL, GGUF_PERMUTE_NONE, EXP },
-    { GGUF_T_ATTN_Q_BIAS, GGUF_ROLE_ATTN_Q_BIAS, R, 0, GGUF_DIM_Q, GGUF_DIM_1,
-      HF("self_attn.q_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_K_BIAS, GGUF_ROLE_ATTN_K_BIAS, R, 0, GGUF_DIM_K, GGUF_DIM_1,
-      HF("self_attn.k_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_V_BIAS, GGUF_ROLE_ATTN_V_BIAS, R, 0, GGUF_DIM_V, GGUF_DIM_1,
-      HF("self_attn.v_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_OUT_BIAS, GGUF_ROLE_ATTN_OUT_BIAS, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("self_attn.o_proj.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_GATE_INP_BIAS, GGUF_ROLE_FFN_GATE_INP_BIAS, R, 0, GGUF_DIM_EXPERTS, GGUF_DIM_1,
-      HF("mlp.router.bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_GATE_EXPS_BIAS, R, 0, GGUF_DIM_FF_EXP,
-      GGUF_DIM_EXPERTS, NULL, NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_DOWN_EXPS_BIAS, GGUF_ROLE_FFN_DOWN_EXPS_BIAS, R, 0, GGUF_DIM_EMBD,
-      GGUF_DIM_EXPERTS, HF("mlp.experts.down_proj_bias"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_UP_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS, R, 0, GGUF_DIM_FF_EXP,
-      GGUF_DIM_EXPERTS, NULL, NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
-};
-#undef X
-#undef EXP
-
-/* Phi-3 (llama.cpp's phi3 loader): q, k and v in one attn_qkv, gate and up
- * in one ffn_up of twice the feed-forward width, the attention output
- * embedding_length wide; the LongRoPE factors of the 128k models are
- * globals. */
-static const gguf_arch_tensor phi3_tensors[] = {
-    { GGUF_T_TOKEN_EMBD, GGUF_ROLE_TOKEN_EMBD, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
-      "model.embed_tokens.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_OUTPUT_NORM, GGUF_ROLE_OUTPUT_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      "model.norm.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_OUTPUT, GGUF_ROLE_OUTPUT, GGUF_NEED_UNLESS_FLAG, GGUF_ARCH_TIED_OUTPUT, GGUF_DIM_EMBD,
-      GGUF_DIM_VOCAB, "lm_head.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ROPE_FACTORS_LONG, GGUF_ROLE_ROPE_FACTORS_LONG, O, 0, GGUF_DIM_ROT_HALF, GGUF_DIM_1,
-      NULL, NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ROPE_FACTORS_SHORT, GGUF_ROLE_ROPE_FACTORS_SHORT, O, 0, GGUF_DIM_ROT_HALF, GGUF_DIM_1,
-      NULL, NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_NORM, GGUF_ROLE_ATTN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("input_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_QKV, GGUF_ROLE_ATTN_QKV, R, 0, GGUF_DIM_EMBD, GGUF_DIM_QKV,
-      HF("self_attn.qkv_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_OUT, GGUF_ROLE_ATTN_OUT, R, 0, GGUF_DIM_EMBD, GGUF_DIM_EMBD,
-      HF("self_attn.o_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_NORM, GGUF_ROLE_FFN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("post_attention_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_UP, GGUF_ROLE_FFN_GATE_UP, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF2,
-      HF("mlp.gate_up_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_DOWN, GGUF_ROLE_FFN_DOWN, R, 0, GGUF_DIM_FF, GGUF_DIM_EMBD,
-      HF("mlp.down_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+    ROW(TOKEN_EMBD, TOKEN_EMBD, NE(EMBD, VOCAB)),
+    ROW(OUTPUT_NORM, OUTPUT_NORM, NE(EMBD)),
+    ROW(OUTPUT, OUTPUT, NE(EMBD, VOCAB)),
+    ROW(ATTN_NORM, ATTN_NORM, NE(EMBD)),
+    ROW(ATTN_POST_NORM, FFN_NORM, NE(EMBD)),
+    ROW(ATTN_Q, ATTN_Q, NE(EMBD, GGUF_DIM_Q)),
+    ROW(ATTN_K, ATTN_K, NE(EMBD, GGUF_DIM_K)),
+    ROW(ATTN_V, ATTN_V, NE(EMBD, GGUF_DIM_V)),
+    ROW(ATTN_OUT, ATTN_OUT, NE(GGUF_DIM_Q, EMBD)),
+    ROW(ATTN_SINKS, ATTN_SINKS, NE(GGUF_DIM_HEADS)),
+    ROW(FFN_GATE_INP, FFN_GATE_INP, NE(EMBD, N_EXP)),
+    ROW(FFN_GATE_EXPS, FFN_GATE_EXPS, NE(EMBD, FF_EXP, N_EXP)),
+    ROW(FFN_DOWN_EXPS, FFN_DOWN_EXPS, NE(FF_EXP, EMBD, N_EXP)),
+    ROW(FFN_UP_EXPS, FFN_UP_EXPS, NE(EMBD, FF_EXP, N_EXP)),
+    ROW(ATTN_Q_BIAS, ATTN_Q_BIAS, NE(GGUF_DIM_Q)),
+    ROW(ATTN_K_BIAS, ATTN_K_BIAS, NE(GGUF_DIM_K)),
+    ROW(ATTN_V_BIAS, ATTN_V_BIAS, NE(GGUF_DIM_V)),
+    ROW(ATTN_OUT_BIAS, ATTN_OUT_BIAS, NE(EMBD)),
+    ROW(FFN_GATE_INP_BIAS, FFN_GATE_INP_BIAS, NE(N_EXP)),
+    ROW(FFN_GATE_EXPS_BIAS, FFN_GATE_EXPS_BIAS, NE(FF_EXP, N_EXP)),
+    ROW(FFN_DOWN_EXPS_BIAS, FFN_DOWN_EXPS_BIAS, NE(EMBD, N_EXP)),
+    ROW(FFN_UP_EXPS_BIAS, FFN_UP_EXPS_BIAS, NE(FF_EXP, N_EXP)),
+    END,
 };
 
-/* Gemma 2 and 3 (llama.cpp's gemma2/gemma3 loaders): RMSNorms before and
- * after attention and the feed-forward (pre_feedforward_layernorm is
- * ffn_norm), tied output (Gemma 2 has none: its converter drops lm_head),
- * Gemma 3's per-head q/k norms. */
-static const gguf_arch_tensor gemma_tensors[] = {
-    { GGUF_T_TOKEN_EMBD, GGUF_ROLE_TOKEN_EMBD, R, 0, GGUF_DIM_EMBD, GGUF_DIM_VOCAB,
-      "model.embed_tokens.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_OUTPUT_NORM, GGUF_ROLE_OUTPUT_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      "model.norm.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_NORM, GGUF_ROLE_ATTN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("input_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_Q, GGUF_ROLE_ATTN_Q, R, 0, GGUF_DIM_EMBD, GGUF_DIM_Q,
-      HF("self_attn.q_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_K, GGUF_ROLE_ATTN_K, R, 0, GGUF_DIM_EMBD, GGUF_DIM_K,
-      HF("self_attn.k_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_V, GGUF_ROLE_ATTN_V, R, 0, GGUF_DIM_EMBD, GGUF_DIM_V,
-      HF("self_attn.v_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_OUT, GGUF_ROLE_ATTN_OUT, R, 0, GGUF_DIM_Q, GGUF_DIM_EMBD,
-      HF("self_attn.o_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_ATTN_POST_NORM, GGUF_ROLE_ATTN_POST_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("post_attention_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_NORM, GGUF_ROLE_FFN_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("pre_feedforward_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_GATE, GGUF_ROLE_FFN_GATE, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
-      HF("mlp.gate_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_UP, GGUF_ROLE_FFN_UP, R, 0, GGUF_DIM_EMBD, GGUF_DIM_FF,
-      HF("mlp.up_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_DOWN, GGUF_ROLE_FFN_DOWN, R, 0, GGUF_DIM_FF, GGUF_DIM_EMBD,
-      HF("mlp.down_proj.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { GGUF_T_FFN_POST_NORM, GGUF_ROLE_FFN_POST_NORM, R, 0, GGUF_DIM_EMBD, GGUF_DIM_1,
-      HF("post_feedforward_layernorm.weight"), NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+/* Phi-3 (llama.cpp's phi3 loader): the decoder with q, k and v in one
+ * attn_qkv, gate and up in one ffn_up of twice the feed-forward width, the
+ * attention output embedding_length wide, and the LongRoPE factors of the
+ * 128k models as globals. */
+static const gguf_tensor_patch phi3_patches[] = {
+    AFTER(OUTPUT, ROW(ROPE_FACTORS_LONG, ROPE_FACTORS_LONG, OPT, NE(GGUF_DIM_ROT_HALF))),
+    AFTER(OUTPUT, ROW(ROPE_FACTORS_SHORT, ROPE_FACTORS_SHORT, OPT, NE(GGUF_DIM_ROT_HALF))),
+    AFTER(ATTN_NORM, ROW(ATTN_QKV, ATTN_QKV, NE(EMBD, GGUF_DIM_QKV))),
+    DROP(ATTN_Q), DROP(ATTN_K), DROP(ATTN_V),
+    DROP(ATTN_Q_BIAS), DROP(ATTN_K_BIAS), DROP(ATTN_V_BIAS),
+    SET(ATTN_OUT, ROW(ATTN_OUT, ATTN_OUT, NE(EMBD, EMBD))),
+    DROP(FFN_GATE),
+    SET(FFN_UP, ROW(FFN_UP, FFN_GATE_UP, NE(EMBD, GGUF_DIM_FF2))),
+    SET(FFN_DOWN, ROW(FFN_DOWN, FFN_DOWN, NE(FF, EMBD))),
+    PATCH_END,
+};
+
+/* Gemma 2 and 3 (llama.cpp's gemma2/gemma3 loaders): the decoder without
+ * biases, with RMSNorms after attention and the feed-forward too
+ * (pre_feedforward_layernorm is ffn_norm), a dense feed-forward always,
+ * and no output (Gemma 2's converter drops lm_head; Gemma 3 adds it back,
+ * tied, after its other globals, and per-head q/k norms). */
+static const gguf_tensor_patch gemma_patches[] = {
+    DROP(OUTPUT), DROP(ATTN_Q_BIAS), DROP(ATTN_K_BIAS), DROP(ATTN_V_BIAS),
+    AFTER(ATTN_OUT, ROW(ATTN_POST_NORM, ATTN_POST_NORM, NE(EMBD))),
+    SET(FFN_GATE, ROW(FFN_GATE, FFN_GATE, NE(EMBD, FF))),
+    SET(FFN_UP, ROW(FFN_UP, FFN_UP, NE(EMBD, FF))),
+    SET(FFN_DOWN, ROW(FFN_DOWN, FFN_DOWN, NE(FF, EMBD))),
+    AFTER(FFN_DOWN, ROW(FFN_POST_NORM, FFN_POST_NORM, NE(EMBD))),
+    PATCH_END,
 };
 static const gguf_arch_tensor gemma3_tensors[] = {
-    { GGUF_T_OUTPUT, GGUF_ROLE_OUTPUT, GGUF_NEED_UNLESS_FLAG, GGUF_ARCH_TIED_OUTPUT, GGUF_DIM_EMBD,
-      GGUF_DIM_VOCAB, "lm_head.weight", NULL, GGUF_PERMUTE_NONE, GGUF_DIM_1 },
-    { NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, 0 },
+    ROW(OUTPUT, OUTPUT, UNLESS_FEAT(TIED_OUTPUT), NE(EMBD, VOCAB)),
+    END,
 };
 
-static const gguf_arch_tensor *const llama_tables[] = { decoder_tensors, llama_extra_tensors,
-                                                        mixtral_tensors, NULL };
-static const gguf_arch_tensor *const qwen2_tables[] = { decoder_tensors, NULL };
-static const gguf_arch_tensor *const qwen3_tables[] = { decoder_tensors, qk_norm_tensors, NULL };
-static const gguf_arch_tensor *const qwen3moe_tables[] = { decoder_tensors, qk_norm_tensors,
-                                                           qwen3moe_tensors, NULL };
-static const gguf_arch_tensor *const phi3_tables[] = { phi3_tensors, NULL };
-static const gguf_arch_tensor *const gptoss_tables[] = { gptoss_tensors, NULL };
-static const gguf_arch_tensor *const gemma2_tables[] = { gemma_tensors, NULL };
-static const gguf_arch_tensor *const gemma3_tables[] = { gemma_tensors, gemma3_tensors,
-                                                         qk_norm_tensors, NULL };
-#undef R
-#undef O
-#undef HF
-#undef META
-
-/* Buffers the converter drops (llama.cpp's prepare_tensors). */
-static const char *const skip_common[] = {
-    ".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq", NULL,
-};
-
-static const char *const llama_hf[] = { "LlamaForCausalLM", "LLaMAForCausalLM",
-                                        "MistralForCausalLM", "MixtralForCausalLM", NULL };
-static const char *const no_hf[] = { NULL };
-static const char *const qwen2_hf[] = { "Qwen2ForCausalLM", NULL };
-static const char *const qwen3_hf[] = { "Qwen3ForCausalLM", NULL };
-static const char *const qwen3moe_hf[] = { "Qwen3MoeForCausalLM", NULL };
-static const char *const phi3_hf[] = { "Phi3ForCausalLM", NULL };
-static const char *const gptoss_hf[] = { "GptOssForCausalLM", NULL };
-static const char *const gemma2_hf[] = { "Gemma2ForCausalLM", NULL };
-static const char *const gemma3_hf[] = { "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
-                                         NULL };
-/* Gemma3Model.modify_tensors drops these after taking "language_model."
- * out; the last two, a newer transformers' layout, llama.cpp does not know
- * (it fails on them): gguf-convert drops them too. */
-static const char *const gemma3_vision[] = {
-    "multi_modal_projector.", "vision_tower.", "multimodal_projector.", "vision_model.",
-    "model.vision_tower.", "model.multi_modal_projector.", NULL,
-};
-/* Gemma2Model drops lm_head (llama.cpp ties the output to token_embd) */
-static const char *const gemma2_skip[] = {
-    ".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq", "lm_head.weight", NULL,
-};
+#define PART(rows) { rows, NULL }
+#define PARTS_END { NULL, NULL }
+static const gguf_tensor_part llama_tables[] = { PART(decoder_tensors), PART(llama_extra_tensors),
+                                                 PART(mixtral_tensors), PARTS_END };
+static const gguf_tensor_part qwen2_tables[] = { PART(decoder_tensors), PARTS_END };
+static const gguf_tensor_part qwen3_tables[] = { PART(decoder_tensors), PART(qk_norm_tensors),
+                                                 PARTS_END };
+static const gguf_tensor_part qwen3moe_tables[] = { PART(decoder_tensors), PART(qk_norm_tensors),
+                                                    PART(qwen3moe_tensors), PARTS_END };
+static const gguf_tensor_part phi3_tables[] = { { decoder_tensors, phi3_patches }, PARTS_END };
+static const gguf_tensor_part gptoss_tables[] = { PART(gptoss_tensors), PARTS_END };
+static const gguf_tensor_part gemma2_tables[] = { { decoder_tensors, gemma_patches }, PARTS_END };
+static const gguf_tensor_part gemma3_tables[] = { { decoder_tensors, gemma_patches },
+                                                  PART(gemma3_tensors), PART(qk_norm_tensors),
+                                                  PARTS_END };
+#undef ROW
+#undef NE
+#undef OPT
+#undef IF_FEAT
+#undef UNLESS_FEAT
+#undef DENSE
+#undef EXPERTS
+#undef END
+#undef DROP
+#undef SET
+#undef AFTER
+#undef PATCH_END
+#undef EMBD
+#undef VOCAB
+#undef FF
+#undef FF_EXP
+#undef N_EXP
+#undef PART
+#undef PARTS_END
 
 /* ===========================================================================
  * The registry
  */
 
+#define F(x) (1u << GGUF_FEAT_##x)
 static const gguf_arch ARCHS[] = {
     { .name = "llama", .about = "LLaMA 1-3, Mistral, Mixtral: RMSNorm, SwiGLU, rotary pairs, GQA",
-      .hf_classes = llama_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
-      .hf_hparams = base_hf_hparams, .tables = llama_tables,
-      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | GGUF_ARCH_ROPE_LLAMA3 |
-               GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_EXPERTS | GGUF_ARCH_PERMUTE_QK |
-               GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM,
+      .hparams = decoder_hparams, .tables = llama_tables,
+      .features = F(TIED_OUTPUT) | F(ROPE_WHOLE_HEAD) | F(ROPE_LLAMA3) | F(ROPE_LINEAR) | F(EXPERTS),
       .rope = GGUF_ROPE_NORM, .activation = GGUF_ACT_SILU, .routing = GGUF_ROUTING_SOFTMAX_TOPK },
     /* what some converters call Mistral models (llama.cpp writes "llama") */
     { .name = "mistral", .about = "a LLaMA model under the name some converters give Mistral",
-      .hf_classes = no_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
-      .hf_hparams = base_hf_hparams, .tables = llama_tables,
-      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | GGUF_ARCH_ROPE_LINEAR,
+      .hparams = decoder_hparams, .tables = llama_tables,
+      .features = F(TIED_OUTPUT) | F(ROPE_WHOLE_HEAD) | F(ROPE_LINEAR),
       .rope = GGUF_ROPE_NORM, .activation = GGUF_ACT_SILU },
     /* Qwen2 checkpoints already have llama.cpp's rotary layout */
     { .name = "qwen2", .about = "Qwen2, Qwen2.5: LLaMA layout with q/k/v biases, NEOX rotary halves",
-      .hf_classes = qwen2_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
-      .hf_hparams = base_hf_hparams, .tables = qwen2_tables,
-      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QKV_BIAS | GGUF_ARCH_ROPE_LINEAR,
+      .hparams = decoder_hparams, .tables = qwen2_tables,
+      .features = F(TIED_OUTPUT) | F(QKV_BIAS) | F(ROPE_LINEAR),
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU },
     /* head_dim is its own hyper-parameter (key_length), not hidden/heads */
     { .name = "qwen3", .about = "Qwen3 dense: Qwen2's layout without biases, per-head q/k RMSNorm",
-      .hf_classes = qwen3_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
-      .hf_hparams = base_hf_hparams, .tables = qwen3_tables,
-      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QK_NORM | GGUF_ARCH_ROPE_LINEAR,
+      .hparams = decoder_hparams, .tables = qwen3_tables,
+      .features = F(TIED_OUTPUT) | F(QK_NORM) | F(ROPE_LINEAR),
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU },
     /* Qwen3 with the dense feed-forward replaced by routed experts */
     { .name = "qwen3moe", .about = "Qwen3-MoE: Qwen3 attention, top-k softmax-routed SwiGLU experts",
-      .hf_classes = qwen3moe_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
-      .hf_hparams = base_hf_hparams, .tables = qwen3moe_tables,
-      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QK_NORM | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_EXPERTS,
-      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .routing = GGUF_ROUTING_SOFTMAX_TOPK,
-      .hf_hparams_late = qwen3moe_late_hparams },
+      .hparams = decoder_hparams, .tables = qwen3moe_tables,
+      .features = F(TIED_OUTPUT) | F(QK_NORM) | F(ROPE_LINEAR) | F(EXPERTS),
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .routing = GGUF_ROUTING_SOFTMAX_TOPK },
     /* llama.cpp runs Phi-3 without its sliding window (the converter still
      * writes attention.sliding_window): no sliding_window_pattern row */
     { .name = "phi3", .about = "Phi-3: fused qkv and gate-up, q scaled before the scores, NEOX",
-      .hf_classes = phi3_hf, .hf_skip = skip_common, .hparams = decoder_hparams,
-      .hf_hparams = phi3_hf_hparams, .tables = phi3_tables,
-      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_FUSED_QKV | GGUF_ARCH_FUSED_GATE_UP |
-               GGUF_ARCH_SCALE_Q | GGUF_ARCH_PHI3_VOCAB | GGUF_ARCH_OWN_ROPE_KEYS,
-      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .hf_hparams_late = phi3_late_hparams },
+      .hparams = decoder_hparams, .tables = phi3_tables,
+      .features = F(TIED_OUTPUT) | F(FUSED_QKV) | F(FUSED_GATE_UP) | F(SCALE_Q),
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU },
     /* OpenAI's open-weight MoE: every other layer (from layer 0) attends
-     * within a sliding window (its hparams' pattern row); experts stay MXFP4 */
+     * within a sliding window (its hparams' pattern row) */
     { .name = "gpt-oss", .about = "gpt-oss: biased GQA with sinks, alternating SWA, YaRN, MXFP4 experts",
-      .hf_classes = gptoss_hf, .hf_skip = skip_common, .hparams = gptoss_hparams,
-      .hf_hparams = base_hf_hparams, .tables = gptoss_tables,
-      .flags = GGUF_ARCH_EXPERTS | GGUF_ARCH_ATTN_SINKS | GGUF_ARCH_ROPE_YARN |
-               GGUF_ARCH_MXFP4_EXPERTS,
+      .hparams = gptoss_hparams, .tables = gptoss_tables,
+      .features = F(EXPERTS) | F(ATTN_SINKS) | F(ROPE_YARN),
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SWIGLU_OAI,
-      .routing = GGUF_ROUTING_TOPK_SOFTMAX, .hf_hparams_late = gptoss_late_hparams },
-    /* Gemma: embeddings times sqrt(width), x·(1 + w) norms stored as w + 1,
-     * GeGLU, q scaled after rope; Gemma 2 soft-caps scores and logits */
+      .routing = GGUF_ROUTING_TOPK_SOFTMAX },
+    /* Gemma: embeddings times sqrt(width), x·(1 + w) norms, GeGLU, q
+     * scaled after rope; Gemma 2 soft-caps scores and logits */
     { .name = "gemma2", .about = "Gemma 2: post-norms, GeGLU, alternating SWA, soft-capped scores and logits",
-      .hf_classes = gemma2_hf, .hf_skip = gemma2_skip, .hparams = gemma2_hparams,
-      .hf_hparams = gemma2_hf_hparams, .tables = gemma2_tables,
-      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_SCALE_Q | GGUF_ARCH_SCALE_EMBD |
-               GGUF_ARCH_ATTN_SOFTCAP | GGUF_ARCH_NO_SPACE_PREFIX | GGUF_ARCH_OWN_ROPE_KEYS,
-      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH, .norm_offset = 1.0f,
-      .q_scale_width_blocks = 46, .hf_hparams_late = gemma2_late_hparams },
+      .hparams = gemma2_hparams, .tables = gemma2_tables,
+      .features = F(TIED_OUTPUT) | F(SCALE_Q) | F(SCALE_EMBD) | F(ATTN_SOFTCAP),
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH },
     { .name = "gemma3", .about = "Gemma 3 text: Gemma 2 with q/k norms, 5 local : 1 global layers, two rope bases",
-      .hf_classes = gemma3_hf, .hf_skip = skip_common, .hparams = gemma3_hparams,
-      .hf_hparams = gemma3_hf_hparams, .tables = gemma3_tables,
-      .flags = GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_QK_NORM | GGUF_ARCH_SCALE_Q |
-               GGUF_ARCH_SCALE_EMBD | GGUF_ARCH_SWA_ROPE_PLAIN | GGUF_ARCH_TRIM_EMBD |
-               GGUF_ARCH_NO_SPACE_PREFIX,
-      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH, .norm_offset = 1.0f,
-      .q_scale_width_blocks = 62, .hf_hparams_late = gemma3_late_hparams,
-      .hf_strip = "language_model.", .hf_skip_prefix = gemma3_vision },
+      .hparams = gemma3_hparams, .tables = gemma3_tables,
+      .features = F(TIED_OUTPUT) | F(QK_NORM) | F(SCALE_Q) | F(SCALE_EMBD) | F(SWA_ROPE_PLAIN),
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH },
 };
+#undef F
 #define N_ARCHS (sizeof ARCHS / sizeof *ARCHS)
 
-const gguf_arch *gguf_arch_list(size_t *n)
-{
-    *n = N_ARCHS;
-    return ARCHS;
-}
+size_t gguf_arch_count(void) { return N_ARCHS; }
+
+const gguf_arch *gguf_arch_at(size_t i) { return i < N_ARCHS ? &ARCHS[i] : NULL; }
 
 const gguf_arch *gguf_arch_find(const char *name)
 {
@@ -600,43 +395,92 @@ const gguf_arch *gguf_arch_find(const char *name)
     return NULL;
 }
 
-const gguf_arch *gguf_arch_find_hf(const char *hf_class)
+const char *gguf_arch_name(const gguf_arch *a) { return a->name; }
+const char *gguf_arch_about(const gguf_arch *a) { return a->about; }
+int gguf_arch_rope(const gguf_arch *a) { return a->rope; }
+int gguf_arch_activation(const gguf_arch *a) { return a->activation; }
+int gguf_arch_routing(const gguf_arch *a) { return a->routing; }
+
+bool gguf_arch_has(const gguf_arch *a, int feature)
 {
-    for (size_t i = 0; hf_class && i < N_ARCHS; i++)
-        for (const char *const *n = ARCHS[i].hf_classes; *n; n++)
-            if (!strcmp(*n, hf_class))
-                return &ARCHS[i];
+    return feature >= 0 && feature < GGUF_FEAT_COUNT && (a->features >> feature & 1u);
+}
+
+/* ---------------------------------------------------------------------------
+ * Hyper-parameter rows
+ */
+
+size_t gguf_arch_n_hparams(const gguf_arch *a)
+{
+    size_t n = 0;
+    while (a->hparams[n].id != GGUF_HP_COUNT)
+        n++;
+    return n;
+}
+
+const gguf_arch_hparam *gguf_arch_hparam_at(const gguf_arch *a, size_t i)
+{
+    return i < gguf_arch_n_hparams(a) ? &a->hparams[i] : NULL;
+}
+
+const gguf_arch_hparam *gguf_arch_hparam_of(const gguf_arch *a, int hp)
+{
+    for (const gguf_arch_hparam *h = a->hparams; h->id != GGUF_HP_COUNT; h++)
+        if (h->id == hp)
+            return h;
     return NULL;
 }
 
-const char *gguf_arch_hf_list(void)
+int gguf_arch_hparam_id(const gguf_arch_hparam *h) { return h->id; }
+bool gguf_arch_hparam_is_float(const gguf_arch_hparam *h) { return h->is_float; }
+bool gguf_arch_hparam_required(const gguf_arch_hparam *h) { return h->required; }
+int gguf_arch_hparam_derive(const gguf_arch_hparam *h) { return h->derive; }
+double gguf_arch_hparam_default(const gguf_arch_hparam *h) { return h->def; }
+
+void gguf_arch_hparam_range(const gguf_arch_hparam *h, int64_t *lo, int64_t *hi)
 {
-    static char list[512];
-    if (!list[0]) {
-        size_t len = 0;
-        for (size_t i = 0; i < N_ARCHS; i++)
-            for (const char *const *n = ARCHS[i].hf_classes; *n && len < sizeof list; n++)
-                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", *n);
-    }
-    return list;
+    *lo = h->lo;
+    *hi = h->hi;
+}
+
+/* ---------------------------------------------------------------------------
+ * Tensor rows
+ */
+
+/* Row i of a's tables, their patches applied (arch_impl.h), or NULL. */
+const gguf_arch_tensor *gguf_arch_tensor_at(const gguf_arch *a, size_t i)
+{
+    for (const gguf_tensor_part *p = a->tables; p->rows; p++)
+        for (const gguf_arch_tensor *r = p->rows; r->name; r++) {
+            const gguf_arch_tensor *row = r;
+            for (const gguf_tensor_patch *q = p->patches; q && q->op; q++)
+                if (q->at == r->role && q->op == GGUF_PATCH_DROP)
+                    row = NULL;
+                else if (q->at == r->role && q->op == GGUF_PATCH_SET)
+                    row = &q->row;
+            if (row && i-- == 0)
+                return row;
+            for (const gguf_tensor_patch *q = p->patches; q && q->op; q++)
+                if (q->at == r->role && q->op == GGUF_PATCH_AFTER && i-- == 0)
+                    return &q->row;
+        }
+    return NULL;
 }
 
 size_t gguf_arch_n_tensors(const gguf_arch *a)
 {
     size_t n = 0;
-    for (const gguf_arch_tensor *const *tab = a->tables; *tab; tab++)
-        for (const gguf_arch_tensor *t = *tab; t->name; t++)
-            n++;
+    while (gguf_arch_tensor_at(a, n))
+        n++;
     return n;
 }
 
-const gguf_arch_tensor *gguf_arch_tensor_at(const gguf_arch *a, size_t i)
+const char *gguf_arch_tensor_name(const gguf_arch_tensor *t) { return t->name; }
+int gguf_arch_tensor_role(const gguf_arch_tensor *t) { return t->role; }
+
+int gguf_arch_tensor_dim(const gguf_arch_tensor *t, int axis)
 {
-    for (const gguf_arch_tensor *const *tab = a->tables; *tab; tab++)
-        for (const gguf_arch_tensor *t = *tab; t->name; t++)
-            if (i-- == 0)
-                return t;
-    return NULL;
+    return axis >= 0 && axis < 3 ? t->ne[axis] : GGUF_DIM_1;
 }
 
 static const char *const role_names[GGUF_ROLE_COUNT] = {
@@ -689,8 +533,8 @@ bool gguf_arch_tensor_required_for(const gguf_arch *a, const gguf_arch_tensor *t
     switch (t->need) {
     case GGUF_NEED_REQUIRED:     return true;
     case GGUF_NEED_OPTIONAL:     return false;
-    case GGUF_NEED_IF_FLAG:      return (a->flags & t->need_flag) != 0;
-    case GGUF_NEED_UNLESS_FLAG:  return (a->flags & t->need_flag) == 0;
+    case GGUF_NEED_IF_FEAT:      return gguf_arch_has(a, t->need_feat);
+    case GGUF_NEED_UNLESS_FEAT:  return !gguf_arch_has(a, t->need_feat);
     case GGUF_NEED_DENSE:        return !experts;
     case GGUF_NEED_EXPERTS:      return experts;
     }
@@ -711,10 +555,10 @@ bool gguf_arch_tensor_per_block(const gguf_arch_tensor *t)
 
 const gguf_arch_tensor *gguf_arch_tensor_of(const gguf_arch *a, int role)
 {
-    for (const gguf_arch_tensor *const *tab = a->tables; *tab; tab++)
-        for (const gguf_arch_tensor *t = *tab; t->name; t++)
-            if (t->role == role)
-                return t;
+    const gguf_arch_tensor *t;
+    for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++)
+        if (t->role == role)
+            return t;
     return NULL;
 }
 
@@ -744,17 +588,65 @@ const gguf_arch_tensor *gguf_arch_match(const gguf_arch *a, const char *name, in
     int64_t b;
     const char *rest;
     const bool blk = gguf_parse_block_name(name, &b, &rest);
-    for (const gguf_arch_tensor *const *tab = a->tables; *tab; tab++)
-        for (const gguf_arch_tensor *t = *tab; t->name; t++) {
-            if (gguf_arch_tensor_per_block(t) != blk)
-                continue;
-            if (blk ? strcmp(t->name + strlen(BLOCK_PREFIX), rest) != 0 : strcmp(t->name, name) != 0)
-                continue;
-            if (block)
-                *block = blk ? (b > INT32_MAX ? INT32_MAX : (int)b) : -1;
-            return t;
-        }
+    const gguf_arch_tensor *t;
+    for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++) {
+        if (gguf_arch_tensor_per_block(t) != blk)
+            continue;
+        if (blk ? strcmp(t->name + strlen(BLOCK_PREFIX), rest) != 0 : strcmp(t->name, name) != 0)
+            continue;
+        if (block)
+            *block = blk ? (b > INT32_MAX ? INT32_MAX : (int)b) : -1;
+        return t;
+    }
     return NULL;
+}
+
+/* ===========================================================================
+ * A model's hyper-parameters (read by modelcheck.c's gguf_hparams_read)
+ */
+
+void gguf_hparams_free(gguf_hparams *hp) { free(hp); }
+
+const gguf_arch *gguf_hparams_arch(const gguf_hparams *hp) { return hp->arch; }
+
+bool gguf_hparams_has(const gguf_hparams *hp, int id)
+{
+    return id >= 0 && id < GGUF_HP_COUNT && hp->has[id];
+}
+
+/* The value of a row (float or integer as its row says; an id without a
+ * row is an integer) when present or derived. */
+static bool hp_value(const gguf_hparams *hp, int id, bool *is_float, double *f, int64_t *v)
+{
+    *f = 0;
+    *v = 0;
+    if (id < 0 || id >= GGUF_HP_COUNT || !hp->set[id])
+        return false;
+    const gguf_arch_hparam *h = gguf_arch_hparam_of(hp->arch, id);
+    *is_float = h && h->is_float;
+    *f = hp->f[id];
+    *v = hp->v[id];
+    return true;
+}
+
+bool gguf_hparams_get(const gguf_hparams *hp, int id, double *value)
+{
+    bool fl = false;
+    double f;
+    int64_t v;
+    const bool ok = hp_value(hp, id, &fl, &f, &v);
+    *value = fl ? f : (double)v;
+    return ok;
+}
+
+bool gguf_hparams_get_int(const gguf_hparams *hp, int id, int64_t *value)
+{
+    bool fl = false;
+    double f;
+    int64_t v;
+    const bool ok = hp_value(hp, id, &fl, &f, &v);
+    *value = fl ? (int64_t)f : v;
+    return ok;
 }
 
 int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)

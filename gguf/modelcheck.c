@@ -11,7 +11,7 @@
  * several: identity keys, hyper-parameters, vocabulary, tensor names (file
  * order), then each table tensor (globals, then block by block).
  */
-#include <ggufkit/arch.h>
+#include "arch_impl.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -234,13 +234,13 @@ static int read_hparam(checker *c, const gguf_arch_hparam *r)
 {
     char key[128], text[24];
     mc_kv k;
-    akey(c, r->key, key);
+    akey(c, gguf_hp_key(r->id), key);
     if (!find(c, key, &k)) {
         if (r->required)
             return gguf_error_set(c->err, "missing key %s", key);
         return 0;
     }
-    c->hp.has[r->id] = true;
+    c->hp.has[r->id] = c->hp.set[r->id] = true;
     if (r->is_float) {
         double d;
         float f;
@@ -280,9 +280,10 @@ static int derive(checker *c)
     if (hp->has[GGUF_HP_HEAD_COUNT_KV] && heads % hp->v[GGUF_HP_HEAD_COUNT_KV])
         return gguf_error_set(c->err, "%s = %" PRId64 " does not divide %s = %" PRId64, kkv,
                               hp->v[GGUF_HP_HEAD_COUNT_KV], kh, heads);
-    for (const gguf_arch_hparam *r = c->row->hparams; r->key; r++) {
+    for (const gguf_arch_hparam *r = c->row->hparams; r->id != GGUF_HP_COUNT; r++) {
         if (hp->has[r->id])
             continue;
+        hp->set[r->id] = r->derive != GGUF_DERIVE_NONE;
         switch (r->derive) {
         case GGUF_DERIVE_HEAD_COUNT:
             hp->v[r->id] = heads;
@@ -309,7 +310,7 @@ static int derive(checker *c)
     hp->head_k = hp->v[GGUF_HP_KEY_LENGTH];
     hp->head_v = hp->v[GGUF_HP_VALUE_LENGTH];
     hp->n_rot = hp->v[GGUF_HP_ROPE_DIM];
-    if (c->row->flags & GGUF_ARCH_ROPE_WHOLE_HEAD) {
+    if (gguf_arch_has(c->row, GGUF_FEAT_ROPE_WHOLE_HEAD)) {
         if (hp->n_rot != hp->head_k)
             return gguf_error_set(c->err, "%s = %" PRId64 ", expected %" PRId64
                                   " (the head size: %s rotates whole heads)",
@@ -324,7 +325,7 @@ static int derive(checker *c)
 static int check_hparams(checker *c)
 {
     c->hp.arch = c->row;
-    for (const gguf_arch_hparam *r = c->row->hparams; r->key; r++)
+    for (const gguf_arch_hparam *r = c->row->hparams; r->id != GGUF_HP_COUNT; r++)
         if (read_hparam(c, r))
             return -1;
     if (derive(c))
@@ -335,11 +336,14 @@ static int check_hparams(checker *c)
     char key[128], text[24];
     mc_kv k;
     int64_t experts = 0;
-    if (find(c, akey(c, GGUF_KEY_EXPERT_COUNT, key), &k) && !int_value(&k, &experts, text))
-        return type_error(c, key, &k, "an integer");
+    if (find(c, akey(c, GGUF_KEY_EXPERT_COUNT, key), &k)) {
+        if (!int_value(&k, &experts, text))
+            return type_error(c, key, &k, "an integer");
+        c->hp.set[GGUF_HP_EXPERT_COUNT] = true;
+    }
     c->hp.v[GGUF_HP_EXPERT_COUNT] = experts;
-    c->tables = experts <= 0 || (c->row->flags & GGUF_ARCH_EXPERTS);
-    if (experts > 0 && (c->row->flags & GGUF_ARCH_EXPERTS)) {
+    c->tables = experts <= 0 || gguf_arch_has(c->row, GGUF_FEAT_EXPERTS);
+    if (experts > 0 && gguf_arch_has(c->row, GGUF_FEAT_EXPERTS)) {
         /* the router picks expert_used_count of the experts per token */
         const int64_t used = c->hp.v[GGUF_HP_EXPERT_USED_COUNT];
         char ku[128];
@@ -756,23 +760,23 @@ static int rows_error(checker *c, const char *name, int64_t rows)
 
 static int check_shape(checker *c, const gguf_arch_tensor *r, const mc_tensor *t)
 {
-    const int64_t want[GGUF_MAX_DIMS] = { gguf_hparams_dim(&c->hp, r->ne0),
-                                         gguf_hparams_dim(&c->hp, r->ne1),
-                                         gguf_hparams_dim(&c->hp, r->ne2), 1 };
+    const int64_t want[GGUF_MAX_DIMS] = { gguf_hparams_dim(&c->hp, r->ne[0]),
+                                         gguf_hparams_dim(&c->hp, r->ne[1]),
+                                         gguf_hparams_dim(&c->hp, r->ne[2]), 1 };
     if (!memcmp(want, t->ne, sizeof want))
         return 0;
-    if (r->ne1 == GGUF_DIM_VOCAB && t->ne[0] == want[0] && t->ne[2] == 1 && t->ne[3] == 1)
+    if (r->ne[1] == GGUF_DIM_VOCAB && t->ne[0] == want[0] && t->ne[2] == 1 && t->ne[3] == 1)
         return rows_error(c, t->name, t->ne[1]);
     char have[96], exp[64], why[96];
     shape_text(t->ne, t->n_dims ? t->n_dims : 1, have, sizeof have);
-    shape_text(want, r->ne2 != GGUF_DIM_1 ? 3 : r->ne1 == GGUF_DIM_1 ? 1 : 2, exp, sizeof exp);
-    if (r->ne2 != GGUF_DIM_1)
-        snprintf(why, sizeof why, "%s, %s, %s", gguf_dim_name(r->ne0), gguf_dim_name(r->ne1),
-                 gguf_dim_name(r->ne2));
-    else if (r->ne1 == GGUF_DIM_1)
-        snprintf(why, sizeof why, "%s", gguf_dim_name(r->ne0));
+    shape_text(want, r->ne[2] != GGUF_DIM_1 ? 3 : r->ne[1] == GGUF_DIM_1 ? 1 : 2, exp, sizeof exp);
+    if (r->ne[2] != GGUF_DIM_1)
+        snprintf(why, sizeof why, "%s, %s, %s", gguf_dim_name(r->ne[0]), gguf_dim_name(r->ne[1]),
+                 gguf_dim_name(r->ne[2]));
+    else if (r->ne[1] == GGUF_DIM_1)
+        snprintf(why, sizeof why, "%s", gguf_dim_name(r->ne[0]));
     else
-        snprintf(why, sizeof why, "%s, %s", gguf_dim_name(r->ne0), gguf_dim_name(r->ne1));
+        snprintf(why, sizeof why, "%s, %s", gguf_dim_name(r->ne[0]), gguf_dim_name(r->ne[1]));
     return gguf_error_set(c->err, "tensor %s has shape %s, expected %s (%s)", t->name, have, exp,
                           why);
 }
@@ -946,11 +950,11 @@ int gguf_model_validate_writer(const gguf_writer *w, gguf_error *err)
     return validate(&v, err, NULL, NULL);
 }
 
-int gguf_hparams_read(const gguf_file *f, gguf_hparams *hp, gguf_error *err)
+int gguf_hparams_read(const gguf_file *f, gguf_hparams **out, gguf_error *err)
 {
     const mc_view v = { f, file_find, file_tensor, gguf_n_tensors(f) };
     checker c = { .v = &v, .err = err, .n_blocks = -1, .n_tokens = -1, .hp.n_vocab = -1 };
-    memset(hp, 0, sizeof *hp);
+    *out = NULL;
     if (check_identity(&c))
         return -1;
     if (!c.arch[0])
@@ -972,6 +976,8 @@ int gguf_hparams_read(const gguf_file *f, gguf_hparams *hp, gguf_error *err)
         c.hp.n_vocab = vs;
     else if (embd)
         c.hp.n_vocab = embd->ne[1];
-    *hp = c.hp;
+    if (!(*out = malloc(sizeof **out)))
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    **out = c.hp;
     return 0;
 }

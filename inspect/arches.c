@@ -11,6 +11,8 @@
 
 #include <ggufkit/arch.h>
 
+#include "arch_recipe.h"
+
 /* "a, b, c" of a NULL-terminated list into buf. */
 static const char *join(const char *const *items, char *buf, size_t size)
 {
@@ -21,42 +23,26 @@ static const char *join(const char *const *items, char *buf, size_t size)
     return buf;
 }
 
-/* The feature flags as words. */
+/* The feature and converter words (libgguf's one table of them), then the
+ * value the converter adds to the norms. */
 static const char *features(const gguf_arch *a, char *buf, size_t size)
 {
-    static const struct { uint32_t flag; const char *word; } words[] = {
-        { GGUF_ARCH_QKV_BIAS, "qkv-bias" }, { GGUF_ARCH_TIED_OUTPUT, "tied-output" },
-        { GGUF_ARCH_ROPE_WHOLE_HEAD, "rope-whole-head" }, { GGUF_ARCH_EXPERTS, "experts" },
-        { GGUF_ARCH_QK_NORM, "qk-norm" }, { GGUF_ARCH_FUSED_QKV, "fused-qkv" },
-        { GGUF_ARCH_FUSED_GATE_UP, "fused-gate-up" }, { GGUF_ARCH_ATTN_SINKS, "attn-sinks" },
-        { GGUF_ARCH_ROPE_LLAMA3, "rope-llama3" }, { GGUF_ARCH_ROPE_LINEAR, "rope-linear" },
-        { GGUF_ARCH_SCALE_Q, "scale-q" },
-        { GGUF_ARCH_PERMUTE_QK, "convert:permute-qk" },
-        { GGUF_ARCH_LLAMA_VOCAB, "convert:llama-vocab" },
-        { GGUF_ARCH_WRITES_ROPE_DIM, "convert:rope-dim-key" },
-        { GGUF_ARCH_PHI3_VOCAB, "convert:phi3-vocab" },
-        { GGUF_ARCH_ROPE_YARN, "rope-yarn" },
-        { GGUF_ARCH_MXFP4_EXPERTS, "convert:mxfp4-experts" },
-        { GGUF_ARCH_SCALE_EMBD, "scale-embd" }, { GGUF_ARCH_ATTN_SOFTCAP, "attn-softcap" },
-        { GGUF_ARCH_SWA_ROPE_PLAIN, "swa-rope-plain" },
-        { GGUF_ARCH_TRIM_EMBD, "convert:trim-embd" },
-        { GGUF_ARCH_NO_SPACE_PREFIX, "convert:no-space-prefix" },
-        { GGUF_ARCH_OWN_ROPE_KEYS, "convert:own-rope-keys" },
-    };
-    size_t o = 0;
+    size_t n, o = 0;
+    const gguf_feature_word *words = gguf_feature_words(&n);
     buf[0] = 0;
-    for (size_t i = 0; i < sizeof words / sizeof *words && o < size; i++)
-        if (a->flags & words[i].flag)
+    for (size_t i = 0; i < n && o < size; i++)
+        if (gguf_feature_word_on(&words[i], a))
             o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? " " : "", words[i].word);
-    if (a->norm_offset != 0 && o < size) /* Gemma's norms written as w + 1 */
-        snprintf(buf + o, size - o, "%sconvert:norm%+g", o ? " " : "", (double)a->norm_offset);
+    const gguf_recipe *r = gguf_recipe_of(a);
+    if (r && r->norm_offset != 0 && o < size) /* Gemma's norms written as w + 1 */
+        snprintf(buf + o, size - o, "%sconvert:norm%+g", o ? " " : "", (double)r->norm_offset);
     return buf;
 }
 
 static const char *derive_text(const gguf_arch_hparam *h, char *buf, size_t size)
 {
-    switch (h->derive) {
-    case GGUF_DERIVE_DEFAULT:     snprintf(buf, size, "%g", h->def); break;
+    switch (gguf_arch_hparam_derive(h)) {
+    case GGUF_DERIVE_DEFAULT:     snprintf(buf, size, "%g", gguf_arch_hparam_default(h)); break;
     case GGUF_DERIVE_HEAD_COUNT:  snprintf(buf, size, "head_count"); break;
     case GGUF_DERIVE_HEAD_SIZE:   snprintf(buf, size, "embedding_length / head_count"); break;
     case GGUF_DERIVE_KEY_LENGTH:  snprintf(buf, size, "key_length"); break;
@@ -66,7 +52,7 @@ static const char *derive_text(const gguf_arch_hparam *h, char *buf, size_t size
     return buf;
 }
 
-static void summary(emit *e, const gguf_arch *all, size_t n)
+static void summary(emit *e)
 {
     static const emit_column cols[] = {
         { "name", NULL, 0 }, { "rope", NULL, 0 }, { "activation", NULL, 0 },
@@ -74,15 +60,17 @@ static void summary(emit *e, const gguf_arch *all, size_t n)
         { "about", NULL, 0 },
     };
     emit_table_begin(e, "architectures", "Architectures", cols, 6, EMIT_KEYED);
-    for (size_t i = 0; i < n; i++) {
-        const gguf_arch *a = &all[i];
+    const gguf_arch *a;
+    for (size_t i = 0; (a = gguf_arch_at(i)); i++) {
         char classes[256], feats[256];
+        const int act = gguf_arch_activation(a);
+        const gguf_recipe *r = gguf_recipe_of(a);
         emit_value row[] = {
-            ev_str(a->name), ev_str(a->rope == GGUF_ROPE_NEOX ? "neox" : "norm"),
-            ev_str(a->activation == GGUF_ACT_GELU_TANH ? "gelu-tanh"
-                   : a->activation == GGUF_ACT_SWIGLU_OAI ? "swiglu-oai" : "silu"),
+            ev_str(gguf_arch_name(a)), ev_str(gguf_arch_rope(a) == GGUF_ROPE_NEOX ? "neox" : "norm"),
+            ev_str(act == GGUF_ACT_GELU_TANH ? "gelu-tanh"
+                   : act == GGUF_ACT_SWIGLU_OAI ? "swiglu-oai" : "silu"),
             ev_str(features(a, feats, sizeof feats)),
-            ev_str(join(a->hf_classes, classes, sizeof classes)), ev_str(a->about),
+            ev_str(join(r ? r->hf_classes : NULL, classes, sizeof classes)), ev_str(gguf_arch_about(a)),
         };
         emit_row(e, row);
     }
@@ -96,14 +84,17 @@ static void keys(emit *e, const gguf_arch *a)
         { "when_absent", "WHEN ABSENT", 0 },
     };
     char key[64], title[96];
-    snprintf(key, sizeof key, "%s_keys", a->name);
-    snprintf(title, sizeof title, "%s: keys", a->name);
+    snprintf(key, sizeof key, "%s_keys", gguf_arch_name(a));
+    snprintf(title, sizeof title, "%s: keys", gguf_arch_name(a));
     emit_table_begin(e, key, title, cols, 4, 0);
-    for (const gguf_arch_hparam *h = a->hparams; h->key; h++) {
+    const gguf_arch_hparam *h;
+    for (size_t i = 0; (h = gguf_arch_hparam_at(a, i)); i++) {
         char name[128], der[64];
-        snprintf(name, sizeof name, h->key, a->name);
-        emit_value row[] = { ev_str(name), ev_str(h->is_float ? "float" : "integer"),
-                             ev_bool(h->required), ev_str(derive_text(h, der, sizeof der)) };
+        snprintf(name, sizeof name, gguf_hp_key(gguf_arch_hparam_id(h)), gguf_arch_name(a));
+        emit_value row[] = { ev_str(name),
+                             ev_str(gguf_arch_hparam_is_float(h) ? "float" : "integer"),
+                             ev_bool(gguf_arch_hparam_required(h)),
+                             ev_str(derive_text(h, der, sizeof der)) };
         emit_row(e, row);
     }
     emit_table_end(e);
@@ -116,21 +107,26 @@ static void tensors(emit *e, const gguf_arch *a)
         { "required", NULL, 0 }, { "hf", "HF NAME", 0 },
     };
     char key[64], title[96];
-    snprintf(key, sizeof key, "%s_tensors", a->name);
-    snprintf(title, sizeof title, "%s: tensors", a->name);
+    snprintf(key, sizeof key, "%s_tensors", gguf_arch_name(a));
+    snprintf(title, sizeof title, "%s: tensors", gguf_arch_name(a));
+    const gguf_recipe *rc = gguf_recipe_of(a);
     emit_table_begin(e, key, title, cols, 5, 0);
     const gguf_arch_tensor *t;
     for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++) {
         char shape[96];
-        if (t->ne2 != GGUF_DIM_1)
-            snprintf(shape, sizeof shape, "[%s, %s, %s]", gguf_dim_name(t->ne0),
-                     gguf_dim_name(t->ne1), gguf_dim_name(t->ne2));
-        else if (t->ne1 == GGUF_DIM_1)
-            snprintf(shape, sizeof shape, "[%s]", gguf_dim_name(t->ne0));
+        const int ne0 = gguf_arch_tensor_dim(t, 0), ne1 = gguf_arch_tensor_dim(t, 1),
+                  ne2 = gguf_arch_tensor_dim(t, 2), role = gguf_arch_tensor_role(t);
+        if (ne2 != GGUF_DIM_1)
+            snprintf(shape, sizeof shape, "[%s, %s, %s]", gguf_dim_name(ne0), gguf_dim_name(ne1),
+                     gguf_dim_name(ne2));
+        else if (ne1 == GGUF_DIM_1)
+            snprintf(shape, sizeof shape, "[%s]", gguf_dim_name(ne0));
         else
-            snprintf(shape, sizeof shape, "[%s, %s]", gguf_dim_name(t->ne0), gguf_dim_name(t->ne1));
-        emit_value row[] = { ev_str(t->name), ev_str(gguf_role_name(t->role)), ev_str(shape),
-                             ev_bool(gguf_arch_tensor_required(a, t)), ev_str(t->hf) };
+            snprintf(shape, sizeof shape, "[%s, %s]", gguf_dim_name(ne0), gguf_dim_name(ne1));
+        const gguf_recipe_tensor *names = rc ? gguf_recipe_tensor_of(rc, role) : NULL;
+        emit_value row[] = { ev_str(gguf_arch_tensor_name(t)), ev_str(gguf_role_name(role)),
+                             ev_str(shape), ev_bool(gguf_arch_tensor_required(a, t)),
+                             ev_str(names ? names->hf : NULL) };
         emit_row(e, row);
     }
     emit_table_end(e);
@@ -138,11 +134,10 @@ static void tensors(emit *e, const gguf_arch *a)
 
 void arches_write(emit *e)
 {
-    size_t n;
-    const gguf_arch *all = gguf_arch_list(&n);
-    summary(e, all, n);
-    for (size_t i = 0; i < n; i++) {
-        keys(e, &all[i]);
-        tensors(e, &all[i]);
+    summary(e);
+    const gguf_arch *a;
+    for (size_t i = 0; (a = gguf_arch_at(i)); i++) {
+        keys(e, a);
+        tensors(e, a);
     }
 }

@@ -435,12 +435,18 @@ static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
     snprintf(arch, sizeof arch, "%.*s", (int)(s.len < 63 ? s.len : 63), s.ptr);
     m->falcon = strcmp(arch, "falcon") == 0;
     const gguf_arch *a = gguf_arch_find(arch);
-    gguf_hparams hp;
+    gguf_hparams *hp;
     if (a && kv_fmt(f, GGUF_KEY_BLOCK_COUNT, arch) && gguf_hparams_read(f, &hp, err) == 0) {
-        m->n_layer = (int)hp.v[GGUF_HP_BLOCK_COUNT];
-        m->n_head = (int)hp.v[GGUF_HP_HEAD_COUNT];
-        m->n_head_kv = (int)hp.n_head_kv;
-        m->n_expert = (int)hp.v[GGUF_HP_EXPERT_COUNT];
+        int64_t v;
+        gguf_hparams_get_int(hp, GGUF_HP_BLOCK_COUNT, &v);
+        m->n_layer = (int)v;
+        gguf_hparams_get_int(hp, GGUF_HP_HEAD_COUNT, &v);
+        m->n_head = (int)v;
+        gguf_hparams_get_int(hp, GGUF_HP_HEAD_COUNT_KV, &v);
+        m->n_head_kv = (int)v;
+        gguf_hparams_get_int(hp, GGUF_HP_EXPERT_COUNT, &v);
+        m->n_expert = (int)v;
+        gguf_hparams_free(hp);
     } else if (a && kv_fmt(f, GGUF_KEY_BLOCK_COUNT, arch)) {
         return -1;
     } else {
@@ -455,7 +461,8 @@ static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const char *n = gguf_tensor_at(f, i)->name;
         const gguf_arch_tensor *row = a ? gguf_arch_match(a, n, NULL) : NULL;
-        if (row ? row->role == GGUF_ROLE_ATTN_V || row->role == GGUF_ROLE_ATTN_QKV
+        const int role = row ? gguf_arch_tensor_role(row) : -1;
+        if (row ? role == GGUF_ROLE_ATTN_V || role == GGUF_ROLE_ATTN_QKV
                 : strstr(n, "attn_v.weight") || strstr(n, "attn_qkv.weight") ||
                   strstr(n, "attn_kv_b.weight"))
             m->n_attention_wv++;
@@ -514,7 +521,8 @@ static int count_attention_wv(const plan *p, const policy_model *m, const gguf_f
     for (uint64_t i = 0; i < p->n; i++) {
         const char *nm = p->items[i].name;
         const gguf_arch_tensor *row = a ? gguf_arch_match(a, nm, NULL) : NULL;
-        n += row ? row->role == GGUF_ROLE_ATTN_V || row->role == GGUF_ROLE_ATTN_QKV
+        const int role = row ? gguf_arch_tensor_role(row) : -1;
+        n += row ? role == GGUF_ROLE_ATTN_V || role == GGUF_ROLE_ATTN_QKV
                  : strstr(nm, "attn_v.weight") || strstr(nm, "attn_qkv.weight") ||
                    strstr(nm, "attn_kv_b.weight");
     }

@@ -262,7 +262,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) *
                       sizeof(gguf_half));
     s->f16_table = malloc(65536 * sizeof(float));
-    const bool gelu = m->row && m->row->activation == GGUF_ACT_GELU_TANH;
+    const bool gelu = m->row && gguf_arch_activation(m->row) == GGUF_ACT_GELU_TANH;
     s->gelu16 = gelu ? malloc(65536 * sizeof(gguf_half)) : NULL;
     if (ne) {
         s->moe_probs = malloc(nb * ne * sizeof(float));
@@ -727,7 +727,7 @@ static void moe_ffn(run_state *s, const run_model *m, const run_layer *l, int nb
 {
     const run_hparams *hp = &m->hp;
     const int d = hp->n_embd, ne = hp->n_expert, nu = hp->n_expert_used, ff = hp->n_ff_exp;
-    const bool oai = m->row && m->row->routing == GGUF_ROUTING_TOPK_SOFTMAX;
+    const bool oai = m->row && gguf_arch_routing(m->row) == GGUF_ROUTING_TOPK_SOFTMAX;
     matmul(s, &l->gate_inp, s->xb, nb, s->moe_probs);
     add_bias(s->moe_probs, l->gate_inp_b, nb, ne);
     for (int b = 0; b < nb; b++) {

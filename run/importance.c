@@ -42,12 +42,13 @@ int run_importance_init(run_importance *im, const run_model *m, bool with_output
         run_layer *l = &m->layers[il];
         for (size_t r = 0; r < n_rows; r++) {
             const gguf_arch_tensor *t = gguf_arch_tensor_at(m->row, r);
-            const run_matrix *w = gguf_arch_tensor_per_block(t) ? run_layer_matrix(l, t->role) : NULL;
+            const run_matrix *w = gguf_arch_tensor_per_block(t)
+                                  ? run_layer_matrix(l, gguf_arch_tensor_role(t)) : NULL;
             if (!w || !w->data) /* not a matrix, or one this model does not have */
                 continue;
             char name[64];
-            snprintf(name, sizeof name, t->name, il);
-            if (add_entry(im, w, name, t->ne2 != GGUF_DIM_1 ? m->hp.n_expert : 1))
+            snprintf(name, sizeof name, gguf_arch_tensor_name(t), il);
+            if (add_entry(im, w, name, gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1 ? m->hp.n_expert : 1))
                 goto oom;
         }
     }

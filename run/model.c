@@ -18,6 +18,8 @@
 #include <ggufkit/arch.h>
 #include <ggufkit/quants.h>
 
+#include "arch_recipe.h"
+
 #define MAX_DIM (1 << 24) /* any single dimension; keeps int products in range */
 
 /* Rope scaling keys (llama.cpp's; not in names.h because only the runner reads them). */
@@ -30,29 +32,24 @@
  * its row there (rope layout, which tensors are required).
  */
 
-/* The registry's forward-pass features the forward pass implements; a row
- * asking for any other is refused by name rather than run wrongly. */
-#define RUN_FEATURES (GGUF_ARCH_QKV_BIAS | GGUF_ARCH_TIED_OUTPUT | GGUF_ARCH_ROPE_WHOLE_HEAD | \
-                      GGUF_ARCH_ROPE_LLAMA3 | GGUF_ARCH_ROPE_LINEAR | GGUF_ARCH_QK_NORM | \
-                      GGUF_ARCH_EXPERTS | GGUF_ARCH_FUSED_QKV | GGUF_ARCH_FUSED_GATE_UP | \
-                      GGUF_ARCH_SCALE_Q | GGUF_ARCH_ATTN_SINKS | GGUF_ARCH_ROPE_YARN | \
-                      GGUF_ARCH_SCALE_EMBD | GGUF_ARCH_ATTN_SOFTCAP | GGUF_ARCH_SWA_ROPE_PLAIN)
-#define CONVERT_FACTS (GGUF_ARCH_PERMUTE_QK | GGUF_ARCH_LLAMA_VOCAB | GGUF_ARCH_WRITES_ROPE_DIM | \
-                       GGUF_ARCH_PHI3_VOCAB | GGUF_ARCH_MXFP4_EXPERTS | GGUF_ARCH_TRIM_EMBD | \
-                       GGUF_ARCH_NO_SPACE_PREFIX | GGUF_ARCH_OWN_ROPE_KEYS)
-
+/* A row asking for a model feature the forward pass does not implement
+ * (kind GGUF_WORD_MODEL in libgguf's table of feature words) is refused by
+ * name rather than run wrongly; converter facts do not matter here. */
 static int check_features(const gguf_arch *a, gguf_error *err)
 {
-    const uint32_t missing = a->flags & ~(uint32_t)(RUN_FEATURES | CONVERT_FACTS);
-    if (missing)
-        return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
-                               "features 0x%x of %s models", (unsigned)missing, a->name);
+    size_t n;
+    const gguf_feature_word *w = gguf_feature_words(&n);
+    for (size_t i = 0; i < n; i++)
+        if (w[i].kind == GGUF_WORD_MODEL && gguf_feature_word_on(&w[i], a))
+            return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
+                                   "feature %s of %s models", w[i].word, gguf_arch_name(a));
     /* gpt-oss's SwiGLU-OAI and top-k-then-softmax routing come together */
-    const bool oai = a->activation == GGUF_ACT_SWIGLU_OAI && a->routing == GGUF_ROUTING_TOPK_SOFTMAX;
-    const bool act = a->activation == GGUF_ACT_SILU || a->activation == GGUF_ACT_GELU_TANH || oai;
-    if (!act || (a->routing != GGUF_ROUTING_NONE && a->routing != GGUF_ROUTING_SOFTMAX_TOPK && !oai))
+    const int act = gguf_arch_activation(a), routing = gguf_arch_routing(a);
+    const bool oai = act == GGUF_ACT_SWIGLU_OAI && routing == GGUF_ROUTING_TOPK_SOFTMAX;
+    const bool act_ok = act == GGUF_ACT_SILU || act == GGUF_ACT_GELU_TANH || oai;
+    if (!act_ok || (routing != GGUF_ROUTING_NONE && routing != GGUF_ROUTING_SOFTMAX_TOPK && !oai))
         return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
-                               "activation or expert routing of %s models", a->name);
+                               "activation or expert routing of %s models", gguf_arch_name(a));
     return 0;
 }
 
@@ -60,11 +57,11 @@ static int check_features(const gguf_arch *a, gguf_error *err)
 static const char *arch_names(void)
 {
     static char list[256];
-    size_t n, len = 0;
-    const gguf_arch *all = gguf_arch_list(&n);
+    size_t n = gguf_arch_count(), len = 0;
     for (size_t i = 0; !list[0] && i < n; i++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
-                                i == 0 ? "" : i + 1 == n ? " and " : ", ", all[i].name);
+                                i == 0 ? "" : i + 1 == n ? " and " : ", ",
+                                gguf_arch_name(gguf_arch_at(i)));
     return list;
 }
 
@@ -250,30 +247,35 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
 static int load_arch_hparams(run_hparams *hp, const gguf_file *f, const gguf_arch *a,
                              gguf_error *err)
 {
-    gguf_hparams ghp;
+    gguf_hparams *ghp;
     if (gguf_hparams_read(f, &ghp, err))
         return -1;
-    bool has_pattern = false;
-    for (const gguf_arch_hparam *r = a->hparams; r->key; r++)
-        has_pattern |= r->id == GGUF_HP_SWA_PATTERN;
+    int64_t window, period;
+    double base_swa, attn_softcap, final_softcap;
+    gguf_hparams_get_int(ghp, GGUF_HP_SLIDING_WINDOW, &window);
+    gguf_hparams_get_int(ghp, GGUF_HP_SWA_PATTERN, &period);
+    gguf_hparams_get(ghp, GGUF_HP_ROPE_FREQ_BASE_SWA, &base_swa);
+    gguf_hparams_get(ghp, GGUF_HP_ATTN_SOFTCAP, &attn_softcap);
+    gguf_hparams_get(ghp, GGUF_HP_FINAL_SOFTCAP, &final_softcap);
+    gguf_hparams_free(ghp);
     /* an architecture without a pattern row has no local layers (phi3's
      * attention.sliding_window is written but not used) */
-    hp->n_swa = has_pattern ? (int)ghp.v[GGUF_HP_SLIDING_WINDOW] : 0;
-    hp->swa_period = (int)ghp.v[GGUF_HP_SWA_PATTERN];
-    const bool plain = (a->flags & GGUF_ARCH_SWA_ROPE_PLAIN) != 0;
-    hp->rope_base_swa = ghp.f[GGUF_HP_ROPE_FREQ_BASE_SWA] > 0 ? (float)ghp.f[GGUF_HP_ROPE_FREQ_BASE_SWA]
-                                                             : hp->rope_base;
+    hp->n_swa = gguf_arch_hparam_of(a, GGUF_HP_SWA_PATTERN) ? (int)window : 0;
+    hp->swa_period = (int)period;
+    const bool plain = gguf_arch_has(a, GGUF_FEAT_SWA_ROPE_PLAIN);
+    hp->rope_base_swa = base_swa > 0 ? (float)base_swa : hp->rope_base;
     hp->rope_scale_swa = plain ? 1.0f : hp->rope_scale;
-    if (a->flags & GGUF_ARCH_ATTN_SOFTCAP)
-        hp->attn_softcap = (float)ghp.f[GGUF_HP_ATTN_SOFTCAP];
-    hp->final_softcap = (float)ghp.f[GGUF_HP_FINAL_SOFTCAP];
+    if (gguf_arch_has(a, GGUF_FEAT_ATTN_SOFTCAP))
+        hp->attn_softcap = (float)attn_softcap;
+    hp->final_softcap = (float)final_softcap;
     /* llama.cpp's f_attention_scale: 1/sqrt(head size), or for the 27B
      * Gemmas 1/sqrt(n_embd / n_head) (their query_pre_attn_scalar) */
-    if (a->flags & GGUF_ARCH_SCALE_Q) {
-        const bool width = a->q_scale_width_blocks && hp->n_layer == (int)a->q_scale_width_blocks;
+    if (gguf_arch_has(a, GGUF_FEAT_SCALE_Q)) {
+        const uint32_t wb = gguf_recipe_of(a)->q_scale_width_blocks;
+        const bool width = wb && hp->n_layer == (int)wb;
         hp->q_scale = 1.0f / sqrtf((float)(width ? hp->n_embd / hp->n_head : hp->head_dim));
     }
-    if (a->flags & GGUF_ARCH_SCALE_EMBD)
+    if (gguf_arch_has(a, GGUF_FEAT_SCALE_EMBD))
         hp->embd_scale = sqrtf((float)hp->n_embd);
     return 0;
 }
@@ -490,26 +492,29 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
     for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
         if (!gguf_arch_tensor_per_block(t))
             continue;
-        const layer_slot *sl = slot_of(t->role);
+        const int role = gguf_arch_tensor_role(t), ne0 = gguf_arch_tensor_dim(t, 0),
+                  ne1 = gguf_arch_tensor_dim(t, 1), ne2 = gguf_arch_tensor_dim(t, 2);
+        const char *name = gguf_arch_tensor_name(t);
+        const layer_slot *sl = slot_of(role);
         const bool required = gguf_arch_tensor_required_for(a, t, hp->n_expert > 0);
         if (!sl) {
-            const gguf_tensor *x = tensor_find(f, t->name, i, false, err);
+            const gguf_tensor *x = tensor_find(f, name, i, false, err);
             if (x)
                 return gguf_error_set(err, "tensor %s: gguf-run does not apply %s tensors",
-                                      x->name, gguf_role_name(t->role));
+                                      x->name, gguf_role_name(role));
             if (required)
-                return gguf_error_set(err, "gguf-run does not run %s models (no %s)", a->name,
-                                      gguf_role_name(t->role));
+                return gguf_error_set(err, "gguf-run does not run %s models (no %s)",
+                                      gguf_arch_name(a), gguf_role_name(role));
             continue;
         }
         void *dst = (char *)l + sl->off;
-        if (!required && !tensor_find(f, t->name, i, false, err))
+        if (!required && !tensor_find(f, name, i, false, err))
             continue;
         int rc = sl->matrix
-            ? load_matrix_stack(dst, f, t->name, i, dim_value(hp, t->ne1), dim_value(hp, t->ne0),
-                                dim_value(hp, t->ne2), err)
-            : load_vectors(dst, f, t->name, i, dim_value(hp, t->ne0),
-                           t->ne1 == GGUF_DIM_1 ? 0 : dim_value(hp, t->ne1), required, err);
+            ? load_matrix_stack(dst, f, name, i, dim_value(hp, ne1), dim_value(hp, ne0),
+                                dim_value(hp, ne2), err)
+            : load_vectors(dst, f, name, i, dim_value(hp, ne0),
+                           ne1 == GGUF_DIM_1 ? 0 : dim_value(hp, ne1), required, err);
         if (rc)
             return -1;
     }
@@ -557,14 +562,15 @@ static int check_globals(const gguf_file *f, const gguf_arch *a, gguf_error *err
 {
     const gguf_arch_tensor *t;
     for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
-        if (gguf_arch_tensor_per_block(t) || t->role == GGUF_ROLE_TOKEN_EMBD ||
-            t->role == GGUF_ROLE_OUTPUT_NORM || t->role == GGUF_ROLE_OUTPUT ||
-            t->role == GGUF_ROLE_ROPE_FREQS || t->role == GGUF_ROLE_ROPE_FACTORS_LONG ||
-            t->role == GGUF_ROLE_ROPE_FACTORS_SHORT)
+        const int role = gguf_arch_tensor_role(t);
+        if (gguf_arch_tensor_per_block(t) || role == GGUF_ROLE_TOKEN_EMBD ||
+            role == GGUF_ROLE_OUTPUT_NORM || role == GGUF_ROLE_OUTPUT ||
+            role == GGUF_ROLE_ROPE_FREQS || role == GGUF_ROLE_ROPE_FACTORS_LONG ||
+            role == GGUF_ROLE_ROPE_FACTORS_SHORT)
             continue;
-        if (gguf_lookup_tensor(f, t->name))
-            return gguf_error_set(err, "tensor %s: gguf-run does not apply %s tensors", t->name,
-                                  gguf_role_name(t->role));
+        if (gguf_lookup_tensor(f, gguf_arch_tensor_name(t)))
+            return gguf_error_set(err, "tensor %s: gguf-run does not apply %s tensors",
+                                  gguf_arch_tensor_name(t), gguf_role_name(role));
     }
     return 0;
 }
@@ -580,26 +586,26 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     if (!ai)
         return gguf_error_set(err, "unsupported architecture \"%.*s\" (gguf-run runs %s)",
                               (int)(a.len > 64 ? 64 : a.len), a.ptr, arch_names());
-    snprintf(m->arch, sizeof m->arch, "%s", ai->name);
+    snprintf(m->arch, sizeof m->arch, "%s", gguf_arch_name(ai));
     m->row = ai;
     if (check_features(ai, err))
         return -1;
-    m->hp.rope_layout = ai->rope == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
+    m->hp.rope_layout = gguf_arch_rope(ai) == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
     if (load_hparams(&m->hp, f, m->arch, err) || load_arch_hparams(&m->hp, f, ai, err) ||
         load_vocab_size(m, f, err) || check_globals(f, ai, err))
         return -1;
     const run_hparams *hp = &m->hp;
     /* llama.cpp takes a fused attn_qkv's first embedding_length rows as q */
-    if ((ai->flags & GGUF_ARCH_FUSED_QKV) && hp->q_dim != hp->n_embd)
+    if (gguf_arch_has(ai, GGUF_FEAT_FUSED_QKV) && hp->q_dim != hp->n_embd)
         return gguf_error_set(err, "head count %d times key length %d is not the embedding "
                               "length %d, as %s's fused q, k, v need", hp->n_head, hp->head_dim,
-                              hp->n_embd, ai->name);
+                              hp->n_embd, gguf_arch_name(ai));
     if (load_vector(&m->output_norm, f, GGUF_T_OUTPUT_NORM, 0, hp->n_embd, true, err))
         return -1;
     m->tied = !gguf_lookup_tensor(f, GGUF_T_OUTPUT);
     if (!m->tied && !gguf_arch_tensor_of(ai, GGUF_ROLE_OUTPUT))
         return gguf_error_set(err, "tensor %s: %s models take their output from %s", GGUF_T_OUTPUT,
-                              ai->name, GGUF_T_TOKEN_EMBD);
+                              gguf_arch_name(ai), GGUF_T_TOKEN_EMBD);
     if (m->tied) {
         if (!kern_supported(m->tok_embd.type))
             return gguf_error_set(err, "tensor %s (the tied output) has type %s, which gguf-run "

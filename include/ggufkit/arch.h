@@ -109,7 +109,6 @@ enum gguf_token_type {
 #define GGUF_T_FFN_GATE_EXPS_BIAS   "blk.%d.ffn_gate_exps.bias"
 #define GGUF_T_FFN_UP_EXPS_BIAS     "blk.%d.ffn_up_exps.bias"
 #define GGUF_T_FFN_DOWN_EXPS_BIAS   "blk.%d.ffn_down_exps.bias"
-#define GGUF_KEY_SLIDING_WINDOW     "%s.attention.sliding_window"
 #define GGUF_KEY_ROPE_SCALING_TYPE  "%s.rope.scaling.type"
 #define GGUF_KEY_ROPE_SCALING_FACTOR "%s.rope.scaling.factor"
 #define GGUF_KEY_ROPE_SCALING_ORIG_CTX "%s.rope.scaling.original_context_length"
@@ -131,11 +130,17 @@ enum gguf_token_type {
  * The architecture registry: every GGUF architecture the tools support,
  * described as data — its names, its hyper-parameter keys and how each is
  * derived, its tensor table (name, role, shape rule, required or optional)
- * and its feature flags. gguf-convert maps checkpoints through it,
- * gguf-quantize takes its model facts from it, gguf-run loads layers by
- * walking its tensor table and picks forward-pass features from its flags,
- * and the model rules below (gguf_model_validate) check files against it.
+ * and its model features. gguf-quantize takes its model facts from it,
+ * gguf-run loads layers by walking its tensor table and picks forward-pass
+ * features from it, gguf-convert maps checkpoints onto it, and the model
+ * rules below (gguf_model_validate) check files against it.
  * `gguf-inspect --arches` prints it. docs/design.md says how to add a row.
+ *
+ * Every registry type is opaque and reached through functions, so that
+ * rows, roles, dimensions, features and hyper-parameters can be added in a
+ * minor version without changing any layout a program compiled in
+ * (docs/libgguf.md, "Versions and ABI"). The enums' values are stable; the
+ * *_COUNT values grow with them and are for range checks only.
  */
 
 /* What a tensor is for. */
@@ -148,8 +153,8 @@ enum gguf_role {
     GGUF_ROLE_FFN_GATE_BIAS, GGUF_ROLE_FFN_UP_BIAS, GGUF_ROLE_FFN_DOWN_BIAS,
     GGUF_ROLE_ATTN_Q_NORM, GGUF_ROLE_ATTN_K_NORM,
     GGUF_ROLE_FFN_GATE_INP, GGUF_ROLE_FFN_GATE_EXPS, GGUF_ROLE_FFN_UP_EXPS, GGUF_ROLE_FFN_DOWN_EXPS,
-    GGUF_ROLE_ATTN_QKV,        /* q, k and v rows in one matrix (GGUF_ARCH_FUSED_QKV) */
-    GGUF_ROLE_FFN_GATE_UP,     /* gate rows, then up rows (GGUF_ARCH_FUSED_GATE_UP) */
+    GGUF_ROLE_ATTN_QKV,        /* q, k and v rows in one matrix (GGUF_FEAT_FUSED_QKV) */
+    GGUF_ROLE_FFN_GATE_UP,     /* gate rows, then up rows (GGUF_FEAT_FUSED_GATE_UP) */
     GGUF_ROLE_ROPE_FACTORS_LONG, GGUF_ROLE_ROPE_FACTORS_SHORT, /* Phi-3 LongRoPE */
     GGUF_ROLE_ATTN_SINKS,        /* gpt-oss: one learned logit per head */
     GGUF_ROLE_FFN_GATE_INP_BIAS, /* gpt-oss: router bias */
@@ -159,9 +164,10 @@ enum gguf_role {
     GGUF_ROLE_COUNT
 };
 
-/* The sizes a tensor's shape is written in (values from gguf_hparams). */
+/* The sizes a tensor's shape is written in (gguf_hparams_dim gives their
+ * values). */
 enum gguf_dim {
-    GGUF_DIM_1,        /* 1: the second size of a vector */
+    GGUF_DIM_1,        /* 1: the size of an absent axis */
     GGUF_DIM_EMBD,     /* embedding_length */
     GGUF_DIM_FF,       /* feed_forward_length */
     GGUF_DIM_VOCAB,    /* the vocabulary size */
@@ -179,34 +185,6 @@ enum gguf_dim {
     GGUF_DIM_COUNT
 };
 
-/* Whether a tensor must be there. */
-enum gguf_need {
-    GGUF_NEED_REQUIRED,
-    GGUF_NEED_OPTIONAL,
-    GGUF_NEED_IF_FLAG,    /* required when the architecture has need_flag, else optional */
-    GGUF_NEED_UNLESS_FLAG,/* optional when the architecture has need_flag, else required */
-    GGUF_NEED_DENSE,      /* required in a model without experts (expert_count absent or 0) */
-    GGUF_NEED_EXPERTS     /* required in a model with experts (expert_count > 0) */
-};
-
-/* The converter's reordering of a tensor's rows (LLaMA's rotary halves). */
-enum gguf_permute { GGUF_PERMUTE_NONE, GGUF_PERMUTE_Q, GGUF_PERMUTE_K };
-
-/* One tensor of an architecture. */
-typedef struct gguf_arch_tensor {
-    const char *name;      /* "token_embd.weight", or "blk.%d.attn_q.weight" per block */
-    uint8_t     role;      /* enum gguf_role */
-    uint8_t     need;      /* enum gguf_need */
-    uint32_t    need_flag; /* GGUF_ARCH_* for the _FLAG needs */
-    uint8_t     ne0, ne1;  /* enum gguf_dim: the shape [ne0, ne1] */
-    const char *hf;        /* Hugging Face checkpoint name ("%d": layer), NULL: none */
-    const char *meta;      /* Meta consolidated.NN.pth name, NULL: none */
-    uint8_t     permute;   /* enum gguf_permute, with GGUF_ARCH_PERMUTE_QK */
-    uint8_t     ne2;       /* enum gguf_dim: a third size (experts); GGUF_DIM_1: none.
-                            * hf then has a second "%d", the expert, whose tensors the
-                            * converter stacks in expert order */
-} gguf_arch_tensor;
-
 /* The hyper-parameters the registry knows. */
 enum gguf_hp {
     GGUF_HP_CONTEXT_LENGTH, GGUF_HP_EMBEDDING_LENGTH, GGUF_HP_BLOCK_COUNT, GGUF_HP_FFN_LENGTH,
@@ -219,7 +197,7 @@ enum gguf_hp {
                                 * (every layer when P is 0); an architecture without this
                                 * row has no sliding window */
     GGUF_HP_ROPE_FREQ_BASE_SWA,/* the rope base of the sliding-window layers */
-    GGUF_HP_ATTN_SOFTCAP,      /* attention scores become c·tanh(s/c) (GGUF_ARCH_ATTN_SOFTCAP) */
+    GGUF_HP_ATTN_SOFTCAP,      /* attention scores become c·tanh(s/c) (GGUF_FEAT_ATTN_SOFTCAP) */
     GGUF_HP_FINAL_SOFTCAP,     /* the logits become c·tanh(l/c), when present or derived */
     GGUF_HP_COUNT
 };
@@ -227,77 +205,34 @@ enum gguf_hp {
 /* How an absent hyper-parameter gets its value (llama.cpp's defaults). */
 enum gguf_derive {
     GGUF_DERIVE_NONE,       /* stays absent */
-    GGUF_DERIVE_DEFAULT,    /* the row's def */
+    GGUF_DERIVE_DEFAULT,    /* the row's default */
     GGUF_DERIVE_HEAD_COUNT, /* head_count (head_count_kv: no grouping) */
     GGUF_DERIVE_HEAD_SIZE,  /* embedding_length / head_count */
     GGUF_DERIVE_KEY_LENGTH, /* the key length (rope.dimension_count: whole heads) */
     GGUF_DERIVE_ROPE_BASE   /* rope.freq_base (rope.freq_base_swa: the same base) */
 };
 
-/* One {arch}.* key of a GGUF file. */
-typedef struct gguf_arch_hparam {
-    const char *key;      /* GGUF_KEY_* format: "%s.embedding_length" */
-    uint8_t     id;       /* enum gguf_hp */
-    bool        is_float; /* f32 (f64 accepted), finite and > 0; else an integer */
-    bool        required; /* a model file must have it */
-    uint8_t     derive;   /* enum gguf_derive, when absent */
-    double      def;      /* with GGUF_DERIVE_DEFAULT */
-    int64_t     lo, hi;   /* integer range */
-} gguf_arch_hparam;
-
-/* One config.json hyper-parameter the converter writes, in the order it
- * writes them (llama.cpp's base converter). A null value is an absent one.
- * Two ids are made, not read (Phi3MiniModel's rules): GGUF_HP_ROPE_DIM is
- * int(F × hidden_size) / num_attention_heads with F the value of the row's
- * names (1 when absent: partial_rotary_factor), and GGUF_HP_SLIDING_WINDOW
- * is 0 when absent or null and not required. Two are conditional (Gemma 3's
- * rules): GGUF_HP_SLIDING_WINDOW is not written when config.json's
- * sliding_window_pattern is 1, GGUF_HP_FINAL_SOFTCAP not when it is 0
- * (and not required). block_count is written first unless the table has a
- * GGUF_HP_BLOCK_COUNT row (read from llama.cpp's names for it, whatever the
- * row's); the base converter's rope scaling keys follow the
- * GGUF_HP_HEAD_COUNT_KV row (GGUF_ARCH_OWN_ROPE_KEYS: none). */
-typedef struct gguf_arch_hf_hparam {
-    const char *hf[7];    /* config.json names, the first present wins; NULL after the last */
-    uint8_t     id;       /* enum gguf_hp: the key it becomes */
-    bool        is_float; /* written as f32; else u32 */
-    bool        required; /* the conversion fails without it */
-    double      def;      /* written when every name is absent (not required); 0: nothing */
-} gguf_arch_hf_hparam;
-
-/* Feature flags (gguf_arch.flags). */
-enum {
-    GGUF_ARCH_QKV_BIAS         = 1u << 0,  /* attn_q/k/v biases, always present */
-    GGUF_ARCH_TIED_OUTPUT      = 1u << 1,  /* output.weight may be absent: token_embd serves */
-    GGUF_ARCH_ROPE_WHOLE_HEAD  = 1u << 2,  /* rope.dimension_count must be the head size */
-    GGUF_ARCH_EXPERTS          = 1u << 3,  /* its tables describe expert (MoE) tensors */
-    GGUF_ARCH_QK_NORM          = 1u << 4,  /* per-head RMSNorm of q and k */
-    GGUF_ARCH_FUSED_QKV        = 1u << 5,  /* one attn_qkv tensor */
-    GGUF_ARCH_FUSED_GATE_UP    = 1u << 6,  /* one ffn_up holding gate and up */
-    GGUF_ARCH_ATTN_SINKS       = 1u << 7,  /* learned attention sinks */
-    GGUF_ARCH_ROPE_LLAMA3      = 1u << 8,  /* rope_scaling "llama3" → rope_freqs tensor */
-    GGUF_ARCH_ROPE_LINEAR      = 1u << 9,  /* {arch}.rope.scaling.type "linear" */
-    GGUF_ARCH_SCALE_Q          = 1u << 10, /* q times 1/sqrt(head_dim) before the scores
-                                            * (then rounded to f16), not the scores */
-    GGUF_ARCH_SCALE_EMBD       = 1u << 11, /* token embeddings times sqrtf(embedding_length) */
-    GGUF_ARCH_ATTN_SOFTCAP     = 1u << 12, /* scores soft-capped by attn_logit_softcapping */
-    GGUF_ARCH_ROPE_YARN        = 1u << 13, /* rope_scaling "yarn" → {arch}.rope.scaling.* */
-    GGUF_ARCH_SWA_ROPE_PLAIN   = 1u << 14, /* sliding-window layers rotate without the rope
-                                            * scaling of the global ones (Gemma 3) */
-    /* conversion facts (llama.cpp's converter for the family) */
-    GGUF_ARCH_PERMUTE_QK       = 1u << 16, /* q/k rows get the rotary permutation */
-    GGUF_ARCH_LLAMA_VOCAB      = 1u << 17, /* LlamaModel's vocabulary rules */
-    GGUF_ARCH_WRITES_ROPE_DIM  = 1u << 18, /* writes rope.dimension_count and vocab_size */
-    GGUF_ARCH_PHI3_VOCAB       = 1u << 19, /* Phi3MiniModel's vocabulary: added tokens typed by
-                                            * "special" alone, tokenizer.json's added_tokens
-                                            * too, BPE only for a GPT2Tokenizer */
-    GGUF_ARCH_TRIM_EMBD        = 1u << 20, /* token_embd rows past the vocabulary dropped */
-    GGUF_ARCH_NO_SPACE_PREFIX  = 1u << 21, /* a tokenizer.model vocabulary gets
-                                            * tokenizer.ggml.add_space_prefix false */
-    GGUF_ARCH_OWN_ROPE_KEYS    = 1u << 22, /* its converter writes none of the base converter's
-                                            * rope.scaling.* keys (phi3: LongRoPE's own) */
-    GGUF_ARCH_MXFP4_EXPERTS    = 1u << 23  /* experts come as MXFP4 blocks + scales and stay
-                                            * MXFP4; float outtypes get file_type 38 */
+/* What a model of an architecture is made of, beyond its tensor table
+ * (gguf_arch_has; gguf_feature_name gives the word `--arches` prints). */
+enum gguf_feature {
+    GGUF_FEAT_QKV_BIAS,        /* attn_q/k/v biases, always present */
+    GGUF_FEAT_TIED_OUTPUT,     /* output.weight may be absent: token_embd serves */
+    GGUF_FEAT_ROPE_WHOLE_HEAD, /* rope.dimension_count must be the head size */
+    GGUF_FEAT_EXPERTS,         /* its tables describe expert (MoE) tensors */
+    GGUF_FEAT_QK_NORM,         /* per-head RMSNorm of q and k */
+    GGUF_FEAT_FUSED_QKV,       /* one attn_qkv tensor */
+    GGUF_FEAT_FUSED_GATE_UP,   /* one ffn_up holding gate and up */
+    GGUF_FEAT_ATTN_SINKS,      /* learned attention sinks */
+    GGUF_FEAT_ROPE_LLAMA3,     /* llama3 rope scaling: the rope_freqs tensor */
+    GGUF_FEAT_ROPE_LINEAR,     /* {arch}.rope.scaling.type "linear" */
+    GGUF_FEAT_SCALE_Q,         /* q times 1/sqrt(head_dim) before the scores (then rounded
+                                * to f16), not the scores */
+    GGUF_FEAT_SCALE_EMBD,      /* token embeddings times sqrtf(embedding_length) */
+    GGUF_FEAT_ATTN_SOFTCAP,    /* scores soft-capped by attn_logit_softcapping */
+    GGUF_FEAT_ROPE_YARN,       /* {arch}.rope.scaling.type "yarn" */
+    GGUF_FEAT_SWA_ROPE_PLAIN,  /* sliding-window layers rotate without the rope scaling of
+                                * the global ones (Gemma 3) */
+    GGUF_FEAT_COUNT
 };
 
 /* Activation of the feed-forward gate. */
@@ -322,61 +257,65 @@ enum gguf_routing {
                                * bias), then a softmax over those k alone */
 };
 
-/* Where the per-head size comes from. */
-enum gguf_head_dim {
-    GGUF_HEAD_DIM_KEY_LENGTH /* attention.key_length, else embedding_length / head_count */
-};
+/* One architecture, one of its tensor rows, one of its hyper-parameter
+ * rows, and a model's hyper-parameters: opaque. */
+typedef struct gguf_arch gguf_arch;
+typedef struct gguf_arch_tensor gguf_arch_tensor;
+typedef struct gguf_arch_hparam gguf_arch_hparam;
+typedef struct gguf_hparams gguf_hparams;
 
-/* One architecture. */
-typedef struct gguf_arch {
-    const char                *name;       /* general.architecture */
-    const char                *about;      /* one line for listings */
-    const char *const         *hf_classes; /* Hugging Face "architectures" it is converted from */
-    const char *const         *hf_skip;    /* checkpoint name suffixes the converter drops */
-    const gguf_arch_hparam    *hparams;    /* terminated by key == NULL; checking order */
-    const gguf_arch_hf_hparam *hf_hparams; /* terminated by hf[0] == NULL; writing order */
-    const gguf_arch_tensor *const *tables; /* NULL-terminated list of tensor tables (each
-                                             * terminated by name == NULL), in checking
-                                             * order: use gguf_arch_n_tensors/_tensor_at */
-    uint32_t                   flags;      /* GGUF_ARCH_* */
-    uint8_t                    rope;       /* enum gguf_rope_layout */
-    uint8_t                    activation; /* enum gguf_activation */
-    uint8_t                    head_dim;   /* enum gguf_head_dim */
-    float                      norm_offset;/* the converter adds this to every *norm.weight
-                                             * (Gemma's x·(1 + w) norms: 1) */
-    uint32_t                   q_scale_width_blocks; /* with GGUF_ARCH_SCALE_Q: at this
-                                             * block_count q is scaled by 1/√(embedding_length
-                                             * / head_count), else by 1/√key_length (llama.cpp's
-                                             * rule for the 27B Gemmas); 0: never */
-    uint8_t                    routing;    /* enum gguf_routing (with GGUF_ARCH_EXPERTS) */
-    const gguf_arch_hf_hparam *hf_hparams_late; /* written after general.file_type (the
-                                                  * family's own keys; one written before
-                                                  * takes the new value in its place, as
-                                                  * in gguf-py's writer), or NULL */
-    /* Multimodal checkpoints of the family (Gemma3ForConditionalGeneration,
-     * as Gemma3Model.modify_tensors): hf_strip is taken out of every
-     * checkpoint name that has it, wherever it occurs ("language_model."),
-     * and a name without it that starts with one of hf_skip_prefix (the
-     * vision tower, the projector) is dropped; NULL: neither */
-    const char                *hf_strip;
-    const char *const         *hf_skip_prefix;
-} gguf_arch;
-
-/* Every architecture in the registry: *n of them. */
-GGUF_API const gguf_arch *gguf_arch_list(size_t *n);
+/* The architectures in registry order: gguf_arch_count() of them, number i
+ * by gguf_arch_at (NULL past the end). */
+GGUF_API size_t gguf_arch_count(void);
+GGUF_API const gguf_arch *gguf_arch_at(size_t i);
 
 /* By general.architecture ("llama"), or NULL. */
 GGUF_API const gguf_arch *gguf_arch_find(const char *name);
 
-/* By Hugging Face class ("LlamaForCausalLM"), or NULL. */
-GGUF_API const gguf_arch *gguf_arch_find_hf(const char *hf_class);
+/* Its general.architecture ("llama") and a one-line description. */
+GGUF_API const char *gguf_arch_name(const gguf_arch *a);
+GGUF_API const char *gguf_arch_about(const gguf_arch *a);
 
-/* "LlamaForCausalLM, MistralForCausalLM, ..." (for messages). */
-GGUF_API const char *gguf_arch_hf_list(void);
+/* Whether a has a feature (enum gguf_feature; false for an unknown one). */
+GGUF_API bool gguf_arch_has(const gguf_arch *a, int feature);
+
+/* The word of a feature ("qkv-bias"), "unknown" for an unknown one. */
+GGUF_API const char *gguf_feature_name(int feature);
+
+/* Its rope layout (enum gguf_rope_layout), feed-forward activation (enum
+ * gguf_activation) and expert routing (enum gguf_routing). */
+GGUF_API int gguf_arch_rope(const gguf_arch *a);
+GGUF_API int gguf_arch_activation(const gguf_arch *a);
+GGUF_API int gguf_arch_routing(const gguf_arch *a);
+
+/* The hyper-parameter rows of a, in checking order: n of them, row i (NULL
+ * past the end); the row of a hyper-parameter (enum gguf_hp), or NULL when
+ * a has none. */
+GGUF_API size_t gguf_arch_n_hparams(const gguf_arch *a);
+GGUF_API const gguf_arch_hparam *gguf_arch_hparam_at(const gguf_arch *a, size_t i);
+GGUF_API const gguf_arch_hparam *gguf_arch_hparam_of(const gguf_arch *a, int hp);
+
+/* A hyper-parameter row: its id (enum gguf_hp; gguf_hp_key gives the key),
+ * whether it is a float (f32, f64 accepted) or an integer, whether a model
+ * must have it, how it is derived when absent (enum gguf_derive) and the
+ * default of GGUF_DERIVE_DEFAULT, and an integer's range [*lo, *hi]. */
+GGUF_API int gguf_arch_hparam_id(const gguf_arch_hparam *h);
+GGUF_API bool gguf_arch_hparam_is_float(const gguf_arch_hparam *h);
+GGUF_API bool gguf_arch_hparam_required(const gguf_arch_hparam *h);
+GGUF_API int gguf_arch_hparam_derive(const gguf_arch_hparam *h);
+GGUF_API double gguf_arch_hparam_default(const gguf_arch_hparam *h);
+GGUF_API void gguf_arch_hparam_range(const gguf_arch_hparam *h, int64_t *lo, int64_t *hi);
 
 /* The tensor rows of a, in order: n of them, row i (NULL past the end). */
 GGUF_API size_t gguf_arch_n_tensors(const gguf_arch *a);
 GGUF_API const gguf_arch_tensor *gguf_arch_tensor_at(const gguf_arch *a, size_t i);
+
+/* A tensor row: its name ("token_embd.weight", or "blk.%d.attn_q.weight"
+ * per block), its role (enum gguf_role) and the size of its shape's axis
+ * 0, 1 or 2 (enum gguf_dim; GGUF_DIM_1 for an absent axis). */
+GGUF_API const char *gguf_arch_tensor_name(const gguf_arch_tensor *t);
+GGUF_API int gguf_arch_tensor_role(const gguf_arch_tensor *t);
+GGUF_API int gguf_arch_tensor_dim(const gguf_arch_tensor *t, int axis);
 
 /* Names: of a role ("attn_q"), of a dimension ("embedding_length"), of a
  * hyper-parameter (its key without "%s.": "attention.head_count"). */
@@ -392,7 +331,7 @@ GGUF_API const char *gguf_hp_key(int hp);
 GGUF_API bool gguf_parse_block_name(const char *name, int64_t *block, const char **rest);
 
 /* Whether tensor row t must be present in a model of a (without experts:
- * GGUF_NEED_DENSE rows are required, GGUF_NEED_EXPERTS rows optional). */
+ * the dense feed-forward's rows are required, the experts' optional). */
 GGUF_API bool gguf_arch_tensor_required(const gguf_arch *a, const gguf_arch_tensor *t);
 
 /* The same for a model with experts (expert_count > 0) or without. */
@@ -409,22 +348,29 @@ GGUF_API const gguf_arch_tensor *gguf_arch_tensor_of(const gguf_arch *a, int rol
  * block in *block (-1 for a global); NULL when a has no such tensor. */
 GGUF_API const gguf_arch_tensor *gguf_arch_match(const gguf_arch *a, const char *name, int *block);
 
-/* A model's hyper-parameters, read and derived as the registry says. */
-typedef struct gguf_hparams {
-    const gguf_arch *arch;
-    int64_t  v[GGUF_HP_COUNT];   /* integer values (derived ones filled in) */
-    double   f[GGUF_HP_COUNT];   /* float values */
-    bool     has[GGUF_HP_COUNT]; /* present in the file */
-    int64_t  n_head_kv, head_k, head_v, n_rot; /* derived */
-    int64_t  n_vocab;            /* the token count, -1 when unknown */
-} gguf_hparams;
-
 /* Reads and checks the hyper-parameters of a model of a registered
  * architecture (with the rules of gguf_model_validate: types, ranges,
- * divisibility, rope dimensions). 0, or -1 with the message in err. */
-GGUF_API int gguf_hparams_read(const gguf_file *f, gguf_hparams *hp, gguf_error *err);
+ * divisibility, rope dimensions) into a new *hp, freed with
+ * gguf_hparams_free. 0, or -1 with the message in err (*hp NULL). */
+GGUF_API int gguf_hparams_read(const gguf_file *f, gguf_hparams **hp, gguf_error *err);
+GGUF_API void gguf_hparams_free(gguf_hparams *hp);
 
-/* The value of a dimension for these hyper-parameters (-1 when unknown). */
+/* The architecture the hyper-parameters are of. */
+GGUF_API const gguf_arch *gguf_hparams_arch(const gguf_hparams *hp);
+
+/* Whether the file has the key of a hyper-parameter (enum gguf_hp). */
+GGUF_API bool gguf_hparams_has(const gguf_hparams *hp, int id);
+
+/* A hyper-parameter's value, from the file or derived as its row says:
+ * true with it in *value, false (and *value 0) when it has none. An
+ * integer converts exactly (every range the rows allow fits a double's
+ * 53 bits); gguf_hparams_get_int gives it as an integer (a float's value
+ * truncated). */
+GGUF_API bool gguf_hparams_get(const gguf_hparams *hp, int id, double *value);
+GGUF_API bool gguf_hparams_get_int(const gguf_hparams *hp, int id, int64_t *value);
+
+/* The value of a dimension (enum gguf_dim) for these hyper-parameters (-1
+ * when unknown). */
 GGUF_API int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim);
 
 /* ---------------------------------------------------------------------------

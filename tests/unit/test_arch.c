@@ -14,8 +14,8 @@ START_TEST(test_families)
     ck_assert_ptr_eq(arch_find("MistralForCausalLM"), llama);
     ck_assert_ptr_nonnull(qwen);
     ck_assert_ptr_null(arch_find("GPT2LMHeadModel"));
-    ck_assert_str_eq(llama->name, "llama");
-    ck_assert_str_eq(qwen->name, "qwen2");
+    ck_assert_str_eq(gguf_arch_name(llama), "llama");
+    ck_assert_str_eq(gguf_arch_name(qwen), "qwen2");
     ck_assert_ptr_nonnull(strstr(arch_supported_list(), "Qwen2ForCausalLM"));
 }
 END_TEST
@@ -52,7 +52,7 @@ START_TEST(test_names)
     ck_assert_str_eq(out, "blk.3.ffn_down_exps.weight");
     ck_assert_int_eq(b, 3);
     ck_assert_int_eq(e, 12);
-    ck_assert_int_eq(row->ne2, GGUF_DIM_EXPERTS);
+    ck_assert_int_eq(gguf_arch_tensor_dim(row, 2), GGUF_DIM_EXPERTS);
     ck_assert_int_eq(p, GGUF_PERMUTE_NONE);
     const gguf_arch *moe = arch_find("Qwen3MoeForCausalLM");
     ck_assert_int_eq(arch_map_name(moe, "model.layers.0.mlp.gate.weight", out, sizeof out, &p, &b,
@@ -65,11 +65,11 @@ START_TEST(test_names)
      * (repacked by hf.c) map through no row */
     const gguf_arch *oss = arch_find("GptOssForCausalLM");
     ck_assert_ptr_nonnull(oss);
-    ck_assert_str_eq(oss->name, "gpt-oss");
+    ck_assert_str_eq(gguf_arch_name(oss), "gpt-oss");
     ck_assert_int_eq(arch_map_name(oss, "model.layers.1.self_attn.sinks", out, sizeof out, &p, &b,
                                    &e, &row), 1);
     ck_assert_str_eq(out, "blk.1.attn_sinks.weight");
-    ck_assert_int_eq(row->ne0, GGUF_DIM_HEADS);
+    ck_assert_int_eq(gguf_arch_tensor_dim(row, 0), GGUF_DIM_HEADS);
     ck_assert_int_eq(arch_map_name(oss, "model.layers.0.mlp.router.bias", out, sizeof out, &p, &b,
                                    &e, &row), 1);
     ck_assert_str_eq(out, "blk.0.ffn_gate_inp.bias");
@@ -95,7 +95,7 @@ START_TEST(test_names)
     ck_assert_int_eq(arch_map_name(g2, "model.layers.0.post_attention_layernorm.weight", out,
                                    sizeof out, &p, &b, &e, &row), 1);
     ck_assert_str_eq(out, "blk.0.post_attention_norm.weight");
-    ck_assert_int_eq(row->role, GGUF_ROLE_ATTN_POST_NORM);
+    ck_assert_int_eq(gguf_arch_tensor_role(row), GGUF_ROLE_ATTN_POST_NORM);
     ck_assert_int_eq(arch_map_name(g2, "lm_head.weight", out, sizeof out, &p, &b, &e, &row), 0);
     ck_assert_int_eq(arch_map_name(g3, "lm_head.weight", out, sizeof out, &p, &b, &e, &row), 1);
     ck_assert_str_eq(out, "output.weight");
@@ -103,7 +103,8 @@ START_TEST(test_names)
                                    &p, &b, &e, &row), 1);
     ck_assert_str_eq(out, "blk.5.attn_k_norm.weight");
     ck_assert_int_eq(p, GGUF_PERMUTE_NONE);
-    ck_assert(g2->norm_offset == 1.0f && g3->norm_offset == 1.0f && llama->norm_offset == 0.0f);
+    ck_assert(gguf_recipe_of(g2)->norm_offset == 1.0f && gguf_recipe_of(g3)->norm_offset == 1.0f &&
+              gguf_recipe_of(llama)->norm_offset == 0.0f);
     /* Gemma3ForConditionalGeneration (Gemma3Model.modify_tensors):
      * "language_model." taken out wherever it stands (both transformers
      * layouts), the vision tower and projector dropped — also the newer

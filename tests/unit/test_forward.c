@@ -797,8 +797,8 @@ START_TEST(test_batching_moe)
     ck_assert_int_eq(m.hp.n_expert, 4);
     ck_assert_int_eq(m.hp.n_ff_exp, 40);
     ck_assert(m.hp.rope_yarn);
-    ck_assert_int_eq(m.row->activation, GGUF_ACT_SWIGLU_OAI);
-    ck_assert_int_eq(m.row->routing, GGUF_ROUTING_TOPK_SOFTMAX);
+    ck_assert_int_eq(gguf_arch_activation(m.row), GGUF_ACT_SWIGLU_OAI);
+    ck_assert_int_eq(gguf_arch_routing(m.row), GGUF_ROUTING_TOPK_SOFTMAX);
     ck_assert(run_layer_is_swa(&m, 0) && !run_layer_is_swa(&m, 1));
     ck_assert_ptr_nonnull(m.layers[1].sinks);
     ck_assert_ptr_nonnull(m.layers[1].gate_exps_b);

@@ -1,117 +1,176 @@
 /*
- * test_registry.c — libgguf's architecture registry: lookups, the
- * consistency of every row (unique names and checkpoint names, valid
- * roles, dims and keys), requiredness by flag, tensor-name matching, and
- * hyper-parameters read and derived from a file as the rows say.
+ * test_registry.c — libgguf's architecture registry: lookups (invariants
+ * over every row and recipe, not copies of them), the consistency of every
+ * row (unique names and checkpoint names, valid roles, dims and keys),
+ * requiredness by feature, tensor-name matching, tables patched by role,
+ * and hyper-parameters read and derived from a file as the rows say.
  */
 #include <ggufkit/arch.h>
 #include <ggufkit/gguf.h>
+
+#include "arch_recipe.h"
 
 #include <unistd.h>
 
 #include "testutil.h"
 
+/* Lookups hold for every row: each architecture is found by its name, each
+ * Hugging Face class of its recipe resolves to it, names and classes are
+ * unique, and the message list names every class once. */
 START_TEST(test_lookup)
 {
-    size_t n;
-    const gguf_arch *all = gguf_arch_list(&n);
-    ck_assert_uint_eq(n, 9);
-    ck_assert_ptr_eq(gguf_arch_find("llama"), &all[0]);
-    ck_assert_ptr_nonnull(gguf_arch_find("mistral"));
-    ck_assert_ptr_nonnull(gguf_arch_find("qwen2"));
+    const size_t n = gguf_arch_count();
+    ck_assert_uint_gt(n, 0);
+    ck_assert_ptr_null(gguf_arch_at(n));
+    size_t n_classes = 0, list_len = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gguf_arch *a = gguf_arch_at(i);
+        ck_assert_ptr_eq(gguf_arch_find(gguf_arch_name(a)), a);
+        for (size_t j = 0; j < i; j++)
+            ck_assert_str_ne(gguf_arch_name(gguf_arch_at(j)), gguf_arch_name(a));
+        const gguf_recipe *r = gguf_recipe_of(a);
+        ck_assert_msg(r != NULL, "%s has no recipe", gguf_arch_name(a));
+        ck_assert_str_eq(r->arch, gguf_arch_name(a));
+        for (const char *const *c = r->hf_classes; *c; c++) {
+            ck_assert_msg(gguf_recipe_find_hf(*c) == a, "%s: %s", gguf_arch_name(a), *c);
+            ck_assert_ptr_null(gguf_arch_find(*c));
+            /* once in the message list, as a whole item */
+            const char *list = gguf_recipe_hf_list(), *at = list;
+            int seen = 0;
+            for (const size_t cl = strlen(*c); (at = strstr(at, *c)); at += cl)
+                seen += (at == list || at[-1] == ' ') && (at[cl] == ',' || at[cl] == 0);
+            ck_assert_msg(seen == 1, "%s listed %d times", *c, seen);
+            n_classes++;
+            list_len += strlen(*c) + 2;
+        }
+    }
+    ck_assert_uint_eq(strlen(gguf_recipe_hf_list()) + 2, list_len);
+    ck_assert_uint_gt(n_classes, 0);
     ck_assert_ptr_null(gguf_arch_find("gpt2"));
     ck_assert_ptr_null(gguf_arch_find(NULL));
-    ck_assert_ptr_eq(gguf_arch_find_hf("MistralForCausalLM"), gguf_arch_find("llama"));
-    ck_assert_ptr_eq(gguf_arch_find_hf("Qwen2ForCausalLM"), gguf_arch_find("qwen2"));
-    ck_assert_ptr_eq(gguf_arch_find_hf("Qwen3ForCausalLM"), gguf_arch_find("qwen3"));
-    ck_assert_ptr_eq(gguf_arch_find_hf("Phi3ForCausalLM"), gguf_arch_find("phi3"));
-    ck_assert_ptr_null(gguf_arch_find_hf("GPT2LMHeadModel"));
-    ck_assert_str_eq(gguf_arch_hf_list(),
-                     "LlamaForCausalLM, LLaMAForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                     "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, Phi3ForCausalLM, GptOssForCausalLM, "
-                     "Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3ForConditionalGeneration");
-    ck_assert_ptr_eq(gguf_arch_find_hf("Gemma3ForConditionalGeneration"), gguf_arch_find("gemma3"));
-    ck_assert_ptr_eq(gguf_arch_find_hf("GptOssForCausalLM"), gguf_arch_find("gpt-oss"));
-    ck_assert_ptr_eq(gguf_arch_find_hf("Gemma2ForCausalLM"), gguf_arch_find("gemma2"));
-    ck_assert_ptr_eq(gguf_arch_find_hf("Gemma3ForCausalLM"), gguf_arch_find("gemma3"));
-    ck_assert_str_eq(gguf_role_name(GGUF_ROLE_FFN_POST_NORM), "ffn_post_norm");
-    ck_assert_str_eq(gguf_hp_key(GGUF_HP_SWA_PATTERN), "%s.attention.sliding_window_pattern");
-    ck_assert_str_eq(gguf_hp_key(GGUF_HP_FINAL_SOFTCAP), "%s.final_logit_softcapping");
-    ck_assert_str_eq(gguf_role_name(GGUF_ROLE_ATTN_SINKS), "attn_sinks");
-    ck_assert_str_eq(gguf_dim_name(GGUF_DIM_HEADS), "head_count");
-    ck_assert_str_eq(gguf_hp_key(GGUF_HP_SLIDING_WINDOW), "%s.attention.sliding_window");
-    ck_assert_str_eq(gguf_role_name(GGUF_ROLE_ATTN_Q), "attn_q");
+    ck_assert_ptr_null(gguf_recipe_find_hf("GPT2LMHeadModel"));
+    ck_assert_ptr_null(gguf_recipe_find_hf(NULL));
+    /* every id of every enum has a name, and one past the last has none */
+    for (int i = 0; i < GGUF_ROLE_COUNT; i++)
+        ck_assert_str_ne(gguf_role_name(i), "unknown");
+    for (int i = 0; i < GGUF_DIM_COUNT; i++)
+        ck_assert_str_ne(gguf_dim_name(i), "unknown");
+    for (int i = 0; i < GGUF_HP_COUNT; i++) {
+        ck_assert_ptr_nonnull(gguf_hp_key(i));
+        ck_assert(!strncmp(gguf_hp_key(i), "%s.", 3));
+        ck_assert_str_eq(gguf_hp_name(i), gguf_hp_key(i) + 3);
+    }
+    for (int i = 0; i < GGUF_FEAT_COUNT; i++)
+        ck_assert_str_ne(gguf_feature_name(i), "unknown");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_COUNT), "unknown");
-    ck_assert_str_eq(gguf_hp_name(GGUF_HP_HEAD_COUNT_KV), "attention.head_count_kv");
-    ck_assert_str_eq(gguf_hp_key(GGUF_HP_ROPE_DIM), "%s.rope.dimension_count");
-    ck_assert_ptr_null(gguf_hp_key(GGUF_HP_COUNT));
-    ck_assert_str_eq(gguf_dim_name(GGUF_DIM_FF), "feed_forward_length");
-    ck_assert_str_eq(gguf_dim_name(GGUF_DIM_HEAD_K), "key_length");
-    ck_assert_str_eq(gguf_dim_name(GGUF_DIM_FF2), "2 × feed_forward_length");
-    ck_assert_str_eq(gguf_role_name(GGUF_ROLE_FFN_GATE_UP), "ffn_gate_up");
-    ck_assert_str_eq(gguf_hp_key(GGUF_HP_SLIDING_WINDOW), "%s.attention.sliding_window");
     ck_assert_str_eq(gguf_dim_name(GGUF_DIM_COUNT), "unknown");
+    ck_assert_ptr_null(gguf_hp_key(GGUF_HP_COUNT));
+    ck_assert_str_eq(gguf_hp_name(GGUF_HP_COUNT), "unknown");
+    ck_assert_str_eq(gguf_feature_name(GGUF_FEAT_COUNT), "unknown");
+    ck_assert(!gguf_arch_has(gguf_arch_at(0), GGUF_FEAT_COUNT));
+    ck_assert(!gguf_arch_has(gguf_arch_at(0), -1));
+    /* the word table: each feature and fact once, with a word of its kind */
+    size_t nw;
+    const gguf_feature_word *w = gguf_feature_words(&nw);
+    ck_assert_uint_eq(nw, GGUF_FEAT_COUNT + GGUF_FACT_COUNT);
+    for (size_t i = 0; i < nw; i++) {
+        const bool conv = w[i].kind == GGUF_WORD_CONVERT;
+        ck_assert_uint_lt(w[i].id, conv ? GGUF_FACT_COUNT : GGUF_FEAT_COUNT);
+        ck_assert_msg(conv == !strncmp(w[i].word, "convert:", 8), "%s", w[i].word);
+        for (size_t j = 0; j < i; j++) {
+            ck_assert_str_ne(w[i].word, w[j].word);
+            ck_assert(!(w[i].id == w[j].id && conv == (w[j].kind == GGUF_WORD_CONVERT)));
+        }
+        if (!conv)
+            ck_assert_str_eq(gguf_feature_name(w[i].id), w[i].word);
+    }
 }
 END_TEST
 
 /* Every row of every architecture is well-formed. */
 START_TEST(test_rows_consistent)
 {
-    size_t n;
-    const gguf_arch *all = gguf_arch_list(&n);
-    for (size_t a = 0; a < n; a++) {
-        const gguf_arch *arch = &all[a];
+    const gguf_arch *arch;
+    for (size_t a = 0; (arch = gguf_arch_at(a)); a++) {
+        const char *an = gguf_arch_name(arch);
+        const gguf_recipe *rc = gguf_recipe_of(arch);
         size_t nt = gguf_arch_n_tensors(arch);
-        ck_assert_msg(nt > 0, "%s has no tensors", arch->name);
+        ck_assert_msg(nt > 0, "%s has no tensors", an);
         ck_assert_ptr_null(gguf_arch_tensor_at(arch, nt));
         for (size_t i = 0; i < nt; i++) {
             const gguf_arch_tensor *t = gguf_arch_tensor_at(arch, i);
-            ck_assert_msg(t->role < GGUF_ROLE_COUNT, "%s %s role", arch->name, t->name);
-            ck_assert_msg(t->ne0 < GGUF_DIM_COUNT && t->ne1 < GGUF_DIM_COUNT &&
-                          t->ne2 < GGUF_DIM_COUNT, "%s dims",
-                          t->name);
-            ck_assert_msg(strlen(t->name) < GGUF_MAX_NAME - 8, "%s too long", t->name);
+            const char *tn = gguf_arch_tensor_name(t);
+            const int role = gguf_arch_tensor_role(t);
+            ck_assert_msg(role < GGUF_ROLE_COUNT, "%s %s role", an, tn);
+            for (int ax = 0; ax < 3; ax++)
+                ck_assert_msg(gguf_arch_tensor_dim(t, ax) < GGUF_DIM_COUNT, "%s dims", tn);
+            ck_assert_int_eq(gguf_arch_tensor_dim(t, 3), GGUF_DIM_1);
+            ck_assert_msg(strlen(tn) < GGUF_MAX_NAME - 8, "%s too long", tn);
             /* the name has at most one %d, and a per-block row starts with it */
-            const char *d = strstr(t->name, "%d");
+            const char *d = strstr(tn, "%d");
             ck_assert(!d || !strstr(d + 2, "%"));
             ck_assert(gguf_arch_tensor_per_block(t) == (d != NULL));
-            ck_assert_ptr_eq(gguf_arch_tensor_of(arch, t->role), t);
+            ck_assert_ptr_eq(gguf_arch_tensor_of(arch, role), t);
+            int blk = 0;
+            char name[GGUF_MAX_NAME];
+            snprintf(name, sizeof name, tn, 7);
+            ck_assert_ptr_eq(gguf_arch_match(arch, name, &blk), t);
+            ck_assert_int_eq(blk, d ? 7 : -1);
+            const gguf_recipe_tensor *nm = gguf_recipe_tensor_of(rc, role);
             for (size_t j = 0; j < i; j++) {
                 const gguf_arch_tensor *u = gguf_arch_tensor_at(arch, j);
-                ck_assert_msg(strcmp(t->name, u->name) != 0, "%s: %s twice", arch->name, t->name);
-                ck_assert_msg(!t->hf || !u->hf || strcmp(t->hf, u->hf) != 0, "%s: hf %s twice",
-                              arch->name, t->hf);
-                ck_assert_msg(!t->meta || !u->meta || strcmp(t->meta, u->meta) != 0,
-                              "%s: meta %s twice", arch->name, t->meta);
-                ck_assert_msg(t->role != u->role, "%s: role %s twice", arch->name,
-                              gguf_role_name(t->role));
+                const gguf_recipe_tensor *un = gguf_recipe_tensor_of(rc, gguf_arch_tensor_role(u));
+                ck_assert_msg(strcmp(tn, gguf_arch_tensor_name(u)) != 0, "%s: %s twice", an, tn);
+                ck_assert_msg(!nm || !un || !nm->hf || !un->hf || strcmp(nm->hf, un->hf) != 0,
+                              "%s: hf %s twice", an, nm->hf);
+                ck_assert_msg(!nm || !un || !nm->meta || !un->meta ||
+                              strcmp(nm->meta, un->meta) != 0, "%s: meta %s twice", an, nm->meta);
+                ck_assert_msg(role != gguf_arch_tensor_role(u), "%s: role %s twice", an,
+                              gguf_role_name(role));
             }
+            /* an expert row's checkpoint name has the expert's "%d" */
+            if (nm && nm->hf && gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1)
+                ck_assert_ptr_nonnull(strstr(strstr(nm->hf, "%d") + 2, "%d"));
         }
+        /* every checkpoint name of the recipe belongs to a row */
+        for (const gguf_recipe_tensor *const *l = rc->tensors; *l; l++)
+            for (const gguf_recipe_tensor *n = *l; n->role != GGUF_ROLE_COUNT; n++) {
+                ck_assert_msg(gguf_arch_tensor_of(arch, n->role) != NULL, "%s: %s has no row", an,
+                              gguf_role_name(n->role));
+                ck_assert(n->hf || n->meta);
+            }
         bool rope_base = false, window = false;
-        for (const gguf_arch_hparam *h = arch->hparams; h->key; h++) {
-            ck_assert_msg(h->id < GGUF_HP_COUNT, "%s key %s", arch->name, h->key);
-            ck_assert_str_eq(h->key, gguf_hp_key(h->id));
-            ck_assert(!h->required || h->derive == GGUF_DERIVE_NONE);
+        ck_assert_ptr_null(gguf_arch_hparam_at(arch, gguf_arch_n_hparams(arch)));
+        const gguf_arch_hparam *h;
+        for (size_t i = 0; (h = gguf_arch_hparam_at(arch, i)); i++) {
+            const int id = gguf_arch_hparam_id(h);
+            ck_assert_msg(id < GGUF_HP_COUNT, "%s key %d", an, id);
+            ck_assert_ptr_eq(gguf_arch_hparam_of(arch, id), h);
+            ck_assert(!gguf_arch_hparam_required(h) || gguf_arch_hparam_derive(h) == GGUF_DERIVE_NONE);
+            int64_t lo, hi;
+            gguf_arch_hparam_range(h, &lo, &hi);
+            ck_assert(gguf_arch_hparam_is_float(h) || lo <= hi);
             /* rope.freq_base's value is there before a row derives from it */
-            ck_assert_msg(h->derive != GGUF_DERIVE_ROPE_BASE || rope_base, "%s %s", arch->name, h->key);
-            rope_base |= h->id == GGUF_HP_ROPE_FREQ_BASE;
-            window |= h->id == GGUF_HP_SLIDING_WINDOW;
+            ck_assert_msg(gguf_arch_hparam_derive(h) != GGUF_DERIVE_ROPE_BASE || rope_base, "%s %s",
+                          an, gguf_hp_key(id));
+            rope_base |= id == GGUF_HP_ROPE_FREQ_BASE;
+            window |= id == GGUF_HP_SLIDING_WINDOW;
             /* a sliding-window pattern needs the window */
-            ck_assert_msg(h->id != GGUF_HP_SWA_PATTERN || window, "%s: pattern before window",
-                          arch->name);
+            ck_assert_msg(id != GGUF_HP_SWA_PATTERN || window, "%s: pattern before window", an);
         }
         /* every row's list of names ends in NULL (the reader walks it to
          * there: a full array once ran past its end) */
-        const size_t n_names = sizeof arch->hf_hparams->hf / sizeof *arch->hf_hparams->hf;
+        const size_t n_names = sizeof rc->hf_hparams->hf / sizeof *rc->hf_hparams->hf;
         for (int late = 0; late < 2; late++)
-            for (const gguf_arch_hf_hparam *h = late ? arch->hf_hparams_late : arch->hf_hparams;
-                 h && h->hf[0]; h++) {
-                ck_assert_ptr_nonnull(gguf_hp_key(h->id));
-                ck_assert(!h->required || h->def == 0);
-                ck_assert_msg(!h->hf[n_names - 1], "%s: %s", arch->name, h->hf[0]);
+            for (const gguf_recipe_hf_hparam *r = late ? rc->hf_hparams_late : rc->hf_hparams;
+                 r && r->hf[0]; r++) {
+                ck_assert_ptr_nonnull(gguf_hp_key(r->id));
+                ck_assert(!r->required || r->def == 0);
+                ck_assert_msg(!r->hf[n_names - 1], "%s: %s", an, r->hf[0]);
+                ck_assert(r->make != GGUF_MAKE_BLOCK_COUNT || r->id == GGUF_HP_BLOCK_COUNT);
             }
-        ck_assert_ptr_nonnull(arch->about);
-        ck_assert_ptr_nonnull(arch->hf_classes);
+        ck_assert_ptr_nonnull(gguf_arch_about(arch));
+        ck_assert_ptr_nonnull(rc->hf_classes);
     }
 }
 END_TEST
@@ -135,7 +194,7 @@ START_TEST(test_required_and_match)
     int b = 0;
     const gguf_arch_tensor *t = gguf_arch_match(llama, "blk.17.attn_k.weight", &b);
     ck_assert_ptr_nonnull(t);
-    ck_assert_int_eq(t->role, GGUF_ROLE_ATTN_K);
+    ck_assert_int_eq(gguf_arch_tensor_role(t), GGUF_ROLE_ATTN_K);
     ck_assert_int_eq(b, 17);
     t = gguf_arch_match(llama, "output.weight", &b);
     ck_assert_ptr_eq(t, out);
@@ -148,9 +207,10 @@ START_TEST(test_required_and_match)
     const gguf_arch *phi3 = gguf_arch_find("phi3");
     t = gguf_arch_match(phi3, "blk.1.attn_qkv.weight", &b);
     ck_assert_ptr_nonnull(t);
-    ck_assert_int_eq(t->role, GGUF_ROLE_ATTN_QKV);
-    ck_assert_int_eq(t->ne1, GGUF_DIM_QKV);
-    ck_assert_int_eq(gguf_arch_match(phi3, "blk.0.ffn_up.weight", &b)->role, GGUF_ROLE_FFN_GATE_UP);
+    ck_assert_int_eq(gguf_arch_tensor_role(t), GGUF_ROLE_ATTN_QKV);
+    ck_assert_int_eq(gguf_arch_tensor_dim(t, 1), GGUF_DIM_QKV);
+    ck_assert_int_eq(gguf_arch_tensor_role(gguf_arch_match(phi3, "blk.0.ffn_up.weight", &b)),
+                     GGUF_ROLE_FFN_GATE_UP);
     ck_assert_ptr_null(gguf_arch_match(phi3, "blk.0.attn_q.weight", &b));
     ck_assert_ptr_null(gguf_arch_match(phi3, "blk.0.ffn_gate.weight", &b));
     t = gguf_arch_tensor_of(phi3, GGUF_ROLE_ROPE_FACTORS_LONG);
@@ -198,40 +258,68 @@ static gguf_file *hparams_file(const char *arch, bool with_kv, bool with_rope_di
     return f;
 }
 
+/* One hyper-parameter's integer value (0 without one). */
+static int64_t hp_int(const gguf_hparams *hp, int id)
+{
+    int64_t v;
+    gguf_hparams_get_int(hp, id, &v);
+    return v;
+}
+
+static double hp_float(const gguf_hparams *hp, int id)
+{
+    double v;
+    gguf_hparams_get(hp, id, &v);
+    return v;
+}
+
 START_TEST(test_hparams_read)
 {
     gguf_error err = { 0 };
-    gguf_hparams hp;
+    gguf_hparams *hp;
     gguf_file *f = hparams_file("llama", false, false, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
     ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
-    ck_assert_ptr_eq(hp.arch, gguf_arch_find("llama"));
-    ck_assert_int_eq(hp.v[GGUF_HP_BLOCK_COUNT], 2);
-    ck_assert(!hp.has[GGUF_HP_HEAD_COUNT_KV]);
-    ck_assert_int_eq(hp.n_head_kv, 8);  /* derived: head_count */
-    ck_assert_int_eq(hp.head_k, 8);     /* derived: 64 / 8 */
-    ck_assert_int_eq(hp.n_rot, 8);      /* derived: the key length */
-    ck_assert(hp.f[GGUF_HP_ROPE_FREQ_BASE] == 10000.0); /* the row's default */
-    ck_assert_int_eq(hp.n_vocab, 300);  /* vocab_size, no token list */
-    ck_assert_int_eq(gguf_hparams_dim(&hp, GGUF_DIM_K), 64);
-    ck_assert_int_eq(gguf_hparams_dim(&hp, GGUF_DIM_ROT_HALF), 4);
+    ck_assert_ptr_eq(gguf_hparams_arch(hp), gguf_arch_find("llama"));
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_BLOCK_COUNT), 2);
+    ck_assert(!gguf_hparams_has(hp, GGUF_HP_HEAD_COUNT_KV));
+    ck_assert(gguf_hparams_has(hp, GGUF_HP_HEAD_COUNT));
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_HEAD_COUNT_KV), 8); /* derived: head_count */
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_KEY_LENGTH), 8);    /* derived: 64 / 8 */
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_ROPE_DIM), 8);      /* derived: the key length */
+    ck_assert(hp_float(hp, GGUF_HP_ROPE_FREQ_BASE) == 10000.0); /* the row's default */
+    ck_assert(hp_float(hp, GGUF_HP_RMS_EPS) == (double)1e-5f);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_VOCAB), 300); /* vocab_size, no token list */
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_K), 64);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_ROT_HALF), 4);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_COUNT), -1);
+    /* no value: absent and not derived, or not a hyper-parameter */
+    double d = 7;
+    int64_t v = 7;
+    ck_assert(!gguf_hparams_get(hp, GGUF_HP_EXPERT_COUNT, &d) && d == 0);
+    ck_assert(!gguf_hparams_get_int(hp, GGUF_HP_COUNT, &v) && v == 0);
+    ck_assert(!gguf_hparams_has(hp, -1));
+    gguf_hparams_free(hp);
     gguf_close(f);
 
     /* qwen2 allows a partial rotary dimension, llama rotates whole heads */
     f = hparams_file("qwen2", true, true, &err);
     ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(hp.n_head_kv, 2);
-    ck_assert_int_eq(hp.n_rot, 6);
-    ck_assert_int_eq(gguf_hparams_dim(&hp, GGUF_DIM_K), 16);
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_HEAD_COUNT_KV), 2);
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_ROPE_DIM), 6);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_K), 16);
+    gguf_hparams_free(hp);
     gguf_close(f);
     /* phi3: the fused widths */
     f = hparams_file("phi3", true, true, &err);
     ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(gguf_hparams_dim(&hp, GGUF_DIM_QKV), 64 + 2 * 16);
-    ck_assert_int_eq(gguf_hparams_dim(&hp, GGUF_DIM_FF2), 2 * 96);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_QKV), 64 + 2 * 16);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_FF2), 2 * 96);
+    gguf_hparams_free(hp);
     gguf_close(f);
     f = hparams_file("llama", true, true, &err);
     ck_assert_int_eq(gguf_hparams_read(f, &hp, &err), -1);
+    ck_assert_ptr_null(hp);
     ck_assert_str_eq(err.msg, "llama.rope.dimension_count = 6, expected 8 (the head size: llama "
                               "rotates whole heads)");
     ck_assert_int_eq(err.code, GGUF_ERR_FORMAT);
@@ -239,24 +327,64 @@ START_TEST(test_hparams_read)
     /* gemma2 without its optional keys: llama.cpp's defaults */
     f = hparams_file("gemma2", true, false, &err);
     ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
-    ck_assert(hp.f[GGUF_HP_ATTN_SOFTCAP] == 50.0 && hp.f[GGUF_HP_FINAL_SOFTCAP] == 30.0);
-    ck_assert_int_eq(hp.v[GGUF_HP_SLIDING_WINDOW], 4096);
-    ck_assert_int_eq(hp.v[GGUF_HP_SWA_PATTERN], 2);
-    ck_assert(hp.f[GGUF_HP_ROPE_FREQ_BASE_SWA] == 10000.0); /* the global base */
+    ck_assert(hp_float(hp, GGUF_HP_ATTN_SOFTCAP) == 50.0 && hp_float(hp, GGUF_HP_FINAL_SOFTCAP) == 30.0);
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_SLIDING_WINDOW), 4096);
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_SWA_PATTERN), 2);
+    ck_assert(hp_float(hp, GGUF_HP_ROPE_FREQ_BASE_SWA) == 10000.0); /* the global base */
+    gguf_hparams_free(hp);
     gguf_close(f);
     /* gemma3: no window unless given, five local layers of six, base 10000 */
     f = hparams_file("gemma3", true, false, &err);
     ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
-    ck_assert(!hp.has[GGUF_HP_SLIDING_WINDOW] && hp.v[GGUF_HP_SLIDING_WINDOW] == 0);
-    ck_assert_int_eq(hp.v[GGUF_HP_SWA_PATTERN], 6);
-    ck_assert(hp.f[GGUF_HP_FINAL_SOFTCAP] == 0.0);
-    ck_assert(hp.f[GGUF_HP_ROPE_FREQ_BASE_SWA] == 10000.0);
+    ck_assert(!gguf_hparams_has(hp, GGUF_HP_SLIDING_WINDOW));
+    ck_assert(!gguf_hparams_get_int(hp, GGUF_HP_SLIDING_WINDOW, &v) && v == 0);
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_SWA_PATTERN), 6);
+    ck_assert(hp_float(hp, GGUF_HP_FINAL_SOFTCAP) == 0.0);
+    ck_assert(hp_float(hp, GGUF_HP_ROPE_FREQ_BASE_SWA) == 10000.0);
+    gguf_hparams_free(hp);
     gguf_close(f);
     f = hparams_file("gpt2", true, true, &err);
     ck_assert_int_eq(gguf_hparams_read(f, &hp, &err), -1);
     ck_assert_str_eq(err.msg, "architecture \"gpt2\" is not registered");
     ck_assert_int_eq(err.code, GGUF_ERR_UNSUPPORTED);
     gguf_close(f);
+}
+END_TEST
+
+/* A family's table is a base table patched by role: the patched rows come
+ * in the base's order, with what is added after its row, and the rows a
+ * patch drops are gone. */
+START_TEST(test_patched_tables)
+{
+    static const struct { const char *arch; const char *roles; } want[] = {
+        { "phi3", "token_embd output_norm output rope_factors_long rope_factors_short attn_norm "
+                  "attn_qkv attn_output ffn_norm ffn_gate_up ffn_down" },
+        { "gemma2", "token_embd output_norm attn_norm attn_q attn_k attn_v attn_output "
+                    "attn_post_norm ffn_norm ffn_gate ffn_up ffn_down ffn_post_norm" },
+        { "gemma3", "token_embd output_norm attn_norm attn_q attn_k attn_v attn_output "
+                    "attn_post_norm ffn_norm ffn_gate ffn_up ffn_down ffn_post_norm output "
+                    "attn_q_norm attn_k_norm" },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const gguf_arch *a = gguf_arch_find(want[i].arch);
+        char got[512] = "";
+        const gguf_arch_tensor *t;
+        for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", r ? " " : "",
+                     gguf_role_name(gguf_arch_tensor_role(t)));
+        ck_assert_str_eq(got, want[i].roles);
+    }
+    /* replaced rows: phi3's attention output is embedding_length wide, its
+     * ffn_up is gate and up; gemma's feed-forward is required with experts */
+    const gguf_arch *phi3 = gguf_arch_find("phi3"), *g2 = gguf_arch_find("gemma2");
+    ck_assert_int_eq(gguf_arch_tensor_dim(gguf_arch_tensor_of(phi3, GGUF_ROLE_ATTN_OUT), 0),
+                     GGUF_DIM_EMBD);
+    ck_assert_str_eq(gguf_arch_tensor_name(gguf_arch_tensor_of(phi3, GGUF_ROLE_FFN_GATE_UP)),
+                     GGUF_T_FFN_UP);
+    ck_assert(gguf_arch_tensor_required_for(g2, gguf_arch_tensor_of(g2, GGUF_ROLE_FFN_DOWN), true));
+    const gguf_arch *llama = gguf_arch_find("llama");
+    ck_assert(!gguf_arch_tensor_required_for(llama, gguf_arch_tensor_of(llama, GGUF_ROLE_FFN_DOWN),
+                                             true));
 }
 END_TEST
 
@@ -268,6 +396,7 @@ int main(void)
     tcase_add_test(tc, test_rows_consistent);
     tcase_add_test(tc, test_required_and_match);
     tcase_add_test(tc, test_hparams_read);
+    tcase_add_test(tc, test_patched_tables);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
