@@ -11,7 +11,7 @@ if make -s BUILD="$BUILD" install DESTDIR="$dest" PREFIX=/usr >"$TMP/install.log
 else
     fail "make install" "$(tail -1 "$TMP/install.log")"
 fi
-for f in usr/bin/gguf-inspect usr/lib/libgguf.a usr/lib/libgguf.so usr/lib/libgguf.so.0 \
+for f in usr/bin/gguf-inspect usr/lib/libgguf.a usr/lib/libgguf.so usr/lib/libgguf.so.1 \
          usr/include/ggufkit/gguf.h usr/include/ggufkit/quants.h usr/include/ggufkit/vocab.h \
          usr/include/ggufkit/arch.h usr/lib/pkgconfig/libgguf.pc; do
     check "installed $f" test -e "$dest/$f"

@@ -11,7 +11,12 @@
 #    with libgguf (shared, and the whole static archive): no declaration
 #    conflicts and no duplicate symbols;
 #  - every exported symbol (libgguf.so and libgguf.a) starts with gguf_;
-#  - SONAME libgguf.so.0, programs record NEEDED libgguf.so.0; exactly the
+#  - the exported symbols of libgguf.so are those recorded for its major
+#    version in tests/data/libgguf.symbols (docs/libgguf.md, "Versions and
+#    ABI": one missing is a removal, which needs a new major version; one
+#    more is an addition to record);
+#  - SONAME libgguf.so.MAJOR (the Makefile's VERSION), programs record
+#    NEEDED libgguf.so.MAJOR; exactly the
 #    four public headers, each compiling alone as C11 and as C++11;
 #  - docs/examples/gguf-info.c (the example of docs/libgguf.md, which must
 #    hold it verbatim) builds against the install and prints what a
@@ -72,7 +77,7 @@ if make -s BUILD="$BUILD" install DESTDIR="$dest" PREFIX=/usr >"$W/install.log" 
     pass "make install DESTDIR=\$TMP/i PREFIX=/usr"
 else
     fail "make install DESTDIR=\$TMP/i PREFIX=/usr" "$(tail -3 "$W/install.log")"
-    skip_block "everything built against the install" "make install failed" 34
+    skip_block "everything built against the install" "make install failed" 35
     exit 0
 fi
 cflags=$(echo $($pc --cflags libgguf 2>&1))
@@ -693,20 +698,41 @@ if [ "$n" -ge 100 ] && [ -z "$bad" ]; then
 else
     fail "libgguf.a: every global symbol starts with gguf_" "$n symbols; not gguf_: ${bad:-none}"
 fi
+# the exported symbols are the recorded ones: the list's first line names
+# the major version it is for
+major=${version%%.*}
+rec=tests/data/libgguf.symbols
+recmajor=$(sed -n '1s/^# libgguf\.so\.\([0-9]*\)$/\1/p' "$rec")
+gone=$(comm -23 <(grep -v '^#' "$rec" | sort) <(sort <<<"$syms") | tr '\n' ' ')
+new=$(comm -13 <(grep -v '^#' "$rec" | sort) <(sort <<<"$syms") | tr '\n' ' ')
+if [ "$recmajor" != "$major" ]; then
+    fail "libgguf.so exports the symbols recorded for libgguf.so.$major" \
+        "$rec is for libgguf.so.${recmajor:-?}: record the new major version's symbols"
+elif [ -n "$gone" ]; then
+    fail "libgguf.so exports the symbols recorded for libgguf.so.$major" \
+        "removed without a major version bump: $gone"
+elif [ -n "$new" ]; then
+    fail "libgguf.so exports the symbols recorded for libgguf.so.$major" \
+        "not recorded in $rec (an addition: record it, minor version): $new"
+else
+    pass "libgguf.so exports the $(grep -vc '^#' "$rec") symbols recorded for libgguf.so.$major"
+fi
 # what the shared library leaves undefined is the C library, libm and PCRE2
 und=$(nm -D --undefined-only "$so" 2>&1 | awk '{ print $NF }' | grep '^gguf_' | tr '\n' ' ')
 check "libgguf.so needs no gguf_ symbol from outside" test -z "$und"
 
 # --- d. SONAME, NEEDED, installed files -----------------------------------------------
 soname=$(readelf -d "$so" 2>&1 | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-check "SONAME is libgguf.so.0 (got '$soname')" test "$soname" = libgguf.so.0
-check "libgguf.so -> libgguf.so.0 -> libgguf.so.$version" \
-    test "$(readlink "$lib/libgguf.so")" = libgguf.so.0 -a "$(readlink "$lib/libgguf.so.0")" = "libgguf.so.$version"
+check "SONAME is libgguf.so.$major (got '$soname')" test "$soname" = "libgguf.so.$major"
+check "libgguf.so -> libgguf.so.$major -> libgguf.so.$version" \
+    test "$(readlink "$lib/libgguf.so")" = "libgguf.so.$major" -a \
+         "$(readlink "$lib/libgguf.so.$major")" = "libgguf.so.$version"
 if [ -x "$W/use-ggml" ]; then
     needed=$(readelf -d "$W/use-ggml" 2>&1 | sed -n 's/.*(NEEDED).*\[\(libgguf[^]]*\)\]/\1/p' | tr '\n' ' ')
-    check "a program linked with -lgguf records NEEDED libgguf.so.0 (got '$needed')" test "$needed" = "libgguf.so.0 "
+    check "a program linked with -lgguf records NEEDED libgguf.so.$major (got '$needed')" \
+        test "$needed" = "libgguf.so.$major "
 else
-    skip "a program linked with -lgguf records NEEDED libgguf.so.0" "the program did not link"
+    skip "a program linked with -lgguf records NEEDED libgguf.so.$major" "the program did not link"
 fi
 headers=$(ls "$inc/ggufkit" 2>&1 | tr '\n' ' ')
 check "installed headers are exactly arch.h gguf.h quants.h vocab.h (got '$headers')" \
