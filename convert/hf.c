@@ -24,6 +24,7 @@
 #include "json.h"
 #include <ggufkit/arch.h>
 #include "arch_recipe.h"
+#include "special_tokens.h"
 #include "safetensors.h"
 #include "spm.h"
 #include "tokjson.h"
@@ -995,12 +996,12 @@ static int put_hparam(gguf_writer *w, const char *arch, const gguf_recipe_hf_hpa
  * in tokenizer.json's added_tokens, then config.json's *_token_id; the
  * first source to give a valid id wins. */
 static const struct {
-    const char *typ, *key;
+    const char *typ;
+    int         id; /* enum gguf_special: its key */
 } special_tokens[] = {
-    { "bos", GGUF_KEY_TOK_BOS }, { "eos", GGUF_KEY_TOK_EOS },
-    { "unk", GGUF_KEY_TOK_UNK }, { "sep", "tokenizer.ggml.seperator_token_id" },
-    { "pad", GGUF_KEY_TOK_PAD }, { "cls", "tokenizer.ggml.cls_token_id" },
-    { "mask", "tokenizer.ggml.mask_token_id" },
+    { "bos", GGUF_SPECIAL_BOS }, { "eos", GGUF_SPECIAL_EOS }, { "unk", GGUF_SPECIAL_UNK },
+    { "sep", GGUF_SPECIAL_SEP }, { "pad", GGUF_SPECIAL_PAD }, { "cls", GGUF_SPECIAL_CLS },
+    { "mask", GGUF_SPECIAL_MASK },
 };
 #define N_SPECIAL (sizeof special_tokens / sizeof *special_tokens)
 
@@ -1043,7 +1044,8 @@ static int write_special(hf_state *s, gguf_writer *w, gguf_error *err)
         }
     }
     for (int i = 0; i < n_order; i++)
-        if (gguf_writer_set_u32(w, special_tokens[order[i]].key, (uint32_t)ids[order[i]]))
+        if (gguf_writer_set_u32(w, gguf_special_keys[special_tokens[order[i]].id],
+                                (uint32_t)ids[order[i]]))
             return gguf_error_set(err, "out of memory");
     static const struct { const char *cfg, *key; } add[] = {
         { "add_bos_token", GGUF_KEY_TOK_ADD_BOS }, { "add_eos_token", GGUF_KEY_TOK_ADD_EOS },

@@ -32,6 +32,7 @@
 #define REQ .required = true
 #define DEF(v) .derive = GGUF_DERIVE_DEFAULT, .def = (v)
 #define DERIVE(d) .derive = GGUF_DERIVE_##d
+#define ZERO_OK .zero_ok = true
 #define HP_END { .id = GGUF_HP_COUNT }
 
 /* The keys every LLaMA-style decoder has, in checking order (llama.cpp's
@@ -50,6 +51,20 @@
     HP(RMS_EPS, FLOAT, REQ), \
     HP(ROPE_FREQ_BASE, FLOAT, DEF(10000.0))
 
+/* Rope scaling, which llama.cpp's loader reads for every architecture:
+ * linear (the factor under either key; 0: none), YaRN's parameters with
+ * llama.cpp's defaults, LongRoPE's attention factor; the original context
+ * is the context length unless given. Each table ends with them. */
+#define ROPE_SCALING_KEYS \
+    HP(ROPE_SCALE_LINEAR, FLOAT, ZERO_OK), \
+    HP(ROPE_SCALING_FACTOR, FLOAT, ZERO_OK), \
+    HP(ROPE_SCALING_ATTN_FACTOR, FLOAT, ZERO_OK, DEF(1.0)), \
+    HP(ROPE_ORIG_CTX, DERIVE(CONTEXT_LENGTH), INT(1, INT32_MAX)), \
+    HP(ROPE_YARN_EXT_FACTOR, FLOAT, ZERO_OK, DEF(1.0)), \
+    HP(ROPE_YARN_ATTN_FACTOR, FLOAT, ZERO_OK), \
+    HP(ROPE_YARN_BETA_FAST, FLOAT, ZERO_OK, DEF(32.0)), \
+    HP(ROPE_YARN_BETA_SLOW, FLOAT, ZERO_OK, DEF(1.0))
+
 /* The LLaMA-style decoder (and Mixtral, Qwen3-MoE: their expert keys). */
 static const gguf_arch_hparam decoder_hparams[] = {
     DECODER_KEYS,
@@ -57,6 +72,7 @@ static const gguf_arch_hparam decoder_hparams[] = {
     HP(EXPERT_COUNT, INT(0, 4096)),
     HP(EXPERT_USED_COUNT, INT(0, 4096)),
     HP(EXPERT_FFN_LENGTH, INT(1, MAX_DIM)),
+    ROPE_SCALING_KEYS,
     HP_END,
 };
 
@@ -70,6 +86,7 @@ static const gguf_arch_hparam gptoss_hparams[] = {
     HP(SLIDING_WINDOW, REQ, INT(1, INT32_MAX)),
     HP(SWA_PATTERN, DEF(2), INT(0, GGUF_MODEL_MAX_BLOCKS)),
     HP(ROPE_FREQ_BASE_SWA, FLOAT, DERIVE(ROPE_BASE)),
+    ROPE_SCALING_KEYS,
     HP_END,
 };
 
@@ -84,6 +101,7 @@ static const gguf_arch_hparam gemma2_hparams[] = {
     HP(ROPE_FREQ_BASE_SWA, FLOAT, DERIVE(ROPE_BASE)),
     HP(ATTN_SOFTCAP, FLOAT, DEF(50.0)),
     HP(FINAL_SOFTCAP, FLOAT, DEF(30.0)),
+    ROPE_SCALING_KEYS,
     HP_END,
 };
 
@@ -96,6 +114,7 @@ static const gguf_arch_hparam gemma3_hparams[] = {
     HP(SWA_PATTERN, DEF(6), INT(0, GGUF_MODEL_MAX_BLOCKS)),
     HP(ROPE_FREQ_BASE_SWA, FLOAT, DEF(10000.0)),
     HP(FINAL_SOFTCAP, FLOAT),
+    ROPE_SCALING_KEYS,
     HP_END,
 };
 
@@ -105,6 +124,8 @@ static const gguf_arch_hparam gemma3_hparams[] = {
 #undef REQ
 #undef DEF
 #undef DERIVE
+#undef ZERO_OK
+#undef ROPE_SCALING_KEYS
 
 /* GGUF key formats by hyper-parameter (for every table). */
 static const char *const hp_keys[GGUF_HP_COUNT] = {
@@ -130,6 +151,13 @@ static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_ROPE_FREQ_BASE_SWA] = GGUF_KEY_ROPE_FREQ_BASE_SWA,
     [GGUF_HP_ATTN_SOFTCAP] = GGUF_KEY_ATTN_SOFTCAP,
     [GGUF_HP_FINAL_SOFTCAP] = GGUF_KEY_FINAL_SOFTCAP,
+    [GGUF_HP_ROPE_SCALE_LINEAR] = GGUF_KEY_ROPE_SCALE_LINEAR,
+    [GGUF_HP_ROPE_SCALING_FACTOR] = GGUF_KEY_ROPE_SCALING_FACTOR,
+    [GGUF_HP_ROPE_SCALING_ATTN_FACTOR] = GGUF_KEY_ROPE_SCALING_ATTN_FACTOR,
+    [GGUF_HP_ROPE_YARN_EXT_FACTOR] = GGUF_KEY_ROPE_YARN_EXT_FACTOR,
+    [GGUF_HP_ROPE_YARN_ATTN_FACTOR] = GGUF_KEY_ROPE_YARN_ATTN_FACTOR,
+    [GGUF_HP_ROPE_YARN_BETA_FAST] = GGUF_KEY_ROPE_YARN_BETA_FAST,
+    [GGUF_HP_ROPE_YARN_BETA_SLOW] = GGUF_KEY_ROPE_YARN_BETA_SLOW,
 };
 
 const char *gguf_hp_key(int hp)

@@ -51,8 +51,9 @@ typedef struct gguf_tensor_part {
 /* One {arch}.* key of a GGUF file (its key: gguf_hp_key(id)). */
 struct gguf_arch_hparam {
     uint8_t id;       /* enum gguf_hp */
-    bool    is_float; /* f32 (f64 accepted), finite and > 0; else an integer */
+    bool    is_float; /* f32 (f64 accepted), finite and > 0 (zero_ok: >= 0); else an integer */
     bool    required; /* a model file must have it */
+    bool    zero_ok;  /* a float may be 0 (>= 0 rather than > 0) */
     uint8_t derive;   /* enum gguf_derive, when absent */
     double  def;      /* with GGUF_DERIVE_DEFAULT */
     int64_t lo, hi;   /* integer range */

@@ -12,6 +12,7 @@
  * order), then each table tensor (globals, then block by block).
  */
 #include "arch_impl.h"
+#include "special_tokens.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -248,8 +249,9 @@ static int read_hparam(checker *c, const gguf_arch_hparam *r)
             d = f;
         else if (!gguf_kv_f64(&k.kv, &d))
             return type_error(c, key, &k, "f32");
-        if (!isfinite(d) || d <= 0)
-            return gguf_error_set(c->err, "%s = %g, expected a finite number > 0", key, d);
+        if (!isfinite(d) || d < 0 || (d == 0 && !r->zero_ok))
+            return gguf_error_set(c->err, "%s = %g, expected a finite number %s 0", key, d,
+                                  r->zero_ok ? ">=" : ">");
         c->hp.f[r->id] = d;
         return 0;
     }
@@ -303,6 +305,9 @@ static int derive(checker *c)
             break;
         case GGUF_DERIVE_ROPE_BASE: /* its row comes after rope.freq_base's */
             hp->f[r->id] = hp->f[GGUF_HP_ROPE_FREQ_BASE];
+            break;
+        case GGUF_DERIVE_CONTEXT_LENGTH: /* the same: after context_length's */
+            hp->v[r->id] = hp->v[GGUF_HP_CONTEXT_LENGTH];
             break;
         }
     }
@@ -593,17 +598,8 @@ static int parallel(checker *c, const char *key, uint32_t elem, mc_kv *k, bool *
  * "none" (the keys gguf-run's tokenizer reads). */
 static int check_special_ids(checker *c)
 {
-    static const char *const keys[] = {
-        GGUF_KEY_TOK_BOS, GGUF_KEY_TOK_EOS, "tokenizer.ggml.eot_token_id",
-        "tokenizer.ggml.eom_token_id", GGUF_KEY_TOK_UNK, "tokenizer.ggml.seperator_token_id",
-        GGUF_KEY_TOK_PAD, "tokenizer.ggml.mask_token_id", "tokenizer.ggml.cls_token_id",
-        "tokenizer.ggml.fim_pre_token_id", "tokenizer.ggml.fim_suf_token_id",
-        "tokenizer.ggml.fim_mid_token_id", "tokenizer.ggml.fim_pad_token_id",
-        "tokenizer.ggml.fim_rep_token_id", "tokenizer.ggml.fim_sep_token_id",
-        "tokenizer.ggml.prefix_token_id", "tokenizer.ggml.suffix_token_id",
-        "tokenizer.ggml.middle_token_id",
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+    const char *const *keys = gguf_special_keys;
+    for (size_t i = 0; i < GGUF_SPECIAL_COUNT; i++) {
         mc_kv k;
         int64_t id;
         char text[24];

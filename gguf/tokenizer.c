@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <ggufkit/arch.h>
+#include "special_tokens.h"
 #include "tokenizer_impl.h"
 #include "unicode.h"
 
@@ -294,43 +295,57 @@ static int load_spm_bytes(gguf_vocab *v, gguf_error *err)
     return 0;
 }
 
+const char *const gguf_special_keys[GGUF_SPECIAL_COUNT] = {
+    [GGUF_SPECIAL_BOS] = GGUF_KEY_TOK_BOS, [GGUF_SPECIAL_EOS] = GGUF_KEY_TOK_EOS,
+    [GGUF_SPECIAL_EOT] = "tokenizer.ggml.eot_token_id",
+    [GGUF_SPECIAL_EOM] = "tokenizer.ggml.eom_token_id", [GGUF_SPECIAL_UNK] = GGUF_KEY_TOK_UNK,
+    [GGUF_SPECIAL_SEP] = "tokenizer.ggml.seperator_token_id", [GGUF_SPECIAL_PAD] = GGUF_KEY_TOK_PAD,
+    [GGUF_SPECIAL_MASK] = "tokenizer.ggml.mask_token_id",
+    [GGUF_SPECIAL_CLS] = "tokenizer.ggml.cls_token_id",
+    [GGUF_SPECIAL_FIM_PRE] = "tokenizer.ggml.fim_pre_token_id",
+    [GGUF_SPECIAL_FIM_SUF] = "tokenizer.ggml.fim_suf_token_id",
+    [GGUF_SPECIAL_FIM_MID] = "tokenizer.ggml.fim_mid_token_id",
+    [GGUF_SPECIAL_FIM_PAD] = "tokenizer.ggml.fim_pad_token_id",
+    [GGUF_SPECIAL_FIM_REP] = "tokenizer.ggml.fim_rep_token_id",
+    [GGUF_SPECIAL_FIM_SEP] = "tokenizer.ggml.fim_sep_token_id",
+    [GGUF_SPECIAL_PREFIX] = "tokenizer.ggml.prefix_token_id",
+    [GGUF_SPECIAL_SUFFIX] = "tokenizer.ggml.suffix_token_id",
+    [GGUF_SPECIAL_MIDDLE] = "tokenizer.ggml.middle_token_id",
+};
+
 /* The special-token keys. Out-of-vocabulary ids are refused (llama.cpp warns
  * and keeps its default), except -1, which means "none". */
 static int load_special_ids(gguf_vocab *v, const gguf_file *f, int32_t *fim_pad, int32_t *fim_rep,
                             int32_t *fim_sep, gguf_error *err)
 {
     int32_t sep = -1, pad = -1, mask = -1, cls = -1, fim_pre = -1, fim_suf = -1, fim_mid = -1;
-    const struct {
-        const char *key;
-        int32_t    *id;
-    } keys[] = {
-        { GGUF_KEY_TOK_BOS, &v->bos }, { GGUF_KEY_TOK_EOS, &v->eos },
-        { "tokenizer.ggml.eot_token_id", &v->eot }, { "tokenizer.ggml.eom_token_id", &v->eom },
-        { GGUF_KEY_TOK_UNK, &v->unk }, { "tokenizer.ggml.seperator_token_id", &sep },
-        { GGUF_KEY_TOK_PAD, &pad }, { "tokenizer.ggml.mask_token_id", &mask },
-        { "tokenizer.ggml.cls_token_id", &cls },
-        { "tokenizer.ggml.fim_pre_token_id", &fim_pre }, { "tokenizer.ggml.fim_suf_token_id", &fim_suf },
-        { "tokenizer.ggml.fim_mid_token_id", &fim_mid }, { "tokenizer.ggml.fim_pad_token_id", fim_pad },
-        { "tokenizer.ggml.fim_rep_token_id", fim_rep }, { "tokenizer.ggml.fim_sep_token_id", fim_sep },
-        { "tokenizer.ggml.prefix_token_id", &fim_pre }, { "tokenizer.ggml.suffix_token_id", &fim_suf },
-        { "tokenizer.ggml.middle_token_id", &fim_mid },
+    int32_t *const ids[GGUF_SPECIAL_COUNT] = {
+        [GGUF_SPECIAL_BOS] = &v->bos, [GGUF_SPECIAL_EOS] = &v->eos, [GGUF_SPECIAL_EOT] = &v->eot,
+        [GGUF_SPECIAL_EOM] = &v->eom, [GGUF_SPECIAL_UNK] = &v->unk, [GGUF_SPECIAL_SEP] = &sep,
+        [GGUF_SPECIAL_PAD] = &pad, [GGUF_SPECIAL_MASK] = &mask, [GGUF_SPECIAL_CLS] = &cls,
+        [GGUF_SPECIAL_FIM_PRE] = &fim_pre, [GGUF_SPECIAL_FIM_SUF] = &fim_suf,
+        [GGUF_SPECIAL_FIM_MID] = &fim_mid, [GGUF_SPECIAL_FIM_PAD] = fim_pad,
+        [GGUF_SPECIAL_FIM_REP] = fim_rep, [GGUF_SPECIAL_FIM_SEP] = fim_sep,
+        [GGUF_SPECIAL_PREFIX] = &fim_pre, [GGUF_SPECIAL_SUFFIX] = &fim_suf,
+        [GGUF_SPECIAL_MIDDLE] = &fim_mid,
     };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        const gguf_kv *kv = gguf_lookup_kv(f, keys[i].key);
+    for (size_t i = 0; i < GGUF_SPECIAL_COUNT; i++) {
+        const char *key = gguf_special_keys[i];
+        const gguf_kv *kv = gguf_lookup_kv(f, key);
         if (!kv)
             continue;
         int64_t id;
         char tb[32];
         if (kv->type == GGUF_VT_ARR || !gguf_kv_int(kv, &id))
-            return gguf_error_set(err, "%s is %s, expected an integer", keys[i].key, kv_type(kv, tb));
+            return gguf_error_set(err, "%s is %s, expected an integer", key, kv_type(kv, tb));
         /* -1 (0xFFFFFFFF in a u32) is how converters say "none", e.g.
          * llama.cpp's llama2c converter for the separator: the default stays. */
         if (id == -1 || (kv->type == GGUF_VT_U32 && id == UINT32_MAX))
             continue;
         if (id < 0 || id >= v->n_tokens)
             return gguf_error_set(err, "%s = %lld is outside the vocabulary of %d tokens",
-                                  keys[i].key, (long long)id, v->n_tokens);
-        *keys[i].id = (int32_t)id;
+                                  key, (long long)id, v->n_tokens);
+        *ids[i] = (int32_t)id;
     }
     return 0;
 }

@@ -47,6 +47,7 @@ static const char *derive_text(const gguf_arch_hparam *h, char *buf, size_t size
     case GGUF_DERIVE_HEAD_SIZE:   snprintf(buf, size, "embedding_length / head_count"); break;
     case GGUF_DERIVE_KEY_LENGTH:  snprintf(buf, size, "key_length"); break;
     case GGUF_DERIVE_ROPE_BASE:   snprintf(buf, size, "rope.freq_base"); break;
+    case GGUF_DERIVE_CONTEXT_LENGTH: snprintf(buf, size, "context_length"); break;
     default:                      buf[0] = 0; break;
     }
     return buf;

@@ -22,11 +22,6 @@
 
 #define MAX_DIM (1 << 24) /* any single dimension; keeps int products in range */
 
-/* Rope scaling keys (llama.cpp's; not in names.h because only the runner reads them). */
-#define KEY_ROPE_SCALING_TYPE   "%s.rope.scaling.type"
-#define KEY_ROPE_SCALING_FACTOR "%s.rope.scaling.factor"
-#define KEY_ROPE_SCALE_LINEAR   "%s.rope.scale_linear"
-
 /* ---------------------------------------------------------------------------
  * Architectures: every one in libgguf's registry runs; how each differs is
  * its row there (rope layout, which tensors are required).
@@ -91,36 +86,29 @@ static int key_int(const gguf_file *f, const char *fmt, const char *arch, bool r
     return 0;
 }
 
-/* A float key {arch}.SUFFIX (f32 or f64), finite and >= lo. */
-static int key_float(const gguf_file *f, const char *fmt, const char *arch, bool required,
-                     float def, float lo, float *out, gguf_error *err)
+/* A hyper-parameter of the registry's view: an integer, or a float. */
+static int hp_int(const gguf_hparams *g, int id)
 {
-    char key[128];
-    snprintf(key, sizeof key, fmt, arch);
-    const gguf_kv *kv = gguf_lookup_kv(f, key);
-    float v = def;
-    double d;
-    if (!kv) {
-        if (required)
-            return gguf_error_set(err, "missing key %s", key);
-    } else if (gguf_kv_f64(kv, &d)) {
-        v = (float)d;
-    } else if (!gguf_kv_f32(kv, &v)) {
-        return gguf_error_set(err, "key %s is %s, expected f32", key, gguf_vtype_name(kv->type));
-    }
-    if (!isfinite(v) || v < lo)
-        return gguf_error_set(err, "key %s is %g, expected a finite value >= %g", key, v, lo);
-    *out = v;
-    return 0;
+    int64_t v;
+    gguf_hparams_get_int(g, id, &v);
+    return (int)v;
+}
+
+static float hp_float(const gguf_hparams *g, int id)
+{
+    double v;
+    gguf_hparams_get(g, id, &v);
+    return (float)v;
 }
 
 /* Linear rope scaling (angles divided by the factor), YaRN or none (phi3's
- * LongRoPE: its factor tensors and the attention factor, read here). */
-static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *arch,
-                             gguf_error *err)
+ * LongRoPE: its factor tensors and the attention factor). The type is a
+ * string, the one rope key the registry does not read. */
+static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const gguf_hparams *g,
+                             const char *arch, gguf_error *err)
 {
     char key[128];
-    snprintf(key, sizeof key, KEY_ROPE_SCALING_TYPE, arch);
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_TYPE, arch);
     const gguf_kv *kv = gguf_lookup_kv(f, key);
     gguf_str type = { "none", 4 };
     if (kv && !gguf_kv_str(kv, &type))
@@ -129,16 +117,13 @@ static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *ar
     if (!gguf_str_eq(type, "none") && !gguf_str_eq(type, "linear") && !hp->rope_yarn)
         return gguf_error_set(err, "rope scaling \"%.*s\" is not supported (only linear and yarn)",
                               (int)(type.len > 32 ? 32 : type.len), type.ptr);
-    float factor = 0;
-    if (key_float(f, KEY_ROPE_SCALE_LINEAR, arch, false, 0, 0, &factor, err) ||
-        key_float(f, KEY_ROPE_SCALING_FACTOR, arch, false, factor, 0, &factor, err))
-        return -1;
-    hp->rope_scale = factor == 0 || gguf_str_eq(type, "none") ? 1.0f : 1.0f / factor;
-    if (key_float(f, GGUF_KEY_ROPE_SCALING_ATTN_FACTOR, arch, false, 1.0f, 0,
-                  &hp->rope_attn_factor, err) ||
-        key_int(f, GGUF_KEY_ROPE_SCALING_ORIG_CTX, arch, false, hp->n_ctx_train, 1, INT32_MAX,
-                &hp->n_ctx_orig, err))
-        return -1;
+    /* rope.scaling.factor, else rope.scale_linear, else none */
+    double factor = 0;
+    if (!gguf_hparams_get(g, GGUF_HP_ROPE_SCALING_FACTOR, &factor))
+        gguf_hparams_get(g, GGUF_HP_ROPE_SCALE_LINEAR, &factor);
+    hp->rope_scale = (float)factor == 0 || gguf_str_eq(type, "none") ? 1.0f : 1.0f / (float)factor;
+    hp->rope_attn_factor = hp_float(g, GGUF_HP_ROPE_SCALING_ATTN_FACTOR);
+    hp->n_ctx_orig = hp_int(g, GGUF_HP_ROPE_ORIG_CTX);
     if (hp->rope_attn_factor == 0) {
         snprintf(key, sizeof key, GGUF_KEY_ROPE_SCALING_ATTN_FACTOR, arch);
         return gguf_error_set(err, "key %s is 0: it would zero every query and key", key);
@@ -150,18 +135,11 @@ static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const char *ar
  * not given; attn_factor = mscale(factor) / (1 + 0.1 ln factor), which ggml's
  * rope multiplies by 1 + 0.1 ln(1 / freq_scale) again) and ggml's
  * correction dims for n_rot. */
-static int load_yarn(run_hparams *hp, const gguf_file *f, const char *arch, gguf_error *err)
+static void load_yarn(run_hparams *hp, const gguf_hparams *g)
 {
-    float beta_fast = 32.0f, beta_slow = 1.0f, ext = -1.0f;
-    if (key_float(f, GGUF_KEY_ROPE_YARN_BETA_FAST, arch, false, beta_fast, 0, &beta_fast, err) ||
-        key_float(f, GGUF_KEY_ROPE_YARN_BETA_SLOW, arch, false, beta_slow, 0, &beta_slow, err))
-        return -1;
-    char key[128];
-    snprintf(key, sizeof key, GGUF_KEY_ROPE_YARN_EXT_FACTOR, arch);
-    if (gguf_lookup_kv(f, key) && key_float(f, GGUF_KEY_ROPE_YARN_EXT_FACTOR, arch, false, ext,
-                                            0, &ext, err))
-        return -1;
-    hp->yarn_ext_factor = ext < 0 ? 1.0f : ext;
+    const float beta_fast = hp_float(g, GGUF_HP_ROPE_YARN_BETA_FAST),
+                beta_slow = hp_float(g, GGUF_HP_ROPE_YARN_BETA_SLOW);
+    hp->yarn_ext_factor = hp_float(g, GGUF_HP_ROPE_YARN_EXT_FACTOR);
     float attn = 1.0f;
     if (hp->yarn_ext_factor != 0) {
         const float factor = 1.0f / hp->rope_scale;
@@ -179,50 +157,46 @@ static int load_yarn(run_hparams *hp, const gguf_file *f, const char *arch, gguf
                      (2 * logf(hp->rope_base));
     hp->yarn_corr[0] = fmaxf(0.0f, floorf(lo));
     hp->yarn_corr[1] = fminf((float)(hp->n_rot - 1), ceilf(hi));
-    return 0;
 }
 
-static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, gguf_error *err)
+/* The hyper-parameters, once: the registry's view of them
+ * (gguf_hparams_read: the rules of gguf_model_validate, llama.cpp's
+ * defaults and derived values, kept in m->hparams for the tensor shapes),
+ * and what gguf-run needs beyond validity: values as wide as keys (the
+ * cache holds both at head_dim), widths whose products fit an int, an even
+ * rope dimension count, a rope scaling it implements; then what the row
+ * adds: the sliding window and its period, the local layers' rope, the
+ * soft-caps, q's and the embeddings' scales. */
+static int load_hparams(run_model *m, const gguf_file *f, const gguf_arch *a, gguf_error *err)
 {
-    int rc = 0;
-    rc = rc ? rc : key_int(f, GGUF_KEY_EMBEDDING_LENGTH, arch, true, 0, 1, MAX_DIM, &hp->n_embd, err);
-    rc = rc ? rc : key_int(f, GGUF_KEY_BLOCK_COUNT, arch, true, 0, 1, 65536, &hp->n_layer, err);
-    rc = rc ? rc : key_int(f, GGUF_KEY_HEAD_COUNT, arch, true, 0, 1, MAX_DIM, &hp->n_head, err);
-    rc = rc ? rc : key_int(f, GGUF_KEY_HEAD_COUNT_KV, arch, false, hp->n_head, 1, MAX_DIM,
-                           &hp->n_head_kv, err);
-    rc = rc ? rc : key_int(f, GGUF_KEY_FFN_LENGTH, arch, true, 0, 1, MAX_DIM, &hp->n_ff, err);
-    rc = rc ? rc : key_int(f, GGUF_KEY_EXPERT_COUNT, arch, false, 0, 0, 4096, &hp->n_expert, err);
-    rc = rc ? rc : key_int(f, GGUF_KEY_EXPERT_USED_COUNT, arch, hp->n_expert > 0, 0, 0,
-                           hp->n_expert, &hp->n_expert_used, err);
-    rc = rc ? rc : key_int(f, GGUF_KEY_EXPERT_FFN_LENGTH, arch, false, hp->n_ff, 1, MAX_DIM,
-                           &hp->n_ff_exp, err);
-    rc = rc ? rc : key_int(f, GGUF_KEY_CONTEXT_LENGTH, arch, true, 0, 1, INT32_MAX,
-                           &hp->n_ctx_train, err);
-    rc = rc ? rc : key_float(f, GGUF_KEY_RMS_EPS, arch, true, 0, 0, &hp->rms_eps, err);
-    rc = rc ? rc : key_float(f, GGUF_KEY_ROPE_FREQ_BASE, arch, false, 10000.0f, 1e-30f,
-                             &hp->rope_base, err);
-    rc = rc ? rc : load_rope_scaling(hp, f, arch, err);
-    if (rc)
-        return rc;
-    /* heads are attention.key_length wide (Qwen3: not embedding_length /
-     * head_count), by default embedding_length / head_count; values must be
-     * as wide as keys (the cache holds both at head_dim) */
+    if (gguf_hparams_read(f, &m->hparams, err))
+        return -1;
+    const gguf_hparams *g = m->hparams;
+    run_hparams *hp = &m->hp;
     char key[128];
-    snprintf(key, sizeof key, GGUF_KEY_KEY_LENGTH, arch);
-    if (!gguf_lookup_kv(f, key) && hp->n_embd % hp->n_head)
-        return gguf_error_set(err, "head count %d does not divide the embedding length %d",
-                              hp->n_head, hp->n_embd);
-    if (hp->n_head % hp->n_head_kv)
-        return gguf_error_set(err, "key/value head count %d does not divide the head count %d",
-                              hp->n_head_kv, hp->n_head);
-    if (key_int(f, GGUF_KEY_KEY_LENGTH, arch, false, hp->n_embd / hp->n_head, 1, MAX_DIM,
-                &hp->head_dim, err))
-        return -1;
-    int v_len;
-    if (key_int(f, GGUF_KEY_VALUE_LENGTH, arch, false, hp->head_dim, 1, MAX_DIM, &v_len, err))
-        return -1;
+    hp->n_embd = hp_int(g, GGUF_HP_EMBEDDING_LENGTH);
+    hp->n_layer = hp_int(g, GGUF_HP_BLOCK_COUNT);
+    hp->n_head = hp_int(g, GGUF_HP_HEAD_COUNT);
+    hp->n_head_kv = hp_int(g, GGUF_HP_HEAD_COUNT_KV);
+    hp->n_ff = hp_int(g, GGUF_HP_FFN_LENGTH);
+    hp->n_expert = hp_int(g, GGUF_HP_EXPERT_COUNT);
+    hp->n_expert_used = hp_int(g, GGUF_HP_EXPERT_USED_COUNT);
+    hp->n_ff_exp = (int)gguf_hparams_dim(g, GGUF_DIM_FF_EXP);
+    hp->n_ctx_train = hp_int(g, GGUF_HP_CONTEXT_LENGTH);
+    hp->rms_eps = hp_float(g, GGUF_HP_RMS_EPS);
+    hp->rope_base = hp_float(g, GGUF_HP_ROPE_FREQ_BASE);
+    hp->head_dim = hp_int(g, GGUF_HP_KEY_LENGTH);
+    hp->n_rot = hp_int(g, GGUF_HP_ROPE_DIM);
+    /* the router picks expert_used_count of expert_count experts */
+    snprintf(key, sizeof key, GGUF_KEY_EXPERT_USED_COUNT, m->arch);
+    if (hp->n_expert > 0 && !gguf_hparams_has(g, GGUF_HP_EXPERT_USED_COUNT))
+        return gguf_error_set(err, "missing key %s", key);
+    if (hp->n_expert_used < 0 || hp->n_expert_used > hp->n_expert)
+        return gguf_error_set(err, "key %s is %d, expected 0..%d", key, hp->n_expert_used,
+                              hp->n_expert);
+    const int v_len = hp_int(g, GGUF_HP_VALUE_LENGTH);
     if (v_len != hp->head_dim) {
-        snprintf(key, sizeof key, GGUF_KEY_VALUE_LENGTH, arch);
+        snprintf(key, sizeof key, GGUF_KEY_VALUE_LENGTH, m->arch);
         return gguf_error_set(err, "%s is %d: gguf-run needs values as wide as keys (%d)", key,
                               v_len, hp->head_dim);
     }
@@ -230,44 +204,24 @@ static int load_hparams(run_hparams *hp, const gguf_file *f, const char *arch, g
         return gguf_error_set(err, "head count %d times key length %d is too large", hp->n_head,
                               hp->head_dim);
     hp->q_dim = hp->n_head * hp->head_dim;
-    if (key_int(f, GGUF_KEY_ROPE_DIM_COUNT, arch, false, hp->head_dim, 0, MAX_DIM, &hp->n_rot, err))
-        return -1;
     if (hp->n_rot % 2 || hp->n_rot > hp->head_dim)
         return gguf_error_set(err, "rope dimension count %d is %s the head size %d", hp->n_rot,
                               hp->n_rot % 2 ? "odd; it must be even and at most" : "larger than",
                               hp->head_dim);
-    if (hp->rope_yarn && load_yarn(hp, f, arch, err))
+    if (load_rope_scaling(hp, f, g, m->arch, err))
         return -1;
-    return 0;
-}
-
-/* What the registry's row adds to the common keys, with its defaults
- * (gguf_hparams_read): the sliding window and its period, the local
- * layers' rope, the soft-caps, q's and the embeddings' scales. */
-static int load_arch_hparams(run_hparams *hp, const gguf_file *f, const gguf_arch *a,
-                             gguf_error *err)
-{
-    gguf_hparams *ghp;
-    if (gguf_hparams_read(f, &ghp, err))
-        return -1;
-    int64_t window, period;
-    double base_swa, attn_softcap, final_softcap;
-    gguf_hparams_get_int(ghp, GGUF_HP_SLIDING_WINDOW, &window);
-    gguf_hparams_get_int(ghp, GGUF_HP_SWA_PATTERN, &period);
-    gguf_hparams_get(ghp, GGUF_HP_ROPE_FREQ_BASE_SWA, &base_swa);
-    gguf_hparams_get(ghp, GGUF_HP_ATTN_SOFTCAP, &attn_softcap);
-    gguf_hparams_get(ghp, GGUF_HP_FINAL_SOFTCAP, &final_softcap);
-    gguf_hparams_free(ghp);
+    if (hp->rope_yarn)
+        load_yarn(hp, g);
     /* an architecture without a pattern row has no local layers (phi3's
      * attention.sliding_window is written but not used) */
-    hp->n_swa = gguf_arch_hparam_of(a, GGUF_HP_SWA_PATTERN) ? (int)window : 0;
-    hp->swa_period = (int)period;
-    const bool plain = gguf_arch_has(a, GGUF_FEAT_SWA_ROPE_PLAIN);
-    hp->rope_base_swa = base_swa > 0 ? (float)base_swa : hp->rope_base;
-    hp->rope_scale_swa = plain ? 1.0f : hp->rope_scale;
+    hp->n_swa = gguf_arch_hparam_of(a, GGUF_HP_SWA_PATTERN) ? hp_int(g, GGUF_HP_SLIDING_WINDOW) : 0;
+    hp->swa_period = hp_int(g, GGUF_HP_SWA_PATTERN);
+    const float base_swa = hp_float(g, GGUF_HP_ROPE_FREQ_BASE_SWA);
+    hp->rope_base_swa = base_swa > 0 ? base_swa : hp->rope_base;
+    hp->rope_scale_swa = gguf_arch_has(a, GGUF_FEAT_SWA_ROPE_PLAIN) ? 1.0f : hp->rope_scale;
     if (gguf_arch_has(a, GGUF_FEAT_ATTN_SOFTCAP))
-        hp->attn_softcap = (float)attn_softcap;
-    hp->final_softcap = (float)final_softcap;
+        hp->attn_softcap = hp_float(g, GGUF_HP_ATTN_SOFTCAP);
+    hp->final_softcap = hp_float(g, GGUF_HP_FINAL_SOFTCAP);
     /* llama.cpp's f_attention_scale: 1/sqrt(head size), or for the 27B
      * Gemmas 1/sqrt(n_embd / n_head) (their query_pre_attn_scalar) */
     if (gguf_arch_has(a, GGUF_FEAT_SCALE_Q)) {
@@ -460,33 +414,11 @@ run_matrix *run_layer_matrix(run_layer *l, int role)
     return sl && sl->matrix ? (run_matrix *)((char *)l + sl->off) : NULL;
 }
 
-/* A size of the registry's shape rules, from the runner's hyperparameters. */
-static int64_t dim_value(const run_hparams *hp, int dim)
-{
-    switch (dim) {
-    case GGUF_DIM_1:        return 1;
-    case GGUF_DIM_EMBD:     return hp->n_embd;
-    case GGUF_DIM_FF:       return hp->n_ff;
-    case GGUF_DIM_VOCAB:    return hp->n_vocab;
-    case GGUF_DIM_Q:        return hp->q_dim;
-    case GGUF_DIM_K:
-    case GGUF_DIM_V:        return (int64_t)hp->n_head_kv * hp->head_dim;
-    case GGUF_DIM_ROT_HALF: return hp->n_rot / 2;
-    case GGUF_DIM_HEAD_K:   return hp->head_dim;
-    case GGUF_DIM_EXPERTS:  return hp->n_expert;
-    case GGUF_DIM_FF_EXP:   return hp->n_ff_exp;
-    case GGUF_DIM_QKV:      return hp->n_embd + 2 * (int64_t)hp->n_head_kv * hp->head_dim;
-    case GGUF_DIM_FF2:      return 2 * (int64_t)hp->n_ff;
-    case GGUF_DIM_HEADS:    return hp->n_head;
-    }
-    return -1;
-}
-
 /* Block i: every per-block row of the architecture's tensor table, into its
  * slot. A tensor the table allows but the forward pass has no slot for is
  * refused when present: running without it would be silently wrong. */
 static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int i,
-                      const run_hparams *hp, gguf_error *err)
+                      const run_hparams *hp, const gguf_hparams *g, gguf_error *err)
 {
     const gguf_arch_tensor *t;
     for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
@@ -511,10 +443,10 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
         if (!required && !tensor_find(f, name, i, false, err))
             continue;
         int rc = sl->matrix
-            ? load_matrix_stack(dst, f, name, i, dim_value(hp, ne1), dim_value(hp, ne0),
-                                dim_value(hp, ne2), err)
-            : load_vectors(dst, f, name, i, dim_value(hp, ne0),
-                           ne1 == GGUF_DIM_1 ? 0 : dim_value(hp, ne1), required, err);
+            ? load_matrix_stack(dst, f, name, i, gguf_hparams_dim(g, ne1), gguf_hparams_dim(g, ne0),
+                                gguf_hparams_dim(g, ne2), err)
+            : load_vectors(dst, f, name, i, gguf_hparams_dim(g, ne0),
+                           ne1 == GGUF_DIM_1 ? 0 : gguf_hparams_dim(g, ne1), required, err);
         if (rc)
             return -1;
     }
@@ -539,7 +471,7 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
     if (tok->n != (uint64_t)m->hp.n_vocab)
         return gguf_error_set(err, "%s has %llu tokens but %s has %d rows", GGUF_KEY_TOK_TOKENS,
                               (unsigned long long)tok->n, t->name, m->hp.n_vocab);
-    int vs;
+    int vs = m->hp.n_vocab;
     if (key_int(f, GGUF_KEY_VOCAB_SIZE, m->arch, false, m->hp.n_vocab, 1, INT32_MAX, &vs, err))
         return -1;
     if (vs != m->hp.n_vocab)
@@ -591,7 +523,7 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     if (check_features(ai, err))
         return -1;
     m->hp.rope_layout = gguf_arch_rope(ai) == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
-    if (load_hparams(&m->hp, f, m->arch, err) || load_arch_hparams(&m->hp, f, ai, err) ||
+    if (load_hparams(m, f, ai, err) ||
         load_vocab_size(m, f, err) || check_globals(f, ai, err))
         return -1;
     const run_hparams *hp = &m->hp;
@@ -633,7 +565,7 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     if (!m->layers)
         return gguf_error_set(err, "out of memory");
     for (int i = 0; i < hp->n_layer; i++)
-        if (load_layer(&m->layers[i], f, ai, i, hp, err))
+        if (load_layer(&m->layers[i], f, ai, i, hp, m->hparams, err))
             return -1;
     return 0;
 }
@@ -771,6 +703,7 @@ void run_model_free(run_model *m)
                 free(*(float **)((char *)l + SLOTS[k].off));
     }
     free(m->layers);
+    gguf_hparams_free(m->hparams);
     free(m->output_norm);
     free(m->rope_freqs);
     free(m->rope_long);

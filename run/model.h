@@ -1,8 +1,8 @@
 /*
  * model.h — a transformer's hyperparameters and weights, found in a mapped GGUF.
  *
- * run_model_load() reads the {arch}.* keys of a model of the registry,
- * finds every tensor the forward pass needs and checks that all of it adds
+ * run_model_load() takes the hyper-parameters of a model of the registry
+ * from libgguf's validated view of them (gguf_hparams_read), finds every tensor the forward pass needs and checks that all of it adds
  * up (head counts, rope dimensions, every tensor's shape and type against the
  * hyperparameters and the vocabulary size) before anything runs, so that a
  * malformed model is an error message, never a crash or a division by zero.
@@ -108,6 +108,7 @@ typedef struct run_layer {
 typedef struct run_model {
     char        arch[16];
     const gguf_arch *row;    /* its row in libgguf's architecture registry */
+    gguf_hparams *hparams;   /* the registry's view of its hyper-parameters (owned) */
     run_hparams hp;
     run_matrix  tok_embd;    /* (n_vocab, n_embd): one row per token */
     float      *output_norm; /* (n_embd,) */

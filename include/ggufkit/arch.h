@@ -111,6 +111,7 @@ enum gguf_token_type {
 #define GGUF_T_FFN_DOWN_EXPS_BIAS   "blk.%d.ffn_down_exps.bias"
 #define GGUF_KEY_ROPE_SCALING_TYPE  "%s.rope.scaling.type"
 #define GGUF_KEY_ROPE_SCALING_FACTOR "%s.rope.scaling.factor"
+#define GGUF_KEY_ROPE_SCALE_LINEAR  "%s.rope.scale_linear"
 #define GGUF_KEY_ROPE_SCALING_ORIG_CTX "%s.rope.scaling.original_context_length"
 /* Phi-3 LongRoPE: cos and sin times this (the factor tensors are above) */
 #define GGUF_KEY_ROPE_SCALING_ATTN_FACTOR "%s.rope.scaling.attn_factor"
@@ -199,6 +200,13 @@ enum gguf_hp {
     GGUF_HP_ROPE_FREQ_BASE_SWA,/* the rope base of the sliding-window layers */
     GGUF_HP_ATTN_SOFTCAP,      /* attention scores become c·tanh(s/c) (GGUF_FEAT_ATTN_SOFTCAP) */
     GGUF_HP_FINAL_SOFTCAP,     /* the logits become c·tanh(l/c), when present or derived */
+    /* rope scaling, every architecture (llama.cpp's loader reads them for all;
+     * the type, a string, is gguf-run's to check) */
+    GGUF_HP_ROPE_SCALE_LINEAR,        /* the older key of the linear factor */
+    GGUF_HP_ROPE_SCALING_FACTOR,      /* angles divided by it (linear, YaRN); 0: none */
+    GGUF_HP_ROPE_SCALING_ATTN_FACTOR, /* cos and sin times this (Phi-3 LongRoPE) */
+    GGUF_HP_ROPE_YARN_EXT_FACTOR, GGUF_HP_ROPE_YARN_ATTN_FACTOR,
+    GGUF_HP_ROPE_YARN_BETA_FAST, GGUF_HP_ROPE_YARN_BETA_SLOW,
     GGUF_HP_COUNT
 };
 
@@ -209,7 +217,8 @@ enum gguf_derive {
     GGUF_DERIVE_HEAD_COUNT, /* head_count (head_count_kv: no grouping) */
     GGUF_DERIVE_HEAD_SIZE,  /* embedding_length / head_count */
     GGUF_DERIVE_KEY_LENGTH, /* the key length (rope.dimension_count: whole heads) */
-    GGUF_DERIVE_ROPE_BASE   /* rope.freq_base (rope.freq_base_swa: the same base) */
+    GGUF_DERIVE_ROPE_BASE,  /* rope.freq_base (rope.freq_base_swa: the same base) */
+    GGUF_DERIVE_CONTEXT_LENGTH /* context_length (rope.scaling.original_context_length) */
 };
 
 /* What a model of an architecture is made of, beyond its tensor table
@@ -296,7 +305,8 @@ GGUF_API const gguf_arch_hparam *gguf_arch_hparam_at(const gguf_arch *a, size_t 
 GGUF_API const gguf_arch_hparam *gguf_arch_hparam_of(const gguf_arch *a, int hp);
 
 /* A hyper-parameter row: its id (enum gguf_hp; gguf_hp_key gives the key),
- * whether it is a float (f32, f64 accepted) or an integer, whether a model
+ * whether it is a float (f32, f64 accepted; finite, and > 0 or for some
+ * >= 0) or an integer, whether a model
  * must have it, how it is derived when absent (enum gguf_derive) and the
  * default of GGUF_DERIVE_DEFAULT, and an integer's range [*lo, *hi]. */
 GGUF_API int gguf_arch_hparam_id(const gguf_arch_hparam *h);

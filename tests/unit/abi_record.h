@@ -2,8 +2,8 @@
  * abi_record.h — the ABI recorded for each major version of libgguf
  * (tests/unit/test_abi.c; printed by `build/tests/test_abi --print` on
  * x86-64). A new major version gets new tables; within one, a reprint
- * after an addition may only add lines: a changed or removed line is what
- * the test exists to catch.
+ * after an addition may only add lines (and raise a *_COUNT): a changed or
+ * removed line is what the test exists to catch.
  */
 static const abi_enum enums_1[] = {
     { "GGUF_ERR_NONE", 0 },
@@ -149,13 +149,21 @@ static const abi_enum enums_1[] = {
     { "GGUF_HP_ROPE_FREQ_BASE_SWA", 19 },
     { "GGUF_HP_ATTN_SOFTCAP", 20 },
     { "GGUF_HP_FINAL_SOFTCAP", 21 },
-    { "GGUF_HP_COUNT", 22 },
+    { "GGUF_HP_ROPE_SCALE_LINEAR", 22 },
+    { "GGUF_HP_ROPE_SCALING_FACTOR", 23 },
+    { "GGUF_HP_ROPE_SCALING_ATTN_FACTOR", 24 },
+    { "GGUF_HP_ROPE_YARN_EXT_FACTOR", 25 },
+    { "GGUF_HP_ROPE_YARN_ATTN_FACTOR", 26 },
+    { "GGUF_HP_ROPE_YARN_BETA_FAST", 27 },
+    { "GGUF_HP_ROPE_YARN_BETA_SLOW", 28 },
+    { "GGUF_HP_COUNT", 29 },
     { "GGUF_DERIVE_NONE", 0 },
     { "GGUF_DERIVE_DEFAULT", 1 },
     { "GGUF_DERIVE_HEAD_COUNT", 2 },
     { "GGUF_DERIVE_HEAD_SIZE", 3 },
     { "GGUF_DERIVE_KEY_LENGTH", 4 },
     { "GGUF_DERIVE_ROPE_BASE", 5 },
+    { "GGUF_DERIVE_CONTEXT_LENGTH", 6 },
     { "GGUF_FEAT_QKV_BIAS", 0 },
     { "GGUF_FEAT_TIED_OUTPUT", 1 },
     { "GGUF_FEAT_ROPE_WHOLE_HEAD", 2 },

@@ -615,7 +615,8 @@ START_TEST(test_model_loads)
 }
 END_TEST
 
-/* One malformed model per row: what to change, and the message expected. */
+/* One malformed model per row: what to change, and the message expected
+ * (the hyper-parameters' are the registry's rules, gguf_hparams_read). */
 typedef struct bad_case {
     const char *what;
     void (*apply)(spec *s);
@@ -652,21 +653,23 @@ static void gemma2_no_post(spec *s) { *s = gemma_spec("gemma2"); s->drop = "blk.
 static void gemma2_output(spec *s) { *s = gemma_spec("gemma2"); s->tied = false; }
 
 static const bad_case BAD[] = {
-    { "head count 0", heads0, "llama.attention.head_count is 0" },
-    { "heads not dividing", heads3, "head count 3 does not divide the embedding length 32" },
-    { "kv heads not dividing", kv3, "key/value head count 3 does not divide the head count 4" },
-    { "odd rope", rot_odd, "rope dimension count 7 is odd" },
-    { "rope > head", rot_big, "rope dimension count 16 is larger than the head size 8" },
+    { "head count 0", heads0, "llama.attention.head_count = 0, expected 1..16777216" },
+    { "heads not dividing", heads3,
+      "llama.attention.head_count_kv = 2 does not divide llama.attention.head_count = 3" },
+    { "kv heads not dividing", kv3,
+      "llama.attention.head_count_kv = 3 does not divide llama.attention.head_count = 4" },
+    { "odd rope", rot_odd, "llama.rope.dimension_count = 7, expected 8 (the head size" },
+    { "rope > head", rot_big, "llama.rope.dimension_count = 16, expected 8 (the head size" },
     { "missing tensor", drop_v, "missing tensor blk.1.attn_v.weight" },
     { "qwen2 without biases", qwen_nobias, "missing tensor blk.0.attn_q.bias" },
     { "unknown arch", unknown_arch, "unsupported architecture \"gpt2\"" },
     { "missing key", no_ctx, "missing key llama.context_length" },
     { "tokens vs rows", tokens_short, "tokenizer.ggml.tokens has 39 tokens but token_embd.weight has 40 rows" },
     { "integer weights", i32_weights, "has type i32" },
-    { "NaN epsilon", nan_eps, "layer_norm_rms_epsilon is nan" },
+    { "NaN epsilon", nan_eps, "layer_norm_rms_epsilon = nan, expected a finite number > 0" },
     { "negative rope factor", bad_freqs, "rope_freqs.weight: factor 0 is -1" },
     { "missing gate", ff_mismatch, "missing tensor blk.0.ffn_gate.weight" },
-    { "mistral with llama keys", mistral_keys_llama, "missing key mistral.embedding_length" },
+    { "mistral with llama keys", mistral_keys_llama, "missing key mistral.context_length" },
     { "longrope rope scaling", longrope, "rope scaling \"longrope\" is not supported" },
     { "qwen3 without q/k norms", qwen3_nonorm, "missing tensor blk.0.attn_q_norm.weight" },
     { "qwen3 without one k norm", qwen3_vlen, "missing tensor blk.0.attn_k_norm.weight" },

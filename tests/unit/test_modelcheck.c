@@ -475,6 +475,33 @@ START_TEST(test_hparam_floats)
 }
 END_TEST
 
+/* Rope scaling is registry rows of every architecture: a factor or a YaRN
+ * parameter may be 0 (llama.cpp: none) but not negative, the LongRoPE
+ * attention factor neither, the original context is a positive count. */
+START_TEST(test_rope_scaling_keys)
+{
+    EXPECT("", .edits = { KF("llama.rope.scaling.factor", 8), KS("llama.rope.scaling.type", "linear") });
+    EXPECT("", .edits = { KF("llama.rope.scaling.factor", 0) });
+    EXPECT("", .edits = { KF("llama.rope.scale_linear", 2) });
+    EXPECT("", .edits = { KF("llama.rope.scaling.attn_factor", 0) }); /* gguf-run refuses it */
+    EXPECT("", .edits = { KU("llama.rope.scaling.original_context_length", 4096),
+                          KD("llama.rope.scaling.yarn_beta_fast", 32) });
+    EXPECT("llama.rope.scaling.factor = -4, expected a finite number >= 0",
+           .edits = { KF("llama.rope.scaling.factor", -4) });
+    EXPECT("qwen2.rope.scale_linear = nan, expected a finite number >= 0", .arch = "qwen2",
+           .bias = true, .edits = { KF("qwen2.rope.scale_linear", NAN) });
+    EXPECT("phi3.rope.scaling.attn_factor = -1, expected a finite number >= 0", .arch = "phi3",
+           .fused = true, .edits = { KF("phi3.rope.scaling.attn_factor", -1) });
+    EXPECT("gemma2.rope.scaling.yarn_beta_slow = inf, expected a finite number >= 0",
+           .arch = "gemma2", .gemma = true, .tied = true,
+           .edits = { KF("gemma2.rope.scaling.yarn_beta_slow", INFINITY) });
+    EXPECT("llama.rope.scaling.original_context_length = 0, expected 1..2147483647",
+           .edits = { KU("llama.rope.scaling.original_context_length", 0) });
+    EXPECT("llama.rope.scaling.yarn_ext_factor is str, expected f32",
+           .edits = { KS("llama.rope.scaling.yarn_ext_factor", "1") });
+}
+END_TEST
+
 START_TEST(test_hparam_presence_and_types)
 {
     EXPECT("missing key llama.embedding_length", .edits = { KX("llama.embedding_length") });
@@ -949,6 +976,7 @@ int main(void)
     tcase_add_test(tc, test_synthetic_models_pass);
     tcase_add_test(tc, test_hparam_ranges);
     tcase_add_test(tc, test_hparam_floats);
+    tcase_add_test(tc, test_rope_scaling_keys);
     tcase_add_test(tc, test_hparam_presence_and_types);
     tcase_add_test(tc, test_hparam_relations);
     tcase_add_test(tc, test_tensor_blocks);
