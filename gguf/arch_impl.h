@@ -14,6 +14,8 @@
 
 #include <ggufkit/arch.h>
 
+#include "arch_recipe.h"
+
 /* Whether a tensor must be there. */
 enum gguf_need {
     GGUF_NEED_REQUIRED,
@@ -80,5 +82,12 @@ struct gguf_hparams {
     int64_t  n_head_kv, head_k, head_v, n_rot; /* derived */
     int64_t  n_vocab;            /* the token count, -1 when unknown */
 };
+
+/* The families (families.c): gguf_n_archs rows in registry order, and
+ * their recipes, one per row in the same order. */
+extern const gguf_arch gguf_archs[];
+extern const size_t gguf_n_archs;
+extern const gguf_recipe gguf_recipes[];
+extern const size_t gguf_n_recipes;
 
 #endif
