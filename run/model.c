@@ -64,7 +64,8 @@ static const char *arch_names(void)
  * Hyperparameters
  */
 
-/* An integer key {arch}.SUFFIX in [lo, hi]; def when absent and not required. */
+/* An integer key {arch}.SUFFIX in [lo, hi]; def when absent and not required
+ * (only {arch}.vocab_size, which is not a hyper-parameter of the registry). */
 static int key_int(const gguf_file *f, const char *fmt, const char *arch, bool required,
                    int64_t def, int64_t lo, int64_t hi, int *out, gguf_error *err)
 {

@@ -2,8 +2,9 @@
  * model.h — a transformer's hyperparameters and weights, found in a mapped GGUF.
  *
  * run_model_load() takes the hyper-parameters of a model of the registry
- * from libgguf's validated view of them (gguf_hparams_read), finds every tensor the forward pass needs and checks that all of it adds
- * up (head counts, rope dimensions, every tensor's shape and type against the
+ * from libgguf's validated view of them (gguf_hparams_read), finds every
+ * tensor the forward pass needs and checks that all of it adds up (what
+ * gguf-run needs beyond validity, every tensor's shape and type against the
  * hyperparameters and the vocabulary size) before anything runs, so that a
  * malformed model is an error message, never a crash or a division by zero.
  * Weight matrices stay in the mapping (no copies); only the small 1-D
