@@ -42,6 +42,14 @@ typedef struct floats_of {
     gguf_scale_field    f[GGUF_MAX_SCALE_FIELDS];
 } floats_of;
 
+#define N_KINDS (sizeof kind_layouts / sizeof *kind_layouts)
+
+/* The layout of an IEEE-style kind, or NULL (E8M0, iq1_m's packed f16). */
+static const float_layout *kind_layout(uint32_t kind)
+{
+    return kind < N_KINDS && kind_layouts[kind].size ? &kind_layouts[kind] : NULL;
+}
+
 static void floats_of_type(uint32_t type, floats_of *o)
 {
     const gguf_dtype_traits *tr = gguf_dtype_get(type);
@@ -50,7 +58,7 @@ static void floats_of_type(uint32_t type, floats_of *o)
     if (o->n < 0)
         o->n = 0;
     if (o->n == 1 && tr->blck_size == 1) {
-        o->elem = &kind_layouts[o->f[0].kind];
+        o->elem = kind_layout(o->f[0].kind);
         o->n = 0;
     }
 }
@@ -146,8 +154,9 @@ static void scan_scales(const uint8_t *blk, const floats_of *l, uint64_t elem,
             inf = (v & fl->exp) == fl->exp && !(v & fl->mant);
             break;
         }
-        default: /* an IEEE-style float */
-            fl = &kind_layouts[l->f[k].kind];
+        default: /* F16, BF16, F32, F64 */
+            if (!(fl = kind_layout(l->f[k].kind)))
+                continue;
             v = load_le(p, fl->size);
             nan = (v & fl->exp) == fl->exp && (v & fl->mant);
             inf = (v & fl->exp) == fl->exp && !(v & fl->mant);
