@@ -32,14 +32,20 @@ int convert_resolve_outtype(const src_model *m, int outtype)
     return OUT_BF16;
 }
 
-uint32_t convert_file_type(int outtype)
+/* The tensor type an outtype stands for. */
+static uint32_t outtype_dtype(int outtype)
 {
     switch (outtype) {
-    case OUT_F32: return 0;
-    case OUT_F16: return 1;
-    case OUT_Q8_0: return 7;
-    default: return 32; /* bf16 */
+    case OUT_F32: return GGUF_DT_F32;
+    case OUT_F16: return GGUF_DT_F16;
+    case OUT_Q8_0: return GGUF_DT_Q8_0;
+    default: return GGUF_DT_BF16;
     }
+}
+
+uint32_t convert_file_type(int outtype)
+{
+    return (uint32_t)gguf_dtype_file_type(outtype_dtype(outtype));
 }
 
 const char *convert_outtype_name(int outtype)
@@ -88,11 +94,11 @@ void convert_size_label(uint64_t params, char *out, size_t size)
 }
 
 /* general.file_type of this model: llama.cpp's gpt-oss conversions with
- * their experts kept MXFP4 say MOSTLY_MXFP4_MOE (38) for the float outtypes. */
+ * their experts kept MXFP4 say MOSTLY_MXFP4_MOE for the float outtypes. */
 static uint32_t model_file_type(const src_model *m, int outtype)
 {
     if (gguf_recipe_has(gguf_recipe_of(m->arch), GGUF_FACT_MXFP4_EXPERTS) && outtype != OUT_Q8_0)
-        return 38;
+        return (uint32_t)gguf_dtype_file_type(GGUF_DT_MXFP4);
     return convert_file_type(outtype);
 }
 
@@ -112,17 +118,10 @@ static uint32_t tensor_type(const src_tensor *t, int outtype, const char **why)
         strstr(t->name, ".ffn_gate_inp.") || !strcmp(t->name, "position_embd.weight") ||
         !strcmp(t->name, "token_types.weight"))
         return GGUF_DT_F32;
-    switch (outtype) {
-    case OUT_F32: return GGUF_DT_F32;
-    case OUT_F16: return GGUF_DT_F16;
-    case OUT_BF16: return GGUF_DT_BF16;
-    default:
-        if (t->ne[0] % GGUF_QK8_0 != 0) {
-            *why = "rows are not a multiple of 32: f16";
-            return GGUF_DT_F16;
-        }
-        return GGUF_DT_Q8_0;
-    }
+    const uint32_t want = outtype_dtype(outtype), type = gguf_dtype_fit(want, t->ne[0]);
+    if (type != want) /* only q8_0 has blocks: its rows fall back to f16 */
+        *why = "rows are not a multiple of 32: f16";
+    return type;
 }
 
 /* Rows of the tensor as the permutation reorders them: llama.cpp's

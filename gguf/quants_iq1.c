@@ -63,20 +63,6 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-typedef struct {
-    gguf_half d;
-    uint8_t   qs[GGUF_QK_K / 8];
-    uint16_t  qh[GGUF_QK_K / 32];
-} iq1_s_sblock;
-_Static_assert(sizeof(iq1_s_sblock) == 50, "iq1_s blocks are 50 bytes");
-
-typedef struct {
-    uint8_t qs[GGUF_QK_K / 8];
-    uint8_t qh[GGUF_QK_K / 16];
-    uint8_t scales[GGUF_QK_K / 32];
-} iq1_m_sblock;
-_Static_assert(sizeof(iq1_m_sblock) == 56, "iq1_m blocks are 56 bytes");
-
 #define GROUP      8      /* values per grid index */
 #define N_GRID     2048   /* grid points */
 #define N_TERNARY  6561   /* 3^8 ternary vectors of a group */
@@ -582,7 +568,7 @@ static bool iq1_s_block(const float *xb, const float *w, float *scale_out, bool 
     return true;
 }
 
-static void iq1_s_superblock(const float *x, const float *qw, iq1_s_sblock *b)
+static void iq1_s_superblock(const float *x, const float *qw, gguf_block_iq1_s *b)
 {
     memset(b, 0, sizeof *b); /* d = +0 */
     float w[GGUF_QK_K];
@@ -620,14 +606,14 @@ static void iq1_s_superblock(const float *x, const float *qw, iq1_s_sblock *b)
 void gguf_iq1_s_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     pthread_once(&tables_once, build_tables);
-    iq1_s_sblock *b = y;
+    gguf_block_iq1_s *b = y;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
         iq1_s_superblock(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, &b[i]);
 }
 
 void gguf_iq1_s_dequantize(const void *x, float *y, int64_t n)
 {
-    const iq1_s_sblock *b = x;
+    const gguf_block_iq1_s *b = x;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const float d = gguf_f16_to_f32(b[i].d);
         for (int ib = 0; ib < GGUF_QK_K / S_BLOCK; ib++) {
@@ -749,7 +735,7 @@ static bool iq1_m_block(const float *xb, const float *w, float *scale_out, int *
     return true;
 }
 
-static void iq1_m_superblock(const float *x, const float *qw, iq1_m_sblock *b)
+static void iq1_m_superblock(const float *x, const float *qw, gguf_block_iq1_m *b)
 {
     memset(b, 0, sizeof *b);
     float w[GGUF_QK_K];
@@ -808,7 +794,7 @@ static void iq1_m_superblock(const float *x, const float *qw, iq1_m_sblock *b)
 void gguf_iq1_m_quantize(const float *x, void *y, int64_t n)
 {
     pthread_once(&tables_once, build_tables);
-    iq1_m_sblock *b = y;
+    gguf_block_iq1_m *b = y;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
         iq1_m_superblock(x + i * GGUF_QK_K, NULL, &b[i]);
 }
@@ -817,14 +803,14 @@ void gguf_iq1_m_quantize(const float *x, void *y, int64_t n)
 void gguf_iq1_m_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
     pthread_once(&tables_once, build_tables);
-    iq1_m_sblock *b = y;
+    gguf_block_iq1_m *b = y;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
         iq1_m_superblock(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, &b[i]);
 }
 
 void gguf_iq1_m_dequantize(const void *x, float *y, int64_t n)
 {
-    const iq1_m_sblock *b = x;
+    const gguf_block_iq1_m *b = x;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         unsigned sc[4];
         for (int k = 0; k < 4; k++)

@@ -38,6 +38,7 @@
  * Not for: iq1 and iq3 (their own grids, quants_iq1.c, quants_iq3.c).
  */
 #include <float.h>
+#include <stddef.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -636,10 +637,21 @@ static bool xxs_group(const grid *g, bool fast, const float *xb, const float *qw
     return true;
 }
 
+/* Byte offsets in the block structs of quants.h. */
+#define XXS_SIZE   sizeof(gguf_block_iq2_xxs)
+#define XXS_QS     offsetof(gguf_block_iq2_xxs, qs)
+#define XS_SIZE    sizeof(gguf_block_iq2_xs)
+#define XS_QS      offsetof(gguf_block_iq2_xs, qs)
+#define XS_SCALES  offsetof(gguf_block_iq2_xs, scales)
+#define S_SIZE     sizeof(gguf_block_iq2_s)
+#define S_QS       offsetof(gguf_block_iq2_s, qs)
+#define S_QH       offsetof(gguf_block_iq2_s, qh)
+#define S_SCALES   offsetof(gguf_block_iq2_s, scales)
+
 static void xxs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const float *qw)
 {
     const bool fast = use_lanes();
-    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += QK, qw += QK, y += 66) {
+    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += QK, qw += QK, y += XXS_SIZE) {
         uint32_t q2[16] = { 0 };
         float scales[8], max_scale = 0.0f;
         const float sigma2 = sum_squares(x) / QK;
@@ -657,7 +669,7 @@ static void xxs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const 
         gguf_half d0 = gguf_f32_to_f16(0.0f);
         if (max_scale == 0.0f) {
             memcpy(y, &d0, 2);
-            memset(y + 2, 0, 64);
+            memset(y + XXS_QS, 0, sizeof ((gguf_block_iq2_xxs *)0)->qs);
             continue;
         }
         float d = max_scale / 31;
@@ -669,7 +681,7 @@ static void xxs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const 
             l = l < 0 ? 0 : l > 15 ? 15 : l;
             q2[2 * ib + 1] |= (uint32_t)l << 28;
         }
-        memcpy(y + 2, q2, 64);
+        memcpy(y + XXS_QS, q2, sizeof q2);
     }
 }
 
@@ -763,11 +775,11 @@ static void pack_scales(const float *scales, float d, uint8_t *out)
 static void xs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const float *qw)
 {
     const bool fast = use_lanes();
-    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += QK, qw += QK, y += 74) {
+    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += QK, qw += QK, y += XS_SIZE) {
         uint16_t q2[32] = { 0 };
         float scales[16], max_scale = 0.0f;
         const float sigma2 = sum_squares(x) / QK;
-        memset(y, 0, 74);
+        memset(y, 0, XS_SIZE);
         for (int ib = 0; ib < 16; ib++) {
             int8_t L[16];
             uint8_t signs[2];
@@ -782,19 +794,19 @@ static void xs_row(const grid *g, const float *x, uint8_t *y, int64_t n, const f
         float d = max_scale / 31;
         gguf_half dh = gguf_f32_to_f16(d);
         memcpy(y, &dh, 2);
-        pack_scales(scales, d, y + 66);
-        memcpy(y + 2, q2, 64);
+        pack_scales(scales, d, y + XS_SCALES);
+        memcpy(y + XS_QS, q2, sizeof q2);
     }
 }
 
 static void s_row(const grid *g, const float *x, uint8_t *y, int64_t n, const float *qw)
 {
     const bool fast = use_lanes();
-    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += QK, y += 82) {
+    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += QK, y += S_SIZE) {
         float scales[16], max_scale = 0.0f;
         const float sigma2 = 2 * sum_squares(x) / QK;
-        uint8_t *qs = y + 2, *qh = y + 66;
-        memset(y, 0, 82);
+        uint8_t *qs = y + S_QS, *qh = y + S_QH;
+        memset(y, 0, S_SIZE);
         for (int ib = 0; ib < 16; ib++) {
             int8_t L[16];
             uint8_t signs[2];
@@ -814,7 +826,7 @@ static void s_row(const grid *g, const float *x, uint8_t *y, int64_t n, const fl
         float d = max_scale / 31;
         gguf_half dh = gguf_f32_to_f16(d * 0.9875f);
         memcpy(y, &dh, 2);
-        pack_scales(scales, d, y + 74);
+        pack_scales(scales, d, y + S_SCALES);
     }
 }
 
@@ -848,11 +860,11 @@ static float half_at(const uint8_t *p)
 void gguf_iq2_xxs_dequantize(const void *vx, float *y, int64_t n)
 {
     const uint8_t *x = vx;
-    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += 66) {
+    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += XXS_SIZE) {
         const float d = half_at(x);
         for (int ib = 0; ib < 8; ib++) {
             uint32_t aux[2];
-            memcpy(aux, x + 2 + 8 * ib, 8);
+            memcpy(aux, x + XXS_QS + 8 * ib, 8);
             const float db = d * (0.5f + (float)(aux[1] >> 28)) * 0.25f;
             for (int l = 0; l < 4; l++, y += 8)
                 put8(y, CODES_XXS[aux[0] >> 8 * l & 255], db, signs7(aux[1] >> 7 * l));
@@ -863,15 +875,15 @@ void gguf_iq2_xxs_dequantize(const void *vx, float *y, int64_t n)
 void gguf_iq2_xs_dequantize(const void *vx, float *y, int64_t n)
 {
     const uint8_t *x = vx;
-    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += 74) {
+    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += XS_SIZE) {
         const float d = half_at(x);
         for (int ib = 0; ib < 8; ib++) {
-            const uint8_t sc = x[66 + ib];
+            const uint8_t sc = x[XS_SCALES + ib];
             const float db[2] = { d * (0.5f + (float)(sc & 0xf)) * 0.25f,
                                   d * (0.5f + (float)(sc >> 4)) * 0.25f };
             for (int l = 0; l < 4; l++, y += 8) {
                 uint16_t q;
-                memcpy(&q, x + 2 + 2 * (4 * ib + l), 2);
+                memcpy(&q, x + XS_QS + 2 * (4 * ib + l), 2);
                 put8(y, CODES_XS[q & 511], db[l / 2], signs7(q >> 9));
             }
         }
@@ -881,9 +893,10 @@ void gguf_iq2_xs_dequantize(const void *vx, float *y, int64_t n)
 void gguf_iq2_s_dequantize(const void *vx, float *y, int64_t n)
 {
     const uint8_t *x = vx;
-    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += 82) {
+    for (int64_t ibl = 0; ibl < n / QK; ibl++, x += S_SIZE) {
         const float d = half_at(x);
-        const uint8_t *qs = x + 2, *signs = x + 2 + QK / 8, *qh = x + 66, *sc = x + 74;
+        const uint8_t *qs = x + S_QS, *signs = x + S_QS + QK / 8, *qh = x + S_QH,
+                      *sc = x + S_SCALES;
         for (int ib = 0; ib < 8; ib++, qs += 4, signs += 4) {
             const float db[2] = { d * (0.5f + (float)(sc[ib] & 0xf)) * 0.25f,
                                   d * (0.5f + (float)(sc[ib] >> 4)) * 0.25f };

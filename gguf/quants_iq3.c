@@ -80,23 +80,6 @@
 #define N_QUADS 4096                /* all quads of 3-bit levels */
 #define MAX_LEVEL 7
 
-/* ggml-common.h's block_iq3_xxs and block_iq3_s (local names: quants.h
- * does not export them). */
-typedef struct {
-    gguf_half d;
-    uint8_t   qs[3 * GGUF_QK_K / 8]; /* 64 grid indices, then 8 u32 scale+signs */
-} iq3_xxs_block;
-_Static_assert(sizeof(iq3_xxs_block) == 98, "iq3_xxs blocks are 98 bytes");
-
-typedef struct {
-    gguf_half d;
-    uint8_t   qs[GGUF_QK_K / 4];
-    uint8_t   qh[GGUF_QK_K / 32];
-    uint8_t   signs[GGUF_QK_K / 8];
-    uint8_t   scales[GGUF_QK_K / 64];
-} iq3_s_block;
-_Static_assert(sizeof(iq3_s_block) == 110, "iq3_s blocks are 110 bytes");
-
 /* ggml's kgrid_256 (iq3_xxs): four 3-bit levels per point, ascending. */
 static const uint16_t GRID_256[256] = {
        0,    2,    4,    9,   11,   15,   16,   18,   25,   34,   59,   61,   65,   67,   72,   74,
@@ -646,7 +629,7 @@ static unsigned parity8(unsigned s)
     return s & 1;
 }
 
-static void iq3_xxs_superblock(const float *x, const float *qw, bool lanes, iq3_xxs_block *b)
+static void iq3_xxs_superblock(const float *x, const float *qw, bool lanes, gguf_block_iq3_xxs *b)
 {
     const iq3_lattice *g = get_lattice_256();
     const float sigma2 = qw ? sigma2_of(x) : 0.0f;
@@ -716,7 +699,7 @@ static void iq3_xxs_superblock(const float *x, const float *qw, bool lanes, iq3_
 
 void gguf_iq3_xxs_quantize(const float *x, void *y, int64_t n)
 {
-    iq3_xxs_block *b = y;
+    gguf_block_iq3_xxs *b = y;
     const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
         iq3_xxs_superblock(x + i * GGUF_QK_K, NULL, lanes, &b[i]);
@@ -725,7 +708,7 @@ void gguf_iq3_xxs_quantize(const float *x, void *y, int64_t n)
 /* σ² over each super-block of 256, its weights qw[256i .. 256i+255]. */
 void gguf_iq3_xxs_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    iq3_xxs_block *b = y;
+    gguf_block_iq3_xxs *b = y;
     const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
         iq3_xxs_superblock(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, lanes, &b[i]);
@@ -734,7 +717,7 @@ void gguf_iq3_xxs_quantize_weighted(const float *x, void *y, int64_t n, const fl
 /* Each value (d·(0.5 + ls))·0.5, times the grid byte, times ±1 (as ggml). */
 void gguf_iq3_xxs_dequantize(const void *x, float *y, int64_t n)
 {
-    const iq3_xxs_block *b = x;
+    const gguf_block_iq3_xxs *b = x;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const float d = gguf_f16_to_f32(b[i].d);
         const uint8_t *idx = b[i].qs;
@@ -761,7 +744,7 @@ void gguf_iq3_xxs_dequantize(const void *x, float *y, int64_t n)
  * iq3_s
  * ======================================================================== */
 
-static void iq3_s_superblock(const float *x, const float *qw, bool lanes, iq3_s_block *b)
+static void iq3_s_superblock(const float *x, const float *qw, bool lanes, gguf_block_iq3_s *b)
 {
     const iq3_lattice *g = get_lattice_512();
     memset(b, 0, sizeof *b);
@@ -814,7 +797,7 @@ static void iq3_s_superblock(const float *x, const float *qw, bool lanes, iq3_s_
 
 void gguf_iq3_s_quantize(const float *x, void *y, int64_t n)
 {
-    iq3_s_block *b = y;
+    gguf_block_iq3_s *b = y;
     const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
         iq3_s_superblock(x + i * GGUF_QK_K, NULL, lanes, &b[i]);
@@ -823,7 +806,7 @@ void gguf_iq3_s_quantize(const float *x, void *y, int64_t n)
 /* σ² over each super-block of 256, its weights qw[256i .. 256i+255]. */
 void gguf_iq3_s_quantize_weighted(const float *x, void *y, int64_t n, const float *qw)
 {
-    iq3_s_block *b = y;
+    gguf_block_iq3_s *b = y;
     const bool lanes = use_lanes();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++)
         iq3_s_superblock(x + i * GGUF_QK_K, qw + i * GGUF_QK_K, lanes, &b[i]);
@@ -832,7 +815,7 @@ void gguf_iq3_s_quantize_weighted(const float *x, void *y, int64_t n, const floa
 /* Each value d·(1 + 2ls) times 2l + 1, times ±1 (as ggml). */
 void gguf_iq3_s_dequantize(const void *x, float *y, int64_t n)
 {
-    const iq3_s_block *b = x;
+    const gguf_block_iq3_s *b = x;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const float d = gguf_f16_to_f32(b[i].d);
         for (int ib = 0; ib < N_SUB; ib++) {

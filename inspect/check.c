@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <ggufkit/arch.h>
+#include <ggufkit/quants.h>
 #include "stream.h"
 
 typedef struct nonfinite {
@@ -17,26 +18,49 @@ typedef struct nonfinite {
     uint64_t first; /* element index of the first NaN or Inf */
 } nonfinite;
 
-/* Layout of one IEEE-style float type: element size and the exponent and
- * mantissa masks of its bit pattern. */
+/* Bit layout of one IEEE-style float kind (quants.h's gguf_scale_kind):
+ * its size and the exponent and mantissa masks of its bit pattern. */
 typedef struct float_layout {
-    uint32_t type, size;
+    uint32_t size;
     uint64_t exp, mant;
 } float_layout;
 
-static const float_layout layouts[] = {
-    { GGUF_DT_F32, 4, 0x7f800000u, 0x007fffffu },
-    { GGUF_DT_F16, 2, 0x7c00u, 0x03ffu },
-    { GGUF_DT_BF16, 2, 0x7f80u, 0x007fu },
-    { GGUF_DT_F64, 8, 0x7ff0000000000000u, 0x000fffffffffffffu },
+static const float_layout kind_layouts[] = {
+    [GGUF_SCALE_F16] = { 2, 0x7c00u, 0x03ffu },
+    [GGUF_SCALE_BF16] = { 2, 0x7f80u, 0x007fu },
+    [GGUF_SCALE_F32] = { 4, 0x7f800000u, 0x007fffffu },
+    [GGUF_SCALE_F64] = { 8, 0x7ff0000000000000u, 0x000fffffffffffffu },
 };
 
-static const float_layout *layout_of(uint32_t type)
+/* Where a type's floats are (gguf_dtype_scales): a plain float type is
+ * scanned element by element (elem), a block type by the scale fields of
+ * each block (n of them). A type with neither (integers, nvfp4) has no
+ * float that can be NaN or Inf. */
+typedef struct floats_of {
+    const float_layout *elem;
+    int                 n;
+    gguf_scale_field    f[GGUF_MAX_SCALE_FIELDS];
+} floats_of;
+
+#define N_KINDS (sizeof kind_layouts / sizeof *kind_layouts)
+
+/* The layout of an IEEE-style kind, or NULL (E8M0, iq1_m's packed f16). */
+static const float_layout *kind_layout(uint32_t kind)
 {
-    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
-        if (layouts[i].type == type)
-            return &layouts[i];
-    return NULL;
+    return kind < N_KINDS && kind_layouts[kind].size ? &kind_layouts[kind] : NULL;
+}
+
+static void floats_of_type(uint32_t type, floats_of *o)
+{
+    const gguf_dtype_traits *tr = gguf_dtype_get(type);
+    o->elem = NULL;
+    o->n = tr ? gguf_dtype_scales(type, o->f) : -1;
+    if (o->n < 0)
+        o->n = 0;
+    if (o->n == 1 && tr->blck_size == 1) {
+        o->elem = kind_layout(o->f[0].kind);
+        o->n = 0;
+    }
 }
 
 /* Little-endian load of `size` bytes. With the constant sizes of the calls
@@ -108,73 +132,35 @@ static void scan_tensor(const gguf_file *f, const gguf_tensor *t, const float_la
     }
 }
 
-/* Where the scales of a quantized type's blocks are: up to two f16 fields
- * at byte offsets of each block (ggml-common.h's structs), or one f32
- * (q8_K), or an E8M0 exponent byte (mxfp4: 0xff is NaN). iq1_m assembles
- * its f16 scale from the top nibbles of its four scale words. */
-enum scale_kind { SC_F16, SC_F32, SC_E8M0, SC_IQ1_M };
-typedef struct scale_layout {
-    uint32_t type;
-    uint8_t  kind, n;
-    uint16_t off[2];
-} scale_layout;
-
-static const scale_layout scale_layouts[] = {
-    { GGUF_DT_Q4_0, SC_F16, 1, { 0, 0 } },    { GGUF_DT_Q4_1, SC_F16, 2, { 0, 2 } },
-    { GGUF_DT_Q5_0, SC_F16, 1, { 0, 0 } },    { GGUF_DT_Q5_1, SC_F16, 2, { 0, 2 } },
-    { GGUF_DT_Q8_0, SC_F16, 1, { 0, 0 } },    { GGUF_DT_Q8_1, SC_F16, 2, { 0, 2 } },
-    { GGUF_DT_Q2_K, SC_F16, 2, { 80, 82 } },  { GGUF_DT_Q3_K, SC_F16, 1, { 108, 0 } },
-    { GGUF_DT_Q4_K, SC_F16, 2, { 0, 2 } },    { GGUF_DT_Q5_K, SC_F16, 2, { 0, 2 } },
-    { GGUF_DT_Q6_K, SC_F16, 1, { 208, 0 } },  { GGUF_DT_Q8_K, SC_F32, 1, { 0, 0 } },
-    { GGUF_DT_IQ2_XXS, SC_F16, 1, { 0, 0 } }, { GGUF_DT_IQ2_XS, SC_F16, 1, { 0, 0 } },
-    { GGUF_DT_IQ3_XXS, SC_F16, 1, { 0, 0 } }, { GGUF_DT_IQ1_S, SC_F16, 1, { 0, 0 } },
-    { GGUF_DT_IQ4_NL, SC_F16, 1, { 0, 0 } },  { GGUF_DT_IQ3_S, SC_F16, 1, { 0, 0 } },
-    { GGUF_DT_IQ2_S, SC_F16, 1, { 0, 0 } },   { GGUF_DT_IQ4_XS, SC_F16, 1, { 0, 0 } },
-    { GGUF_DT_IQ1_M, SC_IQ1_M, 1, { 48, 0 } },{ GGUF_DT_TQ1_0, SC_F16, 1, { 52, 0 } },
-    { GGUF_DT_TQ2_0, SC_F16, 1, { 64, 0 } },  { GGUF_DT_MXFP4, SC_E8M0, 1, { 0, 0 } },
-    { GGUF_DT_Q1_0, SC_F16, 1, { 0, 0 } },
-};
-
-static const scale_layout *scale_layout_of(uint32_t type)
-{
-    for (size_t i = 0; i < sizeof scale_layouts / sizeof *scale_layouts; i++)
-        if (scale_layouts[i].type == type)
-            return &scale_layouts[i];
-    return NULL;
-}
-
 /* One block's scales: adds its NaN and Inf scales to c. */
-static void scan_scales(const uint8_t *blk, const scale_layout *l, uint64_t elem,
+static void scan_scales(const uint8_t *blk, const floats_of *l, uint64_t elem,
                         nonfinite *c)
 {
-    for (uint8_t k = 0; k < l->n; k++) {
-        const uint8_t *p = blk + l->off[k];
+    for (int k = 0; k < l->n; k++) {
+        const uint8_t *p = blk + l->f[k].offset;
         bool nan = false, inf = false;
-        uint16_t h;
-        uint32_t u;
-        switch (l->kind) {
-        case SC_F16:
-            memcpy(&h, p, 2);
-            nan = (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu);
-            inf = (h & 0x7fffu) == 0x7c00u;
-            break;
-        case SC_F32:
-            memcpy(&u, p, 4);
-            nan = (u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu);
-            inf = (u & 0x7fffffffu) == 0x7f800000u;
-            break;
-        case SC_E8M0:
+        uint64_t v = 0;
+        const float_layout *fl = &kind_layouts[GGUF_SCALE_F16];
+        switch (l->f[k].kind) {
+        case GGUF_SCALE_E8M0:
             nan = *p == 0xff;
             break;
-        case SC_IQ1_M: { /* the f16 scale's nibbles are the top of the 4 scale words */
+        case GGUF_SCALE_IQ1_M: { /* the f16 scale's nibbles are the top of the 4 scale words */
             uint16_t sc[4];
             memcpy(sc, p, 8);
-            h = (uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) |
+            v = (uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) |
                            (sc[3] & 0xf000));
-            nan = (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu);
-            inf = (h & 0x7fffu) == 0x7c00u;
+            nan = (v & fl->exp) == fl->exp && (v & fl->mant);
+            inf = (v & fl->exp) == fl->exp && !(v & fl->mant);
             break;
         }
+        default: /* F16, BF16, F32, F64 */
+            if (!(fl = kind_layout(l->f[k].kind)))
+                continue;
+            v = load_le(p, fl->size);
+            nan = (v & fl->exp) == fl->exp && (v & fl->mant);
+            inf = (v & fl->exp) == fl->exp && !(v & fl->mant);
+            break;
         }
         if ((nan || inf) && c->nan + c->inf == 0)
             c->first = elem;
@@ -185,7 +171,7 @@ static void scan_scales(const uint8_t *blk, const scale_layout *l, uint64_t elem
 
 /* The scales of every block of a quantized tensor, in released pieces of
  * whole blocks (memory stays bounded). */
-static void scan_quantized(const gguf_file *f, const gguf_tensor *t, const scale_layout *l,
+static void scan_quantized(const gguf_file *f, const gguf_tensor *t, const floats_of *l,
                            nonfinite *c)
 {
     const gguf_dtype_traits *tr = gguf_dtype_get(t->type);
@@ -214,13 +200,13 @@ static int scan_all(emit *e, const gguf_file *f)
     emit_table_begin(e, "problems", "NaN/Inf", problem_cols, 5, 0);
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
-        const float_layout *l = layout_of(t->type);
-        const scale_layout *q = l ? NULL : scale_layout_of(t->type);
+        floats_of q;
+        floats_of_type(t->type, &q);
         nonfinite c = { 0, 0, 0 };
-        if (l)
-            scan_tensor(f, t, l, &c);
-        else if (q)
-            scan_quantized(f, t, q, &c);
+        if (q.elem)
+            scan_tensor(f, t, q.elem, &c);
+        else if (q.n)
+            scan_quantized(f, t, &q, &c);
         else
             continue;
         if (c.nan + c.inf == 0)
@@ -300,9 +286,11 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
     uint64_t n_float = 0, n_quant = 0, bytes = 0;
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);
-        if (layout_of(t->type))
+        floats_of q;
+        floats_of_type(t->type, &q);
+        if (q.elem)
             n_float++, bytes += t->nbytes;
-        else if (scale_layout_of(t->type))
+        else if (q.n)
             n_quant++;
     }
     emit_field(e, "n_tensors", "tensors", ev_uint(gguf_n_tensors(f)));

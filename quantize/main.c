@@ -548,15 +548,6 @@ static bool imatrix_selected(const options *o, const char *name)
  * tensor type, marked as a guess (LLAMA_FTYPE_GUESSED, 1024). */
 static uint32_t input_file_type(const gguf_file *f)
 {
-    static const struct { uint32_t type, ftype; } guess[] = {
-        { GGUF_DT_F32, 0 }, { GGUF_DT_F16, 1 }, { GGUF_DT_Q4_0, 2 }, { GGUF_DT_Q4_1, 3 },
-        { GGUF_DT_Q8_0, 7 }, { GGUF_DT_Q5_0, 8 }, { GGUF_DT_Q5_1, 9 }, { GGUF_DT_Q2_K, 10 },
-        { GGUF_DT_Q3_K, 12 }, { GGUF_DT_Q4_K, 15 }, { GGUF_DT_Q5_K, 17 }, { GGUF_DT_Q6_K, 18 },
-        { GGUF_DT_IQ2_XXS, 19 }, { GGUF_DT_IQ2_XS, 20 }, { GGUF_DT_IQ3_XXS, 23 },
-        { GGUF_DT_IQ1_S, 24 }, { GGUF_DT_IQ4_NL, 25 }, { GGUF_DT_IQ3_S, 26 }, { GGUF_DT_IQ2_S, 28 },
-        { GGUF_DT_IQ4_XS, 30 }, { GGUF_DT_IQ1_M, 31 }, { GGUF_DT_BF16, 32 }, { GGUF_DT_TQ1_0, 36 },
-        { GGUF_DT_TQ2_0, 37 }, { GGUF_DT_MXFP4, 38 },
-    };
     uint32_t v;
     if (gguf_get_u32(f, GGUF_KEY_FILE_TYPE, &v, NULL) == 0)
         return v;
@@ -567,11 +558,8 @@ static uint32_t input_file_type(const gguf_file *f)
         if (t < GGUF_DT_COUNT && ++count[t] > count[best])
             best = t;
     }
-    uint32_t ft = 0;
-    for (size_t i = 0; i < sizeof guess / sizeof *guess; i++)
-        if (guess[i].type == best)
-            ft = guess[i].ftype;
-    return ft | 1024;
+    const int ft = gguf_dtype_file_type(best);
+    return (ft < 0 ? GGUF_FT_ALL_F32 : (uint32_t)ft) | GGUF_FT_GUESSED;
 }
 
 /* llama.cpp e21cdc11's tensor_requires_imatrix: without any imatrix these
@@ -586,7 +574,7 @@ static bool requires_imatrix(const char *name, uint32_t type, int ftype)
     case GGUF_DT_IQ1_M: case GGUF_DT_IQ1_S:
         return true;
     case GGUF_DT_Q2_K:
-        return ftype == FT_Q2_K_S;
+        return ftype == GGUF_FT_Q2_K_S;
     default:
         return false;
     }

@@ -52,7 +52,7 @@ enum when {
     IS_70B_Q3K_Q4K      /* 70B model and the type so far is q3_K or q4_K */
 };
 
-#define F(x) (1ull << FT_##x)
+#define F(x) (1ull << GGUF_FT_##x)
 
 typedef struct rule {
     enum tclass    cls;
@@ -146,20 +146,6 @@ static const rule attn_v_post[] = {
     { TC_ATTN_V, 0, ANY_ARCH, EXPERTS8, GGUF_DT_Q8_0 },
 };
 
-/* Fallbacks for rows that do not fit the k-quant super-blocks, as
- * llama.cpp e21cdc11's tensor_type_fallback has them (q2_K and q3_K fall
- * back to q4_0 there; c392e50 used iq4_nl). */
-static const struct { uint32_t from, to; } fallbacks[] = {
-    { GGUF_DT_Q2_K, GGUF_DT_Q4_0 }, { GGUF_DT_Q3_K, GGUF_DT_Q4_0 },
-    { GGUF_DT_Q4_K, GGUF_DT_Q5_0 }, { GGUF_DT_Q5_K, GGUF_DT_Q5_1 },
-    { GGUF_DT_Q6_K, GGUF_DT_Q8_0 }, { GGUF_DT_IQ4_XS, GGUF_DT_IQ4_NL },
-    { GGUF_DT_TQ1_0, GGUF_DT_Q4_0 }, { GGUF_DT_TQ2_0, GGUF_DT_Q4_0 },
-    { GGUF_DT_IQ1_S, GGUF_DT_IQ4_NL }, { GGUF_DT_IQ1_M, GGUF_DT_IQ4_NL },
-    { GGUF_DT_IQ2_XXS, GGUF_DT_IQ4_NL }, { GGUF_DT_IQ2_XS, GGUF_DT_IQ4_NL },
-    { GGUF_DT_IQ2_S, GGUF_DT_IQ4_NL }, { GGUF_DT_IQ3_XXS, GGUF_DT_IQ4_NL },
-    { GGUF_DT_IQ3_S, GGUF_DT_IQ4_NL },
-};
-
 /* llama.cpp's use_more_bits: the first and last eighth, and every third
  * layer in between, get more bits. */
 static bool more_bits(int i, int n)
@@ -247,16 +233,6 @@ bool policy_is_quantizable(const char *name, uint32_t n_dims, const policy_opts 
     return !(o->leave_output && strcmp(name, "output.weight") == 0);
 }
 
-uint32_t policy_fallback(uint32_t type, int64_t ne0)
-{
-    uint32_t to = GGUF_DT_F16;
-    for (size_t i = 0; i < sizeof fallbacks / sizeof *fallbacks; i++)
-        if (fallbacks[i].from == type)
-            to = fallbacks[i].to;
-    uint64_t row;
-    return gguf_row_size(to, ne0, &row, NULL) == 0 ? to : GGUF_DT_F16;
-}
-
 /* The mix: class rules (and the output/embedding special cases). */
 static bool in_set(uint64_t set, int ftype) { return (set >> ftype) & 1; }
 
@@ -269,14 +245,14 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
     if (is_output) {
         if (o->output_type >= 0)
             return (uint32_t)o->output_type;
-        if (ftype == FT_MXFP4_MOE || m->falcon || gguf_row_size(t, ne0, &row, NULL) != 0)
+        if (ftype == GGUF_FT_MXFP4_MOE || m->falcon || gguf_row_size(t, ne0, &row, NULL) != 0)
             return GGUF_DT_Q8_0;
         if (in_set(LOW_BIT | F(IQ3_XXS), ftype))
             return GGUF_DT_Q5_K;
         return t == GGUF_DT_Q8_0 ? t : GGUF_DT_Q6_K;
     }
     /* MXFP4_MOE: experts (3-D tensors) in mxfp4, everything else q8_0 */
-    if (ftype == FT_MXFP4_MOE)
+    if (ftype == GGUF_FT_MXFP4_MOE)
         return ne2 > 1 ? GGUF_DT_MXFP4 : GGUF_DT_Q8_0;
     if (strcmp(name, "token_embd.weight") == 0) {
         if (o->token_embedding_type >= 0)
@@ -286,7 +262,7 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
         if (in_set(LOW_IQ2SM | F(IQ3_XXS), ftype))
             return GGUF_DT_IQ3_S;
         /* the ternary presets keep the embedding in q4_K */
-        return ftype == FT_TQ1_0 || ftype == FT_TQ2_0 ? GGUF_DT_Q4_K : t;
+        return ftype == GGUF_FT_TQ1_0 || ftype == GGUF_FT_TQ2_0 ? GGUF_DT_Q4_K : t;
     }
 
     enum tclass cls = classify(name);
@@ -314,13 +290,15 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
 }
 
 /* t, or its fallback (counted and explained in why) when rows of ne0 do not
- * fit its blocks. */
+ * fit its blocks: llama.cpp e21cdc11's tensor_type_fallback, from the type
+ * table (gguf_dtype_fit; q2_K and q3_K fall back to q4_0 there, c392e50
+ * used iq4_nl), and f16 where that does not fit either or llama.cpp has
+ * none (it gives up: "Unsupported tensor size"). */
 static uint32_t fit_rows(uint32_t t, int64_t ne0, policy_state *st, char *why, size_t why_size)
 {
-    uint64_t row;
-    if (gguf_row_size(t, ne0, &row, NULL) == 0)
+    const uint32_t fb = gguf_dtype_fit(t, ne0);
+    if (fb == t)
         return t;
-    uint32_t fb = policy_fallback(t, ne0);
     if (why)
         snprintf(why, why_size, "rows of %lld do not fit %s blocks of %u: %s", (long long)ne0,
                  gguf_dtype_name(t), gguf_dtype_get(t)->blck_size, gguf_dtype_name(fb));

@@ -6,8 +6,8 @@
  * and MXFP4_MOE presets) for the presets in preset.h, written as a rule
  * table in policy.c: output/embedding types, attn_v / ffn_down upgrades by
  * layer, GQA and expert-count adjustments, and the fallback used when a
- * row length is not a multiple of the chosen type's block size. Where
- * llama.cpp gives up ("Unsupported tensor size") we fall back to F16.
+ * row length is not a multiple of the chosen type's block size (the type
+ * table's, gguf_dtype_fit).
  */
 #ifndef QUANTIZE_POLICY_H
 #define QUANTIZE_POLICY_H
@@ -60,8 +60,5 @@ uint32_t policy_tensor_type(const policy_model *m, policy_state *st, const polic
 uint32_t policy_tensor_type_3d(const policy_model *m, policy_state *st, const policy_opts *o,
                                int ftype, uint32_t dflt, const char *name, int64_t ne0,
                                int64_t ne2, int forced, char *why, size_t why_size);
-
-/* The type used instead of `type` when rows of ne0 do not fit its blocks. */
-uint32_t policy_fallback(uint32_t type, int64_t ne0);
 
 #endif

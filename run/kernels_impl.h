@@ -20,17 +20,6 @@
 
 #include <ggufkit/quants.h>
 
-#define GGUF_QK8_1 32
-
-/* 8-bit activations for q4_1/q5_1: x ≈ d * q, and s = d * Σq (rounded to
- * f16) so that a block's min m contributes m * s without touching q. */
-typedef struct {
-    gguf_half d;
-    gguf_half s;
-    int8_t    qs[GGUF_QK8_1];
-} gguf_block_q8_1;
-_Static_assert(sizeof(gguf_block_q8_1) == 36, "gguf_block_q8_1 is 36 bytes");
-
 typedef float (*kern_dot_fn)(int64_t n, const void *w, const void *x);
 
 /* Several activation rows at once: out[k] = dot(w, row k) for the rows at

@@ -60,25 +60,6 @@
 #include <ggufkit/quants.h>
 #include "kernels_impl.h"
 
-/* ggml-common.h's block_iq3_s and block_iq2_s (quants.h does not export
- * them). */
-typedef struct {
-    gguf_half d;
-    uint8_t   qs[GGUF_QK_K / 4];     /* low eight bits of the 64 grid indices */
-    uint8_t   qh[GGUF_QK_K / 32];    /* their ninth bits, a byte per sub-block */
-    uint8_t   signs[GGUF_QK_K / 8];  /* a bit per element */
-    uint8_t   scales[GGUF_QK_K / 64]; /* 4-bit ls, two sub-blocks a byte */
-} iq3s_block;
-_Static_assert(sizeof(iq3s_block) == 110, "iq3_s blocks are 110 bytes");
-
-typedef struct {
-    gguf_half d;
-    uint8_t   qs[GGUF_QK_K / 4];     /* 32 low index bytes, then 32 sign bytes */
-    uint8_t   qh[GGUF_QK_K / 32];    /* two high index bits per group of eight */
-    uint8_t   scales[GGUF_QK_K / 32]; /* 4-bit ls, two per sub-block */
-} iq2s_block;
-_Static_assert(sizeof(iq2s_block) == 82, "iq2_s blocks are 82 bytes");
-
 /* ---------------------------------------------------------------------------
  * The grids: ggml's iq3s_grid (512 points × 4 bytes) and iq2s_grid (1024 ×
  * 8), asked of libgguf once (its tables are built once and then only read;
@@ -108,19 +89,19 @@ static inline const uint8_t *grid_iq2s(void)
 }
 
 /* Grid index of group k (of four) of iq3_s sub-block ib. */
-static inline unsigned iq3s_index(const iq3s_block *b, int ib, int k)
+static inline unsigned iq3s_index(const gguf_block_iq3_s *b, int ib, int k)
 {
     return b->qs[8 * ib + k] | (unsigned)(b->qh[ib] >> k & 1) << 8;
 }
 
 /* Grid index of group l (of eight) of iq2_s sub-block ib. */
-static inline unsigned iq2s_index(const iq2s_block *b, int ib, int l)
+static inline unsigned iq2s_index(const gguf_block_iq2_s *b, int ib, int l)
 {
     return b->qs[4 * ib + l] | (unsigned)(b->qh[ib] >> (2 * l) & 3) << 8;
 }
 
 /* The odd scale 2·ls + 1 of iq3_s sub-block ib. */
-static inline int iq3s_scale(const iq3s_block *b, int ib)
+static inline int iq3s_scale(const gguf_block_iq3_s *b, int ib)
 {
     return 2 * (b->scales[ib / 2] >> 4 * (ib % 2) & 0x0f) + 1;
 }
@@ -132,11 +113,11 @@ static inline int iq3s_scale(const iq3s_block *b, int ib)
 float dot_iq3_s_ref(int64_t n, const void *w, const void *x)
 {
     const uint8_t *grid = grid_iq3s();
-    const iq3s_block *bw = w;
+    const gguf_block_iq3_s *bw = w;
     const gguf_block_q8_K *bx = x;
     float sumf = 0.0f;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
-        const iq3s_block *b = &bw[i];
+        const gguf_block_iq3_s *b = &bw[i];
         const int8_t *q8 = bx[i].qs;
         const float d = gguf_f16_to_f32(b->d) * bx[i].d;
         int32_t bsum = 0;
@@ -160,11 +141,11 @@ float dot_iq3_s_ref(int64_t n, const void *w, const void *x)
 float dot_iq2_s_ref(int64_t n, const void *w, const void *x)
 {
     const uint8_t *grid = grid_iq2s();
-    const iq2s_block *bw = w;
+    const gguf_block_iq2_s *bw = w;
     const gguf_block_q8_K *bx = x;
     float sumf = 0.0f;
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
-        const iq2s_block *b = &bw[i];
+        const gguf_block_iq2_s *b = &bw[i];
         const int8_t *q8 = bx[i].qs;
         const uint8_t *signs = b->qs + GGUF_QK_K / 8;
         const float d = gguf_f16_to_f32(b->d) * bx[i].d;
@@ -242,7 +223,7 @@ ALWAYS __m256i word_bcast(int j)
 }
 
 /* The 32 grid magnitudes of iq3_s sub-block ib, as bytes in element order. */
-ALWAYS __m256i grid_iq3s_sub(const iq3s_block *b, const uint8_t *grid, int ib)
+ALWAYS __m256i grid_iq3s_sub(const gguf_block_iq3_s *b, const uint8_t *grid, int ib)
 {
     /* four-byte loads inserted into two 128-bit halves: a vector built
      * from an array on the stack would stall on store forwarding, and
@@ -258,7 +239,7 @@ ALWAYS __m256i grid_iq3s_sub(const iq3s_block *b, const uint8_t *grid, int ib)
 }
 
 /* The 32 grid magnitudes of iq2_s sub-block ib. */
-ALWAYS __m256i grid_iq2s_sub(const iq2s_block *b, const uint8_t *grid, int ib)
+ALWAYS __m256i grid_iq2s_sub(const gguf_block_iq2_s *b, const uint8_t *grid, int ib)
 {
     __m128i h[2];
     UNROLL for (int m = 0; m < 2; m++) {
@@ -270,7 +251,7 @@ ALWAYS __m256i grid_iq2s_sub(const iq2s_block *b, const uint8_t *grid, int ib)
 
 /* The scales of an iq3_s super-block: that of sub-block ib in 16-bit
  * element ib of both 128-bit halves. */
-ALWAYS __m256i scales_iq3s(const iq3s_block *b)
+ALWAYS __m256i scales_iq3s(const gguf_block_iq3_s *b)
 {
     uint32_t s;
     memcpy(&s, b->scales, 4);
@@ -284,7 +265,7 @@ ALWAYS __m256i scales_iq3s(const iq3s_block *b)
 /* The scales of an iq2_s super-block: the first half's scale of sub-block
  * ib in element ib of the low 128 bits, the second half's in element ib of
  * the high ones. */
-ALWAYS __m256i scales_iq2s(const iq2s_block *b)
+ALWAYS __m256i scales_iq2s(const gguf_block_iq2_s *b)
 {
     const __m128i s8 = _mm_loadl_epi64((const __m128i *)b->scales);
     const __m128i lo4 = _mm_set1_epi8(0x0f);
@@ -310,8 +291,8 @@ ALWAYS void iq_rows(uint32_t type, madd_add_fn madd_add, int64_t n, const void *
     UNROLL for (int k = 0; k < nx; k++)
         acc[k] = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
-        const iq3s_block *b3 = iq3 ? (const iq3s_block *)w + i : NULL;
-        const iq2s_block *b2 = iq3 ? NULL : (const iq2s_block *)w + i;
+        const gguf_block_iq3_s *b3 = iq3 ? (const gguf_block_iq3_s *)w + i : NULL;
+        const gguf_block_iq2_s *b2 = iq3 ? NULL : (const gguf_block_iq2_s *)w + i;
         const __m256i sv = iq3 ? scales_iq3s(b3) : scales_iq2s(b2);
         const uint8_t *signs = iq3 ? b3->signs : b2->qs + GGUF_QK_K / 8;
         const gguf_block_q8_K *bx[KERN_NX];

@@ -141,6 +141,41 @@ GGUF_API const char *gguf_dtype_name(uint32_t type);
  * the id, or -1 when no valid type has that name. */
 GGUF_API int gguf_dtype_from_name(const char *name);
 
+/* The type llama-quantize substitutes for `type` when a row's length is
+ * not a whole number of its blocks (llama.cpp e21cdc11's
+ * tensor_type_fallback: q4_K → q5_0, iq4_xs → iq4_nl, ...), or -1 when it
+ * defines none (it then refuses the tensor). */
+GGUF_API int gguf_dtype_fallback(uint32_t type);
+
+/* The type rows of ne0 elements get when `type` is wanted: `type` itself
+ * when ne0 is a whole number of its blocks, else its fallback when that
+ * fits, else f16 (llama-quantize's "must use F16 due to unusual shape";
+ * where llama.cpp has no fallback — q8_0, the converter's only block
+ * type — f16 as gguf-py's converter does). */
+GGUF_API uint32_t gguf_dtype_fit(uint32_t type, int64_t ne0);
+
+/* llama.cpp's file types (enum llama_ftype, e21cdc11): the values of
+ * general.file_type. Numbers llama.cpp removed (4..6, 33..35) are absent. */
+enum gguf_file_type {
+    GGUF_FT_ALL_F32 = 0, GGUF_FT_F16 = 1, GGUF_FT_Q4_0 = 2, GGUF_FT_Q4_1 = 3,
+    GGUF_FT_Q8_0 = 7, GGUF_FT_Q5_0 = 8, GGUF_FT_Q5_1 = 9, GGUF_FT_Q2_K = 10,
+    GGUF_FT_Q3_K_S = 11, GGUF_FT_Q3_K_M = 12, GGUF_FT_Q3_K_L = 13, GGUF_FT_Q4_K_S = 14,
+    GGUF_FT_Q4_K_M = 15, GGUF_FT_Q5_K_S = 16, GGUF_FT_Q5_K_M = 17, GGUF_FT_Q6_K = 18,
+    GGUF_FT_IQ2_XXS = 19, GGUF_FT_IQ2_XS = 20, GGUF_FT_Q2_K_S = 21, GGUF_FT_IQ3_XS = 22,
+    GGUF_FT_IQ3_XXS = 23, GGUF_FT_IQ1_S = 24, GGUF_FT_IQ4_NL = 25, GGUF_FT_IQ3_S = 26,
+    GGUF_FT_IQ3_M = 27, GGUF_FT_IQ2_S = 28, GGUF_FT_IQ2_M = 29, GGUF_FT_IQ4_XS = 30,
+    GGUF_FT_IQ1_M = 31, GGUF_FT_BF16 = 32, GGUF_FT_TQ1_0 = 36, GGUF_FT_TQ2_0 = 37,
+    GGUF_FT_MXFP4_MOE = 38, GGUF_FT_NVFP4 = 39, GGUF_FT_Q1_0 = 40,
+    GGUF_FT_GUESSED = 1024 /* or-ed in when a loader guessed the type */
+};
+
+/* The file type of a file mostly of tensor type `type`: what llama.cpp's
+ * loader guesses when general.file_type is absent (q3_K → Q3_K_M, mxfp4 →
+ * MXFP4_MOE), and what a converter writes for its outtype (f32 → ALL_F32).
+ * -1 when there is none (integer types; nvfp4 and q1_0, which ggufkit's
+ * table does not map yet although llama.cpp's loader does). */
+GGUF_API int gguf_dtype_file_type(uint32_t type);
+
 /* Bytes of one row of n elements of `type`, into *out. Returns 0, or -1
  * with err (may be NULL) when the type is invalid (GGUF_ERR_UNSUPPORTED), n
  * is not a multiple of the block size (GGUF_ERR_ARG), or the size

@@ -76,6 +76,9 @@ GGUF_API void gguf_f32_to_bf16_row(const float *x, uint16_t *y, int64_t n);
 #define GGUF_QK5_0 32
 #define GGUF_QK5_1 32
 #define GGUF_QK8_0 32
+#define GGUF_QK8_1 32
+#define GGUF_QK1_0 128
+#define GGUF_QK_NVFP4 64
 #define GGUF_QK4_NL 32
 #define GGUF_QK_MXFP4 32
 #define GGUF_QK_K  256
@@ -102,6 +105,15 @@ GGUF_STATIC_ASSERT(sizeof(gguf_block_q5_1) == 24, "gguf_block_q5_1 is 24 bytes")
 /* 8-bit, scale only. */
 typedef struct { gguf_half d; int8_t qs[GGUF_QK8_0]; } gguf_block_q8_0;
 GGUF_STATIC_ASSERT(sizeof(gguf_block_q8_0) == 34, "gguf_block_q8_0 is 34 bytes");
+
+/* 8-bit with the scaled sum s = d * Σq (ggml's activation type for q4_1,
+ * q5_1; no codec here: gguf-run makes it). */
+typedef struct { gguf_half d, s; int8_t qs[GGUF_QK8_1]; } gguf_block_q8_1;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q8_1) == 36, "gguf_block_q8_1 is 36 bytes");
+
+/* 1-bit, scale only: x = ±d, a bit per element (no codec here). */
+typedef struct { gguf_half d; uint8_t qs[GGUF_QK1_0 / 8]; } gguf_block_q1_0;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_q1_0) == 18, "gguf_block_q1_0 is 18 bytes");
 
 /* --- k-quants: 256-element super-blocks ----------------------------------- */
 
@@ -173,6 +185,69 @@ typedef struct {
 } gguf_block_iq4_xs;
 GGUF_STATIC_ASSERT(sizeof(gguf_block_iq4_xs) == 136, "gguf_block_iq4_xs is 136 bytes");
 
+/* --- lattice i-quants: 256-element super-blocks of grid indices ----------- */
+
+/* 2.0625 bits: per 32, four 8-bit indices into a 256-point grid and a u32
+ * of four 7-bit sign masks and a 4-bit scale. */
+typedef struct { gguf_half d; uint16_t qs[GGUF_QK_K / 8]; } gguf_block_iq2_xxs;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_iq2_xxs) == 66, "gguf_block_iq2_xxs is 66 bytes");
+
+/* 2.3125 bits: per 8, a 9-bit index into 512 points and a 7-bit sign mask;
+ * 4-bit scales, two per byte. */
+typedef struct {
+    gguf_half d;
+    uint16_t  qs[GGUF_QK_K / 8];
+    uint8_t   scales[GGUF_QK_K / 32];
+} gguf_block_iq2_xs;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_iq2_xs) == 74, "gguf_block_iq2_xs is 74 bytes");
+
+/* 2.5625 bits: 10-bit indices into 1024 points (low bytes in qs, then 32
+ * sign bytes; two high bits each in qh), 4-bit scales. */
+typedef struct {
+    gguf_half d;
+    uint8_t   qs[GGUF_QK_K / 4];
+    uint8_t   qh[GGUF_QK_K / 32];
+    uint8_t   scales[GGUF_QK_K / 32];
+} gguf_block_iq2_s;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_iq2_s) == 82, "gguf_block_iq2_s is 82 bytes");
+
+/* 3.0625 bits: 64 8-bit indices into a 256-point grid of four levels, then
+ * per 32 a u32 of four 7-bit sign masks and a 4-bit scale. */
+typedef struct { gguf_half d; uint8_t qs[3 * GGUF_QK_K / 8]; } gguf_block_iq3_xxs;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_iq3_xxs) == 98, "gguf_block_iq3_xxs is 98 bytes");
+
+/* 3.4375 bits: 9-bit indices into 512 points (low bytes in qs, ninth bits
+ * a byte per sub-block in qh), a sign bit per element, 4-bit scales two
+ * sub-blocks a byte. */
+typedef struct {
+    gguf_half d;
+    uint8_t   qs[GGUF_QK_K / 4];
+    uint8_t   qh[GGUF_QK_K / 32];
+    uint8_t   signs[GGUF_QK_K / 8];
+    uint8_t   scales[GGUF_QK_K / 64];
+} gguf_block_iq3_s;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_iq3_s) == 110, "gguf_block_iq3_s is 110 bytes");
+
+/* 1.5625 bits: 11-bit indices into a 2048-point grid of -1, 0, 1 (low
+ * bytes in qs; per 32, qh holds the high bits, a 3-bit scale and the sign
+ * of the shift). */
+typedef struct {
+    gguf_half d;
+    uint8_t   qs[GGUF_QK_K / 8];
+    uint16_t  qh[GGUF_QK_K / 32];
+} gguf_block_iq1_s;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_iq1_s) == 50, "gguf_block_iq1_s is 50 bytes");
+
+/* 1.75 bits: as iq1_s with a shift sign per 8 and 3-bit scales per 16;
+ * the f16 super-block scale is spread over the top nibbles of the four
+ * u16 scale words. */
+typedef struct {
+    uint8_t qs[GGUF_QK_K / 8];
+    uint8_t qh[GGUF_QK_K / 16];
+    uint8_t scales[GGUF_QK_K / 32];
+} gguf_block_iq1_m;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_iq1_m) == 56, "gguf_block_iq1_m is 56 bytes");
+
 /* Ternary, 1.6875 bits: x = d * (t - 1), t ∈ {0,1,2}; five trits per qs
  * byte, four per qh byte, each byte a base-3 fraction scaled to 0..255. */
 typedef struct {
@@ -193,6 +268,34 @@ GGUF_STATIC_ASSERT(sizeof(gguf_block_tq2_0) == 66, "gguf_block_tq2_0 is 66 bytes
  * doubled E2M1 values (kvalues_mxfp4: 0, ±1, ±2, ±3, ±4, ±6, ±8, ±12). */
 typedef struct { uint8_t e; uint8_t qs[GGUF_QK_MXFP4 / 2]; } gguf_block_mxfp4;
 GGUF_STATIC_ASSERT(sizeof(gguf_block_mxfp4) == 17, "gguf_block_mxfp4 is 17 bytes");
+
+/* NV fp4: four UE4M3 scales, one per 16 elements, and 64 E2M1 codes (no
+ * codec here). */
+typedef struct { uint8_t d[GGUF_QK_NVFP4 / 16]; uint8_t qs[GGUF_QK_NVFP4 / 2]; } gguf_block_nvfp4;
+GGUF_STATIC_ASSERT(sizeof(gguf_block_nvfp4) == 36, "gguf_block_nvfp4 is 36 bytes");
+
+/* --- where the floats of a block are --------------------------------------
+ * For a NaN/Inf scan: the fields of one block that hold IEEE-style floats
+ * (its scales; for the plain float types, whose block is one element, the
+ * element itself). */
+enum gguf_scale_kind {
+    GGUF_SCALE_F16 = 1, GGUF_SCALE_BF16, GGUF_SCALE_F32, GGUF_SCALE_F64,
+    GGUF_SCALE_E8M0, /* an exponent byte; 0xff is NaN (mxfp4) */
+    GGUF_SCALE_IQ1_M /* an f16 from the top nibbles of four u16 words (iq1_m) */
+};
+
+typedef struct gguf_scale_field {
+    uint32_t kind;   /* enum gguf_scale_kind */
+    uint32_t offset; /* bytes from the start of the block */
+} gguf_scale_field;
+
+#define GGUF_MAX_SCALE_FIELDS 2
+
+/* The float fields of one block of `type` into out (up to
+ * GGUF_MAX_SCALE_FIELDS); returns how many. 0 when the type has none that
+ * can be NaN or Inf: the integer types, and nvfp4 (ggml decodes every
+ * UE4M3 byte to a finite value, 0x7f as 0). -1 for removed and unknown ids. */
+GGUF_API int gguf_dtype_scales(uint32_t type, gguf_scale_field out[GGUF_MAX_SCALE_FIELDS]);
 
 /* --- row codecs --------------------------------------------------------------
  * n (and n_per_row) must be a multiple of the type's block size. */

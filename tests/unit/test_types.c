@@ -2,14 +2,19 @@
  * test_types.c — the ggml type table and value-type table.
  *
  * Sizes are checked against ggml's block structs and against the row sizes
- * stored in the fixture quantization vectors.
+ * stored in the fixture quantization vectors; the rest of each type's row
+ * (fallback, file type, float fields) against its invariants and against
+ * what llama.cpp e21cdc11 says (include/llama.h, src/llama-quant.cpp,
+ * src/llama-model-loader.cpp), recorded here.
  */
+#include <math.h>
 #include <stdint.h>
 
 #include <unistd.h>
 
 #include "testutil.h"
 #include <ggufkit/gguf.h>
+#include <ggufkit/quants.h>
 
 static const struct { uint32_t id; const char *name; uint32_t blck, size; } expected[] = {
     { 0, "f32", 1, 4 },        { 1, "f16", 1, 2 },         { 2, "q4_0", 32, 18 },
@@ -162,6 +167,299 @@ START_TEST(test_uncodec_types_open)
 }
 END_TEST
 
+/* Every id below GGUF_DT_COUNT has a whole row: a name, and for a valid
+ * type a block, its float fields stated, a fallback and a file type that
+ * are -1 or in range. An id added to the enum (GGUF_DT_COUNT raised)
+ * without a row in gguf/types.c fails here: its name is NULL. */
+START_TEST(test_every_id_has_a_row)
+{
+    ck_assert_int_eq(GGUF_DT_COUNT, 42); /* ggml e21cdc11's GGML_TYPE_COUNT */
+    for (uint32_t id = 0; id < GGUF_DT_COUNT; id++) {
+        const gguf_dtype_traits *t = gguf_dtype_get(id);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_msg(t->name && t->name[0], "type id %u has no row in gguf/types.c", id);
+        gguf_scale_field f[GGUF_MAX_SCALE_FIELDS];
+        if (!t->valid) {
+            ck_assert_ptr_nonnull(strstr(t->name, "(removed)"));
+            ck_assert_int_eq(gguf_dtype_scales(id, f), -1);
+            ck_assert_int_eq(gguf_dtype_fallback(id), -1);
+            ck_assert_int_eq(gguf_dtype_file_type(id), -1);
+            continue;
+        }
+        ck_assert_msg(t->blck_size >= 1 && t->type_size >= 1, "%s: no block", t->name);
+        const int n = gguf_dtype_scales(id, f);
+        ck_assert_msg(n >= 0 && n <= GGUF_MAX_SCALE_FIELDS, "%s: %d float fields", t->name, n);
+        for (int k = 0; k < n; k++) {
+            ck_assert_msg(f[k].kind >= GGUF_SCALE_F16 && f[k].kind <= GGUF_SCALE_IQ1_M,
+                          "%s: field %d of kind %u", t->name, k, f[k].kind);
+            ck_assert_msg(f[k].offset < t->type_size, "%s: field %d outside the block",
+                          t->name, k);
+        }
+        ck_assert_int_ge(gguf_dtype_fallback(id), -1);
+        ck_assert_int_lt(gguf_dtype_fallback(id), GGUF_DT_COUNT);
+        ck_assert_int_ge(gguf_dtype_file_type(id), -1);
+    }
+    ck_assert(gguf_dtype_get(GGUF_DT_COUNT - 1)->valid); /* the last id has its row */
+    gguf_scale_field f[GGUF_MAX_SCALE_FIELDS];
+    ck_assert_int_eq(gguf_dtype_scales(GGUF_DT_COUNT, f), -1);
+    ck_assert_int_eq(gguf_dtype_fallback(GGUF_DT_COUNT), -1);
+    ck_assert_int_eq(gguf_dtype_file_type(UINT32_MAX), -1);
+}
+END_TEST
+
+/* Every block type's bytes and block size are those of its struct in
+ * quants.h, and every block type has a struct there. */
+START_TEST(test_block_structs)
+{
+    static const struct { uint32_t id; size_t size; uint32_t qk; } structs[] = {
+        { GGUF_DT_Q4_0, sizeof(gguf_block_q4_0), GGUF_QK4_0 },
+        { GGUF_DT_Q4_1, sizeof(gguf_block_q4_1), GGUF_QK4_1 },
+        { GGUF_DT_Q5_0, sizeof(gguf_block_q5_0), GGUF_QK5_0 },
+        { GGUF_DT_Q5_1, sizeof(gguf_block_q5_1), GGUF_QK5_1 },
+        { GGUF_DT_Q8_0, sizeof(gguf_block_q8_0), GGUF_QK8_0 },
+        { GGUF_DT_Q8_1, sizeof(gguf_block_q8_1), GGUF_QK8_1 },
+        { GGUF_DT_Q2_K, sizeof(gguf_block_q2_K), GGUF_QK_K },
+        { GGUF_DT_Q3_K, sizeof(gguf_block_q3_K), GGUF_QK_K },
+        { GGUF_DT_Q4_K, sizeof(gguf_block_q4_K), GGUF_QK_K },
+        { GGUF_DT_Q5_K, sizeof(gguf_block_q5_K), GGUF_QK_K },
+        { GGUF_DT_Q6_K, sizeof(gguf_block_q6_K), GGUF_QK_K },
+        { GGUF_DT_Q8_K, sizeof(gguf_block_q8_K), GGUF_QK_K },
+        { GGUF_DT_IQ2_XXS, sizeof(gguf_block_iq2_xxs), GGUF_QK_K },
+        { GGUF_DT_IQ2_XS, sizeof(gguf_block_iq2_xs), GGUF_QK_K },
+        { GGUF_DT_IQ3_XXS, sizeof(gguf_block_iq3_xxs), GGUF_QK_K },
+        { GGUF_DT_IQ1_S, sizeof(gguf_block_iq1_s), GGUF_QK_K },
+        { GGUF_DT_IQ4_NL, sizeof(gguf_block_iq4_nl), GGUF_QK4_NL },
+        { GGUF_DT_IQ3_S, sizeof(gguf_block_iq3_s), GGUF_QK_K },
+        { GGUF_DT_IQ2_S, sizeof(gguf_block_iq2_s), GGUF_QK_K },
+        { GGUF_DT_IQ4_XS, sizeof(gguf_block_iq4_xs), GGUF_QK_K },
+        { GGUF_DT_IQ1_M, sizeof(gguf_block_iq1_m), GGUF_QK_K },
+        { GGUF_DT_TQ1_0, sizeof(gguf_block_tq1_0), GGUF_QK_K },
+        { GGUF_DT_TQ2_0, sizeof(gguf_block_tq2_0), GGUF_QK_K },
+        { GGUF_DT_MXFP4, sizeof(gguf_block_mxfp4), GGUF_QK_MXFP4 },
+        { GGUF_DT_NVFP4, sizeof(gguf_block_nvfp4), GGUF_QK_NVFP4 },
+        { GGUF_DT_Q1_0, sizeof(gguf_block_q1_0), GGUF_QK1_0 },
+    };
+    bool seen[GGUF_DT_COUNT] = { false };
+    for (size_t i = 0; i < sizeof structs / sizeof *structs; i++) {
+        const gguf_dtype_traits *t = gguf_dtype_get(structs[i].id);
+        ck_assert_uint_eq(t->type_size, structs[i].size);
+        ck_assert_uint_eq(t->blck_size, structs[i].qk);
+        seen[structs[i].id] = true;
+    }
+    for (uint32_t id = 0; id < GGUF_DT_COUNT; id++) {
+        const gguf_dtype_traits *t = gguf_dtype_get(id);
+        if (t->valid && t->blck_size > 1)
+            ck_assert_msg(seen[id], "%s has no block struct in quants.h", t->name);
+        /* a codec writes whole blocks of the table's size */
+        const gguf_codec *c = gguf_codec_get(id);
+        if (c) {
+            float x[2 * 256], w[2 * 256];
+            uint8_t y[2 * 292];
+            for (int i = 0; i < 2 * 256; i++)
+                x[i] = sinf(0.37f * (float)i), w[i] = 1;
+            const int64_t n = 2 * (int64_t)t->blck_size;
+            ck_assert_uint_eq(gguf_quantize_rows(id, x, y, 1, n, w, NULL),
+                              2 * (size_t)t->type_size);
+        }
+    }
+}
+END_TEST
+
+/* The block types whose blocks hold no float that can be NaN or Inf; every
+ * other block type names its scales, so gguf-inspect --check scans them. */
+static bool no_float_fields(uint32_t id)
+{
+    return id == GGUF_DT_NVFP4; /* UE4M3 scales: ggml decodes 0x7f as 0 */
+}
+
+START_TEST(test_float_fields)
+{
+    for (uint32_t id = 0; id < GGUF_DT_COUNT; id++) {
+        const gguf_dtype_traits *t = gguf_dtype_get(id);
+        gguf_scale_field f[GGUF_MAX_SCALE_FIELDS];
+        const int n = gguf_dtype_scales(id, f);
+        if (!t->valid)
+            continue;
+        if (t->blck_size == 1) {
+            /* plain types: a float type's one field is the element itself */
+            ck_assert_int_eq(n, t->is_float ? 1 : 0);
+            if (n)
+                ck_assert_uint_eq(f[0].offset, 0);
+            continue;
+        }
+        ck_assert(!t->is_float);
+        ck_assert_msg(n > 0 || no_float_fields(id), "%s: no float fields stated", t->name);
+        ck_assert_msg(n == 0 || !no_float_fields(id), "%s: stated twice", t->name);
+    }
+    /* the element kinds of the plain float types */
+    gguf_scale_field f[GGUF_MAX_SCALE_FIELDS];
+    ck_assert_int_eq(gguf_dtype_scales(GGUF_DT_F32, f), 1);
+    ck_assert_uint_eq(f[0].kind, GGUF_SCALE_F32);
+    ck_assert_int_eq(gguf_dtype_scales(GGUF_DT_F16, f), 1);
+    ck_assert_uint_eq(f[0].kind, GGUF_SCALE_F16);
+    ck_assert_int_eq(gguf_dtype_scales(GGUF_DT_BF16, f), 1);
+    ck_assert_uint_eq(f[0].kind, GGUF_SCALE_BF16);
+    ck_assert_int_eq(gguf_dtype_scales(GGUF_DT_F64, f), 1);
+    ck_assert_uint_eq(f[0].kind, GGUF_SCALE_F64);
+    ck_assert_int_eq(gguf_dtype_scales(GGUF_DT_I32, f), 0);
+}
+END_TEST
+
+/* Each stated field of a block type with a codec is a scale indeed: a NaN
+ * written there makes the block decode to NaNs (and the clean block has
+ * none). E8M0 has no NaN that ggml decodes as one (255 is 2^127). */
+START_TEST(test_float_fields_are_scales)
+{
+    int checked = 0;
+    for (uint32_t id = 0; id < GGUF_DT_COUNT; id++) {
+        const gguf_dtype_traits *t = gguf_dtype_get(id);
+        const gguf_codec *c = gguf_codec_get(id);
+        gguf_scale_field f[GGUF_MAX_SCALE_FIELDS];
+        const int n = gguf_dtype_scales(id, f);
+        if (!c || t->blck_size == 1)
+            continue;
+        float x[256], w[256], y[256];
+        uint8_t blk[292];
+        for (int i = 0; i < 256; i++)
+            x[i] = 0.5f + sinf(0.61f * (float)i), w[i] = 1;
+        const int64_t bs = t->blck_size;
+        ck_assert_uint_eq(gguf_quantize_rows(id, x, blk, 1, bs, w, NULL), t->type_size);
+        ck_assert_int_eq(gguf_dequantize_row(id, blk, y, bs, NULL), 0);
+        for (int64_t i = 0; i < bs; i++)
+            ck_assert(isfinite(y[i]));
+        for (int k = 0; k < n; k++) {
+            uint8_t bad[292];
+            memcpy(bad, blk, t->type_size);
+            uint8_t *p = bad + f[k].offset;
+            switch (f[k].kind) {
+            case GGUF_SCALE_F16: p[0] = 0x00, p[1] = 0x7e; break;
+            case GGUF_SCALE_BF16: p[0] = 0xc0, p[1] = 0x7f; break;
+            case GGUF_SCALE_F32: p[0] = 0, p[1] = 0, p[2] = 0xc0, p[3] = 0x7f; break;
+            case GGUF_SCALE_IQ1_M: /* 0x7e00 in the top nibbles of four u16 */
+                p[1] &= 0x0f, p[3] &= 0x0f, p[5] = (uint8_t)((p[5] & 0x0f) | 0xe0),
+                p[7] = (uint8_t)((p[7] & 0x0f) | 0x70);
+                break;
+            default: continue;
+            }
+            ck_assert_int_eq(gguf_dequantize_row(id, bad, y, bs, NULL), 0);
+            int nans = 0;
+            for (int64_t i = 0; i < bs; i++)
+                nans += isnan(y[i]);
+            ck_assert_msg(nans > 0, "%s: a NaN at byte %u decodes to no NaN", t->name,
+                          f[k].offset);
+            checked++;
+        }
+    }
+    ck_assert_int_eq(checked, 27); /* 22 types, five of them with two fields */
+}
+END_TEST
+
+/* llama.cpp e21cdc11's tensor_type_fallback, and what the table makes of
+ * it: the fallback is quantizable without weights, and its blocks divide
+ * the type's, so it serves every row the type fits and more. */
+START_TEST(test_fallbacks)
+{
+    static const struct { uint32_t from, to; } llama[] = {
+        { GGUF_DT_IQ1_S, GGUF_DT_IQ4_NL },   { GGUF_DT_IQ1_M, GGUF_DT_IQ4_NL },
+        { GGUF_DT_IQ2_XXS, GGUF_DT_IQ4_NL }, { GGUF_DT_IQ2_XS, GGUF_DT_IQ4_NL },
+        { GGUF_DT_IQ2_S, GGUF_DT_IQ4_NL },   { GGUF_DT_IQ3_XXS, GGUF_DT_IQ4_NL },
+        { GGUF_DT_IQ3_S, GGUF_DT_IQ4_NL },   { GGUF_DT_IQ4_XS, GGUF_DT_IQ4_NL },
+        { GGUF_DT_Q2_K, GGUF_DT_Q4_0 },      { GGUF_DT_Q3_K, GGUF_DT_Q4_0 },
+        { GGUF_DT_TQ1_0, GGUF_DT_Q4_0 },     { GGUF_DT_TQ2_0, GGUF_DT_Q4_0 },
+        { GGUF_DT_Q4_K, GGUF_DT_Q5_0 },      { GGUF_DT_Q5_K, GGUF_DT_Q5_1 },
+        { GGUF_DT_Q6_K, GGUF_DT_Q8_0 },
+    };
+    int want[GGUF_DT_COUNT];
+    for (uint32_t id = 0; id < GGUF_DT_COUNT; id++)
+        want[id] = -1;
+    for (size_t i = 0; i < sizeof llama / sizeof *llama; i++)
+        want[llama[i].from] = (int)llama[i].to;
+    for (uint32_t id = 0; id < GGUF_DT_COUNT; id++) {
+        const gguf_dtype_traits *t = gguf_dtype_get(id);
+        const int fb = gguf_dtype_fallback(id);
+        ck_assert_msg(fb == want[id], "%s falls back to %d, llama.cpp to %d", t->name, fb,
+                      want[id]);
+        if (!t->valid)
+            continue;
+        const uint32_t bs = t->blck_size;
+        /* rows of whole blocks keep the type */
+        ck_assert_uint_eq(gguf_dtype_fit(id, 4 * (int64_t)bs), id);
+        if (fb < 0) {
+            if (bs > 1)
+                ck_assert_uint_eq(gguf_dtype_fit(id, (int64_t)bs + 1), GGUF_DT_F16);
+            continue;
+        }
+        const gguf_dtype_traits *ft = gguf_dtype_get((uint32_t)fb);
+        ck_assert(ft->valid);
+        ck_assert_msg(gguf_codec_get((uint32_t)fb) && gguf_codec_get((uint32_t)fb)->quantize,
+                      "%s's fallback %s cannot be quantized", t->name, ft->name);
+        ck_assert_msg(ft->blck_size < bs && bs % ft->blck_size == 0,
+                      "%s's fallback %s: blocks of %u", t->name, ft->name, ft->blck_size);
+        /* a row of one fallback block more than whole type blocks, and one
+         * that fits neither (f16) */
+        ck_assert_uint_eq(gguf_dtype_fit(id, (int64_t)bs + ft->blck_size), (uint32_t)fb);
+        ck_assert_uint_eq(gguf_dtype_fit(id, (int64_t)bs + ft->blck_size + 1), GGUF_DT_F16);
+    }
+}
+END_TEST
+
+/* The file-type numbers: llama.cpp e21cdc11's enum llama_ftype, and the
+ * type → file type map of its model loader (llama_model_loader, when
+ * general.file_type is absent), which gguf-quantize's COPY and
+ * gguf-convert use. */
+START_TEST(test_file_types)
+{
+    static const struct { int ours, llama; } numbers[] = {
+        { GGUF_FT_ALL_F32, 0 },  { GGUF_FT_F16, 1 },      { GGUF_FT_Q4_0, 2 },
+        { GGUF_FT_Q4_1, 3 },     { GGUF_FT_Q8_0, 7 },     { GGUF_FT_Q5_0, 8 },
+        { GGUF_FT_Q5_1, 9 },     { GGUF_FT_Q2_K, 10 },    { GGUF_FT_Q3_K_S, 11 },
+        { GGUF_FT_Q3_K_M, 12 },  { GGUF_FT_Q3_K_L, 13 },  { GGUF_FT_Q4_K_S, 14 },
+        { GGUF_FT_Q4_K_M, 15 },  { GGUF_FT_Q5_K_S, 16 },  { GGUF_FT_Q5_K_M, 17 },
+        { GGUF_FT_Q6_K, 18 },    { GGUF_FT_IQ2_XXS, 19 }, { GGUF_FT_IQ2_XS, 20 },
+        { GGUF_FT_Q2_K_S, 21 },  { GGUF_FT_IQ3_XS, 22 },  { GGUF_FT_IQ3_XXS, 23 },
+        { GGUF_FT_IQ1_S, 24 },   { GGUF_FT_IQ4_NL, 25 },  { GGUF_FT_IQ3_S, 26 },
+        { GGUF_FT_IQ3_M, 27 },   { GGUF_FT_IQ2_S, 28 },   { GGUF_FT_IQ2_M, 29 },
+        { GGUF_FT_IQ4_XS, 30 },  { GGUF_FT_IQ1_M, 31 },   { GGUF_FT_BF16, 32 },
+        { GGUF_FT_TQ1_0, 36 },   { GGUF_FT_TQ2_0, 37 },   { GGUF_FT_MXFP4_MOE, 38 },
+        { GGUF_FT_NVFP4, 39 },   { GGUF_FT_Q1_0, 40 },    { GGUF_FT_GUESSED, 1024 },
+    };
+    for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++) {
+        ck_assert_int_eq(numbers[i].ours, numbers[i].llama);
+        for (size_t j = 0; j < i; j++)
+            ck_assert_int_ne(numbers[i].ours, numbers[j].ours);
+    }
+    /* llama_model_loader's guess, type by type; nvfp4 (39) and q1_0 (40)
+     * are the loader's too, but ggufkit has never mapped them (-1: a COPY
+     * of a file mostly of them writes ALL_F32 | GUESSED) */
+    static const struct { uint32_t type; int ft; } loader[] = {
+        { GGUF_DT_F32, 0 },      { GGUF_DT_F16, 1 },      { GGUF_DT_BF16, 32 },
+        { GGUF_DT_Q4_0, 2 },     { GGUF_DT_Q4_1, 3 },     { GGUF_DT_Q5_0, 8 },
+        { GGUF_DT_Q5_1, 9 },     { GGUF_DT_Q8_0, 7 },     { GGUF_DT_Q2_K, 10 },
+        { GGUF_DT_Q3_K, 12 },    { GGUF_DT_Q4_K, 15 },    { GGUF_DT_Q5_K, 17 },
+        { GGUF_DT_Q6_K, 18 },    { GGUF_DT_TQ1_0, 36 },   { GGUF_DT_TQ2_0, 37 },
+        { GGUF_DT_IQ2_XXS, 19 }, { GGUF_DT_IQ2_XS, 20 },  { GGUF_DT_IQ2_S, 28 },
+        { GGUF_DT_IQ3_XXS, 23 }, { GGUF_DT_IQ1_S, 24 },   { GGUF_DT_IQ1_M, 31 },
+        { GGUF_DT_IQ4_NL, 25 },  { GGUF_DT_IQ4_XS, 30 },  { GGUF_DT_IQ3_S, 26 },
+        { GGUF_DT_MXFP4, 38 },   { GGUF_DT_NVFP4, -1 },   { GGUF_DT_Q1_0, -1 },
+    };
+    int want[GGUF_DT_COUNT];
+    for (uint32_t id = 0; id < GGUF_DT_COUNT; id++)
+        want[id] = -1;
+    for (size_t i = 0; i < sizeof loader / sizeof *loader; i++)
+        want[loader[i].type] = loader[i].ft;
+    bool used[64] = { false };
+    for (uint32_t id = 0; id < GGUF_DT_COUNT; id++) {
+        const int ft = gguf_dtype_file_type(id);
+        ck_assert_msg(ft == want[id], "%s: file type %d, llama.cpp's loader %d",
+                      gguf_dtype_name(id), ft, want[id]);
+        if (ft >= 0) {
+            ck_assert_msg(!used[ft], "file type %d for two types", ft);
+            used[ft] = true;
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("types");
@@ -172,6 +470,12 @@ int main(void)
     tcase_add_test(tc, test_row_size);
     tcase_add_test(tc, test_vtypes);
     tcase_add_test(tc, test_uncodec_types_open);
+    tcase_add_test(tc, test_every_id_has_a_row);
+    tcase_add_test(tc, test_block_structs);
+    tcase_add_test(tc, test_float_fields);
+    tcase_add_test(tc, test_float_fields_are_scales);
+    tcase_add_test(tc, test_fallbacks);
+    tcase_add_test(tc, test_file_types);
     int skipped = 0;
     if (fixtures_present())
         tcase_add_test(tc, test_sizes_match_vectors);
