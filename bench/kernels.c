@@ -2,8 +2,9 @@
  * bench/kernels.c — speed of run/kernels.h's kern_matmul per weight type:
  * a 4096 × 4096 matrix times nb = 1 and nb = 32 activation rows, scalar
  * reference kernels and SIMD kernels, in GFLOP/s per core
- * (2·rows·cols·nb / CPU seconds summed over threads) with the OpenMP thread
- * count of the environment (OMP_NUM_THREADS=1 for the plainest figure).
+ * (2·rows·cols·nb / CPU seconds summed over threads) on common/pool.c's
+ * threads, as many as the second argument says (1, bench/kernels.sh's
+ * default, for the plainest figure).
  *
  * Built and run by bench/kernels.sh; never part of make test. The matrix is
  * 256 distinct quantized rows repeated (quantizing 16M weights with the
@@ -19,6 +20,7 @@
 #include <time.h>
 
 #include "kernels.h"
+#include "pool.h"
 #include <ggufkit/quants.h>
 #include <ggufkit/gguf.h>
 
@@ -62,7 +64,12 @@ static double time_matmul(uint32_t t, const void *w, size_t rb, bool packed, con
 int main(int argc, char **argv)
 {
     const double min_time = argc > 1 ? atof(argv[1]) : 0.3;
-    const int only = argc > 2 ? gguf_dtype_from_name(argv[2]) : -1; /* one type, when named */
+    const int threads = argc > 2 ? atoi(argv[2]) : 1;
+    const int only = argc > 3 ? gguf_dtype_from_name(argv[3]) : -1; /* one type, when named */
+    if (threads < 1 || pool_set_threads(threads)) {
+        fprintf(stderr, "kernels: cannot run on %s threads\n", argv[2]);
+        return 1;
+    }
     const uint32_t types[] = { GGUF_DT_F32,  GGUF_DT_F16,  GGUF_DT_BF16, GGUF_DT_Q4_0, GGUF_DT_Q4_1,
                                GGUF_DT_Q5_0, GGUF_DT_Q5_1, GGUF_DT_Q8_0, GGUF_DT_Q2_K, GGUF_DT_Q3_K,
                                GGUF_DT_Q4_K, GGUF_DT_Q5_K, GGUF_DT_Q6_K, GGUF_DT_MXFP4 };

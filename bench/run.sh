@@ -4,17 +4,19 @@
 # (tg128), same thread count, for Q4_0, Q8_0, Q4_K_M and Q6_K of a generated
 # LLaMA of about 970 MiB at F16 (dim 2048, 8 layers, ffn 5632, vocab 32000;
 # made by tests/tools/mkhf, converted and quantized with our tools).
-# FAMILIES (default llama) adds a row set per architecture, each a generated
-# model of realistic width: llama250m (a 250M LLaMA: dim 1024, 16 layers,
-# ffn 2816, GQA 16/4), qwen3 (heads of 128, q/k norms), mixtral (8
+# FAMILIES (default llama; all: every family mkhf --families lists) adds a
+# row set per family, each a generated model of realistic width (shape):
+# llama250m (a 250M LLaMA: dim 1024, 16 layers, ffn 2816, GQA 16/4), qwen2
+# (Qwen2.5-1.5B's widths: q/k/v biases, GQA 12/2, tied), qwen3 (heads of
+# 128, q/k norms), mixtral (8
 # experts of ffn 2816, top 2, dim 1024), qwen3moe (32 experts of 768,
 # top 4, dim 1024), phi3 (the llama row's sizes with fused qkv and
 # gate-up), gemma2 (dim 1536, heads of 256, post-norms, soft-caps, tied),
 # gemma3 (Gemma 2's layout with q/k norms, 12 layers: 10 local, 2 global)
 # and gptoss (32 MXFP4 experts of 768, top 4, dim 1024, attention biases
-# and sinks). gpt-oss's experts come MXFP4 from the checkpoint and stay
+# and sinks). Experts that come MXFP4 from the checkpoint (gpt-oss's) stay
 # MXFP4 in every TYPE (--tensor-type; requantizing them to the preset's
-# types would need --allow-requantize): its rows differ in the other
+# types would need --allow-requantize): such rows differ in the other
 # tensors only. The MiB/tok column is what one generated token reads
 # of the weights: every matrix but token_embd (one row of it), the expert
 # matrices only for the experts a token is routed to (used / count). The
@@ -25,6 +27,7 @@
 #   bench/run.sh                      (BUILD=build, THREADS=2 by default)
 #   LLAMA_BENCH=/path/to/llama-bench bench/run.sh
 #   FAMILIES="qwen3moe mixtral" TYPES=Q4_K_M bench/run.sh
+#   FAMILIES=all TYPES=Q4_0 REPS=1 bench/run.sh       (every family, quickly)
 #
 # llama-bench runs when LLAMA_BENCH points at it (built from llama.cpp
 # c392e50 or e21cdc11 outside this repository); the ratios are ours / theirs in tokens
@@ -44,11 +47,13 @@ done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/run-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 FAMILIES=${FAMILIES:-llama}
+[ "$FAMILIES" != all ] || FAMILIES=$("$BIN/tests/tools/mkhf" --families | awk '{ print $1 }')
 # shape FAMILY: mkhf's arguments for that family's benchmark model
 shape() {
     case $1 in
         llama) echo --dim 2048 --layers 8 --ffn 5632 --heads 16 --kv-heads 8 ;;
         llama250m) echo --dim 1024 --layers 16 --ffn 2816 --heads 16 --kv-heads 4 ;;
+        qwen2) echo --family qwen2 --dim 1536 --layers 8 --ffn 8960 --heads 12 --kv-heads 2 ;;
         qwen3) echo --family qwen3 --dim 2048 --layers 8 --ffn 6144 --heads 16 --kv-heads 8 --head-dim 128 ;;
         mixtral) echo --family mixtral --dim 1024 --layers 8 --ffn 2816 --heads 16 --kv-heads 8 \
                       --experts 8 --experts-used 2 ;;
@@ -59,15 +64,17 @@ shape() {
         gemma3) echo --family gemma3 --dim 1536 --layers 12 --ffn 6144 --heads 4 --kv-heads 1 --head-dim 256 ;;
         gptoss) echo --family gptoss --dim 1024 --layers 8 --heads 16 --kv-heads 2 --head-dim 64 \
                      --experts 32 --experts-used 4 --moe-ffn 768 ;;
-        *) echo "unknown family $1 (llama, llama250m, qwen3, mixtral, qwen3moe, phi3, gemma2, gemma3," \
-                "gptoss)" >&2; return 1 ;;
+        *) echo "no benchmark shape for family $1: add one to bench/run.sh's shape" \
+                "(mkhf's families: $("$BIN/tests/tools/mkhf" --families | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }'))" >&2
+           return 1 ;;
     esac
 }
-# quant_args FAMILY: gguf-quantize's options for that family (see above)
+# quant_args F16: gguf-quantize's options for that conversion: experts it
+# holds as MXFP4 stay MXFP4 (see above)
 quant_args() {
-    case $1 in
-        gptoss) echo --tensor-type _exps=mxfp4 ;;
-    esac
+    if "$BIN/gguf-inspect" --json "$1" | jq -e '[.tensors[] | select(.type | ascii_downcase == "mxfp4")] | length > 0' >/dev/null; then
+        echo --tensor-type _exps=mxfp4
+    fi
 }
 # MiB of weights one generated token reads (see above)
 read_mib() {
@@ -109,7 +116,7 @@ have_llama() { [ -n "${LLAMA_BENCH:-}" ] && [ -x "$LLAMA_BENCH" ]; }
 # shared VM), so the two programs take turns: each repetition runs ours,
 # then llama-bench, then ours again, and the medians are compared.
 for fam in $FAMILIES; do
-args=$(shape "$fam")
+args=$(shape "$fam") || exit 1
 # shellcheck disable=SC2086 # the arguments are words
 "$BIN/tests/tools/mkhf" "$WORK/hf" $args --vocab 32000 --dtype f16
 "$BIN/gguf-convert" -q "$WORK/hf" --outtype f16 -o "$WORK/F16.gguf"
@@ -121,7 +128,7 @@ printf '%-8s %9s %8s %14s %9s %14s %9s %9s %13s\n' TYPE "SIZE MiB" "MiB/tok" "pp
 for t in $TYPES; do
     f=$WORK/$t.gguf
     # shellcheck disable=SC2046 # the options are words
-    "$BIN/gguf-quantize" $(quant_args "$fam") "$WORK/F16.gguf" "$f" "$t" >/dev/null 2>&1
+    "$BIN/gguf-quantize" $(quant_args "$WORK/F16.gguf") "$WORK/F16.gguf" "$f" "$t" >/dev/null 2>&1
     opps=() otgs=() tpps=() ttgs=()
     for _ in $(seq "$REPS"); do
         opps+=("$(ours_pp "$f")")

@@ -7,7 +7,7 @@
 #include <ggufkit/arch.h>
 #include "stream.h"
 
-/* llama.cpp's llama_token_type, by value (names.h, enum gguf_token_type). */
+/* llama.cpp's llama_token_type, by value (<ggufkit/arch.h>, enum gguf_token_type). */
 static const char *const token_type_names[] = {
     [GGUF_TOKEN_UNDEFINED] = "undefined", [GGUF_TOKEN_NORMAL] = "normal",
     [GGUF_TOKEN_UNKNOWN] = "unknown",     [GGUF_TOKEN_CONTROL] = "control",

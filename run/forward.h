@@ -64,7 +64,8 @@ typedef struct run_state {
 } run_state;
 
 /* Allocates the buffers (KV cache of n_ctx positions, batches of up to
- * n_batch tokens) for the current OpenMP thread count. -1 with a message. */
+ * n_batch tokens) for the pool's thread count (common/pool.c's pool_threads).
+ * -1 with a message. */
 int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, gguf_error *err);
 
 void run_state_free(run_state *s);

@@ -21,10 +21,10 @@
  * f32 as it computes it), then the largest ncall as the chunk count and the
  * text file's name. The text is
  * cut into chunks of n_ctx tokens with BOS first, as for --perplexity.
- * (Named importance, not imatrix, so that "imatrix.h" stays libgguf's file
- * format module on every include path.)
+ * (Named importance, not imatrix: the file format is libgguf's imatrix.c.)
  *
- * Not for: the file format (gguf/imatrix.h), the forward pass (forward.h).
+ * Not for: the file format (gguf/imatrix.c, declared in <ggufkit/quants.h>),
+ * the forward pass (forward.h).
  */
 #ifndef RUN_IMPORTANCE_H
 #define RUN_IMPORTANCE_H

@@ -11,7 +11,7 @@
  * tensors (norm weights, biases, rope frequency factors) are converted to
  * owned f32 arrays.
  *
- * Not for: running the model (forward.h) or the vocabulary (gguf/tokenizer.h).
+ * Not for: running the model (forward.h) or the vocabulary (<ggufkit/vocab.h>).
  */
 #ifndef RUN_MODEL_H
 #define RUN_MODEL_H

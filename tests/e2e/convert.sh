@@ -97,14 +97,15 @@ if need_jq "convert manifests" && need_fixture reference/convert "convert manife
     fixture_block_end
 fi
 
-# e21cdc11's references (upstream/convert/), for the families gguf-convert
-# reads so far: every outtype of each.
-UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand gemma2-rand gemma3-rand"
+# e21cdc11's references (upstream/convert/), one set for each architecture
+# in --arches that has one (lib.sh's upstream_sets): every outtype of each.
+UPSTREAM_SETS=$(upstream_sets)
 if need_jq "upstream convert manifests" &&
-    need_fixture upstream/convert "upstream convert manifests" $((16 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
-    for fam in $UPSTREAM_FAMILIES; do
-        for m in "$FIX"/upstream/convert/"$fam"-{f32,f16,bf16,q8_0}.json; do
-            KEY_ORDER=1 convert_manifest "$m"
+    need_fixture upstream/convert "upstream convert manifests" $((16 * $(wc -w <<<"$UPSTREAM_SETS"))); then
+    for fam in $UPSTREAM_SETS; do
+        for m in "$(upstream_root "$fam")"/convert/"$fam"-{f32,f16,bf16,q8_0}.json; do
+            if [ -f "$m" ]; then KEY_ORDER=1 convert_manifest "$m"
+            else skip_block "$(basename "$m" .json)" "no manifest $m" 4; fi
         done
     done
     fixture_block_end
@@ -689,18 +690,21 @@ if need_fixture reference/stories260K-f32.gguf "llama2.c checkpoints" 11; then
     fixture_block_end
 fi
 
-# tests/tools/mkhf, the benchmarks' checkpoint maker: every family's tiny
-# synthetic checkpoint converts, passes --check and runs with finite logits
-# (a perplexity that is a number). Its phi3 folder's name makes general.name
-# hold "phi3", so llama.cpp's Phi-3 vocabulary rule applies.
+# tests/tools/mkhf, the benchmarks' checkpoint maker: every family it has a
+# row for (mkhf --families) makes a tiny synthetic checkpoint that converts
+# to the row's architecture, passes --check and runs with finite logits (a
+# perplexity that is a number). Its phi3 folder's name makes general.name
+# hold "phi3", so llama.cpp's Phi-3 vocabulary rule applies. Then every
+# architecture in --arches that a Hugging Face class converts to has a row,
+# and every row's class is one --arches names for the row's architecture:
+# a family added to the registry fails here until mkhf can make it.
 MKHF=$BIN/tests/tools/mkhf
-MKHF_FAMILIES="llama qwen3 mixtral qwen3moe phi3 gemma2 gemma3 gptoss"
-if [ ! -x "$MKHF" ]; then
-    skip_block "mkhf families" "no $MKHF" 8
+if [ ! -x "$MKHF" ] || ! MKHF_ROWS=$("$MKHF" --families) || [ -z "$MKHF_ROWS" ]; then
+    skip_block "mkhf families" "no $MKHF --families" 1
 else
     for i in $(seq 1 20); do echo "The quick brown fox $i jumps over the lazy dog."; done >"$TMP/fox.txt"
-    for fam in $MKHF_FAMILIES; do
-        n="mkhf --family $fam: converts, passes --check, finite perplexity"
+    while read -r fam arch _ <&3; do
+        n="mkhf --family $fam: converts to $arch, passes --check, finite perplexity"
         hf=$TMP/hf-$fam out=$TMP/hf-$fam.gguf
         rm -rf "$hf"
         if ! "$MKHF" "$hf" --family "$fam" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --head-dim 32 \
@@ -710,11 +714,27 @@ else
             fail "$n" "$(tail -1 "$TMP/c.log")"
             continue
         fi
+        got=$("$INSPECT" "$out" | sed -nE 's/^ *general\.architecture +str +"(.*)"$/\1/p')
         ppl=$("$BIN/gguf-run" -m "$out" --perplexity "$TMP/fox.txt" --ctx-size 16 2>&1 |
               sed -n 's/^perplexity: \([0-9.]*\) .*/\1/p')
-        if [[ $ppl =~ ^[0-9]+\.[0-9]+$ ]]; then pass "$n"; else fail "$n" "perplexity '$ppl'"; fi
+        if [ "$got" != "$arch" ]; then fail "$n" "general.architecture '$got'"
+        elif [[ $ppl =~ ^[0-9]+\.[0-9]+$ ]]; then pass "$n"
+        else fail "$n" "perplexity '$ppl'"; fi
         rm -rf "$hf" "$out"
-    done
+    done 3<<<"$MKHF_ROWS"
+    if need_jq "mkhf has a row for every architecture a Hugging Face class converts to"; then
+        d=$(diff <("$INSPECT" --arches --json |
+                   jq -r '.architectures | to_entries[] | select(.value.hf_classes != "") | .key' | sort) \
+                 <(awk '{ print $2 }' <<<"$MKHF_ROWS" | sort -u) | tr '\n' ' ')
+        bad=$(while read -r _ arch cls <&3; do
+                  "$INSPECT" --arches --json | jq -e --arg a "$arch" --arg c "$cls" \
+                      '.architectures[$a].hf_classes | split(", ") | index($c) != null' >/dev/null ||
+                      echo "$cls is not an $arch class"
+              done 3<<<"$MKHF_ROWS" | tr '\n' ' ')
+        [ -z "$d$bad" ] && pass "mkhf has a row for every architecture a Hugging Face class converts to" ||
+            fail "mkhf has a row for every architecture a Hugging Face class converts to" \
+                 "architectures without a row (<) or rows of no architecture (>): $d $bad"
+    fi
 fi
 
 # --- values that are not finite ------------------------------------------------

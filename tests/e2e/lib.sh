@@ -32,8 +32,9 @@ usage_error() {
     fi
 }
 
-# skip_block NAME WHY N: one SKIP line standing for N checks.
-skip_block() { CHECKS=$((CHECKS + 1)); echo "SKIP: $1 ($2) [$3 check$([ "$3" = 1 ] || echo s)]"; }
+# skip_block NAME WHY N: one SKIP line standing for N checks (counted as N
+# in a block that need_fixture guards).
+skip_block() { CHECKS=$((CHECKS + $3)); echo "SKIP: $1 ($2) [$3 check$([ "$3" = 1 ] || echo s)]"; }
 
 # check NAME CMD...: PASS when CMD succeeds, FAIL otherwise.
 check() { local n=$1; shift; if "$@" >/dev/null 2>&1; then pass "$n"; else fail "$n"; fi; }
@@ -82,4 +83,70 @@ phi3_longrope() {
             .partial_rotary_factor = $2 |
             .rope_scaling = {\"type\": \"longrope\", \"long_factor\": $long, \"short_factor\": $short}" \
             "$FIX/models/phi3-rand/config.json" >"$1/config.json"
+}
+
+# --- the architecture families -----------------------------------------------
+# Test and benchmark family lists come from the registry (gguf-inspect
+# --arches), never from a copy of it: a family added there is tested here.
+
+# arch_families: the architectures gguf-inspect --arches lists, one a line,
+# in its order (jq reads the JSON listing; without jq, the text table's
+# first column, which inspect.sh holds to name the same architectures).
+arch_families() {
+    if command -v jq >/dev/null; then
+        "$INSPECT" --arches --json | jq -r '.architectures | keys_unsorted[]'
+    else
+        "$INSPECT" --arches | awk 'NR > 2 && !NF { exit } NR > 2 { print $1 }'
+    fi
+}
+
+# arch_has ARCH FEATURE: whether ARCH's --arches features include FEATURE
+# (a word such as experts or convert:mxfp4-experts). Needs jq.
+arch_has() {
+    "$INSPECT" --arches --json |
+        jq -e --arg a "$1" --arg f "$2" '.architectures[$a].features | split(" ") | index($f) != null' >/dev/null 2>&1
+}
+
+# The reference set of llama.cpp e21cdc11 that tests an architecture:
+# models/NAME (a small random-weight Hugging Face checkpoint) with
+# upstream/{convert,quantize,greedy,imatrix}/NAME-* (or the same under
+# upstream-next/, see upstream_root). NAME is the architecture's name
+# without '-', then "-rand" (gpt-oss: gptoss-rand), but where
+# UPSTREAM_SET_EXCEPT says otherwise: llama's set is Mixtral's (llama's
+# dense layout is held to c392e50's references in reference/: wp-llama-5m,
+# llama3rope-rand); mistral is a second name for llama that no Hugging Face
+# class converts to; qwen2's references are c392e50's (reference/convert/
+# qwen2-rand-*). An architecture without a set is named here with nothing
+# after its '='; inspect.sh fails for one that has neither a set nor a place
+# here.
+UPSTREAM_SET_EXCEPT="llama=mixtral-rand mistral= qwen2="
+
+# upstream_set ARCH: the name of ARCH's reference set, empty when it has none.
+upstream_set() {
+    local e
+    for e in $UPSTREAM_SET_EXCEPT; do
+        if [ "${e%%=*}" = "$1" ]; then echo "${e#*=}"; return; fi
+    done
+    echo "${1//-/}-rand"
+}
+
+# upstream_sets: the reference sets of every architecture in --arches, one a
+# line, in the registry's order.
+upstream_sets() {
+    local a s
+    for a in $(arch_families); do
+        s=$(upstream_set "$a")
+        [ -z "$s" ] || echo "$s"
+    done
+}
+
+# upstream_root NAME: the folder holding reference set NAME's manifests:
+# $FIX/upstream, or $FIX/upstream-next when only that has them (the
+# families whose references were made before the code that reads them).
+upstream_root() {
+    if [ ! -e "$FIX/upstream/convert/$1-f32.json" ] && [ -e "$FIX/upstream-next/convert/$1-f32.json" ]; then
+        echo "$FIX/upstream-next"
+    else
+        echo "$FIX/upstream"
+    fi
 }

@@ -104,33 +104,48 @@ if need_fixture upstream/iquant "e21cdc11 manifests" $((2 * n_done)); then
     fixture_block_end
 fi
 
-# e21cdc11 on the architecture fixtures (upstream/quantize/), for the
-# families gguf-convert and gguf-quantize handle so far: each manifest's
-# preset from our F16 conversion of the family's checkpoint, with the
-# family's GGUF imatrix for the -imatrix- ones (whose quantize.* keys are
-# compared too).
-UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand gemma2-rand gemma3-rand"
-up_manifests=$(for fam in $UPSTREAM_FAMILIES; do ls "$UP"/quantize/"$fam"-*.json 2>/dev/null; done)
-n_up=$(( $(wc -w <<<"$up_manifests") + $(grep -c -- '-imatrix-' <<<"$up_manifests") ))
+# e21cdc11 on the architecture fixtures (upstream/quantize/), one set for
+# each architecture in --arches that has one (lib.sh's upstream_sets):
+# Q4_K_M, Q6_K and Q4_0, and IQ4_XS with the set's GGUF imatrix (whose
+# quantize.* keys are compared too), each from our F16 conversion of the
+# set's checkpoint. An architecture whose checkpoints store the experts as
+# MXFP4 (--arches feature convert:mxfp4-experts) adds MXFP4_MOE, and every
+# preset of it runs with --allow-requantize: its F16 conversion keeps the
+# experts MXFP4, and e21cdc11 needed that option. The last check: no
+# manifest there is left out.
+UP_PRESETS="Q4_K_M Q6_K Q4_0 imatrix-IQ4_XS"
+up_manifests=() n_up=1
+for a in $(arch_families); do
+    fam=$(upstream_set "$a")
+    [ -n "$fam" ] || continue
+    presets=$UP_PRESETS req=
+    if arch_has "$a" convert:mxfp4-experts; then presets="$presets MXFP4_MOE" req=--allow-requantize; fi
+    for p in $presets; do
+        up_manifests+=("$fam $(upstream_root "$fam")/quantize/$fam-$p.json $req")
+        n_up=$((n_up + 1))
+        [[ $p == imatrix-* ]] && n_up=$((n_up + 1))
+    done
+done
 if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize "e21cdc11 architecture manifests" "$n_up"; then
-    for m in $up_manifests; do
+    for row in "${up_manifests[@]}"; do
+        read -r fam m req <<<"$row"
         name=$(basename "$m" .json)
         preset=${name##*-}
-        fam=${name%%-rand-*}-rand
+        im=
+        [[ $name == *-imatrix-* ]] && im=$fam.imatrix.gguf
+        if [ ! -f "$m" ]; then
+            skip_block "$name" "no manifest $m" $((${im:+1} + 1))
+            continue
+        fi
         f16=$TMP/$fam-f16.gguf
         if [ ! -f "$f16" ] && ! "$BIN/gguf-convert" -q "$FIX/models/$fam" --outtype f16 -o "$f16" >"$TMP/c.log" 2>&1; then
             fail "$name" "gguf-convert failed: $(tail -1 "$TMP/c.log")"
-            [[ $name == *-imatrix-* ]] && fail "$name: metadata"
+            [ -n "$im" ] && fail "$name: metadata"
             continue
         fi
-        im=
-        [[ $name == *-imatrix-* ]] && im=$fam.imatrix.gguf
-        # gpt-oss's F16 conversion keeps its experts MXFP4: e21cdc11 needed
-        # --allow-requantize for every preset of it
-        req=
-        [ "$fam" = gptoss-rand ] && req=--allow-requantize
         out=$TMP/$name.gguf
-        if ! (cd "$UP/imatrix" && "$QUANT" -q $req ${im:+--imatrix "$im"} "$f16" "$out" "$preset" 2) >"$TMP/q.log" 2>&1; then
+        # shellcheck disable=SC2086 # $req is one option or none
+        if ! (cd "${m%/quantize/*}/imatrix" && "$QUANT" -q $req ${im:+--imatrix "$im"} "$f16" "$out" "$preset" 2) >"$TMP/q.log" 2>&1; then
             fail "$name" "gguf-quantize failed: $(tail -1 "$TMP/q.log")"
             [ -n "$im" ] && fail "$name: metadata"
             continue
@@ -138,6 +153,10 @@ if [ -x "$BIN/gguf-convert" ] && need_fixture upstream/quantize "e21cdc11 archit
         same_as_e21 "$name" "$m" "$out" ${im:+keys}
         rm -f "$out"
     done
+    left=$(comm -23 <(ls "$UP"/quantize/*-rand-*.json | sort) \
+                    <(for row in "${up_manifests[@]}"; do read -r _ m _ <<<"$row"; echo "$m"; done | sort) | tr '\n' ' ')
+    [ -z "$left" ] && pass "every manifest in upstream/quantize/ is checked above" ||
+        fail "every manifest in upstream/quantize/ is checked above" "not checked: $left"
     fixture_block_end
 fi
 

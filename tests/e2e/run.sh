@@ -38,7 +38,7 @@ model_for() {
         llama2xs-f32.gguf)
             "$CONVERT" "$FIX/models/llama2xs/model.bin" --tokenizer "$FIX/models/stories260K/tokenizer.bin" \
                 --outtype f32 -o "$out" ;;
-        qwen2-rand-f32.gguf|llama3rope-rand-f32.gguf|qwen3-rand-f32.gguf|mixtral-rand-f32.gguf|qwen3moe-rand-f32.gguf|phi3-rand-f32.gguf|gptoss-rand-f32.gguf|gemma2-rand-f32.gguf|gemma3-rand-f32.gguf)
+        *-rand-f32.gguf) # the random-weight Hugging Face checkpoints in models/
             "$CONVERT" "$FIX/models/${name%-f32.gguf}" --outtype f32 -o "$out" ;;
         *) echo "no recipe for $name" >&2; false ;;
     esac >"$W/why" 2>&1 || { tail -1 "$W/why" >"$W/why.1"; mv "$W/why.1" "$W/why"; return; }
@@ -128,15 +128,21 @@ imatrix_check() {
     fi
 }
 
-# e21cdc11's references (upstream/greedy/) for the families gguf-run runs so
-# far: 3 greedy decodes and the first steps' logits of each F32 conversion,
-# and the importance matrix of its F16 conversion (upstream/imatrix/).
-UPSTREAM_FAMILIES="qwen3-rand mixtral-rand qwen3moe-rand phi3-rand gptoss-rand gemma2-rand gemma3-rand"
-if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"$UPSTREAM_FAMILIES"))); then
-    for fam in $UPSTREAM_FAMILIES; do
+# e21cdc11's references (upstream/greedy/), one set for each architecture in
+# --arches that has one (lib.sh's upstream_sets): 3 greedy decodes and the
+# first steps' logits of each F32 conversion, and the importance matrix of
+# its F16 conversion (upstream/imatrix/).
+UPSTREAM_SETS=$(upstream_sets)
+if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"$UPSTREAM_SETS"))); then
+    for fam in $UPSTREAM_SETS; do
+        U=$(upstream_root "$fam")
+        if [ ! -f "$U/greedy/$fam-f32.p0.json" ]; then
+            skip_block "greedy, logits and imatrix $fam" "no references $U/greedy/$fam-f32.p0.json" 5
+            continue
+        fi
         model=$(model_for "$fam-f32.gguf")
         for p in 0 1 2; do
-            j=$FIX/upstream/greedy/$fam-f32.p$p.json
+            j=$U/greedy/$fam-f32.p$p.json
             if [ -z "$model" ]; then skip "greedy $fam p$p" "no model: $(cat "$W/why")"; continue; fi
             want=$(jq -r '.greedy_ids | map(tostring) | join(" ")' "$j")
             got=$("$RUN" -m "$model" --prompt-ids "$(jq -r '.prompt_ids | join(",")' "$j")" -n 32 \
@@ -145,7 +151,7 @@ if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"
             else fail "greedy $fam-f32.p$p" "got [$got] want [$want] $(tail -1 "$W/err")"; fi
         done
         if [ -z "$model" ]; then skip "logits $fam" "no model"; skip "imatrix $fam" "no model"; continue; fi
-        logits_check "$fam-f32" "$model" "$FIX/upstream/greedy/$fam-f32.p0.json" 1e-4
+        logits_check "$fam-f32" "$model" "$U/greedy/$fam-f32.p0.json" 1e-4
         # llama-imatrix -f botchan.txt -c 128 --chunks 4 on the F16 conversion
         f16=$W/$fam-f16.gguf
         if "$CONVERT" -q "$FIX/models/$fam" --outtype f16 -o "$f16" >"$W/err" 2>&1 &&
@@ -155,7 +161,7 @@ if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"
             # off, llama-imatrix gives our sums): their attention rounds otherwise
             limit=1e-3
             [[ $fam == gemma* ]] && limit=2e-3
-            imatrix_check "$fam" "$W/$fam.imatrix.gguf" "$FIX/upstream/imatrix/$fam.imatrix.gguf" $limit
+            imatrix_check "$fam" "$W/$fam.imatrix.gguf" "$U/imatrix/$fam.imatrix.gguf" $limit
         else
             fail "imatrix $fam" "$(tail -1 "$W/err")"
         fi

@@ -7,11 +7,19 @@
  *               [--ffn N] [--heads N] [--kv-heads N] [--head-dim N] [--vocab N]
  *               [--experts N] [--experts-used N] [--moe-ffn N] [--dtype f16|bf16|f32]
  *               [--set NAME[INDEX]=VALUE ...]
+ *   mkhf --families
+ *
+ * --family takes a row's name or a GGUF architecture (its first row: gpt-oss
+ * is gptoss); one with no row fails, so an architecture added to the
+ * registry is noticed (convert.sh holds every architecture with a Hugging
+ * Face class to a row). --families prints each row's name, architecture
+ * and Hugging Face class, one a line: the e2e tests' list of them.
  *
  * Families (../shared/fixtures/models/FAMILY-rand: a real checkpoint of
  * each but llama, whose config.json keys and tensors mkhf copies):
  *   llama     LlamaForCausalLM (the default): heads hidden / heads wide
  *   qwen3     Qwen3ForCausalLM: per-head q/k norms, heads of --head-dim
+ *   qwen2     Qwen2ForCausalLM: q/k/v biases, tied output
  *   mixtral   MixtralForCausalLM: --experts of --ffn, top --experts-used
  *   qwen3moe  Qwen3MoeForCausalLM: Qwen3 attention, --experts of --moe-ffn
  *   phi3      Phi3ForCausalLM: fused qkv_proj and gate_up_proj; Phi-3's 11
@@ -89,6 +97,7 @@ enum {
     F_BIAS_SINKS   = 1 << 5, /* gpt-oss: q/k/v/o biases, self_attn.sinks */
     F_MXFP4        = 1 << 6, /* gpt-oss: biased mlp.router, stacked MXFP4 experts */
     F_CHAT_TOKENS  = 1 << 7, /* Phi-3's added tokens (phi3_tokens) */
+    F_QKV_BIAS     = 1 << 8, /* Qwen2: q/k/v biases */
 };
 
 /* Per-expert matrices (Mixtral, Qwen3-MoE): the router and each expert's
@@ -120,7 +129,8 @@ static const char *const phi3_tokens[] = {
 typedef void config_keys(FILE *fp, const shape *s);
 
 typedef struct family {
-    const char         *name, *hf_class, *model_type, *tokenizer_class;
+    const char         *name, *arch; /* mkhf's name, the GGUF architecture it converts to */
+    const char         *hf_class, *model_type, *tokenizer_class;
     unsigned            flags;
     int64_t             context;            /* max_position_embeddings */
     double              rms_eps, rope_theta;
@@ -197,37 +207,44 @@ static void keys_gptoss(FILE *fp, const shape *s)
 }
 
 static const family FAMILIES[] = {
-    { .name = "llama", .hf_class = "LlamaForCausalLM", .model_type = "llama",
+    { .name = "llama", .arch = "llama", .hf_class = "LlamaForCausalLM", .model_type = "llama",
       .tokenizer_class = "LlamaTokenizer", .context = 4096, .rms_eps = 1e-5, .rope_theta = 10000 },
-    { .name = "qwen3", .hf_class = "Qwen3ForCausalLM", .model_type = "qwen3",
+    { .name = "qwen2", .arch = "qwen2", .hf_class = "Qwen2ForCausalLM", .model_type = "qwen2",
+      .tokenizer_class = "LlamaTokenizer", .flags = F_QKV_BIAS | F_TIED, .context = 4096,
+      .rms_eps = 1e-6, .rope_theta = 1000000 },
+    { .name = "qwen3", .arch = "qwen3", .hf_class = "Qwen3ForCausalLM", .model_type = "qwen3",
       .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_QK_NORM, .context = 4096,
       .rms_eps = 1e-5, .rope_theta = 10000, .keys = keys_head_dim },
-    { .name = "mixtral", .hf_class = "MixtralForCausalLM", .model_type = "mixtral",
+    { .name = "mixtral", .arch = "llama", .hf_class = "MixtralForCausalLM", .model_type = "mixtral",
       .tokenizer_class = "LlamaTokenizer", .context = 4096, .rms_eps = 1e-5, .rope_theta = 10000,
       .experts = &mixtral_experts, .keys = keys_mixtral },
-    { .name = "qwen3moe", .hf_class = "Qwen3MoeForCausalLM", .model_type = "qwen3_moe",
+    { .name = "qwen3moe", .arch = "qwen3moe", .hf_class = "Qwen3MoeForCausalLM", .model_type = "qwen3_moe",
       .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_QK_NORM, .context = 4096,
       .rms_eps = 1e-5, .rope_theta = 10000, .experts = &qwen3moe_experts, .keys = keys_qwen3moe },
-    { .name = "phi3", .hf_class = "Phi3ForCausalLM", .model_type = "phi3",
+    { .name = "phi3", .arch = "phi3", .hf_class = "Phi3ForCausalLM", .model_type = "phi3",
       .tokenizer_class = "LlamaTokenizer", .flags = F_FUSED | F_CHAT_TOKENS, .context = 4096,
       .rms_eps = 1e-5, .rope_theta = 10000, .keys = keys_phi3 },
-    { .name = "gemma2", .hf_class = "Gemma2ForCausalLM", .model_type = "gemma2",
+    { .name = "gemma2", .arch = "gemma2", .hf_class = "Gemma2ForCausalLM", .model_type = "gemma2",
       .tokenizer_class = "GemmaTokenizer", .flags = F_OWN_HEAD_DIM | F_GEMMA_NORMS | F_TIED,
       .context = 8192, .rms_eps = 1e-6, .rope_theta = 10000, .keys = keys_gemma2 },
-    { .name = "gemma3", .hf_class = "Gemma3ForCausalLM", .model_type = "gemma3_text",
+    { .name = "gemma3", .arch = "gemma3", .hf_class = "Gemma3ForCausalLM", .model_type = "gemma3_text",
       .tokenizer_class = "GemmaTokenizer",
       .flags = F_OWN_HEAD_DIM | F_QK_NORM | F_GEMMA_NORMS | F_TIED, .context = 32768,
       .rms_eps = 1e-6, .rope_theta = 1000000, .keys = keys_gemma3 },
-    { .name = "gptoss", .hf_class = "GptOssForCausalLM", .model_type = "gpt_oss",
+    { .name = "gptoss", .arch = "gpt-oss", .hf_class = "GptOssForCausalLM", .model_type = "gpt_oss",
       .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_BIAS_SINKS | F_MXFP4,
       .context = 131072, .rms_eps = 1e-5, .rope_theta = 150000, .keys = keys_gptoss },
 };
 #define N_FAMILIES (sizeof FAMILIES / sizeof *FAMILIES)
 
+/* The row named name, else the first row of GGUF architecture name. */
 static const family *family_find(const char *name)
 {
     for (size_t i = 0; i < N_FAMILIES; i++)
         if (!strcmp(FAMILIES[i].name, name))
+            return &FAMILIES[i];
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        if (!strcmp(FAMILIES[i].arch, name))
             return &FAMILIES[i];
     return NULL;
 }
@@ -520,6 +537,11 @@ static void add_block(tensor_list *L, const family *f, const shape *s, int64_t l
         LAYER("self_attn.v_proj.weight", FILL_RANDOM, kvd, dim);
     }
     LAYER("self_attn.o_proj.weight", FILL_RANDOM, dim, qd);
+    if (f->flags & F_QKV_BIAS) {
+        LAYER("self_attn.q_proj.bias", FILL_RANDOM, qd);
+        LAYER("self_attn.k_proj.bias", FILL_RANDOM, kvd);
+        LAYER("self_attn.v_proj.bias", FILL_RANDOM, kvd);
+    }
     if (f->flags & F_BIAS_SINKS) {
         LAYER("self_attn.q_proj.bias", FILL_RANDOM, qd);
         LAYER("self_attn.k_proj.bias", FILL_RANDOM, kvd);
@@ -696,10 +718,14 @@ static int write_safetensors(const char *dir, const tensor_list *L, weight_type 
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: mkhf OUTDIR [--family llama|qwen3|mixtral|qwen3moe|phi3|gemma2|gemma3|gptoss]\n"
+    fprintf(stderr, "usage: mkhf OUTDIR [--family ");
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        fprintf(stderr, "%s%s", i ? "|" : "", FAMILIES[i].name);
+    fprintf(stderr, "]\n"
                     "            [--tokenizer tokenizer.model] [--dim N] [--layers N] [--ffn N] [--heads N]\n"
                     "            [--kv-heads N] [--head-dim N] [--vocab N] [--experts N] [--experts-used N]\n"
-                    "            [--moe-ffn N] [--dtype f16|bf16|f32] [--set NAME[INDEX]=VALUE ...]\n");
+                    "            [--moe-ffn N] [--dtype f16|bf16|f32] [--set NAME[INDEX]=VALUE ...]\n"
+                    "       mkhf --families   (one line per family: NAME ARCHITECTURE HF_CLASS)\n");
     return 2;
 }
 
@@ -724,6 +750,11 @@ int main(int argc, char **argv)
     shape s = { .dim = 2048, .layers = 16, .ffn = 5632, .heads = 16, .kv = 16, .vocab = 32000,
                 .experts = 8, .used = 2, .moe_ffn = 768 };
     const char *dtype = "bf16", *out = NULL, *tok = NULL, *name = "llama";
+    if (argc == 2 && !strcmp(argv[1], "--families")) {
+        for (size_t i = 0; i < N_FAMILIES; i++)
+            printf("%s %s %s\n", FAMILIES[i].name, FAMILIES[i].arch, FAMILIES[i].hf_class);
+        return ferror(stdout) ? 1 : 0;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int64_t *num = !strcmp(a, "--dim") ? &s.dim : !strcmp(a, "--layers") ? &s.layers
@@ -754,7 +785,8 @@ int main(int argc, char **argv)
     }
     const family *f = family_find(name);
     if (!f) {
-        fprintf(stderr, "mkhf: unknown --family %s\n", name);
+        fprintf(stderr, "mkhf: no family %s: neither a row's name nor its architecture "
+                        "(a new architecture needs a row in tests/tools/mkhf.c's FAMILIES)\n", name);
         return usage();
     }
     const weight_type wt = !strcmp(dtype, "f32") ? (weight_type){ "F32", 4 }
