@@ -230,8 +230,8 @@ static int write_report(const options *o, emit *e, const gguf_file *f, const cha
     report_opts ro = { o->full, !o->no_metadata, !o->no_tensors };
     int rc;
     switch (o->mode) {
-    case MODE_VOCAB: rc = vocab_write(e, f, &err); break;
-    case MODE_MERGES: rc = merges_write(e, f, &err); break;
+    case MODE_VOCAB: rc = vocab_table_write(e, f, &err); break;
+    case MODE_MERGES: rc = merges_table_write(e, f, &err); break;
     case MODE_HASH: rc = hash_write(e, f); break;
     default: rc = report_write(e, f, name, &ro); break;
     }
