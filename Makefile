@@ -154,10 +154,9 @@ deps-$(1):
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
-# What a fuzz binary links after its own source: every tool's internal
-# archive (the linker takes only the objects it needs), then tools-common
-# and the library, and every library the tools use.
-TOOL_ARCHIVES = $(foreach t,$(TOOLS),$(BUILD)/libtool-$(t).a)
+# A fuzz harness sees every tool folder and links every tool's internal
+# archive (FUZZ_ARCHIVES; the linker takes only the objects it needs), then
+# the library, and every library the tools use.
 TOOL_INCLUDES = -Icommon $(addprefix -iquote ,$(TOOLS))
 TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
 
@@ -175,6 +174,8 @@ TEST_MODULE_run      := test_forward test_kernels
 test_tool    = $(strip $(foreach t,$(TOOLS),$(if $(filter $(1),$(TEST_MODULE_$(t))),$(t))))
 test_iquote  = -Icommon $(addprefix -iquote ,$(call test_tool,$(1)))
 test_archive = $(foreach t,$(call test_tool,$(1)),$(BUILD)/libtool-$(t).a)
+$(foreach u,$(UNIT_SRC:tests/unit/%.c=%) $(TTOOL_SRC:tests/tools/%.c=%),\
+  $(if $(word 2,$(call test_tool,$(u))),$(error $(u) is in TEST_MODULE_ of two tools ($(call test_tool,$(u))): one module per test)))
 
 # --- tests -----------------------------------------------------------------
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
