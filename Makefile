@@ -154,12 +154,28 @@ deps-$(1):
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
-# What a test or fuzz binary links after its own source: every tool's
-# internal archive (the linker takes only the objects it needs), then
-# tools-common and the library, and every library the tools use.
-TOOL_ARCHIVES = $(foreach t,$(TOOLS),$(BUILD)/libtool-$(t).a)
+# A fuzz harness sees every tool folder and links every tool's internal
+# archive (FUZZ_ARCHIVES; the linker takes only the objects it needs), then
+# the library, and every library the tools use.
 TOOL_INCLUDES = -Icommon $(addprefix -iquote ,$(TOOLS))
 TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
+
+# The tool folder of the module each unit test (and test tool) tests: such
+# a test sees include/, gguf/, common/, tests/unit and that one folder, and
+# links that tool's archive alone; a test named nowhere here tests libgguf or
+# common/ and sees no tool folder. One folder per test: a test that needs
+# two tools' modules tests something that belongs in libgguf or common/.
+TEST_MODULE_convert  := test_arch test_finite test_llama2c test_override test_safetensors \
+                        test_spm test_tokjson test_torch mkmeta
+TEST_MODULE_edit     := test_edit_actions
+TEST_MODULE_inspect  := test_emit
+TEST_MODULE_quantize := test_policy test_recipe
+TEST_MODULE_run      := test_forward test_kernels
+test_tool    = $(strip $(foreach t,$(TOOLS),$(if $(filter $(1),$(TEST_MODULE_$(t))),$(t))))
+test_iquote  = -Icommon $(addprefix -iquote ,$(call test_tool,$(1)))
+test_archive = $(foreach t,$(call test_tool,$(1)),$(BUILD)/libtool-$(t).a)
+$(foreach u,$(UNIT_SRC:tests/unit/%.c=%) $(TTOOL_SRC:tests/tools/%.c=%),\
+  $(if $(word 2,$(call test_tool,$(u))),$(error $(u) is in TEST_MODULE_ of two tools ($(call test_tool,$(u))): one module per test)))
 
 # --- tests -----------------------------------------------------------------
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
@@ -168,16 +184,22 @@ CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 check-deps-test:
 	$(foreach d,$(DEPS_TEST),$(call need,$(d)))
 
-# A unit test links every tool archive (tests of a tool's modules include
-# their headers through TOOL_INCLUDES).
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(TOOL_ARCHIVES) $(BUILD)/libcommon.a $(BUILD)/libgguf.a | check-deps-test
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(CHECK_CFLAGS) -Itests/unit $(TOOL_INCLUDES) -o $@ $< $(TOOL_ARCHIVES) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $(CHECK_LIBS) $(TOOL_LIBS) $(LDLIBS_ALL)
+# A unit test: its source, its module's tool archive (if any), tools-common
+# and the library (TEST_MODULE_* above).
+define unit_rule
+$(BUILD)/tests/$(1): tests/unit/$(1).c $(wildcard tests/unit/*.h) $(call test_archive,$(1)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a | check-deps-test
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS_ALL) $$(DEPFLAGS) $$(CHECK_CFLAGS) -Itests/unit $(call test_iquote,$(1)) -o $$@ $$< $(call test_archive,$(1)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $$(CHECK_LIBS) $$(TOOL_LIBS) $$(LDLIBS_ALL)
+endef
+$(foreach u,$(UNIT_SRC:tests/unit/%.c=%),$(eval $(call unit_rule,$(u))))
 
 # A test tool (model generators) links the same way.
-$(BUILD)/tests/tools/%: tests/tools/%.c $(wildcard tests/unit/*.h) $(TOOL_ARCHIVES) $(BUILD)/libcommon.a $(BUILD)/libgguf.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(TOOL_INCLUDES) -o $@ $< $(TOOL_ARCHIVES) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $(TOOL_LIBS) $(LDLIBS_ALL)
+define ttool_rule
+$(BUILD)/tests/tools/$(1): tests/tools/$(1).c $(wildcard tests/unit/*.h) $(call test_archive,$(1)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS_ALL) $$(DEPFLAGS) $(call test_iquote,$(1)) -o $$@ $$< $(call test_archive,$(1)) $(BUILD)/libcommon.a $(BUILD)/libgguf.a $$(TOOL_LIBS) $$(LDLIBS_ALL)
+endef
+$(foreach u,$(TTOOL_SRC:tests/tools/%.c=%),$(eval $(call ttool_rule,$(u))))
 
 testbins: all $(UNIT_BINS) $(TTOOL_BINS)
 

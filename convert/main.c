@@ -9,17 +9,18 @@
  * which appears only when complete. Reference: docs/gguf-convert.md.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "args.h"
 #include "hf.h"
 #include "llama2c.h"
 #include "meta.h"
+#include "opts.h"
 #include "outpath.h"
 #include "override.h"
 #include "signals.h"
@@ -27,40 +28,81 @@
 
 #define TOOL "gguf-convert"
 
-static void usage(FILE *fp)
+/* What the command line gives. */
+typedef struct args {
+    convert_options o;
+    const char *input, *tokenizer, *metadata_path;
+    int         tensor_order; /* 0 name, 1 file */
+} args;
+
+static const char *const outtypes[] = { "f32", "f16", "bf16", "q8_0", "auto", NULL }; /* enum outtype */
+static const char *const tensor_orders[] = { "name", "file", NULL };
+
+static void usage(FILE *fp);
+
+static const opt options[] = {
+    { OPT_STRING, "--outfile", "-o", "FILE", offsetof(args, o.out_path),
+      .help = "output path (default: NAME-SIZE-OUTTYPE.gguf in INPUT)" },
+    { OPT_CHOICE, "--outtype", .arg = "T", .off = offsetof(args, o.outtype), .choices = outtypes,
+      .flags = OPT_NOCASE, .what = "f32, f16, bf16, q8_0, auto",
+      .help = "f32, f16, bf16, q8_0 or auto (default: f16; auto as\n"
+              "llama.cpp: f16 if the checkpoint is f16, else bf16)" },
+    { OPT_STRING, "--tokenizer", .arg = "FILE", .off = offsetof(args, tokenizer),
+      .help = "vocabulary of a llama2.c checkpoint (tokenizer.bin\n"
+              "or a SentencePiece tokenizer.model)" },
+    { OPT_FLAG, "--vocab-only", .off = offsetof(args, o.vocab_only),
+      .help = "write only the vocabulary and metadata" },
+    { OPT_CHOICE, "--tensor-order", .arg = "name|file", .off = offsetof(args, tensor_order),
+      .choices = tensor_orders, .what = "name, file",
+      .help = "a safetensors file's tensors in name order (default,\n"
+              "as llama.cpp e21cdc11) or as stored (as c392e50)" },
+    { OPT_FLAG, "--dry-run", .off = offsetof(args, o.dry_run),
+      .help = "print the tensor plan and write nothing" },
+    { OPT_STRING, "--metadata", .arg = "FILE", .off = offsetof(args, metadata_path),
+      .help = "JSON overrides of general.* keys (name, author,\n"
+              "version, license, tags, base_models, ...)" },
+    { OPT_U64, "--split-max-tensors", .arg = "N", .off = offsetof(args, o.split_max_tensors),
+      .lo = 1, .hi = INT32_MAX, .what = "a whole number from 1 to 2147483647",
+      .help = "at most N tensors per shard" },
+    { OPT_SIZE, "--split-max-size", .arg = "N[K|M|G]", .off = offsetof(args, o.split_max_bytes),
+      .what = "N, NK, NM or NG, N ≥ 1", .help = "at most N bytes per shard" },
+    { OPT_FLAG, "--quiet", "-q", .off = offsetof(args, o.quiet),
+      .help = "no progress bar and no summary" },
+    { OPT_HELP, "--help", "-h", .help = "this text" },
+    { OPT_VERSION, .name = "--version" },
+    OPTS_END
+};
+
+/* The one input. */
+static int operand(void *user, const char *a, bool last)
 {
-    fprintf(fp,
-        "usage: " TOOL " [options] INPUT [-o OUT.gguf]\n"
-        "\n"
-        "INPUT: a Hugging Face model folder (config.json; model*.safetensors or\n"
-        "       pytorch_model*.bin, with their index; tokenizer.model, tokenizer_config.json)\n"
-        "       or a Meta folder (params.json, consolidated.00.pth, tokenizer.model)\n"
-        "       or a llama2.c checkpoint file (v0, v1, v2; with --tokenizer)\n"
-        "\n"
-        "  -o, --outfile FILE         output path (default: NAME-SIZE-OUTTYPE.gguf in INPUT)\n"
-        "  --outtype T                f32, f16, bf16, q8_0 or auto (default: f16; auto as\n"
-        "                             llama.cpp: f16 if the checkpoint is f16, else bf16)\n"
-        "  --tokenizer FILE           vocabulary of a llama2.c checkpoint (tokenizer.bin\n"
-        "                             or a SentencePiece tokenizer.model)\n"
-        "  --vocab-only               write only the vocabulary and metadata\n"
-        "  --tensor-order name|file   a safetensors file's tensors in name order (default,\n"
-        "                             as llama.cpp e21cdc11) or as stored (as c392e50)\n"
-        "  --dry-run                  print the tensor plan and write nothing\n"
-        "  --metadata FILE            JSON overrides of general.* keys (name, author,\n"
-        "                             version, license, tags, base_models, ...)\n"
-        "  --split-max-tensors N      at most N tensors per shard\n"
-        "  --split-max-size N[K|M|G]  at most N bytes per shard\n"
-        "  -q, --quiet                no progress bar and no summary\n"
-        "  -h, --help                 this text\n");
+    args *g = user;
+    (void)last;
+    if (g->input)
+        return cli_usage_error(TOOL, "more than one input ('%s', '%s')", g->input, a);
+    g->input = a;
+    return 0;
 }
 
-static int parse_outtype(const char *s)
+static int bad_value(const opt *r, const char *name, const char *v)
 {
-    static const char *const names[] = { "f32", "f16", "bf16", "q8_0", "auto" };
-    for (int i = 0; i < 5; i++)
-        if (!strcasecmp(s, names[i]))
-            return i;
-    return -1;
+    if (r->kind == OPT_CHOICE)
+        return cli_usage_error(TOOL, "unknown %s '%s' (%s)", name, v, r->what);
+    return cli_usage_error(TOOL, "bad value '%s' for %s (%s)", v, name, r->what);
+}
+
+static const opts_spec spec = { TOOL, options, 27, false, usage, operand, bad_value };
+
+static void usage(FILE *fp)
+{
+    fputs("usage: " TOOL " [options] INPUT [-o OUT.gguf]\n"
+          "\n"
+          "INPUT: a Hugging Face model folder (config.json; model*.safetensors or\n"
+          "       pytorch_model*.bin, with their index; tokenizer.model, tokenizer_config.json)\n"
+          "       or a Meta folder (params.json, consolidated.00.pth, tokenizer.model)\n"
+          "       or a llama2.c checkpoint file (v0, v1, v2; with --tokenizer)\n"
+          "\n", fp);
+    opts_help(&spec, fp);
 }
 
 /* Appends "-PART" to out with spaces (and '/') as '-', as gguf-py's
@@ -114,72 +156,13 @@ static void default_file_name(const src_model *m, const convert_options *o, char
 int main(int argc, char **argv)
 {
     cli_cleanup_on_signals();
-    convert_options o = { .outtype = OUT_F16 };
-    const char *input = NULL, *tokenizer = NULL, *metadata_path = NULL;
-    bool file_order = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return cli_close_stdout(TOOL, 0);
-        } else if (!strcmp(a, "--version")) {
-            cli_print_version(TOOL);
-            return cli_close_stdout(TOOL, 0);
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--outfile")) {
-            if (!v)
-                goto missing;
-            o.out_path = v, i++;
-        } else if (!strcmp(a, "--outtype")) {
-            if (!v)
-                goto missing;
-            if ((o.outtype = parse_outtype(v)) < 0)
-                return cli_usage_error(TOOL, "unknown --outtype '%s' (f32, f16, bf16, q8_0, auto)", v);
-            i++;
-        } else if (!strcmp(a, "--tokenizer")) {
-            if (!v)
-                goto missing;
-            tokenizer = v, i++;
-        } else if (!strcmp(a, "--tensor-order")) {
-            if (!v)
-                goto missing;
-            if (strcmp(v, "name") && strcmp(v, "file"))
-                return cli_usage_error(TOOL, "unknown --tensor-order '%s' (name, file)", v);
-            file_order = !strcmp(v, "file"), i++;
-        } else if (!strcmp(a, "--vocab-only")) {
-            o.vocab_only = true;
-        } else if (!strcmp(a, "--metadata")) {
-            if (!v)
-                goto missing;
-            metadata_path = v, i++;
-        } else if (!strcmp(a, "--dry-run")) {
-            o.dry_run = true;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            o.quiet = true;
-        } else if (!strcmp(a, "--split-max-tensors")) {
-            long n;
-            if (!v)
-                goto missing;
-            if (!cli_parse_long(v, 1, INT32_MAX, &n))
-                return cli_usage_error(TOOL, "bad value '%s' for %s (a whole number from 1 to %d)",
-                                       v, a, INT32_MAX);
-            o.split_max_tensors = (uint64_t)n, i++;
-        } else if (!strcmp(a, "--split-max-size")) {
-            if (!v)
-                goto missing;
-            if (!cli_parse_size(v, &o.split_max_bytes))
-                return cli_usage_error(TOOL, "bad value '%s' for %s (N, NK, NM or NG, N ≥ 1)", v, a);
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error(TOOL, "unknown option '%s'", a);
-        } else if (!input) {
-            input = a;
-        } else {
-            return cli_usage_error(TOOL, "more than one input ('%s', '%s')", input, a);
-        }
-        continue;
-    missing:
-        return cli_usage_error(TOOL, "%s needs a value", a);
-    }
+    args g = { .o = { .outtype = OUT_F16 } };
+    int prc = opts_parse(&spec, 0, argc, argv, 1, &g);
+    if (prc)
+        return prc == OPTS_STOP ? cli_close_stdout(TOOL, 0) : prc;
+    convert_options o = g.o;
+    const char *input = g.input, *tokenizer = g.tokenizer, *metadata_path = g.metadata_path;
+    bool file_order = g.tensor_order == 1;
     if (!input)
         return cli_usage_error(TOOL, "missing INPUT (a model folder or a llama2.c checkpoint)");
     if (o.split_max_tensors && o.split_max_bytes)

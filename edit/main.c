@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 
 #include "actions.h"
 #include "args.h"
+#include "opts.h"
 #include "outpath.h"
 #include "signals.h"
 
@@ -43,11 +45,102 @@ typedef struct options {
     bool         dry_run, force, quiet;
     uint64_t     max_tensors, max_bytes; /* split */
     bool         no_tensor_first;        /* split: first shard metadata only */
-    bool         repair, keep_first, keep_set; /* --repair, --keep first|last */
+    bool         repair;
+    int          keep;        /* --keep: -1 not given, 0 first, 1 last */
+    const char  *files[2];    /* IN, and split's OUTPREFIX or merge's OUT */
+    int          n_files;
     bool         drop_split;  /* --repair of a whole file with stray split.* keys */
     edit_actions acts;
     edit_plan    plan;        /* the key list after the actions */
 } options;
+
+/* --set, --set-array, --set-strings, --delete, --rename, --chat-template,
+ * --from-json: one more action, in order. */
+static int opt_action(opts_call *c)
+{
+    options *o = c->user;
+    gguf_error err = { 0 };
+    if (!edit_parse(&o->acts, c->name, c->value, &err))
+        return OPTS_OK;
+    if (err.code == GGUF_ERR_ARG)
+        return cli_usage_error(TOOL, "%s", err.msg);
+    fprintf(stderr, TOOL ": error: %s\n", err.msg);
+    return 1;
+}
+
+static int add_file(void *user, const char *a, bool last)
+{
+    options *o = user;
+    (void)last;
+    if (o->n_files == 2)
+        return cli_usage_error(TOOL, "too many file names (at '%s')", a);
+    o->files[o->n_files++] = a;
+    return OPTS_OK;
+}
+
+static int bad_value(const opt *r, const char *name, const char *v)
+{
+    return cli_usage_error(TOOL, "%s: '%s' is not %s", name, v, r->what);
+}
+
+static const char *const keeps[] = { "first", "last", NULL };
+
+static void usage(FILE *out);
+
+#define O(f) offsetof(options, f)
+#define SPLIT (1u << CMD_SPLIT)
+static const opt option_rows[] = {
+    { OPT_TEXT, .help = "Actions, applied in order:\n" },
+    { OPT_CALL, "--set", .arg = "KEY=VALUE", .call = opt_action,
+      .help = "set a key; type: the existing key's, else bool, i32,\n"
+              "i64, f32 or str from the value" },
+    { OPT_TEXT, "--set", .arg = "KEY:TYPE=VALUE",
+      .help = "TYPE one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool str" },
+    { OPT_CALL, "--set-array", .arg = "KEY:TYPE=V1,V2,...", .call = opt_action,
+      .help = " an array" /* one space more than the two after a long option */ },
+    { OPT_CALL, "--set-strings", .arg = "KEY=@FILE", .call = opt_action,
+      .help = "an array of strings, one per line of FILE" },
+    { OPT_CALL, "--delete", .arg = "PATTERN", .call = opt_action,
+      .help = "delete every key matching the glob PATTERN" },
+    { OPT_CALL, "--rename", .arg = "OLD=NEW", .call = opt_action,
+      .help = "rename a key, keeping its place and value" },
+    { OPT_CALL, "--chat-template", .arg = "FILE", .call = opt_action,
+      .help = "tokenizer.chat_template from FILE" },
+    { OPT_CALL, "--from-json", .arg = "FILE", .call = opt_action,
+      .help = "set every key of FILE: {\"KEY\": {\"type\": \"u32\", \"value\": 7}, ...}\n"
+              "(gguf-inspect --json --full's metadata works as it is)" },
+    { OPT_FLAG, "--repair", .off = O(repair),
+      .help = "open a file the reader refuses for a recoverable reason\n"
+              "(a duplicate key or tensor name, a bad general.alignment,\n"
+              "stray split.* keys on a whole file), say what was\n"
+              "repaired, write a valid file" },
+    { OPT_CHOICE, "--keep", .arg = "first|last", .off = O(keep), .choices = keeps,
+      .what = "first or last", .missing = "--keep needs a value (first or last)",
+      .help = "which of duplicates --repair keeps (default: last)" },
+    { OPT_TEXT, .help = "\nOther:\n" },
+    { OPT_STRING, "--output", "-o", "OUT", O(out), .help = "write OUT instead of replacing IN" },
+    { OPT_FLAG, "--dry-run", .off = O(dry_run), .help = "print the key changes and write nothing" },
+    { OPT_FLAG, "--force", .off = O(force),
+      .help = "allow changing general.architecture and the keys that\n"
+              "decide tensor shapes" },
+    { OPT_FLAG, "--quiet", "-q", .off = O(quiet), .help = "no summary line" },
+    { OPT_SIZE, "--max-size", .arg = "N[K|M|G]", .off = O(max_bytes), .when = SPLIT,
+      .what = "a size (N, NK, NM, NG)" },
+    { OPT_U64, "--max-tensors", .arg = "N", .off = O(max_tensors), .lo = 1, .hi = INT32_MAX,
+      .when = SPLIT, .what = "a count from 1" },
+    { OPT_FLAG, "--no-tensor-first-split", .off = O(no_tensor_first), .when = SPLIT },
+    { OPT_TEXT, .help = "\n"
+      "split writes OUTPREFIX-00001-of-0000N.gguf ... (default prefix: IN without .gguf)\n"
+      "with llama-gguf-split's split.no, split.count and split.tensors.count keys; merge\n"
+      "writes the shards back as one file. The actions apply while splitting or merging.\n" },
+    { OPT_HELP, "--help", "-h", .help = "this help" },
+    { OPT_VERSION, "--version", .help = "the version" },
+    OPTS_END
+};
+#undef SPLIT
+#undef O
+
+static const opts_spec spec = { TOOL, option_rows, 25, false, usage, add_file, bad_value };
 
 static void usage(FILE *out)
 {
@@ -59,111 +152,23 @@ static void usage(FILE *out)
           "Changes the metadata of a GGUF file; tensors are copied as they are. Without -o\n"
           "IN is replaced atomically (written beside it, synced, renamed over it); in-place\n"
           "edits of one file wait for each other (a lock on IN), so none is lost.\n"
-          "\n"
-          "Actions, applied in order:\n"
-          "  --set KEY=VALUE          set a key; type: the existing key's, else bool, i32,\n"
-          "                           i64, f32 or str from the value\n"
-          "  --set KEY:TYPE=VALUE     TYPE one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool str\n"
-          "  --set-array KEY:TYPE=V1,V2,...   an array\n"
-          "  --set-strings KEY=@FILE  an array of strings, one per line of FILE\n"
-          "  --delete PATTERN         delete every key matching the glob PATTERN\n"
-          "  --rename OLD=NEW         rename a key, keeping its place and value\n"
-          "  --chat-template FILE     tokenizer.chat_template from FILE\n"
-          "  --from-json FILE         set every key of FILE: {\"KEY\": {\"type\": \"u32\", \"value\": 7}, ...}\n"
-          "                           (gguf-inspect --json --full's metadata works as it is)\n"
-          "  --repair                 open a file the reader refuses for a recoverable reason\n"
-          "                           (a duplicate key or tensor name, a bad general.alignment,\n"
-          "                           stray split.* keys on a whole file), say what was\n"
-          "                           repaired, write a valid file\n"
-          "  --keep first|last        which of duplicates --repair keeps (default: last)\n"
-          "\n"
-          "Other:\n"
-          "  -o, --output OUT         write OUT instead of replacing IN\n"
-          "  --dry-run                print the key changes and write nothing\n"
-          "  --force                  allow changing general.architecture and the keys that\n"
-          "                           decide tensor shapes\n"
-          "  -q, --quiet              no summary line\n"
-          "\n"
-          "split writes OUTPREFIX-00001-of-0000N.gguf ... (default prefix: IN without .gguf)\n"
-          "with llama-gguf-split's split.no, split.count and split.tensors.count keys; merge\n"
-          "writes the shards back as one file. The actions apply while splitting or merging.\n"
-          "  -h, --help               this help\n"
-          "  --version                the version\n",
-          out);
+          "\n", out);
+    opts_help(&spec, out);
 }
 
-static const char *const actions[] = { "--set", "--set-array", "--set-strings", "--delete",
-                                       "--rename", "--chat-template", "--from-json" };
-
-static bool is_action(const char *a)
-{
-    for (size_t i = 0; i < sizeof actions / sizeof *actions; i++)
-        if (!strcmp(a, actions[i]))
-            return true;
-    return false;
-}
-
-/* 0, -1 after --help/--version, or 2 after a usage error. */
+/* 0, -1 after --help/--version, or an exit status after an error. "split"
+ * and "merge" are commands only as the first word. */
 static int parse_args(int argc, char **argv, options *o)
 {
-    gguf_error err = { 0 };
-    const char *files[2];
-    int n_files = 0, first = 1;
+    int first = 1;
     if (argc > 1 && (!strcmp(argv[1], "split") || !strcmp(argv[1], "merge")))
         o->cmd = argv[1][0] == 's' ? CMD_SPLIT : CMD_MERGE, first = 2;
-    for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return -1;
-        } else if (!strcmp(a, "--version")) {
-            cli_print_version(TOOL);
-            return -1;
-        } else if (!strcmp(a, "--dry-run")) {
-            o->dry_run = true;
-        } else if (!strcmp(a, "--force")) {
-            o->force = true;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--repair")) {
-            o->repair = true;
-        } else if (!strcmp(a, "--keep")) {
-            if (i + 1 == argc)
-                return cli_usage_error(TOOL, "--keep needs a value (first or last)");
-            const char *v = argv[++i];
-            if (strcmp(v, "first") && strcmp(v, "last"))
-                return cli_usage_error(TOOL, "--keep: '%s' is not first or last", v);
-            o->keep_first = v[0] == 'f';
-            o->keep_set = true;
-        } else if (!strcmp(a, "--no-tensor-first-split") && o->cmd == CMD_SPLIT) {
-            o->no_tensor_first = true;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || is_action(a) ||
-                   (o->cmd == CMD_SPLIT && (!strcmp(a, "--max-size") || !strcmp(a, "--max-tensors")))) {
-            if (i + 1 == argc)
-                return cli_usage_error(TOOL, "%s needs a value", a);
-            const char *v = argv[++i];
-            long n;
-            if (!strcmp(a, "--max-size")) {
-                if (!cli_parse_size(v, &o->max_bytes))
-                    return cli_usage_error(TOOL, "--max-size: '%s' is not a size (N, NK, NM, NG)", v);
-            } else if (!strcmp(a, "--max-tensors")) {
-                if (!cli_parse_long(v, 1, INT32_MAX, &n))
-                    return cli_usage_error(TOOL, "--max-tensors: '%s' is not a count from 1", v);
-                o->max_tensors = (uint64_t)n;
-            } else if (a[1] == 'o' || !strcmp(a, "--output")) {
-                o->out = v;
-            } else if (edit_parse(&o->acts, a, v, &err)) {
-                return err.code == GGUF_ERR_ARG ? cli_usage_error(TOOL, "%s", err.msg)
-                                                : (fprintf(stderr, TOOL ": error: %s\n", err.msg), 1);
-            }
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error(TOOL, "unknown option '%s'", a);
-        } else if (n_files == 2) {
-            return cli_usage_error(TOOL, "too many file names (at '%s')", a);
-        } else {
-            files[n_files++] = a;
-        }
-    }
+    o->keep = -1;
+    int rc = opts_parse(&spec, 1u << o->cmd, argc, argv, first, o);
+    if (rc)
+        return rc;
+    const char **files = o->files;
+    const int n_files = o->n_files;
     if (n_files == 0)
         return cli_usage_error(TOOL, o->cmd == CMD_MERGE ? "merge: missing the first shard"
                                : "missing IN, the GGUF file to edit");
@@ -176,7 +181,7 @@ static int parse_args(int argc, char **argv, options *o)
             return cli_usage_error(TOOL, "no action: give --set, --set-array, --set-strings, "
                                    "--delete, --rename, --chat-template, --from-json or --repair");
     }
-    if (o->keep_set && !o->repair)
+    if (o->keep >= 0 && !o->repair)
         return cli_usage_error(TOOL, "--keep goes with --repair");
     if (o->cmd == CMD_EDIT)
         return 0;
@@ -617,7 +622,7 @@ static void open_failed(const options *o, const gguf_error *err)
 static int run(options *o)
 {
     gguf_error err = { 0 };
-    const unsigned flags = o->repair ? GGUF_OPEN_REPAIR | (o->keep_first ? GGUF_OPEN_KEEP_FIRST : 0u) : 0u;
+    const unsigned flags = o->repair ? GGUF_OPEN_REPAIR | (o->keep == 0 ? GGUF_OPEN_KEEP_FIRST : 0u) : 0u;
     const bool in_place = o->cmd == CMD_EDIT && !o->out && !o->dry_run;
     char why[160] = "";
     int lock_fd = -1;

@@ -196,8 +196,10 @@ static void tensor_row(emit *e, const char *change, const gguf_tensor *x, const 
     const gguf_tensor *any = x ? x : y;
     emit_value row[] = {
         ev_str(change), ev_str(any->name),
-        x ? ev_str(gguf_dtype_name(x->type)) : ev_absent(), x ? tensor_shape(x, sx) : ev_absent(),
-        y ? ev_str(gguf_dtype_name(y->type)) : ev_absent(), y ? tensor_shape(y, sy) : ev_absent(),
+        x ? ev_str(gguf_dtype_name(x->type)) : ev_absent(),
+        x ? report_tensor_shape(x, sx) : ev_absent(),
+        y ? ev_str(gguf_dtype_name(y->type)) : ev_absent(),
+        y ? report_tensor_shape(y, sy) : ev_absent(),
     };
     emit_row(e, row);
 }

@@ -17,6 +17,7 @@
  * error too: cli_close_stdout() checks the final flush.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "emit.h"
 #include <ggufkit/gguf.h>
 #include "hash.h"
+#include "opts.h"
 #include "report.h"
 #include "signals.h"
 #include <ggufkit/vocab.h>
@@ -41,13 +43,85 @@ typedef enum mode { MODE_REPORT, MODE_VOCAB, MODE_MERGES, MODE_CHECK, MODE_HASH,
 typedef struct options {
     mode        mode;
     const char *mode_flag; /* the option that chose the mode, for conflict messages */
-    emit_format fmt;
+    int         fmt;       /* emit_format */
     bool        full, no_tensors, no_metadata, no_split;
     const char *tokenize_text; /* --tokenize TEXT */
     bool        special;       /* --special: BOS/EOS and special-token parsing */
     const char *files[3];
     int         n_files;
 } options;
+
+/* ------------------------------------------------------------------------
+ * Command line
+ * ------------------------------------------------------------------------ */
+
+/* --vocab, --merges, --check, --hash, --arches, --tokenize TEXT: the mode
+ * (val), one at a time. */
+static int opt_mode(opts_call *c)
+{
+    options *o = c->user;
+    if (c->value)
+        o->tokenize_text = c->value;
+    if (o->mode_flag && strcmp(o->mode_flag, c->name) != 0)
+        return cli_usage_error(TOOL, "%s and %s cannot be combined; choose one of "
+                               "--vocab, --merges, --check, --hash, --tokenize",
+                               o->mode_flag, c->name);
+    o->mode = c->row->val;
+    o->mode_flag = c->row->name;
+    return OPTS_OK;
+}
+
+static int add_file(void *user, const char *arg, bool last)
+{
+    options *o = user;
+    (void)last;
+    if (o->n_files == 3)
+        return cli_usage_error(TOOL, "too many file names (at '%s')", arg);
+    o->files[o->n_files++] = arg;
+    return OPTS_OK;
+}
+
+static void usage(FILE *out);
+
+#define O(f) offsetof(options, f)
+static const opt option_rows[] = {
+    { OPT_TEXT, .help = "Output format (default: text):\n" },
+    { OPT_SET, "--json", .off = O(fmt), .val = EMIT_JSON, .help = "JSON" },
+    { OPT_SET, "--yaml", .off = O(fmt), .val = EMIT_YAML, .help = "YAML" },
+    { OPT_SET, "--markdown", .off = O(fmt), .val = EMIT_MARKDOWN, .help = "Markdown (GitHub tables)" },
+    { OPT_SET, "--text", .off = O(fmt), .val = EMIT_TEXT, .help = "text (the last format option wins)" },
+    { OPT_TEXT, .help = "\nWhat to show (default: summary, tensor types, metadata, tensors):\n" },
+    { OPT_FLAG, "--full", .off = O(full), .help = "whole arrays instead of their first 8 elements" },
+    { OPT_FLAG, "--no-metadata", .off = O(no_metadata), .help = "leave out the metadata table" },
+    { OPT_FLAG, "--no-tensors", .off = O(no_tensors), .help = "leave out the tensor table" },
+    { OPT_CALL, "--vocab", .call = opt_mode, .val = MODE_VOCAB,
+      .help = "the vocabulary: id, type, score, text of every token" },
+    { OPT_CALL, "--merges", .call = opt_mode, .val = MODE_MERGES,
+      .help = "the BPE merges (tokenizer.ggml.merges)" },
+    { OPT_CALL, "--check", .call = opt_mode, .val = MODE_CHECK,
+      .help = "validate the structure and scan float tensors for NaN/Inf;\n"
+              "exit 1 if anything is wrong" },
+    { OPT_CALL, "--hash", .call = opt_mode, .val = MODE_HASH,
+      .help = "SHA-256 of every tensor and of the data section" },
+    { OPT_CALL, "--tokenize", .arg = "TEXT", .call = opt_mode, .val = MODE_TOKENIZE,
+      .missing = "--tokenize: missing TEXT, the text to tokenize",
+      .help = "the token ids of TEXT, then one line per token: id, tab, piece" },
+    { OPT_CALL, "--arches", .call = opt_mode, .val = MODE_ARCHES,
+      .help = "the architecture registry (no FILE): every architecture the\n"
+              "tools support, its features, keys and tensor table" },
+    { OPT_FLAG, "--special", .off = O(special),
+      .help = "with --tokenize: add BOS/EOS as the model does and turn\n"
+              "special-token texts in TEXT into those tokens" },
+    { OPT_TEXT, .help = "\nOther:\n" },
+    { OPT_FLAG, "--no-split", .off = O(no_split),
+      .help = "open only FILE, even if it is the first shard of a split model" },
+    { OPT_HELP, "--help", "-h", .help = "this help" },
+    { OPT_VERSION, "--version", .help = "the version" },
+    OPTS_END
+};
+#undef O
+
+static const opts_spec spec = { TOOL, option_rows, 16, true, usage, add_file, NULL };
 
 static void usage(FILE *out)
 {
@@ -56,100 +130,12 @@ static void usage(FILE *out)
           "\n"
           "Prints a GGUF file's summary, metadata and tensor table; FILE '-' is standard\n"
           "input (a regular file, not a pipe). Split models open from the first shard.\n"
-          "\n"
-          "Output format (default: text):\n"
-          "  --json          JSON\n"
-          "  --yaml          YAML\n"
-          "  --markdown      Markdown (GitHub tables)\n"
-          "  --text          text (the last format option wins)\n"
-          "\n"
-          "What to show (default: summary, tensor types, metadata, tensors):\n"
-          "  --full          whole arrays instead of their first 8 elements\n"
-          "  --no-metadata   leave out the metadata table\n"
-          "  --no-tensors    leave out the tensor table\n"
-          "  --vocab         the vocabulary: id, type, score, text of every token\n"
-          "  --merges        the BPE merges (tokenizer.ggml.merges)\n"
-          "  --check         validate the structure and scan float tensors for NaN/Inf;\n"
-          "                  exit 1 if anything is wrong\n"
-          "  --hash          SHA-256 of every tensor and of the data section\n"
-          "  --tokenize TEXT the token ids of TEXT, then one line per token: id, tab, piece\n"
-          "  --arches        the architecture registry (no FILE): every architecture the\n"
-          "                  tools support, its features, keys and tensor table\n"
-          "  --special       with --tokenize: add BOS/EOS as the model does and turn\n"
-          "                  special-token texts in TEXT into those tokens\n"
-          "\n"
-          "Other:\n"
-          "  --no-split      open only FILE, even if it is the first shard of a split model\n"
-          "  -h, --help      this help\n"
-          "  --version       the version\n"
-          "\n"
+          "\n", out);
+    opts_help(&spec, out);
+    fputs("\n"
           "diff compares metadata (type and value) and tensors (type, shape, data bytes);\n"
           "it exits 0 when the files are the same, 1 when they differ, 2 on errors.\n",
           out);
-}
-
-/* ------------------------------------------------------------------------
- * Command line
- * ------------------------------------------------------------------------ */
-
-static const struct { const char *name; mode mode; } mode_flags[] = {
-    { "--vocab", MODE_VOCAB }, { "--merges", MODE_MERGES },
-    { "--check", MODE_CHECK }, { "--hash", MODE_HASH }, { "--tokenize", MODE_TOKENIZE },
-    { "--arches", MODE_ARCHES },
-};
-
-static const struct { const char *name; emit_format fmt; } format_flags[] = {
-    { "--text", EMIT_TEXT }, { "--json", EMIT_JSON },
-    { "--yaml", EMIT_YAML }, { "--markdown", EMIT_MARKDOWN },
-};
-
-/* What parse_args found: go on, or stop with an exit status. */
-enum { ARGS_OK = 0, ARGS_HELP = -1, ARGS_VERSION = -2 };
-
-/* Sets o's field for one option; returns ARGS_OK, ARGS_HELP, ARGS_VERSION,
- * or 2 after a usage error. */
-static int parse_option(options *o, const char *arg)
-{
-    for (size_t i = 0; i < sizeof format_flags / sizeof format_flags[0]; i++)
-        if (strcmp(arg, format_flags[i].name) == 0) {
-            o->fmt = format_flags[i].fmt; /* the last one wins */
-            return ARGS_OK;
-        }
-    for (size_t i = 0; i < sizeof mode_flags / sizeof mode_flags[0]; i++)
-        if (strcmp(arg, mode_flags[i].name) == 0) {
-            if (o->mode_flag && strcmp(o->mode_flag, arg) != 0)
-                return cli_usage_error(TOOL, "%s and %s cannot be combined; choose one of "
-                                       "--vocab, --merges, --check, --hash, --tokenize",
-                                       o->mode_flag, arg);
-            o->mode = mode_flags[i].mode;
-            o->mode_flag = mode_flags[i].name;
-            return ARGS_OK;
-        }
-    if (strcmp(arg, "--full") == 0)
-        o->full = true;
-    else if (strcmp(arg, "--no-tensors") == 0)
-        o->no_tensors = true;
-    else if (strcmp(arg, "--no-metadata") == 0)
-        o->no_metadata = true;
-    else if (strcmp(arg, "--no-split") == 0)
-        o->no_split = true;
-    else if (strcmp(arg, "--special") == 0)
-        o->special = true;
-    else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)
-        return ARGS_HELP;
-    else if (strcmp(arg, "--version") == 0)
-        return ARGS_VERSION;
-    else
-        return cli_usage_error(TOOL, "unknown option '%s'", arg);
-    return ARGS_OK;
-}
-
-static int add_file(options *o, const char *arg)
-{
-    if (o->n_files == 3)
-        return cli_usage_error(TOOL, "too many file names (at '%s')", arg);
-    o->files[o->n_files++] = arg;
-    return ARGS_OK;
 }
 
 /* "diff" is a command only as the first non-option word (a file of that name
@@ -170,44 +156,27 @@ static int finish_args(options *o)
         o->files[0] = o->files[1];
         o->files[1] = o->files[2];
         o->n_files = 2;
-        return ARGS_OK;
+        return OPTS_OK;
     }
     if (o->special && o->mode != MODE_TOKENIZE)
         return cli_usage_error(TOOL, "--special needs --tokenize");
     if (o->mode == MODE_ARCHES)
         return o->n_files ? cli_usage_error(TOOL, "--arches takes no FILE (got '%s')",
-                                            o->files[0]) : ARGS_OK;
+                                            o->files[0]) : OPTS_OK;
     if (o->n_files == 0)
         return cli_usage_error(TOOL, "missing FILE, the GGUF file to inspect");
     if (o->n_files > 1)
         return cli_usage_error(TOOL, "one FILE expected, got '%s' and '%s'; to compare two "
                                "files: %s diff A B", o->files[0], o->files[1], TOOL);
-    return ARGS_OK;
+    return OPTS_OK;
 }
 
-/* Returns ARGS_OK to go on, ARGS_HELP, ARGS_VERSION, or 2 after a usage
- * error. */
+/* Returns 0 to go on, OPTS_STOP after --help or --version, or 2 after a
+ * usage error. */
 static int parse_args(options *o, int argc, char **argv)
 {
-    bool only_files = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        int rc;
-        if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0)
-            rc = add_file(o, arg);
-        else if (strcmp(arg, "--") == 0)
-            only_files = true, rc = ARGS_OK;
-        else if (strcmp(arg, "--tokenize") == 0) {
-            if (i + 1 == argc)
-                return cli_usage_error(TOOL, "--tokenize: missing TEXT, the text to tokenize");
-            o->tokenize_text = argv[++i];
-            rc = parse_option(o, "--tokenize");
-        } else
-            rc = parse_option(o, arg);
-        if (rc)
-            return rc;
-    }
-    return finish_args(o);
+    int rc = opts_parse(&spec, 0, argc, argv, 1, o);
+    return rc ? rc : finish_args(o);
 }
 
 /* ------------------------------------------------------------------------
@@ -261,8 +230,8 @@ static int write_report(const options *o, emit *e, const gguf_file *f, const cha
     report_opts ro = { o->full, !o->no_metadata, !o->no_tensors };
     int rc;
     switch (o->mode) {
-    case MODE_VOCAB: rc = vocab_write(e, f, &err); break;
-    case MODE_MERGES: rc = merges_write(e, f, &err); break;
+    case MODE_VOCAB: rc = vocab_table_write(e, f, &err); break;
+    case MODE_MERGES: rc = merges_table_write(e, f, &err); break;
     case MODE_HASH: rc = hash_write(e, f); break;
     default: rc = report_write(e, f, name, &ro); break;
     }
@@ -389,13 +358,8 @@ int main(int argc, char **argv)
     options o;
     memset(&o, 0, sizeof o);
     int rc = parse_args(&o, argc, argv);
-    if (rc == ARGS_HELP || rc == ARGS_VERSION) {
-        if (rc == ARGS_HELP)
-            usage(stdout);
-        else
-            cli_print_version(TOOL);
+    if (rc == OPTS_STOP)
         return cli_close_stdout(TOOL, 0);
-    }
     if (rc)
         return rc;
     if (o.mode == MODE_ARCHES) {

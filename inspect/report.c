@@ -15,7 +15,7 @@
 #include "kv_value.h"
 #include <ggufkit/arch.h>
 
-emit_value tensor_shape(const gguf_tensor *t, emit_value items[GGUF_MAX_DIMS])
+emit_value report_tensor_shape(const gguf_tensor *t, emit_value items[GGUF_MAX_DIMS])
 {
     uint32_t n = t->n_dims <= GGUF_MAX_DIMS ? t->n_dims : GGUF_MAX_DIMS;
     for (uint32_t d = 0; d < n; d++)
@@ -138,7 +138,7 @@ static void tensors(emit *e, const gguf_file *f)
         emit_value dims[GGUF_MAX_DIMS];
         emit_value row[] = {
             ev_uint(i), ev_str(t->name), ev_str(gguf_dtype_name(t->type)),
-            tensor_shape(t, dims), ev_int(t->n_elements), ev_uint(t->nbytes),
+            report_tensor_shape(t, dims), ev_int(t->n_elements), ev_uint(t->nbytes),
             ev_uint(t->offset), ev_uint(t->shard + 1u),
         };
         emit_row(e, row);

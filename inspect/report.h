@@ -26,6 +26,6 @@ int report_write(emit *e, const gguf_file *f, const char *path, const report_opt
 
 /* The tensor's shape ne[0..n_dims) as a list value; items must hold
  * GGUF_MAX_DIMS values. */
-emit_value tensor_shape(const gguf_tensor *t, emit_value items[GGUF_MAX_DIMS]);
+emit_value report_tensor_shape(const gguf_tensor *t, emit_value items[GGUF_MAX_DIMS]);
 
 #endif

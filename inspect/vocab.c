@@ -81,7 +81,7 @@ static int merge_row(void *ctx, uint64_t i, emit_value *cells)
     return 0;
 }
 
-int vocab_write(emit *e, const gguf_file *f, gguf_error *err)
+int vocab_table_write(emit *e, const gguf_file *f, gguf_error *err)
 {
     static const emit_column cols[] = {
         { "id", NULL, EMIT_COL_RIGHT },
@@ -96,7 +96,7 @@ int vocab_write(emit *e, const gguf_file *f, gguf_error *err)
     return emit_table_rows(e, "tokens", NULL, cols, 4, 0, r.arr[0]->n, vocab_row, &r);
 }
 
-int merges_write(emit *e, const gguf_file *f, gguf_error *err)
+int merges_table_write(emit *e, const gguf_file *f, gguf_error *err)
 {
     static const emit_column cols[] = {
         { "rank", NULL, EMIT_COL_RIGHT },

@@ -15,9 +15,9 @@
 #include <ggufkit/gguf.h>
 
 /* Returns 0, or -1 with err set when the file has no token list. */
-int vocab_write(emit *e, const gguf_file *f, gguf_error *err);
+int vocab_table_write(emit *e, const gguf_file *f, gguf_error *err);
 
 /* Returns 0, or -1 with err set when the file has no merges. */
-int merges_write(emit *e, const gguf_file *f, gguf_error *err);
+int merges_table_write(emit *e, const gguf_file *f, gguf_error *err);
 
 #endif

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -28,6 +29,7 @@
 #include <ggufkit/gguf.h>
 #include <ggufkit/quants.h>
 #include <ggufkit/arch.h>
+#include "opts.h"
 #include "outpath.h"
 #include "policy.h"
 #include "pool.h"
@@ -64,41 +66,14 @@ typedef struct options {
     int          *prune;   /* --prune-layers: sorted, unique block numbers */
     int           n_prune;
     char          default_out[PATH_MAX];
+    const char   *pos[4];  /* the words that are not options: IN [OUT] TYPE [THREADS] */
+    int           npos;
 } options;
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "usage: " TOOL " [options] IN.gguf [OUT.gguf] TYPE [THREADS]\n"
-        "\n"
-        "  --allow-requantize         requantize tensors that are already quantized\n"
-        "  --leave-output-tensor      keep output.weight as it is\n"
-        "  --pure                     no per-tensor mix: every quantizable tensor gets TYPE\n"
-        "  --imatrix FILE             importance matrix (llama-imatrix format)\n"
-        "  --include-weights NAME     use the imatrix only for tensors whose name contains NAME\n"
-        "  --exclude-weights NAME     do not use the imatrix for tensors whose name contains NAME\n"
-        "  --output-tensor-type T     type of output.weight\n"
-        "  --token-embedding-type T   type of token_embd.weight\n"
-        "  --tensor-type REGEX=T      type of tensors whose name matches REGEX (repeatable)\n"
-        "  --tensor-type-file FILE    REGEX=T rules from FILE, separated by spaces or newlines\n"
-        "  --recipe FILE.yaml         per-tensor types from a recipe (docs/gguf-quantize.md)\n"
-        "  --prune-layers L0,L1,...   leave these blocks out (the rest are renumbered)\n"
-        "  --override-kv K=TYPE:VAL   set metadata; TYPE is int, float, bool or str\n"
-        "  --keep-split               write the output in the same shards as the input\n"
-        "  --dry-run                  print the plan (types, fallbacks, size) and write nothing\n"
-        "  -t, --threads N            threads (default: all cores)\n"
-        "  -v, --verbose              one line per tensor while writing\n"
-        "  -q, --quiet                no progress bar and no summary\n"
-        "\n"
-        "TYPE (name or llama.cpp ftype number):\n");
-    preset_list(out);
-}
 
 static int die_usage(const char *fmt, const char *arg)
 {
     return cli_usage_error(TOOL, fmt, arg);
 }
-
 
 static int push_str(char ***list, int *n, const char *s)
 {
@@ -197,99 +172,145 @@ static bool parse_prune(options *o, const char *arg)
     return true;
 }
 
-static int parse_args(int argc, char **argv, options *o)
+/* --include-weights, --exclude-weights: one more name (val 0, 1). */
+static int opt_weights(opts_call *c)
+{
+    options *o = c->user;
+    int rc = c->row->val ? push_str(&o->exclude, &o->n_exclude, c->value)
+                         : push_str(&o->include, &o->n_include, c->value);
+    return rc ? 1 : 0; /* out of memory */
+}
+
+/* --output-tensor-type, --token-embedding-type: a type name into the int. */
+static int opt_type(opts_call *c)
 {
     gguf_error err;
-    const char *pos[4];
-    int npos = 0;
+    int *t = (int *)((char *)c->user + c->row->off);
+    if ((*t = recipe_parse_type(c->value, &err)) < 0)
+        return cli_usage_error(TOOL, "%s: %s", c->name, err.msg);
+    return 0;
+}
+
+static int opt_tensor_type(opts_call *c)
+{
+    gguf_error err;
+    options *o = c->user;
+    return recipe_add_rule_arg(&o->rec, c->value, &err) ? die_usage("%s", err.msg) : 0;
+}
+
+/* --tensor-type-file (val 0), --recipe (val 1): rules from a file, read now. */
+static int opt_rule_file(opts_call *c)
+{
+    gguf_error err;
+    options *o = c->user;
+    if (push_str(&o->recipe_paths, &o->n_recipe_paths, c->value))
+        return 1;
+    if (c->row->val ? recipe_load_yaml(&o->rec, c->value, &err)
+                    : load_tensor_type_file(o, c->value, &err)) {
+        fprintf(stderr, TOOL ": error: %s: %s\n", c->value, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+static int opt_prune(opts_call *c)
+{
+    if (!parse_prune(c->user, c->value))
+        return die_usage("--prune-layers: '%s' is not a list of block numbers (0 to 511, "
+                         "comma-separated)", c->value);
+    return 0;
+}
+
+static int opt_override(opts_call *c)
+{
+    const char *val = c->value;
+    if (parse_override(c->user, val))
+        return cli_usage_error(TOOL, "malformed --override-kv '%.80s%s' (want KEY=TYPE:VALUE: "
+                               "a key of 1 to 65535 bytes, TYPE int (32-bit), float "
+                               "(finite), bool or str)", val, strlen(val) > 80 ? "..." : "");
+    return 0;
+}
+
+static void usage(FILE *out);
+
+#define O(f) offsetof(options, f)
+static const opt option_rows[] = {
+    { OPT_FLAG, "--allow-requantize", .off = O(allow_requantize),
+      .help = "requantize tensors that are already quantized" },
+    { OPT_FLAG, "--leave-output-tensor", .off = O(pol.leave_output),
+      .help = "keep output.weight as it is" },
+    { OPT_FLAG, "--pure", .off = O(pol.pure),
+      .help = "no per-tensor mix: every quantizable tensor gets TYPE" },
+    { OPT_STRING, "--imatrix", .arg = "FILE", .off = O(imatrix_path),
+      .help = "importance matrix (llama-imatrix format)" },
+    { OPT_CALL, "--include-weights", .arg = "NAME", .call = opt_weights, .val = 0,
+      .help = "use the imatrix only for tensors whose name contains NAME" },
+    { OPT_CALL, "--exclude-weights", .arg = "NAME", .call = opt_weights, .val = 1,
+      .help = "do not use the imatrix for tensors whose name contains NAME" },
+    { OPT_CALL, "--output-tensor-type", .arg = "T", .off = O(pol.output_type), .call = opt_type,
+      .help = "type of output.weight" },
+    { OPT_CALL, "--token-embedding-type", .arg = "T", .off = O(pol.token_embedding_type),
+      .call = opt_type, .help = "type of token_embd.weight" },
+    { OPT_CALL, "--tensor-type", .arg = "REGEX=T", .call = opt_tensor_type,
+      .help = "type of tensors whose name matches REGEX (repeatable)" },
+    { OPT_CALL, "--tensor-type-file", .arg = "FILE", .call = opt_rule_file, .val = 0,
+      .help = "REGEX=T rules from FILE, separated by spaces or newlines" },
+    { OPT_CALL, "--recipe", .arg = "FILE.yaml", .call = opt_rule_file, .val = 1,
+      .help = "per-tensor types from a recipe (docs/gguf-quantize.md)" },
+    { OPT_CALL, "--prune-layers", .arg = "L0,L1,...", .call = opt_prune,
+      .help = "leave these blocks out (the rest are renumbered)" },
+    { OPT_CALL, "--override-kv", .arg = "K=TYPE:VAL", .call = opt_override,
+      .help = "set metadata; TYPE is int, float, bool or str" },
+    { OPT_FLAG, "--keep-split", .off = O(keep_split),
+      .help = "write the output in the same shards as the input" },
+    { OPT_FLAG, "--dry-run", .off = O(dry_run),
+      .help = "print the plan (types, fallbacks, size) and write nothing" },
+    { OPT_THREADS, "--threads", "-t", "N", O(threads), .help = "threads (default: all cores)" },
+    { OPT_FLAG, "--verbose", "-v", .off = O(verbose), .help = "one line per tensor while writing" },
+    { OPT_FLAG, "--quiet", "-q", .off = O(quiet), .help = "no progress bar and no summary" },
+    { OPT_HELP, "--help", .short_ = "-h" },
+    { OPT_VERSION, .name = "--version" },
+    OPTS_END
+};
+#undef O
+
+/* IN [OUT] TYPE [THREADS]: sorted out after the options. */
+static int operand(void *user, const char *a, bool last)
+{
+    options *o = user;
+    (void)last;
+    if (o->npos == 4)
+        return die_usage("too many arguments ('%s')", a);
+    o->pos[o->npos++] = a;
+    return 0;
+}
+
+static int bad_threads(const opt *r, const char *name, const char *v)
+{
+    (void)r, (void)name;
+    return cli_usage_error(TOOL, "bad thread count '%s' (1 to %d)", v, cli_max_threads());
+}
+
+static const opts_spec spec = { TOOL, option_rows, 27, false, usage, operand, bad_threads };
+
+static void usage(FILE *out)
+{
+    fputs("usage: " TOOL " [options] IN.gguf [OUT.gguf] TYPE [THREADS]\n\n", out);
+    opts_help(&spec, out);
+    fputs("\nTYPE (name or llama.cpp ftype number):\n", out);
+    preset_list(out);
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
     memset(o, 0, sizeof *o);
     o->pol.output_type = o->pol.token_embedding_type = -1;
     recipe_init(&o->rec);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VAL() do { if (!val) return die_usage("%s needs a value", a); i++; } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return -1;
-        } else if (!strcmp(a, "--version")) {
-            cli_print_version(TOOL);
-            return -1;
-        } else if (!strcmp(a, "--allow-requantize")) {
-            o->allow_requantize = true;
-        } else if (!strcmp(a, "--leave-output-tensor")) {
-            o->pol.leave_output = true;
-        } else if (!strcmp(a, "--pure")) {
-            o->pol.pure = true;
-        } else if (!strcmp(a, "--keep-split")) {
-            o->keep_split = true;
-        } else if (!strcmp(a, "--dry-run")) {
-            o->dry_run = true;
-        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            o->verbose = true;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--imatrix")) {
-            NEED_VAL();
-            o->imatrix_path = val;
-        } else if (!strcmp(a, "--include-weights")) {
-            NEED_VAL();
-            if (push_str(&o->include, &o->n_include, val)) return 1;
-        } else if (!strcmp(a, "--exclude-weights")) {
-            NEED_VAL();
-            if (push_str(&o->exclude, &o->n_exclude, val)) return 1;
-        } else if (!strcmp(a, "--output-tensor-type")) {
-            NEED_VAL();
-            if ((o->pol.output_type = recipe_parse_type(val, &err)) < 0)
-                return die_usage("--output-tensor-type: %s", err.msg);
-        } else if (!strcmp(a, "--token-embedding-type")) {
-            NEED_VAL();
-            if ((o->pol.token_embedding_type = recipe_parse_type(val, &err)) < 0)
-                return die_usage("--token-embedding-type: %s", err.msg);
-        } else if (!strcmp(a, "--tensor-type")) {
-            NEED_VAL();
-            if (recipe_add_rule_arg(&o->rec, val, &err))
-                return die_usage("%s", err.msg);
-        } else if (!strcmp(a, "--tensor-type-file")) {
-            NEED_VAL();
-            if (push_str(&o->recipe_paths, &o->n_recipe_paths, val))
-                return 1;
-            if (load_tensor_type_file(o, val, &err)) {
-                fprintf(stderr, TOOL ": error: %s: %s\n", val, err.msg);
-                return 1;
-            }
-        } else if (!strcmp(a, "--prune-layers")) {
-            NEED_VAL();
-            if (!parse_prune(o, val))
-                return die_usage("--prune-layers: '%s' is not a list of block numbers (0 to 511, "
-                                 "comma-separated)", val);
-        } else if (!strcmp(a, "--recipe")) {
-            NEED_VAL();
-            if (push_str(&o->recipe_paths, &o->n_recipe_paths, val))
-                return 1;
-            if (recipe_load_yaml(&o->rec, val, &err)) {
-                fprintf(stderr, TOOL ": error: %s: %s\n", val, err.msg);
-                return 1;
-            }
-        } else if (!strcmp(a, "--override-kv")) {
-            NEED_VAL();
-            if (parse_override(o, val))
-                return cli_usage_error(TOOL, "malformed --override-kv '%.80s%s' (want KEY=TYPE:VALUE: "
-                                       "a key of 1 to 65535 bytes, TYPE int (32-bit), float "
-                                       "(finite), bool or str)", val, strlen(val) > 80 ? "..." : "");
-        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
-            NEED_VAL();
-            if (!cli_parse_threads(TOOL, val, &o->threads))
-                return cli_usage_error(TOOL, "bad thread count '%s' (1 to %d)", val, cli_max_threads());
-        } else if (a[0] == '-' && a[1]) {
-            return die_usage("unknown option '%s'", a);
-        } else {
-            if (npos == 4)
-                return die_usage("too many arguments ('%s')", a);
-            pos[npos++] = a;
-        }
-#undef NEED_VAL
-    }
+    int rc = opts_parse(&spec, 0, argc, argv, 1, o);
+    if (rc)
+        return rc;
+    const char **pos = o->pos;
+    int npos = o->npos;
     if (o->n_include && o->n_exclude)
         return die_usage("%s", "--include-weights and --exclude-weights cannot be used together");
     if (npos < 1)

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include <ggufkit/gguf.h>
 #include "importance.h"
 #include "model.h"
+#include "opts.h"
 #include <ggufkit/arch.h>
 #include "outfile.h"
 #include "outpath.h"
@@ -49,65 +51,14 @@ typedef struct options {
     float temp, top_p;
     uint64_t seed;
     bool  ids, kld, process_output, no_repack;
-    bool  imatrix_dat;                   /* --output-format dat: the legacy file */
+    int   imatrix_dat;                   /* --output-format dat (1): the legacy file */
 } options;
 
 /* ---------------------------------------------------------------------------
  * Command line
  */
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: " TOOL " -m MODEL.gguf (-p PROMPT | --prompt-ids ID,ID,...) [options]\n"
-            "       " TOOL " -m MODEL.gguf --perplexity TEXT [--ctx-size N] [--kl-divergence-base OUT]\n"
-            "       " TOOL " -m MODEL.gguf --kl-divergence --kl-divergence-base OUT\n"
-            "       " TOOL " -m MODEL.gguf --imatrix OUT -f TEXT [--ctx-size N] [--chunks N]\n"
-            "       " TOOL " -m MODEL.gguf --verify REF.gguf -f TEXT [--chunks N] [limits]\n"
-            "\n"
-            "  -m, --model FILE      the GGUF model (gguf-inspect --arches lists what runs)\n"
-            "  -p, --prompt TEXT     the prompt (BOS added as the vocabulary says)\n"
-            "  --prompt-ids LIST     the prompt as token ids, comma-separated, used as given\n"
-            "  -n, --n-predict N     tokens to generate (default 128)\n"
-            "  --ids                 print token ids instead of text\n"
-            "  --temp T              sampling temperature (default 0: greedy)\n"
-            "  --top-k K             keep the K most likely tokens (default 40; 0: all)\n"
-            "  --top-p P             keep the smallest set reaching probability P (default 0.95)\n"
-            "  --seed S              sampling seed (default 0)\n"
-            "  -c, --ctx-size N      context length (default: the model's, at most 4096)\n"
-            "  -b, --batch-size N    prompt tokens per forward batch (default 512)\n"
-            "  -t, --threads N       threads (default: the cores this process may use)\n"
-            "  --no-repack           leave the weights in the file's mapping (no packed copy\n"
-            "                        at load: slower products, the same results; memory\n"
-            "                        then holds only the pages the tokens read)\n"
-            "  --perplexity FILE     perplexity of a text, llama-perplexity's method\n"
-            "  --kl-divergence-base F  with --perplexity: save the log-probabilities to F;\n"
-            "                        with --kl-divergence: compare this model with them\n"
-            "  --kl-divergence       mean KL divergence, same top token, perplexities vs F\n"
-            "  --chunks N            with --perplexity or --imatrix: only the first N chunks\n"
-            "  --imatrix OUT         collect an importance matrix over -f TEXT, as llama-imatrix\n"
-            "  -f, --file TEXT       the text for --imatrix and --verify\n"
-            "  --verify REF.gguf     compare the model with REF on -f TEXT: mean KLD, top-1\n"
-            "                        agreement, perplexities, greedy continuation; exit 1\n"
-            "                        when past a limit:\n"
-            "  --max-kld X           mean KL(REF || model) at most X nats\n"
-            "  --min-top1 P          same top token at P (0..1) of the positions or more\n"
-            "  --max-ppl-ratio R     perplexity of the model / of REF at most R\n"
-            "  --process-output      with --imatrix: collect output.weight too\n"
-            "  --output-format F     with --imatrix: gguf (default, llama-imatrix's format\n"
-            "                        now) or dat (the legacy one)\n"
-            "  -h, --help            this text\n");
-}
-
-/* A whole number in [lo, hi] (cli_parse_long) into an int. */
-static bool parse_int(const char *s, long lo, long hi, int *out)
-{
-    long v;
-    if (!cli_parse_long(s, lo, hi, &v))
-        return false;
-    *out = (int)v;
-    return true;
-}
+static void usage(FILE *out);
 
 /* A finite number in [lo, hi] into a float. */
 static bool parse_float(const char *s, double lo, double hi, float *out)
@@ -119,34 +70,132 @@ static bool parse_float(const char *s, double lo, double hi, float *out)
     return true;
 }
 
-/* Options that take a value (for telling "needs a value" from "unknown"). */
-static bool known_option(const char *a)
+/* --max-kld, --min-top1, --max-ppl-ratio: read as a float, kept as a double. */
+static int opt_limit(opts_call *c)
 {
-    static const char *const with_value[] = {
-        "-m", "--model", "-p", "--prompt", "--prompt-ids", "--perplexity", "--verify",
-        "--max-kld", "--min-top1", "--max-ppl-ratio", "--imatrix", "-f", "--file",
-        "--kl-divergence-base", "-n", "--n-predict", "-c", "--ctx-size", "-b", "--batch-size",
-        "-t", "--threads", "--chunks", "--top-k", "--temp", "--top-p", "--seed", "--dump-logits",
-        "--output-format",
-    };
-    for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
-        if (!strcmp(a, with_value[i]))
-            return true;
-    return false;
+    const opt *r = c->row;
+    float lim;
+    if (!parse_float(c->value, r->min, r->max, &lim) || ((r->flags & OPT_ABOVE_MIN) && !(lim > r->min)))
+        return OPTS_BAD_VALUE;
+    *(double *)((char *)c->user + r->off) = lim;
+    return OPTS_OK;
 }
 
-/* What a bad value of option a should have been, for the message. */
-static const char *value_range(const char *a)
+/* Testing: --dump-logits FILE N writes the logits of the first N decode steps. */
+static int opt_dump_logits(opts_call *c)
 {
-    if (!strcmp(a, "--temp"))
-        return " (a number >= 0; 0 is greedy)";
-    if (!strcmp(a, "--top-p"))
-        return " (a number in (0, 1])";
-    if (!strcmp(a, "--min-top1"))
-        return " (a number in [0, 1])";
-    if (!strcmp(a, "--max-kld") || !strcmp(a, "--max-ppl-ratio"))
-        return " (a number >= 0)";
-    return " (a whole number in range)";
+    options *o = c->user;
+    long n;
+    if (c->n_rest < 1)
+        return cli_usage_error(TOOL, "--dump-logits needs FILE N");
+    o->dump_logits = c->value;
+    if (!cli_parse_long(c->rest[0], 1, INT_MAX, &n))
+        return OPTS_BAD_VALUE; /* named by FILE, as it always was */
+    o->dump_steps = (int)n;
+    c->took = 1;
+    return OPTS_OK;
+}
+
+static const char *const output_formats[] = { "gguf", "dat", NULL };
+
+#define O(f) offsetof(options, f)
+static const opt option_rows[] = {
+    { OPT_STRING, "--model", "-m", "FILE", O(model),
+      .help = "the GGUF model (gguf-inspect --arches lists what runs)" },
+    { OPT_STRING, "--prompt", "-p", "TEXT", O(prompt),
+      .help = "the prompt (BOS added as the vocabulary says)" },
+    { OPT_STRING, "--prompt-ids", .arg = "LIST", .off = O(prompt_ids),
+      .help = "the prompt as token ids, comma-separated, used as given" },
+    { OPT_INT, "--n-predict", "-n", "N", O(n_predict), .lo = 0, .hi = INT_MAX,
+      .help = "tokens to generate (default 128)" },
+    { OPT_FLAG, "--ids", .off = O(ids), .help = "print token ids instead of text" },
+    { OPT_FLOAT, "--temp", .arg = "T", .off = O(temp), .min = 0, .max = HUGE_VAL,
+      .what = " (a number >= 0; 0 is greedy)", .help = "sampling temperature (default 0: greedy)" },
+    { OPT_INT, "--top-k", .arg = "K", .off = O(top_k), .lo = 0, .hi = INT_MAX,
+      .help = "keep the K most likely tokens (default 40; 0: all)" },
+    { OPT_FLOAT, "--top-p", .arg = "P", .off = O(top_p), .min = 0, .max = 1, .flags = OPT_ABOVE_MIN,
+      .what = " (a number in (0, 1])",
+      .help = "keep the smallest set reaching probability P (default 0.95)" },
+    { OPT_U64, "--seed", .arg = "S", .off = O(seed), .lo = 0, .hi = INT_MAX,
+      .help = "sampling seed (default 0)" },
+    { OPT_INT, "--ctx-size", "-c", "N", O(n_ctx), .lo = 1, .hi = 1 << 24,
+      .help = "context length (default: the model's, at most 4096)" },
+    { OPT_INT, "--batch-size", "-b", "N", O(n_batch), .lo = 1, .hi = 1 << 16,
+      .help = "prompt tokens per forward batch (default 512)" },
+    { OPT_THREADS, "--threads", "-t", "N", O(n_threads),
+      .help = "threads (default: the cores this process may use)" },
+    { OPT_FLAG, "--no-repack", .off = O(no_repack),
+      .help = "leave the weights in the file's mapping (no packed copy\n"
+              "at load: slower products, the same results; memory\n"
+              "then holds only the pages the tokens read)" },
+    { OPT_STRING, "--perplexity", .arg = "FILE", .off = O(perplexity),
+      .help = "perplexity of a text, llama-perplexity's method" },
+    { OPT_STRING, "--kl-divergence-base", .arg = "F", .off = O(kld_base),
+      .help = "with --perplexity: save the log-probabilities to F;\n"
+              "with --kl-divergence: compare this model with them" },
+    { OPT_FLAG, "--kl-divergence", .off = O(kld),
+      .help = "mean KL divergence, same top token, perplexities vs F" },
+    { OPT_INT, "--chunks", .arg = "N", .off = O(chunks), .lo = 1, .hi = INT_MAX,
+      .help = "with --perplexity or --imatrix: only the first N chunks" },
+    { OPT_STRING, "--imatrix", .arg = "OUT", .off = O(imatrix),
+      .help = "collect an importance matrix over -f TEXT, as llama-imatrix" },
+    { OPT_STRING, "--file", "-f", "TEXT", O(text), .help = "the text for --imatrix and --verify" },
+    { OPT_STRING, "--verify", .arg = "REF.gguf", .off = O(verify),
+      .help = "compare the model with REF on -f TEXT: mean KLD, top-1\n"
+              "agreement, perplexities, greedy continuation; exit 1\n"
+              "when past a limit:" },
+    { OPT_CALL, "--max-kld", .arg = "X", .off = O(limits.max_kld), .call = opt_limit,
+      .min = 0, .max = HUGE_VAL, .what = " (a number >= 0)",
+      .help = "mean KL(REF || model) at most X nats" },
+    { OPT_CALL, "--min-top1", .arg = "P", .off = O(limits.min_top1), .call = opt_limit,
+      .min = 0, .max = 1, .what = " (a number in [0, 1])",
+      .help = "same top token at P (0..1) of the positions or more" },
+    { OPT_CALL, "--max-ppl-ratio", .arg = "R", .off = O(limits.max_ppl_ratio), .call = opt_limit,
+      .min = 0, .max = HUGE_VAL, .flags = OPT_ABOVE_MIN, .what = " (a number >= 0)",
+      .help = "perplexity of the model / of REF at most R" },
+    { OPT_FLAG, "--process-output", .off = O(process_output),
+      .help = "with --imatrix: collect output.weight too" },
+    { OPT_CHOICE, "--output-format", .arg = "F", .off = O(imatrix_dat), .choices = output_formats,
+      .what = "neither gguf nor dat",
+      .help = "with --imatrix: gguf (default, llama-imatrix's format\n"
+              "now) or dat (the legacy one)" },
+    { OPT_CALL, "--dump-logits", .arg = "FILE N", .call = opt_dump_logits },
+    { OPT_HELP, "--help", "-h", .help = "this text" },
+    { OPT_VERSION, .name = "--version" },
+    OPTS_END
+};
+#undef O
+
+/* gguf-run takes no operands: a word that is not an option is unknown, or,
+ * as the last word, taken for an option's missing value. */
+static int operand(void *user, const char *a, bool last)
+{
+    (void)user;
+    return cli_usage_error(TOOL, last && a[0] != '-' ? "%s needs a value" : "unknown option '%s'", a);
+}
+
+static int bad_value(const opt *r, const char *name, const char *v)
+{
+    if (r->kind == OPT_THREADS)
+        return cli_usage_error(TOOL, "bad value for %s: '%s' (1 to %d: 4 x the available "
+                               "cores, at most %d)", name, v, cli_max_threads(), POOL_MAX_THREADS);
+    if (r->kind == OPT_CHOICE)
+        return cli_usage_error(TOOL, "%s: '%s' is %s", name, v, r->what);
+    return cli_usage_error(TOOL, "bad value for %s: '%s'%s", name, v,
+                           r->what ? r->what : " (a whole number in range)");
+}
+
+static const opts_spec spec = { TOOL, option_rows, 22, false, usage, operand, bad_value };
+
+static void usage(FILE *out)
+{
+    fputs("usage: " TOOL " -m MODEL.gguf (-p PROMPT | --prompt-ids ID,ID,...) [options]\n"
+          "       " TOOL " -m MODEL.gguf --perplexity TEXT [--ctx-size N] [--kl-divergence-base OUT]\n"
+          "       " TOOL " -m MODEL.gguf --kl-divergence --kl-divergence-base OUT\n"
+          "       " TOOL " -m MODEL.gguf --imatrix OUT -f TEXT [--ctx-size N] [--chunks N]\n"
+          "       " TOOL " -m MODEL.gguf --verify REF.gguf -f TEXT [--chunks N] [limits]\n"
+          "\n", out);
+    opts_help(&spec, out);
 }
 
 /* Returns 0, 1 after printing help, or 2 on a usage error (already reported). */
@@ -154,98 +203,9 @@ static int parse_args(options *o, int argc, char **argv)
 {
     *o = (options){ .n_predict = 128, .n_batch = 512, .top_k = 40, .top_p = 0.95f,
                     .limits = { -1, -1, -1 } };
-    float lim;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true, takes = true;
-        int seed;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--version")) {
-            cli_print_version(TOOL);
-            return 1;
-        } else if (!strcmp(a, "--ids")) {
-            o->ids = true;
-            takes = false;
-        } else if (!strcmp(a, "--process-output")) {
-            o->process_output = true;
-            takes = false;
-        } else if (!strcmp(a, "--no-repack")) {
-            o->no_repack = true;
-            takes = false;
-        } else if (!strcmp(a, "--kl-divergence")) {
-            o->kld = true;
-            takes = false;
-        } else if (!v) {
-            return cli_usage_error(TOOL, a[0] == '-' && !known_option(a) ? "unknown option '%s'"
-                                                                       : "%s needs a value", a);
-        } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
-            o->model = v;
-        } else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) {
-            o->prompt = v;
-        } else if (!strcmp(a, "--prompt-ids")) {
-            o->prompt_ids = v;
-        } else if (!strcmp(a, "--perplexity")) {
-            o->perplexity = v;
-        } else if (!strcmp(a, "--verify")) {
-            o->verify = v;
-        } else if (!strcmp(a, "--max-kld")) {
-            ok = parse_float(v, 0, HUGE_VAL, &lim);
-            o->limits.max_kld = lim;
-        } else if (!strcmp(a, "--min-top1")) {
-            ok = parse_float(v, 0, 1, &lim);
-            o->limits.min_top1 = lim;
-        } else if (!strcmp(a, "--max-ppl-ratio")) {
-            ok = parse_float(v, 0, HUGE_VAL, &lim) && lim > 0;
-            o->limits.max_ppl_ratio = lim;
-        } else if (!strcmp(a, "--imatrix")) {
-            o->imatrix = v;
-        } else if (!strcmp(a, "--output-format")) {
-            if (strcmp(v, "gguf") != 0 && strcmp(v, "dat") != 0)
-                return cli_usage_error(TOOL, "--output-format: '%s' is neither gguf nor dat", v);
-            o->imatrix_dat = !strcmp(v, "dat");
-        } else if (!strcmp(a, "-f") || !strcmp(a, "--file")) {
-            o->text = v;
-        } else if (!strcmp(a, "--kl-divergence-base")) {
-            o->kld_base = v;
-        } else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
-            ok = parse_int(v, 0, INT_MAX, &o->n_predict);
-        } else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) {
-            ok = parse_int(v, 1, 1 << 24, &o->n_ctx);
-        } else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size")) {
-            ok = parse_int(v, 1, 1 << 16, &o->n_batch);
-        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
-            ok = cli_parse_threads(TOOL, v, &o->n_threads);
-        } else if (!strcmp(a, "--chunks")) {
-            ok = parse_int(v, 1, INT_MAX, &o->chunks);
-        } else if (!strcmp(a, "--top-k")) {
-            ok = parse_int(v, 0, INT_MAX, &o->top_k);
-        } else if (!strcmp(a, "--temp")) {
-            ok = parse_float(v, 0, HUGE_VAL, &o->temp); /* 0: greedy */
-        } else if (!strcmp(a, "--top-p")) {
-            ok = parse_float(v, 0, 1, &o->top_p) && o->top_p > 0;
-        } else if (!strcmp(a, "--seed")) {
-            ok = parse_int(v, 0, INT_MAX, &seed);
-            o->seed = (uint64_t)seed;
-        } else if (!strcmp(a, "--dump-logits")) {
-            if (i + 2 >= argc)
-                return cli_usage_error(TOOL, "--dump-logits needs FILE N");
-            // testing: --dump-logits FILE N writes the logits of the first N decode steps
-            o->dump_logits = v;
-            ok = parse_int(argv[i + 2], 1, INT_MAX, &o->dump_steps);
-            i++;
-        } else {
-            return cli_usage_error(TOOL, "unknown option '%s'", a);
-        }
-        if (!ok && (!strcmp(a, "-t") || !strcmp(a, "--threads")))
-            return cli_usage_error(TOOL, "bad value for %s: '%s' (1 to %d: 4 x the available "
-                                   "cores, at most %d)", a, v, cli_max_threads(), POOL_MAX_THREADS);
-        if (!ok)
-            return cli_usage_error(TOOL, "bad value for %s: '%s'%s", a, v, value_range(a));
-        i += takes;
-    }
+    int rc = opts_parse(&spec, 0, argc, argv, 1, o);
+    if (rc)
+        return rc == OPTS_STOP ? 1 : 2;
     if (o->kld && !o->kld_base)
         return cli_usage_error(TOOL, "--kl-divergence needs --kl-divergence-base FILE");
     if ((o->imatrix || o->verify) && !o->text)
