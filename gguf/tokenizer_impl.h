@@ -1,7 +1,7 @@
 /*
  * tokenizer_impl.h — the vocabulary object shared by tokenizer.c (loading,
  * special tokens, pieces), tokenizer_spm.c and tokenizer_bpe.c. Private to
- * libgguf: tools use tokenizer.h.
+ * libgguf: tools use <ggufkit/vocab.h>.
  */
 #ifndef GGUF_TOKENIZER_IMPL_H
 #define GGUF_TOKENIZER_IMPL_H

@@ -349,7 +349,6 @@ emit *emit_open(FILE *out, emit_format fmt, const char *title)
     return e;
 }
 
-emit_format emit_get_format(const emit *e) { return e->fmt; }
 
 /* A section left open is closed, so a report that bails out early still
  * produces a well-formed document. */

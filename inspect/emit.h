@@ -117,7 +117,6 @@ emit *emit_open(FILE *out, emit_format fmt, const char *title);
  * (out of memory, write error). */
 int emit_close(emit *e);
 
-emit_format emit_get_format(const emit *e);
 
 /* A map section. key names it in JSON/YAML (NULL: its fields go straight into
  * the top-level object); title heads it in text/Markdown (NULL: no heading). */

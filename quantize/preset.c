@@ -51,6 +51,15 @@ static const preset presets[] = {
 };
 #define N_PRESETS (sizeof presets / sizeof *presets)
 
+/* Canonical preset of an ftype number, or NULL. */
+static const preset *preset_by_ftype(int ftype)
+{
+    for (size_t i = 0; i < N_PRESETS; i++)
+        if (presets[i].ftype == ftype && strstr(presets[i].desc, "alias") == NULL && !presets[i].copy)
+            return &presets[i];
+    return NULL;
+}
+
 const preset *preset_find(const char *s)
 {
     for (size_t i = 0; i < N_PRESETS; i++)
@@ -60,14 +69,6 @@ const preset *preset_find(const char *s)
     long n = strtol(s, &end, 10);
     if (*s && !*end)
         return preset_by_ftype((int)n);
-    return NULL;
-}
-
-const preset *preset_by_ftype(int ftype)
-{
-    for (size_t i = 0; i < N_PRESETS; i++)
-        if (presets[i].ftype == ftype && strstr(presets[i].desc, "alias") == NULL && !presets[i].copy)
-            return &presets[i];
     return NULL;
 }
 

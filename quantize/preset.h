@@ -26,8 +26,6 @@ typedef struct preset {
  * ftype number; NULL when unknown. */
 const preset *preset_find(const char *name_or_number);
 
-/* Canonical preset of an ftype number, or NULL. */
-const preset *preset_by_ftype(int ftype);
 
 /* Prints the table for --help. */
 void preset_list(FILE *out);

@@ -53,11 +53,6 @@ void run_force_scalar(bool on)
     __atomic_store_n(&simd_table, fwd_simd_select(on), __ATOMIC_RELAXED);
 }
 
-bool run_simd_in_use(void)
-{
-    return simd() != fwd_simd_select(true); /* not the scalar table */
-}
-
 /* ---------------------------------------------------------------------------
  * Building blocks
  */

@@ -26,8 +26,6 @@
  * thread-safe: set before running the model. */
 void run_force_scalar(bool on);
 
-/* True when the vector paths run now (AVX2 present and not forced off). */
-bool run_simd_in_use(void);
 
 /* --- the vector paths ---------------------------------------------------- */
 

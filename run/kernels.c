@@ -303,6 +303,10 @@ void kern_quantize_q8_0_block(const float *x, gguf_block_q8_0 *y)
     y->d = gguf_f32_to_f16(d);
 }
 
+/* ggml's quantize_row_q8_1_ref: per block of 32, d = amax / 127,
+ * q = roundf(x / d) (ties away from zero), s = f16(Σq * d) with d unrounded. */
+static void kern_quantize_q8_1(const float *x, void *y, int64_t n);
+
 void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
 {
     const kern_type *t = kern_type_get(wtype);
@@ -345,7 +349,7 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
 }
 
 /* q8_1 is quantize_row_q8_0_ref plus the block sum s. */
-void kern_quantize_q8_1(const float *x, void *vy, int64_t n)
+static void kern_quantize_q8_1(const float *x, void *vy, int64_t n)
 {
     gguf_block_q8_1 *y = vy;
     for (int64_t ib = 0; ib < n / GGUF_QK8_1; ib++, x += GGUF_QK8_1) {

@@ -74,9 +74,6 @@ static inline const uint8_t *kern_act_extra_k(const void *x, int64_t n)
 /* One q8_0 activation block as ggml's x86 quantize_row_q8_0. */
 void kern_quantize_q8_0_block(const float *x, gguf_block_q8_0 *y);
 
-/* ggml's quantize_row_q8_1_ref: per block of 32, d = amax / 127,
- * q = roundf(x / d) (ties away from zero), s = f16(Σq * d) with d unrounded. */
-void kern_quantize_q8_1(const float *x, void *y, int64_t n);
 
 /* Scalar reference kernels (kernels_float.c, kernels_legacy.c, kernels_k.c,
  * kernels_iq3s.c, kernels_iq.c). */

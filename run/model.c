@@ -711,18 +711,3 @@ void run_model_free(run_model *m)
     free(m->rope_short);
     memset(m, 0, sizeof *m);
 }
-
-static uint64_t matrix_bytes(const run_matrix *w)
-{
-    return (uint64_t)w->rows * w->row_bytes;
-}
-
-uint64_t run_model_weight_bytes(const run_model *m)
-{
-    uint64_t n = matrix_bytes(&m->tok_embd) + (m->tied ? 0 : matrix_bytes(&m->output));
-    for (int i = 0; i < m->hp.n_layer; i++)
-        for (size_t k = 0; k < sizeof SLOTS / sizeof *SLOTS; k++)
-            if (SLOTS[k].matrix)
-                n += matrix_bytes(run_layer_matrix(&m->layers[i], SLOTS[k].role));
-    return n;
-}

@@ -151,7 +151,4 @@ const float *run_rope_factors(const run_model *m, int n_ctx);
 /* Expert e's part of a stacked expert matrix of n experts. */
 run_matrix run_expert(const run_matrix *w, int n, int e);
 
-/* Bytes of the mapped weights the model uses (for the banner). */
-uint64_t run_model_weight_bytes(const run_model *m);
-
 #endif

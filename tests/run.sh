@@ -16,8 +16,7 @@ BUILD=${BUILD:-build}
 export BUILD
 export GGUFKIT_FIXTURES=${GGUFKIT_FIXTURES:-$(cd "$(dirname "$0")/.." && pwd)/../shared/fixtures}
 export GGUFKIT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ggufkit-test.XXXXXX")
-# make san: the OpenMP runtime's thread pool is not ours to free
-# (tests/lsan.supp). use_tls=0: clang 14's LSan crashes in its exit-time
+# make san: tests/lsan.supp holds what glibc keeps, not ours. use_tls=0: clang 14's LSan crashes in its exit-time
 # scan of dynamic TLS on this glibc ("Tracer caught signal 11" after "DTLS 5
 # at 0x...a7"), depending on the heap's layout (gguf-quantize's output path
 # was enough to flip it); we keep no heap pointers in thread-local storage.

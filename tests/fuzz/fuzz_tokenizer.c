@@ -1,5 +1,5 @@
 /*
- * fuzz_tokenizer.c — libFuzzer harness for the vocabulary (gguf/tokenizer.h).
+ * fuzz_tokenizer.c — libFuzzer harness for the vocabulary (<ggufkit/vocab.h>, gguf/tokenizer*.c).
  *
  * The first input byte chooses what the rest is:
  *   0..63    a GGUF image: gguf_open_memory + gguf_vocab_load; an accepted

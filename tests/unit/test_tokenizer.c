@@ -1,5 +1,5 @@
 /*
- * test_tokenizer.c — the vocabulary (gguf/tokenizer.h): llama.cpp's own
+ * test_tokenizer.c — the vocabulary (<ggufkit/vocab.h>, gguf/tokenizer*.c): llama.cpp's own
  * tokenizer test vectors for every fixture vocabulary (SPM and each BPE
  * pre-tokenizer), llama-bpe and qwen2 through gguf-convert --vocab-only,
  * and small hand-built vocabularies for each validation error, special-token
