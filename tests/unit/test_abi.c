@@ -215,6 +215,48 @@ typedef struct abi_field {
     E(GGUF_ROUTING_NONE) \
     E(GGUF_ROUTING_SOFTMAX_TOPK) \
     E(GGUF_ROUTING_TOPK_SOFTMAX) \
+    E(GGUF_FT_ALL_F32) \
+    E(GGUF_FT_F16) \
+    E(GGUF_FT_Q4_0) \
+    E(GGUF_FT_Q4_1) \
+    E(GGUF_FT_Q8_0) \
+    E(GGUF_FT_Q5_0) \
+    E(GGUF_FT_Q5_1) \
+    E(GGUF_FT_Q2_K) \
+    E(GGUF_FT_Q3_K_S) \
+    E(GGUF_FT_Q3_K_M) \
+    E(GGUF_FT_Q3_K_L) \
+    E(GGUF_FT_Q4_K_S) \
+    E(GGUF_FT_Q4_K_M) \
+    E(GGUF_FT_Q5_K_S) \
+    E(GGUF_FT_Q5_K_M) \
+    E(GGUF_FT_Q6_K) \
+    E(GGUF_FT_IQ2_XXS) \
+    E(GGUF_FT_IQ2_XS) \
+    E(GGUF_FT_Q2_K_S) \
+    E(GGUF_FT_IQ3_XS) \
+    E(GGUF_FT_IQ3_XXS) \
+    E(GGUF_FT_IQ1_S) \
+    E(GGUF_FT_IQ4_NL) \
+    E(GGUF_FT_IQ3_S) \
+    E(GGUF_FT_IQ3_M) \
+    E(GGUF_FT_IQ2_S) \
+    E(GGUF_FT_IQ2_M) \
+    E(GGUF_FT_IQ4_XS) \
+    E(GGUF_FT_IQ1_M) \
+    E(GGUF_FT_BF16) \
+    E(GGUF_FT_TQ1_0) \
+    E(GGUF_FT_TQ2_0) \
+    E(GGUF_FT_MXFP4_MOE) \
+    E(GGUF_FT_NVFP4) \
+    E(GGUF_FT_Q1_0) \
+    E(GGUF_FT_GUESSED) \
+    E(GGUF_SCALE_F16) \
+    E(GGUF_SCALE_BF16) \
+    E(GGUF_SCALE_F32) \
+    E(GGUF_SCALE_F64) \
+    E(GGUF_SCALE_E8M0) \
+    E(GGUF_SCALE_IQ1_M) \
     /* end */
 
 #define ABI_FIELDS(F) \
@@ -309,6 +351,37 @@ typedef struct abi_field {
     F(gguf_block_tq2_0, d) \
     F(gguf_block_mxfp4, e) \
     F(gguf_block_mxfp4, qs) \
+    F(gguf_block_q8_1, d) \
+    F(gguf_block_q8_1, s) \
+    F(gguf_block_q8_1, qs) \
+    F(gguf_block_q1_0, d) \
+    F(gguf_block_q1_0, qs) \
+    F(gguf_block_iq2_xxs, d) \
+    F(gguf_block_iq2_xxs, qs) \
+    F(gguf_block_iq2_xs, d) \
+    F(gguf_block_iq2_xs, qs) \
+    F(gguf_block_iq2_xs, scales) \
+    F(gguf_block_iq2_s, d) \
+    F(gguf_block_iq2_s, qs) \
+    F(gguf_block_iq2_s, qh) \
+    F(gguf_block_iq2_s, scales) \
+    F(gguf_block_iq3_xxs, d) \
+    F(gguf_block_iq3_xxs, qs) \
+    F(gguf_block_iq3_s, d) \
+    F(gguf_block_iq3_s, qs) \
+    F(gguf_block_iq3_s, qh) \
+    F(gguf_block_iq3_s, signs) \
+    F(gguf_block_iq3_s, scales) \
+    F(gguf_block_iq1_s, d) \
+    F(gguf_block_iq1_s, qs) \
+    F(gguf_block_iq1_s, qh) \
+    F(gguf_block_iq1_m, qs) \
+    F(gguf_block_iq1_m, qh) \
+    F(gguf_block_iq1_m, scales) \
+    F(gguf_block_nvfp4, d) \
+    F(gguf_block_nvfp4, qs) \
+    F(gguf_scale_field, kind) \
+    F(gguf_scale_field, offset) \
     F(gguf_codec, type) \
     F(gguf_codec, quantize) \
     F(gguf_codec, quantize_weighted) \
