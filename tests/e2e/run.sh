@@ -627,9 +627,11 @@ TMPDIR=$VT "$RUN" -m "$GOOD" --verify "$GOOD" -f "$W/text.txt" -c 64 --chunks 2 
 if "$MKMODEL" "$W/vbig.gguf" --dim 256 --layers 4 --ffn 512 --heads 4 --kv-heads 2 --vocab 4000 \
         >/dev/null 2>&1; then
     for i in $(seq 1 3000); do echo "line $i: the quick brown fox jumps over the lazy dog."; done >"$W/vtext.txt"
+    # env --default-signal: a caller that ignores SIGINT (nohup, a background
+    # job of a non-interactive shell) would hand that on and the run would end 0
     for sig in INT:130 TERM:143; do
         set -m
-        TMPDIR=$VT "$RUN" -m "$W/vbig.gguf" --verify "$W/vbig.gguf" -f "$W/vtext.txt" -c 256 -t 1 \
+        TMPDIR=$VT env --default-signal=INT,TERM "$RUN" -m "$W/vbig.gguf" --verify "$W/vbig.gguf" -f "$W/vtext.txt" -c 256 -t 1 \
             >/dev/null 2>&1 &
         pid=$!
         set +m
