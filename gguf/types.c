@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 
+#include <stdlib.h>
 #include <strings.h>
 #include <string.h>
 
@@ -107,8 +108,8 @@ static const type_row type_table[GGUF_DT_COUNT] = {
     BLOCK(GGUF_DT_MXFP4, "mxfp4", GGUF_QK_MXFP4, gguf_block_mxfp4, NONE, GGUF_FT_MXFP4_MOE,
           ONE(E8M0, offsetof(gguf_block_mxfp4, e))),
     /* UE4M3 scales: ggml decodes every byte to a finite value (0x7f as 0) */
-    BLOCK(GGUF_DT_NVFP4, "nvfp4", GGUF_QK_NVFP4, gguf_block_nvfp4, NONE, NONE, NO_FLOATS),
-    BLOCK(GGUF_DT_Q1_0, "q1_0", GGUF_QK1_0, gguf_block_q1_0, NONE, NONE, D_AT(gguf_block_q1_0)),
+    BLOCK(GGUF_DT_NVFP4, "nvfp4", GGUF_QK_NVFP4, gguf_block_nvfp4, NONE, GGUF_FT_NVFP4, NO_FLOATS),
+    BLOCK(GGUF_DT_Q1_0, "q1_0", GGUF_QK1_0, gguf_block_q1_0, NONE, GGUF_FT_Q1_0, D_AT(gguf_block_q1_0)),
 };
 
 static const type_row *row_of(uint32_t type)
@@ -174,6 +175,53 @@ int gguf_dtype_file_type(uint32_t type)
 {
     const type_row *r = row_of(type);
     return r ? r->file_type : -1;
+}
+
+/* llama_model_loader's order of a model's tensors (its weights_map):
+ * globals first, then block by block, by name within each. sscanf's
+ * "blk.%d." as llama.cpp reads it: -1 when the name is not of a block. */
+static int loader_layer(const char *name)
+{
+    if (strncmp(name, "blk.", 4) != 0)
+        return -1;
+    char *end;
+    const long n = strtol(name + 4, &end, 10);
+    return end == name + 4 ? -1 : (int)n;
+}
+
+static int loader_order(const void *pa, const void *pb)
+{
+    const char *a = (*(const gguf_tensor *const *)pa)->name;
+    const char *b = (*(const gguf_tensor *const *)pb)->name;
+    const int la = loader_layer(a), lb = loader_layer(b);
+    return la != lb ? (la < lb ? -1 : 1) : strcmp(a, b);
+}
+
+int gguf_file_type_of(const gguf_file *f, uint32_t *out, gguf_error *err)
+{
+    if (gguf_get_u32(f, "general.file_type", out, NULL) == 0)
+        return 0;
+    const uint64_t n = gguf_n_tensors(f);
+    const gguf_tensor **order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory ordering %" PRIu64 " tensors", n);
+    for (uint64_t i = 0; i < n; i++)
+        order[i] = gguf_tensor_at(f, i);
+    qsort(order, (size_t)n, sizeof *order, loader_order);
+    /* the type that first reaches the highest count wins (f32 when none) */
+    uint64_t count[GGUF_DT_COUNT] = { 0 }, most = 0;
+    uint32_t best = GGUF_DT_F32;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint32_t t = order[i]->type;
+        if (t < GGUF_DT_COUNT && ++count[t] > most) {
+            most = count[t];
+            best = t;
+        }
+    }
+    free(order);
+    const int ft = gguf_dtype_file_type(best);
+    *out = (ft < 0 ? (uint32_t)GGUF_FT_ALL_F32 : (uint32_t)ft) | GGUF_FT_GUESSED;
+    return 0;
 }
 
 int gguf_dtype_scales(uint32_t type, gguf_scale_field out[GGUF_MAX_SCALE_FIELDS])

@@ -567,21 +567,6 @@ static bool imatrix_selected(const options *o, const char *name)
 /* llama.cpp's model loader's file type of an input (what COPY writes):
  * general.file_type when present, else guessed from the most frequent
  * tensor type, marked as a guess (LLAMA_FTYPE_GUESSED, 1024). */
-static uint32_t input_file_type(const gguf_file *f)
-{
-    uint32_t v;
-    if (gguf_get_u32(f, GGUF_KEY_FILE_TYPE, &v, NULL) == 0)
-        return v;
-    uint64_t count[GGUF_DT_COUNT] = { 0 };
-    uint32_t best = GGUF_DT_F32;
-    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
-        uint32_t t = gguf_tensor_at(f, i)->type;
-        if (t < GGUF_DT_COUNT && ++count[t] > count[best])
-            best = t;
-    }
-    const int ft = gguf_dtype_file_type(best);
-    return (ft < 0 ? GGUF_FT_ALL_F32 : (uint32_t)ft) | GGUF_FT_GUESSED;
-}
 
 /* llama.cpp e21cdc11's tensor_requires_imatrix: without any imatrix these
  * types are refused (token_embd and output excepted), and q2_K in a
@@ -633,7 +618,9 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
     p->n_layer_out = m.n_layer;
     qsort(p->items, p->n, sizeof *p->items, o->keep_split ? cmp_file_order : cmp_llama_order);
 
-    p->file_type = o->preset->copy ? input_file_type(f) : (uint32_t)o->preset->ftype;
+    p->file_type = (uint32_t)o->preset->ftype;
+    if (o->preset->copy && gguf_file_type_of(f, &p->file_type, err))
+        return -1;
     for (uint64_t i = 0; i < p->n; i++) {
         plan_item *it = &p->items[i];
         const gguf_tensor *t = it->t;

@@ -172,8 +172,7 @@ enum gguf_file_type {
 /* The file type of a file mostly of tensor type `type`: what llama.cpp's
  * loader guesses when general.file_type is absent (q3_K → Q3_K_M, mxfp4 →
  * MXFP4_MOE), and what a converter writes for its outtype (f32 → ALL_F32).
- * -1 when there is none (integer types; nvfp4 and q1_0, which ggufkit's
- * table does not map yet although llama.cpp's loader does). */
+ * -1 when there is none (integer types, f64, q8_1, q8_K). */
 GGUF_API int gguf_dtype_file_type(uint32_t type);
 
 /* Bytes of one row of n elements of `type`, into *out. Returns 0, or -1
@@ -366,6 +365,15 @@ GGUF_API bool gguf_kv_int(const gguf_kv *kv, int64_t *out);
 /* By-key getters: 0 on success; -1 with "missing key K" or "key K is i32,
  * expected u32" in err. */
 GGUF_API int gguf_get_u32(const gguf_file *f, const char *key, uint32_t *out, gguf_error *err);
+
+/* The file's general.file_type as llama.cpp's loader takes it: the key's
+ * u32 value, else a guess from the most common tensor type
+ * (gguf_dtype_file_type of it, ALL_F32 when it has none) with
+ * GGUF_FT_GUESSED or-ed in. The tensors are counted in the loader's order
+ * (globals by name, then block by block, by name), and of two types with
+ * as many tensors the one that got there first wins, as there. Returns 0,
+ * or -1 with err (may be NULL) when out of memory. */
+GGUF_API int gguf_file_type_of(const gguf_file *f, uint32_t *out, gguf_error *err);
 GGUF_API int gguf_get_i32(const gguf_file *f, const char *key, int32_t *out, gguf_error *err);
 GGUF_API int gguf_get_u64(const gguf_file *f, const char *key, uint64_t *out, gguf_error *err);
 GGUF_API int gguf_get_f32(const gguf_file *f, const char *key, float *out, gguf_error *err);

@@ -167,6 +167,81 @@ START_TEST(test_uncodec_types_open)
 }
 END_TEST
 
+/* Writes a file of these tensors (2-D, 256 wide, in this order) and
+ * general.file_type when ft >= 0; returns it opened. */
+static gguf_file *typed_file(const char *const *names, const uint32_t *types, size_t n, int64_t ft)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/filetype-%ld.gguf", test_tmpdir(), (long)getpid());
+    gguf_error err = { 0 };
+    gguf_writer *w = gguf_writer_new();
+    if (ft >= 0)
+        ck_assert_int_eq(gguf_writer_set_u32(w, "general.file_type", (uint32_t)ft), 0);
+    const int64_t ne[2] = { 256, 2 };
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_ge(gguf_writer_add_tensor(w, names[i], types[i], 2, ne, &err), 0);
+    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
+    static uint8_t zeros[4096];
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t nb = gguf_writer_tensor_nbytes(w, i);
+        ck_assert_uint_le(nb, sizeof zeros);
+        ck_assert_int_eq(gguf_writer_write_tensor(w, zeros, (size_t)nb, &err), 0);
+    }
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+    gguf_file *f = gguf_open(path, 0, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    unlink(path);
+    return f;
+}
+
+/* gguf_file_type_of: the key when there is one; else llama_model_loader's
+ * guess. In this file, as gguf-convert and mkmodel order it, 8 q8_0 and 8
+ * f16 matrices tie: counted in file order q8_0 gets to 8 first, in the
+ * loader's order (globals by name, then blocks) f16 does, and llama-quantize
+ * e21cdc11's COPY of it writes 1025 (measured; gguf-quantize wrote 1031). */
+START_TEST(test_file_type_guess)
+{
+    static const char *const names[] = {
+        "token_embd.weight",
+        "blk.0.attn_q.weight", "blk.0.attn_k.weight", "blk.0.attn_v.weight",
+        "blk.0.attn_output.weight", "blk.0.ffn_gate.weight", "blk.0.ffn_down.weight",
+        "blk.0.ffn_up.weight",
+        "blk.1.attn_q.weight", "blk.1.attn_k.weight", "blk.1.attn_v.weight",
+        "blk.1.attn_output.weight", "blk.1.ffn_gate.weight", "blk.1.ffn_down.weight",
+        "blk.1.ffn_up.weight", "output.weight",
+    };
+    const uint32_t Q = GGUF_DT_Q8_0, H = GGUF_DT_F16;
+    const uint32_t types[] = { Q, Q, Q, Q, Q, Q, H, Q, H, H, H, H, H, H, Q, H };
+    const size_t n = sizeof names / sizeof *names;
+    uint32_t ft = 0;
+    gguf_file *f = typed_file(names, types, n, -1);
+    ck_assert_int_eq(gguf_file_type_of(f, &ft, NULL), 0);
+    ck_assert_uint_eq(ft, GGUF_FT_F16 | GGUF_FT_GUESSED);
+    gguf_close(f);
+    /* a key is taken as it is, whatever the tensors */
+    f = typed_file(names, types, n, GGUF_FT_Q4_K_M);
+    ck_assert_int_eq(gguf_file_type_of(f, &ft, NULL), 0);
+    ck_assert_uint_eq(ft, GGUF_FT_Q4_K_M);
+    gguf_close(f);
+    /* no tensors: f32; nvfp4 and q1_0: the loader's 39 and 40 */
+    f = typed_file(names, types, 0, -1);
+    ck_assert_int_eq(gguf_file_type_of(f, &ft, NULL), 0);
+    ck_assert_uint_eq(ft, GGUF_FT_ALL_F32 | GGUF_FT_GUESSED);
+    gguf_close(f);
+    const uint32_t nv[] = { GGUF_DT_NVFP4, GGUF_DT_NVFP4, GGUF_DT_F16 };
+    f = typed_file(names, nv, 3, -1);
+    ck_assert_int_eq(gguf_file_type_of(f, &ft, NULL), 0);
+    ck_assert_uint_eq(ft, 1063);
+    gguf_close(f);
+    const uint32_t q1[] = { GGUF_DT_Q1_0, GGUF_DT_F32, GGUF_DT_Q1_0 };
+    f = typed_file(names, q1, 3, -1);
+    ck_assert_int_eq(gguf_file_type_of(f, &ft, NULL), 0);
+    ck_assert_uint_eq(ft, 1064);
+    gguf_close(f);
+}
+END_TEST
+
 /* Every id below GGUF_DT_COUNT has a whole row: a name, and for a valid
  * type a block, its float fields stated, a fallback and a file type that
  * are -1 or in range. An id added to the enum (GGUF_DT_COUNT raised)
@@ -428,9 +503,9 @@ START_TEST(test_file_types)
         for (size_t j = 0; j < i; j++)
             ck_assert_int_ne(numbers[i].ours, numbers[j].ours);
     }
-    /* llama_model_loader's guess, type by type; nvfp4 (39) and q1_0 (40)
-     * are the loader's too, but ggufkit has never mapped them (-1: a COPY
-     * of a file mostly of them writes ALL_F32 | GUESSED) */
+    /* llama_model_loader's guess, type by type (nvfp4 and q1_0 were -1
+     * here before: a COPY of a file mostly of them wrote 1024, not
+     * llama-quantize's 1063 and 1064) */
     static const struct { uint32_t type; int ft; } loader[] = {
         { GGUF_DT_F32, 0 },      { GGUF_DT_F16, 1 },      { GGUF_DT_BF16, 32 },
         { GGUF_DT_Q4_0, 2 },     { GGUF_DT_Q4_1, 3 },     { GGUF_DT_Q5_0, 8 },
@@ -440,7 +515,7 @@ START_TEST(test_file_types)
         { GGUF_DT_IQ2_XXS, 19 }, { GGUF_DT_IQ2_XS, 20 },  { GGUF_DT_IQ2_S, 28 },
         { GGUF_DT_IQ3_XXS, 23 }, { GGUF_DT_IQ1_S, 24 },   { GGUF_DT_IQ1_M, 31 },
         { GGUF_DT_IQ4_NL, 25 },  { GGUF_DT_IQ4_XS, 30 },  { GGUF_DT_IQ3_S, 26 },
-        { GGUF_DT_MXFP4, 38 },   { GGUF_DT_NVFP4, -1 },   { GGUF_DT_Q1_0, -1 },
+        { GGUF_DT_MXFP4, 38 },   { GGUF_DT_NVFP4, 39 },   { GGUF_DT_Q1_0, 40 },
     };
     int want[GGUF_DT_COUNT];
     for (uint32_t id = 0; id < GGUF_DT_COUNT; id++)
@@ -476,6 +551,7 @@ int main(void)
     tcase_add_test(tc, test_float_fields_are_scales);
     tcase_add_test(tc, test_fallbacks);
     tcase_add_test(tc, test_file_types);
+    tcase_add_test(tc, test_file_type_guess);
     int skipped = 0;
     if (fixtures_present())
         tcase_add_test(tc, test_sizes_match_vectors);
