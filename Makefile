@@ -111,6 +111,15 @@ $(BUILD)/obj/%.o: %.c
 
 -include $(shell find $(BUILD) build-fuzz -name '*.d' 2>/dev/null)
 
+# What compiles VERSION in is rebuilt when it changes: the stamp is
+# rewritten only when its text differs.
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(VERSION)" ] || echo "$(VERSION)" > $@
+$(BUILD)/obj/gguf/error.o $(BUILD)/obj/common/args.o $(BUILD)/tests/test_error: $(BUILD)/version.stamp
+.PHONY: FORCE
+FORCE:
+
 $(BUILD)/libgguf.a: $(LIB_OBJ) | deps-lib
 	@rm -f $@
 	ar rcs $@ $^
