@@ -199,7 +199,7 @@ static gguf_file *typed_file(const char *const *names, const uint32_t *types, si
  * guess. In this file, as gguf-convert and mkmodel order it, 8 q8_0 and 8
  * f16 matrices tie: counted in file order q8_0 gets to 8 first, in the
  * loader's order (globals by name, then blocks) f16 does, and llama-quantize
- * e21cdc11's COPY of it writes 1025 (measured; gguf-quantize wrote 1031). */
+ * e21cdc11's COPY of it writes 1025 (measured with tests/ref/filetype_tie.c; gguf-quantize wrote 1031). */
 START_TEST(test_file_type_guess)
 {
     static const char *const names[] = {
