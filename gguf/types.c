@@ -15,6 +15,7 @@
 
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <strings.h>
@@ -177,24 +178,18 @@ int gguf_dtype_file_type(uint32_t type)
     return r ? r->file_type : -1;
 }
 
-/* llama_model_loader's order of a model's tensors (its weights_map):
- * globals first, then block by block, by name within each. sscanf's
- * "blk.%d." as llama.cpp reads it: -1 when the name is not of a block. */
-static int loader_layer(const char *name)
+int gguf_tensor_name_order(const char *a, const char *b)
 {
-    if (strncmp(name, "blk.", 4) != 0)
-        return -1;
-    char *end;
-    const long n = strtol(name + 4, &end, 10);
-    return end == name + 4 ? -1 : (int)n;
+    int la = -1, lb = -1; /* llama.cpp's sscanf(name, "blk.%d.", &layer) */
+    sscanf(a, "blk.%d.", &la);
+    sscanf(b, "blk.%d.", &lb);
+    return la != lb ? (la < lb ? -1 : 1) : strcmp(a, b);
 }
 
 static int loader_order(const void *pa, const void *pb)
 {
-    const char *a = (*(const gguf_tensor *const *)pa)->name;
-    const char *b = (*(const gguf_tensor *const *)pb)->name;
-    const int la = loader_layer(a), lb = loader_layer(b);
-    return la != lb ? (la < lb ? -1 : 1) : strcmp(a, b);
+    return gguf_tensor_name_order((*(const gguf_tensor *const *)pa)->name,
+                                  (*(const gguf_tensor *const *)pb)->name);
 }
 
 int gguf_file_type_of(const gguf_file *f, uint32_t *out, gguf_error *err)

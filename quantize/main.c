@@ -396,22 +396,11 @@ typedef struct plan {
     bool         needs_imatrix; /* --dry-run without one: the real run would refuse */
 } plan;
 
-static int layer_num(const char *name)
-{
-    int l = -1;
-    sscanf(name, "blk.%d.", &l);
-    return l;
-}
-
 /* llama.cpp visits tensors sorted by (layer, name), non-layer tensors first;
  * with --keep-split by (shard, offset). */
 static int cmp_llama_order(const void *a, const void *b)
 {
-    const gguf_tensor *x = ((const plan_item *)a)->t, *y = ((const plan_item *)b)->t;
-    int lx = layer_num(x->name), ly = layer_num(y->name);
-    if (lx != ly)
-        return lx < ly ? -1 : 1;
-    return strcmp(x->name, y->name);
+    return gguf_tensor_name_order(((const plan_item *)a)->t->name, ((const plan_item *)b)->t->name);
 }
 
 static int cmp_file_order(const void *a, const void *b)

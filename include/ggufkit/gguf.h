@@ -374,6 +374,12 @@ GGUF_API int gguf_get_u32(const gguf_file *f, const char *key, uint32_t *out, gg
  * as many tensors the one that got there first wins, as there. Returns 0,
  * or -1 with err (may be NULL) when out of memory. */
 GGUF_API int gguf_file_type_of(const gguf_file *f, uint32_t *out, gguf_error *err);
+
+/* llama.cpp's order of a model's tensors by name (llama_model_loader's
+ * weights_map, the order llama-quantize writes): names not of a block
+ * ("blk.N.…") first, then block by block; by strcmp within each. Returns
+ * <0, 0 or >0 as strcmp does. */
+GGUF_API int gguf_tensor_name_order(const char *a, const char *b);
 GGUF_API int gguf_get_i32(const gguf_file *f, const char *key, int32_t *out, gguf_error *err);
 GGUF_API int gguf_get_u64(const gguf_file *f, const char *key, uint64_t *out, gguf_error *err);
 GGUF_API int gguf_get_f32(const gguf_file *f, const char *key, float *out, gguf_error *err);
