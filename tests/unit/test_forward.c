@@ -27,6 +27,7 @@
 #include <ggufkit/gguf.h>
 #include "importance.h"
 #include "model.h"
+#include "recurrent.h"
 #include <ggufkit/arch.h>
 #include "sampler.h"
 #include "verify.h"
@@ -470,6 +471,154 @@ START_TEST(test_geglu_softcap)
     const float x0[5] = { -1000, -30, 0, 12, 1e6f };
     for (int i = 0; i < 5; i++)
         ck_assert_double_eq_tol(x[i], 30 * tanh(x0[i] / 30.0), 1e-5);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------
+ * Gated DeltaNet operations (recurrent.h)
+ */
+
+/* A deterministic value in [-1, 1). */
+static float rec_rnd(uint32_t *st)
+{
+    *st = *st * 1664525u + 1013904223u;
+    return (float)(*st >> 8) / (float)(1u << 23) - 1.0f;
+}
+
+/* The dot product held to the sum in double for every length that takes a
+ * different path (fused tail only, 8- and 16-blocks, the 64-wide vector
+ * part); below 8 it is a chain of fused multiply-adds exactly. */
+START_TEST(test_rec_dot)
+{
+    uint32_t st = 7;
+    float x[200], y[200];
+    for (int i = 0; i < 200; i++) {
+        x[i] = rec_rnd(&st);
+        y[i] = rec_rnd(&st);
+    }
+    const int ns[] = { 1, 5, 7, 8, 15, 16, 31, 32, 63, 64, 65, 128, 150, 200 };
+    for (size_t t = 0; t < sizeof ns / sizeof *ns; t++) {
+        double want = 0, mag = 0;
+        for (int i = 0; i < ns[t]; i++) {
+            want += (double)x[i] * y[i];
+            mag += fabs((double)x[i] * y[i]);
+        }
+        ck_assert_double_eq_tol(rec_dot(x, y, ns[t]), want, 1e-6 * mag + 1e-30);
+    }
+    float chain = 0;
+    for (int i = 0; i < 7; i++)
+        chain = fmaf(x[i], y[i], chain);
+    ck_assert(rec_dot(x, y, 7) == chain);
+}
+END_TEST
+
+/* The causal convolution: each output is Σ_k w[c][k] · in[t - (K-1) + k]
+ * with the inputs before the sequence 0; one batch, token by token or in
+ * pieces gives the same bits and the same final window (the last K-1
+ * inputs of each channel). */
+START_TEST(test_rec_conv)
+{
+    enum { C = 5, K = 4, T = 9 };
+    uint32_t st = 11;
+    float x[T * C], w[C * K], y1[T * C], y2[T * C];
+    for (int i = 0; i < T * C; i++)
+        x[i] = rec_rnd(&st);
+    for (int i = 0; i < C * K; i++)
+        w[i] = rec_rnd(&st);
+    float s1[C * (K - 1)] = { 0 }, s2[C * (K - 1)] = { 0 };
+    rec_conv(y1, x, s1, w, C, K, T);
+    rec_conv(y2, x, s2, w, C, K, 2);
+    for (int t = 2; t < T; t++)
+        rec_conv(y2 + t * C, x + t * C, s2, w, C, K, 1);
+    ck_assert_mem_eq(y1, y2, sizeof y1);
+    ck_assert_mem_eq(s1, s2, sizeof s1);
+    for (int t = 0; t < T; t++)
+        for (int c = 0; c < C; c++) {
+            double want = 0;
+            for (int k = 0; k < K; k++) {
+                const int at = t - (K - 1) + k;
+                want += at < 0 ? 0 : (double)w[c * K + k] * x[at * C + c];
+            }
+            ck_assert_double_eq_tol(y1[t * C + c], want, 1e-6);
+        }
+    for (int c = 0; c < C; c++)
+        for (int k = 0; k < K - 1; k++)
+            ck_assert(s1[c * (K - 1) + k] == x[(T - (K - 1) + k) * C + c]);
+}
+END_TEST
+
+/* The element-wise functions: SiLU (both exponentials), sigmoid,
+ * softplus (the identity above 20), the l2 norm (unit length; eps keeps a
+ * zero row finite). */
+START_TEST(test_rec_elementwise)
+{
+    float x[20], x0[20];
+    for (int i = 0; i < 20; i++)
+        x[i] = x0[i] = -5.0f + 0.5f * (float)i;
+    rec_silu_row(x, 20); /* 16 by the vector exponential, 4 by expf */
+    for (int i = 0; i < 20; i++)
+        ck_assert_double_eq_tol(x[i], x0[i] / (1 + exp(-x0[i])), 1e-6);
+    memcpy(x, x0, sizeof x);
+    rec_sigmoid(x, 20);
+    for (int i = 0; i < 20; i++)
+        ck_assert_double_eq_tol(x[i], 1 / (1 + exp(-x0[i])), 1e-7);
+    ck_assert(rec_softplus(25.0f) == 25.0f);
+    ck_assert_double_eq_tol(rec_softplus(0.3f), log1p(exp(0.3)), 1e-6);
+    ck_assert_double_eq_tol(rec_softplus(-30.0f), 0, 1e-12);
+    memcpy(x, x0, sizeof x);
+    rec_l2_norm(x, 20, 1e-6f);
+    double n2 = 0;
+    for (int i = 0; i < 20; i++)
+        n2 += (double)x[i] * x[i];
+    ck_assert_double_eq_tol(n2, 1, 1e-6);
+    float z[4] = { 0 };
+    rec_l2_norm(z, 4, 1e-6f);
+    ck_assert(z[0] == 0 && z[3] == 0);
+}
+END_TEST
+
+/* The gated delta rule over several tokens against the recurrence in
+ * double: S ← e^g S; S ← S + k (β (v − Sᵀk))ᵀ; o = Sᵀq / √d. */
+START_TEST(test_rec_delta_rule)
+{
+    enum { S = 8, T = 6 };
+    uint32_t st = 3;
+    float M[S * S] = { 0 }, out[S], d[S];
+    double R[S][S] = { { 0 } }; /* R[i][j] = S[i][j] */
+    for (int t = 0; t < T; t++) {
+        float q[S], k[S], v[S];
+        for (int i = 0; i < S; i++) {
+            q[i] = rec_rnd(&st);
+            k[i] = rec_rnd(&st);
+            v[i] = rec_rnd(&st);
+        }
+        rec_l2_norm(q, S, 1e-6f);
+        rec_l2_norm(k, S, 1e-6f);
+        const float g = -0.1f * (float)(t + 1), beta = 0.3f + 0.1f * (float)t;
+        rec_delta_step(M, out, q, k, v, g, beta, S, d);
+        double dd[S];
+        for (int i = 0; i < S; i++)
+            for (int j = 0; j < S; j++)
+                R[i][j] *= exp((double)g);
+        for (int j = 0; j < S; j++) {
+            double sk = 0;
+            for (int i = 0; i < S; i++)
+                sk += R[i][j] * k[i];
+            dd[j] = ((double)v[j] - sk) * beta;
+        }
+        for (int i = 0; i < S; i++)
+            for (int j = 0; j < S; j++)
+                R[i][j] += (double)k[i] * dd[j];
+        for (int j = 0; j < S; j++) {
+            double o = 0;
+            for (int i = 0; i < S; i++)
+                o += R[i][j] * q[i];
+            ck_assert_double_eq_tol(out[j], o / sqrt((double)S), 1e-5);
+        }
+    }
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++)
+            ck_assert_double_eq_tol(M[j * S + i], R[i][j], 1e-5);
 }
 END_TEST
 
@@ -1456,6 +1605,10 @@ int main(void)
     tcase_add_test(tc, test_softmax);
     tcase_add_test(tc, test_swiglu);
     tcase_add_test(tc, test_geglu_softcap);
+    tcase_add_test(tc, test_rec_dot);
+    tcase_add_test(tc, test_rec_conv);
+    tcase_add_test(tc, test_rec_elementwise);
+    tcase_add_test(tc, test_rec_delta_rule);
     tcase_add_test(tc, test_sampler);
     tcase_add_test(tc, test_model_loads);
     tcase_add_loop_test(tc, test_model_rejects, 0, (int)(sizeof BAD / sizeof BAD[0]));
