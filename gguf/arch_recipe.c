@@ -40,8 +40,8 @@ static const gguf_feature_word WORDS[] = {
     CONVERT(TRIM_EMBD, "convert:trim-embd"),
     CONVERT(NO_SPACE_PREFIX, "convert:no-space-prefix"),
     CONVERT(OWN_ROPE_KEYS, "convert:own-rope-keys"),
-    MODEL(DELTA_NET, "delta-net"), MODEL(ATTN_GATE, "attn-gate"), MODEL(MROPE, "mrope"),
-    MODEL(SHARED_EXPERT, "shared-expert"),
+    RUN(DELTA_NET, "delta-net"), RUN(ATTN_GATE, "attn-gate"), RUN(MROPE, "mrope"),
+    RUN(SHARED_EXPERT, "shared-expert"),
 };
 #undef RUN
 #undef CONVERT

@@ -24,6 +24,7 @@
 #include "forward_simd.h"
 #include "kernels.h"
 #include "pool.h"
+#include "recurrent.h"
 #include <ggufkit/quants.h>
 
 /* ---------------------------------------------------------------------------
@@ -214,7 +215,9 @@ static size_t max_act_row(const run_model *m)
         const run_matrix *ws[] = { &l->wq,       &l->wk,        &l->wv,      &l->wo,
                                    &l->w_gate,   &l->w_up,      &l->w_down,  &l->gate_inp,
                                    &l->gate_exps, &l->up_exps, &l->down_exps, &l->wqkv,
-                                   &l->w_gate_up };
+                                   &l->w_gate_up, &l->gate_shexp, &l->up_shexp,
+                                   &l->down_shexp, &l->gate_inp_shexp, &l->wz,
+                                   &l->ssm_alpha, &l->ssm_beta, &l->ssm_out };
         for (size_t j = 0; j < sizeof ws / sizeof ws[0]; j++) {
             size_t s = kern_act_row_size(ws[j]->type, ws[j]->cols);
             r = s > r ? s : r;
@@ -223,12 +226,44 @@ static size_t max_act_row(const run_model *m)
     return r;
 }
 
+/* Hybrid models: the Gated DeltaNet layers' states (zero: a new
+ * sequence) and scratch, and the gated attention's q | gate rows; -1 when
+ * out of memory. Nothing for other models. */
+static int recurrent_state_init(run_state *s, const run_model *m)
+{
+    const run_hparams *hp = &m->hp;
+    const size_t nb = (size_t)s->n_batch;
+    bool gated = false;
+    for (int il = 0; il < hp->n_layer; il++)
+        gated |= m->layers[il].wq.rows == 2 * (int64_t)hp->q_dim;
+    if (gated && !(s->qg = malloc(nb * 2 * (size_t)hp->q_dim * sizeof(float))))
+        return -1;
+    size_t n_rec = 0;
+    for (int il = 0; il < hp->n_layer; il++)
+        n_rec += run_layer_is_recurrent(m, il);
+    if (!n_rec)
+        return 0;
+    const size_t S = (size_t)hp->ssm_d_state, hv = (size_t)hp->ssm_dt_rank;
+    const size_t C = 2 * (size_t)hp->ssm_n_group * S + (size_t)hp->ssm_d_inner;
+    s->conv_state = calloc(n_rec * C * (size_t)(hp->ssm_conv_k - 1), sizeof(float));
+    s->delta_state = calloc(n_rec * hv * S * S, sizeof(float));
+    s->rec_in = malloc(nb * C * sizeof(float));
+    s->rec_conv = malloc(nb * C * sizeof(float));
+    s->rec_z = malloc(nb * (size_t)hp->ssm_d_inner * sizeof(float));
+    s->rec_o = malloc(nb * (size_t)hp->ssm_d_inner * sizeof(float));
+    s->rec_g = malloc(nb * hv * sizeof(float));
+    s->rec_beta = malloc((nb * hv + S) * sizeof(float)); /* + the delta rule's scratch */
+    return s->conv_state && s->delta_state && s->rec_in && s->rec_conv && s->rec_z && s->rec_o &&
+           s->rec_g && s->rec_beta ? 0 : -1;
+}
+
 int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, gguf_error *err)
 {
     memset(s, 0, sizeof *s);
     const run_hparams *hp = &m->hp;
     const size_t d = (size_t)hp->n_embd, kv = (size_t)hp->n_head_kv * hp->head_dim;
-    const size_t ff = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
+    size_t ff = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
+    ff = ff > (size_t)hp->n_ff_shexp ? ff : (size_t)hp->n_ff_shexp;
     const size_t nb = (size_t)n_batch, ne = (size_t)hp->n_expert, nu = (size_t)hp->n_expert_used;
     s->n_threads = pool_threads(); /* per-thread scratch of attention */
     s->n_ctx = n_ctx;
@@ -276,6 +311,10 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
         run_state_free(s);
         return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
     }
+    if (recurrent_state_init(s, m)) {
+        run_state_free(s);
+        return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
+    }
     for (uint32_t h = 0; h < 65536; h++)
         s->f16_table[h] = gguf_f16_to_f32((gguf_half)h);
     if (gelu)
@@ -308,6 +347,15 @@ void run_state_free(run_state *s)
     free(s->moe_slot);
     free(s->moe_x);
     free(s->moe_y);
+    free(s->conv_state);
+    free(s->delta_state);
+    free(s->rec_in);
+    free(s->rec_conv);
+    free(s->rec_z);
+    free(s->rec_o);
+    free(s->rec_g);
+    free(s->rec_beta);
+    free(s->qg);
     memset(s, 0, sizeof *s);
 }
 
@@ -810,6 +858,132 @@ static void keep_rows(float *x, int keep, int nb, int n)
     memmove(x, x + (size_t)keep * n, (size_t)(nb - keep) * n * sizeof *x);
 }
 
+/* ---------------------------------------------------------------------------
+ * Hybrid models (qwen35, qwen35moe): Gated DeltaNet layers, gated attention,
+ * M-RoPE, the shared expert
+ */
+
+/* M-RoPE, interleaved (ggml's IMROPE): rope pair i belongs to sector
+ * i mod Σsections; sectors 3j, 3j+1, 3j+2 below three times the first,
+ * second and third section's size turn with the token's position (text:
+ * all three the same), any other with the fourth position, 0 for text:
+ * its angle is 0 (cos · mscale, 0). */
+static void mrope_angles(float *cs, const run_hparams *hp)
+{
+    const int *sec = hp->rope_sections;
+    const int dims = sec[0] + sec[1] + sec[2] + sec[3];
+    for (int i = 0; dims > 0 && i < hp->n_rot / 2; i++) {
+        const int t = i % dims;
+        const bool turns = (t % 3 == 0 && t < 3 * sec[0]) || (t % 3 == 1 && t < 3 * sec[1]) ||
+                           (t % 3 == 2 && t < 3 * sec[2]);
+        if (!turns) {
+            cs[2 * i] = cosf(0.0f) * hp->rope_attn_factor;
+            cs[2 * i + 1] = sinf(0.0f) * hp->rope_attn_factor;
+        }
+    }
+}
+
+/* Gated attention: the nb rows of qg (per head, head_dim query values then
+ * head_dim gate values) give q its query halves. */
+static void gated_q_split(float *q, const float *qg, int nb, int n_head, int hd)
+{
+    for (int b = 0; b < nb; b++)
+        for (int h = 0; h < n_head; h++)
+            memcpy(q + ((size_t)b * n_head + h) * hd, qg + ((size_t)b * n_head + h) * 2 * hd,
+                   (size_t)hd * sizeof *q);
+}
+
+/* The attention output (nb, n_head · hd) times sigmoid of the gate halves. */
+static void gated_q_apply(float *out, const float *qg, int nb, int n_head, int hd)
+{
+    for (int b = 0; b < nb; b++)
+        for (int h = 0; h < n_head; h++) {
+            const float *g = qg + ((size_t)b * n_head + h) * 2 * hd + hd;
+            float *o = out + ((size_t)b * n_head + h) * hd;
+            for (int i = 0; i < hd; i++) {
+                const float sg = 1.f / (1.f + expf(-g[i]));
+                o[i] *= sg;
+            }
+        }
+}
+
+/* The shared expert of nb tokens (rows of s->xb) added to the routed
+ * experts' output in s->xb2: (silu(x Wg^T) · x Wu^T) Wd^T times
+ * sigmoid(x · gate_inp_shexp). */
+static void shared_expert(run_state *s, const run_model *m, const run_layer *l, int nb)
+{
+    const int d = m->hp.n_embd, ff = m->hp.n_ff_shexp;
+    if (!l->up_shexp.data)
+        return;
+    matmul(s, &l->gate_shexp, s->xb, nb, s->hb);
+    matmul(s, &l->up_shexp, s->xb, nb, s->hb2);
+    run_swiglu(s->hb, s->hb2, nb * ff);
+    matmul(s, &l->down_shexp, s->hb, nb, s->moe_x);
+    matmul(s, &l->gate_inp_shexp, s->xb, nb, s->moe_probs);
+    rec_sigmoid(s->moe_probs, nb);
+    for (int b = 0; b < nb; b++)
+        for (int i = 0; i < d; i++)
+            s->xb2[(size_t)b * d + i] += s->moe_x[(size_t)b * d + i] * s->moe_probs[b];
+}
+
+/* Layer il's place among the recurrent layers (its state's index). */
+static size_t recurrent_index(const run_model *m, int il)
+{
+    size_t r = 0;
+    for (int i = 0; i < il; i++)
+        r += run_layer_is_recurrent(m, i);
+    return r;
+}
+
+/* A Gated DeltaNet layer's mixing of nb tokens (rows of s->xb) into s->xb2
+ * (llama.cpp's build_layer_attn_linear with the fused delta rule): the
+ * q | k | v channels through the causal convolution and SiLU; q and k
+ * l2-normalised per key head; each value head's delta rule (key head
+ * h mod key heads) with decay softplus(x Wa^T + dt) · a and strength
+ * sigmoid(x Wb^T); each head's output RMS-normalised (ssm_norm) times
+ * silu(z); then ssm_out. Token by token or as one batch: the same bits. */
+static void delta_net(run_state *s, const run_model *m, int il, int nb)
+{
+    const run_hparams *hp = &m->hp;
+    const run_layer *l = &m->layers[il];
+    const int S = hp->ssm_d_state, hk = hp->ssm_n_group, hv = hp->ssm_dt_rank;
+    const int di = hp->ssm_d_inner, K = hp->ssm_conv_k, C = 2 * hk * S + di;
+    const size_t r = recurrent_index(m, il);
+    float *conv = s->conv_state + r * (size_t)C * (size_t)(K - 1);
+    float *states = s->delta_state + r * (size_t)hv * (size_t)S * (size_t)S;
+    float *scratch = s->rec_beta + (size_t)s->n_batch * hv;
+    matmul(s, &l->wqkv, s->xb, nb, s->rec_in);
+    matmul(s, &l->wz, s->xb, nb, s->rec_z);
+    matmul(s, &l->ssm_beta, s->xb, nb, s->rec_beta);
+    rec_sigmoid(s->rec_beta, nb * hv);
+    matmul(s, &l->ssm_alpha, s->xb, nb, s->rec_g);
+    for (int b = 0; b < nb; b++)
+        for (int h = 0; h < hv; h++) {
+            float *g = s->rec_g + (size_t)b * hv + h;
+            *g = rec_softplus(*g + l->ssm_dt[h]) * l->ssm_a[h];
+        }
+    rec_conv(s->rec_conv, s->rec_in, conv, l->ssm_conv, C, K, nb);
+    for (int b = 0; b < nb; b++) {
+        float *qkv = s->rec_conv + (size_t)b * C;
+        rec_silu_row(qkv, C);
+        for (int h = 0; h < 2 * hk; h++)
+            rec_l2_norm(qkv + (size_t)h * S, S, hp->rms_eps);
+        for (int h = 0; h < hv; h++)
+            rec_delta_step(states + (size_t)h * S * S, s->rec_o + (size_t)b * di + (size_t)h * S,
+                           qkv + (size_t)(h % hk) * S, qkv + (size_t)(hk + h % hk) * S,
+                           qkv + (size_t)2 * hk * S + (size_t)h * S, s->rec_g[(size_t)b * hv + h],
+                           s->rec_beta[(size_t)b * hv + h], S, scratch);
+    }
+    for (size_t h = 0; h < (size_t)nb * hv; h++) {
+        float *o = s->rec_o + h * S, *z = s->rec_z + h * S;
+        run_rmsnorm(o, o, l->ssm_norm, S, hp->rms_eps);
+        rec_silu_row(z, S);
+        for (int i = 0; i < S; i++)
+            o[i] *= z[i];
+    }
+    matmul(s, &l->ssm_out, s->rec_o, nb, s->xb2);
+}
+
 /* Layer il over nb tokens at pos. From the attention output on, only rows
  * keep..nb-1 go on (x then holds nb - keep rows), as llama.cpp keeps only
  * the rows whose logits are wanted after the last layer's attention. */
@@ -823,8 +997,19 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     // attention sub-layer: xb = rmsnorm(x) * attn_norm
     for (int b = 0; b < nb; b++)
         run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->attn_norm, d, hp->rms_eps);
+    // qwen35: a Gated DeltaNet layer mixes the tokens instead of attention
+    const bool gated = l->wq.rows == 2 * (int64_t)qd;
+    if (run_layer_is_recurrent(m, il)) {
+        delta_net(s, m, il, nb);
+        goto residual;
+    }
     // q (nb, qd) = xb Wq^T + bq;  k, v (nb, kv) = xb Wk^T + bk, xb Wv^T + bv
-    if (l->wqkv.data) { // phi3: one product (nb, qd + 2 kv) = xb Wqkv^T, rows q | k | v
+    if (gated) { // qwen35: each head's query rows then its output gate's rows
+        matmul(s, &l->wq, s->xb, nb, s->qg);
+        gated_q_split(s->q, s->qg, nb, hp->n_head, hp->head_dim);
+        matmul(s, &l->wk, s->xb, nb, s->k);
+        matmul(s, &l->wv, s->xb, nb, s->v);
+    } else if (l->wqkv.data) { // phi3: one product (nb, qd + 2 kv) = xb Wqkv^T, rows q | k | v
         matmul(s, &l->wqkv, s->xb, nb, s->fused);
         split_rows(s->fused, nb, (float *const[]){ s->q, s->k, s->v },
                    (const int[]){ qd, kv, kv }, 3);
@@ -850,6 +1035,8 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
         else
             rope_angles(s->rope_cs, hp->n_rot, pos + b, base, scale, s->rope_freqs,
                         hp->rope_attn_factor);
+        if (hp->rope_imrope)
+            mrope_angles(s->rope_cs, hp);
         rope_apply(s->q + (size_t)b * qd, hp->n_head, hp->head_dim, hp->n_rot, s->rope_cs,
                    hp->rope_layout);
         rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,
@@ -862,9 +1049,12 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     to_f16(s->k, s->k_cache + cache, (int64_t)nb * kv);
     to_f16(s->v, s->v_cache + cache, (int64_t)nb * kv);
     attention(s, m, il, nb, pos);
+    if (gated) // qwen35: the attention output times sigmoid(gate)
+        gated_q_apply(s->q, s->qg, nb, hp->n_head, hp->head_dim);
     // x += att Wo^T + bo (gemma: rmsnorm(att Wo^T) * attn_post_norm)
     matmul(s, &l->wo, s->q, nb, s->xb2);
     add_bias(s->xb2, l->bo, nb, d);
+residual:
     if (keep > 0) {
         keep_rows(s->x, keep, nb, d);
         keep_rows(s->xb2, keep, nb, d);
@@ -879,6 +1069,7 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
         run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->ffn_norm, d, hp->rms_eps);
     if (hp->n_expert) {
         moe_ffn(s, m, l, nb);
+        shared_expert(s, m, l, nb);
     } else {
         if (l->w_gate_up.data) { // phi3: one product (nb, 2 ff) = xb Wgu^T, rows gate | up
             matmul(s, &l->w_gate_up, s->xb, nb, s->fused);
@@ -952,6 +1143,17 @@ bool run_all_finite(const float *x, int n)
 void run_forward(run_state *s, const run_model *m, const int32_t *tokens, int n, int pos,
                  int out_from, float *logits)
 {
+    // a batch at position 0 starts a sequence: the recurrent layers forget
+    if (pos == 0 && s->conv_state) {
+        size_t n_rec = 0;
+        const run_hparams *hp = &m->hp;
+        const size_t S = (size_t)hp->ssm_d_state;
+        const size_t C = 2 * (size_t)hp->ssm_n_group * S + (size_t)hp->ssm_d_inner;
+        for (int il = 0; il < hp->n_layer; il++)
+            n_rec += run_layer_is_recurrent(m, il);
+        memset(s->conv_state, 0, n_rec * C * (size_t)(hp->ssm_conv_k - 1) * sizeof(float));
+        memset(s->delta_state, 0, n_rec * (size_t)hp->ssm_dt_rank * S * S * sizeof(float));
+    }
     for (int done = 0; done < n; done += s->n_batch) {
         const int nb = n - done < s->n_batch ? n - done : s->n_batch;
         const int from = out_from > done ? out_from - done : 0;

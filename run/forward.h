@@ -61,6 +61,16 @@ typedef struct run_state {
                           * (run_gelu_table); NULL otherwise */
     run_act_hook act_hook; /* NULL, or called with each product's input rows */
     void  *act_user;       /* the hook's first argument */
+    /* hybrid models (qwen35): the recurrent state of each Gated DeltaNet
+     * layer, cleared by a batch at position 0 — its convolution window
+     * (channels, ssm_conv_k - 1) and its delta-rule matrices (ssm_dt_rank,
+     * ssm_d_state, ssm_d_state) — and a batch's scratch: the convolution's
+     * inputs and outputs (n_batch, channels), the output gate z and the
+     * heads' outputs (n_batch, ssm_d_inner), decay and strength (n_batch,
+     * ssm_dt_rank); NULL without such layers */
+    float *conv_state, *delta_state;
+    float *rec_in, *rec_conv, *rec_z, *rec_o, *rec_g, *rec_beta;
+    float *qg;           /* gated attention (qwen35): (n_batch, 2 q_dim) q | gate rows per head */
 } run_state;
 
 /* Allocates the buffers (KV cache of n_ctx positions, batches of up to

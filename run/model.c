@@ -160,6 +160,48 @@ static void load_yarn(run_hparams *hp, const gguf_hparams *g)
     hp->yarn_corr[1] = fminf((float)(hp->n_rot - 1), ceilf(hi));
 }
 
+/* Qwen 3.5: the gated delta net's sizes and the interval of the attention
+ * blocks, M-RoPE's sections, the shared expert's width. The delta rule
+ * needs keys as wide as values (llama.cpp's head_v_dim = inner_size /
+ * time_step_rank must be state_size) and whole value heads per key head. */
+static int load_hybrid(run_hparams *hp, const gguf_hparams *g, const gguf_arch *a,
+                       gguf_error *err)
+{
+    if (gguf_arch_has(a, GGUF_FEAT_SHARED_EXPERT))
+        hp->n_ff_shexp = (int)gguf_hparams_dim(g, GGUF_DIM_FF_SHEXP);
+    if (gguf_arch_has(a, GGUF_FEAT_MROPE)) {
+        int64_t sec[4] = { 0 };
+        gguf_hparams_array(g, GGUF_HP_ROPE_DIM_SECTIONS, sec, 4);
+        for (int i = 0; i < 4; i++)
+            hp->rope_sections[i] = (int)sec[i];
+        hp->rope_imrope = true;
+        if (sec[0] + sec[1] + sec[2] + sec[3] <= 0)
+            return gguf_error_set(err, "rope.dimension_sections are all 0: M-RoPE needs a section");
+    }
+    if (!gguf_arch_has(a, GGUF_FEAT_DELTA_NET))
+        return 0;
+    hp->ssm_conv_k = hp_int(g, GGUF_HP_SSM_CONV_KERNEL);
+    hp->ssm_d_state = hp_int(g, GGUF_HP_SSM_STATE_SIZE);
+    hp->ssm_n_group = hp_int(g, GGUF_HP_SSM_GROUP_COUNT);
+    hp->ssm_dt_rank = hp_int(g, GGUF_HP_SSM_TIME_STEP_RANK);
+    hp->ssm_d_inner = hp_int(g, GGUF_HP_SSM_INNER_SIZE);
+    hp->full_attn_interval = hp_int(g, GGUF_HP_FULL_ATTN_INTERVAL);
+    if ((int64_t)hp->ssm_d_state * hp->ssm_dt_rank != hp->ssm_d_inner)
+        return gguf_error_set(err, "ssm.inner_size %d is not ssm.state_size %d times "
+                              "ssm.time_step_rank %d: the delta rule needs values as wide as keys",
+                              hp->ssm_d_inner, hp->ssm_d_state, hp->ssm_dt_rank);
+    if (hp->ssm_dt_rank % hp->ssm_n_group)
+        return gguf_error_set(err, "ssm.time_step_rank %d is not a multiple of ssm.group_count %d",
+                              hp->ssm_dt_rank, hp->ssm_n_group);
+    if ((int64_t)hp->ssm_d_state * hp->ssm_d_state * hp->ssm_dt_rank > MAX_DIM ||
+        (int64_t)hp->ssm_conv_k * (2 * (int64_t)hp->ssm_n_group * hp->ssm_d_state +
+                                   hp->ssm_d_inner) > MAX_DIM)
+        return gguf_error_set(err, "the gated delta net's state (ssm.state_size %d, "
+                              "ssm.time_step_rank %d, ssm.conv_kernel %d) is too large",
+                              hp->ssm_d_state, hp->ssm_dt_rank, hp->ssm_conv_k);
+    return 0;
+}
+
 /* The hyper-parameters, once: the registry's view of them
  * (gguf_hparams_read: the rules of gguf_model_validate, llama.cpp's
  * defaults and derived values, kept in m->hparams for the tensor shapes),
@@ -232,7 +274,7 @@ static int load_hparams(run_model *m, const gguf_file *f, const gguf_arch *a, gg
     }
     if (gguf_arch_has(a, GGUF_FEAT_SCALE_EMBD))
         hp->embd_scale = sqrtf((float)hp->n_embd);
-    return 0;
+    return load_hybrid(hp, g, a, err);
 }
 
 const float *run_rope_factors(const run_model *m, int n_ctx)
@@ -399,6 +441,18 @@ static const layer_slot SLOTS[] = {
     { GGUF_ROLE_FFN_GATE_EXPS_BIAS, false, offsetof(run_layer, gate_exps_b) },
     { GGUF_ROLE_FFN_UP_EXPS_BIAS, false, offsetof(run_layer, up_exps_b) },
     { GGUF_ROLE_FFN_DOWN_EXPS_BIAS, false, offsetof(run_layer, down_exps_b) },
+    { GGUF_ROLE_FFN_GATE_SHEXP, true, offsetof(run_layer, gate_shexp) },
+    { GGUF_ROLE_FFN_UP_SHEXP, true, offsetof(run_layer, up_shexp) },
+    { GGUF_ROLE_FFN_DOWN_SHEXP, true, offsetof(run_layer, down_shexp) },
+    { GGUF_ROLE_FFN_GATE_INP_SHEXP, true, offsetof(run_layer, gate_inp_shexp) },
+    { GGUF_ROLE_ATTN_GATE, true, offsetof(run_layer, wz) },
+    { GGUF_ROLE_SSM_ALPHA, true, offsetof(run_layer, ssm_alpha) },
+    { GGUF_ROLE_SSM_BETA, true, offsetof(run_layer, ssm_beta) },
+    { GGUF_ROLE_SSM_OUT, true, offsetof(run_layer, ssm_out) },
+    { GGUF_ROLE_SSM_CONV1D, false, offsetof(run_layer, ssm_conv) },
+    { GGUF_ROLE_SSM_A, false, offsetof(run_layer, ssm_a) },
+    { GGUF_ROLE_SSM_DT_BIAS, false, offsetof(run_layer, ssm_dt) },
+    { GGUF_ROLE_SSM_NORM, false, offsetof(run_layer, ssm_norm) },
 };
 
 static const layer_slot *slot_of(int role)
@@ -425,6 +479,16 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
     for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
         if (!gguf_arch_tensor_per_block(t))
             continue;
+        /* a row of another kind of block (attention, recurrent): refused
+         * when present, as it would go unused */
+        if (!gguf_hparams_layer_in(g, gguf_arch_tensor_layers(t), i)) {
+            const gguf_tensor *x = tensor_find(f, gguf_arch_tensor_name(t), i, false, err);
+            if (x)
+                return gguf_error_set(err, "tensor %s: block %d is not a%s %s block", x->name, i,
+                                      gguf_arch_tensor_layers(t) == GGUF_LAYERS_ATTENTION ? "n" : "",
+                                      gguf_layers_name(gguf_arch_tensor_layers(t)));
+            continue;
+        }
         const int role = gguf_arch_tensor_role(t), ne0 = gguf_arch_tensor_dim(t, 0),
                   ne1 = gguf_arch_tensor_dim(t, 1), ne2 = gguf_arch_tensor_dim(t, 2);
         const char *name = gguf_arch_tensor_name(t);
@@ -710,4 +774,10 @@ void run_model_free(run_model *m)
     free(m->rope_long);
     free(m->rope_short);
     memset(m, 0, sizeof *m);
+}
+
+bool run_layer_is_recurrent(const run_model *m, int il)
+{
+    const int n = m->hp.full_attn_interval;
+    return n > 0 && (il + 1) % n != 0;
 }

@@ -65,6 +65,20 @@ typedef struct run_hparams {
      * rope_scale_swa */
     int   n_swa, swa_period;
     float rope_base_swa, rope_scale_swa;
+    /* hybrid models (qwen35, qwen35moe): layer il is a Gated DeltaNet
+     * layer (run_layer_is_recurrent) unless (il + 1) % full_attn_interval
+     * is 0; its convolution has ssm_conv_k taps over the q | k | v channels
+     * (2 · ssm_n_group · ssm_d_state + ssm_d_inner), ssm_n_group key heads
+     * and ssm_dt_rank value heads, both ssm_d_state wide (0: no such layers) */
+    int   full_attn_interval;
+    int   ssm_conv_k, ssm_d_state, ssm_n_group, ssm_dt_rank, ssm_d_inner;
+    /* M-RoPE (rope.dimension_sections): with rope_imrope, rope pair i of a
+     * head turns with the position unless its sector (i mod Σsections) is
+     * none of the first three interleaved sections', where it stays put (text
+     * tokens: every section the same position, the fourth 0) */
+    bool  rope_imrope;
+    int   rope_sections[4];
+    int   n_ff_shexp;  /* the shared expert's feed-forward width (0: none) */
 } run_hparams;
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
@@ -104,6 +118,17 @@ typedef struct run_layer {
     /* gpt-oss biases: the router's (n_expert,) and each expert's row of
      * (n_expert, n_ff_exp) or (n_expert, n_embd); NULL when absent */
     float     *gate_inp_b, *gate_exps_b, *up_exps_b, *down_exps_b;
+    /* qwen35moe's shared expert (data NULL when absent): gate, up
+     * (n_ff_shexp, n_embd), down (n_embd, n_ff_shexp) and its gate's row
+     * (1, n_embd), the output times sigmoid of that row · x */
+    run_matrix gate_shexp, up_shexp, down_shexp, gate_inp_shexp;
+    /* a Gated DeltaNet layer (qwen35): wqkv holds the q | k | v rows of
+     * the convolution's channels; wz (ssm_d_inner, n_embd) the output gate;
+     * ssm_alpha, ssm_beta (ssm_dt_rank, n_embd) each value head's decay and
+     * write strength; ssm_out (n_embd, ssm_d_inner); ssm_conv (channels,
+     * ssm_conv_k), ssm_a and ssm_dt (ssm_dt_rank,), ssm_norm (ssm_d_state,) */
+    run_matrix wz, ssm_alpha, ssm_beta, ssm_out;
+    float     *ssm_conv, *ssm_a, *ssm_dt, *ssm_norm;
 } run_layer;
 
 typedef struct run_model {
@@ -147,6 +172,9 @@ bool run_layer_is_swa(const run_model *m, int il);
  * LongRoPE's: the long factors when n_ctx (rounded up to a multiple of
  * 256, as llama.cpp pads it) exceeds the original context. */
 const float *run_rope_factors(const run_model *m, int n_ctx);
+
+/* Whether layer il is a Gated DeltaNet layer (hybrid models). */
+bool run_layer_is_recurrent(const run_model *m, int il);
 
 /* Expert e's part of a stacked expert matrix of n experts. */
 run_matrix run_expert(const run_matrix *w, int n, int e);
