@@ -56,6 +56,11 @@ typedef struct spec {
     int experts, experts_used, ff_exp; /* > 0: routed experts instead of the dense FFN */
     bool oss;             /* gpt-oss's layout: q/k/v/o biases, sinks, post_attention_norm
                            * as the FFN norm, router and expert biases */
+    int interval;         /* > 0 (qwen35, qwen35moe): full_attention_interval; the other
+                           * blocks Gated DeltaNet ones (2 key heads, 4 value heads of
+                           * ssm_state, kernel 4); gated q; M-RoPE sections; with experts a
+                           * shared expert of ff */
+    int ssm_state;        /* the delta net's head width */
 } spec;
 
 static spec base_spec(void)
@@ -128,6 +133,29 @@ static spec oss_spec(void)
     return s;
 }
 
+/* Qwen 3.5 in small: blocks 0, 2 Gated DeltaNet (heads of 16: 2 key heads,
+ * 4 value heads, channels 2·2·16 + 64 = 128), 1, 3 gated attention (heads
+ * of 16, rope 8 in M-RoPE sections 2, 1, 1); qwen35moe: 4 experts of 24,
+ * 2 used, and a shared expert of 64. */
+static spec hybrid_spec(const char *arch)
+{
+    spec s = base_spec();
+    s.arch = arch;
+    s.layers = 4;
+    s.interval = 2;
+    s.ssm_state = 16;
+    s.head_dim = 16;
+    s.qk_norm = true;
+    s.tied = !strcmp(arch, "qwen35");
+    s.eps = 1e-6f;
+    if (!s.tied) {
+        s.experts = 4;
+        s.experts_used = 2;
+        s.ff_exp = 24;
+    }
+    return s;
+}
+
 /* Adds tensor name (printf with layer) of ne0 × ne1 × ne2 (ne1 0: a
  * vector, ne2 0: a matrix). */
 static void add3(gguf_writer *w, const spec *s, const char *fmt, int layer, uint32_t type,
@@ -189,6 +217,20 @@ static const char *write_model(const spec *s)
         set_u32(w, s, GGUF_KEY_EXPERT_USED_COUNT, s->experts_used);
         set_u32(w, s, GGUF_KEY_EXPERT_FFN_LENGTH, s->ff_exp);
     }
+    if (s->interval) {
+        const int S = s->ssm_state;
+        set_u32(w, s, GGUF_KEY_SSM_CONV_KERNEL, 4);
+        set_u32(w, s, GGUF_KEY_SSM_STATE_SIZE, S);
+        set_u32(w, s, GGUF_KEY_SSM_GROUP_COUNT, 2);
+        set_u32(w, s, GGUF_KEY_SSM_TIME_STEP_RANK, 4);
+        set_u32(w, s, GGUF_KEY_SSM_INNER_SIZE, 4 * S);
+        set_u32(w, s, GGUF_KEY_FULL_ATTN_INTERVAL, s->interval);
+        const int32_t sec[4] = { 2, 1, 1, 0 };
+        snprintf(key, sizeof key, GGUF_KEY_ROPE_DIM_SECTIONS, ka);
+        gguf_writer_set_array(w, key, GGUF_VT_I32, sec, 4);
+        if (s->experts)
+            set_u32(w, s, GGUF_KEY_EXPERT_SHARED_FFN_LENGTH, s->ff);
+    }
     if (s->rope_scaling) {
         snprintf(key, sizeof key, "%s.rope.scaling.type", ka);
         gguf_writer_set_str(w, key, s->rope_scaling);
@@ -213,6 +255,45 @@ static const char *write_model(const spec *s)
         add(w, s, GGUF_T_ROPE_FREQS, 0, GGUF_DT_F32, s->rot / 2, 0);
     for (int l = 0; l < s->layers; l++) {
         add(w, s, GGUF_T_ATTN_NORM, l, GGUF_DT_F32, d, 0);
+        const bool recurrent = s->interval && (l + 1) % s->interval != 0;
+        if (s->interval) {
+            const int S = s->ssm_state, C = 2 * 2 * S + 4 * S;
+            if (recurrent) {
+                add(w, s, GGUF_T_SSM_A, l, GGUF_DT_F32, 4, 0);
+                add(w, s, GGUF_T_SSM_CONV1D, l, GGUF_DT_F32, 4, C);
+                add(w, s, GGUF_T_SSM_DT_BIAS, l, GGUF_DT_F32, 4, 0);
+                add(w, s, GGUF_T_SSM_ALPHA, l, s->wtype, d, 4);
+                add(w, s, GGUF_T_SSM_BETA, l, s->wtype, d, 4);
+                add(w, s, GGUF_T_ATTN_QKV, l, s->wtype, d, C);
+                add(w, s, GGUF_T_ATTN_GATE, l, s->wtype, d, 4 * S);
+                add(w, s, GGUF_T_SSM_NORM, l, GGUF_DT_F32, S, 0);
+                add(w, s, GGUF_T_SSM_OUT, l, s->wtype, 4 * S, d);
+            } else {
+                add(w, s, GGUF_T_ATTN_Q, l, s->wtype, d, 2 * qd);
+                add(w, s, GGUF_T_ATTN_K, l, s->wtype, d, kv);
+                add(w, s, GGUF_T_ATTN_V, l, s->wtype, d, kv);
+                add(w, s, GGUF_T_ATTN_Q_NORM, l, GGUF_DT_F32, hd, 0);
+                add(w, s, GGUF_T_ATTN_K_NORM, l, GGUF_DT_F32, hd, 0);
+                add(w, s, GGUF_T_ATTN_OUT, l, s->wtype, qd, d);
+            }
+            add(w, s, GGUF_T_ATTN_POST_NORM, l, GGUF_DT_F32, d, 0);
+            if (s->experts) {
+                const int ne = s->experts, fe = s->ff_exp;
+                add(w, s, GGUF_T_FFN_GATE_INP, l, GGUF_DT_F32, d, ne);
+                add3(w, s, GGUF_T_FFN_GATE_EXPS, l, s->wtype, d, fe, ne);
+                add3(w, s, GGUF_T_FFN_UP_EXPS, l, s->wtype, d, fe, ne);
+                add3(w, s, GGUF_T_FFN_DOWN_EXPS, l, s->wtype, fe, d, ne);
+                add(w, s, GGUF_T_FFN_GATE_SHEXP, l, s->wtype, d, s->ff);
+                add(w, s, GGUF_T_FFN_UP_SHEXP, l, s->wtype, d, s->ff);
+                add(w, s, GGUF_T_FFN_DOWN_SHEXP, l, s->wtype, s->ff, d);
+                add(w, s, GGUF_T_FFN_GATE_INP_SHEXP, l, GGUF_DT_F32, d, 1);
+            } else {
+                add(w, s, GGUF_T_FFN_GATE, l, s->wtype, d, s->ff);
+                add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, s->ff);
+                add(w, s, GGUF_T_FFN_DOWN, l, s->wtype, s->ff, d);
+            }
+            continue;
+        }
         if (s->fused) {
             add(w, s, GGUF_T_ATTN_QKV, l, s->wtype, d, qd + 2 * kv);
         } else {
@@ -960,6 +1041,51 @@ START_TEST(test_batching_moe)
 }
 END_TEST
 
+/* Qwen 3.5 dense and MoE in small: the blocks' kinds as the interval says,
+ * the gated q, M-RoPE and the shared expert loaded; a prompt in one batch,
+ * token by token and in batches of 3 gives the same logits (the delta net
+ * is a recurrence token by token in every case); the state is per
+ * sequence: a second run from position 0 on the same state repeats the
+ * first bit for bit. */
+START_TEST(test_batching_hybrid)
+{
+    const char *arches[] = { "qwen35", "qwen35moe" };
+    for (int a = 0; a < 2; a++) {
+        spec s = hybrid_spec(arches[a]);
+        check_batching(s);
+        run_model m;
+        gguf_file *f;
+        gguf_error err;
+        ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+        ck_assert(run_layer_is_recurrent(&m, 0) && !run_layer_is_recurrent(&m, 1));
+        ck_assert(run_layer_is_recurrent(&m, 2) && !run_layer_is_recurrent(&m, 3));
+        ck_assert_ptr_nonnull(m.layers[0].ssm_out.data);
+        ck_assert_ptr_nonnull(m.layers[0].ssm_conv);
+        ck_assert_ptr_null(m.layers[0].wq.data);
+        ck_assert_ptr_null(m.layers[1].ssm_out.data);
+        ck_assert_int_eq(m.layers[1].wq.rows, 2 * m.hp.q_dim);
+        ck_assert(m.hp.rope_imrope);
+        ck_assert_int_eq(m.hp.rope_sections[0], 2);
+        ck_assert_int_eq(m.hp.ssm_d_inner, 64);
+        ck_assert_int_eq(m.hp.n_ff_shexp, a ? 64 : 0);
+        ck_assert(a == 0 || m.layers[3].gate_inp_shexp.rows == 1);
+        const int32_t t[7] = { 1, 5, 9, 30, 2, 39, 7 };
+        const int nv = m.hp.n_vocab;
+        run_state st;
+        ck_assert_int_eq(run_state_init(&st, &m, 32, 4, &err), 0);
+        ck_assert_ptr_nonnull(st.conv_state);
+        float *l1 = malloc(2 * (size_t)nv * sizeof *l1), *l2 = l1 + nv;
+        run_forward(&st, &m, t, 7, 0, 6, l1);
+        run_forward(&st, &m, t, 7, 0, 6, l2);
+        ck_assert_mem_eq(l1, l2, (size_t)nv * sizeof *l1);
+        free(l1);
+        run_state_free(&st);
+        run_model_free(&m);
+        gguf_close(f);
+    }
+}
+END_TEST
+
 START_TEST(test_fused_as_row_ranges)
 {
     spec s = phi3_spec();
@@ -1249,6 +1375,8 @@ START_TEST(test_simd_forward)
     check_simd_forward(moe_spec("llama"));    /* experts: SwiGLU over n_ff_exp 24 */
     check_simd_forward(moe_spec("qwen3moe"));
     check_simd_forward(oss_spec());           /* sinks in the softmax, SwiGLU-OAI, YaRN */
+    check_simd_forward(hybrid_spec("qwen35"));    /* delta net, gated q, M-RoPE */
+    check_simd_forward(hybrid_spec("qwen35moe")); /* and a shared expert */
     s = gemma_spec("gemma3");
     s.head_dim = 64; /* scores1 over whole 64s */
     s.rot = 64;
@@ -1617,6 +1745,7 @@ int main(void)
     tcase_add_test(tc, test_batching_phi3);
     tcase_add_test(tc, test_batching_gemma);
     tcase_add_test(tc, test_batching_moe);
+    tcase_add_test(tc, test_batching_hybrid);
     tcase_add_test(tc, test_fused_as_row_ranges);
     tcase_add_test(tc, test_simd_attn_scores);
     tcase_add_test(tc, test_simd_attn_softmax);
