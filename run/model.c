@@ -161,9 +161,10 @@ static void load_yarn(run_hparams *hp, const gguf_hparams *g)
 }
 
 /* Qwen 3.5: the gated delta net's sizes and the interval of the attention
- * blocks, M-RoPE's sections, the shared expert's width. The delta rule
- * needs keys as wide as values (llama.cpp's head_v_dim = inner_size /
- * time_step_rank must be state_size) and whole value heads per key head. */
+ * blocks, M-RoPE's sections, the shared expert's width. The registry's
+ * rules hold inner_size to state_size × time_step_rank (values as wide as
+ * keys, as the delta rule needs) and time_step_rank to a multiple of
+ * group_count; here the state must stay addressable. */
 static int load_hybrid(run_hparams *hp, const gguf_hparams *g, const gguf_arch *a,
                        gguf_error *err)
 {
@@ -186,13 +187,6 @@ static int load_hybrid(run_hparams *hp, const gguf_hparams *g, const gguf_arch *
     hp->ssm_dt_rank = hp_int(g, GGUF_HP_SSM_TIME_STEP_RANK);
     hp->ssm_d_inner = hp_int(g, GGUF_HP_SSM_INNER_SIZE);
     hp->full_attn_interval = hp_int(g, GGUF_HP_FULL_ATTN_INTERVAL);
-    if ((int64_t)hp->ssm_d_state * hp->ssm_dt_rank != hp->ssm_d_inner)
-        return gguf_error_set(err, "ssm.inner_size %d is not ssm.state_size %d times "
-                              "ssm.time_step_rank %d: the delta rule needs values as wide as keys",
-                              hp->ssm_d_inner, hp->ssm_d_state, hp->ssm_dt_rank);
-    if (hp->ssm_dt_rank % hp->ssm_n_group)
-        return gguf_error_set(err, "ssm.time_step_rank %d is not a multiple of ssm.group_count %d",
-                              hp->ssm_dt_rank, hp->ssm_n_group);
     if ((int64_t)hp->ssm_d_state * hp->ssm_d_state * hp->ssm_dt_rank > MAX_DIM ||
         (int64_t)hp->ssm_conv_k * (2 * (int64_t)hp->ssm_n_group * hp->ssm_d_state +
                                    hp->ssm_d_inner) > MAX_DIM)

@@ -61,6 +61,8 @@ typedef struct spec {
                            * ssm_state, kernel 4); gated q; M-RoPE sections; with experts a
                            * shared expert of ff */
     int ssm_state;        /* the delta net's head width */
+    int ssm_inner;        /* > 0: ssm.inner_size written (default 4 · ssm_state) */
+    const char *blk_extra;/* a per-block vector tensor of 4 to add in block 1 */
 } spec;
 
 static spec base_spec(void)
@@ -223,7 +225,7 @@ static const char *write_model(const spec *s)
         set_u32(w, s, GGUF_KEY_SSM_STATE_SIZE, S);
         set_u32(w, s, GGUF_KEY_SSM_GROUP_COUNT, 2);
         set_u32(w, s, GGUF_KEY_SSM_TIME_STEP_RANK, 4);
-        set_u32(w, s, GGUF_KEY_SSM_INNER_SIZE, 4 * S);
+        set_u32(w, s, GGUF_KEY_SSM_INNER_SIZE, s->ssm_inner ? s->ssm_inner : 4 * S);
         set_u32(w, s, GGUF_KEY_FULL_ATTN_INTERVAL, s->interval);
         const int32_t sec[4] = { 2, 1, 1, 0 };
         snprintf(key, sizeof key, GGUF_KEY_ROPE_DIM_SECTIONS, ka);
@@ -277,6 +279,8 @@ static const char *write_model(const spec *s)
                 add(w, s, GGUF_T_ATTN_OUT, l, s->wtype, qd, d);
             }
             add(w, s, GGUF_T_ATTN_POST_NORM, l, GGUF_DT_F32, d, 0);
+            if (s->blk_extra && l == 1)
+                add(w, s, s->blk_extra, l, GGUF_DT_F32, 4, 0);
             if (s->experts) {
                 const int ne = s->experts, fe = s->ff_exp;
                 add(w, s, GGUF_T_FFN_GATE_INP, l, GGUF_DT_F32, d, ne);
@@ -881,6 +885,9 @@ static void phi3_wide_heads(spec *s) { *s = phi3_spec(); s->head_dim = 16; s->ro
 static void phi3_longrope(spec *s) { *s = phi3_spec(); s->extra = GGUF_T_ROPE_FACTORS_LONG; }
 static void gemma2_no_post(spec *s) { *s = gemma_spec("gemma2"); s->drop = "blk.1.post_ffw_norm.weight"; }
 static void gemma2_output(spec *s) { *s = gemma_spec("gemma2"); s->tied = false; }
+static void q35_no_ssm_out(spec *s) { *s = hybrid_spec("qwen35"); s->drop = "blk.2.ssm_out.weight"; }
+static void q35_inner(spec *s) { *s = hybrid_spec("qwen35moe"); s->ssm_inner = 48; }
+static void q35_kind(spec *s) { *s = hybrid_spec("qwen35"); s->blk_extra = GGUF_T_SSM_A; }
 
 static const bad_case BAD[] = {
     { "head count 0", heads0, "llama.attention.head_count = 0, expected 1..16777216" },
@@ -912,6 +919,12 @@ static const bad_case BAD[] = {
     { "gemma2 without a post-norm", gemma2_no_post, "missing tensor blk.1.post_ffw_norm.weight" },
     { "gemma2 with an output matrix", gemma2_output,
       "tensor output.weight: gemma2 models take their output from token_embd.weight" },
+    { "qwen35 recurrent block without ssm_out", q35_no_ssm_out, "missing tensor blk.2.ssm_out.weight" },
+    { "qwen35moe inner size not state × heads", q35_inner,
+      "qwen35moe.ssm.inner_size = 48, expected qwen35moe.ssm.state_size × "
+      "qwen35moe.ssm.time_step_rank = 64" },
+    { "qwen35 attention block with ssm_a", q35_kind,
+      "tensor blk.1.ssm_a: block 1 is not a recurrent block" },
 };
 
 START_TEST(test_model_rejects)
