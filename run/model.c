@@ -176,8 +176,15 @@ static int load_hybrid(run_hparams *hp, const gguf_hparams *g, const gguf_arch *
         for (int i = 0; i < 4; i++)
             hp->rope_sections[i] = (int)sec[i];
         hp->rope_imrope = true;
-        if (sec[0] + sec[1] + sec[2] + sec[3] <= 0)
-            return gguf_error_set(err, "rope.dimension_sections are all 0: M-RoPE needs a section");
+        /* ggml_rope_multi's own asserts */
+        if (sec[0] + sec[1] + sec[2] <= 0)
+            return gguf_error_set(err, "rope.dimension_sections %lld, %lld, %lld, %lld: M-RoPE "
+                                  "needs one of the first three", (long long)sec[0],
+                                  (long long)sec[1], (long long)sec[2], (long long)sec[3]);
+        if (sec[0] + sec[1] + sec[2] + sec[3] > hp->head_dim)
+            return gguf_error_set(err, "rope.dimension_sections add up to %lld, more than the "
+                                  "head size %d", (long long)(sec[0] + sec[1] + sec[2] + sec[3]),
+                                  hp->head_dim);
     }
     if (!gguf_arch_has(a, GGUF_FEAT_DELTA_NET))
         return 0;

@@ -63,6 +63,7 @@ typedef struct spec {
     int ssm_state;        /* the delta net's head width */
     int ssm_inner;        /* > 0: ssm.inner_size written (default 4 · ssm_state) */
     const char *blk_extra;/* a per-block vector tensor of 4 to add in block 1 */
+    int sections3;        /* > 0: rope.dimension_sections [0, 0, 0, this] */
 } spec;
 
 static spec base_spec(void)
@@ -227,7 +228,9 @@ static const char *write_model(const spec *s)
         set_u32(w, s, GGUF_KEY_SSM_TIME_STEP_RANK, 4);
         set_u32(w, s, GGUF_KEY_SSM_INNER_SIZE, s->ssm_inner ? s->ssm_inner : 4 * S);
         set_u32(w, s, GGUF_KEY_FULL_ATTN_INTERVAL, s->interval);
-        const int32_t sec[4] = { 2, 1, 1, 0 };
+        int32_t sec[4] = { 2, 1, 1, 0 };
+        if (s->sections3)
+            sec[0] = sec[1] = sec[2] = 0, sec[3] = s->sections3;
         snprintf(key, sizeof key, GGUF_KEY_ROPE_DIM_SECTIONS, ka);
         gguf_writer_set_array(w, key, GGUF_VT_I32, sec, 4);
         if (s->experts)
@@ -888,6 +891,7 @@ static void gemma2_output(spec *s) { *s = gemma_spec("gemma2"); s->tied = false;
 static void q35_no_ssm_out(spec *s) { *s = hybrid_spec("qwen35"); s->drop = "blk.2.ssm_out.weight"; }
 static void q35_inner(spec *s) { *s = hybrid_spec("qwen35moe"); s->ssm_inner = 48; }
 static void q35_kind(spec *s) { *s = hybrid_spec("qwen35"); s->blk_extra = GGUF_T_SSM_A; }
+static void q35_sections(spec *s) { *s = hybrid_spec("qwen35"); s->sections3 = 4; }
 
 static const bad_case BAD[] = {
     { "head count 0", heads0, "llama.attention.head_count = 0, expected 1..16777216" },
@@ -925,6 +929,8 @@ static const bad_case BAD[] = {
       "qwen35moe.ssm.time_step_rank = 64" },
     { "qwen35 attention block with ssm_a", q35_kind,
       "tensor blk.1.ssm_a: block 1 is not a recurrent block" },
+    { "qwen35 M-RoPE sections on the fourth axis only", q35_sections,
+      "rope.dimension_sections 0, 0, 0, 4: M-RoPE needs one of the first three" },
 };
 
 START_TEST(test_model_rejects)
