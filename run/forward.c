@@ -245,14 +245,16 @@ static int recurrent_state_init(run_state *s, const run_model *m)
         return 0;
     const size_t S = (size_t)hp->ssm_d_state, hv = (size_t)hp->ssm_dt_rank;
     const size_t C = 2 * (size_t)hp->ssm_n_group * S + (size_t)hp->ssm_d_inner;
-    s->conv_state = calloc(n_rec * C * (size_t)(hp->ssm_conv_k - 1), sizeof(float));
+    /* (a kernel of 1 keeps no window: one float stands for the empty one) */
+    s->conv_state = calloc(n_rec * C * (size_t)(hp->ssm_conv_k - 1) + 1, sizeof(float));
     s->delta_state = calloc(n_rec * hv * S * S, sizeof(float));
     s->rec_in = malloc(nb * C * sizeof(float));
     s->rec_conv = malloc(nb * C * sizeof(float));
     s->rec_z = malloc(nb * (size_t)hp->ssm_d_inner * sizeof(float));
     s->rec_o = malloc(nb * (size_t)hp->ssm_d_inner * sizeof(float));
     s->rec_g = malloc(nb * hv * sizeof(float));
-    s->rec_beta = malloc((nb * hv + S) * sizeof(float)); /* + the delta rule's scratch */
+    /* + the delta rule's scratch (S) and the convolution's window (conv_k) */
+    s->rec_beta = malloc((nb * hv + S + (size_t)hp->ssm_conv_k) * sizeof(float));
     return s->conv_state && s->delta_state && s->rec_in && s->rec_conv && s->rec_z && s->rec_o &&
            s->rec_g && s->rec_beta ? 0 : -1;
 }
@@ -922,8 +924,10 @@ static void shared_expert(run_state *s, const run_model *m, const run_layer *l, 
     matmul(s, &l->gate_inp_shexp, s->xb, nb, s->moe_probs);
     rec_sigmoid(s->moe_probs, nb);
     for (int b = 0; b < nb; b++)
-        for (int i = 0; i < d; i++)
-            s->xb2[(size_t)b * d + i] += s->moe_x[(size_t)b * d + i] * s->moe_probs[b];
+        for (int i = 0; i < d; i++) { // ggml_mul, then ggml_add: two roundings
+            const float gated = s->moe_x[(size_t)b * d + i] * s->moe_probs[b];
+            s->xb2[(size_t)b * d + i] += gated;
+        }
 }
 
 /* Layer il's place among the recurrent layers (its state's index). */
@@ -962,7 +966,7 @@ static void delta_net(run_state *s, const run_model *m, int il, int nb)
             float *g = s->rec_g + (size_t)b * hv + h;
             *g = rec_softplus(*g + l->ssm_dt[h]) * l->ssm_a[h];
         }
-    rec_conv(s->rec_conv, s->rec_in, conv, l->ssm_conv, C, K, nb);
+    rec_conv(s->rec_conv, s->rec_in, conv, l->ssm_conv, C, K, nb, scratch + S);
     for (int b = 0; b < nb; b++) {
         float *qkv = s->rec_conv + (size_t)b * C;
         rec_silu_row(qkv, C);

@@ -19,13 +19,19 @@
  * row sum). */
 static float sum_tail(float s, const float *x, const float *y, int n)
 {
+    /* each product rounded on its own: a statement of its own, which no
+     * compiler contracts into a fused multiply-add */
     int i = 0;
     for (; n - i >= 16; i += 16)
-        for (int l = 0; l < 16; l++)
-            s += x[i + l] * y[i + l];
+        for (int l = 0; l < 16; l++) {
+            const float p = x[i + l] * y[i + l];
+            s += p;
+        }
     if (n - i >= 8) {
-        for (int l = 0; l < 8; l++)
-            s += x[i + l] * y[i + l];
+        for (int l = 0; l < 8; l++) {
+            const float p = x[i + l] * y[i + l];
+            s += p;
+        }
         i += 8;
     }
     for (; i < n; i++)
@@ -55,9 +61,9 @@ float rec_dot(const float *x, const float *y, int n)
     return sum_tail(s, x + np, y + np, n - np);
 }
 
-void rec_conv(float *y, const float *x, float *state, const float *w, int C, int K, int nb)
+void rec_conv(float *y, const float *x, float *state, const float *w, int C, int K, int nb,
+              float *win)
 {
-    float win[K > 0 ? K : 1];
     for (int c = 0; c < C; c++) {
         float *st = state + (size_t)c * (size_t)(K - 1);
         const float *wc = w + (size_t)c * (size_t)K;

@@ -31,8 +31,9 @@ float rec_dot(const float *x, const float *y, int n);
  * kernel of K taps (w: C rows of K; ggml_ssm_conv), x (nb, C) the inputs,
  * y (nb, C) the outputs, state (C, K - 1) each channel's K - 1 previous
  * inputs, oldest first (zeros at the start of a sequence), updated to the
- * last K - 1. y may not alias x. */
-void rec_conv(float *y, const float *x, float *state, const float *w, int C, int K, int nb);
+ * last K - 1; win is scratch of K. y may not alias x. */
+void rec_conv(float *y, const float *x, float *state, const float *w, int C, int K, int nb,
+              float *win);
 
 /* ggml_silu over one row of n: x / (1 + e^-x), 16 at a time with the vector
  * exponential (run_exp_poly), the rest with libm's expf. */

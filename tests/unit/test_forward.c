@@ -613,11 +613,11 @@ START_TEST(test_rec_conv)
         x[i] = rec_rnd(&st);
     for (int i = 0; i < C * K; i++)
         w[i] = rec_rnd(&st);
-    float s1[C * (K - 1)] = { 0 }, s2[C * (K - 1)] = { 0 };
-    rec_conv(y1, x, s1, w, C, K, T);
-    rec_conv(y2, x, s2, w, C, K, 2);
+    float s1[C * (K - 1)] = { 0 }, s2[C * (K - 1)] = { 0 }, win[K];
+    rec_conv(y1, x, s1, w, C, K, T, win);
+    rec_conv(y2, x, s2, w, C, K, 2, win);
     for (int t = 2; t < T; t++)
-        rec_conv(y2 + t * C, x + t * C, s2, w, C, K, 1);
+        rec_conv(y2 + t * C, x + t * C, s2, w, C, K, 1, win);
     ck_assert_mem_eq(y1, y2, sizeof y1);
     ck_assert_mem_eq(s1, s2, sizeof s1);
     for (int t = 0; t < T; t++)
