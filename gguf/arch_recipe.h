@@ -65,7 +65,13 @@ enum gguf_make {
     GGUF_MAKE_BLOCK_COUNT,   /* from llama.cpp's names for block_count, whatever the row's */
     GGUF_MAKE_ROTARY,        /* int(F × hidden_size) / num_attention_heads, F the value of
                               * the row's names (1 when absent: partial_rotary_factor) */
-    GGUF_MAKE_ZERO_ABSENT    /* read; 0 when absent or null and not required */
+    GGUF_MAKE_ZERO_ABSENT,   /* read; 0 when absent or null and not required */
+    GGUF_MAKE_ROPE_THETA,    /* rope_parameters' (else rope_scaling's) rope_theta, else read
+                              * (TextModel mirrors the top level's into rope_parameters) */
+    GGUF_MAKE_PRODUCT,       /* the product of the values of hf[0] and hf[1] (both required) */
+    GGUF_MAKE_ROTARY_HEAD    /* int(head_dim × F) (Qwen3NextModel), head_dim from "head_dim"
+                              * else hidden_size / num_attention_heads, F the value of the
+                              * row's names, def when absent */
 };
 
 /* One config.json hyper-parameter the converter writes, in the order it
