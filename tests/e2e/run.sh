@@ -176,6 +176,27 @@ if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"
     fixture_block_end
 fi
 
+# Qwen 3.5's Gated DeltaNet blocks keep a state from token to token: a
+# chunk of --perplexity run in batches of 16 (the state carried from batch
+# to batch within the chunk, cleared at the next chunk's position 0) gives
+# the numbers of one batch per chunk (one check per family).
+if need_fixture upstream-next/greedy "hybrid state across batches" 2; then
+    for fam in qwen35-rand qwen35moe-rand; do
+        model=$(model_for "$fam-f32.gguf")
+        if [ -z "$model" ]; then skip "state across batches $fam" "no model: $(cat "$W/why")"; continue; fi
+        a=$("$RUN" -m "$model" --perplexity "$FIX/corpora/botchan.txt" --ctx-size 64 --chunks 3 -b 16 \
+            2>"$W/err" | tail -1)
+        b=$("$RUN" -m "$model" --perplexity "$FIX/corpora/botchan.txt" --ctx-size 64 --chunks 3 -b 64 \
+            2>>"$W/err" | tail -1)
+        if [ -n "$a" ] && [ "$a" = "$b" ] && [[ $a == perplexity:* ]]; then
+            pass "state across batches $fam: batches of 16 = one batch per chunk ($a)"
+        else
+            fail "state across batches $fam" "[$a] vs [$b] $(tail -1 "$W/err")"
+        fi
+    done
+    fixture_block_end
+fi
+
 # Phi-3 LongRoPE (Phi-3-128k, Phi-4-mini): no fixture carries it, so copies
 # of phi3-rand with rope_scaling longrope (phi3_longrope) are converted here;
 # the ids below are llama.cpp e21cdc11's (llama_decode, one thread, flash
