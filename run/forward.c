@@ -253,8 +253,9 @@ static int recurrent_state_init(run_state *s, const run_model *m)
     s->rec_z = malloc(nb * (size_t)hp->ssm_d_inner * sizeof(float));
     s->rec_o = malloc(nb * (size_t)hp->ssm_d_inner * sizeof(float));
     s->rec_g = malloc(nb * hv * sizeof(float));
-    /* + the delta rule's scratch (S) and the convolution's window (conv_k) */
-    s->rec_beta = malloc((nb * hv + S + (size_t)hp->ssm_conv_k) * sizeof(float));
+    /* + the convolution's window (conv_k) and each thread's delta-rule scratch (S) */
+    s->rec_beta = malloc((nb * hv + (size_t)hp->ssm_conv_k + (size_t)s->n_threads * S) *
+                         sizeof(float));
     return s->conv_state && s->delta_state && s->rec_in && s->rec_conv && s->rec_z && s->rec_o &&
            s->rec_g && s->rec_beta ? 0 : -1;
 }
@@ -939,6 +940,29 @@ static size_t recurrent_index(const run_model *m, int il)
     return r;
 }
 
+/* The delta rule of one value head over a batch's tokens, in order (one
+ * unit per head: the heads' states are independent, so any thread gives
+ * the same bits). */
+typedef struct {
+    const run_state *s;
+    float *states, *scratch;
+    int S, hk, hv, di, C, nb;
+} delta_job;
+
+static void delta_unit(void *ctx, int64_t u, int thread)
+{
+    const delta_job *j = ctx;
+    const int S = j->S, hk = j->hk, hv = j->hv, h = (int)u;
+    float *d = j->scratch + (size_t)thread * S;
+    for (int b = 0; b < j->nb; b++) {
+        const float *qkv = j->s->rec_conv + (size_t)b * j->C;
+        rec_delta_step(j->states + (size_t)h * S * S, j->s->rec_o + (size_t)b * j->di + (size_t)h * S,
+                       qkv + (size_t)(h % hk) * S, qkv + (size_t)(hk + h % hk) * S,
+                       qkv + (size_t)2 * hk * S + (size_t)h * S, j->s->rec_g[(size_t)b * hv + h],
+                       j->s->rec_beta[(size_t)b * hv + h], S, d);
+    }
+}
+
 /* A Gated DeltaNet layer's mixing of nb tokens (rows of s->xb) into s->xb2
  * (llama.cpp's build_layer_attn_linear with the fused delta rule): the
  * q | k | v channels through the causal convolution and SiLU; q and k
@@ -966,18 +990,17 @@ static void delta_net(run_state *s, const run_model *m, int il, int nb)
             float *g = s->rec_g + (size_t)b * hv + h;
             *g = rec_softplus(*g + l->ssm_dt[h]) * l->ssm_a[h];
         }
-    rec_conv(s->rec_conv, s->rec_in, conv, l->ssm_conv, C, K, nb, scratch + S);
+    rec_conv(s->rec_conv, s->rec_in, conv, l->ssm_conv, C, K, nb, scratch);
     for (int b = 0; b < nb; b++) {
         float *qkv = s->rec_conv + (size_t)b * C;
         rec_silu_row(qkv, C);
         for (int h = 0; h < 2 * hk; h++)
             rec_l2_norm(qkv + (size_t)h * S, S, hp->rms_eps);
-        for (int h = 0; h < hv; h++)
-            rec_delta_step(states + (size_t)h * S * S, s->rec_o + (size_t)b * di + (size_t)h * S,
-                           qkv + (size_t)(h % hk) * S, qkv + (size_t)(hk + h % hk) * S,
-                           qkv + (size_t)2 * hk * S + (size_t)h * S, s->rec_g[(size_t)b * hv + h],
-                           s->rec_beta[(size_t)b * hv + h], S, scratch);
     }
+    /* the per-thread scratch was sized by the pool when the state was made */
+    assert(pool_threads() <= s->n_threads);
+    delta_job j = { s, states, scratch + K, S, hk, hv, di, C, nb };
+    pool_for(hv, delta_unit, &j);
     for (size_t h = 0; h < (size_t)nb * hv; h++) {
         float *o = s->rec_o + h * S, *z = s->rec_z + h * S;
         run_rmsnorm(o, o, l->ssm_norm, S, hp->rms_eps);
