@@ -870,7 +870,7 @@ static void keep_rows(float *x, int keep, int nb, int n)
  * i mod Σsections; sectors 3j, 3j+1, 3j+2 below three times the first,
  * second and third section's size turn with the token's position (text:
  * all three the same), any other with the fourth position, 0 for text:
- * its angle is 0 (cos · mscale, 0). */
+ * its angle is 0 (cos · mscale, 0; mscale YaRN's or rope.scaling.attn_factor). */
 static void mrope_angles(float *cs, const run_hparams *hp)
 {
     const int *sec = hp->rope_sections;
@@ -880,8 +880,9 @@ static void mrope_angles(float *cs, const run_hparams *hp)
         const bool turns = (t % 3 == 0 && t < 3 * sec[0]) || (t % 3 == 1 && t < 3 * sec[1]) ||
                            (t % 3 == 2 && t < 3 * sec[2]);
         if (!turns) {
-            cs[2 * i] = cosf(0.0f) * hp->rope_attn_factor;
-            cs[2 * i + 1] = sinf(0.0f) * hp->rope_attn_factor;
+            const float mscale = hp->rope_yarn ? hp->yarn_mscale : hp->rope_attn_factor;
+            cs[2 * i] = cosf(0.0f) * mscale;
+            cs[2 * i + 1] = sinf(0.0f) * mscale;
         }
     }
 }
