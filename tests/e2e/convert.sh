@@ -754,6 +754,26 @@ else
     fi
 fi
 
+# Qwen 3.5's config against its weights: layer_types must be what
+# full_attention_interval makes them (llama.cpp reads only the interval),
+# and the value heads must fit the linear-attention tensors they reorder
+if need_jq "qwen35 converter rules" && need_fixture models/qwen35-rand "qwen35 converter rules" 3; then
+    Q=$TMP/qwen35-x
+    q35_bad() { # name jq-filter expected
+        rm -rf "$Q"; cp -r "$FIX/models/qwen35-rand" "$Q"; chmod -R u+w "$Q"
+        jq "$2" "$FIX/models/qwen35-rand/config.json" >"$Q/config.json"
+        bad_case "qwen35: $1" "$Q" "$3"
+    }
+    q35_bad "layer_types against full_attention_interval" '.full_attention_interval = 2' \
+        'layer_types\[1\] is "linear_attention", but with full_attention_interval 2 layer 1 is "full_attention"'
+    q35_bad "value heads that do not fit in_proj_qkv" '.linear_num_value_heads = 8' \
+        "tensor 'model.layers.0.linear_attn.A_log': 4 rows, expected 8 (8 value heads of 1)"
+    q35_bad "value heads not a multiple of the key heads" '.linear_num_value_heads = 3' \
+        "linear_num_value_heads = 3 is not a multiple of linear_num_key_heads = 2"
+    rm -rf "$Q"
+    fixture_block_end
+fi
+
 # --- values that are not finite ------------------------------------------------
 # A NaN or an Inf in a checkpoint, one the conversion makes (a finite f32
 # beyond f16's or bf16's range, a q8_0 block whose f16 scale overflows),
