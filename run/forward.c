@@ -215,9 +215,7 @@ static size_t max_act_row(const run_model *m)
         const run_matrix *ws[] = { &l->wq,       &l->wk,        &l->wv,      &l->wo,
                                    &l->w_gate,   &l->w_up,      &l->w_down,  &l->gate_inp,
                                    &l->gate_exps, &l->up_exps, &l->down_exps, &l->wqkv,
-                                   &l->w_gate_up, &l->gate_shexp, &l->up_shexp,
-                                   &l->down_shexp, &l->gate_inp_shexp, &l->wz,
-                                   &l->ssm_alpha, &l->ssm_beta, &l->ssm_out };
+                                   &l->w_gate_up };
         for (size_t j = 0; j < sizeof ws / sizeof ws[0]; j++) {
             size_t s = kern_act_row_size(ws[j]->type, ws[j]->cols);
             r = s > r ? s : r;
@@ -233,6 +231,30 @@ static int recurrent_state_init(run_state *s, const run_model *m)
 {
     const run_hparams *hp = &m->hp;
     const size_t nb = (size_t)s->n_batch;
+    /* the activation rows converted for these blocks' matrices, when wider
+     * than the others' */
+    size_t row = s->xq_row;
+    for (int il = 0; il < hp->n_layer; il++) {
+        const run_layer *l = &m->layers[il];
+        const run_matrix *ws[] = { &l->gate_shexp, &l->up_shexp, &l->down_shexp,
+                                   &l->gate_inp_shexp, &l->wz, &l->ssm_alpha, &l->ssm_beta,
+                                   &l->ssm_out };
+        for (size_t j = 0; j < sizeof ws / sizeof ws[0]; j++) {
+            const size_t r = kern_act_row_size(ws[j]->type, ws[j]->cols);
+            row = r > row ? r : row;
+        }
+    }
+    if (row > s->xq_row) {
+        free(s->xq);
+        s->xq_row = row;
+        if (!(s->xq = malloc(nb * row)))
+            return -1;
+    }
+    /* the shared expert's gate and up products */
+    const size_t ffs = (size_t)hp->n_ff_shexp;
+    if (ffs && (!(s->shexp_g = malloc(nb * ffs * sizeof(float))) ||
+                !(s->shexp_u = malloc(nb * ffs * sizeof(float)))))
+        return -1;
     bool gated = false;
     for (int il = 0; il < hp->n_layer; il++)
         gated |= m->layers[il].wq.rows == 2 * (int64_t)hp->q_dim;
@@ -260,13 +282,27 @@ static int recurrent_state_init(run_state *s, const run_model *m)
            s->rec_g && s->rec_beta ? 0 : -1;
 }
 
+static void recurrent_state_free(run_state *s)
+{
+    free(s->conv_state);
+    free(s->delta_state);
+    free(s->rec_in);
+    free(s->rec_conv);
+    free(s->rec_z);
+    free(s->rec_o);
+    free(s->rec_g);
+    free(s->rec_beta);
+    free(s->qg);
+    free(s->shexp_g);
+    free(s->shexp_u);
+}
+
 int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, gguf_error *err)
 {
     memset(s, 0, sizeof *s);
     const run_hparams *hp = &m->hp;
     const size_t d = (size_t)hp->n_embd, kv = (size_t)hp->n_head_kv * hp->head_dim;
-    size_t ff = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
-    ff = ff > (size_t)hp->n_ff_shexp ? ff : (size_t)hp->n_ff_shexp;
+    const size_t ff = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
     const size_t nb = (size_t)n_batch, ne = (size_t)hp->n_expert, nu = (size_t)hp->n_expert_used;
     s->n_threads = pool_threads(); /* per-thread scratch of attention */
     s->n_ctx = n_ctx;
@@ -314,19 +350,20 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
         run_state_free(s);
         return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
     }
-    if (recurrent_state_init(s, m)) {
-        run_state_free(s);
-        return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
-    }
     for (uint32_t h = 0; h < 65536; h++)
         s->f16_table[h] = gguf_f16_to_f32((gguf_half)h);
     if (gelu)
         run_gelu_table(s->gelu16);
+    if (recurrent_state_init(s, m)) {
+        run_state_free(s);
+        return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
+    }
     return 0;
 }
 
 void run_state_free(run_state *s)
 {
+    recurrent_state_free(s);
     free(s->x);
     free(s->xb);
     free(s->q);
@@ -350,15 +387,6 @@ void run_state_free(run_state *s)
     free(s->moe_slot);
     free(s->moe_x);
     free(s->moe_y);
-    free(s->conv_state);
-    free(s->delta_state);
-    free(s->rec_in);
-    free(s->rec_conv);
-    free(s->rec_z);
-    free(s->rec_o);
-    free(s->rec_g);
-    free(s->rec_beta);
-    free(s->qg);
     memset(s, 0, sizeof *s);
 }
 
@@ -919,10 +947,10 @@ static void shared_expert(run_state *s, const run_model *m, const run_layer *l, 
     const int d = m->hp.n_embd, ff = m->hp.n_ff_shexp;
     if (!l->up_shexp.data)
         return;
-    matmul(s, &l->gate_shexp, s->xb, nb, s->hb);
-    matmul(s, &l->up_shexp, s->xb, nb, s->hb2);
-    run_swiglu(s->hb, s->hb2, nb * ff);
-    matmul(s, &l->down_shexp, s->hb, nb, s->moe_x);
+    matmul(s, &l->gate_shexp, s->xb, nb, s->shexp_g);
+    matmul(s, &l->up_shexp, s->xb, nb, s->shexp_u);
+    run_swiglu(s->shexp_g, s->shexp_u, nb * ff);
+    matmul(s, &l->down_shexp, s->shexp_g, nb, s->moe_x);
     matmul(s, &l->gate_inp_shexp, s->xb, nb, s->moe_probs);
     rec_sigmoid(s->moe_probs, nb);
     for (int b = 0; b < nb; b++)

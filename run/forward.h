@@ -71,6 +71,7 @@ typedef struct run_state {
     float *conv_state, *delta_state;
     float *rec_in, *rec_conv, *rec_z, *rec_o, *rec_g, *rec_beta;
     float *qg;           /* gated attention (qwen35): (n_batch, 2 q_dim) q | gate rows per head */
+    float *shexp_g, *shexp_u; /* qwen35moe: the shared expert's gate, up (n_batch, n_ff_shexp) */
 } run_state;
 
 /* Allocates the buffers (KV cache of n_ctx positions, batches of up to

@@ -372,6 +372,12 @@ run_matrix run_expert(const run_matrix *w, int n, int e)
                          w->packed ? (uint8_t *)w->packed + at : NULL, w, e };
 }
 
+bool run_layer_is_recurrent(const run_model *m, int il)
+{
+    const int n = m->hp.full_attn_interval;
+    return n > 0 && (il + 1) % n != 0;
+}
+
 /* rows (1 for a vector: rows == 0) vectors of n elements of any decodable
  * type, converted to an owned f32 array in *out. Absent and optional: *out
  * stays NULL. */
@@ -415,6 +421,18 @@ typedef struct layer_slot {
 
 static const layer_slot SLOTS[] = {
     { GGUF_ROLE_ATTN_NORM, false, offsetof(run_layer, attn_norm) },
+    { GGUF_ROLE_FFN_GATE_SHEXP, true, offsetof(run_layer, gate_shexp) },
+    { GGUF_ROLE_FFN_UP_SHEXP, true, offsetof(run_layer, up_shexp) },
+    { GGUF_ROLE_FFN_DOWN_SHEXP, true, offsetof(run_layer, down_shexp) },
+    { GGUF_ROLE_FFN_GATE_INP_SHEXP, true, offsetof(run_layer, gate_inp_shexp) },
+    { GGUF_ROLE_ATTN_GATE, true, offsetof(run_layer, wz) },
+    { GGUF_ROLE_SSM_ALPHA, true, offsetof(run_layer, ssm_alpha) },
+    { GGUF_ROLE_SSM_BETA, true, offsetof(run_layer, ssm_beta) },
+    { GGUF_ROLE_SSM_OUT, true, offsetof(run_layer, ssm_out) },
+    { GGUF_ROLE_SSM_CONV1D, false, offsetof(run_layer, ssm_conv) },
+    { GGUF_ROLE_SSM_A, false, offsetof(run_layer, ssm_a) },
+    { GGUF_ROLE_SSM_DT_BIAS, false, offsetof(run_layer, ssm_dt) },
+    { GGUF_ROLE_SSM_NORM, false, offsetof(run_layer, ssm_norm) },
     { GGUF_ROLE_ATTN_POST_NORM, false, offsetof(run_layer, attn_post_norm) },
     { GGUF_ROLE_FFN_POST_NORM, false, offsetof(run_layer, ffn_post_norm) },
     { GGUF_ROLE_ATTN_Q, true, offsetof(run_layer, wq) },
@@ -442,18 +460,6 @@ static const layer_slot SLOTS[] = {
     { GGUF_ROLE_FFN_GATE_EXPS_BIAS, false, offsetof(run_layer, gate_exps_b) },
     { GGUF_ROLE_FFN_UP_EXPS_BIAS, false, offsetof(run_layer, up_exps_b) },
     { GGUF_ROLE_FFN_DOWN_EXPS_BIAS, false, offsetof(run_layer, down_exps_b) },
-    { GGUF_ROLE_FFN_GATE_SHEXP, true, offsetof(run_layer, gate_shexp) },
-    { GGUF_ROLE_FFN_UP_SHEXP, true, offsetof(run_layer, up_shexp) },
-    { GGUF_ROLE_FFN_DOWN_SHEXP, true, offsetof(run_layer, down_shexp) },
-    { GGUF_ROLE_FFN_GATE_INP_SHEXP, true, offsetof(run_layer, gate_inp_shexp) },
-    { GGUF_ROLE_ATTN_GATE, true, offsetof(run_layer, wz) },
-    { GGUF_ROLE_SSM_ALPHA, true, offsetof(run_layer, ssm_alpha) },
-    { GGUF_ROLE_SSM_BETA, true, offsetof(run_layer, ssm_beta) },
-    { GGUF_ROLE_SSM_OUT, true, offsetof(run_layer, ssm_out) },
-    { GGUF_ROLE_SSM_CONV1D, false, offsetof(run_layer, ssm_conv) },
-    { GGUF_ROLE_SSM_A, false, offsetof(run_layer, ssm_a) },
-    { GGUF_ROLE_SSM_DT_BIAS, false, offsetof(run_layer, ssm_dt) },
-    { GGUF_ROLE_SSM_NORM, false, offsetof(run_layer, ssm_norm) },
 };
 
 static const layer_slot *slot_of(int role)
@@ -775,10 +781,4 @@ void run_model_free(run_model *m)
     free(m->rope_long);
     free(m->rope_short);
     memset(m, 0, sizeof *m);
-}
-
-bool run_layer_is_recurrent(const run_model *m, int il)
-{
-    const int n = m->hp.full_attn_interval;
-    return n > 0 && (il + 1) % n != 0;
 }

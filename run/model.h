@@ -42,6 +42,20 @@ typedef struct run_hparams {
     int   n_ff_exp;    /* one expert's feed-forward width */
     int   n_vocab;     /* rows of token_embd == number of tokens */
     int   n_ctx_train; /* {arch}.context_length */
+    /* hybrid models (qwen35, qwen35moe): layer il is a Gated DeltaNet
+     * layer (run_layer_is_recurrent) unless (il + 1) % full_attn_interval
+     * is 0; its convolution has ssm_conv_k taps over the q | k | v channels
+     * (2 · ssm_n_group · ssm_d_state + ssm_d_inner), ssm_n_group key heads
+     * and ssm_dt_rank value heads, both ssm_d_state wide (0: no such layers) */
+    int   full_attn_interval;
+    int   ssm_conv_k, ssm_d_state, ssm_n_group, ssm_dt_rank, ssm_d_inner;
+    /* M-RoPE (rope.dimension_sections): with rope_imrope, rope pair i of a
+     * head turns with the position unless its sector (i mod Σsections) is
+     * none of the first three interleaved sections', where it stays put (text
+     * tokens: every section the same position, the fourth 0) */
+    bool  rope_imrope;
+    int   rope_sections[4];
+    int   n_ff_shexp;  /* the shared expert's feed-forward width (0: none) */
     int   n_rot;       /* rotated dimensions per head (even, <= head_dim) */
     float rope_base;   /* theta_i = pos * rope_base^(-2i/n_rot) */
     float rope_scale;  /* linear rope scaling: angles times this (1 / factor) */
@@ -65,20 +79,6 @@ typedef struct run_hparams {
      * rope_scale_swa */
     int   n_swa, swa_period;
     float rope_base_swa, rope_scale_swa;
-    /* hybrid models (qwen35, qwen35moe): layer il is a Gated DeltaNet
-     * layer (run_layer_is_recurrent) unless (il + 1) % full_attn_interval
-     * is 0; its convolution has ssm_conv_k taps over the q | k | v channels
-     * (2 · ssm_n_group · ssm_d_state + ssm_d_inner), ssm_n_group key heads
-     * and ssm_dt_rank value heads, both ssm_d_state wide (0: no such layers) */
-    int   full_attn_interval;
-    int   ssm_conv_k, ssm_d_state, ssm_n_group, ssm_dt_rank, ssm_d_inner;
-    /* M-RoPE (rope.dimension_sections): with rope_imrope, rope pair i of a
-     * head turns with the position unless its sector (i mod Σsections) is
-     * none of the first three interleaved sections', where it stays put (text
-     * tokens: every section the same position, the fourth 0) */
-    bool  rope_imrope;
-    int   rope_sections[4];
-    int   n_ff_shexp;  /* the shared expert's feed-forward width (0: none) */
 } run_hparams;
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
@@ -111,13 +111,6 @@ typedef struct run_layer {
     /* experts: the router (n_expert, n_embd) and each projection of all
      * experts, expert e's rows at e · rows / n_expert (run_expert) */
     run_matrix gate_inp, gate_exps, up_exps, down_exps;
-    /* phi3's fused matrices, used instead of wq, wk, wv and w_gate, w_up
-     * (data NULL when absent): wqkv (q_dim + 2 kv_dim, n_embd), rows q | k | v;
-     * w_gate_up (2 n_ff, n_embd), rows gate | up */
-    run_matrix wqkv, w_gate_up;
-    /* gpt-oss biases: the router's (n_expert,) and each expert's row of
-     * (n_expert, n_ff_exp) or (n_expert, n_embd); NULL when absent */
-    float     *gate_inp_b, *gate_exps_b, *up_exps_b, *down_exps_b;
     /* qwen35moe's shared expert (data NULL when absent): gate, up
      * (n_ff_shexp, n_embd), down (n_embd, n_ff_shexp) and its gate's row
      * (1, n_embd), the output times sigmoid of that row · x */
@@ -129,6 +122,13 @@ typedef struct run_layer {
      * ssm_conv_k), ssm_a and ssm_dt (ssm_dt_rank,), ssm_norm (ssm_d_state,) */
     run_matrix wz, ssm_alpha, ssm_beta, ssm_out;
     float     *ssm_conv, *ssm_a, *ssm_dt, *ssm_norm;
+    /* phi3's fused matrices, used instead of wq, wk, wv and w_gate, w_up
+     * (data NULL when absent): wqkv (q_dim + 2 kv_dim, n_embd), rows q | k | v;
+     * w_gate_up (2 n_ff, n_embd), rows gate | up */
+    run_matrix wqkv, w_gate_up;
+    /* gpt-oss biases: the router's (n_expert,) and each expert's row of
+     * (n_expert, n_ff_exp) or (n_expert, n_embd); NULL when absent */
+    float     *gate_inp_b, *gate_exps_b, *up_exps_b, *down_exps_b;
 } run_layer;
 
 typedef struct run_model {

@@ -136,17 +136,18 @@ static spec oss_spec(void)
     return s;
 }
 
-/* Qwen 3.5 in small: blocks 0, 2 Gated DeltaNet (heads of 16: 2 key heads,
- * 4 value heads, channels 2·2·16 + 64 = 128), 1, 3 gated attention (heads
- * of 16, rope 8 in M-RoPE sections 2, 1, 1); qwen35moe: 4 experts of 24,
- * 2 used, and a shared expert of 64. */
+/* Qwen 3.5 in small: blocks 0, 2 Gated DeltaNet (2 key heads, 4 value
+ * heads of 16: channels 2·2·16 + 64 = 128; qwen35moe's of 32, whose ssm_out
+ * rows are the widest activation rows), 1, 3 gated attention (heads of 16,
+ * rope 8 in M-RoPE sections 2, 1, 1); qwen35moe: 4 experts of 24, 2 used,
+ * and a shared expert of 64. */
 static spec hybrid_spec(const char *arch)
 {
     spec s = base_spec();
     s.arch = arch;
     s.layers = 4;
     s.interval = 2;
-    s.ssm_state = 16;
+    s.ssm_state = !strcmp(arch, "qwen35") ? 16 : 32; /* 32: ssm_out wider than any other */
     s.head_dim = 16;
     s.qk_norm = true;
     s.tied = !strcmp(arch, "qwen35");
@@ -889,7 +890,7 @@ static void phi3_longrope(spec *s) { *s = phi3_spec(); s->extra = GGUF_T_ROPE_FA
 static void gemma2_no_post(spec *s) { *s = gemma_spec("gemma2"); s->drop = "blk.1.post_ffw_norm.weight"; }
 static void gemma2_output(spec *s) { *s = gemma_spec("gemma2"); s->tied = false; }
 static void q35_no_ssm_out(spec *s) { *s = hybrid_spec("qwen35"); s->drop = "blk.2.ssm_out.weight"; }
-static void q35_inner(spec *s) { *s = hybrid_spec("qwen35moe"); s->ssm_inner = 48; }
+static void q35_inner(spec *s) { *s = hybrid_spec("qwen35"); s->ssm_inner = 48; }
 static void q35_kind(spec *s) { *s = hybrid_spec("qwen35"); s->blk_extra = GGUF_T_SSM_A; }
 static void q35_sections(spec *s) { *s = hybrid_spec("qwen35"); s->sections3 = 4; }
 
@@ -924,9 +925,9 @@ static const bad_case BAD[] = {
     { "gemma2 with an output matrix", gemma2_output,
       "tensor output.weight: gemma2 models take their output from token_embd.weight" },
     { "qwen35 recurrent block without ssm_out", q35_no_ssm_out, "missing tensor blk.2.ssm_out.weight" },
-    { "qwen35moe inner size not state × heads", q35_inner,
-      "qwen35moe.ssm.inner_size = 48, expected qwen35moe.ssm.state_size × "
-      "qwen35moe.ssm.time_step_rank = 64" },
+    { "qwen35 inner size not state × heads", q35_inner,
+      "qwen35.ssm.inner_size = 48, expected qwen35.ssm.state_size × "
+      "qwen35.ssm.time_step_rank = 64" },
     { "qwen35 attention block with ssm_a", q35_kind,
       "tensor blk.1.ssm_a: block 1 is not a recurrent block" },
     { "qwen35 M-RoPE sections on the fourth axis only", q35_sections,
@@ -1085,7 +1086,7 @@ START_TEST(test_batching_hybrid)
         ck_assert_int_eq(m.layers[1].wq.rows, 2 * m.hp.q_dim);
         ck_assert(m.hp.rope_imrope);
         ck_assert_int_eq(m.hp.rope_sections[0], 2);
-        ck_assert_int_eq(m.hp.ssm_d_inner, 64);
+        ck_assert_int_eq(m.hp.ssm_d_inner, a ? 128 : 64);
         ck_assert_int_eq(m.hp.n_ff_shexp, a ? 64 : 0);
         ck_assert(a == 0 || m.layers[3].gate_inp_shexp.rows == 1);
         const int32_t t[7] = { 1, 5, 9, 30, 2, 39, 7 };
