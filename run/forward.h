@@ -61,6 +61,13 @@ typedef struct run_state {
                           * (run_gelu_table); NULL otherwise */
     run_act_hook act_hook; /* NULL, or called with each product's input rows */
     void  *act_user;       /* the hook's first argument */
+    /* Gemma 4 (NULL otherwise): the dense feed-forward's output beside the
+     * experts' (n_batch, n_embd), an expert's fused gate | up products
+     * (n_batch, 2 n_ff_exp); the per-layer inputs (n_batch, n_layer ·
+     * n_embd_pl), one token's row of them, a block's gated input
+     * (n_batch, n_embd_pl) */
+    float *ffn_dense, *moe_gu;
+    float *pl, *pl_row, *pl_h;
 } run_state;
 
 /* Allocates the buffers (KV cache of n_ctx positions, batches of up to
@@ -106,6 +113,10 @@ void run_gelu_table(gguf_half *t);
  * run_gelu_table for g rounded to f16 (0 at or below -10, g at or above
  * 10), as ggml computes it. */
 void run_geglu(float *g, const float *u, int n, const gguf_half *gelu16);
+
+/* GELU in place over n elements, from the table of run_gelu_table as
+ * ggml_gelu computes it (0 at or below -10, x at or above 10). */
+void run_gelu(float *x, int n, const gguf_half *gelu16);
 
 /* Soft-capping: x = cap · tanh(x · (1/cap)) over n values. */
 void run_softcap(float *x, int n, float cap);

@@ -246,6 +246,8 @@ const float *run_rope_factors(const run_model *m, int n_ctx)
 bool run_layer_is_swa(const run_model *m, int il)
 {
     const run_hparams *hp = &m->hp;
+    if (m->swa_layers)
+        return hp->n_swa > 0 && m->swa_layers[il];
     return hp->n_swa > 0 && (hp->swa_period == 0 || il % hp->swa_period < hp->swa_period - 1);
 }
 
@@ -508,6 +510,24 @@ static int check_globals(const gguf_file *f, const gguf_arch *a, gguf_error *err
     return 0;
 }
 
+/* Every block's geometry where the block does not have its own (every
+ * block of a family without per-block kinds): the model's, with its own
+ * K/V cache. */
+static void layer_geometry(run_model *m)
+{
+    const run_hparams *hp = &m->hp;
+    for (int i = 0; i < hp->n_layer; i++) {
+        run_layer *l = &m->layers[i];
+        if (l->head_dim)
+            continue;
+        l->head_dim = hp->head_dim;
+        l->q_dim = hp->q_dim;
+        l->n_rot = hp->n_rot;
+        l->n_ff = hp->n_ff;
+        l->kv_layer = i;
+    }
+}
+
 static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
 {
     gguf_str a;
@@ -568,6 +588,7 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     for (int i = 0; i < hp->n_layer; i++)
         if (load_layer(&m->layers[i], f, ai, i, hp, m->hparams, err))
             return -1;
+    layer_geometry(m);
     return 0;
 }
 
@@ -709,5 +730,7 @@ void run_model_free(run_model *m)
     free(m->rope_freqs);
     free(m->rope_long);
     free(m->rope_short);
+    free(m->pl_proj_norm);
+    free(m->swa_layers);
     memset(m, 0, sizeof *m);
 }
