@@ -26,6 +26,7 @@
 #include "forward_simd.h"
 #include <ggufkit/gguf.h>
 #include "importance.h"
+#include "kernels.h"
 #include "model.h"
 #include <ggufkit/arch.h>
 #include "sampler.h"
@@ -1443,6 +1444,90 @@ START_TEST(test_verify_limits)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------
+ * Gemma 4's blocks
+ */
+
+/* ggml_gelu is GeGLU's table without the up projection: 0 at or below -10,
+ * x itself at or above 10, else the table's entry for x rounded to f16. */
+START_TEST(test_gemma4_gelu)
+{
+    gguf_half *t = malloc(65536 * sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    run_gelu_table(t);
+    enum { N = 2000 };
+    float x[N], g[N], ones[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = g[i] = -12.0f + 24.0f * (float)i / (float)N + 0.001f * (float)(i % 7);
+        ones[i] = 1.0f;
+    }
+    run_gelu(x, N, t);
+    run_geglu(g, ones, N, t);
+    for (int i = 0; i < N; i++) {
+        const float in = -12.0f + 24.0f * (float)i / (float)N + 0.001f * (float)(i % 7);
+        ck_assert_msg(memcmp(&x[i], &g[i], sizeof x[i]) == 0, "gelu(%g) = %g, geglu with 1 %g",
+                      in, x[i], g[i]);
+        if (in <= -10.0f)
+            ck_assert(x[i] == 0.0f);
+        else if (in >= 10.0f)
+            ck_assert(x[i] == in);
+        else /* the tanh form within the table's f16 rounding */
+            ck_assert_msg(fabs(x[i] - 0.5 * in * (1 + tanh(0.7978845608 * (in + 0.044715 * in * in * in)))) <=
+                          2e-3 * (1 + fabs(in)), "gelu(%g) = %g", in, x[i]);
+    }
+    free(t);
+}
+END_TEST
+
+/* An f32 product of one activation row (ggml_vec_dot_f32): the products
+ * past the last whole 64 are each rounded, then added to the float sum
+ * (Gemma 4's per-layer projection is 32 wide: all of it). A fused
+ * multiply-add there gives other bits for some of these rows. */
+START_TEST(test_gemma4_f32_tail)
+{
+    enum { ROWS = 64 };
+    for (int pass = 0; pass < 2; pass++) {
+        kern_force_scalar(pass == 0);
+        for (int cols = 32; cols <= 96; cols += 64) {
+            float *w = malloc((size_t)ROWS * cols * sizeof *w), *x = malloc((size_t)cols * sizeof *x);
+            float y[ROWS];
+            ck_assert(w && x);
+            for (int i = 0; i < ROWS * cols; i++)
+                w[i] = rnd();
+            for (int i = 0; i < cols; i++)
+                x[i] = rnd() * 3.0f;
+            void *xq = malloc(kern_act_row_size(GGUF_DT_F32, cols));
+            ck_assert_ptr_nonnull(xq);
+            kern_quantize_act(GGUF_DT_F32, x, xq, cols);
+            kern_matmul(GGUF_DT_F32, w, (size_t)cols * sizeof *w, ROWS, cols, xq, 1, y);
+            for (int r = 0; r < ROWS; r++) {
+                const float *wr = w + (size_t)r * cols;
+                float lane[4][16] = { { 0 } };
+                int i = 0;
+                for (; i + 64 <= cols; i += 64)
+                    for (int j = 0; j < 4; j++)
+                        for (int l = 0; l < 16; l++)
+                            lane[j][l] = fmaf(wr[i + 16 * j + l], x[i + 16 * j + l], lane[j][l]);
+                float e[16];
+                for (int l = 0; l < 16; l++)
+                    e[l] = (lane[0][l] + lane[2][l]) + (lane[1][l] + lane[3][l]);
+                float sum = kern_sum16(e);
+                for (; i < cols; i++) {
+                    const float p = wr[i] * x[i];
+                    sum += p;
+                }
+                ck_assert_msg(memcmp(&sum, &y[r], sizeof sum) == 0, "%s, %d columns, row %d: %.9g, "
+                              "want %.9g", pass ? "vector" : "scalar", cols, r, y[r], sum);
+            }
+            free(xq);
+            free(w);
+            free(x);
+        }
+    }
+    kern_force_scalar(false);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("forward");
@@ -1477,6 +1562,8 @@ int main(void)
     tcase_add_test(tc, test_importance_collect_tied);
     tcase_add_test(tc, test_verify_greedy);
     tcase_add_test(tc, test_verify_limits);
+    tcase_add_test(tc, test_gemma4_gelu);
+    tcase_add_test(tc, test_gemma4_f32_tail);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
