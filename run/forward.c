@@ -253,22 +253,41 @@ static int state_init_gemma4(run_state *s, const run_model *m)
     return 0;
 }
 
+/* The largest of a per-block size over the blocks and the model's own:
+ * what the buffers are sized by. */
+static int layer_max(const run_model *m, int model_value, size_t off)
+{
+    int v = model_value;
+    for (int il = 0; il < m->hp.n_layer; il++) {
+        const int x = *(const int *)((const char *)&m->layers[il] + off);
+        v = x > v ? x : v;
+    }
+    return v;
+}
+
 int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, gguf_error *err)
 {
     memset(s, 0, sizeof *s);
     const run_hparams *hp = &m->hp;
-    const size_t d = (size_t)hp->n_embd, kv = (size_t)hp->n_head_kv * hp->head_dim;
-    const size_t ff = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
+    /* blocks of their own geometry (gemma4) size the buffers by the largest */
+    const int head_dim = layer_max(m, hp->head_dim, offsetof(run_layer, head_dim));
+    const int q_dim = layer_max(m, hp->q_dim, offsetof(run_layer, q_dim));
+    const int n_rot = layer_max(m, hp->n_rot, offsetof(run_layer, n_rot));
+    const int n_ff = layer_max(m, hp->n_ff, offsetof(run_layer, n_ff));
+    s->kv_dim = (size_t)hp->n_head_kv * (size_t)head_dim;
+    s->n_cache_layers = hp->n_layer > 0 ? layer_max(m, 0, offsetof(run_layer, kv_layer)) + 1 : 0;
+    const size_t d = (size_t)hp->n_embd, kv = s->kv_dim;
+    const size_t ff = (size_t)(n_ff > hp->n_ff_exp ? n_ff : hp->n_ff_exp);
     const size_t nb = (size_t)n_batch, ne = (size_t)hp->n_expert, nu = (size_t)hp->n_expert_used;
     s->n_threads = pool_threads(); /* per-thread scratch of attention */
     s->n_ctx = n_ctx;
     s->n_batch = n_batch;
     s->rope_freqs = run_rope_factors(m, n_ctx);
     s->xq_row = max_act_row(m);
-    const size_t cache = (size_t)hp->n_layer * (size_t)n_ctx * kv;
+    const size_t cache = (size_t)s->n_cache_layers * (size_t)n_ctx * kv;
     s->x = malloc(nb * d * sizeof(float));
     s->xb = malloc(nb * d * sizeof(float));
-    s->q = malloc(nb * (size_t)hp->q_dim * sizeof(float));
+    s->q = malloc(nb * (size_t)q_dim * sizeof(float));
     s->xb2 = malloc(nb * d * sizeof(float));
     s->k = malloc(nb * kv * sizeof(float));
     s->v = malloc(nb * kv * sizeof(float));
@@ -282,9 +301,9 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->xq = malloc(nb * s->xq_row);
     s->k_cache = calloc(cache, sizeof(gguf_half));
     s->v_cache = calloc(cache, sizeof(gguf_half));
-    s->att = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) * sizeof(float));
-    s->rope_cs = malloc(((size_t)hp->n_rot + 1) * sizeof(float));
-    s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) *
+    s->att = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)head_dim) * sizeof(float));
+    s->rope_cs = malloc(((size_t)n_rot + 1) * sizeof(float));
+    s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)head_dim) *
                       sizeof(gguf_half));
     s->f16_table = malloc(65536 * sizeof(float));
     const bool gelu = m->row && gguf_arch_activation(m->row) == GGUF_ACT_GELU_TANH;
@@ -570,11 +589,13 @@ void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const 
     }
 }
 
-/* Where block `layer`'s K/V cache starts: every block has n_ctx rows of
- * the widest kv_dim (a block with smaller heads packs its rows closer). */
+/* Where the K/V cache of block `layer` (one with its own: a kv_layer)
+ * starts: every such block has n_ctx rows of the widest kv_dim (a block
+ * with smaller heads packs its rows closer). */
 static size_t kv_base(const run_state *s, const run_model *m, int layer)
 {
-    return (size_t)layer * (size_t)s->n_ctx * (size_t)m->hp.n_head_kv * (size_t)m->hp.head_dim;
+    (void)m;
+    return (size_t)layer * (size_t)s->n_ctx * s->kv_dim;
 }
 
 /* One head of one token: out (head_dim,) = softmax(K q · kq_scale) V over
@@ -944,7 +965,7 @@ static void ffn_beside_experts(run_state *s, const run_model *m, const run_layer
         split_rows(s->moe_gu, n, (float *const[]){ s->hb, s->hb2 }, (const int[]){ fe, fe }, 2);
         run_geglu(s->hb, s->hb2, n * fe, s->gelu16);
         matmul(s, &down, s->hb, n, s->moe_x);
-        const float es = l->down_exps_scale[e];
+        const float es = l->down_exps_scale ? l->down_exps_scale[e] : 1.0f; // · 1 is exact
         for (int r = 0; r < n; r++) {
             const float wr = s->moe_w[slot_of[r]];
             float *y = s->moe_y + (size_t)slot_of[r] * d;

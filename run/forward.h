@@ -49,8 +49,8 @@ typedef struct run_state {
                           * NULL without fused matrices */
     void  *xq;           /* n_batch activation rows converted for the kernels */
     size_t xq_row;       /* bytes of the largest converted row */
-    gguf_half *k_cache;  /* (n_layer, n_ctx, kv_dim) rotated keys, f16 */
-    gguf_half *v_cache;  /* (n_layer, n_ctx, kv_dim) values, f16 */
+    gguf_half *k_cache;  /* (n_cache_layers, n_ctx, kv_dim) rotated keys, f16 */
+    gguf_half *v_cache;  /* (n_cache_layers, n_ctx, kv_dim) values, f16 */
     float *att;          /* (n_threads, n_ctx + head_dim) scores and head output per thread */
     float *rope_cs;      /* (n_rot) cos, sin pairs of one position */
     const float *rope_freqs; /* the model's frequency divisors for this context, or NULL
@@ -68,6 +68,10 @@ typedef struct run_state {
      * (n_batch, n_embd_pl) */
     float *ffn_dense, *moe_gu;
     float *pl, *pl_row, *pl_h;
+    /* the cache's row width (the widest block's n_head_kv · head_dim) and
+     * its blocks (those with their own K/V: the largest kv_layer + 1) */
+    size_t kv_dim;
+    int    n_cache_layers;
 } run_state;
 
 /* Allocates the buffers (KV cache of n_ctx positions, batches of up to
