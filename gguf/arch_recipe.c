@@ -21,6 +21,7 @@
 
 #define RUN(f, w) { GGUF_WORD_RUN, GGUF_FEAT_##f, w }
 #define CONVERT(f, w) { GGUF_WORD_CONVERT, GGUF_FACT_##f, w }
+#define MODEL(f, w) { GGUF_WORD_MODEL, GGUF_FEAT_##f, w }
 static const gguf_feature_word WORDS[] = {
     RUN(QKV_BIAS, "qkv-bias"), RUN(TIED_OUTPUT, "tied-output"),
     RUN(ROPE_WHOLE_HEAD, "rope-whole-head"), RUN(EXPERTS, "experts"),
@@ -39,9 +40,12 @@ static const gguf_feature_word WORDS[] = {
     CONVERT(TRIM_EMBD, "convert:trim-embd"),
     CONVERT(NO_SPACE_PREFIX, "convert:no-space-prefix"),
     CONVERT(OWN_ROPE_KEYS, "convert:own-rope-keys"),
+    MODEL(DELTA_NET, "delta-net"), MODEL(ATTN_GATE, "attn-gate"), MODEL(MROPE, "mrope"),
+    MODEL(SHARED_EXPERT, "shared-expert"),
 };
 #undef RUN
 #undef CONVERT
+#undef MODEL
 #define N_WORDS (sizeof WORDS / sizeof *WORDS)
 
 const gguf_feature_word *gguf_feature_words(size_t *n)
