@@ -52,8 +52,8 @@ static int check_features(const gguf_arch *a, gguf_error *err)
 static const char *arch_names(void)
 {
     static char list[256];
-    size_t n = gguf_arch_count(), len = 0;
-    for (size_t i = 0; !list[0] && i < n; i++)
+    size_t n = list[0] ? 0 : gguf_arch_count(), len = 0; /* once: the first name ends the test */
+    for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
                                 i == 0 ? "" : i + 1 == n ? " and " : ", ",
                                 gguf_arch_name(gguf_arch_at(i)));
@@ -427,6 +427,16 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
     for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
         if (!gguf_arch_tensor_per_block(t))
             continue;
+        /* a row of another kind of block (attention, recurrent): refused
+         * when present, as it would go unused */
+        if (!gguf_hparams_layer_in(g, gguf_arch_tensor_layers(t), i)) {
+            const gguf_tensor *x = tensor_find(f, gguf_arch_tensor_name(t), i, false, err);
+            if (x)
+                return gguf_error_set(err, "tensor %s: block %d is not a%s %s block", x->name, i,
+                                      gguf_arch_tensor_layers(t) == GGUF_LAYERS_ATTENTION ? "n" : "",
+                                      gguf_layers_name(gguf_arch_tensor_layers(t)));
+            continue;
+        }
         const int role = gguf_arch_tensor_role(t), ne0 = gguf_arch_tensor_dim(t, 0),
                   ne1 = gguf_arch_tensor_dim(t, 1), ne2 = gguf_arch_tensor_dim(t, 2);
         const char *name = gguf_arch_tensor_name(t);
@@ -445,11 +455,13 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
         void *dst = (char *)l + sl->off;
         if (!required && !tensor_find(f, name, i, false, err))
             continue;
+        /* the block's own sizes (gemma4's sliding blocks, per-block widths) */
         int rc = sl->matrix
-            ? load_matrix_stack(dst, f, name, i, gguf_hparams_dim(g, ne1), gguf_hparams_dim(g, ne0),
-                                gguf_hparams_dim(g, ne2), err)
-            : load_vectors(dst, f, name, i, gguf_hparams_dim(g, ne0),
-                           ne1 == GGUF_DIM_1 ? 0 : gguf_hparams_dim(g, ne1), required, err);
+            ? load_matrix_stack(dst, f, name, i, gguf_hparams_layer_dim(g, ne1, i),
+                                gguf_hparams_layer_dim(g, ne0, i), gguf_hparams_layer_dim(g, ne2, i),
+                                err)
+            : load_vectors(dst, f, name, i, gguf_hparams_layer_dim(g, ne0, i),
+                           ne1 == GGUF_DIM_1 ? 0 : gguf_hparams_layer_dim(g, ne1, i), required, err);
         if (rc)
             return -1;
     }
