@@ -49,6 +49,11 @@ static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_ROPE_YARN_ATTN_FACTOR] = GGUF_KEY_ROPE_YARN_ATTN_FACTOR,
     [GGUF_HP_ROPE_YARN_BETA_FAST] = GGUF_KEY_ROPE_YARN_BETA_FAST,
     [GGUF_HP_ROPE_YARN_BETA_SLOW] = GGUF_KEY_ROPE_YARN_BETA_SLOW,
+    [GGUF_HP_SHARED_KV_LAYERS] = GGUF_KEY_SHARED_KV_LAYERS,
+    [GGUF_HP_EMBD_PER_LAYER] = GGUF_KEY_EMBD_PER_LAYER,
+    [GGUF_HP_KEY_LENGTH_SWA] = GGUF_KEY_KEY_LENGTH_SWA,
+    [GGUF_HP_VALUE_LENGTH_SWA] = GGUF_KEY_VALUE_LENGTH_SWA,
+    [GGUF_HP_ROPE_DIM_SWA] = GGUF_KEY_ROPE_DIM_COUNT_SWA,
 };
 
 const char *gguf_hp_key(int hp)
@@ -185,6 +190,19 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_FFN_UP_EXPS_BIAS] = "ffn_up_exps_bias",
     [GGUF_ROLE_FFN_DOWN_EXPS_BIAS] = "ffn_down_exps_bias",
     [GGUF_ROLE_ATTN_POST_NORM] = "attn_post_norm", [GGUF_ROLE_FFN_POST_NORM] = "ffn_post_norm",
+    [GGUF_ROLE_PER_LAYER_TOKEN_EMBD] = "per_layer_token_embd",
+    [GGUF_ROLE_PER_LAYER_MODEL_PROJ] = "per_layer_model_proj",
+    [GGUF_ROLE_PER_LAYER_PROJ_NORM] = "per_layer_proj_norm",
+    [GGUF_ROLE_PER_LAYER_INP_GATE] = "per_layer_inp_gate",
+    [GGUF_ROLE_PER_LAYER_PROJ] = "per_layer_proj",
+    [GGUF_ROLE_PER_LAYER_POST_NORM] = "per_layer_post_norm",
+    [GGUF_ROLE_LAYER_OUT_SCALE] = "layer_out_scale",
+    [GGUF_ROLE_FFN_GATE_UP_EXPS] = "ffn_gate_up_exps",
+    [GGUF_ROLE_FFN_GATE_INP_SCALE] = "ffn_gate_inp_scale",
+    [GGUF_ROLE_FFN_DOWN_EXPS_SCALE] = "ffn_down_exps_scale",
+    [GGUF_ROLE_FFN_PRE_NORM_2] = "ffn_pre_norm_2",
+    [GGUF_ROLE_FFN_POST_NORM_1] = "ffn_post_norm_1",
+    [GGUF_ROLE_FFN_POST_NORM_2] = "ffn_post_norm_2",
 };
 
 const char *gguf_role_name(int role)
@@ -201,6 +219,9 @@ static const char *const dim_names[GGUF_DIM_COUNT] = {
     [GGUF_DIM_QKV] = "embedding_length + 2 × head_count_kv × value_length",
     [GGUF_DIM_FF2] = "2 × feed_forward_length",
     [GGUF_DIM_HEADS] = "head_count",
+    [GGUF_DIM_EMBD_PER_LAYER] = "embedding_length_per_layer_input",
+    [GGUF_DIM_EMBD_PER_LAYER_ALL] = "embedding_length_per_layer_input × block_count",
+    [GGUF_DIM_FF_EXP2] = "2 × expert_feed_forward_length",
 };
 
 const char *gguf_dim_name(int dim)
@@ -348,6 +369,10 @@ int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
                                                   : hp->v[GGUF_HP_FFN_LENGTH];
     case GGUF_DIM_QKV:      return hp->v[GGUF_HP_EMBEDDING_LENGTH] + 2 * hp->n_head_kv * hp->head_v;
     case GGUF_DIM_FF2:      return 2 * hp->v[GGUF_HP_FFN_LENGTH];
+    case GGUF_DIM_EMBD_PER_LAYER: return hp->v[GGUF_HP_EMBD_PER_LAYER];
+    case GGUF_DIM_EMBD_PER_LAYER_ALL:
+        return hp->v[GGUF_HP_EMBD_PER_LAYER] * hp->v[GGUF_HP_BLOCK_COUNT];
+    case GGUF_DIM_FF_EXP2:  return 2 * gguf_hparams_dim(hp, GGUF_DIM_FF_EXP);
     }
     return -1;
 }

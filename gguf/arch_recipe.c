@@ -21,6 +21,7 @@
 
 #define RUN(f, w) { GGUF_WORD_RUN, GGUF_FEAT_##f, w }
 #define CONVERT(f, w) { GGUF_WORD_CONVERT, GGUF_FACT_##f, w }
+#define MODEL(f, w) { GGUF_WORD_MODEL, GGUF_FEAT_##f, w }
 static const gguf_feature_word WORDS[] = {
     RUN(QKV_BIAS, "qkv-bias"), RUN(TIED_OUTPUT, "tied-output"),
     RUN(ROPE_WHOLE_HEAD, "rope-whole-head"), RUN(EXPERTS, "experts"),
@@ -39,9 +40,15 @@ static const gguf_feature_word WORDS[] = {
     CONVERT(TRIM_EMBD, "convert:trim-embd"),
     CONVERT(NO_SPACE_PREFIX, "convert:no-space-prefix"),
     CONVERT(OWN_ROPE_KEYS, "convert:own-rope-keys"),
+    MODEL(PER_LAYER_INPUTS, "per-layer-inputs"), MODEL(SHARED_KV, "shared-kv"),
+    MODEL(V_FROM_K, "v-from-k"), MODEL(DENSE_AND_EXPERTS, "dense-and-experts"),
+    MODEL(LAYER_OUT_SCALE, "layer-out-scale"), MODEL(ROPE_FREQS_FULL, "rope-freqs-full"),
+    MODEL(ATTN_SCALE_1, "attn-scale-1"),
+    CONVERT(ROPE_PROPORTIONAL, "convert:rope-proportional"),
 };
 #undef RUN
 #undef CONVERT
+#undef MODEL
 #define N_WORDS (sizeof WORDS / sizeof *WORDS)
 
 const gguf_feature_word *gguf_feature_words(size_t *n)

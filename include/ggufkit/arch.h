@@ -126,6 +126,26 @@ enum gguf_token_type {
 #define GGUF_KEY_FINAL_SOFTCAP      "%s.final_logit_softcapping"
 #define GGUF_KEY_ROPE_FREQ_BASE_SWA "%s.rope.freq_base_swa"
 #define GGUF_KEY_SLIDING_WINDOW_PATTERN "%s.attention.sliding_window_pattern"
+/* Gemma 4: per-layer inputs, KV-shared layers, the sliding layers' own head
+ * size and rope width, experts beside the dense feed-forward */
+#define GGUF_T_PER_LAYER_TOKEN_EMBD "per_layer_token_embd.weight"
+#define GGUF_T_PER_LAYER_MODEL_PROJ "per_layer_model_proj.weight"
+#define GGUF_T_PER_LAYER_PROJ_NORM  "per_layer_proj_norm.weight"
+#define GGUF_T_PER_LAYER_INP_GATE   "blk.%d.inp_gate.weight"
+#define GGUF_T_PER_LAYER_PROJ       "blk.%d.proj.weight"
+#define GGUF_T_PER_LAYER_POST_NORM  "blk.%d.post_norm.weight"
+#define GGUF_T_LAYER_OUT_SCALE      "blk.%d.layer_output_scale.weight"
+#define GGUF_T_FFN_GATE_UP_EXPS     "blk.%d.ffn_gate_up_exps.weight"
+#define GGUF_T_FFN_GATE_INP_SCALE   "blk.%d.ffn_gate_inp.scale"
+#define GGUF_T_FFN_DOWN_EXPS_SCALE  "blk.%d.ffn_down_exps.scale"
+#define GGUF_T_FFN_PRE_NORM_2       "blk.%d.pre_ffw_norm_2.weight"
+#define GGUF_T_FFN_POST_NORM_1      "blk.%d.post_ffw_norm_1.weight"
+#define GGUF_T_FFN_POST_NORM_2      "blk.%d.post_ffw_norm_2.weight"
+#define GGUF_KEY_SHARED_KV_LAYERS   "%s.attention.shared_kv_layers"
+#define GGUF_KEY_EMBD_PER_LAYER     "%s.embedding_length_per_layer_input"
+#define GGUF_KEY_KEY_LENGTH_SWA     "%s.attention.key_length_swa"
+#define GGUF_KEY_VALUE_LENGTH_SWA   "%s.attention.value_length_swa"
+#define GGUF_KEY_ROPE_DIM_COUNT_SWA "%s.rope.dimension_count_swa"
 
 /* ---------------------------------------------------------------------------
  * The architecture registry: every GGUF architecture the tools support,
@@ -162,6 +182,16 @@ enum gguf_role {
     GGUF_ROLE_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS, GGUF_ROLE_FFN_DOWN_EXPS_BIAS,
     GGUF_ROLE_ATTN_POST_NORM,    /* Gemma: RMSNorm of the attention output before the residual */
     GGUF_ROLE_FFN_POST_NORM,     /* Gemma: RMSNorm of the feed-forward output before the residual */
+    /* Gemma 4 */
+    GGUF_ROLE_PER_LAYER_TOKEN_EMBD, /* each token's inputs of every layer, in one row */
+    GGUF_ROLE_PER_LAYER_MODEL_PROJ, /* the embedding's projection onto the per-layer inputs */
+    GGUF_ROLE_PER_LAYER_PROJ_NORM,  /* RMSNorm of that projection, per layer */
+    GGUF_ROLE_PER_LAYER_INP_GATE, GGUF_ROLE_PER_LAYER_PROJ, GGUF_ROLE_PER_LAYER_POST_NORM,
+    GGUF_ROLE_LAYER_OUT_SCALE,      /* the layer's output times this scalar */
+    GGUF_ROLE_FFN_GATE_UP_EXPS,     /* every expert's gate rows, then up rows, stacked */
+    GGUF_ROLE_FFN_GATE_INP_SCALE,   /* the router's input times this vector */
+    GGUF_ROLE_FFN_DOWN_EXPS_SCALE,  /* each expert's output times its scalar */
+    GGUF_ROLE_FFN_PRE_NORM_2, GGUF_ROLE_FFN_POST_NORM_1, GGUF_ROLE_FFN_POST_NORM_2,
     GGUF_ROLE_COUNT
 };
 
@@ -183,6 +213,9 @@ enum gguf_dim {
                         * fused attn_qkv: q is embedding_length wide there) */
     GGUF_DIM_FF2,      /* 2 × feed_forward_length (fused gate and up) */
     GGUF_DIM_HEADS,    /* head_count (attention sinks) */
+    GGUF_DIM_EMBD_PER_LAYER,     /* embedding_length_per_layer_input */
+    GGUF_DIM_EMBD_PER_LAYER_ALL, /* embedding_length_per_layer_input × block_count */
+    GGUF_DIM_FF_EXP2,            /* 2 × expert_feed_forward_length (fused gate and up) */
     GGUF_DIM_COUNT
 };
 
@@ -207,6 +240,11 @@ enum gguf_hp {
     GGUF_HP_ROPE_SCALING_ATTN_FACTOR, /* cos and sin times this (Phi-3 LongRoPE) */
     GGUF_HP_ROPE_YARN_EXT_FACTOR, GGUF_HP_ROPE_YARN_ATTN_FACTOR,
     GGUF_HP_ROPE_YARN_BETA_FAST, GGUF_HP_ROPE_YARN_BETA_SLOW,
+    /* Gemma 4 */
+    GGUF_HP_SHARED_KV_LAYERS,  /* the last this many layers reuse an earlier layer's KV */
+    GGUF_HP_EMBD_PER_LAYER,    /* the width of each layer's per-layer input (0: none) */
+    GGUF_HP_KEY_LENGTH_SWA, GGUF_HP_VALUE_LENGTH_SWA, /* the head size of sliding layers */
+    GGUF_HP_ROPE_DIM_SWA,      /* the rotated width of sliding layers' heads */
     GGUF_HP_COUNT
 };
 
@@ -241,6 +279,18 @@ enum gguf_feature {
     GGUF_FEAT_ROPE_YARN,       /* {arch}.rope.scaling.type "yarn" */
     GGUF_FEAT_SWA_ROPE_PLAIN,  /* sliding-window layers rotate without the rope scaling of
                                 * the global ones (Gemma 3) */
+    /* Gemma 4 */
+    GGUF_FEAT_PER_LAYER_INPUTS,/* per-layer token embeddings, gated into each layer's output */
+    GGUF_FEAT_SHARED_KV,       /* the last shared_kv_layers layers reuse the KV of the last
+                                * layer of their kind (sliding or full) before them */
+    GGUF_FEAT_V_FROM_K,        /* a layer without attn_v uses K as V; V gets a weightless
+                                * RMSNorm */
+    GGUF_FEAT_DENSE_AND_EXPERTS,/* experts (router input scaled, per-expert output scale)
+                                * beside the dense feed-forward, each with its own norms */
+    GGUF_FEAT_LAYER_OUT_SCALE, /* each layer's output times layer_output_scale */
+    GGUF_FEAT_ROPE_FREQS_FULL, /* rope_freqs divides the full layers' frequencies only
+                                * (proportional rope) */
+    GGUF_FEAT_ATTN_SCALE_1,    /* scores unscaled (no 1/sqrt(head_dim)) */
     GGUF_FEAT_COUNT
 };
 
