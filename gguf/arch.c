@@ -49,6 +49,14 @@ static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_ROPE_YARN_ATTN_FACTOR] = GGUF_KEY_ROPE_YARN_ATTN_FACTOR,
     [GGUF_HP_ROPE_YARN_BETA_FAST] = GGUF_KEY_ROPE_YARN_BETA_FAST,
     [GGUF_HP_ROPE_YARN_BETA_SLOW] = GGUF_KEY_ROPE_YARN_BETA_SLOW,
+    [GGUF_HP_SSM_CONV_KERNEL] = GGUF_KEY_SSM_CONV_KERNEL,
+    [GGUF_HP_SSM_STATE_SIZE] = GGUF_KEY_SSM_STATE_SIZE,
+    [GGUF_HP_SSM_GROUP_COUNT] = GGUF_KEY_SSM_GROUP_COUNT,
+    [GGUF_HP_SSM_TIME_STEP_RANK] = GGUF_KEY_SSM_TIME_STEP_RANK,
+    [GGUF_HP_SSM_INNER_SIZE] = GGUF_KEY_SSM_INNER_SIZE,
+    [GGUF_HP_FULL_ATTN_INTERVAL] = GGUF_KEY_FULL_ATTN_INTERVAL,
+    [GGUF_HP_ROPE_DIM_SECTIONS] = GGUF_KEY_ROPE_DIM_SECTIONS,
+    [GGUF_HP_EXPERT_SHARED_FFN_LENGTH] = GGUF_KEY_EXPERT_SHARED_FFN_LENGTH,
     [GGUF_HP_SHARED_KV_LAYERS] = GGUF_KEY_SHARED_KV_LAYERS,
     [GGUF_HP_EMBD_PER_LAYER] = GGUF_KEY_EMBD_PER_LAYER,
     [GGUF_HP_KEY_LENGTH_SWA] = GGUF_KEY_KEY_LENGTH_SWA,
@@ -128,6 +136,13 @@ void gguf_arch_hparam_range(const gguf_arch_hparam *h, int64_t *lo, int64_t *hi)
     *hi = h->hi;
 }
 
+int gguf_arch_hparam_array(const gguf_arch_hparam *h, int64_t *count)
+{
+    if (count)
+        *count = h->array == GGUF_HP_ARRAY ? h->count : 0;
+    return h->array;
+}
+
 /* ---------------------------------------------------------------------------
  * Tensor rows
  */
@@ -168,6 +183,18 @@ int gguf_arch_tensor_dim(const gguf_arch_tensor *t, int axis)
     return axis >= 0 && axis < 3 ? t->ne[axis] : GGUF_DIM_1;
 }
 
+int gguf_arch_tensor_layers(const gguf_arch_tensor *t) { return t->layers; }
+
+const char *gguf_layers_name(int layers)
+{
+    switch (layers) {
+    case GGUF_LAYERS_ALL:       return "every";
+    case GGUF_LAYERS_ATTENTION: return "attention";
+    case GGUF_LAYERS_RECURRENT: return "recurrent";
+    }
+    return "unknown";
+}
+
 static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_TOKEN_EMBD] = "token_embd", [GGUF_ROLE_OUTPUT_NORM] = "output_norm",
     [GGUF_ROLE_OUTPUT] = "output", [GGUF_ROLE_ROPE_FREQS] = "rope_freqs",
@@ -190,6 +217,13 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_FFN_UP_EXPS_BIAS] = "ffn_up_exps_bias",
     [GGUF_ROLE_FFN_DOWN_EXPS_BIAS] = "ffn_down_exps_bias",
     [GGUF_ROLE_ATTN_POST_NORM] = "attn_post_norm", [GGUF_ROLE_FFN_POST_NORM] = "ffn_post_norm",
+    [GGUF_ROLE_SSM_A] = "ssm_a", [GGUF_ROLE_SSM_CONV1D] = "ssm_conv1d",
+    [GGUF_ROLE_SSM_DT_BIAS] = "ssm_dt_bias", [GGUF_ROLE_SSM_ALPHA] = "ssm_alpha",
+    [GGUF_ROLE_SSM_BETA] = "ssm_beta", [GGUF_ROLE_SSM_NORM] = "ssm_norm",
+    [GGUF_ROLE_SSM_OUT] = "ssm_out", [GGUF_ROLE_ATTN_GATE] = "attn_gate",
+    [GGUF_ROLE_FFN_GATE_SHEXP] = "ffn_gate_shexp", [GGUF_ROLE_FFN_UP_SHEXP] = "ffn_up_shexp",
+    [GGUF_ROLE_FFN_DOWN_SHEXP] = "ffn_down_shexp",
+    [GGUF_ROLE_FFN_GATE_INP_SHEXP] = "ffn_gate_inp_shexp",
     [GGUF_ROLE_PER_LAYER_TOKEN_EMBD] = "per_layer_token_embd",
     [GGUF_ROLE_PER_LAYER_MODEL_PROJ] = "per_layer_model_proj",
     [GGUF_ROLE_PER_LAYER_PROJ_NORM] = "per_layer_proj_norm",
@@ -219,6 +253,12 @@ static const char *const dim_names[GGUF_DIM_COUNT] = {
     [GGUF_DIM_QKV] = "embedding_length + 2 × head_count_kv × value_length",
     [GGUF_DIM_FF2] = "2 × feed_forward_length",
     [GGUF_DIM_HEADS] = "head_count",
+    [GGUF_DIM_Q_GATED] = "2 × head_count × head_dim",
+    [GGUF_DIM_SSM_CONV] = "ssm.conv_kernel", [GGUF_DIM_SSM_STATE] = "ssm.state_size",
+    [GGUF_DIM_SSM_HEADS] = "ssm.time_step_rank",
+    [GGUF_DIM_SSM_VALUE] = "ssm.state_size × ssm.time_step_rank",
+    [GGUF_DIM_SSM_CHANNELS] = "(2 × ssm.group_count + ssm.time_step_rank) × ssm.state_size",
+    [GGUF_DIM_FF_SHEXP] = "expert_shared_feed_forward_length",
     [GGUF_DIM_EMBD_PER_LAYER] = "embedding_length_per_layer_input",
     [GGUF_DIM_EMBD_PER_LAYER_ALL] = "embedding_length_per_layer_input × block_count",
     [GGUF_DIM_FF_EXP2] = "2 × expert_feed_forward_length",
@@ -306,7 +346,21 @@ const gguf_arch_tensor *gguf_arch_match(const gguf_arch *a, const char *name, in
  * A model's hyper-parameters (read by modelcheck.c's gguf_hparams_read)
  */
 
-void gguf_hparams_free(gguf_hparams *hp) { free(hp); }
+void gguf_hparams_release(gguf_hparams *hp)
+{
+    for (int i = 0; i < GGUF_HP_COUNT; i++) {
+        free(hp->arr[i]);
+        hp->arr[i] = NULL;
+        hp->n_arr[i] = 0;
+    }
+}
+
+void gguf_hparams_free(gguf_hparams *hp)
+{
+    if (hp)
+        gguf_hparams_release(hp);
+    free(hp);
+}
 
 const gguf_arch *gguf_hparams_arch(const gguf_hparams *hp) { return hp->arch; }
 
@@ -369,10 +423,85 @@ int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
                                                   : hp->v[GGUF_HP_FFN_LENGTH];
     case GGUF_DIM_QKV:      return hp->v[GGUF_HP_EMBEDDING_LENGTH] + 2 * hp->n_head_kv * hp->head_v;
     case GGUF_DIM_FF2:      return 2 * hp->v[GGUF_HP_FFN_LENGTH];
+    case GGUF_DIM_Q_GATED:  return 2 * hp->v[GGUF_HP_HEAD_COUNT] * hp->head_k;
+    case GGUF_DIM_SSM_CONV: return hp->v[GGUF_HP_SSM_CONV_KERNEL];
+    case GGUF_DIM_SSM_STATE:return hp->v[GGUF_HP_SSM_STATE_SIZE];
+    case GGUF_DIM_SSM_HEADS:return hp->v[GGUF_HP_SSM_TIME_STEP_RANK];
+    case GGUF_DIM_SSM_VALUE:
+        return hp->v[GGUF_HP_SSM_STATE_SIZE] * hp->v[GGUF_HP_SSM_TIME_STEP_RANK];
+    case GGUF_DIM_SSM_CHANNELS:
+        return (2 * hp->v[GGUF_HP_SSM_GROUP_COUNT] + hp->v[GGUF_HP_SSM_TIME_STEP_RANK]) *
+               hp->v[GGUF_HP_SSM_STATE_SIZE];
+    case GGUF_DIM_FF_SHEXP:
+        return hp->has[GGUF_HP_EXPERT_SHARED_FFN_LENGTH] ? hp->v[GGUF_HP_EXPERT_SHARED_FFN_LENGTH]
+                                                         : hp->v[GGUF_HP_FFN_LENGTH];
     case GGUF_DIM_EMBD_PER_LAYER: return hp->v[GGUF_HP_EMBD_PER_LAYER];
     case GGUF_DIM_EMBD_PER_LAYER_ALL:
         return hp->v[GGUF_HP_EMBD_PER_LAYER] * hp->v[GGUF_HP_BLOCK_COUNT];
     case GGUF_DIM_FF_EXP2:  return 2 * gguf_hparams_dim(hp, GGUF_DIM_FF_EXP);
     }
     return -1;
+}
+
+bool gguf_hparams_layer_in(const gguf_hparams *hp, int layers, int64_t il)
+{
+    if (il < 0 || il >= hp->v[GGUF_HP_BLOCK_COUNT])
+        return false;
+    const int64_t n = hp->set[GGUF_HP_FULL_ATTN_INTERVAL] ? hp->v[GGUF_HP_FULL_ATTN_INTERVAL] : 0;
+    const bool attention = n <= 0 || (il + 1) % n == 0;
+    switch (layers) {
+    case GGUF_LAYERS_ALL:       return true;
+    case GGUF_LAYERS_ATTENTION: return attention;
+    case GGUF_LAYERS_RECURRENT: return !attention;
+    }
+    return false;
+}
+
+/* Element il of a per-block array row, when id has one. */
+static bool per_block(const gguf_hparams *hp, int id, int64_t il, int64_t *value)
+{
+    if (id < 0 || id >= GGUF_HP_COUNT || !hp->arr[id] || il < 0 || il >= hp->n_arr[id])
+        return false;
+    const gguf_arch_hparam *h = gguf_arch_hparam_of(hp->arch, id);
+    if (!h || h->array != GGUF_HP_PER_BLOCK)
+        return false;
+    *value = hp->arr[id][il];
+    return true;
+}
+
+int64_t gguf_hparams_layer_dim(const gguf_hparams *hp, int dim, int64_t il)
+{
+    if (il < 0 || il >= hp->v[GGUF_HP_BLOCK_COUNT])
+        return -1;
+    int64_t ff;
+    if (per_block(hp, GGUF_HP_FFN_LENGTH, il, &ff)) {
+        if (dim == GGUF_DIM_FF)
+            return ff;
+        if (dim == GGUF_DIM_FF2)
+            return 2 * ff;
+        if (dim == GGUF_DIM_FF_EXP && !hp->has[GGUF_HP_EXPERT_FFN_LENGTH])
+            return ff;
+        if (dim == GGUF_DIM_FF_SHEXP && !hp->has[GGUF_HP_EXPERT_SHARED_FFN_LENGTH])
+            return ff;
+    }
+    return gguf_hparams_dim(hp, dim);
+}
+
+int64_t gguf_hparams_array(const gguf_hparams *hp, int id, int64_t *values, int64_t cap)
+{
+    if (id < 0 || id >= GGUF_HP_COUNT || !hp->arr[id])
+        return 0;
+    for (int64_t i = 0; values && i < cap && i < hp->n_arr[id]; i++)
+        values[i] = hp->arr[id][i];
+    return hp->n_arr[id];
+}
+
+bool gguf_hparams_get_layer(const gguf_hparams *hp, int id, int64_t il, int64_t *value)
+{
+    *value = 0;
+    if (il < 0 || il >= hp->v[GGUF_HP_BLOCK_COUNT])
+        return false;
+    if (per_block(hp, id, il, value))
+        return true;
+    return gguf_hparams_get_int(hp, id, value);
 }

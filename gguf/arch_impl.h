@@ -33,6 +33,7 @@ struct gguf_arch_tensor {
     uint8_t     need;      /* enum gguf_need */
     uint8_t     need_feat; /* enum gguf_feature for the _FEAT needs */
     uint8_t     ne[3];     /* enum gguf_dim: the shape; GGUF_DIM_1 for an absent axis */
+    uint8_t     layers;    /* enum gguf_layers: the blocks it is in (0: every block) */
 };
 
 /* A change a family makes to a base table, by role. */
@@ -58,7 +59,9 @@ struct gguf_arch_hparam {
     bool    zero_ok;  /* a float may be 0 (>= 0 rather than > 0) */
     uint8_t derive;   /* enum gguf_derive, when absent */
     double  def;      /* with GGUF_DERIVE_DEFAULT */
-    int64_t lo, hi;   /* integer range */
+    int64_t lo, hi;   /* integer range (of each element of an array) */
+    uint8_t array;    /* enum gguf_hp_array */
+    uint16_t count;   /* a GGUF_HP_ARRAY's element count */
 };
 
 struct gguf_arch {
@@ -81,7 +84,12 @@ struct gguf_hparams {
     bool     set[GGUF_HP_COUNT]; /* present or derived */
     int64_t  n_head_kv, head_k, head_v, n_rot; /* derived */
     int64_t  n_vocab;            /* the token count, -1 when unknown */
+    int64_t *arr[GGUF_HP_COUNT]; /* an array row's elements (owned; NULL: none) */
+    int64_t  n_arr[GGUF_HP_COUNT];
 };
+
+/* Frees what hp owns (its arrays), not hp. */
+void gguf_hparams_release(gguf_hparams *hp);
 
 /* The families (families.c): gguf_n_archs rows in registry order, and
  * their recipes, one per row in the same order. */

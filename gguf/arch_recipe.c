@@ -40,6 +40,8 @@ static const gguf_feature_word WORDS[] = {
     CONVERT(TRIM_EMBD, "convert:trim-embd"),
     CONVERT(NO_SPACE_PREFIX, "convert:no-space-prefix"),
     CONVERT(OWN_ROPE_KEYS, "convert:own-rope-keys"),
+    MODEL(DELTA_NET, "delta-net"), MODEL(ATTN_GATE, "attn-gate"), MODEL(MROPE, "mrope"),
+    MODEL(SHARED_EXPERT, "shared-expert"),
     MODEL(PER_LAYER_INPUTS, "per-layer-inputs"), MODEL(SHARED_KV, "shared-kv"),
     MODEL(V_FROM_K, "v-from-k"), MODEL(DENSE_AND_EXPERTS, "dense-and-experts"),
     MODEL(LAYER_OUT_SCALE, "layer-out-scale"), MODEL(ROPE_FREQS_FULL, "rope-freqs-full"),

@@ -114,6 +114,50 @@ static const gguf_arch_hparam gemma3_hparams[] = {
     HP_END,
 };
 
+/* Qwen 3.5 (llama.cpp's LLM_ARCH_QWEN35, _QWEN35MOE): the decoder's keys
+ * (the MoE without feed_forward_length: its experts' and shared expert's
+ * widths instead), the gated delta net's sizes, the interval of the
+ * full-attention blocks (llama.cpp's default 4) and the M-RoPE sections
+ * (four, or one value for all, as llama.cpp reads them). */
+#define ARRAY(n) .array = GGUF_HP_ARRAY, .count = (n)
+#define QWEN35_KEYS \
+    HP(SSM_CONV_KERNEL, REQ, INT(1, MAX_DIM)), \
+    HP(SSM_INNER_SIZE, REQ, INT(1, MAX_DIM)), \
+    HP(SSM_STATE_SIZE, REQ, INT(1, MAX_DIM)), \
+    HP(SSM_TIME_STEP_RANK, REQ, INT(1, MAX_DIM)), \
+    HP(SSM_GROUP_COUNT, REQ, INT(1, MAX_DIM)), \
+    HP(FULL_ATTN_INTERVAL, DEF(4), INT(1, GGUF_MODEL_MAX_BLOCKS)), \
+    HP(ROPE_DIM_SECTIONS, REQ, ARRAY(4), INT(0, MAX_DIM))
+#define QWEN35_ATTN_KEYS \
+    HP(HEAD_COUNT, REQ, INT(1, MAX_DIM)), \
+    HP(HEAD_COUNT_KV, DERIVE(HEAD_COUNT), INT(1, MAX_DIM)), \
+    HP(KEY_LENGTH, DERIVE(HEAD_SIZE), INT(1, MAX_DIM)), \
+    HP(VALUE_LENGTH, DERIVE(HEAD_SIZE), INT(1, MAX_DIM)), \
+    HP(ROPE_DIM, DERIVE(KEY_LENGTH), INT(INT64_MIN, INT64_MAX)), \
+    HP(RMS_EPS, FLOAT, REQ), \
+    HP(ROPE_FREQ_BASE, FLOAT, DEF(10000.0))
+static const gguf_arch_hparam qwen35_hparams[] = {
+    DECODER_KEYS,
+    QWEN35_KEYS,
+    ROPE_SCALING_KEYS,
+    HP_END,
+};
+static const gguf_arch_hparam qwen35moe_hparams[] = {
+    HP(CONTEXT_LENGTH, REQ, INT(1, INT32_MAX)),
+    HP(EMBEDDING_LENGTH, REQ, INT(1, MAX_DIM)),
+    HP(BLOCK_COUNT, REQ, INT(1, GGUF_MODEL_MAX_BLOCKS)),
+    QWEN35_ATTN_KEYS,
+    HP(EXPERT_COUNT, REQ, INT(1, 4096)),
+    HP(EXPERT_USED_COUNT, REQ, INT(1, 4096)),
+    HP(EXPERT_FFN_LENGTH, REQ, INT(1, MAX_DIM)),
+    HP(EXPERT_SHARED_FFN_LENGTH, REQ, INT(1, MAX_DIM)),
+    QWEN35_KEYS,
+    ROPE_SCALING_KEYS,
+    HP_END,
+};
+#undef ARRAY
+#undef QWEN35_KEYS
+#undef QWEN35_ATTN_KEYS
 /* Gemma 4 (LLM_ARCH_GEMMA4): the decoder's keys (key_length and
  * rope.dimension_count those of the full layers), the sliding layers' head
  * size, the sliding window and the per-layer input width required, the
@@ -293,6 +337,62 @@ static const gguf_arch_tensor gemma3_tensors[] = {
     END,
 };
 
+/* Qwen 3.5 (llama.cpp's qwen35/qwen35moe loaders), in the order its
+ * converter writes a block: the attention norm; in the recurrent blocks
+ * the gated delta net (ssm_a with no .weight; attn_qkv its q, k and v
+ * projection, attn_gate its output gate z); the feed-forward (dense, or
+ * routed experts and a shared expert); the pre-feed-forward norm named
+ * post_attention_norm (role ffn_norm); in the full-attention blocks the
+ * gated attention (attn_q: per head the queries, then the gate). */
+#define REC .layers = GGUF_LAYERS_RECURRENT
+#define ATT .layers = GGUF_LAYERS_ATTENTION
+static const gguf_arch_tensor qwen35_head_tensors[] = {
+    ROW(TOKEN_EMBD, TOKEN_EMBD, NE(EMBD, VOCAB)),
+    ROW(OUTPUT_NORM, OUTPUT_NORM, NE(EMBD)),
+    ROW(OUTPUT, OUTPUT, UNLESS_FEAT(TIED_OUTPUT), NE(EMBD, VOCAB)),
+    ROW(ATTN_NORM, ATTN_NORM, NE(EMBD)),
+    ROW(SSM_A, SSM_A, REC, NE(GGUF_DIM_SSM_HEADS)),
+    ROW(SSM_CONV1D, SSM_CONV1D, REC, NE(GGUF_DIM_SSM_CONV, GGUF_DIM_SSM_CHANNELS)),
+    ROW(SSM_DT_BIAS, SSM_DT_BIAS, REC, NE(GGUF_DIM_SSM_HEADS)),
+    ROW(SSM_ALPHA, SSM_ALPHA, REC, NE(EMBD, GGUF_DIM_SSM_HEADS)),
+    ROW(SSM_BETA, SSM_BETA, REC, NE(EMBD, GGUF_DIM_SSM_HEADS)),
+    ROW(ATTN_QKV, ATTN_QKV, REC, NE(EMBD, GGUF_DIM_SSM_CHANNELS)),
+    ROW(ATTN_GATE, ATTN_GATE, REC, NE(EMBD, GGUF_DIM_SSM_VALUE)),
+    ROW(SSM_NORM, SSM_NORM, REC, NE(GGUF_DIM_SSM_STATE)),
+    ROW(SSM_OUT, SSM_OUT, REC, NE(GGUF_DIM_SSM_VALUE, EMBD)),
+    END,
+};
+static const gguf_arch_tensor qwen35_dense_tensors[] = {
+    ROW(FFN_DOWN, FFN_DOWN, DENSE, NE(FF, EMBD)),
+    ROW(FFN_GATE, FFN_GATE, DENSE, NE(EMBD, FF)),
+    ROW(FFN_UP, FFN_UP, DENSE, NE(EMBD, FF)),
+    END,
+};
+#define FF_SHEXP GGUF_DIM_FF_SHEXP
+static const gguf_arch_tensor qwen35moe_tensors[] = {
+    ROW(FFN_DOWN_EXPS, FFN_DOWN_EXPS, EXPERTS, NE(FF_EXP, EMBD, N_EXP)),
+    ROW(FFN_GATE_EXPS, FFN_GATE_EXPS, EXPERTS, NE(EMBD, FF_EXP, N_EXP)),
+    ROW(FFN_UP_EXPS, FFN_UP_EXPS, EXPERTS, NE(EMBD, FF_EXP, N_EXP)),
+    ROW(FFN_GATE_INP, FFN_GATE_INP, EXPERTS, NE(EMBD, N_EXP)),
+    ROW(FFN_DOWN_SHEXP, FFN_DOWN_SHEXP, EXPERTS, NE(FF_SHEXP, EMBD)),
+    ROW(FFN_GATE_SHEXP, FFN_GATE_SHEXP, EXPERTS, NE(EMBD, FF_SHEXP)),
+    ROW(FFN_UP_SHEXP, FFN_UP_SHEXP, EXPERTS, NE(EMBD, FF_SHEXP)),
+    ROW(FFN_GATE_INP_SHEXP, FFN_GATE_INP_SHEXP, EXPERTS, NE(EMBD)),
+    END,
+};
+#undef FF_SHEXP
+static const gguf_arch_tensor qwen35_tail_tensors[] = {
+    ROW(ATTN_POST_NORM, FFN_NORM, NE(EMBD)),
+    ROW(ATTN_K_NORM, ATTN_K_NORM, ATT, NE(GGUF_DIM_HEAD_K)),
+    ROW(ATTN_K, ATTN_K, ATT, NE(EMBD, GGUF_DIM_K)),
+    ROW(ATTN_OUT, ATTN_OUT, ATT, NE(GGUF_DIM_Q, EMBD)),
+    ROW(ATTN_Q_NORM, ATTN_Q_NORM, ATT, NE(GGUF_DIM_HEAD_K)),
+    ROW(ATTN_Q, ATTN_Q, ATT, NE(EMBD, GGUF_DIM_Q_GATED)),
+    ROW(ATTN_V, ATTN_V, ATT, NE(EMBD, GGUF_DIM_V)),
+    END,
+};
+#undef REC
+#undef ATT
 /* Gemma 4 (llama.cpp's gemma4 loader, in its order): q/k norms and the
  * post-norms in every layer; k (and its norm) only in the layers with their
  * own KV, v optional everywhere (K serves as V); the dense feed-forward
@@ -353,6 +453,12 @@ static const gguf_tensor_part gemma2_tables[] = { { decoder_tensors, gemma_patch
 static const gguf_tensor_part gemma3_tables[] = { { decoder_tensors, gemma_patches },
                                                   PART(gemma3_tensors), PART(qk_norm_tensors),
                                                   PARTS_END };
+static const gguf_tensor_part qwen35_tables[] = { PART(qwen35_head_tensors),
+                                                  PART(qwen35_dense_tensors),
+                                                  PART(qwen35_tail_tensors), PARTS_END };
+static const gguf_tensor_part qwen35moe_tables[] = { PART(qwen35_head_tensors),
+                                                     PART(qwen35moe_tensors),
+                                                     PART(qwen35_tail_tensors), PARTS_END };
 static const gguf_tensor_part gemma4_tables[] = { PART(gemma4_tensors), PARTS_END };
 #undef ROW
 #undef NE
@@ -427,6 +533,18 @@ const gguf_arch gguf_archs[] = {
       .hparams = gemma3_hparams, .tables = gemma3_tables,
       .features = F(TIED_OUTPUT) | F(QK_NORM) | F(SCALE_Q) | F(SCALE_EMBD) | F(SWA_ROPE_PLAIN),
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH },
+    /* Qwen 3.5: three gated delta net blocks to one of gated attention
+     * (full_attention_interval), M-RoPE sections over a partial rotary
+     * dimension (text positions: the same in every section) */
+    { .name = "qwen35", .about = "Qwen 3.5 dense: gated delta net blocks between gated-attention ones, M-RoPE",
+      .hparams = qwen35_hparams, .tables = qwen35_tables,
+      .features = F(TIED_OUTPUT) | F(QK_NORM) | F(DELTA_NET) | F(ATTN_GATE) | F(MROPE),
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU },
+    { .name = "qwen35moe", .about = "Qwen 3.5 MoE: Qwen 3.5 with routed experts and a gated shared expert",
+      .hparams = qwen35moe_hparams, .tables = qwen35moe_tables,
+      .features = F(TIED_OUTPUT) | F(QK_NORM) | F(EXPERTS) | F(DELTA_NET) | F(ATTN_GATE) |
+                  F(MROPE) | F(SHARED_EXPERT),
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .routing = GGUF_ROUTING_SOFTMAX_TOPK },
     /* Gemma 4: sliding and full layers of their own head sizes (a pattern
      * per layer), KV shared by the last layers, per-layer inputs, experts
      * beside the dense feed-forward, unscaled attention, x·w norms */
@@ -740,6 +858,46 @@ static const gguf_recipe_tensor gemma_names[] = {
 };
 static const gguf_recipe_tensor gemma3_names[] = { T(OUTPUT, .hf = "lm_head.weight"), NAMES_END };
 
+/* Qwen 3.5: the gated delta net's (linear_attn.*), the gated attention's
+ * and the experts' names. The experts come stacked (mlp.experts.gate_up_proj:
+ * gate rows then up rows, mlp.experts.down_proj): the converter splits
+ * them itself (convert/hf.c), so their rows name no checkpoint tensor. */
+#define QWEN35_NAMES \
+    HF_GLOBALS, \
+    T(ATTN_NORM, .hf = HF("input_layernorm.weight")), \
+    T(SSM_A, .hf = HF("linear_attn.A_log")), \
+    T(SSM_CONV1D, .hf = HF("linear_attn.conv1d.weight")), \
+    T(SSM_DT_BIAS, .hf = HF("linear_attn.dt_bias")), \
+    T(SSM_ALPHA, .hf = HF("linear_attn.in_proj_a.weight")), \
+    T(SSM_BETA, .hf = HF("linear_attn.in_proj_b.weight")), \
+    T(ATTN_QKV, .hf = HF("linear_attn.in_proj_qkv.weight")), \
+    T(ATTN_GATE, .hf = HF("linear_attn.in_proj_z.weight")), \
+    T(SSM_NORM, .hf = HF("linear_attn.norm.weight")), \
+    T(SSM_OUT, .hf = HF("linear_attn.out_proj.weight")), \
+    T(FFN_NORM, .hf = HF("post_attention_layernorm.weight")), \
+    T(ATTN_Q, .hf = HF("self_attn.q_proj.weight")), \
+    T(ATTN_K, .hf = HF("self_attn.k_proj.weight")), \
+    T(ATTN_V, .hf = HF("self_attn.v_proj.weight")), \
+    T(ATTN_OUT, .hf = HF("self_attn.o_proj.weight")), \
+    T(ATTN_Q_NORM, .hf = HF("self_attn.q_norm.weight")), \
+    T(ATTN_K_NORM, .hf = HF("self_attn.k_norm.weight"))
+static const gguf_recipe_tensor qwen35_names[] = {
+    QWEN35_NAMES,
+    T(FFN_GATE, .hf = HF("mlp.gate_proj.weight")),
+    T(FFN_UP, .hf = HF("mlp.up_proj.weight")),
+    T(FFN_DOWN, .hf = HF("mlp.down_proj.weight")),
+    NAMES_END,
+};
+static const gguf_recipe_tensor qwen35moe_names[] = {
+    QWEN35_NAMES,
+    T(FFN_GATE_INP, .hf = HF("mlp.gate.weight")),
+    T(FFN_GATE_SHEXP, .hf = HF("mlp.shared_expert.gate_proj.weight")),
+    T(FFN_UP_SHEXP, .hf = HF("mlp.shared_expert.up_proj.weight")),
+    T(FFN_DOWN_SHEXP, .hf = HF("mlp.shared_expert.down_proj.weight")),
+    T(FFN_GATE_INP_SHEXP, .hf = HF("mlp.shared_expert_gate.weight")),
+    NAMES_END,
+};
+#undef QWEN35_NAMES
 /* Gemma 4 (the names with "language_model." taken out): stacked experts
  * with gate and up fused, the router's parts, the per-layer inputs, the
  * layer scalar (Gemma4Model adds ".weight" to it). */
@@ -790,6 +948,8 @@ static const gguf_recipe_tensor *const qwen3moe_all[] = { decoder_names, qk_norm
 static const gguf_recipe_tensor *const phi3_all[] = { phi3_names, NULL };
 static const gguf_recipe_tensor *const gptoss_all[] = { gptoss_names, NULL };
 static const gguf_recipe_tensor *const gemma2_all[] = { gemma_names, NULL };
+static const gguf_recipe_tensor *const qwen35_all[] = { qwen35_names, NULL };
+static const gguf_recipe_tensor *const qwen35moe_all[] = { qwen35moe_names, NULL };
 static const gguf_recipe_tensor *const gemma3_all[] = { gemma_names, gemma3_names, qk_norm_names,
                                                         NULL };
 static const gguf_recipe_tensor *const gemma4_all[] = { gemma4_names, NULL };
@@ -814,6 +974,10 @@ static const char *const gptoss_hf[] = { "GptOssForCausalLM", NULL };
 static const char *const gemma2_hf[] = { "Gemma2ForCausalLM", NULL };
 static const char *const gemma3_hf[] = { "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
                                          NULL };
+static const char *const qwen35_hf[] = { "Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration",
+                                         NULL };
+static const char *const qwen35moe_hf[] = { "Qwen3_5MoeForCausalLM",
+                                            "Qwen3_5MoeForConditionalGeneration", NULL };
 /* Gemma3Model.modify_tensors drops these after taking "language_model."
  * out; the last two, a newer transformers' layout, llama.cpp does not know
  * (it fails on them): gguf-convert drops them too. */
@@ -860,6 +1024,10 @@ const gguf_recipe gguf_recipes[] = {
       .tensors = gemma3_all, .facts = F(TRIM_EMBD) | F(NO_SPACE_PREFIX),
       .norm_offset = 1.0f, .q_scale_width_blocks = 62,
       .hf_strip = "language_model.", .hf_skip_prefix = gemma3_vision },
+    { .arch = "qwen35", .hf_classes = qwen35_hf, .hf_skip = skip_common,
+      .hf_hparams = base_hf_hparams, .tensors = qwen35_all, .norm_offset = 1.0f },
+    { .arch = "qwen35moe", .hf_classes = qwen35moe_hf, .hf_skip = skip_common,
+      .hf_hparams = base_hf_hparams, .tensors = qwen35moe_all, .norm_offset = 1.0f },
     { .arch = "gemma4", .hf_classes = gemma4_hf, .hf_skip = skip_common,
       .hf_hparams = gemma4_hf_hparams, .hf_hparams_late = gemma4_late_hparams,
       .tensors = gemma4_all, .facts = F(TRIM_EMBD) | F(NO_SPACE_PREFIX) | F(ROPE_PROPORTIONAL),

@@ -231,6 +231,63 @@ static int check_identity(checker *c)
  * Hyper-parameters
  */
 
+/* Element i of an integer or bool array (or scalar). */
+static bool int_elem(const mc_kv *k, uint64_t i, int64_t *v)
+{
+    const uint8_t *p = k->kv.data;
+    union { uint8_t u8; int8_t i8; uint16_t u16; int16_t i16; uint32_t u32; int32_t i32;
+            uint64_t u64; int64_t i64; } x;
+    switch (k->kv.elem_type) {
+    case GGUF_VT_U8: case GGUF_VT_BOOL: memcpy(&x.u8, p + i, 1); *v = x.u8; return true;
+    case GGUF_VT_I8:  memcpy(&x.i8, p + i, 1); *v = x.i8; return true;
+    case GGUF_VT_U16: memcpy(&x.u16, p + 2 * i, 2); *v = x.u16; return true;
+    case GGUF_VT_I16: memcpy(&x.i16, p + 2 * i, 2); *v = x.i16; return true;
+    case GGUF_VT_U32: memcpy(&x.u32, p + 4 * i, 4); *v = x.u32; return true;
+    case GGUF_VT_I32: memcpy(&x.i32, p + 4 * i, 4); *v = x.i32; return true;
+    case GGUF_VT_U64: memcpy(&x.u64, p + 8 * i, 8); *v = x.u64 > INT64_MAX ? INT64_MAX : (int64_t)x.u64;
+        return true;
+    case GGUF_VT_I64: memcpy(&x.i64, p + 8 * i, 8); *v = x.i64; return true;
+    }
+    return false;
+}
+
+/* An array row (enum gguf_hp_array): an array of integers or bools of the
+ * row's count (block_count for a per-block one), or one integer for all,
+ * each in the row's range; kept in hp.arr, the largest in hp.v. */
+static int read_array(checker *c, const gguf_arch_hparam *r, const char *key, const mc_kv *k)
+{
+    const int64_t want = r->array == GGUF_HP_ARRAY ? r->count : c->hp.v[GGUF_HP_BLOCK_COUNT];
+    const bool arr = k->kv.type == GGUF_VT_ARR;
+    int64_t v;
+    if (!k->kv.data || (k->kv.n > 0 && !int_elem(k, 0, &v)))
+        return type_error(c, key, k, r->array == GGUF_HP_ARRAY ? "an integer array"
+                                                               : "an integer or bool array");
+    if (arr && (int64_t)k->kv.n != want)
+        return gguf_error_set(c->err, "%s has %" PRIu64 " elements, expected %" PRId64 "%s", key,
+                              k->kv.n, want, r->array == GGUF_HP_PER_BLOCK ? " (block_count)" : "");
+    if (want < 1)
+        return gguf_error_set(c->err, "%s: no elements", key);
+    int64_t *a = malloc((size_t)want * sizeof *a);
+    if (!a)
+        return gguf_error_setc(c->err, GGUF_ERR_NOMEM, "out of memory");
+    int64_t max = INT64_MIN;
+    for (int64_t i = 0; i < want; i++) {
+        int_elem(k, arr ? (uint64_t)i : 0, &a[i]);
+        if (a[i] < r->lo || a[i] > r->hi) {
+            const int64_t bad = a[i];
+            free(a);
+            return gguf_error_set(c->err, "%s[%" PRId64 "] = %" PRId64 ", expected %" PRId64
+                                  "..%" PRId64, key, i, bad, r->lo, r->hi);
+        }
+        max = a[i] > max ? a[i] : max;
+    }
+    free(c->hp.arr[r->id]);
+    c->hp.arr[r->id] = a;
+    c->hp.n_arr[r->id] = want;
+    c->hp.v[r->id] = max;
+    return 0;
+}
+
 static int read_hparam(checker *c, const gguf_arch_hparam *r)
 {
     char key[128], text[24];
@@ -242,6 +299,8 @@ static int read_hparam(checker *c, const gguf_arch_hparam *r)
         return 0;
     }
     c->hp.has[r->id] = c->hp.set[r->id] = true;
+    if (r->array != GGUF_HP_SCALAR)
+        return read_array(c, r, key, &k);
     if (r->is_float) {
         double d;
         float f;
@@ -262,6 +321,42 @@ static int read_hparam(checker *c, const gguf_arch_hparam *r)
         return gguf_error_set(c->err, "%s = %s, expected %" PRId64 "..%" PRId64, key, text, r->lo,
                               r->hi);
     c->hp.v[r->id] = v;
+    return 0;
+}
+
+/* The recurrent blocks' keys against each other: full_attention_interval
+ * within block_count, value heads a multiple of the key heads (groups). */
+static int check_layer_keys(checker *c)
+{
+    const gguf_hparams *hp = &c->hp;
+    char k1[128], k2[128];
+    if (hp->has[GGUF_HP_FULL_ATTN_INTERVAL] &&
+        hp->v[GGUF_HP_FULL_ATTN_INTERVAL] > hp->v[GGUF_HP_BLOCK_COUNT])
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected 1 to %s = %" PRId64
+                              " (no block would be full attention)",
+                              akey(c, GGUF_KEY_FULL_ATTN_INTERVAL, k1),
+                              hp->v[GGUF_HP_FULL_ATTN_INTERVAL],
+                              akey(c, GGUF_KEY_BLOCK_COUNT, k2), hp->v[GGUF_HP_BLOCK_COUNT]);
+    if (hp->has[GGUF_HP_SSM_GROUP_COUNT] && hp->has[GGUF_HP_SSM_TIME_STEP_RANK] &&
+        hp->v[GGUF_HP_SSM_TIME_STEP_RANK] % hp->v[GGUF_HP_SSM_GROUP_COUNT])
+        return gguf_error_set(c->err, "%s = %" PRId64 " does not divide %s = %" PRId64
+                              " (value heads per key head)",
+                              akey(c, GGUF_KEY_SSM_GROUP_COUNT, k1), hp->v[GGUF_HP_SSM_GROUP_COUNT],
+                              akey(c, GGUF_KEY_SSM_TIME_STEP_RANK, k2),
+                              hp->v[GGUF_HP_SSM_TIME_STEP_RANK]);
+    /* llama.cpp's loader takes a value head as state_size wide, its graph
+     * as inner_size / time_step_rank: the two must agree */
+    if (hp->has[GGUF_HP_SSM_INNER_SIZE] && hp->has[GGUF_HP_SSM_STATE_SIZE] &&
+        hp->has[GGUF_HP_SSM_TIME_STEP_RANK] &&
+        hp->v[GGUF_HP_SSM_INNER_SIZE] !=
+            hp->v[GGUF_HP_SSM_STATE_SIZE] * hp->v[GGUF_HP_SSM_TIME_STEP_RANK]) {
+        char k3[128];
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected %s × %s = %" PRId64,
+                              akey(c, GGUF_KEY_SSM_INNER_SIZE, k3), hp->v[GGUF_HP_SSM_INNER_SIZE],
+                              akey(c, GGUF_KEY_SSM_STATE_SIZE, k1),
+                              akey(c, GGUF_KEY_SSM_TIME_STEP_RANK, k2),
+                              hp->v[GGUF_HP_SSM_STATE_SIZE] * hp->v[GGUF_HP_SSM_TIME_STEP_RANK]);
+    }
     return 0;
 }
 
@@ -311,6 +406,8 @@ static int derive(checker *c)
             break;
         }
     }
+    if (check_layer_keys(c))
+        return -1;
     hp->n_head_kv = hp->v[GGUF_HP_HEAD_COUNT_KV];
     hp->head_k = hp->v[GGUF_HP_KEY_LENGTH];
     hp->head_v = hp->v[GGUF_HP_VALUE_LENGTH];
@@ -323,6 +420,16 @@ static int derive(checker *c)
     } else if (hp->n_rot < 2 || hp->n_rot % 2 || hp->n_rot > hp->head_k) {
         return gguf_error_set(c->err, "%s = %" PRId64 ", expected an even number from 2 to %" PRId64
                               " (the head size)", kr, hp->n_rot, hp->head_k);
+    }
+    /* M-RoPE: the sections share out the rotary pairs */
+    if (hp->arr[GGUF_HP_ROPE_DIM_SECTIONS]) {
+        int64_t sum = 0;
+        for (int64_t i = 0; i < hp->n_arr[GGUF_HP_ROPE_DIM_SECTIONS]; i++)
+            sum += hp->arr[GGUF_HP_ROPE_DIM_SECTIONS][i];
+        char ks[128];
+        if (sum < 1 || sum > hp->n_rot / 2)
+            return gguf_error_set(c->err, "%s adds up to %" PRId64 ", expected 1 to %s / 2 = %" PRId64,
+                                  akey(c, GGUF_KEY_ROPE_DIM_SECTIONS, ks), sum, kr, hp->n_rot / 2);
     }
     return 0;
 }
@@ -754,11 +861,16 @@ static int rows_error(checker *c, const char *name, int64_t rows)
     return gguf_error_set(c->err, "%s has %" PRId64 " rows but %s", name, rows, c->vocab_src);
 }
 
-static int check_shape(checker *c, const gguf_arch_tensor *r, const mc_tensor *t)
+/* dim's value in block (a global: block -1) */
+static int64_t dim_in(const checker *c, int dim, int block)
 {
-    const int64_t want[GGUF_MAX_DIMS] = { gguf_hparams_dim(&c->hp, r->ne[0]),
-                                         gguf_hparams_dim(&c->hp, r->ne[1]),
-                                         gguf_hparams_dim(&c->hp, r->ne[2]), 1 };
+    return block < 0 ? gguf_hparams_dim(&c->hp, dim) : gguf_hparams_layer_dim(&c->hp, dim, block);
+}
+
+static int check_shape(checker *c, const gguf_arch_tensor *r, const mc_tensor *t, int block)
+{
+    const int64_t want[GGUF_MAX_DIMS] = { dim_in(c, r->ne[0], block), dim_in(c, r->ne[1], block),
+                                         dim_in(c, r->ne[2], block), 1 };
     if (!memcmp(want, t->ne, sizeof want))
         return 0;
     if (r->ne[1] == GGUF_DIM_VOCAB && t->ne[0] == want[0] && t->ne[2] == 1 && t->ne[3] == 1)
@@ -821,11 +933,15 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
                     return -1;
                 continue;
             }
-            for (size_t r = 0; l && r < l->n_blk && !known; r++)
-                if (!strcmp(l->blk[r]->name + strlen(BLOCK_PREFIX), rest)) {
-                    slots[l->n_glob + (uint64_t)b * l->n_blk + r] = i + 1;
-                    known = true;
-                }
+            /* a row of the block's kind first (two rows may share a name,
+             * one per kind of block), then any */
+            for (int pass = 0; pass < 2; pass++)
+                for (size_t r = 0; l && r < l->n_blk && !known; r++)
+                    if (!strcmp(l->blk[r]->name + strlen(BLOCK_PREFIX), rest) &&
+                        (pass || gguf_hparams_layer_in(&c->hp, l->blk[r]->layers, b))) {
+                        slots[l->n_glob + (uint64_t)b * l->n_blk + r] = i + 1;
+                        known = true;
+                    }
         } else {
             for (size_t r = 0; l && r < l->n_glob && !known; r++)
                 if (!strcmp(l->glob[r]->name, t.name)) {
@@ -847,6 +963,21 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
 /* One table tensor: present when required, of its shape when present. */
 static int check_rule(checker *c, const gguf_arch_tensor *r, uint64_t slot, int block)
 {
+    if (block >= 0 && r->layers != GGUF_LAYERS_ALL && !gguf_hparams_layer_in(&c->hp, r->layers, block)) {
+        if (!slot)
+            return 0;
+        /* the kind of the block (a table has two kinds of blocks at most) */
+        const int kind = gguf_hparams_layer_in(&c->hp, GGUF_LAYERS_RECURRENT, block)
+                             ? GGUF_LAYERS_RECURRENT : GGUF_LAYERS_ATTENTION;
+        char name[GGUF_MAX_NAME + 16], key[128];
+        snprintf(name, sizeof name, r->name, block);
+        return gguf_error_set(c->err, "tensor %s: block %d is a%s %s block (%s = %" PRId64
+                              "), %s is only in %s blocks", name, block,
+                              kind == GGUF_LAYERS_ATTENTION ? "n" : "", gguf_layers_name(kind),
+                              akey(c, GGUF_KEY_FULL_ATTN_INTERVAL, key),
+                              c->hp.v[GGUF_HP_FULL_ATTN_INTERVAL], gguf_role_name(r->role),
+                              gguf_layers_name(r->layers));
+    }
     if (!slot) {
         if (!gguf_arch_tensor_required_for(c->row, r, c->hp.v[GGUF_HP_EXPERT_COUNT] > 0))
             return 0;
@@ -856,7 +987,7 @@ static int check_rule(checker *c, const gguf_arch_tensor *r, uint64_t slot, int 
     }
     mc_tensor t;
     c->v->tensor(c->v->src, slot - 1, &t);
-    return check_shape(c, r, &t);
+    return check_shape(c, r, &t, block);
 }
 
 static int check_tensors(checker *c)
@@ -884,7 +1015,7 @@ static int check_tensors(checker *c)
         if (vocab_size(c, embd.name ? embd.ne[1] : -1))
             goto done;
         for (size_t r = 0; r < l.n_glob; r++)
-            if (check_rule(c, l.glob[r], slots[r], 0) && tensor_problem(c))
+            if (check_rule(c, l.glob[r], slots[r], -1) && tensor_problem(c))
                 goto done;
         for (int64_t b = 0; b < c->n_blocks; b++)
             for (size_t r = 0; r < l.n_blk; r++)
@@ -916,6 +1047,7 @@ static int validate(const mc_view *v, gguf_error *err, gguf_model_problem_fn *re
         generic_block_count(&c);
     rc = rc ? rc : check_vocab(&c);
     rc = rc ? rc : check_tensors(&c);
+    gguf_hparams_release(&c.hp);
     if (!report)
         return rc;
     if (rc && err->code == GGUF_ERR_NOMEM)
@@ -958,8 +1090,10 @@ int gguf_hparams_read(const gguf_file *f, gguf_hparams **out, gguf_error *err)
     if (!(c.row = gguf_arch_find(c.arch)))
         return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "architecture \"%s\" is not registered",
                                c.arch);
-    if (check_hparams(&c))
+    if (check_hparams(&c)) {
+        gguf_hparams_release(&c.hp);
         return -1;
+    }
     /* the vocabulary size: the token list, else {arch}.vocab_size, else
      * token_embd's rows */
     const gguf_kv *kv = gguf_lookup_kv(f, GGUF_KEY_TOK_TOKENS);
@@ -972,8 +1106,10 @@ int gguf_hparams_read(const gguf_file *f, gguf_hparams **out, gguf_error *err)
         c.hp.n_vocab = vs;
     else if (embd)
         c.hp.n_vocab = embd->ne[1];
-    if (!(*out = malloc(sizeof **out)))
+    if (!(*out = malloc(sizeof **out))) {
+        gguf_hparams_release(&c.hp);
         return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
-    **out = c.hp;
+    }
+    **out = c.hp; /* the arrays move with it */
     return 0;
 }

@@ -6,6 +6,7 @@
  */
 #include "arches.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,8 +93,19 @@ static void keys(emit *e, const gguf_arch *a)
     for (size_t i = 0; (h = gguf_arch_hparam_at(a, i)); i++) {
         char name[128], der[64];
         snprintf(name, sizeof name, gguf_hp_key(gguf_arch_hparam_id(h)), gguf_arch_name(a));
-        emit_value row[] = { ev_str(name),
-                             ev_str(gguf_arch_hparam_is_float(h) ? "float" : "integer"),
+        int64_t count;
+        char type[40];
+        switch (gguf_arch_hparam_array(h, &count)) {
+        case GGUF_HP_ARRAY:
+            snprintf(type, sizeof type, "integer[%" PRId64 "]", count);
+            break;
+        case GGUF_HP_PER_BLOCK:
+            snprintf(type, sizeof type, "integer[block_count]");
+            break;
+        default:
+            snprintf(type, sizeof type, "%s", gguf_arch_hparam_is_float(h) ? "float" : "integer");
+        }
+        emit_value row[] = { ev_str(name), ev_str(type),
                              ev_bool(gguf_arch_hparam_required(h)),
                              ev_str(derive_text(h, der, sizeof der)) };
         emit_row(e, row);
@@ -105,13 +117,13 @@ static void tensors(emit *e, const gguf_arch *a)
 {
     static const emit_column cols[] = {
         { "name", NULL, 0 }, { "role", NULL, 0 }, { "shape", NULL, 0 },
-        { "required", NULL, 0 }, { "hf", "HF NAME", 0 },
+        { "required", NULL, 0 }, { "blocks", NULL, 0 }, { "hf", "HF NAME", 0 },
     };
     char key[64], title[96];
     snprintf(key, sizeof key, "%s_tensors", gguf_arch_name(a));
     snprintf(title, sizeof title, "%s: tensors", gguf_arch_name(a));
     const gguf_recipe *rc = gguf_recipe_of(a);
-    emit_table_begin(e, key, title, cols, 5, 0);
+    emit_table_begin(e, key, title, cols, 6, 0);
     const gguf_arch_tensor *t;
     for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++) {
         char shape[96];
@@ -127,6 +139,8 @@ static void tensors(emit *e, const gguf_arch *a)
         const gguf_recipe_tensor *names = rc ? gguf_recipe_tensor_of(rc, role) : NULL;
         emit_value row[] = { ev_str(gguf_arch_tensor_name(t)), ev_str(gguf_role_name(role)),
                              ev_str(shape), ev_bool(gguf_arch_tensor_required(a, t)),
+                             ev_str(gguf_arch_tensor_per_block(t)
+                                        ? gguf_layers_name(gguf_arch_tensor_layers(t)) : "global"),
                              ev_str(names ? names->hf : NULL) };
         emit_row(e, row);
     }

@@ -126,6 +126,28 @@ enum gguf_token_type {
 #define GGUF_KEY_FINAL_SOFTCAP      "%s.final_logit_softcapping"
 #define GGUF_KEY_ROPE_FREQ_BASE_SWA "%s.rope.freq_base_swa"
 #define GGUF_KEY_SLIDING_WINDOW_PATTERN "%s.attention.sliding_window_pattern"
+/* Qwen 3.5: gated delta net (recurrent) blocks between full-attention ones,
+ * M-RoPE sections, a shared expert */
+#define GGUF_KEY_SSM_CONV_KERNEL    "%s.ssm.conv_kernel"
+#define GGUF_KEY_SSM_STATE_SIZE     "%s.ssm.state_size"
+#define GGUF_KEY_SSM_GROUP_COUNT    "%s.ssm.group_count"
+#define GGUF_KEY_SSM_TIME_STEP_RANK "%s.ssm.time_step_rank"
+#define GGUF_KEY_SSM_INNER_SIZE     "%s.ssm.inner_size"
+#define GGUF_KEY_FULL_ATTN_INTERVAL "%s.full_attention_interval"
+#define GGUF_KEY_ROPE_DIM_SECTIONS  "%s.rope.dimension_sections"
+#define GGUF_KEY_EXPERT_SHARED_FFN_LENGTH "%s.expert_shared_feed_forward_length"
+#define GGUF_T_SSM_A                "blk.%d.ssm_a"
+#define GGUF_T_SSM_CONV1D           "blk.%d.ssm_conv1d.weight"
+#define GGUF_T_SSM_DT_BIAS          "blk.%d.ssm_dt.bias"
+#define GGUF_T_SSM_ALPHA            "blk.%d.ssm_alpha.weight"
+#define GGUF_T_SSM_BETA             "blk.%d.ssm_beta.weight"
+#define GGUF_T_SSM_NORM             "blk.%d.ssm_norm.weight"
+#define GGUF_T_SSM_OUT              "blk.%d.ssm_out.weight"
+#define GGUF_T_ATTN_GATE            "blk.%d.attn_gate.weight"
+#define GGUF_T_FFN_GATE_SHEXP       "blk.%d.ffn_gate_shexp.weight"
+#define GGUF_T_FFN_UP_SHEXP         "blk.%d.ffn_up_shexp.weight"
+#define GGUF_T_FFN_DOWN_SHEXP       "blk.%d.ffn_down_shexp.weight"
+#define GGUF_T_FFN_GATE_INP_SHEXP   "blk.%d.ffn_gate_inp_shexp.weight"
 /* Gemma 4: per-layer inputs, KV-shared layers, the sliding layers' own head
  * size and rope width, experts beside the dense feed-forward */
 #define GGUF_T_PER_LAYER_TOKEN_EMBD "per_layer_token_embd.weight"
@@ -182,6 +204,17 @@ enum gguf_role {
     GGUF_ROLE_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS, GGUF_ROLE_FFN_DOWN_EXPS_BIAS,
     GGUF_ROLE_ATTN_POST_NORM,    /* Gemma: RMSNorm of the attention output before the residual */
     GGUF_ROLE_FFN_POST_NORM,     /* Gemma: RMSNorm of the feed-forward output before the residual */
+    /* Qwen 3.5's gated delta net (recurrent blocks): */
+    GGUF_ROLE_SSM_A,             /* −exp(A_log): one decay rate per value head */
+    GGUF_ROLE_SSM_CONV1D,        /* the causal convolution over q, k and v channels */
+    GGUF_ROLE_SSM_DT_BIAS,       /* the time-step bias per value head */
+    GGUF_ROLE_SSM_ALPHA,         /* the decay gate's projection (per value head) */
+    GGUF_ROLE_SSM_BETA,          /* the update strength's projection (per value head) */
+    GGUF_ROLE_SSM_NORM,          /* the gated RMSNorm of each head's output */
+    GGUF_ROLE_SSM_OUT,           /* the output projection */
+    GGUF_ROLE_ATTN_GATE,         /* the output gate's projection (z) */
+    GGUF_ROLE_FFN_GATE_SHEXP, GGUF_ROLE_FFN_UP_SHEXP, GGUF_ROLE_FFN_DOWN_SHEXP, /* shared expert */
+    GGUF_ROLE_FFN_GATE_INP_SHEXP,/* the shared expert's sigmoid gate (one output) */
     /* Gemma 4 */
     GGUF_ROLE_PER_LAYER_TOKEN_EMBD, /* each token's inputs of every layer, in one row */
     GGUF_ROLE_PER_LAYER_MODEL_PROJ, /* the embedding's projection onto the per-layer inputs */
@@ -213,6 +246,14 @@ enum gguf_dim {
                         * fused attn_qkv: q is embedding_length wide there) */
     GGUF_DIM_FF2,      /* 2 × feed_forward_length (fused gate and up) */
     GGUF_DIM_HEADS,    /* head_count (attention sinks) */
+    GGUF_DIM_Q_GATED,  /* 2 × head_count × key length (q with its output gate, Qwen 3.5) */
+    GGUF_DIM_SSM_CONV, /* ssm.conv_kernel */
+    GGUF_DIM_SSM_STATE,/* ssm.state_size: one recurrent head's key (and value) width */
+    GGUF_DIM_SSM_HEADS,/* ssm.time_step_rank: the recurrent value heads */
+    GGUF_DIM_SSM_VALUE,/* ssm.state_size × ssm.time_step_rank: the value width */
+    GGUF_DIM_SSM_CHANNELS, /* 2 × ssm.group_count × ssm.state_size + the value width: the
+                        * convolution's q, k and v channels */
+    GGUF_DIM_FF_SHEXP, /* expert_shared_feed_forward_length, else feed_forward_length */
     GGUF_DIM_EMBD_PER_LAYER,     /* embedding_length_per_layer_input */
     GGUF_DIM_EMBD_PER_LAYER_ALL, /* embedding_length_per_layer_input × block_count */
     GGUF_DIM_FF_EXP2,            /* 2 × expert_feed_forward_length (fused gate and up) */
@@ -240,6 +281,13 @@ enum gguf_hp {
     GGUF_HP_ROPE_SCALING_ATTN_FACTOR, /* cos and sin times this (Phi-3 LongRoPE) */
     GGUF_HP_ROPE_YARN_EXT_FACTOR, GGUF_HP_ROPE_YARN_ATTN_FACTOR,
     GGUF_HP_ROPE_YARN_BETA_FAST, GGUF_HP_ROPE_YARN_BETA_SLOW,
+    /* Qwen 3.5 */
+    GGUF_HP_SSM_CONV_KERNEL, GGUF_HP_SSM_STATE_SIZE, GGUF_HP_SSM_GROUP_COUNT,
+    GGUF_HP_SSM_TIME_STEP_RANK, GGUF_HP_SSM_INNER_SIZE,
+    GGUF_HP_FULL_ATTN_INTERVAL,/* block il is full attention when (il + 1) % N == 0, the
+                                * others recurrent (enum gguf_layers) */
+    GGUF_HP_ROPE_DIM_SECTIONS, /* an array: M-RoPE's rotary pairs per position axis */
+    GGUF_HP_EXPERT_SHARED_FFN_LENGTH,
     /* Gemma 4 */
     GGUF_HP_SHARED_KV_LAYERS,  /* the last this many layers reuse an earlier layer's KV */
     GGUF_HP_EMBD_PER_LAYER,    /* the width of each layer's per-layer input (0: none) */
@@ -279,6 +327,12 @@ enum gguf_feature {
     GGUF_FEAT_ROPE_YARN,       /* {arch}.rope.scaling.type "yarn" */
     GGUF_FEAT_SWA_ROPE_PLAIN,  /* sliding-window layers rotate without the rope scaling of
                                 * the global ones (Gemma 3) */
+    GGUF_FEAT_DELTA_NET,       /* recurrent blocks: a gated delta net (Qwen 3.5) */
+    GGUF_FEAT_ATTN_GATE,       /* attn_q holds, per head, the queries then a sigmoid gate of
+                                * the attention output */
+    GGUF_FEAT_MROPE,           /* rope.dimension_sections: M-RoPE (interleaved sections) */
+    GGUF_FEAT_SHARED_EXPERT,   /* a shared expert beside the routed ones, its output times
+                                * sigmoid(ffn_gate_inp_shexp · x) */
     /* Gemma 4 */
     GGUF_FEAT_PER_LAYER_INPUTS,/* per-layer token embeddings, gated into each layer's output */
     GGUF_FEAT_SHARED_KV,       /* the last shared_kv_layers layers reuse the KV of the last
@@ -314,6 +368,25 @@ enum gguf_routing {
                                 * their probabilities renormalised to sum 1 */
     GGUF_ROUTING_TOPK_SOFTMAX /* gpt-oss: the top expert_used_count logits (router with
                                * bias), then a softmax over those k alone */
+};
+
+/* Which blocks of a model a per-block tensor row is in
+ * (gguf_arch_tensor_layers, gguf_hparams_layer_in). */
+enum gguf_layers {
+    GGUF_LAYERS_ALL = 0,   /* every block */
+    GGUF_LAYERS_ATTENTION, /* the attention blocks: with a full_attention_interval row, block
+                            * il when (il + 1) % full_attention_interval == 0; else every one */
+    GGUF_LAYERS_RECURRENT, /* the other blocks of such a model (a gated delta net) */
+    GGUF_LAYERS_COUNT
+};
+
+/* What a hyper-parameter's key holds (gguf_arch_hparam_array). */
+enum gguf_hp_array {
+    GGUF_HP_SCALAR,    /* one number */
+    GGUF_HP_ARRAY,     /* an array of a fixed count of integers (or one integer for all,
+                        * as llama.cpp's loader takes it) */
+    GGUF_HP_PER_BLOCK  /* an array of block_count integers or bools, one per block (or one
+                        * value for all) */
 };
 
 /* One architecture, one of its tensor rows, one of its hyper-parameter
@@ -366,6 +439,11 @@ GGUF_API int gguf_arch_hparam_derive(const gguf_arch_hparam *h);
 GGUF_API double gguf_arch_hparam_default(const gguf_arch_hparam *h);
 GGUF_API void gguf_arch_hparam_range(const gguf_arch_hparam *h, int64_t *lo, int64_t *hi);
 
+/* Whether the row is a number or an array (enum gguf_hp_array), with the
+ * count of a GGUF_HP_ARRAY in *count (0 otherwise; count may be NULL). An
+ * array's integers are each in the row's range. */
+GGUF_API int gguf_arch_hparam_array(const gguf_arch_hparam *h, int64_t *count);
+
 /* The tensor rows of a, in order: n of them, row i (NULL past the end). */
 GGUF_API size_t gguf_arch_n_tensors(const gguf_arch *a);
 GGUF_API const gguf_arch_tensor *gguf_arch_tensor_at(const gguf_arch *a, size_t i);
@@ -376,6 +454,11 @@ GGUF_API const gguf_arch_tensor *gguf_arch_tensor_at(const gguf_arch *a, size_t 
 GGUF_API const char *gguf_arch_tensor_name(const gguf_arch_tensor *t);
 GGUF_API int gguf_arch_tensor_role(const gguf_arch_tensor *t);
 GGUF_API int gguf_arch_tensor_dim(const gguf_arch_tensor *t, int axis);
+
+/* The blocks a per-block row is in (enum gguf_layers; GGUF_LAYERS_ALL for
+ * a global one), and the word of a kind ("recurrent"; "unknown"). */
+GGUF_API int gguf_arch_tensor_layers(const gguf_arch_tensor *t);
+GGUF_API const char *gguf_layers_name(int layers);
 
 /* Names: of a role ("attn_q"), of a dimension ("embedding_length"), of a
  * hyper-parameter (its key without "%s.": "attention.head_count"). */
@@ -432,6 +515,27 @@ GGUF_API bool gguf_hparams_get_int(const gguf_hparams *hp, int id, int64_t *valu
 /* The value of a dimension (enum gguf_dim) for these hyper-parameters (-1
  * when unknown). */
 GGUF_API int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim);
+
+/* Whether block il is of kind layers (enum gguf_layers): false for a block
+ * outside 0..block_count-1 or an unknown kind. */
+GGUF_API bool gguf_hparams_layer_in(const gguf_hparams *hp, int layers, int64_t il);
+
+/* The value of a dimension in block il: where a per-block array gives it
+ * (a GGUF_HP_PER_BLOCK feed-forward length) its element il, else
+ * gguf_hparams_dim's (-1 when unknown or il is not a block). */
+GGUF_API int64_t gguf_hparams_layer_dim(const gguf_hparams *hp, int dim, int64_t il);
+
+/* The integers of an array hyper-parameter (a GGUF_HP_ARRAY or
+ * GGUF_HP_PER_BLOCK row; a single value in the file counts as that many
+ * copies): their count, the first min(count, cap) copied to values (may be
+ * NULL with cap 0); 0 when the file has none. gguf_hparams_get(_int) give
+ * such a row's largest element. */
+GGUF_API int64_t gguf_hparams_array(const gguf_hparams *hp, int id, int64_t *values, int64_t cap);
+
+/* A hyper-parameter's value in block il: element il of a per-block array,
+ * else as gguf_hparams_get_int. False (and *value 0) when it has none or il
+ * is not a block. */
+GGUF_API bool gguf_hparams_get_layer(const gguf_hparams *hp, int id, int64_t il, int64_t *value);
 
 /* ---------------------------------------------------------------------------
  * one semantic validation of a model: hyper-parameters

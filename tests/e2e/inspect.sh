@@ -628,11 +628,13 @@ fi
 # --arches: the registry, as every tool uses it
 out=$("$INSPECT" --arches); rc=$?
 if [ $rc -eq 0 ] && grep -Eq '^  llama +norm +silu ' <<<"$out" && grep -Eq '^  qwen2 +neox +silu +qkv-bias' <<<"$out" &&
-   grep -Eq '^  blk\.%d\.attn_q\.bias +attn_q_bias +\[head_count × head_dim\] +true +model\.layers\.%d\.self_attn\.q_proj\.bias$' <<<"$out" &&
+   grep -Eq '^  blk\.%d\.attn_q\.bias +attn_q_bias +\[head_count × head_dim\] +true +every +model\.layers\.%d\.self_attn\.q_proj\.bias$' <<<"$out" &&
+   grep -Eq '^  blk\.%d\.ssm_a +ssm_a +\[ssm\.time_step_rank\] +true +recurrent +model\.layers\.%d\.linear_attn\.A_log$' <<<"$out" &&
+   grep -Eq '^  qwen35\.rope\.dimension_sections +integer\[4\] +true' <<<"$out" &&
    grep -q '^qwen2: tensors$' <<<"$out"; then
-    pass "--arches lists llama, mistral and qwen2 with their features and tensor tables"
+    pass "--arches lists llama, mistral and qwen2 with their features and tensor tables, the kind of block of qwen35's rows and its array key"
 else
-    fail "--arches lists llama, mistral and qwen2 with their features and tensor tables" "rc=$rc"
+    fail "--arches lists llama, mistral and qwen2 with their features and tensor tables, the kind of block of qwen35's rows and its array key" "rc=$rc"
 fi
 # --arches --json, held to what every listing must be rather than to a copy
 # of it (a family added to the registry needs no edit here): each problem
@@ -661,7 +663,8 @@ else
         ([.architectures | keys[] | "\(.)_keys", "\(.)_tensors"] - keys | .[] | "missing table: \(.)")
         end'
     # key rows: key under "ARCH.", type, required, when_absent; tensor rows:
-    # name, role, shape, required, hf (a name or null); keys, tensor names,
+    # name, role, shape, required, blocks (global for a global, else every,
+    # attention or recurrent), hf (a name or null); keys, tensor names,
     # roles and Hugging Face names once each per architecture; token_embd
     # required everywhere
     arches_case "--arches --json: key and tensor rows complete, each key, tensor, role and Hugging Face name once per architecture" '
@@ -671,7 +674,9 @@ else
         ($k[]? | select((keys) != ["key", "required", "type", "when_absent"] or (.key | startswith("\($a).") | not) or
                         (.required | type) != "boolean" or (.type | type) != "string" or .type == "") |
             "\($a): key row \(.)"),
-        ($t[]? | select((keys) != ["hf", "name", "required", "role", "shape"] or (.required | type) != "boolean" or
+        ($t[]? | select((keys) != ["blocks", "hf", "name", "required", "role", "shape"] or (.required | type) != "boolean" or
+                        ((.name | startswith("blk.")) != (.blocks != "global")) or
+                        (.blocks | IN("global", "every", "attention", "recurrent") | not) or
                         ([.name, .role, .shape] | map(type == "string" and . != "") | all | not) or
                         ((.hf | type) != "string" and .hf != null)) |
             "\($a): tensor row \(.)"),

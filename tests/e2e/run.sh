@@ -141,6 +141,13 @@ if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"
             continue
         fi
         model=$(model_for "$fam-f32.gguf")
+        # a family whose features gguf-run does not implement yet (kind
+        # GGUF_WORD_MODEL, refused by name): its checks are skipped, not failed
+        if [ -n "$model" ] && ! "$RUN" -m "$model" --prompt-ids 1 -n 1 --ids >/dev/null 2>"$W/err" &&
+           grep -q "gguf-run does not implement the feature" "$W/err"; then
+            skip_block "greedy, logits and imatrix $fam" "$(tail -1 "$W/err")" 5
+            continue
+        fi
         for p in 0 1 2; do
             j=$U/greedy/$fam-f32.p$p.json
             if [ -z "$model" ]; then skip "greedy $fam p$p" "no model: $(cat "$W/why")"; continue; fi

@@ -44,6 +44,8 @@ struct spec {
     bool        fused;    /* phi3: attn_qkv and a gate-up ffn_up, no q/k/v or gate */
     bool        gemma;    /* post_attention_norm and post_ffw_norm per block (gemma3: and
                            * q/k norms) */
+    bool        qwen35;   /* Qwen 3.5 dense: gated delta net blocks, every 4th gated attention
+                           * (ssm sizes: conv 4, state 16, 2 groups, 4 value heads) */
     bool        no_tensors;
     const char *skip;     /* a tensor left out */
     const char *reshape;  /* a tensor given the shape re0 × re1 (re1 0: a vector, */
@@ -181,6 +183,17 @@ static void set_metadata(gguf_writer *w, const spec *s)
     ck_assert_int_eq(gguf_writer_set_f32(w, key, 10000.0f), 0);
     snprintf(key, sizeof key, "%s.attention.layer_norm_rms_epsilon", a);
     ck_assert_int_eq(gguf_writer_set_f32(w, key, 1e-5f), 0);
+    if (s->qwen35) {
+        set_arch_key(w, s, "ssm.conv_kernel", 4);
+        set_arch_key(w, s, "ssm.state_size", 16);
+        set_arch_key(w, s, "ssm.group_count", 2);
+        set_arch_key(w, s, "ssm.time_step_rank", 4);
+        set_arch_key(w, s, "ssm.inner_size", 64);
+        set_arch_key(w, s, "full_attention_interval", 4);
+        const int32_t sections[4] = { 2, 1, 1, 0 };
+        snprintf(key, sizeof key, "%s.rope.dimension_sections", a);
+        ck_assert_int_eq(gguf_writer_set_array(w, key, GGUF_VT_I32, sections, 4), 0);
+    }
     if (!s->tok || strcmp(s->tok, "-"))
         set_vocab(w, s);
 }
@@ -229,7 +242,32 @@ static void add_tensors(gguf_writer *w, const spec *s)
     const int64_t d = s->dim, hd = s->head_dim ? s->head_dim : s->dim / s->heads;
     const int64_t q = hd * s->heads, kv = hd * s->kv_heads, v = s->vocab;
     add(w, s, GGUF_T_TOKEN_EMBD, 0, d, v);
-    for (int l = 0; l < s->layers; l++) {
+    for (int l = 0; s->qwen35 && l < s->layers; l++) {
+        add(w, s, GGUF_T_ATTN_NORM, l, d, 0);
+        if ((l + 1) % 4) { /* recurrent: 4 value heads of 16, 2 key heads */
+            add(w, s, GGUF_T_SSM_A, l, 4, 0);
+            add(w, s, GGUF_T_SSM_CONV1D, l, 4, 2 * 2 * 16 + 64);
+            add(w, s, GGUF_T_SSM_DT_BIAS, l, 4, 0);
+            add(w, s, GGUF_T_SSM_ALPHA, l, d, 4);
+            add(w, s, GGUF_T_SSM_BETA, l, d, 4);
+            add(w, s, GGUF_T_ATTN_QKV, l, d, 2 * 2 * 16 + 64);
+            add(w, s, GGUF_T_ATTN_GATE, l, d, 64);
+            add(w, s, GGUF_T_SSM_NORM, l, 16, 0);
+            add(w, s, GGUF_T_SSM_OUT, l, 64, d);
+        } else {
+            add(w, s, GGUF_T_ATTN_Q, l, d, 2 * q);
+            add(w, s, GGUF_T_ATTN_K, l, d, kv);
+            add(w, s, GGUF_T_ATTN_V, l, d, kv);
+            add(w, s, GGUF_T_ATTN_OUT, l, q, d);
+            add(w, s, GGUF_T_ATTN_Q_NORM, l, hd, 0);
+            add(w, s, GGUF_T_ATTN_K_NORM, l, hd, 0);
+        }
+        add(w, s, GGUF_T_ATTN_POST_NORM, l, d, 0);
+        add(w, s, GGUF_T_FFN_GATE, l, d, s->ffn);
+        add(w, s, GGUF_T_FFN_UP, l, d, s->ffn);
+        add(w, s, GGUF_T_FFN_DOWN, l, s->ffn, d);
+    }
+    for (int l = 0; !s->qwen35 && l < s->layers; l++) {
         add(w, s, GGUF_T_ATTN_NORM, l, d, 0);
         if (s->fused) {
             add(w, s, GGUF_T_ATTN_QKV, l, d, q + 2 * kv);
@@ -415,6 +453,142 @@ START_TEST(test_synthetic_models_pass)
     EXPECT("", .arch = "gemma3", .gemma = true); /* gemma3 may have an output matrix */
     EXPECT("", .arch = "gemma3", .gemma = true, .tied = true,
            .edits = { KU("gemma3.attention.sliding_window", 0) }); /* no local layers */
+}
+END_TEST
+
+/* Qwen 3.5: tensors by the kind of their block (full_attention_interval),
+ * the gated delta net's sizes against each other and the shapes, the M-RoPE
+ * sections array. */
+static void hook_sections(gguf_writer *w, const spec *s, const int32_t *v, uint64_t n)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%s.rope.dimension_sections", arch_of(s));
+    ck_assert_int_eq(gguf_writer_set_array(w, key, GGUF_VT_I32, v, n), 0);
+}
+static void hook_sections_3(gguf_writer *w, const spec *s)
+{
+    const int32_t v[3] = { 2, 1, 1 };
+    hook_sections(w, s, v, 3);
+}
+static void hook_sections_big(gguf_writer *w, const spec *s)
+{
+    const int32_t v[4] = { 4, 4, 1, 0 }; /* 9 pairs, the rotation has 8 */
+    hook_sections(w, s, v, 4);
+}
+static void hook_sections_neg(gguf_writer *w, const spec *s)
+{
+    const int32_t v[4] = { 2, -1, 1, 0 };
+    hook_sections(w, s, v, 4);
+}
+static void hook_sections_str(gguf_writer *w, const spec *s)
+{
+    char key[128];
+    const char *v[4] = { "2", "1", "1", "0" };
+    snprintf(key, sizeof key, "%s.rope.dimension_sections", arch_of(s));
+    ck_assert_int_eq(gguf_writer_set_str_array(w, key, v, NULL, 4), 0);
+}
+
+START_TEST(test_layer_kinds)
+{
+#define Q35 .arch = "qwen35", .qwen35 = true, .layers = 4
+    EXPECT("", Q35);
+    EXPECT("", Q35, .tied = true);
+    EXPECT("", Q35, .edits = { KU("qwen35.rope.dimension_sections", 1) }); /* one for all four */
+    EXPECT("", Q35, .edits = { KX("qwen35.full_attention_interval") });     /* default 4 */
+    EXPECT("", .arch = "qwen35", .qwen35 = true, .layers = 8);            /* blocks 3 and 7 */
+    /* a tensor of one kind of block in a block of the other */
+    EXPECT("tensor blk.3.ssm_a: block 3 is an attention block (qwen35.full_attention_interval = 4),"
+           " ssm_a is only in recurrent blocks", Q35, .extra = "blk.3.ssm_a", .ex0 = 4);
+    EXPECT("tensor blk.1.attn_q.weight: block 1 is a recurrent block (qwen35.full_attention_interval"
+           " = 4), attn_q is only in attention blocks", Q35, .extra = "blk.1.attn_q.weight",
+           .ex0 = 64, .ex1 = 128);
+    /* the interval moves the kinds: with 2, block 1 is attention */
+    EXPECT("tensor blk.1.ssm_a: block 1 is an attention block (qwen35.full_attention_interval = 2),"
+           " ssm_a is only in recurrent blocks", Q35,
+           .edits = { KU("qwen35.full_attention_interval", 2) });
+    EXPECT("missing tensor blk.2.ssm_conv1d.weight", Q35, .skip = "blk.2.ssm_conv1d.weight");
+    EXPECT("missing tensor blk.3.attn_q_norm.weight", Q35, .skip = "blk.3.attn_q_norm.weight");
+    EXPECT("qwen35.full_attention_interval = 0, expected 1..512", Q35,
+           .edits = { KU("qwen35.full_attention_interval", 0) });
+    EXPECT("qwen35.full_attention_interval = 5, expected 1 to qwen35.block_count = 4 (no block would"
+           " be full attention)", Q35, .edits = { KU("qwen35.full_attention_interval", 5) });
+    /* the recurrent sizes against each other and the shapes */
+    EXPECT("tensor blk.0.ssm_conv1d.weight has shape [3, 128], expected [4, 128] (ssm.conv_kernel,"
+           " (2 × ssm.group_count + ssm.time_step_rank) × ssm.state_size)", Q35,
+           .reshape = "blk.0.ssm_conv1d.weight", .re0 = 3, .re1 = 128);
+    EXPECT("tensor blk.0.ssm_conv1d.weight has shape [4, 128], expected [5, 128] (ssm.conv_kernel,"
+           " (2 × ssm.group_count + ssm.time_step_rank) × ssm.state_size)", Q35,
+           .edits = { KU("qwen35.ssm.conv_kernel", 5) });
+    EXPECT("qwen35.ssm.group_count = 3 does not divide qwen35.ssm.time_step_rank = 4 (value heads"
+           " per key head)", Q35, .edits = { KU("qwen35.ssm.group_count", 3) });
+    EXPECT("qwen35.ssm.inner_size = 48, expected qwen35.ssm.state_size × qwen35.ssm.time_step_rank"
+           " = 64", Q35, .edits = { KU("qwen35.ssm.inner_size", 48) });
+    EXPECT("tensor blk.0.ssm_a has shape [4], expected [2] (ssm.time_step_rank)", Q35,
+           .edits = { KU("qwen35.ssm.time_step_rank", 2), KU("qwen35.ssm.inner_size", 32) });
+    EXPECT("qwen35.ssm.state_size = 0, expected 1..16777216", Q35,
+           .edits = { KU("qwen35.ssm.state_size", 0) });
+    EXPECT("missing key qwen35.ssm.conv_kernel", Q35, .edits = { KX("qwen35.ssm.conv_kernel") });
+    EXPECT("tensor blk.3.attn_q.weight has shape [64, 64], expected [64, 128] (embedding_length,"
+           " 2 × head_count × head_dim)", Q35, .reshape = "blk.3.attn_q.weight", .re0 = 64,
+           .re1 = 64);
+    /* rope.dimension_sections: four integers sharing the rotary pairs */
+    EXPECT("missing key qwen35.rope.dimension_sections", Q35,
+           .edits = { KX("qwen35.rope.dimension_sections") });
+    EXPECT("qwen35.rope.dimension_sections has 3 elements, expected 4", Q35,
+           .hook = hook_sections_3);
+    EXPECT("qwen35.rope.dimension_sections adds up to 9, expected 1 to qwen35.rope.dimension_count"
+           " / 2 = 8", Q35, .hook = hook_sections_big);
+    EXPECT("qwen35.rope.dimension_sections[1] = -1, expected 0..16777216", Q35,
+           .hook = hook_sections_neg);
+    EXPECT("qwen35.rope.dimension_sections is arr[str], expected an integer array", Q35,
+           .hook = hook_sections_str);
+    EXPECT("qwen35.rope.dimension_sections is f32, expected an integer array", Q35,
+           .edits = { KF("qwen35.rope.dimension_sections", 2) });
+#undef Q35
+}
+END_TEST
+
+/* The layer functions over a Qwen 3.5 model's hyper-parameters. */
+START_TEST(test_layer_functions)
+{
+    const spec s = { .arch = "qwen35", .qwen35 = true, .layers = 8 };
+    gguf_writer *w = build(&s);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/modelcheck-layers-%ld.gguf", test_tmpdir(), (long)getpid());
+    write_out(w, path);
+    gguf_writer_free(w);
+    gguf_error err = { 0 };
+    gguf_file *f = gguf_open(path, GGUF_OPEN_NO_SPLIT, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    gguf_hparams *hp = NULL;
+    ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
+    for (int64_t il = 0; il < 8; il++) {
+        const bool att = il == 3 || il == 7;
+        ck_assert(gguf_hparams_layer_in(hp, GGUF_LAYERS_ALL, il));
+        ck_assert_int_eq(gguf_hparams_layer_in(hp, GGUF_LAYERS_ATTENTION, il), att);
+        ck_assert_int_eq(gguf_hparams_layer_in(hp, GGUF_LAYERS_RECURRENT, il), !att);
+        for (int d = 0; d < GGUF_DIM_COUNT; d++)
+            ck_assert_int_eq(gguf_hparams_layer_dim(hp, d, il), gguf_hparams_dim(hp, d));
+    }
+    ck_assert(!gguf_hparams_layer_in(hp, GGUF_LAYERS_ALL, 8));
+    ck_assert(!gguf_hparams_layer_in(hp, GGUF_LAYERS_ALL, -1));
+    ck_assert(!gguf_hparams_layer_in(hp, GGUF_LAYERS_COUNT, 0));
+    ck_assert_int_eq(gguf_hparams_layer_dim(hp, GGUF_DIM_EMBD, 8), -1);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_SSM_CHANNELS), 128);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_SSM_VALUE), 64);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_Q_GATED), 128);
+    int64_t sec[8] = { 0 }, v;
+    ck_assert_int_eq(gguf_hparams_array(hp, GGUF_HP_ROPE_DIM_SECTIONS, sec, 8), 4);
+    ck_assert(sec[0] == 2 && sec[1] == 1 && sec[2] == 1 && sec[3] == 0 && sec[4] == 0);
+    ck_assert_int_eq(gguf_hparams_array(hp, GGUF_HP_ROPE_DIM_SECTIONS, NULL, 0), 4);
+    ck_assert_int_eq(gguf_hparams_array(hp, GGUF_HP_BLOCK_COUNT, sec, 8), 0); /* a scalar */
+    ck_assert(gguf_hparams_get_int(hp, GGUF_HP_ROPE_DIM_SECTIONS, &v) && v == 2); /* the largest */
+    ck_assert(gguf_hparams_get_layer(hp, GGUF_HP_SSM_STATE_SIZE, 5, &v) && v == 16);
+    ck_assert(!gguf_hparams_get_layer(hp, GGUF_HP_SSM_STATE_SIZE, 8, &v) && v == 0);
+    ck_assert(gguf_hparams_get_int(hp, GGUF_HP_FULL_ATTN_INTERVAL, &v) && v == 4);
+    gguf_hparams_free(hp);
+    gguf_close(f);
+    unlink(path);
 }
 END_TEST
 
@@ -974,6 +1148,8 @@ int main(void)
         skipped += 2;
     }
     tcase_add_test(tc, test_synthetic_models_pass);
+    tcase_add_test(tc, test_layer_kinds);
+    tcase_add_test(tc, test_layer_functions);
     tcase_add_test(tc, test_hparam_ranges);
     tcase_add_test(tc, test_hparam_floats);
     tcase_add_test(tc, test_rope_scaling_keys);

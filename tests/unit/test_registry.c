@@ -359,6 +359,60 @@ END_TEST
 /* A family's table is a base table patched by role: the patched rows come
  * in the base's order, with what is added after its row, and the rows a
  * patch drops are gone. */
+/* Per-block rows by kind of block, and array hyper-parameters: a row of a
+ * kind only in a family whose keys say which blocks are which; a global is
+ * of every block; the words distinct; an array row's count given. */
+START_TEST(test_layer_rows)
+{
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_ALL), "every");
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_ATTENTION), "attention");
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_RECURRENT), "recurrent");
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_COUNT), "unknown");
+    ck_assert_str_eq(gguf_layers_name(-1), "unknown");
+    const gguf_arch *a;
+    for (size_t i = 0; (a = gguf_arch_at(i)); i++) {
+        const bool kinds = gguf_arch_hparam_of(a, GGUF_HP_FULL_ATTN_INTERVAL) != NULL;
+        int n_kind[GGUF_LAYERS_COUNT] = { 0 };
+        const gguf_arch_tensor *t;
+        for (size_t j = 0; (t = gguf_arch_tensor_at(a, j)); j++) {
+            const int l = gguf_arch_tensor_layers(t);
+            ck_assert_msg(l >= 0 && l < GGUF_LAYERS_COUNT, "%s %s", gguf_arch_name(a),
+                          gguf_arch_tensor_name(t));
+            ck_assert(gguf_arch_tensor_per_block(t) || l == GGUF_LAYERS_ALL);
+            ck_assert_msg(kinds || l == GGUF_LAYERS_ALL, "%s: %s is of %s blocks but no key says "
+                          "which blocks are which", gguf_arch_name(a), gguf_arch_tensor_name(t),
+                          gguf_layers_name(l));
+            n_kind[l]++;
+        }
+        /* a family with kinds of blocks has rows of each */
+        ck_assert(!kinds || (n_kind[GGUF_LAYERS_ATTENTION] && n_kind[GGUF_LAYERS_RECURRENT]));
+        const gguf_arch_hparam *h;
+        for (size_t j = 0; (h = gguf_arch_hparam_at(a, j)); j++) {
+            int64_t count = -1;
+            const int kind = gguf_arch_hparam_array(h, &count);
+            ck_assert(kind >= GGUF_HP_SCALAR && kind <= GGUF_HP_PER_BLOCK);
+            ck_assert(kind == GGUF_HP_ARRAY ? count > 0 : count == 0);
+            ck_assert(kind == GGUF_HP_SCALAR || !gguf_arch_hparam_is_float(h));
+            ck_assert_int_eq(gguf_arch_hparam_array(h, NULL), kind);
+        }
+    }
+    const gguf_arch *q = gguf_arch_find("qwen35");
+    ck_assert_ptr_nonnull(q);
+    ck_assert_int_eq(gguf_arch_tensor_layers(gguf_arch_tensor_of(q, GGUF_ROLE_SSM_A)),
+                     GGUF_LAYERS_RECURRENT);
+    ck_assert_int_eq(gguf_arch_tensor_layers(gguf_arch_tensor_of(q, GGUF_ROLE_ATTN_Q)),
+                     GGUF_LAYERS_ATTENTION);
+    ck_assert_int_eq(gguf_arch_tensor_layers(gguf_arch_tensor_of(q, GGUF_ROLE_ATTN_NORM)),
+                     GGUF_LAYERS_ALL);
+    int64_t count;
+    ck_assert_int_eq(gguf_arch_hparam_array(gguf_arch_hparam_of(q, GGUF_HP_ROPE_DIM_SECTIONS), &count),
+                     GGUF_HP_ARRAY);
+    ck_assert_int_eq(count, 4);
+    ck_assert_str_eq(gguf_hp_name(GGUF_HP_FULL_ATTN_INTERVAL), "full_attention_interval");
+    ck_assert_str_eq(gguf_role_name(GGUF_ROLE_FFN_GATE_INP_SHEXP), "ffn_gate_inp_shexp");
+}
+END_TEST
+
 START_TEST(test_patched_tables)
 {
     static const struct { const char *arch; const char *roles; } want[] = {
@@ -402,6 +456,7 @@ int main(void)
     tcase_add_test(tc, test_required_and_match);
     tcase_add_test(tc, test_hparams_read);
     tcase_add_test(tc, test_patched_tables);
+    tcase_add_test(tc, test_layer_rows);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
