@@ -159,16 +159,31 @@ static const gguf_arch_hparam qwen35moe_hparams[] = {
 #undef QWEN35_KEYS
 #undef QWEN35_ATTN_KEYS
 /* Gemma 4 (LLM_ARCH_GEMMA4): the decoder's keys (key_length and
- * rope.dimension_count those of the full layers), the sliding layers' head
- * size, the sliding window and the per-layer input width required, the
- * local layers' rope base that of the global ones unless given, a final
- * soft-cap only when given, experts beside the dense feed-forward. */
+ * rope.dimension_count those of the full layers; feed_forward_length and
+ * head_count_kv one value or one per block, as llama.cpp's get_key_or_arr
+ * reads them), sliding_window_pattern one bool per block (required), the
+ * sliding layers' head size, the sliding window and the per-layer input
+ * width required, the local layers' rope base that of the global ones
+ * unless given, a final soft-cap only when given, experts beside the dense
+ * feed-forward, the KV-shared blocks (0 unless given). */
+#define PER_BLOCK .array = GGUF_HP_PER_BLOCK
 static const gguf_arch_hparam gemma4_hparams[] = {
-    DECODER_KEYS,
+    HP(CONTEXT_LENGTH, REQ, INT(1, INT32_MAX)),
+    HP(EMBEDDING_LENGTH, REQ, INT(1, MAX_DIM)),
+    HP(BLOCK_COUNT, REQ, INT(1, GGUF_MODEL_MAX_BLOCKS)),
+    HP(FFN_LENGTH, REQ, PER_BLOCK, INT(1, MAX_DIM)),
+    HP(HEAD_COUNT, REQ, INT(1, MAX_DIM)),
+    HP(HEAD_COUNT_KV, DERIVE(HEAD_COUNT), PER_BLOCK, INT(1, MAX_DIM)),
+    HP(KEY_LENGTH, DERIVE(HEAD_SIZE), INT(1, MAX_DIM)),
+    HP(VALUE_LENGTH, DERIVE(HEAD_SIZE), INT(1, MAX_DIM)),
+    HP(ROPE_DIM, DERIVE(KEY_LENGTH), INT(INT64_MIN, INT64_MAX)),
+    HP(RMS_EPS, FLOAT, REQ),
+    HP(ROPE_FREQ_BASE, FLOAT, DEF(10000.0)),
     HP(EXPERT_COUNT, INT(0, 4096)),
     HP(EXPERT_USED_COUNT, INT(0, 4096)),
     HP(EXPERT_FFN_LENGTH, INT(1, MAX_DIM)),
     HP(SLIDING_WINDOW, REQ, INT(1, INT32_MAX)),
+    HP(SWA_PATTERN, REQ, PER_BLOCK, INT(0, 1)),
     HP(ROPE_FREQ_BASE_SWA, FLOAT, DERIVE(ROPE_BASE)),
     HP(FINAL_SOFTCAP, FLOAT),
     HP(SHARED_KV_LAYERS, DEF(0), INT(0, GGUF_MODEL_MAX_BLOCKS)),
@@ -179,6 +194,7 @@ static const gguf_arch_hparam gemma4_hparams[] = {
     ROPE_SCALING_KEYS,
     HP_END,
 };
+#undef PER_BLOCK
 
 #undef HP
 #undef INT
@@ -398,24 +414,28 @@ static const gguf_arch_tensor qwen35_tail_tensors[] = {
  * own KV, v optional everywhere (K serves as V); the dense feed-forward
  * always, experts beside it (their router scaled, each expert's output
  * scaled, gate and up fused) with their own norms; the per-layer inputs
- * and the layer output scale. rope_freqs, the proportional rope of the
- * full layers, is one global. */
+ * (required when they have a width) and the layer output scale.
+ * rope_freqs, the proportional rope of the full layers, is one global,
+ * required when some block is full. */
 #define EXP_PL GGUF_DIM_EMBD_PER_LAYER
+#define PL .need = GGUF_NEED_PER_LAYER_INPUTS
+#define OWN_KV .layers = GGUF_LAYERS_OWN_KV, .need = GGUF_NEED_IN_LAYERS
 static const gguf_arch_tensor gemma4_tensors[] = {
     ROW(OUTPUT, OUTPUT, OPT, NE(EMBD, VOCAB)),
     ROW(TOKEN_EMBD, TOKEN_EMBD, NE(EMBD, VOCAB)),
-    ROW(PER_LAYER_TOKEN_EMBD, PER_LAYER_TOKEN_EMBD, OPT, NE(GGUF_DIM_EMBD_PER_LAYER_ALL, VOCAB)),
-    ROW(PER_LAYER_MODEL_PROJ, PER_LAYER_MODEL_PROJ, OPT, NE(EMBD, GGUF_DIM_EMBD_PER_LAYER_ALL)),
-    ROW(PER_LAYER_PROJ_NORM, PER_LAYER_PROJ_NORM, OPT, NE(EXP_PL)),
+    ROW(PER_LAYER_TOKEN_EMBD, PER_LAYER_TOKEN_EMBD, PL, NE(GGUF_DIM_EMBD_PER_LAYER_ALL, VOCAB)),
+    ROW(PER_LAYER_MODEL_PROJ, PER_LAYER_MODEL_PROJ, PL, NE(EMBD, GGUF_DIM_EMBD_PER_LAYER_ALL)),
+    ROW(PER_LAYER_PROJ_NORM, PER_LAYER_PROJ_NORM, PL, NE(EXP_PL)),
     ROW(OUTPUT_NORM, OUTPUT_NORM, NE(EMBD)),
-    ROW(ROPE_FREQS, ROPE_FREQS, OPT, NE(GGUF_DIM_ROT_HALF)),
+    ROW(ROPE_FREQS, ROPE_FREQS, .layers = GGUF_LAYERS_FULL, .need = GGUF_NEED_IN_LAYERS,
+        NE(GGUF_DIM_ROT_HALF)),
     ROW(ATTN_NORM, ATTN_NORM, NE(EMBD)),
     ROW(ATTN_Q, ATTN_Q, NE(EMBD, GGUF_DIM_Q)),
-    ROW(ATTN_K, ATTN_K, OPT, NE(EMBD, GGUF_DIM_K)),
+    ROW(ATTN_K, ATTN_K, OWN_KV, NE(EMBD, GGUF_DIM_K)),
     ROW(ATTN_V, ATTN_V, OPT, NE(EMBD, GGUF_DIM_V)),
     ROW(ATTN_OUT, ATTN_OUT, NE(GGUF_DIM_Q, EMBD)),
     ROW(ATTN_Q_NORM, ATTN_Q_NORM, NE(GGUF_DIM_HEAD_K)),
-    ROW(ATTN_K_NORM, ATTN_K_NORM, OPT, NE(GGUF_DIM_HEAD_K)),
+    ROW(ATTN_K_NORM, ATTN_K_NORM, OWN_KV, NE(GGUF_DIM_HEAD_K)),
     ROW(ATTN_POST_NORM, ATTN_POST_NORM, NE(EMBD)),
     ROW(LAYER_OUT_SCALE, LAYER_OUT_SCALE, OPT, NE(GGUF_DIM_1)),
     ROW(FFN_NORM, FFN_NORM, NE(EMBD)),
@@ -431,12 +451,14 @@ static const gguf_arch_tensor gemma4_tensors[] = {
     ROW(FFN_GATE_UP_EXPS, FFN_GATE_UP_EXPS, EXPERTS, NE(EMBD, GGUF_DIM_FF_EXP2, N_EXP)),
     ROW(FFN_DOWN_EXPS, FFN_DOWN_EXPS, EXPERTS, NE(FF_EXP, EMBD, N_EXP)),
     ROW(FFN_DOWN_EXPS_SCALE, FFN_DOWN_EXPS_SCALE, OPT, NE(N_EXP)),
-    ROW(PER_LAYER_INP_GATE, PER_LAYER_INP_GATE, OPT, NE(EMBD, EXP_PL)),
-    ROW(PER_LAYER_PROJ, PER_LAYER_PROJ, OPT, NE(EXP_PL, EMBD)),
-    ROW(PER_LAYER_POST_NORM, PER_LAYER_POST_NORM, OPT, NE(EMBD)),
+    ROW(PER_LAYER_INP_GATE, PER_LAYER_INP_GATE, PL, NE(EMBD, EXP_PL)),
+    ROW(PER_LAYER_PROJ, PER_LAYER_PROJ, PL, NE(EXP_PL, EMBD)),
+    ROW(PER_LAYER_POST_NORM, PER_LAYER_POST_NORM, PL, NE(EMBD)),
     END,
 };
 #undef EXP_PL
+#undef PL
+#undef OWN_KV
 
 #define PART(rows) { rows, NULL }
 #define PARTS_END { NULL, NULL }

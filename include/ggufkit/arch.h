@@ -377,6 +377,12 @@ enum gguf_layers {
     GGUF_LAYERS_ATTENTION, /* the attention blocks: with a full_attention_interval row, block
                             * il when (il + 1) % full_attention_interval == 0; else every one */
     GGUF_LAYERS_RECURRENT, /* the other blocks of such a model (a gated delta net) */
+    /* Gemma 4 */
+    GGUF_LAYERS_SLIDING,   /* the blocks that attend within the sliding window (a per-block
+                            * sliding_window_pattern, or the period of an integer one) */
+    GGUF_LAYERS_FULL,      /* the other blocks: global attention */
+    GGUF_LAYERS_OWN_KV,    /* the blocks before the last shared_kv_layers: their own KV */
+    GGUF_LAYERS_SHARED_KV, /* the last shared_kv_layers blocks: the KV of an earlier one */
     GGUF_LAYERS_COUNT
 };
 
@@ -521,8 +527,10 @@ GGUF_API int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim);
 GGUF_API bool gguf_hparams_layer_in(const gguf_hparams *hp, int layers, int64_t il);
 
 /* The value of a dimension in block il: where a per-block array gives it
- * (a GGUF_HP_PER_BLOCK feed-forward length) its element il, else
- * gguf_hparams_dim's (-1 when unknown or il is not a block). */
+ * (a GGUF_HP_PER_BLOCK feed-forward length or head_count_kv) its element
+ * il, in a sliding block of a model with attention.key_length_swa the
+ * sliding head size (q, k, v widths, the key length, rope.dimension_count_swa
+ * / 2), else gguf_hparams_dim's (-1 when unknown or il is not a block). */
 GGUF_API int64_t gguf_hparams_layer_dim(const gguf_hparams *hp, int dim, int64_t il);
 
 /* The integers of an array hyper-parameter (a GGUF_HP_ARRAY or
