@@ -42,10 +42,10 @@ static const gguf_feature_word WORDS[] = {
     CONVERT(OWN_ROPE_KEYS, "convert:own-rope-keys"),
     MODEL(DELTA_NET, "delta-net"), MODEL(ATTN_GATE, "attn-gate"), MODEL(MROPE, "mrope"),
     MODEL(SHARED_EXPERT, "shared-expert"),
-    MODEL(PER_LAYER_INPUTS, "per-layer-inputs"), MODEL(SHARED_KV, "shared-kv"),
-    MODEL(V_FROM_K, "v-from-k"), MODEL(DENSE_AND_EXPERTS, "dense-and-experts"),
-    MODEL(LAYER_OUT_SCALE, "layer-out-scale"), MODEL(ROPE_FREQS_FULL, "rope-freqs-full"),
-    MODEL(ATTN_SCALE_1, "attn-scale-1"),
+    RUN(PER_LAYER_INPUTS, "per-layer-inputs"), RUN(SHARED_KV, "shared-kv"),
+    RUN(V_FROM_K, "v-from-k"), RUN(DENSE_AND_EXPERTS, "dense-and-experts"),
+    RUN(LAYER_OUT_SCALE, "layer-out-scale"), RUN(ROPE_FREQS_FULL, "rope-freqs-full"),
+    RUN(ATTN_SCALE_1, "attn-scale-1"),
     CONVERT(ROPE_PROPORTIONAL, "convert:rope-proportional"),
 };
 #undef RUN
