@@ -258,7 +258,8 @@ st_rewrite() {
 # Gemma 4's converter rules (llama.cpp's Gemma4Model), on copies of
 # gemma4-rand with config.json's text_config or the checkpoint edited
 if need_jq "gemma4 converter rules" && need_fixture models/gemma4-rand "gemma4 converter rules" 4; then
-    G=$TMP/gemma4-x
+    G=$TMP/g4x/gemma4-rand # general.name from the folder: gemma4-rand's
+    mkdir -p "$TMP/g4x"
     mkg4() { rm -rf "$G"; cp -r "$FIX/models/gemma4-rand" "$G"; chmod -R u+w "$G"; jq "$1" "$FIX/models/gemma4-rand/config.json" >"$G/config.json"; }
     g4keys() { # the listed gemma4.* keys of a conversion of $G: "TYPE VALUE" each
         "$CONVERT" -q "$G" --outtype f32 -o "$TMP/g4.gguf" 2>&1 &&
@@ -266,12 +267,13 @@ if need_jq "gemma4 converter rules" && need_fixture models/gemma4-rand "gemma4 c
             '.metadata as $m | [$ks | split(" ")[] | "gemma4." + . | $m[.] | "\(.type)=\(.value // .count)"] | join(" ")'
         rm -f "$TMP/g4.gguf"
     }
-    # without use_double_wide_mlp feed_forward_length stays one number; the
-    # sliding layers' rotary width follows a top-level partial_rotary_factor
-    mkg4 '.text_config.use_double_wide_mlp = false | .text_config.partial_rotary_factor = 0.5'
+    # feed_forward_length one width per block (double-wide in the shared
+    # ones); the sliding layers' rotary width follows a top-level
+    # partial_rotary_factor, the full layers' is their head size
+    mkg4 '.text_config.partial_rotary_factor = 0.5'
     got=$(g4keys "feed_forward_length rope.dimension_count_swa rope.dimension_count")
-    [ "$got" = "u32=128 u32=16 u32=64" ] &&
-        pass "gemma4: no double-wide MLP: one feed_forward_length; rope.dimension_count_swa from partial_rotary_factor" ||
+    [ "$got" = "arr[i32]=[128,128,128,256,256,256] u32=16 u32=64" ] &&
+        pass "gemma4: feed_forward_length per block; rope.dimension_count_swa from partial_rotary_factor" ||
         fail "gemma4: feed_forward_length and rope.dimension_count_swa" "$got"
     # the vision and audio towers (names without language_model.) are dropped:
     # the same file as the checkpoint without them
