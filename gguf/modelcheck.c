@@ -1056,9 +1056,10 @@ static int check_rule(checker *c, const gguf_arch_tensor *r, uint64_t slot, int 
     if (block >= 0 && r->layers != GGUF_LAYERS_ALL && !gguf_hparams_layer_in(&c->hp, r->layers, block)) {
         if (!slot)
             return 0;
-        /* the kind of the block (a table has two kinds of blocks at most) */
-        const int kind = gguf_hparams_layer_in(&c->hp, GGUF_LAYERS_RECURRENT, block)
-                             ? GGUF_LAYERS_RECURRENT : GGUF_LAYERS_ATTENTION;
+        /* the kind of the block: the first kind that has it */
+        int kind = GGUF_LAYERS_ALL + 1;
+        while (kind < GGUF_LAYERS_COUNT - 1 && !gguf_hparams_layer_in(&c->hp, kind, block))
+            kind++;
         char name[GGUF_MAX_NAME + 16], key[128];
         snprintf(name, sizeof name, r->name, block);
         return gguf_error_set(c->err, "tensor %s: block %d is a%s %s block (%s = %" PRId64

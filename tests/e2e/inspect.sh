@@ -723,9 +723,9 @@ else
         ([.architectures | keys[] | "\(.)_keys", "\(.)_tensors"] - keys | .[] | "missing table: \(.)")
         end'
     # key rows: key under "ARCH.", type, required, when_absent; tensor rows:
-    # name, role, shape, required, blocks (global for a global, else every,
-    # attention, recurrent, sliding, full, own-kv or shared-kv), hf (a name
-    # or null); keys, tensor names,
+    # name, role, shape, required, blocks (global for a global, else the
+    # word of its kind of block: every, attention, ...), hf (a name or
+    # null); keys, tensor names,
     # roles and Hugging Face names once each per architecture; token_embd
     # required everywhere
     arches_case "--arches --json: key and tensor rows complete, each key, tensor, role and Hugging Face name once per architecture" '
@@ -737,8 +737,7 @@ else
             "\($a): key row \(.)"),
         ($t[]? | select((keys) != ["blocks", "hf", "name", "required", "role", "shape"] or (.required | type) != "boolean" or
                         ((.name | startswith("blk.")) != (.blocks != "global")) or
-                        (.blocks | IN("global", "every", "attention", "recurrent", "sliding", "full",
-                                      "own-kv", "shared-kv") | not) or
+                        (.blocks | type) != "string" or .blocks == "" or .blocks == "unknown" or
                         ([.name, .role, .shape] | map(type == "string" and . != "") | all | not) or
                         ((.hf | type) != "string" and .hf != null)) |
             "\($a): tensor row \(.)"),
