@@ -784,6 +784,151 @@ static int mxfp4_take(src_model *m, const hf_state *s, const st_tensor *st, int 
     return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Qwen 3.5 (Qwen3_5TextModel ← _LinearAttentionVReorderBase ←
+ * Qwen3NextModel ← Qwen2MoeModel)
+ * ------------------------------------------------------------------------ */
+
+/* The linear attention's heads (config.json's linear_*): the V-head
+ * reorder applies when there are both kinds and their counts differ. */
+typedef struct lin_heads {
+    int64_t k, v, hk, hv;
+    bool    reorder;
+} lin_heads;
+
+static int lin_heads_read(const hf_state *s, lin_heads *lh, gguf_error *err)
+{
+    *lh = (lin_heads){ 0 };
+    if (cfg_count(json_get(s->config, "linear_num_key_heads"), "linear_num_key_heads", 1,
+                  1 << 20, &lh->k, err) ||
+        cfg_count(json_get(s->config, "linear_num_value_heads"), "linear_num_value_heads", 1,
+                  1 << 20, &lh->v, err) ||
+        cfg_count(json_get(s->config, "linear_key_head_dim"), "linear_key_head_dim", 1, 1 << 20,
+                  &lh->hk, err) ||
+        cfg_count(json_get(s->config, "linear_value_head_dim"), "linear_value_head_dim", 1,
+                  1 << 20, &lh->hv, err))
+        return -1;
+    if (lh->v % lh->k)
+        return gguf_error_set(err, "config.json: linear_num_value_heads = %" PRId64 " is not a "
+                              "multiple of linear_num_key_heads = %" PRId64, lh->v, lh->k);
+    lh->reorder = lh->k != lh->v;
+    return 0;
+}
+
+/* Output rows [first, first + k × v/k × dim) of t (its columns with cols)
+ * reordered from grouped by key head to tiled; the tensor must have exactly
+ * that many. */
+static int vh_reorder(src_tensor *t, const lin_heads *lh, int64_t first, int64_t dim, bool cols,
+                      gguf_error *err)
+{
+    if (!lh->reorder)
+        return 0;
+    const int64_t n = cols ? t->ne[0] : t->n_dims == 1 ? t->ne[0] : t->ne[1] * t->ne[2] * t->ne[3];
+    if (n != first + lh->v * dim)
+        return gguf_error_set(err, "tensor '%s': %" PRId64 " %s, expected %" PRId64 " (%" PRId64
+                              " value heads of %" PRId64 "%s)", t->from.name ? t->from.name : t->name,
+                              n, cols ? "columns" : "rows", first + lh->v * dim, lh->v, dim,
+                              first ? " after the q and k channels" : "");
+    t->vh_first = (int32_t)first;
+    t->vh_k = (int32_t)lh->k;
+    t->vh_per_k = (int32_t)(lh->v / lh->k);
+    t->vh_dim = (int32_t)dim;
+    t->vh_cols = cols;
+    return 0;
+}
+
+/* What Qwen3NextModel and the V-head reorder do to a linear-attention
+ * tensor of the row's role: ssm_a = −exp(A_log), the conv1d weight
+ * squeezed, the value heads of the qkv and z projections, a and b, A_log,
+ * dt_bias, the conv's v channels and out_proj's columns tiled. */
+static int linear_attn(src_tensor *t, int role, const lin_heads *lh, gguf_error *err)
+{
+    const int64_t qk = 2 * lh->k * lh->hk;
+    switch (role) {
+    case GGUF_ROLE_SSM_A:
+        t->neg_exp = true;
+        return vh_reorder(t, lh, 0, 1, false, err);
+    case GGUF_ROLE_SSM_DT_BIAS:
+    case GGUF_ROLE_SSM_ALPHA:
+    case GGUF_ROLE_SSM_BETA:
+        return vh_reorder(t, lh, 0, 1, false, err);
+    case GGUF_ROLE_ATTN_QKV:
+        return vh_reorder(t, lh, qk, lh->hv, false, err);
+    case GGUF_ROLE_ATTN_GATE:
+        return vh_reorder(t, lh, 0, lh->hv, false, err);
+    case GGUF_ROLE_SSM_OUT:
+        return vh_reorder(t, lh, 0, lh->hv, true, err);
+    case GGUF_ROLE_SSM_CONV1D: { /* torch's squeeze(): every axis of 1 out */
+        int n = 0;
+        for (int d = 0; d < t->n_dims; d++)
+            if (t->ne[d] != 1)
+                t->ne[n++] = t->ne[d];
+        for (int d = n; d < 4; d++)
+            t->ne[d] = 1;
+        t->n_dims = n ? n : 1;
+        return vh_reorder(t, lh, qk, lh->hv, false, err);
+    }
+    }
+    return 0;
+}
+
+/* Block N of "[model.][language_model.]layers.N.mlp.experts.REST". */
+static bool fused_expert(const char *name, const char *rest, int *block)
+{
+    const char *p = strstr(name, "layers.");
+    if (!p || (p != name && strncmp(name, "model.", 6)))
+        return false;
+    char tail[64];
+    int n, end = 0;
+    if (sscanf(p, "layers.%d.mlp.experts.%63s%n", &n, tail, &end) != 2 || p[end] || n < 0)
+        return false;
+    size_t rl = strlen(rest);
+    if (strncmp(tail, rest, rl) || (tail[rl] && strcmp(tail + rl, ".weight")))
+        return false;
+    *block = n;
+    return true;
+}
+
+/* Qwen2MoeModel's stacked experts: down_proj [experts, embd, ff] as it is,
+ * gate_up_proj [experts, 2 × ff, embd] split into its gate and up halves.
+ * 1 when the tensor is one of them (rc set on error), 0 otherwise. */
+static int qwen35_experts(src_model *m, const hf_state *s, const st_tensor *st, int n_blocks,
+                          int *rc, gguf_error *err)
+{
+    int block;
+    const bool down = fused_expert(st->name, "down_proj", &block);
+    if (!down && !fused_expert(st->name, "gate_up_proj", &block))
+        return 0;
+    if (src_dtype(st->dtype) < 0 || st->n_dims != 3 || (!down && st->shape[1] % 2) ||
+        block >= n_blocks) {
+        *rc = gguf_error_set(err, "tensor '%s': expected F32, F16 or BF16 [experts, %s] of one of "
+                             "the %d blocks", st->name, down ? "embd, ff" : "2 × ff, embd",
+                             n_blocks);
+        return 1;
+    }
+    for (int half = 0; half < (down ? 1 : 2); half++) {
+        const int role = down ? GGUF_ROLE_FFN_DOWN_EXPS
+                              : half ? GGUF_ROLE_FFN_UP_EXPS : GGUF_ROLE_FFN_GATE_EXPS;
+        char name[256];
+        snprintf(name, sizeof name, gguf_arch_tensor_name(gguf_arch_tensor_of(m->arch, role)), block);
+        int64_t ne[3] = { st->shape[2], st->shape[1], st->shape[0] };
+        if (!down)
+            ne[1] /= 2;
+        src_tensor *t = src_add_tensor(m, name, src_dtype(st->dtype), 3, ne, st->data);
+        if (!t) {
+            *rc = gguf_error_set(err, "out of memory");
+            return 1;
+        }
+        t->mapped = st->mapped;
+        t->from = (src_origin){ shard_of(s, st), st->name };
+        if (!down) {
+            t->ex_block = st->shape[1];
+            t->ex_skip = half * ne[1];
+        }
+    }
+    return 1;
+}
+
 static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 {
     char **parts = NULL;
@@ -842,6 +987,13 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 
     experts ex = { 0 };
     int rc2 = experts_init(&ex, m->arch, s, err);
+    lin_heads lh = { 0 };
+    int64_t n_blocks = 0;
+    const bool qwen35 = gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET);
+    if (!rc2 && qwen35 &&
+        (lin_heads_read(s, &lh, err) ||
+         cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &n_blocks, err)))
+        rc2 = -1;
     for (int k = 0; k < s->n_shards && !rc2; k++) {
         for (size_t i = 0; i < s->shards[k].n && !rc2; i++) {
             const st_tensor *st = &s->shards[k].tensors[i];
@@ -850,6 +1002,9 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             int block, expert;
             const gguf_arch_tensor *row;
             if (mxfp4_take(m, s, st, &rc2, err))
+                continue;
+            if (qwen35 && gguf_arch_has(m->arch, GGUF_FEAT_EXPERTS) &&
+                qwen35_experts(m, s, st, (int)n_blocks, &rc2, err))
                 continue;
             int r = arch_map_name(m->arch, st->name, name, sizeof name, &perm, &block, &expert, &row);
             if (r == 0)
@@ -876,10 +1031,14 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                     t->permute = (uint8_t)perm;
                     t->mapped = st->mapped;
                     t->from = (src_origin){ shard_of(s, st), st->name };
-                    /* Gemma's x·(1 + w) norms: every *norm.weight + 1 */
+                    /* Gemma's and Qwen 3.5's x·(1 + w) norms: every *norm.weight
+                     * + 1 (but Qwen 3.5's gated norm) */
                     const float offset = gguf_recipe_of(m->arch)->norm_offset;
-                    if (offset != 0 && ends_with(st->name, "norm.weight"))
+                    if (offset != 0 && ends_with(st->name, "norm.weight") &&
+                        !ends_with(st->name, "linear_attn.norm.weight"))
                         t->add = offset;
+                    if (qwen35)
+                        rc2 = linear_attn(t, gguf_arch_tensor_role(row), &lh, err);
                 }
             }
         }
@@ -1170,15 +1329,49 @@ static bool hparam_skipped(const hf_state *s, const gguf_recipe_hf_hparam *r, co
  * gives. Other types write nothing here ("llama3" is the generated
  * rope_freqs tensor). Phi3MiniModel and Gemma2Model write none of these
  * (GGUF_ARCH_OWN_ROPE_KEYS): Phi-3's LongRoPE is add_longrope's. */
+static int put_rope_scaling_type(gguf_writer *w, const json_value *rs, const char *arch,
+                                 gguf_error *err);
+
+/* The M-RoPE sections (rope_parameters' mrope_section), padded with 0 to
+ * four, as the base converter writes them after the rope scaling keys. */
+static int put_rope_sections(gguf_writer *w, const json_value *rs, const char *arch,
+                             gguf_error *err)
+{
+    const json_value *ms = rs && rs->type == JSON_OBJECT ? json_get(rs, "mrope_section") : NULL;
+    if (!ms)
+        return 0;
+    if (ms->type != JSON_ARRAY || ms->n > 4)
+        return gguf_error_set(err, "config.json line %zu: rope_parameters.mrope_section is not a "
+                              "list of up to 4 whole numbers", ms->line);
+    int32_t v[4] = { 0 };
+    for (size_t i = 0; i < ms->n; i++) {
+        int64_t x;
+        if (cfg_count(ms->items[i], "rope_parameters.mrope_section", 0, INT32_MAX, &x, err))
+            return -1;
+        v[i] = (int32_t)x;
+    }
+    char key[128];
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_DIM_SECTIONS, arch);
+    return gguf_writer_set_array(w, key, GGUF_VT_I32, v, 4) ? gguf_error_set(err, "out of memory")
+                                                            : 0;
+}
+
 static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch, gguf_error *err)
 {
     const json_value *rs = json_get(s->config, "rope_parameters");
     if (!rs || rs->type != JSON_OBJECT)
         rs = json_get(s->config, "rope_scaling");
-    /* e21cdc11 takes rope_parameters' full_attention part when it has one */
+    /* e21cdc11 takes the type from rope_parameters' full_attention part
+     * when it has one (Gemma 4), the M-RoPE sections from the whole */
     const json_value *full = json_get(rs, "full_attention");
-    if (full && full->type == JSON_OBJECT)
-        rs = full;
+    if (put_rope_scaling_type(w, full && full->type == JSON_OBJECT ? full : rs, arch, err))
+        return -1;
+    return put_rope_sections(w, rs, arch, err);
+}
+
+static int put_rope_scaling_type(gguf_writer *w, const json_value *rs, const char *arch,
+                                 gguf_error *err)
+{
     const char *type = json_str(json_get(rs, "rope_type"));
     if (!type)
         type = json_str(json_get(rs, "type"));
@@ -1321,25 +1514,6 @@ static int put_per_layer(gguf_writer *w, const hf_state *s, const char *key,
     return bad ? gguf_error_set(err, "out of memory") : 0;
 }
 
-/* int(value × partial_rotary_factor), the factor 1 when absent or null
- * (Gemma4Model's rope.dimension_count_swa). */
-static int put_rotary_head(gguf_writer *w, const hf_state *s, const char *key,
-                           const gguf_recipe_hf_hparam *r, const json_value *hv, gguf_error *err)
-{
-    const json_value *factor = json_get(s->config, "partial_rotary_factor");
-    int64_t x;
-    double f = 1.0;
-    if (!hv)
-        return gguf_error_set(err, "config.json: required '%s' is missing", r->hf[0]);
-    if (cfg_count(hv, r->hf[0], 1, UINT32_MAX, &x, err))
-        return -1;
-    if (factor && factor->type != JSON_NULL && (!json_num(factor, &f) || !(f > 0 && f <= 1)))
-        return gguf_error_set(err, "config.json line %zu: 'partial_rotary_factor' is not a "
-                              "number in (0, 1]", factor->line);
-    return gguf_writer_set_u32(w, key, (uint32_t)((double)x * f)) ? gguf_error_set(err, "out of memory")
-                                                                 : 0;
-}
-
 /* One row of a config.json table, from its first present name (a null
  * value counts as absent). */
 static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
@@ -1358,11 +1532,49 @@ static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
             return -1;
         return gguf_writer_set_u32(w, key, (uint32_t)rot) ? gguf_error_set(err, "out of memory") : 0;
     }
+    if (r->make == GGUF_MAKE_ROPE_THETA) {
+        const json_value *rs = json_get(s->config, "rope_parameters");
+        if (!rs || rs->type != JSON_OBJECT)
+            rs = json_get(s->config, "rope_scaling");
+        const json_value *theta = rs && rs->type == JSON_OBJECT ? json_get(rs, "rope_theta") : NULL;
+        if (theta && theta->type != JSON_NULL)
+            hv = theta;
+    }
+    if (r->make == GGUF_MAKE_PRODUCT) {
+        int64_t a, b;
+        if (cfg_count(json_get(s->config, r->hf[0]), r->hf[0], 1, UINT32_MAX, &a, err) ||
+            cfg_count(json_get(s->config, r->hf[1]), r->hf[1], 1, UINT32_MAX, &b, err))
+            return -1;
+        if (a * b > UINT32_MAX)
+            return gguf_error_set(err, "config.json: %s × %s = %" PRId64 " is too large", r->hf[0],
+                                  r->hf[1], a * b);
+        return gguf_writer_set_u32(w, key, (uint32_t)(a * b)) ? gguf_error_set(err, "out of memory")
+                                                               : 0;
+    }
+    if (r->make == GGUF_MAKE_ROTARY_HEAD) {
+        static const char *const hidden_keys[] = { "hidden_size", NULL };
+        static const char *const head_keys[] = { "num_attention_heads", NULL };
+        int64_t hd, hidden, heads;
+        double f = r->def;
+        const json_value *hdv = json_get(s->config, "head_dim");
+        if (hdv && hdv->type != JSON_NULL) {
+            if (cfg_count(hdv, "head_dim", 1, UINT32_MAX, &hd, err))
+                return -1;
+        } else {
+            if (cfg_count(hparam(s, hidden_keys), "hidden_size", 1, UINT32_MAX, &hidden, err) ||
+                cfg_count(hparam(s, head_keys), "num_attention_heads", 1, UINT32_MAX, &heads, err))
+                return -1;
+            hd = hidden / heads;
+        }
+        if (hv && (!json_num(hv, &f) || !(f > 0 && f <= 1)))
+            return gguf_error_set(err, "config.json line %zu: '%s' is not a number in (0, 1]",
+                                  hv->line, r->hf[0]);
+        const int64_t rot = (int64_t)((double)hd * f);
+        return gguf_writer_set_u32(w, key, (uint32_t)rot) ? gguf_error_set(err, "out of memory") : 0;
+    }
     if (r->make == GGUF_MAKE_SWA_LAYERS || r->make == GGUF_MAKE_FF_DOUBLE_WIDE ||
         r->make == GGUF_MAKE_KV_HEADS_SWA_FULL)
         return put_per_layer(w, s, key, r, hv, err);
-    if (r->make == GGUF_MAKE_ROTARY_HEAD)
-        return put_rotary_head(w, s, key, r, hv, err);
     if (hparam_skipped(s, r, hv))
         return 0;
     if (r->make == GGUF_MAKE_ZERO_ABSENT && !hv && !r->required)
@@ -1555,6 +1767,26 @@ static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
         return gguf_error_set(err, "config.json line %zu: 'layer_types' has %zu entr%s for %" PRId64
                               " layers (num_hidden_layers)", types->line, types->n,
                               types->n == 1 ? "y" : "ies", n);
+    if (types && gguf_arch_hparam_of(m->arch, GGUF_HP_FULL_ATTN_INTERVAL)) {
+        /* Qwen 3.5: llama.cpp takes the kinds of blocks from
+         * full_attention_interval alone; layer_types must agree */
+        int64_t every = 4;
+        const json_value *iv = json_get(s->config, "full_attention_interval");
+        if (iv && iv->type != JSON_NULL &&
+            cfg_count(iv, "full_attention_interval", 1, UINT32_MAX, &every, err))
+            return -1;
+        for (size_t i = 0; i < types->n; i++) {
+            const char *t = json_str(types->items[i]);
+            const char *want = ((int64_t)i + 1) % every ? "linear_attention" : "full_attention";
+            if (!t || strcmp(t, want))
+                return gguf_error_set(err, "config.json line %zu: layer_types[%zu] is %s%s%s, but "
+                                      "with full_attention_interval %" PRId64 " layer %zu is "
+                                      "\"%s\" in a %s GGUF", types->items[i]->line, i,
+                                      t ? "\"" : "", t ? t : "not a string", t ? "\"" : "", every,
+                                      i, want, gguf_arch_name(m->arch));
+        }
+        return 0;
+    }
     for (size_t i = 0; types && i < types->n; i++) {
         const char *t = json_str(types->items[i]);
         if (!t)

@@ -60,6 +60,19 @@ typedef struct src_tensor {
     src_origin     from;
     src_origin    *part_from;
     uint8_t        col_step, col_first;
+    /* Qwen 3.5's linear attention (hf.c), as _LinearAttentionVReorderBase
+     * does it: value heads grouped by key head ([k0: v0 v1][k1: v0 v1])
+     * become tiled ([k0v0 k1v0 k0v1 k1v1]) — output row vh_first + o (o in
+     * vh_k × vh_per_k heads of vh_dim rows) is source row vh_first + ((kh ×
+     * vh_per_k + vi) × vh_dim + d) for o = (vi × vh_k + kh) × vh_dim + d; with
+     * vh_cols the columns instead (vh_first 0). vh_k 0: none. */
+    int32_t        vh_first, vh_k, vh_per_k, vh_dim;
+    bool           vh_cols;
+    /* A half of a fused experts tensor (gate_up_proj [experts, 2 × ff, n]):
+     * output row e × ne[1] + f is source row e × ex_block + ex_skip + f.
+     * ex_block 0: none. */
+    int64_t        ex_block, ex_skip;
+    bool           neg_exp;    /* the value is -exp(x) (A_log → ssm_a), in f32 */
 } src_tensor;
 
 /* general.quantization_version of every output */

@@ -115,7 +115,8 @@ static uint32_t tensor_type(const src_tensor *t, int outtype, const char **why)
     if (t->dtype == SRC_MXFP4)
         return GGUF_DT_MXFP4;
     if (t->n_dims <= 1 || ends_with(t->name, "_norm.weight") || !ends_with(t->name, ".weight") ||
-        strstr(t->name, ".ffn_gate_inp.") || !strcmp(t->name, "position_embd.weight") ||
+        strstr(t->name, ".ffn_gate_inp.") || strstr(t->name, ".ffn_gate_inp_shexp.") ||
+        strstr(t->name, ".ssm_conv1d.") || !strcmp(t->name, "position_embd.weight") ||
         !strcmp(t->name, "token_types.weight"))
         return GGUF_DT_F32;
     const uint32_t want = outtype_dtype(outtype), type = gguf_dtype_fit(want, t->ne[0]);
@@ -135,6 +136,53 @@ static int permuted_row(const src_tensor *t, uint32_t heads, int64_t r)
     int64_t h = r / (2 * half), rem = r % (2 * half);
     int64_t i = rem / 2, j = rem % 2;
     return (int)(h * 2 * half + j * half + i);
+}
+
+/* exp(d) as the converter's torch.exp computes it on an f32 tensor (its
+ * vectorized path: SLEEF's expf_u10 with fused multiply-adds), which is not
+ * always the correctly rounded value expf gives: one of the reference
+ * models' twelve A_log values of a block comes out 1 ulp lower. */
+static float torch_expf(float d)
+{
+    if (d < -104.0f)
+        return 0.0f;
+    if (d > 100.0f)
+        return INFINITY;
+    const float q = rintf(d * 1.442695040888963407359924681001892137426645954152985934135449406931f);
+    float s = fmaf(q, -0.693145751953125f, d);
+    s = fmaf(q, -1.428606765330187045e-06f, s);
+    float u = 0.000198527617612853646278381f;
+    u = fmaf(u, s, 0.00139304355252534151077271f);
+    u = fmaf(u, s, 0.00833336077630519866943359f);
+    u = fmaf(u, s, 0.0416664853692054748535156f);
+    u = fmaf(u, s, 0.166666671633720397949219f);
+    u = fmaf(u, s, 0.5f);
+    const float ss = s * s;
+    u = 1.0f + fmaf(ss, u, s);
+    /* SLEEF's ldexp2k: two powers of two, so that 2^q past f32's exponent
+     * range still scales what it can */
+    const int e = (int)q;
+    return ldexpf(ldexpf(u, e >> 1), e - (e >> 1));
+}
+
+/* Index i of the V-head reorder's tiled order → the grouped one. */
+static int64_t vh_source(const src_tensor *t, int64_t i)
+{
+    const int64_t o = i - t->vh_first, h = o / t->vh_dim, d = o % t->vh_dim;
+    const int64_t vi = h / t->vh_k, kh = h % t->vh_k;
+    return t->vh_first + (kh * t->vh_per_k + vi) * t->vh_dim + d;
+}
+
+/* The source row of output row r (heads: the rotary permutation's). */
+static int64_t source_row(const src_tensor *t, uint32_t heads, int64_t r)
+{
+    if (t->permute != GGUF_PERMUTE_NONE)
+        return permuted_row(t, heads, r);
+    if (t->ex_block)
+        return r / t->ne[1] * t->ex_block + t->ex_skip + r % t->ne[1];
+    if (t->vh_k && !t->vh_cols && r >= t->vh_first)
+        return vh_source(t, r);
+    return r;
 }
 
 /* Rows of a tensor for loading: ne[0] elements, or single elements for a
@@ -213,9 +261,15 @@ static void load_rows(const src_model *m, const src_tensor *t, int64_t r0, int64
     const uint32_t heads = rotary_heads(m, t);
     const size_t esize = src_esize(t);
     for (int64_t r = r0; r < r0 + nr; r++) {
-        int64_t from = t->permute != GGUF_PERMUTE_NONE ? permuted_row(t, heads, r) : r;
+        int64_t from = source_row(t, heads, r);
         float *out = dst + (r - r0) * row;
-        if (!t->parts) {
+        if (t->vh_cols) { /* one source row, its columns reordered (no parts) */
+            const uint8_t *src = (const uint8_t *)t->data + (size_t)(from * row) * esize;
+            for (int64_t c = 0; c < row; c++) {
+                const int64_t sc = vh_source(t, c);
+                convert_span(t, src + (size_t)sc * esize, out + c, 1, from * row + sc);
+            }
+        } else if (!t->parts) {
             convert_span(t, (const uint8_t *)t->data + (size_t)(from * row) * esize, out, row,
                          from * row);
         } else if (t->split_rows) {
@@ -230,6 +284,9 @@ static void load_rows(const src_model *m, const src_tensor *t, int64_t r0, int64
         }
         if (t->add != 0)
             add_offset(t, out, row);
+        if (t->neg_exp)
+            for (int64_t i = 0; i < row; i++)
+                out[i] = -torch_expf(out[i]);
     }
 }
 
@@ -322,8 +379,10 @@ static src_where locate(const src_model *m, const src_tensor *t, int64_t r, int6
     const int64_t row = row_len(t), rows = n_elements(t) / row;
     const size_t esize = src_esize(t);
     src_where w = { t->from, 0, col, NULL, 0 };
-    int64_t from = t->permute != GGUF_PERMUTE_NONE ? permuted_row(t, rotary_heads(m, t), r) : r;
+    int64_t from = source_row(t, rotary_heads(m, t), r);
     int part = -1;
+    if (t->vh_cols)
+        w.col = col = vh_source(t, col);
     w.row = from;
     w.index = from * row + col;
     if (!t->parts) {

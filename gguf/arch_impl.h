@@ -24,9 +24,10 @@ enum gguf_need {
     GGUF_NEED_UNLESS_FEAT,/* optional when the architecture has need_feat, else required */
     GGUF_NEED_DENSE,      /* required in a model without experts (expert_count absent or 0) */
     GGUF_NEED_EXPERTS,    /* required in a model with experts (expert_count > 0) */
-    GGUF_NEED_IN_LAYERS,  /* a per-block row: required in the blocks of its kind (layers),
-                           * optional in the others; a global one: required when some
-                           * block is of its kind (Gemma 4's rope_freqs: a full block) */
+    GGUF_NEED_IN_LAYERS,  /* a per-block row: required in the blocks of its kind (layers;
+                           * a row of a Gemma 4 kind is optional in the others, where
+                           * llama.cpp loads it if there); a global one: required when
+                           * some block is of its kind (Gemma 4's rope_freqs: a full one) */
     GGUF_NEED_PER_LAYER_INPUTS /* required when embedding_length_per_layer_input > 0 */
 };
 

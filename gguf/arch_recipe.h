@@ -68,15 +68,20 @@ enum gguf_make {
     GGUF_MAKE_ROTARY,        /* int(F × hidden_size) / num_attention_heads, F the value of
                               * the row's names (1 when absent: partial_rotary_factor) */
     GGUF_MAKE_ZERO_ABSENT,   /* read; 0 when absent or null and not required */
+    GGUF_MAKE_ROPE_THETA,    /* rope_parameters' (else rope_scaling's) rope_theta, else read
+                              * (TextModel mirrors the top level's into rope_parameters) */
+    GGUF_MAKE_PRODUCT,       /* the product of the values of hf[0] and hf[1] (both required) */
+    GGUF_MAKE_ROTARY_HEAD,   /* int(head_dim × F) (Qwen3NextModel), head_dim from "head_dim"
+                              * else hidden_size / num_attention_heads, F the value of the
+                              * row's names, def when absent */
     /* Gemma 4's per-layer values (arrays of one entry per layer) */
     GGUF_MAKE_SWA_LAYERS,    /* bool[]: layer_types[il] == "sliding_attention" */
     GGUF_MAKE_FF_DOUBLE_WIDE,/* i32[]: with use_double_wide_mlp true, the value for the
                               * layers before the KV-shared ones (the row's names give the
                               * count), twice it after; nothing otherwise */
-    GGUF_MAKE_KV_HEADS_SWA_FULL, /* i32[]: when the row's name and num_key_value_heads are
+    GGUF_MAKE_KV_HEADS_SWA_FULL /* i32[]: when the row's name and num_key_value_heads are
                               * both given, the latter for sliding layers, the former for
                               * full ones; nothing otherwise */
-    GGUF_MAKE_ROTARY_HEAD    /* int(value × partial_rotary_factor (1 when absent)) */
 };
 
 /* One config.json hyper-parameter the converter writes, in the order it

@@ -614,6 +614,42 @@ static const gguf_recipe_hf_hparam qwen3moe_late_hparams[] = {
     HPR_END,
 };
 
+/* Qwen3_5TextModel: the base keys (the rope base from rope_parameters,
+ * where transformers 5 puts it; the M-RoPE sections come with the rope
+ * scaling keys), then Qwen2MoeModel's and Qwen3NextModel's after
+ * general.file_type. */
+static const gguf_recipe_hf_hparam qwen35_hf_hparams[] = {
+    HPR(N("max_position_embeddings", "n_ctx"), CONTEXT_LENGTH),
+    HPR(N("hidden_size", "n_embd"), EMBEDDING_LENGTH, REQ),
+    HPR(N("intermediate_size", "n_inner"), FFN_LENGTH),
+    HPR(N("num_attention_heads", "n_head"), HEAD_COUNT, REQ),
+    HPR(N("num_key_value_heads"), HEAD_COUNT_KV),
+    HPR(N("rope_theta"), ROPE_FREQ_BASE, FLOAT, .make = GGUF_MAKE_ROPE_THETA),
+    HPR(N("rms_norm_eps"), RMS_EPS, FLOAT),
+    HPR(N("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"), LAYER_NORM_EPS, FLOAT),
+    HPR(N("num_local_experts", "num_experts"), EXPERT_COUNT),
+    HPR(N("num_experts_per_tok"), EXPERT_USED_COUNT),
+    HPR(N("head_dim"), KEY_LENGTH),
+    HPR(N("head_dim"), VALUE_LENGTH),
+    HPR_END,
+};
+#define QWEN35_LATE \
+    HPR(N("linear_conv_kernel_dim"), SSM_CONV_KERNEL, REQ), \
+    HPR(N("linear_key_head_dim"), SSM_STATE_SIZE, REQ), \
+    HPR(N("linear_num_key_heads"), SSM_GROUP_COUNT, REQ), \
+    HPR(N("linear_num_value_heads"), SSM_TIME_STEP_RANK, REQ), \
+    HPR(N("linear_value_head_dim", "linear_num_value_heads"), SSM_INNER_SIZE, REQ, \
+        .make = GGUF_MAKE_PRODUCT), \
+    HPR(N("full_attention_interval"), FULL_ATTN_INTERVAL, DEF(4)), \
+    HPR(N("partial_rotary_factor"), ROPE_DIM, DEF(0.25), .make = GGUF_MAKE_ROTARY_HEAD), \
+    HPR_END
+static const gguf_recipe_hf_hparam qwen35_late_hparams[] = {
+    HPR(N("moe_intermediate_size"), EXPERT_FFN_LENGTH),
+    HPR(N("shared_expert_intermediate_size"), EXPERT_SHARED_FFN_LENGTH),
+    QWEN35_LATE,
+};
+#undef QWEN35_LATE
+
 /* Phi3MiniModel's own keys, in its order (block_count fifth, after
  * feed_forward_length): all required but the two it makes:
  * rope.dimension_count from partial_rotary_factor and, after
@@ -755,7 +791,7 @@ static const gguf_recipe_hf_hparam gemma4_late_hparams[] = {
     HPR(N("intermediate_size"), FFN_LENGTH, .make = GGUF_MAKE_FF_DOUBLE_WIDE),
     HPR(N("num_global_key_value_heads"), HEAD_COUNT_KV, .make = GGUF_MAKE_KV_HEADS_SWA_FULL),
     HPR(N("global_head_dim"), ROPE_DIM, REQ),
-    HPR(N("head_dim"), ROPE_DIM_SWA, REQ, .make = GGUF_MAKE_ROTARY_HEAD),
+    HPR(N("partial_rotary_factor"), ROPE_DIM_SWA, DEF(1.0), .make = GGUF_MAKE_ROTARY_HEAD),
     HPR_END,
 };
 #undef FULL_THETA
@@ -1000,6 +1036,12 @@ static const char *const qwen35_hf[] = { "Qwen3_5ForCausalLM", "Qwen3_5ForCondit
                                          NULL };
 static const char *const qwen35moe_hf[] = { "Qwen3_5MoeForCausalLM",
                                             "Qwen3_5MoeForConditionalGeneration", NULL };
+/* Qwen3NextModel drops the multi-token prediction head, Qwen2MoeModel the
+ * vision tower's names (after "language_model." is out) */
+static const char *const qwen35_skip[] = {
+    "mtp", "mlp", "vision_model", "model.vision_tower", "model.multi_modal_projector",
+    "model.visual", NULL,
+};
 /* Gemma3Model.modify_tensors drops these after taking "language_model."
  * out; the last two, a newer transformers' layout, llama.cpp does not know
  * (it fails on them): gguf-convert drops them too. */
@@ -1046,10 +1088,16 @@ const gguf_recipe gguf_recipes[] = {
       .tensors = gemma3_all, .facts = F(TRIM_EMBD) | F(NO_SPACE_PREFIX),
       .norm_offset = 1.0f, .q_scale_width_blocks = 62,
       .hf_strip = "language_model.", .hf_skip_prefix = gemma3_vision },
+    /* Qwen3_5TextModel, Qwen3_5MoeTextModel: the same converter (Qwen2MoeModel's
+     * expert keys only when config.json has them) */
     { .arch = "qwen35", .hf_classes = qwen35_hf, .hf_skip = skip_common,
-      .hf_hparams = base_hf_hparams, .tensors = qwen35_all, .norm_offset = 1.0f },
+      .hf_hparams = qwen35_hf_hparams, .hf_hparams_late = qwen35_late_hparams,
+      .tensors = qwen35_all, .norm_offset = 1.0f,
+      .hf_strip = "language_model.", .hf_skip_prefix = qwen35_skip },
     { .arch = "qwen35moe", .hf_classes = qwen35moe_hf, .hf_skip = skip_common,
-      .hf_hparams = base_hf_hparams, .tensors = qwen35moe_all, .norm_offset = 1.0f },
+      .hf_hparams = qwen35_hf_hparams, .hf_hparams_late = qwen35_late_hparams,
+      .tensors = qwen35moe_all, .norm_offset = 1.0f,
+      .hf_strip = "language_model.", .hf_skip_prefix = qwen35_skip },
     { .arch = "gemma4", .hf_classes = gemma4_hf, .hf_skip = skip_common,
       .hf_hparams = gemma4_hf_hparams, .hf_hparams_late = gemma4_late_hparams,
       .tensors = gemma4_all, .facts = F(TRIM_EMBD) | F(NO_SPACE_PREFIX) | F(ROPE_PROPORTIONAL),

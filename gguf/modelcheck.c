@@ -1014,35 +1014,19 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
 
 /* One table tensor: present when required, of its shape when present. */
 /* A per-block row of a Gemma 4 kind (sliding or full, own or shared KV)
- * in a block of the other kind: optional there when its need says so
- * (GGUF_NEED_IN_LAYERS: llama.cpp loads attn_k where it is, requires it
- * only where the block has its own KV), else refused naming the key that
- * makes the block what it is. 1 when the row was dealt with here. */
+ * in a block of the other kind: optional there, as llama.cpp loads attn_k
+ * where it is and requires it only where the block has its own KV; its
+ * shape is that block's. 1 when the row was dealt with here. */
 static int check_other_kind(checker *c, const gguf_arch_tensor *r, uint64_t slot, int block,
                             int *rc)
 {
     if (block < 0 || r->layers < GGUF_LAYERS_SLIDING || gguf_hparams_layer_in(&c->hp, r->layers, block))
         return 0;
     *rc = 0;
-    mc_tensor t;
-    if (slot && r->need == GGUF_NEED_IN_LAYERS) {
+    if (slot) {
+        mc_tensor t;
         c->v->tensor(c->v->src, slot - 1, &t);
         *rc = check_shape(c, r, &t, block);
-    } else if (slot) {
-        const bool swa = r->layers == GGUF_LAYERS_SLIDING || r->layers == GGUF_LAYERS_FULL;
-        const int kind = swa ? (r->layers == GGUF_LAYERS_FULL ? GGUF_LAYERS_SLIDING : GGUF_LAYERS_FULL)
-                             : (r->layers == GGUF_LAYERS_OWN_KV ? GGUF_LAYERS_SHARED_KV : GGUF_LAYERS_OWN_KV);
-        char name[GGUF_MAX_NAME + 16], key[128], why[160];
-        snprintf(name, sizeof name, r->name, block);
-        if (swa)
-            snprintf(why, sizeof why, "%s[%d] = %s", akey(c, GGUF_KEY_SLIDING_WINDOW_PATTERN, key),
-                     block, kind == GGUF_LAYERS_SLIDING ? "true" : "false");
-        else
-            snprintf(why, sizeof why, "%s = %" PRId64, akey(c, GGUF_KEY_SHARED_KV_LAYERS, key),
-                     c->hp.v[GGUF_HP_SHARED_KV_LAYERS]);
-        *rc = gguf_error_set(c->err, "tensor %s: block %d is a %s block (%s), %s is only in %s "
-                             "blocks", name, block, gguf_layers_name(kind), why,
-                             gguf_role_name(r->role), gguf_layers_name(r->layers));
     }
     return 1;
 }
@@ -1072,9 +1056,10 @@ static int check_rule(checker *c, const gguf_arch_tensor *r, uint64_t slot, int 
     if (block >= 0 && r->layers != GGUF_LAYERS_ALL && !gguf_hparams_layer_in(&c->hp, r->layers, block)) {
         if (!slot)
             return 0;
-        /* the kind of the block (a table has two kinds of blocks at most) */
-        const int kind = gguf_hparams_layer_in(&c->hp, GGUF_LAYERS_RECURRENT, block)
-                             ? GGUF_LAYERS_RECURRENT : GGUF_LAYERS_ATTENTION;
+        /* the kind of the block: the first kind that has it */
+        int kind = GGUF_LAYERS_ALL + 1;
+        while (kind < GGUF_LAYERS_COUNT - 1 && !gguf_hparams_layer_in(&c->hp, kind, block))
+            kind++;
         char name[GGUF_MAX_NAME + 16], key[128];
         snprintf(name, sizeof name, r->name, block);
         return gguf_error_set(c->err, "tensor %s: block %d is a%s %s block (%s = %" PRId64

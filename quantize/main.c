@@ -615,7 +615,12 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
         const gguf_tensor *t = it->t;
         it->type = t->type;
         /* COPY: every tensor as it is */
-        if (!o->preset->copy && policy_is_quantizable(it->name, t->n_dims, &o->pol)) {
+        /* llama-quantize counts dimensions as ggml_n_dims does: trailing
+         * axes of 1 are none (Qwen 3.5's ffn_gate_inp_shexp [n, 1] is 1-D) */
+        uint32_t n_dims = t->n_dims;
+        while (n_dims > 1 && t->ne[n_dims - 1] == 1)
+            n_dims--;
+        if (!o->preset->copy && policy_is_quantizable(it->name, n_dims, &o->pol)) {
             int forced;
             if (recipe_find(&o->rec, it->name, &forced, err))
                 return -1;

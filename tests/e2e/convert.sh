@@ -258,7 +258,8 @@ st_rewrite() {
 # Gemma 4's converter rules (llama.cpp's Gemma4Model), on copies of
 # gemma4-rand with config.json's text_config or the checkpoint edited
 if need_jq "gemma4 converter rules" && need_fixture models/gemma4-rand "gemma4 converter rules" 4; then
-    G=$TMP/gemma4-x
+    G=$TMP/g4x/gemma4-rand # general.name from the folder: gemma4-rand's
+    mkdir -p "$TMP/g4x"
     mkg4() { rm -rf "$G"; cp -r "$FIX/models/gemma4-rand" "$G"; chmod -R u+w "$G"; jq "$1" "$FIX/models/gemma4-rand/config.json" >"$G/config.json"; }
     g4keys() { # the listed gemma4.* keys of a conversion of $G: "TYPE VALUE" each
         "$CONVERT" -q "$G" --outtype f32 -o "$TMP/g4.gguf" 2>&1 &&
@@ -266,12 +267,13 @@ if need_jq "gemma4 converter rules" && need_fixture models/gemma4-rand "gemma4 c
             '.metadata as $m | [$ks | split(" ")[] | "gemma4." + . | $m[.] | "\(.type)=\(.value // .count)"] | join(" ")'
         rm -f "$TMP/g4.gguf"
     }
-    # without use_double_wide_mlp feed_forward_length stays one number; the
-    # sliding layers' rotary width follows a top-level partial_rotary_factor
-    mkg4 '.text_config.use_double_wide_mlp = false | .text_config.partial_rotary_factor = 0.5'
+    # feed_forward_length one width per block (double-wide in the shared
+    # ones); the sliding layers' rotary width follows a top-level
+    # partial_rotary_factor, the full layers' is their head size
+    mkg4 '.text_config.partial_rotary_factor = 0.5'
     got=$(g4keys "feed_forward_length rope.dimension_count_swa rope.dimension_count")
-    [ "$got" = "u32=128 u32=16 u32=64" ] &&
-        pass "gemma4: no double-wide MLP: one feed_forward_length; rope.dimension_count_swa from partial_rotary_factor" ||
+    [ "$got" = "arr[i32]=[128,128,128,256,256,256] u32=16 u32=64" ] &&
+        pass "gemma4: feed_forward_length per block; rope.dimension_count_swa from partial_rotary_factor" ||
         fail "gemma4: feed_forward_length and rope.dimension_count_swa" "$got"
     # the vision and audio towers (names without language_model.) are dropped:
     # the same file as the checkpoint without them
@@ -756,15 +758,35 @@ else
         fi
         got=$("$INSPECT" "$out" | sed -nE 's/^ *general\.architecture +str +"(.*)"$/\1/p')
         ppl=$("$BIN/gguf-run" -m "$out" --perplexity "$TMP/fox.txt" --ctx-size 16 2>&1 |
-              sed -n 's/^perplexity: \([0-9.]*\) .*/\1/p')
+              tee "$TMP/ppl.log" | sed -n 's/^perplexity: \([0-9.]*\) .*/\1/p')
         if [ "$got" != "$arch" ]; then fail "$n" "general.architecture '$got'"
+        # a family whose features gguf-run does not implement yet: no perplexity
+        elif [ -z "$ppl" ] && grep -q "gguf-run does not implement the feature" "$TMP/ppl.log"; then
+            skip "$n" "$(grep -m1 "does not implement" "$TMP/ppl.log")"
         elif [[ $ppl =~ ^[0-9]+\.[0-9]+$ ]]; then pass "$n"
         else fail "$n" "perplexity '$ppl'"; fi
         rm -rf "$hf" "$out"
     done 3<<<"$MKHF_ROWS"
     if need_jq "mkhf has a row for every architecture a Hugging Face class converts to"; then
+        # an architecture gguf-run refuses (a feature it does not implement
+        # yet: its e21cdc11 set's F32 conversion tells) cannot pass a row's
+        # perplexity: it waits, said as a skip, not a failure
+        waiting=""
+        for a in $("$INSPECT" --arches --json |
+                   jq -r '.architectures | to_entries[] | select(.value.hf_classes != "") | .key'); do
+            awk '{ print $2 }' <<<"$MKHF_ROWS" | grep -qx -- "$a" && continue
+            set_=$(upstream_set "$a")
+            [ -n "$set_" ] && [ -d "$FIX/models/$set_" ] &&
+                "$CONVERT" -q "$FIX/models/$set_" --outtype f32 -o "$TMP/wait.gguf" >/dev/null 2>&1 &&
+                ! "$BIN/gguf-run" -m "$TMP/wait.gguf" --prompt-ids 1 -n 1 >/dev/null 2>"$TMP/wait.log" &&
+                grep -q "gguf-run does not implement the feature" "$TMP/wait.log" &&
+                waiting+="$a "
+            rm -f "$TMP/wait.gguf"
+        done
+        [ -z "$waiting" ] || skip "mkhf rows of ${waiting% }" "gguf-run does not run them yet"
         d=$(diff <("$INSPECT" --arches --json |
-                   jq -r '.architectures | to_entries[] | select(.value.hf_classes != "") | .key' | sort) \
+                   jq -r '.architectures | to_entries[] | select(.value.hf_classes != "") | .key' |
+                   grep -vxF -e "" $(printf -- '-e %s ' $waiting) | sort) \
                  <(awk '{ print $2 }' <<<"$MKHF_ROWS" | sort -u) | tr '\n' ' ')
         bad=$(while read -r _ arch cls <&3; do
                   "$INSPECT" --arches --json | jq -e --arg a "$arch" --arg c "$cls" \
@@ -775,6 +797,26 @@ else
             fail "mkhf has a row for every architecture a Hugging Face class converts to" \
                  "architectures without a row (<) or rows of no architecture (>): $d $bad"
     fi
+fi
+
+# Qwen 3.5's config against its weights: layer_types must be what
+# full_attention_interval makes them (llama.cpp reads only the interval),
+# and the value heads must fit the linear-attention tensors they reorder
+if need_jq "qwen35 converter rules" && need_fixture models/qwen35-rand "qwen35 converter rules" 3; then
+    Q=$TMP/qwen35-x
+    q35_bad() { # name jq-filter expected
+        rm -rf "$Q"; cp -r "$FIX/models/qwen35-rand" "$Q"; chmod -R u+w "$Q"
+        jq "$2" "$FIX/models/qwen35-rand/config.json" >"$Q/config.json"
+        bad_case "qwen35: $1" "$Q" "$3"
+    }
+    q35_bad "layer_types against full_attention_interval" '.full_attention_interval = 2' \
+        'layer_types\[1\] is "linear_attention", but with full_attention_interval 2 layer 1 is "full_attention"'
+    q35_bad "value heads that do not fit in_proj_qkv" '.linear_num_value_heads = 8' \
+        "tensor 'model.layers.0.linear_attn.A_log': 4 rows, expected 8 (8 value heads of 1)"
+    q35_bad "value heads not a multiple of the key heads" '.linear_num_value_heads = 3' \
+        "linear_num_value_heads = 3 is not a multiple of linear_num_key_heads = 2"
+    rm -rf "$Q"
+    fixture_block_end
 fi
 
 # --- values that are not finite ------------------------------------------------

@@ -144,6 +144,53 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* Qwen 3.5: both classes of each family, the linear attention's names
+ * (A_log and dt_bias without .weight), the multimodal prefix taken out,
+ * the MTP head and the vision tower dropped, the fused experts not mapped
+ * here (hf.c splits them). */
+START_TEST(test_qwen35_names)
+{
+    const gguf_arch *q = arch_find("Qwen3_5ForCausalLM"), *moe = arch_find("Qwen3_5MoeForCausalLM");
+    ck_assert_ptr_nonnull(q);
+    ck_assert_ptr_nonnull(moe);
+    ck_assert_ptr_eq(arch_find("Qwen3_5ForConditionalGeneration"), q);
+    ck_assert_ptr_eq(arch_find("Qwen3_5MoeForConditionalGeneration"), moe);
+    ck_assert_str_eq(gguf_arch_name(q), "qwen35");
+    ck_assert_str_eq(gguf_arch_name(moe), "qwen35moe");
+    static const struct { const char *hf, *gguf; } names[] = {
+        { "model.layers.2.linear_attn.A_log", "blk.2.ssm_a" },
+        { "model.layers.2.linear_attn.dt_bias", "blk.2.ssm_dt.bias" },
+        { "model.layers.0.linear_attn.conv1d.weight", "blk.0.ssm_conv1d.weight" },
+        { "model.layers.0.linear_attn.in_proj_qkv.weight", "blk.0.attn_qkv.weight" },
+        { "model.layers.0.linear_attn.in_proj_z.weight", "blk.0.attn_gate.weight" },
+        { "model.layers.0.linear_attn.in_proj_a.weight", "blk.0.ssm_alpha.weight" },
+        { "model.layers.0.linear_attn.in_proj_b.weight", "blk.0.ssm_beta.weight" },
+        { "model.layers.0.linear_attn.norm.weight", "blk.0.ssm_norm.weight" },
+        { "model.layers.0.linear_attn.out_proj.weight", "blk.0.ssm_out.weight" },
+        { "model.layers.3.post_attention_layernorm.weight", "blk.3.post_attention_norm.weight" },
+        { "model.language_model.layers.3.self_attn.q_proj.weight", "blk.3.attn_q.weight" },
+        { "model.language_model.embed_tokens.weight", "token_embd.weight" },
+    };
+    char out[128];
+    uint8_t p;
+    int b, e;
+    const gguf_arch_tensor *row;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        ck_assert_int_eq(arch_map_name(q, names[i].hf, out, sizeof out, &p, &b, &e, &row), 1);
+        ck_assert_str_eq(out, names[i].gguf);
+        ck_assert_int_eq(p, GGUF_PERMUTE_NONE);
+    }
+    ck_assert_int_eq(arch_map_name(moe, "model.layers.1.mlp.shared_expert_gate.weight", out,
+                                   sizeof out, &p, &b, &e, &row), 1);
+    ck_assert_str_eq(out, "blk.1.ffn_gate_inp_shexp.weight");
+    ck_assert_int_eq(arch_map_name(q, "mtp.fc.weight", out, sizeof out, &p, &b, &e, &row), 0);
+    ck_assert_int_eq(arch_map_name(q, "model.visual.blocks.0.attn.qkv.weight", out, sizeof out, &p,
+                                   &b, &e, &row), 0);
+    ck_assert_int_eq(arch_map_name(moe, "model.layers.1.mlp.experts.gate_up_proj", out, sizeof out,
+                                   &p, &b, &e, &row), -1);
+}
+END_TEST
+
 START_TEST(test_size_labels)
 {
     static const struct { uint64_t n; const char *want; } cases[] = {
@@ -169,6 +216,7 @@ int main(void)
     tcase_add_test(tc, test_families);
     tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_size_labels);
+    tcase_add_test(tc, test_qwen35_names);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
