@@ -436,6 +436,12 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
 {
     const gguf_arch_tensor *t;
     for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
+        /* gemma4: a block sharing another's K/V may still hold attn_k (and
+         * its norm); llama.cpp loads them and attends over the shared cache */
+        if (gguf_arch_tensor_layers(t) == GGUF_LAYERS_OWN_KV &&
+            !gguf_hparams_layer_in(g, GGUF_LAYERS_OWN_KV, i))
+            continue;
+
         if (!gguf_arch_tensor_per_block(t))
             continue;
         /* a row of another kind of block (attention, recurrent): refused

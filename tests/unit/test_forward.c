@@ -1535,8 +1535,9 @@ END_TEST
  * dense feed-forward 32 wide, 64 in the shared blocks, beside 4 experts of
  * 16 (2 used); per-layer inputs 8 wide; a layer output scale, a final
  * soft-cap. drop: a tensor to leave out; pl_width: the per-layer input
- * width written (0: none of its tensors either). */
-static const char *write_gemma4(const char *drop, int pl_width)
+ * width written (0: none of its tensors either); shared_k: attn_k and its
+ * norm in the shared blocks too, written last (the other weights stay). */
+static const char *write_gemma4(const char *drop, int pl_width, bool shared_k)
 {
     static char path[512];
     snprintf(path, sizeof path, "%s/test_forward_g4_%d.gguf", test_tmpdir(), (int)getpid());
@@ -1622,6 +1623,10 @@ static const char *write_gemma4(const char *drop, int pl_width)
         }
     }
     add(w, &s, GGUF_T_OUTPUT_NORM, 0, f32, D, 0);
+    for (int l = 3; shared_k && l < L; l++) {
+        add(w, &s, GGUF_T_ATTN_K, l, f32, D, swa[l] ? HS : HF);
+        add(w, &s, GGUF_T_ATTN_K_NORM, l, f32, swa[l] ? HS : HF, 0);
+    }
     gguf_error err;
     ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
     for (uint64_t i = 0; i < gguf_writer_n_tensors(w); i++) {
@@ -1647,7 +1652,7 @@ static const char *write_gemma4(const char *drop, int pl_width)
 static void check_gemma4(int pl_width)
 {
     gguf_error err;
-    gguf_file *f = gguf_open(write_gemma4(NULL, pl_width), 0, &err);
+    gguf_file *f = gguf_open(write_gemma4(NULL, pl_width, false), 0, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
     ck_assert_msg(gguf_model_validate(f, &err) == 0, "%s", err.msg);
     run_model m;
@@ -1719,6 +1724,35 @@ START_TEST(test_gemma4_forward)
 }
 END_TEST
 
+/* attn_k in a block that shares another's K/V loads and changes nothing
+ * (llama.cpp loads it and does not use it). */
+START_TEST(test_gemma4_shared_k_unused)
+{
+    const int32_t t[6] = { 1, 5, 9, 30, 2, 39 };
+    float *logits[2];
+    for (int k = 0; k < 2; k++) {
+        const uint32_t seed = lcg;
+        gguf_error err;
+        gguf_file *f = gguf_open(write_gemma4(NULL, 8, k == 1), 0, &err);
+        ck_assert_msg(f != NULL, "%s", err.msg);
+        ck_assert_msg(gguf_model_validate(f, &err) == 0, "%s", err.msg);
+        run_model m;
+        ck_assert_msg(run_model_load(&m, f, &err) == 0, "%s", err.msg);
+        ck_assert(m.layers[3].wk.data == NULL && m.layers[3].kv_layer == 1);
+        logits[k] = all_logits(&m, t, 6, 16);
+        run_model_free(&m);
+        gguf_close(f);
+        if (k == 0) /* the same draws again: the extra tensors draw last */
+            lcg = seed;
+    }
+    for (int i = 0; i < 6 * 40; i++)
+        ck_assert_msg(!memcmp(&logits[0][i], &logits[1][i], sizeof(float)), "logit %d: %a, with "
+                      "attn_k in the shared blocks %a", i, logits[0][i], logits[1][i]);
+    free(logits[0]);
+    free(logits[1]);
+}
+END_TEST
+
 /* A Gemma 4 missing what its blocks need is refused with one sentence. */
 START_TEST(test_gemma4_rejects)
 {
@@ -1730,7 +1764,7 @@ START_TEST(test_gemma4_rejects)
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         gguf_error err = { 0 };
-        gguf_file *f = gguf_open(write_gemma4(cases[k].drop, 8), 0, &err);
+        gguf_file *f = gguf_open(write_gemma4(cases[k].drop, 8, false), 0, &err);
         ck_assert_msg(f != NULL, "%s", err.msg);
         run_model m;
         const int rc = gguf_model_validate(f, &err) ? -1 : run_model_load(&m, f, &err);
@@ -1778,6 +1812,7 @@ int main(void)
     tcase_add_test(tc, test_gemma4_gelu);
     tcase_add_test(tc, test_gemma4_f32_tail);
     tcase_add_test(tc, test_gemma4_forward);
+    tcase_add_test(tc, test_gemma4_shared_k_unused);
     tcase_add_test(tc, test_gemma4_rejects);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
