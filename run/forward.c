@@ -250,6 +250,12 @@ static int state_init_gemma4(run_state *s, const run_model *m)
         if (!s->pl || !s->pl_row || !s->pl_h)
             return -1;
     }
+    /* both run GELU from the table, whatever the model's activation */
+    if ((beside || m->pl_tok_embd.data) && !s->gelu16) {
+        if (!(s->gelu16 = malloc(65536 * sizeof(gguf_half))))
+            return -1;
+        run_gelu_table(s->gelu16);
+    }
     return 0;
 }
 
