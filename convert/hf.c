@@ -83,10 +83,35 @@ static const char *shard_of(const hf_state *s, const st_tensor *st)
     return NULL;
 }
 
+/* config.json's value at "a.b.c": member c of object b of member a, or
+ * NULL when a part is absent or not an object. */
+static const json_value *config_path(const hf_state *s, const char *path)
+{
+    const json_value *v = s->config;
+    char part[128];
+    for (const char *p = path; v;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (len >= sizeof part)
+            return NULL;
+        memcpy(part, p, len);
+        part[len] = 0;
+        if (v->type != JSON_OBJECT)
+            return NULL;
+        v = json_get(v, part);
+        if (!dot)
+            return v;
+        p = dot + 1;
+    }
+    return NULL;
+}
+
+/* The first of keys config.json has ("a.b": a path, config_path). */
 static const json_value *hparam(const hf_state *s, const char *const *keys)
 {
     for (int i = 0; keys[i]; i++) {
-        const json_value *v = json_get(s->config, keys[i]);
+        const json_value *v = strchr(keys[i], '.') ? config_path(s, keys[i])
+                                                   : json_get(s->config, keys[i]);
         if (v)
             return v;
     }
@@ -332,6 +357,43 @@ static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_
     return 0;
 }
 
+/* Gemma 4's "proportional" rope of the full layers (Gemma4Model's
+ * generate_extra_tensors): global_head_dim / 2 frequency factors, 1 for
+ * the int(global_head_dim × partial_rotary_factor / 2) rotated pairs and
+ * 1e30 (no rotation) for the rest; its rope_type must be "proportional". */
+static int add_rope_proportional(src_model *m, hf_state *s, gguf_error *err)
+{
+    static const char *const full[] = { "rope_parameters.full_attention", NULL };
+    const json_value *rp = hparam(s, full);
+    const char *type = json_str(json_get(rp, "rope_type"));
+    if (!rp || rp->type != JSON_OBJECT || !type || strcmp(type, "proportional"))
+        return gguf_error_set(err, "config.json: rope_parameters.full_attention.rope_type is "
+                              "not \"proportional\" (the only rope of %s full layers)",
+                              gguf_arch_name(m->arch));
+    int64_t dim;
+    double f;
+    const json_value *fv = json_get(rp, "partial_rotary_factor");
+    if (cfg_count(json_get(s->config, "global_head_dim"), "global_head_dim", 2, 65536, &dim, err))
+        return -1;
+    if (!fv || !json_num(fv, &f) || !(f > 0 && f <= 1))
+        return gguf_error_set(err, "config.json: rope_parameters.full_attention."
+                              "partial_rotary_factor is not a number in (0, 1]");
+    const int64_t n = dim / 2, rot = (int64_t)((double)dim * f / 2);
+    float *v = malloc((size_t)n * sizeof *v);
+    if (!v)
+        return gguf_error_set(err, "out of memory");
+    for (int64_t i = 0; i < n; i++)
+        v[i] = i < rot ? 1.0f : 1e30f;
+    src_tensor *t = src_add_tensor(m, GGUF_T_ROPE_FREQS, SRC_F32, 1, &n, v);
+    if (!t) {
+        free(v);
+        return gguf_error_set(err, "out of memory");
+    }
+    t->owned = v;
+    t->from = (src_origin){ "config.json", NULL };
+    return 0;
+}
+
 /* Phi-3's LongRoPE (Phi3MiniModel.generate_extra_tensors, the 128k models
  * and Phi-4-mini): rope_scaling's long and short frequency factors as F32
  * tensors of n_rot/2, and the attention factor written as
@@ -423,11 +485,13 @@ static bool fact(const gguf_arch *a, int f)
     return gguf_recipe_has(gguf_recipe_of(a), f);
 }
 
-/* Whether the checkpoint has a name for tensor row t. */
-static bool has_hf(const gguf_arch *a, const gguf_arch_tensor *t)
+/* Whether the checkpoint has row t per expert (its name has the layer's
+ * and the expert's "%d"), not stacked (Gemma 4: the layer's alone). */
+static bool per_expert(const gguf_arch *a, const gguf_arch_tensor *t)
 {
     const gguf_recipe_tensor *n = gguf_recipe_tensor_of(gguf_recipe_of(a), gguf_arch_tensor_role(t));
-    return n && n->hf;
+    const char *d = n && n->hf ? strstr(n->hf, "%d") : NULL;
+    return d && strstr(d + 2, "%d");
 }
 
 #define MAX_EXPERT_ROWS 4
@@ -445,7 +509,8 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
 {
     const gguf_arch_tensor *t;
     for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++)
-        if (gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1 && has_hf(a, t) && ex->n_rows < MAX_EXPERT_ROWS)
+        if (gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1 && per_expert(a, t) &&
+            ex->n_rows < MAX_EXPERT_ROWS)
             ex->rows[ex->n_rows++] = t;
     if (!ex->n_rows)
         return 0;
@@ -915,6 +980,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
         add_rope_freqs(m, s, rs, err))
         return -1;
 
+    if (fact(m->arch, GGUF_FACT_ROPE_PROPORTIONAL) && add_rope_proportional(m, s, err))
+        return -1;
     if (fact(m->arch, GGUF_FACT_MXFP4_EXPERTS) && mxfp4_experts(m, s, err))
         return -1;
 
@@ -1294,7 +1361,10 @@ static int put_rope_scaling(gguf_writer *w, const hf_state *s, const char *arch,
     const json_value *rs = json_get(s->config, "rope_parameters");
     if (!rs || rs->type != JSON_OBJECT)
         rs = json_get(s->config, "rope_scaling");
-    if (put_rope_scaling_type(w, rs, arch, err))
+    /* e21cdc11 takes the type from rope_parameters' full_attention part
+     * when it has one (Gemma 4), the M-RoPE sections from the whole */
+    const json_value *full = json_get(rs, "full_attention");
+    if (put_rope_scaling_type(w, full && full->type == JSON_OBJECT ? full : rs, arch, err))
         return -1;
     return put_rope_sections(w, rs, arch, err);
 }
@@ -1360,6 +1430,90 @@ static int put_block_count(gguf_writer *w, const hf_state *s, const char *arch, 
     return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
 }
 
+/* layer_types as one bool per layer, true for "sliding_attention"
+ * (check_layers has checked its entries); NULL with the error set when it
+ * is missing. */
+static bool *swa_layers(const hf_state *s, int64_t *n, gguf_error *err)
+{
+    const json_value *types = json_get(s->config, "layer_types");
+    if (!types || types->type != JSON_ARRAY || !types->n) {
+        gguf_error_set(err, "config.json: required 'layer_types' is missing");
+        return NULL;
+    }
+    bool *swa = malloc(types->n * sizeof *swa);
+    if (!swa) {
+        gguf_error_set(err, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < types->n; i++) {
+        const char *t = json_str(types->items[i]);
+        swa[i] = t && !strcmp(t, "sliding_attention");
+    }
+    *n = (int64_t)types->n;
+    return swa;
+}
+
+/* The per-layer values of Gemma 4 (GGUF_MAKE_SWA_LAYERS,
+ * GGUF_MAKE_FF_DOUBLE_WIDE, GGUF_MAKE_KV_HEADS_SWA_FULL): an array of one
+ * entry per layer under the row's key, or nothing as the make says. */
+static int put_per_layer(gguf_writer *w, const hf_state *s, const char *key,
+                         const gguf_recipe_hf_hparam *r, const json_value *hv, gguf_error *err)
+{
+    int64_t n = 0, value = 0, other = 0, first = 0;
+    const json_value *dw = json_get(s->config, "use_double_wide_mlp");
+    const json_value *kv = json_get(s->config, "num_key_value_heads");
+    if (r->make == GGUF_MAKE_FF_DOUBLE_WIDE) {
+        static const char *const shared[] = { "num_kv_shared_layers", NULL };
+        if (!dw || dw->type != JSON_BOOL || !dw->b)
+            return 0;
+        if (cfg_count(hv, r->hf[0], 0, INT32_MAX / 2, &value, err) ||
+            cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &n, err) ||
+            cfg_count(hparam(s, shared), "num_kv_shared_layers", 0, 100000, &first, err))
+            return -1;
+        first = n - first;
+        int32_t *ff = malloc((size_t)n * sizeof *ff);
+        if (!ff)
+            return gguf_error_set(err, "out of memory");
+        for (int64_t il = 0; il < n; il++)
+            ff[il] = (int32_t)(il < first ? value : 2 * value);
+        const int bad = gguf_writer_set_array(w, key, GGUF_VT_I32, ff, (uint64_t)n);
+        free(ff);
+        return bad ? gguf_error_set(err, "out of memory") : 0;
+    }
+    if (r->make == GGUF_MAKE_KV_HEADS_SWA_FULL &&
+        (!hv || !kv || kv->type == JSON_NULL))
+        return 0;
+    bool *swa = swa_layers(s, &n, err);
+    if (!swa)
+        return -1;
+    int bad = 0;
+    if (r->make == GGUF_MAKE_SWA_LAYERS) {
+        uint8_t *b = malloc((size_t)n);
+        if (!b) {
+            free(swa);
+            return gguf_error_set(err, "out of memory");
+        }
+        for (int64_t il = 0; il < n; il++)
+            b[il] = swa[il];
+        bad = gguf_writer_set_array(w, key, GGUF_VT_BOOL, b, (uint64_t)n);
+        free(b);
+    } else {
+        int32_t *h = malloc((size_t)n * sizeof *h);
+        if (!h || cfg_count(hv, r->hf[0], 0, INT32_MAX, &value, err) ||
+            cfg_count(kv, "num_key_value_heads", 0, INT32_MAX, &other, err)) {
+            free(h);
+            free(swa);
+            return h ? -1 : gguf_error_set(err, "out of memory");
+        }
+        for (int64_t il = 0; il < n; il++)
+            h[il] = (int32_t)(swa[il] ? other : value);
+        bad = gguf_writer_set_array(w, key, GGUF_VT_I32, h, (uint64_t)n);
+        free(h);
+    }
+    free(swa);
+    return bad ? gguf_error_set(err, "out of memory") : 0;
+}
+
 /* One row of a config.json table, from its first present name (a null
  * value counts as absent). */
 static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
@@ -1418,6 +1572,9 @@ static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
         const int64_t rot = (int64_t)((double)hd * f);
         return gguf_writer_set_u32(w, key, (uint32_t)rot) ? gguf_error_set(err, "out of memory") : 0;
     }
+    if (r->make == GGUF_MAKE_SWA_LAYERS || r->make == GGUF_MAKE_FF_DOUBLE_WIDE ||
+        r->make == GGUF_MAKE_KV_HEADS_SWA_FULL)
+        return put_per_layer(w, s, key, r, hv, err);
     if (hparam_skipped(s, r, hv))
         return 0;
     if (r->make == GGUF_MAKE_ZERO_ABSENT && !hv && !r->required)
@@ -1597,6 +1754,10 @@ static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
         pat = NULL; /* a layout from it only where local layers exist (Gemma 3's key) */
     if (!types && !pat)
         return 0;
+    bool per_layer = false; /* a family that writes layer_types as they are (Gemma 4) */
+    for (const gguf_recipe_hf_hparam *r = gguf_recipe_of(m->arch)->hf_hparams_late;
+         r && r->hf[0]; r++)
+        per_layer |= r->make == GGUF_MAKE_SWA_LAYERS;
     if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &n, err))
         return -1;
     if (types && types->type != JSON_ARRAY)
@@ -1636,6 +1797,8 @@ static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
                                   "\"sliding_attention\" or \"full_attention\"",
                                   types->items[i]->line, i, t);
     }
+    if (per_layer)
+        return types ? 0 : gguf_error_set(err, "config.json: required 'layer_types' is missing");
     /* the layout of the GGUF: local layers when the family has a period
      * and a sliding window is written (Gemma 3: not at pattern 1) */
     const json_value *wv = json_get(s->config, "sliding_window");

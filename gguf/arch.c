@@ -57,6 +57,11 @@ static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_FULL_ATTN_INTERVAL] = GGUF_KEY_FULL_ATTN_INTERVAL,
     [GGUF_HP_ROPE_DIM_SECTIONS] = GGUF_KEY_ROPE_DIM_SECTIONS,
     [GGUF_HP_EXPERT_SHARED_FFN_LENGTH] = GGUF_KEY_EXPERT_SHARED_FFN_LENGTH,
+    [GGUF_HP_SHARED_KV_LAYERS] = GGUF_KEY_SHARED_KV_LAYERS,
+    [GGUF_HP_EMBD_PER_LAYER] = GGUF_KEY_EMBD_PER_LAYER,
+    [GGUF_HP_KEY_LENGTH_SWA] = GGUF_KEY_KEY_LENGTH_SWA,
+    [GGUF_HP_VALUE_LENGTH_SWA] = GGUF_KEY_VALUE_LENGTH_SWA,
+    [GGUF_HP_ROPE_DIM_SWA] = GGUF_KEY_ROPE_DIM_COUNT_SWA,
 };
 
 const char *gguf_hp_key(int hp)
@@ -186,6 +191,10 @@ const char *gguf_layers_name(int layers)
     case GGUF_LAYERS_ALL:       return "every";
     case GGUF_LAYERS_ATTENTION: return "attention";
     case GGUF_LAYERS_RECURRENT: return "recurrent";
+    case GGUF_LAYERS_SLIDING:   return "sliding";
+    case GGUF_LAYERS_FULL:      return "full";
+    case GGUF_LAYERS_OWN_KV:    return "own-kv";
+    case GGUF_LAYERS_SHARED_KV: return "shared-kv";
     }
     return "unknown";
 }
@@ -219,6 +228,19 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_FFN_GATE_SHEXP] = "ffn_gate_shexp", [GGUF_ROLE_FFN_UP_SHEXP] = "ffn_up_shexp",
     [GGUF_ROLE_FFN_DOWN_SHEXP] = "ffn_down_shexp",
     [GGUF_ROLE_FFN_GATE_INP_SHEXP] = "ffn_gate_inp_shexp",
+    [GGUF_ROLE_PER_LAYER_TOKEN_EMBD] = "per_layer_token_embd",
+    [GGUF_ROLE_PER_LAYER_MODEL_PROJ] = "per_layer_model_proj",
+    [GGUF_ROLE_PER_LAYER_PROJ_NORM] = "per_layer_proj_norm",
+    [GGUF_ROLE_PER_LAYER_INP_GATE] = "per_layer_inp_gate",
+    [GGUF_ROLE_PER_LAYER_PROJ] = "per_layer_proj",
+    [GGUF_ROLE_PER_LAYER_POST_NORM] = "per_layer_post_norm",
+    [GGUF_ROLE_LAYER_OUT_SCALE] = "layer_out_scale",
+    [GGUF_ROLE_FFN_GATE_UP_EXPS] = "ffn_gate_up_exps",
+    [GGUF_ROLE_FFN_GATE_INP_SCALE] = "ffn_gate_inp_scale",
+    [GGUF_ROLE_FFN_DOWN_EXPS_SCALE] = "ffn_down_exps_scale",
+    [GGUF_ROLE_FFN_PRE_NORM_2] = "ffn_pre_norm_2",
+    [GGUF_ROLE_FFN_POST_NORM_1] = "ffn_post_norm_1",
+    [GGUF_ROLE_FFN_POST_NORM_2] = "ffn_post_norm_2",
 };
 
 const char *gguf_role_name(int role)
@@ -241,6 +263,9 @@ static const char *const dim_names[GGUF_DIM_COUNT] = {
     [GGUF_DIM_SSM_VALUE] = "ssm.state_size × ssm.time_step_rank",
     [GGUF_DIM_SSM_CHANNELS] = "(2 × ssm.group_count + ssm.time_step_rank) × ssm.state_size",
     [GGUF_DIM_FF_SHEXP] = "expert_shared_feed_forward_length",
+    [GGUF_DIM_EMBD_PER_LAYER] = "embedding_length_per_layer_input",
+    [GGUF_DIM_EMBD_PER_LAYER_ALL] = "embedding_length_per_layer_input × block_count",
+    [GGUF_DIM_FF_EXP2] = "2 × expert_feed_forward_length",
 };
 
 const char *gguf_dim_name(int dim)
@@ -257,6 +282,8 @@ bool gguf_arch_tensor_required_for(const gguf_arch *a, const gguf_arch_tensor *t
     case GGUF_NEED_UNLESS_FEAT:  return !gguf_arch_has(a, t->need_feat);
     case GGUF_NEED_DENSE:        return !experts;
     case GGUF_NEED_EXPERTS:      return experts;
+    case GGUF_NEED_IN_LAYERS:    return true; /* in the blocks of its kind */
+    case GGUF_NEED_PER_LAYER_INPUTS: return false; /* the model rules: when the width > 0 */
     }
     return true;
 }
@@ -414,8 +441,57 @@ int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
     case GGUF_DIM_FF_SHEXP:
         return hp->has[GGUF_HP_EXPERT_SHARED_FFN_LENGTH] ? hp->v[GGUF_HP_EXPERT_SHARED_FFN_LENGTH]
                                                          : hp->v[GGUF_HP_FFN_LENGTH];
+    case GGUF_DIM_EMBD_PER_LAYER: return hp->v[GGUF_HP_EMBD_PER_LAYER];
+    case GGUF_DIM_EMBD_PER_LAYER_ALL:
+        return hp->v[GGUF_HP_EMBD_PER_LAYER] * hp->v[GGUF_HP_BLOCK_COUNT];
+    case GGUF_DIM_FF_EXP2:  return 2 * gguf_hparams_dim(hp, GGUF_DIM_FF_EXP);
     }
     return -1;
+}
+
+static bool per_block(const gguf_hparams *hp, int id, int64_t il, int64_t *value);
+
+/* Whether block il attends within the sliding window: element il of a
+ * per-block sliding_window_pattern; with an integer one P (llama.cpp's
+ * set_swa_pattern), unless il % P == P - 1 (every block when P is 0);
+ * never without the row. */
+static bool layer_sliding(const gguf_hparams *hp, int64_t il)
+{
+    const gguf_arch_hparam *h = gguf_arch_hparam_of(hp->arch, GGUF_HP_SWA_PATTERN);
+    if (!h || !hp->set[GGUF_HP_SWA_PATTERN])
+        return false;
+    if (h->array == GGUF_HP_PER_BLOCK)
+        return hp->arr[GGUF_HP_SWA_PATTERN] && il < hp->n_arr[GGUF_HP_SWA_PATTERN] &&
+               hp->arr[GGUF_HP_SWA_PATTERN][il] != 0;
+    const int64_t p = hp->v[GGUF_HP_SWA_PATTERN];
+    return p == 0 || il % p < p - 1;
+}
+
+/* The head sizes and KV heads of block il when they differ from the
+ * model's (a sliding block with attention.key_length_swa, a per-block
+ * head_count_kv): the dimension dim of them in *v, true; else false. */
+static bool layer_heads(const gguf_hparams *hp, int dim, int64_t il, int64_t *v)
+{
+    const bool swa = hp->has[GGUF_HP_KEY_LENGTH_SWA] && layer_sliding(hp, il);
+    int64_t kv = hp->n_head_kv;
+    const bool kv_arr = per_block(hp, GGUF_HP_HEAD_COUNT_KV, il, &kv);
+    if (!swa && !kv_arr)
+        return false;
+    const int64_t hk = swa ? hp->v[GGUF_HP_KEY_LENGTH_SWA] : hp->head_k;
+    const int64_t hv = swa && hp->has[GGUF_HP_VALUE_LENGTH_SWA] ? hp->v[GGUF_HP_VALUE_LENGTH_SWA]
+                                                               : hp->head_v;
+    switch (dim) {
+    case GGUF_DIM_Q:      *v = hp->v[GGUF_HP_HEAD_COUNT] * hk; return true;
+    case GGUF_DIM_K:      *v = kv * hk; return true;
+    case GGUF_DIM_V:      *v = kv * hv; return true;
+    case GGUF_DIM_HEAD_K: *v = hk; return true;
+    case GGUF_DIM_ROT_HALF:
+        if (!swa)
+            return false;
+        *v = (hp->set[GGUF_HP_ROPE_DIM_SWA] ? hp->v[GGUF_HP_ROPE_DIM_SWA] : hp->n_rot) / 2;
+        return true;
+    }
+    return false;
 }
 
 bool gguf_hparams_layer_in(const gguf_hparams *hp, int layers, int64_t il)
@@ -428,6 +504,12 @@ bool gguf_hparams_layer_in(const gguf_hparams *hp, int layers, int64_t il)
     case GGUF_LAYERS_ALL:       return true;
     case GGUF_LAYERS_ATTENTION: return attention;
     case GGUF_LAYERS_RECURRENT: return !attention;
+    case GGUF_LAYERS_SLIDING:   return layer_sliding(hp, il);
+    case GGUF_LAYERS_FULL:      return !layer_sliding(hp, il);
+    case GGUF_LAYERS_OWN_KV:
+        return il < hp->v[GGUF_HP_BLOCK_COUNT] - hp->v[GGUF_HP_SHARED_KV_LAYERS];
+    case GGUF_LAYERS_SHARED_KV:
+        return il >= hp->v[GGUF_HP_BLOCK_COUNT] - hp->v[GGUF_HP_SHARED_KV_LAYERS];
     }
     return false;
 }
@@ -449,6 +531,8 @@ int64_t gguf_hparams_layer_dim(const gguf_hparams *hp, int dim, int64_t il)
     if (il < 0 || il >= hp->v[GGUF_HP_BLOCK_COUNT])
         return -1;
     int64_t ff;
+    if (layer_heads(hp, dim, il, &ff))
+        return ff;
     if (per_block(hp, GGUF_HP_FFN_LENGTH, il, &ff)) {
         if (dim == GGUF_DIM_FF)
             return ff;

@@ -23,7 +23,12 @@ enum gguf_need {
     GGUF_NEED_IF_FEAT,    /* required when the architecture has need_feat, else optional */
     GGUF_NEED_UNLESS_FEAT,/* optional when the architecture has need_feat, else required */
     GGUF_NEED_DENSE,      /* required in a model without experts (expert_count absent or 0) */
-    GGUF_NEED_EXPERTS     /* required in a model with experts (expert_count > 0) */
+    GGUF_NEED_EXPERTS,    /* required in a model with experts (expert_count > 0) */
+    GGUF_NEED_IN_LAYERS,  /* a per-block row: required in the blocks of its kind (layers;
+                           * a row of a Gemma 4 kind is optional in the others, where
+                           * llama.cpp loads it if there); a global one: required when
+                           * some block is of its kind (Gemma 4's rope_freqs: a full one) */
+    GGUF_NEED_PER_LAYER_INPUTS /* required when embedding_length_per_layer_input > 0 */
 };
 
 /* One tensor of an architecture (zeroes: required, shape [1]). */

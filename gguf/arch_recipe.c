@@ -42,6 +42,11 @@ static const gguf_feature_word WORDS[] = {
     CONVERT(OWN_ROPE_KEYS, "convert:own-rope-keys"),
     RUN(DELTA_NET, "delta-net"), RUN(ATTN_GATE, "attn-gate"), RUN(MROPE, "mrope"),
     RUN(SHARED_EXPERT, "shared-expert"),
+    RUN(PER_LAYER_INPUTS, "per-layer-inputs"), RUN(SHARED_KV, "shared-kv"),
+    RUN(V_FROM_K, "v-from-k"), RUN(DENSE_AND_EXPERTS, "dense-and-experts"),
+    RUN(LAYER_OUT_SCALE, "layer-out-scale"), RUN(ROPE_FREQS_FULL, "rope-freqs-full"),
+    RUN(ATTN_SCALE_1, "attn-scale-1"),
+    CONVERT(ROPE_PROPORTIONAL, "convert:rope-proportional"),
 };
 #undef RUN
 #undef CONVERT

@@ -33,6 +33,8 @@ enum gguf_fact {
                                 * rope.scaling.* keys (phi3: LongRoPE's own) */
     GGUF_FACT_MXFP4_EXPERTS,   /* experts come as MXFP4 blocks + scales and stay MXFP4;
                                 * float outtypes get file_type 38 */
+    GGUF_FACT_ROPE_PROPORTIONAL, /* generates rope_freqs for the full layers' "proportional"
+                                * rope: 1 for the rotated pairs, 1e30 for the rest (Gemma 4) */
     GGUF_FACT_COUNT
 };
 
@@ -69,9 +71,17 @@ enum gguf_make {
     GGUF_MAKE_ROPE_THETA,    /* rope_parameters' (else rope_scaling's) rope_theta, else read
                               * (TextModel mirrors the top level's into rope_parameters) */
     GGUF_MAKE_PRODUCT,       /* the product of the values of hf[0] and hf[1] (both required) */
-    GGUF_MAKE_ROTARY_HEAD    /* int(head_dim × F) (Qwen3NextModel), head_dim from "head_dim"
+    GGUF_MAKE_ROTARY_HEAD,   /* int(head_dim × F) (Qwen3NextModel), head_dim from "head_dim"
                               * else hidden_size / num_attention_heads, F the value of the
                               * row's names, def when absent */
+    /* Gemma 4's per-layer values (arrays of one entry per layer) */
+    GGUF_MAKE_SWA_LAYERS,    /* bool[]: layer_types[il] == "sliding_attention" */
+    GGUF_MAKE_FF_DOUBLE_WIDE,/* i32[]: with use_double_wide_mlp true, the value for the
+                              * layers before the KV-shared ones (the row's names give the
+                              * count), twice it after; nothing otherwise */
+    GGUF_MAKE_KV_HEADS_SWA_FULL /* i32[]: when the row's name and num_key_value_heads are
+                              * both given, the latter for sliding layers, the former for
+                              * full ones; nothing otherwise */
 };
 
 /* One config.json hyper-parameter the converter writes, in the order it
@@ -80,7 +90,8 @@ enum gguf_make {
  * rope scaling keys follow the GGUF_HP_HEAD_COUNT_KV row
  * (GGUF_FACT_OWN_ROPE_KEYS: none). A table ends with hf[0] NULL. */
 typedef struct gguf_recipe_hf_hparam {
-    const char *hf[7];    /* config.json names, the first present wins; NULL after the last */
+    const char *hf[8];    /* config.json names, the first present wins; NULL after the last;
+                           * "a.b.c" names member c of object b of object a */
     uint8_t     id;       /* enum gguf_hp: the key it becomes */
     bool        is_float; /* written as f32; else u32 */
     bool        required; /* the conversion fails without it */

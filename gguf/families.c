@@ -158,6 +158,43 @@ static const gguf_arch_hparam qwen35moe_hparams[] = {
 #undef ARRAY
 #undef QWEN35_KEYS
 #undef QWEN35_ATTN_KEYS
+/* Gemma 4 (LLM_ARCH_GEMMA4): the decoder's keys (key_length and
+ * rope.dimension_count those of the full layers; feed_forward_length and
+ * head_count_kv one value or one per block, as llama.cpp's get_key_or_arr
+ * reads them), sliding_window_pattern one bool per block (required), the
+ * sliding layers' head size, the sliding window and the per-layer input
+ * width required, the local layers' rope base that of the global ones
+ * unless given, a final soft-cap only when given, experts beside the dense
+ * feed-forward, the KV-shared blocks (0 unless given). */
+#define PER_BLOCK .array = GGUF_HP_PER_BLOCK
+static const gguf_arch_hparam gemma4_hparams[] = {
+    HP(CONTEXT_LENGTH, REQ, INT(1, INT32_MAX)),
+    HP(EMBEDDING_LENGTH, REQ, INT(1, MAX_DIM)),
+    HP(BLOCK_COUNT, REQ, INT(1, GGUF_MODEL_MAX_BLOCKS)),
+    HP(FFN_LENGTH, REQ, PER_BLOCK, INT(1, MAX_DIM)),
+    HP(HEAD_COUNT, REQ, INT(1, MAX_DIM)),
+    HP(HEAD_COUNT_KV, DERIVE(HEAD_COUNT), PER_BLOCK, INT(1, MAX_DIM)),
+    HP(KEY_LENGTH, DERIVE(HEAD_SIZE), INT(1, MAX_DIM)),
+    HP(VALUE_LENGTH, DERIVE(HEAD_SIZE), INT(1, MAX_DIM)),
+    HP(ROPE_DIM, DERIVE(KEY_LENGTH), INT(INT64_MIN, INT64_MAX)),
+    HP(RMS_EPS, FLOAT, REQ),
+    HP(ROPE_FREQ_BASE, FLOAT, DEF(10000.0)),
+    HP(EXPERT_COUNT, INT(0, 4096)),
+    HP(EXPERT_USED_COUNT, INT(0, 4096)),
+    HP(EXPERT_FFN_LENGTH, INT(1, MAX_DIM)),
+    HP(SLIDING_WINDOW, REQ, INT(1, INT32_MAX)),
+    HP(SWA_PATTERN, REQ, PER_BLOCK, INT(0, 1)),
+    HP(ROPE_FREQ_BASE_SWA, FLOAT, DERIVE(ROPE_BASE)),
+    HP(FINAL_SOFTCAP, FLOAT),
+    HP(SHARED_KV_LAYERS, DEF(0), INT(0, GGUF_MODEL_MAX_BLOCKS)),
+    HP(EMBD_PER_LAYER, REQ, INT(0, MAX_DIM)),
+    HP(KEY_LENGTH_SWA, REQ, INT(1, MAX_DIM)),
+    HP(VALUE_LENGTH_SWA, REQ, INT(1, MAX_DIM)),
+    HP(ROPE_DIM_SWA, INT(INT64_MIN, INT64_MAX)),
+    ROPE_SCALING_KEYS,
+    HP_END,
+};
+#undef PER_BLOCK
 
 #undef HP
 #undef INT
@@ -372,6 +409,56 @@ static const gguf_arch_tensor qwen35_tail_tensors[] = {
 };
 #undef REC
 #undef ATT
+/* Gemma 4 (llama.cpp's gemma4 loader, in its order): q/k norms and the
+ * post-norms in every layer; k (and its norm) only in the layers with their
+ * own KV, v optional everywhere (K serves as V); the dense feed-forward
+ * always, experts beside it (their router scaled, each expert's output
+ * scaled, gate and up fused) with their own norms; the per-layer inputs
+ * (required when they have a width) and the layer output scale.
+ * rope_freqs, the proportional rope of the full layers, is one global,
+ * required when some block is full. */
+#define EXP_PL GGUF_DIM_EMBD_PER_LAYER
+#define PL .need = GGUF_NEED_PER_LAYER_INPUTS
+#define OWN_KV .layers = GGUF_LAYERS_OWN_KV, .need = GGUF_NEED_IN_LAYERS
+static const gguf_arch_tensor gemma4_tensors[] = {
+    ROW(OUTPUT, OUTPUT, OPT, NE(EMBD, VOCAB)),
+    ROW(TOKEN_EMBD, TOKEN_EMBD, NE(EMBD, VOCAB)),
+    ROW(PER_LAYER_TOKEN_EMBD, PER_LAYER_TOKEN_EMBD, PL, NE(GGUF_DIM_EMBD_PER_LAYER_ALL, VOCAB)),
+    ROW(PER_LAYER_MODEL_PROJ, PER_LAYER_MODEL_PROJ, PL, NE(EMBD, GGUF_DIM_EMBD_PER_LAYER_ALL)),
+    ROW(PER_LAYER_PROJ_NORM, PER_LAYER_PROJ_NORM, PL, NE(EXP_PL)),
+    ROW(OUTPUT_NORM, OUTPUT_NORM, NE(EMBD)),
+    ROW(ROPE_FREQS, ROPE_FREQS, .layers = GGUF_LAYERS_FULL, .need = GGUF_NEED_IN_LAYERS,
+        NE(GGUF_DIM_ROT_HALF)),
+    ROW(ATTN_NORM, ATTN_NORM, NE(EMBD)),
+    ROW(ATTN_Q, ATTN_Q, NE(EMBD, GGUF_DIM_Q)),
+    ROW(ATTN_K, ATTN_K, OWN_KV, NE(EMBD, GGUF_DIM_K)),
+    ROW(ATTN_V, ATTN_V, OPT, NE(EMBD, GGUF_DIM_V)),
+    ROW(ATTN_OUT, ATTN_OUT, NE(GGUF_DIM_Q, EMBD)),
+    ROW(ATTN_Q_NORM, ATTN_Q_NORM, NE(GGUF_DIM_HEAD_K)),
+    ROW(ATTN_K_NORM, ATTN_K_NORM, OWN_KV, NE(GGUF_DIM_HEAD_K)),
+    ROW(ATTN_POST_NORM, ATTN_POST_NORM, NE(EMBD)),
+    ROW(LAYER_OUT_SCALE, LAYER_OUT_SCALE, OPT, NE(GGUF_DIM_1)),
+    ROW(FFN_NORM, FFN_NORM, NE(EMBD)),
+    ROW(FFN_GATE, FFN_GATE, NE(EMBD, FF)),
+    ROW(FFN_UP, FFN_UP, NE(EMBD, FF)),
+    ROW(FFN_DOWN, FFN_DOWN, NE(FF, EMBD)),
+    ROW(FFN_POST_NORM, FFN_POST_NORM, NE(EMBD)),
+    ROW(FFN_GATE_INP, FFN_GATE_INP, EXPERTS, NE(EMBD, N_EXP)),
+    ROW(FFN_GATE_INP_SCALE, FFN_GATE_INP_SCALE, EXPERTS, NE(EMBD)),
+    ROW(FFN_PRE_NORM_2, FFN_PRE_NORM_2, EXPERTS, NE(EMBD)),
+    ROW(FFN_POST_NORM_1, FFN_POST_NORM_1, EXPERTS, NE(EMBD)),
+    ROW(FFN_POST_NORM_2, FFN_POST_NORM_2, EXPERTS, NE(EMBD)),
+    ROW(FFN_GATE_UP_EXPS, FFN_GATE_UP_EXPS, EXPERTS, NE(EMBD, GGUF_DIM_FF_EXP2, N_EXP)),
+    ROW(FFN_DOWN_EXPS, FFN_DOWN_EXPS, EXPERTS, NE(FF_EXP, EMBD, N_EXP)),
+    ROW(FFN_DOWN_EXPS_SCALE, FFN_DOWN_EXPS_SCALE, OPT, NE(N_EXP)),
+    ROW(PER_LAYER_INP_GATE, PER_LAYER_INP_GATE, PL, NE(EMBD, EXP_PL)),
+    ROW(PER_LAYER_PROJ, PER_LAYER_PROJ, PL, NE(EXP_PL, EMBD)),
+    ROW(PER_LAYER_POST_NORM, PER_LAYER_POST_NORM, PL, NE(EMBD)),
+    END,
+};
+#undef EXP_PL
+#undef PL
+#undef OWN_KV
 
 #define PART(rows) { rows, NULL }
 #define PARTS_END { NULL, NULL }
@@ -394,6 +481,7 @@ static const gguf_tensor_part qwen35_tables[] = { PART(qwen35_head_tensors),
 static const gguf_tensor_part qwen35moe_tables[] = { PART(qwen35_head_tensors),
                                                      PART(qwen35moe_tensors),
                                                      PART(qwen35_tail_tensors), PARTS_END };
+static const gguf_tensor_part gemma4_tables[] = { PART(gemma4_tensors), PARTS_END };
 #undef ROW
 #undef NE
 #undef OPT
@@ -479,6 +567,16 @@ const gguf_arch gguf_archs[] = {
       .features = F(TIED_OUTPUT) | F(QK_NORM) | F(EXPERTS) | F(DELTA_NET) | F(ATTN_GATE) |
                   F(MROPE) | F(SHARED_EXPERT),
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU, .routing = GGUF_ROUTING_SOFTMAX_TOPK },
+    /* Gemma 4: sliding and full layers of their own head sizes (a pattern
+     * per layer), KV shared by the last layers, per-layer inputs, experts
+     * beside the dense feed-forward, unscaled attention, x·w norms */
+    { .name = "gemma4", .about = "Gemma 4 text: per-layer SWA/full heads, shared KV, per-layer inputs, dense + experts",
+      .hparams = gemma4_hparams, .tables = gemma4_tables,
+      .features = F(TIED_OUTPUT) | F(QK_NORM) | F(SCALE_EMBD) | F(EXPERTS) |
+                  F(PER_LAYER_INPUTS) | F(SHARED_KV) | F(V_FROM_K) | F(DENSE_AND_EXPERTS) |
+                  F(LAYER_OUT_SCALE) | F(ROPE_FREQS_FULL) | F(ATTN_SCALE_1),
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH,
+      .routing = GGUF_ROUTING_SOFTMAX_TOPK },
 };
 #undef F
 /* ===========================================================================
@@ -643,6 +741,61 @@ static const gguf_recipe_hf_hparam gemma3_late_hparams[] = {
     HPR(N("num_key_value_heads"), HEAD_COUNT_KV, DEF(4)),
     HPR_END,
 };
+/* Gemma4Model: the base converter's keys in its order of names, the rope
+ * bases from rope_parameters' full_attention and sliding_attention (e21cdc11
+ * mirrors the older names into them), the experts' top_k_experts. */
+#define FULL_THETA "rope_parameters.full_attention.rope_theta", "rope_parameters.rope_theta", \
+    "global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta", "rotary_emb_base"
+static const gguf_recipe_hf_hparam gemma4_hf_hparams[] = {
+    HPR(N("max_position_embeddings", "n_ctx", "n_positions", "max_length", "max_sequence_length",
+          "model_max_length"), CONTEXT_LENGTH),
+    HPR(N("hidden_size", "n_embd", "dim"), EMBEDDING_LENGTH, REQ),
+    HPR(N("intermediate_size", "n_inner", "hidden_dim"), FFN_LENGTH, REQ),
+    HPR(N("num_attention_heads", "n_head", "n_heads"), HEAD_COUNT),
+    HPR(N("num_key_value_heads", "n_kv_heads"), HEAD_COUNT_KV),
+    HPR(N(FULL_THETA), ROPE_FREQ_BASE, FLOAT),
+    HPR(N("rope_parameters.sliding_attention.rope_theta", "local_rope_theta", "rope_local_theta",
+          "rope_theta_local", "swa_rope_theta", "rope_local_base_freq"), ROPE_FREQ_BASE_SWA, FLOAT),
+    HPR(N("rms_norm_eps", "norm_eps"), RMS_EPS, FLOAT),
+    HPR(N("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"), LAYER_NORM_EPS, FLOAT),
+    HPR(N("num_local_experts", "num_experts"), EXPERT_COUNT),
+    HPR(N("num_experts_per_tok", "num_experts_per_token", "top_k_experts"), EXPERT_USED_COUNT),
+    HPR(N("head_dim"), KEY_LENGTH),
+    HPR(N("head_dim"), VALUE_LENGTH),
+    HPR_END,
+};
+/* Then Gemma3Model.set_gguf_parameters' writes (as gemma3_late_hparams,
+ * the rope base from rope_parameters), then Gemma4Model's: key_length and
+ * value_length become the full layers' head size in their first place,
+ * feed_forward_length an array of one width per layer when the KV-shared
+ * layers' MLP is double-wide, head_count_kv one when the full layers have
+ * their own count. */
+static const gguf_recipe_hf_hparam gemma4_late_hparams[] = {
+    HPR(N("max_position_embeddings"), CONTEXT_LENGTH, DEF(131072)),
+    HPR(N("num_attention_heads"), HEAD_COUNT, DEF(8)),
+    HPR(N("rms_norm_eps"), RMS_EPS, FLOAT, DEF(1e-6)),
+    HPR(N("head_dim"), KEY_LENGTH, DEF(256)),
+    HPR(N("head_dim"), VALUE_LENGTH, DEF(256)),
+    HPR(N(FULL_THETA), ROPE_FREQ_BASE, FLOAT, DEF(1000000.0)),
+    HPR(N("final_logit_softcapping"), FINAL_SOFTCAP, FLOAT, .when = GGUF_WHEN_NONZERO),
+    HPR(N("sliding_window"), SLIDING_WINDOW, REQ, .when = GGUF_WHEN_NOT_PATTERN_1),
+    HPR(N("num_key_value_heads"), HEAD_COUNT_KV, DEF(4)),
+    HPR(N("num_kv_shared_layers"), SHARED_KV_LAYERS, REQ),
+    HPR(N("hidden_size_per_layer_input"), EMBD_PER_LAYER, .make = GGUF_MAKE_ZERO_ABSENT),
+    HPR(N("layer_types"), SWA_PATTERN, REQ, .make = GGUF_MAKE_SWA_LAYERS),
+    HPR(N("global_head_dim"), KEY_LENGTH, REQ),
+    HPR(N("global_head_dim"), VALUE_LENGTH, REQ),
+    HPR(N("head_dim"), KEY_LENGTH_SWA, REQ),
+    HPR(N("head_dim"), VALUE_LENGTH_SWA, REQ),
+    HPR(N("expert_intermediate_size", "moe_intermediate_size"), EXPERT_FFN_LENGTH),
+    HPR(N("intermediate_size"), FFN_LENGTH, .make = GGUF_MAKE_FF_DOUBLE_WIDE),
+    HPR(N("num_global_key_value_heads"), HEAD_COUNT_KV, .make = GGUF_MAKE_KV_HEADS_SWA_FULL),
+    HPR(N("global_head_dim"), ROPE_DIM, REQ),
+    HPR(N("partial_rotary_factor"), ROPE_DIM_SWA, DEF(1.0), .make = GGUF_MAKE_ROTARY_HEAD),
+    HPR_END,
+};
+#undef FULL_THETA
+
 #undef HPR
 #undef N
 #undef FLOAT
@@ -803,6 +956,42 @@ static const gguf_recipe_tensor qwen35moe_names[] = {
     NAMES_END,
 };
 #undef QWEN35_NAMES
+/* Gemma 4 (the names with "language_model." taken out): stacked experts
+ * with gate and up fused, the router's parts, the per-layer inputs, the
+ * layer scalar (Gemma4Model adds ".weight" to it). */
+static const gguf_recipe_tensor gemma4_names[] = {
+    T(TOKEN_EMBD, .hf = "model.embed_tokens.weight"),
+    T(PER_LAYER_TOKEN_EMBD, .hf = "model.embed_tokens_per_layer.weight"),
+    T(PER_LAYER_MODEL_PROJ, .hf = "model.per_layer_model_projection.weight"),
+    T(PER_LAYER_PROJ_NORM, .hf = "model.per_layer_projection_norm.weight"),
+    T(OUTPUT_NORM, .hf = "model.norm.weight"),
+    T(ATTN_NORM, .hf = HF("input_layernorm.weight")),
+    T(ATTN_Q, .hf = HF("self_attn.q_proj.weight")),
+    T(ATTN_K, .hf = HF("self_attn.k_proj.weight")),
+    T(ATTN_V, .hf = HF("self_attn.v_proj.weight")),
+    T(ATTN_OUT, .hf = HF("self_attn.o_proj.weight")),
+    T(ATTN_Q_NORM, .hf = HF("self_attn.q_norm.weight")),
+    T(ATTN_K_NORM, .hf = HF("self_attn.k_norm.weight")),
+    T(ATTN_POST_NORM, .hf = HF("post_attention_layernorm.weight")),
+    T(LAYER_OUT_SCALE, .hf = HF("layer_scalar")),
+    T(FFN_NORM, .hf = HF("pre_feedforward_layernorm.weight")),
+    T(FFN_GATE, .hf = HF("mlp.gate_proj.weight")),
+    T(FFN_UP, .hf = HF("mlp.up_proj.weight")),
+    T(FFN_DOWN, .hf = HF("mlp.down_proj.weight")),
+    T(FFN_POST_NORM, .hf = HF("post_feedforward_layernorm.weight")),
+    T(FFN_GATE_INP, .hf = HF("router.proj.weight")),
+    T(FFN_GATE_INP_SCALE, .hf = HF("router.scale")),
+    T(FFN_PRE_NORM_2, .hf = HF("pre_feedforward_layernorm_2.weight")),
+    T(FFN_POST_NORM_1, .hf = HF("post_feedforward_layernorm_1.weight")),
+    T(FFN_POST_NORM_2, .hf = HF("post_feedforward_layernorm_2.weight")),
+    T(FFN_GATE_UP_EXPS, .hf = HF("experts.gate_up_proj")),
+    T(FFN_DOWN_EXPS, .hf = HF("experts.down_proj")),
+    T(FFN_DOWN_EXPS_SCALE, .hf = HF("router.per_expert_scale")),
+    T(PER_LAYER_INP_GATE, .hf = HF("per_layer_input_gate.weight")),
+    T(PER_LAYER_PROJ, .hf = HF("per_layer_projection.weight")),
+    T(PER_LAYER_POST_NORM, .hf = HF("post_per_layer_input_norm.weight")),
+    NAMES_END,
+};
 #undef T
 #undef NAMES_END
 #undef HF_GLOBALS
@@ -821,6 +1010,7 @@ static const gguf_recipe_tensor *const qwen35_all[] = { qwen35_names, NULL };
 static const gguf_recipe_tensor *const qwen35moe_all[] = { qwen35moe_names, NULL };
 static const gguf_recipe_tensor *const gemma3_all[] = { gemma_names, gemma3_names, qk_norm_names,
                                                         NULL };
+static const gguf_recipe_tensor *const gemma4_all[] = { gemma4_names, NULL };
 
 /* ===========================================================================
  * The recipes
@@ -859,6 +1049,10 @@ static const char *const gemma3_vision[] = {
     "multi_modal_projector.", "vision_tower.", "multimodal_projector.", "vision_model.",
     "model.vision_tower.", "model.multi_modal_projector.", NULL,
 };
+static const char *const gemma4_hf[] = { "Gemma4ForConditionalGeneration", NULL };
+/* Gemma4Model keeps only the names with "language_model." in them: every
+ * other name (vision and audio towers, their embedders) starts with "" */
+static const char *const gemma4_others[] = { "", NULL };
 /* Gemma2Model drops lm_head (llama.cpp ties the output to token_embd) */
 static const char *const gemma2_skip[] = {
     ".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq", "lm_head.weight", NULL,
@@ -904,6 +1098,10 @@ const gguf_recipe gguf_recipes[] = {
       .hf_hparams = qwen35_hf_hparams, .hf_hparams_late = qwen35_late_hparams,
       .tensors = qwen35moe_all, .norm_offset = 1.0f,
       .hf_strip = "language_model.", .hf_skip_prefix = qwen35_skip },
+    { .arch = "gemma4", .hf_classes = gemma4_hf, .hf_skip = skip_common,
+      .hf_hparams = gemma4_hf_hparams, .hf_hparams_late = gemma4_late_hparams,
+      .tensors = gemma4_all, .facts = F(TRIM_EMBD) | F(NO_SPACE_PREFIX) | F(ROPE_PROPORTIONAL),
+      .hf_strip = "language_model.", .hf_skip_prefix = gemma4_others },
 };
 #undef F
 const size_t gguf_n_archs = sizeof gguf_archs / sizeof *gguf_archs;

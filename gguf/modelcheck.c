@@ -360,6 +360,58 @@ static int check_layer_keys(checker *c)
     return 0;
 }
 
+/* Gemma 4's KV-shared blocks (llama.cpp's gemma4 loader and its KV cache
+ * reuse): the first block keeps its own KV; each shared block il reuses the
+ * KV of block first - 2 when it is sliding, first - 1 when it is full
+ * (first = block_count - shared_kv_layers), which must exist and be of its
+ * kind; K and V heads of one size, in the sliding blocks too; the sliding
+ * blocks' rotary width even and within their heads. */
+static int check_shared_kv(checker *c)
+{
+    const gguf_hparams *hp = &c->hp;
+    char k1[128], k2[128];
+    if (!gguf_arch_has(c->row, GGUF_FEAT_SHARED_KV))
+        return 0;
+    const int64_t n = hp->v[GGUF_HP_BLOCK_COUNT], shared = hp->v[GGUF_HP_SHARED_KV_LAYERS];
+    const int64_t first = n - shared;
+    akey(c, GGUF_KEY_SHARED_KV_LAYERS, k1);
+    if (shared >= n)
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected 0 to %s - 1 = %" PRId64
+                              " (the first block has its own KV)", k1, shared,
+                              akey(c, GGUF_KEY_BLOCK_COUNT, k2), n - 1);
+    for (int64_t il = first; il < n; il++) {
+        const bool swa = gguf_hparams_layer_in(hp, GGUF_LAYERS_SLIDING, il);
+        const int64_t from = first - (swa ? 2 : 1);
+        if (from >= 0 && gguf_hparams_layer_in(hp, GGUF_LAYERS_SLIDING, from) == swa)
+            continue;
+        if (from < 0)
+            return gguf_error_set(c->err, "%s = %" PRId64 ": block %" PRId64 " (%s) would reuse "
+                                  "the KV of block %" PRId64 ", which does not exist", k1, shared,
+                                  il, swa ? "sliding" : "full", from);
+        return gguf_error_set(c->err, "%s = %" PRId64 ": block %" PRId64 " (%s) would reuse the "
+                              "KV of block %" PRId64 ", which is %s (llama.cpp: a shared sliding "
+                              "block takes the KV of the block two before the first shared "
+                              "one, a full block that of the block right before it)", k1,
+                              shared, il, swa ? "sliding" : "full", from, swa ? "full" : "sliding");
+    }
+    static const int pairs[2][2] = { { GGUF_HP_KEY_LENGTH, GGUF_HP_VALUE_LENGTH },
+                                     { GGUF_HP_KEY_LENGTH_SWA, GGUF_HP_VALUE_LENGTH_SWA } };
+    for (int i = 0; i < 2; i++)
+        if (hp->set[pairs[i][0]] && hp->set[pairs[i][1]] &&
+            hp->v[pairs[i][0]] != hp->v[pairs[i][1]])
+            return gguf_error_set(c->err, "%s = %" PRId64 ", expected %s = %" PRId64
+                                  " (%s: K serves as V, heads of one size)",
+                                  akey(c, gguf_hp_key(pairs[i][1]), k1), hp->v[pairs[i][1]],
+                                  akey(c, gguf_hp_key(pairs[i][0]), k2), hp->v[pairs[i][0]],
+                                  c->arch);
+    const int64_t rot = hp->v[GGUF_HP_ROPE_DIM_SWA], head = hp->v[GGUF_HP_KEY_LENGTH_SWA];
+    if (hp->has[GGUF_HP_ROPE_DIM_SWA] && (rot < 2 || rot % 2 || rot > head))
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected an even number from 2 to %"
+                              PRId64 " (%s)", akey(c, GGUF_KEY_ROPE_DIM_COUNT_SWA, k1), rot, head,
+                              akey(c, GGUF_KEY_KEY_LENGTH_SWA, k2));
+    return 0;
+}
+
 /* Absent keys take their values as the table's derive column says
  * (llama.cpp's defaults: head_count_kv = head_count, head size =
  * embedding_length / head_count, rope dimensions = head size); then head
@@ -406,7 +458,7 @@ static int derive(checker *c)
             break;
         }
     }
-    if (check_layer_keys(c))
+    if (check_layer_keys(c) || check_shared_kv(c))
         return -1;
     hp->n_head_kv = hp->v[GGUF_HP_HEAD_COUNT_KV];
     hp->head_k = hp->v[GGUF_HP_KEY_LENGTH];
@@ -961,8 +1013,46 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
 }
 
 /* One table tensor: present when required, of its shape when present. */
+/* A per-block row of a Gemma 4 kind (sliding or full, own or shared KV)
+ * in a block of the other kind: optional there, as llama.cpp loads attn_k
+ * where it is and requires it only where the block has its own KV; its
+ * shape is that block's. 1 when the row was dealt with here. */
+static int check_other_kind(checker *c, const gguf_arch_tensor *r, uint64_t slot, int block,
+                            int *rc)
+{
+    if (block < 0 || r->layers < GGUF_LAYERS_SLIDING || gguf_hparams_layer_in(&c->hp, r->layers, block))
+        return 0;
+    *rc = 0;
+    if (slot) {
+        mc_tensor t;
+        c->v->tensor(c->v->src, slot - 1, &t);
+        *rc = check_shape(c, r, &t, block);
+    }
+    return 1;
+}
+
+/* Whether a row that is not there must be: the public rule, and the two
+ * needs only the hyper-parameters decide (a global GGUF_NEED_IN_LAYERS row
+ * when some block is of its kind; the per-layer inputs when they have a
+ * width). */
+static bool required_here(const checker *c, const gguf_arch_tensor *r, int block)
+{
+    if (r->need == GGUF_NEED_PER_LAYER_INPUTS)
+        return c->hp.v[GGUF_HP_EMBD_PER_LAYER] > 0;
+    if (r->need == GGUF_NEED_IN_LAYERS && block < 0) {
+        for (int64_t b = 0; b < c->n_blocks; b++)
+            if (gguf_hparams_layer_in(&c->hp, r->layers, b))
+                return true;
+        return false;
+    }
+    return gguf_arch_tensor_required_for(c->row, r, c->hp.v[GGUF_HP_EXPERT_COUNT] > 0);
+}
+
 static int check_rule(checker *c, const gguf_arch_tensor *r, uint64_t slot, int block)
 {
+    int rc;
+    if (check_other_kind(c, r, slot, block, &rc))
+        return rc;
     if (block >= 0 && r->layers != GGUF_LAYERS_ALL && !gguf_hparams_layer_in(&c->hp, r->layers, block)) {
         if (!slot)
             return 0;
@@ -980,7 +1070,7 @@ static int check_rule(checker *c, const gguf_arch_tensor *r, uint64_t slot, int 
                               gguf_layers_name(r->layers));
     }
     if (!slot) {
-        if (!gguf_arch_tensor_required_for(c->row, r, c->hp.v[GGUF_HP_EXPERT_COUNT] > 0))
+        if (!required_here(c, r, block))
             return 0;
         char name[GGUF_MAX_NAME + 16];
         snprintf(name, sizeof name, r->name, block);

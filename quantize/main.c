@@ -562,7 +562,7 @@ static bool imatrix_selected(const options *o, const char *name)
  * Q2_K_S file. */
 static bool requires_imatrix(const char *name, uint32_t type, int ftype)
 {
-    if (!strcmp(name, GGUF_T_TOKEN_EMBD) || !strcmp(name, "output.weight"))
+    if (policy_is_token_embd(name) || !strcmp(name, "output.weight"))
         return false;
     switch (type) {
     case GGUF_DT_IQ3_XXS: case GGUF_DT_IQ2_XXS: case GGUF_DT_IQ2_XS: case GGUF_DT_IQ2_S:
@@ -648,7 +648,7 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
             const float *w = p->im.n && imatrix_selected(o, t->name)
                            ? gguf_imatrix_find(&p->im, t->name, &nw) : NULL;
             if (w && (int64_t)nw != t->ne[0] * t->ne[2]) {
-                if (strcmp(t->name, GGUF_T_TOKEN_EMBD) != 0)
+                if (!policy_is_token_embd(t->name))
                     return gguf_error_set(err, "imatrix has %d values for tensor '%s', which "
                                           "needs %" PRId64, nw, t->name, t->ne[0] * t->ne[2]);
                 w = NULL;

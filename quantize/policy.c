@@ -215,12 +215,18 @@ static int layer_of(const policy_model *m, const char *name, int counter)
     return counter;
 }
 
+bool policy_is_token_embd(const char *name)
+{
+    return !strcmp(name, "token_embd.weight") || !strcmp(name, "per_layer_token_embd.weight");
+}
+
 bool policy_is_quantizable(const char *name, uint32_t n_dims, const policy_opts *o)
 {
     static const char *const never[] = {
         "_norm.weight", "ffn_gate_inp.weight", "ssm_conv1d.weight", "time_mix_first.weight",
         "time_mix_w1.weight", "time_mix_w2.weight", "time_mix_decay_w1.weight",
         "time_mix_decay_w2.weight", "time_mix_lerp_fused.weight", "attn_rel_b.weight",
+        "per_layer_model_proj", /* e21cdc11: small enough to keep (Gemma 4) */
     };
     size_t n = strlen(name);
     if (n < 6 || strcmp(name + n - 6, "weight") != 0 || n_dims < 2)
@@ -241,7 +247,7 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
 {
     uint64_t row;
     bool is_output = strcmp(name, "output.weight") == 0 ||
-                     (!m->has_output && strcmp(name, "token_embd.weight") == 0);
+                     (!m->has_output && policy_is_token_embd(name));
     if (is_output) {
         if (o->output_type >= 0)
             return (uint32_t)o->output_type;
@@ -254,7 +260,7 @@ static uint32_t mixed_type(const policy_model *m, policy_state *st, const policy
     /* MXFP4_MOE: experts (3-D tensors) in mxfp4, everything else q8_0 */
     if (ftype == GGUF_FT_MXFP4_MOE)
         return ne2 > 1 ? GGUF_DT_MXFP4 : GGUF_DT_Q8_0;
-    if (strcmp(name, "token_embd.weight") == 0) {
+    if (policy_is_token_embd(name)) {
         if (o->token_embedding_type >= 0)
             return (uint32_t)o->token_embedding_type;
         if (in_set(F(IQ2_XXS) | F(IQ2_XS) | LOW_IQ1, ftype))
@@ -327,7 +333,7 @@ uint32_t policy_tensor_type_3d(const policy_model *m, policy_state *st, const po
     }
     if (forced >= 0)
         t = (uint32_t)forced;
-    if (o->token_embedding_type >= 0 && strcmp(name, "token_embd.weight") == 0)
+    if (o->token_embedding_type >= 0 && policy_is_token_embd(name))
         t = (uint32_t)o->token_embedding_type;
     if (o->output_type >= 0 && strcmp(name, "output.weight") == 0)
         t = (uint32_t)o->output_type;

@@ -42,6 +42,11 @@ typedef struct policy_opts {
     bool leave_output;         /* --leave-output-tensor */
 } policy_opts;
 
+/* Whether llama.cpp takes the tensor for a token embedding (its
+ * tensor_name_match_token_embd): token_embd.weight, and Gemma 4's
+ * per_layer_token_embd.weight, which gets the same type. */
+bool policy_is_token_embd(const char *name);
+
 /* Whether llama.cpp would quantize this tensor at all (2D+ weights that are
  * not norms, gating inputs, positional embeddings, ...). */
 bool policy_is_quantizable(const char *name, uint32_t n_dims, const policy_opts *o);

@@ -210,12 +210,16 @@ void run_softcap(float *x, int n, float cap)
 static size_t max_act_row(const run_model *m)
 {
     size_t r = kern_act_row_size(m->output.type, m->output.cols);
+    if (m->pl_model_proj.data) {
+        const size_t p = kern_act_row_size(m->pl_model_proj.type, m->pl_model_proj.cols);
+        r = p > r ? p : r;
+    }
     for (int i = 0; i < m->hp.n_layer; i++) {
         const run_layer *l = &m->layers[i];
         const run_matrix *ws[] = { &l->wq,       &l->wk,        &l->wv,      &l->wo,
                                    &l->w_gate,   &l->w_up,      &l->w_down,  &l->gate_inp,
                                    &l->gate_exps, &l->up_exps, &l->down_exps, &l->wqkv,
-                                   &l->w_gate_up };
+                                   &l->w_gate_up, &l->gate_up_exps, &l->pl_gate, &l->pl_proj };
         for (size_t j = 0; j < sizeof ws / sizeof ws[0]; j++) {
             size_t s = kern_act_row_size(ws[j]->type, ws[j]->cols);
             r = s > r ? s : r;
@@ -295,24 +299,73 @@ static void recurrent_state_free(run_state *s)
     free(s->qg);
     free(s->shexp_g);
     free(s->shexp_u);
+/* Gemma 4's buffers (none for a model without its experts beside the
+ * dense feed-forward or per-layer inputs); -1 when out of memory. */
+static int state_init_gemma4(run_state *s, const run_model *m)
+{
+    const run_hparams *hp = &m->hp;
+    const size_t nb = (size_t)s->n_batch, d = (size_t)hp->n_embd;
+    const size_t w = (size_t)hp->n_layer * (size_t)hp->n_embd_pl;
+    bool beside = false;
+    for (int il = 0; il < hp->n_layer; il++)
+        beside |= m->layers[il].gate_up_exps.data != NULL;
+    if (beside) {
+        s->ffn_dense = malloc(nb * d * sizeof(float));
+        s->moe_gu = malloc(nb * 2 * (size_t)hp->n_ff_exp * sizeof(float));
+        if (!s->ffn_dense || !s->moe_gu)
+            return -1;
+    }
+    if (m->pl_tok_embd.data) {
+        s->pl = malloc(nb * w * sizeof(float));
+        s->pl_row = malloc(w * sizeof(float));
+        s->pl_h = malloc(nb * (size_t)hp->n_embd_pl * sizeof(float));
+        if (!s->pl || !s->pl_row || !s->pl_h)
+            return -1;
+    }
+    /* both run GELU from the table, whatever the model's activation */
+    if ((beside || m->pl_tok_embd.data) && !s->gelu16) {
+        if (!(s->gelu16 = malloc(65536 * sizeof(gguf_half))))
+            return -1;
+        run_gelu_table(s->gelu16);
+    }
+    return 0;
+}
+
+/* The largest of a per-block size over the blocks and the model's own:
+ * what the buffers are sized by. */
+static int layer_max(const run_model *m, int model_value, size_t off)
+{
+    int v = model_value;
+    for (int il = 0; il < m->hp.n_layer; il++) {
+        const int x = *(const int *)((const char *)&m->layers[il] + off);
+        v = x > v ? x : v;
+    }
+    return v;
 }
 
 int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, gguf_error *err)
 {
     memset(s, 0, sizeof *s);
     const run_hparams *hp = &m->hp;
-    const size_t d = (size_t)hp->n_embd, kv = (size_t)hp->n_head_kv * hp->head_dim;
-    const size_t ff = (size_t)(hp->n_ff > hp->n_ff_exp ? hp->n_ff : hp->n_ff_exp);
+    /* blocks of their own geometry (gemma4) size the buffers by the largest */
+    const int head_dim = layer_max(m, hp->head_dim, offsetof(run_layer, head_dim));
+    const int q_dim = layer_max(m, hp->q_dim, offsetof(run_layer, q_dim));
+    const int n_rot = layer_max(m, hp->n_rot, offsetof(run_layer, n_rot));
+    const int n_ff = layer_max(m, hp->n_ff, offsetof(run_layer, n_ff));
+    s->kv_dim = (size_t)hp->n_head_kv * (size_t)head_dim;
+    s->n_cache_layers = hp->n_layer > 0 ? layer_max(m, 0, offsetof(run_layer, kv_layer)) + 1 : 0;
+    const size_t d = (size_t)hp->n_embd, kv = s->kv_dim;
+    const size_t ff = (size_t)(n_ff > hp->n_ff_exp ? n_ff : hp->n_ff_exp);
     const size_t nb = (size_t)n_batch, ne = (size_t)hp->n_expert, nu = (size_t)hp->n_expert_used;
     s->n_threads = pool_threads(); /* per-thread scratch of attention */
     s->n_ctx = n_ctx;
     s->n_batch = n_batch;
     s->rope_freqs = run_rope_factors(m, n_ctx);
     s->xq_row = max_act_row(m);
-    const size_t cache = (size_t)hp->n_layer * (size_t)n_ctx * kv;
+    const size_t cache = (size_t)s->n_cache_layers * (size_t)n_ctx * kv;
     s->x = malloc(nb * d * sizeof(float));
     s->xb = malloc(nb * d * sizeof(float));
-    s->q = malloc(nb * (size_t)hp->q_dim * sizeof(float));
+    s->q = malloc(nb * (size_t)q_dim * sizeof(float));
     s->xb2 = malloc(nb * d * sizeof(float));
     s->k = malloc(nb * kv * sizeof(float));
     s->v = malloc(nb * kv * sizeof(float));
@@ -326,9 +379,9 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->xq = malloc(nb * s->xq_row);
     s->k_cache = calloc(cache, sizeof(gguf_half));
     s->v_cache = calloc(cache, sizeof(gguf_half));
-    s->att = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) * sizeof(float));
-    s->rope_cs = malloc(((size_t)hp->n_rot + 1) * sizeof(float));
-    s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)hp->head_dim) *
+    s->att = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)head_dim) * sizeof(float));
+    s->rope_cs = malloc(((size_t)n_rot + 1) * sizeof(float));
+    s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)head_dim) *
                       sizeof(gguf_half));
     s->f16_table = malloc(65536 * sizeof(float));
     const bool gelu = m->row && gguf_arch_activation(m->row) == GGUF_ACT_GELU_TANH;
@@ -347,6 +400,10 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
         (gelu && !s->gelu16) ||
         !s->rope_cs || (ne && (!s->moe_probs || !s->moe_w || !s->moe_sel || !s->moe_slot ||
                                !s->moe_x || !s->moe_y))) {
+        run_state_free(s);
+        return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
+    }
+    if (state_init_gemma4(s, m)) {
         run_state_free(s);
         return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
     }
@@ -387,6 +444,11 @@ void run_state_free(run_state *s)
     free(s->moe_slot);
     free(s->moe_x);
     free(s->moe_y);
+    free(s->ffn_dense);
+    free(s->moe_gu);
+    free(s->pl);
+    free(s->pl_row);
+    free(s->pl_h);
     memset(s, 0, sizeof *s);
 }
 
@@ -610,6 +672,15 @@ void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const 
     }
 }
 
+/* Where the K/V cache of block `layer` (one with its own: a kv_layer)
+ * starts: every such block has n_ctx rows of the widest kv_dim (a block
+ * with smaller heads packs its rows closer). */
+static size_t kv_base(const run_state *s, const run_model *m, int layer)
+{
+    (void)m;
+    return (size_t)layer * (size_t)s->n_ctx * s->kv_dim;
+}
+
 /* One head of one token: out (head_dim,) = softmax(K q · kq_scale) V over
  * the n_kv cached positions, K and V rows kv_dim apart in the cache;
  * positions before `from` are masked out (a sliding window), and sink, when
@@ -652,6 +723,7 @@ typedef struct {
     float            kq_scale;
     int              nb, pos, group;
     bool             swa;
+    int              hd, qd;         /* the block's head size and n_head · hd */
 } att_job;
 
 static void att_unit(void *ctx, int64_t u, int thread)
@@ -659,9 +731,9 @@ static void att_unit(void *ctx, int64_t u, int thread)
     const att_job *j = ctx;
     run_state *s = j->s;
     const run_hparams *hp = j->hp;
-    const int b = (int)(u / hp->n_head), h = (int)(u % hp->n_head), hd = hp->head_dim, pos = j->pos;
+    const int b = (int)(u / hp->n_head), h = (int)(u % hp->n_head), hd = j->hd, pos = j->pos;
     const size_t th = (size_t)thread;
-    float *qh = s->q + (size_t)b * hp->q_dim + (size_t)h * hd;
+    float *qh = s->q + (size_t)b * j->qd + (size_t)h * hd;
     const size_t kvh = (size_t)(h / j->group) * hd;
     float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
     const int from = j->swa && pos + b + 1 > hp->n_swa ? pos + b + 1 - hp->n_swa : 0;
@@ -679,11 +751,12 @@ static void att_unit(void *ctx, int64_t u, int thread)
 static void attention(run_state *s, const run_model *m, int layer, int nb, int pos)
 {
     const run_hparams *hp = &m->hp;
-    const int hd = hp->head_dim;
+    const run_layer *l = &m->layers[layer];
+    const int hd = l->head_dim;
     const size_t kv_dim = (size_t)hp->n_head_kv * hd;
     att_job j = {
-        .s = s, .hp = hp, .sinks = m->layers[layer].sinks,
-        .base = (size_t)layer * (size_t)s->n_ctx * kv_dim, .kv_dim = kv_dim,
+        .s = s, .hp = hp, .sinks = l->sinks, .hd = hd, .qd = l->q_dim,
+        .base = kv_base(s, m, l->kv_layer), .kv_dim = kv_dim,
         // 1/sqrt(head_dim) scales the scores, or q was scaled already (phi3, gemma)
         .kq_scale = hp->q_scale != 0 ? 1.0f : 1.0f / sqrtf((float)hd),
         .nb = nb, .pos = pos, .group = hp->n_head / hp->n_head_kv, .swa = run_layer_is_swa(m, layer),
@@ -1038,6 +1111,155 @@ static void delta_net(run_state *s, const run_model *m, int il, int nb)
             o[i] *= z[i];
     }
     matmul(s, &l->ssm_out, s->rec_o, nb, s->xb2);
+ * Gemma 4: values normalised without weights, experts beside the dense
+ * feed-forward, per-layer inputs
+ */
+
+/* ggml_rms_norm without weights: y = x / sqrt(mean(x^2) + eps), the sum
+ * of squares in double as run_rmsnorm. */
+static void rmsnorm_plain(float *y, const float *x, int n, float eps)
+{
+    double ss = 0.0;
+    for (int i = 0; i < n; i++)
+        ss += (double)(x[i] * x[i]);
+    const float mean = (float)(ss / n);
+    const float scale = 1.0f / sqrtf(mean + eps);
+    for (int i = 0; i < n; i++)
+        y[i] = x[i] * scale;
+}
+
+/* Each of n consecutive heads of x (head_dim wide) RMS-normalised in place
+ * without weights (gemma4's values). */
+static void head_norms_plain(float *x, int n, int head_dim, float eps)
+{
+    for (int h = 0; h < n; h++)
+        rmsnorm_plain(x + (size_t)h * head_dim, x + (size_t)h * head_dim, head_dim, eps);
+}
+
+void run_gelu(float *x, int n, const gguf_half *gelu16)
+{
+    for (int i = 0; i < n; i++) {
+        const float v = x[i];
+        if (v <= -10.0f)
+            x[i] = 0.0f;
+        else if (v < 10.0f)
+            x[i] = gguf_f16_to_f32(gelu16[gguf_f32_to_f16(v)]);
+    }
+}
+
+/* Gemma 4's feed-forward of nb tokens (x after the attention; xb its
+ * ffn_norm) into s->xb2, as llama.cpp's gemma4 graph: the dense GeGLU
+ * normalised by post_norm_1, plus the experts normalised by post_norm_2.
+ * The router reads rmsnorm(x) / sqrt(n_embd) · gate_inp_scale; the experts
+ * read rmsnorm(x) · pre_norm_2, each one's fused gate | up product goes
+ * through GeGLU and down, times the expert's scale, then times its
+ * routing weight; the slots are added in routing order. */
+static void ffn_beside_experts(run_state *s, const run_model *m, const run_layer *l, int nb)
+{
+    const run_hparams *hp = &m->hp;
+    const int d = hp->n_embd, ff = l->n_ff, ne = hp->n_expert, nu = hp->n_expert_used,
+              fe = hp->n_ff_exp;
+    const float eps = hp->rms_eps, inv_sqrt_d = 1.0f / sqrtf((float)d);
+    float *dense = s->ffn_dense;
+    matmul(s, &l->w_gate, s->xb, nb, s->hb);
+    matmul(s, &l->w_up, s->xb, nb, s->hb2);
+    run_geglu(s->hb, s->hb2, nb * ff, s->gelu16);
+    matmul(s, &l->w_down, s->hb, nb, dense);
+    post_norm(dense, l->ffn_post_norm_1, nb, d, eps);
+    // router logits of rmsnorm(x) / sqrt(d) · scale; softmax, top k, normalised
+    for (int b = 0; b < nb; b++) {
+        float *r = s->xb + (size_t)b * d;
+        rmsnorm_plain(r, s->x + (size_t)b * d, d, eps);
+        for (int i = 0; i < d; i++)
+            r[i] = (r[i] * inv_sqrt_d) * l->gate_inp_scale[i];
+    }
+    matmul(s, &l->gate_inp, s->xb, nb, s->moe_probs);
+    for (int b = 0; b < nb; b++)
+        moe_route(s->moe_probs + (size_t)b * ne, ne, nu, s->moe_sel + (size_t)b * nu,
+                  s->moe_w + (size_t)b * nu);
+    for (int b = 0; b < nb; b++)
+        run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->ffn_pre_norm_2, d, eps);
+    int *slot_of = s->moe_slot;
+    for (int e = 0; e < ne; e++) {
+        int n = 0; // slot by slot, then token by token, as moe_ffn
+        for (int j = 0; j < nu; j++)
+            for (int b = 0; b < nb; b++)
+                if (s->moe_sel[(size_t)b * nu + j] == e) {
+                    memcpy(s->moe_x + (size_t)n * d, s->xb + (size_t)b * d, (size_t)d * sizeof(float));
+                    slot_of[n++] = b * nu + j;
+                }
+        if (!n)
+            continue;
+        const run_matrix gu = run_expert(&l->gate_up_exps, ne, e);
+        const run_matrix down = run_expert(&l->down_exps, ne, e);
+        matmul(s, &gu, s->moe_x, n, s->moe_gu);
+        split_rows(s->moe_gu, n, (float *const[]){ s->hb, s->hb2 }, (const int[]){ fe, fe }, 2);
+        run_geglu(s->hb, s->hb2, n * fe, s->gelu16);
+        matmul(s, &down, s->hb, n, s->moe_x);
+        const float es = l->down_exps_scale ? l->down_exps_scale[e] : 1.0f; // · 1 is exact
+        for (int r = 0; r < n; r++) {
+            const float wr = s->moe_w[slot_of[r]];
+            float *y = s->moe_y + (size_t)slot_of[r] * d;
+            for (int i = 0; i < d; i++)
+                y[i] = (s->moe_x[(size_t)r * d + i] * es) * wr;
+        }
+    }
+    for (int b = 0; b < nb; b++) {
+        float *out = s->xb2 + (size_t)b * d;
+        memcpy(out, s->moe_y + (size_t)b * nu * d, (size_t)d * sizeof(float));
+        for (int j = 1; j < nu; j++)
+            for (int i = 0; i < d; i++)
+                out[i] += s->moe_y[((size_t)b * nu + j) * d + i];
+    }
+    post_norm(s->xb2, l->ffn_post_norm_2, nb, d, eps);
+    for (size_t i = 0; i < (size_t)nb * d; i++)
+        s->xb2[i] = dense[i] + s->xb2[i];
+}
+
+/* Gemma 4's per-layer inputs of nb tokens (x: the scaled embeddings) into
+ * s->pl, n_layer · n_embd_pl per token: (rmsnorm of each block's part of
+ * x W_proj^T / sqrt(n_embd), by pl_proj_norm) + the token's row of
+ * per_layer_token_embd · sqrt(n_embd_pl), all times 1/sqrt(2). */
+static void per_layer_inputs(run_state *s, const run_model *m, const int32_t *tokens, int nb)
+{
+    const run_hparams *hp = &m->hp;
+    const int d = hp->n_embd, npl = hp->n_embd_pl, w = hp->n_layer * npl;
+    const float proj_scale = 1.0f / sqrtf((float)d), tok_scale = sqrtf((float)npl),
+                in_scale = 1.0f / sqrtf(2.0f);
+    matmul(s, &m->pl_model_proj, s->x, nb, s->pl);
+    for (size_t i = 0; i < (size_t)nb * w; i++)
+        s->pl[i] *= proj_scale;
+    for (size_t r = 0; r < (size_t)nb * hp->n_layer; r++)
+        run_rmsnorm(s->pl + r * npl, s->pl + r * npl, m->pl_proj_norm, npl, hp->rms_eps);
+    for (int b = 0; b < nb; b++) {
+        const uint8_t *row = (const uint8_t *)m->pl_tok_embd.data +
+                             (size_t)tokens[b] * m->pl_tok_embd.row_bytes;
+        gguf_dequantize_row(m->pl_tok_embd.type, row, s->pl_row, w, NULL);
+        float *p = s->pl + (size_t)b * w;
+        for (int i = 0; i < w; i++)
+            p[i] = (p[i] + s->pl_row[i] * tok_scale) * in_scale;
+    }
+}
+
+/* Block il's per-layer input for its nb rows (the token rows keep.. of the
+ * batch): x += rmsnorm((gelu(x Wg^T) · pl) Wp^T) · pl_post_norm. */
+static void per_layer_input(run_state *s, const run_model *m, const run_layer *l, int il, int nb,
+                            int keep)
+{
+    const run_hparams *hp = &m->hp;
+    const int d = hp->n_embd, npl = hp->n_embd_pl, w = hp->n_layer * npl;
+    matmul(s, &l->pl_gate, s->x, nb, s->pl_h);
+    run_gelu(s->pl_h, nb * npl, s->gelu16);
+    for (int b = 0; b < nb; b++) {
+        float *h = s->pl_h + (size_t)b * npl;
+        const float *in = s->pl + (size_t)(b + keep) * w + (size_t)il * npl;
+        for (int i = 0; i < npl; i++)
+            h[i] *= in[i];
+    }
+    matmul(s, &l->pl_proj, s->pl_h, nb, s->xb2);
+    post_norm(s->xb2, l->pl_post_norm, nb, d, hp->rms_eps);
+    for (size_t i = 0; i < (size_t)nb * d; i++)
+        s->x[i] += s->xb2[i];
 }
 
 /* Layer il over nb tokens at pos. From the attention output on, only rows
@@ -1047,8 +1269,10 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
 {
     const run_hparams *hp = &m->hp;
     const run_layer *l = &m->layers[il];
-    const int d = hp->n_embd, qd = hp->q_dim, kv = hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
-    const size_t cache = ((size_t)il * (size_t)s->n_ctx + (size_t)pos) * (size_t)kv;
+    const int d = hp->n_embd, hd = l->head_dim, qd = l->q_dim, kv = hp->n_head_kv * hd,
+              ff = l->n_ff, n_rot = l->n_rot;
+    const size_t cache = kv_base(s, m, l->kv_layer) + (size_t)pos * (size_t)kv;
+    const bool own_kv = l->kv_layer == il; /* else the cache of an earlier block, as written */
 
     // attention sub-layer: xb = rmsnorm(x) * attn_norm
     for (int b = 0; b < nb; b++)
@@ -1071,42 +1295,52 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
                    (const int[]){ qd, kv, kv }, 3);
     } else {
         matmul(s, &l->wq, s->xb, nb, s->q);
-        matmul(s, &l->wk, s->xb, nb, s->k);
-        matmul(s, &l->wv, s->xb, nb, s->v);
+        if (own_kv)
+            matmul(s, &l->wk, s->xb, nb, s->k);
+        if (own_kv && l->wv.data)
+            matmul(s, &l->wv, s->xb, nb, s->v);
+        else if (own_kv) // gemma4's full blocks: no wv, the keys are the values
+            memcpy(s->v, s->k, (size_t)nb * kv * sizeof *s->v);
     }
     add_bias(s->q, l->bq, nb, qd);
     add_bias(s->k, l->bk, nb, kv);
     add_bias(s->v, l->bv, nb, kv);
     // qwen3: every head of q and k RMS-normalised on its own, before rope
-    head_norms(s->q, l->q_norm, nb * hp->n_head, hp->head_dim, hp->rms_eps);
-    head_norms(s->k, l->k_norm, nb * hp->n_head_kv, hp->head_dim, hp->rms_eps);
+    head_norms(s->q, l->q_norm, nb * hp->n_head, hd, hp->rms_eps);
+    head_norms(s->k, l->k_norm, nb * hp->n_head_kv, hd, hp->rms_eps);
+    // gemma4: every value head RMS-normalised, without weights
+    if (hp->v_norm && own_kv)
+        head_norms_plain(s->v, nb * hp->n_head_kv, hd, hp->rms_eps);
     // rotate q and k by their positions (a sliding-window layer by its own
     // base and scale), append k and v to the cache as f16
     const bool swa = run_layer_is_swa(m, il);
     const float base = swa ? hp->rope_base_swa : hp->rope_base;
     const float scale = swa ? hp->rope_scale_swa : hp->rope_scale;
+    // gemma4: the frequency divisors (proportional rope) are the full blocks' alone
+    const float *freqs = swa && hp->swa_rope_plain_freqs ? NULL : s->rope_freqs;
     for (int b = 0; b < nb; b++) {
         if (hp->rope_yarn)
-            rope_angles_yarn(s->rope_cs, hp, pos + b, s->rope_freqs);
+            rope_angles_yarn(s->rope_cs, hp, pos + b, freqs);
         else
-            rope_angles(s->rope_cs, hp->n_rot, pos + b, base, scale, s->rope_freqs,
-                        hp->rope_attn_factor);
+            rope_angles(s->rope_cs, n_rot, pos + b, base, scale, freqs, hp->rope_attn_factor);
         if (hp->rope_imrope)
             mrope_angles(s->rope_cs, hp);
-        rope_apply(s->q + (size_t)b * qd, hp->n_head, hp->head_dim, hp->n_rot, s->rope_cs,
-                   hp->rope_layout);
-        rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hp->head_dim, hp->n_rot, s->rope_cs,
-                   hp->rope_layout);
+        rope_apply(s->q + (size_t)b * qd, hp->n_head, hd, n_rot, s->rope_cs, hp->rope_layout);
+        if (own_kv)
+            rope_apply(s->k + (size_t)b * kv, hp->n_head_kv, hd, n_rot, s->rope_cs,
+                       hp->rope_layout);
     }
     // phi3, gemma: q times 1/sqrt(head_dim) here, in f32, so the scores are not scaled
     if (hp->q_scale != 0)
         for (size_t i = 0; i < (size_t)nb * qd; i++)
             s->q[i] *= hp->q_scale;
-    to_f16(s->k, s->k_cache + cache, (int64_t)nb * kv);
-    to_f16(s->v, s->v_cache + cache, (int64_t)nb * kv);
+    if (own_kv) {
+        to_f16(s->k, s->k_cache + cache, (int64_t)nb * kv);
+        to_f16(s->v, s->v_cache + cache, (int64_t)nb * kv);
+    }
     attention(s, m, il, nb, pos);
     if (gated) // qwen35: the attention output times sigmoid(gate)
-        gated_q_apply(s->q, s->qg, nb, hp->n_head, hp->head_dim);
+        gated_q_apply(s->q, s->qg, nb, hp->n_head, hd);
     // x += att Wo^T + bo (gemma: rmsnorm(att Wo^T) * attn_post_norm)
     matmul(s, &l->wo, s->q, nb, s->xb2);
     add_bias(s->xb2, l->bo, nb, d);
@@ -1123,7 +1357,9 @@ residual:
     // feed-forward sub-layer: x += (silu(xb Wg^T) * (xb Wu^T)) Wd^T, xb = rmsnorm(x) * ffn_norm
     for (int b = 0; b < nb; b++)
         run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->ffn_norm, d, hp->rms_eps);
-    if (hp->n_expert) {
+    if (l->gate_up_exps.data) { // gemma4: the dense feed-forward and the experts side by side
+        ffn_beside_experts(s, m, l, nb);
+    } else if (hp->n_expert) {
         moe_ffn(s, m, l, nb);
         shared_expert(s, m, l, nb);
     } else {
@@ -1144,6 +1380,12 @@ residual:
     post_norm(s->xb2, l->ffn_post_norm, nb, d, hp->rms_eps);
     for (size_t i = 0; i < (size_t)nb * d; i++)
         s->x[i] += s->xb2[i];
+    // gemma4: the block's per-layer input, then the output scale
+    if (l->pl_gate.data)
+        per_layer_input(s, m, l, il, nb, keep);
+    if (l->out_scale)
+        for (size_t i = 0; i < (size_t)nb * d; i++)
+            s->x[i] *= l->out_scale[0];
 }
 
 /* One batch of nb <= n_batch tokens at pos; logits of rows out_from..nb-1. */
@@ -1161,6 +1403,9 @@ static void forward_batch(run_state *s, const run_model *m, const int32_t *token
     if (m->hp.embd_scale != 0)
         for (size_t i = 0; i < (size_t)nb * d; i++)
             s->x[i] *= m->hp.embd_scale;
+    // gemma4: every block's input row of each token
+    if (m->pl_tok_embd.data)
+        per_layer_inputs(s, m, tokens, nb);
     // the last layer goes on with the wanted rows alone (all of them when
     // none is wanted: the importance matrix sees every row, as llama-imatrix)
     const int last = m->hp.n_layer - 1;

@@ -49,8 +49,8 @@ typedef struct run_state {
                           * NULL without fused matrices */
     void  *xq;           /* n_batch activation rows converted for the kernels */
     size_t xq_row;       /* bytes of the largest converted row */
-    gguf_half *k_cache;  /* (n_layer, n_ctx, kv_dim) rotated keys, f16 */
-    gguf_half *v_cache;  /* (n_layer, n_ctx, kv_dim) values, f16 */
+    gguf_half *k_cache;  /* (n_cache_layers, n_ctx, kv_dim) rotated keys, f16 */
+    gguf_half *v_cache;  /* (n_cache_layers, n_ctx, kv_dim) values, f16 */
     float *att;          /* (n_threads, n_ctx + head_dim) scores and head output per thread */
     float *rope_cs;      /* (n_rot) cos, sin pairs of one position */
     const float *rope_freqs; /* the model's frequency divisors for this context, or NULL
@@ -72,6 +72,17 @@ typedef struct run_state {
     float *rec_in, *rec_conv, *rec_z, *rec_o, *rec_g, *rec_beta;
     float *qg;           /* gated attention (qwen35): (n_batch, 2 q_dim) q | gate rows per head */
     float *shexp_g, *shexp_u; /* qwen35moe: the shared expert's gate, up (n_batch, n_ff_shexp) */
+    /* Gemma 4 (NULL otherwise): the dense feed-forward's output beside the
+     * experts' (n_batch, n_embd), an expert's fused gate | up products
+     * (n_batch, 2 n_ff_exp); the per-layer inputs (n_batch, n_layer ·
+     * n_embd_pl), one token's row of them, a block's gated input
+     * (n_batch, n_embd_pl) */
+    float *ffn_dense, *moe_gu;
+    float *pl, *pl_row, *pl_h;
+    /* the cache's row width (the widest block's n_head_kv · head_dim) and
+     * its blocks (those with their own K/V: the largest kv_layer + 1) */
+    size_t kv_dim;
+    int    n_cache_layers;
 } run_state;
 
 /* Allocates the buffers (KV cache of n_ctx positions, batches of up to
@@ -117,6 +128,10 @@ void run_gelu_table(gguf_half *t);
  * run_gelu_table for g rounded to f16 (0 at or below -10, g at or above
  * 10), as ggml computes it. */
 void run_geglu(float *g, const float *u, int n, const gguf_half *gelu16);
+
+/* GELU in place over n elements, from the table of run_gelu_table as
+ * ggml_gelu computes it (0 at or below -10, x at or above 10). */
+void run_gelu(float *x, int n, const gguf_half *gelu16);
 
 /* Soft-capping: x = cap · tanh(x · (1/cap)) over n values. */
 void run_softcap(float *x, int n, float cap);

@@ -8,8 +8,10 @@
  *    partial sums fed 64 elements at a time (elements 64s + 16j + l into
  *    sum j, lane l, by fused multiply-adds), then sum0 + sum2 and
  *    sum1 + sum3, those two added, the 16 lanes added pairwise (kern_sum16, kernels.h);
- *    the last n % 64 products added one by one after that (f32: fused
- *    into the float sum; f16: exact products added in double);
+ *    the last n % 64 products added one by one after that (f32: each
+ *    product rounded, then added to the float sum, as ggml's leftover
+ *    loop is compiled without contraction — Gemma 4's 32-wide per-layer
+ *    projection is all leftover; f16: exact products added in double);
  *  - a batch (tinyBLAS, kern_batch_order): one 16-lane sum fed 16 elements
  *    at a time, then kern_sum16.
  * kern_sum16 adds lanes i and i + 8, then i and i + 4, then (0 + 2) + (1 + 3),
@@ -62,8 +64,10 @@ static float vec_order_ref(uint32_t type, int64_t n, const void *w, const void *
             d += (double)(elem_ref(type, w, i) * elem_ref(type, x, i));
         return (float)d;
     }
-    for (; i < n; i++)
-        sum = fmaf(elem_ref(type, w, i), elem_ref(type, x, i), sum);
+    for (; i < n; i++) {
+        const float p = elem_ref(type, w, i) * elem_ref(type, x, i);
+        sum += p;
+    }
     return sum;
 }
 
@@ -200,8 +204,10 @@ ALWAYS void vec_rows(uint32_t type, int64_t n, const void *w, const void *x, siz
                 d += (double)(elem(type, w, i) * elem(type, b, i));
             sum = (float)d;
         } else {
-            for (i = tail; i < n; i++)
-                sum = fmaf(elem(type, w, i), elem(type, b, i), sum);
+            for (i = tail; i < n; i++) {
+                const float p = elem(type, w, i) * elem(type, b, i);
+                sum += p;
+            }
         }
         out[k] = sum;
     }

@@ -52,8 +52,8 @@ static int check_features(const gguf_arch *a, gguf_error *err)
 static const char *arch_names(void)
 {
     static char list[256];
-    size_t n = gguf_arch_count(), len = 0;
-    for (size_t i = 0; !list[0] && i < n; i++)
+    size_t n = list[0] ? 0 : gguf_arch_count(), len = 0; /* once: the first name ends the test */
+    for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
                                 i == 0 ? "" : i + 1 == n ? " and " : ", ",
                                 gguf_arch_name(gguf_arch_at(i)));
@@ -289,6 +289,8 @@ const float *run_rope_factors(const run_model *m, int n_ctx)
 bool run_layer_is_swa(const run_model *m, int il)
 {
     const run_hparams *hp = &m->hp;
+    if (m->swa_layers)
+        return hp->n_swa > 0 && m->swa_layers[il];
     return hp->n_swa > 0 && (hp->swa_period == 0 || il % hp->swa_period < hp->swa_period - 1);
 }
 
@@ -452,6 +454,17 @@ static const layer_slot SLOTS[] = {
     { GGUF_ROLE_FFN_GATE_EXPS, true, offsetof(run_layer, gate_exps) },
     { GGUF_ROLE_FFN_UP_EXPS, true, offsetof(run_layer, up_exps) },
     { GGUF_ROLE_FFN_DOWN_EXPS, true, offsetof(run_layer, down_exps) },
+    /* gemma4: experts beside the dense feed-forward, per-layer inputs */
+    { GGUF_ROLE_FFN_GATE_UP_EXPS, true, offsetof(run_layer, gate_up_exps) },
+    { GGUF_ROLE_FFN_GATE_INP_SCALE, false, offsetof(run_layer, gate_inp_scale) },
+    { GGUF_ROLE_FFN_DOWN_EXPS_SCALE, false, offsetof(run_layer, down_exps_scale) },
+    { GGUF_ROLE_FFN_PRE_NORM_2, false, offsetof(run_layer, ffn_pre_norm_2) },
+    { GGUF_ROLE_FFN_POST_NORM_1, false, offsetof(run_layer, ffn_post_norm_1) },
+    { GGUF_ROLE_FFN_POST_NORM_2, false, offsetof(run_layer, ffn_post_norm_2) },
+    { GGUF_ROLE_PER_LAYER_INP_GATE, true, offsetof(run_layer, pl_gate) },
+    { GGUF_ROLE_PER_LAYER_PROJ, true, offsetof(run_layer, pl_proj) },
+    { GGUF_ROLE_PER_LAYER_POST_NORM, false, offsetof(run_layer, pl_post_norm) },
+    { GGUF_ROLE_LAYER_OUT_SCALE, false, offsetof(run_layer, out_scale) },
     { GGUF_ROLE_ATTN_QKV, true, offsetof(run_layer, wqkv) },
     { GGUF_ROLE_FFN_GATE_UP, true, offsetof(run_layer, w_gate_up) },
     { GGUF_ROLE_ATTN_OUT_BIAS, false, offsetof(run_layer, bo) },
@@ -484,6 +497,12 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
 {
     const gguf_arch_tensor *t;
     for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
+        /* gemma4: a block sharing another's K/V may still hold attn_k (and
+         * its norm); llama.cpp loads them and attends over the shared cache */
+        if (gguf_arch_tensor_layers(t) == GGUF_LAYERS_OWN_KV &&
+            !gguf_hparams_layer_in(g, GGUF_LAYERS_OWN_KV, i))
+            continue;
+
         if (!gguf_arch_tensor_per_block(t))
             continue;
         /* a row of another kind of block (attention, recurrent): refused
@@ -514,11 +533,13 @@ static int load_layer(run_layer *l, const gguf_file *f, const gguf_arch *a, int 
         void *dst = (char *)l + sl->off;
         if (!required && !tensor_find(f, name, i, false, err))
             continue;
+        /* the block's own sizes (gemma4's sliding blocks, per-block widths) */
         int rc = sl->matrix
-            ? load_matrix_stack(dst, f, name, i, gguf_hparams_dim(g, ne1), gguf_hparams_dim(g, ne0),
-                                gguf_hparams_dim(g, ne2), err)
-            : load_vectors(dst, f, name, i, gguf_hparams_dim(g, ne0),
-                           ne1 == GGUF_DIM_1 ? 0 : gguf_hparams_dim(g, ne1), required, err);
+            ? load_matrix_stack(dst, f, name, i, gguf_hparams_layer_dim(g, ne1, i),
+                                gguf_hparams_layer_dim(g, ne0, i), gguf_hparams_layer_dim(g, ne2, i),
+                                err)
+            : load_vectors(dst, f, name, i, gguf_hparams_layer_dim(g, ne0, i),
+                           ne1 == GGUF_DIM_1 ? 0 : gguf_hparams_layer_dim(g, ne1, i), required, err);
         if (rc)
             return -1;
     }
@@ -562,11 +583,17 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
 
 /* A global tensor the architecture's table allows but the forward pass
  * does not apply is refused when present. */
-static int check_globals(const gguf_file *f, const gguf_arch *a, gguf_error *err)
+static int check_globals(const gguf_file *f, const gguf_arch *a, const run_hparams *hp,
+                         gguf_error *err)
 {
     const gguf_arch_tensor *t;
     for (size_t r = 0; (t = gguf_arch_tensor_at(a, r)); r++) {
         const int role = gguf_arch_tensor_role(t);
+        const bool per_layer_input = role == GGUF_ROLE_PER_LAYER_TOKEN_EMBD ||
+                                     role == GGUF_ROLE_PER_LAYER_MODEL_PROJ ||
+                                     role == GGUF_ROLE_PER_LAYER_PROJ_NORM;
+        if (per_layer_input && hp->n_embd_pl > 0) /* load_per_layer_inputs */
+            continue;
         if (gguf_arch_tensor_per_block(t) || role == GGUF_ROLE_TOKEN_EMBD ||
             role == GGUF_ROLE_OUTPUT_NORM || role == GGUF_ROLE_OUTPUT ||
             role == GGUF_ROLE_ROPE_FREQS || role == GGUF_ROLE_ROPE_FACTORS_LONG ||
@@ -577,6 +604,128 @@ static int check_globals(const gguf_file *f, const gguf_arch *a, gguf_error *err
                                   gguf_arch_tensor_name(t), gguf_role_name(role));
     }
     return 0;
+}
+
+/* Gemma 4's hyper-parameters beyond the decoder's (after load_hparams):
+ * unweighted value norms, rope_freqs for the full blocks alone, unscaled
+ * scores, the per-layer input width, the blocks with their own K/V, and
+ * which blocks slide (a per-block sliding_window_pattern). */
+static int load_block_kinds(run_model *m, const gguf_arch *a, gguf_error *err)
+{
+    run_hparams *hp = &m->hp;
+    const gguf_hparams *g = m->hparams;
+    hp->v_norm = gguf_arch_has(a, GGUF_FEAT_V_FROM_K);
+    hp->swa_rope_plain_freqs = gguf_arch_has(a, GGUF_FEAT_ROPE_FREQS_FULL);
+    if (gguf_arch_has(a, GGUF_FEAT_ATTN_SCALE_1)) /* q · 1 is q: the scores stay unscaled */
+        hp->q_scale = 1.0f;
+    if (gguf_arch_has(a, GGUF_FEAT_PER_LAYER_INPUTS))
+        hp->n_embd_pl = hp_int(g, GGUF_HP_EMBD_PER_LAYER);
+    hp->n_layer_kv = hp->n_layer;
+    if (gguf_arch_has(a, GGUF_FEAT_SHARED_KV))
+        hp->n_layer_kv = hp->n_layer - hp_int(g, GGUF_HP_SHARED_KV_LAYERS);
+    if ((int64_t)hp->n_layer * hp->n_embd_pl > MAX_DIM)
+        return gguf_error_set(err, "%d blocks of per-layer inputs %d wide are too many",
+                              hp->n_layer, hp->n_embd_pl);
+    const gguf_arch_hparam *pat = gguf_arch_hparam_of(a, GGUF_HP_SWA_PATTERN);
+    if (pat && gguf_arch_hparam_array(pat, NULL) == GGUF_HP_PER_BLOCK) {
+        if (!(m->swa_layers = calloc((size_t)hp->n_layer, sizeof *m->swa_layers)))
+            return gguf_error_set(err, "out of memory");
+        for (int i = 0; i < hp->n_layer; i++)
+            m->swa_layers[i] = gguf_hparams_layer_in(g, GGUF_LAYERS_SLIDING, i);
+    }
+    return 0;
+}
+
+/* Every block's geometry: the model's, or where the registry gives a block
+ * its own (gemma4's sliding blocks: head size and rotated dims; a
+ * per-block feed-forward width) that; and the block whose K/V it attends
+ * over: its own, or in the last shared_kv_layers blocks, as llama.cpp's
+ * reuse rule picks it, the last block with its own K/V (full) or the one
+ * before it (sliding), which must be of the same kind and size. */
+static int layer_geometry(run_model *m, gguf_error *err)
+{
+    const run_hparams *hp = &m->hp;
+    const gguf_hparams *g = m->hparams;
+    for (int i = 0; i < hp->n_layer; i++) {
+        run_layer *l = &m->layers[i];
+        l->head_dim = hp->head_dim;
+        l->q_dim = hp->q_dim;
+        l->n_rot = hp->n_rot;
+        l->n_ff = hp->n_ff;
+        l->kv_layer = i;
+        const int64_t hd = gguf_hparams_layer_dim(g, GGUF_DIM_HEAD_K, i),
+                      rot = 2 * gguf_hparams_layer_dim(g, GGUF_DIM_ROT_HALF, i),
+                      ff = gguf_hparams_layer_dim(g, GGUF_DIM_FF, i);
+        if (hd != gguf_hparams_dim(g, GGUF_DIM_HEAD_K)) {
+            if (hd < 1 || hd * hp->n_head > MAX_DIM)
+                return gguf_error_set(err, "block %d: head size %lld is out of range", i,
+                                      (long long)hd);
+            l->head_dim = (int)hd;
+            l->q_dim = hp->n_head * l->head_dim;
+        }
+        if (rot != 2 * gguf_hparams_dim(g, GGUF_DIM_ROT_HALF))
+            l->n_rot = (int)rot;
+        if (ff != gguf_hparams_dim(g, GGUF_DIM_FF) && ff >= 1 && ff <= MAX_DIM)
+            l->n_ff = (int)ff;
+        if (l->n_rot < 0 || l->n_rot > l->head_dim)
+            return gguf_error_set(err, "block %d: rope dimension count %d is larger than its "
+                                  "head size %d", i, l->n_rot, l->head_dim);
+        if (gguf_hparams_layer_dim(g, GGUF_DIM_K, i) != (int64_t)hp->n_head_kv * l->head_dim ||
+            gguf_hparams_layer_dim(g, GGUF_DIM_V, i) != (int64_t)hp->n_head_kv * l->head_dim)
+            return gguf_error_set(err, "block %d: gguf-run needs %d K/V heads as wide as the "
+                                  "queries' (%d) in every block", i, hp->n_head_kv, l->head_dim);
+        if (i < hp->n_layer_kv) {
+            if (gguf_arch_has(m->row, GGUF_FEAT_SHARED_KV) && !l->wk.data)
+                return gguf_error_set(err, "block %d has its own K/V but no attn_k", i);
+            continue;
+        }
+        const bool swa = run_layer_is_swa(m, i);
+        const int src = hp->n_layer_kv - (swa ? 2 : 1);
+        if (src < 0 || run_layer_is_swa(m, src) != swa || m->layers[src].head_dim != l->head_dim)
+            return gguf_error_set(err, "block %d shares the K/V of block %d, which is not a%s "
+                                  "block of head size %d", i, src, swa ? " sliding" : " full",
+                                  l->head_dim);
+        l->kv_layer = src;
+    }
+    return 0;
+}
+
+/* Gemma 4's per-layer inputs: with a width, the token rows, the
+ * projection and its norm, and in every block the gate, the projection
+ * and its norm; without one, none of them. */
+static int load_per_layer_inputs(run_model *m, const gguf_file *f, gguf_error *err)
+{
+    const run_hparams *hp = &m->hp;
+    const int npl = hp->n_embd_pl, w = hp->n_layer * npl;
+    for (int i = 0; i < hp->n_layer; i++) {
+        const run_layer *l = &m->layers[i];
+        const bool has[3] = { l->pl_gate.data != NULL, l->pl_proj.data != NULL,
+                              l->pl_post_norm != NULL };
+        const char *names[3] = { GGUF_T_PER_LAYER_INP_GATE, GGUF_T_PER_LAYER_PROJ,
+                                 GGUF_T_PER_LAYER_POST_NORM };
+        for (int k = 0; k < 3; k++) {
+            char name[GGUF_MAX_NAME + 16];
+            snprintf(name, sizeof name, names[k], i);
+            if (npl > 0 && !has[k])
+                return gguf_error_set(err, "missing tensor %s (per-layer inputs %d wide)", name,
+                                      npl);
+            if (npl == 0 && has[k])
+                return gguf_error_set(err, "tensor %s: the model has no per-layer inputs "
+                                      "(%s.embedding_length_per_layer_input is 0)", name, m->arch);
+        }
+    }
+    if (npl == 0)
+        return 0;
+    const gguf_tensor *t = tensor_find(f, GGUF_T_PER_LAYER_TOKEN_EMBD, 0, true, err);
+    if (!t || tensor_shape(t, w, hp->n_vocab, err))
+        return -1;
+    uint64_t rb;
+    if (!gguf_codec_get(t->type) || gguf_row_size(t->type, w, &rb, NULL))
+        return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot decode in rows "
+                              "of %d", t->name, gguf_dtype_name(t->type), w);
+    m->pl_tok_embd = (run_matrix){ t->data, t->type, hp->n_vocab, w, (size_t)rb, NULL, NULL, 0 };
+    return load_matrix(&m->pl_model_proj, f, GGUF_T_PER_LAYER_MODEL_PROJ, 0, w, hp->n_embd, err) ||
+           load_vector(&m->pl_proj_norm, f, GGUF_T_PER_LAYER_PROJ_NORM, 0, npl, true, err) ? -1 : 0;
 }
 
 static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
@@ -596,7 +745,8 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
         return -1;
     m->hp.rope_layout = gguf_arch_rope(ai) == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
     if (load_hparams(m, f, ai, err) ||
-        load_vocab_size(m, f, err) || check_globals(f, ai, err))
+        load_vocab_size(m, f, err) || load_block_kinds(m, ai, err) ||
+        check_globals(f, ai, &m->hp, err))
         return -1;
     const run_hparams *hp = &m->hp;
     /* llama.cpp takes a fused attn_qkv's first embedding_length rows as q */
@@ -639,7 +789,7 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     for (int i = 0; i < hp->n_layer; i++)
         if (load_layer(&m->layers[i], f, ai, i, hp, m->hparams, err))
             return -1;
-    return 0;
+    return layer_geometry(m, err) || load_per_layer_inputs(m, f, err) ? -1 : 0;
 }
 
 /* Packs a matrix (kern_pack_usable) for the eight-row kernels into out.
@@ -666,7 +816,7 @@ static void pack_matrix(run_matrix *w, uint8_t *out)
 static bool stacked_role(int role)
 {
     return role == GGUF_ROLE_FFN_GATE_EXPS || role == GGUF_ROLE_FFN_UP_EXPS ||
-           role == GGUF_ROLE_FFN_DOWN_EXPS;
+           role == GGUF_ROLE_FFN_DOWN_EXPS || role == GGUF_ROLE_FFN_GATE_UP_EXPS;
 }
 
 /* The bytes w's packed copy takes in the arena (64-byte aligned), or 0
@@ -780,5 +930,7 @@ void run_model_free(run_model *m)
     free(m->rope_freqs);
     free(m->rope_long);
     free(m->rope_short);
+    free(m->pl_proj_norm);
+    free(m->swa_layers);
     memset(m, 0, sizeof *m);
 }

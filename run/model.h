@@ -79,6 +79,15 @@ typedef struct run_hparams {
      * rope_scale_swa */
     int   n_swa, swa_period;
     float rope_base_swa, rope_scale_swa;
+    /* Gemma 4: blocks of their own geometry (run_layer's head_dim, q_dim,
+     * n_rot, n_ff: head_dim, q_dim, n_rot and n_ff above are the largest),
+     * each value head RMS-normalised without weights (v_norm), the
+     * sliding-window blocks rotated without the frequency divisors
+     * (swa_rope_plain_freqs), the last n_layer - n_layer_kv blocks
+     * attending over the cache of the last earlier block of their kind
+     * (run_layer.kv_layer), per-block inputs n_embd_pl wide (0: none) */
+    bool  v_norm, swa_rope_plain_freqs;
+    int   n_layer_kv, n_embd_pl;
 } run_hparams;
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
@@ -129,6 +138,24 @@ typedef struct run_layer {
     /* gpt-oss biases: the router's (n_expert,) and each expert's row of
      * (n_expert, n_ff_exp) or (n_expert, n_embd); NULL when absent */
     float     *gate_inp_b, *gate_exps_b, *up_exps_b, *down_exps_b;
+    /* the block's geometry (run_model_load sets it for every family):
+     * head size, n_head · head_dim, rotated dimensions, feed-forward width,
+     * and the block whose K/V cache it writes and reads (itself, or the
+     * block whose cache it shares: it then has no wk, wv) */
+    int        head_dim, q_dim, n_rot, n_ff, kv_layer;
+    /* Gemma 4's experts beside the dense feed-forward (with gate_inp and
+     * down_exps): the router's input scale (n_embd,), gate and up of each
+     * expert in one stack (n_expert · 2 n_ff_exp, n_embd), rows gate | up,
+     * each expert's output scale (n_expert,), the norms of the expert input
+     * (pre_norm_2) and of the dense and expert outputs (post_norm_1, _2) */
+    float     *gate_inp_scale, *down_exps_scale;
+    run_matrix gate_up_exps;
+    float     *ffn_pre_norm_2, *ffn_post_norm_1, *ffn_post_norm_2;
+    /* Gemma 4's per-block input: gelu(x inp_gate^T) times the block's row
+     * of the per-layer inputs, projected back (proj), RMS-normalised
+     * (pl_post_norm) and added; then the output times out_scale[0] */
+    run_matrix pl_gate, pl_proj;     /* (n_embd_pl, n_embd), (n_embd, n_embd_pl) */
+    float     *pl_post_norm, *out_scale;
 } run_layer;
 
 typedef struct run_model {
@@ -145,6 +172,12 @@ typedef struct run_model {
                                          * beyond n_ctx_orig and within it, or NULL */
     run_layer  *layers;      /* n_layer */
     void       *packed_arena; /* owns every matrix's packed copy */
+    /* Gemma 4's per-layer inputs (data NULL without them): token rows
+     * (n_vocab, n_layer · n_embd_pl), the projection of the embeddings
+     * (n_layer · n_embd_pl, n_embd) and its norm (n_embd_pl,) */
+    run_matrix  pl_tok_embd, pl_model_proj;
+    float      *pl_proj_norm;
+    bool       *swa_layers;  /* a per-block sliding-window pattern (n_layer), or NULL */
 } run_model;
 
 /* Reads and validates the model in f (which must outlive it). On failure

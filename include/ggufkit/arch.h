@@ -148,6 +148,26 @@ enum gguf_token_type {
 #define GGUF_T_FFN_UP_SHEXP         "blk.%d.ffn_up_shexp.weight"
 #define GGUF_T_FFN_DOWN_SHEXP       "blk.%d.ffn_down_shexp.weight"
 #define GGUF_T_FFN_GATE_INP_SHEXP   "blk.%d.ffn_gate_inp_shexp.weight"
+/* Gemma 4: per-layer inputs, KV-shared layers, the sliding layers' own head
+ * size and rope width, experts beside the dense feed-forward */
+#define GGUF_T_PER_LAYER_TOKEN_EMBD "per_layer_token_embd.weight"
+#define GGUF_T_PER_LAYER_MODEL_PROJ "per_layer_model_proj.weight"
+#define GGUF_T_PER_LAYER_PROJ_NORM  "per_layer_proj_norm.weight"
+#define GGUF_T_PER_LAYER_INP_GATE   "blk.%d.inp_gate.weight"
+#define GGUF_T_PER_LAYER_PROJ       "blk.%d.proj.weight"
+#define GGUF_T_PER_LAYER_POST_NORM  "blk.%d.post_norm.weight"
+#define GGUF_T_LAYER_OUT_SCALE      "blk.%d.layer_output_scale.weight"
+#define GGUF_T_FFN_GATE_UP_EXPS     "blk.%d.ffn_gate_up_exps.weight"
+#define GGUF_T_FFN_GATE_INP_SCALE   "blk.%d.ffn_gate_inp.scale"
+#define GGUF_T_FFN_DOWN_EXPS_SCALE  "blk.%d.ffn_down_exps.scale"
+#define GGUF_T_FFN_PRE_NORM_2       "blk.%d.pre_ffw_norm_2.weight"
+#define GGUF_T_FFN_POST_NORM_1      "blk.%d.post_ffw_norm_1.weight"
+#define GGUF_T_FFN_POST_NORM_2      "blk.%d.post_ffw_norm_2.weight"
+#define GGUF_KEY_SHARED_KV_LAYERS   "%s.attention.shared_kv_layers"
+#define GGUF_KEY_EMBD_PER_LAYER     "%s.embedding_length_per_layer_input"
+#define GGUF_KEY_KEY_LENGTH_SWA     "%s.attention.key_length_swa"
+#define GGUF_KEY_VALUE_LENGTH_SWA   "%s.attention.value_length_swa"
+#define GGUF_KEY_ROPE_DIM_COUNT_SWA "%s.rope.dimension_count_swa"
 
 /* ---------------------------------------------------------------------------
  * The architecture registry: every GGUF architecture the tools support,
@@ -195,6 +215,16 @@ enum gguf_role {
     GGUF_ROLE_ATTN_GATE,         /* the output gate's projection (z) */
     GGUF_ROLE_FFN_GATE_SHEXP, GGUF_ROLE_FFN_UP_SHEXP, GGUF_ROLE_FFN_DOWN_SHEXP, /* shared expert */
     GGUF_ROLE_FFN_GATE_INP_SHEXP,/* the shared expert's sigmoid gate (one output) */
+    /* Gemma 4 */
+    GGUF_ROLE_PER_LAYER_TOKEN_EMBD, /* each token's inputs of every layer, in one row */
+    GGUF_ROLE_PER_LAYER_MODEL_PROJ, /* the embedding's projection onto the per-layer inputs */
+    GGUF_ROLE_PER_LAYER_PROJ_NORM,  /* RMSNorm of that projection, per layer */
+    GGUF_ROLE_PER_LAYER_INP_GATE, GGUF_ROLE_PER_LAYER_PROJ, GGUF_ROLE_PER_LAYER_POST_NORM,
+    GGUF_ROLE_LAYER_OUT_SCALE,      /* the layer's output times this scalar */
+    GGUF_ROLE_FFN_GATE_UP_EXPS,     /* every expert's gate rows, then up rows, stacked */
+    GGUF_ROLE_FFN_GATE_INP_SCALE,   /* the router's input times this vector */
+    GGUF_ROLE_FFN_DOWN_EXPS_SCALE,  /* each expert's output times its scalar */
+    GGUF_ROLE_FFN_PRE_NORM_2, GGUF_ROLE_FFN_POST_NORM_1, GGUF_ROLE_FFN_POST_NORM_2,
     GGUF_ROLE_COUNT
 };
 
@@ -224,6 +254,9 @@ enum gguf_dim {
     GGUF_DIM_SSM_CHANNELS, /* 2 × ssm.group_count × ssm.state_size + the value width: the
                         * convolution's q, k and v channels */
     GGUF_DIM_FF_SHEXP, /* expert_shared_feed_forward_length, else feed_forward_length */
+    GGUF_DIM_EMBD_PER_LAYER,     /* embedding_length_per_layer_input */
+    GGUF_DIM_EMBD_PER_LAYER_ALL, /* embedding_length_per_layer_input × block_count */
+    GGUF_DIM_FF_EXP2,            /* 2 × expert_feed_forward_length (fused gate and up) */
     GGUF_DIM_COUNT
 };
 
@@ -255,6 +288,11 @@ enum gguf_hp {
                                 * others recurrent (enum gguf_layers) */
     GGUF_HP_ROPE_DIM_SECTIONS, /* an array: M-RoPE's rotary pairs per position axis */
     GGUF_HP_EXPERT_SHARED_FFN_LENGTH,
+    /* Gemma 4 */
+    GGUF_HP_SHARED_KV_LAYERS,  /* the last this many layers reuse an earlier layer's KV */
+    GGUF_HP_EMBD_PER_LAYER,    /* the width of each layer's per-layer input (0: none) */
+    GGUF_HP_KEY_LENGTH_SWA, GGUF_HP_VALUE_LENGTH_SWA, /* the head size of sliding layers */
+    GGUF_HP_ROPE_DIM_SWA,      /* the rotated width of sliding layers' heads */
     GGUF_HP_COUNT
 };
 
@@ -295,6 +333,18 @@ enum gguf_feature {
     GGUF_FEAT_MROPE,           /* rope.dimension_sections: M-RoPE (interleaved sections) */
     GGUF_FEAT_SHARED_EXPERT,   /* a shared expert beside the routed ones, its output times
                                 * sigmoid(ffn_gate_inp_shexp · x) */
+    /* Gemma 4 */
+    GGUF_FEAT_PER_LAYER_INPUTS,/* per-layer token embeddings, gated into each layer's output */
+    GGUF_FEAT_SHARED_KV,       /* the last shared_kv_layers layers reuse the KV of the last
+                                * layer of their kind (sliding or full) before them */
+    GGUF_FEAT_V_FROM_K,        /* a layer without attn_v uses K as V; V gets a weightless
+                                * RMSNorm */
+    GGUF_FEAT_DENSE_AND_EXPERTS,/* experts (router input scaled, per-expert output scale)
+                                * beside the dense feed-forward, each with its own norms */
+    GGUF_FEAT_LAYER_OUT_SCALE, /* each layer's output times layer_output_scale */
+    GGUF_FEAT_ROPE_FREQS_FULL, /* rope_freqs divides the full layers' frequencies only
+                                * (proportional rope) */
+    GGUF_FEAT_ATTN_SCALE_1,    /* scores unscaled (no 1/sqrt(head_dim)) */
     GGUF_FEAT_COUNT
 };
 
@@ -327,6 +377,12 @@ enum gguf_layers {
     GGUF_LAYERS_ATTENTION, /* the attention blocks: with a full_attention_interval row, block
                             * il when (il + 1) % full_attention_interval == 0; else every one */
     GGUF_LAYERS_RECURRENT, /* the other blocks of such a model (a gated delta net) */
+    /* Gemma 4 */
+    GGUF_LAYERS_SLIDING,   /* the blocks that attend within the sliding window (a per-block
+                            * sliding_window_pattern, or the period of an integer one) */
+    GGUF_LAYERS_FULL,      /* the other blocks: global attention */
+    GGUF_LAYERS_OWN_KV,    /* the blocks before the last shared_kv_layers: their own KV */
+    GGUF_LAYERS_SHARED_KV, /* the last shared_kv_layers blocks: the KV of an earlier one */
     GGUF_LAYERS_COUNT
 };
 
@@ -471,8 +527,10 @@ GGUF_API int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim);
 GGUF_API bool gguf_hparams_layer_in(const gguf_hparams *hp, int layers, int64_t il);
 
 /* The value of a dimension in block il: where a per-block array gives it
- * (a GGUF_HP_PER_BLOCK feed-forward length) its element il, else
- * gguf_hparams_dim's (-1 when unknown or il is not a block). */
+ * (a GGUF_HP_PER_BLOCK feed-forward length or head_count_kv) its element
+ * il, in a sliding block of a model with attention.key_length_swa the
+ * sliding head size (q, k, v widths, the key length, rope.dimension_count_swa
+ * / 2), else gguf_hparams_dim's (-1 when unknown or il is not a block). */
 GGUF_API int64_t gguf_hparams_layer_dim(const gguf_hparams *hp, int dim, int64_t il);
 
 /* The integers of an array hyper-parameter (a GGUF_HP_ARRAY or

@@ -585,6 +585,66 @@ if need_fixture reference/stories260K-f32.gguf "--check fails on a NaN patched i
     fi
 fi
 
+# Gemma 4's model rules through the registry, on gguf-convert's gemma4-rand
+# with one value patched in place (gguf-edit refuses to write such a file):
+# the KV-shared blocks' reuse, a block with its own KV missing attn_k, the
+# per-block widths (sliding vs full heads, feed_forward_length per block),
+# the per-block pattern's length, K and V heads of one size. Each --check
+# fails (exit 1) naming the rule; the file as converted passes.
+G4IN=$FIX/models/gemma4-rand
+if need_fixture models/gemma4-rand "gemma4 model rules" 9; then
+    g4=$TMP/g4.gguf
+    if ! "$BIN/gguf-convert" -q "$G4IN" --outtype f16 -o "$g4" >"$TMP/g4.log" 2>&1; then
+        skip_block "gemma4 model rules" "gguf-convert failed: $(tail -1 "$TMP/g4.log")" 9
+    else
+        check "gemma4: gemma4-rand as converted passes --check" "$INSPECT" --check "$g4"
+        # g4_patch KEY TYPE-BYTE INDEX BYTES: a copy of $g4 as $TMP/g4x.gguf with
+        # BYTES (printf escapes) written over KEY's value (element INDEX of an
+        # array: TYPE-BYTE 09, elements of ${#BYTES}/4 bytes)
+        g4_patch() {
+            local at skip=4
+            cp "$g4" "$TMP/g4x.gguf"; chmod u+w "$TMP/g4x.gguf"
+            at=$(LC_ALL=C grep -obUaP "${1//./\\.}\\x$2\\x00\\x00\\x00" "$g4" | head -1 | cut -d: -f1)
+            [ -n "$at" ] || return 1
+            [ "$2" = 09 ] && skip=$((16 + $3 * $5))
+            printf "$4" | dd of="$TMP/g4x.gguf" bs=1 seek=$((at + ${#1} + skip)) conv=notrunc status=none
+        }
+        g4_case() { # name message-text patch-args...
+            local name=$1 want=$2 out rc
+            shift 2
+            if ! g4_patch "$@"; then fail "gemma4 --check: $name" "key $1 not found"; return; fi
+            out=$("$INSPECT" --check "$TMP/g4x.gguf" 2>&1); rc=$?
+            if [ $rc -eq 1 ] && grep -qF -- "$want" <<<"$out"; then pass "gemma4 --check: $name"
+            else fail "gemma4 --check: $name" "rc=$rc: $(grep -m1 -i 'expected\|missing\|reuse' <<<"$out")"; fi
+        }
+        g4_case "a shared sliding block reusing a full block's KV" \
+            "gemma4.attention.shared_kv_layers = 2: block 4 (sliding) would reuse the KV of block 2, which is full" \
+            gemma4.attention.shared_kv_layers 04 0 '\x02\x00\x00\x00'
+        g4_case "every block shared" \
+            "gemma4.attention.shared_kv_layers = 6, expected 0 to gemma4.block_count - 1 = 5" \
+            gemma4.attention.shared_kv_layers 04 0 '\x06\x00\x00\x00'
+        g4_case "a block with its own KV and no attn_k" "missing tensor blk.3.attn_k.weight" \
+            gemma4.attention.shared_kv_layers 04 0 '\x00\x00\x00\x00'
+        g4_case "a full block made sliding: its heads are not the sliding ones" \
+            "block 5 (full) would reuse the KV of block 2, which is sliding" \
+            gemma4.attention.sliding_window_pattern 09 2 '\x01' 1
+        g4_case "a sliding block made full: its q is not the full width" \
+            "tensor blk.0.attn_q.weight has shape [128, 128], expected [128, 256]" \
+            gemma4.attention.sliding_window_pattern 09 0 '\x00' 1
+        g4_case "feed_forward_length per block" \
+            "tensor blk.3.ffn_gate.weight has shape [128, 256], expected [128, 128]" \
+            gemma4.feed_forward_length 09 3 '\x80\x00\x00\x00' 4
+        g4_case "the sliding V heads not the K heads' size" \
+            "gemma4.attention.value_length_swa = 16, expected gemma4.attention.key_length_swa = 32" \
+            gemma4.attention.value_length_swa 04 0 '\x10\x00\x00\x00'
+        g4_case "the per-layer inputs' width" \
+            "tensor per_layer_token_embd.weight has shape [192, 512], expected [96, 512]" \
+            gemma4.embedding_length_per_layer_input 04 0 '\x10\x00\x00\x00'
+    fi
+    rm -f "$TMP/g4.gguf" "$TMP/g4x.gguf"
+    fixture_block_end
+fi
+
 f16=$REF/wp-llama-5m-f16.gguf q8=$REF/wp-llama-5m-Q8_0.gguf
 if need_fixture reference/wp-llama-5m-f16.gguf "diff of wp-llama-5m-f16 with itself: identical" 1; then
     out=$("$INSPECT" diff "$f16" "$f16"); rc=$?

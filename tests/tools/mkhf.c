@@ -32,6 +32,10 @@
  *   gptoss    GptOssForCausalLM: q/k/v/o biases, attention sinks, a biased
  *             router, --experts of --moe-ffn top --experts-used stacked as
  *             MXFP4 (--ffn unused), heads of --head-dim
+ *   gemma4    Gemma4ForConditionalGeneration: sliding blocks of --head-dim
+ *             heads, every third and the last full with heads twice as wide, KV shared
+ *             from the fourth block, per-layer inputs, --experts of --moe-ffn
+ *             beside the --ffn MLP
  * Tensors are written in the module order a real checkpoint has (the
  * converter sorts them anyway); a family ignores the options it has no
  * use for (--head-dim in llama, mixtral and phi3, the expert options in the
@@ -98,6 +102,7 @@ enum {
     F_MXFP4        = 1 << 6, /* gpt-oss: biased mlp.router, stacked MXFP4 experts */
     F_CHAT_TOKENS  = 1 << 7, /* Phi-3's added tokens (phi3_tokens) */
     F_QKV_BIAS     = 1 << 8, /* Qwen2: q/k/v biases */
+    F_GEMMA4       = 1 << 9, /* Gemma 4's own layout (gemma4_tensors) */
 };
 
 /* Per-expert matrices (Mixtral, Qwen3-MoE): the router and each expert's
@@ -206,6 +211,34 @@ static void keys_gptoss(FILE *fp, const shape *s)
                 "\"lm_head\"]}");
 }
 
+/* Gemma 4 (E2B's layout, gemma4-rand's choices): blocks sliding, sliding,
+ * full, ... (the full ones' heads twice --head-dim wide, K serving as V);
+ * with 4 blocks or more the blocks from the fourth share KV, their MLP
+ * double-wide; per-layer inputs 32 wide; --experts of --moe-ffn top
+ * --experts-used beside the dense MLP; the text model under text_config
+ * keys, its tensors under model.language_model. */
+#define GEMMA4_PER_LAYER 32
+static bool gemma4_full(const shape *s, int64_t l) { return l % 3 == 2 || l == s->layers - 1; }
+static int64_t gemma4_shared(const shape *s) { return s->layers >= 4 ? s->layers - 3 : 0; }
+static void keys_gemma4(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"head_dim\": %lld, \"global_head_dim\": %lld, \"attention_k_eq_v\": true, "
+                "\"num_global_key_value_heads\": null, \"hidden_activation\": \"gelu_pytorch_tanh\", "
+                "\"hidden_size_per_layer_input\": %d, \"vocab_size_per_layer_input\": %lld, "
+                "\"num_kv_shared_layers\": %lld, \"use_double_wide_mlp\": true, "
+                "\"sliding_window\": 512, \"final_logit_softcapping\": 30.0, "
+                "\"attn_logit_softcapping\": null, \"enable_moe_block\": true, \"num_experts\": %lld, "
+                "\"top_k_experts\": %lld, \"moe_intermediate_size\": %lld, \"pad_token_id\": 0, "
+                "\"rope_parameters\": {\"full_attention\": {\"rope_type\": \"proportional\", "
+                "\"partial_rotary_factor\": 0.25, \"rope_theta\": 1000000.0}, \"sliding_attention\": "
+                "{\"rope_type\": \"default\", \"rope_theta\": 10000.0}}, \"layer_types\": [",
+            LL(s->head_dim), LL(2 * s->head_dim), GEMMA4_PER_LAYER, LL(s->vocab), LL(gemma4_shared(s)),
+            LL(s->experts), LL(s->used), LL(s->moe_ffn));
+    for (int64_t l = 0; l < s->layers; l++)
+        fprintf(fp, "%s\"%s\"", l ? ", " : "", gemma4_full(s, l) ? "full_attention" : "sliding_attention");
+    fprintf(fp, "]");
+}
+
 static const family FAMILIES[] = {
     { .name = "llama", .arch = "llama", .hf_class = "LlamaForCausalLM", .model_type = "llama",
       .tokenizer_class = "LlamaTokenizer", .context = 4096, .rms_eps = 1e-5, .rope_theta = 10000 },
@@ -234,6 +267,10 @@ static const family FAMILIES[] = {
     { .name = "gptoss", .arch = "gpt-oss", .hf_class = "GptOssForCausalLM", .model_type = "gpt_oss",
       .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_BIAS_SINKS | F_MXFP4,
       .context = 131072, .rms_eps = 1e-5, .rope_theta = 150000, .keys = keys_gptoss },
+    { .name = "gemma4", .arch = "gemma4", .hf_class = "Gemma4ForConditionalGeneration",
+      .model_type = "gemma4_text", .tokenizer_class = "GemmaTokenizer",
+      .flags = F_OWN_HEAD_DIM | F_TIED | F_GEMMA4, .context = 32768, .rms_eps = 1e-6,
+      .rope_theta = 1000000, .keys = keys_gemma4 },
 };
 #define N_FAMILIES (sizeof FAMILIES / sizeof *FAMILIES)
 
@@ -251,7 +288,7 @@ static const family *family_find(const char *name)
 
 static bool is_moe(const family *f)
 {
-    return f->experts || (f->flags & F_MXFP4);
+    return f->experts || (f->flags & (F_MXFP4 | F_GEMMA4));
 }
 
 /* ===========================================================================
@@ -562,9 +599,63 @@ static void add_block(tensor_list *L, const family *f, const shape *s, int64_t l
 }
 #undef LAYER
 
+/* Gemma 4's checkpoint (the names as gemma4-rand's, under
+ * model.language_model.): per block the attention (no k or v in a shared
+ * block, no v in a full one), the dense MLP, the experts stacked with gate
+ * and up fused, the router, the per-layer input's gate and projection, the
+ * layer scalar; the per-layer embedding and its projection. */
+#define G4(part, f, ...) add(L, f, DIMS(__VA_ARGS__), "model.language_model.layers.%lld." part, LL(l))
+static int gemma4_tensors(tensor_list *L, const shape *s)
+{
+    const int64_t dim = s->dim, pl = GEMMA4_PER_LAYER, e = s->experts, mf = s->moe_ffn;
+    add(L, FILL_RANDOM, DIMS(s->vocab, dim), "model.language_model.embed_tokens.weight");
+    add(L, FILL_RANDOM, DIMS(s->vocab, s->layers * pl),
+        "model.language_model.embed_tokens_per_layer.weight");
+    for (int64_t l = 0; l < s->layers; l++) {
+        const bool full = gemma4_full(s, l), own = l < s->layers - gemma4_shared(s);
+        const int64_t hd = full ? 2 * s->head_dim : s->head_dim;
+        const int64_t ff = own ? s->ffn : 2 * s->ffn;
+        G4("input_layernorm.weight", FILL_ONES, dim);
+        G4("self_attn.q_proj.weight", FILL_RANDOM, s->heads * hd, dim);
+        G4("self_attn.q_norm.weight", FILL_ONES, hd);
+        if (own) {
+            G4("self_attn.k_proj.weight", FILL_RANDOM, s->kv * hd, dim);
+            G4("self_attn.k_norm.weight", FILL_ONES, hd);
+            if (!full)
+                G4("self_attn.v_proj.weight", FILL_RANDOM, s->kv * hd, dim);
+        }
+        G4("self_attn.o_proj.weight", FILL_RANDOM, dim, s->heads * hd);
+        G4("post_attention_layernorm.weight", FILL_ONES, dim);
+        G4("pre_feedforward_layernorm.weight", FILL_ONES, dim);
+        G4("mlp.gate_proj.weight", FILL_RANDOM, ff, dim);
+        G4("mlp.up_proj.weight", FILL_RANDOM, ff, dim);
+        G4("mlp.down_proj.weight", FILL_RANDOM, dim, ff);
+        G4("post_feedforward_layernorm.weight", FILL_ONES, dim);
+        G4("router.proj.weight", FILL_RANDOM, e, dim);
+        G4("router.scale", FILL_ONES, dim);
+        G4("router.per_expert_scale", FILL_ONES, e);
+        G4("experts.gate_up_proj", FILL_RANDOM, e, 2 * mf, dim);
+        G4("experts.down_proj", FILL_RANDOM, e, dim, mf);
+        G4("pre_feedforward_layernorm_2.weight", FILL_ONES, dim);
+        G4("post_feedforward_layernorm_1.weight", FILL_ONES, dim);
+        G4("post_feedforward_layernorm_2.weight", FILL_ONES, dim);
+        G4("per_layer_input_gate.weight", FILL_RANDOM, pl, dim);
+        G4("per_layer_projection.weight", FILL_RANDOM, dim, pl);
+        G4("post_per_layer_input_norm.weight", FILL_ONES, dim);
+        G4("layer_scalar", FILL_ONES, 1);
+    }
+    add(L, FILL_ONES, DIMS(dim), "model.language_model.norm.weight");
+    add(L, FILL_RANDOM, DIMS(s->layers * pl, dim), "model.language_model.per_layer_model_projection.weight");
+    add(L, FILL_ONES, DIMS(pl), "model.language_model.per_layer_projection_norm.weight");
+    return L->oom ? -1 : 0;
+}
+#undef G4
+
 /* Every tensor of the checkpoint, in Hugging Face's module order. */
 static int list_tensors(tensor_list *L, const family *f, const shape *s)
 {
+    if (f->flags & F_GEMMA4)
+        return gemma4_tensors(L, s);
     add(L, FILL_RANDOM, DIMS(s->vocab, s->dim), "model.embed_tokens.weight");
     for (int64_t l = 0; l < s->layers; l++)
         add_block(L, f, s, l);

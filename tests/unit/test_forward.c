@@ -26,6 +26,7 @@
 #include "forward_simd.h"
 #include <ggufkit/gguf.h>
 #include "importance.h"
+#include "kernels.h"
 #include "model.h"
 #include "recurrent.h"
 #include <ggufkit/arch.h>
@@ -1740,6 +1741,337 @@ START_TEST(test_verify_limits)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------
+ * Gemma 4's blocks
+ */
+
+/* ggml_gelu is GeGLU's table without the up projection: 0 at or below -10,
+ * x itself at or above 10, else the table's entry for x rounded to f16. */
+START_TEST(test_gemma4_gelu)
+{
+    gguf_half *t = malloc(65536 * sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    run_gelu_table(t);
+    enum { N = 2000 };
+    float x[N], g[N], ones[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = g[i] = -12.0f + 24.0f * (float)i / (float)N + 0.001f * (float)(i % 7);
+        ones[i] = 1.0f;
+    }
+    run_gelu(x, N, t);
+    run_geglu(g, ones, N, t);
+    for (int i = 0; i < N; i++) {
+        const float in = -12.0f + 24.0f * (float)i / (float)N + 0.001f * (float)(i % 7);
+        ck_assert_msg(memcmp(&x[i], &g[i], sizeof x[i]) == 0, "gelu(%g) = %g, geglu with 1 %g",
+                      in, x[i], g[i]);
+        if (in <= -10.0f)
+            ck_assert(x[i] == 0.0f);
+        else if (in >= 10.0f)
+            ck_assert(x[i] == in);
+        else /* the tanh form within the table's f16 rounding */
+            ck_assert_msg(fabs(x[i] - 0.5 * in * (1 + tanh(0.7978845608 * (in + 0.044715 * in * in * in)))) <=
+                          2e-3 * (1 + fabs(in)), "gelu(%g) = %g", in, x[i]);
+    }
+    free(t);
+}
+END_TEST
+
+/* An f32 product of one activation row (ggml_vec_dot_f32): the products
+ * past the last whole 64 are each rounded, then added to the float sum
+ * (Gemma 4's per-layer projection is 32 wide: all of it). A fused
+ * multiply-add there gives other bits for some of these rows. */
+START_TEST(test_gemma4_f32_tail)
+{
+    enum { ROWS = 64 };
+    for (int pass = 0; pass < 2; pass++) {
+        kern_force_scalar(pass == 0);
+        for (int cols = 32; cols <= 96; cols += 64) {
+            float *w = malloc((size_t)ROWS * cols * sizeof *w), *x = malloc((size_t)cols * sizeof *x);
+            float y[ROWS];
+            ck_assert(w && x);
+            for (int i = 0; i < ROWS * cols; i++)
+                w[i] = rnd();
+            for (int i = 0; i < cols; i++)
+                x[i] = rnd() * 3.0f;
+            void *xq = malloc(kern_act_row_size(GGUF_DT_F32, cols));
+            ck_assert_ptr_nonnull(xq);
+            kern_quantize_act(GGUF_DT_F32, x, xq, cols);
+            kern_matmul(GGUF_DT_F32, w, (size_t)cols * sizeof *w, ROWS, cols, xq, 1, y);
+            for (int r = 0; r < ROWS; r++) {
+                const float *wr = w + (size_t)r * cols;
+                float lane[4][16] = { { 0 } };
+                int i = 0;
+                for (; i + 64 <= cols; i += 64)
+                    for (int j = 0; j < 4; j++)
+                        for (int l = 0; l < 16; l++)
+                            lane[j][l] = fmaf(wr[i + 16 * j + l], x[i + 16 * j + l], lane[j][l]);
+                float e[16];
+                for (int l = 0; l < 16; l++)
+                    e[l] = (lane[0][l] + lane[2][l]) + (lane[1][l] + lane[3][l]);
+                float sum = kern_sum16(e);
+                for (; i < cols; i++) {
+                    const float p = wr[i] * x[i];
+                    sum += p;
+                }
+                ck_assert_msg(memcmp(&sum, &y[r], sizeof sum) == 0, "%s, %d columns, row %d: %.9g, "
+                              "want %.9g", pass ? "vector" : "scalar", cols, r, y[r], sum);
+            }
+            free(xq);
+            free(w);
+            free(x);
+        }
+    }
+    kern_force_scalar(false);
+}
+END_TEST
+
+/* A small Gemma 4: 5 blocks sliding, sliding, full, sliding, full (window
+ * 3), the last 2 sharing the K/V of blocks 1 and 2; sliding heads of 16
+ * rotated whole by base 1e4, full heads of 32 without attn_v (K as V),
+ * their first 8 of 32 dims rotated by base 1e6 (rope_freqs 1, then 1e30);
+ * dense feed-forward 32 wide, 64 in the shared blocks, beside 4 experts of
+ * 16 (2 used); per-layer inputs 8 wide; a layer output scale, a final
+ * soft-cap. drop: a tensor to leave out; pl_width: the per-layer input
+ * width written (0: none of its tensors either); shared_k: attn_k and its
+ * norm in the shared blocks too, written last (the other weights stay). */
+static const char *write_gemma4(const char *drop, int pl_width, bool shared_k)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/test_forward_g4_%d.gguf", test_tmpdir(), (int)getpid());
+    enum { D = 32, L = 5, H = 2, HS = 16, HF = 32, V = 40, NE = 4, FE = 16 };
+    const bool swa[L] = { true, true, false, true, false };
+    const int32_t ff[L] = { 32, 32, 32, 64, 64 };
+    const int npl = pl_width;
+    gguf_writer *w = gguf_writer_new();
+    ck_assert_ptr_nonnull(w);
+    gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, "gemma4");
+    gguf_writer_set_u32(w, "gemma4.block_count", L);
+    gguf_writer_set_u32(w, "gemma4.context_length", 64);
+    gguf_writer_set_u32(w, "gemma4.embedding_length", D);
+    gguf_writer_set_array(w, "gemma4.feed_forward_length", GGUF_VT_I32, ff, L);
+    gguf_writer_set_u32(w, "gemma4.attention.head_count", H);
+    gguf_writer_set_u32(w, "gemma4.attention.head_count_kv", 1);
+    gguf_writer_set_f32(w, "gemma4.rope.freq_base", 1e6f);
+    gguf_writer_set_f32(w, "gemma4.rope.freq_base_swa", 1e4f);
+    gguf_writer_set_f32(w, "gemma4.attention.layer_norm_rms_epsilon", 1e-6f);
+    gguf_writer_set_u32(w, "gemma4.expert_count", NE);
+    gguf_writer_set_u32(w, "gemma4.expert_used_count", 2);
+    gguf_writer_set_u32(w, "gemma4.attention.key_length", HF);
+    gguf_writer_set_u32(w, "gemma4.attention.value_length", HF);
+    gguf_writer_set_f32(w, "gemma4.final_logit_softcapping", 30.0f);
+    gguf_writer_set_u32(w, "gemma4.attention.sliding_window", 3);
+    gguf_writer_set_u32(w, "gemma4.attention.shared_kv_layers", 2);
+    gguf_writer_set_u32(w, "gemma4.embedding_length_per_layer_input", (uint32_t)npl);
+    gguf_writer_set_array(w, "gemma4.attention.sliding_window_pattern", GGUF_VT_BOOL, swa, L);
+    gguf_writer_set_u32(w, "gemma4.attention.key_length_swa", HS);
+    gguf_writer_set_u32(w, "gemma4.attention.value_length_swa", HS);
+    gguf_writer_set_u32(w, "gemma4.expert_feed_forward_length", FE);
+    gguf_writer_set_u32(w, "gemma4.rope.dimension_count", HF);
+    gguf_writer_set_u32(w, "gemma4.rope.dimension_count_swa", HS);
+    const char *toks[V];
+    char buf[V][8];
+    for (int i = 0; i < V; i++) {
+        snprintf(buf[i], sizeof buf[i], "t%d", i);
+        toks[i] = buf[i];
+    }
+    gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, "llama");
+    gguf_writer_set_str_array(w, GGUF_KEY_TOK_TOKENS, toks, NULL, V);
+    spec s = { .drop = drop };
+    const uint32_t f32 = GGUF_DT_F32;
+    add(w, &s, "rope_freqs.weight", 0, f32, HF / 2, 0);
+    add(w, &s, GGUF_T_TOKEN_EMBD, 0, f32, D, V);
+    if (npl) {
+        add(w, &s, "per_layer_token_embd.weight", 0, f32, npl * L, V);
+        add(w, &s, "per_layer_model_proj.weight", 0, f32, D, npl * L);
+        add(w, &s, "per_layer_proj_norm.weight", 0, f32, npl, 0);
+    }
+    for (int l = 0; l < L; l++) {
+        const int hd = swa[l] ? HS : HF;
+        const bool own_kv = l < 3;
+        add(w, &s, GGUF_T_ATTN_NORM, l, f32, D, 0);
+        add(w, &s, GGUF_T_ATTN_Q, l, f32, D, H * hd);
+        if (own_kv)
+            add(w, &s, GGUF_T_ATTN_K, l, f32, D, hd);
+        if (own_kv && swa[l])
+            add(w, &s, GGUF_T_ATTN_V, l, f32, D, hd);
+        add(w, &s, GGUF_T_ATTN_OUT, l, f32, H * hd, D);
+        add(w, &s, GGUF_T_ATTN_Q_NORM, l, f32, hd, 0);
+        if (own_kv)
+            add(w, &s, GGUF_T_ATTN_K_NORM, l, f32, hd, 0);
+        add(w, &s, GGUF_T_ATTN_POST_NORM, l, f32, D, 0);
+        add(w, &s, "blk.%d.layer_output_scale.weight", l, f32, 1, 0);
+        add(w, &s, GGUF_T_FFN_NORM, l, f32, D, 0);
+        add(w, &s, GGUF_T_FFN_GATE, l, f32, D, ff[l]);
+        add(w, &s, GGUF_T_FFN_UP, l, f32, D, ff[l]);
+        add(w, &s, GGUF_T_FFN_DOWN, l, f32, ff[l], D);
+        add(w, &s, GGUF_T_FFN_POST_NORM, l, f32, D, 0);
+        add(w, &s, GGUF_T_FFN_GATE_INP, l, f32, D, NE);
+        add(w, &s, "blk.%d.ffn_gate_inp.scale", l, f32, D, 0);
+        add(w, &s, "blk.%d.pre_ffw_norm_2.weight", l, f32, D, 0);
+        add(w, &s, "blk.%d.post_ffw_norm_1.weight", l, f32, D, 0);
+        add(w, &s, "blk.%d.post_ffw_norm_2.weight", l, f32, D, 0);
+        add3(w, &s, "blk.%d.ffn_gate_up_exps.weight", l, f32, D, 2 * FE, NE);
+        add3(w, &s, GGUF_T_FFN_DOWN_EXPS, l, f32, FE, D, NE);
+        add(w, &s, "blk.%d.ffn_down_exps.scale", l, f32, NE, 0);
+        if (npl) {
+            add(w, &s, "blk.%d.inp_gate.weight", l, f32, D, npl);
+            add(w, &s, "blk.%d.proj.weight", l, f32, npl, D);
+            add(w, &s, "blk.%d.post_norm.weight", l, f32, D, 0);
+        }
+    }
+    add(w, &s, GGUF_T_OUTPUT_NORM, 0, f32, D, 0);
+    for (int l = 3; shared_k && l < L; l++) {
+        add(w, &s, GGUF_T_ATTN_K, l, f32, D, swa[l] ? HS : HF);
+        add(w, &s, GGUF_T_ATTN_K_NORM, l, f32, swa[l] ? HS : HF, 0);
+    }
+    gguf_error err;
+    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
+    for (uint64_t i = 0; i < gguf_writer_n_tensors(w); i++) {
+        const uint64_t n = gguf_writer_tensor_nbytes(w, i) / 4;
+        float *v = malloc(n * sizeof *v);
+        ck_assert_ptr_nonnull(v);
+        /* rope_freqs: proportional rope; norms and scales near 1; weights
+         * around 0, the embeddings larger (they are scaled down by the
+         * norms, not up) */
+        for (uint64_t j = 0; j < n; j++)
+            v[j] = i == 0 ? (j < 4 ? 1.0f : 1e30f) : n <= (uint64_t)D ? 1.0f + rnd() : rnd() * 2.0f;
+        ck_assert_msg(gguf_writer_write_tensor(w, v, n * 4, &err) == 0, "%s", err.msg);
+        free(v);
+    }
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+    return path;
+}
+
+/* The small Gemma 4 loads with its blocks' geometry, and runs the same in
+ * one batch, in batches of 3 and token by token (the products' order
+ * differs: within 1e-5), and vector and scalar give the same bits. */
+static void check_gemma4(int pl_width)
+{
+    gguf_error err;
+    gguf_file *f = gguf_open(write_gemma4(NULL, pl_width, false), 0, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    ck_assert_msg(gguf_model_validate(f, &err) == 0, "%s", err.msg);
+    run_model m;
+    ck_assert_msg(run_model_load(&m, f, &err) == 0, "%s", err.msg);
+    const int want_hd[5] = { 16, 16, 32, 16, 32 }, want_kv[5] = { 0, 1, 2, 1, 2 };
+    const int want_ff[5] = { 32, 32, 32, 64, 64 }, want_rot[5] = { 16, 16, 32, 16, 32 };
+    for (int il = 0; il < 5; il++) {
+        ck_assert_int_eq(m.layers[il].head_dim, want_hd[il]);
+        ck_assert_int_eq(m.layers[il].q_dim, 2 * want_hd[il]);
+        ck_assert_int_eq(m.layers[il].n_rot, want_rot[il]);
+        ck_assert_int_eq(m.layers[il].n_ff, want_ff[il]);
+        ck_assert_int_eq(m.layers[il].kv_layer, want_kv[il]);
+        ck_assert(run_layer_is_swa(&m, il) == (want_hd[il] == 16));
+        ck_assert(m.layers[il].gate_up_exps.data && m.layers[il].out_scale);
+        ck_assert((m.layers[il].pl_gate.data != NULL) == (pl_width > 0));
+    }
+    ck_assert((m.pl_tok_embd.data != NULL) == (pl_width > 0));
+    enum { N = 12 };
+    int32_t t[N];
+    for (int i = 0; i < N; i++)
+        t[i] = (int32_t)((i * 7 + 3) % 40);
+    const int nv = m.hp.n_vocab;
+    float *batch = all_logits(&m, t, N, 16), *steps = all_logits(&m, t, N, 1);
+    run_state st;
+    ck_assert_int_eq(run_state_init(&st, &m, 32, 3, &err), 0);
+    float *last = malloc(2 * (size_t)nv * sizeof *last);
+    ck_assert_ptr_nonnull(last);
+    run_forward(&st, &m, t, N, 0, N - 2, last);
+    /* a batch's products add in another order than one row's; each f16
+     * rounding (the queries, keys, probabilities, every GELU input) can
+     * then land on the next f16: within 3e-3 of the row's largest logit
+     * (measured 5.1e-4) */
+    for (int r = 0; r < N; r++) {
+        float mx = 0;
+        for (int v = 0; v < nv; v++)
+            mx = fmaxf(mx, fabsf(steps[r * nv + v]));
+        for (int v = 0; v < nv; v++) {
+            const int i = r * nv + v;
+            ck_assert(isfinite(batch[i]));
+            ck_assert_msg(fabsf(batch[i] - steps[i]) <= 3e-3f * mx, "row %d col %d: %g in one "
+                          "batch, %g token by token", r, v, batch[i], steps[i]);
+            if (r >= N - 2)
+                ck_assert_msg(fabsf(last[i - (N - 2) * nv] - steps[i]) <= 3e-3f * mx, "row %d col "
+                              "%d: %g in batches of 3, %g token by token", r, v,
+                              last[i - (N - 2) * nv], steps[i]);
+        }
+    }
+    run_state_free(&st);
+    free(last);
+    for (int n_batch = 1; n_batch <= N; n_batch += N - 1) {
+        run_force_scalar(true);
+        float *want = all_logits(&m, t, N, n_batch);
+        run_force_scalar(false);
+        float *got = all_logits(&m, t, N, n_batch);
+        same_bits(want, got, N * nv, "gemma4 logits", pl_width, n_batch);
+        free(want);
+        free(got);
+    }
+    free(batch);
+    free(steps);
+    run_model_free(&m);
+    gguf_close(f);
+}
+
+START_TEST(test_gemma4_forward)
+{
+    check_gemma4(8);
+    check_gemma4(0); /* without per-layer inputs */
+}
+END_TEST
+
+/* attn_k in a block that shares another's K/V loads and changes nothing
+ * (llama.cpp loads it and does not use it). */
+START_TEST(test_gemma4_shared_k_unused)
+{
+    const int32_t t[6] = { 1, 5, 9, 30, 2, 39 };
+    float *logits[2];
+    for (int k = 0; k < 2; k++) {
+        const uint32_t seed = lcg;
+        gguf_error err;
+        gguf_file *f = gguf_open(write_gemma4(NULL, 8, k == 1), 0, &err);
+        ck_assert_msg(f != NULL, "%s", err.msg);
+        ck_assert_msg(gguf_model_validate(f, &err) == 0, "%s", err.msg);
+        run_model m;
+        ck_assert_msg(run_model_load(&m, f, &err) == 0, "%s", err.msg);
+        ck_assert(m.layers[3].wk.data == NULL && m.layers[3].kv_layer == 1);
+        logits[k] = all_logits(&m, t, 6, 16);
+        run_model_free(&m);
+        gguf_close(f);
+        if (k == 0) /* the same draws again: the extra tensors draw last */
+            lcg = seed;
+    }
+    for (int i = 0; i < 6 * 40; i++)
+        ck_assert_msg(!memcmp(&logits[0][i], &logits[1][i], sizeof(float)), "logit %d: %a, with "
+                      "attn_k in the shared blocks %a", i, logits[0][i], logits[1][i]);
+    free(logits[0]);
+    free(logits[1]);
+}
+END_TEST
+
+/* A Gemma 4 missing what its blocks need is refused with one sentence. */
+START_TEST(test_gemma4_rejects)
+{
+    static const struct { const char *drop, *msg; } cases[] = {
+        { "blk.1.attn_k.weight", "blk.1.attn_k.weight" },
+        { "blk.2.ffn_gate_inp.scale", "blk.2.ffn_gate_inp.scale" },
+        { "blk.3.proj.weight", "blk.3.proj.weight" },
+        { "per_layer_model_proj.weight", "per_layer_model_proj.weight" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        gguf_error err = { 0 };
+        gguf_file *f = gguf_open(write_gemma4(cases[k].drop, 8, false), 0, &err);
+        ck_assert_msg(f != NULL, "%s", err.msg);
+        run_model m;
+        const int rc = gguf_model_validate(f, &err) ? -1 : run_model_load(&m, f, &err);
+        ck_assert_msg(rc == -1, "without %s the model loaded", cases[k].drop);
+        ck_assert_msg(strstr(err.msg, cases[k].msg), "without %s: \"%s\"", cases[k].drop, err.msg);
+        gguf_close(f);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("forward");
@@ -1779,6 +2111,11 @@ int main(void)
     tcase_add_test(tc, test_importance_collect_tied);
     tcase_add_test(tc, test_verify_greedy);
     tcase_add_test(tc, test_verify_limits);
+    tcase_add_test(tc, test_gemma4_gelu);
+    tcase_add_test(tc, test_gemma4_f32_tail);
+    tcase_add_test(tc, test_gemma4_forward);
+    tcase_add_test(tc, test_gemma4_shared_k_unused);
+    tcase_add_test(tc, test_gemma4_rejects);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }

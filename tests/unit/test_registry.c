@@ -128,9 +128,14 @@ START_TEST(test_rows_consistent)
                 ck_assert_msg(role != gguf_arch_tensor_role(u), "%s: role %s twice", an,
                               gguf_role_name(role));
             }
-            /* an expert row's checkpoint name has the expert's "%d" */
-            if (nm && nm->hf && gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1)
-                ck_assert_ptr_nonnull(strstr(strstr(nm->hf, "%d") + 2, "%d"));
+            /* an expert row's checkpoint name has the layer's "%d" and,
+             * unless the checkpoint stacks the experts (Gemma 4), the
+             * expert's: no third */
+            if (nm && nm->hf && gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1) {
+                const char *l = strstr(nm->hf, "%d"), *e = l ? strstr(l + 2, "%d") : NULL;
+                ck_assert_msg(l && (!e || !strstr(e + 2, "%d")), "%s: %s", an, nm->hf);
+                ck_assert_msg(e || !strcmp(an, "gemma4"), "%s: %s has no expert %%d", an, nm->hf);
+            }
         }
         /* every checkpoint name of the recipe belongs to a row */
         for (const gguf_recipe_tensor *const *l = rc->tensors; *l; l++)
@@ -362,6 +367,10 @@ START_TEST(test_layer_rows)
     ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_ALL), "every");
     ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_ATTENTION), "attention");
     ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_RECURRENT), "recurrent");
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_SLIDING), "sliding");
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_FULL), "full");
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_OWN_KV), "own-kv");
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_SHARED_KV), "shared-kv");
     ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_COUNT), "unknown");
     ck_assert_str_eq(gguf_layers_name(-1), "unknown");
     const gguf_arch *a;
@@ -373,8 +382,18 @@ START_TEST(test_layer_rows)
             const int l = gguf_arch_tensor_layers(t);
             ck_assert_msg(l >= 0 && l < GGUF_LAYERS_COUNT, "%s %s", gguf_arch_name(a),
                           gguf_arch_tensor_name(t));
-            ck_assert(gguf_arch_tensor_per_block(t) || l == GGUF_LAYERS_ALL);
-            ck_assert_msg(kinds || l == GGUF_LAYERS_ALL, "%s: %s is of %s blocks but no key says "
+            /* a global of a kind: required when some block is of it
+             * (Gemma 4's rope_freqs, full blocks) */
+            ck_assert(gguf_arch_tensor_per_block(t) || l == GGUF_LAYERS_ALL ||
+                      gguf_arch_tensor_role(t) == GGUF_ROLE_ROPE_FREQS);
+            /* the key that says which blocks are which: full_attention_interval,
+             * sliding_window_pattern, shared_kv_layers */
+            const bool says = l == GGUF_LAYERS_SLIDING || l == GGUF_LAYERS_FULL
+                                  ? gguf_arch_hparam_of(a, GGUF_HP_SWA_PATTERN) != NULL
+                            : l == GGUF_LAYERS_OWN_KV || l == GGUF_LAYERS_SHARED_KV
+                                  ? gguf_arch_hparam_of(a, GGUF_HP_SHARED_KV_LAYERS) != NULL
+                                  : kinds;
+            ck_assert_msg(says || l == GGUF_LAYERS_ALL, "%s: %s is of %s blocks but no key says "
                           "which blocks are which", gguf_arch_name(a), gguf_arch_tensor_name(t),
                           gguf_layers_name(l));
             n_kind[l]++;
@@ -405,6 +424,128 @@ START_TEST(test_layer_rows)
     ck_assert_int_eq(count, 4);
     ck_assert_str_eq(gguf_hp_name(GGUF_HP_FULL_ATTN_INTERVAL), "full_attention_interval");
     ck_assert_str_eq(gguf_role_name(GGUF_ROLE_FFN_GATE_INP_SHEXP), "ffn_gate_inp_shexp");
+}
+END_TEST
+
+/* A Gemma 4 file as gemma4-rand's (6 blocks; full heads 64 wide, sliding
+ * ones 32; the last `shared` blocks share KV; feed_forward_length 128 and,
+ * with double, 256 in the shared blocks), with the sliding pattern swa,
+ * value_length_swa vswa and rope.dimension_count_swa rot. */
+static gguf_file *gemma4_file(int shared, const char *swa, int64_t vswa, int64_t rot,
+                              bool doubled, gguf_error *err)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/ggufkit-registry-g4-%d.gguf", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getpid());
+    gguf_writer *w = gguf_writer_new();
+    gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, "gemma4");
+    gguf_writer_set_u32(w, "gemma4.context_length", 2048);
+    gguf_writer_set_u32(w, "gemma4.embedding_length", 128);
+    gguf_writer_set_u32(w, "gemma4.block_count", 6);
+    int32_t ff[6];
+    uint8_t pat[6];
+    for (int i = 0; i < 6; i++) {
+        ff[i] = doubled && i >= 6 - shared ? 256 : 128;
+        pat[i] = swa[i] == 's';
+    }
+    gguf_writer_set_array(w, "gemma4.feed_forward_length", GGUF_VT_I32, ff, 6);
+    gguf_writer_set_u32(w, "gemma4.attention.head_count", 4);
+    gguf_writer_set_u32(w, "gemma4.attention.head_count_kv", 1);
+    gguf_writer_set_f32(w, "gemma4.attention.layer_norm_rms_epsilon", 1e-6f);
+    gguf_writer_set_u32(w, "gemma4.attention.key_length", 64);
+    gguf_writer_set_u32(w, "gemma4.attention.value_length", 64);
+    gguf_writer_set_u32(w, "gemma4.attention.sliding_window", 8);
+    gguf_writer_set_u32(w, "gemma4.attention.shared_kv_layers", (uint32_t)shared);
+    gguf_writer_set_u32(w, "gemma4.embedding_length_per_layer_input", 32);
+    gguf_writer_set_array(w, "gemma4.attention.sliding_window_pattern", GGUF_VT_BOOL, pat, 6);
+    gguf_writer_set_u32(w, "gemma4.attention.key_length_swa", 32);
+    gguf_writer_set_u32(w, "gemma4.attention.value_length_swa", (uint32_t)vswa);
+    gguf_writer_set_u32(w, "gemma4.rope.dimension_count", 64);
+    gguf_writer_set_u32(w, "gemma4.rope.dimension_count_swa", (uint32_t)rot);
+    gguf_writer_set_u32(w, "gemma4.vocab_size", 512);
+    ck_assert_ptr_null(gguf_writer_error(w));
+    ck_assert_int_eq(gguf_writer_begin(w, path, err), 0);
+    ck_assert_int_eq(gguf_writer_finish(w, err), 0);
+    gguf_writer_free(w);
+    gguf_file *f = gguf_open(path, 0, err);
+    unlink(path);
+    return f;
+}
+
+/* Gemma 4's kinds of blocks (sliding or full by the per-block pattern, own
+ * or shared KV by shared_kv_layers) and per-block widths (head sizes of
+ * the sliding blocks, feed_forward_length per block); and each rule on the
+ * shared blocks, the head sizes and the sliding rotary width failing. */
+START_TEST(test_gemma4_layers)
+{
+    gguf_error err = { 0 };
+    gguf_hparams *hp;
+    gguf_file *f = gemma4_file(3, "ssfssf", 32, 32, true, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
+    static const struct { int64_t q, k, hk, ff, rot; bool swa, own; } want[6] = {
+        { 128, 32, 32, 128, 16, true, true }, { 128, 32, 32, 128, 16, true, true },
+        { 256, 64, 64, 128, 32, false, true }, { 128, 32, 32, 256, 16, true, false },
+        { 128, 32, 32, 256, 16, true, false }, { 256, 64, 64, 256, 32, false, false },
+    };
+    for (int il = 0; il < 6; il++) {
+        ck_assert_int_eq(gguf_hparams_layer_in(hp, GGUF_LAYERS_SLIDING, il), want[il].swa);
+        ck_assert_int_eq(gguf_hparams_layer_in(hp, GGUF_LAYERS_FULL, il), !want[il].swa);
+        ck_assert_int_eq(gguf_hparams_layer_in(hp, GGUF_LAYERS_OWN_KV, il), want[il].own);
+        ck_assert_int_eq(gguf_hparams_layer_in(hp, GGUF_LAYERS_SHARED_KV, il), !want[il].own);
+        ck_assert_int_eq(gguf_hparams_layer_dim(hp, GGUF_DIM_Q, il), want[il].q);
+        ck_assert_int_eq(gguf_hparams_layer_dim(hp, GGUF_DIM_K, il), want[il].k);
+        ck_assert_int_eq(gguf_hparams_layer_dim(hp, GGUF_DIM_V, il), want[il].k);
+        ck_assert_int_eq(gguf_hparams_layer_dim(hp, GGUF_DIM_HEAD_K, il), want[il].hk);
+        ck_assert_int_eq(gguf_hparams_layer_dim(hp, GGUF_DIM_FF, il), want[il].ff);
+        ck_assert_int_eq(gguf_hparams_layer_dim(hp, GGUF_DIM_ROT_HALF, il), want[il].rot);
+    }
+    ck_assert(!gguf_hparams_layer_in(hp, GGUF_LAYERS_SLIDING, 6));
+    ck_assert(!gguf_hparams_layer_in(hp, GGUF_LAYERS_SHARED_KV, -1));
+    /* the model's own values: the full blocks' */
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_Q), 256);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_EMBD_PER_LAYER_ALL), 6 * 32);
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_SHARED_KV_LAYERS), 3);
+    gguf_hparams_free(hp);
+    gguf_close(f);
+    /* gemma3's integer pattern gives its kinds too: five sliding of six */
+    f = hparams_file("gemma3", true, false, &err);
+    ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
+    ck_assert(gguf_hparams_layer_in(hp, GGUF_LAYERS_SLIDING, 0) &&
+              gguf_hparams_layer_in(hp, GGUF_LAYERS_SLIDING, 1));
+    ck_assert_int_eq(gguf_hparams_layer_dim(hp, GGUF_DIM_K, 0), gguf_hparams_dim(hp, GGUF_DIM_K));
+    gguf_hparams_free(hp);
+    gguf_close(f);
+
+    static const struct { int shared; const char *swa; int64_t vswa, rot; const char *msg; } bad[] = {
+        { 6, "ssfssf", 32, 32, "gemma4.attention.shared_kv_layers = 6, expected 0 to "
+          "gemma4.block_count - 1 = 5 (the first block has its own KV)" },
+        { 2, "ssfssf", 32, 32, "gemma4.attention.shared_kv_layers = 2: block 4 (sliding) would "
+          "reuse the KV of block 2, which is full (llama.cpp: a shared sliding block takes the KV "
+          "of the block two before the first shared one, a full block that of the block right "
+          "before it)" },
+        { 3, "sfsssf", 32, 32, "gemma4.attention.shared_kv_layers = 3: block 3 (sliding) would "
+          "reuse the KV of block 1, which is full (llama.cpp: a shared sliding block takes the KV "
+          "of the block two before the first shared one, a full block that of the block right "
+          "before it)" },
+        { 5, "sfsssf", 32, 32, "gemma4.attention.shared_kv_layers = 5: block 1 (full) would "
+          "reuse the KV of block 0, which is sliding (llama.cpp: a shared sliding block takes "
+          "the KV of the block two before the first shared one, a full block that of the block "
+          "right before it)" },
+        { 5, "fsssss", 32, 32, "gemma4.attention.shared_kv_layers = 5: block 1 (sliding) would "
+          "reuse the KV of block -1, which does not exist" },
+        { 3, "ssfssf", 16, 32, "gemma4.attention.value_length_swa = 16, expected "
+          "gemma4.attention.key_length_swa = 32 (gemma4: K serves as V, heads of one size)" },
+        { 3, "ssfssf", 32, 48, "gemma4.rope.dimension_count_swa = 48, expected an even number "
+          "from 2 to 32 (gemma4.attention.key_length_swa)" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        f = gemma4_file(bad[i].shared, bad[i].swa, bad[i].vswa, bad[i].rot, false, &err);
+        ck_assert_msg(f != NULL, "%s", err.msg);
+        ck_assert_int_eq(gguf_hparams_read(f, &hp, &err), -1);
+        ck_assert_str_eq(err.msg, bad[i].msg);
+        gguf_close(f);
+    }
 }
 END_TEST
 
@@ -452,6 +593,7 @@ int main(void)
     tcase_add_test(tc, test_hparams_read);
     tcase_add_test(tc, test_patched_tables);
     tcase_add_test(tc, test_layer_rows);
+    tcase_add_test(tc, test_gemma4_layers);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
