@@ -299,6 +299,8 @@ static void recurrent_state_free(run_state *s)
     free(s->qg);
     free(s->shexp_g);
     free(s->shexp_u);
+}
+
 /* Gemma 4's buffers (none for a model without its experts beside the
  * dense feed-forward or per-layer inputs); -1 when out of memory. */
 static int state_init_gemma4(run_state *s, const run_model *m)
@@ -1111,6 +1113,9 @@ static void delta_net(run_state *s, const run_model *m, int il, int nb)
             o[i] *= z[i];
     }
     matmul(s, &l->ssm_out, s->rec_o, nb, s->xb2);
+}
+
+/* ---------------------------------------------------------------------------
  * Gemma 4: values normalised without weights, experts beside the dense
  * feed-forward, per-layer inputs
  */
