@@ -1209,7 +1209,12 @@ static int run(const options *o)
     gguf_writer_set_version(w, 3);
     for (uint64_t i = 0; i < p.n; i++) {
         const gguf_tensor *t = p.items[i].t;
-        int64_t idx = gguf_writer_add_tensor(w, p.items[i].name, p.items[i].type, t->n_dims, t->ne,
+        /* llama-quantize's writer stores ggml_n_dims: trailing axes of 1
+         * dropped (Qwen 3.5's ffn_gate_inp_shexp [n, 1] comes out [n]) */
+        uint32_t n_dims = t->n_dims;
+        while (n_dims > 1 && t->ne[n_dims - 1] == 1)
+            n_dims--;
+        int64_t idx = gguf_writer_add_tensor(w, p.items[i].name, p.items[i].type, n_dims, t->ne,
                                              &err);
         if (idx < 0 || (o->keep_split && gguf_n_shards(f) > 1 &&
                         gguf_writer_set_tensor_shard(w, (uint64_t)idx, t->shard))) {
