@@ -483,7 +483,11 @@ GGUF_API bool gguf_parse_block_name(const char *name, int64_t *block, const char
  * the dense feed-forward's rows are required, the experts' optional). */
 GGUF_API bool gguf_arch_tensor_required(const gguf_arch *a, const gguf_arch_tensor *t);
 
-/* The same for a model with experts (expert_count > 0) or without. */
+/* The same for a model with experts (expert_count > 0) or without. A row
+ * of a kind of block (gguf_arch_tensor_layers) is required in the blocks
+ * of its kind only (gguf_hparams_layer_in); Gemma 4's per-layer input rows
+ * say false here: they are required when embedding_length_per_layer_input
+ * > 0, its rope_freqs when some block is full (the model rules apply both). */
 GGUF_API bool gguf_arch_tensor_required_for(const gguf_arch *a, const gguf_arch_tensor *t,
                                             bool experts);
 
