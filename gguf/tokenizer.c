@@ -455,15 +455,17 @@ static int load_eog(gguf_vocab *v, int32_t fim_pad, int32_t fim_rep, int32_t fim
     }
     if (add_eog(v, v->eos) || add_eog(v, v->eot) || add_eog(v, v->eom))
         return -1;
-    /* Gemma 4: with <|tool_response> ending generation, </s> does not (and
-     * becomes a normal token) */
+    /* Gemma 4: with <|tool_response> ending generation, </s> does not and
+     * becomes a normal token (llama.cpp e21cdc11 first makes every </s> an
+     * end-of-generation control token, then takes it back here) */
     int32_t tool = gguf_vocab_find(v, "<|tool_response>", 16), s_id = gguf_vocab_find(v, "</s>", 4);
-    if (tool >= 0 && s_id >= 0 && gguf_vocab_is_eog(v, tool) && gguf_vocab_is_eog(v, s_id)) {
-        size_t i = 0;
-        while (v->eog[i] != s_id)
-            i++;
-        memmove(v->eog + i, v->eog + i + 1, (v->n_eog - i - 1) * sizeof *v->eog);
-        v->n_eog--;
+    if (tool >= 0 && s_id >= 0) {
+        for (size_t i = 0; i < v->n_eog; i++)
+            if (v->eog[i] == s_id) {
+                memmove(v->eog + i, v->eog + i + 1, (v->n_eog - i - 1) * sizeof *v->eog);
+                v->n_eog--;
+                break;
+            }
         v->tokens[s_id].attr = TOK_NORMAL;
     }
     return 0;
