@@ -3,7 +3,9 @@
 # on the fixture vocabularies, --special (BOS, special-token parsing),
 # escaping of pieces, errors; the chain gguf-convert --vocab-only ->
 # tokenizer on llama.cpp's llama-bpe and qwen2 test vectors (every entry),
-# and on ids llama.cpp gave for the gpt-4o pre-tokenizer.
+# and on ids llama.cpp gave for the gpt-4o pre-tokenizer; Qwen 3.5 (qwen35)
+# and Gemma 4 (gemma4) vocabularies against llama-tokenize's ids
+# (tests/data/tok), and the Qwen 3.5 folder through gguf-convert.
 source "$(dirname "$0")/lib.sh"
 export LC_ALL=C
 
@@ -137,6 +139,59 @@ PY
         done
     fi
     fixture_block_end
+fi
+
+# --- Qwen 3.5 and Gemma 4 (tests/data/tok) ------------------------------------
+# NAME-vocab.gguf: llama.cpp e21cdc11's converter on tests/tools/mktokjson's
+# folders; NAME.out / NAME.special.out: llama-tokenize's ids for every entry of
+# vectors.inp (see tests/data/tok/README.md). No python: the entries are split
+# in bash.
+D=$ROOT/tests/data/tok
+# tok_vectors GGUF OUT [--special]: every entry of vectors.inp gives its OUT line.
+tok_vectors() {
+    local gguf=$1 out=$2 flag=${3:-} sep=$'\n__ggml_vocab_test__\n' data entry want got i=0 bad=0
+    data=$(cat "$D/vectors.inp"; printf x); data=${data%x}
+    exec 3<"$out"
+    while [ -n "$data" ]; do
+        entry=${data%%"$sep"*}
+        data=${data#*"$sep"}
+        IFS= read -r want <&3 || { echo "  $out: fewer lines than entries"; bad=$((bad + 1)); break; }
+        got=$("$INSPECT" "$gguf" --tokenize "$entry" $flag 2>&1 | head -1)
+        [ "$got" = "$want" ] || { bad=$((bad + 1)); [ $bad -le 3 ] && echo "  $out entry $i: got '$got', want '$want'"; }
+        i=$((i + 1))
+    done
+    IFS= read -r want <&3 && { echo "  $out: more lines than entries"; bad=$((bad + 1)); }
+    exec 3<&-
+    echo "  $out: $((i - bad))/$i entries match"
+    [ "$bad" = 0 ] && [ "$i" -ge 120 ]
+}
+for name in qwen35 gemma4; do
+    if tok_vectors "$D/$name-vocab.gguf" "$D/$name.out"; then pass "tokenize $name vectors"; else fail "tokenize $name vectors"; fi
+    if tok_vectors "$D/$name-vocab.gguf" "$D/$name.special.out" --special; then
+        pass "tokenize $name vectors --special"; else fail "tokenize $name vectors --special"; fi
+done
+# a Gemma 4 piece: U+2581 is a space again
+out=$("$INSPECT" "$D/gemma4-vocab.gguf" --tokenize " fox")
+expect "tokenize gemma4 piece" "$(printf '%s\n' "$out" | sed -n 2p | cut -f2)" " fox"
+# gguf-convert --vocab-only on the Qwen 3.5 folder: the tokenizer keys
+# llama.cpp wrote, except what its config.json adds (bos_token_id) and what a
+# tokenizer-only folder (converted as llama) adds (add_space_prefix).
+MKTOK=$BIN/tests/tools/mktokjson
+if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ]; then
+    skip "tokenize qwen35 through gguf-convert" "mktokjson or gguf-convert not built"
+else
+    mkdir -p "$TMP/q35tok"
+    "$MKTOK" qwen35 "$TMP/q35tok"
+    if "$CONVERT" "$TMP/q35tok" --vocab-only -o "$TMP/q35tok.gguf" >/dev/null 2>"$TMP/err"; then
+        got=$("$INSPECT" diff "$TMP/q35tok.gguf" "$D/qwen35-vocab.gguf" --full 2>&1 |
+              awk '$2 ~ /^tokenizer\./ { print $1, $2 }' | tr '\n' ';')
+        expect "tokenize qwen35 through gguf-convert: tokenizer keys" "$got" \
+            "removed tokenizer.ggml.add_space_prefix;added tokenizer.ggml.bos_token_id;"
+        if tok_vectors "$TMP/q35tok.gguf" "$D/qwen35.out"; then
+            pass "tokenize qwen35 through gguf-convert: vectors"; else fail "tokenize qwen35 through gguf-convert: vectors"; fi
+    else
+        fail "tokenize qwen35 through gguf-convert" "$(head -1 "$TMP/err")"
+    fi
 fi
 
 # --- llama.cpp's greedy-decode prompts: the prompt ids it fed each model ------
