@@ -45,8 +45,9 @@ seed() { # NAME: a few small inputs of the harness's format
         printf '\367 the\n\n\n<|tool_call>\xe4\xb8\xad x' >"$d/gemma4.txt"
         printf '\366 e\xcc\x81t\xc3\xa9 don'"'"'t 123' >"$d/qwen35.txt" ;;
     fuzz_tokjson) mkdir -p "$d.tmp"
-        for n in qwen35 gemma4; do
-            [ -x build/tests/tools/mktokjson ] && build/tests/tools/mktokjson $n "$d.tmp" && cp "$d.tmp/tokenizer.json" "$d/$n.json"
+        local fam
+        for fam in qwen35 gemma4; do
+            [ -x build/tests/tools/mktokjson ] && build/tests/tools/mktokjson $fam "$d.tmp" && cp "$d.tmp/tokenizer.json" "$d/$fam.json"
         done
         rm -rf "$d.tmp" ;;
     fuzz_recipe) printf 'preset: Q4_K_M\noutput_tensor_type: q8_0\ntensors:\n  - match: "attn_v"\n    type: q8_0\n' >"$d/r.yaml" ;;
