@@ -194,6 +194,37 @@ else
     fi
 fi
 
+# The same folders with the fixture models' config.json (vocab_size set to the
+# tokenizer's, as for the references): a real qwen35 / gemma4 conversion,
+# every tokenizer key as llama.cpp wrote it. Needs the architecture in this
+# build's registry.
+for pair in qwen35:702 gemma4:851; do
+    name=${pair%%:*} nv=${pair#*:}
+    need_fixture "models/$name-rand/config.json" "tokenize $name folder through gguf-convert" 2 || continue
+    if ! "$INSPECT" --arches 2>/dev/null | awk '{ print $1 }' | grep -qx "$name"; then
+        skip_block "tokenize $name folder through gguf-convert" "architecture $name not in this build" 2
+        fixture_block_end; continue
+    fi
+    if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ]; then
+        skip_block "tokenize $name folder through gguf-convert" "mktokjson or gguf-convert not built" 2
+        fixture_block_end; continue
+    fi
+    mkdir -p "$TMP/$name-folder"
+    "$MKTOK" "$name" "$TMP/$name-folder"
+    sed "s/\"vocab_size\": 512,/\"vocab_size\": $nv,/" "$FIX/models/$name-rand/config.json" > "$TMP/$name-folder/config.json"
+    if "$CONVERT" "$TMP/$name-folder" --vocab-only -o "$TMP/$name-folder.gguf" >/dev/null 2>"$TMP/err"; then
+        got=$("$INSPECT" diff "$TMP/$name-folder.gguf" "$D/$name-vocab.gguf" --full 2>&1 |
+              awk '$2 ~ /^tokenizer\./ { print $1, $2 }' | tr '\n' ';')
+        expect "tokenize $name folder through gguf-convert: tokenizer keys" "$got" ""
+        if tok_vectors "$TMP/$name-folder.gguf" "$D/$name.special.out" --special; then
+            pass "tokenize $name folder through gguf-convert: vectors"; else fail "tokenize $name folder through gguf-convert: vectors"; fi
+    else
+        fail "tokenize $name folder through gguf-convert: tokenizer keys" "$(head -1 "$TMP/err")"
+        fail "tokenize $name folder through gguf-convert: vectors" "not converted"
+    fi
+    fixture_block_end
+done
+
 # --- llama.cpp's greedy-decode prompts: the prompt ids it fed each model ------
 # (BOS added, as --special does). wp-llama-5m-* share one vocabulary, llama2xs
 # uses stories260K's; qwen2-rand and llama3rope-rand are converted first.
