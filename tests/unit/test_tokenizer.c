@@ -665,7 +665,7 @@ START_TEST(test_bpe_every_pre_tokenizer)
         "refact", "command-r", "qwen2", "deepseek-r1-qwen", "stablelm2", "olmo", "dbrx",
         "smaug-bpe", "poro-chat", "chatglm-bpe", "viking", "jais", "tekken", "smollm", "codeshell",
         "bloom", "gpt3-finnish", "exaone", "chameleon", "minerva-7b", "megrez", "gpt-4o",
-        "llama4", "kanana2", "minimax-m2"
+        "llama4", "kanana2", "minimax-m2", "qwen35", "gemma4"
     };
     static const char text[] = "ab abc 12 c\r\n\n  x\xe2\x80\x83y \xe4\xb8\x80\xf0\x9f\x98\x80 'll \xff\xed\xa0\x80!";
     for (size_t i = 0; i < sizeof pres / sizeof *pres; i++) {
@@ -748,6 +748,33 @@ START_TEST(test_bpe_gpt4o_words)
         expect_ids(v, "abc ab", false, false, (int32_t[]){ 6, 4, 5, -2 });
         gguf_vocab_free(v);
     }
+}
+END_TEST
+
+/* qwen35 words, each list as llama.cpp e21cdc11's unicode_regex_split gives
+ * it: a combining mark belongs to the letters around it (qwen2 splits it
+ * off) and is never punctuation; digits one by one. */
+START_TEST(test_bpe_qwen35_words)
+{
+    static const char *const cases[][2] = {
+        { "e\xcc\x81t\xc3\xa9 na\xc3\xafve cafe\xcc\x81 \xcc\x81x",
+          "e\xcc\x81t\xc3\xa9| na\xc3\xafve| cafe\xcc\x81| \xcc\x81x" },
+        { "don't DON'T 'Ll", "don|'t| DON|'T| '|Ll" },
+        { "1234 x2y", "1|2|3|4| x|2|y" },
+        { "a  \n  b\r\n", "a|  \n| | b|\r\n" },
+        { "\xe0\xa4\xa8\xe0\xa4\xae\xe0\xa4\xb8\xe0\xa5\x8d\xe0\xa4\xa4\xe0\xa5\x87 \xe0\xb8\x81\xe0\xb8\xb1",
+          "\xe0\xa4\xa8\xe0\xa4\xae\xe0\xa4\xb8\xe0\xa5\x8d\xe0\xa4\xa4\xe0\xa5\x87| \xe0\xb8\x81\xe0\xb8\xb1" },
+        { "  spaces  x ", " | spaces| | x| " },
+        { "!?\xcc\x81 ...\n\n", "!?|\xcc\x81| ...\n\n" },
+        { "\xf0\x9f\x98\x80\xe2\x80\x8d\xef\xb8\x8f x", "\xf0\x9f\x98\x80\xe2\x80\x8d|\xef\xb8\x8f| x" },
+    };
+    gguf_error err;
+    gguf_vocab *v = load_writer(bpe_writer("qwen35"), &err);
+    ck_assert_msg(v, "%s", err.msg);
+    ck_assert(!gguf_vocab_adds_bos(v));
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_words(v, cases[i][0], cases[i][1]);
+    gguf_vocab_free(v);
 }
 END_TEST
 
@@ -925,6 +952,7 @@ int main(void)
     tcase_add_test(tc, test_bpe_merges);
     tcase_add_test(tc, test_bpe_every_pre_tokenizer);
     tcase_add_test(tc, test_bpe_gpt4o_words);
+    tcase_add_test(tc, test_bpe_qwen35_words);
     tcase_add_test(tc, test_refuses_bad_vocabularies);
     tcase_add_test(tc, test_eog);
     suite_add_tcase(s, tc);
