@@ -412,7 +412,7 @@ END_TEST
 static gguf_writer *gemma4_writer(bool with_merges, bool add_bos)
 {
     static const char *const toks[] = { "<pad>", "<eos>", "<bos>", "<0x0A>", "<0x61>", "\n", "\n\n\n",
-                                        "a", "\xe2\x96\x81", "\xe2\x96\x81" "a", "b" };
+                                        "a", "\xe2\x96\x81", "\342\226\201a", "b" };
     static const char *const merges[] = { "\xe2\x96\x81 a" };
     int32_t types[sizeof toks / sizeof *toks];
     for (size_t i = 0; i < sizeof toks / sizeof *toks; i++)
