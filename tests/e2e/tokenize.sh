@@ -195,7 +195,7 @@ else
 fi
 
 # The same folders with the fixture models' config.json (vocab_size set to the
-# tokenizer's, as for the references): a real qwen35 / gemma4 conversion,
+# tokenizer's, as for the references) and weights: a real qwen35 / gemma4 conversion,
 # every tokenizer key as llama.cpp wrote it. Needs the architecture in this
 # build's registry.
 for pair in qwen35:702 gemma4:851; do
@@ -212,6 +212,7 @@ for pair in qwen35:702 gemma4:851; do
     mkdir -p "$TMP/$name-folder"
     "$MKTOK" "$name" "$TMP/$name-folder"
     sed "s/\"vocab_size\": 512,/\"vocab_size\": $nv,/" "$FIX/models/$name-rand/config.json" > "$TMP/$name-folder/config.json"
+    ln -sf "$FIX/models/$name-rand/model.safetensors" "$TMP/$name-folder/" # a model folder needs its weights
     if "$CONVERT" "$TMP/$name-folder" --vocab-only -o "$TMP/$name-folder.gguf" >/dev/null 2>"$TMP/err"; then
         got=$("$INSPECT" diff "$TMP/$name-folder.gguf" "$D/$name-vocab.gguf" --full 2>&1 |
               awk '$2 ~ /^tokenizer\./ { print $1, $2 }' | tr '\n' ';')
