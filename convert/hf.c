@@ -1075,6 +1075,8 @@ static int load_vocab_json(hf_state *s, const gguf_arch *arch, int64_t n, gguf_e
 {
     if (!s->tokenizer_json)
         return gguf_error_set(err, "no tokenizer.model or tokenizer.json in the folder");
+    if (!strcmp(gguf_arch_name(arch), "gemma4")) /* Gemma4Model.set_vocab */
+        return vocab_from_gemma4_json(&s->voc, s->tokenizer_json, s->tok_config, err);
     if (fact(arch, GGUF_FACT_LLAMA_VOCAB) && tokjson_kind(s->tokenizer_json) == TOKJSON_SPM_BPE)
         return vocab_from_spm_json(&s->voc, s->tokenizer_json, s->tok_config, err);
     return vocab_from_bpe_json(&s->voc, s->tokenizer_json, n, err);
@@ -1297,6 +1299,11 @@ static int write_vocab_keys(src_model *m, hf_state *s, gguf_writer *w, gguf_erro
     const json_value *aps = json_get(s->tok_config, "add_prefix_space");
     if (fact(m->arch, GGUF_FACT_LLAMA_VOCAB) && aps && aps->type == JSON_BOOL &&
         gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", aps->b))
+        return gguf_error_set(err, "out of memory");
+    /* Gemma 4 from tokenizer.json: no leading space, BOS always */
+    if (s->voc.model && !strcmp(s->voc.model, "gemma4") &&
+        (gguf_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", false) ||
+         gguf_writer_set_bool(w, GGUF_KEY_TOK_ADD_BOS, true)))
         return gguf_error_set(err, "out of memory");
     /* Gemma: a SentencePiece vocabulary without the leading space */
     if (fact(m->arch, GGUF_FACT_NO_SPACE_PREFIX) && s->spm &&

@@ -76,6 +76,11 @@ static const pre_signature pre_signatures[] = {
         "[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+"
         "[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
       false, false },
+    /* Qwen 3.5: qwen2's with marks counted as letters */
+    { "qwen35",
+      { "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}"
+        "\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
+      false, false },
     { "gpt-2", { NULL }, true, false },
     /* SmolLM's (StarCoder's, Refact's: the same pre-tokenization in llama.cpp) */
     { "smollm", { NULL }, true, true },
@@ -158,7 +163,7 @@ const char *tokjson_pre(const json_value *tj, gguf_error *err)
         if (same_signature(&sig, &pre_signatures[i]))
             return pre_signatures[i].name;
     gguf_error_set(err, "tokenizer.json: the BPE pre-tokenizer%s%s is not one llama.cpp knows "
-                   "here (recognised: llama-bpe, qwen2, gpt-4o, gpt-2, smollm)",
+                   "here (recognised: llama-bpe, qwen2, qwen35, gpt-4o, gpt-2, smollm)",
                    type ? " of type " : "", type ? type : "");
     return NULL;
 }
@@ -526,4 +531,34 @@ done:
     free(special);
     id_table_free(&t);
     return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Gemma 4 (Gemma4Model.set_vocab)
+ * ------------------------------------------------------------------------ */
+
+int vocab_from_gemma4_json(vocab *v, const json_value *tj, const json_value *tok_config,
+                           gguf_error *err)
+{
+    if (tokjson_kind(tj) != TOKJSON_SPM_BPE)
+        return gguf_error_set(err, "tokenizer.json: a Gemma 4 vocabulary is read as BPE with "
+                              "byte_fallback and a Sequence decoder (llama.cpp's LlamaHfVocab); "
+                              "this one is not");
+    if (vocab_from_spm_json(v, tj, tok_config, err))
+        return -1;
+    /* rendered as text always, so that a chat parser sees them */
+    static const char *const visible[] = { "<|channel>", "<channel|>", "<|tool_call>", "<tool_call|>",
+                                           "<|tool_response>", "<tool_response|>", "<|\"|>" };
+    for (int64_t i = 0; i < v->n; i++)
+        for (size_t k = 0; k < sizeof visible / sizeof *visible; k++)
+            if (!strcmp(v->tokens[i], visible[k]))
+                v->types[i] = GGUF_TOKEN_USER_DEFINED;
+    v->bpe = true;
+    v->model = "gemma4";
+    v->no_pre = true;
+    if (load_merges(v, tj, err) || check_merges(v, err)) {
+        vocab_free(v);
+        return -1;
+    }
+    return 0;
 }

@@ -45,6 +45,14 @@ int vocab_from_bpe_json(vocab *v, const json_value *tj, int64_t n_vocab, gguf_er
 int vocab_from_spm_json(vocab *v, const json_value *tj, const json_value *tok_config,
                         gguf_error *err);
 
+/* Gemma 4's vocabulary (e21cdc11's Gemma4Model.set_vocab): the
+ * SentencePiece-style reading above, <|channel> <channel|> <|tool_call>
+ * <tool_call|> <|tool_response> <tool_response|> <|"|> made user-defined,
+ * tokenizer.json's merges, tokenizer.ggml.model "gemma4" and no
+ * tokenizer.ggml.pre. 0, or -1 with err. */
+int vocab_from_gemma4_json(vocab *v, const json_value *tj, const json_value *tok_config,
+                           gguf_error *err);
+
 /* llama.cpp's does_token_look_special: "<|x|>", "<｜x｜>", "<pad>", ... */
 bool tokjson_looks_special(const char *text);
 

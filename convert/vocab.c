@@ -82,8 +82,8 @@ int vocab_write(const vocab *v, gguf_writer *w, gguf_error *err)
         ptrs[i] = v->tokens[i];
         lens[i] = v->lens[i];
     }
-    bad = bad || gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, v->bpe ? "gpt2" : "llama") ||
-          gguf_writer_set_str(w, GGUF_KEY_TOK_PRE, v->pre ? v->pre : "default") ||
+    bad = bad || gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, v->model ? v->model : v->bpe ? "gpt2" : "llama") ||
+          (!v->no_pre && gguf_writer_set_str(w, GGUF_KEY_TOK_PRE, v->pre ? v->pre : "default")) ||
           gguf_writer_set_str_array(w, GGUF_KEY_TOK_TOKENS, ptrs, lens, (uint64_t)v->n) ||
           (v->scores &&
            gguf_writer_set_array(w, GGUF_KEY_TOK_SCORES, GGUF_VT_F32, v->scores, (uint64_t)v->n)) ||

@@ -22,6 +22,8 @@ typedef struct vocab {
      * otherwise SentencePiece, model "llama" */
     bool        bpe;
     const char *pre;  /* tokenizer.ggml.pre (static); NULL: "default" */
+    const char *model; /* tokenizer.ggml.model (static) when neither "gpt2" nor "llama" */
+    bool        no_pre; /* no tokenizer.ggml.pre is written (gemma4) */
     char      **merges;
     size_t     *merge_lens;
     int64_t     n_merges;

@@ -723,7 +723,7 @@ static int check_texts(checker *c, const mc_kv *tokens, gguf_str model, const mc
     memset(t.slots, 0xff, (size_t)n_slots * sizeof *t.slots);
     if (check_unique(c, &t))
         goto done;
-    if (gguf_str_eq(model, "gpt2") && check_merges(c, &t))
+    if ((gguf_str_eq(model, "gpt2") || gguf_str_eq(model, "gemma4")) && check_merges(c, &t))
         goto done;
     if (gguf_str_eq(model, "llama") && types && check_byte_tokens(c, texts, types))
         goto done;

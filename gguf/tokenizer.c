@@ -270,6 +270,11 @@ static int load_tokens(gguf_vocab *v, const gguf_file *f, gguf_error *err)
     return 0;
 }
 
+static bool is_byte_name(const char *s, size_t len)
+{
+    return len == 6 && memcmp(s, "<0x", 3) == 0 && is_hex(s[3]) && is_hex(s[4]) && s[5] == '>';
+}
+
 /* SPM byte tokens must read <0xNN>; builds the byte -> token map. */
 static int load_spm_bytes(gguf_vocab *v, gguf_error *err)
 {
@@ -417,7 +422,9 @@ static int load_eog(gguf_vocab *v, int32_t fim_pad, int32_t fim_rep, int32_t fim
     static const char *const fim_rep_texts[] = { "<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", NULL };
     static const char *const fim_sep_texts[] = { "<|file_sep|>", NULL };
     static const char *const eog_texts[] = { "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
-                                             "<|endoftext|>", "<|eom_id|>", "<EOT>", NULL };
+                                             "<|endoftext|>", "<|eom_id|>", "<EOT>",
+                                             "<eos>", "<turn|>", "<|tool_response>", /* gemma4 */
+                                             NULL };
     struct {
         int32_t           *id;
         const char *const *texts;
@@ -446,7 +453,22 @@ static int load_eog(gguf_vocab *v, int32_t fim_pad, int32_t fim_rep, int32_t fim
                 return -1;
         }
     }
-    return add_eog(v, v->eos) || add_eog(v, v->eot) || add_eog(v, v->eom) ? -1 : 0;
+    if (add_eog(v, v->eos) || add_eog(v, v->eot) || add_eog(v, v->eom))
+        return -1;
+    /* Gemma 4: with <|tool_response> ending generation, </s> does not and
+     * becomes a normal token (llama.cpp e21cdc11 first makes every </s> an
+     * end-of-generation control token, then takes it back here) */
+    int32_t tool = gguf_vocab_find(v, "<|tool_response>", 16), s_id = gguf_vocab_find(v, "</s>", 4);
+    if (tool >= 0 && s_id >= 0) {
+        for (size_t i = 0; i < v->n_eog; i++)
+            if (v->eog[i] == s_id) {
+                memmove(v->eog + i, v->eog + i + 1, (v->n_eog - i - 1) * sizeof *v->eog);
+                v->n_eog--;
+                break;
+            }
+        v->tokens[s_id].attr = TOK_NORMAL;
+    }
+    return 0;
 }
 
 typedef struct special_key {
@@ -577,6 +599,8 @@ static void bpe_defaults(gguf_vocab *v)
         v->add_bos = true;
     } else if (!strcmp(p, "chatglm-bpe")) {
         v->bos = -1;
+    } else if (!strcmp(p, "gemma4")) {
+        v->escape_spaces = true;
     }
 }
 
@@ -594,10 +618,14 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
         return NULL;
     }
     enum gguf_vocab_type type;
+    bool gemma4 = false; /* llama.cpp's "gemma4" model: BPE, pre-tokenizer "gemma4" */
     if (gguf_str_eq(model, "llama")) {
         type = GGUF_VOCAB_SPM;
     } else if (gguf_str_eq(model, "gpt2")) {
         type = GGUF_VOCAB_BPE;
+    } else if (gguf_str_eq(model, "gemma4")) {
+        type = GGUF_VOCAB_BPE;
+        gemma4 = true;
     } else {
         char pb[48];
         static const char *const known[][2] = {
@@ -605,7 +633,7 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
             { "no_vocab", "no vocabulary" }, { "none", "no vocabulary" } };
         for (size_t i = 0; i < sizeof known / sizeof *known; i++)
             if (gguf_str_eq(model, known[i][0])) {
-                gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "tokenizer model \"%s\" (%s) is not supported; only \"llama\" (SentencePiece) and \"gpt2\" (byte-level BPE) are",
+                gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "tokenizer model \"%s\" (%s) is not supported; only \"llama\" (SentencePiece), \"gpt2\" (byte-level BPE) and \"gemma4\" (SentencePiece-style BPE) are",
                                known[i][0], known[i][1]);
                 return NULL;
             }
@@ -639,7 +667,9 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
         gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "unknown pre-tokenizer \"%s\"", gguf_error_preview(pre.ptr, pre.len, pb));
         goto fail;
     }
-    if (pre.len)
+    if (gemma4)
+        strcpy(v->pre_name, "gemma4"); /* tokenizer.ggml.pre is not read */
+    else if (pre.len)
         memcpy(v->pre_name, pre.ptr, pre.len);
     else
         strcpy(v->pre_name, "default");
@@ -647,8 +677,8 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
     /* llama.cpp's defaults: SPM 1/2/0 and BOS added, a leading space; BPE
      * 11/11 (GPT-2 era), nothing added unless the pre-tokenizer says so. */
     int32_t bos = type == GGUF_VOCAB_SPM ? 1 : 11, eos = type == GGUF_VOCAB_SPM ? 2 : 11;
-    v->bos = bos < v->n_tokens ? bos : -1;
-    v->eos = eos < v->n_tokens ? eos : -1;
+    v->bos = bos < v->n_tokens && !gemma4 ? bos : -1; /* gemma4: none unless a key names one */
+    v->eos = eos < v->n_tokens && !gemma4 ? eos : -1;
     v->unk = type == GGUF_VOCAB_SPM ? 0 : -1;
     v->add_bos = type == GGUF_VOCAB_SPM;
     v->add_space_prefix = type == GGUF_VOCAB_SPM;
@@ -662,6 +692,8 @@ gguf_vocab *gguf_vocab_load(const gguf_file *f, gguf_error *err)
         load_bool(f, GGUF_KEY_TOK_ADD_BOS, &v->add_bos, err) ||
         load_bool(f, GGUF_KEY_TOK_ADD_EOS, &v->add_eos, err))
         goto fail;
+    if (!strcmp(v->pre_name, "gemma4"))
+        v->add_bos = true; /* llama.cpp overrides a false add_bos_token for Gemma 4 */
     if (load_eog(v, fim_pad, fim_rep, fim_sep) || load_special_list(v, f)) {
         gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
         goto fail;
@@ -758,7 +790,7 @@ int gguf_vocab_piece(const gguf_vocab *v, int32_t id, bool special, char *buf, s
             o = 0;
         return (int)o;
     }
-    if (v->type == GGUF_VOCAB_SPM) {
+    if (v->type == GGUF_VOCAB_SPM || v->escape_spaces) {
         if (t->attr & TOK_NORMAL) {
             /* U+2581 (e2 96 81) stands for a space */
             for (size_t i = 0; i < t->len; i++) {
@@ -769,10 +801,17 @@ int gguf_vocab_piece(const gguf_vocab *v, int32_t id, bool special, char *buf, s
                     put(buf, size, &o, s + i, 1);
                 }
             }
-        } else if (t->attr & TOK_BYTE) {
+        } else if ((t->attr & TOK_BYTE) && (v->type == GGUF_VOCAB_SPM || is_byte_name(s, t->len))) {
             char byte = (char)strtol((char[3]){ s[3], s[4], 0 }, NULL, 16);
             put(buf, size, &o, &byte, 1);
         }
+        return (int)o;
+    }
+    if ((t->attr & TOK_BYTE) && is_byte_name(s, t->len)) {
+        /* a <0xNN> byte token of a BPE vocabulary: its byte, as llama.cpp's
+         * token_to_byte reads it */
+        char byte = (char)strtol((char[3]){ s[3], s[4], 0 }, NULL, 16);
+        put(buf, size, &o, &byte, 1);
         return (int)o;
     }
     if (t->attr & TOK_NORMAL) {
@@ -929,6 +968,25 @@ int gguf_vocab_encode(const gguf_vocab *v, const char *text, size_t len, bool ad
             buf[0] = ' ';
             memcpy(buf + pre, text + fr->off, fr->len);
             rc = gguf_vocab_encode_spm(v, buf, fr->len + pre, &out);
+        } else if (v->escape_spaces) {
+            /* gemma4: each space becomes the three bytes of U+2581 */
+            size_t n_sp = 0;
+            for (size_t k = 0; k < fr->len; k++)
+                n_sp += text[fr->off + k] == ' ';
+            char *nb = realloc(buf, fr->len + 2 * n_sp + 1);
+            if (!nb)
+                goto oom;
+            buf = nb;
+            size_t o = 0;
+            for (size_t k = 0; k < fr->len; k++) {
+                if (text[fr->off + k] == ' ') {
+                    memcpy(buf + o, "\xe2\x96\x81", 3);
+                    o += 3;
+                } else {
+                    buf[o++] = text[fr->off + k];
+                }
+            }
+            rc = gguf_vocab_encode_bpe(v, buf, o, &out);
         } else {
             rc = gguf_vocab_encode_bpe(v, text + fr->off, fr->len, &out);
         }

@@ -27,6 +27,10 @@
  *    is taken as is when the pre-tokenizer ignores merges (llama3, tekken).
  * 3. A final symbol that is not a token falls back to tokens of its single
  *    bytes, where they exist.
+ * Gemma 4 ("gemma4": tokenizer.ggml.model or pre) is SentencePiece-style
+ * BPE: tokenizer.c has turned spaces into U+2581, the only split is at runs
+ * of newlines (a run that is a token is taken whole), words merge as raw
+ * UTF-8, and the byte fallback tokens are <0xNN>.
  *
  * Not for: special tokens (tokenizer.c), the class data (unicode.c).
  */
@@ -40,7 +44,7 @@
 
 /* ---- the pre-tokenizers --------------------------------------------------- */
 
-enum split_kind { SPLIT_REGEX, SPLIT_GPT2, SPLIT_LLAMA3 };
+enum split_kind { SPLIT_REGEX, SPLIT_GPT2, SPLIT_LLAMA3, SPLIT_NEWLINES };
 
 typedef struct split_rule {
     enum split_kind kind;
@@ -49,6 +53,8 @@ typedef struct split_rule {
 
 #define GPT2_RULE { SPLIT_GPT2, "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)" }
 #define LLAMA3_RULE { SPLIT_LLAMA3, "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" }
+/* Gemma 4: runs of '\n' and runs of anything else (llama.cpp's own scanner) */
+#define NEWLINES_RULE { SPLIT_NEWLINES, "[^\\n]+|[\\n]+" }
 #define RX(p) { SPLIT_REGEX, p }
 #define END { SPLIT_REGEX, NULL }
 
@@ -83,6 +89,17 @@ static const split_rule rules_qwen2[] = {
     RX("(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"),
     END
 };
+/* Qwen 3.5: qwen2's, with marks counted as letters ([\p{L}\p{M}]+, and
+ * excluded from the punctuation branch); no scanner of llama.cpp's own, so
+ * it runs on the collapsed text like any \p{} pattern. */
+static const split_rule rules_qwen35[] = {
+    RX("(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"),
+    END
+};
+/* Gemma 4 (tokenizer.ggml.model "gemma4", whatever tokenizer.ggml.pre
+ * says): SentencePiece-style BPE on the U+2581-escaped text, split only at
+ * newline runs; words are merged as raw UTF-8, not in GPT-2's alphabet. */
+static const split_rule rules_gemma4[] = { NEWLINES_RULE, END };
 static const split_rule rules_bloom[] = { RX(" ?[^(\\s|.,!?…。，、।۔،)]+"), END };
 static const split_rule rules_viking[] = { RX(" ?[^(\\s|.,!?…。，、।۔،)]+"), RX("\\p{N}"), END };
 static const split_rule rules_tekken[] = {
@@ -131,6 +148,8 @@ static const struct {
     { "roberta-bpe", rules_gpt2 }, { "mpt", rules_gpt2 }, { "olmo", rules_gpt2 }, { "jais", rules_gpt2 },
     { "qwen2", rules_qwen2 }, { "deepseek-r1-qwen", rules_qwen2 }, { "megrez", rules_qwen2 },
     { "stablelm2", rules_qwen2 },
+    { "qwen35", rules_qwen35 },
+    { "gemma4", rules_gemma4 },
     { "poro-chat", rules_bloom }, { "bloom", rules_bloom }, { "gpt3-finnish", rules_bloom },
     { "viking", rules_viking },
     { "tekken", rules_tekken },
@@ -150,6 +169,7 @@ struct bpe_state {
     compiled_rule rules[8];
     size_t        n_rules;
     bool          any_collapsed, any_utf; /* which views of the text are needed */
+    bool          byte_encode; /* words spelled in GPT-2's byte alphabet (all but gemma4) */
     char          byte_utf8[256][2]; /* GPT-2 alphabet spelling of each byte */
     uint8_t       byte_utf8_len[256];
 };
@@ -226,6 +246,7 @@ int gguf_vocab_bpe_init(gguf_vocab *v, const char *pre, gguf_error *err)
     if (!st)
         return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     v->bpe = st;
+    st->byte_encode = rules != rules_gemma4;
     for (int b = 0; b < 256; b++) {
         char u[4];
         size_t n = gguf_utf8_encode(gguf_byte_to_cp((uint8_t)b), u);
@@ -354,6 +375,17 @@ static size_t scan_gpt2(const text_cps *t, size_t pos, size_t hi)
     return ws ? ws : 1;
 }
 
+/* Length of the run at pos of '\n' or of anything but '\n' (always >= 1):
+ * [^\n]+|[\n]+ */
+static size_t scan_newlines(const text_cps *t, size_t pos, size_t hi)
+{
+    bool nl = t->cp[pos] == '\n';
+    size_t p = pos + 1;
+    while (p < hi && (t->cp[p] == '\n') == nl)
+        p++;
+    return p - pos;
+}
+
 static uint32_t ascii_lower(uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 
 /* Length of the Llama-3 regex's match at pos (always >= 1):
@@ -478,10 +510,20 @@ static int try_merge(bpe_word *w, int32_t left, int32_t right)
                                             w->sym[left].n + w->sym[right].n });
 }
 
-/* Tokens of one word already spelled in the byte alphabet. */
+/* Tokens of one word already spelled in the byte alphabet (gemma4: as raw
+ * UTF-8). */
 static int merge_word(const gguf_vocab *v, const char *s, size_t len, symbol *sym, id_list *out)
 {
     if (v->ignore_merges) {
+        int32_t id = gguf_vocab_find(v, s, len);
+        if (id >= 0)
+            return gguf_id_list_push(out, id);
+    }
+    size_t n_nl = 0;
+    while (n_nl < len && s[n_nl] == '\n')
+        n_nl++;
+    if (!v->bpe->byte_encode && len && n_nl == len) {
+        /* gemma4: a run of newlines that is a token is taken whole */
         int32_t id = gguf_vocab_find(v, s, len);
         if (id >= 0)
             return gguf_id_list_push(out, id);
@@ -521,7 +563,12 @@ static int merge_word(const gguf_vocab *v, const char *s, size_t len, symbol *sy
             continue;
         }
         for (size_t k = 0; k < sym[i].n; k++) {
-            int32_t id = gguf_vocab_find(v, s + sym[i].off + k, 1);
+            /* byte fallback: the byte's own token, or (gemma4) <0xNN> */
+            static const char hex[] = "0123456789ABCDEF";
+            unsigned char byte = (unsigned char)s[sym[i].off + k];
+            char name[6] = { '<', '0', 'x', hex[byte >> 4], hex[byte & 15], '>' };
+            int32_t id = v->bpe->byte_encode ? gguf_vocab_find(v, s + sym[i].off + k, 1)
+                                             : gguf_vocab_find(v, name, 6);
             if (id >= 0 && gguf_id_list_push(out, id))
                 goto done;
         }
@@ -620,7 +667,9 @@ static int pre_tokenize(const struct bpe_state *st, const char *text, size_t len
                     goto done;
             } else {
                 for (size_t p = lo; p < hi;) {
-                    size_t k = rule->kind == SPLIT_GPT2 ? scan_gpt2(&t, p, hi) : scan_llama3(&t, p, hi);
+                    size_t k = rule->kind == SPLIT_GPT2     ? scan_gpt2(&t, p, hi)
+                             : rule->kind == SPLIT_LLAMA3   ? scan_llama3(&t, p, hi)
+                                                            : scan_newlines(&t, p, hi);
                     if (word_push(&next, k))
                         goto done;
                     p += k;
@@ -701,6 +750,10 @@ int gguf_vocab_encode_bpe(const gguf_vocab *v, const char *text, size_t len, id_
             size_t k = gguf_utf8_encode(cp[i], u);
             for (size_t j = 0; j < k; j++) {
                 unsigned char b = (unsigned char)u[j];
+                if (!st->byte_encode) { /* gemma4: raw UTF-8 */
+                    word[wl++] = (char)b;
+                    continue;
+                }
                 memcpy(word + wl, st->byte_utf8[b], st->byte_utf8_len[b]);
                 wl += st->byte_utf8_len[b];
             }

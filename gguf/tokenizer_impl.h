@@ -48,6 +48,8 @@ struct gguf_vocab {
                               byte itself, else unk; -1 when none) */
     int32_t bos, eos, unk, eot, eom;
     bool    add_bos, add_eos, add_space_prefix, ignore_merges;
+    bool    escape_spaces; /* BPE "gemma4": spaces become U+2581 before the pre-tokenizer,
+                              pieces turn it back (llama.cpp's escape_whitespaces) */
 
     int32_t *eog;     /* sorted ids */
     size_t   n_eog;

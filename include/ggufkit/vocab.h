@@ -14,7 +14,7 @@ extern "C" {
  * a model's vocabulary (tokenizer.ggml.*): text to token ids
  * and token ids to text, exactly as llama.cpp (c392e50) does it.
  *
- * Two tokenizer models are supported:
+ * Three tokenizer models are supported:
  *   "llama"  SentencePiece (SPM): spaces become U+2581, a leading space is
  *            added (tokenizer.ggml.add_space_prefix, default true), adjacent
  *            symbols merge greedily by token score, and text no token covers
@@ -23,6 +23,10 @@ extern "C" {
  *            pre-tokenizer regexes that tokenizer.ggml.pre names, each word's
  *            bytes are spelled in GPT-2's byte alphabet and merged by the rank
  *            of tokenizer.ggml.merges.
+ *   "gemma4" SentencePiece-style BPE (Gemma 4; gguf_vocab_type says BPE,
+ *            gguf_vocab_pre "gemma4"): spaces become U+2581, the text is
+ *            split only at newline runs, merged by rank as raw UTF-8, with
+ *            <0xNN> byte fallback; BOS is always added.
  * "bert", "t5", "rwkv" and "no_vocab" vocabularies are refused by name.
  *
  * gguf_vocab_load() validates the whole vocabulary (see docs/libgguf.md):

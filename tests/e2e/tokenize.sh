@@ -3,7 +3,9 @@
 # on the fixture vocabularies, --special (BOS, special-token parsing),
 # escaping of pieces, errors; the chain gguf-convert --vocab-only ->
 # tokenizer on llama.cpp's llama-bpe and qwen2 test vectors (every entry),
-# and on ids llama.cpp gave for the gpt-4o pre-tokenizer.
+# and on ids llama.cpp gave for the gpt-4o pre-tokenizer; Qwen 3.5 (qwen35)
+# and Gemma 4 (gemma4) vocabularies against llama-tokenize's ids
+# (tests/data/tok), and the Qwen 3.5 folder through gguf-convert.
 source "$(dirname "$0")/lib.sh"
 export LC_ALL=C
 
@@ -138,6 +140,91 @@ PY
     fi
     fixture_block_end
 fi
+
+# --- Qwen 3.5 and Gemma 4 (tests/data/tok) ------------------------------------
+# NAME-vocab.gguf: llama.cpp e21cdc11's converter on tests/tools/mktokjson's
+# folders; NAME.out / NAME.special.out: llama-tokenize's ids for every entry of
+# vectors.inp (see tests/data/tok/README.md). No python: the entries are split
+# in bash.
+D=$ROOT/tests/data/tok
+# tok_vectors GGUF OUT [--special]: every entry of vectors.inp gives its OUT line.
+tok_vectors() {
+    local gguf=$1 out=$2 flag=${3:-} sep=$'\n__ggml_vocab_test__\n' data entry want got i=0 bad=0
+    data=$(cat "$D/vectors.inp"; printf x); data=${data%x}
+    exec 3<"$out"
+    while [ -n "$data" ]; do
+        entry=${data%%"$sep"*}
+        data=${data#*"$sep"}
+        IFS= read -r want <&3 || { echo "  $out: fewer lines than entries"; bad=$((bad + 1)); break; }
+        got=$("$INSPECT" "$gguf" --tokenize "$entry" $flag 2>&1 | head -1)
+        [ "$got" = "$want" ] || { bad=$((bad + 1)); [ $bad -le 3 ] && echo "  $out entry $i: got '$got', want '$want'"; }
+        i=$((i + 1))
+    done
+    IFS= read -r want <&3 && { echo "  $out: more lines than entries"; bad=$((bad + 1)); }
+    exec 3<&-
+    echo "  $out: $((i - bad))/$i entries match"
+    [ "$bad" = 0 ] && [ "$i" -ge 120 ]
+}
+for name in qwen35 gemma4; do
+    if tok_vectors "$D/$name-vocab.gguf" "$D/$name.out"; then pass "tokenize $name vectors"; else fail "tokenize $name vectors"; fi
+    if tok_vectors "$D/$name-vocab.gguf" "$D/$name.special.out" --special; then
+        pass "tokenize $name vectors --special"; else fail "tokenize $name vectors --special"; fi
+done
+# a Gemma 4 piece: U+2581 is a space again
+out=$("$INSPECT" "$D/gemma4-vocab.gguf" --tokenize " fox")
+expect "tokenize gemma4 piece" "$(printf '%s\n' "$out" | sed -n 2p | cut -f2)" " fox"
+# gguf-convert --vocab-only on the Qwen 3.5 folder: the tokenizer keys
+# llama.cpp wrote, except what its config.json adds (bos_token_id) and what a
+# tokenizer-only folder (converted as llama) adds (add_space_prefix).
+MKTOK=$BIN/tests/tools/mktokjson
+if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ]; then
+    skip "tokenize qwen35 through gguf-convert" "mktokjson or gguf-convert not built"
+else
+    mkdir -p "$TMP/q35tok"
+    "$MKTOK" qwen35 "$TMP/q35tok"
+    if "$CONVERT" "$TMP/q35tok" --vocab-only -o "$TMP/q35tok.gguf" >/dev/null 2>"$TMP/err"; then
+        got=$("$INSPECT" diff "$TMP/q35tok.gguf" "$D/qwen35-vocab.gguf" --full 2>&1 |
+              awk '$2 ~ /^tokenizer\./ { print $1, $2 }' | tr '\n' ';')
+        expect "tokenize qwen35 through gguf-convert: tokenizer keys" "$got" \
+            "removed tokenizer.ggml.add_space_prefix;added tokenizer.ggml.bos_token_id;"
+        if tok_vectors "$TMP/q35tok.gguf" "$D/qwen35.out"; then
+            pass "tokenize qwen35 through gguf-convert: vectors"; else fail "tokenize qwen35 through gguf-convert: vectors"; fi
+    else
+        fail "tokenize qwen35 through gguf-convert" "$(head -1 "$TMP/err")"
+    fi
+fi
+
+# The same folders with the fixture models' config.json (vocab_size set to the
+# tokenizer's, as for the references) and weights: a real qwen35 / gemma4 conversion,
+# every tokenizer key as llama.cpp wrote it. Needs the architecture in this
+# build's registry.
+for pair in qwen35:702 gemma4:851; do
+    name=${pair%%:*} nv=${pair#*:}
+    need_fixture "models/$name-rand/config.json" "tokenize $name folder through gguf-convert" 2 || continue
+    if ! "$INSPECT" --arches 2>/dev/null | awk '{ print $1 }' | grep -qx "$name"; then
+        skip_block "tokenize $name folder through gguf-convert" "architecture $name not in this build" 2
+        fixture_block_end; continue
+    fi
+    if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ]; then
+        skip_block "tokenize $name folder through gguf-convert" "mktokjson or gguf-convert not built" 2
+        fixture_block_end; continue
+    fi
+    mkdir -p "$TMP/$name-folder"
+    "$MKTOK" "$name" "$TMP/$name-folder"
+    sed "s/\"vocab_size\": 512,/\"vocab_size\": $nv,/" "$FIX/models/$name-rand/config.json" > "$TMP/$name-folder/config.json"
+    ln -sf "$FIX/models/$name-rand/model.safetensors" "$TMP/$name-folder/" # a model folder needs its weights
+    if "$CONVERT" "$TMP/$name-folder" --vocab-only -o "$TMP/$name-folder.gguf" >/dev/null 2>"$TMP/err"; then
+        got=$("$INSPECT" diff "$TMP/$name-folder.gguf" "$D/$name-vocab.gguf" --full 2>&1 |
+              awk '$2 ~ /^tokenizer\./ { print $1, $2 }' | tr '\n' ';')
+        expect "tokenize $name folder through gguf-convert: tokenizer keys" "$got" ""
+        if tok_vectors "$TMP/$name-folder.gguf" "$D/$name.special.out" --special; then
+            pass "tokenize $name folder through gguf-convert: vectors"; else fail "tokenize $name folder through gguf-convert: vectors"; fi
+    else
+        fail "tokenize $name folder through gguf-convert: tokenizer keys" "$(head -1 "$TMP/err")"
+        fail "tokenize $name folder through gguf-convert: vectors" "not converted"
+    fi
+    fixture_block_end
+done
 
 # --- llama.cpp's greedy-decode prompts: the prompt ids it fed each model ------
 # (BOS added, as --special does). wp-llama-5m-* share one vocabulary, llama2xs

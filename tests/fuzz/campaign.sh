@@ -40,6 +40,16 @@ seed() { # NAME: a few small inputs of the harness's format
     fuzz_json) cp "$fix"/models/*/hf/config.json "$d/" 2>/dev/null
                cp "$fix"/models/wp-llama-5m/hf/tokenizer_config.json "$d/t.json" 2>/dev/null ;;
     fuzz_spm) cp "$fix/models/wp-llama-5m/hf/tokenizer.model" "$d/" 2>/dev/null ;;
+    fuzz_tokenizer) # byte 0: a GGUF vocabulary; 247/246: text for the gemma4/qwen35 built-ins
+        for g in tests/data/tok/*-vocab.gguf; do { printf '\000'; cat "$g"; } >"$d/$(basename "$g")"; done
+        printf '\367 the\n\n\n<|tool_call>\xe4\xb8\xad x' >"$d/gemma4.txt"
+        printf '\366 e\xcc\x81t\xc3\xa9 don'"'"'t 123' >"$d/qwen35.txt" ;;
+    fuzz_tokjson) mkdir -p "$d.tmp"
+        local fam
+        for fam in qwen35 gemma4; do
+            [ -x build/tests/tools/mktokjson ] && build/tests/tools/mktokjson $fam "$d.tmp" && cp "$d.tmp/tokenizer.json" "$d/$fam.json"
+        done
+        rm -rf "$d.tmp" ;;
     fuzz_recipe) printf 'preset: Q4_K_M\noutput_tensor_type: q8_0\ntensors:\n  - match: "attn_v"\n    type: q8_0\n' >"$d/r.yaml" ;;
     *) ;;
     esac

@@ -6,14 +6,17 @@
  *            vocabulary then encodes a few texts with every flag and gives
  *            the piece of its first tokens, so that a bound the validator
  *            failed to enforce shows up as an ASan report;
- *   64..255  text for one of the built-in vocabularies (an SPM one, and a
- *            byte-level BPE one per pre-tokenizer, chosen by the byte): it is
- *            encoded with each flag combination; for BPE and valid UTF-8 the
- *            pieces must give the text back (abort otherwise; not for
- *            jina-v2-de, whose <mask> strips the whitespace before it).
+ *   64..255  text for one of the built-in vocabularies (an SPM one, a
+ *            byte-level BPE one per pre-tokenizer, and a Gemma 4 one, chosen
+ *            by the byte): it is encoded with each flag combination; for BPE
+ *            and valid UTF-8 the pieces must give the text back (abort
+ *            otherwise; not for jina-v2-de, whose <mask> strips the
+ *            whitespace before it, nor for gemma4 text holding U+2581, which
+ *            decodes as a space).
  * The built-in vocabularies are GGUF images written here, so the harness
  * needs no fixtures. Build: make fuzz; run: build-fuzz/fuzz_tokenizer DIR.
  */
+#define _GNU_SOURCE /* memmem */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -154,7 +157,7 @@ static void byte_char(unsigned b, char out[3])
 static const char *const pre_names[] = {
     "default", "llama3", "deepseek-llm", "deepseek-coder", "deepseek-v3", "falcon", "starcoder",
     "gpt-2", "qwen2", "bloom", "viking", "tekken", "chameleon", "chatglm-bpe", "smollm", "jina-v2-de",
-    "gpt-4o"
+    "gpt-4o", "qwen35", "gemma4" /* the last: make_gemma4 */
 };
 #define N_PRE (sizeof pre_names / sizeof *pre_names)
 
@@ -189,6 +192,52 @@ static gguf_vocab *make_bpe(const char *pre)
     put_u32(&im, 4);
     put_u32(&im, eos);
     im.n_kv++;
+    return finish(&im);
+}
+
+/* Gemma 4 (tokenizer.ggml.model "gemma4"): <pad> <eos> <bos> <unk>, the
+ * <0xNN> byte tokens, a few U+2581-escaped pieces and their merges, newline
+ * runs, and Gemma 4's special tokens (<|tool_call> user-defined, the rest
+ * control; </s> becomes normal). */
+static gguf_vocab *make_gemma4(void)
+{
+    static const char *const head[] = { "<pad>", "<eos>", "<bos>", "<unk>" };
+    static const char *const tail[] = { "\xe2\x96\x81", "a", "t", "h", "e", "\xe2\x96\x81t", "he",
+                                        "\xe2\x96\x81the", "\n", "\n\n\n", "\xe4\xb8\xad",
+                                        "<|turn>", "<turn|>", "<|tool_response>", "</s>", "<|tool_call>" };
+    static const char *const merges[] = { "\xe2\x96\x81 t", "h e", "\xe2\x96\x81t he" };
+    enum { NH = 4, NT = sizeof tail / sizeof *tail, N = NH + 256 + NT };
+    const char *toks[N];
+    char bytes[256][7];
+    int32_t types[N];
+    for (int i = 0; i < NH; i++) {
+        toks[i] = head[i];
+        types[i] = 3;
+    }
+    for (int b = 0; b < 256; b++) {
+        static const char hex[] = "0123456789ABCDEF";
+        memcpy(bytes[b], (char[7]){ '<', '0', 'x', hex[b >> 4], hex[b & 15], '>', 0 }, 7);
+        toks[NH + b] = bytes[b];
+        types[NH + b] = 6;
+    }
+    for (int i = 0; i < NT; i++) {
+        toks[NH + 256 + i] = tail[i];
+        types[NH + 256 + i] = i == NT - 1 ? 4 : i >= NT - 5 ? 3 : 1;
+    }
+    image im;
+    begin(&im);
+    kv_str(&im, "tokenizer.ggml.model", "gemma4");
+    kv_strs(&im, "tokenizer.ggml.tokens", toks, N);
+    kv_arr32(&im, "tokenizer.ggml.token_type", 5, types, N);
+    kv_strs(&im, "tokenizer.ggml.merges", merges, sizeof merges / sizeof *merges);
+    uint32_t ids[2] = { 2, 1 };
+    static const char *const keys[2] = { "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id" };
+    for (int i = 0; i < 2; i++) {
+        put_str(&im, keys[i]);
+        put_u32(&im, 4);
+        put_u32(&im, ids[i]);
+        im.n_kv++;
+    }
     return finish(&im);
 }
 
@@ -277,9 +326,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     size_t k = (size_t)(sel - 96) % N_PRE;
+    bool gemma4 = k == N_PRE - 1;
     if (!bpe[k])
-        bpe[k] = make_bpe(pre_names[k]);
-    /* jina-v2-de's <mask> swallows the whitespace before it: no round trip */
-    exercise(bpe[k], text, size, valid_utf8(data, size) && strcmp(pre_names[k], "jina-v2-de") != 0);
+        bpe[k] = gemma4 ? make_gemma4() : make_bpe(pre_names[k]);
+    /* jina-v2-de's <mask> swallows the whitespace before it, gemma4 gives
+     * U+2581 back as a space: no round trip */
+    exercise(bpe[k], text, size, valid_utf8(data, size) && strcmp(pre_names[k], "jina-v2-de") != 0 &&
+                                     !(gemma4 && memmem(text, size, "\xe2\x96\x81", 3)));
     return 0;
 }

@@ -5,6 +5,8 @@
  * and small hand-built vocabularies for each validation error, special-token
  * parsing, BOS/EOS, byte fallback, merges and pieces.
  */
+#define _GNU_SOURCE /* memmem */
+#include <string.h>
 #include <unistd.h>
 
 #include <ggufkit/gguf.h>
@@ -258,6 +260,198 @@ START_TEST(test_vectors_converted)
 }
 END_TEST
 
+/* ---- Qwen 3.5 and Gemma 4 (tests/data/tok) ---------------------------------------
+ *
+ * NAME-vocab.gguf: what llama.cpp e21cdc11's convert_hf_to_gguf.py writes
+ * (--vocab-only) for the tokenizer folders tests/tools/mktokjson makes;
+ * NAME.out / NAME.special.out: llama-tokenize's ids for every entry of
+ * vectors.inp, without and with BOS + special-token parsing (see
+ * tests/data/tok/README.md). */
+
+static const char *const tok_vocabs[] = { "qwen35", "gemma4" };
+
+/* Every entry of tests/data/tok/vectors.inp against the lines of out. */
+static int check_tok_vectors(const gguf_vocab *v, const char *out_path, bool special)
+{
+    size_t ni, no;
+    char *inp = slurp("tests/data/tok/vectors.inp", &ni);
+    char *out = slurp(out_path, &no);
+    ck_assert_msg(inp && out, "tests/data/tok: vectors.inp or %s missing", out_path);
+    static const char sep[] = "\n__ggml_vocab_test__\n";
+    char *s = inp, *line = out;
+    int matched = 0;
+    gguf_error err;
+    for (char *end; (end = strstr(s, sep)); s = end + sizeof sep - 1) {
+        size_t len = (size_t)(end - s);
+        char *nl = strchr(line, '\n');
+        ck_assert_msg(nl != NULL, "%s: more inputs than outputs", out_path);
+        *nl = 0;
+        int32_t *ids;
+        size_t n;
+        ck_assert_int_eq(gguf_vocab_encode(v, s, len, special, special, &ids, &n, &err), 0);
+        char *q = line;
+        for (size_t i = 0; i < n; i++) {
+            char *e;
+            long want = strtol(q, &e, 10);
+            ck_assert_msg(e != q, "%s entry %d \"%.*s\": more ids than expected", out_path, matched,
+                          (int)(len > 60 ? 60 : len), s);
+            ck_assert_msg(want == ids[i], "%s entry %d \"%.*s\": id %zu is %d, expected %ld", out_path,
+                          matched, (int)(len > 60 ? 60 : len), s, i, ids[i], want);
+            q = e;
+        }
+        while (*q == ' ')
+            q++;
+        ck_assert_msg(*q == 0, "%s entry %d \"%.*s\": fewer ids than expected", out_path, matched,
+                      (int)(len > 60 ? 60 : len), s);
+        if (!special && !memmem(s, len, "\xe2\x96\x81", 3)) { /* the pieces give the text back
+                                                                  (gemma4: but U+2581 as a space) */
+            size_t dl;
+            char *d = decode(v, ids, n, &dl);
+            ck_assert_msg(dl == len && !memcmp(d, s, len), "%s entry %d \"%.*s\": decodes to \"%.*s\"",
+                          out_path, matched, (int)(len > 60 ? 60 : len), s, (int)(dl > 60 ? 60 : dl), d);
+            free(d);
+        }
+        free(ids);
+        matched++;
+        line = nl + 1;
+    }
+    ck_assert_msg(*line == 0, "%s: more outputs than inputs", out_path);
+    free(inp);
+    free(out);
+    return matched;
+}
+
+static gguf_vocab *load_tok_vocab(const char *name, gguf_file **f)
+{
+    char path[256];
+    gguf_error err;
+    snprintf(path, sizeof path, "tests/data/tok/%s-vocab.gguf", name);
+    *f = gguf_open(path, 0, &err);
+    ck_assert_msg(*f != NULL, "%s: %s", path, err.msg);
+    gguf_vocab *v = gguf_vocab_load(*f, &err);
+    ck_assert_msg(v != NULL, "%s: %s", path, err.msg);
+    return v;
+}
+
+/* _i: vocabulary * 2 + (with BOS and special tokens) */
+START_TEST(test_tok_vectors)
+{
+    const char *name = tok_vocabs[_i / 2];
+    bool special = _i % 2;
+    gguf_file *f;
+    gguf_vocab *v = load_tok_vocab(name, &f);
+    char out[256];
+    snprintf(out, sizeof out, "tests/data/tok/%s%s.out", name, special ? ".special" : "");
+    int n = check_tok_vectors(v, out, special);
+    printf("%s: %d/%d entries match\n", out, n, n);
+    ck_assert_int_ge(n, 120);
+    gguf_vocab_free(v);
+    gguf_close(f);
+}
+END_TEST
+
+/* Gemma 4's rules beyond the ids: model "gemma4" is BPE with pre
+ * "gemma4", BOS always added, <eos> <turn|> <|tool_response> end
+ * generation and </s> becomes a normal token that does not. */
+START_TEST(test_gemma4_vocab)
+{
+    gguf_file *f;
+    gguf_vocab *v = load_tok_vocab("gemma4", &f);
+    ck_assert_int_eq(gguf_vocab_type(v), GGUF_VOCAB_BPE);
+    ck_assert_str_eq(gguf_vocab_pre(v), "gemma4");
+    ck_assert(gguf_vocab_adds_bos(v));
+    ck_assert(!gguf_vocab_adds_eos(v));
+    ck_assert_int_eq(gguf_vocab_bos(v), 2);
+    ck_assert_int_eq(gguf_vocab_eos(v), 1);
+    int32_t turn_end = -1, tool_resp = -1, s_end = -1, turn = -1;
+    for (int32_t id = 0; id < gguf_vocab_n_tokens(v); id++) {
+        size_t len;
+        const char *t = gguf_vocab_text(v, id, &len);
+        if (len == 7 && !memcmp(t, "<turn|>", 7))
+            turn_end = id;
+        if (len == 16 && !memcmp(t, "<|tool_response>", 16))
+            tool_resp = id;
+        if (len == 4 && !memcmp(t, "</s>", 4))
+            s_end = id;
+        if (len == 7 && !memcmp(t, "<|turn>", 7))
+            turn = id;
+    }
+    ck_assert(turn_end >= 0 && tool_resp >= 0 && s_end >= 0 && turn >= 0);
+    ck_assert(gguf_vocab_is_eog(v, 1));
+    ck_assert(gguf_vocab_is_eog(v, turn_end));
+    ck_assert(gguf_vocab_is_eog(v, tool_resp));
+    ck_assert(!gguf_vocab_is_eog(v, turn));
+    ck_assert(!gguf_vocab_is_eog(v, s_end));
+    ck_assert(!gguf_vocab_is_control(v, s_end)); /* CONTROL in the file, normal now */
+    /* not a special token any more: "</s>" is spelled by merges (llama.cpp: 494 302 424) */
+    expect_ids(v, "</s>", false, true, (int32_t[]){ 494, 302, 424, -2 });
+    /* pieces: U+2581 is a space, <0xNN> its byte; control tokens only with special */
+    char buf[16];
+    int32_t *ids;
+    size_t n;
+    gguf_error err;
+    ck_assert_int_eq(gguf_vocab_encode(v, " a \xf0\x9f\xa6\x99", 7, false, false, &ids, &n, &err), 0);
+    size_t dl;
+    char *d = decode(v, ids, n, &dl);
+    ck_assert_uint_eq(dl, 7);
+    ck_assert(!memcmp(d, " a \xf0\x9f\xa6\x99", 7));
+    free(d);
+    free(ids);
+    ck_assert_int_eq(gguf_vocab_piece(v, 2, false, buf, sizeof buf), 0);
+    ck_assert_int_eq(gguf_vocab_piece(v, 2, true, buf, sizeof buf), 5);
+    ck_assert(!memcmp(buf, "<bos>", 5));
+    gguf_vocab_free(v);
+    gguf_close(f);
+}
+END_TEST
+
+/* The gemma4 model in a hand-built file: BOS forced on over add_bos_token
+ * false, no default BOS/EOS ids, tokenizer.ggml.pre ignored, merges
+ * required, a newline run that is a token taken whole even when no merge
+ * makes it. */
+static gguf_writer *gemma4_writer(bool with_merges, bool add_bos)
+{
+    static const char *const toks[] = { "<pad>", "<eos>", "<bos>", "<0x0A>", "<0x61>", "\n", "\n\n\n",
+                                        "a", "\xe2\x96\x81", "\342\226\201a", "b" };
+    static const char *const merges[] = { "\xe2\x96\x81 a" };
+    int32_t types[sizeof toks / sizeof *toks];
+    for (size_t i = 0; i < sizeof toks / sizeof *toks; i++)
+        types[i] = i < 3 ? 3 : i < 5 ? 6 : 1;
+    gguf_writer *w = gguf_writer_new();
+    gguf_writer_set_str(w, "tokenizer.ggml.model", "gemma4");
+    gguf_writer_set_str(w, "tokenizer.ggml.pre", "no-such-pre");
+    gguf_writer_set_str_array(w, "tokenizer.ggml.tokens", toks, NULL, sizeof toks / sizeof *toks);
+    gguf_writer_set_array(w, "tokenizer.ggml.token_type", GGUF_VT_I32, types, sizeof toks / sizeof *toks);
+    if (with_merges)
+        gguf_writer_set_str_array(w, "tokenizer.ggml.merges", merges, NULL, 1);
+    gguf_writer_set_bool(w, "tokenizer.ggml.add_bos_token", add_bos);
+    return w;
+}
+
+START_TEST(test_gemma4_model)
+{
+    gguf_error err;
+    gguf_vocab *v = load_writer(gemma4_writer(true, false), &err);
+    ck_assert_msg(v, "%s", err.msg);
+    ck_assert_str_eq(gguf_vocab_pre(v), "gemma4");
+    ck_assert(gguf_vocab_adds_bos(v)); /* llama.cpp overrides false */
+    ck_assert_int_eq(gguf_vocab_bos(v), -1);
+    ck_assert_int_eq(gguf_vocab_eos(v), -1);
+    ck_assert(gguf_vocab_is_eog(v, 1)); /* <eos> by its text */
+    /* no BOS id: asking for it is an error, as llama.cpp asserts */
+    int32_t *ids;
+    size_t n;
+    ck_assert_int_ne(gguf_vocab_encode(v, "a", 1, true, false, &ids, &n, &err), 0);
+    ck_assert(strstr(err.msg, "BOS") != NULL);
+    /* " a" merges; "\n\n\n" is a token; "\n\n" is not: two "\n";
+     * 'b' is a token, 'c' falls back to nothing (no <0x63>), "\n" alone */
+    expect_ids(v, " a\n\n\nab\n\nc a", false, false, (int32_t[]){ 9, 6, 7, 10, 5, 5, 9, -2 });
+    expect_ids(v, "a a", false, false, (int32_t[]){ 7, 9, -2 });
+    gguf_vocab_free(v);
+    expect_refused(gemma4_writer(false, true), "tokenizer.ggml.merges");
+}
+END_TEST
+
 START_TEST(test_gpt_neox_loads)
 {
     char p[1024];
@@ -471,7 +665,7 @@ START_TEST(test_bpe_every_pre_tokenizer)
         "refact", "command-r", "qwen2", "deepseek-r1-qwen", "stablelm2", "olmo", "dbrx",
         "smaug-bpe", "poro-chat", "chatglm-bpe", "viking", "jais", "tekken", "smollm", "codeshell",
         "bloom", "gpt3-finnish", "exaone", "chameleon", "minerva-7b", "megrez", "gpt-4o",
-        "llama4", "kanana2", "minimax-m2"
+        "llama4", "kanana2", "minimax-m2", "qwen35", "gemma4"
     };
     static const char text[] = "ab abc 12 c\r\n\n  x\xe2\x80\x83y \xe4\xb8\x80\xf0\x9f\x98\x80 'll \xff\xed\xa0\x80!";
     for (size_t i = 0; i < sizeof pres / sizeof *pres; i++) {
@@ -554,6 +748,33 @@ START_TEST(test_bpe_gpt4o_words)
         expect_ids(v, "abc ab", false, false, (int32_t[]){ 6, 4, 5, -2 });
         gguf_vocab_free(v);
     }
+}
+END_TEST
+
+/* qwen35 words, each list as llama.cpp e21cdc11's unicode_regex_split gives
+ * it: a combining mark belongs to the letters around it (qwen2 splits it
+ * off) and is never punctuation; digits one by one. */
+START_TEST(test_bpe_qwen35_words)
+{
+    static const char *const cases[][2] = {
+        { "e\xcc\x81t\xc3\xa9 na\xc3\xafve cafe\xcc\x81 \xcc\x81x",
+          "e\xcc\x81t\xc3\xa9| na\xc3\xafve| cafe\xcc\x81| \xcc\x81x" },
+        { "don't DON'T 'Ll", "don|'t| DON|'T| '|Ll" },
+        { "1234 x2y", "1|2|3|4| x|2|y" },
+        { "a  \n  b\r\n", "a|  \n| | b|\r\n" },
+        { "\xe0\xa4\xa8\xe0\xa4\xae\xe0\xa4\xb8\xe0\xa5\x8d\xe0\xa4\xa4\xe0\xa5\x87 \xe0\xb8\x81\xe0\xb8\xb1",
+          "\xe0\xa4\xa8\xe0\xa4\xae\xe0\xa4\xb8\xe0\xa5\x8d\xe0\xa4\xa4\xe0\xa5\x87| \xe0\xb8\x81\xe0\xb8\xb1" },
+        { "  spaces  x ", " | spaces| | x| " },
+        { "!?\xcc\x81 ...\n\n", "!?|\xcc\x81| ...\n\n" },
+        { "\xf0\x9f\x98\x80\xe2\x80\x8d\xef\xb8\x8f x", "\xf0\x9f\x98\x80\xe2\x80\x8d|\xef\xb8\x8f| x" },
+    };
+    gguf_error err;
+    gguf_vocab *v = load_writer(bpe_writer("qwen35"), &err);
+    ck_assert_msg(v, "%s", err.msg);
+    ck_assert(!gguf_vocab_adds_bos(v));
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_words(v, cases[i][0], cases[i][1]);
+    gguf_vocab_free(v);
 }
 END_TEST
 
@@ -720,6 +941,9 @@ int main(void)
         tcase_add_loop_test(tc, test_round_trip, 0, 2);
     else
         skipped += 2;
+    tcase_add_loop_test(tc, test_tok_vectors, 0, 2 * (int)(sizeof tok_vocabs / sizeof *tok_vocabs));
+    tcase_add_test(tc, test_gemma4_vocab);
+    tcase_add_test(tc, test_gemma4_model);
     tcase_add_test(tc, test_spm_merges_and_space_prefix);
     tcase_add_test(tc, test_spm_byte_fallback);
     tcase_add_test(tc, test_spm_special_tokens);
@@ -728,6 +952,7 @@ int main(void)
     tcase_add_test(tc, test_bpe_merges);
     tcase_add_test(tc, test_bpe_every_pre_tokenizer);
     tcase_add_test(tc, test_bpe_gpt4o_words);
+    tcase_add_test(tc, test_bpe_qwen35_words);
     tcase_add_test(tc, test_refuses_bad_vocabularies);
     tcase_add_test(tc, test_eog);
     suite_add_tcase(s, tc);

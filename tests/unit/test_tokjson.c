@@ -4,6 +4,8 @@
  * forms, the SentencePiece-style (byte fallback) reading, bad files; and the
  * fixture tokenizers (Llama 3, Qwen3, Mistral v1) against their known shape.
  */
+#include <unistd.h>
+
 #include <ggufkit/arch.h>
 #include "tokjson.h"
 #include "testutil.h"
@@ -20,6 +22,9 @@ static json_value *parse(const char *s)
                   "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
 #define QWEN2_RE  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| " \
                   "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
+/* Qwen 3.5: qwen2's with \p{M} beside \p{L} */
+#define QWEN35_RE "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?[\\\\p{L}\\\\p{M}]+|\\\\p{N}| " \
+                  "?[^\\\\s\\\\p{L}\\\\p{M}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
 /* o200k as gpt-oss, Phi-4-mini and Xenova/gpt-4o write it */
 #define GPT4O_RE  "[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?[\\\\p{Lu}\\\\p{Lt}\\\\p{Lm}\\\\p{Lo}\\\\p{M}]*" \
                   "[\\\\p{Ll}\\\\p{Lm}\\\\p{Lo}\\\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|" \
@@ -38,6 +43,10 @@ static const struct {
       "llama-bpe" },
     { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT(QWEN2_RE) ", " BYTELEVEL("false") "]}",
       "qwen2" },
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT(QWEN35_RE) ", " BYTELEVEL("false") "]}",
+      "qwen35" },
+    /* with GPT-2's own regex after it: another tokenizer */
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [" SPLIT(QWEN35_RE) ", " BYTELEVEL("true") "]}", NULL },
     { BYTELEVEL("true"), "gpt-2" },
     { "{\"type\": \"ByteLevel\", \"add_prefix_space\": false}", "gpt-2" }, /* use_regex defaults on */
     { "{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Digits\", \"individual_digits\": true}, "
@@ -73,7 +82,7 @@ START_TEST(test_pre)
     } else {
         ck_assert_ptr_null(pre);
         ck_assert_ptr_nonnull(strstr(err.msg, "pre-tokenizer"));
-        ck_assert_ptr_nonnull(strstr(err.msg, "recognised: llama-bpe, qwen2, gpt-4o, gpt-2, smollm"));
+        ck_assert_ptr_nonnull(strstr(err.msg, "recognised: llama-bpe, qwen2, qwen35, gpt-4o, gpt-2, smollm"));
     }
     json_free(tj);
 }
@@ -268,6 +277,90 @@ START_TEST(test_fixtures)
 }
 END_TEST
 
+/* ---- Qwen 3.5 and Gemma 4: tests/tools/mktokjson's folders, their
+ * vocabulary keys against what llama.cpp e21cdc11's converter wrote for the
+ * same folders (tests/data/tok/NAME-vocab.gguf) ------------------------------ */
+
+static void expect_same_kv(const gguf_file *a, const gguf_file *b, const char *key)
+{
+    const gguf_kv *x = gguf_lookup_kv(a, key), *y = gguf_lookup_kv(b, key);
+    ck_assert_msg(x && y, "%s: %s in ours, %s in llama.cpp's", key, x ? "present" : "absent",
+                  y ? "present" : "absent");
+    ck_assert_msg(x->type == y->type && x->elem_type == y->elem_type && x->n == y->n,
+                  "%s: type %u/%u n %llu, llama.cpp's %u/%u n %llu", key, x->type, x->elem_type,
+                  (unsigned long long)x->n, y->type, y->elem_type, (unsigned long long)y->n);
+    for (uint64_t i = 0; x->strs && i < x->n; i++)
+        ck_assert_msg(x->strs[i].len == y->strs[i].len && !memcmp(x->strs[i].ptr, y->strs[i].ptr, x->strs[i].len),
+                      "%s[%llu]: \"%.*s\", llama.cpp's \"%.*s\"", key, (unsigned long long)i,
+                      (int)x->strs[i].len, x->strs[i].ptr, (int)y->strs[i].len, y->strs[i].ptr);
+    if (!x->strs) {
+        uint64_t n;
+        const void *dx = gguf_kv_array(x, x->elem_type, &n), *dy = gguf_kv_array(y, y->elem_type, &n);
+        ck_assert_msg(dx && dy && !memcmp(dx, dy, 4 * x->n), "%s: values differ", key);
+    }
+}
+
+START_TEST(test_upstream_vocabs)
+{
+    static const char *const names[] = { "qwen35", "gemma4" };
+    const char *name = names[_i];
+    const char *b = getenv("BUILD");
+    char dir[1024], cmd[2048], path[1100], cpath[1100], out[1100];
+    snprintf(dir, sizeof dir, "%s/tokjson-%d-%s", test_tmpdir(), (int)getpid(), name);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && '%s/tests/tools/mktokjson' %s '%s'", dir,
+             b && *b ? b : "build", name, dir);
+    ck_assert_msg(system(cmd) == 0, "%s failed", cmd);
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    snprintf(cpath, sizeof cpath, "%s/tokenizer_config.json", dir);
+    gguf_error err;
+    json_value *tj = json_load_file(path, &err), *cfg = json_load_file(cpath, &err);
+    ck_assert_msg(tj && cfg, "%s", err.msg);
+    vocab v;
+    int rc = _i == 0 ? vocab_from_bpe_json(&v, tj, -1, &err) : vocab_from_gemma4_json(&v, tj, cfg, &err);
+    ck_assert_msg(rc == 0, "%s: %s", name, err.msg);
+    snprintf(out, sizeof out, "%s/vocab.gguf", dir);
+    gguf_writer *w = gguf_writer_new();
+    ck_assert_int_eq(vocab_write(&v, w, &err), 0);
+    ck_assert_msg(gguf_writer_begin(w, out, &err) == 0 && gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+    vocab_free(&v);
+    json_free(tj);
+    json_free(cfg);
+    char ref[256];
+    snprintf(ref, sizeof ref, "tests/data/tok/%s-vocab.gguf", name);
+    gguf_file *ours = gguf_open(out, 0, &err), *theirs = gguf_open(ref, 0, &err);
+    ck_assert_msg(ours && theirs, "%s", err.msg);
+    static const char *const keys[] = { "tokenizer.ggml.model", "tokenizer.ggml.tokens",
+                                        "tokenizer.ggml.token_type", "tokenizer.ggml.merges" };
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        expect_same_kv(ours, theirs, keys[k]);
+    if (_i == 0) { /* gpt2 with pre qwen35, no scores */
+        expect_same_kv(ours, theirs, "tokenizer.ggml.pre");
+        ck_assert_ptr_null(gguf_lookup_kv(ours, "tokenizer.ggml.scores"));
+    } else { /* gemma4: scores, no pre */
+        expect_same_kv(ours, theirs, "tokenizer.ggml.scores");
+        ck_assert_ptr_null(gguf_lookup_kv(ours, "tokenizer.ggml.pre"));
+        ck_assert_ptr_null(gguf_lookup_kv(theirs, "tokenizer.ggml.pre"));
+    }
+    gguf_close(ours);
+    gguf_close(theirs);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* Gemma 4 needs LlamaHfVocab's kind of tokenizer.json */
+START_TEST(test_gemma4_refuses_byte_level)
+{
+    json_value *tj = parse("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}}");
+    vocab v;
+    gguf_error err;
+    ck_assert_int_ne(vocab_from_gemma4_json(&v, tj, NULL, &err), 0);
+    ck_assert_msg(strstr(err.msg, "byte_fallback") != NULL, "%s", err.msg);
+    json_free(tj);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tokjson");
@@ -279,6 +372,8 @@ int main(void)
     tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, test_spm_json);
     tcase_add_test(tc, test_looks_special);
+    tcase_add_loop_test(tc, test_upstream_vocabs, 0, 2);
+    tcase_add_test(tc, test_gemma4_refuses_byte_level);
     int skipped = 0;
     if (fixtures_present())
         tcase_add_test(tc, test_fixtures);
