@@ -12,9 +12,16 @@
 # experts of ffn 2816, top 2, dim 1024), qwen3moe (32 experts of 768,
 # top 4, dim 1024), phi3 (the llama row's sizes with fused qkv and
 # gate-up), gemma2 (dim 1536, heads of 256, post-norms, soft-caps, tied),
-# gemma3 (Gemma 2's layout with q/k norms, 12 layers: 10 local, 2 global)
-# and gptoss (32 MXFP4 experts of 768, top 4, dim 1024, attention biases
-# and sinks). Experts that come MXFP4 from the checkpoint (gpt-oss's) stay
+# gemma3 (Gemma 2's layout with q/k norms, 12 layers: 10 local, 2 global),
+# gptoss (32 MXFP4 experts of 768, top 4, dim 1024, attention biases
+# and sinks), qwen35 (Qwen 3.5's blocks at dim 1024: 6 Gated DeltaNet of
+# 16 key/value heads of 128, 2 gated attention of 8 heads of 256, ffn
+# 3584, tied), qwen35moe (the same blocks with 32 value heads, 32 experts
+# of 256 top 8 and a shared expert of 256), gemma4 (gemma-4-26B-A4B's
+# layout at dim 1024: 10 sliding blocks of 128-wide heads, 2 full of 256
+# with K as V, a dense GeGLU of 2048 beside 32 experts of 256 top 8) and
+# gemma4e (gemma-4-E2B's: per-layer inputs of 256, the last 6 of 12
+# blocks sharing KV, their GeGLU twice 4096 wide). Experts that come MXFP4 from the checkpoint (gpt-oss's) stay
 # MXFP4 in every TYPE (--tensor-type; requantizing them to the preset's
 # types would need --allow-requantize): such rows differ in the other
 # tensors only. The MiB/tok column is what one generated token reads
@@ -64,6 +71,15 @@ shape() {
         gemma3) echo --family gemma3 --dim 1536 --layers 12 --ffn 6144 --heads 4 --kv-heads 1 --head-dim 256 ;;
         gptoss) echo --family gptoss --dim 1024 --layers 8 --heads 16 --kv-heads 2 --head-dim 64 \
                      --experts 32 --experts-used 4 --moe-ffn 768 ;;
+        qwen35) echo --family qwen35 --dim 1024 --layers 8 --ffn 3584 --heads 8 --kv-heads 2 --head-dim 256 \
+                     --lin-k-heads 16 --lin-v-heads 16 --lin-head-dim 128 ;;
+        qwen35moe) echo --family qwen35moe --dim 1024 --layers 8 --heads 8 --kv-heads 2 --head-dim 256 \
+                        --lin-k-heads 16 --lin-v-heads 32 --lin-head-dim 128 \
+                        --experts 32 --experts-used 8 --moe-ffn 256 --shexp-ffn 256 ;;
+        gemma4) echo --family gemma4 --dim 1024 --layers 12 --ffn 2048 --heads 8 --kv-heads 4 --head-dim 128 \
+                     --global-head-dim 256 --experts 32 --experts-used 8 --moe-ffn 256 ;;
+        gemma4e) echo --family gemma4e --dim 1024 --layers 12 --ffn 4096 --heads 8 --kv-heads 1 --head-dim 128 \
+                      --global-head-dim 256 --ple-dim 256 --kv-shared 6 ;;
         *) echo "no benchmark shape for family $1: add one to bench/run.sh's shape" \
                 "(mkhf's families: $("$BIN/tests/tools/mkhf" --families | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }'))" >&2
            return 1 ;;

@@ -6,7 +6,9 @@
  *   mkhf OUTDIR [--family F] [--tokenizer tokenizer.model] [--dim N] [--layers N]
  *               [--ffn N] [--heads N] [--kv-heads N] [--head-dim N] [--vocab N]
  *               [--experts N] [--experts-used N] [--moe-ffn N] [--dtype f16|bf16|f32]
- *               [--set NAME[INDEX]=VALUE ...]
+ *               [--set NAME[INDEX]=VALUE ...] [--lin-k-heads N] [--lin-v-heads N]
+ *               [--lin-head-dim N] [--shexp-ffn N] [--global-head-dim N] [--ple-dim N]
+ *               [--kv-shared N]
  *   mkhf --families
  *
  * --family takes a row's name or a GGUF architecture (its first row: gpt-oss
@@ -32,10 +34,30 @@
  *   gptoss    GptOssForCausalLM: q/k/v/o biases, attention sinks, a biased
  *             router, --experts of --moe-ffn top --experts-used stacked as
  *             MXFP4 (--ffn unused), heads of --head-dim
- *   gemma4    Gemma4ForConditionalGeneration: sliding blocks of --head-dim
- *             heads, every third and the last full with heads twice as wide, KV shared
- *             from the fourth block, per-layer inputs, --experts of --moe-ffn
- *             beside the --ffn MLP
+ *   qwen35    Qwen3_5ForCausalLM: every 4th block (every block's last of
+ *             fewer) gated full attention (q_proj: per head, head_dim query
+ *             rows then head_dim gate rows) with q/k norms, the others
+ *             Gated DeltaNet linear attention of --lin-k-heads key heads
+ *             (default heads / 2) and --lin-v-heads value heads (default
+ *             heads), --lin-head-dim wide (default --head-dim), conv kernel
+ *             4; norms stored as w of x·(1 + w) but linear_attn.norm; M-RoPE
+ *             on a quarter of each head; tied output
+ *   qwen35moe Qwen3_5MoeForCausalLM: qwen35's blocks with --experts of
+ *             --moe-ffn top --experts-used stored fused as transformers 5
+ *             writes them (experts.gate_up_proj, experts.down_proj) and a
+ *             shared expert of --shexp-ffn (default --moe-ffn) with its
+ *             sigmoid gate; untied
+ *   gemma4    Gemma4ForConditionalGeneration (the text model under
+ *             model.language_model., config under text_config), as
+ *             gemma-4-26B-A4B: 5 sliding : 1 full blocks (the last full),
+ *             sliding heads of --head-dim, full heads of --global-head-dim
+ *             (default 2 × --head-dim) with K as V, proportional rope on a
+ *             quarter of them, a dense GeGLU MLP of --ffn and beside it
+ *             --experts of --moe-ffn top --experts-used, a layer scalar
+ *   gemma4e   the same family as gemma-4-E2B: no experts, per-layer inputs
+ *             --ple-dim wide (default 32), the last --kv-shared blocks
+ *             (default 0) reusing the KV of earlier ones, their MLP twice
+ *             as wide
  * Tensors are written in the module order a real checkpoint has (the
  * converter sorts them anyway); a family ignores the options it has no
  * use for (--head-dim in llama, mixtral and phi3, the expert options in the
@@ -89,6 +111,8 @@ static float randw(void)
 /* What the model is given on the command line. */
 typedef struct shape {
     int64_t dim, layers, ffn, heads, kv, head_dim, experts, used, moe_ffn, vocab;
+    int64_t lin_k, lin_v, lin_dim, shexp_ffn;  /* qwen35: linear attention, shared expert */
+    int64_t global_head_dim, ple_dim, kv_shared; /* gemma4 */
 } shape;
 
 enum {
@@ -102,7 +126,9 @@ enum {
     F_MXFP4        = 1 << 6, /* gpt-oss: biased mlp.router, stacked MXFP4 experts */
     F_CHAT_TOKENS  = 1 << 7, /* Phi-3's added tokens (phi3_tokens) */
     F_QKV_BIAS     = 1 << 8, /* Qwen2: q/k/v biases */
-    F_GEMMA4       = 1 << 9, /* Gemma 4's own layout (gemma4_tensors) */
+    F_QWEN35       = 1 << 9, /* Qwen3.5 hybrid blocks (add_qwen35_block) */
+    F_GEMMA4       = 1 << 10,/* Gemma 4 blocks (add_gemma4_block), model.language_model. */
+    F_PLE          = 1 << 11,/* Gemma 4 per-layer inputs, KV-shared blocks allowed */
 };
 
 /* Per-expert matrices (Mixtral, Qwen3-MoE): the router and each expert's
@@ -120,6 +146,11 @@ static const expert_names qwen3moe_experts = {
     "mlp.gate.weight", "mlp.experts.%lld.gate_proj.weight", "mlp.experts.%lld.up_proj.weight",
     "mlp.experts.%lld.down_proj.weight", true,
 };
+
+/* Qwen 3.5 and Gemma 4 store their experts fused (add_qwen35_block,
+ * add_gemma4_block write them); the names mark them as MoE families. */
+static const expert_names qwen35_experts = { "mlp.gate.weight", NULL, NULL, NULL, true };
+static const expert_names gemma4_experts = { "router.proj.weight", NULL, NULL, NULL, true };
 
 /* Phi-3's chat tokens, in its order; all but <|endoftext|> strip the
  * space after them. */
@@ -211,32 +242,79 @@ static void keys_gptoss(FILE *fp, const shape *s)
                 "\"lm_head\"]}");
 }
 
-/* Gemma 4 (E2B's layout, gemma4-rand's choices): blocks sliding, sliding,
- * full, ... (the full ones' heads twice --head-dim wide, K serving as V);
- * with 4 blocks or more the blocks from the fourth share KV, their MLP
- * double-wide; per-layer inputs 32 wide; --experts of --moe-ffn top
- * --experts-used beside the dense MLP; the text model under text_config
- * keys, its tensors under model.language_model. */
-#define GEMMA4_PER_LAYER 32
-static bool gemma4_full(const shape *s, int64_t l) { return l % 3 == 2 || l == s->layers - 1; }
-static int64_t gemma4_shared(const shape *s) { return s->layers >= 4 ? s->layers - 3 : 0; }
-static void keys_gemma4(FILE *fp, const shape *s)
+/* Qwen 3.5: block il is full attention when (il + 1) % interval == 0 (4,
+ * or the block count when fewer). */
+static int64_t qwen35_interval(const shape *s)
 {
-    fprintf(fp, ", \"head_dim\": %lld, \"global_head_dim\": %lld, \"attention_k_eq_v\": true, "
-                "\"num_global_key_value_heads\": null, \"hidden_activation\": \"gelu_pytorch_tanh\", "
-                "\"hidden_size_per_layer_input\": %d, \"vocab_size_per_layer_input\": %lld, "
-                "\"num_kv_shared_layers\": %lld, \"use_double_wide_mlp\": true, "
-                "\"sliding_window\": 512, \"final_logit_softcapping\": 30.0, "
-                "\"attn_logit_softcapping\": null, \"enable_moe_block\": true, \"num_experts\": %lld, "
-                "\"top_k_experts\": %lld, \"moe_intermediate_size\": %lld, \"pad_token_id\": 0, "
-                "\"rope_parameters\": {\"full_attention\": {\"rope_type\": \"proportional\", "
-                "\"partial_rotary_factor\": 0.25, \"rope_theta\": 1000000.0}, \"sliding_attention\": "
-                "{\"rope_type\": \"default\", \"rope_theta\": 10000.0}}, \"layer_types\": [",
-            LL(s->head_dim), LL(2 * s->head_dim), GEMMA4_PER_LAYER, LL(s->vocab), LL(gemma4_shared(s)),
-            LL(s->experts), LL(s->used), LL(s->moe_ffn));
+    return s->layers < 4 ? s->layers : 4;
+}
+
+/* Qwen3.5-27B's and -35B-A3B's: M-RoPE sections over a quarter of each
+ * head (256-wide heads: [11, 11, 10]), rope theta 1e7, the linear
+ * attention's widths. */
+static void keys_qwen35(FILE *fp, const shape *s)
+{
+    const int64_t pairs = s->head_dim / 4 / 2, iv = qwen35_interval(s);
+    fprintf(fp, ", \"head_dim\": %lld, \"hidden_act\": \"silu\", \"attn_output_gate\": true, "
+                "\"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 10000000.0, "
+                "\"partial_rotary_factor\": 0.25, \"mrope_interleaved\": true, \"mrope_section\": [%lld, %lld, %lld]}, "
+                "\"partial_rotary_factor\": 0.25, \"full_attention_interval\": %lld, \"layer_types\": [",
+            LL(s->head_dim), LL(pairs / 3 + (pairs % 3 > 0)), LL(pairs / 3 + (pairs % 3 > 1)), LL(pairs / 3),
+            LL(iv));
+    for (int64_t l = 0; l < s->layers; l++)
+        fprintf(fp, "%s\"%s\"", l ? ", " : "", (l + 1) % iv ? "linear_attention" : "full_attention");
+    fprintf(fp, "], \"linear_conv_kernel_dim\": 4, \"linear_key_head_dim\": %lld, \"linear_value_head_dim\": %lld, "
+                "\"linear_num_key_heads\": %lld, \"linear_num_value_heads\": %lld, \"mtp_num_hidden_layers\": 0",
+            LL(s->lin_dim), LL(s->lin_dim), LL(s->lin_k), LL(s->lin_v));
+}
+
+static void keys_qwen35moe(FILE *fp, const shape *s)
+{
+    keys_qwen35(fp, s);
+    fprintf(fp, ", \"num_experts\": %lld, \"num_experts_per_tok\": %lld, \"moe_intermediate_size\": %lld, "
+                "\"shared_expert_intermediate_size\": %lld",
+            LL(s->experts), LL(s->used), LL(s->moe_ffn), LL(s->shexp_ffn));
+}
+
+/* Gemma 4: block il is full attention when (il + 1) % 6 == 0 and the last
+ * block always. */
+static bool gemma4_full(const shape *s, int64_t il)
+{
+    return (il + 1) % 6 == 0 || il == s->layers - 1;
+}
+
+/* The text_config of Gemma 4 (inside the object write_config opens). */
+static void keys_gemma4(FILE *fp, const shape *s, bool moe, bool ple)
+{
+    fprintf(fp, ", \"head_dim\": %lld, \"global_head_dim\": %lld, \"num_global_key_value_heads\": null, "
+                "\"attention_k_eq_v\": %s, \"hidden_activation\": \"gelu_pytorch_tanh\", "
+                "\"hidden_size_per_layer_input\": %lld, \"vocab_size_per_layer_input\": %lld, "
+                "\"num_kv_shared_layers\": %lld, \"use_double_wide_mlp\": %s, \"layer_types\": [",
+            LL(s->head_dim), LL(s->global_head_dim), ple ? "false" : "true", LL(ple ? s->ple_dim : 0),
+            LL(s->vocab), LL(ple ? s->kv_shared : 0), ple ? "true" : "false");
     for (int64_t l = 0; l < s->layers; l++)
         fprintf(fp, "%s\"%s\"", l ? ", " : "", gemma4_full(s, l) ? "full_attention" : "sliding_attention");
-    fprintf(fp, "]");
+    fprintf(fp, "], \"sliding_window\": 1024, \"rope_parameters\": {\"full_attention\": {\"rope_type\": "
+                "\"proportional\", \"partial_rotary_factor\": 0.25, \"rope_theta\": 1000000.0}, "
+                "\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 10000.0}}, "
+                "\"final_logit_softcapping\": 30.0, \"attn_logit_softcapping\": null, \"enable_moe_block\": %s",
+            moe ? "true" : "false");
+    if (moe)
+        fprintf(fp, ", \"num_experts\": %lld, \"top_k_experts\": %lld, \"moe_intermediate_size\": %lld",
+                LL(s->experts), LL(s->used), LL(s->moe_ffn));
+    else
+        fprintf(fp, ", \"num_experts\": null, \"top_k_experts\": null, \"moe_intermediate_size\": null");
+    fprintf(fp, ", \"pad_token_id\": 0");
+}
+
+static void keys_gemma4_moe(FILE *fp, const shape *s)
+{
+    keys_gemma4(fp, s, true, false);
+}
+
+static void keys_gemma4_ple(FILE *fp, const shape *s)
+{
+    keys_gemma4(fp, s, false, true);
 }
 
 static const family FAMILIES[] = {
@@ -267,10 +345,21 @@ static const family FAMILIES[] = {
     { .name = "gptoss", .arch = "gpt-oss", .hf_class = "GptOssForCausalLM", .model_type = "gpt_oss",
       .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_BIAS_SINKS | F_MXFP4,
       .context = 131072, .rms_eps = 1e-5, .rope_theta = 150000, .keys = keys_gptoss },
+    { .name = "qwen35", .arch = "qwen35", .hf_class = "Qwen3_5ForCausalLM", .model_type = "qwen3_5_text",
+      .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_QWEN35 | F_TIED, .context = 262144,
+      .rms_eps = 1e-6, .rope_theta = 10000000, .keys = keys_qwen35 },
+    { .name = "qwen35moe", .arch = "qwen35moe", .hf_class = "Qwen3_5MoeForCausalLM",
+      .model_type = "qwen3_5_moe_text", .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM | F_QWEN35,
+      .context = 262144, .rms_eps = 1e-6, .rope_theta = 10000000, .experts = &qwen35_experts,
+      .keys = keys_qwen35moe },
     { .name = "gemma4", .arch = "gemma4", .hf_class = "Gemma4ForConditionalGeneration",
+      .model_type = "gemma4_text", .tokenizer_class = "GemmaTokenizer", .flags = F_OWN_HEAD_DIM | F_GEMMA4 | F_TIED,
+      .context = 262144, .rms_eps = 1e-6, .rope_theta = 1000000, .experts = &gemma4_experts,
+      .keys = keys_gemma4_moe },
+    { .name = "gemma4e", .arch = "gemma4", .hf_class = "Gemma4ForConditionalGeneration",
       .model_type = "gemma4_text", .tokenizer_class = "GemmaTokenizer",
-      .flags = F_OWN_HEAD_DIM | F_TIED | F_GEMMA4, .context = 32768, .rms_eps = 1e-6,
-      .rope_theta = 1000000, .keys = keys_gemma4 },
+      .flags = F_OWN_HEAD_DIM | F_GEMMA4 | F_PLE | F_TIED, .context = 131072, .rms_eps = 1e-6,
+      .rope_theta = 1000000, .keys = keys_gemma4_ple },
 };
 #define N_FAMILIES (sizeof FAMILIES / sizeof *FAMILIES)
 
@@ -288,7 +377,7 @@ static const family *family_find(const char *name)
 
 static bool is_moe(const family *f)
 {
-    return f->experts || (f->flags & (F_MXFP4 | F_GEMMA4));
+    return f->experts || (f->flags & F_MXFP4);
 }
 
 /* ===========================================================================
@@ -306,16 +395,27 @@ static int write_config(const char *dir, const family *f, const shape *s)
     /* gpt-oss has no dense feed-forward: its intermediate_size is the experts' */
     const int64_t ffn = f->flags & F_MXFP4 ? s->moe_ffn : s->ffn;
     const int64_t eos = f->flags & F_CHAT_TOKENS ? s->vocab - N_PHI3_TOKENS : 2;
-    fprintf(fp, "{\"architectures\": [\"%s\"], \"model_type\": \"%s\", "
-                "\"hidden_size\": %lld, \"intermediate_size\": %lld, \"num_hidden_layers\": %lld, "
+    /* Gemma 4's text model is under text_config (a multimodal class) */
+    if (f->flags & F_GEMMA4)
+        fprintf(fp, "{\"architectures\": [\"%s\"], \"model_type\": \"gemma4\", \"text_config\": {",
+                f->hf_class);
+    else
+        fprintf(fp, "{\"architectures\": [\"%s\"], ", f->hf_class);
+    fprintf(fp, "\"model_type\": \"%s\", \"hidden_size\": %lld, ", f->model_type, LL(s->dim));
+    /* Qwen3.5-MoE has no dense feed-forward and no intermediate_size */
+    if (!(f->flags & F_QWEN35 && is_moe(f)))
+        fprintf(fp, "\"intermediate_size\": %lld, ", LL(ffn));
+    fprintf(fp, "\"num_hidden_layers\": %lld, "
                 "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, \"vocab_size\": %lld, "
                 "\"max_position_embeddings\": %lld, \"rms_norm_eps\": %g, \"rope_theta\": %.1f, "
                 "\"tie_word_embeddings\": %s, \"bos_token_id\": 1, \"eos_token_id\": %lld",
-            f->hf_class, f->model_type, LL(s->dim), LL(ffn), LL(s->layers), LL(s->heads), LL(s->kv),
+            LL(s->layers), LL(s->heads), LL(s->kv),
             LL(s->vocab), LL(f->context), f->rms_eps, f->rope_theta,
             f->flags & F_TIED ? "true" : "false", LL(eos));
     if (f->keys)
         f->keys(fp, s);
+    if (f->flags & F_GEMMA4)
+        fprintf(fp, "}, \"tie_word_embeddings\": true, \"bos_token_id\": 1, \"eos_token_id\": %lld", LL(eos));
     fprintf(fp, "}\n");
     return fclose(fp) ? -1 : 0;
 }
@@ -597,68 +697,126 @@ static void add_block(tensor_list *L, const family *f, const shape *s, int64_t l
     }
     add_ffn(L, f, s, l);
 }
+
+/* Qwen 3.5's block l: gated full attention or Gated DeltaNet, then a
+ * dense SwiGLU (qwen35) or fused experts with a shared expert (qwen35moe).
+ * Norms are w of x·(1 + w) (zeros) but the gated linear_attn.norm (ones). */
+static void add_qwen35_block(tensor_list *L, const family *f, const shape *s, int64_t l)
+{
+    const int64_t dim = s->dim, hd = s->head_dim, kd = s->lin_k * s->lin_dim, vd = s->lin_v * s->lin_dim;
+    LAYER("input_layernorm.weight", FILL_ZEROS, dim);
+    if ((l + 1) % qwen35_interval(s) == 0) {
+        LAYER("self_attn.q_proj.weight", FILL_RANDOM, 2 * s->heads * hd, dim);
+        LAYER("self_attn.k_proj.weight", FILL_RANDOM, s->kv * hd, dim);
+        LAYER("self_attn.v_proj.weight", FILL_RANDOM, s->kv * hd, dim);
+        LAYER("self_attn.o_proj.weight", FILL_RANDOM, dim, s->heads * hd);
+        LAYER("self_attn.q_norm.weight", FILL_ZEROS, hd);
+        LAYER("self_attn.k_norm.weight", FILL_ZEROS, hd);
+    } else {
+        LAYER("linear_attn.in_proj_qkv.weight", FILL_RANDOM, 2 * kd + vd, dim);
+        LAYER("linear_attn.in_proj_z.weight", FILL_RANDOM, vd, dim);
+        LAYER("linear_attn.in_proj_b.weight", FILL_RANDOM, s->lin_v, dim);
+        LAYER("linear_attn.in_proj_a.weight", FILL_RANDOM, s->lin_v, dim);
+        LAYER("linear_attn.conv1d.weight", FILL_RANDOM, 2 * kd + vd, 1, 4);
+        LAYER("linear_attn.dt_bias", FILL_RANDOM, s->lin_v);
+        LAYER("linear_attn.A_log", FILL_RANDOM, s->lin_v);
+        LAYER("linear_attn.norm.weight", FILL_ONES, s->lin_dim);
+        LAYER("linear_attn.out_proj.weight", FILL_RANDOM, dim, vd);
+    }
+    LAYER("post_attention_layernorm.weight", FILL_ZEROS, dim);
+    if (!is_moe(f)) {
+        LAYER("mlp.gate_proj.weight", FILL_RANDOM, s->ffn, dim);
+        LAYER("mlp.up_proj.weight", FILL_RANDOM, s->ffn, dim);
+        LAYER("mlp.down_proj.weight", FILL_RANDOM, dim, s->ffn);
+        return;
+    }
+    LAYER("mlp.gate.weight", FILL_RANDOM, s->experts, dim);
+    LAYER("mlp.experts.gate_up_proj", FILL_RANDOM, s->experts, 2 * s->moe_ffn, dim);
+    LAYER("mlp.experts.down_proj", FILL_RANDOM, s->experts, dim, s->moe_ffn);
+    LAYER("mlp.shared_expert.gate_proj.weight", FILL_RANDOM, s->shexp_ffn, dim);
+    LAYER("mlp.shared_expert.up_proj.weight", FILL_RANDOM, s->shexp_ffn, dim);
+    LAYER("mlp.shared_expert.down_proj.weight", FILL_RANDOM, dim, s->shexp_ffn);
+    LAYER("mlp.shared_expert_gate.weight", FILL_RANDOM, 1, dim);
+}
 #undef LAYER
 
-/* Gemma 4's checkpoint (the names as gemma4-rand's, under
- * model.language_model.): per block the attention (no k or v in a shared
- * block, no v in a full one), the dense MLP, the experts stacked with gate
- * and up fused, the router, the per-layer input's gate and projection, the
- * layer scalar; the per-layer embedding and its projection. */
-#define G4(part, f, ...) add(L, f, DIMS(__VA_ARGS__), "model.language_model.layers.%lld." part, LL(l))
-static int gemma4_tensors(tensor_list *L, const shape *s)
+/* tensor "model.language_model.layers.l.PART" */
+#define GLAYER(part, f, ...) add(L, f, DIMS(__VA_ARGS__), "model.language_model.layers.%lld." part, LL(l))
+
+/* Gemma 4's block l (norms x·w, ones): attention of the block's kind (full
+ * blocks: global heads, K as V without per-layer inputs), a dense GeGLU
+ * (twice as wide in KV-shared blocks) and the parallel experts or the
+ * per-layer input. */
+static void add_gemma4_block(tensor_list *L, const family *f, const shape *s, int64_t l)
 {
-    const int64_t dim = s->dim, pl = GEMMA4_PER_LAYER, e = s->experts, mf = s->moe_ffn;
-    add(L, FILL_RANDOM, DIMS(s->vocab, dim), "model.language_model.embed_tokens.weight");
-    add(L, FILL_RANDOM, DIMS(s->vocab, s->layers * pl),
-        "model.language_model.embed_tokens_per_layer.weight");
-    for (int64_t l = 0; l < s->layers; l++) {
-        const bool full = gemma4_full(s, l), own = l < s->layers - gemma4_shared(s);
-        const int64_t hd = full ? 2 * s->head_dim : s->head_dim;
-        const int64_t ff = own ? s->ffn : 2 * s->ffn;
-        G4("input_layernorm.weight", FILL_ONES, dim);
-        G4("self_attn.q_proj.weight", FILL_RANDOM, s->heads * hd, dim);
-        G4("self_attn.q_norm.weight", FILL_ONES, hd);
-        if (own) {
-            G4("self_attn.k_proj.weight", FILL_RANDOM, s->kv * hd, dim);
-            G4("self_attn.k_norm.weight", FILL_ONES, hd);
-            if (!full)
-                G4("self_attn.v_proj.weight", FILL_RANDOM, s->kv * hd, dim);
-        }
-        G4("self_attn.o_proj.weight", FILL_RANDOM, dim, s->heads * hd);
-        G4("post_attention_layernorm.weight", FILL_ONES, dim);
-        G4("pre_feedforward_layernorm.weight", FILL_ONES, dim);
-        G4("mlp.gate_proj.weight", FILL_RANDOM, ff, dim);
-        G4("mlp.up_proj.weight", FILL_RANDOM, ff, dim);
-        G4("mlp.down_proj.weight", FILL_RANDOM, dim, ff);
-        G4("post_feedforward_layernorm.weight", FILL_ONES, dim);
-        G4("router.proj.weight", FILL_RANDOM, e, dim);
-        G4("router.scale", FILL_ONES, dim);
-        G4("router.per_expert_scale", FILL_ONES, e);
-        G4("experts.gate_up_proj", FILL_RANDOM, e, 2 * mf, dim);
-        G4("experts.down_proj", FILL_RANDOM, e, dim, mf);
-        G4("pre_feedforward_layernorm_2.weight", FILL_ONES, dim);
-        G4("post_feedforward_layernorm_1.weight", FILL_ONES, dim);
-        G4("post_feedforward_layernorm_2.weight", FILL_ONES, dim);
-        G4("per_layer_input_gate.weight", FILL_RANDOM, pl, dim);
-        G4("per_layer_projection.weight", FILL_RANDOM, dim, pl);
-        G4("post_per_layer_input_norm.weight", FILL_ONES, dim);
-        G4("layer_scalar", FILL_ONES, 1);
+    const bool full = gemma4_full(s, l), ple = f->flags & F_PLE;
+    const bool own_kv = !ple || l < s->layers - s->kv_shared;
+    const int64_t dim = s->dim, hd = full ? s->global_head_dim : s->head_dim;
+    const int64_t ffn = ple && !own_kv ? 2 * s->ffn : s->ffn;
+    GLAYER("input_layernorm.weight", FILL_ONES, dim);
+    GLAYER("self_attn.q_proj.weight", FILL_RANDOM, s->heads * hd, dim);
+    GLAYER("self_attn.q_norm.weight", FILL_ONES, hd);
+    if (own_kv) {
+        GLAYER("self_attn.k_proj.weight", FILL_RANDOM, s->kv * hd, dim);
+        GLAYER("self_attn.k_norm.weight", FILL_ONES, hd);
+        if (!full || ple)
+            GLAYER("self_attn.v_proj.weight", FILL_RANDOM, s->kv * hd, dim);
     }
-    add(L, FILL_ONES, DIMS(dim), "model.language_model.norm.weight");
-    add(L, FILL_RANDOM, DIMS(s->layers * pl, dim), "model.language_model.per_layer_model_projection.weight");
-    add(L, FILL_ONES, DIMS(pl), "model.language_model.per_layer_projection_norm.weight");
-    return L->oom ? -1 : 0;
+    GLAYER("self_attn.o_proj.weight", FILL_RANDOM, dim, s->heads * hd);
+    GLAYER("post_attention_layernorm.weight", FILL_ONES, dim);
+    GLAYER("pre_feedforward_layernorm.weight", FILL_ONES, dim);
+    GLAYER("mlp.gate_proj.weight", FILL_RANDOM, ffn, dim);
+    GLAYER("mlp.up_proj.weight", FILL_RANDOM, ffn, dim);
+    GLAYER("mlp.down_proj.weight", FILL_RANDOM, dim, ffn);
+    GLAYER("post_feedforward_layernorm.weight", FILL_ONES, dim);
+    if (is_moe(f)) {
+        GLAYER("router.proj.weight", FILL_RANDOM, s->experts, dim);
+        GLAYER("router.scale", FILL_ONES, dim);
+        GLAYER("router.per_expert_scale", FILL_ONES, s->experts);
+        GLAYER("experts.gate_up_proj", FILL_RANDOM, s->experts, 2 * s->moe_ffn, dim);
+        GLAYER("experts.down_proj", FILL_RANDOM, s->experts, dim, s->moe_ffn);
+        GLAYER("pre_feedforward_layernorm_2.weight", FILL_ONES, dim);
+        GLAYER("post_feedforward_layernorm_1.weight", FILL_ONES, dim);
+        GLAYER("post_feedforward_layernorm_2.weight", FILL_ONES, dim);
+    }
+    if (ple) {
+        GLAYER("per_layer_input_gate.weight", FILL_RANDOM, s->ple_dim, dim);
+        GLAYER("per_layer_projection.weight", FILL_RANDOM, dim, s->ple_dim);
+        GLAYER("post_per_layer_input_norm.weight", FILL_ONES, dim);
+    }
+    GLAYER("layer_scalar", FILL_ONES, 1);
 }
-#undef G4
+#undef GLAYER
+
+/* Gemma 4's checkpoint: the text model's tensors under model.language_model. */
+static void list_gemma4(tensor_list *L, const family *f, const shape *s)
+{
+    add(L, FILL_RANDOM, DIMS(s->vocab, s->dim), "model.language_model.embed_tokens.weight");
+    if (f->flags & F_PLE) {
+        add(L, FILL_RANDOM, DIMS(s->vocab, s->layers * s->ple_dim),
+            "model.language_model.embed_tokens_per_layer.weight");
+        add(L, FILL_RANDOM, DIMS(s->layers * s->ple_dim, s->dim),
+            "model.language_model.per_layer_model_projection.weight");
+        add(L, FILL_ONES, DIMS(s->ple_dim), "model.language_model.per_layer_projection_norm.weight");
+    }
+    for (int64_t l = 0; l < s->layers; l++)
+        add_gemma4_block(L, f, s, l);
+    add(L, FILL_ONES, DIMS(s->dim), "model.language_model.norm.weight");
+}
 
 /* Every tensor of the checkpoint, in Hugging Face's module order. */
 static int list_tensors(tensor_list *L, const family *f, const shape *s)
 {
-    if (f->flags & F_GEMMA4)
-        return gemma4_tensors(L, s);
+    if (f->flags & F_GEMMA4) {
+        list_gemma4(L, f, s);
+        return L->oom ? -1 : 0;
+    }
     add(L, FILL_RANDOM, DIMS(s->vocab, s->dim), "model.embed_tokens.weight");
     for (int64_t l = 0; l < s->layers; l++)
-        add_block(L, f, s, l);
+        if (f->flags & F_QWEN35)
+            add_qwen35_block(L, f, s, l);
+        else
+            add_block(L, f, s, l);
     add(L, f->flags & F_GEMMA_NORMS ? FILL_ZEROS : FILL_ONES, DIMS(s->dim), "model.norm.weight");
     if (!(f->flags & F_TIED))
         add(L, FILL_RANDOM, DIMS(s->vocab, s->dim), "lm_head.weight");
@@ -816,6 +974,8 @@ static int usage(void)
                     "            [--tokenizer tokenizer.model] [--dim N] [--layers N] [--ffn N] [--heads N]\n"
                     "            [--kv-heads N] [--head-dim N] [--vocab N] [--experts N] [--experts-used N]\n"
                     "            [--moe-ffn N] [--dtype f16|bf16|f32] [--set NAME[INDEX]=VALUE ...]\n"
+                    "            [--lin-k-heads N] [--lin-v-heads N] [--lin-head-dim N] [--shexp-ffn N]\n"
+                    "            [--global-head-dim N] [--ple-dim N] [--kv-shared N]\n"
                     "       mkhf --families   (one line per family: NAME ARCHITECTURE HF_CLASS)\n");
     return 2;
 }
@@ -832,6 +992,19 @@ static bool consistent(const family *f, const shape *s)
         return false;
     if (is_moe(f) && (s->experts < 1 || s->used < 1 || s->used > s->experts || s->moe_ffn < 1))
         return false;
+    /* Qwen 3.5: value heads a multiple of key heads; a quarter of each head
+     * rotated in pairs */
+    if (f->flags & F_QWEN35 && (s->lin_k < 1 || s->lin_v < 1 || s->lin_dim < 1 || s->lin_v % s->lin_k ||
+                                s->head_dim % 8 || s->shexp_ffn < 1))
+        return false;
+    if (f->flags & F_GEMMA4) {
+        /* llama.cpp maps a KV-shared block to the last full block before
+         * them and the sliding one before that */
+        const int64_t first = s->layers - s->kv_shared;
+        if (s->global_head_dim < 8 || s->global_head_dim % 8 || s->ple_dim < 1 || s->kv_shared < 0 ||
+            (s->kv_shared && (first < 2 || !gemma4_full(s, first - 1) || gemma4_full(s, first - 2))))
+            return false;
+    }
     /* MXFP4 rows are whole blocks of 32 */
     return !(f->flags & F_MXFP4) || (s->dim % 32 == 0 && s->moe_ffn % 32 == 0);
 }
@@ -853,6 +1026,10 @@ int main(int argc, char **argv)
                      : !strcmp(a, "--kv-heads") ? &s.kv : !strcmp(a, "--vocab") ? &s.vocab
                      : !strcmp(a, "--head-dim") ? &s.head_dim : !strcmp(a, "--experts") ? &s.experts
                      : !strcmp(a, "--experts-used") ? &s.used : !strcmp(a, "--moe-ffn") ? &s.moe_ffn
+                     : !strcmp(a, "--lin-k-heads") ? &s.lin_k : !strcmp(a, "--lin-v-heads") ? &s.lin_v
+                     : !strcmp(a, "--lin-head-dim") ? &s.lin_dim : !strcmp(a, "--shexp-ffn") ? &s.shexp_ffn
+                     : !strcmp(a, "--global-head-dim") ? &s.global_head_dim
+                     : !strcmp(a, "--ple-dim") ? &s.ple_dim : !strcmp(a, "--kv-shared") ? &s.kv_shared
                      : NULL;
         if (num && v) {
             *num = atoll(v), i++;
@@ -884,6 +1061,19 @@ int main(int argc, char **argv)
                          : !strcmp(dtype, "f16") ? (weight_type){ "F16", 2 } : (weight_type){ "BF16", 2 };
     if (!s.head_dim || !(f->flags & F_OWN_HEAD_DIM)) /* else heads are hidden / heads wide */
         s.head_dim = s.heads > 0 ? s.dim / s.heads : 0;
+    /* the defaults of the Qwen 3.5 and Gemma 4 sizes (see the family list) */
+    if (!s.lin_k)
+        s.lin_k = s.heads > 1 ? s.heads / 2 : 1;
+    if (!s.lin_v)
+        s.lin_v = s.heads;
+    if (!s.lin_dim)
+        s.lin_dim = s.head_dim;
+    if (!s.shexp_ffn)
+        s.shexp_ffn = s.moe_ffn;
+    if (!s.global_head_dim)
+        s.global_head_dim = 2 * s.head_dim;
+    if (!s.ple_dim)
+        s.ple_dim = 32;
     if (!out || !consistent(f, &s)) {
         fprintf(stderr, "mkhf: need OUTDIR and consistent dimensions\n");
         return 2;
