@@ -1058,9 +1058,10 @@ static void delta_unit(void *ctx, int64_t u, int thread)
     const delta_job *j = ctx;
     const int S = j->S, hk = j->hk, hv = j->hv, h = (int)u;
     float *d = j->scratch + (size_t)thread * S;
+    const fwd_simd_ops *vec = simd();
     for (int b = 0; b < j->nb; b++) {
         const float *qkv = j->s->rec_conv + (size_t)b * j->C;
-        rec_delta_step(j->states + (size_t)h * S * S, j->s->rec_o + (size_t)b * j->di + (size_t)h * S,
+        (vec->delta_step ? vec->delta_step : rec_delta_step)(j->states + (size_t)h * S * S, j->s->rec_o + (size_t)b * j->di + (size_t)h * S,
                        qkv + (size_t)(h % hk) * S, qkv + (size_t)(hk + h % hk) * S,
                        qkv + (size_t)2 * hk * S + (size_t)h * S, j->s->rec_g[(size_t)b * hv + h],
                        j->s->rec_beta[(size_t)b * hv + h], S, d);

@@ -1,6 +1,7 @@
 /*
  * forward_simd.c — the AVX2 (+FMA, F16C) paths of forward.c's attention,
- * softmax (gpt-oss's sink logit included), SiLU and RoPE (forward_simd.h);
+ * softmax (gpt-oss's sink logit included), SiLU, RoPE and the Gated
+ * DeltaNet's delta rule (forward_simd.h);
  * gpt-oss's SwiGLU-OAI and Gemma's soft-caps have none (forward.c says why).
  *
  * The scalar code in forward.c defines the result; each function here
@@ -329,6 +330,76 @@ KERN_AVX2 static void fwd_attn_values1_avx2(float *out, const gguf_half *p16, co
     }
 }
 
+/* rec_dot (recurrent.c): four 16-lane accumulators fed 64 elements at a
+ * time, acc[j] lanes 0–7 in a[2j] and 8–15 in a[2j + 1], folded as the
+ * scalar code folds them; then its tail (16 or 8 rounded products added
+ * in order, the last < 8 fused). */
+KERN_AVX2 static float fwd_rec_dot_avx2(const float *x, const float *y, int n)
+{
+    const int np = n & ~63;
+    float s = 0.0f;
+    if (np) {
+        __m256 a[8];
+        for (int j = 0; j < 8; j++)
+            a[j] = _mm256_setzero_ps();
+        for (int i = 0; i < np; i += 64)
+            for (int j = 0; j < 8; j++)
+                a[j] = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8 * j), _mm256_loadu_ps(y + i + 8 * j), a[j]);
+        const __m256 lo = _mm256_add_ps(_mm256_add_ps(a[0], a[4]), _mm256_add_ps(a[2], a[6]));
+        const __m256 hi = _mm256_add_ps(_mm256_add_ps(a[1], a[5]), _mm256_add_ps(a[3], a[7]));
+        const __m256 c8 = _mm256_add_ps(lo, hi);
+        const __m128 c4 = _mm_add_ps(_mm256_castps256_ps128(c8), _mm256_extractf128_ps(c8, 1));
+        float c[4];
+        _mm_storeu_ps(c, c4);
+        s = (c[0] + c[2]) + (c[1] + c[3]);
+    }
+    int i = np;
+    for (; n - i >= 16; i += 16)
+        for (int l = 0; l < 16; l++) {
+            const float p = x[i + l] * y[i + l];
+            s += p;
+        }
+    if (n - i >= 8) {
+        for (int l = 0; l < 8; l++) {
+            const float p = x[i + l] * y[i + l];
+            s += p;
+        }
+        i += 8;
+    }
+    for (; i < n; i++)
+        s = fmaf(x[i], y[i], s);
+    return s;
+}
+
+/* rec_delta_step: the decay, the write strengths d, the rank-one update
+ * and the read, each element the scalar code's operation in a lane. */
+KERN_AVX2 static void fwd_delta_step_avx2(float *M, float *out, const float *q, const float *k,
+                                          const float *v, float g, float beta, int S, float *d)
+{
+    const float decay = expf(g);
+    const size_t ss = (size_t)S * (size_t)S;
+    const __m256 vd = _mm256_set1_ps(decay);
+    size_t i = 0;
+    for (; i + 8 <= ss; i += 8)
+        _mm256_storeu_ps(M + i, _mm256_mul_ps(_mm256_loadu_ps(M + i), vd));
+    for (; i < ss; i++)
+        M[i] *= decay;
+    for (int j = 0; j < S; j++)
+        d[j] = (v[j] - fwd_rec_dot_avx2(M + (size_t)j * S, k, S)) * beta;
+    for (int j = 0; j < S; j++) {
+        float *row = M + (size_t)j * S;
+        const __m256 dj = _mm256_set1_ps(d[j]);
+        int c = 0;
+        for (; c + 8 <= S; c += 8)
+            _mm256_storeu_ps(row + c, _mm256_fmadd_ps(_mm256_loadu_ps(k + c), dj, _mm256_loadu_ps(row + c)));
+        for (; c < S; c++)
+            row[c] = fmaf(k[c], d[j], row[c]);
+    }
+    const float scale = 1.0f / sqrtf((float)S);
+    for (int j = 0; j < S; j++)
+        out[j] = fwd_rec_dot_avx2(M + (size_t)j * S, q, S) * scale;
+}
+
 static const fwd_simd_ops fwd_avx2 = {
     .name = "avx2",
     .rope_apply = fwd_rope_apply_fma,
@@ -339,6 +410,7 @@ static const fwd_simd_ops fwd_avx2 = {
     .to_f16 = fwd_f32_to_f16_avx2,
     .attn_scores1 = fwd_attn_scores1_avx2,
     .attn_values1 = fwd_attn_values1_avx2,
+    .delta_step = fwd_delta_step_avx2,
 };
 #endif
 

@@ -58,6 +58,10 @@ typedef struct fwd_simd_ops {
                         int head_dim, size_t kv_dim);
     void (*attn_values1)(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
                          int head_dim, size_t kv_dim);
+    /* One token of one value head's Gated DeltaNet delta rule, as
+     * rec_delta_step (recurrent.h) computes it, any S. */
+    void (*delta_step)(float *M, float *out, const float *q, const float *k, const float *v,
+                       float g, float beta, int S, float *d);
 } fwd_simd_ops;
 #define FWD_MAX_HEAD_DIM 512
 

@@ -712,6 +712,42 @@ START_TEST(test_rec_delta_rule)
 }
 END_TEST
 
+/* The vector delta rule (forward_simd.c) gives rec_delta_step's bits: head
+ * sizes with and without whole 64s and 8s, over several tokens of one
+ * state. A CPU without AVX2 has no vector path: nothing to compare. */
+START_TEST(test_rec_delta_rule_vector)
+{
+    const fwd_simd_ops *vec = fwd_simd_select(false);
+    if (!vec->delta_step)
+        return;
+    static const int sizes[] = { 8, 32, 48, 64, 100, 128, 200 };
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        const int S = sizes[z];
+        uint32_t st = 11 + (uint32_t)S;
+        float *M1 = calloc((size_t)S * S, sizeof(float)), *M2 = calloc((size_t)S * S, sizeof(float));
+        float *q = malloc((size_t)S * sizeof(float)), *k = malloc((size_t)S * sizeof(float));
+        float *v = malloc((size_t)S * sizeof(float)), *d = malloc((size_t)S * sizeof(float));
+        float *o1 = malloc((size_t)S * sizeof(float)), *o2 = malloc((size_t)S * sizeof(float));
+        ck_assert(M1 && M2 && q && k && v && d && o1 && o2);
+        for (int t = 0; t < 5; t++) {
+            for (int i = 0; i < S; i++) {
+                q[i] = rec_rnd(&st);
+                k[i] = rec_rnd(&st);
+                v[i] = rec_rnd(&st);
+            }
+            rec_l2_norm(q, S, 1e-6f);
+            rec_l2_norm(k, S, 1e-6f);
+            const float g = -0.05f * (float)(t + 1), beta = 0.2f + 0.15f * (float)t;
+            rec_delta_step(M1, o1, q, k, v, g, beta, S, d);
+            vec->delta_step(M2, o2, q, k, v, g, beta, S, d);
+            ck_assert_msg(!memcmp(o1, o2, (size_t)S * sizeof(float)), "S %d token %d: outputs differ", S, t);
+            ck_assert_msg(!memcmp(M1, M2, (size_t)S * S * sizeof(float)), "S %d token %d: states differ", S, t);
+        }
+        free(M1), free(M2), free(q), free(k), free(v), free(d), free(o1), free(o2);
+    }
+}
+END_TEST
+
 START_TEST(test_sampler)
 {
     const float l[6] = { 0.5f, 2, -1, 2, 1.5f, 0 };
@@ -2089,6 +2125,7 @@ int main(void)
     tcase_add_test(tc, test_rec_conv);
     tcase_add_test(tc, test_rec_elementwise);
     tcase_add_test(tc, test_rec_delta_rule);
+    tcase_add_test(tc, test_rec_delta_rule_vector);
     tcase_add_test(tc, test_sampler);
     tcase_add_test(tc, test_model_loads);
     tcase_add_loop_test(tc, test_model_rejects, 0, (int)(sizeof BAD / sizeof BAD[0]));
