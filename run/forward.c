@@ -1095,7 +1095,9 @@ static void delta_net(run_state *s, const run_model *m, int il, int nb)
             float *g = s->rec_g + (size_t)b * hv + h;
             *g = rec_softplus(*g + l->ssm_dt[h]) * l->ssm_a[h];
         }
-    rec_conv(s->rec_conv, s->rec_in, conv, l->ssm_conv, C, K, nb, scratch);
+    const fwd_simd_ops *vec = simd();
+    if (!vec->conv || vec->conv(s->rec_conv, s->rec_in, conv, l->ssm_conv, C, K, nb))
+        rec_conv(s->rec_conv, s->rec_in, conv, l->ssm_conv, C, K, nb, scratch);
     for (int b = 0; b < nb; b++) {
         float *qkv = s->rec_conv + (size_t)b * C;
         rec_silu_row(qkv, C);

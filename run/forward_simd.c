@@ -400,6 +400,67 @@ KERN_AVX2 static void fwd_delta_step_avx2(float *M, float *out, const float *q, 
         out[j] = fwd_rec_dot_avx2(M + (size_t)j * S, q, S) * scale;
 }
 
+/* rec_conv for K < 8: each output a chain of fused multiply-adds over its
+ * window (sum_tail's < 8 part), eight channels a register. The window of
+ * token b is the state's K - 1 values then the inputs, seq[b .. b+K-1]. */
+KERN_AVX2 static int fwd_conv_avx2(float *y, const float *x, float *state, const float *w, int C,
+                                   int K, int nb)
+{
+    if (K < 1 || K >= 8)
+        return -1;
+    const int C8 = C & ~7;
+    for (int c = 0; c < C8; c += 8) {
+        __m256 st[7], wt[7];
+        float tmp[8];
+        for (int j = 0; j < K - 1; j++) {
+            for (int l = 0; l < 8; l++)
+                tmp[l] = state[(size_t)(c + l) * (size_t)(K - 1) + (size_t)j];
+            st[j] = _mm256_loadu_ps(tmp);
+        }
+        for (int i = 0; i < K; i++) {
+            for (int l = 0; l < 8; l++)
+                tmp[l] = w[(size_t)(c + l) * (size_t)K + (size_t)i];
+            wt[i] = _mm256_loadu_ps(tmp);
+        }
+        for (int b = 0; b < nb; b++) {
+            __m256 acc = _mm256_setzero_ps();
+            for (int i = 0; i < K; i++) {
+                const int j = b + i; /* in seq */
+                const __m256 xv = j < K - 1 ? st[j] : _mm256_loadu_ps(x + (size_t)(j - (K - 1)) * C + c);
+                acc = _mm256_fmadd_ps(xv, wt[i], acc);
+            }
+            _mm256_storeu_ps(y + (size_t)b * C + c, acc);
+        }
+        /* the new state: seq[nb .. nb+K-2] */
+        for (int j = 0; j < K - 1; j++) {
+            const int q = nb + j;
+            const __m256 v = q < K - 1 ? st[q] : _mm256_loadu_ps(x + (size_t)(q - (K - 1)) * C + c);
+            _mm256_storeu_ps(tmp, v);
+            for (int l = 0; l < 8; l++)
+                state[(size_t)(c + l) * (size_t)(K - 1) + (size_t)j] = tmp[l];
+        }
+    }
+    for (int c = C8; c < C; c++) {
+        float *sc = state + (size_t)c * (size_t)(K - 1);
+        const float *wc = w + (size_t)c * (size_t)K;
+        float seq[7];
+        for (int b = 0; b < nb; b++) {
+            float acc = 0.0f;
+            for (int i = 0; i < K; i++) {
+                const int j = b + i;
+                acc = fmaf(j < K - 1 ? sc[j] : x[(size_t)(j - (K - 1)) * C + c], wc[i], acc);
+            }
+            y[(size_t)b * C + c] = acc;
+        }
+        for (int j = 0; j < K - 1; j++) {
+            const int q = nb + j;
+            seq[j] = q < K - 1 ? sc[q] : x[(size_t)(q - (K - 1)) * C + c];
+        }
+        memcpy(sc, seq, (size_t)(K - 1) * sizeof *sc);
+    }
+    return 0;
+}
+
 static const fwd_simd_ops fwd_avx2 = {
     .name = "avx2",
     .rope_apply = fwd_rope_apply_fma,
@@ -411,6 +472,7 @@ static const fwd_simd_ops fwd_avx2 = {
     .attn_scores1 = fwd_attn_scores1_avx2,
     .attn_values1 = fwd_attn_values1_avx2,
     .delta_step = fwd_delta_step_avx2,
+    .conv = fwd_conv_avx2,
 };
 #endif
 

@@ -62,6 +62,10 @@ typedef struct fwd_simd_ops {
      * rec_delta_step (recurrent.h) computes it, any S. */
     void (*delta_step)(float *M, float *out, const float *q, const float *k, const float *v,
                        float g, float beta, int S, float *d);
+    /* The causal convolution as rec_conv (recurrent.h) computes it, for
+     * kernels of fewer than 8 taps; returns 0, or -1 (nothing done) for a
+     * longer kernel, which the scalar code then runs. */
+    int (*conv)(float *y, const float *x, float *state, const float *w, int C, int K, int nb);
 } fwd_simd_ops;
 #define FWD_MAX_HEAD_DIM 512
 

@@ -758,35 +758,15 @@ else
         fi
         got=$("$INSPECT" "$out" | sed -nE 's/^ *general\.architecture +str +"(.*)"$/\1/p')
         ppl=$("$BIN/gguf-run" -m "$out" --perplexity "$TMP/fox.txt" --ctx-size 16 2>&1 |
-              tee "$TMP/ppl.log" | sed -n 's/^perplexity: \([0-9.]*\) .*/\1/p')
+              sed -n 's/^perplexity: \([0-9.]*\) .*/\1/p')
         if [ "$got" != "$arch" ]; then fail "$n" "general.architecture '$got'"
-        # a family whose features gguf-run does not implement yet: no perplexity
-        elif [ -z "$ppl" ] && grep -q "gguf-run does not implement the feature" "$TMP/ppl.log"; then
-            skip "$n" "$(grep -m1 "does not implement" "$TMP/ppl.log")"
         elif [[ $ppl =~ ^[0-9]+\.[0-9]+$ ]]; then pass "$n"
         else fail "$n" "perplexity '$ppl'"; fi
         rm -rf "$hf" "$out"
     done 3<<<"$MKHF_ROWS"
     if need_jq "mkhf has a row for every architecture a Hugging Face class converts to"; then
-        # an architecture gguf-run refuses (a feature it does not implement
-        # yet: its e21cdc11 set's F32 conversion tells) cannot pass a row's
-        # perplexity: it waits, said as a skip, not a failure
-        waiting=""
-        for a in $("$INSPECT" --arches --json |
-                   jq -r '.architectures | to_entries[] | select(.value.hf_classes != "") | .key'); do
-            awk '{ print $2 }' <<<"$MKHF_ROWS" | grep -qx -- "$a" && continue
-            set_=$(upstream_set "$a")
-            [ -n "$set_" ] && [ -d "$FIX/models/$set_" ] &&
-                "$CONVERT" -q "$FIX/models/$set_" --outtype f32 -o "$TMP/wait.gguf" >/dev/null 2>&1 &&
-                ! "$BIN/gguf-run" -m "$TMP/wait.gguf" --prompt-ids 1 -n 1 >/dev/null 2>"$TMP/wait.log" &&
-                grep -q "gguf-run does not implement the feature" "$TMP/wait.log" &&
-                waiting+="$a "
-            rm -f "$TMP/wait.gguf"
-        done
-        [ -z "$waiting" ] || skip "mkhf rows of ${waiting% }" "gguf-run does not run them yet"
         d=$(diff <("$INSPECT" --arches --json |
-                   jq -r '.architectures | to_entries[] | select(.value.hf_classes != "") | .key' |
-                   grep -vxF -e "" $(printf -- '-e %s ' $waiting) | sort) \
+                   jq -r '.architectures | to_entries[] | select(.value.hf_classes != "") | .key' | sort) \
                  <(awk '{ print $2 }' <<<"$MKHF_ROWS" | sort -u) | tr '\n' ' ')
         bad=$(while read -r _ arch cls <&3; do
                   "$INSPECT" --arches --json | jq -e --arg a "$arch" --arg c "$cls" \
