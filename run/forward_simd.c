@@ -23,6 +23,7 @@
 #include "forward_simd.h"
 
 #include "kernels_simd.h"
+#include "recurrent.h"
 
 /* The scalar code everywhere: no vector entries. */
 static const fwd_simd_ops fwd_scalar = { .name = "scalar" };
@@ -353,22 +354,7 @@ KERN_AVX2 static float fwd_rec_dot_avx2(const float *x, const float *y, int n)
         _mm_storeu_ps(c, c4);
         s = (c[0] + c[2]) + (c[1] + c[3]);
     }
-    int i = np;
-    for (; n - i >= 16; i += 16)
-        for (int l = 0; l < 16; l++) {
-            const float p = x[i + l] * y[i + l];
-            s += p;
-        }
-    if (n - i >= 8) {
-        for (int l = 0; l < 8; l++) {
-            const float p = x[i + l] * y[i + l];
-            s += p;
-        }
-        i += 8;
-    }
-    for (; i < n; i++)
-        s = fmaf(x[i], y[i], s);
-    return s;
+    return rec_sum_tail(s, x + np, y + np, n - np);
 }
 
 /* rec_delta_step: the decay, the write strengths d, the rank-one update

@@ -13,33 +13,6 @@
 #include "forward_simd.h"
 #include "recurrent.h"
 
-/* The part of a sum the reference's compiled loop leaves after its vector
- * accumulators: 16 products at a time while 16 remain, then 8 when 8
- * remain, each product rounded and added to s in order; the last < 8 as
- * fused multiply-adds (ggml_vec_dot_f32's leftovers, ggml_ssm_conv's
- * row sum). */
-static float sum_tail(float s, const float *x, const float *y, int n)
-{
-    /* each product rounded on its own: a statement of its own, which no
-     * compiler contracts into a fused multiply-add */
-    int i = 0;
-    for (; n - i >= 16; i += 16)
-        for (int l = 0; l < 16; l++) {
-            const float p = x[i + l] * y[i + l];
-            s += p;
-        }
-    if (n - i >= 8) {
-        for (int l = 0; l < 8; l++) {
-            const float p = x[i + l] * y[i + l];
-            s += p;
-        }
-        i += 8;
-    }
-    for (; i < n; i++)
-        s = fmaf(x[i], y[i], s);
-    return s;
-}
-
 float rec_dot(const float *x, const float *y, int n)
 {
     const int np = n & ~63;
@@ -59,7 +32,7 @@ float rec_dot(const float *x, const float *y, int n)
             c4[l] = c[l] + c[l + 4];
         s = (c4[0] + c4[2]) + (c4[1] + c4[3]);
     }
-    return sum_tail(s, x + np, y + np, n - np);
+    return rec_sum_tail(s, x + np, y + np, n - np);
 }
 
 void rec_conv(float *y, const float *x, float *state, const float *w, int C, int K, int nb,
@@ -71,7 +44,7 @@ void rec_conv(float *y, const float *x, float *state, const float *w, int C, int
         for (int b = 0; b < nb; b++) {
             memcpy(win, st, (size_t)(K - 1) * sizeof *win);
             win[K - 1] = x[(size_t)b * C + c];
-            y[(size_t)b * C + c] = sum_tail(0.0f, win, wc, K);
+            y[(size_t)b * C + c] = rec_sum_tail(0.0f, win, wc, K);
             memmove(st, win + 1, (size_t)(K - 1) * sizeof *win);
         }
     }

@@ -20,6 +20,37 @@
 #ifndef RUN_RECURRENT_H
 #define RUN_RECURRENT_H
 
+#include <math.h>
+
+/* The part of a sum the reference's compiled loop leaves after its vector
+ * accumulators: 16 products at a time while 16 remain, then 8 when 8
+ * remain, each product rounded and added to s in order; the last < 8 as
+ * fused multiply-adds (ggml_vec_dot_f32's leftovers, ggml_ssm_conv's
+ * row sum). Inline, so that the AVX2 delta rule (forward_simd.c) repeats
+ * it built for FMA (fmaf one instruction, not a libm call). */
+static inline __attribute__((always_inline)) float rec_sum_tail(float s, const float *x,
+                                                                const float *y, int n)
+{
+    /* each product rounded on its own: a statement of its own, which no
+     * compiler contracts into a fused multiply-add */
+    int i = 0;
+    for (; n - i >= 16; i += 16)
+        for (int l = 0; l < 16; l++) {
+            const float p = x[i + l] * y[i + l];
+            s += p;
+        }
+    if (n - i >= 8) {
+        for (int l = 0; l < 8; l++) {
+            const float p = x[i + l] * y[i + l];
+            s += p;
+        }
+        i += 8;
+    }
+    for (; i < n; i++)
+        s = fmaf(x[i], y[i], s);
+    return s;
+}
+
 /* ggml_vec_dot_f32 of n floats as the reference's build computes it: 64 at a
  * time in four 16-lane fused multiply-add accumulators, folded
  * (a0 + a2) + (a1 + a3), halves added down to one float; then the rest,
