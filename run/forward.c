@@ -868,6 +868,21 @@ static void add_expert_bias(float *y, const float *bias, int e, int n, int cols)
         add_bias(y, bias + (size_t)e * cols, n, cols);
 }
 
+/* The rows of s->xb routed to expert e into s->moe_x, slot by slot, then
+ * token by token (the order llama-imatrix adds an expert's rows in), each
+ * row's slot in s->moe_slot; returns how many. */
+static int gather_expert(run_state *s, int e, int nb, int nu, int d)
+{
+    int n = 0;
+    for (int j = 0; j < nu; j++)
+        for (int b = 0; b < nb; b++)
+            if (s->moe_sel[(size_t)b * nu + j] == e) {
+                memcpy(s->moe_x + (size_t)n * d, s->xb + (size_t)b * d, (size_t)d * sizeof(float));
+                s->moe_slot[n++] = b * nu + j;
+            }
+    return n;
+}
+
 /* The routed feed-forward of nb tokens (rows of s->xb) into s->xb2: each
  * token's experts (silu(x Wg_e^T) · x Wu_e^T) Wd_e^T, expert by expert
  * over the tokens routed to it (as mul_mat_id), each output times its
@@ -889,15 +904,7 @@ static void moe_ffn(run_state *s, const run_model *m, const run_layer *l, int nb
     }
     int *slot_of = s->moe_slot;
     for (int e = 0; e < ne; e++) {
-        /* slot by slot, then token by token: the order llama-imatrix adds
-         * an expert's rows in */
-        int n = 0;
-        for (int j = 0; j < nu; j++)
-            for (int b = 0; b < nb; b++)
-                if (s->moe_sel[(size_t)b * nu + j] == e) {
-                    memcpy(s->moe_x + (size_t)n * d, s->xb + (size_t)b * d, (size_t)d * sizeof(float));
-                    slot_of[n++] = b * nu + j;
-                }
+        const int n = gather_expert(s, e, nb, nu, d);
         if (!n)
             continue;
         const run_matrix gate = run_expert(&l->gate_exps, ne, e), up = run_expert(&l->up_exps, ne, e);
@@ -1189,13 +1196,7 @@ static void ffn_beside_experts(run_state *s, const run_model *m, const run_layer
         run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->ffn_pre_norm_2, d, eps);
     int *slot_of = s->moe_slot;
     for (int e = 0; e < ne; e++) {
-        int n = 0; // slot by slot, then token by token, as moe_ffn
-        for (int j = 0; j < nu; j++)
-            for (int b = 0; b < nb; b++)
-                if (s->moe_sel[(size_t)b * nu + j] == e) {
-                    memcpy(s->moe_x + (size_t)n * d, s->xb + (size_t)b * d, (size_t)d * sizeof(float));
-                    slot_of[n++] = b * nu + j;
-                }
+        const int n = gather_expert(s, e, nb, nu, d);
         if (!n)
             continue;
         const run_matrix gu = run_expert(&l->gate_up_exps, ne, e);
