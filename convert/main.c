@@ -136,7 +136,7 @@ static void default_file_name(const src_model *m, const convert_options *o, char
     const char *label = json_str(json_get(md, "general.size_label"));
     char computed[32];
     if (!label) {
-        convert_size_label(convert_param_count(m), computed, sizeof computed);
+        convert_size_label(m, computed, sizeof computed);
         label = computed;
     }
     out[0] = 0;

@@ -67,7 +67,7 @@ uint64_t convert_param_count(const src_model *m)
     return n;
 }
 
-void convert_size_label(uint64_t params, char *out, size_t size)
+void convert_count_notation(uint64_t params, char *out, size_t size)
 {
     /* llama.cpp: scale to K/M/B/T, then as many decimals as make at least
      * two significant digits in front of the suffix. */
@@ -91,6 +91,38 @@ void convert_size_label(uint64_t params, char *out, size_t size)
         digits++;
     int fix = 2 - (int)strlen(digits);
     snprintf(out, size, "%.*f%s", fix > 0 ? fix : 0, scaled, suffix);
+}
+
+void convert_size_label(const src_model *m, char *out, size_t size)
+{
+    /* gguf-py's get_total_parameter_count and size_label: a tensor named
+     * "…_exps.…" of 3 or more dimensions holds ne[2] experts (a bias:
+     * ne[1]) and counts one expert's share; with any such tensor the label
+     * is "{mean expert count}x{shared + one expert's parameters}". */
+    uint64_t total = 0, shared = 0, expert = 0, expert_sum = 0, n_expert_tensors = 0;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const src_tensor *t = &m->tensors[i];
+        const uint64_t n = (uint64_t)n_elements(t);
+        total += n;
+        int64_t count = 0;
+        if (strstr(t->name, "_exps.") && t->n_dims >= 3)
+            count = strstr(t->name, ".bias") ? t->ne[1] : t->ne[2];
+        if (count > 0) {
+            expert += n / (uint64_t)count;
+            expert_sum += (uint64_t)count;
+            n_expert_tensors++;
+        } else {
+            shared += n;
+        }
+    }
+    const uint64_t experts = n_expert_tensors ? expert_sum / n_expert_tensors : 0;
+    if (!experts) {
+        convert_count_notation(total, out, size);
+        return;
+    }
+    char each[32];
+    convert_count_notation(shared + expert, each, sizeof each);
+    snprintf(out, size, "%" PRIu64 "x%s", experts, each);
 }
 
 /* general.file_type of this model: llama.cpp's gpt-oss conversions with
@@ -667,7 +699,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     /* general.* identity, then the reader's keys, then the version */
     char label[32];
     uint64_t params = convert_param_count(m);
-    convert_size_label(params, label, sizeof label);
+    convert_size_label(m, label, sizeof label);
     if (gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, gguf_arch_name(m->arch))) {
         gguf_error_set(err, "out of memory");
         goto done;

@@ -52,8 +52,13 @@ const char *convert_outtype_name(int outtype);
 /* Total elements of all tensors (llama.cpp's parameter count). */
 uint64_t convert_param_count(const src_model *m);
 
-/* "5.2M": llama.cpp's size label of a parameter count. */
-void convert_size_label(uint64_t params, char *out, size_t size);
+/* "5.2M": llama.cpp's rounded notation of a parameter count. */
+void convert_count_notation(uint64_t params, char *out, size_t size);
+
+/* general.size_label as llama.cpp's converter computes it: the rounded
+ * parameter count ("5.2M"), or for a model with expert tensors
+ * ("…_exps.…", 3 dimensions) "{experts}x{shared + one expert}" ("4x698K"). */
+void convert_size_label(const src_model *m, char *out, size_t size);
 
 /* Writes (or with dry_run prints) the GGUF. 0, or -1 with err (the input
  * is at fault, a value not finite among them) or CONVERT_ERR_OUTPUT (the output is); a failed write

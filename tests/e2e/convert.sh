@@ -5,7 +5,8 @@
 # (Hugging Face folders), converting with the same outtype must give the
 # same tensor names in the same order, types, shapes and sha256 of data,
 # and the same value for every {arch}.* and tokenizer.ggml.* key and for
-# general.architecture, general.file_type and general.quantization_version
+# general.architecture, general.file_type, general.quantization_version and
+# general.size_label
 # (arrays by element type, count and sha256 of their bytes). Every output
 # passes --check; bad input fails cleanly with no output file.
 source "$(dirname "$0")/lib.sh"
@@ -24,7 +25,7 @@ gguf_tensors() {
         sort -n
 }
 # The compared keys as "key type value-or-sha256" lines.
-KEYS_JQ='to_entries[] | select(.key as $k | ($k | test("^general[.](architecture|file_type|quantization_version)$")) or (($k | startswith("general.")) | not))'
+KEYS_JQ='to_entries[] | select(.key as $k | ($k | test("^general[.](architecture|file_type|quantization_version|size_label)$")) or (($k | startswith("general.")) | not))'
 manifest_keys() {
     jq -r ".metadata | $KEYS_JQ | \"\(.key) \(.value.type) \(if .value.sha256 then \"\(.value.count) \(.value.sha256)\" else (.value.value | tostring) end)\"" "$1" | sort
 }

@@ -199,9 +199,25 @@ START_TEST(test_size_labels)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char out[32];
-        convert_size_label(cases[i].n, out, sizeof out);
+        convert_count_notation(cases[i].n, out, sizeof out);
         ck_assert_str_eq(out, cases[i].want);
     }
+    /* the expert form: 4 experts of 3×2×4 (gate and down, 24 each) and a
+     * 1-D bias of the experts [5, 4] (its count in ne[1]); shared 100 + 7 */
+    src_tensor t[5] = {
+        { .name = "token_embd.weight", .n_dims = 2, .ne = { 10, 10, 1, 1 } },
+        { .name = "blk.0.ffn_gate_exps.weight", .n_dims = 3, .ne = { 3, 2, 4, 1 } },
+        { .name = "blk.0.ffn_down_exps.weight", .n_dims = 3, .ne = { 2, 3, 4, 1 } },
+        { .name = "blk.0.ffn_up_exps.bias", .n_dims = 3, .ne = { 5, 4, 1, 1 } },
+        { .name = "blk.0.ffn_gate_inp_shexp.weight", .n_dims = 1, .ne = { 7, 1, 1, 1 } },
+    };
+    src_model m = { .tensors = t, .n_tensors = 5 };
+    char label[32];
+    convert_size_label(&m, label, sizeof label);
+    ck_assert_str_eq(label, "4x0.12K"); /* 107 + 6 + 6 + 5 = 124 */
+    m.n_tensors = 1;
+    convert_size_label(&m, label, sizeof label);
+    ck_assert_str_eq(label, "0.10K");
     ck_assert_uint_eq(convert_file_type(OUT_F32), 0);
     ck_assert_uint_eq(convert_file_type(OUT_F16), 1);
     ck_assert_uint_eq(convert_file_type(OUT_Q8_0), 7);
