@@ -396,6 +396,18 @@ static int add_eog(gguf_vocab *v, int32_t id)
     return 0;
 }
 
+/* Takes id out of the end-of-generation set; its type becomes attr. */
+static void drop_eog(gguf_vocab *v, int32_t id, uint16_t attr)
+{
+    for (size_t i = 0; i < v->n_eog; i++)
+        if (v->eog[i] == id) {
+            memmove(v->eog + i, v->eog + i + 1, (v->n_eog - i - 1) * sizeof *v->eog);
+            v->n_eog--;
+            break;
+        }
+    v->tokens[id].attr = attr;
+}
+
 /* A token llama.cpp expects to be control becomes control, whatever its type. */
 static void force_control(gguf_vocab *v, int32_t id)
 {
@@ -407,24 +419,41 @@ static void force_control(gguf_vocab *v, int32_t id)
  * text when no key names them (their type is forced to control). */
 static int load_eog(gguf_vocab *v, int32_t fim_pad, int32_t fim_rep, int32_t fim_sep)
 {
+    /* llama.cpp e21cdc11's lists (llama-vocab.cpp), in its order */
+#define DS_(word) "<\xef\xbd\x9c" word "\xef\xbd\x9c>" /* DeepSeek's <｜…｜> */
+#define SP_ "\xe2\x96\x81"                              /* ▁ */
     static const char *const eot_texts[] = { "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
-                                             "<|endoftext|>", "<EOT>",
-                                             "<\xef\xbd\x9c" "end\xe2\x96\x81" "of\xe2\x96\x81" "sentence\xef\xbd\x9c>",
-                                             NULL };
+                                             "<|endoftext|>", "<|end_of_text|>", "<EOT>", "_<EOT>",
+                                             "[EOT]", DS_("end" SP_ "of" SP_ "sentence"),
+                                             "<end_of_utterance>", NULL };
     static const char *const eom_texts[] = { "<|eom_id|>", NULL };
-    static const char *const fim_pre_texts[] = { "<|fim_prefix|>", "<fim-prefix>",
-                                                 "<\xef\xbd\x9c" "fim\xe2\x96\x81" "begin\xef\xbd\x9c>", "<PRE>", NULL };
-    static const char *const fim_suf_texts[] = { "<|fim_suffix|>", "<fim-suffix>",
-                                                 "<\xef\xbd\x9c" "fim\xe2\x96\x81" "hole\xef\xbd\x9c>", "<SUF>", NULL };
-    static const char *const fim_mid_texts[] = { "<|fim_middle|>", "<fim-middle>",
-                                                 "<\xef\xbd\x9c" "fim\xe2\x96\x81" "end\xef\xbd\x9c>", "<MID>", NULL };
-    static const char *const fim_pad_texts[] = { "<|fim_pad|>", "<fim-pad>", "<PAD>", NULL };
-    static const char *const fim_rep_texts[] = { "<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", NULL };
+    static const char *const fim_pre_texts[] = { "<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>",
+                                                 DS_("fim" SP_ "begin"), "<PRE>", SP_ "<PRE>",
+                                                 "<|code_prefix|>", "<|prefix|>", NULL };
+    static const char *const fim_suf_texts[] = { "<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>",
+                                                 DS_("fim" SP_ "hole"), "<SUF>", SP_ "<SUF>",
+                                                 "<|code_suffix|>", "<|suffix|>", NULL };
+    static const char *const fim_mid_texts[] = { "<|fim_middle|>", "<fim-middle>", "<fim_middle>",
+                                                 DS_("fim" SP_ "end"), "<MID>", SP_ "<MID>",
+                                                 "<|code_middle|>", "<|middle|>", NULL };
+    static const char *const fim_pad_texts[] = { "<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]",
+                                                 NULL };
+    static const char *const fim_rep_texts[] = { "<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>",
+                                                 "<reponame>", NULL };
     static const char *const fim_sep_texts[] = { "<|file_sep|>", NULL };
-    static const char *const eog_texts[] = { "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
-                                             "<|endoftext|>", "<|eom_id|>", "<EOT>",
+    static const char *const eog_texts[] = { "<|eot_id|>", "<|im_end|>", "<|end|>",
+                                             "<|return|>", "<|call|>",  /* o200k_harmony */
+                                             "<|flush|>", "<|calls|>",  /* solar-open */
+                                             "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>",
+                                             "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+                                             "<end_of_utterance>",
                                              "<eos>", "<turn|>", "<|tool_response>", /* gemma4 */
-                                             NULL };
+                                             DS_("end" SP_ "of" SP_ "sentence"), NULL };
+    /* gpt-oss's message structure tokens: always rendered (user-defined) */
+    static const char *const harmony_texts[] = { "<|channel|>", "<|message|>", "<|start|>",
+                                                 "<|constrain|>", NULL };
+#undef DS_
+#undef SP_
     struct {
         int32_t           *id;
         const char *const *texts;
@@ -453,21 +482,38 @@ static int load_eog(gguf_vocab *v, int32_t fim_pad, int32_t fim_rep, int32_t fim
                 return -1;
         }
     }
+    for (const char *const *t = harmony_texts; *t; t++) {
+        int32_t id = gguf_vocab_find(v, *t, strlen(*t));
+        if (id >= 0)
+            v->tokens[id].attr = TOK_USER_DEFINED;
+    }
     if (add_eog(v, v->eos) || add_eog(v, v->eot) || add_eog(v, v->eom))
         return -1;
+    /* o200k_harmony (<|return|> and <|call|>) and solar-open (<|calls|> and
+     * <|flush|>): <|end|> ends a message, not the generation; it becomes a
+     * user-defined token */
+    bool has_return = false, has_call = false, has_flush = false;
+    int32_t end_id = -1;
+    for (size_t i = 0; i < v->n_eog; i++) {
+        const int32_t id = v->eog[i];
+        const char *text = tok_text(v, id);
+        const size_t len = v->tokens[id].len;
+#define IS_(lit) (len == sizeof lit - 1 && !memcmp(text, lit, len))
+        has_return |= IS_("<|return|>");
+        has_call |= IS_("<|call|>") || IS_("<|calls|>");
+        has_flush |= IS_("<|flush|>");
+        if (IS_("<|end|>"))
+            end_id = id;
+#undef IS_
+    }
+    if (end_id >= 0 && ((has_return && has_call) || (has_call && has_flush)))
+        drop_eog(v, end_id, TOK_USER_DEFINED);
     /* Gemma 4: with <|tool_response> ending generation, </s> does not and
      * becomes a normal token (llama.cpp e21cdc11 first makes every </s> an
      * end-of-generation control token, then takes it back here) */
     int32_t tool = gguf_vocab_find(v, "<|tool_response>", 16), s_id = gguf_vocab_find(v, "</s>", 4);
-    if (tool >= 0 && s_id >= 0) {
-        for (size_t i = 0; i < v->n_eog; i++)
-            if (v->eog[i] == s_id) {
-                memmove(v->eog + i, v->eog + i + 1, (v->n_eog - i - 1) * sizeof *v->eog);
-                v->n_eog--;
-                break;
-            }
-        v->tokens[s_id].attr = TOK_NORMAL;
-    }
+    if (tool >= 0 && s_id >= 0)
+        drop_eog(v, s_id, TOK_NORMAL);
     return 0;
 }
 

@@ -903,10 +903,45 @@ START_TEST(test_eog)
     ck_assert(gguf_vocab_is_eog(v, PIECE(0)));
     ck_assert(gguf_vocab_is_eog(v, PIECE(1)));
     ck_assert(gguf_vocab_is_eog(v, PIECE(2)));
-    ck_assert(!gguf_vocab_is_eog(v, EOS));
+    /* </s> by its text too, though eos names another token (e21cdc11) */
+    ck_assert(gguf_vocab_is_eog(v, EOS));
+    ck_assert(!gguf_vocab_is_eog(v, BOS));
     ck_assert(gguf_vocab_is_control(v, PIECE(0)));
     /* forced control: only parsed with parse_special */
     expect_ids(v, "<|im_end|>", false, true, (int32_t[]){ PIECE(0), -2 });
+    gguf_vocab_free(v);
+}
+END_TEST
+
+/* llama.cpp e21cdc11's later texts: [EOS] and <|end_of_text|> end generation;
+ * with <|return|> and <|call|> (o200k_harmony) <|end|> does not and becomes
+ * user-defined, as do the message-structure tokens (always parsed). */
+START_TEST(test_eog_harmony)
+{
+    const char *pieces[] = { "<|end|>", "<|return|>", "<|call|>", "<|channel|>", "[EOS]", "<|end_of_text|>",
+                             "<fim_prefix>", "x" };
+    gguf_error err;
+    gguf_vocab *v = load_writer(spm_writer(pieces, 8), &err);
+    ck_assert_msg(v, "%s", err.msg);
+    ck_assert(!gguf_vocab_is_eog(v, PIECE(0)));
+    ck_assert(!gguf_vocab_is_control(v, PIECE(0)));
+    ck_assert(gguf_vocab_is_eog(v, PIECE(1)));
+    ck_assert(gguf_vocab_is_eog(v, PIECE(2)));
+    ck_assert(!gguf_vocab_is_eog(v, PIECE(3)));
+    ck_assert(gguf_vocab_is_eog(v, PIECE(4)));
+    ck_assert(gguf_vocab_is_eog(v, PIECE(5)));
+    ck_assert(gguf_vocab_is_control(v, PIECE(6))); /* a FIM prefix by its text */
+    ck_assert(!gguf_vocab_is_eog(v, PIECE(6)));
+    /* user-defined: parsed even without parse_special */
+    expect_ids(v, "<|end|>", false, false, (int32_t[]){ PIECE(0), -2 });
+    expect_ids(v, "<|channel|>", false, false, (int32_t[]){ PIECE(3), -2 });
+    gguf_vocab_free(v);
+    /* without <|call|>, <|end|> still ends generation */
+    const char *two[] = { "<|end|>", "<|return|>" };
+    v = load_writer(spm_writer(two, 2), &err);
+    ck_assert_msg(v, "%s", err.msg);
+    ck_assert(gguf_vocab_is_eog(v, PIECE(0)));
+    ck_assert(gguf_vocab_is_control(v, PIECE(0)));
     gguf_vocab_free(v);
 }
 END_TEST
@@ -955,6 +990,7 @@ int main(void)
     tcase_add_test(tc, test_bpe_qwen35_words);
     tcase_add_test(tc, test_refuses_bad_vocabularies);
     tcase_add_test(tc, test_eog);
+    tcase_add_test(tc, test_eog_harmony);
     suite_add_tcase(s, tc);
     return run_suite(s, skipped);
 }
