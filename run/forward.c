@@ -355,7 +355,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     const int n_rot = layer_max(m, hp->n_rot, offsetof(run_layer, n_rot));
     const int n_ff = layer_max(m, hp->n_ff, offsetof(run_layer, n_ff));
     s->kv_dim = (size_t)hp->n_head_kv * (size_t)head_dim;
-    s->n_cache_layers = hp->n_layer > 0 ? layer_max(m, 0, offsetof(run_layer, kv_layer)) + 1 : 0;
+    s->n_cache_layers = hp->n_layer > 0 ? layer_max(m, -1, offsetof(run_layer, kv_slot)) + 1 : 0;
     const size_t d = (size_t)hp->n_embd, kv = s->kv_dim;
     const size_t ff = (size_t)(n_ff > hp->n_ff_exp ? n_ff : hp->n_ff_exp);
     const size_t nb = (size_t)n_batch, ne = (size_t)hp->n_expert, nu = (size_t)hp->n_expert_used;
@@ -674,13 +674,14 @@ void run_attn_values1(float *out, const float *f16, const gguf_half *p16, const 
     }
 }
 
-/* Where the K/V cache of block `layer` (one with its own: a kv_layer)
- * starts: every such block has n_ctx rows of the widest kv_dim (a block
- * with smaller heads packs its rows closer). */
+/* Where the K/V cache of block `layer` starts: each block with a cache of
+ * its own (its kv_slot) has n_ctx rows of the widest kv_dim (a block with
+ * smaller heads packs its rows closer); a block sharing one uses its
+ * source's, a recurrent block has none. */
 static size_t kv_base(const run_state *s, const run_model *m, int layer)
 {
-    (void)m;
-    return (size_t)layer * (size_t)s->n_ctx * s->kv_dim;
+    const int slot = m->layers[layer].kv_slot;
+    return slot < 0 ? 0 : (size_t)slot * (size_t)s->n_ctx * s->kv_dim;
 }
 
 /* One head of one token: out (head_dim,) = softmax(K q · kq_scale) V over

@@ -80,7 +80,7 @@ typedef struct run_state {
     float *ffn_dense, *moe_gu;
     float *pl, *pl_row, *pl_h;
     /* the cache's row width (the widest block's n_head_kv · head_dim) and
-     * its blocks (those with their own K/V: the largest kv_layer + 1) */
+     * its blocks (those with their own K/V: the largest kv_slot + 1) */
     size_t kv_dim;
     int    n_cache_layers;
 } run_state;

@@ -646,8 +646,10 @@ static int layer_geometry(run_model *m, gguf_error *err)
 {
     const run_hparams *hp = &m->hp;
     const gguf_hparams *g = m->hparams;
+    int slots = 0;
     for (int i = 0; i < hp->n_layer; i++) {
         run_layer *l = &m->layers[i];
+        l->kv_slot = run_layer_is_recurrent(m, i) ? -1 : slots++;
         l->head_dim = hp->head_dim;
         l->q_dim = hp->q_dim;
         l->n_rot = hp->n_rot;
@@ -686,6 +688,8 @@ static int layer_geometry(run_model *m, gguf_error *err)
                                   "block of head size %d", i, src, swa ? " sliding" : " full",
                                   l->head_dim);
         l->kv_layer = src;
+        l->kv_slot = m->layers[src].kv_slot;
+        slots--; /* none of its own */
     }
     return 0;
 }

@@ -141,8 +141,10 @@ typedef struct run_layer {
     /* the block's geometry (run_model_load sets it for every family):
      * head size, n_head · head_dim, rotated dimensions, feed-forward width,
      * and the block whose K/V cache it writes and reads (itself, or the
-     * block whose cache it shares: it then has no wk, wv) */
-    int        head_dim, q_dim, n_rot, n_ff, kv_layer;
+     * block whose cache it shares: it then has no wk, wv) and that cache's
+     * slot (the blocks with a K/V cache of their own numbered in order;
+     * -1 for a recurrent block, which has none) */
+    int        head_dim, q_dim, n_rot, n_ff, kv_layer, kv_slot;
     /* Gemma 4's experts beside the dense feed-forward (with gate_inp and
      * down_exps): the router's input scale (n_embd,), gate and up of each
      * expert in one stack (n_expert · 2 n_ff_exp, n_embd), rows gate | up,

@@ -1163,6 +1163,10 @@ START_TEST(test_batching_hybrid)
         run_state st;
         ck_assert_int_eq(run_state_init(&st, &m, 32, 4, &err), 0);
         ck_assert_ptr_nonnull(st.conv_state);
+        /* a K/V cache for the attention blocks only */
+        ck_assert_int_eq(st.n_cache_layers, 2);
+        for (int il = 0; il < 4; il++)
+            ck_assert_int_eq(m.layers[il].kv_slot, il % 2 ? il / 2 : -1);
         float *l1 = malloc(2 * (size_t)nv * sizeof *l1), *l2 = l1 + nv;
         run_forward(&st, &m, t, 7, 0, 6, l1);
         run_forward(&st, &m, t, 7, 0, 6, l2);
@@ -2030,6 +2034,7 @@ static void check_gemma4(int pl_width)
         ck_assert_int_eq(m.layers[il].n_rot, want_rot[il]);
         ck_assert_int_eq(m.layers[il].n_ff, want_ff[il]);
         ck_assert_int_eq(m.layers[il].kv_layer, want_kv[il]);
+        ck_assert_int_eq(m.layers[il].kv_slot, want_kv[il]);
         ck_assert(run_layer_is_swa(&m, il) == (want_hd[il] == 16));
         ck_assert(m.layers[il].gate_up_exps.data && m.layers[il].out_scale);
         ck_assert((m.layers[il].pl_gate.data != NULL) == (pl_width > 0));
