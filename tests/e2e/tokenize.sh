@@ -5,7 +5,8 @@
 # tokenizer on llama.cpp's llama-bpe and qwen2 test vectors (every entry),
 # and on ids llama.cpp gave for the gpt-4o pre-tokenizer; Qwen 3.5 (qwen35)
 # and Gemma 4 (gemma4) vocabularies against llama-tokenize's ids
-# (tests/data/tok), and the Qwen 3.5 folder through gguf-convert.
+# (tests/data/tok: the folders tests/tools/mktokjson makes, through
+# gguf-convert, against llama.cpp's tokenizer keys and ids).
 source "$(dirname "$0")/lib.sh"
 export LC_ALL=C
 
@@ -142,11 +143,23 @@ PY
 fi
 
 # --- Qwen 3.5 and Gemma 4 (tests/data/tok) ------------------------------------
-# NAME-vocab.gguf: llama.cpp e21cdc11's converter on tests/tools/mktokjson's
-# folders; NAME.out / NAME.special.out: llama-tokenize's ids for every entry of
-# vectors.inp (see tests/data/tok/README.md). No python: the entries are split
-# in bash.
+# tests/tools/mktokjson's folders (--model-folder: with a small model's
+# config.json and a tensorless model.safetensors) through gguf-convert
+# --vocab-only: every tokenizer.* key as llama.cpp e21cdc11's converter
+# wrote it for the same folders (NAME-vocab.json: its manifest's tokenizer
+# keys, values or count + sha256), and llama-tokenize's ids (NAME.out,
+# NAME.special.out) for every entry of vectors.inp (see
+# tests/data/tok/README.md). No python: the entries are split in bash.
 D=$ROOT/tests/data/tok
+MKTOK=$BIN/tests/tools/mktokjson
+# tok_keys GGUF / json_keys MANIFEST: the tokenizer.* keys as
+# "key type value" or "key type count sha256" lines
+tok_keys() {
+    jq -r --slurpfile h <("$INSPECT" --hash --json "$1") '($h[0].arrays | map({(.key): .sha256}) | add) as $sha | .metadata | to_entries[] | select(.key | startswith("tokenizer.")) | "\(.key) \(.value.type) \(if (.value.type | startswith("arr")) then "\(.value.count) \($sha[.key])" else (.value.value | tojson) end)"' <("$INSPECT" --json "$1") | sort
+}
+json_keys() {
+    jq -r '.metadata | to_entries[] | "\(.key) \(.value.type) \(if .value.sha256 then "\(.value.count) \(.value.sha256)" else (.value.value | tojson) end)"' "$1" | sort
+}
 # tok_vectors GGUF OUT [--special]: every entry of vectors.inp gives its OUT line.
 tok_vectors() {
     local gguf=$1 out=$2 flag=${3:-} sep=$'\n__ggml_vocab_test__\n' data entry want got i=0 bad=0
@@ -166,33 +179,43 @@ tok_vectors() {
     [ "$bad" = 0 ] && [ "$i" -ge 120 ]
 }
 for name in qwen35 gemma4; do
-    if tok_vectors "$D/$name-vocab.gguf" "$D/$name.out"; then pass "tokenize $name vectors"; else fail "tokenize $name vectors"; fi
-    if tok_vectors "$D/$name-vocab.gguf" "$D/$name.special.out" --special; then
-        pass "tokenize $name vectors --special"; else fail "tokenize $name vectors --special"; fi
-done
-# a Gemma 4 piece: U+2581 is a space again
-out=$("$INSPECT" "$D/gemma4-vocab.gguf" --tokenize " fox")
-expect "tokenize gemma4 piece" "$(printf '%s\n' "$out" | sed -n 2p | cut -f2)" " fox"
-# gguf-convert --vocab-only on the Qwen 3.5 folder: the tokenizer keys
-# llama.cpp wrote, except what its config.json adds (bos_token_id) and what a
-# tokenizer-only folder (converted as llama) adds (add_space_prefix).
-MKTOK=$BIN/tests/tools/mktokjson
-if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ]; then
-    skip "tokenize qwen35 through gguf-convert" "mktokjson or gguf-convert not built"
-else
-    mkdir -p "$TMP/q35tok"
-    "$MKTOK" qwen35 "$TMP/q35tok"
-    if "$CONVERT" "$TMP/q35tok" --vocab-only -o "$TMP/q35tok.gguf" >/dev/null 2>"$TMP/err"; then
-        got=$("$INSPECT" diff "$TMP/q35tok.gguf" "$D/qwen35-vocab.gguf" --full 2>&1 |
-              awk '$2 ~ /^tokenizer\./ { print $1, $2 }' | tr '\n' ';')
-        expect "tokenize qwen35 through gguf-convert: tokenizer keys" "$got" \
-            "removed tokenizer.ggml.add_space_prefix;added tokenizer.ggml.bos_token_id;"
-        if tok_vectors "$TMP/q35tok.gguf" "$D/qwen35.out"; then
-            pass "tokenize qwen35 through gguf-convert: vectors"; else fail "tokenize qwen35 through gguf-convert: vectors"; fi
-    else
-        fail "tokenize qwen35 through gguf-convert" "$(head -1 "$TMP/err")"
+    if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ]; then
+        skip_block "tokenize $name" "mktokjson or gguf-convert not built" 4; continue
     fi
-fi
+    mkdir -p "$TMP/$name-mf"
+    "$MKTOK" "$name" "$TMP/$name-mf" --model-folder
+    g=$TMP/$name-vocab.gguf
+    if ! "$CONVERT" "$TMP/$name-mf" --vocab-only -o "$g" >/dev/null 2>"$TMP/err"; then
+        fail "tokenize $name: gguf-convert --vocab-only" "$(head -1 "$TMP/err")"
+        skip_block "tokenize $name" "not converted" 3; continue
+    fi
+    if ! command -v jq >/dev/null; then skip "tokenize $name: llama.cpp's tokenizer keys" "jq not installed"
+    else
+        got=$(diff <(json_keys "$D/$name-vocab.json") <(tok_keys "$g") | head -4 | tr '\n' ' ')
+        n=$(json_keys "$D/$name-vocab.json" | wc -l)
+        if [ -z "$got" ] && [ "$n" -ge 9 ]; then pass "tokenize $name: llama.cpp's $n tokenizer keys"
+        else fail "tokenize $name: llama.cpp's tokenizer keys" "$got"; fi
+    fi
+    if tok_vectors "$g" "$D/$name.out"; then pass "tokenize $name vectors"; else fail "tokenize $name vectors"; fi
+    if tok_vectors "$g" "$D/$name.special.out" --special; then
+        pass "tokenize $name vectors --special"; else fail "tokenize $name vectors --special"; fi
+    if [ "$name" = gemma4 ]; then # a Gemma 4 piece: U+2581 is a space again
+        out=$("$INSPECT" "$g" --tokenize " fox")
+        expect "tokenize gemma4 piece" "$(printf '%s\n' "$out" | sed -n 2p | cut -f2)" " fox"
+    else # the tokenizer files alone (converted as llama): what config.json
+         # adds (bos_token_id) missing, add_space_prefix added; the same ids
+        mkdir -p "$TMP/q35tok"
+        "$MKTOK" qwen35 "$TMP/q35tok"
+        if "$CONVERT" "$TMP/q35tok" --vocab-only -o "$TMP/q35tok.gguf" >/dev/null 2>"$TMP/err" &&
+            tok_vectors "$TMP/q35tok.gguf" "$D/qwen35.out" &&
+            { ! command -v jq >/dev/null ||
+              [ "$(diff <(json_keys "$D/qwen35-vocab.json") <(tok_keys "$TMP/q35tok.gguf") |
+                   awk '/^[<>]/ { print $1, $2 }' | tr '\n' ';')" = \
+                "< tokenizer.ggml.bos_token_id;> tokenizer.ggml.add_space_prefix;" ]; }; then
+            pass "tokenize qwen35 tokenizer-only folder"
+        else fail "tokenize qwen35 tokenizer-only folder" "$(head -1 "$TMP/err")"; fi
+    fi
+done
 
 # The same folders with the fixture models' config.json (vocab_size set to the
 # tokenizer's, as for the references) and weights: a real qwen35 / gemma4 conversion,
@@ -205,8 +228,8 @@ for pair in qwen35:702 gemma4:851; do
         skip_block "tokenize $name folder through gguf-convert" "architecture $name not in this build" 2
         fixture_block_end; continue
     fi
-    if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ]; then
-        skip_block "tokenize $name folder through gguf-convert" "mktokjson or gguf-convert not built" 2
+    if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ] || ! command -v jq >/dev/null; then
+        skip_block "tokenize $name folder through gguf-convert" "mktokjson, gguf-convert or jq missing" 2
         fixture_block_end; continue
     fi
     mkdir -p "$TMP/$name-folder"
@@ -214,8 +237,7 @@ for pair in qwen35:702 gemma4:851; do
     sed "s/\"vocab_size\": 512,/\"vocab_size\": $nv,/" "$FIX/models/$name-rand/config.json" > "$TMP/$name-folder/config.json"
     ln -sf "$FIX/models/$name-rand/model.safetensors" "$TMP/$name-folder/" # a model folder needs its weights
     if "$CONVERT" "$TMP/$name-folder" --vocab-only -o "$TMP/$name-folder.gguf" >/dev/null 2>"$TMP/err"; then
-        got=$("$INSPECT" diff "$TMP/$name-folder.gguf" "$D/$name-vocab.gguf" --full 2>&1 |
-              awk '$2 ~ /^tokenizer\./ { print $1, $2 }' | tr '\n' ';')
+        got=$(diff <(json_keys "$D/$name-vocab.json") <(tok_keys "$TMP/$name-folder.gguf") | head -4 | tr '\n' ' ')
         expect "tokenize $name folder through gguf-convert: tokenizer keys" "$got" ""
         if tok_vectors "$TMP/$name-folder.gguf" "$D/$name.special.out" --special; then
             pass "tokenize $name folder through gguf-convert: vectors"; else fail "tokenize $name folder through gguf-convert: vectors"; fi

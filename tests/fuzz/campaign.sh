@@ -41,7 +41,14 @@ seed() { # NAME: a few small inputs of the harness's format
                cp "$fix"/models/wp-llama-5m/hf/tokenizer_config.json "$d/t.json" 2>/dev/null ;;
     fuzz_spm) cp "$fix/models/wp-llama-5m/hf/tokenizer.model" "$d/" 2>/dev/null ;;
     fuzz_tokenizer) # byte 0: a GGUF vocabulary; 247/246: text for the gemma4/qwen35 built-ins
-        for g in tests/data/tok/*-vocab.gguf; do { printf '\000'; cat "$g"; } >"$d/$(basename "$g")"; done
+        local fam
+        for fam in qwen35 gemma4; do
+            [ -x build/tests/tools/mktokjson ] && [ -x build/gguf-convert ] && mkdir -p "$d.tmp" &&
+                build/tests/tools/mktokjson $fam "$d.tmp" --model-folder &&
+                build/gguf-convert -q "$d.tmp" --vocab-only -o "$d.tmp.gguf" >/dev/null 2>&1 &&
+                { printf '\000'; cat "$d.tmp.gguf"; } >"$d/$fam-vocab.gguf"
+            rm -rf "$d.tmp" "$d.tmp.gguf"
+        done
         printf '\367 the\n\n\n<|tool_call>\xe4\xb8\xad x' >"$d/gemma4.txt"
         printf '\366 e\xcc\x81t\xc3\xa9 don'"'"'t 123' >"$d/qwen35.txt" ;;
     fuzz_tokjson) mkdir -p "$d.tmp"

@@ -14,7 +14,9 @@
  *                          in model.vocab and in added_tokens.
  *
  * Writes DIR/tokenizer.json and DIR/tokenizer_config.json (DIR must
- * exist). What llama.cpp e21cdc11 makes of them is in tests/data/tok/
+ * exist); with --model-folder also a small model's config.json and a
+ * model.safetensors without tensors, which gguf-convert --vocab-only reads
+ * as a model folder. What llama.cpp e21cdc11 makes of them is in tests/data/tok/
  * (see tests/data/tok/README.md for how it was made).
  */
 #include <stdbool.h>
@@ -482,16 +484,63 @@ static void make_gemma4(const char *dir)
     close_out(f);
 }
 
+/* --model-folder: a config.json of a small model of the family whose
+ * vocab_size is the tokenizer's, and a model.safetensors with no tensors,
+ * so that a converter's --vocab-only takes DIR for a model folder (the
+ * config's bos/eos ids are the ones tests/data/tok's references were made
+ * with). */
+static void make_model_folder(const char *dir, bool qwen35, size_t vocab_size)
+{
+    FILE *f = open_out(dir, "config.json");
+    if (qwen35)
+        fprintf(f, "{\n  \"architectures\": [\"Qwen3_5ForCausalLM\"],\n  \"model_type\": \"qwen3_5_text\",\n"
+                   "  \"vocab_size\": %zu,\n  \"hidden_size\": 64,\n  \"intermediate_size\": 128,\n"
+                   "  \"num_hidden_layers\": 4,\n  \"num_attention_heads\": 2,\n  \"num_key_value_heads\": 1,\n"
+                   "  \"head_dim\": 32,\n  \"max_position_embeddings\": 2048,\n  \"rms_norm_eps\": 1e-06,\n"
+                   "  \"bos_token_id\": 1,\n  \"eos_token_id\": 2,\n  \"tie_word_embeddings\": true,\n"
+                   "  \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 10000000.0, "
+                   "\"partial_rotary_factor\": 0.25, \"mrope_interleaved\": true, \"mrope_section\": [2, 1, 1]},\n"
+                   "  \"full_attention_interval\": 4,\n  \"linear_conv_kernel_dim\": 4,\n"
+                   "  \"linear_key_head_dim\": 16,\n  \"linear_value_head_dim\": 16,\n"
+                   "  \"linear_num_key_heads\": 2,\n  \"linear_num_value_heads\": 2\n}\n", vocab_size);
+    else
+        fprintf(f, "{\n  \"architectures\": [\"Gemma4ForConditionalGeneration\"],\n  \"model_type\": \"gemma4\",\n"
+                   "  \"text_config\": {\"vocab_size\": %zu, \"hidden_size\": 64, \"intermediate_size\": 128, "
+                   "\"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"num_kv_shared_layers\": 0, \"num_key_value_heads\": 1, "
+                   "\"head_dim\": 32, \"global_head_dim\": 32, \"max_position_embeddings\": 2048, "
+                   "\"rms_norm_eps\": 1e-06, \"bos_token_id\": 1, \"eos_token_id\": 2, "
+                   "\"hidden_activation\": \"gelu_pytorch_tanh\", \"sliding_window\": 8, "
+                   "\"layer_types\": [\"sliding_attention\", \"full_attention\"], "
+                   "\"rope_parameters\": {\"full_attention\": {\"rope_type\": \"proportional\", "
+                   "\"partial_rotary_factor\": 0.25, \"rope_theta\": 1000000.0}, \"sliding_attention\": "
+                   "{\"rope_type\": \"default\", \"rope_theta\": 10000.0}}, \"final_logit_softcapping\": 30.0},\n"
+                   "  \"bos_token_id\": 1,\n  \"eos_token_id\": 2\n}\n", vocab_size);
+    close_out(f);
+    static const char header[] = "{\"__metadata__\":{\"format\":\"pt\"}}";
+    const unsigned long long n = sizeof header - 1;
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++)
+        len[i] = (unsigned char)(n >> (8 * i));
+    f = open_out(dir, "model.safetensors");
+    fwrite(len, 1, 8, f);
+    fwrite(header, 1, n, f);
+    close_out(f);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "qwen35") && strcmp(argv[1], "gemma4"))) {
-        fprintf(stderr, "usage: mktokjson qwen35|gemma4 DIR\n");
+    const bool folder = argc == 4 && !strcmp(argv[3], "--model-folder");
+    if ((argc != 3 && !folder) || (strcmp(argv[1], "qwen35") && strcmp(argv[1], "gemma4"))) {
+        fprintf(stderr, "usage: mktokjson qwen35|gemma4 DIR [--model-folder]\n");
         return 2;
     }
-    if (!strcmp(argv[1], "qwen35"))
+    const bool qwen35 = !strcmp(argv[1], "qwen35");
+    if (qwen35)
         make_qwen35(argv[2]);
     else
         make_gemma4(argv[2]);
+    if (folder)
+        make_model_folder(argv[2], qwen35, n_toks + (qwen35 ? sizeof qwen_added / sizeof *qwen_added : 0));
     for (size_t i = 0; i < n_toks; i++)
         free(toks[i].s);
     for (size_t w = 0; w < n_words; w++)

@@ -279,25 +279,56 @@ END_TEST
 
 /* ---- Qwen 3.5 and Gemma 4: tests/tools/mktokjson's folders, their
  * vocabulary keys against what llama.cpp e21cdc11's converter wrote for the
- * same folders (tests/data/tok/NAME-vocab.gguf) ------------------------------ */
+ * same folders (tests/data/tok/NAME-vocab.json: its manifest's tokenizer
+ * keys, arrays as count and sha256 of their bytes in the file) ------------ */
 
-static void expect_same_kv(const gguf_file *a, const gguf_file *b, const char *key)
+static void expect_manifest_kv(const gguf_file *f, const json_value *manifest, const char *key)
 {
-    const gguf_kv *x = gguf_lookup_kv(a, key), *y = gguf_lookup_kv(b, key);
-    ck_assert_msg(x && y, "%s: %s in ours, %s in llama.cpp's", key, x ? "present" : "absent",
-                  y ? "present" : "absent");
-    ck_assert_msg(x->type == y->type && x->elem_type == y->elem_type && x->n == y->n,
-                  "%s: type %u/%u n %llu, llama.cpp's %u/%u n %llu", key, x->type, x->elem_type,
-                  (unsigned long long)x->n, y->type, y->elem_type, (unsigned long long)y->n);
-    for (uint64_t i = 0; x->strs && i < x->n; i++)
-        ck_assert_msg(x->strs[i].len == y->strs[i].len && !memcmp(x->strs[i].ptr, y->strs[i].ptr, x->strs[i].len),
-                      "%s[%llu]: \"%.*s\", llama.cpp's \"%.*s\"", key, (unsigned long long)i,
-                      (int)x->strs[i].len, x->strs[i].ptr, (int)y->strs[i].len, y->strs[i].ptr);
-    if (!x->strs) {
-        uint64_t n;
-        const void *dx = gguf_kv_array(x, x->elem_type, &n), *dy = gguf_kv_array(y, y->elem_type, &n);
-        ck_assert_msg(dx && dy && !memcmp(dx, dy, 4 * x->n), "%s: values differ", key);
+    const gguf_kv *x = gguf_lookup_kv(f, key);
+    const json_value *want = json_get(json_get(manifest, "metadata"), key);
+    ck_assert_msg(x && want, "%s: %s in ours, %s in llama.cpp's", key, x ? "present" : "absent",
+                  want ? "present" : "absent");
+    char type[32];
+    const char *wt = json_str(json_get(want, "type"));
+    if (x->type == GGUF_VT_STR) {
+        gguf_str v;
+        ck_assert(gguf_kv_str(x, &v));
+        const char *wv = json_str(json_get(want, "value"));
+        ck_assert_msg(wt && !strcmp(wt, "str") && wv && strlen(wv) == v.len && !memcmp(wv, v.ptr, v.len),
+                      "%s: \"%.*s\", llama.cpp's %s \"%s\"", key, (int)v.len, v.ptr, wt ? wt : "?",
+                      wv ? wv : "?");
+        return;
     }
+    ck_assert_int_eq(x->type, GGUF_VT_ARR);
+    snprintf(type, sizeof type, "arr[%s]", x->elem_type == GGUF_VT_STR ? "str"
+                                        : x->elem_type == GGUF_VT_F32 ? "f32" : "i32");
+    double count;
+    ck_assert_msg(wt && !strcmp(wt, type) && json_num(json_get(want, "count"), &count) &&
+                      count == (double)x->n,
+                  "%s: %s of %llu, llama.cpp's %s", key, type, (unsigned long long)x->n, wt ? wt : "?");
+    gguf_sha256_ctx c;
+    gguf_sha256_init(&c);
+    if (x->strs) {
+        for (uint64_t i = 0; i < x->n; i++) {
+            uint8_t len[8];
+            for (int k = 0; k < 8; k++)
+                len[k] = (uint8_t)((uint64_t)x->strs[i].len >> (8 * k));
+            gguf_sha256_update(&c, len, 8);
+            gguf_sha256_update(&c, x->strs[i].ptr, x->strs[i].len);
+        }
+    } else {
+        uint64_t n;
+        const void *d = gguf_kv_array(x, x->elem_type, &n);
+        ck_assert(d && n == x->n);
+        gguf_sha256_update(&c, d, 4 * n);
+    }
+    uint8_t digest[32];
+    gguf_sha256_final(&c, digest);
+    char hex[65];
+    for (int k = 0; k < 32; k++)
+        snprintf(hex + 2 * k, 3, "%02x", digest[k]);
+    const char *wsha = json_str(json_get(want, "sha256"));
+    ck_assert_msg(wsha && !strcmp(wsha, hex), "%s: sha256 %s, llama.cpp's %s", key, hex, wsha ? wsha : "?");
 }
 
 START_TEST(test_upstream_vocabs)
@@ -327,23 +358,27 @@ START_TEST(test_upstream_vocabs)
     json_free(tj);
     json_free(cfg);
     char ref[256];
-    snprintf(ref, sizeof ref, "tests/data/tok/%s-vocab.gguf", name);
-    gguf_file *ours = gguf_open(out, 0, &err), *theirs = gguf_open(ref, 0, &err);
-    ck_assert_msg(ours && theirs, "%s", err.msg);
+    snprintf(ref, sizeof ref, "tests/data/tok/%s-vocab.json", name);
+    json_value *manifest = json_load_file(ref, &err);
+    ck_assert_msg(manifest, "%s", err.msg);
+    gguf_file *ours = gguf_open(out, 0, &err);
+    ck_assert_msg(ours, "%s", err.msg);
     static const char *const keys[] = { "tokenizer.ggml.model", "tokenizer.ggml.tokens",
                                         "tokenizer.ggml.token_type", "tokenizer.ggml.merges" };
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-        expect_same_kv(ours, theirs, keys[k]);
+        expect_manifest_kv(ours, manifest, keys[k]);
+    const json_value *md = json_get(manifest, "metadata");
     if (_i == 0) { /* gpt2 with pre qwen35, no scores */
-        expect_same_kv(ours, theirs, "tokenizer.ggml.pre");
+        expect_manifest_kv(ours, manifest, "tokenizer.ggml.pre");
         ck_assert_ptr_null(gguf_lookup_kv(ours, "tokenizer.ggml.scores"));
+        ck_assert_ptr_null(json_get(md, "tokenizer.ggml.scores"));
     } else { /* gemma4: scores, no pre */
-        expect_same_kv(ours, theirs, "tokenizer.ggml.scores");
+        expect_manifest_kv(ours, manifest, "tokenizer.ggml.scores");
         ck_assert_ptr_null(gguf_lookup_kv(ours, "tokenizer.ggml.pre"));
-        ck_assert_ptr_null(gguf_lookup_kv(theirs, "tokenizer.ggml.pre"));
+        ck_assert_ptr_null(json_get(md, "tokenizer.ggml.pre"));
     }
     gguf_close(ours);
-    gguf_close(theirs);
+    json_free(manifest);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
 }
