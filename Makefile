@@ -27,7 +27,8 @@ endif
 # Every library the build and the tests need (pkg-config name : Debian
 # package), checked once up front so that a fresh machine hears of all the
 # missing packages in one line, before any compiler output.
-DEPS_ALL := libpcre2-8:libpcre2-dev yaml-0.1:libyaml-dev zlib:zlib1g-dev $(DEPS_TEST)
+DEPS_ALL := libpcre2-8:libpcre2-dev yaml-0.1:libyaml-dev zlib:zlib1g-dev libxxhash:libxxhash-dev \
+            nettle:nettle-dev $(DEPS_TEST)
 NO_DEPS_GOALS := deps clean help uninstall
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
   MISSING := $(foreach d,$(DEPS_ALL),$(if $(shell $(PKG_CONFIG) --exists $(word 1,$(subst :, ,$(d))) 2>/dev/null && echo ok),,$(word 2,$(subst :, ,$(d)))))
@@ -147,6 +148,7 @@ $(BUILD)/libgguf.so: $(LIB_OBJ) | deps-lib
 DEPS_quantize   := yaml-0.1:libyaml-dev
 DEPS_convert    := yaml-0.1:libyaml-dev zlib:zlib1g-dev
 DEPS_edit       := yaml-0.1:libyaml-dev
+DEPS_inspect    := libxxhash:libxxhash-dev nettle:nettle-dev
 pkg_names = $(foreach d,$(1),$(word 1,$(subst :, ,$(d))))
 tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(filter-out $(1)/main.c,$(sort $(wildcard $(1)/*.c))))
 
@@ -167,7 +169,7 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # archive (FUZZ_ARCHIVES; the linker takes only the objects it needs), then
 # the library, and every library the tools use.
 TOOL_INCLUDES = -Icommon $(addprefix -iquote ,$(TOOLS))
-TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib 2>/dev/null)
+TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib libxxhash nettle 2>/dev/null)
 
 # The tool folder of the module each unit test (and test tool) tests: such
 # a test sees include/, gguf/, common/, tests/unit and that one folder, and

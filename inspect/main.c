@@ -29,6 +29,7 @@
 #include "emit.h"
 #include <ggufkit/gguf.h>
 #include "hash.h"
+#include "llhash.h"
 #include "opts.h"
 #include "report.h"
 #include "signals.h"
@@ -47,6 +48,10 @@ typedef struct options {
     bool        full, no_tensors, no_metadata, no_split;
     const char *tokenize_text; /* --tokenize TEXT */
     bool        special;       /* --special: BOS/EOS and special-token parsing */
+    /* llama-gguf-hash's listing (llhash.h): --xxh64 ... --all, --no-layer,
+     * -c/--hash-check MANIFEST */
+    bool        xxh64, sha1, sha256, uuid, all_hashes, no_layer;
+    const char *hash_manifest;
     const char *files[3];
     int         n_files;
 } options;
@@ -103,6 +108,17 @@ static const opt option_rows[] = {
               "exit 1 if anything is wrong" },
     { OPT_CALL, "--hash", .call = opt_mode, .val = MODE_HASH,
       .help = "SHA-256 of every tensor and of the data section" },
+    { OPT_FLAG, "--xxh64", .off = O(xxh64),
+      .help = "with --hash: llama-gguf-hash's lines instead, xxh64 of\n"
+              "every tensor and of the model (tensor bytes in order)" },
+    { OPT_FLAG, "--sha1", .off = O(sha1), .help = "... SHA-1" },
+    { OPT_FLAG, "--sha256", .off = O(sha256), .help = "... SHA-256" },
+    { OPT_FLAG, "--uuid", .off = O(uuid), .help = "... the model's UUIDv5 (llama.cpp's namespace)" },
+    { OPT_FLAG, "--all", .off = O(all_hashes), .help = "... xxh64, SHA-1 and SHA-256" },
+    { OPT_FLAG, "--no-layer", .off = O(no_layer), .help = "... the model's lines only" },
+    { OPT_STRING, "--hash-check", "-c", .arg = "MANIFEST", .off = O(hash_manifest),
+      .help = "check the lines against MANIFEST (llama-gguf-hash's --check;\n"
+              "exit 1 on a mismatch, 3 when nothing is listed)" },
     { OPT_CALL, "--tokenize", .arg = "TEXT", .call = opt_mode, .val = MODE_TOKENIZE,
       .missing = "--tokenize: missing TEXT, the text to tokenize",
       .help = "the token ids of TEXT, then one line per token: id, tab, piece" },
@@ -138,6 +154,19 @@ static void usage(FILE *out)
           out);
 }
 
+/* Whether the hash listing is llama-gguf-hash's, and the option that says so */
+static bool llhash_mode(const options *o)
+{
+    return o->xxh64 || o->sha1 || o->sha256 || o->uuid || o->all_hashes || o->no_layer ||
+           o->hash_manifest;
+}
+
+static const char *llhash_flag(const options *o)
+{
+    return o->xxh64 ? "--xxh64" : o->sha1 ? "--sha1" : o->sha256 ? "--sha256" : o->uuid ? "--uuid"
+         : o->all_hashes ? "--all" : o->no_layer ? "--no-layer" : "--hash-check";
+}
+
 /* "diff" is a command only as the first non-option word (a file of that name
  * can be given as ./diff). */
 static int finish_args(options *o)
@@ -160,6 +189,14 @@ static int finish_args(options *o)
     }
     if (o->special && o->mode != MODE_TOKENIZE)
         return cli_usage_error(TOOL, "--special needs --tokenize");
+    if (llhash_mode(o)) {
+        if (o->mode != MODE_HASH && o->mode_flag)
+            return cli_usage_error(TOOL, "%s does not go with %s", llhash_flag(o), o->mode_flag);
+        if (o->fmt != EMIT_TEXT)
+            return cli_usage_error(TOOL, "%s prints llama-gguf-hash's lines: text only",
+                                   llhash_flag(o));
+        o->mode = MODE_HASH;
+    }
     if (o->mode == MODE_ARCHES)
         return o->n_files ? cli_usage_error(TOOL, "--arches takes no FILE (got '%s')",
                                             o->files[0]) : OPTS_OK;
@@ -317,6 +354,14 @@ static int run_single(const options *o)
     gguf_file *f = open_file(name, o, &err);
     if (!f && o->mode != MODE_CHECK)
         return 1; /* --check still reports the structural error as its finding */
+    if (llhash_mode(o)) {
+        llhash_opts h = { o->xxh64 || o->all_hashes, o->sha1 || o->all_hashes,
+                          o->sha256 || o->all_hashes, o->uuid, o->no_layer,
+                          o->hash_manifest };
+        int hrc = llhash_run(f, name, h);
+        gguf_close(f);
+        return hrc;
+    }
     if (o->mode == MODE_TOKENIZE) {
         int trc = run_tokenize(o, f, name);
         gguf_close(f);

@@ -804,3 +804,54 @@ if [ $rc -eq 1 ] && grep -q '^model: *tensor blk.0.attn_j.weight is not a llama 
 else
     fail "--check lists every model problem (2 unknown, 2 missing tensors)" "rc=$rc $(head -c 600 <<<"$out")"
 fi
+
+# --- llama-gguf-hash's lines (--hash with --xxh64/--sha1/--sha256/--uuid/
+# --all/--no-layer, -c/--hash-check MANIFEST): tests/data/hash holds
+# llama-gguf-hash e21cdc11's output for fixture models opened as
+# reference/NAME.gguf (see its README); the same names here, from a folder
+# whose reference/ is the fixtures'.
+H=$ROOT/tests/data/hash
+if need_fixture reference/wp-llama-5m-Q4_K_M.gguf "llama-gguf-hash lines" 11; then
+    mkdir -p "$TMP/hw" && ln -sfn "$FIX/reference" "$TMP/hw/reference"
+    same_as() { # same_as NAME WANT_FILE WANT_RC ARGS...
+        local n=$1 want=$2 wrc=$3 got rc; shift 3
+        got=$(cd "$TMP/hw" && "$INSPECT" --hash "$@" 2>&1); rc=$?
+        if [ "$rc" = "$wrc" ] && [ "$got" = "$(cat "$want")" ]; then pass "$n"
+        else fail "$n" "rc=$rc (want $wrc): $(diff <(echo "$got") "$want" | head -3 | tr '\n' ' ')"; fi
+    }
+    same_as "hash --all --uuid: llama-gguf-hash's lines" "$H/stories260K-f32.all-uuid.txt" 0 \
+        --all --uuid reference/stories260K-f32.gguf
+    same_as "hash --all: a quantized model" "$H/wp-llama-5m-Q4_K_M.all.txt" 0 \
+        --all reference/wp-llama-5m-Q4_K_M.gguf
+    same_as "hash --sha256 --no-layer: the model's line" "$H/wp-llama-5m-Q4_K_M.sha256-model.txt" 0 \
+        --sha256 --no-layer reference/wp-llama-5m-Q4_K_M.gguf
+    cp "$H/wp-llama-5m-Q4_K_M.all.txt" "$TMP/hw/m.txt"
+    same_as "hash -c: llama-gguf-hash's manifest, its strongest hash" "$H/wp-llama-5m-Q4_K_M.check.txt" 0 \
+        -c m.txt reference/wp-llama-5m-Q4_K_M.gguf
+    same_as "hash --xxh64 --hash-check: Ok lines, Success" "$H/wp-llama-5m-Q4_K_M.check-xxh64.txt" 0 \
+        --xxh64 --hash-check m.txt reference/wp-llama-5m-Q4_K_M.gguf
+    sed '1s/^\(xxh64 *\)[0-9a-f]/\10/' "$TMP/hw/m.txt" > "$TMP/hw/bad.txt"
+    same_as "hash -c: one tensor's hash changed: Mismatch, exit 1" "$H/wp-llama-5m-Q4_K_M.check-bad.txt" 1 \
+        --xxh64 -c bad.txt reference/wp-llama-5m-Q4_K_M.gguf
+    same_as "hash -c: another model's manifest: Not Found, exit 3" "$H/stories260K-f32.check-other.txt" 3 \
+        --sha1 -c m.txt reference/stories260K-f32.gguf
+    # a UUID checks against the manifest's uuid line (llama-gguf-hash e21cdc11
+    # compares it with the sha256 line and reports a mismatch)
+    (cd "$TMP/hw" && "$INSPECT" --hash --uuid --sha256 reference/stories260K-f32.gguf > u.txt)
+    out=$(cd "$TMP/hw" && "$INSPECT" --hash --uuid -c u.txt reference/stories260K-f32.gguf); rc=$?
+    if [ $rc = 0 ] && grep -q '^uuid      4f5222ad-081f-54c4-83cc-f7ecccc3d7a5  reference/stories260K-f32.gguf  -  Ok$' <<<"$out"
+    then pass "hash --uuid -c: the uuid line verifies"; else fail "hash --uuid -c: the uuid line verifies" "rc=$rc $out"; fi
+    # a manifest that is not one: exit 1, the manifest named
+    printf 'nothing here\n' > "$TMP/hw/none.txt"
+    printf 'xxh64 \0 x\n' > "$TMP/hw/nul.txt"
+    for c in "none.txt:no line of the manifest has a known hash type (xxh64, sha1, sha256, uuid)" \
+             "nul.txt:not a hash manifest (it holds NUL bytes)" \
+             "missing.txt:cannot open the manifest: No such file or directory"; do
+        out=$(cd "$TMP/hw" && "$INSPECT" --hash -c "${c%%:*}" reference/stories260K-f32.gguf 2>&1 >/dev/null); rc=$?
+        if [ $rc = 1 ] && [ "$out" = "gguf-inspect: error: ${c%%:*}: ${c#*:}" ]; then pass "hash -c ${c%%:*}: exit 1, says why"
+        else fail "hash -c ${c%%:*}: exit 1, says why" "rc=$rc $out"; fi
+    done
+    fixture_block_end
+fi
+usage_says "--xxh64 with --json: text only" "--xxh64 prints llama-gguf-hash's lines: text only" --xxh64 --json x.gguf
+usage_says "--sha1 with --vocab: refused" "--sha1 does not go with --vocab" --vocab --sha1 x.gguf

@@ -57,6 +57,7 @@ seed() { # NAME: a few small inputs of the harness's format
             [ -x build/tests/tools/mktokjson ] && build/tests/tools/mktokjson $fam "$d.tmp" && cp "$d.tmp/tokenizer.json" "$d/$fam.json"
         done
         rm -rf "$d.tmp" ;;
+    fuzz_hashmanifest) cp tests/data/hash/*.txt "$d/" 2>/dev/null ;;
     fuzz_recipe) printf 'preset: Q4_K_M\noutput_tensor_type: q8_0\ntensors:\n  - match: "attn_v"\n    type: q8_0\n' >"$d/r.yaml" ;;
     *) ;;
     esac
