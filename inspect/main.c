@@ -176,6 +176,8 @@ static int finish_args(options *o)
             return cli_usage_error(TOOL, "diff does not take %s", o->mode_flag);
         if (o->special)
             return cli_usage_error(TOOL, "diff does not take --special");
+        if (llhash_mode(o))
+            return cli_usage_error(TOOL, "diff does not take %s", llhash_flag(o));
         if (o->n_files == 1)
             return cli_usage_error(TOOL, "diff: missing A and B, the two GGUF files to compare");
         if (o->n_files == 2)

@@ -51,7 +51,7 @@ fi
 # compiler output (a fresh machine once saw "pcre2.h: No such file" first).
 printf '#!/bin/sh\nexit 1\n' >"$TMP/no-pkg-config"; chmod +x "$TMP/no-pkg-config"
 out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s BUILD="$TMP/nodeps" all PKG_CONFIG="$TMP/no-pkg-config" 2>&1)
-if grep -q "missing dependencies: run 'apt-get install libpcre2-dev libyaml-dev zlib1g-dev check'" <<<"$out" &&
+if grep -q "missing dependencies: run 'apt-get install libpcre2-dev libyaml-dev zlib1g-dev libxxhash-dev nettle-dev check'" <<<"$out" &&
    [ "$(wc -l <<<"$out")" -eq 1 ]; then
     pass "missing dependencies: one apt-get install line naming them all, nothing before it"
 else

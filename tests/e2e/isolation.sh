@@ -13,7 +13,7 @@
 source "$(dirname "$0")/lib.sh"
 CC=${TEST_CC:-cc}
 TOOLS=(convert quantize run inspect edit)
-LIBS="$(pkg-config --libs yaml-0.1 zlib libpcre2-8 2>/dev/null) -lm -pthread ${TEST_SANFLAGS:-}"
+LIBS="$(pkg-config --libs yaml-0.1 zlib libpcre2-8 libxxhash nettle 2>/dev/null) -lm -pthread ${TEST_SANFLAGS:-}"
 
 for t in "${TOOLS[@]}" ; do
     [ -f "$BIN/libtool-$t.a" ] && [ -f "$BIN/obj/$t/main.o" ] ||
