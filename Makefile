@@ -13,7 +13,7 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 BUILD   ?= build
-VERSION := 1.1.0
+VERSION := 1.2.0
 
 # --- dependencies (Debian packages, found with pkg-config) -----------------
 # pkg-config name : Debian package

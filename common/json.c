@@ -465,6 +465,10 @@ json_value *json_load_file(const char *path, gguf_error *err)
     if (gguf_read_file(path, JSON_MAX_FILE, &buf, &len, err))
         return NULL;
     json_value *v = json_parse((const char *)buf, len, err);
+    char kb[256];
+    const char *kind = v ? NULL : gguf_foreign_kind(buf, len, len, kb, sizeof kb);
+    if (kind && strncmp(kind, "a JSON document", 15))
+        gguf_error_set(err, "not JSON but %s", kind);
     free(buf);
     return v;
 }

@@ -157,6 +157,12 @@ int st_open(const char *path, st_file *f, gguf_error *err)
     if (size && map == MAP_FAILED)
         return gguf_error_set(err, "cannot map: %s", strerror(errno));
     if (st_parse(map, size, f, err)) {
+        /* a Git LFS pointer, a web page ...: say so rather than how the
+         * header is broken */
+        char kb[256];
+        const char *kind = gguf_foreign_kind(map, size, size, kb, sizeof kb);
+        if (kind && strncmp(kind, "a safetensors", 13))
+            gguf_error_set(err, "not a safetensors file but %s", kind);
         if (map)
             munmap(map, size);
         return -1;

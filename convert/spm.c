@@ -185,6 +185,10 @@ int spm_load(const char *path, spm_model *m, gguf_error *err)
     if (gguf_read_file(path, (size_t)256 << 20, &buf, &len, err))
         return -1;
     int rc = spm_parse(buf, len, m, err);
+    char kb[256];
+    const char *kind = rc ? gguf_foreign_kind(buf, len, len, kb, sizeof kb) : NULL;
+    if (kind)
+        gguf_error_set(err, "not a SentencePiece model but %s", kind);
     free(buf);
     return rc;
 }

@@ -699,6 +699,10 @@ int torch_open(const char *path, st_file *f, gguf_error *err)
     if (map == MAP_FAILED)
         return gguf_error_set(err, "cannot map: %s", strerror(errno));
     if (torch_parse(map, size, f, err)) {
+        char kb[256];
+        const char *kind = gguf_foreign_kind(map, size, size, kb, sizeof kb);
+        if (kind && strncmp(kind, "a zip archive", 13) && strncmp(kind, "a Python pickle", 15))
+            gguf_error_set(err, "not a PyTorch checkpoint but %s", kind);
         munmap(map, size);
         return -1;
     }

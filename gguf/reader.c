@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -680,6 +681,86 @@ static uint32_t bswap32(uint32_t v)
     return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
 }
 
+static bool starts_nocase(const uint8_t *b, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    if (n < k)
+        return false;
+    for (size_t i = 0; i < k; i++)
+        if (tolower(b[i]) != tolower((unsigned char)lit[i]))
+            return false;
+    return true;
+}
+
+/* The formats users hand a GGUF tool by mistake: a Git LFS pointer (a clone
+ * without LFS), an HTML page (a failed download), a checkpoint the
+ * converter reads, an archive, the GGML formats before GGUF. Only the first
+ * 512 bytes are looked at. */
+const char *gguf_foreign_kind(const void *head, size_t n_head, uint64_t size, char *buf, size_t cap)
+{
+    const uint8_t *b = head;
+    const size_t n = n_head < 512 ? n_head : 512;
+    if (!b || (n >= 4 && !memcmp(b, GGUF_MAGIC, 4)))
+        return NULL;
+    if (starts_nocase(b, n, "version https://git-lfs.github.com/spec/")) {
+        const uint8_t *sz = NULL;
+        for (size_t i = 0; i + 6 <= n && !sz; i++)
+            if ((i == 0 || b[i - 1] == '\n') && !memcmp(b + i, "size ", 5))
+                sz = b + i + 5;
+        unsigned long long bytes = 0;
+        int digits = 0;
+        while (sz && sz < b + n && *sz >= '0' && *sz <= '9' && digits < 19)
+            bytes = bytes * 10 + (unsigned long long)(*sz++ - '0'), digits++;
+        if (digits)
+            snprintf(buf, cap, "a Git LFS pointer to a file of %llu bytes: the repository was "
+                     "cloned without Git LFS (run 'git lfs pull' in it, or download the file "
+                     "itself)", bytes);
+        else
+            snprintf(buf, cap, "a Git LFS pointer: the repository was cloned without Git LFS "
+                     "(run 'git lfs pull' in it, or download the file itself)");
+        return buf;
+    }
+    size_t i = 0;
+    if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF)
+        i = 3;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
+        i++;
+    if (starts_nocase(b + i, n - i, "<!doctype html") || starts_nocase(b + i, n - i, "<html") ||
+        starts_nocase(b + i, n - i, "<head") || starts_nocase(b + i, n - i, "<body"))
+        return "an HTML page: the download returned a web page (an error, a login or a "
+               "license page) instead of the model; download it again";
+    if (starts_nocase(b + i, n - i, "<?xml"))
+        return "an XML document (a download's error response?), not a model";
+    if (i < n && (b[i] == '{' || b[i] == '['))
+        return "a JSON document (a config.json or tokenizer.json?), not a model";
+    if (n >= 10 && size >= 10 && b[8] == '{') {
+        uint64_t len = 0;
+        for (int k = 7; k >= 0; k--)
+            len = len << 8 | b[k];
+        if (len >= 2 && len <= size - 8)
+            return "a safetensors checkpoint: convert its model folder with gguf-convert";
+    }
+    if (n >= 4 && !memcmp(b, "PK\x03\x04", 4))
+        return "a zip archive (a PyTorch checkpoint such as pytorch_model.bin?): convert its "
+               "model folder with gguf-convert";
+    if (n >= 2 && b[0] == 0x80 && b[1] >= 2 && b[1] <= 5)
+        return "a Python pickle (a legacy PyTorch checkpoint?): convert its model folder with "
+               "gguf-convert";
+    if (n >= 4 && (!memcmp(b, "lmgg", 4) || !memcmp(b, "fmgg", 4) || !memcmp(b, "tjgg", 4) ||
+                   !memcmp(b, "algg", 4)))
+        return "a GGML/GGMF/GGJT file, llama.cpp's format before GGUF (2023): convert it with "
+               "llama.cpp's convert_llama_ggml_to_gguf.py";
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+        return "a gzip-compressed file: decompress it first";
+    if (n >= 6 && !memcmp(b, "\xfd" "7zXZ\x00", 6))
+        return "an xz-compressed file: decompress it first";
+    if (n >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4))
+        return "a zstd-compressed file: decompress it first";
+    if (n > 262 && !memcmp(b + 257, "ustar", 5))
+        return "a tar archive: extract it first";
+    return NULL;
+}
+
 static int read_header(gguf_file *f, cursor *c, uint64_t *n_tensors, uint64_t *n_kv)
 {
     if (c->size < 4)
@@ -687,6 +768,11 @@ static int read_header(gguf_file *f, cursor *c, uint64_t *n_tensors, uint64_t *n
                               c->size);
     if (memcmp(c->base, GGUF_MAGIC, 4) != 0) {
         const uint8_t *m = c->base;
+        char buf[256];
+        const char *kind = gguf_foreign_kind(m, (size_t)(c->size < 512 ? c->size : 512), c->size,
+                                             buf, sizeof buf);
+        if (kind)
+            return gguf_error_set(c->err, "not a GGUF file but %s", kind);
         return gguf_error_set(c->err, "offset 0: bad magic %02x %02x %02x %02x "
                               "(expected \"GGUF\"): not a GGUF file", m[0], m[1], m[2], m[3]);
     }

@@ -43,7 +43,7 @@
 
 /* The library's version (also in libgguf.pc). */
 #define GGUF_LIB_VERSION_MAJOR 1
-#define GGUF_LIB_VERSION_MINOR 1
+#define GGUF_LIB_VERSION_MINOR 2
 #define GGUF_LIB_VERSION_PATCH 0
 
 #ifdef __cplusplus
@@ -292,6 +292,18 @@ GGUF_API gguf_file *gguf_open(const char *path, unsigned flags, gguf_error *err)
 /* Validates a GGUF image already in memory (the fuzzer's entry point). The
  * buffer must outlive the returned file. */
 GGUF_API gguf_file *gguf_open_memory(const void *buf, size_t size, gguf_error *err);
+
+/* What a file that is not GGUF is, judged from its first bytes (head: n of
+ * them, at least 512 when the file has them; size: the whole file's): a
+ * sentence naming it and what to do, such as "a Git LFS pointer to a file
+ * of 4683073248 bytes: the repository was cloned without Git LFS (run 'git
+ * lfs pull' in it, or download the file itself)" — also an HTML page, a
+ * JSON or XML document, a safetensors checkpoint, a zip archive, a Python
+ * pickle, a GGML/GGJT file, gzip, xz, zstd or tar — written to buf (cap
+ * bytes) or a constant string; NULL for GGUF or anything else. gguf_open's
+ * error for such a file is "not a GGUF file but " and this sentence. */
+GGUF_API const char *gguf_foreign_kind(const void *head, size_t n, uint64_t size, char *buf,
+                                       size_t cap);
 
 /* gguf_open_memory with gguf_open flags (only the repair ones apply). */
 GGUF_API gguf_file *gguf_open_memory_flags(const void *buf, size_t size, unsigned flags,

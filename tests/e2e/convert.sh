@@ -125,6 +125,30 @@ bad_case() { # name dir expected-substring [options...]
     fi
 }
 
+# Inputs that are something else users mistake for them: a Git LFS pointer
+# (a clone without LFS) as the weights or the tokenizer, an HTML page (a
+# failed download) as config.json — named as such, not as a parse error.
+LFS_PTR='version https://git-lfs.github.com/spec/v1
+oid sha256:4d7c1d3d2e8a0a5c1b1e4f0e6f3b5a1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4
+size 4683073248'
+FOREIGN=$TMP/foreign
+if "$BIN/tests/tools/mkhf" "$FOREIGN" --dim 64 --layers 1 --ffn 128 --heads 2 --kv-heads 1 --vocab 400 >/dev/null 2>&1; then
+    LFS_SAYS="a Git LFS pointer to a file of 4683073248 bytes: the repository was cloned without Git LFS (run 'git lfs pull' in it"
+    mv "$FOREIGN/model.safetensors" "$TMP/foreign.st"
+    printf '%s\n' "$LFS_PTR" > "$FOREIGN/model.safetensors"
+    bad_case "model.safetensors a Git LFS pointer" "$FOREIGN" "model.safetensors: not a safetensors file but $LFS_SAYS"
+    mv "$TMP/foreign.st" "$FOREIGN/model.safetensors"
+    cp "$FOREIGN/config.json" "$TMP/foreign.cfg"
+    printf '<!DOCTYPE html>\n<html><body>401</body></html>\n' > "$FOREIGN/config.json"
+    bad_case "config.json an HTML page" "$FOREIGN" "config.json: not JSON but an HTML page: the download returned a web page"
+    mv "$TMP/foreign.cfg" "$FOREIGN/config.json"
+    tok=$(cd "$FOREIGN" && ls tokenizer.model tokenizer.json 2>/dev/null | head -1)
+    printf '%s\n' "$LFS_PTR" > "$FOREIGN/$tok"
+    bad_case "$tok a Git LFS pointer" "$FOREIGN" "$tok: not .* but $LFS_SAYS"
+else
+    skip_block "foreign inputs" "mkhf failed" 3
+fi
+
 # Phi-3's own converter rules (llama.cpp's Phi3MiniModel), on copies of
 # phi3-rand in a folder whose name makes general.name "Phi3-x"
 if need_jq "phi3 converter rules" && need_fixture models/phi3-rand "phi3 converter rules" 2; then

@@ -855,3 +855,16 @@ if need_fixture reference/wp-llama-5m-Q4_K_M.gguf "llama-gguf-hash lines" 11; th
 fi
 usage_says "--xxh64 with --json: text only" "--xxh64 prints llama-gguf-hash's lines: text only" --xxh64 --json x.gguf
 usage_says "--sha1 with --vocab: refused" "--sha1 does not go with --vocab" --vocab --sha1 x.gguf
+
+# A file that is not GGUF, handed to every tool that reads one: named for
+# what it is (a Git LFS pointer: a clone without LFS), exit 1, the file named
+printf 'version https://git-lfs.github.com/spec/v1\noid sha256:%064d\nsize 4683073248\n' 0 > "$TMP/lfs.gguf"
+LFS_MSG="$TMP/lfs.gguf: not a GGUF file but a Git LFS pointer to a file of 4683073248 bytes: the repository was cloned without Git LFS (run 'git lfs pull' in it, or download the file itself)"
+for cmd in "inspect" "quantize:$TMP/lfs-out.gguf Q4_0" "run:-p hi" "edit:--set a=1"; do
+    tool=${cmd%%:*} args=; [ "$tool" = "$cmd" ] || args=${cmd#*:}
+    if [ "$tool" = run ]; then out=$("$BIN/gguf-run" -m "$TMP/lfs.gguf" $args 2>&1 >/dev/null); rc=$?
+    else out=$("$BIN/gguf-$tool" "$TMP/lfs.gguf" $args 2>&1 >/dev/null); rc=$?; fi
+    if [ $rc = 1 ] && [ "$out" = "gguf-$tool: error: $LFS_MSG" ] && [ ! -e "$TMP/lfs-out.gguf" ]; then
+        pass "gguf-$tool on a Git LFS pointer: says what it is"
+    else fail "gguf-$tool on a Git LFS pointer: says what it is" "rc=$rc $out"; fi
+done

@@ -118,6 +118,54 @@ START_TEST(test_open_io)
 }
 END_TEST
 
+/* Files that are not GGUF, named by what they are (and what to do) */
+START_TEST(test_not_gguf_kinds)
+{
+    static const char lfs[] = "version https://git-lfs.github.com/spec/v1\n"
+                              "oid sha256:4d7c1d3d2e8a0a5c1b1e4f0e6f3b5a1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4\n"
+                              "size 4683073248\n";
+    static const uint8_t st[] = { 14, 0, 0, 0, 0, 0, 0, 0, '{', '"', 'a', '"', ':', '{', '}', '}',
+                                  ' ', ' ', ' ', ' ', ' ', ' ' };
+    static uint8_t tar[600] = "model.gguf";
+    memcpy(tar + 257, "ustar", 5);
+    static const struct {
+        const void *p;
+        size_t      n;
+        const char *want;
+    } cases[] = {
+        { lfs, sizeof lfs - 1, "not a GGUF file but a Git LFS pointer to a file of 4683073248 bytes: "
+                               "the repository was cloned without Git LFS (run 'git lfs pull' in it, "
+                               "or download the file itself)" },
+        { "\n  <!DOCTYPE html><html><body>404</body></html>", 48,
+          "not a GGUF file but an HTML page: the download returned a web page (an error, a login "
+          "or a license page) instead of the model; download it again" },
+        { "{\"error\": \"not found\"}", 22,
+          "not a GGUF file but a JSON document (a config.json or tokenizer.json?), not a model" },
+        { st, sizeof st, "not a GGUF file but a safetensors checkpoint: convert its model folder "
+                         "with gguf-convert" },
+        { "PK\x03\x04\x14\x00", 6, "not a GGUF file but a zip archive (a PyTorch checkpoint such "
+                                   "as pytorch_model.bin?): convert its model folder with gguf-convert" },
+        { "\x80\x02\x8a\x0a", 4, "not a GGUF file but a Python pickle (a legacy PyTorch checkpoint?): "
+                               "convert its model folder with gguf-convert" },
+        { "tjgg\x03\x00\x00\x00", 8, "not a GGUF file but a GGML/GGMF/GGJT file, llama.cpp's format "
+                                   "before GGUF (2023): convert it with llama.cpp's "
+                                   "convert_llama_ggml_to_gguf.py" },
+        { "\x1f\x8b\x08\x00", 4, "not a GGUF file but a gzip-compressed file: decompress it first" },
+        { tar, sizeof tar, "not a GGUF file but a tar archive: extract it first" },
+        /* 8 bytes of length then '{' but a length past the end: not safetensors */
+        { "\xff\x00\x00\x00\x00\x00\x00\x00{}", 10,
+          "offset 0: bad magic ff 00 00 00 (expected \"GGUF\"): not a GGUF file" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        gguf_error err = { 0 };
+        gguf_file *f = gguf_open_memory(cases[i].p, cases[i].n, &err);
+        ck_assert_ptr_null(f);
+        ck_assert_int_eq(err.code, GGUF_ERR_FORMAT);
+        ck_assert_str_eq(err.msg, cases[i].want);
+    }
+}
+END_TEST
+
 START_TEST(test_open_format)
 {
     gguf_error err;
@@ -448,6 +496,7 @@ int main(void)
     tcase_add_test(tc, test_error_set);
     tcase_add_test(tc, test_open_io);
     tcase_add_test(tc, test_open_format);
+    tcase_add_test(tc, test_not_gguf_kinds);
     tcase_add_test(tc, test_open_unsupported);
     tcase_add_test(tc, test_open_limit);
     tcase_add_test(tc, test_writer_first_failure_kept);
