@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "chat_template.h"
 #include "json.h"
 #include <ggufkit/arch.h>
 #include "arch_recipe.h"
@@ -1283,10 +1284,12 @@ static int write_special(hf_state *s, gguf_writer *w, gguf_error *err)
         if (v && v->type == JSON_BOOL && gguf_writer_set_bool(w, add[i].key, v->b))
             return gguf_error_set(err, "out of memory");
     }
-    const char *tmpl = json_str(json_get(s->tok_config, "chat_template"));
-    if (tmpl && gguf_writer_set_str(w, GGUF_KEY_CHAT_TEMPLATE, tmpl))
-        return gguf_error_set(err, "out of memory");
-    return 0;
+    chat_templates ct;
+    if (chat_templates_from_folder(&ct, s->dir, s->tok_config, err))
+        return -1;
+    int rc = chat_templates_write(&ct, w, err);
+    chat_templates_free(&ct);
+    return rc;
 }
 
 /* tokenizer.ggml.*: the vocabulary, special tokens, add_space_prefix. */

@@ -3,6 +3,7 @@
  * actions.h).
  */
 #include "actions.h"
+#include "chat_template.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <ggufkit/arch.h>
 
@@ -337,6 +339,88 @@ int edit_parse(edit_actions *as, const char *option, const char *arg, gguf_error
     return -1;
 }
 
+/* --chat-template with a model folder or a JSON file (tokenizer_config.json,
+ * chat_template.json): the templates as gguf-convert reads them
+ * (common/chat_template.h), replacing the file's: its named templates and
+ * their list go, then each of the new ones is set. A text file is the
+ * default template as it is (parse_one). */
+static bool chat_source(const char *arg)
+{
+    struct stat st;
+    size_t n = strlen(arg);
+    return (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) || (n > 5 && !strcmp(arg + n - 5, ".json"));
+}
+
+static int add_set_str(edit_actions *as, const char *key, char **items, uint64_t n, bool array,
+                       gguf_error *err)
+{
+    edit_action *a = new_action(as, err);
+    if (!a)
+        return -1;
+    a->kind = EDIT_SET;
+    if (!(a->key = strdup(key)))
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    return make_value(&a->v, GGUF_VT_STR, array, items, n, "--chat-template", err);
+}
+
+static int add_delete(edit_actions *as, const char *pattern, gguf_error *err)
+{
+    edit_action *a = new_action(as, err);
+    if (!a)
+        return -1;
+    a->kind = EDIT_DELETE;
+    return (a->key = strdup(pattern)) ? 0 : gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+}
+
+static int parse_chat_templates(edit_actions *as, const char *arg, gguf_error *err)
+{
+    chat_templates ct = { 0 };
+    struct stat st;
+    int rc;
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/tokenizer_config.json", arg);
+        json_value *tc = NULL;
+        rc = 0;
+        if (stat(path, &st) == 0 && !(tc = json_load_file(path, err))) {
+            gguf_error_prefix(err, "tokenizer_config.json: ");
+            rc = -1;
+        }
+        if (rc == 0)
+            rc = chat_templates_from_folder(&ct, arg, tc, err);
+        json_free(tc);
+        if (rc == 0 && !ct.deflt && !ct.n)
+            rc = gguf_error_set(err, "no chat template in the folder (its tokenizer_config.json, "
+                                "chat_template.jinja or chat_template.json)");
+    } else {
+        json_value *doc = json_load_file(arg, err);
+        const json_value *v = doc ? json_get(doc, "chat_template") : NULL;
+        rc = !doc ? -1
+           : !v   ? gguf_error_set(err, "no \"chat_template\" in the JSON object")
+                  : chat_templates_from_json(&ct, v, err);
+        json_free(doc);
+        if (rc == 0 && !ct.deflt && !ct.n)
+            rc = gguf_error_set(err, "chat_template is null");
+    }
+    if (rc == 0)
+        rc = add_delete(as, "tokenizer.chat_template.*", err) ||
+             add_delete(as, "tokenizer.chat_templates", err) ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < ct.n; i++) {
+        char key[600];
+        snprintf(key, sizeof key, "tokenizer.chat_template.%s", ct.names[i]);
+        rc = add_set_str(as, key, &ct.texts[i], 1, false, err);
+    }
+    if (rc == 0 && ct.n)
+        rc = add_set_str(as, "tokenizer.chat_templates", ct.names, ct.n, true, err);
+    if (rc == 0)
+        rc = ct.deflt ? add_set_str(as, GGUF_KEY_CHAT_TEMPLATE, &ct.deflt, 1, false, err)
+                      : add_delete(as, GGUF_KEY_CHAT_TEMPLATE, err);
+    chat_templates_free(&ct);
+    if (rc)
+        gguf_error_prefix(err, "--chat-template %s: ", arg);
+    return rc;
+}
+
 static int parse_one(edit_actions *as, const char *option, const char *arg, gguf_error *err)
 {
     if (!strcmp(option, "--set"))
@@ -368,6 +452,11 @@ static int parse_one(edit_actions *as, const char *option, const char *arg, gguf
         if (!key_ok(a->key) || !key_ok(a->to))
             return gguf_error_setc(err, GGUF_ERR_ARG, "--rename: keys of 1 to 65535 bytes");
         return 0;
+    }
+    if (!strcmp(option, "--chat-template") && chat_source(arg)) {
+        as->n--; /* a set of actions of its own */
+        action_free(a);
+        return parse_chat_templates(as, arg, err);
     }
     if (!strcmp(option, "--chat-template")) {
         a->kind = EDIT_SET;

@@ -17,6 +17,26 @@
 
 #include "unicode.h"
 
+bool gguf_utf8_valid(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        size_t len = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3
+                   : c >= 0xF0 && c < 0xF5 ? 4 : 0;
+        if (!len || i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++)
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+        if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] >= 0xA0) ||
+            (c == 0xF0 && s[i + 1] < 0x90) || (c == 0xF4 && s[i + 1] >= 0x90))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
 size_t gguf_utf8_seq_len(unsigned char lead)
 {
     if (lead < 0xC0)

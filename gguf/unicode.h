@@ -41,6 +41,10 @@ size_t gguf_utf8_seq_len(unsigned char lead);
  * sequence gives U+FFFD and advances by one byte. */
 uint32_t gguf_utf8_decode(const char *s, size_t len, size_t *pos);
 
+/* Whether s[0..n) is strict UTF-8, as Python decodes it: no overlongs,
+ * surrogates or code points past U+10FFFF. */
+bool gguf_utf8_valid(const void *s, size_t n);
+
 /* Encodes cp (<= 0x1FFFFF) into out; returns the byte count (1..4). */
 size_t gguf_utf8_encode(uint32_t cp, char out[4]);
 

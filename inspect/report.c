@@ -61,6 +61,28 @@ static void summary(emit *e, const gguf_file *f, const char *path, const type_st
     if (all->elements > 0)
         bpw = ev_f64(round(8.0 * (double)all->bytes / (double)all->elements * 1e4) / 1e4);
     emit_field(e, "bits_per_weight", "bits per weight", bpw);
+    /* the chat templates a runner can pick: "default" (tokenizer.chat_template)
+     * and the named ones (tokenizer.chat_templates); only when there are any */
+    const gguf_kv *names = gguf_lookup_kv(f, "tokenizer.chat_templates");
+    bool deflt = gguf_lookup_kv(f, GGUF_KEY_CHAT_TEMPLATE) != NULL;
+    uint64_t n_named = names && names->type == GGUF_VT_ARR && names->elem_type == GGUF_VT_STR
+                           ? names->n : 0;
+    if (deflt || n_named) {
+        size_t cap = 16;
+        for (uint64_t i = 0; i < n_named; i++)
+            cap += (size_t)names->strs[i].len + 2;
+        char *list = malloc(cap);
+        if (list) {
+            size_t o = 0;
+            if (deflt)
+                o += (size_t)snprintf(list, cap, "default");
+            for (uint64_t i = 0; i < n_named; i++)
+                o += (size_t)snprintf(list + o, cap - o, "%s%.*s", o ? ", " : "",
+                                      (int)names->strs[i].len, names->strs[i].ptr);
+            emit_field(e, "chat_templates", "chat templates", ev_strn(list, o));
+            free(list);
+        }
+    }
     emit_map_end(e);
 }
 

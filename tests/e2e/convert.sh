@@ -149,6 +149,52 @@ else
     skip_block "foreign inputs" "mkhf failed" 3
 fi
 
+# Chat templates from every place a folder ships them, as gguf-py e21cdc11
+# reads them (each case's keys were compared with convert_hf_to_gguf.py's on
+# the same files): chat_template.jinja (newlines as Python reads text),
+# named ones beside it, chat_template.json (a list), tokenizer_config.json's
+# (a list; null wins over the .jinja; a string wins too), none without a
+# tokenizer_config.json. Keys as "KEY=VALUE;" in file order.
+CT=$TMP/ct
+if need_jq "chat templates" && "$BIN/tests/tools/mkhf" "$CT" --dim 64 --layers 1 --ffn 128 --heads 2 \
+        --kv-heads 1 --vocab 400 >/dev/null 2>&1; then
+    cp "$CT/tokenizer_config.json" "$TMP/ct-tc.json"
+    ct_case() { # name want: converts $CT, compares its tokenizer.chat_template* keys
+        local got
+        got=$("$CONVERT" -q "$CT" --outtype f32 -o "$TMP/ct.gguf" >"$TMP/ct.log" 2>&1 &&
+              "$INSPECT" --json --full "$TMP/ct.gguf" | jq -j '.metadata | to_entries[] |
+                  select(.key | startswith("tokenizer.chat_template")) |
+                  "\(.key)=\(.value.value | if type == "array" then join(",") else . end);"')
+        if [ "$got" = "$2" ]; then pass "chat templates: $1"; else fail "chat templates: $1" "got '$got' $(tail -1 "$TMP/ct.log")"; fi
+        rm -f "$TMP/ct.gguf"
+    }
+    printf '{{ bos }}A\r\nB\rC\n' > "$CT/chat_template.jinja"
+    ct_case "chat_template.jinja" $'tokenizer.chat_template={{ bos }}A\nB\nC\n;'
+    mkdir "$CT/additional_chat_templates"
+    printf 'tools\n' > "$CT/additional_chat_templates/tool_use.jinja"
+    printf 'rag\n' > "$CT/additional_chat_templates/rag-v2.jinja"
+    printf 'main\n' > "$CT/chat_template.jinja"
+    ct_case "additional_chat_templates (by name)" $'tokenizer.chat_template.rag_v2=rag\n;tokenizer.chat_template.tool_use=tools\n;tokenizer.chat_templates=rag_v2,tool_use;tokenizer.chat_template=main\n;'
+    rm -r "$CT/additional_chat_templates" "$CT/chat_template.jinja"
+    printf '{"chat_template": [{"name": "default", "template": "D"}, {"name": "tool use", "template": "T"}, {"name": "x", "template": null}, {"template": "no name"}]}' > "$CT/chat_template.json"
+    ct_case "chat_template.json's list" "tokenizer.chat_template.tool_use=T;tokenizer.chat_templates=tool_use;tokenizer.chat_template=D;"
+    rm "$CT/chat_template.json"
+    jq -c '.chat_template = [{"name": "rag", "template": "R"}, {"name": "default", "template": "DD"}]' "$TMP/ct-tc.json" > "$CT/tokenizer_config.json"
+    ct_case "tokenizer_config.json's list" "tokenizer.chat_template.rag=R;tokenizer.chat_templates=rag;tokenizer.chat_template=DD;"
+    printf 'J\n' > "$CT/chat_template.jinja"
+    jq -c '.chat_template = null' "$TMP/ct-tc.json" > "$CT/tokenizer_config.json"
+    ct_case "tokenizer_config.json's null over the .jinja" ""
+    jq -c '.chat_template = "TC"' "$TMP/ct-tc.json" > "$CT/tokenizer_config.json"
+    ct_case "tokenizer_config.json's string over the .jinja" "tokenizer.chat_template=TC;"
+    jq -c '.chat_template = 5' "$TMP/ct-tc.json" > "$CT/tokenizer_config.json"
+    bad_case "chat_template a number" "$CT" "tokenizer_config.json: chat_template is neither a string nor a list of named templates"
+    cp "$TMP/ct-tc.json" "$CT/tokenizer_config.json"
+    printf '\xff\xfe' > "$CT/chat_template.jinja"
+    bad_case "chat_template.jinja not UTF-8" "$CT" "chat_template.jinja: not UTF-8 text"
+else
+    skip_block "chat templates" "jq or mkhf missing" 8
+fi
+
 # Phi-3's own converter rules (llama.cpp's Phi3MiniModel), on copies of
 # phi3-rand in a folder whose name makes general.name "Phi3-x"
 if need_jq "phi3 converter rules" && need_fixture models/phi3-rand "phi3 converter rules" 2; then

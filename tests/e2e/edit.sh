@@ -127,6 +127,41 @@ printf 'a\0b' >"$TMP/nul.txt"
 out=$("$EDIT" "$TMP/inplace.gguf" --chat-template "$TMP/nul.txt" 2>&1); rc=$?
 [ $rc -eq 2 ] && [[ $out == *"contains a NUL byte"* ]] && pass "a template with a NUL byte is refused" ||
     fail "a template with a NUL byte is refused" "$rc: $out"
+# --chat-template from a model folder or a JSON file: every template as
+# gguf-convert reads them (tokenizer_config.json, chat_template.jinja with
+# additional_chat_templates/, chat_template.json), the file's replaced;
+# gguf-inspect's summary names them
+if command -v jq >/dev/null; then
+    CTD=$TMP/ctd
+    mkdir -p "$CTD/additional_chat_templates"
+    printf '{"bos_token": "<s>"}' > "$CTD/tokenizer_config.json"
+    printf 'main\r\n' > "$CTD/chat_template.jinja"
+    printf 'T' > "$CTD/additional_chat_templates/tool_use.jinja"
+    cp "$SAMPLE" "$TMP/ct.gguf"
+    ct_keys() { "$INSPECT" --json --full "$1" | jq -j '.metadata | to_entries[] | select(.key | startswith("tokenizer.chat_template")) | "\(.key)=\(.value.value | if type == "array" then join(",") else . end);"'; }
+    "$EDIT" -q "$TMP/ct.gguf" --chat-template "$CTD" 2>"$TMP/err"
+    got=$(ct_keys "$TMP/ct.gguf")
+    [ "$got" = $'tokenizer.chat_template.tool_use=T;tokenizer.chat_templates=tool_use;tokenizer.chat_template=main\n;' ] &&
+        pass "--chat-template FOLDER: the default and the named templates" ||
+        fail "--chat-template FOLDER: the default and the named templates" "$got $(cat "$TMP/err")"
+    got=$("$INSPECT" --no-metadata --no-tensors "$TMP/ct.gguf" | grep '^chat templates:')
+    [ "$got" = "chat templates:  default, tool_use" ] && pass "gguf-inspect names the chat templates" ||
+        fail "gguf-inspect names the chat templates" "$got"
+    printf '{"chat_template": [{"name": "rag", "template": "R"}]}' > "$CTD/chat_template.json"
+    "$EDIT" -q "$TMP/ct.gguf" --chat-template "$CTD/chat_template.json" 2>"$TMP/err"
+    got=$(ct_keys "$TMP/ct.gguf")
+    [ "$got" = "tokenizer.chat_templates=rag;tokenizer.chat_template.rag=R;" ] &&
+        pass "--chat-template FILE.json: the file's templates replaced" ||
+        fail "--chat-template FILE.json: the file's templates replaced" "$got $(cat "$TMP/err")"
+    printf '{}' > "$CTD/empty.json"
+    sum3=$(sha256sum <"$TMP/ct.gguf")
+    out=$("$EDIT" "$TMP/ct.gguf" --chat-template "$CTD/empty.json" 2>&1); rc=$?
+    [ $rc -eq 1 ] && [ "$out" = "gguf-edit: error: --chat-template $CTD/empty.json: no \"chat_template\" in the JSON object" ] &&
+        [ "$(sha256sum <"$TMP/ct.gguf")" = "$sum3" ] && pass "--chat-template JSON without one: exit 1, file untouched" ||
+        fail "--chat-template JSON without one: exit 1, file untouched" "$rc: $out"
+else
+    skip_block "--chat-template from folders" "jq not installed" 4
+fi
 check "--version" bash -c '"$1" --version | grep -q "^gguf-edit (ggufkit) "' _ "$EDIT"
 
 # split and merge: every GGUF split (by tensor count, by size, and with a

@@ -1,10 +1,12 @@
 /*
  * fuzz_json.c — libFuzzer harness for the JSON reader: any bytes go to
- * json_parse(); an accepted document is walked and its lookups exercised.
+ * json_parse(); an accepted document is walked and its lookups exercised,
+ * and read as a chat template (common/chat_template.c).
  */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chat_template.h"
 #include "json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,6 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (v) {
         volatile size_t sink = walk(v);
         (void)sink;
+        /* a chat_template value, as tokenizer_config.json's or on its own */
+        chat_templates ct;
+        if (chat_templates_from_json(&ct, json_get(v, "chat_template"), &err) == 0)
+            chat_templates_free(&ct);
+        if (chat_templates_from_json(&ct, v, &err) == 0)
+            chat_templates_free(&ct);
         json_free(v);
     }
     return 0;

@@ -26,6 +26,8 @@
 #include <ggufkit/gguf.h>
 #include <ggufkit/vocab.h>
 
+#include "unicode.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- a minimal GGUF image writer ------------------------------------------ */
@@ -243,25 +245,6 @@ static gguf_vocab *make_gemma4(void)
 
 /* ---- checks -------------------------------------------------------------------- */
 
-/* Strict UTF-8 (no overlongs, surrogates or code points past U+10FFFF). */
-static bool valid_utf8(const uint8_t *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        uint8_t c = s[i];
-        size_t len = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3
-                   : c >= 0xF0 && c < 0xF5 ? 4 : 0;
-        if (!len || i + len > n)
-            return false;
-        for (size_t k = 1; k < len; k++)
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-        if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] >= 0xA0) ||
-            (c == 0xF0 && s[i + 1] < 0x90) || (c == 0xF4 && s[i + 1] >= 0x90))
-            return false;
-        i += len;
-    }
-    return true;
-}
 
 /* Encodes text every way; with check_round_trip, the pieces of the plain
  * encoding must spell the text again. */
@@ -331,7 +314,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bpe[k] = gemma4 ? make_gemma4() : make_bpe(pre_names[k]);
     /* jina-v2-de's <mask> swallows the whitespace before it, gemma4 gives
      * U+2581 back as a space: no round trip */
-    exercise(bpe[k], text, size, valid_utf8(data, size) && strcmp(pre_names[k], "jina-v2-de") != 0 &&
+    exercise(bpe[k], text, size, gguf_utf8_valid(data, size) && strcmp(pre_names[k], "jina-v2-de") != 0 &&
                                      !(gemma4 && memmem(text, size, "\xe2\x96\x81", 3)));
     return 0;
 }
