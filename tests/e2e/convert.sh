@@ -42,13 +42,14 @@ if [ ! -x "$CONVERT" ]; then
 fi
 
 # One manifest: convert its input with its outtype (and the options after
-# it) and compare (3 checks).
+# it) and compare (3 checks). The input is the fixture model the manifest
+# is named after, or CONVERT_INPUT when set (a checkpoint made at test time).
 convert_manifest() {
     local m=$1 name outtype model input out d keep
     name=$(basename "$m" .json)
     outtype=${name##*-}
     model=${name%-*}
-    input=$FIX/models/$model
+    input=${CONVERT_INPUT:-$FIX/models/$model}
     case $model in
         *-torch) input=$FIX/models/${model%-torch}/torch ;;
         *-meta) input=$FIX/models/${model%-meta}/meta ;;
@@ -111,6 +112,34 @@ if need_jq "upstream convert manifests" &&
     done
     fixture_block_end
 fi
+
+# Multimodal checkpoints of the 2026 families: Qwen3_5ForConditionalGeneration,
+# Qwen3_5MoeForConditionalGeneration (vision tower, MTP layer) and
+# Gemma4ForConditionalGeneration (vision and audio towers with 0-d clipping
+# tensors, eos_token_id [EOS, 106] at the top level), in two shards with an
+# index, as released. tests/tools/mkmm makes each from its family's
+# text-only fixture at test time; converting it must give e21cdc11's file
+# (tests/data/mm/FAMILY-mm-T.json, made as tests/data/mm/README.md says):
+# the towers and the MTP head dropped, the text tensors in shard-by-shard
+# name order, the keys in its order (Gemma 4: no eos id from the list).
+MKMM=$BIN/tests/tools/mkmm
+for fam in qwen35 qwen35moe gemma4; do
+    if need_jq "multimodal $fam" &&
+        need_fixture "models/$fam-rand" "multimodal $fam: e21cdc11's conversion" 17; then
+        rm -rf "${TMP:?}/$fam-mm"
+        if [ -x "$MKMM" ] && "$MKMM" "$fam" "$FIX/models/$fam-rand" "$TMP/$fam-mm" >"$TMP/c.log" 2>&1; then
+            pass "multimodal $fam: mkmm makes the checkpoint"
+            for t in f32 f16 bf16 q8_0; do
+                CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$fam-mm-$t.json"
+            done
+        else
+            fail "multimodal $fam: mkmm" "$(tail -1 "$TMP/c.log")"
+            skip_block "multimodal $fam" "no checkpoint" 16
+        fi
+        rm -rf "${TMP:?}/$fam-mm"
+        fixture_block_end
+    fi
+done
 
 # --- bad input: clear error, exit 1, no output ------------------------------
 bad_case() { # name dir expected-substring [options...]

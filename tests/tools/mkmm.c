@@ -1,0 +1,581 @@
+/*
+ * mkmm.c — a multimodal Hugging Face checkpoint made from a text-only one,
+ * laid out as the released multimodal checkpoints of its family are.
+ *
+ *   mkmm FAMILY SRC OUT
+ *
+ * FAMILY is qwen35, qwen35moe or gemma4; SRC a folder with config.json,
+ * model.safetensors, tokenizer.model and tokenizer_config.json (the
+ * fixtures' qwen35-rand, qwen35moe-rand, gemma4-rand); OUT is created
+ * (its parent must exist) and must not hold files of another run.
+ *
+ * What OUT holds:
+ *   qwen35, qwen35moe   Qwen3_5ForConditionalGeneration /
+ *                       Qwen3_5MoeForConditionalGeneration as Qwen3.5-0.8B and
+ *                       Qwen3.6-35B-A3B are released: config.json with the
+ *                       text model's keys under text_config (no
+ *                       "architectures" there, partial_rotary_factor only
+ *                       in rope_parameters), vision_config, the image,
+ *                       video and vision start/end token ids and
+ *                       tie_word_embeddings at the top level; SRC's
+ *                       model.* tensors under model.language_model.,
+ *                       lm_head.weight and mtp.* as they are, an MTP layer's
+ *                       tensors (mtp.layers.0.*, per-expert in the MoE) and a
+ *                       one-block vision tower (model.visual.patch_embed,
+ *                       pos_embed, blocks.0.*, merger.*).
+ *   gemma4              Gemma4ForConditionalGeneration as gemma-4 E2B and
+ *                       26B-A4B are released: SRC's text_config kept, the top
+ *                       level with eos_token_id [EOS, 106] (gguf-py's
+ *                       SpecialVocab reads no eos from a list, nor looks past
+ *                       it into text_config), the image/audio token ids,
+ *                       vision_config and audio_config; a one-layer vision
+ *                       tower with clipped linears (0-dimensional
+ *                       input/output min/max tensors, F32),
+ *                       model.embed_vision.embedding_projection, an audio
+ *                       tower stub and model.embed_audio.embedding_projection.
+ * The tensors go into two shards with model.safetensors.index.json, each
+ * shard's header in module order (not name order): the first shard holds
+ * the text model's blocks before the middle one, the second the rest (for
+ * Qwen 3.5 the vision tower comes first, as in transformers' state dict).
+ * tokenizer.model and tokenizer_config.json are copied. Generated values
+ * are BF16 from a fixed xorshift seed: the same bytes on every run.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <ggufkit/quants.h>
+
+#include "json.h"
+
+#define MAX_DIMS 5
+
+typedef struct tensor {
+    char          *name;
+    char           dtype[8];
+    int            n_dims;
+    int64_t        dims[MAX_DIMS];
+    const uint8_t *data; /* into the source file, or owned (gen) */
+    uint8_t       *gen;
+    size_t         bytes;
+    int            shard; /* 0 or 1 */
+} tensor;
+
+static tensor *T;
+static size_t  n_t, cap_t;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "mkmm: %s\n", what);
+    exit(1);
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+
+static tensor *push(const char *name)
+{
+    if (n_t == cap_t) {
+        cap_t = cap_t ? 2 * cap_t : 256;
+        tensor *nt = realloc(T, cap_t * sizeof *T);
+        if (!nt)
+            die("out of memory");
+        T = nt;
+    }
+    tensor *t = &T[n_t++];
+    memset(t, 0, sizeof *t);
+    t->name = xstrdup(name);
+    return t;
+}
+
+/* ---- generated tensors ---------------------------------------------------- */
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static float randw(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((float)(rng >> 40) / (float)(1 << 24) - 0.5f) * 0.04f;
+}
+
+/* A generated tensor: BF16 weights, or one F32 value for a 0-d one (n = 0). */
+static void gen(int shard, const char *name, int n, ...)
+{
+    va_list ap;
+    tensor *t = push(name);
+    size_t count = 1;
+    va_start(ap, n);
+    for (int d = 0; d < n; d++) {
+        t->dims[d] = va_arg(ap, int64_t);
+        count *= (size_t)t->dims[d];
+    }
+    va_end(ap);
+    t->n_dims = n;
+    t->shard = shard;
+    if (n == 0) {
+        strcpy(t->dtype, "F32");
+        float v = 1.0f + randw();
+        t->bytes = 4;
+        t->gen = xmalloc(4);
+        memcpy(t->gen, &v, 4);
+    } else {
+        strcpy(t->dtype, "BF16");
+        t->bytes = 2 * count;
+        t->gen = xmalloc(t->bytes);
+        for (size_t i = 0; i < count; i++) {
+            uint16_t h = gguf_f32_to_bf16(randw());
+            memcpy(t->gen + 2 * i, &h, 2);
+        }
+    }
+    t->data = t->gen;
+}
+#define I(x) ((int64_t)(x))
+
+/* ---- the source checkpoint ------------------------------------------------ */
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        fprintf(stderr, "mkmm: %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    if (fseek(fp, 0, SEEK_END) || ftell(fp) < 0)
+        die("cannot size a source file");
+    *len = (size_t)ftell(fp);
+    rewind(fp);
+    uint8_t *buf = xmalloc(*len);
+    if (fread(buf, 1, *len, fp) != *len)
+        die("short read");
+    fclose(fp);
+    return buf;
+}
+
+static json_value *load_json(const char *path)
+{
+    gguf_error err = { .code = 0 };
+    json_value *v = json_load_file(path, &err);
+    if (!v) {
+        fprintf(stderr, "mkmm: %s: %s\n", path, err.msg);
+        exit(1);
+    }
+    return v;
+}
+
+/* The text model's tensors of SRC/model.safetensors in header order, named
+ * as the multimodal checkpoint names them (rename: "model." becomes
+ * "model.language_model." where the source has no language_model yet). */
+static void read_text(const char *src, bool rename, uint8_t **file)
+{
+    char path[4096];
+    size_t len;
+    snprintf(path, sizeof path, "%s/model.safetensors", src);
+    *file = read_file(path, &len);
+    uint64_t hl;
+    if (len < 8)
+        die("model.safetensors: too short");
+    memcpy(&hl, *file, 8);
+    if (hl > len - 8)
+        die("model.safetensors: bad header length");
+    gguf_error err = { .code = 0 };
+    json_value *h = json_parse((const char *)*file + 8, (size_t)hl, &err);
+    if (!h || h->type != JSON_OBJECT)
+        die("model.safetensors: bad header");
+    const uint8_t *base = *file + 8 + hl;
+    for (size_t i = 0; i < h->n; i++) {
+        if (!strcmp(h->keys[i], "__metadata__"))
+            continue;
+        const json_value *e = h->items[i], *shape = json_get(e, "shape"),
+                         *off = json_get(e, "data_offsets");
+        const char *dt = json_str(json_get(e, "dtype"));
+        int64_t a, b;
+        if (!shape || shape->type != JSON_ARRAY || shape->n > MAX_DIMS || !dt || strlen(dt) > 7 ||
+            !off || off->type != JSON_ARRAY || off->n != 2 || !json_int(off->items[0], &a) ||
+            !json_int(off->items[1], &b) || a < 0 || b < a || (uint64_t)b > len - 8 - hl)
+            die("model.safetensors: bad tensor entry");
+        char name[512];
+        if (rename && !strncmp(h->keys[i], "model.", 6))
+            snprintf(name, sizeof name, "model.language_model.%s", h->keys[i] + 6);
+        else
+            snprintf(name, sizeof name, "%s", h->keys[i]);
+        tensor *t = push(name);
+        strcpy(t->dtype, dt);
+        t->n_dims = (int)shape->n;
+        for (size_t d = 0; d < shape->n; d++)
+            if (!json_int(shape->items[d], &t->dims[d]))
+                die("model.safetensors: bad shape");
+        t->data = base + a;
+        t->bytes = (size_t)(b - a);
+    }
+    json_free(h);
+}
+
+/* The first text block of the second shard: the middle one. */
+static void split_text(int64_t layers)
+{
+    char mark[64];
+    snprintf(mark, sizeof mark, ".layers.%lld.", (long long)(layers / 2));
+    int shard = 0;
+    for (size_t i = 0; i < n_t; i++) {
+        if (strstr(T[i].name, mark) || !strncmp(T[i].name, "lm_head", 7) ||
+            !strncmp(T[i].name, "mtp.", 4))
+            shard = 1;
+        T[i].shard = shard;
+    }
+}
+
+/* ---- JSON out ------------------------------------------------------------- */
+
+static void put_str(FILE *fp, const char *s, size_t n)
+{
+    fputc('"', fp);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(fp, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(fp, "\\u%04x", c);
+        else
+            fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+
+static void indent(FILE *fp, int depth)
+{
+    fputc('\n', fp);
+    for (int i = 0; i < depth; i++)
+        fputs("  ", fp);
+}
+
+/* v as JSON (numbers as written), members but those named in skip. */
+static void put_value(FILE *fp, const json_value *v, int depth, const char *const *skip)
+{
+    switch (v->type) {
+    case JSON_NULL: fputs("null", fp); break;
+    case JSON_BOOL: fputs(v->b ? "true" : "false", fp); break;
+    case JSON_NUMBER: fwrite(v->str, 1, v->len, fp); break;
+    case JSON_STRING: put_str(fp, v->str, v->len); break;
+    case JSON_ARRAY:
+        fputc('[', fp);
+        for (size_t i = 0; i < v->n; i++) {
+            fputs(i ? ", " : "", fp);
+            put_value(fp, v->items[i], depth + 1, NULL);
+        }
+        fputc(']', fp);
+        break;
+    case JSON_OBJECT: {
+        fputc('{', fp);
+        bool first = true;
+        for (size_t i = 0; i < v->n; i++) {
+            bool skipped = false;
+            for (const char *const *s = skip; s && *s; s++)
+                skipped |= !strcmp(*s, v->keys[i]);
+            if (skipped)
+                continue;
+            fputs(first ? "" : ",", fp);
+            first = false;
+            indent(fp, depth + 1);
+            put_str(fp, v->keys[i], strlen(v->keys[i]));
+            fputs(": ", fp);
+            put_value(fp, v->items[i], depth + 1, NULL);
+        }
+        indent(fp, depth);
+        fputc('}', fp);
+        break;
+    }
+    }
+}
+
+/* ---- the families ------------------------------------------------------------ */
+
+/* Qwen 3.5's vision tower (Qwen3VL's without deepstack): hidden 32, one
+ * block, patches 4×4 over 2 frames, 2×2 merged into the text width. */
+static void qwen35_vision(int64_t text_dim)
+{
+    const int64_t v = 32, ffn = 64, merged = v * 4;
+    gen(0, "model.visual.patch_embed.proj.weight", 5, I(v), I(3), I(2), I(4), I(4));
+    gen(0, "model.visual.patch_embed.proj.bias", 1, I(v));
+    gen(0, "model.visual.pos_embed.weight", 2, I(16), I(v));
+    gen(0, "model.visual.blocks.0.norm1.weight", 1, I(v));
+    gen(0, "model.visual.blocks.0.norm1.bias", 1, I(v));
+    gen(0, "model.visual.blocks.0.norm2.weight", 1, I(v));
+    gen(0, "model.visual.blocks.0.norm2.bias", 1, I(v));
+    gen(0, "model.visual.blocks.0.attn.qkv.weight", 2, I(3 * v), I(v));
+    gen(0, "model.visual.blocks.0.attn.qkv.bias", 1, I(3 * v));
+    gen(0, "model.visual.blocks.0.attn.proj.weight", 2, I(v), I(v));
+    gen(0, "model.visual.blocks.0.attn.proj.bias", 1, I(v));
+    gen(0, "model.visual.blocks.0.mlp.linear_fc1.weight", 2, I(ffn), I(v));
+    gen(0, "model.visual.blocks.0.mlp.linear_fc1.bias", 1, I(ffn));
+    gen(0, "model.visual.blocks.0.mlp.linear_fc2.weight", 2, I(v), I(ffn));
+    gen(0, "model.visual.blocks.0.mlp.linear_fc2.bias", 1, I(v));
+    gen(0, "model.visual.merger.norm.weight", 1, I(v));
+    gen(0, "model.visual.merger.norm.bias", 1, I(v));
+    gen(0, "model.visual.merger.linear_fc1.weight", 2, I(merged), I(merged));
+    gen(0, "model.visual.merger.linear_fc1.bias", 1, I(merged));
+    gen(0, "model.visual.merger.linear_fc2.weight", 2, I(text_dim), I(merged));
+    gen(0, "model.visual.merger.linear_fc2.bias", 1, I(text_dim));
+}
+
+/* The MTP layer's tensors a release has beside mtp.fc and the mtp norms
+ * (a few: the converter drops every mtp.* name). */
+static void qwen35_mtp(int64_t dim, bool moe)
+{
+    gen(1, "mtp.layers.0.input_layernorm.weight", 1, I(dim));
+    gen(1, "mtp.layers.0.post_attention_layernorm.weight", 1, I(dim));
+    gen(1, "mtp.layers.0.self_attn.q_norm.weight", 1, I(32));
+    if (moe) {
+        gen(1, "mtp.layers.0.mlp.gate.weight", 2, I(4), I(dim));
+        gen(1, "mtp.layers.0.mlp.experts.0.down_proj.weight", 2, I(dim), I(64));
+        gen(1, "mtp.layers.0.mlp.shared_expert_gate.weight", 2, I(1), I(dim));
+    } else {
+        gen(1, "mtp.layers.0.mlp.down_proj.weight", 2, I(dim), I(64));
+    }
+}
+
+static void qwen35_config(FILE *fp, const json_value *src, bool moe)
+{
+    /* a release's text_config: no class of its own, the rotary share only in
+     * rope_parameters (Qwen3NextModel's default 0.25 applies) */
+    static const char *const not_text[] = { "architectures", "partial_rotary_factor", NULL };
+    const json_value *tie = json_get(src, "tie_word_embeddings");
+    int64_t dim = 0;
+    json_int(json_get(src, "hidden_size"), &dim);
+    fprintf(fp, "{\n  \"architectures\": [\n    \"%s\"\n  ],\n  \"image_token_id\": 508,\n"
+                "  \"model_type\": \"%s\",\n  \"text_config\": ",
+            moe ? "Qwen3_5MoeForConditionalGeneration" : "Qwen3_5ForConditionalGeneration",
+            moe ? "qwen3_5_moe" : "qwen3_5");
+    put_value(fp, src, 1, not_text);
+    fprintf(fp, ",\n  \"tie_word_embeddings\": %s,\n  \"transformers_version\": \"4.57.0.dev0\",\n"
+                "  \"video_token_id\": 509,\n  \"vision_config\": {\n"
+                "    \"deepstack_visual_indexes\": [],\n    \"depth\": 1,\n"
+                "    \"hidden_act\": \"gelu_pytorch_tanh\",\n    \"hidden_size\": 32,\n"
+                "    \"in_channels\": 3,\n    \"initializer_range\": 0.02,\n"
+                "    \"intermediate_size\": 64,\n    \"model_type\": \"%s\",\n    \"num_heads\": 2,\n"
+                "    \"num_position_embeddings\": 16,\n    \"out_hidden_size\": %lld,\n"
+                "    \"patch_size\": 4,\n    \"spatial_merge_size\": 2,\n    \"temporal_patch_size\": 2\n"
+                "  },\n  \"vision_end_token_id\": 506,\n  \"vision_start_token_id\": 505\n}\n",
+            tie && tie->type == JSON_BOOL && tie->b ? "true" : "false", moe ? "qwen3_5_moe" : "qwen3_5",
+            (long long)dim);
+}
+
+/* Gemma 4's vision tower (one encoder layer with clipped linears), its
+ * embedder, an audio tower stub and its embedder. */
+static void gemma4_towers(int64_t text_dim)
+{
+    const int64_t v = 32, ffn = 64, a = 16;
+    static const char *const proj[] = { "q_proj", "k_proj", "v_proj", "o_proj" };
+    static const char *const clip[] = { "input_max", "input_min", "output_max", "output_min" };
+    char name[160];
+    gen(1, "model.vision_tower.patch_embedder.input_proj.weight", 2, I(v), I(3 * 4 * 4));
+    gen(1, "model.vision_tower.patch_embedder.position_embedding_table", 3, I(2), I(16), I(v));
+    gen(1, "model.vision_tower.encoder.layers.0.input_layernorm.weight", 1, I(v));
+    for (int p = 0; p < 4; p++) {
+        snprintf(name, sizeof name, "model.vision_tower.encoder.layers.0.self_attn.%s.linear.weight",
+                 proj[p]);
+        gen(1, name, 2, I(v), I(v));
+        for (int c = 0; c < 4; c++) {
+            snprintf(name, sizeof name, "model.vision_tower.encoder.layers.0.self_attn.%s.%s", proj[p],
+                     clip[c]);
+            gen(1, name, 0);
+        }
+    }
+    gen(1, "model.vision_tower.encoder.layers.0.self_attn.q_norm.weight", 1, I(16));
+    gen(1, "model.vision_tower.encoder.layers.0.self_attn.k_norm.weight", 1, I(16));
+    gen(1, "model.vision_tower.encoder.layers.0.post_attention_layernorm.weight", 1, I(v));
+    gen(1, "model.vision_tower.encoder.layers.0.pre_feedforward_layernorm.weight", 1, I(v));
+    gen(1, "model.vision_tower.encoder.layers.0.mlp.gate_proj.linear.weight", 2, I(ffn), I(v));
+    gen(1, "model.vision_tower.encoder.layers.0.mlp.up_proj.linear.weight", 2, I(ffn), I(v));
+    gen(1, "model.vision_tower.encoder.layers.0.mlp.down_proj.linear.weight", 2, I(v), I(ffn));
+    gen(1, "model.vision_tower.encoder.layers.0.post_feedforward_layernorm.weight", 1, I(v));
+    gen(1, "model.audio_tower.output_proj.weight", 2, I(a), I(a));
+    gen(1, "model.audio_tower.output_proj.bias", 1, I(a));
+    gen(1, "model.embed_vision.embedding_projection.weight", 2, I(text_dim), I(v));
+    gen(1, "model.embed_audio.embedding_projection.weight", 2, I(text_dim), I(a));
+}
+
+static void gemma4_config(FILE *fp, const json_value *src)
+{
+    const json_value *text = json_get(src, "text_config");
+    int64_t eos = 1;
+    json_int(json_get(text, "eos_token_id"), &eos);
+    fprintf(fp, "{\n  \"architectures\": [\n    \"Gemma4ForConditionalGeneration\"\n  ],\n"
+                "  \"audio_config\": {\n    \"hidden_size\": 16,\n    \"model_type\": \"gemma4_audio\",\n"
+                "    \"num_attention_heads\": 2,\n    \"num_hidden_layers\": 1,\n"
+                "    \"output_proj_dims\": 16,\n    \"use_clipped_linears\": true\n  },\n"
+                "  \"audio_token_id\": 501,\n  \"boa_token_id\": 502,\n  \"boi_token_id\": 503,\n"
+                "  \"dtype\": \"bfloat16\",\n  \"eoa_token_id\": 504,\n  \"eoa_token_index\": 504,\n"
+                "  \"eoi_token_id\": 505,\n  \"eos_token_id\": [\n    %lld,\n    106\n  ],\n"
+                "  \"image_token_id\": 506,\n  \"initializer_range\": 0.02,\n"
+                "  \"model_type\": \"gemma4\",\n  \"text_config\": ",
+            (long long)eos);
+    put_value(fp, text, 1, NULL);
+    fputs(",\n  \"tie_word_embeddings\": true,\n  \"transformers_version\": \"5.5.0.dev0\",\n"
+          "  \"video_token_id\": 507,\n  \"vision_config\": {\n    \"attention_bias\": false,\n"
+          "    \"head_dim\": 16,\n    \"hidden_activation\": \"gelu_pytorch_tanh\",\n"
+          "    \"hidden_size\": 32,\n    \"intermediate_size\": 64,\n"
+          "    \"model_type\": \"gemma4_vision\",\n    \"num_attention_heads\": 2,\n"
+          "    \"num_hidden_layers\": 1,\n    \"num_key_value_heads\": 2,\n    \"patch_size\": 4,\n"
+          "    \"pooling_kernel_size\": 2,\n    \"position_embedding_size\": 16,\n"
+          "    \"rms_norm_eps\": 1e-06,\n    \"rope_parameters\": {\n      \"rope_theta\": 100.0,\n"
+          "      \"rope_type\": \"default\"\n    },\n    \"standardize\": false,\n"
+          "    \"use_clipped_linears\": true\n  },\n  \"vision_soft_tokens_per_image\": 280\n}\n",
+          fp);
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+static const char *const SHARDS[2] = { "model-00001-of-00002.safetensors",
+                                       "model-00002-of-00002.safetensors" };
+
+static void write_shard(const char *out, int k)
+{
+    size_t cap = 256 + n_t * 256, len = 0;
+    char *hdr = xmalloc(cap);
+    uint64_t off = 0;
+    len += (size_t)snprintf(hdr + len, cap - len, "{\"__metadata__\":{\"format\":\"pt\"}");
+    for (size_t i = 0; i < n_t; i++) {
+        const tensor *t = &T[i];
+        if (t->shard != k)
+            continue;
+        len += (size_t)snprintf(hdr + len, cap - len, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", t->name,
+                                t->dtype);
+        for (int d = 0; d < t->n_dims; d++)
+            len += (size_t)snprintf(hdr + len, cap - len, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+        len += (size_t)snprintf(hdr + len, cap - len, "],\"data_offsets\":[%llu,%llu]}",
+                                (unsigned long long)off, (unsigned long long)(off + t->bytes));
+        off += t->bytes;
+        if (len + 512 > cap)
+            die("header too long");
+    }
+    len += (size_t)snprintf(hdr + len, cap - len, "}");
+    while (len % 8)
+        hdr[len++] = ' ';
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", out, SHARDS[k]);
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        die("cannot create a shard");
+    uint64_t hl = len;
+    fwrite(&hl, 8, 1, fp);
+    fwrite(hdr, 1, len, fp);
+    for (size_t i = 0; i < n_t; i++)
+        if (T[i].shard == k)
+            fwrite(T[i].data, 1, T[i].bytes, fp);
+    if (ferror(fp) | fclose(fp))
+        die("write error");
+    free(hdr);
+}
+
+static void write_index(const char *out)
+{
+    char path[4096];
+    uint64_t total = 0;
+    for (size_t i = 0; i < n_t; i++)
+        total += T[i].bytes;
+    snprintf(path, sizeof path, "%s/model.safetensors.index.json", out);
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        die("cannot create the index");
+    fprintf(fp, "{\n  \"metadata\": {\n    \"total_size\": %llu\n  },\n  \"weight_map\": {",
+            (unsigned long long)total);
+    for (size_t i = 0; i < n_t; i++)
+        fprintf(fp, "%s\n    \"%s\": \"%s\"", i ? "," : "", T[i].name, SHARDS[T[i].shard]);
+    fputs("\n  }\n}\n", fp);
+    if (ferror(fp) | fclose(fp))
+        die("write error");
+}
+
+static void copy_file(const char *src, const char *out, const char *name)
+{
+    char path[4096];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", src, name);
+    uint8_t *buf = read_file(path, &len);
+    snprintf(path, sizeof path, "%s/%s", out, name);
+    FILE *fp = fopen(path, "wb");
+    if (!fp || fwrite(buf, 1, len, fp) != len || fclose(fp))
+        die("cannot copy a tokenizer file");
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4 || (strcmp(argv[1], "qwen35") && strcmp(argv[1], "qwen35moe") &&
+                      strcmp(argv[1], "gemma4"))) {
+        fprintf(stderr, "usage: mkmm qwen35|qwen35moe|gemma4 SRC OUT\n");
+        return 2;
+    }
+    const char *fam = argv[1], *src = argv[2], *out = argv[3];
+    const bool gemma = !strcmp(fam, "gemma4"), moe = !strcmp(fam, "qwen35moe");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", src);
+    json_value *cfg = load_json(path);
+    const json_value *text = gemma ? json_get(cfg, "text_config") : cfg;
+    int64_t dim, layers;
+    if (!text || !json_int(json_get(text, "hidden_size"), &dim) ||
+        !json_int(json_get(text, "num_hidden_layers"), &layers))
+        die("config.json: no hidden_size or num_hidden_layers");
+    if (mkdir(out, 0755) && errno != EEXIST) {
+        fprintf(stderr, "mkmm: %s: %s\n", out, strerror(errno));
+        return 1;
+    }
+    uint8_t *file;
+    if (gemma) {
+        read_text(src, false, &file);
+        split_text(layers);
+        gemma4_towers(dim);
+    } else {
+        qwen35_vision(dim); /* the state dict's first module */
+        size_t first = n_t;
+        read_text(src, true, &file);
+        /* split_text over the text part only */
+        tensor *all = T;
+        size_t n_all = n_t;
+        T += first, n_t -= first;
+        split_text(layers);
+        T = all, n_t = n_all;
+        qwen35_mtp(dim, moe);
+    }
+    snprintf(path, sizeof path, "%s/config.json", out);
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        die("cannot create config.json");
+    if (gemma)
+        gemma4_config(fp, cfg);
+    else
+        qwen35_config(fp, cfg, moe);
+    if (ferror(fp) | fclose(fp))
+        die("write error");
+    write_shard(out, 0);
+    write_shard(out, 1);
+    write_index(out);
+    copy_file(src, out, "tokenizer.model");
+    copy_file(src, out, "tokenizer_config.json");
+    for (size_t i = 0; i < n_t; i++) {
+        free(T[i].name);
+        free(T[i].gen);
+    }
+    free(T);
+    free(file);
+    json_free(cfg);
+    return 0;
+}
