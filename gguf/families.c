@@ -948,6 +948,10 @@ static const gguf_recipe_tensor qwen35_names[] = {
 };
 static const gguf_recipe_tensor qwen35moe_names[] = {
     QWEN35_NAMES,
+    /* experts one by one (fine-tunes saved so): stacked as Qwen2MoeModel does */
+    T(FFN_DOWN_EXPS, .hf = HF("mlp.experts.%d.down_proj.weight")),
+    T(FFN_GATE_EXPS, .hf = HF("mlp.experts.%d.gate_proj.weight")),
+    T(FFN_UP_EXPS, .hf = HF("mlp.experts.%d.up_proj.weight")),
     T(FFN_GATE_INP, .hf = HF("mlp.gate.weight")),
     T(FFN_GATE_SHEXP, .hf = HF("mlp.shared_expert.gate_proj.weight")),
     T(FFN_UP_SHEXP, .hf = HF("mlp.shared_expert.up_proj.weight")),

@@ -122,15 +122,19 @@ fi
 # (tests/data/mm/FAMILY-mm-T.json, made as tests/data/mm/README.md says):
 # the towers and the MTP head dropped, the text tensors in shard-by-shard
 # name order, the keys in its order (Gemma 4: no eos id from the list).
+# qwen35moe-experts: the same checkpoint with its experts saved one tensor
+# per expert (as fine-tunes are), stacked again as e21cdc11 stacks them:
+# its file is qwen35moe-mm's (checked with convert_hf_to_gguf.py).
 MKMM=$BIN/tests/tools/mkmm
-for fam in qwen35 qwen35moe gemma4; do
+for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
+    base=${fam%-experts}
     if need_jq "multimodal $fam" &&
-        need_fixture "models/$fam-rand" "multimodal $fam: e21cdc11's conversion" 17; then
+        need_fixture "models/$base-rand" "multimodal $fam: e21cdc11's conversion" 17; then
         rm -rf "${TMP:?}/$fam-mm"
-        if [ -x "$MKMM" ] && "$MKMM" "$fam" "$FIX/models/$fam-rand" "$TMP/$fam-mm" >"$TMP/c.log" 2>&1; then
+        if [ -x "$MKMM" ] && "$MKMM" "$fam" "$FIX/models/$base-rand" "$TMP/$fam-mm" >"$TMP/c.log" 2>&1; then
             pass "multimodal $fam: mkmm makes the checkpoint"
             for t in f32 f16 bf16 q8_0; do
-                CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$fam-mm-$t.json"
+                CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$base-mm-$t.json"
             done
         else
             fail "multimodal $fam: mkmm" "$(tail -1 "$TMP/c.log")"

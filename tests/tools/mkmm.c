@@ -4,6 +4,10 @@
  *
  *   mkmm FAMILY SRC OUT
  *
+ * qwen35moe-experts: qwen35moe's, with each block's stacked experts saved one
+ * tensor per expert and projection (mlp.experts.N.gate_proj.weight, ...), as
+ * fine-tunes are: the same bytes, so the same GGUF.
+ *
  * FAMILY is qwen35, qwen35moe or gemma4; SRC a folder with config.json,
  * model.safetensors, tokenizer.model and tokenizer_config.json (the
  * fixtures' qwen35-rand, qwen35moe-rand, gemma4-rand); OUT is created
@@ -226,6 +230,52 @@ static void read_text(const char *src, bool rename, uint8_t **file)
         t->bytes = (size_t)(b - a);
     }
     json_free(h);
+}
+
+/* qwen35moe-experts: the stacked experts of each block
+ * (mlp.experts.gate_up_proj [E, 2F, D]: gate rows then up rows;
+ * mlp.experts.down_proj [E, D, F]) as one tensor per expert and
+ * projection, mlp.experts.N.{gate,up,down}_proj.weight, as fine-tunes are
+ * saved: views of the same bytes, in the stacked tensors' place. */
+static void unstack_experts(size_t first)
+{
+    tensor *old = T;
+    size_t n_old = n_t;
+    T = NULL, n_t = cap_t = 0;
+    for (size_t i = 0; i < n_old; i++) {
+        const tensor *o = &old[i];
+        const size_t nl = strlen(o->name);
+        const bool gu = i >= first && nl > 13 && !strcmp(o->name + nl - 13, ".gate_up_proj");
+        const bool dn = i >= first && nl > 10 && !strcmp(o->name + nl - 10, ".down_proj") &&
+                        strstr(o->name, ".experts.");
+        if ((!gu && !dn) || o->n_dims != 3) {
+            tensor *t = push(o->name);
+            char *name = t->name;
+            *t = *o;
+            t->name = name;
+            free(o->name);
+            continue;
+        }
+        const int64_t E = o->dims[0], rows = o->dims[1], cols = o->dims[2];
+        const size_t per = o->bytes / (size_t)E, half = per / 2;
+        char base[512];
+        snprintf(base, sizeof base, "%.*s", (int)(nl - (gu ? 12 : 9)), o->name); /* "...experts." */
+        for (int64_t e = 0; e < E; e++)
+            for (int part = 0; part < (gu ? 2 : 1); part++) {
+                char name[600];
+                snprintf(name, sizeof name, "%s%lld.%s_proj.weight", base, (long long)e,
+                         !gu ? "down" : part ? "up" : "gate");
+                tensor *t = push(name);
+                strcpy(t->dtype, o->dtype);
+                t->n_dims = 2;
+                t->dims[0] = gu ? rows / 2 : rows;
+                t->dims[1] = cols;
+                t->data = o->data + (size_t)e * per + (gu ? (size_t)part * half : 0);
+                t->bytes = gu ? half : per;
+            }
+        free(o->name);
+    }
+    free(old);
 }
 
 /* The first text block of the second shard: the middle one. */
@@ -520,12 +570,13 @@ static void copy_file(const char *src, const char *out, const char *name)
 int main(int argc, char **argv)
 {
     if (argc != 4 || (strcmp(argv[1], "qwen35") && strcmp(argv[1], "qwen35moe") &&
-                      strcmp(argv[1], "gemma4"))) {
-        fprintf(stderr, "usage: mkmm qwen35|qwen35moe|gemma4 SRC OUT\n");
+                      strcmp(argv[1], "qwen35moe-experts") && strcmp(argv[1], "gemma4"))) {
+        fprintf(stderr, "usage: mkmm qwen35|qwen35moe|qwen35moe-experts|gemma4 SRC OUT\n");
         return 2;
     }
     const char *fam = argv[1], *src = argv[2], *out = argv[3];
-    const bool gemma = !strcmp(fam, "gemma4"), moe = !strcmp(fam, "qwen35moe");
+    const bool per_expert = !strcmp(fam, "qwen35moe-experts");
+    const bool gemma = !strcmp(fam, "gemma4"), moe = per_expert || !strcmp(fam, "qwen35moe");
     char path[4096];
     snprintf(path, sizeof path, "%s/config.json", src);
     json_value *cfg = load_json(path);
@@ -547,6 +598,8 @@ int main(int argc, char **argv)
         qwen35_vision(dim); /* the state dict's first module */
         size_t first = n_t;
         read_text(src, true, &file);
+        if (per_expert)
+            unstack_experts(first);
         /* split_text over the text part only */
         tensor *all = T;
         size_t n_all = n_t;
