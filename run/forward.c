@@ -1076,6 +1076,14 @@ static void delta_unit(void *ctx, int64_t u, int thread)
     }
 }
 
+/* rec_silu_row, its groups of 16 by the vector path where there is one. */
+static void silu_row(float *x, int n)
+{
+    const fwd_simd_ops *vec = simd();
+    const int i = vec->silu ? vec->silu(x, n) : 0;
+    rec_silu_row(x + i, n - i);
+}
+
 /* A Gated DeltaNet layer's mixing of nb tokens (rows of s->xb) into s->xb2
  * (llama.cpp's build_layer_attn_linear with the fused delta rule): the
  * q | k | v channels through the causal convolution and SiLU; q and k
@@ -1108,7 +1116,7 @@ static void delta_net(run_state *s, const run_model *m, int il, int nb)
         rec_conv(s->rec_conv, s->rec_in, conv, l->ssm_conv, C, K, nb, scratch);
     for (int b = 0; b < nb; b++) {
         float *qkv = s->rec_conv + (size_t)b * C;
-        rec_silu_row(qkv, C);
+        silu_row(qkv, C);
         for (int h = 0; h < 2 * hk; h++)
             rec_l2_norm(qkv + (size_t)h * S, S, hp->rms_eps);
     }
@@ -1119,7 +1127,7 @@ static void delta_net(run_state *s, const run_model *m, int il, int nb)
     for (size_t h = 0; h < (size_t)nb * hv; h++) {
         float *o = s->rec_o + h * S, *z = s->rec_z + h * S;
         run_rmsnorm(o, o, l->ssm_norm, S, hp->rms_eps);
-        rec_silu_row(z, S);
+        silu_row(z, S);
         for (int i = 0; i < S; i++)
             o[i] *= z[i];
     }

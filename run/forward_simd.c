@@ -223,18 +223,29 @@ KERN_AVX2 static void fwd_attn_values_avx2(float *out, const gguf_half *p16, con
  * SiLU, RoPE, f16 rounding
  */
 
+/* silu(g) = g / (1 + e^(0 - g)) on eight lanes, as run_swiglu and
+ * rec_silu_row have it: 0 - g (not -g, which differs for g = +0). */
+ALWAYS __m256 silu8(__m256 g)
+{
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), g));
+    return _mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+}
+
 KERN_AVX2 static int fwd_swiglu_avx2(float *g, const float *u, int n)
 {
-    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
     int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 gv = _mm256_loadu_ps(g + i);
-        /* 0 - g as the scalar code has it (not -g, which differs for g = +0) */
-        const __m256 e = exp8(_mm256_sub_ps(zero, gv));
-        const __m256 sg = _mm256_div_ps(gv, _mm256_add_ps(one, e));
-        _mm256_storeu_ps(g + i, _mm256_mul_ps(sg, _mm256_loadu_ps(u + i)));
-    }
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(g + i, _mm256_mul_ps(silu8(_mm256_loadu_ps(g + i)), _mm256_loadu_ps(u + i)));
     return i;
+}
+
+/* rec_silu_row's groups of 16 (the vector exponential's part). */
+KERN_AVX2 static int fwd_silu_avx2(float *x, int n)
+{
+    const int n16 = n & ~15;
+    for (int i = 0; i < n16; i += 8)
+        _mm256_storeu_ps(x + i, silu8(_mm256_loadu_ps(x + i)));
+    return n16;
 }
 
 /* run_rope_rotate built for FMA. */
@@ -451,6 +462,7 @@ static const fwd_simd_ops fwd_avx2 = {
     .name = "avx2",
     .rope_apply = fwd_rope_apply_fma,
     .swiglu = fwd_swiglu_avx2,
+    .silu = fwd_silu_avx2,
     .attn_softmax = fwd_attn_softmax_avx2,
     .attn_scores = fwd_attn_scores_avx2,
     .attn_values = fwd_attn_values_avx2,

@@ -41,6 +41,10 @@ typedef struct fwd_simd_ops {
     /* g = silu(g) * u over the first n - n % 8 elements; returns how many
      * it did (the caller does the rest with the scalar code). */
     int (*swiglu)(float *g, const float *u, int n);
+    /* x = silu(x) over the first n - n % 16 elements as rec_silu_row
+     * (recurrent.h) computes them; returns how many it did (rec_silu_row
+     * does the rest, past them). */
+    int (*silu)(float *x, int n);
     /* sink NaN: none */
     void (*attn_softmax)(float *x, int n, float scale, float sink);
     void (*attn_scores)(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,

@@ -744,6 +744,35 @@ START_TEST(test_rec_delta_rule)
 }
 END_TEST
 
+/* The vector SiLU (its groups of 16, rec_silu_row the rest) against
+ * rec_silu_row: the same bits over rows of 1 to 40 and 1003, values from
+ * small to deep in the exponential's fallback lanes, signed zeros. */
+START_TEST(test_rec_silu_vector)
+{
+    const fwd_simd_ops *vec = fwd_simd_select(false);
+    if (!vec->silu)
+        return;
+    enum { MAX_N = 1003 };
+    const float scales[] = { 1, 20, 400, 1e6f };
+    uint32_t st = 3;
+    static float want[MAX_N], got[MAX_N];
+    for (int n = 1; n <= MAX_N; n = n < 40 ? n + 1 : n + MAX_N - 40) {
+        for (size_t k = 0; k < sizeof scales / sizeof *scales; k++) {
+            for (int i = 0; i < n; i++)
+                want[i] = got[i] = i % 13 == 4 ? (i % 2 ? -0.0f : 0.0f) : rec_rnd(&st) * scales[k];
+            rec_silu_row(want, n);
+            const int done = vec->silu(got, n);
+            ck_assert_int_eq(done, n - n % 16);
+            rec_silu_row(got + done, n - done);
+            for (int i = 0; i < n; i++)
+                ck_assert_msg(!memcmp(&want[i], &got[i], sizeof(float)),
+                              "silu n %d scale %g [%d]: %a vs %a", n, (double)scales[k], i,
+                              (double)want[i], (double)got[i]);
+        }
+    }
+}
+END_TEST
+
 /* The vector delta rule (forward_simd.c) gives rec_delta_step's bits: head
  * sizes with and without whole 64s and 8s, over several tokens of one
  * state. A CPU without AVX2 has no vector path: nothing to compare. */
@@ -2163,6 +2192,7 @@ int main(void)
     tcase_add_test(tc, test_rec_elementwise);
     tcase_add_test(tc, test_rec_delta_rule);
     tcase_add_test(tc, test_rec_delta_rule_vector);
+    tcase_add_test(tc, test_rec_silu_vector);
     tcase_add_test(tc, test_rec_conv_vector);
     tcase_add_test(tc, test_sampler);
     tcase_add_test(tc, test_model_loads);
