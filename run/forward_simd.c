@@ -368,33 +368,31 @@ KERN_AVX2 static float fwd_rec_dot_avx2(const float *x, const float *y, int n)
     return rec_sum_tail(s, x + np, y + np, n - np);
 }
 
-/* rec_delta_step: the decay, the write strengths d, the rank-one update
- * and the read, each element the scalar code's operation in a lane. */
+/* rec_delta_step row by row: row j's decay, write strength d[j] (its dot
+ * with k), rank-one update and read (its dot with q) need no other row, so
+ * each element sees the scalar passes' operations in their order while
+ * the row stays in L1, one pass over the state instead of four. */
 KERN_AVX2 static void fwd_delta_step_avx2(float *M, float *out, const float *q, const float *k,
                                           const float *v, float g, float beta, int S, float *d)
 {
     const float decay = expf(g);
-    const size_t ss = (size_t)S * (size_t)S;
     const __m256 vd = _mm256_set1_ps(decay);
-    size_t i = 0;
-    for (; i + 8 <= ss; i += 8)
-        _mm256_storeu_ps(M + i, _mm256_mul_ps(_mm256_loadu_ps(M + i), vd));
-    for (; i < ss; i++)
-        M[i] *= decay;
-    for (int j = 0; j < S; j++)
-        d[j] = (v[j] - fwd_rec_dot_avx2(M + (size_t)j * S, k, S)) * beta;
+    const float scale = 1.0f / sqrtf((float)S);
     for (int j = 0; j < S; j++) {
         float *row = M + (size_t)j * S;
-        const __m256 dj = _mm256_set1_ps(d[j]);
         int c = 0;
         for (; c + 8 <= S; c += 8)
+            _mm256_storeu_ps(row + c, _mm256_mul_ps(_mm256_loadu_ps(row + c), vd));
+        for (; c < S; c++)
+            row[c] *= decay;
+        d[j] = (v[j] - fwd_rec_dot_avx2(row, k, S)) * beta;
+        const __m256 dj = _mm256_set1_ps(d[j]);
+        for (c = 0; c + 8 <= S; c += 8)
             _mm256_storeu_ps(row + c, _mm256_fmadd_ps(_mm256_loadu_ps(k + c), dj, _mm256_loadu_ps(row + c)));
         for (; c < S; c++)
             row[c] = fmaf(k[c], d[j], row[c]);
+        out[j] = fwd_rec_dot_avx2(row, q, S) * scale;
     }
-    const float scale = 1.0f / sqrtf((float)S);
-    for (int j = 0; j < S; j++)
-        out[j] = fwd_rec_dot_avx2(M + (size_t)j * S, q, S) * scale;
 }
 
 /* rec_conv for K < 8: each output a chain of fused multiply-adds over its
