@@ -182,7 +182,8 @@ void run_gelu_table(gguf_half *t)
  * rounded to f16, 0 below -10 and g itself from 10 up, then · u. */
 void run_geglu(float *g, const float *u, int n, const gguf_half *gelu16)
 {
-    for (int i = 0; i < n; i++) {
+    const fwd_simd_ops *vec = simd();
+    for (int i = vec->geglu ? vec->geglu(g, u, n, gelu16) : 0; i < n; i++) {
         const float x = g[i];
         if (x <= -10.0f)
             g[i] = 0.0f;
@@ -1162,7 +1163,8 @@ static void head_norms_plain(float *x, int n, int head_dim, float eps)
 
 void run_gelu(float *x, int n, const gguf_half *gelu16)
 {
-    for (int i = 0; i < n; i++) {
+    const fwd_simd_ops *vec = simd();
+    for (int i = vec->geglu ? vec->geglu(x, NULL, n, gelu16) : 0; i < n; i++) {
         const float v = x[i];
         if (v <= -10.0f)
             x[i] = 0.0f;

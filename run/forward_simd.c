@@ -248,6 +248,34 @@ KERN_AVX2 static int fwd_silu_avx2(float *x, int n)
     return n16;
 }
 
+/* run_geglu (u) or run_gelu (u NULL) over whole groups of eight up to the
+ * first holding a NaN (the scalar code's cases for it differ); returns how
+ * many it did. x rounds to f16 as gguf_f32_to_f16 rounds it (no NaN), the
+ * table's entry (a 32-bit gather at 2·h: h is at most 0xfc00, -inf, so
+ * the read stays inside the 65536 entries) back to float exactly; then
+ * x itself from 10 up, 0 at -10 and below, as the scalar branches. */
+KERN_AVX2 static int fwd_geglu_avx2(float *g, const float *u, int n, const gguf_half *gelu16)
+{
+    const __m256 lo = _mm256_set1_ps(-10.0f), hi = _mm256_set1_ps(10.0f);
+    const __m256i low16 = _mm256_set1_epi32(0xffff);
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(g + i);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)))
+            break;
+        const __m256i h = _mm256_cvtepu16_epi32(
+            _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        const __m256i e = _mm256_and_si256(
+            _mm256_i32gather_epi32((const int *)(const void *)gelu16, h, 2), low16);
+        const __m128i e16 = _mm_packus_epi32(_mm256_castsi256_si128(e), _mm256_extracti128_si256(e, 1));
+        __m256 r = _mm256_blendv_ps(_mm256_cvtph_ps(e16), x, _mm256_cmp_ps(x, hi, _CMP_GE_OQ));
+        if (u)
+            r = _mm256_mul_ps(r, _mm256_loadu_ps(u + i));
+        _mm256_storeu_ps(g + i, _mm256_andnot_ps(_mm256_cmp_ps(x, lo, _CMP_LE_OQ), r));
+    }
+    return i;
+}
+
 /* run_rope_rotate built for FMA. */
 KERN_AVX2 static void fwd_rope_apply_fma(float *x, int n_heads, int head_dim, int n_rot,
                                           const float *cs, enum run_rope_layout layout)
@@ -461,6 +489,7 @@ static const fwd_simd_ops fwd_avx2 = {
     .rope_apply = fwd_rope_apply_fma,
     .swiglu = fwd_swiglu_avx2,
     .silu = fwd_silu_avx2,
+    .geglu = fwd_geglu_avx2,
     .attn_softmax = fwd_attn_softmax_avx2,
     .attn_scores = fwd_attn_scores_avx2,
     .attn_values = fwd_attn_values_avx2,

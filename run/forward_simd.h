@@ -45,6 +45,10 @@ typedef struct fwd_simd_ops {
      * (recurrent.h) computes them; returns how many it did (rec_silu_row
      * does the rest, past them). */
     int (*silu)(float *x, int n);
+    /* run_geglu (forward.h), or run_gelu where u is NULL, over whole groups
+     * of eight up to the first with a NaN; returns how many it did (the
+     * caller does the rest with the scalar code). */
+    int (*geglu)(float *g, const float *u, int n, const gguf_half *gelu16);
     /* sink NaN: none */
     void (*attn_softmax)(float *x, int n, float scale, float sink);
     void (*attn_scores)(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,

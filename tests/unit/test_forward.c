@@ -1427,6 +1427,44 @@ START_TEST(test_simd_swiglu)
 }
 END_TEST
 
+/* GeGLU and GELU from the f16 table, vector against scalar: rows of 1 to
+ * 40 and 1003 around and past the ±10 bounds (both exactly), signed zeros,
+ * infinities, and a NaN in some rows (the vector path stops at its group). */
+START_TEST(test_simd_geglu)
+{
+    enum { MAX_N = 1003 };
+    static gguf_half t[65536];
+    run_gelu_table(t);
+    static float g0[MAX_N], u[MAX_N], want[MAX_N], got[MAX_N];
+    const float special[] = { -10.0f, 10.0f, 0.0f, -0.0f, INFINITY, -INFINITY, 9.999f, -9.999f };
+    for (int n = 1; n <= MAX_N; n = n < 40 ? n + 1 : n + MAX_N - 40) {
+        for (int k = 0; k < 3; k++) {
+            for (int i = 0; i < n; i++) {
+                g0[i] = i % 11 == 3 ? special[i % 8] : rnd() * (k == 0 ? 12 : k == 1 ? 3 : 1e5f);
+                u[i] = rnd() * 4;
+            }
+            if (k == 2 && n > 20)
+                g0[n / 2] = NAN;
+            for (int gated = 0; gated < 2; gated++) {
+                memcpy(want, g0, (size_t)n * sizeof *g0);
+                memcpy(got, g0, (size_t)n * sizeof *g0);
+                run_force_scalar(true);
+                if (gated)
+                    run_geglu(want, u, n, t);
+                else
+                    run_gelu(want, n, t);
+                run_force_scalar(false);
+                if (gated)
+                    run_geglu(got, u, n, t);
+                else
+                    run_gelu(got, n, t);
+                same_bits(want, got, n, gated ? "geglu" : "gelu", n, k);
+            }
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_simd_rope)
 {
     enum { HEADS = 3, HD = 16 };
@@ -2208,6 +2246,7 @@ int main(void)
     tcase_add_test(tc, test_simd_attn_softmax);
     tcase_add_test(tc, test_simd_attn_values);
     tcase_add_test(tc, test_simd_swiglu);
+    tcase_add_test(tc, test_simd_geglu);
     tcase_add_test(tc, test_simd_rope);
     tcase_add_test(tc, test_simd_forward);
     tcase_add_test(tc, test_eval_self);
