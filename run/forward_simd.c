@@ -425,43 +425,47 @@ KERN_AVX2 static void fwd_delta_step_avx2(float *M, float *out, const float *q, 
 
 /* rec_conv for K < 8: each output a chain of fused multiply-adds over its
  * window (sum_tail's < 8 part), eight channels a register. The window of
- * token b is the state's K - 1 values then the inputs, seq[b .. b+K-1]. */
+ * token b is the state's K - 1 values then the inputs, seq[b .. b+K-1].
+ * The channels go in blocks of CONV_BLOCK, token by token within a block,
+ * so that each token's inputs are read a block's width at a time (token by
+ * token per register of channels, each read would be a row C floats away
+ * from the last: a cache line and a page per read). */
+#define CONV_BLOCK 256
 KERN_AVX2 static int fwd_conv_avx2(float *y, const float *x, float *state, const float *w, int C,
                                    int K, int nb)
 {
     if (K < 1 || K >= 8)
         return -1;
     const int C8 = C & ~7;
-    for (int c = 0; c < C8; c += 8) {
-        __m256 st[7], wt[7];
-        float tmp[8];
-        for (int j = 0; j < K - 1; j++) {
-            for (int l = 0; l < 8; l++)
-                tmp[l] = state[(size_t)(c + l) * (size_t)(K - 1) + (size_t)j];
-            st[j] = _mm256_loadu_ps(tmp);
-        }
-        for (int i = 0; i < K; i++) {
-            for (int l = 0; l < 8; l++)
-                tmp[l] = w[(size_t)(c + l) * (size_t)K + (size_t)i];
-            wt[i] = _mm256_loadu_ps(tmp);
+    float st[7][CONV_BLOCK], wt[7][CONV_BLOCK];
+    for (int c0 = 0; c0 < C8; c0 += CONV_BLOCK) {
+        const int cn = C8 - c0 < CONV_BLOCK ? C8 - c0 : CONV_BLOCK;
+        for (int c = 0; c < cn; c++) {
+            for (int j = 0; j < K - 1; j++)
+                st[j][c] = state[(size_t)(c0 + c) * (size_t)(K - 1) + (size_t)j];
+            for (int i = 0; i < K; i++)
+                wt[i][c] = w[(size_t)(c0 + c) * (size_t)K + (size_t)i];
         }
         for (int b = 0; b < nb; b++) {
-            __m256 acc = _mm256_setzero_ps();
-            for (int i = 0; i < K; i++) {
-                const int j = b + i; /* in seq */
-                const __m256 xv = j < K - 1 ? st[j] : _mm256_loadu_ps(x + (size_t)(j - (K - 1)) * C + c);
-                acc = _mm256_fmadd_ps(xv, wt[i], acc);
+            float *yb = y + (size_t)b * C + c0;
+            for (int c = 0; c < cn; c += 8) {
+                __m256 acc = _mm256_setzero_ps();
+                for (int i = 0; i < K; i++) {
+                    const int j = b + i; /* in seq */
+                    const __m256 xv = j < K - 1 ? _mm256_loadu_ps(st[j] + c)
+                                                : _mm256_loadu_ps(x + (size_t)(j - (K - 1)) * C + c0 + c);
+                    acc = _mm256_fmadd_ps(xv, _mm256_loadu_ps(wt[i] + c), acc);
+                }
+                _mm256_storeu_ps(yb + c, acc);
             }
-            _mm256_storeu_ps(y + (size_t)b * C + c, acc);
         }
         /* the new state: seq[nb .. nb+K-2] */
-        for (int j = 0; j < K - 1; j++) {
-            const int q = nb + j;
-            const __m256 v = q < K - 1 ? st[q] : _mm256_loadu_ps(x + (size_t)(q - (K - 1)) * C + c);
-            _mm256_storeu_ps(tmp, v);
-            for (int l = 0; l < 8; l++)
-                state[(size_t)(c + l) * (size_t)(K - 1) + (size_t)j] = tmp[l];
-        }
+        for (int c = 0; c < cn; c++)
+            for (int j = 0; j < K - 1; j++) {
+                const int q = nb + j;
+                state[(size_t)(c0 + c) * (size_t)(K - 1) + (size_t)j] =
+                    q < K - 1 ? st[q][c] : x[(size_t)(q - (K - 1)) * C + c0 + c];
+            }
     }
     for (int c = C8; c < C; c++) {
         float *sc = state + (size_t)c * (size_t)(K - 1);

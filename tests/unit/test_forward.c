@@ -638,34 +638,41 @@ START_TEST(test_rec_conv)
 END_TEST
 
 /* The vector convolution (forward_simd.c) gives rec_conv's bits and state:
- * kernels of 1 to 7 taps, channels in whole eights and a rest, batches of
+ * kernels of 1 to 7 taps, channels in whole eights and a rest, in one block
+ * of the vector path and in three, batches of
  * 1, 5 and 3 tokens one after another; a kernel of 8 is left to rec_conv. */
 START_TEST(test_rec_conv_vector)
 {
     const fwd_simd_ops *vec = fwd_simd_select(false);
     if (!vec->conv)
         return;
-    enum { C = 19, T = 9 };
-    uint32_t st = 5;
-    float x[T * C], w[C * 8], y1[T * C], y2[T * C], win[8];
-    for (int i = 0; i < T * C; i++)
-        x[i] = rec_rnd(&st);
-    for (int i = 0; i < C * 8; i++)
-        w[i] = rec_rnd(&st);
-    for (int K = 1; K < 8; K++) {
-        float s1[C * 7] = { 0 }, s2[C * 7] = { 0 };
-        static const int parts[] = { 1, 5, 3 };
-        int t = 0;
-        for (int p = 0; p < 3; p++) {
-            rec_conv(y1 + t * C, x + t * C, s1, w, C, K, parts[p], win);
-            ck_assert_int_eq(vec->conv(y2 + t * C, x + t * C, s2, w, C, K, parts[p]), 0);
-            t += parts[p];
+    enum { T = 9, MAX_C = 531 };
+    static const int widths[] = { 19, MAX_C }; /* one block of channels; three, the last part */
+    static float x[T * MAX_C], w[MAX_C * 8], y1[T * MAX_C], y2[T * MAX_C], s1[MAX_C * 7],
+        s2[MAX_C * 7];
+    float win[8];
+    for (size_t cw = 0; cw < sizeof widths / sizeof *widths; cw++) {
+        const int C = widths[cw];
+        uint32_t st = 5;
+        for (int i = 0; i < T * C; i++)
+            x[i] = rec_rnd(&st);
+        for (int i = 0; i < C * 8; i++)
+            w[i] = rec_rnd(&st);
+        for (int K = 1; K < 8; K++) {
+            memset(s1, 0, sizeof s1);
+            memset(s2, 0, sizeof s2);
+            static const int parts[] = { 1, 5, 3 };
+            int t = 0;
+            for (int p = 0; p < 3; p++) {
+                rec_conv(y1 + t * C, x + t * C, s1, w, C, K, parts[p], win);
+                ck_assert_int_eq(vec->conv(y2 + t * C, x + t * C, s2, w, C, K, parts[p]), 0);
+                t += parts[p];
+            }
+            ck_assert_msg(!memcmp(y1, y2, (size_t)(T * C) * sizeof(float)), "C %d K %d: outputs differ", C, K);
+            ck_assert_msg(!memcmp(s1, s2, (size_t)(C * 7) * sizeof(float)), "C %d K %d: states differ", C, K);
         }
-        ck_assert_msg(!memcmp(y1, y2, sizeof y1), "K %d: outputs differ", K);
-        ck_assert_msg(!memcmp(s1, s2, sizeof s1), "K %d: states differ", K);
+        ck_assert_int_eq(vec->conv(y2, x, s2, w, C, 8, 2), -1);
     }
-    float s3[C * 7] = { 0 };
-    ck_assert_int_eq(vec->conv(y2, x, s3, w, C, 8, 2), -1);
 }
 END_TEST
 
