@@ -206,7 +206,8 @@ static int from_jinja(chat_templates *ct, const char *dir, const char *jinja, gg
     }
     if (d)
         closedir(d);
-    qsort(files, n, sizeof *files, cmp_str);
+    if (n) /* qsort wants a non-null base, even for none */
+        qsort(files, n, sizeof *files, cmp_str);
     ct->deflt = deflt;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
