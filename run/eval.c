@@ -127,6 +127,157 @@ static bool row_read(FILE *f, base_row *b)
 }
 
 /* ---------------------------------------------------------------------------
+ * llama-perplexity's statistics
+ */
+
+/* One scored position, in llama-perplexity's precision: the products of
+ * two floats are taken in float, as it writes them. */
+static void kld_stats_add(run_kld_stats *k, float nll, float nll_base, double kld, bool same_top)
+{
+    k->sum_nll += nll;
+    k->sum_nll2 += nll * nll;
+    k->sum_nll_base += nll_base;
+    k->sum_nll_base2 += nll_base * nll_base;
+    k->sum_nll_nll_base += nll * nll_base;
+    k->sum_kld += kld;
+    k->sum_kld2 += kld * kld;
+    k->n_same_top += same_top;
+    const float p_base = expf(-nll_base), p = expf(-nll), p_diff = p - p_base;
+    const double p_diff2 = p_diff * p_diff;
+    k->sum_p_diff += p_diff;
+    k->sum_p_diff2 += p_diff2;
+    k->sum_p_diff4 += p_diff2 * p_diff2;
+    k->kld[k->count] = (float)kld;
+    k->p_diff[k->count++] = p_diff;
+}
+
+void run_kld_stats_free(run_kld_stats *k)
+{
+    free(k->kld);
+    free(k->p_diff);
+    k->kld = k->p_diff = NULL;
+}
+
+/* Mean and its uncertainty: sqrt(var / (count - 1)), 0 on 10 values or
+ * fewer or a variance that is not positive. */
+typedef struct mean_unc {
+    double mean, unc;
+} mean_unc;
+
+static mean_unc mean_and_uncertainty(double sum, double sum2, long count)
+{
+    if (count < 1)
+        return (mean_unc){ 0, 0 };
+    const double f = sum / (double)count;
+    double df = sum2 / (double)count - f * f;
+    df = df > 0 && count > 10 ? sqrt(df / (double)(count - 1)) : 0.0;
+    return (mean_unc){ f, df };
+}
+
+static double covariance(double suma, double sumb, double sumab, long count)
+{
+    if (count < 10)
+        return 0.0;
+    const double n = (double)count;
+    return (sumab / n - (suma / n) * (sumb / n)) / (n - 1);
+}
+
+float run_kld_percentile(const float *v, long n, float fraction)
+{
+    if (fraction <= 0)
+        return v[0];
+    if (fraction >= 1)
+        return v[n - 1];
+    float p = fraction * (float)(n - 1);
+    const long ip = (long)p;
+    p -= (float)ip;
+    return (1 - p) * v[ip] + p * v[ip + 1 < n ? ip + 1 : n - 1];
+}
+
+static float median(const float *v, long n)
+{
+    return n % 2 == 0 ? 0.5f * (v[n / 2] + v[n / 2 - 1]) : v[n / 2];
+}
+
+/* Ascending; NaN last (a row's KLD is finite when its logits are) */
+static int cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    if (isnan(x) || isnan(y))
+        return isnan(x) - isnan(y);
+    return (x > y) - (x < y);
+}
+
+void run_kld_report(FILE *f, const run_kld_stats *k)
+{
+    const long n = k->count;
+    if (n < 100) {
+        fprintf(f, "(%ld scored positions: llama-perplexity gives no statistics on fewer than 100)\n", n);
+        return;
+    }
+    qsort(k->kld, (size_t)n, sizeof *k->kld, cmp_float);
+    qsort(k->p_diff, (size_t)n, sizeof *k->p_diff, cmp_float);
+
+    fprintf(f, "====== Perplexity statistics ======\n");
+    const mean_unc lp = mean_and_uncertainty(k->sum_nll, k->sum_nll2, n);
+    const double ppl = exp(lp.mean), ppl_unc = ppl * lp.unc;
+    fprintf(f, "Mean PPL(Q)                   : %10.6lf ± %10.6lf\n", ppl, ppl_unc);
+    const mean_unc lb = mean_and_uncertainty(k->sum_nll_base, k->sum_nll_base2, n);
+    const double ppl_base = exp(lb.mean), ppl_base_unc = ppl_base * lb.unc;
+    fprintf(f, "Mean PPL(base)                : %10.6lf ± %10.6lf\n", ppl_base, ppl_base_unc);
+    const double cov = covariance(k->sum_nll, k->sum_nll_base, k->sum_nll_nll_base, n);
+    fprintf(f, "Cor(ln(PPL(Q)), ln(PPL(base))): %6.2lf%%\n", 100.0 * cov / (lp.unc * lb.unc));
+    const double ratio = lp.mean - lb.mean;
+    const double ratio_unc = sqrt(lp.unc * lp.unc + lb.unc * lb.unc - 2.0 * cov);
+    fprintf(f, "Mean ln(PPL(Q)/PPL(base))     : %10.6lf ± %10.6lf\n", ratio, ratio_unc);
+    fprintf(f, "Mean PPL(Q)/PPL(base)         : %10.6lf ± %10.6lf\n", exp(ratio), exp(ratio) * ratio_unc);
+    const double ppl_cov = ppl * ppl_base * cov;
+    fprintf(f, "Mean PPL(Q)-PPL(base)         : %10.6lf ± %10.6lf\n", ppl - ppl_base,
+            sqrt(ppl_unc * ppl_unc + ppl_base_unc * ppl_base_unc - 2.0 * ppl_cov));
+    fprintf(f, "\n");
+
+    fprintf(f, "====== KL divergence statistics ======\n");
+    const mean_unc kl = mean_and_uncertainty(k->sum_kld, k->sum_kld2, n);
+    fprintf(f, "Mean    KLD: %10.6lf ± %10.6lf\n", kl.mean, kl.unc);
+    static const struct { const char *label; float fraction; } kq[] = {
+        { "99.9%", 0.999f }, { "99.0%", 0.990f }, { "95.0%", 0.950f }, { "90.0%", 0.900f },
+        { NULL, 0.5f },      { "10.0%", 0.100f }, { " 5.0%", 0.050f }, { " 1.0%", 0.010f },
+        { " 0.1%", 0.001f },
+    };
+    fprintf(f, "Maximum KLD: %10.6f\n", (double)k->kld[n - 1]);
+    for (size_t i = 0; i < sizeof kq / sizeof *kq; i++) {
+        if (!kq[i].label)
+            fprintf(f, "Median  KLD: %10.6f\n", (double)median(k->kld, n));
+        else
+            fprintf(f, "%s   KLD: %10.6f\n", kq[i].label, (double)run_kld_percentile(k->kld, n, kq[i].fraction));
+    }
+    fprintf(f, "Minimum KLD: %10.6f\n", (double)k->kld[0]);
+    fprintf(f, "\n");
+
+    fprintf(f, "====== Token probability statistics ======\n");
+    const mean_unc pd = mean_and_uncertainty(k->sum_p_diff, k->sum_p_diff2, n);
+    fprintf(f, "Mean    Δp: %6.3lf ± %5.3lf %%\n", 100.0 * pd.mean, 100.0 * pd.unc);
+    static const struct { const char *label; float fraction; } pq[] = {
+        { "99.9%", 0.999f }, { "99.0%", 0.990f }, { "95.0%", 0.950f }, { "90.0%", 0.900f },
+        { "75.0%", 0.750f }, { NULL, 0.5f },      { "25.0%", 0.250f }, { "10.0%", 0.100f },
+        { " 5.0%", 0.050f }, { " 1.0%", 0.010f }, { " 0.1%", 0.001f },
+    };
+    fprintf(f, "Maximum Δp: %6.3lf%%\n", 100.0 * k->p_diff[n - 1]);
+    for (size_t i = 0; i < sizeof pq / sizeof *pq; i++) {
+        if (!pq[i].label)
+            fprintf(f, "Median  Δp: %6.3lf%%\n", 100.0 * median(k->p_diff, n));
+        else
+            fprintf(f, "%s   Δp: %6.3lf%%\n", pq[i].label, 100.0 * run_kld_percentile(k->p_diff, n, pq[i].fraction));
+    }
+    fprintf(f, "Minimum Δp: %6.3lf%%\n", 100.0 * k->p_diff[0]);
+    const mean_unc mse = mean_and_uncertainty(k->sum_p_diff2, k->sum_p_diff4, n);
+    const double rms = sqrt(mse.mean);
+    fprintf(f, "RMS Δp    : %6.3lf ± %5.3lf %%\n", 100.0 * rms, 100.0 * (0.5 / rms * mse.unc));
+    const double top = (double)k->n_same_top / (double)n;
+    fprintf(f, "Same top p: %6.3lf ± %5.3lf %%\n", 100.0 * top, 100.0 * sqrt(top * (1.0 - top) / (double)(n - 1)));
+}
+
+/* ---------------------------------------------------------------------------
  * The chunk loop
  */
 
@@ -138,7 +289,8 @@ typedef struct eval_io {
 /* Runs the n_chunk chunks of n_ctx tokens, bos (>= 0) in place of each
  * chunk's first token, and scores the second halves. */
 static int eval_chunks(run_state *s, const run_model *m, const int32_t *tokens, int n_chunk,
-                       int32_t bos, eval_io *io, run_eval_result *res, gguf_error *err)
+                       int32_t bos, eval_io *io, run_eval_result *res, run_kld_stats *st,
+                       gguf_error *err)
 {
     const int n_ctx = s->n_ctx, nv = m->hp.n_vocab, first = n_ctx / 2;
     const int row_words = 2 * ((nv + 1) / 2) + 4;
@@ -152,6 +304,15 @@ static int eval_chunks(run_state *s, const run_model *m, const int32_t *tokens, 
     if (!logits || !t || !b.q) {
         gguf_error_set(err, "out of memory");
         goto done;
+    }
+    if (st && io->in) {
+        const size_t rows = (size_t)n_chunk * (size_t)(n_ctx - 1 - first);
+        st->kld = malloc((rows ? rows : 1) * sizeof *st->kld);
+        st->p_diff = malloc((rows ? rows : 1) * sizeof *st->p_diff);
+        if (!st->kld || !st->p_diff) {
+            gguf_error_set(err, "out of memory");
+            goto done;
+        }
     }
     progress_start(&bar, io->in ? "kl-divergence" : "perplexity", (uint64_t)n_chunk, true);
     for (int c = 0; c < n_chunk; c++) {
@@ -181,10 +342,13 @@ static int eval_chunks(run_state *s, const run_model *m, const int32_t *tokens, 
                     goto done;
                 }
                 int base_top = 0;
-                kld += row_kld(&b, l, &r, nv, &base_top);
+                const double row = row_kld(&b, l, &r, nv, &base_top);
+                kld += row;
                 same += base_top == r.top;
                 const float lb = b.scale * b.q[t[j + 1]] + b.min_log_prob;
                 nll_base -= lb;
+                if (st)
+                    kld_stats_add(st, (float)row_nll(l, &r, t[j + 1]), -lb, row, base_top == r.top);
             }
         }
     }
@@ -239,7 +403,7 @@ int run_perplexity_to(run_state *s, const run_model *m, const int32_t *tokens, i
             fwrite(head, sizeof head, 1, base) != 1 || fwrite(tokens, sizeof *tokens, n, base) != n)
             return gguf_error_set(err, "%s: write error: %s", base_name, strerror(errno));
     }
-    if (eval_chunks(s, m, tokens, n_chunk, bos, &io, res, err))
+    if (eval_chunks(s, m, tokens, n_chunk, bos, &io, res, NULL, err))
         return -1;
     if (base && fflush(base))
         return gguf_error_set(err, "%s: write error: %s", base_name, strerror(errno));
@@ -303,8 +467,8 @@ int run_kld_file_ctx(const char *base_in, gguf_error *err)
     return rc ? -1 : head[0];
 }
 
-int run_kl_divergence_from(run_state *s, const run_model *m, FILE *base, const char *base_name,
-                           int32_t bos, run_eval_result *res, gguf_error *err)
+static int kl_divergence_from(run_state *s, const run_model *m, FILE *base, const char *base_name,
+                              int32_t bos, run_eval_result *res, run_kld_stats *st, gguf_error *err)
 {
     eval_io io = { NULL, base, base_name };
     int32_t head[3], *chunks = NULL;
@@ -332,19 +496,33 @@ int run_kl_divergence_from(run_state *s, const run_model *m, FILE *base, const c
             gguf_error_set(err, "%s: token %d is outside the vocabulary", base_name, chunks[i]);
             goto done;
         }
-    rc = eval_chunks(s, m, chunks, head[2], bos, &io, res, err);
+    rc = eval_chunks(s, m, chunks, head[2], bos, &io, res, st, err);
 done:
     free(chunks);
+    return rc;
+}
+
+int run_kl_divergence_from(run_state *s, const run_model *m, FILE *base, const char *base_name,
+                           int32_t bos, run_eval_result *res, gguf_error *err)
+{
+    return kl_divergence_from(s, m, base, base_name, bos, res, NULL, err);
+}
+
+int run_kl_divergence_stats(run_state *s, const run_model *m, const char *base_in, int32_t bos,
+                            run_eval_result *res, run_kld_stats *stats, gguf_error *err)
+{
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    FILE *f = fopen(base_in, "rb");
+    if (!f)
+        return gguf_error_set(err, "%s: %s", base_in, strerror(errno));
+    int rc = kl_divergence_from(s, m, f, base_in, bos, res, stats, err);
+    fclose(f);
     return rc;
 }
 
 int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, int32_t bos,
                       run_eval_result *res, gguf_error *err)
 {
-    FILE *f = fopen(base_in, "rb");
-    if (!f)
-        return gguf_error_set(err, "%s: %s", base_in, strerror(errno));
-    int rc = run_kl_divergence_from(s, m, f, base_in, bos, res, err);
-    fclose(f);
-    return rc;
+    return run_kl_divergence_stats(s, m, base_in, bos, res, NULL, err);
 }

@@ -39,6 +39,34 @@ typedef struct run_eval_result {
     double same_top;   /* KL mode: fraction of positions with the same top token */
 } run_eval_result;
 
+/* llama-perplexity's KL-divergence statistics, gathered as it does: sums
+ * over the scored positions (-log p of the text's token for the model, nll,
+ * and for the base, nll_base; KL(base || model) per position; Δp = p - p_base
+ * of the text's token) and every position's KLD and Δp, sorted ascending at
+ * the end, for its percentiles. */
+typedef struct run_kld_stats {
+    double sum_nll, sum_nll2, sum_nll_base, sum_nll_base2, sum_nll_nll_base;
+    double sum_kld, sum_kld2, sum_p_diff, sum_p_diff2, sum_p_diff4;
+    long   count, n_same_top;
+    float *kld, *p_diff; /* count values each (malloc'd; run_kld_stats_free) */
+} run_kld_stats;
+
+void run_kld_stats_free(run_kld_stats *k);
+
+/* Prints llama-perplexity's closing report from k: "====== Perplexity
+ * statistics ======" (PPL(Q), PPL(base), their correlation, ratio and
+ * difference with uncertainties), "====== KL divergence statistics ======"
+ * (mean ± uncertainty, maximum, 99.9/99/95/90 %, median, 10/5/1/0.1 %,
+ * minimum) and "====== Token probability statistics ======" (Δp's mean,
+ * percentiles, RMS, same top p), line for line in its format. Like
+ * llama-perplexity it gives no statistics on fewer than 100 positions (one
+ * line saying so instead). */
+void run_kld_report(FILE *f, const run_kld_stats *k);
+
+/* A percentile of n sorted values, llama-perplexity's way (linear between
+ * the two nearest, in float); fraction <= 0: the first, >= 1: the last. */
+float run_kld_percentile(const float *v, long n, float fraction);
+
 /* Perplexity of tokens (bos >= 0: put BOS first in every chunk) over at
  * most max_chunks chunks (0: all). With base_out, also writes the
  * log-probabilities for a later KL comparison (a temporary file renamed
@@ -70,6 +98,11 @@ int run_kl_divergence(run_state *s, const run_model *m, const char *base_in, int
  * run_perplexity_to wrote); base_name names it in messages. */
 int run_kl_divergence_from(run_state *s, const run_model *m, FILE *base, const char *base_name,
                            int32_t bos, run_eval_result *res, gguf_error *err);
+
+/* run_kl_divergence gathering llama-perplexity's statistics into *stats
+ * (zeroed first; free with run_kld_stats_free, also after an error). */
+int run_kl_divergence_stats(run_state *s, const run_model *m, const char *base_in, int32_t bos,
+                            run_eval_result *res, run_kld_stats *stats, gguf_error *err);
 
 /* The n_ctx a base file was written with (to size the state), or -1. */
 int run_kld_file_ctx(const char *base_in, gguf_error *err);

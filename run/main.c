@@ -377,25 +377,29 @@ static int evaluate(runner *r, const int32_t *tokens, int n_tokens, const char *
     /* what goes wrong from here is the model's (non-finite logits), or a
      * base file's, whose messages begin with its name */
     *what = o->model;
+    run_kld_stats stats = { 0 };
     if (o->kld) {
-        rc = run_kl_divergence(&r->state, &r->model, o->kld_base, bos, &res, err);
+        rc = run_kl_divergence_stats(&r->state, &r->model, o->kld_base, bos, &res, &stats, err);
     } else {
         rc = run_perplexity(&r->state, &r->model, tokens, n_tokens, bos, o->chunks, o->kld_base,
                             &res, err);
     }
-    if (rc)
-        return -1;
-    if (!isfinite(res.ppl) || (o->kld && !isfinite(res.mean_kld)))
-        return gguf_error_set(err, "%s: non-finite log-probabilities (NaN or Inf: the weights "
-                              "or activations are not finite)", o->model);
+    if (rc || !isfinite(res.ppl) || (o->kld && !isfinite(res.mean_kld))) {
+        run_kld_stats_free(&stats);
+        return rc ? -1 : gguf_error_set(err, "%s: non-finite log-probabilities (NaN or Inf: the "
+                                        "weights or activations are not finite)", o->model);
+    }
     double t1 = now();
-    if (o->kld)
+    if (o->kld) { /* then llama-perplexity's closing statistics */
         printf("kl-divergence: mean %.6f, same top %.3f%%, ppl %.6f, base ppl %.6f, ratio %.6f "
-               "(%d chunks of %d, %ld scored)\n", res.mean_kld, 100.0 * res.same_top, res.ppl,
+               "(%d chunks of %d, %ld scored)\n\n", res.mean_kld, 100.0 * res.same_top, res.ppl,
                res.ppl_base, res.ppl / res.ppl_base, res.n_chunk, r->state.n_ctx, res.n_scored);
-    else
+        run_kld_report(stdout, &stats);
+        run_kld_stats_free(&stats);
+    } else {
         printf("perplexity: %.6f (%d chunks of %d, %ld scored)\n", res.ppl, res.n_chunk,
                r->state.n_ctx, res.n_scored);
+    }
     const int n = res.n_chunk * r->state.n_ctx;
     fprintf(stderr, "timing: prompt %d tokens %.2f tok/s, generation 0 tokens 0.00 tok/s, %d thread%s\n", n,
             n / (t1 - t0), pool_threads(), pool_threads() == 1 ? "" : "s");

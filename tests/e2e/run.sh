@@ -301,6 +301,39 @@ fi
 within() { awk -v r="$1" -v v="$2" -v w="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; a = w < 0 ? -w : w; exit !(v != "" && d <= r * a) }'; }
 
 PPL_REF=$REF/wp-llama-5m-perplexity.json
+KLD_DATA=$ROOT/tests/data/kld
+# kld_stats_match WANT GOT VARIANT: every line of llama-perplexity's report
+# (WANT) in GOT with the same label, its numbers within the bounds of
+# tests/data/kld/README.md: 2% or 3 units of the last printed digit (8% for
+# the extremes, 0.05% for the perplexities and their ratio, 5% for every
+# uncertainty; same top p 0.1 points); for Q8_0 only the central lines.
+# Prints what is off to stderr; false when anything is.
+kld_stats_match() {
+    awk -v variant="$3" '
+        function label(s) { sub(/:.*/, "", s); return s }
+        function nums(s, a,   n, t) { sub(/^[^:]*:/, "", s); gsub(/[±%]/, " ", s); return split(s, a, " ") }
+        function unit(x,   d) { d = x; if (d !~ /\./) return 1; sub(/.*\./, "", d); return 10 ^ -length(d) }
+        function ok(g, w, rel, abs_,   d) { d = g - w; if (d < 0) d = -d; return d <= rel * (w < 0 ? -w : w) || d <= abs_ }
+        FNR == NR { if (/^(=|$)/) next; want[label($0)] = $0; order[++n] = label($0); next }
+        /^kl-divergence:|^(=|$)/ { next }
+        { got[label($0)] = $0 }
+        END {
+            bad = 0
+            for (i = 1; i <= n; i++) {
+                l = order[i]
+                if (variant == "Q8_0" && l !~ /^(Mean PPL\(Q\) |Mean PPL\(base\)|Mean    KLD|Median  KLD|9[05]\.0%   KLD|RMS|Same top)/) continue
+                if (!(l in got)) { print "missing: " l > "/dev/stderr"; bad++; continue }
+                nw = nums(want[l], w); ng = nums(got[l], g)
+                if (nw != ng) { print "not as many numbers: " got[l] > "/dev/stderr"; bad++; continue }
+                rel = l ~ /^(Maximum|Minimum|99\.9%|99\.0%| 1\.0%| 0\.1%)/ ? 0.08 : l ~ /^Mean PPL\((Q\)[ \/]|base)/ ? 0.0005 : 0.02
+                for (k = 1; k <= nw; k++) {
+                    abs_ = l ~ /^Same top/ && k == 1 ? 0.1 : 3 * unit(w[k])
+                    if (!ok(g[k], w[k], k == 1 ? rel : 0.05, abs_)) { print "off: " got[l] " (llama-perplexity: " want[l] ")" > "/dev/stderr"; bad++; break }
+                }
+            }
+            exit bad > 0
+        }' "$1" "$2"
+}
 # Under the sanitizers the whole text takes minutes: 6 chunks, plausibility only.
 if [ -n "${TEST_SANFLAGS:-}" ]; then QUICK=(--chunks 6); VARIANTS=(Q4_K_M)
 else QUICK=(); VARIANTS=(Q8_0 Q4_K_M Q2_K); fi
@@ -338,6 +371,11 @@ if need_fixture reference/wp-llama-5m-perplexity.json "perplexity wp-llama-5m" &
         else
             fail "kl-divergence wp-llama-5m-$v" "mean '$kld' want $want_kld, ppl '$ppl' want $want_ppl: $(tail -1 "$W/err")"
         fi
+        # llama-perplexity's closing statistics, line for line (whole text only)
+        [ ${#QUICK[@]} -gt 0 ] && continue
+        kld_stats_match "$KLD_DATA/wp-llama-5m-$v.txt" "$W/kld.out" "$v" &&
+            pass "kl-divergence wp-llama-5m-$v: llama-perplexity's $(grep -c . "$KLD_DATA/wp-llama-5m-$v.txt") statistics lines" ||
+            fail "kl-divergence wp-llama-5m-$v: statistics" "$(kld_stats_match "$KLD_DATA/wp-llama-5m-$v.txt" "$W/kld.out" "$v" 2>&1 | head -3 | tr '\n' ' ')"
     done
     rm -f "$W/base.kld"
 fi
