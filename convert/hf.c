@@ -1934,6 +1934,22 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
                        hf_arch, arch_supported_list());
         goto fail;
     }
+    const gguf_recipe *rc = gguf_recipe_of(m->arch);
+    if (rc->hf_model_types) {
+        const char *mt = json_str(json_get(s->config, "model_type"));
+        const char *const *t = rc->hf_model_types;
+        while (*t && (!mt || strcmp(*t, mt)))
+            t++;
+        if (!*t) {
+            char list[256] = "";
+            for (t = rc->hf_model_types; *t; t++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                         t == rc->hf_model_types ? "" : ", ", *t);
+            gguf_error_set(err, "config.json: %s with a text model_type \"%s\" is not supported "
+                           "(supported: %s)", hf_arch, mt ? mt : "(none)", list);
+            goto fail;
+        }
+    }
     /* the head counts are for the q/k permutation; Gemma3Model, for one,
      * has a default for a config without them */
     if ((fact(m->arch, GGUF_FACT_PERMUTE_QK) || json_get(s->config, "num_attention_heads")) &&

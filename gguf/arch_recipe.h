@@ -125,6 +125,12 @@ typedef struct gguf_recipe {
      * vision tower, the projector) is dropped; NULL: neither */
     const char                  *hf_strip;
     const char *const           *hf_skip_prefix;
+    /* The text model_types the recipe converts (config.json's "model_type"
+     * after text_config is read over the top level); another is refused by
+     * name, where upstream's converter would write keys the recipe does not
+     * (Mistral3Model's "ministral3": YaRN, attention temperature); NULL:
+     * any */
+    const char *const           *hf_model_types;
 } gguf_recipe;
 
 /* The recipe of an architecture (every registered one has one). */

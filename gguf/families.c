@@ -555,6 +555,13 @@ const gguf_arch gguf_archs[] = {
       .hparams = gemma3_hparams, .tables = gemma3_tables,
       .features = F(TIED_OUTPUT) | F(QK_NORM) | F(SCALE_Q) | F(SCALE_EMBD) | F(SWA_ROPE_PLAIN),
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH },
+    /* Mistral Small 3.1/3.2, Ministral 3: the text model of
+     * Mistral3ForConditionalGeneration, LLaMA's layout and graph (head_dim
+     * its own, not hidden/heads) under its own name */
+    { .name = "mistral3", .about = "Mistral Small 3.x text: LLaMA's layout and graph, head_dim of its own",
+      .hparams = decoder_hparams, .tables = llama_tables,
+      .features = F(TIED_OUTPUT) | F(ROPE_WHOLE_HEAD) | F(ROPE_LINEAR),
+      .rope = GGUF_ROPE_NORM, .activation = GGUF_ACT_SILU },
     /* Qwen 3.5: three gated delta net blocks to one of gated attention
      * (full_attention_interval), M-RoPE sections over a partial rotary
      * dimension (text positions: the same in every section) */
@@ -1036,6 +1043,10 @@ static const char *const gptoss_hf[] = { "GptOssForCausalLM", NULL };
 static const char *const gemma2_hf[] = { "Gemma2ForCausalLM", NULL };
 static const char *const gemma3_hf[] = { "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
                                          NULL };
+static const char *const mistral3_hf[] = { "Mistral3ForConditionalGeneration", NULL };
+/* Mistral3Model keeps the text model's names ("language_model." out) */
+static const char *const mistral3_vision[] = { "vision_tower.", "multi_modal_projector.", NULL };
+static const char *const mistral3_types[] = { "mistral", NULL };
 static const char *const qwen35_hf[] = { "Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration",
                                          NULL };
 static const char *const qwen35moe_hf[] = { "Qwen3_5MoeForCausalLM",
@@ -1092,6 +1103,11 @@ const gguf_recipe gguf_recipes[] = {
       .tensors = gemma3_all, .facts = F(TRIM_EMBD) | F(NO_SPACE_PREFIX),
       .norm_offset = 1.0f, .q_scale_width_blocks = 62,
       .hf_strip = "language_model.", .hf_skip_prefix = gemma3_vision },
+    { .arch = "mistral3", .hf_classes = mistral3_hf, .hf_skip = skip_common,
+      .hf_hparams = base_hf_hparams, .tensors = llama_names,
+      .facts = F(PERMUTE_QK) | F(LLAMA_VOCAB) | F(WRITES_ROPE_DIM),
+      .hf_strip = "language_model.", .hf_skip_prefix = mistral3_vision,
+      .hf_model_types = mistral3_types },
     /* Qwen3_5TextModel, Qwen3_5MoeTextModel: the same converter (Qwen2MoeModel's
      * expert keys only when config.json has them) */
     { .arch = "qwen35", .hf_classes = qwen35_hf, .hf_skip = skip_common,

@@ -272,6 +272,18 @@ if need_jq "phi3 LongRoPE" && need_fixture models/phi3-rand "phi3 LongRoPE" 9; t
     rm -rf "$P3"
     fixture_block_end
 fi
+# Mistral3ForConditionalGeneration: Mistral Small's text model (model_type
+# "mistral") converts; Ministral 3's ("ministral3": YaRN and attention
+# temperature keys upstream writes) is refused by name, not written wrong.
+if need_jq "mistral3 text model types" && need_fixture models/mistral3-rand "mistral3 text model types" 1; then
+    M3=$TMP/mi3; rm -rf "$M3"; mkdir -p "$M3"
+    cp "$FIX/models/mistral3-rand/"* "$M3/"
+    jq '.text_config.model_type = "ministral3"' "$FIX/models/mistral3-rand/config.json" >"$M3/config.json"
+    bad_case "Ministral 3's text model" "$M3" \
+        'Mistral3ForConditionalGeneration with a text model_type "ministral3" is not supported (supported: mistral)' --outtype f32
+    rm -rf "$M3"
+    fixture_block_end
+fi
 # rope scaling as e21cdc11's base converter writes it for every family
 # (real Gemma 3 4B+ configs carry a linear factor of 8), read from
 # rope_scaling or rope_parameters; and gguf-run runs the result.

@@ -58,6 +58,10 @@
  *             --ple-dim wide (default 32), the last --kv-shared blocks
  *             (default 0) reusing the KV of earlier ones, their MLP twice
  *             as wide
+ *   mistral3  Mistral3ForConditionalGeneration's text model (Mistral Small
+ *             3.x): LLaMA's blocks with heads of --head-dim, the config
+ *             under text_config (model_type mistral), every name under
+ *             language_model.; untied
  * Tensors are written in the module order a real checkpoint has (the
  * converter sorts them anyway); a family ignores the options it has no
  * use for (--head-dim in llama, mixtral and phi3, the expert options in the
@@ -172,6 +176,10 @@ typedef struct family {
     double              rms_eps, rope_theta;
     const expert_names *experts;            /* per-expert matrices, or NULL */
     config_keys        *keys;               /* its own config.json keys, or NULL */
+    /* a multimodal class: the keys under text_config, the top level's
+     * model_type this; its tensor names start with wrap_prefix (or, NULL,
+     * the family's own layout: Gemma 4's model.language_model.) */
+    const char         *wrap_type, *wrap_prefix;
 } family;
 
 static void keys_head_dim(FILE *fp, const shape *s)
@@ -355,11 +363,15 @@ static const family FAMILIES[] = {
     { .name = "gemma4", .arch = "gemma4", .hf_class = "Gemma4ForConditionalGeneration",
       .model_type = "gemma4_text", .tokenizer_class = "GemmaTokenizer", .flags = F_OWN_HEAD_DIM | F_GEMMA4 | F_TIED,
       .context = 262144, .rms_eps = 1e-6, .rope_theta = 1000000, .experts = &gemma4_experts,
-      .keys = keys_gemma4_moe },
+      .keys = keys_gemma4_moe, .wrap_type = "gemma4" },
     { .name = "gemma4e", .arch = "gemma4", .hf_class = "Gemma4ForConditionalGeneration",
       .model_type = "gemma4_text", .tokenizer_class = "GemmaTokenizer",
       .flags = F_OWN_HEAD_DIM | F_GEMMA4 | F_PLE | F_TIED, .context = 131072, .rms_eps = 1e-6,
-      .rope_theta = 1000000, .keys = keys_gemma4_ple },
+      .rope_theta = 1000000, .keys = keys_gemma4_ple, .wrap_type = "gemma4" },
+    { .name = "mistral3", .arch = "mistral3", .hf_class = "Mistral3ForConditionalGeneration",
+      .model_type = "mistral", .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM,
+      .context = 131072, .rms_eps = 1e-5, .rope_theta = 1000000000, .keys = keys_head_dim,
+      .wrap_type = "mistral3", .wrap_prefix = "language_model." },
 };
 #define N_FAMILIES (sizeof FAMILIES / sizeof *FAMILIES)
 
@@ -395,10 +407,10 @@ static int write_config(const char *dir, const family *f, const shape *s)
     /* gpt-oss has no dense feed-forward: its intermediate_size is the experts' */
     const int64_t ffn = f->flags & F_MXFP4 ? s->moe_ffn : s->ffn;
     const int64_t eos = f->flags & F_CHAT_TOKENS ? s->vocab - N_PHI3_TOKENS : 2;
-    /* Gemma 4's text model is under text_config (a multimodal class) */
-    if (f->flags & F_GEMMA4)
-        fprintf(fp, "{\"architectures\": [\"%s\"], \"model_type\": \"gemma4\", \"text_config\": {",
-                f->hf_class);
+    /* a multimodal class's text model is under text_config */
+    if (f->wrap_type)
+        fprintf(fp, "{\"architectures\": [\"%s\"], \"model_type\": \"%s\", \"text_config\": {",
+                f->hf_class, f->wrap_type);
     else
         fprintf(fp, "{\"architectures\": [\"%s\"], ", f->hf_class);
     fprintf(fp, "\"model_type\": \"%s\", \"hidden_size\": %lld, ", f->model_type, LL(s->dim));
@@ -414,8 +426,9 @@ static int write_config(const char *dir, const family *f, const shape *s)
             f->flags & F_TIED ? "true" : "false", LL(eos));
     if (f->keys)
         f->keys(fp, s);
-    if (f->flags & F_GEMMA4)
-        fprintf(fp, "}, \"tie_word_embeddings\": true, \"bos_token_id\": 1, \"eos_token_id\": %lld", LL(eos));
+    if (f->wrap_type)
+        fprintf(fp, "}, \"tie_word_embeddings\": %s, \"bos_token_id\": 1, \"eos_token_id\": %lld",
+                f->flags & F_TIED ? "true" : "false", LL(eos));
     fprintf(fp, "}\n");
     return fclose(fp) ? -1 : 0;
 }
@@ -586,8 +599,11 @@ typedef struct tensor_list {
     bool    oom;
 } tensor_list;
 
-/* Appends tensor NAME (printf-style) of dims (outermost first, ended by
- * 0) filled as f. */
+/* What every name starts with (a family's wrap_prefix). */
+static const char *name_prefix = "";
+
+/* Appends tensor NAME (printf-style, after name_prefix) of dims (outermost
+ * first, ended by 0) filled as f. */
 __attribute__((format(printf, 4, 5)))
 static void add(tensor_list *L, fill f, const int64_t *dims, const char *fmt, ...)
 {
@@ -603,7 +619,8 @@ static void add(tensor_list *L, fill f, const int64_t *dims, const char *fmt, ..
     tensor *t = &L->t[L->n++];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t->name, sizeof t->name, fmt, ap);
+    const int pre = snprintf(t->name, sizeof t->name, "%s", name_prefix);
+    vsnprintf(t->name + pre, sizeof t->name - (size_t)pre, fmt, ap);
     va_end(ap);
     for (t->n_dims = 0; dims[t->n_dims]; t->n_dims++)
         t->dims[t->n_dims] = dims[t->n_dims];
@@ -807,6 +824,7 @@ static void list_gemma4(tensor_list *L, const family *f, const shape *s)
 /* Every tensor of the checkpoint, in Hugging Face's module order. */
 static int list_tensors(tensor_list *L, const family *f, const shape *s)
 {
+    name_prefix = f->wrap_prefix ? f->wrap_prefix : "";
     if (f->flags & F_GEMMA4) {
         list_gemma4(L, f, s);
         return L->oom ? -1 : 0;
