@@ -32,6 +32,10 @@
 /* llama.cpp's defaults that size the caches (common.h, llama-context.cpp) */
 enum { CTX_PAD = 256, N_BATCH = 2048, N_UBATCH = 512 };
 
+/* The most one cache may take (2^60 bytes, an exbibyte): past it the file's
+ * sizes are refused, so that no sum of the report can wrap. */
+#define MAX_CACHE_BYTES (UINT64_C(1) << 60)
+
 /* common/arg.cpp kv_cache_types, in its order */
 static const uint32_t cache_types[] = {
     GGUF_DT_F32, GGUF_DT_F16, GGUF_DT_BF16, GGUF_DT_Q8_0, GGUF_DT_Q4_0,
@@ -130,15 +134,30 @@ static int64_t hp_int(const gguf_hparams *hp, int id)
 
 /* Adds one block's K and V rows of width k, v to cache c; the bytes of the
  * block, or 0 (err set) when a row is not whole blocks of the type. */
+/* The widest row counted: 2^52 elements (with 2^24 cells, 2^76 bytes
+ * would wrap; add_rows refuses past 2^60 first). */
+#define MAX_ROW (UINT64_C(1) << 52)
+
 static uint64_t add_rows(memory_cache *c, int64_t il, int64_t k, int64_t v, gguf_error *err)
 {
     uint64_t kb = memory_row_bytes(c->type_k, k), vb = memory_row_bytes(c->type_v, v);
+    if (k < 1 || v < 1) {
+        gguf_error_set(err, "block %" PRId64 ": no %s width (the model's keys give none)", il,
+                       k < 1 ? "K" : "V");
+        return 0;
+    }
     if (!kb || !vb) {
         bool bad_k = !kb;
         const gguf_dtype_traits *t = gguf_dtype_get(bad_k ? c->type_k : c->type_v);
         gguf_error_set(err, "block %" PRId64 ": a %s cache row of %" PRId64 " elements is not "
                        "whole blocks of %s (%u elements): choose another cache type",
                        il, bad_k ? "K" : "V", bad_k ? k : v, t->name, t->blck_size);
+        return 0;
+    }
+    /* kb, vb < 2^60 (widths are checked below 2^52); cells <= 2^24 */
+    uint64_t room = MAX_CACHE_BYTES - c->k_bytes - c->v_bytes;
+    if (kb + vb > room / c->cells) {
+        gguf_error_set(err, "block %" PRId64 ": the %s cache would pass 2^60 bytes", il, c->name);
         return 0;
     }
     c->layers++;
@@ -210,7 +229,14 @@ static int caches(const gguf_hparams *hp, const memory_opts *o, memory_plan *p,
                 hp_int(hp, GGUF_HP_SSM_INNER_SIZE), state = hp_int(hp, GGUF_HP_SSM_STATE_SIZE),
                 groups = hp_int(hp, GGUF_HP_SSM_GROUP_COUNT);
             l->kind = MEMORY_RECURRENT;
-            l->k_width = (conv > 0 ? conv - 1 : 0) * (inner + 2 * groups * state);
+            /* each key is at most 2^24 (the registry's range): the sums
+             * stay below 2^50, the products are checked */
+            uint64_t chans = (uint64_t)inner + 2 * (uint64_t)groups * (uint64_t)state;
+            uint64_t taps = conv > 0 ? (uint64_t)conv - 1 : 0;
+            if (taps && chans > MAX_ROW / taps)
+                return gguf_error_set(err, "block %" PRId64 ": a recurrent state row of %" PRIu64
+                                      " × %" PRIu64 " is too large", il, taps, chans);
+            l->k_width = (int64_t)(taps * chans);
             l->v_width = state * inner;
             l->bytes = add_rows(rec, il, l->k_width, l->v_width, err);
         } else {
