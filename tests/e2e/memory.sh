@@ -56,6 +56,11 @@ got=$("$INSPECT" --memory --json "$TMP/mem-12.gguf" 2>&1 | jq -c '.caches.kv | [
 [ "$got" = "[2048,49152,49152]" ] && pass "--memory of a 12-wide f16 cache: 2048 cells × 24 bytes" ||
     fail "--memory of a 12-wide f16 cache" "$got"
 
+# standard output that cannot be written: an error, exit 1
+err=$("$INSPECT" --memory "$BIN/sample.gguf" 2>&1 >/dev/full); rc=$?
+[ $rc -eq 1 ] && [ "$err" = "gguf-inspect: error: standard output: No space left on device" ] &&
+    pass "--memory to /dev/full: exit 1, the reason" || fail "--memory to /dev/full: exit 1" "exit $rc: $err"
+
 # --- the recorded models --------------------------------------------------------
 # model file -> how the test makes it (the names llama-e21.tsv uses)
 make_model() {
