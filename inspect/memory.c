@@ -132,38 +132,39 @@ static int64_t hp_int(const gguf_hparams *hp, int id)
     return v;
 }
 
-/* Adds one block's K and V rows of width k, v to cache c; the bytes of the
- * block, or 0 (err set) when a row is not whole blocks of the type. */
 /* The widest row counted: 2^52 elements (with 2^24 cells, 2^76 bytes
  * would wrap; add_rows refuses past 2^60 first). */
 #define MAX_ROW (UINT64_C(1) << 52)
 
-static uint64_t add_rows(memory_cache *c, int64_t il, int64_t k, int64_t v, gguf_error *err)
+/* Adds one block's K and V rows of width k, v to cache c, the block's bytes
+ * to *bytes; -1 (err set) when a width is unknown, a row is not whole
+ * blocks of the type, or the cache would pass MAX_CACHE_BYTES. A width of
+ * 0 is no row (a recurrent block with a convolution of one tap). */
+static int add_rows(memory_cache *c, int64_t il, int64_t k, int64_t v, uint64_t *bytes,
+                    gguf_error *err)
 {
+    if (k < 0 || v < 0)
+        return gguf_error_set(err, "block %" PRId64 ": no %s width (the model's keys give none)",
+                              il, k < 0 ? "K" : "V");
     uint64_t kb = memory_row_bytes(c->type_k, k), vb = memory_row_bytes(c->type_v, v);
-    if (k < 1 || v < 1) {
-        gguf_error_set(err, "block %" PRId64 ": no %s width (the model's keys give none)", il,
-                       k < 1 ? "K" : "V");
-        return 0;
-    }
-    if (!kb || !vb) {
-        bool bad_k = !kb;
+    if ((k && !kb) || (v && !vb)) {
+        bool bad_k = k && !kb;
         const gguf_dtype_traits *t = gguf_dtype_get(bad_k ? c->type_k : c->type_v);
-        gguf_error_set(err, "block %" PRId64 ": a %s cache row of %" PRId64 " elements is not "
-                       "whole blocks of %s (%u elements): choose another cache type",
-                       il, bad_k ? "K" : "V", bad_k ? k : v, t->name, t->blck_size);
-        return 0;
+        return gguf_error_set(err, "block %" PRId64 ": a %s cache row of %" PRId64 " elements "
+                              "is not whole blocks of %s (%u elements): choose another cache "
+                              "type", il, bad_k ? "K" : "V", bad_k ? k : v, t->name,
+                              t->blck_size);
     }
-    /* kb, vb < 2^60 (widths are checked below 2^52); cells <= 2^24 */
+    /* kb, vb < 2^60 (widths are below 2^52); cells <= 2^24 */
     uint64_t room = MAX_CACHE_BYTES - c->k_bytes - c->v_bytes;
-    if (kb + vb > room / c->cells) {
-        gguf_error_set(err, "block %" PRId64 ": the %s cache would pass 2^60 bytes", il, c->name);
-        return 0;
-    }
+    if (kb + vb > room / c->cells)
+        return gguf_error_set(err, "block %" PRId64 ": the %s cache would pass 2^60 bytes", il,
+                              c->name);
     c->layers++;
     c->k_bytes += kb * c->cells;
     c->v_bytes += vb * c->cells;
-    return (kb + vb) * c->cells;
+    *bytes = (kb + vb) * c->cells;
+    return 0;
 }
 
 /* The context: the one asked, else the model's context_length. */
@@ -238,7 +239,8 @@ static int caches(const gguf_hparams *hp, const memory_opts *o, memory_plan *p,
                                       " × %" PRIu64 " is too large", il, taps, chans);
             l->k_width = (int64_t)(taps * chans);
             l->v_width = state * inner;
-            l->bytes = add_rows(rec, il, l->k_width, l->v_width, err);
+            if (add_rows(rec, il, l->k_width, l->v_width, &l->bytes, err))
+                return -1;
         } else {
             l->k_width = gguf_hparams_layer_dim(hp, GGUF_DIM_K, il);
             l->v_width = gguf_hparams_layer_dim(hp, GGUF_DIM_V, il);
@@ -248,10 +250,9 @@ static int caches(const gguf_hparams *hp, const memory_opts *o, memory_plan *p,
                 continue;
             }
             l->kind = sliding ? MEMORY_SLIDING : MEMORY_FULL;
-            l->bytes = add_rows(sliding ? swa : kv, il, l->k_width, l->v_width, err);
+            if (add_rows(sliding ? swa : kv, il, l->k_width, l->v_width, &l->bytes, err))
+                return -1;
         }
-        if (!l->bytes)
-            return -1;
     }
     return 0;
 }
