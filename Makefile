@@ -179,7 +179,7 @@ TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib libxxhash nettle 2>/d
 TEST_MODULE_convert  := test_arch test_finite test_llama2c test_override test_safetensors \
                         test_spm test_tokjson test_torch mkmeta
 TEST_MODULE_edit     := test_edit_actions
-TEST_MODULE_inspect  := test_emit
+TEST_MODULE_inspect  := test_emit test_memory
 TEST_MODULE_quantize := test_policy test_recipe
 TEST_MODULE_run      := test_forward test_kernels test_kldstats
 test_tool    = $(strip $(foreach t,$(TOOLS),$(if $(filter $(1),$(TEST_MODULE_$(t))),$(t))))

@@ -6,8 +6,8 @@
  *
  * This file only reads the command line (options may come before or after
  * the file names), opens the file(s) and hands them to one report: report.c
- * (default), vocab.c (--vocab, --merges), check.c (--check), hash.c (--hash)
- * or diff.c; --tokenize runs libgguf's tokenizer here and prints plain text. Each report writes through the emitter (emit.h), which gives the
+ * (default), vocab.c (--vocab, --merges), check.c (--check), hash.c (--hash),
+ * memory.c (--memory) or diff.c; --tokenize runs libgguf's tokenizer here and prints plain text. Each report writes through the emitter (emit.h), which gives the
  * text, JSON, YAML and Markdown forms.
  *
  * Exit status: 0 success (and for diff: files identical), 1 error, a failed
@@ -30,6 +30,7 @@
 #include <ggufkit/gguf.h>
 #include "hash.h"
 #include "llhash.h"
+#include "memory.h"
 #include "opts.h"
 #include "report.h"
 #include "signals.h"
@@ -39,7 +40,7 @@
 #define TOOL "gguf-inspect"
 
 typedef enum mode { MODE_REPORT, MODE_VOCAB, MODE_MERGES, MODE_CHECK, MODE_HASH, MODE_DIFF,
-                   MODE_TOKENIZE, MODE_ARCHES } mode;
+                   MODE_TOKENIZE, MODE_ARCHES, MODE_MEMORY } mode;
 
 typedef struct options {
     mode        mode;
@@ -52,6 +53,11 @@ typedef struct options {
      * -c/--hash-check MANIFEST */
     bool        xxh64, sha1, sha256, uuid, all_hashes, no_layer;
     const char *hash_manifest;
+    bool        hash_c;        /* the manifest came as -c: with --memory, the context */
+    /* --memory: the context (--ctx-size, or -c with --memory) and cache types */
+    const char *ctx_size, *ctx_flag;
+    int         type_k, type_v;
+    const char *type_k_flag, *type_v_flag;
     const char *files[3];
     int         n_files;
 } options;
@@ -69,10 +75,41 @@ static int opt_mode(opts_call *c)
         o->tokenize_text = c->value;
     if (o->mode_flag && strcmp(o->mode_flag, c->name) != 0)
         return cli_usage_error(TOOL, "%s and %s cannot be combined; choose one of "
-                               "--vocab, --merges, --check, --hash, --tokenize",
+                               "--vocab, --merges, --check, --hash, --tokenize, --memory",
                                o->mode_flag, c->name);
     o->mode = c->row->val;
     o->mode_flag = c->row->name;
+    return OPTS_OK;
+}
+
+/* --hash-check MANIFEST, or -c: llama-gguf-hash's manifest, or with
+ * --memory (llama.cpp's spelling) the context; finish_args decides. */
+static int opt_hash_check(opts_call *c)
+{
+    options *o = c->user;
+    o->hash_manifest = c->value;
+    o->hash_c = strcmp(c->name, "-c") == 0;
+    return OPTS_OK;
+}
+
+static int opt_ctx_size(opts_call *c)
+{
+    options *o = c->user;
+    o->ctx_size = c->value;
+    o->ctx_flag = c->name;
+    return OPTS_OK;
+}
+
+/* --ctk / --ctv TYPE: a type llama.cpp takes for the KV cache */
+static int opt_cache_type(opts_call *c)
+{
+    options *o = c->user;
+    int t = gguf_dtype_from_name(c->value);
+    if (t < 0 || !memory_cache_type_ok(t))
+        return cli_usage_error(TOOL, "%s: '%s' is not a KV cache type llama.cpp takes (%s)",
+                               c->name, c->value, memory_cache_type_names());
+    *(c->row->val ? &o->type_v : &o->type_k) = t;
+    *(c->row->val ? &o->type_v_flag : &o->type_k_flag) = c->name;
     return OPTS_OK;
 }
 
@@ -116,15 +153,27 @@ static const opt option_rows[] = {
     { OPT_FLAG, "--uuid", .off = O(uuid), .help = "... the model's UUIDv5 (llama.cpp's namespace)" },
     { OPT_FLAG, "--all", .off = O(all_hashes), .help = "... xxh64, SHA-1 and SHA-256" },
     { OPT_FLAG, "--no-layer", .off = O(no_layer), .help = "... the model's lines only" },
-    { OPT_STRING, "--hash-check", "-c", .arg = "MANIFEST", .off = O(hash_manifest),
+    { OPT_CALL, "--hash-check", "-c", .arg = "MANIFEST", .call = opt_hash_check,
       .help = "check the lines against MANIFEST (llama-gguf-hash's --check;\n"
-              "exit 1 on a mismatch, 3 when nothing is listed)" },
+              "exit 1 on a mismatch, 3 when nothing is listed); with\n"
+              "--memory, -c is --ctx-size" },
     { OPT_CALL, "--tokenize", .arg = "TEXT", .call = opt_mode, .val = MODE_TOKENIZE,
       .missing = "--tokenize: missing TEXT, the text to tokenize",
       .help = "the token ids of TEXT, then one line per token: id, tab, piece" },
     { OPT_CALL, "--arches", .call = opt_mode, .val = MODE_ARCHES,
       .help = "the architecture registry (no FILE): every architecture the\n"
               "tools support, its features, keys and tensor table" },
+    { OPT_CALL, "--memory", .call = opt_mode, .val = MODE_MEMORY,
+      .help = "what running the model takes: weights per type (experts\n"
+              "apart), the KV cache and recurrent state as llama.cpp\n"
+              "allocates them, a compute buffer estimate" },
+    { OPT_CALL, "--ctx-size", .arg = "N", .call = opt_ctx_size,
+      .help = "with --memory: the context (1 to 16777216; default the\n"
+              "model's context_length)" },
+    { OPT_CALL, "--cache-type-k", "--ctk", .arg = "TYPE", .call = opt_cache_type, .val = 0,
+      .help = "with --memory: the K cache type (default f16)" },
+    { OPT_CALL, "--cache-type-v", "--ctv", .arg = "TYPE", .call = opt_cache_type, .val = 1,
+      .help = "with --memory: the V cache type (default f16)" },
     { OPT_FLAG, "--special", .off = O(special),
       .help = "with --tokenize: add BOS/EOS as the model does and turn\n"
               "special-token texts in TEXT into those tokens" },
@@ -167,10 +216,38 @@ static const char *llhash_flag(const options *o)
          : o->all_hashes ? "--all" : o->no_layer ? "--no-layer" : "--hash-check";
 }
 
+/* --memory's options: -c is the context there; each needs --memory. */
+static int finish_memory(options *o)
+{
+    if (o->mode != MODE_MEMORY) {
+        const char *f = o->ctx_flag ? o->ctx_flag : o->type_k_flag ? o->type_k_flag
+                      : o->type_v_flag;
+        return f ? cli_usage_error(TOOL, "%s needs --memory", f) : OPTS_OK;
+    }
+    if (o->hash_manifest && !o->hash_c)
+        return cli_usage_error(TOOL, "--hash-check does not go with --memory");
+    if (o->hash_manifest) {
+        if (o->ctx_size)
+            return cli_usage_error(TOOL, "-c and %s both give the context; give one",
+                                   o->ctx_flag);
+        o->ctx_size = o->hash_manifest;
+        o->ctx_flag = "-c";
+        o->hash_manifest = NULL;
+    }
+    long n;
+    if (o->ctx_size && !cli_parse_long(o->ctx_size, 1, (long)MEMORY_MAX_CTX, &n))
+        return cli_usage_error(TOOL, "%s: '%s' is not a context of 1 to %ld tokens",
+                               o->ctx_flag, o->ctx_size, (long)MEMORY_MAX_CTX);
+    return OPTS_OK;
+}
+
 /* "diff" is a command only as the first non-option word (a file of that name
  * can be given as ./diff). */
 static int finish_args(options *o)
 {
+    int mrc = finish_memory(o);
+    if (mrc)
+        return mrc;
     if (o->n_files > 0 && strcmp(o->files[0], "diff") == 0) {
         if (o->mode_flag)
             return cli_usage_error(TOOL, "diff does not take %s", o->mode_flag);
@@ -272,6 +349,14 @@ static int write_report(const options *o, emit *e, const gguf_file *f, const cha
     case MODE_VOCAB: rc = vocab_table_write(e, f, &err); break;
     case MODE_MERGES: rc = merges_table_write(e, f, &err); break;
     case MODE_HASH: rc = hash_write(e, f); break;
+    case MODE_MEMORY: {
+        long n = 0;
+        if (o->ctx_size)
+            cli_parse_long(o->ctx_size, 1, (long)MEMORY_MAX_CTX, &n); /* checked by finish_memory */
+        memory_opts mo = { n, (uint32_t)o->type_k, (uint32_t)o->type_v };
+        rc = memory_write(e, f, name, &mo, &err);
+        break;
+    }
     default: rc = report_write(e, f, name, &ro); break;
     }
     if (rc && err.msg[0]) {
@@ -404,6 +489,7 @@ int main(int argc, char **argv)
     cli_cleanup_on_signals(); /* SIGXFSZ: a report to a file past ulimit -f is a write error */
     options o;
     memset(&o, 0, sizeof o);
+    o.type_k = o.type_v = GGUF_DT_F16; /* llama.cpp's default cache types */
     int rc = parse_args(&o, argc, argv);
     if (rc == OPTS_STOP)
         return cli_close_stdout(TOOL, 0);

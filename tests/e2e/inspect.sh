@@ -175,7 +175,7 @@ usage_says "no FILE: says what is missing, no usage dump" "missing FILE, the GGU
 usage_says "diff without files: says what is missing" "diff: missing A and B, the two GGUF files to compare" diff
 usage_says "diff with one file: says B is missing" "diff: missing B, the file to compare 'a.gguf' with" diff a.gguf
 usage_says "--tokenize without text: says what is missing" "--tokenize: missing TEXT, the text to tokenize" x.gguf --tokenize
-usage_says "two modes: one line" "--vocab and --hash cannot be combined; choose one of --vocab, --merges, --check, --hash, --tokenize" --vocab --hash x.gguf
+usage_says "two modes: one line" "--vocab and --hash cannot be combined; choose one of --vocab, --merges, --check, --hash, --tokenize, --memory" --vocab --hash x.gguf
 usage_says "diff --special: refused" "diff does not take --special" diff --special a b
 check "--version: 'gguf-inspect (ggufkit) VERSION', exit 0" bash -c '"$1" --version | grep -qx "gguf-inspect (ggufkit) [0-9][0-9.]*"' _ "$INSPECT"
 

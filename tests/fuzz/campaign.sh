@@ -32,7 +32,7 @@ seed() { # NAME: a few small inputs of the harness's format
     mkdir -p "$d"
     [ -z "$(ls -A "$d")" ] || return 0
     case $1 in
-    fuzz_reader|fuzz_modelcheck)
+    fuzz_reader|fuzz_modelcheck|fuzz_memory)
         [ -x build/tests/tools/mkbad ] && build/tests/tools/mkbad "$d" >/dev/null 2>&1
         [ -x build/tests/tools/mkmodel ] && build/tests/tools/mkmodel "$d/tiny.gguf" --dim 32 \
             --layers 1 --ffn 64 --heads 2 --kv-heads 1 --vocab 300 >/dev/null 2>&1 ;;
