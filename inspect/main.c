@@ -30,6 +30,7 @@
 #include <ggufkit/gguf.h>
 #include "hash.h"
 #include "llhash.h"
+#include "imatrix_stats.h"
 #include "memory.h"
 #include "opts.h"
 #include "report.h"
@@ -40,7 +41,7 @@
 #define TOOL "gguf-inspect"
 
 typedef enum mode { MODE_REPORT, MODE_VOCAB, MODE_MERGES, MODE_CHECK, MODE_HASH, MODE_DIFF,
-                   MODE_TOKENIZE, MODE_ARCHES, MODE_MEMORY } mode;
+                   MODE_TOKENIZE, MODE_ARCHES, MODE_MEMORY, MODE_IMATRIX } mode;
 
 typedef struct options {
     mode        mode;
@@ -75,7 +76,8 @@ static int opt_mode(opts_call *c)
         o->tokenize_text = c->value;
     if (o->mode_flag && strcmp(o->mode_flag, c->name) != 0)
         return cli_usage_error(TOOL, "%s and %s cannot be combined; choose one of "
-                               "--vocab, --merges, --check, --hash, --tokenize, --memory",
+                               "--vocab, --merges, --check, --hash, --tokenize, --memory, "
+                               "--imatrix-stats",
                                o->mode_flag, c->name);
     o->mode = c->row->val;
     o->mode_flag = c->row->name;
@@ -167,6 +169,10 @@ static const opt option_rows[] = {
       .help = "what running the model takes: weights per type (experts\n"
               "apart), the KV cache and recurrent state as llama.cpp\n"
               "allocates them, a compute buffer estimate" },
+    { OPT_CALL, "--imatrix-stats", .call = opt_mode, .val = MODE_IMATRIX,
+      .help = "FILE is an importance matrix (llama-imatrix's GGUF or .dat):\n"
+              "llama-imatrix --show-statistics' tables, then the matrices\n"
+              "and experts no activation reached" },
     { OPT_CALL, "--ctx-size", .arg = "N", .call = opt_ctx_size,
       .help = "with --memory: the context (1 to 16777216; default the\n"
               "model's context_length)" },
@@ -279,6 +285,8 @@ static int finish_args(options *o)
     if (o->mode == MODE_ARCHES)
         return o->n_files ? cli_usage_error(TOOL, "--arches takes no FILE (got '%s')",
                                             o->files[0]) : OPTS_OK;
+    if (o->mode == MODE_IMATRIX && o->fmt != EMIT_TEXT)
+        return cli_usage_error(TOOL, "--imatrix-stats prints llama-imatrix's tables: text only");
     if (o->n_files == 0)
         return cli_usage_error(TOOL, "missing FILE, the GGUF file to inspect");
     if (o->n_files > 1)
@@ -501,6 +509,17 @@ int main(int argc, char **argv)
             return 1;
         arches_write(e);
         return cli_close_stdout(TOOL, finish(e, 0, 1));
+    }
+    if (o.mode == MODE_IMATRIX) {
+        gguf_imatrix im;
+        gguf_error err = { 0 };
+        if (gguf_imatrix_load(o.files[0], &im, &err)) {
+            fprintf(stderr, TOOL ": error: %s: %s\n", o.files[0], err.msg);
+            return 1;
+        }
+        rc = imatrix_stats_write(stdout, o.files[0], &im);
+        gguf_imatrix_free(&im);
+        return cli_close_stdout(TOOL, rc);
     }
     if (o.mode != MODE_DIFF)
         return cli_close_stdout(TOOL, run_single(&o));

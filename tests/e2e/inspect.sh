@@ -175,7 +175,7 @@ usage_says "no FILE: says what is missing, no usage dump" "missing FILE, the GGU
 usage_says "diff without files: says what is missing" "diff: missing A and B, the two GGUF files to compare" diff
 usage_says "diff with one file: says B is missing" "diff: missing B, the file to compare 'a.gguf' with" diff a.gguf
 usage_says "--tokenize without text: says what is missing" "--tokenize: missing TEXT, the text to tokenize" x.gguf --tokenize
-usage_says "two modes: one line" "--vocab and --hash cannot be combined; choose one of --vocab, --merges, --check, --hash, --tokenize, --memory" --vocab --hash x.gguf
+usage_says "two modes: one line" "--vocab and --hash cannot be combined; choose one of --vocab, --merges, --check, --hash, --tokenize, --memory, --imatrix-stats" --vocab --hash x.gguf
 usage_says "diff --special: refused" "diff does not take --special" diff --special a b
 check "--version: 'gguf-inspect (ggufkit) VERSION', exit 0" bash -c '"$1" --version | grep -qx "gguf-inspect (ggufkit) [0-9][0-9.]*"' _ "$INSPECT"
 
@@ -868,3 +868,40 @@ for cmd in "inspect" "quantize:$TMP/lfs-out.gguf Q4_0" "run:-p hi" "edit:--set a
         pass "gguf-$tool on a Git LFS pointer: says what it is"
     else fail "gguf-$tool on a Git LFS pointer: says what it is" "rc=$rc $out"; fi
 done
+
+# --imatrix-stats: llama-imatrix --show-statistics' tables line for line
+# (tests/data/imatrix-stats, README there: e21cdc11's own binary dies of
+# SIGFPE before printing them); a row whose reference "cosine" lies outside
+# [-1, 1] (llama-imatrix read past a shorter tensor) without that column.
+IMS=$ROOT/tests/data/imatrix-stats
+n_ims=$(ls "$IMS"/*.txt | wc -l)
+if need_fixture upstream/imatrix "imatrix statistics" "$n_ims"; then
+    for want in "$IMS"/*.txt; do
+        rel=$(sed -nE '1s/^Computing statistics for (.*) \([0-9]+ tensors\)$/\1/p' "$want")
+        n="imatrix statistics: $rel"
+        if [ ! -e "$FIX/$rel" ]; then skip "$n" "no $rel"; continue; fi
+        if ! "$INSPECT" --imatrix-stats "$FIX/$rel" >"$TMP/ims.out" 2>"$TMP/ims.err"; then
+            fail "$n" "exit $?: $(tail -1 "$TMP/ims.err")"; continue
+        fi
+        d=$(sed -n '/^Computing statistics for/,$p' "$TMP/ims.out" | sed "s|$FIX/||" | head -n "$(wc -l <"$want")" |
+            paste -d '\n' "$want" - | awk -F '\t' '
+                NR % 2 == 1 { w = $0; nw = NF; last = $NF + 0; split($0, wf, "\t"); next }
+                { g = $0 }
+                w == g { next }
+                (last > 1 || last < -1) && nw == NF {
+                    same = 1; for (i = 1; i < NF; i++) if (wf[i] != $i) same = 0
+                    if (same) next
+                }
+                { print "want: " w " | got: " g; bad++ }
+                END { exit bad > 0 }')
+        [ -z "$d" ] && pass "$n: $(grep -c . "$want") lines as llama-imatrix" || fail "$n" "$(head -2 <<<"$d" | tr '\t' ' ')"
+    done
+    fixture_block_end
+fi
+if [ -e "$FIX/upstream/imatrix/qwen3moe-rand.imatrix.gguf" ]; then
+    out=$("$INSPECT" --imatrix-stats "$FIX/upstream/imatrix/qwen3moe-rand.imatrix.gguf" | tail -1)
+    [ "$out" = "coverage: 16 matrices, 16 with every expert reached, 0 partial, 0 without activations" ] &&
+        pass "imatrix statistics: the coverage line" || fail "imatrix statistics: the coverage line" "got '$out'"
+else
+    skip "imatrix statistics: the coverage line" "no fixtures"
+fi
