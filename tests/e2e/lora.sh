@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# tests/e2e/lora.sh — LoRA adapters: gguf-convert ADAPTER --base BASE against
+# llama.cpp e21cdc11's convert_lora_to_gguf.py.
+#
+# Every manifest of an adapter conversion (the fixtures' upstream-next/convert/
+# *-lora-*.json for the two PEFT adapters there; tests/data/lora/ for the
+# MoE adapter tests/tools/mklora makes at test time) must be reproduced:
+# tensor names, order, types, shapes, offsets, sizes and sha256, and every
+# key with its type and value in the same order. The base may be the
+# Hugging Face folder or its GGUF. Bad adapters fail cleanly, naming the
+# file and the problem, with no output.
+source "$(dirname "$0")/lib.sh"
+CONVERT=$BIN/gguf-convert
+MKLORA=$BIN/tests/tools/mklora
+NEXT=upstream-next
+
+if [ ! -x "$CONVERT" ]; then
+    skip "gguf-convert" "not built"
+    exit 0
+fi
+if ! command -v jq >/dev/null; then
+    skip "LoRA adapters" "jq not installed"
+    exit 0
+fi
+
+# "index name type shape offset nbytes sha256" lines of a manifest / a GGUF
+manifest_tensors() {
+    jq -r '.tensors | to_entries[] | "\(.key) \(.value.name) \(.value.type | ascii_downcase) \(.value.shape | map(tostring) | join(",")) \(.value.offset) \(.value.nbytes) \(.value.sha256)"' "$1"
+}
+gguf_tensors() {
+    paste -d' ' \
+        <("$INSPECT" --json "$1" | jq -r '.tensors[] | "\(.index) \(.name) \(.type) \(.shape | map(tostring) | join(",")) \(.offset) \(.bytes)"') \
+        <("$INSPECT" --hash --json "$1" | jq -r '.tensors[] | .sha256')
+}
+# every key in order: "key type value" (f32 values to float precision)
+KEYS_JQ='.metadata | to_entries[] | "\(.key) \(.value.type) \(.value.value | tostring)"'
+f32_norm() { awk '$2 == "f32" { $3 = sprintf("%.7g", $3) } { print }'; }
+
+# lora_manifest MANIFEST ADAPTER BASE: converts with the manifest's outtype
+# and compares (2 checks: tensors with their offsets, keys).
+lora_manifest() {
+    local m=$1 adapter=$2 base=$3 name outtype out d
+    name=$(basename "$m" .json)
+    outtype=${name##*-}
+    out=$TMP/$name.gguf
+    if ! "$CONVERT" -q "$adapter" --base "$base" --outtype "$outtype" -o "$out" >"$TMP/c.log" 2>&1; then
+        fail "$name" "gguf-convert failed: $(tail -1 "$TMP/c.log")"
+        skip_block "$name" "no output" 1
+        return
+    fi
+    manifest_tensors "$m" >"$TMP/want.t"
+    gguf_tensors "$out" >"$TMP/got.t"
+    d=$(diff "$TMP/want.t" "$TMP/got.t" | head -4 | tr '\n' ' ')
+    [ -s "$TMP/want.t" ] || d="no tensors read from the manifest"
+    if [ -z "$d" ]; then pass "$name${4:-}: tensor names, order, types, shapes, offsets and sha256"
+    else fail "$name${4:-}: tensors" "$d"; fi
+    jq -r "$KEYS_JQ" "$m" | f32_norm >"$TMP/want.k"
+    "$INSPECT" --json "$out" | jq -r "$KEYS_JQ" | f32_norm >"$TMP/got.k"
+    d=$(diff "$TMP/want.k" "$TMP/got.k" | head -4 | tr '\n' ' ')
+    [ -s "$TMP/want.k" ] || d="no keys read from the manifest"
+    if [ -z "$d" ]; then pass "$name${4:-}: every key, its type and value, in order"
+    else fail "$name${4:-}: keys" "$d"; fi
+    rm -f "$out"
+}
+
+# --- the fixtures' adapters, against the base's folder and its GGUF --------
+declare -A BASE=([qwen3]=qwen3-rand [llama]=llama3rope-rand)
+for a in qwen3 llama; do
+    if need_fixture "$NEXT/adapters/$a-lora" "$a-lora: e21cdc11's conversions" 10; then
+        for t in f32 f16 bf16 q8_0; do
+            lora_manifest "$FIX/$NEXT/convert/$a-lora-$t.json" "$FIX/$NEXT/adapters/$a-lora" "$FIX/models/${BASE[$a]}"
+        done
+        # the base given as our conversion of it (a GGUF): the same file
+        "$CONVERT" -q "$FIX/models/${BASE[$a]}" --outtype f16 -o "$TMP/$a-base.gguf" >/dev/null 2>&1
+        lora_manifest "$FIX/$NEXT/convert/$a-lora-f32.json" "$FIX/$NEXT/adapters/$a-lora" "$TMP/$a-base.gguf" " (--base GGUF)"
+        rm -f "$TMP/$a-base.gguf"
+        fixture_block_end
+    fi
+done
+
+# --- an MoE adapter: attention and every expert's projections ---------------
+# made at test time by mklora (deterministic); its references are
+# tests/data/lora/qwen3moe-lora-*.json (README there). The folder is named
+# "adapter" as where the references were made (general.name "Adapter").
+if need_fixture models/qwen3moe-rand "qwen3moe-lora: e21cdc11's conversions" 9; then
+    rm -rf "$TMP/moe" && mkdir -p "$TMP/moe"
+    if [ -x "$MKLORA" ] && "$MKLORA" "$FIX/models/qwen3moe-rand" "$TMP/moe/adapter" --experts >"$TMP/c.log" 2>&1; then
+        pass "qwen3moe-lora: mklora makes the adapter"
+        for t in f32 f16 bf16 q8_0; do
+            lora_manifest "$ROOT/tests/data/lora/qwen3moe-lora-$t.json" "$TMP/moe/adapter" "$FIX/models/qwen3moe-rand"
+        done
+    else
+        fail "qwen3moe-lora: mklora" "$(tail -1 "$TMP/c.log")"
+        skip_block "qwen3moe-lora" "no adapter" 8
+    fi
+    fixture_block_end
+fi
+
+# --- the default output name: {name}-{OUTTYPE}-LoRA.gguf in the adapter ---
+if need_fixture "$NEXT/adapters/qwen3-lora" "default output name" 1; then
+    cp -r "$FIX/$NEXT/adapters/qwen3-lora" "$TMP/qwen3-lora"
+    "$CONVERT" -q "$TMP/qwen3-lora" --base "$FIX/models/qwen3-rand" >/dev/null 2>&1
+    check "default output: Qwen3-Lora-F32-LoRA.gguf (outtype f32, as convert_lora_to_gguf.py)" \
+        test -s "$TMP/qwen3-lora/Qwen3-Lora-F32-LoRA.gguf"
+    rm -rf "$TMP/qwen3-lora"
+    fixture_block_end
+fi
+
+# --- bad input: clear error naming the file, exit 1, no output --------------
+bad_case() { # name adapter expected-substring [options...]
+    fails_cleanly "bad adapter: $1" "$TMP/bad.gguf" "$3" "$CONVERT" -q "$2" -o "$TMP/bad.gguf" "${@:4}"
+}
+# st_write FILE 'NAME:DTYPE:D0,D1' ...: a safetensors file of zeros
+st_write() {
+    local f=$1 hdr='' off=0 spec name dt shape n esz
+    shift
+    for spec in "$@"; do
+        IFS=: read -r name dt shape <<<"$spec"
+        esz=4; [ "$dt" = F32 ] || esz=2
+        n=$(( ${shape/,/*} * esz ))
+        hdr+="${hdr:+,}\"$name\":{\"dtype\":\"$dt\",\"shape\":[$shape],\"data_offsets\":[$off,$((off + n))]}"
+        off=$((off + n))
+    done
+    hdr="{$hdr}"
+    while [ $(( ${#hdr} % 8 )) -ne 0 ]; do hdr+=' '; done
+    local len=${#hdr} i le=''
+    for i in 0 1 2 3 4 5 6 7; do le+=$(printf '\\x%02x' $(( (len >> (8 * i)) & 255 ))); done
+    { printf "$le"; printf '%s' "$hdr"; head -c "$off" /dev/zero; } >"$f"
+}
+
+if need_fixture "$NEXT/adapters/qwen3-lora" "bad adapters" 14; then
+    Q=$FIX/$NEXT/adapters/qwen3-lora B=$FIX/models/qwen3-rand BAD=$TMP/badlora
+    P=base_model.model.model.layers.0.self_attn
+    rm -rf "$BAD" && mkdir -p "$BAD"
+    cp "$Q/adapter_model.safetensors" "$BAD/"
+    bad_case "no adapter_config.json" "$BAD" "adapter_config.json: not found" --base "$B"
+    bad_config() { # name jq-filter expected
+        jq "$2" "$Q/adapter_config.json" >"$BAD/adapter_config.json"
+        bad_case "$1" "$BAD" "$3" --base "$B"
+    }
+    bad_config "DoRA" '.use_dora = true' "adapter_config.json: line [0-9]*: use_dora is set: DoRA adapters"
+    bad_config "rsLoRA" '.use_rslora = true' "adapter_config.json: line [0-9]*: use_rslora is set"
+    bad_config "bias trained" '.bias = "lora_only"' "adapter_config.json: line [0-9]*: bias is 'lora_only'"
+    bad_config "modules_to_save" '.modules_to_save = ["lm_head"]' "adapter_config.json: line [0-9]*: modules_to_save is set"
+    bad_config "not LoRA" '.peft_type = "LOHA"' "peft_type is 'LOHA': only LoRA adapters"
+    bad_config "no lora_alpha" 'del(.lora_alpha)' "adapter_config.json: no lora_alpha"
+    cp "$Q/adapter_config.json" "$BAD/"
+    st_write "$BAD/adapter_model.safetensors" "$P.q_proj.lora_A.weight:F32:8,256" "$P.q_proj.lora_B.weight:F32:128,4"
+    bad_case "rank mismatch between A and B" "$BAD" "adapter_model.safetensors: 'model.layers.0.self_attn.q_proj.weight': rank mismatch: lora_A has 8 rows, lora_B 4 columns" --base "$B"
+    st_write "$BAD/adapter_model.safetensors" "$P.x_proj.lora_A.weight:F32:8,256" "$P.x_proj.lora_B.weight:F32:128,8"
+    bad_case "a target module not in the base" "$BAD" "'model.layers.0.self_attn.x_proj.weight' is no tensor of a qwen3 model" --base "$B"
+    st_write "$BAD/adapter_model.safetensors" "$P.q_proj.lora_A.weight:F32:8,256"
+    bad_case "lora_A without lora_B" "$BAD" "has a lora_A but no lora_B tensor" --base "$B"
+    st_write "$BAD/adapter_model.safetensors" "$P.q_proj.lora_A.weight:F32:8,256" "$P.q_proj.lora_B.weight:F32:128,8" "$P.q_proj.lora_magnitude_vector:F32:1,128"
+    bad_case "a DoRA magnitude" "$BAD" "not a lora_A or lora_B tensor (a DoRA magnitude" --base "$B"
+    if need_fixture models/llama3rope-rand "adapter of another architecture"; then
+        bad_case "an adapter for another model than --base" "$Q" "do not fit the base model's 'blk.0.attn_q.weight'" --base "$FIX/models/llama3rope-rand"
+    fi
+    # output paths: an input file, or the base
+    cp "$Q/adapter_model.safetensors" "$BAD/" && cp "$Q/adapter_config.json" "$BAD/"
+    cp "$BAD/adapter_model.safetensors" "$TMP/st.before"
+    "$CONVERT" -q "$BAD" --base "$B" -o "$BAD/adapter_model.safetensors" >"$TMP/bad.log" 2>&1
+    if [ $? -eq 1 ] && cmp -s "$BAD/adapter_model.safetensors" "$TMP/st.before"; then
+        pass "bad adapter: output = the adapter's weights refused, input unchanged"
+    else fail "bad adapter: output = an input" "$(tail -1 "$TMP/bad.log")"; fi
+    usage_error "$CONVERT" "adapter without --base" "is a LoRA adapter: give its base model with --base" "$Q" -o "$TMP/x.gguf"
+    rm -rf "$BAD" "$TMP/st.before"
+    fixture_block_end
+fi
