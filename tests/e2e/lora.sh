@@ -32,14 +32,39 @@ gguf_tensors() {
         <("$INSPECT" --json "$1" | jq -r '.tensors[] | "\(.index) \(.name) \(.type) \(.shape | map(tostring) | join(",")) \(.offset) \(.bytes)"') \
         <("$INSPECT" --hash --json "$1" | jq -r '.tensors[] | .sha256')
 }
-# every key in order: "key type value" (f32 values to float precision)
-KEYS_JQ='.metadata | to_entries[] | "\(.key) \(.value.type) \(.value.value | tostring)"'
+# every key in order: "key type value" (f32 values to float precision,
+# arrays as count and sha256)
+manifest_keys() {
+    jq -r '.metadata | to_entries[] | "\(.key) \(.value.type) \(if .value.sha256 then "\(.value.count) \(.value.sha256)" else (.value.value | tostring) end)"' "$1" | f32_norm
+}
+gguf_keys() {
+    "$INSPECT" --hash --json "$1" | jq '.arrays | map({(.key): .sha256}) | add // {}' >"$TMP/arrays.json"
+    "$INSPECT" --json "$1" | jq -r --slurpfile A "$TMP/arrays.json" '.metadata | to_entries[] | "\(.key) \(.value.type) \(if (.value.type | startswith("arr")) then "\(.value.count) \($A[0][.key])" else (.value.value | tostring) end)"' | f32_norm
+}
 f32_norm() { awk '$2 == "f32" { $3 = sprintf("%.7g", $3) } { print }'; }
 
-# lora_manifest MANIFEST ADAPTER BASE: converts with the manifest's outtype
-# and compares (2 checks: tensors with their offsets, keys).
+# compare_manifest NAME MANIFEST GGUF: 2 checks (tensors with their
+# offsets and sha256; every key in order)
+compare_manifest() {
+    local name=$1 m=$2 out=$3 d
+    manifest_tensors "$m" >"$TMP/want.t"
+    gguf_tensors "$out" >"$TMP/got.t"
+    d=$(diff "$TMP/want.t" "$TMP/got.t" | head -4 | tr '\n' ' ')
+    [ -s "$TMP/want.t" ] || d="no tensors read from the manifest"
+    if [ -z "$d" ]; then pass "$name: tensor names, order, types, shapes, offsets and sha256"
+    else fail "$name: tensors" "$d"; fi
+    manifest_keys "$m" >"$TMP/want.k"
+    gguf_keys "$out" >"$TMP/got.k"
+    d=$(diff "$TMP/want.k" "$TMP/got.k" | head -4 | tr '\n' ' ')
+    [ -s "$TMP/want.k" ] || d="no keys read from the manifest"
+    if [ -z "$d" ]; then pass "$name: every key, its type and value, in order"
+    else fail "$name: keys" "$d"; fi
+}
+
+# lora_manifest MANIFEST ADAPTER BASE [SUFFIX]: converts with the
+# manifest's outtype and compares (2 checks).
 lora_manifest() {
-    local m=$1 adapter=$2 base=$3 name outtype out d
+    local m=$1 adapter=$2 base=$3 name outtype out
     name=$(basename "$m" .json)
     outtype=${name##*-}
     out=$TMP/$name.gguf
@@ -48,18 +73,7 @@ lora_manifest() {
         skip_block "$name" "no output" 1
         return
     fi
-    manifest_tensors "$m" >"$TMP/want.t"
-    gguf_tensors "$out" >"$TMP/got.t"
-    d=$(diff "$TMP/want.t" "$TMP/got.t" | head -4 | tr '\n' ' ')
-    [ -s "$TMP/want.t" ] || d="no tensors read from the manifest"
-    if [ -z "$d" ]; then pass "$name${4:-}: tensor names, order, types, shapes, offsets and sha256"
-    else fail "$name${4:-}: tensors" "$d"; fi
-    jq -r "$KEYS_JQ" "$m" | f32_norm >"$TMP/want.k"
-    "$INSPECT" --json "$out" | jq -r "$KEYS_JQ" | f32_norm >"$TMP/got.k"
-    d=$(diff "$TMP/want.k" "$TMP/got.k" | head -4 | tr '\n' ' ')
-    [ -s "$TMP/want.k" ] || d="no keys read from the manifest"
-    if [ -z "$d" ]; then pass "$name${4:-}: every key, its type and value, in order"
-    else fail "$name${4:-}: keys" "$d"; fi
+    compare_manifest "$name${4:-}" "$m" "$out"
     rm -f "$out"
 }
 
@@ -167,3 +181,77 @@ if need_fixture "$NEXT/adapters/qwen3-lora" "bad adapters" 14; then
     rm -rf "$BAD" "$TMP/st.before"
     fixture_block_end
 fi
+
+# --- merging: gguf-edit BASE --lora A [--lora-scaled B S] -o OUT ------------
+# against llama-export-lora e21cdc11's files (tests/data/lora/merge-*.json,
+# README there): bases converted by gguf-convert (byte-identical to
+# convert_hf_to_gguf.py), adapters converted from the fixtures' PEFT folders.
+EDIT=$BIN/gguf-edit QUANTIZE=$BIN/gguf-quantize
+ML=$TMP/merge
+merge_case() { # manifest base-model base-outtype adapter-spec... (NAME:OUTTYPE[:SCALE])
+    local m=$ROOT/tests/data/lora/$1.json model=$2 bt=$3 name=$1 args=() spec a t sc
+    shift 3
+    [ -f "$ML/$model-$bt.gguf" ] || "$CONVERT" -q "$FIX/models/$model" --outtype "$bt" -o "$ML/$model-$bt.gguf" >/dev/null 2>&1
+    for spec in "$@"; do
+        IFS=: read -r a t sc <<<"$spec"
+        [ -f "$ML/$a-$t.gguf" ] || "$CONVERT" -q "$(adapter_dir "$a")" --base "$FIX/models/$model" --outtype "$t" -o "$ML/$a-$t.gguf" >/dev/null 2>&1
+        if [ -n "$sc" ]; then args+=(--lora-scaled "$ML/$a-$t.gguf" "$sc"); else args+=(--lora "$ML/$a-$t.gguf"); fi
+    done
+    if ! "$EDIT" -q "$ML/$model-$bt.gguf" "${args[@]}" -o "$ML/out.gguf" >"$TMP/c.log" 2>&1; then
+        fail "$name" "gguf-edit failed: $(tail -1 "$TMP/c.log")"
+        skip_block "$name" "no output" 1
+        return
+    fi
+    compare_manifest "$name" "$m" "$ML/out.gguf"
+}
+adapter_dir() {
+    case $1 in qwen3moe-lora) echo "$TMP/moe/adapter" ;; *) echo "$FIX/$NEXT/adapters/$1" ;; esac
+}
+if need_fixture "$NEXT/adapters/qwen3-lora" "LoRA merges: llama-export-lora's files" 24; then
+    rm -rf "$ML" && mkdir -p "$ML"
+    merge_case merge-qwen3-f32 qwen3-rand f32 qwen3-lora:f32
+    merge_case merge-qwen3-f16 qwen3-rand f16 qwen3-lora:f32
+    merge_case merge-qwen3-q8_0 qwen3-rand q8_0 qwen3-lora:f32
+    merge_case merge-qwen3-f32-lf16 qwen3-rand f32 qwen3-lora:f16:-0.75
+    merge_case merge-llama-f32 llama3rope-rand f32 llama-lora:f32
+    merge_case merge-llama-f16 llama3rope-rand f16 llama-lora:f32
+    merge_case merge-llama-f16-x2 llama3rope-rand f16 llama-lora:f32 llama-lora:f32:0.5
+    if [ -d "$TMP/moe/adapter" ]; then
+        merge_case merge-qwen3moe-f16 qwen3moe-rand f16 qwen3moe-lora:f32
+    else
+        skip_block merge-qwen3moe-f16 "no MoE adapter" 2
+    fi
+    # the merged model is a model: it passes --check and quantizes
+    "$EDIT" -q "$ML/llama3rope-rand-f16.gguf" --lora "$ML/llama-lora-f32.gguf" -o "$ML/m.gguf" >/dev/null 2>&1
+    check "merged llama passes --check" "$INSPECT" --check "$ML/m.gguf"
+    if "$QUANTIZE" -q "$ML/m.gguf" "$ML/m-q4.gguf" Q4_K_M >"$TMP/c.log" 2>&1 && "$INSPECT" --check "$ML/m-q4.gguf" >/dev/null 2>&1; then
+        pass "merged llama quantizes (Q4_K_M) and passes --check"
+    else fail "merged llama quantizes" "$(tail -1 "$TMP/c.log")"; fi
+    # bad merges: clear error naming the file, exit 1, no output
+    bad_merge() { # name expected args...
+        fails_cleanly "bad merge: $1" "$ML/bad.gguf" "$2" "$EDIT" -q "${@:3}" -o "$ML/bad.gguf"
+    }
+    bad_merge "an adapter of another architecture" "qwen3-lora-f32.gguf: an adapter of qwen3 models, the base is llama" \
+        "$ML/llama3rope-rand-f16.gguf" --lora "$ML/qwen3-lora-f32.gguf"
+    bad_merge "a model as the adapter" "qwen3-rand-f16.gguf: not an adapter" \
+        "$ML/qwen3-rand-f32.gguf" --lora "$ML/qwen3-rand-f16.gguf"
+    "$CONVERT" -q "$FIX/$NEXT/adapters/qwen3-lora" --base "$FIX/models/qwen3-rand" --outtype q8_0 -o "$ML/q8.gguf" >/dev/null 2>&1
+    bad_merge "a quantized adapter" "q8.gguf: tensor 'blk.0.attn_q.weight.lora_a' is q8_0: quantized adapters are not merged" \
+        "$ML/qwen3-rand-f32.gguf" --lora "$ML/q8.gguf"
+    if [ -x "$MKLORA" ] && "$MKLORA" "$FIX/models/qwen3-rand" "$ML/qonly" --targets q_proj >/dev/null 2>&1 &&
+        "$CONVERT" -q "$ML/qonly" --base "$FIX/models/qwen3-rand" -o "$ML/qonly.gguf" >/dev/null 2>&1; then
+        bad_merge "adapters of different tensors at once" "qonly.gguf: its tensors are not those of" \
+            "$ML/qwen3-rand-f32.gguf" --lora "$ML/qwen3-lora-f32.gguf" --lora "$ML/qonly.gguf"
+    else
+        fail "bad merge: adapters of different tensors" "mklora --targets q_proj failed"
+    fi
+    cp "$ML/qwen3-rand-f32.gguf" "$ML/before.gguf"
+    "$EDIT" -q "$ML/qwen3-rand-f32.gguf" --lora "$ML/qwen3-lora-f32.gguf" -o "$ML/qwen3-rand-f32.gguf" >"$TMP/bad.log" 2>&1
+    if [ $? -eq 1 ] && cmp -s "$ML/qwen3-rand-f32.gguf" "$ML/before.gguf"; then
+        pass "bad merge: output = the base refused, base unchanged"
+    else fail "bad merge: output = the base" "$(tail -1 "$TMP/bad.log")"; fi
+    usage_error "$EDIT" "--lora without -o" "--lora writes a new file: give -o OUT" "$ML/qwen3-rand-f32.gguf" --lora "$ML/qwen3-lora-f32.gguf"
+    rm -rf "$ML"
+    fixture_block_end
+fi
+rm -rf "$TMP/moe"
