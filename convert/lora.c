@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "arch.h"
@@ -237,6 +238,8 @@ typedef struct base_model {
     uint32_t         n_head, n_head_kv;
     base_tensor     *t;
     size_t           n;
+    bool             shapes;  /* t lists the base's tensors (else: config.json alone) */
+    int              n_blocks, n_expert; /* config.json's, when !shapes */
 } base_model;
 
 static void base_free(base_model *b)
@@ -269,6 +272,25 @@ static const base_tensor *base_find(const base_model *b, const char *name)
         if (!strcmp(b->t[i].name, name))
             return &b->t[i];
     return NULL;
+}
+
+/* Whether a Hugging Face folder has weights (else only its config.json is
+ * read). */
+static bool has_weights(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        found = (n > 12 && !strcmp(e->d_name + n - 12, ".safetensors")) ||
+                (!strncmp(e->d_name, "pytorch_model", 13) && n > 4 && !strcmp(e->d_name + n - 4, ".bin")) ||
+                !strcmp(e->d_name, "consolidated.00.pth");
+    }
+    closedir(d);
+    return found;
 }
 
 static int base_from_gguf(const char *path, base_model *b, gguf_error *err)
@@ -314,14 +336,65 @@ done:
     return rc;
 }
 
+/* A config.json as the weights' stand-in (convert_lora_to_gguf.py needs
+ * no more): the family, head counts, block and expert counts. */
+static int base_from_config(const char *dir, base_model *b, gguf_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    json_value *cfg = json_load_file(path, err);
+    if (!cfg) {
+        gguf_error_prefix(err, "config.json: ");
+        return -1;
+    }
+    int rc = -1;
+    const json_value *text = json_get(cfg, "text_config"), *archs = json_get(text, "architectures");
+    if (!archs || archs->type != JSON_ARRAY)
+        archs = json_get(cfg, "architectures");
+    const char *hf = archs && archs->type == JSON_ARRAY && archs->n ? json_str(archs->items[0]) : NULL;
+    if (!hf || !(b->arch = arch_find(hf))) {
+        gguf_error_set(err, "config.json: architectures[0] is %s%s%s (supported: %s)", hf ? "'" : "",
+                       hf ? hf : "missing", hf ? "'" : "", arch_supported_list());
+        goto done;
+    }
+    static const struct {
+        const char *key;
+        int64_t     lo, hi;
+    } keys[] = { { "num_attention_heads", 1, 65536 }, { "num_key_value_heads", 1, 65536 },
+                 { "num_hidden_layers", 1, 100000 }, { "num_local_experts", 0, 65536 },
+                 { "num_experts", 0, 65536 } };
+    int64_t v[5] = { 0 };
+    for (int i = 0; i < 5; i++) {
+        const json_value *x = json_get(text, keys[i].key);
+        if (!x)
+            x = json_get(cfg, keys[i].key);
+        if (x && x->type != JSON_NULL &&
+            json_count(x, "config.json", keys[i].key, keys[i].lo, keys[i].hi, &v[i], err))
+            goto done;
+    }
+    b->n_head = (uint32_t)v[0];
+    b->n_head_kv = (uint32_t)(v[1] ? v[1] : v[0]);
+    b->n_blocks = (int)v[2];
+    b->n_expert = (int)(v[3] ? v[3] : v[4]);
+    rc = 0;
+done:
+    json_free(cfg);
+    return rc;
+}
+
 static int base_open(const char *path, base_model *b, gguf_error *err)
 {
     memset(b, 0, sizeof *b);
     struct stat st;
     if (stat(path, &st) != 0)
         return gguf_error_set(err, "not found");
+    b->shapes = true;
     if (!S_ISDIR(st.st_mode))
         return base_from_gguf(path, b, err);
+    if (!has_weights(path)) {
+        b->shapes = false;
+        return base_from_config(path, b, err);
+    }
     src_model m;
     if (hf_open(path, false, false, &m, err))
         return -1;
@@ -540,6 +613,12 @@ static int check_shape(const base_model *b, const char *name, const pair *p, int
                        const base_tensor **bt, gguf_error *err)
 {
     *bt = base_find(b, name);
+    if (!b->shapes) { /* config.json alone: the pair's own shapes */
+        if (expert >= 0 && expert >= b->n_expert)
+            return gguf_error_set(err, WEIGHTS ": '%s': expert %d, config.json has %d", p->base,
+                                  expert, b->n_expert);
+        return 0;
+    }
     if (!*bt)
         return gguf_error_set(err, WEIGHTS ": '%s': the base model has no tensor '%s'", p->base,
                               name);
@@ -587,7 +666,8 @@ static int add_pairs(src_model *m, lora_state *s, const base_model *b, gguf_erro
         }
         if (p->norm) {
             const base_tensor *bt = base_find(b, name);
-            if (p->a->n_dims != 1 || !bt || bt->n_dims != 1 || bt->ne[0] != p->a->shape[0]) {
+            if (p->a->n_dims != 1 ||
+                (b->shapes && (!bt || bt->n_dims != 1 || bt->ne[0] != p->a->shape[0]))) {
                 rcode = gguf_error_set(err, WEIGHTS ": tensor '%s' does not fit the base model's "
                                        "1-dimensional '%s'", p->a->name, name);
                 break;
@@ -597,7 +677,7 @@ static int add_pairs(src_model *m, lora_state *s, const base_model *b, gguf_erro
                                        "F16, BF16)", p->a->name, p->a->dtype);
                 break;
             }
-            src_tensor *t = src_add_tensor(m, name, src_dtype_of(p->a->dtype), 1, bt->ne,
+            src_tensor *t = src_add_tensor(m, name, src_dtype_of(p->a->dtype), 1, p->a->shape,
                                            p->a->data);
             if (!t) {
                 rcode = gguf_error_set(err, "out of memory");
@@ -621,7 +701,8 @@ static int add_pairs(src_model *m, lora_state *s, const base_model *b, gguf_erro
             continue;
         }
         if (!ex.got) {
-            ex.n_expert = (int)bt->ne[2];
+            ex.n_expert = bt ? (int)bt->ne[2] : b->n_expert;
+            ex.n_blocks = b->n_blocks;
             for (size_t k = 0; k < b->n; k++)
                 if (!strncmp(b->t[k].name, "blk.", 4))
                     ex.n_blocks = (int)(atoi(b->t[k].name + 4) + 1 > ex.n_blocks

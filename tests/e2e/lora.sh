@@ -80,7 +80,7 @@ lora_manifest() {
 # --- the fixtures' adapters, against the base's folder and its GGUF --------
 declare -A BASE=([qwen3]=qwen3-rand [llama]=llama3rope-rand)
 for a in qwen3 llama; do
-    if need_fixture "$NEXT/adapters/$a-lora" "$a-lora: e21cdc11's conversions" 10; then
+    if need_fixture "$NEXT/adapters/$a-lora" "$a-lora: e21cdc11's conversions" 12; then
         for t in f32 f16 bf16 q8_0; do
             lora_manifest "$FIX/$NEXT/convert/$a-lora-$t.json" "$FIX/$NEXT/adapters/$a-lora" "$FIX/models/${BASE[$a]}"
         done
@@ -88,6 +88,10 @@ for a in qwen3 llama; do
         "$CONVERT" -q "$FIX/models/${BASE[$a]}" --outtype f16 -o "$TMP/$a-base.gguf" >/dev/null 2>&1
         lora_manifest "$FIX/$NEXT/convert/$a-lora-f32.json" "$FIX/$NEXT/adapters/$a-lora" "$TMP/$a-base.gguf" " (--base GGUF)"
         rm -f "$TMP/$a-base.gguf"
+        # the base's config.json alone (convert_lora_to_gguf.py needs no more)
+        mkdir -p "$TMP/$a-cfg" && cp "$FIX/models/${BASE[$a]}/config.json" "$TMP/$a-cfg/"
+        lora_manifest "$FIX/$NEXT/convert/$a-lora-q8_0.json" "$FIX/$NEXT/adapters/$a-lora" "$TMP/$a-cfg" " (--base config.json alone)"
+        rm -rf "$TMP/$a-cfg"
         fixture_block_end
     fi
 done
