@@ -758,8 +758,12 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         goto done;
     }
     if (o->dry_run) {
-        printf("output type: %s (general.file_type %u), %d tensors, %" PRIu64 " parameters (%s)\n",
-               convert_outtype_name(outtype), model_file_type(m, outtype), n, params, label);
+        if (m->adapter)
+            printf("output type: %s (a LoRA adapter: no general.file_type), %d tensors\n",
+                   convert_outtype_name(outtype), n);
+        else
+            printf("output type: %s (general.file_type %u), %d tensors, %" PRIu64 " parameters (%s)\n",
+                   convert_outtype_name(outtype), model_file_type(m, outtype), n, params, label);
         if (!o->vocab_only)
             print_plan(m, types, why);
         rc = 0;
