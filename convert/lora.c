@@ -744,7 +744,7 @@ static int add_pairs(src_model *m, lora_state *s, const base_model *b, gguf_erro
     return rcode;
 }
 
-int lora_open(const char *dir, const char *base, src_model *m, gguf_error *err)
+static int open_adapter(const char *dir, const char *base, src_model *m, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
     m->path = dir;
@@ -809,5 +809,13 @@ int lora_open(const char *dir, const char *base, src_model *m, gguf_error *err)
         rc = gguf_error_set(err, WEIGHTS ": no lora_A/lora_B pairs");
     if (!rc && !(m->name = lora_title(dir)))
         rc = gguf_error_set(err, "out of memory");
+    return rc;
+}
+
+int lora_open(const char *dir, const char *base, src_model *m, gguf_error *err)
+{
+    int rc = open_adapter(dir, base, m, err);
+    if (rc)
+        src_model_free(m); /* as the other readers: nothing left on failure */
     return rc;
 }
