@@ -646,8 +646,12 @@ static int add_pairs(src_model *m, lora_state *s, const base_model *b, gguf_erro
             ex.n_rows < MAX_EXPERT_ROWS)
             ex.rows[ex.n_rows++] = row;
     int rcode = 0;
-    for (size_t i = 0; i < s->n_pairs && !rcode; i++) {
-        const pair *p = &s->pairs[i];
+    /* mergekit's norms first, as get_tensors yields them while it gathers
+     * the pairs; then the pairs */
+    for (size_t pass = 0; pass < 2 * s->n_pairs && !rcode; pass++) {
+        const pair *p = &s->pairs[pass % s->n_pairs];
+        if (p->norm != (pass < s->n_pairs))
+            continue;
         char name[256];
         uint8_t perm;
         int block, expert;

@@ -146,7 +146,7 @@ st_write() {
     { printf "$le"; printf '%s' "$hdr"; head -c "$off" /dev/zero; } >"$f"
 }
 
-if need_fixture "$NEXT/adapters/qwen3-lora" "bad adapters" 14; then
+if need_fixture "$NEXT/adapters/qwen3-lora" "bad adapters" 16; then
     Q=$FIX/$NEXT/adapters/qwen3-lora B=$FIX/models/qwen3-rand BAD=$TMP/badlora
     P=base_model.model.model.layers.0.self_attn
     rm -rf "$BAD" && mkdir -p "$BAD"
@@ -181,6 +181,12 @@ if need_fixture "$NEXT/adapters/qwen3-lora" "bad adapters" 14; then
     if [ $? -eq 1 ] && cmp -s "$BAD/adapter_model.safetensors" "$TMP/st.before"; then
         pass "bad adapter: output = the adapter's weights refused, input unchanged"
     else fail "bad adapter: output = an input" "$(tail -1 "$TMP/bad.log")"; fi
+    # mergekit's norms in an adapter: kept, f32, ahead of the pairs
+    mkdir -p "$TMP/norm-lora" && cp "$Q/adapter_config.json" "$TMP/norm-lora/"
+    st_write "$TMP/norm-lora/adapter_model.safetensors" "$P.q_proj.lora_A.weight:F32:8,256" "$P.q_proj.lora_B.weight:F32:128,8" \
+        "base_model.model.model.layers.0.input_layernorm.weight:F32:256"
+    lora_manifest "$ROOT/tests/data/lora/norm-lora-q8_0.json" "$TMP/norm-lora" "$B"
+    rm -rf "$TMP/norm-lora"
     usage_error "$CONVERT" "adapter without --base" "is a LoRA adapter: give its base model with --base" "$Q" -o "$TMP/x.gguf"
     rm -rf "$BAD" "$TMP/st.before"
     fixture_block_end
