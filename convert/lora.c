@@ -599,6 +599,50 @@ static int add_pair(src_model *m, const char *name, const pair *const *ps, int n
     return 0;
 }
 
+/* The token embeddings' pair (lora_embedding_A [rank, vocab], _B [embd,
+ * rank]): lora_a is A transposed ([rank, vocab] in GGUF order: vocab rows
+ * of rank), lora_b is B, as convert_lora_to_gguf.py flips them for
+ * llm_build_inp_embd. */
+static int embd_pair(src_model *m, const pair *p, const base_model *b, const gguf_recipe *rc,
+                     gguf_error *err)
+{
+    const st_tensor *a = p->a, *bt = p->b;
+    const int64_t rank = a->shape[0], vocab = a->shape[1], embd = bt->shape[0];
+    if (gguf_recipe_has(rc, GGUF_FACT_TRIM_EMBD))
+        return gguf_error_set(err, WEIGHTS ": '%s': adapters of the token embeddings of %s "
+                              "models are not supported (the converter trims the embeddings)",
+                              p->base, gguf_arch_name(m->arch));
+    const base_tensor *t = base_find(b, GGUF_T_TOKEN_EMBD);
+    if (b->shapes && (!t || t->n_dims != 2 || t->ne[0] != embd || t->ne[1] != vocab))
+        return gguf_error_set(err, WEIGHTS ": '%s': lora_A [%" PRId64 ", %" PRId64 "] and "
+                              "lora_B [%" PRId64 ", %" PRId64 "] do not fit the base model's "
+                              "token embeddings (an adapter of another model?)", p->base,
+                              rank, vocab, embd, bt->shape[1]);
+    const size_t es = (size_t)st_dtype_size(a->dtype);
+    uint8_t *tr = malloc((size_t)(rank * vocab) * es);
+    if (!tr)
+        return gguf_error_set(err, "out of memory");
+    for (int64_t v = 0; v < vocab; v++)
+        for (int64_t k = 0; k < rank; k++)
+            memcpy(tr + (size_t)(v * rank + k) * es, a->data + (size_t)(k * vocab + v) * es, es);
+    const int64_t ne_a[2] = { rank, vocab }, ne_b[2] = { rank, embd };
+    src_tensor *ta = src_add_tensor(m, GGUF_T_TOKEN_EMBD ".lora_a", src_dtype_of(a->dtype), 2,
+                                    ne_a, tr);
+    if (!ta) {
+        free(tr);
+        return gguf_error_set(err, "out of memory");
+    }
+    ta->owned = tr;
+    ta->from = (src_origin){ WEIGHTS, a->name };
+    src_tensor *tb = src_add_tensor(m, GGUF_T_TOKEN_EMBD ".lora_b", src_dtype_of(bt->dtype), 2,
+                                    ne_b, bt->data);
+    if (!tb)
+        return gguf_error_set(err, "out of memory");
+    tb->from = (src_origin){ WEIGHTS, bt->name };
+    tb->mapped = bt->mapped;
+    return 0;
+}
+
 #define MAX_EXPERT_ROWS 4
 
 /* The expert rows of a family and, per block, which pairs have arrived. */
@@ -693,9 +737,8 @@ static int add_pairs(src_model *m, lora_state *s, const base_model *b, gguf_erro
             continue;
         }
         if (!strcmp(name, GGUF_T_TOKEN_EMBD)) {
-            rcode = gguf_error_set(err, WEIGHTS ": '%s': adapters of the token embeddings are "
-                                   "not supported", p->base);
-            break;
+            rcode = embd_pair(m, p, b, rc, err);
+            continue;
         }
         const base_tensor *bt;
         if ((rcode = check_shape(b, name, p, expert, &bt, err)))

@@ -106,20 +106,28 @@ static int merge_tensor(merge *m, const gguf_tensor *t, gguf_error *err)
     for (int k = 0; k < m->n; k++) {
         const gguf_tensor *ta, *tb;
         gguf_lora_adapter_pair(&m->ad[k], t->name, &ta, &tb);
-        const int64_t r = ta->ne[1];
+        const int64_t r = tb->ne[0];
         if (to_f32(ta, m->a, err) || to_f32(tb, m->b, err))
             return -1;
         const float scale = gguf_lora_adapter_scale(m->ad[k].alpha, m->in[k].scale, r);
         const bool batch = lora_merge_batch_order(in, out, r);
+        /* the token embeddings' pair is flipped: B·A with B's rows (embd)
+         * first, A's (vocab) second, no transposition (export-lora) */
+        const bool flipped = !strncmp(t->name, "token_embd", 10);
         for (int64_t e = 0; e < ex; e++) {
-            const float *a = m->a + e * r * in, *b = m->b + e * out * r;
-            for (int64_t i = 0; i < in; i++) /* Aᵀ: row i holds column i of A */
-                for (int64_t q = 0; q < r; q++)
-                    m->at[i * r + q] = a[q * in + i];
+            const float *a = m->a + e * r * in, *b = m->b + e * out * r, *rows = m->at;
+            if (flipped) {
+                rows = m->b;
+                b = m->a;
+            } else {
+                for (int64_t i = 0; i < in; i++) /* Aᵀ: row i holds column i of A */
+                    for (int64_t q = 0; q < r; q++)
+                        m->at[i * r + q] = a[q * in + i];
+            }
             float *c = m->cur + e * out * in;
             for (int64_t j = 0; j < out; j++)
                 for (int64_t i = 0; i < in; i++) {
-                    const float d = lora_merge_dot(m->at + i * r, b + j * r, r, batch) * scale;
+                    const float d = lora_merge_dot(rows + i * r, b + j * r, r, batch) * scale;
                     c[j * in + i] = d + c[j * in + i];
                 }
         }

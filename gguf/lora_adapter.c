@@ -33,11 +33,15 @@ static int check_pair(const gguf_file *base, const char *name, const gguf_tensor
     if (nd > 3 || ta->n_dims != nd || tb->n_dims != nd)
         return gguf_error_set(err, "'%s.lora_a' and '.lora_b' have %u and %u dimensions, the "
                               "base tensor %u", name, ta->n_dims, tb->n_dims, t->n_dims);
-    if (ta->ne[1] != tb->ne[0] || ta->ne[1] < 1)
+    const bool flipped = !strcmp(name, GGUF_T_TOKEN_EMBD);
+    if ((flipped ? ta->ne[0] : ta->ne[1]) != tb->ne[0] || tb->ne[0] < 1)
         return gguf_error_set(err, "'%s': rank mismatch: lora_a has rank %" PRId64 ", lora_b %"
-                              PRId64, name, ta->ne[1], tb->ne[0]);
-    if (ta->ne[0] != t->ne[0] || tb->ne[1] != t->ne[1] || ta->ne[2] != t->ne[2] ||
-        tb->ne[2] != t->ne[2])
+                              PRId64, name, flipped ? ta->ne[0] : ta->ne[1], tb->ne[0]);
+    /* the token embeddings' pair is flipped (llm_build_inp_embd): lora_a
+     * [rank, vocab], lora_b [rank, embd] */
+    if (flipped ? ta->ne[0] != tb->ne[0] || tb->ne[1] != t->ne[0] || ta->ne[1] != t->ne[1] || nd != 2
+             : ta->ne[0] != t->ne[0] || tb->ne[1] != t->ne[1] || ta->ne[2] != t->ne[2] ||
+               tb->ne[2] != t->ne[2])
         return gguf_error_set(err, "'%s': lora_a [%" PRId64 ", %" PRId64 ", %" PRId64 "] and "
                               "lora_b [%" PRId64 ", %" PRId64 ", %" PRId64 "] do not fit the base "
                               "tensor [%" PRId64 ", %" PRId64 ", %" PRId64 "]", name, ta->ne[0],

@@ -12,6 +12,7 @@
 source "$(dirname "$0")/lib.sh"
 CONVERT=$BIN/gguf-convert
 MKLORA=$BIN/tests/tools/mklora
+EDIT=$BIN/gguf-edit
 NEXT=upstream-next
 
 if [ ! -x "$CONVERT" ]; then
@@ -128,7 +129,9 @@ fi
 bad_case() { # name adapter expected-substring [options...]
     fails_cleanly "bad adapter: $1" "$TMP/bad.gguf" "$3" "$CONVERT" -q "$2" -o "$TMP/bad.gguf" "${@:4}"
 }
-# st_write FILE 'NAME:DTYPE:D0,D1' ...: a safetensors file of zeros
+# st_write FILE 'NAME:DTYPE:D0,D1' ...: a safetensors file of zeros, or
+# with ST_DATA=FILE of the values of that safetensors file's data (from
+# its start: finite values for any dtype FILE holds)
 st_write() {
     local f=$1 hdr='' off=0 spec name dt shape n esz
     shift
@@ -143,7 +146,13 @@ st_write() {
     while [ $(( ${#hdr} % 8 )) -ne 0 ]; do hdr+=' '; done
     local len=${#hdr} i le=''
     for i in 0 1 2 3 4 5 6 7; do le+=$(printf '\\x%02x' $(( (len >> (8 * i)) & 255 ))); done
-    { printf "$le"; printf '%s' "$hdr"; head -c "$off" /dev/zero; } >"$f"
+    if [ -n "${ST_DATA:-}" ]; then
+        local skip
+        skip=$(od -An -t u8 -N 8 "$ST_DATA" | tr -d ' ')
+        { printf "$le"; printf '%s' "$hdr"; tail -c +$((skip + 9)) "$ST_DATA" | head -c "$off"; } >"$f"
+    else
+        { printf "$le"; printf '%s' "$hdr"; head -c "$off" /dev/zero; } >"$f"
+    fi
 }
 
 if need_fixture "$NEXT/adapters/qwen3-lora" "bad adapters" 16; then
@@ -192,11 +201,36 @@ if need_fixture "$NEXT/adapters/qwen3-lora" "bad adapters" 16; then
     fixture_block_end
 fi
 
+# --- an adapter of the token embeddings (lora_embedding_A/B): lora_a
+# transposed, as convert_lora_to_gguf.py flips the pair; converted and
+# merged (tests/data/lora/embd-lora-*.json, merge-qwen3-f16-embd.json) ----
+if need_fixture "$NEXT/adapters/qwen3-lora" "embedding adapter" 7; then
+    E=$TMP/embd-lora P0=base_model.model.model
+    mkdir -p "$E" && cp "$FIX/$NEXT/adapters/qwen3-lora/adapter_config.json" "$E/"
+    ST_DATA=$FIX/$NEXT/adapters/qwen3-lora/adapter_model.safetensors st_write "$E/adapter_model.safetensors" \
+        "$P0.layers.0.self_attn.q_proj.lora_A.weight:F32:8,256" "$P0.layers.0.self_attn.q_proj.lora_B.weight:F32:128,8" \
+        "$P0.embed_tokens.lora_embedding_A:F32:8,512" "$P0.embed_tokens.lora_embedding_B:F32:256,8"
+    for t in f32 q8_0; do
+        lora_manifest "$ROOT/tests/data/lora/embd-lora-$t.json" "$E" "$FIX/models/qwen3-rand"
+    done
+    "$CONVERT" -q "$E" --base "$FIX/models/qwen3-rand" -o "$TMP/embd.gguf" >/dev/null 2>&1
+    "$CONVERT" -q "$FIX/models/qwen3-rand" --outtype f16 -o "$TMP/embd-base.gguf" >/dev/null 2>&1
+    if "$EDIT" -q "$TMP/embd-base.gguf" --lora "$TMP/embd.gguf" -o "$TMP/embd-m.gguf" >"$TMP/c.log" 2>&1; then
+        pass "merge of an embedding adapter runs"
+        compare_manifest merge-qwen3-f16-embd "$ROOT/tests/data/lora/merge-qwen3-f16-embd.json" "$TMP/embd-m.gguf"
+    else
+        fail "merge of an embedding adapter" "$(tail -1 "$TMP/c.log")"
+        skip_block merge-qwen3-f16-embd "no output" 2
+    fi
+    rm -rf "$E" "$TMP"/embd*.gguf
+    fixture_block_end
+fi
+
 # --- merging: gguf-edit BASE --lora A [--lora-scaled B S] -o OUT ------------
 # against llama-export-lora e21cdc11's files (tests/data/lora/merge-*.json,
 # README there): bases converted by gguf-convert (byte-identical to
 # convert_hf_to_gguf.py), adapters converted from the fixtures' PEFT folders.
-EDIT=$BIN/gguf-edit QUANTIZE=$BIN/gguf-quantize
+QUANTIZE=$BIN/gguf-quantize
 ML=$TMP/merge
 merge_case() { # manifest base-model base-outtype adapter-spec... (NAME:OUTTYPE[:SCALE])
     local m=$ROOT/tests/data/lora/$1.json model=$2 bt=$3 name=$1 args=() spec a t sc

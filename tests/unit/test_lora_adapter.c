@@ -43,13 +43,14 @@ static const spec base_t[] = {
     { "blk.0.attn_q.weight", { 64, 32, 1 }, 2 },
     { "blk.0.ffn_up_exps.weight", { 64, 48, 4 }, 3 },
     { "blk.0.attn_norm.weight", { 64, 1, 1 }, 1 },
+    { "token_embd.weight", { 64, 100, 1 }, 2 },
 };
 
 static gguf_file *base_file(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/lora-base.gguf", test_tmpdir());
-    write_gguf(path, "llama", "model", base_t, 3);
+    write_gguf(path, "llama", "model", base_t, 4);
     gguf_error err;
     gguf_file *f = gguf_open(path, 0, &err);
     ck_assert_msg(f != NULL, "%s", err.msg);
@@ -107,6 +108,27 @@ static const struct {
     { "llama", "adapter", { { "blk.0.ffn_up_exps.weight.lora_a", { 64, 8, 1 }, 2 }, { "blk.0.ffn_up_exps.weight.lora_b", { 8, 48, 1 }, 2 } }, "dimensions" },
 };
 
+/* the token embeddings' pair is flipped: lora_a [rank, vocab], lora_b
+ * [rank, embd] (llama.cpp's llm_build_inp_embd) */
+START_TEST(test_token_embd)
+{
+    const spec t[] = {
+        { "blk.0.attn_q.weight.lora_a", { 64, 8, 1 }, 2 },
+        { "blk.0.attn_q.weight.lora_b", { 8, 32, 1 }, 2 },
+        { "token_embd.weight.lora_a", { 8, 100, 1 }, 2 },
+        { "token_embd.weight.lora_b", { 8, 64, 1 }, 2 },
+    };
+    gguf_error err;
+    ck_assert_msg(try_adapter("llama", "adapter", t, 4, &err) == 0, "%s", err.msg);
+    const spec u[] = { /* as any other pair: refused */
+        { "token_embd.weight.lora_a", { 64, 8, 1 }, 2 },
+        { "token_embd.weight.lora_b", { 8, 100, 1 }, 2 },
+    };
+    ck_assert_int_eq(try_adapter("llama", "adapter", u, 2, &err), -1);
+    ck_assert_msg(strstr(err.msg, "token_embd.weight"), "%s", err.msg);
+}
+END_TEST
+
 START_TEST(test_bad)
 {
     gguf_error err = { 0 };
@@ -130,6 +152,7 @@ int main(void)
     Suite *s = suite_create("lora_adapter");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_good);
+    tcase_add_test(tc, test_token_embd);
     tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, test_scale);
     suite_add_tcase(s, tc);
