@@ -119,3 +119,10 @@ int arch_map_meta(const gguf_arch *a, const char *name, char *out, size_t out_si
     const gguf_recipe_tensor *names;
     return find_row(a, true, name, out, out_size, block, &expert, &names) ? 1 : -1;
 }
+
+bool arch_per_expert(const gguf_arch *a, const gguf_arch_tensor *t)
+{
+    const gguf_recipe_tensor *n = gguf_recipe_tensor_of(gguf_recipe_of(a), gguf_arch_tensor_role(t));
+    const char *d = n && n->hf ? strstr(n->hf, "%d") : NULL;
+    return d && strstr(d + 2, "%d");
+}

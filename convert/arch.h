@@ -35,6 +35,10 @@ const char *arch_supported_list(void);
 int arch_map_name(const gguf_arch *a, const char *name, char *out, size_t out_size,
                   uint8_t *permute, int *block, int *expert, const gguf_arch_tensor **row);
 
+/* Whether the checkpoint has row t per expert (its name has the layer's
+ * and the expert's "%d"), not stacked (Gemma 4: the layer's alone). */
+bool arch_per_expert(const gguf_arch *a, const gguf_arch_tensor *t);
+
 /* Maps a Meta checkpoint name (consolidated.NN.pth): 1 (out, block), or -1.
  * Meta's q/k are already in llama.cpp's rotary order: no permutation. */
 int arch_map_meta(const gguf_arch *a, const char *name, char *out, size_t out_size, int *block);

@@ -297,12 +297,6 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
-static int src_dtype(const char *dtype)
-{
-    return !strcmp(dtype, "F32") ? SRC_F32 : !strcmp(dtype, "F16") ? SRC_F16
-         : !strcmp(dtype, "BF16") ? SRC_BF16 : -1;
-}
-
 /* llama3 rope scaling: one factor per rotary frequency (llama.cpp's
  * generate_extra_tensors, in float). */
 static int add_rope_freqs(src_model *m, hf_state *s, const json_value *rs, gguf_error *err)
@@ -486,15 +480,6 @@ static bool fact(const gguf_arch *a, int f)
     return gguf_recipe_has(gguf_recipe_of(a), f);
 }
 
-/* Whether the checkpoint has row t per expert (its name has the layer's
- * and the expert's "%d"), not stacked (Gemma 4: the layer's alone). */
-static bool per_expert(const gguf_arch *a, const gguf_arch_tensor *t)
-{
-    const gguf_recipe_tensor *n = gguf_recipe_tensor_of(gguf_recipe_of(a), gguf_arch_tensor_role(t));
-    const char *d = n && n->hf ? strstr(n->hf, "%d") : NULL;
-    return d && strstr(d + 2, "%d");
-}
-
 #define MAX_EXPERT_ROWS 4
 
 typedef struct experts {
@@ -510,7 +495,7 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
 {
     const gguf_arch_tensor *t;
     for (size_t i = 0; (t = gguf_arch_tensor_at(a, i)); i++)
-        if (gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1 && per_expert(a, t) &&
+        if (gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1 && arch_per_expert(a, t) &&
             ex->n_rows < MAX_EXPERT_ROWS)
             ex->rows[ex->n_rows++] = t;
     if (!ex->n_rows)
@@ -593,7 +578,7 @@ static int experts_add(experts *ex, src_model *m, const hf_state *s, const gguf_
         }
         char name[256];
         snprintf(name, sizeof name, gguf_arch_tensor_name(ex->rows[r]), block);
-        src_tensor *t = src_add_tensor(m, name, src_dtype(first->dtype), first->n_dims + 1, ne,
+        src_tensor *t = src_add_tensor(m, name, src_dtype_of(first->dtype), first->n_dims + 1, ne,
                                        first->data);
         if (!t) {
             free(parts);
@@ -737,7 +722,7 @@ static int split_gate_up_bias(src_model *m, const hf_state *s, const st_tensor *
                               gguf_error *err)
 {
     const int roles[2] = { GGUF_ROLE_FFN_GATE_EXPS_BIAS, GGUF_ROLE_FFN_UP_EXPS_BIAS };
-    const int dt = src_dtype(st->dtype);
+    const int dt = src_dtype_of(st->dtype);
     if (dt < 0 || st->n_dims != 2 || st->shape[1] % 2)
         return gguf_error_set(err, "tensor '%s': expected F32, F16 or BF16 [experts, 2 × ff]",
                               st->name);
@@ -900,7 +885,7 @@ static int qwen35_experts(src_model *m, const hf_state *s, const st_tensor *st, 
     const bool down = fused_expert(st->name, "down_proj", &block);
     if (!down && !fused_expert(st->name, "gate_up_proj", &block))
         return 0;
-    if (src_dtype(st->dtype) < 0 || st->n_dims != 3 || (!down && st->shape[1] % 2) ||
+    if (src_dtype_of(st->dtype) < 0 || st->n_dims != 3 || (!down && st->shape[1] % 2) ||
         block >= n_blocks) {
         *rc = gguf_error_set(err, "tensor '%s': expected F32, F16 or BF16 [experts, %s] of one of "
                              "the %d blocks", st->name, down ? "embd, ff" : "2 × ff, embd",
@@ -915,7 +900,7 @@ static int qwen35_experts(src_model *m, const hf_state *s, const st_tensor *st, 
         int64_t ne[3] = { st->shape[2], st->shape[1], st->shape[0] };
         if (!down)
             ne[1] /= 2;
-        src_tensor *t = src_add_tensor(m, name, src_dtype(st->dtype), 3, ne, st->data);
+        src_tensor *t = src_add_tensor(m, name, src_dtype_of(st->dtype), 3, ne, st->data);
         if (!t) {
             *rc = gguf_error_set(err, "out of memory");
             return 1;
@@ -1013,7 +998,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             if (r < 0) {
                 rc2 = gguf_error_set(err, "tensor '%s': no %s tensor of that name (cannot map it)",
                                      st->name, gguf_arch_name(m->arch));
-            } else if (src_dtype(st->dtype) < 0) {
+            } else if (src_dtype_of(st->dtype) < 0) {
                 rc2 = gguf_error_set(err, "tensor '%s': unsupported dtype %s (F32, F16, BF16)",
                                      st->name, st->dtype);
             } else if (st->n_dims < 1 || st->n_dims > 4 - (expert >= 0)) {
@@ -1025,7 +1010,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                 int64_t ne[4];
                 for (int d = 0; d < st->n_dims; d++)
                     ne[d] = st->shape[st->n_dims - 1 - d];
-                src_tensor *t = src_add_tensor(m, name, src_dtype(st->dtype), st->n_dims, ne, st->data);
+                src_tensor *t = src_add_tensor(m, name, src_dtype_of(st->dtype), st->n_dims, ne, st->data);
                 if (!t) {
                     rc2 = gguf_error_set(err, "out of memory");
                 } else {

@@ -19,6 +19,7 @@
 #include "args.h"
 #include "hf.h"
 #include "llama2c.h"
+#include "lora.h"
 #include "meta.h"
 #include "opts.h"
 #include "outpath.h"
@@ -31,7 +32,7 @@
 /* What the command line gives. */
 typedef struct args {
     convert_options o;
-    const char *input, *tokenizer, *metadata_path;
+    const char *input, *tokenizer, *metadata_path, *base;
     int         tensor_order; /* 0 name, 1 file */
 } args;
 
@@ -47,6 +48,9 @@ static const opt options[] = {
       .flags = OPT_NOCASE, .what = "f32, f16, bf16, q8_0, auto",
       .help = "f32, f16, bf16, q8_0 or auto (default: f16; auto as\n"
               "llama.cpp: f16 if the checkpoint is f16, else bf16)" },
+    { OPT_STRING, "--base", .arg = "BASE", .off = offsetof(args, base),
+      .help = "with an adapter folder as INPUT: the base model's\n"
+              "Hugging Face folder or GGUF" },
     { OPT_STRING, "--tokenizer", .arg = "FILE", .off = offsetof(args, tokenizer),
       .help = "vocabulary of a llama2.c checkpoint (tokenizer.bin\n"
               "or a SentencePiece tokenizer.model)" },
@@ -101,6 +105,8 @@ static void usage(FILE *fp)
           "       pytorch_model*.bin, with their index; tokenizer.model, tokenizer_config.json)\n"
           "       or a Meta folder (params.json, consolidated.00.pth, tokenizer.model)\n"
           "       or a llama2.c checkpoint file (v0, v1, v2; with --tokenizer)\n"
+          "       or a PEFT LoRA adapter folder (adapter_config.json,\n"
+          "       adapter_model.safetensors; with --base; default --outtype f32)\n"
           "\n", fp);
     opts_help(&spec, fp);
 }
@@ -153,10 +159,22 @@ static void default_file_name(const src_model *m, const convert_options *o, char
     snprintf(out + n, cap - n, ".gguf");
 }
 
+/* convert_lora_to_gguf.py's default: {name}-{OUTTYPE}-LoRA.gguf in the
+ * adapter folder. */
+static void adapter_file_name(const src_model *m, int outtype, char *out, size_t cap)
+{
+    out[0] = 0;
+    name_part(out, cap, m->name ? m->name : "ggml-model", false, false);
+    name_part(out, cap, convert_outtype_name(convert_resolve_outtype(m, outtype)), true, true);
+    name_part(out, cap, "LoRA", true, false);
+    size_t n = strlen(out);
+    snprintf(out + n, cap - n, ".gguf");
+}
+
 int main(int argc, char **argv)
 {
     cli_cleanup_on_signals();
-    args g = { .o = { .outtype = OUT_F16 } };
+    args g = { .o = { .outtype = -1 } };
     int prc = opts_parse(&spec, 0, argc, argv, 1, &g);
     if (prc)
         return prc == OPTS_STOP ? cli_close_stdout(TOOL, 0) : prc;
@@ -167,6 +185,21 @@ int main(int argc, char **argv)
         return cli_usage_error(TOOL, "missing INPUT (a model folder or a llama2.c checkpoint)");
     if (o.split_max_tensors && o.split_max_bytes)
         return cli_usage_error(TOOL, "--split-max-tensors and --split-max-size cannot be used together");
+    const bool adapter = lora_detect(input);
+    if (o.outtype < 0)
+        o.outtype = adapter ? OUT_F32 : OUT_F16; /* each converter's default */
+    if (adapter) {
+        if (!g.base)
+            return cli_usage_error(TOOL, "%s is a LoRA adapter: give its base model with --base "
+                                   "(a Hugging Face folder or a GGUF)", input);
+        if (o.vocab_only || tokenizer || metadata_path || o.split_max_tensors ||
+            o.split_max_bytes || file_order)
+            return cli_usage_error(TOOL, "--vocab-only, --tokenizer, --metadata, --tensor-order "
+                                   "and --split-* do not apply to an adapter");
+    } else if (g.base) {
+        return cli_usage_error(TOOL, "--base applies to a LoRA adapter folder only (%s has no "
+                               "adapter_config.json)", input);
+    }
     struct stat in_st;
     if (stat(input, &in_st) != 0) {
         fprintf(stderr, TOOL ": error: %s: %s\n", input, strerror(errno));
@@ -181,7 +214,8 @@ int main(int argc, char **argv)
     }
     o.metadata = metadata;
     src_model m = { 0 };
-    int rc0 = llama2c_detect(input) ? llama2c_open(input, tokenizer, &m, &err)
+    int rc0 = adapter ? lora_open(input, g.base, &m, &err)
+            : llama2c_detect(input) ? llama2c_open(input, tokenizer, &m, &err)
             : meta_detect(input)    ? meta_open(input, &m, &err)
                                     : hf_open(input, o.vocab_only, file_order, &m, &err);
     if (rc0) {
@@ -205,13 +239,16 @@ int main(int argc, char **argv)
             else
                 strcpy(dir, ".");
         }
-        default_file_name(&m, &o, file, sizeof file);
+        if (adapter)
+            adapter_file_name(&m, o.outtype, file, sizeof file);
+        else
+            default_file_name(&m, &o, file, sizeof file);
         snprintf(def, sizeof def, "%s/%s", dir, file);
         o.out_path = def;
     }
     /* the output may replace nothing the run reads: the checkpoint (every
      * file of its folder), the tokenizer, the metadata file */
-    const char *inputs[] = { input, tokenizer, metadata_path };
+    const char *inputs[] = { input, tokenizer, metadata_path, g.base };
     o.inputs = inputs;
     o.n_inputs = sizeof inputs / sizeof *inputs;
     int rc = 0;

@@ -46,3 +46,9 @@ void src_model_free(src_model *m)
     free(m->name);
     memset(m, 0, sizeof *m);
 }
+
+int src_dtype_of(const char *dtype)
+{
+    return !strcmp(dtype, "F32") ? SRC_F32 : !strcmp(dtype, "F16") ? SRC_F16
+         : !strcmp(dtype, "BF16") ? SRC_BF16 : -1;
+}

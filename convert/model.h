@@ -99,6 +99,10 @@ struct src_model {
      * into place), or -1 with err. */
     int  (*verify)(const src_model *m, gguf_error *err);
     void              *reader;
+    /* A LoRA adapter (lora.h): general.type "adapter" and adapter.type
+     * "lora" in place of general.type "model", no size label, and not
+     * checked as a model (its tensors are lora_a/lora_b pairs). */
+    bool               adapter;
 };
 
 /* Appends a tensor (name copied). Returns it, or NULL when out of memory. */
@@ -106,5 +110,9 @@ src_tensor *src_add_tensor(src_model *m, const char *name, int dtype, int n_dims
                            const int64_t *ne, const void *data);
 
 void src_model_free(src_model *m);
+
+/* The enum src_dtype of a safetensors dtype name ("F32", "F16", "BF16"),
+ * or -1. */
+int src_dtype_of(const char *dtype);
 
 #endif

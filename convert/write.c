@@ -146,6 +146,14 @@ static uint32_t tensor_type(const src_tensor *t, int outtype, const char **why)
     *why = NULL;
     if (t->dtype == SRC_MXFP4)
         return GGUF_DT_MXFP4;
+    /* an adapter's pairs: only the 1-D rule (prepare_tensors matches the
+     * F32 names with ".weight" only) */
+    if ((ends_with(t->name, ".lora_a") || ends_with(t->name, ".lora_b")) && t->n_dims > 1) {
+        const uint32_t want = outtype_dtype(outtype), type = gguf_dtype_fit(want, t->ne[0]);
+        if (type != want)
+            *why = "rows are not a multiple of 32: f16";
+        return type;
+    }
     if (t->n_dims <= 1 || ends_with(t->name, "_norm.weight") || !ends_with(t->name, ".weight") ||
         strstr(t->name, ".ffn_gate_inp.") || strstr(t->name, ".ffn_gate_inp_shexp.") ||
         strstr(t->name, ".ssm_conv1d.") || !strcmp(t->name, "position_embd.weight") ||
@@ -706,9 +714,11 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     }
     if (m->write_tensor_keys && m->write_tensor_keys(m, w, err))
         goto done;
-    int bad = gguf_writer_set_str(w, "general.type", o->vocab_only ? "vocab" : "model") |
-              gguf_writer_set_str(w, GGUF_KEY_NAME, m->name ? m->name : "model");
-    if (!o->vocab_only && params > 0)
+    int bad = gguf_writer_set_str(w, "general.type", m->adapter ? "adapter" : o->vocab_only ? "vocab" : "model");
+    if (m->adapter)
+        bad |= gguf_writer_set_str(w, "adapter.type", "lora");
+    bad |= gguf_writer_set_str(w, GGUF_KEY_NAME, m->name ? m->name : "model");
+    if (!o->vocab_only && !m->adapter && params > 0)
         bad |= gguf_writer_set_str(w, GGUF_KEY_SIZE_LABEL, label);
     if (bad) {
         gguf_error_set(err, "out of memory");
@@ -743,13 +753,17 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     }
     /* the model as it will be written, against itself: hyper-parameters,
      * tensor shapes, vocabulary (what gguf-run checks at load) */
-    if (gguf_model_validate_writer(w, err)) {
+    if (!m->adapter && gguf_model_validate_writer(w, err)) {
         gguf_error_prefix(err, "the model would be invalid: ");
         goto done;
     }
     if (o->dry_run) {
-        printf("output type: %s (general.file_type %u), %d tensors, %" PRIu64 " parameters (%s)\n",
-               convert_outtype_name(outtype), model_file_type(m, outtype), n, params, label);
+        if (m->adapter)
+            printf("output type: %s (a LoRA adapter: no general.file_type), %d tensors\n",
+                   convert_outtype_name(outtype), n);
+        else
+            printf("output type: %s (general.file_type %u), %d tensors, %" PRIu64 " parameters (%s)\n",
+                   convert_outtype_name(outtype), model_file_type(m, outtype), n, params, label);
         if (!o->vocab_only)
             print_plan(m, types, why);
         rc = 0;

@@ -31,6 +31,7 @@
 
 #include "actions.h"
 #include "args.h"
+#include "lora_merge.h"
 #include "opts.h"
 #include "outpath.h"
 #include "signals.h"
@@ -52,7 +53,32 @@ typedef struct options {
     bool         drop_split;  /* --repair of a whole file with stray split.* keys */
     edit_actions acts;
     edit_plan    plan;        /* the key list after the actions */
+    lora_merge_input *loras;  /* --lora, --lora-scaled: merged into IN */
+    int          n_loras;
 } options;
+
+/* --lora FILE, --lora-scaled FILE S: one more adapter to merge. */
+static int opt_lora(opts_call *c)
+{
+    options *o = c->user;
+    double scale = 1.0;
+    if (!strcmp(c->name, "--lora-scaled")) {
+        if (c->n_rest < 1)
+            return cli_usage_error(TOOL, "--lora-scaled needs a file and a scale");
+        if (!cli_parse_double(c->rest[0], -1e6, 1e6, &scale))
+            return cli_usage_error(TOOL, "bad scale '%s' for --lora-scaled (a number from "
+                                   "-1000000 to 1000000)", c->rest[0]);
+        c->took = 1;
+    }
+    lora_merge_input *l = realloc(o->loras, ((size_t)o->n_loras + 1) * sizeof *l);
+    if (!l) {
+        fprintf(stderr, TOOL ": error: out of memory\n");
+        return 1;
+    }
+    o->loras = l;
+    o->loras[o->n_loras++] = (lora_merge_input){ c->value, (float)scale };
+    return OPTS_OK;
+}
 
 /* --set, --set-array, --set-strings, --delete, --rename, --chat-template,
  * --from-json: one more action, in order. */
@@ -117,6 +143,11 @@ static const opt option_rows[] = {
     { OPT_CHOICE, "--keep", .arg = "first|last", .off = O(keep), .choices = keeps,
       .what = "first or last", .missing = "--keep needs a value (first or last)",
       .help = "which of duplicates --repair keeps (default: last)" },
+    { OPT_TEXT, .help = "\nLoRA merge (as llama-export-lora; with -o, no other action):\n" },
+    { OPT_CALL, "--lora", .arg = "FILE", .call = opt_lora,
+      .help = "merge the LoRA adapter FILE (a GGUF) into IN" },
+    { OPT_CALL, "--lora-scaled", .arg = "FILE S", .call = opt_lora,
+      .help = "the same, its scale times S" },
     { OPT_TEXT, .help = "\nOther:\n" },
     { OPT_STRING, "--output", "-o", "OUT", O(out), .help = "write OUT instead of replacing IN" },
     { OPT_FLAG, "--dry-run", .off = O(dry_run), .help = "print the key changes and write nothing" },
@@ -148,6 +179,7 @@ static void usage(FILE *out)
           "       " TOOL " split IN (--max-size N[K|M|G] | --max-tensors N) [--no-tensor-first-split]\n"
           "                 [ACTIONS...] [OUTPREFIX]\n"
           "       " TOOL " merge FIRST-00001-of-0000N.gguf OUT [ACTIONS...]\n"
+          "       " TOOL " BASE --lora FILE [--lora FILE | --lora-scaled FILE S]... -o OUT\n"
           "\n"
           "Changes the metadata of a GGUF file; tensors are copied as they are. Without -o\n"
           "IN is replaced atomically (written beside it, synced, renamed over it); in-place\n"
@@ -177,6 +209,13 @@ static int parse_args(int argc, char **argv, options *o)
         if (n_files > 1)
             return cli_usage_error(TOOL, "one input file, got '%s' and '%s' (OUT is -o OUT)",
                                    files[0], files[1]);
+        if (o->n_loras) {
+            if (!o->out)
+                return cli_usage_error(TOOL, "--lora writes a new file: give -o OUT");
+            if (o->acts.n || o->repair || o->dry_run || o->force)
+                return cli_usage_error(TOOL, "--lora and --lora-scaled go with -o and -q only");
+            return 0;
+        }
         if (o->acts.n == 0 && !o->repair)
             return cli_usage_error(TOOL, "no action: give --set, --set-array, --set-strings, "
                                    "--delete, --rename, --chat-template, --from-json or --repair");
@@ -743,10 +782,11 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc == 0) {
         cli_cleanup_on_signals();
-        rc = run(&o);
+        rc = o.n_loras ? lora_merge_run(o.in, o.loras, o.n_loras, o.out, o.quiet) : run(&o);
     } else if (rc < 0) {
         rc = 0;
     }
     edit_free(&o.acts);
+    free(o.loras);
     return cli_close_stdout(TOOL, rc);
 }

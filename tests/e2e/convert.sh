@@ -131,15 +131,7 @@ done
 
 # --- bad input: clear error, exit 1, no output ------------------------------
 bad_case() { # name dir expected-substring [options...]
-    local out=$TMP/bad.gguf
-    rm -f "$out"
-    "$CONVERT" -q "$2" -o "$out" "${@:4}" >"$TMP/bad.log" 2>&1
-    local rc=$?
-    if [ $rc -eq 1 ] && [ ! -e "$out" ] && grep -q -- "$3" "$TMP/bad.log"; then
-        pass "bad input: $1"
-    else
-        fail "bad input: $1" "exit $rc, $(tail -1 "$TMP/bad.log")"
-    fi
+    fails_cleanly "bad input: $1" "$TMP/bad.gguf" "$3" "$CONVERT" -q "$2" -o "$TMP/bad.gguf" "${@:4}"
 }
 
 # Inputs that are something else users mistake for them: a Git LFS pointer
@@ -816,13 +808,7 @@ if need_fixture reference/stories260K-f32.gguf "llama2.c checkpoints" 11; then
         fail "llama2xs (v0, hidden 192) converts and passes --check" "$(tail -1 "$TMP/c.log")"
     fi
     head -c 500000 "$S/checkpoint_v1.bin" >"$TMP/trunc.bin"
-    l2c_bad() { # name file expected [--tokenizer FILE]
-        local out=$TMP/bad.gguf; rm -f "$out"
-        "$CONVERT" -q "$2" "${@:4}" -o "$out" >"$TMP/bad.log" 2>&1
-        local rc=$?
-        if [ $rc -eq 1 ] && [ ! -e "$out" ] && grep -q -- "$3" "$TMP/bad.log"; then pass "bad input: $1"
-        else fail "bad input: $1" "exit $rc, $(tail -1 "$TMP/bad.log")"; fi
-    }
+    l2c_bad() { bad_case "$@"; } # name file expected [--tokenizer FILE]
     l2c_bad "truncated llama2.c checkpoint" "$TMP/trunc.bin" "truncated" --tokenizer "$S/tokenizer.bin"
     l2c_bad "llama2.c checkpoint without --tokenizer" "$S/checkpoint_v1.bin" "needs --tokenizer"
     printf 'this is not a model at all, just some text of some length' >"$TMP/junk.bin"

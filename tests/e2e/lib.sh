@@ -32,6 +32,17 @@ usage_error() {
     fi
 }
 
+# fails_cleanly NAME OUT WANT CMD...: PASS when CMD exits 1, leaves no OUT
+# and says WANT (a grep pattern) on stdout or stderr.
+fails_cleanly() {
+    local name=$1 out=$2 want=$3 rc
+    shift 3
+    rm -f "$out"
+    "$@" >"$TMP/bad.log" 2>&1; rc=$?
+    if [ $rc -eq 1 ] && [ ! -e "$out" ] && grep -q -- "$want" "$TMP/bad.log"; then pass "$name"
+    else fail "$name" "exit $rc, $(tail -1 "$TMP/bad.log")"; fi
+}
+
 # skip_block NAME WHY N: one SKIP line standing for N checks (counted as N
 # in a block that need_fixture guards).
 skip_block() { CHECKS=$((CHECKS + $3)); echo "SKIP: $1 ($2) [$3 check$([ "$3" = 1 ] || echo s)]"; }

@@ -58,6 +58,7 @@ seed() { # NAME: a few small inputs of the harness's format
         done
         rm -rf "$d.tmp" ;;
     fuzz_hashmanifest) cp tests/data/hash/*.txt "$d/" 2>/dev/null ;;
+    fuzz_lora_config) cp "$fix"/upstream-next/adapters/*/adapter_config.json "$d/" 2>/dev/null ;;
     fuzz_recipe) printf 'preset: Q4_K_M\noutput_tensor_type: q8_0\ntensors:\n  - match: "attn_v"\n    type: q8_0\n' >"$d/r.yaml" ;;
     *) ;;
     esac

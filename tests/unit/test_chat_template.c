@@ -11,19 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static json_value *parse(const char *s)
-{
-    gguf_error err;
-    json_value *v = json_parse(s, strlen(s), &err);
-    ck_assert_msg(v != NULL, "%s", err.msg);
-    return v;
-}
-
 START_TEST(test_from_json)
 {
     gguf_error err;
     chat_templates ct;
-    json_value *v = parse("\"{{ x }}\"");
+    json_value *v = json_of_text("\"{{ x }}\"");
     ck_assert_int_eq(chat_templates_from_json(&ct, v, &err), 0);
     ck_assert_str_eq(ct.deflt, "{{ x }}");
     ck_assert_uint_eq(ct.n, 0);
@@ -31,7 +23,7 @@ START_TEST(test_from_json)
     json_free(v);
     /* names: every character but [A-Za-z0-9] one '_' (a UTF-8 character
      * too); entries without a name or template skipped; default by name */
-    v = parse("[{\"name\": \"tool use\", \"template\": \"T\"}, {\"name\": \"r\\u00e9g-2\", \"template\": \"R\"},"
+    v = json_of_text("[{\"name\": \"tool use\", \"template\": \"T\"}, {\"name\": \"r\\u00e9g-2\", \"template\": \"R\"},"
               " {\"name\": \"x\", \"template\": null}, {\"template\": \"nameless\"},"
               " {\"name\": \"\", \"template\": \"empty\"}, {\"name\": \"default\", \"template\": \"D\"}]");
     ck_assert_int_eq(chat_templates_from_json(&ct, v, &err), 0);
@@ -42,7 +34,7 @@ START_TEST(test_from_json)
     ck_assert_str_eq(ct.names[1], "r_g_2");
     chat_templates_free(&ct);
     json_free(v);
-    v = parse("null");
+    v = json_of_text("null");
     ck_assert_int_eq(chat_templates_from_json(&ct, v, &err), 0);
     ck_assert(!ct.deflt && ct.n == 0);
     json_free(v);
@@ -56,7 +48,7 @@ START_TEST(test_from_json)
         { "\"a\\u0000b\"", "chat_template holds a NUL character" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        v = parse(bad[i].json);
+        v = json_of_text(bad[i].json);
         ck_assert_int_eq(chat_templates_from_json(&ct, v, &err), -1);
         ck_assert_str_eq(err.msg, bad[i].msg);
         ck_assert(!ct.deflt && ct.n == 0);
@@ -90,7 +82,7 @@ START_TEST(test_from_folder)
     put(dir, "chat_template.json", "{\"chat_template\": \"from json\"}");
     gguf_error err;
     chat_templates ct;
-    json_value *tc = parse("{\"bos_token\": \"<s>\"}"), *empty = parse("{}");
+    json_value *tc = json_of_text("{\"bos_token\": \"<s>\"}"), *empty = json_of_text("{}");
     /* no tokenizer_config.json, or an empty one: none (gguf-py) */
     ck_assert_int_eq(chat_templates_from_folder(&ct, dir, NULL, &err), 0);
     ck_assert(!ct.deflt && ct.n == 0);
@@ -125,7 +117,7 @@ START_TEST(test_from_folder)
     ck_assert_int_eq(chat_templates_from_folder(&ct, dir, tc, &err), 0);
     ck_assert_str_eq(ct.deflt, "from json");
     chat_templates_free(&ct);
-    json_value *own = parse("{\"chat_template\": \"own\"}");
+    json_value *own = json_of_text("{\"chat_template\": \"own\"}");
     ck_assert_int_eq(chat_templates_from_folder(&ct, dir, own, &err), 0);
     ck_assert_str_eq(ct.deflt, "own");
     chat_templates_free(&ct);

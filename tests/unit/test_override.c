@@ -5,17 +5,9 @@
 #include "override.h"
 #include "testutil.h"
 
-static json_value *parse(const char *s)
-{
-    gguf_error err;
-    json_value *v = json_parse(s, strlen(s), &err);
-    ck_assert_msg(v != NULL, "%s", err.msg);
-    return v;
-}
-
 START_TEST(test_apply)
 {
-    json_value *doc = parse("{\"general.name\": \"N\", \"general.license\": [\"mit\", \"gpl\"],"
+    json_value *doc = json_of_text("{\"general.name\": \"N\", \"general.license\": [\"mit\", \"gpl\"],"
                             " \"general.languages\": [\"en\", \"fr\"], \"ignored.key\": [1],"
                             " \"general.datasets\": [{\"name\": \"D0\"}, {\"url\": \"u\", \"doi\": \"d\"}]}");
     gguf_error err;
@@ -62,7 +54,7 @@ static const struct {
 
 START_TEST(test_bad)
 {
-    json_value *doc = parse(bad[_i].doc);
+    json_value *doc = json_of_text(bad[_i].doc);
     gguf_error err = { 0 };
     ck_assert_int_eq(override_check(doc, &err), -1);
     ck_assert_msg(strstr(err.msg, bad[_i].want), "'%s' lacks '%s'", err.msg, bad[_i].want);

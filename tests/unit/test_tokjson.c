@@ -10,14 +10,6 @@
 #include "tokjson.h"
 #include "testutil.h"
 
-static json_value *parse(const char *s)
-{
-    gguf_error err;
-    json_value *v = json_parse(s, strlen(s), &err);
-    ck_assert_msg(v != NULL, "%s", err.msg);
-    return v;
-}
-
 #define LLAMA3_RE "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| " \
                   "?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
 #define QWEN2_RE  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| " \
@@ -73,7 +65,7 @@ START_TEST(test_pre)
 {
     char doc[2048];
     snprintf(doc, sizeof doc, "{\"pre_tokenizer\": %s}", pre_cases[_i].pre);
-    json_value *tj = parse(doc);
+    json_value *tj = json_of_text(doc);
     gguf_error err = { 0 };
     const char *pre = tokjson_pre(tj, &err);
     if (pre_cases[_i].want) {
@@ -103,7 +95,7 @@ static json_value *bpe_json(const char *merges)
 {
     char doc[2048];
     snprintf(doc, sizeof doc, bpe_doc, merges);
-    return parse(doc);
+    return json_of_text(doc);
 }
 
 START_TEST(test_bpe_vocab)
@@ -181,7 +173,7 @@ static const struct {
 
 START_TEST(test_bad)
 {
-    json_value *tj = bad[_i].whole ? parse(bad[_i].merges_or_doc) : bpe_json(bad[_i].merges_or_doc);
+    json_value *tj = bad[_i].whole ? json_of_text(bad[_i].merges_or_doc) : bpe_json(bad[_i].merges_or_doc);
     vocab v;
     gguf_error err = { 0 };
     ck_assert_int_eq(vocab_from_bpe_json(&v, tj, -1, &err), -1);
@@ -192,14 +184,14 @@ END_TEST
 
 START_TEST(test_spm_json)
 {
-    json_value *tj = parse(
+    json_value *tj = json_of_text(
         "{\"added_tokens\": [{\"id\": 0, \"content\": \"<unk>\", \"special\": true},"
         "  {\"id\": 1, \"content\": \"<s>\", \"special\": true},"
         "  {\"id\": 6, \"content\": \"[INST]\", \"special\": false}],"
         " \"decoder\": {\"type\": \"Sequence\"},"
         " \"model\": {\"type\": \"BPE\", \"byte_fallback\": true,"
         "   \"vocab\": {\"<unk>\": 0, \"<s>\": 1, \"<0x0A>\": 2, \"\\u2581a\": 3, \"<0xZZ>\": 4}}}");
-    json_value *cfg = parse("{\"bos_token\": \"<s>\", \"unk_token\": {\"content\": \"<unk>\"}}");
+    json_value *cfg = json_of_text("{\"bos_token\": \"<s>\", \"unk_token\": {\"content\": \"<unk>\"}}");
     ck_assert_int_eq(tokjson_kind(tj), TOKJSON_SPM_BPE);
     vocab v;
     gguf_error err;
@@ -218,7 +210,7 @@ START_TEST(test_spm_json)
     vocab_free(&v);
     json_free(tj);
     /* a gap among the base ids cannot be written as a list */
-    tj = parse("{\"model\": {\"type\": \"BPE\", \"byte_fallback\": true, \"vocab\": {\"a\": 0, \"b\": 2}}}");
+    tj = json_of_text("{\"model\": {\"type\": \"BPE\", \"byte_fallback\": true, \"vocab\": {\"a\": 0, \"b\": 2}}}");
     ck_assert_int_eq(vocab_from_spm_json(&v, tj, cfg, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "no token has id 1"));
     json_free(tj);
@@ -387,7 +379,7 @@ END_TEST
 /* Gemma 4 needs LlamaHfVocab's kind of tokenizer.json */
 START_TEST(test_gemma4_refuses_byte_level)
 {
-    json_value *tj = parse("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}}");
+    json_value *tj = json_of_text("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}}");
     vocab v;
     gguf_error err;
     ck_assert_int_ne(vocab_from_gemma4_json(&v, tj, NULL, &err), 0);

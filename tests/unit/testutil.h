@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "json.h"
+
 static inline const char *fixtures_dir(void)
 {
     const char *d = getenv("GGUFKIT_FIXTURES");
@@ -58,6 +60,16 @@ static inline int run_suite(Suite *s, int skipped)
     if (skipped)
         printf("SKIPPED: %d (fixtures not found in %s)\n", skipped, fixtures_dir());
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* A JSON document the test writes, parsed (the test fails if it does not
+ * parse); free with json_free. */
+static inline json_value *json_of_text(const char *s)
+{
+    gguf_error err;
+    json_value *v = json_parse(s, strlen(s), &err);
+    ck_assert_msg(v != NULL, "%s", err.msg);
+    return v;
 }
 
 /* Temporary directory for a test's files (removed by tests/run.sh). */
