@@ -150,7 +150,7 @@ START_TEST(test_folder_names_non_ascii)
     put(dir, "additional_chat_templates/a\xff\x80\xe6\x97" "b.jinja", "I"); /* bytes that start none */
     gguf_error err;
     chat_templates ct;
-    json_value *tc = parse("{\"bos_token\": \"<s>\"}");
+    json_value *tc = json_of_text("{\"bos_token\": \"<s>\"}");
     ck_assert_int_eq(chat_templates_from_folder(&ct, dir, tc, &err), 0);
     ck_assert_str_eq(ct.deflt, "D");
     ck_assert_uint_eq(ct.n, 3);
