@@ -72,6 +72,36 @@ static char *read_text(const char *path, const char *label, gguf_error *err)
     return (char *)buf;
 }
 
+/* A template's name as gguf-py's add_chat_template keeps it: every character
+ * but ASCII letters and digits becomes '_'. A character is one Python
+ * character: a whole UTF-8 sequence gives one '_', and a byte that starts
+ * none (a file name's invalid byte, decoded with surrogateescape) one '_' of
+ * its own. NULL when out of memory. */
+static char *filter_name(const char *s, size_t n)
+{
+    char *name = malloc(n + 1);
+    if (!name)
+        return NULL;
+    size_t o = 0;
+    for (size_t k = 0; k < n;) {
+        const unsigned char c = (unsigned char)s[k];
+        if (c < 0x80) {
+            bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+            name[o++] = keep ? (char)c : '_';
+            k++;
+            continue;
+        }
+        size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+        size_t j = 1;
+        while (len && j < len && k + j < n && ((unsigned char)s[k + j] & 0xC0) == 0x80)
+            j++;
+        name[o++] = '_';
+        k += len && j == len ? len : 1;
+    }
+    name[o] = 0;
+    return name;
+}
+
 /* Adds a named template (name already filtered); -1 with err. */
 static int add_named(chat_templates *ct, char *name, char *text, gguf_error *err)
 {
@@ -121,19 +151,7 @@ static int add_entry(chat_templates *ct, const json_value *e, size_t i, gguf_err
                               tv->type == JSON_STRING ? " without NUL characters" : "");
     if (!nv || nv->type == JSON_NULL || nv->len == 0)
         return 0;
-    /* every character but ASCII letters and digits becomes '_' (a UTF-8
-     * character is one Python character: one '_') */
-    char *name = malloc(nv->len + 1);
-    size_t o = 0;
-    for (size_t k = 0; name && k < nv->len; k++) {
-        unsigned char c = (unsigned char)nv->str[k];
-        if ((c & 0xC0) == 0x80)
-            continue;
-        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        name[o++] = keep ? (char)c : '_';
-    }
-    if (name)
-        name[o] = 0;
+    char *name = filter_name(nv->str, nv->len);
     char *text = dup_n(tv->str, tv->len);
     if (name && !strcmp(name, "default")) {
         free(name);
@@ -217,14 +235,7 @@ static int from_jinja(chat_templates *ct, const char *dir, const char *jinja, gg
         if (!is_file(path))
             continue;
         char *text = read_text(path, label, err);
-        /* the stem as given: add_chat_template filters it */
-        size_t sl = strlen(files[i]) - 6;
-        char *name = dup_n(files[i], sl);
-        for (size_t k = 0; name && k < sl; k++) {
-            unsigned char c = (unsigned char)name[k];
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
-                name[k] = '_';
-        }
+        char *name = filter_name(files[i], strlen(files[i]) - 6);
         if (!text) {
             free(name);
             rc = -1;

@@ -18,6 +18,7 @@
 #include <nettle/sha1.h>
 #include <xxhash.h>
 
+#include "readfile.h"
 #include "stream.h"
 
 #define TOOL "gguf-inspect"
@@ -116,38 +117,20 @@ static int manifest_load(llhash_manifest *m, const char *path)
 {
     memset(m, 0, sizeof *m);
     gguf_error err = { 0 };
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, TOOL ": error: %s: cannot open the manifest: %s\n", path, strerror(errno));
-        return 1;
-    }
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap && cap < MANIFEST_MAX) {
-            char *t = realloc(buf, cap *= 2);
-            if (!t)
-                free(buf);
-            buf = t;
-        } else if (n == cap) {
-            break;
-        }
-    }
-    bool bad = ferror(f), big = buf && n == cap && fgetc(f) != EOF;
-    fclose(f);
+    uint8_t *buf = NULL;
+    size_t n = 0;
     int rc = 1;
-    if (!buf)
-        fprintf(stderr, TOOL ": error: out of memory\n");
-    else if (bad)
-        fprintf(stderr, TOOL ": error: %s: cannot read the manifest\n", path);
-    else if (big)
-        fprintf(stderr, TOOL ": error: %s: the manifest is larger than %zu MiB\n", path,
-                MANIFEST_MAX >> 20);
-    else if (llhash_manifest_parse(m, buf, n, &err))
+    if (gguf_read_file(path, MANIFEST_MAX, &buf, &n, &err)) {
+        const char *msg = err.msg;
+        if (!strncmp(msg, "cannot open: ", 13))
+            fprintf(stderr, TOOL ": error: %s: cannot open the manifest: %s\n", path, msg + 13);
+        else
+            fprintf(stderr, TOOL ": error: %s: cannot read the manifest: %s\n", path, msg);
+    } else if (llhash_manifest_parse(m, (const char *)buf, n, &err)) {
         fprintf(stderr, TOOL ": error: %s: %s\n", path, err.msg);
-    else
+    } else {
         rc = 0;
+    }
     free(buf);
     return rc;
 }

@@ -24,26 +24,10 @@ gguf_tensors() {
         <("$INSPECT" --hash --json "$1" | jq -r '.tensors[] | "\(.name) \(.sha256)"' | sort -k1,1) |
         sort -n
 }
-# The compared keys as "key type value-or-sha256" lines.
-KEYS_JQ='to_entries[] | select(.key as $k | ($k | test("^general[.](architecture|file_type|quantization_version|size_label)$")) or (($k | startswith("general.")) | not))'
-manifest_keys() {
-    jq -r ".metadata | $KEYS_JQ | \"\(.key) \(.value.type) \(if .value.sha256 then \"\(.value.count) \(.value.sha256)\" else (.value.value | tostring) end)\"" "$1" | sort
-}
-gguf_keys() {
-    join -a 1 -e - -o 1.1,1.2,1.3,2.2 \
-        <("$INSPECT" --json "$1" | jq -r ".metadata | $KEYS_JQ | \"\(.key) \(.value.type) \(if (.value.type | startswith(\"arr\")) then (.value.count | tostring) else (.value.value | tostring) end)\"" | sort -k1,1) \
-        <("$INSPECT" --hash --json "$1" | jq -r '.arrays[] | "\(.key) \(.sha256)"' | sort -k1,1) |
-        awk '$4 == "-" { print $1, $2, $3; next } { print $1, $2, $3, $4 }' | sort
-}
-
-if [ ! -x "$CONVERT" ]; then
-    skip "gguf-convert" "not built"
-    exit 0
-fi
-
-# One manifest: convert its input with its outtype (and the options after
-# it) and compare (3 checks). The input is the fixture model the manifest
-# is named after, or CONVERT_INPUT when set (a checkpoint made at test time).
+# The compared keys (lib.sh's gguf_meta/manifest_meta lines).
+KEYS_SEL='.key as $k | ($k | test("^general[.](architecture|file_type|quantization_version|size_label)$")) or (($k | startswith("general.")) | not)'
+manifest_keys() { manifest_meta "$1" "$KEYS_SEL"; }
+gguf_keys() { gguf_meta "$1" "$KEYS_SEL"; }
 convert_manifest() {
     local m=$1 name outtype model input out d keep
     name=$(basename "$m" .json)

@@ -150,3 +150,19 @@ upstream_root() {
         echo "$FIX/upstream"
     fi
 }
+
+# gguf_meta GGUF [SELECT] / manifest_meta MANIFEST [SELECT]: metadata keys as
+# sorted "key type value" lines (the value as JSON, so a string with spaces
+# is compared whole) or "key type count sha256" for arrays (the sha256 of
+# their bytes). SELECT is a jq condition on a {key, value} entry (default:
+# every key). A manifest is gguf_manifest.py's JSON.
+gguf_meta() {
+    jq -r --slurpfile h <("$INSPECT" --hash --json "$1") \
+        "(\$h[0].arrays | map({(.key): .sha256}) | add // {}) as \$sha | .metadata | to_entries[] | select(${2:-true}) |
+         \"\(.key) \(.value.type) \(if (.value.type | startswith(\"arr\")) then \"\(.value.count) \(\$sha[.key])\" else (.value.value | tojson) end)\"" \
+        <("$INSPECT" --json "$1") | sort
+}
+manifest_meta() {
+    jq -r ".metadata | to_entries[] | select(${2:-true}) |
+           \"\(.key) \(.value.type) \(if .value.sha256 then \"\(.value.count) \(.value.sha256)\" else (.value.value | tojson) end)\"" "$1" | sort
+}

@@ -152,14 +152,10 @@ fi
 # tests/data/tok/README.md). No python: the entries are split in bash.
 D=$ROOT/tests/data/tok
 MKTOK=$BIN/tests/tools/mktokjson
-# tok_keys GGUF / json_keys MANIFEST: the tokenizer.* keys as
-# "key type value" or "key type count sha256" lines
-tok_keys() {
-    jq -r --slurpfile h <("$INSPECT" --hash --json "$1") '($h[0].arrays | map({(.key): .sha256}) | add) as $sha | .metadata | to_entries[] | select(.key | startswith("tokenizer.")) | "\(.key) \(.value.type) \(if (.value.type | startswith("arr")) then "\(.value.count) \($sha[.key])" else (.value.value | tojson) end)"' <("$INSPECT" --json "$1") | sort
-}
-json_keys() {
-    jq -r '.metadata | to_entries[] | "\(.key) \(.value.type) \(if .value.sha256 then "\(.value.count) \(.value.sha256)" else (.value.value | tojson) end)"' "$1" | sort
-}
+# tok_keys GGUF / json_keys MANIFEST: the tokenizer.* keys (lib.sh's
+# gguf_meta/manifest_meta lines)
+tok_keys() { gguf_meta "$1" '.key | startswith("tokenizer.")'; }
+json_keys() { manifest_meta "$1"; }
 # tok_vectors GGUF OUT [--special]: every entry of vectors.inp gives its OUT line.
 tok_vectors() {
     local gguf=$1 out=$2 flag=${3:-} sep=$'\n__ggml_vocab_test__\n' data entry want got i=0 bad=0

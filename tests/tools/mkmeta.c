@@ -24,13 +24,11 @@
 #include <sys/stat.h>
 
 #include <ggufkit/quants.h>
+
+#define TOOL_NAME "mkmeta"
+#include "tool_util.h"
 #include "torch.h"
 
-static void die(const char *what)
-{
-    fprintf(stderr, "mkmeta: %s\n", what);
-    exit(1);
-}
 
 /* --- growing byte buffer --------------------------------------------------- */
 

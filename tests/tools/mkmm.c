@@ -55,6 +55,9 @@
 
 #include <ggufkit/quants.h>
 
+#define TOOL_NAME "mkmm"
+#include "tool_util.h"
+
 #include "json.h"
 
 #define MAX_DIMS 5
@@ -73,25 +76,8 @@ typedef struct tensor {
 static tensor *T;
 static size_t  n_t, cap_t;
 
-static void die(const char *what)
-{
-    fprintf(stderr, "mkmm: %s\n", what);
-    exit(1);
-}
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die("out of memory");
-    return p;
-}
 
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xmalloc(n), s, n);
-}
 
 static tensor *push(const char *name)
 {
@@ -294,20 +280,6 @@ static void split_text(int64_t layers)
 
 /* ---- JSON out ------------------------------------------------------------- */
 
-static void put_str(FILE *fp, const char *s, size_t n)
-{
-    fputc('"', fp);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
-    }
-    fputc('"', fp);
-}
 
 static void indent(FILE *fp, int depth)
 {
@@ -323,7 +295,7 @@ static void put_value(FILE *fp, const json_value *v, int depth, const char *cons
     case JSON_NULL: fputs("null", fp); break;
     case JSON_BOOL: fputs(v->b ? "true" : "false", fp); break;
     case JSON_NUMBER: fwrite(v->str, 1, v->len, fp); break;
-    case JSON_STRING: put_str(fp, v->str, v->len); break;
+    case JSON_STRING: json_put_str(fp, v->str, v->len); break;
     case JSON_ARRAY:
         fputc('[', fp);
         for (size_t i = 0; i < v->n; i++) {
@@ -344,7 +316,7 @@ static void put_value(FILE *fp, const json_value *v, int depth, const char *cons
             fputs(first ? "" : ",", fp);
             first = false;
             indent(fp, depth + 1);
-            put_str(fp, v->keys[i], strlen(v->keys[i]));
+            json_put_str(fp, v->keys[i], strlen(v->keys[i]));
             fputs(": ", fp);
             put_value(fp, v->items[i], depth + 1, NULL);
         }

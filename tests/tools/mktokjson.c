@@ -24,6 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TOOL_NAME "mktokjson"
+#include "tool_util.h"
+
 /* The training text. Every line is one paragraph; characters that occur
  * only once never become tokens of their own (gemma4: byte fallback). */
 static const char *const corpus[] = {
@@ -56,15 +59,6 @@ typedef struct tok {
 static tok   *toks;
 static size_t n_toks, cap_toks;
 
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n);
-    if (!p) {
-        fprintf(stderr, "mktokjson: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
 
 static int find_tok(const char *s, size_t n)
 {
@@ -270,24 +264,6 @@ static void train(size_t n, size_t max_len)
 
 /* ---- JSON output ------------------------------------------------------------------ */
 
-static void json_str(FILE *f, const char *s, size_t n)
-{
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c == '\t')
-            fputs("\\t", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 typedef struct special {
     const char *text;
@@ -300,7 +276,7 @@ static void write_added(FILE *f, const special *sp, size_t n, int first_id, bool
     for (size_t i = 0; i < n; i++) {
         int id = first_in_vocab ? find_tok(sp[i].text, strlen(sp[i].text)) : first_id + (int)i;
         fprintf(f, "    {\"id\": %d, \"content\": ", id);
-        json_str(f, sp[i].text, strlen(sp[i].text));
+        json_put_str(f, sp[i].text, strlen(sp[i].text));
         fprintf(f, ", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, "
                    "\"normalized\": false, \"special\": %s}%s\n",
                 sp[i].special ? "true" : "false", i + 1 < n ? "," : "");
@@ -313,7 +289,7 @@ static void write_vocab(FILE *f, bool pairs)
     fputs("    \"vocab\": {\n", f);
     for (size_t i = 0; i < n_toks; i++) {
         fputs("      ", f);
-        json_str(f, toks[i].s, toks[i].n);
+        json_put_str(f, toks[i].s, toks[i].n);
         fprintf(f, ": %zu%s\n", i, i + 1 < n_toks ? "," : "");
     }
     fputs("    },\n    \"merges\": [\n", f);
@@ -322,16 +298,16 @@ static void write_vocab(FILE *f, bool pairs)
         fputs("      ", f);
         if (pairs) {
             fputc('[', f);
-            json_str(f, a->s, a->n);
+            json_put_str(f, a->s, a->n);
             fputs(", ", f);
-            json_str(f, b->s, b->n);
+            json_put_str(f, b->s, b->n);
             fputc(']', f);
         } else {
             char buf[512];
             memcpy(buf, a->s, a->n);
             buf[a->n] = ' ';
             memcpy(buf + a->n + 1, b->s, b->n);
-            json_str(f, buf, a->n + b->n + 1);
+            json_put_str(f, buf, a->n + b->n + 1);
         }
         fprintf(f, "%s\n", m + 1 < n_merges ? "," : "");
     }
@@ -396,7 +372,7 @@ static void make_qwen35(const char *dir)
     fputs("  \"normalizer\": {\"type\": \"NFC\"},\n", f);
     fputs("  \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [\n"
           "    {\"type\": \"Split\", \"pattern\": {\"Regex\": ", f);
-    json_str(f, qwen35_regex, strlen(qwen35_regex));
+    json_put_str(f, qwen35_regex, strlen(qwen35_regex));
     fputs("}, \"behavior\": \"Isolated\", \"invert\": false},\n"
           "    {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, "
           "\"use_regex\": false}\n  ]},\n", f);

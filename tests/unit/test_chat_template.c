@@ -142,12 +142,48 @@ START_TEST(test_from_folder)
 }
 END_TEST
 
+/* additional_chat_templates/NAME.jinja: the stem filtered as a Python string
+ * is (vocab.py reads the file name with surrogateescape): one '_' per UTF-8
+ * character, one per byte that starts none. */
+START_TEST(test_folder_names_non_ascii)
+{
+    char dir[512], sub[600];
+    snprintf(dir, sizeof dir, "%s/ctn-%d", test_tmpdir(), (int)getpid());
+    snprintf(sub, sizeof sub, "%s/additional_chat_templates", dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    put(dir, "chat_template.jinja", "D");
+    put(dir, "additional_chat_templates/caf\xc3\xa9.jinja", "C");            /* café */
+    put(dir, "additional_chat_templates/\xf0\x9f\x98\x80x.jinja", "E");    /* 😀x */
+    put(dir, "additional_chat_templates/a\xff\x80\xe6\x97" "b.jinja", "I"); /* bytes that start none */
+    gguf_error err;
+    chat_templates ct;
+    json_value *tc = parse("{\"bos_token\": \"<s>\"}");
+    ck_assert_int_eq(chat_templates_from_folder(&ct, dir, tc, &err), 0);
+    ck_assert_str_eq(ct.deflt, "D");
+    ck_assert_uint_eq(ct.n, 3);
+    /* by file name (bytes): a\xff..., caf\xc3\xa9, \xf0... */
+    ck_assert_str_eq(ct.names[0], "a____b");
+    ck_assert_str_eq(ct.texts[0], "I");
+    ck_assert_str_eq(ct.names[1], "caf_");
+    ck_assert_str_eq(ct.texts[1], "C");
+    ck_assert_str_eq(ct.names[2], "_x");
+    ck_assert_str_eq(ct.texts[2], "E");
+    chat_templates_free(&ct);
+    json_free(tc);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("chat_template");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_from_json);
     tcase_add_test(tc, test_from_folder);
+    tcase_add_test(tc, test_folder_names_non_ascii);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
