@@ -510,21 +510,28 @@ static void lora_add(float *y, const float *u, size_t n, float scale)
 /* The product by W and, for each of its LoRA pairs in turn, y += scale ·
  * (x A^T) B^T (build_lora_mm; an expert's slice takes its stack's pairs
  * sliced alike, as build_lora_mm_id). The importance hook sees the input
- * of W's own product only. */
+ * of every product, A's and B's too (as llama-imatrix collects them). */
 static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, float *y)
 {
     if (s->act_hook)
         s->act_hook(s->act_user, w, x, nb);
     product(s, w, x, nb, y);
     for (const run_lora *l = w->stack ? w->stack->lora : w->lora; l; l = l->next) {
-        run_matrix a = l->a, b = l->b;
+        const run_matrix *a = &l->a, *b = &l->b;
+        run_matrix ea, eb;
         if (w->stack) {
-            a = run_expert(&l->a, l->n_stack, w->expert);
-            b = run_expert(&l->b, l->n_stack, w->expert);
+            ea = run_expert(&l->a, l->n_stack, w->expert);
+            eb = run_expert(&l->b, l->n_stack, w->expert);
+            a = &ea;
+            b = &eb;
         }
-        product(s, &a, x, nb, s->lora_t);
-        product(s, &b, s->lora_t, nb, s->lora_u);
-        lora_add(y, s->lora_u, (size_t)nb * (size_t)b.rows, l->scale);
+        if (s->act_hook)
+            s->act_hook(s->act_user, a, x, nb);
+        product(s, a, x, nb, s->lora_t);
+        if (s->act_hook)
+            s->act_hook(s->act_user, b, s->lora_t, nb);
+        product(s, b, s->lora_t, nb, s->lora_u);
+        lora_add(y, s->lora_u, (size_t)nb * (size_t)b->rows, l->scale);
     }
 }
 
