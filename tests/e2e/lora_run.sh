@@ -23,18 +23,6 @@ TEXT=$FIX/corpora/botchan.txt
 W=$TMP/lora-run
 mkdir -p "$W"
 
-# refused NAME PREFIX CMD...: CMD exits 1 with "gguf-run: error: PREFIX..."
-refused() {
-    local name=$1 prefix=$2 out rc
-    shift 2
-    out=$("$@" 2>&1 >/dev/null); rc=$?
-    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $prefix"* ]]; then
-        pass "$name"
-    else
-        fail "$name" "exit $rc: $out"
-    fi
-}
-
 # --- the command line, on a synthetic model (no adapter needed) -------------------
 
 GOOD=$W/good.gguf
