@@ -222,20 +222,39 @@ int run_lora_attach(run_lora_set *set, run_model *m, const gguf_file *mf, const 
     memset(set, 0, sizeof *set);
     if (n <= 0)
         return 0;
+    gguf_file **files = calloc((size_t)n, sizeof *files);
+    if (!files)
+        return gguf_error_set(err, "out of memory");
+    for (int i = 0; i < n; i++)
+        if (!(files[i] = gguf_open(paths[i], GGUF_OPEN_NO_SPLIT, err))) {
+            gguf_error_prefix(err, "%s: ", paths[i]);
+            while (i--)
+                gguf_close(files[i]);
+            free(files);
+            return -1;
+        }
+    return run_lora_attach_files(set, m, mf, files, paths, scales, n, err);
+}
+
+int run_lora_attach_files(run_lora_set *set, run_model *m, const gguf_file *mf, gguf_file **files,
+                          const char *const *names, const float *scales, int n, gguf_error *err)
+{
+    memset(set, 0, sizeof *set);
+    if (n <= 0) {
+        free(files);
+        return 0;
+    }
+    set->files = files;
+    set->n_files = n;
     long total = 0, *count = calloc((size_t)n, sizeof *count);
-    set->files = calloc((size_t)n, sizeof *set->files);
-    if (!count || !set->files) {
-        free(count);
-        free(set->files);
-        set->files = NULL;
+    if (!count) {
+        run_lora_free(set, NULL);
         return gguf_error_set(err, "out of memory");
     }
-    set->n_files = n;
     // every adapter checked before the model is touched
     for (int i = 0; i < n; i++) {
-        if (!(set->files[i] = gguf_open(paths[i], GGUF_OPEN_NO_SPLIT, err)) ||
-            (count[i] = scan(set->files[i], m, mf, scales[i], NULL, NULL, NULL, err)) < 0) {
-            gguf_error_prefix(err, "%s: ", paths[i]);
+        if ((count[i] = scan(files[i], m, mf, scales[i], NULL, NULL, NULL, err)) < 0) {
+            gguf_error_prefix(err, "%s: ", names[i]);
             free(count);
             run_lora_free(set, NULL);
             return -1;

@@ -43,6 +43,12 @@ typedef struct run_lora_set {
 int run_lora_attach(run_lora_set *set, run_model *m, const gguf_file *mf, const char *const *paths,
                     const float *scales, int n, gguf_error *err);
 
+/* run_lora_attach on adapters already open: files[0..n) (a malloc'd array,
+ * owned by set from here on, also on failure), names[i] the name messages
+ * give files[i]. */
+int run_lora_attach_files(run_lora_set *set, run_model *m, const gguf_file *mf, gguf_file **files,
+                          const char *const *names, const float *scales, int n, gguf_error *err);
+
 /* Takes the adapters off m (its matrices' pairs) and frees them. */
 void run_lora_free(run_lora_set *set, run_model *m);
 
