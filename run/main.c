@@ -187,11 +187,10 @@ static const opt option_rows[] = {
       .help = "with --imatrix: gguf (default, llama-imatrix's format\n"
               "now) or dat (the legacy one)" },
     { OPT_CALL, "--lora", .arg = "FILE", .call = opt_lora,
-      .help = "apply a LoRA adapter (gguf-convert ADAPTER_DIR --base ...)\n"
-              "at scale 1; repeatable" },
+      .help = "apply a LoRA adapter GGUF at scale 1; repeatable" },
     { OPT_CALL, "--lora-scaled", .arg = "FILE S", .call = opt_lora,
-      .help = "apply a LoRA adapter at scale S (-10000..10000;\n"
-              "0: checked, not applied); repeatable" },
+      .help = "the same at scale S (-10000..10000; 0: checked,\n"
+              "not applied); repeatable" },
     { OPT_CALL, "--dump-logits", .arg = "FILE N", .call = opt_dump_logits },
     { OPT_HELP, "--help", "-h", .help = "this text" },
     { OPT_VERSION, .name = "--version" },
