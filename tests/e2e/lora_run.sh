@@ -8,7 +8,9 @@
 # ids of three prompts equal llama.cpp's (upstream-next/greedy/*-lora.pN.json,
 # tests/data/lora-run/qwen3moe-lora.pN.json), also with the prompt run
 # token by token; the first 4 steps' logits with the f32, f16 and q8_0
-# adapters are llama.cpp's bit for bit (tests/data/lora-run/logits.json).
+# adapters are llama.cpp's bit for bit (tests/data/lora-run/logits.json),
+# and so are those of mklora's adapters on qwen2, gemma2, gemma3, mixtral
+# and gpt-oss.
 # Every mode takes the adapters (perplexity, KL divergence, --verify,
 # --imatrix), scale 0 gives the model's own numbers, and bad adapters or
 # scales are refused with exit 1 naming the file.
@@ -50,8 +52,8 @@ fi
 FAMILIES="qwen3:$NEXT/adapters/qwen3-lora:qwen3-rand:$NEXT/greedy
 llama:$NEXT/adapters/llama-lora:llama3rope-rand:$NEXT/greedy
 qwen3moe:mklora:qwen3moe-rand:$DATA"
-N_FAMILY=7 N_MODES=8
-N=$((3 * N_FAMILY + N_MODES))
+N_FAMILY=7 N_MODES=8 N_MORE=5
+N=$((3 * N_FAMILY + N_MODES + N_MORE))
 
 if ! "$CONVERT" --help 2>/dev/null | grep -q -- '--base'; then
     # the adapter conversion (issue 30) is not in this gguf-convert yet
@@ -101,6 +103,20 @@ elif need_fixture upstream-next/adapters "LoRA adapters against llama.cpp" $N; t
             else fail "LoRA $fam $t logits" "sha256 $got $(tail -1 "$W/err")"; fi
         done
     done
+
+    # five more families with mklora's adapters: the 4 steps' logits
+    while read -r e; do
+        base=$(jq -r .base <<<"$e") m=$W/$(jq -r .base <<<"$e")-f32.gguf a=$W/$base-mk
+        read -r -a targets <<<"$(jq -r '.adapter | sub("^mklora [^ ]+ ?"; "")' <<<"$e")"
+        if "$MKLORA" "$FIX/models/$base" "$a" "${targets[@]}" >"$W/err" 2>&1 &&
+           "$CONVERT" -q "$FIX/models/$base" --outtype f32 -o "$m" >"$W/err" 2>&1 &&
+           "$CONVERT" -q "$a" --base "$FIX/models/$base" --outtype f32 -o "$a.gguf" >"$W/err" 2>&1 &&
+           "$RUN" -m "$m" --lora "$a.gguf" --prompt-ids "$(jq -r '.prompt_ids | join(",")' <<<"$e")" \
+               -n 4 --ids --dump-logits "$W/logits.f32" 4 >/dev/null 2>"$W/err" &&
+           [ "$(sha256sum <"$W/logits.f32" | cut -c1-64)" = "$(jq -r .sha256 <<<"$e")" ]; then
+            pass "LoRA $base (mklora${targets[*]:+ ${targets[*]}}): 4 steps' logits bit for bit as llama.cpp e21cdc11"
+        else fail "LoRA $base logits" "$(tail -1 "$W/err")"; fi
+    done < <(jq -c '.entries[] | select(.adapter | startswith("mklora "))' "$DATA/logits.json")
 
     # the modes, on qwen3 with its adapter
     m=$W/qwen3-rand-f32.gguf a=$W/qwen3-lora-f32.gguf
