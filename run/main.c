@@ -677,7 +677,9 @@ static int attach_lora(runner *r, const char **what, gguf_error *err)
                                   "[-%g, %g]", o->lora_scale[i], RUN_LORA_MAX_SCALE,
                                   RUN_LORA_MAX_SCALE);
         }
-        scales[i] = (float)v;
+        /* to float from the decimal directly, as llama.cpp's std::stof (not
+         * through a double: two roundings could differ in the last bit) */
+        scales[i] = o->lora_scale[i] ? strtof(o->lora_scale[i], NULL) : 1.0f;
     }
     int rc = run_lora_attach(&r->lora, &r->model, r->file, o->lora, scales, o->n_lora, err);
     free(scales);
