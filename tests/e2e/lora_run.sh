@@ -52,7 +52,7 @@ fi
 FAMILIES="qwen3:$NEXT/adapters/qwen3-lora:qwen3-rand:$NEXT/greedy
 llama:$NEXT/adapters/llama-lora:llama3rope-rand:$NEXT/greedy
 qwen3moe:mklora:qwen3moe-rand:$DATA"
-N_FAMILY=7 N_MODES=8 N_MORE=5
+N_FAMILY=7 N_MODES=9 N_MORE=5
 N=$((3 * N_FAMILY + N_MODES + N_MORE))
 
 if ! "$CONVERT" --help 2>/dev/null | grep -q -- '--base'; then
@@ -147,6 +147,14 @@ elif need_fixture upstream-next/adapters "LoRA adapters against llama.cpp" $N; t
        [ "$("$INSPECT" --json "$W/lora.imatrix.gguf" | jq '[.tensors[].name | select(test("lora_[ab][.]"))] | length')" = 56 ]; then
         pass "--imatrix with an adapter: its 14 pairs' lora_a and lora_b entries too"
     else fail "--imatrix with an adapter" "$(cat "$W/out") $(tail -1 "$W/err")"; fi
+    # two adapters: added to each product in llama.cpp's order, bit for bit
+    e=$(jq -c '.entries[] | select(.outtype == "f32+q8_0")' "$DATA/logits.json")
+    "$RUN" -m "$m" --lora-scaled "$a" 0.7 --lora-scaled "$W/qwen3-lora-q8_0.gguf" 0.4 \
+        --prompt-ids "$(jq -r '.prompt_ids | join(",")' <<<"$e")" -n 4 --ids \
+        --dump-logits "$W/logits.f32" 4 >/dev/null 2>"$W/err"
+    [ "$(sha256sum <"$W/logits.f32" | cut -c1-64)" = "$(jq -r .sha256 <<<"$e")" ] &&
+        pass "two adapters (f32 at 0.7, q8_0 at 0.4): 4 steps' logits bit for bit as llama.cpp e21cdc11" ||
+        fail "two adapters" "$(tail -1 "$W/err")"
     refused "--lora: an adapter of another architecture is refused naming it" \
         "$W/llama-lora-f32.gguf: an adapter for \"llama\", the model is qwen3" \
         "$RUN" -m "$m" --lora "$W/llama-lora-f32.gguf" --prompt-ids 1 -n 1
