@@ -507,6 +507,30 @@ static void lora_add(float *y, const float *u, size_t n, float scale)
     }
 }
 
+/* u (nb, rows) = t (nb, rank) B^T for an f32 B of rank < 64 in ggml's
+ * one-row order (kern_batch_order false): there each output is
+ * ggml_vec_dot_f32's leftover loop alone, its rank products rounded and
+ * added one by one to a float sum that starts at +0. The same sums here,
+ * the outputs side by side over bt (B transposed, rank × rows) instead of
+ * a call per output: kern_matmul's bits. */
+static void lora_b_product(const float *bt, int64_t rows, int rank, const float *t, int nb,
+                           float *u)
+{
+    for (int b = 0; b < nb; b++) {
+        float *ub = u + (size_t)b * (size_t)rows;
+        const float *tb = t + (size_t)b * (size_t)rank;
+        for (int64_t r = 0; r < rows; r++)
+            ub[r] = 0.0f;
+        for (int k = 0; k < rank; k++) {
+            const float *bk = bt + (size_t)k * (size_t)rows, xk = tb[k];
+            for (int64_t r = 0; r < rows; r++) {
+                const float p = bk[r] * xk;
+                ub[r] = ub[r] + p;
+            }
+        }
+    }
+}
+
 /* The product by W and, for each of its LoRA pairs in turn, y += scale ·
  * (x A^T) B^T (build_lora_mm; an expert's slice takes its stack's pairs
  * sliced alike, as build_lora_mm_id). The importance hook sees the input
@@ -530,7 +554,10 @@ static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, fl
         product(s, a, x, nb, s->lora_t);
         if (s->act_hook)
             s->act_hook(s->act_user, b, s->lora_t, nb);
-        product(s, b, s->lora_t, nb, s->lora_u);
+        if (l->bt && !kern_batch_order(b->type, b->rows, b->cols, nb))
+            lora_b_product(l->bt, b->rows, l->rank, s->lora_t, nb, s->lora_u);
+        else
+            product(s, b, s->lora_t, nb, s->lora_u);
         lora_add(y, s->lora_u, (size_t)nb * (size_t)b->rows, l->scale);
     }
 }

@@ -189,6 +189,7 @@ static long scan(const gguf_file *f, run_model *m, const gguf_file *mf, float us
             return gguf_error_set(err, "tensor %s: the model has no %s (an adapter for another "
                                   "model?)", t->name, base);
         run_lora p;
+        memset(&p, 0, sizeof p);
         run_matrix *w;
         bool e;
         if (check_pair(&p, &w, &e, m, t, o, bt, user_scale, alpha, err))
@@ -201,6 +202,20 @@ static long scan(const gguf_file *f, run_model *m, const gguf_file *mf, float us
         n++;
     }
     return n;
+}
+
+/* B (rows, rank) of f32 transposed into an owned (rank, rows) array. */
+static float *transpose(const run_matrix *b)
+{
+    float *t = malloc((size_t)b->rows * (size_t)b->cols * sizeof *t);
+    if (!t)
+        return NULL;
+    for (int64_t r = 0; r < b->rows; r++) {
+        const float *row = (const float *)((const uint8_t *)b->data + (size_t)r * b->row_bytes);
+        for (int64_t k = 0; k < b->cols; k++)
+            t[(size_t)k * (size_t)b->rows + (size_t)r] = row[k];
+    }
+    return t;
 }
 
 static void note_sizes(run_model *m, const run_lora *p, bool embd)
@@ -290,6 +305,14 @@ int run_lora_attach_files(run_lora_set *set, run_model *m, const gguf_file *mf, 
                 continue;
             }
             note_sizes(m, q, embd[set->n_pairs]);
+            if (q->b.type == GGUF_DT_F32 && q->n_stack == 1 && q->rank < 64 &&
+                !(q->bt = transpose(&q->b))) {
+                free(count);
+                free(on);
+                free(embd);
+                run_lora_free(set, m);
+                return gguf_error_set(err, "out of memory");
+            }
         }
     }
     free(count);
@@ -318,6 +341,8 @@ void run_lora_free(run_lora_set *set, run_model *m)
 {
     if (m && m->layers)
         detach(m);
+    for (size_t i = 0; set->pairs && i < set->n_pairs; i++)
+        free(set->pairs[i].bt);
     for (int i = 0; i < set->n_files; i++)
         gguf_close(set->files[i]);
     free(set->files);

@@ -121,6 +121,9 @@ typedef struct run_lora {
     int        rank, n_stack;
     float      scale;    /* user scale × alpha / rank (alpha 0: the user scale) */
     const struct run_lora *next;
+    /* an f32 B of rank < 64 on a plain matrix: B transposed (rank, rows),
+     * owned by the adapter set, for forward.c's lora_b_product; else NULL */
+    float     *bt;
 } run_lora;
 
 typedef struct run_layer {

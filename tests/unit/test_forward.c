@@ -2562,6 +2562,57 @@ START_TEST(test_lora_scales)
 }
 END_TEST
 
+/* B's products side by side over B transposed (lora_b_product, f32 B of
+ * rank < 64) give kern_matmul's bits: the logits with them and with every
+ * pair's transposed copy taken away (the kernels then multiply by B) are
+ * the same, one batch and token by token; ranks 2, 3, 4 and 16 (16: the
+ * batch order in one batch, the kernels either way). */
+START_TEST(test_lora_b_side_by_side)
+{
+    static const lora_pair_spec pairs[] = {
+        { "blk.0.attn_q.weight", { 32, 4 }, { 4, 32 }, GGUF_DT_F32, false },
+        { "blk.0.attn_k.weight", { 32, 2 }, { 2, 16 }, GGUF_DT_F32, false },
+        { "blk.1.ffn_down.weight", { 64, 3 }, { 3, 32 }, GGUF_DT_F32, false },
+        { "blk.1.ffn_up.weight", { 32, 16 }, { 16, 64 }, GGUF_DT_F32, false },
+        { "output.weight", { 32, 2 }, { 2, 40 }, GGUF_DT_F32, false },
+    };
+    spec s = base_spec();
+    lcg = 77;
+    const char *mp = write_model(&s);
+    const lora_spec ls = { .alpha = 8.0f, .pairs = pairs, .n_pairs = 5 };
+    const char *ap = write_adapter(&ls, 0);
+    gguf_error err;
+    gguf_file *f = gguf_open(mp, 0, &err);
+    ck_assert_ptr_nonnull(f);
+    run_model m;
+    run_lora_set set;
+    const float sc = 1.25f;
+    ck_assert_int_eq(run_model_load(&m, f, &err), 0);
+    ck_assert_msg(run_lora_attach(&set, &m, f, &ap, &sc, 1, &err) == 0, "%s", err.msg);
+    float *kept[8] = { 0 };
+    int n_bt = 0;
+    for (int nb = 16; nb >= 1; nb -= 15) {
+        float *side = all_logits(&m, LORA_PROMPT, 7, nb);
+        for (size_t i = 0; i < set.n_pairs; i++) {
+            kept[i] = set.pairs[i].bt;
+            n_bt += kept[i] != NULL;
+            set.pairs[i].bt = NULL;
+        }
+        float *kern = all_logits(&m, LORA_PROMPT, 7, nb);
+        for (size_t i = 0; i < set.n_pairs; i++)
+            set.pairs[i].bt = kept[i];
+        ck_assert_msg(!memcmp(side, kern, 7 * 40 * sizeof *side),
+                      "batch %d: B side by side parts from the kernels", nb);
+        free(side);
+        free(kern);
+    }
+    ck_assert_int_eq(n_bt, 2 * 5); /* every pair had its copy (f32, rank < 64) */
+    run_lora_free(&set, &m);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
 static void no_b(lora_pair_spec *p) { p->no_b = true; }
 static void wide_a(lora_pair_spec *p) { p->a[0] = 33; }
 static void rank_mismatch(lora_pair_spec *p) { p->b[0] = 3; }
@@ -2696,6 +2747,7 @@ int main(void)
     tcase_add_test(tc, test_lora_merged);
     tcase_add_test(tc, test_lora_scales);
     tcase_add_test(tc, test_lora_rejects);
+    tcase_add_test(tc, test_lora_b_side_by_side);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
