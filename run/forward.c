@@ -571,7 +571,10 @@ static void embd_lora(run_state *s, const run_model *m, const int32_t *tokens, i
             gguf_dequantize_row(l->a.type, (const uint8_t *)l->a.data +
                                 (size_t)tokens[b] * l->a.row_bytes,
                                 s->lora_t + (size_t)b * l->rank, l->rank, NULL);
-        product(s, &l->b, s->lora_t, nb, s->lora_u);
+        if (l->bt && !kern_batch_order(l->b.type, l->b.rows, l->b.cols, nb))
+            lora_b_product(l->bt, l->b.rows, l->rank, s->lora_t, nb, s->lora_u);
+        else
+            product(s, &l->b, s->lora_t, nb, s->lora_u);
         lora_add(s->x, s->lora_u, (size_t)nb * (size_t)l->b.rows, l->scale);
     }
 }

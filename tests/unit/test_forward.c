@@ -2566,7 +2566,7 @@ END_TEST
  * rank < 64) give kern_matmul's bits: the logits with them and with every
  * pair's transposed copy taken away (the kernels then multiply by B) are
  * the same, one batch and token by token; ranks 2, 3, 4 and 16 (16: the
- * batch order in one batch, the kernels either way). */
+ * batch order in one batch, the kernels either way), the embedding's too. */
 START_TEST(test_lora_b_side_by_side)
 {
     static const lora_pair_spec pairs[] = {
@@ -2575,11 +2575,12 @@ START_TEST(test_lora_b_side_by_side)
         { "blk.1.ffn_down.weight", { 64, 3 }, { 3, 32 }, GGUF_DT_F32, false },
         { "blk.1.ffn_up.weight", { 32, 16 }, { 16, 64 }, GGUF_DT_F32, false },
         { "output.weight", { 32, 2 }, { 2, 40 }, GGUF_DT_F32, false },
+        { "token_embd.weight", { 4, 40 }, { 4, 32 }, GGUF_DT_F32, false },
     };
     spec s = base_spec();
     lcg = 77;
     const char *mp = write_model(&s);
-    const lora_spec ls = { .alpha = 8.0f, .pairs = pairs, .n_pairs = 5 };
+    const lora_spec ls = { .alpha = 8.0f, .pairs = pairs, .n_pairs = 6 };
     const char *ap = write_adapter(&ls, 0);
     gguf_error err;
     gguf_file *f = gguf_open(mp, 0, &err);
@@ -2606,7 +2607,7 @@ START_TEST(test_lora_b_side_by_side)
         free(side);
         free(kern);
     }
-    ck_assert_int_eq(n_bt, 2 * 5); /* every pair had its copy (f32, rank < 64) */
+    ck_assert_int_eq(n_bt, 2 * 6); /* every pair had its copy (f32, rank < 64) */
     run_lora_free(&set, &m);
     run_model_free(&m);
     gguf_close(f);
