@@ -365,6 +365,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->n_batch = n_batch;
     s->rope_freqs = run_rope_factors(m, n_ctx);
     s->xq_row = max_act_row(m);
+    s->xq_row = m->lora_act_row > s->xq_row ? m->lora_act_row : s->xq_row;
     const size_t cache = (size_t)s->n_cache_layers * (size_t)n_ctx * kv;
     s->x = malloc(nb * d * sizeof(float));
     s->xb = malloc(nb * d * sizeof(float));
@@ -403,6 +404,11 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
         (gelu && !s->gelu16) ||
         !s->rope_cs || (ne && (!s->moe_probs || !s->moe_w || !s->moe_sel || !s->moe_slot ||
                                !s->moe_x || !s->moe_y))) {
+        run_state_free(s);
+        return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
+    }
+    if (m->lora_rank && (!(s->lora_t = malloc(nb * (size_t)m->lora_rank * sizeof(float))) ||
+                         !(s->lora_u = malloc(nb * (size_t)m->lora_rows * sizeof(float))))) {
         run_state_free(s);
         return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
     }
@@ -452,6 +458,8 @@ void run_state_free(run_state *s)
     free(s->pl);
     free(s->pl_row);
     free(s->pl_h);
+    free(s->lora_t);
+    free(s->lora_u);
     memset(s, 0, sizeof *s);
 }
 
@@ -476,12 +484,10 @@ static void act_unit(void *ctx, int64_t b, int thread)
 }
 
 /* y (nb, W.rows) = x (nb, W.cols) @ W^T; x is first converted to W's dot type. */
-static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, float *y)
+static void product(run_state *s, const run_matrix *w, const float *x, int nb, float *y)
 {
     const size_t rs = kern_act_row_size(w->type, w->cols);
     uint8_t *xq = s->xq;
-    if (s->act_hook)
-        s->act_hook(s->act_user, w, x, nb);
     act_job aj = { w->type, w->cols, x, xq, rs };
     pool_for(nb, act_unit, &aj);
     if (w->packed)
@@ -490,6 +496,87 @@ static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, fl
         kern_matmul_rows(w->type, w->data, w->row_bytes, w->rows, w->cols, xq, nb, y);
     else
         kern_matmul(w->type, w->data, w->row_bytes, w->rows, w->cols, xq, nb, y);
+}
+
+/* y (nb, n) += u · scale, as ggml_scale then ggml_add: two roundings. */
+static void lora_add(float *y, const float *u, size_t n, float scale)
+{
+    for (size_t i = 0; i < n; i++) {
+        const float d = u[i] * scale;
+        y[i] = y[i] + d;
+    }
+}
+
+/* u (nb, rows) = t (nb, rank) B^T for an f32 B of rank < 64 in ggml's
+ * one-row order (kern_batch_order false): there each output is
+ * ggml_vec_dot_f32's leftover loop alone, its rank products rounded and
+ * added one by one to a float sum that starts at +0. The same sums here,
+ * the outputs side by side over bt (B transposed, rank × rows) instead of
+ * a call per output: kern_matmul's bits. */
+static void lora_b_product(const float *bt, int64_t rows, int rank, const float *t, int nb,
+                           float *u)
+{
+    for (int b = 0; b < nb; b++) {
+        float *ub = u + (size_t)b * (size_t)rows;
+        const float *tb = t + (size_t)b * (size_t)rank;
+        for (int64_t r = 0; r < rows; r++)
+            ub[r] = 0.0f;
+        for (int k = 0; k < rank; k++) {
+            const float *bk = bt + (size_t)k * (size_t)rows, xk = tb[k];
+            for (int64_t r = 0; r < rows; r++) {
+                const float p = bk[r] * xk;
+                ub[r] = ub[r] + p;
+            }
+        }
+    }
+}
+
+/* The product by W and, for each of its LoRA pairs in turn, y += scale ·
+ * (x A^T) B^T (build_lora_mm; an expert's slice takes its stack's pairs
+ * sliced alike, as build_lora_mm_id). The importance hook sees the input
+ * of every product, A's and B's too (as llama-imatrix collects them). */
+static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, float *y)
+{
+    if (s->act_hook)
+        s->act_hook(s->act_user, w, x, nb);
+    product(s, w, x, nb, y);
+    for (const run_lora *l = w->stack ? w->stack->lora : w->lora; l; l = l->next) {
+        const run_matrix *a = &l->a, *b = &l->b;
+        run_matrix ea, eb;
+        if (w->stack) {
+            ea = run_expert(&l->a, l->n_stack, w->expert);
+            eb = run_expert(&l->b, l->n_stack, w->expert);
+            a = &ea;
+            b = &eb;
+        }
+        if (s->act_hook)
+            s->act_hook(s->act_user, a, x, nb);
+        product(s, a, x, nb, s->lora_t);
+        if (s->act_hook)
+            s->act_hook(s->act_user, b, s->lora_t, nb);
+        if (l->bt && !kern_batch_order(b->type, b->rows, b->cols, nb))
+            lora_b_product(l->bt, b->rows, l->rank, s->lora_t, nb, s->lora_u);
+        else
+            product(s, b, s->lora_t, nb, s->lora_u);
+        lora_add(y, s->lora_u, (size_t)nb * (size_t)b->rows, l->scale);
+    }
+}
+
+/* The token embedding's LoRA pairs added to the nb rows of x (build_inp_embd):
+ * each token's row of A, times B, times scale. */
+static void embd_lora(run_state *s, const run_model *m, const int32_t *tokens, int nb)
+{
+    for (const run_lora *l = m->lora_embd; l; l = l->next) {
+        for (int b = 0; b < nb; b++)
+            gguf_dequantize_row(l->a.type, (const uint8_t *)l->a.data +
+                                (size_t)tokens[b] * l->a.row_bytes,
+                                s->lora_t + (size_t)b * l->rank, l->rank, NULL);
+        if (l->bt && !kern_batch_order(l->b.type, l->b.rows, l->b.cols, nb))
+            lora_b_product(l->bt, l->b.rows, l->rank, s->lora_t, nb, s->lora_u);
+        else
+            product(s, &l->b, s->lora_t, nb, s->lora_u);
+        lora_add(s->x, s->lora_u, (size_t)nb * (size_t)l->b.rows, l->scale);
+    }
 }
 
 /* y (nb, n) += bias (n,) on every row. */
@@ -1419,6 +1506,7 @@ static void forward_batch(run_state *s, const run_model *m, const int32_t *token
                              (size_t)tokens[b] * m->tok_embd.row_bytes;
         gguf_dequantize_row(m->tok_embd.type, row, s->x + (size_t)b * d, d, NULL);
     }
+    embd_lora(s, m, tokens, nb);
     // gemma: x *= sqrt(n_embd)
     if (m->hp.embd_scale != 0)
         for (size_t i = 0; i < (size_t)nb * d; i++)

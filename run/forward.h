@@ -83,6 +83,9 @@ typedef struct run_state {
      * its blocks (those with their own K/V: the largest kv_slot + 1) */
     size_t kv_dim;
     int    n_cache_layers;
+    /* LoRA (run/lora.h; NULL without): a batch's A products (n_batch,
+     * the largest rank) and B products (n_batch, the most rows) */
+    float *lora_t, *lora_u;
 } run_state;
 
 /* Allocates the buffers (KV cache of n_ctx positions, batches of up to

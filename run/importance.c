@@ -35,7 +35,14 @@ int run_importance_init(run_importance *im, const run_model *m, bool with_output
      * up, down) */
     const size_t n_rows = gguf_arch_n_tensors(m->row);
     memset(im, 0, sizeof *im);
-    im->e = calloc((size_t)m->hp.n_layer * n_rows + 1, sizeof *im->e);
+    size_t n_lora = 0; /* LoRA pairs on the blocks' matrices: two entries each */
+    for (int il = 0; il < m->hp.n_layer; il++)
+        for (int role = 0; role < GGUF_ROLE_COUNT; role++) {
+            const run_matrix *w = run_layer_matrix(&m->layers[il], role);
+            for (const run_lora *l = w ? w->lora : NULL; l; l = l->next)
+                n_lora += 2;
+        }
+    im->e = calloc((size_t)m->hp.n_layer * n_rows + n_lora + 1, sizeof *im->e);
     if (!im->e)
         return gguf_error_set(err, "out of memory");
     for (int il = 0; il < m->hp.n_layer; il++) {
@@ -48,8 +55,26 @@ int run_importance_init(run_importance *im, const run_model *m, bool with_output
                 continue;
             char name[64];
             snprintf(name, sizeof name, gguf_arch_tensor_name(t), il);
-            if (add_entry(im, w, name, gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1 ? m->hp.n_expert : 1))
+            const int n_mat = gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1 ? m->hp.n_expert : 1;
+            if (add_entry(im, w, name, n_mat))
                 goto oom;
+            /* an adapter's A and B: NAME.lora_a, NAME.lora_b (llama-imatrix
+             * collects every blk.* product; two adapters on one matrix
+             * would give two entries of one name, which it adds up) */
+            for (const run_lora *lp = w->lora; lp; lp = lp->next) {
+                char ln[80];
+                if (lp->next) {
+                    run_importance_free(im);
+                    return gguf_error_set(err, "--imatrix with two LoRA adapters on %s: their "
+                                          "entries would share one name", name);
+                }
+                snprintf(ln, sizeof ln, "%s.lora_a", name);
+                if (add_entry(im, &lp->a, ln, n_mat))
+                    goto oom;
+                snprintf(ln, sizeof ln, "%s.lora_b", name);
+                if (add_entry(im, &lp->b, ln, n_mat))
+                    goto oom;
+            }
         }
     }
     // a tied head is token_embd.weight, which llama-imatrix never collects

@@ -7,6 +7,7 @@
  *   gguf-run -m MODEL.gguf --kl-divergence --kl-divergence-base OUT
  *   gguf-run -m MODEL.gguf --imatrix OUT -f TEXT [--ctx-size N] [--chunks N] [--process-output]
  *   gguf-run -m MODEL.gguf --verify REF.gguf -f TEXT [--max-kld X] [--min-top1 P] [--max-ppl-ratio R]
+ *   any of them with --lora ADAPTER.gguf / --lora-scaled ADAPTER.gguf S (repeatable)
  *
  * Opens the model, tokenizes the prompt, runs it as one batch, then decodes
  * one token at a time until -n tokens, an end-of-generation token or the end
@@ -28,6 +29,7 @@
 #include "forward.h"
 #include <ggufkit/gguf.h>
 #include "importance.h"
+#include "lora.h"
 #include "model.h"
 #include "opts.h"
 #include <ggufkit/arch.h>
@@ -52,6 +54,10 @@ typedef struct options {
     uint64_t seed;
     bool  ids, kld, process_output, no_repack;
     int   imatrix_dat;                   /* --output-format dat (1): the legacy file */
+    /* --lora FILE, --lora-scaled FILE S in their order: the files and the
+     * scales as given (NULL: 1), checked when the model is loaded */
+    const char **lora, **lora_scale;
+    int   n_lora;
 } options;
 
 /* ---------------------------------------------------------------------------
@@ -93,6 +99,27 @@ static int opt_dump_logits(opts_call *c)
         return OPTS_BAD_VALUE; /* named by FILE, as it always was */
     o->dump_steps = (int)n;
     c->took = 1;
+    return OPTS_OK;
+}
+
+/* --lora FILE and --lora-scaled FILE S: one more adapter. */
+static int opt_lora(opts_call *c)
+{
+    options *o = c->user;
+    const bool scaled = !strcmp(c->row->name, "--lora-scaled");
+    if (scaled && c->n_rest < 1)
+        return cli_usage_error(TOOL, "--lora-scaled needs FILE SCALE");
+    const char **f = realloc(o->lora, (size_t)(o->n_lora + 1) * sizeof *f);
+    if (f)
+        o->lora = f;
+    const char **v = f ? realloc(o->lora_scale, (size_t)(o->n_lora + 1) * sizeof *v) : NULL;
+    if (v)
+        o->lora_scale = v;
+    if (!f || !v)
+        return cli_usage_error(TOOL, "out of memory");
+    o->lora[o->n_lora] = c->value;
+    o->lora_scale[o->n_lora++] = scaled ? c->rest[0] : NULL;
+    c->took = scaled;
     return OPTS_OK;
 }
 
@@ -159,6 +186,11 @@ static const opt option_rows[] = {
       .what = "neither gguf nor dat",
       .help = "with --imatrix: gguf (default, llama-imatrix's format\n"
               "now) or dat (the legacy one)" },
+    { OPT_CALL, "--lora", .arg = "FILE", .call = opt_lora,
+      .help = "apply a LoRA adapter GGUF at scale 1; repeatable" },
+    { OPT_CALL, "--lora-scaled", .arg = "FILE S", .call = opt_lora,
+      .help = "the same at scale S (-10000..10000; 0: checked,\n"
+              "not applied); repeatable" },
     { OPT_CALL, "--dump-logits", .arg = "FILE N", .call = opt_dump_logits },
     { OPT_HELP, "--help", "-h", .help = "this text" },
     { OPT_VERSION, .name = "--version" },
@@ -289,6 +321,7 @@ typedef struct runner {
     gguf_vocab    *vocab;
     run_model      model;
     run_state      state;
+    run_lora_set   lora;
     float         *logits;
     bool           failed; /* --verify: past a limit (exit 1, no error message) */
 } runner;
@@ -601,22 +634,60 @@ static int check_outputs(runner *r, const char **what, gguf_error *err)
 {
     const options *o = r->o;
     const char *outs[] = { o->imatrix, o->kld ? NULL : o->kld_base, o->dump_logits };
-    const char *ins[64];
+    const size_t cap = 4 + gguf_n_shards(r->file) + (size_t)o->n_lora;
+    const char **ins = malloc(cap * sizeof *ins);
     size_t n = 0;
+    if (!ins)
+        return gguf_error_set(err, "out of memory");
     ins[n++] = o->perplexity, ins[n++] = o->text, ins[n++] = o->verify;
     ins[n++] = o->kld ? o->kld_base : NULL;
-    for (uint32_t s = 0; s < gguf_n_shards(r->file) && n < sizeof ins / sizeof *ins; s++)
+    for (uint32_t s = 0; s < gguf_n_shards(r->file); s++)
         ins[n++] = gguf_shard_path(r->file, s);
+    for (int i = 0; i < o->n_lora; i++)
+        ins[n++] = o->lora[i];
+    int rc = 0;
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
         gguf_outfile probe;
         if (!outs[i])
             continue;
         *what = outs[i];
-        if (outpath_check(outs[i], ins, n, err) || gguf_outfile_open(&probe, outs[i], err))
-            return -1;
+        if (outpath_check(outs[i], ins, n, err) || gguf_outfile_open(&probe, outs[i], err)) {
+            rc = -1;
+            break;
+        }
         gguf_outfile_discard(&probe);
     }
-    return 0;
+    free(ins);
+    return rc;
+}
+
+/* The adapters of --lora and --lora-scaled, checked against the model and
+ * applied to it; a bad scale or adapter is named by its file. */
+static int attach_lora(runner *r, const char **what, gguf_error *err)
+{
+    const options *o = r->o;
+    if (!o->n_lora)
+        return 0;
+    float *scales = malloc((size_t)o->n_lora * sizeof *scales);
+    if (!scales)
+        return gguf_error_set(err, "out of memory");
+    for (int i = 0; i < o->n_lora; i++) {
+        double v = 1.0;
+        if (o->lora_scale[i] &&
+            !cli_parse_double(o->lora_scale[i], -RUN_LORA_MAX_SCALE, RUN_LORA_MAX_SCALE, &v)) {
+            *what = o->lora[i];
+            free(scales);
+            return gguf_error_set(err, "--lora-scaled: the scale '%s' is not a number in "
+                                  "[-%g, %g]", o->lora_scale[i], RUN_LORA_MAX_SCALE,
+                                  RUN_LORA_MAX_SCALE);
+        }
+        /* to float from the decimal directly, as llama.cpp's std::stof (not
+         * through a double: two roundings could differ in the last bit) */
+        scales[i] = o->lora_scale[i] ? strtof(o->lora_scale[i], NULL) : 1.0f;
+    }
+    int rc = run_lora_attach(&r->lora, &r->model, r->file, o->lora, scales, o->n_lora, err);
+    free(scales);
+    return rc;
 }
 
 static int run(runner *r, const char **what, gguf_error *err)
@@ -634,7 +705,7 @@ static int run(runner *r, const char **what, gguf_error *err)
         gguf_n_tensors(r->file) == 0)
         return gguf_error_set(err, "vocab-only file (no weights): nothing to run");
     if (gguf_model_validate(r->file, err) || run_model_load(&r->model, r->file, err) ||
-        !(r->vocab = gguf_vocab_load(r->file, err)))
+        !(r->vocab = gguf_vocab_load(r->file, err)) || attach_lora(r, what, err))
         return -1;
     const run_hparams *hp = &r->model.hp;
     const bool eval = o->perplexity || o->kld;
@@ -681,9 +752,11 @@ static bool names_a_file(const char *msg, const options *o)
 {
     const char *files[] = { o->model, o->perplexity, o->text, o->verify, o->kld_base,
                             o->imatrix, o->dump_logits };
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        size_t k = files[i] ? strlen(files[i]) : 0;
-        if (k && !strncmp(msg, files[i], k) && msg[k] == ':')
+    const size_t n = sizeof files / sizeof *files;
+    for (size_t i = 0; i < n + (size_t)o->n_lora; i++) {
+        const char *f = i < n ? files[i] : o->lora[i - n];
+        size_t k = f ? strlen(f) : 0;
+        if (k && !strncmp(msg, f, k) && msg[k] == ':')
             return true;
     }
     return false;
@@ -694,8 +767,11 @@ int main(int argc, char **argv)
     cli_cleanup_on_signals();
     options o;
     int rc = parse_args(&o, argc, argv);
-    if (rc)
+    if (rc) {
+        free(o.lora);
+        free(o.lora_scale);
         return rc == 1 ? cli_close_stdout(TOOL, 0) : 2;
+    }
     run_model_set_repack(!o.no_repack);
     if (o.n_threads && pool_set_threads(o.n_threads))
         fprintf(stderr, TOOL ": warning: could not start %d threads; running on %d\n", o.n_threads,
@@ -712,7 +788,10 @@ int main(int argc, char **argv)
     free(r.logits);
     run_state_free(&r.state);
     gguf_vocab_free(r.vocab);
+    run_lora_free(&r.lora, &r.model);
     run_model_free(&r.model);
+    free(o.lora);
+    free(o.lora_scale);
     gguf_close(r.file);
     return cli_close_stdout(TOOL, rc || r.failed ? 1 : 0);
 }

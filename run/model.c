@@ -355,7 +355,7 @@ static int load_matrix_stack(run_matrix *w, const gguf_file *f, const char *fmt,
                               (long long)cols, gguf_dtype_name(t->type));
     if ((uintptr_t)t->data % 4)
         return gguf_error_set(err, "tensor %s: data is not 4-byte aligned", t->name);
-    *w = (run_matrix){ t->data, t->type, rows, cols, (size_t)rb, NULL, NULL, 0 };
+    *w = (run_matrix){ t->data, t->type, rows, cols, (size_t)rb, NULL, NULL, 0, NULL };
     return 0;
 }
 
@@ -371,7 +371,7 @@ run_matrix run_expert(const run_matrix *w, int n, int e)
     /* a packed group of eight rows takes the bytes of the eight rows */
     const size_t at = (size_t)e * (size_t)rows * w->row_bytes;
     return (run_matrix){ (const uint8_t *)w->data + at, w->type, rows, w->cols, w->row_bytes,
-                         w->packed ? (uint8_t *)w->packed + at : NULL, w, e };
+                         w->packed ? (uint8_t *)w->packed + at : NULL, w, e, NULL };
 }
 
 bool run_layer_is_recurrent(const run_model *m, int il)
@@ -577,7 +577,7 @@ static int load_vocab_size(run_model *m, const gguf_file *f, gguf_error *err)
     if (gguf_row_size(t->type, m->hp.n_embd, &rb, NULL))
         return gguf_error_set(err, "tensor %s: rows of %d elements do not fit %s blocks", t->name,
                               m->hp.n_embd, gguf_dtype_name(t->type));
-    m->tok_embd = (run_matrix){ t->data, t->type, m->hp.n_vocab, m->hp.n_embd, (size_t)rb, NULL, NULL, 0 };
+    m->tok_embd = (run_matrix){ t->data, t->type, m->hp.n_vocab, m->hp.n_embd, (size_t)rb, NULL, NULL, 0, NULL };
     return 0;
 }
 
@@ -727,7 +727,7 @@ static int load_per_layer_inputs(run_model *m, const gguf_file *f, gguf_error *e
     if (!gguf_codec_get(t->type) || gguf_row_size(t->type, w, &rb, NULL))
         return gguf_error_set(err, "tensor %s has type %s, which gguf-run cannot decode in rows "
                               "of %d", t->name, gguf_dtype_name(t->type), w);
-    m->pl_tok_embd = (run_matrix){ t->data, t->type, hp->n_vocab, w, (size_t)rb, NULL, NULL, 0 };
+    m->pl_tok_embd = (run_matrix){ t->data, t->type, hp->n_vocab, w, (size_t)rb, NULL, NULL, 0, NULL };
     return load_matrix(&m->pl_model_proj, f, GGUF_T_PER_LAYER_MODEL_PROJ, 0, w, hp->n_embd, err) ||
            load_vector(&m->pl_proj_norm, f, GGUF_T_PER_LAYER_PROJ_NORM, 0, npl, true, err) ? -1 : 0;
 }
@@ -821,6 +821,24 @@ static bool stacked_role(int role)
 {
     return role == GGUF_ROLE_FFN_GATE_EXPS || role == GGUF_ROLE_FFN_UP_EXPS ||
            role == GGUF_ROLE_FFN_DOWN_EXPS || role == GGUF_ROLE_FFN_GATE_UP_EXPS;
+}
+
+run_matrix *run_model_matrix_of(run_model *m, const gguf_tensor *t, int *n_stack)
+{
+    *n_stack = 1;
+    if (!t->data || t->data == (const uint8_t *)m->tok_embd.data)
+        return NULL; /* the embedding is a lookup; a tied output is the same tensor */
+    if (t->data == (const uint8_t *)m->output.data)
+        return &m->output;
+    for (int i = 0; i < m->hp.n_layer; i++)
+        for (size_t k = 0; k < sizeof SLOTS / sizeof *SLOTS; k++) {
+            run_matrix *w = SLOTS[k].matrix ? run_layer_matrix(&m->layers[i], SLOTS[k].role) : NULL;
+            if (w && w->data == t->data) {
+                *n_stack = stacked_role(SLOTS[k].role) ? m->hp.n_expert : 1;
+                return w;
+            }
+        }
+    return NULL;
 }
 
 /* The bytes w's packed copy takes in the arena (64-byte aligned), or 0

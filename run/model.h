@@ -104,7 +104,27 @@ typedef struct run_matrix {
     /* an expert's slice (run_expert): the stacked matrix and the expert */
     const struct run_matrix *stack;
     int         expert;
+    /* LoRA pairs applied to every product by this matrix (an expert's
+     * slice: its stack's), in the order they are added; NULL: none */
+    const struct run_lora *lora;
 } run_matrix;
+
+/* One LoRA adapter's pair for a weight matrix W (run/lora.h): a product
+ * y = W x becomes y + scale · B (A x), as llama.cpp's build_lora_mm adds
+ * it (two products, the second's result times scale, then added).
+ * a (rank, cols) and b (rows, rank) in the adapter's mapping, stored type;
+ * for a stack of n_stack experts each is a stack of as many (sliced with
+ * run_expert, products by mul_mat_id's rows). For token_embd, a is
+ * (n_vocab, rank): a token's row of it, then times b (n_embd, rank). */
+typedef struct run_lora {
+    run_matrix a, b;
+    int        rank, n_stack;
+    float      scale;    /* user scale × alpha / rank (alpha 0: the user scale) */
+    const struct run_lora *next;
+    /* an f32 B of rank < 64 on a plain matrix: B transposed (rank, rows),
+     * owned by the adapter set, for forward.c's lora_b_product; else NULL */
+    float     *bt;
+} run_lora;
 
 typedef struct run_layer {
     float     *attn_norm;            /* (n_embd,) */
@@ -180,6 +200,13 @@ typedef struct run_model {
     run_matrix  pl_tok_embd, pl_model_proj;
     float      *pl_proj_norm;
     bool       *swa_layers;  /* a per-block sliding-window pattern (n_layer), or NULL */
+    /* LoRA adapters (run/lora.h; none: NULL, 0): the token embedding's
+     * pairs, and what the state's buffers need for any pair — the largest
+     * rank, the most rows of a product, the widest converted activation row */
+    const run_lora *lora_embd;
+    int         lora_rank;
+    int64_t     lora_rows;
+    size_t      lora_act_row;
 } run_model;
 
 /* Reads and validates the model in f (which must outlive it). On failure
@@ -213,5 +240,12 @@ bool run_layer_is_recurrent(const run_model *m, int il);
 
 /* Expert e's part of a stacked expert matrix of n experts. */
 run_matrix run_expert(const run_matrix *w, int n, int e);
+
+/* The matrix of m that multiplies by the model tensor t (its data), with
+ * the number of experts it stacks in *n_stack (1: a plain matrix); NULL
+ * when t is no matrix the forward pass multiplies with build_lora_mm's
+ * products (the token embedding is looked up, Gemma 4's per-layer
+ * projection and embeddings take none). */
+run_matrix *run_model_matrix_of(run_model *m, const gguf_tensor *t, int *n_stack);
 
 #endif

@@ -43,6 +43,19 @@ fails_cleanly() {
     else fail "$name" "exit $rc, $(tail -1 "$TMP/bad.log")"; fi
 }
 
+# refused NAME PREFIX CMD...: CMD (a gguf-run) exits 1 and its error
+# message begins "gguf-run: error: PREFIX" (PREFIX literal).
+refused() {
+    local name=$1 prefix=$2 out rc
+    shift 2
+    out=$("$@" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $prefix"* ]]; then
+        pass "$name"
+    else
+        fail "$name" "exit $rc: $out"
+    fi
+}
+
 # skip_block NAME WHY N: one SKIP line standing for N checks (counted as N
 # in a block that need_fixture guards).
 skip_block() { CHECKS=$((CHECKS + $3)); echo "SKIP: $1 ($2) [$3 check$([ "$3" = 1 ] || echo s)]"; }

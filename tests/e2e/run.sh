@@ -431,19 +431,6 @@ u32_after_key() { # KEY: regex of a u32 key record, value offset
     echo "${1//./\\.}\\x04\\x00\\x00\\x00"
 }
 
-# refused NAME PREFIX CMD...: CMD (a gguf-run) exits 1 and its error
-# message begins "gguf-run: error: PREFIX" (PREFIX literal).
-refused() {
-    local name=$1 prefix=$2 out rc
-    shift 2
-    out=$("$@" 2>&1 >/dev/null); rc=$?
-    if [ $rc -eq 1 ] && [[ $out == "gguf-run: error: $prefix"* ]]; then
-        pass "$name"
-    else
-        fail "$name" "exit $rc: $out"
-    fi
-}
-
 # bad NAME EXPECTED-MESSAGE-PART REGEX SKIP HEXBYTES
 bad() {
     local f=$W/bad.gguf out rc

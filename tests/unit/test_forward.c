@@ -27,6 +27,7 @@
 #include <ggufkit/gguf.h>
 #include "importance.h"
 #include "kernels.h"
+#include "lora.h"
 #include "model.h"
 #include "recurrent.h"
 #include <ggufkit/arch.h>
@@ -2219,6 +2220,483 @@ START_TEST(test_gemma4_rejects)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------
+ * LoRA adapters (lora.h)
+ */
+
+/* One pair of an adapter: NAME.lora_a [a0, a1, a2] and NAME.lora_b
+ * [b0, b1, b2] (a2, b2 0: matrices), both of type. */
+typedef struct {
+    const char *base;
+    int64_t a[3], b[3];
+    uint32_t type;
+    bool no_b; /* leave lora_b out */
+} lora_pair_spec;
+
+typedef struct {
+    const char *arch, *general_type, *adapter_type; /* NULL: "llama", "adapter", "lora" */
+    float alpha;        /* NAN: no adapter.lora.alpha */
+    bool alpha_u32;     /* written as a u32 */
+    bool alora;         /* an adapter.alora.invocation_tokens array */
+    const char *extra;  /* a tensor of another name to add */
+    const lora_pair_spec *pairs;
+    int n_pairs;
+} lora_spec;
+
+/* Writes the adapter a to a temporary file (which = 0, 1: two names);
+ * its values are rnd() · 0.5. */
+static const char *write_adapter(const lora_spec *a, int which)
+{
+    static char path[2][512];
+    snprintf(path[which], sizeof path[which], "%s/test_lora_%d_%d.gguf", test_tmpdir(),
+             (int)getpid(), which);
+    gguf_writer *w = gguf_writer_new();
+    ck_assert_ptr_nonnull(w);
+    gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, a->arch ? a->arch : "llama");
+    gguf_writer_set_str(w, "general.type", a->general_type ? a->general_type : "adapter");
+    gguf_writer_set_str(w, "adapter.type", a->adapter_type ? a->adapter_type : "lora");
+    if (a->alpha_u32)
+        gguf_writer_set_u32(w, "adapter.lora.alpha", 16);
+    else if (!isnan(a->alpha))
+        gguf_writer_set_f32(w, "adapter.lora.alpha", a->alpha);
+    if (a->alora) {
+        const uint32_t toks[2] = { 5, 6 };
+        gguf_writer_set_array(w, "adapter.alora.invocation_tokens", GGUF_VT_U32, toks, 2);
+    }
+    gguf_error err;
+    for (int i = 0; i < a->n_pairs; i++) {
+        const lora_pair_spec *p = &a->pairs[i];
+        char name[96];
+        snprintf(name, sizeof name, "%s.lora_a", p->base);
+        ck_assert(gguf_writer_add_tensor(w, name, p->type, p->a[2] ? 3 : 2, p->a, &err) >= 0);
+        if (p->no_b)
+            continue;
+        snprintf(name, sizeof name, "%s.lora_b", p->base);
+        ck_assert(gguf_writer_add_tensor(w, name, p->type, p->b[2] ? 3 : 2, p->b, &err) >= 0);
+    }
+    if (a->extra) {
+        const int64_t ne[1] = { 4 };
+        ck_assert(gguf_writer_add_tensor(w, a->extra, GGUF_DT_F32, 1, ne, &err) >= 0);
+    }
+    ck_assert_msg(gguf_writer_begin(w, path[which], &err) == 0, "%s", err.msg);
+    for (uint64_t i = 0; i < gguf_writer_n_tensors(w); i++) {
+        const uint64_t n = gguf_writer_tensor_nbytes(w, i);
+        uint8_t *bytes = calloc(n, 1);
+        ck_assert_ptr_nonnull(bytes);
+        for (uint64_t j = 0; j + 4 <= n; j += 4) {
+            const float v = rnd() * 0.5f;
+            memcpy(bytes + j, &v, 4);
+        }
+        ck_assert_msg(gguf_writer_write_tensor(w, bytes, n, &err) == 0, "%s", err.msg);
+        free(bytes);
+    }
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+    return path[which];
+}
+
+/* The dense test adapter for base_spec's llama (d 32, ff 64, kv 16, vocab
+ * 40): q, k of block 0, down of block 1, the output, the embedding
+ * (transposed); ranks 4, 2, 3, 2, 4. */
+static const lora_pair_spec DENSE_PAIRS[] = {
+    { "blk.0.attn_q.weight", { 32, 4 }, { 4, 32 }, GGUF_DT_F32, false },
+    { "blk.0.attn_k.weight", { 32, 2 }, { 2, 16 }, GGUF_DT_F32, false },
+    { "blk.1.ffn_down.weight", { 64, 3 }, { 3, 32 }, GGUF_DT_F32, false },
+    { "output.weight", { 32, 2 }, { 2, 40 }, GGUF_DT_F32, false },
+    { "token_embd.weight", { 4, 40 }, { 4, 32 }, GGUF_DT_F32, false },
+};
+
+/* The experts' adapter for moe_spec("llama") (4 experts of ff_exp 24):
+ * v of block 1, every expert's gate of block 0 and down of block 1. */
+static const lora_pair_spec MOE_PAIRS[] = {
+    { "blk.1.attn_v.weight", { 32, 4 }, { 4, 16 }, GGUF_DT_F32, false },
+    { "blk.0.ffn_gate_exps.weight", { 32, 3, 4 }, { 3, 24, 4 }, GGUF_DT_F32, false },
+    { "blk.1.ffn_down_exps.weight", { 24, 2, 4 }, { 2, 32, 4 }, GGUF_DT_F32, false },
+};
+
+/* phi3's fused matrices (attn_qkv, ffn_up of gate | up) and its output. */
+static const lora_pair_spec PHI3_PAIRS[] = {
+    { "blk.0.attn_qkv.weight", { 32, 4 }, { 4, 64 }, GGUF_DT_F32, false },
+    { "blk.1.ffn_up.weight", { 32, 2 }, { 2, 128 }, GGUF_DT_F32, false },
+    { "output.weight", { 32, 2 }, { 2, 40 }, GGUF_DT_F32, false },
+};
+
+/* Gemma 3 (tied: no output or embedding pair): q (heads of 16) and gate. */
+static const lora_pair_spec GEMMA_PAIRS[] = {
+    { "blk.0.attn_q.weight", { 32, 4 }, { 4, 64 }, GGUF_DT_F32, false },
+    { "blk.1.ffn_gate.weight", { 32, 2 }, { 2, 64 }, GGUF_DT_F32, false },
+};
+
+/* Qwen 3.5 (blocks 0, 2 Gated DeltaNet, 1, 3 gated attention): the delta
+ * net's qkv, out and output gate, the gated q, a dense down. */
+static const lora_pair_spec QWEN35_PAIRS[] = {
+    { "blk.0.attn_qkv.weight", { 32, 4 }, { 4, 128 }, GGUF_DT_F32, false },
+    { "blk.0.ssm_out.weight", { 64, 2 }, { 2, 32 }, GGUF_DT_F32, false },
+    { "blk.2.attn_gate.weight", { 32, 3 }, { 3, 64 }, GGUF_DT_F32, false },
+    { "blk.1.attn_q.weight", { 32, 4 }, { 4, 128 }, GGUF_DT_F32, false },
+    { "blk.3.ffn_down.weight", { 64, 2 }, { 2, 32 }, GGUF_DT_F32, false },
+};
+
+/* Qwen 3.5 MoE: every expert's up, the shared expert's gate, a beta. */
+static const lora_pair_spec QWEN35MOE_PAIRS[] = {
+    { "blk.0.ffn_up_exps.weight", { 32, 2, 4 }, { 2, 24, 4 }, GGUF_DT_F32, false },
+    { "blk.1.ffn_gate_shexp.weight", { 32, 2 }, { 2, 64 }, GGUF_DT_F32, false },
+    { "blk.2.ssm_beta.weight", { 32, 2 }, { 2, 4 }, GGUF_DT_F32, false },
+};
+
+/* W + s · B A in double, rounded once to f32, in place of the F32 matrix
+ * w (n_stack experts of it; embd: the embedding's transposed pair): what
+ * merging the pair into the weights gives. The buffer is returned (owned). */
+static float *merge_pair(run_matrix *w, const gguf_tensor *a, const gguf_tensor *b, float s,
+                         int n_stack, bool embd)
+{
+    ck_assert_int_eq(w->type, GGUF_DT_F32);
+    const int64_t rows = w->rows / n_stack, cols = w->cols, rank = b->ne[0];
+    const float *A = (const float *)a->data, *B = (const float *)b->data;
+    float *out = malloc((size_t)(w->rows * cols) * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    for (int e = 0; e < n_stack; e++)
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t c = 0; c < cols; c++) {
+                double ba = 0;
+                for (int64_t k = 0; k < rank; k++)
+                    ba += embd ? (double)B[c * rank + k] * A[r * rank + k]
+                               : (double)B[(e * rows + r) * rank + k] * A[(e * rank + k) * cols + c];
+                const size_t i = (size_t)((e * rows + r) * cols + c);
+                out[i] = (float)((double)((const float *)w->data)[i] + (double)s * ba);
+            }
+    w->data = out;
+    w->packed = NULL;
+    return out;
+}
+
+/* Logits of the 7-token prompt of check_batching (n_batch 16: one batch; 1:
+ * token by token). */
+static const int32_t LORA_PROMPT[7] = { 1, 5, 9, 30, 2, 39, 7 };
+
+/* The largest |a - b| of each row of n over the row's largest |b|. */
+static double row_rel_diff(const float *a, const float *b, int rows, int n)
+{
+    double worst = 0;
+    for (int r = 0; r < rows; r++) {
+        double md = 0, mx = 0;
+        for (int i = 0; i < n; i++) {
+            const double d = fabs((double)a[r * n + i] - b[r * n + i]);
+            md = d > md ? d : md;
+            mx = fabs(b[r * n + i]) > mx ? fabs(b[r * n + i]) : mx;
+        }
+        worst = md / mx > worst ? md / mx : worst;
+    }
+    return worst;
+}
+
+/* Runs a model of spec s with the adapter of pairs at scale (alpha 8)
+ * against the same model with each pair merged into its weights in double
+ * (merge_pair): the logits, one batch and token by token, agree within
+ * 1e-6 of each row's largest (the products' roundings differ: W x + s·B(A x)
+ * against (W + s·BA) x), and differ from the model's own by far more.
+ * Dense llama (with the embedding and output), Mixtral-style experts,
+ * phi3's fused matrices, Gemma 3, Qwen 3.5's Gated DeltaNet and gated
+ * attention blocks, Qwen 3.5 MoE's experts and shared expert. */
+static void check_lora_merged(spec s, const lora_pair_spec *pairs, int n_pairs)
+{
+    lcg = 4242;
+    const char *mp = write_model(&s);
+    gguf_error err;
+    gguf_file *fa = gguf_open(mp, 0, &err), *fb = gguf_open(mp, 0, &err);
+    ck_assert_msg(fa && fb, "%s", err.msg);
+    run_model ma, mb, mc;
+    ck_assert_msg(run_model_load(&ma, fa, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(run_model_load(&mb, fb, &err), 0);
+    ck_assert_int_eq(run_model_load(&mc, fb, &err), 0);
+    const lora_spec ls = { .arch = s.arch, .alpha = 8.0f, .pairs = pairs, .n_pairs = n_pairs };
+    const char *ap = write_adapter(&ls, 0);
+    const float user = 0.75f;
+    run_lora_set set;
+    ck_assert_msg(run_lora_attach(&set, &ma, fa, &ap, &user, 1, &err) == 0, "%s", err.msg);
+    gguf_file *af = gguf_open(ap, 0, &err);
+    ck_assert_ptr_nonnull(af);
+    float *merged[8] = { 0 };
+    for (int i = 0; i < n_pairs; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s.lora_a", pairs[i].base);
+        const gguf_tensor *a = gguf_lookup_tensor(af, name);
+        snprintf(name, sizeof name, "%s.lora_b", pairs[i].base);
+        const gguf_tensor *b = gguf_lookup_tensor(af, name);
+        const float sc = user * 8.0f / (float)b->ne[0];
+        const bool embd = !strcmp(pairs[i].base, "token_embd.weight");
+        int n_stack = 1;
+        run_matrix *w = embd ? &mb.tok_embd
+                             : run_model_matrix_of(&mb, gguf_lookup_tensor(fb, pairs[i].base), &n_stack);
+        ck_assert_ptr_nonnull(w);
+        merged[i] = merge_pair(w, a, b, sc, n_stack, embd);
+    }
+    const int nv = ma.hp.n_vocab;
+    for (int nb = 16; nb >= 1; nb -= 15) {
+        float *la = all_logits(&ma, LORA_PROMPT, 7, nb), *lb = all_logits(&mb, LORA_PROMPT, 7, nb);
+        float *lc = all_logits(&mc, LORA_PROMPT, 7, nb);
+        const double d = row_rel_diff(la, lb, 7, nv), own = row_rel_diff(la, lc, 7, nv);
+        ck_assert_msg(d <= 1e-6, "%s, batch %d: runtime LoRA vs merged weights %g", s.arch, nb, d);
+        ck_assert_msg(own > 1e-3, "%s, batch %d: the adapter changed the logits by %g only",
+                      s.arch, nb, own);
+        free(la);
+        free(lb);
+        free(lc);
+    }
+    for (int i = 0; i < n_pairs; i++)
+        free(merged[i]);
+    gguf_close(af);
+    run_lora_free(&set, &ma);
+    run_model_free(&ma);
+    run_model_free(&mb);
+    run_model_free(&mc);
+    gguf_close(fa);
+    gguf_close(fb);
+}
+
+START_TEST(test_lora_merged)
+{
+    check_lora_merged(base_spec(), DENSE_PAIRS, 5);
+    check_lora_merged(moe_spec("llama"), MOE_PAIRS, 3);
+    check_lora_merged(phi3_spec(), PHI3_PAIRS, 3);
+    check_lora_merged(gemma_spec("gemma3"), GEMMA_PAIRS, 2);
+    check_lora_merged(hybrid_spec("qwen35"), QWEN35_PAIRS, 5);
+    check_lora_merged(hybrid_spec("qwen35moe"), QWEN35MOE_PAIRS, 3);
+}
+END_TEST
+
+/* Logits of LORA_PROMPT with the adapters paths at scales (n of them) on a
+ * fresh load of the model at mp; one batch (nb 16) or token by token. */
+typedef struct {
+    int rank;       /* run_model.lora_rank */
+    float wq_scale; /* block 0's wq's first pair's scale; NAN: no pair */
+} lora_seen;
+
+static float *lora_logits(const char *mp, const char *const *paths, const float *scales, int n,
+                          int nb, lora_seen *seen)
+{
+    gguf_error err;
+    gguf_file *f = gguf_open(mp, 0, &err);
+    ck_assert_ptr_nonnull(f);
+    run_model m;
+    run_lora_set set;
+    ck_assert_int_eq(run_model_load(&m, f, &err), 0);
+    ck_assert_msg(run_lora_attach(&set, &m, f, paths, scales, n, &err) == 0, "%s", err.msg);
+    float *l = all_logits(&m, LORA_PROMPT, 7, nb);
+    if (seen)
+        *seen = (lora_seen){ m.lora_rank, m.layers[0].wq.lora ? m.layers[0].wq.lora->scale : NAN };
+    run_lora_free(&set, &m);
+    run_model_free(&m);
+    gguf_close(f);
+    return l;
+}
+
+/* Scale 0 leaves the model's bits (the adapter is checked, not applied);
+ * adapter.lora.alpha scales by alpha / rank: alpha 16 at 0.25 over rank 4
+ * gives alpha 0 at 1, bit for bit; the scalar reference and the vector
+ * paths give the same bits with adapters on (dense and experts), one batch
+ * and token by token; two adapters are the sum of both. */
+START_TEST(test_lora_scales)
+{
+    static const lora_pair_spec rank4[] = {
+        { "blk.0.attn_q.weight", { 32, 4 }, { 4, 32 }, GGUF_DT_F32, false },
+        { "blk.1.ffn_up.weight", { 32, 4 }, { 4, 64 }, GGUF_DT_F32, false },
+    };
+    spec s = base_spec();
+    lcg = 99;
+    const char *mp = write_model(&s);
+    const int nv = 40, n = 7 * nv;
+    for (int nb = 16; nb >= 1; nb -= 15) {
+        float *base = lora_logits(mp, NULL, NULL, 0, nb, NULL);
+        lcg = 5;
+        lora_spec a16 = { .alpha = 16.0f, .pairs = rank4, .n_pairs = 2 };
+        const char *p16 = write_adapter(&a16, 0);
+        lora_seen seen;
+        const float zero = 0.0f, quarter = 0.25f, one = 1.0f;
+        float *z = lora_logits(mp, &p16, &zero, 1, nb, &seen);
+        ck_assert_int_eq(seen.rank, 0);
+        ck_assert(isnan(seen.wq_scale));
+        ck_assert_msg(!memcmp(z, base, (size_t)n * sizeof *z), "scale 0 changed the logits");
+        float *q = lora_logits(mp, &p16, &quarter, 1, nb, &seen);
+        ck_assert_int_eq(seen.rank, 4);
+        ck_assert(seen.wq_scale == 1.0f);
+        lcg = 5;
+        lora_spec a0 = { .alpha = 0.0f, .pairs = rank4, .n_pairs = 2 };
+        const char *p0 = write_adapter(&a0, 1);
+        float *o = lora_logits(mp, &p0, &one, 1, nb, NULL);
+        ck_assert_msg(!memcmp(q, o, (size_t)n * sizeof *q), "alpha 16 / rank 4 at 0.25 is not 1");
+        ck_assert_msg(memcmp(q, base, (size_t)n * sizeof *q), "the adapter changed nothing");
+        /* two adapters at 0.5 each: the one at 1, up to rounding */
+        const char *two[2] = { p0, p0 };
+        const float halves[2] = { 0.5f, 0.5f };
+        float *h = lora_logits(mp, two, halves, 2, nb, NULL);
+        ck_assert(row_rel_diff(h, o, 7, nv) <= 1e-5);
+        free(base);
+        free(z);
+        free(q);
+        free(o);
+        free(h);
+    }
+    /* the scalar reference defines the bits: dense and experts */
+    for (int k = 0; k < 2; k++) {
+        spec sk = k ? moe_spec("llama") : base_spec();
+        lcg = 31;
+        const char *mk = write_model(&sk);
+        lora_spec ls = { .alpha = 8.0f, .pairs = k ? MOE_PAIRS : DENSE_PAIRS, .n_pairs = k ? 3 : 5 };
+        const char *ap = write_adapter(&ls, 0);
+        const float sc = 1.5f;
+        for (int nb = 16; nb >= 1; nb -= 15) {
+            float *vec = lora_logits(mk, &ap, &sc, 1, nb, NULL);
+            run_force_scalar(true);
+            kern_force_scalar(true);
+            float *sca = lora_logits(mk, &ap, &sc, 1, nb, NULL);
+            run_force_scalar(false);
+            kern_force_scalar(false);
+            ck_assert_msg(!memcmp(vec, sca, (size_t)n * sizeof *vec),
+                          "%s batch %d: the vector paths part from the scalar with an adapter",
+                          sk.arch, nb);
+            free(vec);
+            free(sca);
+        }
+    }
+}
+END_TEST
+
+/* B's products side by side over B transposed (lora_b_product, f32 B of
+ * rank < 64) give kern_matmul's bits: the logits with them and with every
+ * pair's transposed copy taken away (the kernels then multiply by B) are
+ * the same, one batch and token by token; ranks 2, 3, 4 and 16 (16: the
+ * batch order in one batch, the kernels either way), the embedding's too. */
+START_TEST(test_lora_b_side_by_side)
+{
+    static const lora_pair_spec pairs[] = {
+        { "blk.0.attn_q.weight", { 32, 4 }, { 4, 32 }, GGUF_DT_F32, false },
+        { "blk.0.attn_k.weight", { 32, 2 }, { 2, 16 }, GGUF_DT_F32, false },
+        { "blk.1.ffn_down.weight", { 64, 3 }, { 3, 32 }, GGUF_DT_F32, false },
+        { "blk.1.ffn_up.weight", { 32, 16 }, { 16, 64 }, GGUF_DT_F32, false },
+        { "output.weight", { 32, 2 }, { 2, 40 }, GGUF_DT_F32, false },
+        { "token_embd.weight", { 4, 40 }, { 4, 32 }, GGUF_DT_F32, false },
+    };
+    spec s = base_spec();
+    lcg = 77;
+    const char *mp = write_model(&s);
+    const lora_spec ls = { .alpha = 8.0f, .pairs = pairs, .n_pairs = 6 };
+    const char *ap = write_adapter(&ls, 0);
+    gguf_error err;
+    gguf_file *f = gguf_open(mp, 0, &err);
+    ck_assert_ptr_nonnull(f);
+    run_model m;
+    run_lora_set set;
+    const float sc = 1.25f;
+    ck_assert_int_eq(run_model_load(&m, f, &err), 0);
+    ck_assert_msg(run_lora_attach(&set, &m, f, &ap, &sc, 1, &err) == 0, "%s", err.msg);
+    float *kept[8] = { 0 };
+    int n_bt = 0;
+    for (int nb = 16; nb >= 1; nb -= 15) {
+        float *side = all_logits(&m, LORA_PROMPT, 7, nb);
+        for (size_t i = 0; i < set.n_pairs; i++) {
+            kept[i] = set.pairs[i].bt;
+            n_bt += kept[i] != NULL;
+            set.pairs[i].bt = NULL;
+        }
+        float *kern = all_logits(&m, LORA_PROMPT, 7, nb);
+        for (size_t i = 0; i < set.n_pairs; i++)
+            set.pairs[i].bt = kept[i];
+        ck_assert_msg(!memcmp(side, kern, 7 * 40 * sizeof *side),
+                      "batch %d: B side by side parts from the kernels", nb);
+        free(side);
+        free(kern);
+    }
+    ck_assert_int_eq(n_bt, 2 * 6); /* every pair had its copy (f32, rank < 64) */
+    run_lora_free(&set, &m);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
+static void no_b(lora_pair_spec *p) { p->no_b = true; }
+static void wide_a(lora_pair_spec *p) { p->a[0] = 33; }
+static void rank_mismatch(lora_pair_spec *p) { p->b[0] = 3; }
+static void other_tensor(lora_pair_spec *p) { p->base = "blk.7.attn_q.weight"; }
+static void i32_pair(lora_pair_spec *p) { p->type = GGUF_DT_I32; }
+static void flat_a(lora_pair_spec *p) { p->a[2] = 2; }
+
+/* Each kind of bad adapter is refused with one sentence that begins with
+ * its path, and the model is left without pairs. */
+START_TEST(test_lora_rejects)
+{
+    static const struct {
+        const char *arch, *gtype, *atype, *extra;
+        bool alpha_u32, alora;
+        void (*pair)(lora_pair_spec *);
+        bool tied_model;
+        const char *msg;
+    } cases[] = {
+        { "qwen2", NULL, NULL, NULL, false, false, NULL, false, "an adapter for \"qwen2\", the model is llama" },
+        { NULL, "model", NULL, NULL, false, false, NULL, false, "not a LoRA adapter: general.type is \"model\"" },
+        { NULL, NULL, "ia3", NULL, false, false, NULL, false, "adapter.type is \"ia3\", not \"lora\"" },
+        { NULL, NULL, NULL, NULL, true, false, NULL, false, "adapter.lora.alpha is not an f32" },
+        { NULL, NULL, NULL, NULL, false, true, NULL, false, "activated LoRA" },
+        { NULL, NULL, NULL, "blk.0.attn_q.scale", false, false, NULL, false, "neither NAME.lora_a nor NAME.lora_b" },
+        { NULL, NULL, NULL, NULL, false, false, no_b, false, "has no blk.0.attn_q.weight.lora_b beside it" },
+        { NULL, NULL, NULL, NULL, false, false, wide_a, false, "do not fit blk.0.attn_q.weight [32, 32, 1, 1]" },
+        { NULL, NULL, NULL, NULL, false, false, rank_mismatch, false, "do not fit" },
+        { NULL, NULL, NULL, NULL, false, false, flat_a, false, "do not fit" },
+        { NULL, NULL, NULL, NULL, false, false, other_tensor, false, "the model has no blk.7.attn_q.weight" },
+        { NULL, NULL, NULL, NULL, false, false, i32_pair, false, "which gguf-run cannot multiply" },
+        { NULL, NULL, NULL, NULL, false, false, NULL, true, "(tied)" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        spec s = base_spec();
+        s.tied = cases[k].tied_model;
+        run_model m;
+        gguf_file *f;
+        gguf_error err;
+        ck_assert_int_eq(load(&s, &m, &f, &err), 0);
+        lora_pair_spec pairs[2] = { DENSE_PAIRS[0], DENSE_PAIRS[4] };
+        if (cases[k].pair)
+            cases[k].pair(&pairs[0]);
+        const lora_spec ls = { .arch = cases[k].arch, .general_type = cases[k].gtype,
+                               .adapter_type = cases[k].atype, .alpha = 16.0f,
+                               .alpha_u32 = cases[k].alpha_u32, .alora = cases[k].alora,
+                               .extra = cases[k].extra, .pairs = pairs,
+                               .n_pairs = cases[k].tied_model ? 2 : 1 };
+        const char *ap = write_adapter(&ls, 0);
+        const float one = 1.0f;
+        run_lora_set set;
+        ck_assert_int_eq(run_lora_attach(&set, &m, f, &ap, &one, 1, &err), -1);
+        ck_assert_msg(!strncmp(err.msg, ap, strlen(ap)) && strstr(err.msg, cases[k].msg),
+                      "case %zu: \"%s\" does not name the file and say \"%s\"", k, err.msg,
+                      cases[k].msg);
+        ck_assert_ptr_null(m.layers[0].wq.lora);
+        ck_assert_ptr_null(m.lora_embd);
+        ck_assert_int_eq(m.lora_rank, 0);
+        run_lora_free(&set, &m);
+        run_model_free(&m);
+        gguf_close(f);
+    }
+    /* not there; not a GGUF (the model's vocabulary as text) */
+    spec s = base_spec();
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_int_eq(load(&s, &m, &f, &err), 0);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/no-such-adapter.gguf", test_tmpdir());
+    const char *mp = missing;
+    const float one = 1.0f;
+    run_lora_set set;
+    ck_assert_int_eq(run_lora_attach(&set, &m, f, &mp, &one, 1, &err), -1);
+    ck_assert_msg(!strncmp(err.msg, missing, strlen(missing)), "%s", err.msg);
+    /* the model itself given as an adapter */
+    const char *self = gguf_shard_path(f, 0);
+    ck_assert_int_eq(run_lora_attach(&set, &m, f, &self, &one, 1, &err), -1);
+    ck_assert_msg(strstr(err.msg, "not a LoRA adapter: general.type is absent"), "%s", err.msg);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("forward");
@@ -2267,6 +2745,10 @@ int main(void)
     tcase_add_test(tc, test_gemma4_forward);
     tcase_add_test(tc, test_gemma4_shared_k_unused);
     tcase_add_test(tc, test_gemma4_rejects);
+    tcase_add_test(tc, test_lora_merged);
+    tcase_add_test(tc, test_lora_scales);
+    tcase_add_test(tc, test_lora_rejects);
+    tcase_add_test(tc, test_lora_b_side_by_side);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
