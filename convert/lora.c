@@ -844,11 +844,18 @@ static int open_adapter(const char *dir, const char *base, src_model *m, gguf_er
     m->n_head = b.n_head;
     m->n_head_kv = b.n_head_kv;
     rc = 0;
-    if (gguf_arch_has(b.arch, GGUF_FEAT_DELTA_NET) ||
-        gguf_recipe_has(gguf_recipe_of(b.arch), GGUF_FACT_MXFP4_EXPERTS))
+    if (gguf_arch_has(b.arch, GGUF_FEAT_DELTA_NET))
         rc = gguf_error_set(err, "--base %s: adapters of %s models are not supported (their "
                             "converter reorders or splits the tensors an adapter targets)", base,
                             gguf_arch_name(b.arch));
+    /* gpt-oss: attention converts as any family's; the experts come stacked
+     * and MXFP4 (GptOssModel repacks them), which no pair can follow */
+    for (size_t i = 0; !rc && gguf_recipe_has(gguf_recipe_of(b.arch), GGUF_FACT_MXFP4_EXPERTS) &&
+                       i < s->n_pairs; i++)
+        if (strstr(s->pairs[i].base, ".mlp."))
+            rc = gguf_error_set(err, WEIGHTS ": '%s': adapters of %s's feed-forward are not "
+                                "supported (its converter repacks the experts as MXFP4)",
+                                s->pairs[i].base, gguf_arch_name(b.arch));
     if (!rc)
         rc = add_pairs(m, s, &b, err);
     base_free(&b);
