@@ -896,7 +896,7 @@ cfg_bad() {
 # without them that llama.cpp cannot load), the expert groups must divide
 # the experts and the used groups fit in them, norm_topk_prob is a bool,
 # and the leading dense blocks must be the checkpoint's dense ones
-if need_jq "glm4moe converter rules" && need_fixture models/glm4moe-rand "glm4moe converter rules" 7; then
+if need_jq "glm4moe converter rules" && need_fixture models/glm4moe-rand "glm4moe converter rules" 9; then
     glm_bad() { cfg_bad glm4moe-rand "glm4moe: $1" "$2" "$3"; }
     glm_bad "no n_routed_experts" 'del(.n_routed_experts)' \
         "an expert, but config.json has no num_local_experts / num_experts / n_routed_experts"
@@ -912,7 +912,27 @@ if need_jq "glm4moe converter rules" && need_fixture models/glm4moe-rand "glm4mo
         "'norm_topk_prob' is not true or false"
     glm_bad "first_k_dense_replace against the dense block" '.first_k_dense_replace = 0' \
         "missing tensor blk.0.ffn_gate_inp.weight"
-    rm -rf "$TMP/cfg-x"
+    # --check on a conversion made wrong: a block without its score bias (the
+    # name patched), an expert count that is not the router's
+    G=$TMP/glm4moe.gguf
+    if "$CONVERT" -q "$FIX/models/glm4moe-rand" --outtype f16 -o "$G" >"$TMP/c.log" 2>&1; then
+        glm_check() { # name perl-substitution expected
+            perl -0777 -pe "$2" "$G" >"$TMP/glm-bad.gguf"
+            "$INSPECT" --check "$TMP/glm-bad.gguf" >"$TMP/c.log" 2>&1
+            local rc=$?
+            if [ $rc -eq 1 ] && grep -qF -- "$3" "$TMP/c.log"; then pass "glm4moe --check: $1"
+            else fail "glm4moe --check: $1" "exit $rc, $(grep -m1 'model:' "$TMP/c.log")"; fi
+        }
+        glm_check "a block without exp_probs_b" 's/blk\.2\.exp_probs_b\.bias/blk.2.exp_probs_q.bias/' \
+            "missing tensor blk.2.exp_probs_b.bias"
+        glm_check "expert_count not the router's" \
+            's/(glm4moe\.expert_count\x04\x00\x00\x00)\x08/${1}\x04/' \
+            "tensor blk.1.ffn_gate_inp.weight has shape [128, 8], expected [128, 4] (embedding_length, expert_count)"
+    else
+        fail "glm4moe --check: the conversion" "$(tail -1 "$TMP/c.log")"
+        skip "glm4moe --check: expert_count not the router's" "no conversion"
+    fi
+    rm -rf "$TMP/cfg-x" "$G" "$TMP/glm-bad.gguf"
     fixture_block_end
 fi
 
