@@ -123,6 +123,27 @@ static const json_value *hparam(const hf_state *s, const char *const *keys)
 static const char *const layer_keys[] = { "n_layers", "num_hidden_layers", "n_layer",
                                           "num_layers", NULL };
 
+static int cfg_count(const json_value *v, const char *key, int64_t lo, int64_t hi, int64_t *out,
+                     gguf_error *err);
+
+/* The blocks a family's file has: num_hidden_layers, plus the
+ * next-token-prediction layers where the converter keeps them
+ * (GGUF_FACT_NEXTN_BLOCKS: Glm4MoeModel). */
+static int hf_blocks(const hf_state *s, const gguf_arch *a, int64_t *n, gguf_error *err)
+{
+    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, n, err))
+        return -1;
+    if (!a || !gguf_recipe_has(gguf_recipe_of(a), GGUF_FACT_NEXTN_BLOCKS))
+        return 0;
+    const json_value *v = json_get(s->config, "num_nextn_predict_layers");
+    int64_t x = 0;
+    if (v && v->type != JSON_NULL &&
+        cfg_count(v, "num_nextn_predict_layers", 0, 100000, &x, err))
+        return -1;
+    *n += x;
+    return 0;
+}
+
 /* The last of config's members [from, to) named key, or NULL. */
 static const json_value *config_member(const hf_state *s, size_t from, size_t to, const char *key)
 {
@@ -500,12 +521,14 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
             ex->rows[ex->n_rows++] = t;
     if (!ex->n_rows)
         return 0;
-    static const char *const count_keys[] = { "num_local_experts", "num_experts", NULL };
+    /* Glm4MoeModel counts its routed experts by n_routed_experts */
+    static const char *const count_keys[] = { "num_local_experts", "num_experts",
+                                               "n_routed_experts", NULL };
     const json_value *v = hparam(s, count_keys);
     int64_t n = 0, blocks = 0;
     if (v && cfg_count(v, "num_local_experts", 0, 4096, &n, err))
         return -1;
-    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &blocks, err))
+    if (hf_blocks(s, a, &blocks, err))
         return -1;
     ex->n_expert = (int)n;
     ex->n_blocks = (int)blocks;
@@ -535,7 +558,7 @@ static int experts_add(experts *ex, src_model *m, const hf_state *s, const gguf_
 {
     if (!ex->n_expert)
         return gguf_error_set(err, "tensor '%s': an expert, but config.json has no "
-                              "num_local_experts / num_experts", st->name);
+                              "num_local_experts / num_experts / n_routed_experts", st->name);
     if (block < 0 || block >= ex->n_blocks || expert >= ex->n_expert)
         return gguf_error_set(err, "tensor '%s': block %d, expert %d is beyond the %d blocks "
                               "and %d experts of config.json", st->name, block, expert,
@@ -1419,7 +1442,7 @@ static int put_block_count(gguf_writer *w, const hf_state *s, const char *arch, 
 {
     char key[128];
     int64_t x;
-    if (cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &x, err))
+    if (hf_blocks(s, gguf_arch_find(arch), &x, err))
         return -1;
     snprintf(key, sizeof key, GGUF_KEY_BLOCK_COUNT, arch);
     return gguf_writer_set_u32(w, key, (uint32_t)x) ? gguf_error_set(err, "out of memory") : 0;
@@ -1570,6 +1593,17 @@ static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
     if (r->make == GGUF_MAKE_SWA_LAYERS || r->make == GGUF_MAKE_FF_DOUBLE_WIDE ||
         r->make == GGUF_MAKE_KV_HEADS_SWA_FULL)
         return put_per_layer(w, s, key, r, hv, err);
+    if (r->make == GGUF_MAKE_CONST)
+        return gguf_writer_set_u32(w, key, (uint32_t)r->def) ? gguf_error_set(err, "out of memory")
+                                                             : 0;
+    if (r->make == GGUF_MAKE_BOOL) {
+        if (!hv)
+            return 0;
+        if (hv->type != JSON_BOOL)
+            return gguf_error_set(err, "config.json line %zu: '%s' is not true or false",
+                                  hv->line, r->hf[0]);
+        return gguf_writer_set_bool(w, key, hv->b) ? gguf_error_set(err, "out of memory") : 0;
+    }
     if (hparam_skipped(s, r, hv))
         return 0;
     if (r->make == GGUF_MAKE_ZERO_ABSENT && !hv && !r->required)

@@ -62,6 +62,14 @@ static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_KEY_LENGTH_SWA] = GGUF_KEY_KEY_LENGTH_SWA,
     [GGUF_HP_VALUE_LENGTH_SWA] = GGUF_KEY_VALUE_LENGTH_SWA,
     [GGUF_HP_ROPE_DIM_SWA] = GGUF_KEY_ROPE_DIM_COUNT_SWA,
+    [GGUF_HP_EXPERT_SHARED_COUNT] = GGUF_KEY_EXPERT_SHARED_COUNT,
+    [GGUF_HP_LEADING_DENSE_BLOCK_COUNT] = GGUF_KEY_LEADING_DENSE_BLOCK_COUNT,
+    [GGUF_HP_EXPERT_GATING_FUNC] = GGUF_KEY_EXPERT_GATING_FUNC,
+    [GGUF_HP_EXPERT_WEIGHTS_SCALE] = GGUF_KEY_EXPERT_WEIGHTS_SCALE,
+    [GGUF_HP_EXPERT_GROUP_COUNT] = GGUF_KEY_EXPERT_GROUP_COUNT,
+    [GGUF_HP_EXPERT_GROUP_USED_COUNT] = GGUF_KEY_EXPERT_GROUP_USED_COUNT,
+    [GGUF_HP_NEXTN_PREDICT_LAYERS] = GGUF_KEY_NEXTN_PREDICT_LAYERS,
+    [GGUF_HP_EXPERT_WEIGHTS_NORM] = GGUF_KEY_EXPERT_WEIGHTS_NORM,
 };
 
 const char *gguf_hp_key(int hp)
@@ -195,6 +203,9 @@ const char *gguf_layers_name(int layers)
     case GGUF_LAYERS_FULL:      return "full";
     case GGUF_LAYERS_OWN_KV:    return "own-kv";
     case GGUF_LAYERS_SHARED_KV: return "shared-kv";
+    case GGUF_LAYERS_LEADING_DENSE: return "leading-dense";
+    case GGUF_LAYERS_MOE:       return "moe";
+    case GGUF_LAYERS_NEXTN:     return "nextn";
     }
     return "unknown";
 }
@@ -241,6 +252,11 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_FFN_PRE_NORM_2] = "ffn_pre_norm_2",
     [GGUF_ROLE_FFN_POST_NORM_1] = "ffn_post_norm_1",
     [GGUF_ROLE_FFN_POST_NORM_2] = "ffn_post_norm_2",
+    [GGUF_ROLE_EXP_PROBS_B] = "exp_probs_b",
+    [GGUF_ROLE_NEXTN_EH_PROJ] = "nextn_eh_proj",
+    [GGUF_ROLE_NEXTN_ENORM] = "nextn_enorm",
+    [GGUF_ROLE_NEXTN_HNORM] = "nextn_hnorm",
+    [GGUF_ROLE_NEXTN_SHARED_HEAD_NORM] = "nextn_shared_head_norm",
 };
 
 const char *gguf_role_name(int role)
@@ -266,6 +282,8 @@ static const char *const dim_names[GGUF_DIM_COUNT] = {
     [GGUF_DIM_EMBD_PER_LAYER] = "embedding_length_per_layer_input",
     [GGUF_DIM_EMBD_PER_LAYER_ALL] = "embedding_length_per_layer_input × block_count",
     [GGUF_DIM_FF_EXP2] = "2 × expert_feed_forward_length",
+    [GGUF_DIM_FF_EXP_SHARED] = "expert_feed_forward_length × expert_shared_count",
+    [GGUF_DIM_EMBD2] = "2 × embedding_length",
 };
 
 const char *gguf_dim_name(int dim)
@@ -445,6 +463,9 @@ int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
     case GGUF_DIM_EMBD_PER_LAYER_ALL:
         return hp->v[GGUF_HP_EMBD_PER_LAYER] * hp->v[GGUF_HP_BLOCK_COUNT];
     case GGUF_DIM_FF_EXP2:  return 2 * gguf_hparams_dim(hp, GGUF_DIM_FF_EXP);
+    case GGUF_DIM_FF_EXP_SHARED:
+        return gguf_hparams_dim(hp, GGUF_DIM_FF_EXP) * hp->v[GGUF_HP_EXPERT_SHARED_COUNT];
+    case GGUF_DIM_EMBD2:    return 2 * hp->v[GGUF_HP_EMBEDDING_LENGTH];
     }
     return -1;
 }
@@ -510,6 +531,12 @@ bool gguf_hparams_layer_in(const gguf_hparams *hp, int layers, int64_t il)
         return il < hp->v[GGUF_HP_BLOCK_COUNT] - hp->v[GGUF_HP_SHARED_KV_LAYERS];
     case GGUF_LAYERS_SHARED_KV:
         return il >= hp->v[GGUF_HP_BLOCK_COUNT] - hp->v[GGUF_HP_SHARED_KV_LAYERS];
+    case GGUF_LAYERS_LEADING_DENSE:
+        return il < hp->v[GGUF_HP_LEADING_DENSE_BLOCK_COUNT];
+    case GGUF_LAYERS_MOE:
+        return il >= hp->v[GGUF_HP_LEADING_DENSE_BLOCK_COUNT];
+    case GGUF_LAYERS_NEXTN:
+        return il >= hp->v[GGUF_HP_BLOCK_COUNT] - hp->v[GGUF_HP_NEXTN_PREDICT_LAYERS];
     }
     return false;
 }

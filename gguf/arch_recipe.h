@@ -35,6 +35,8 @@ enum gguf_fact {
                                 * float outtypes get file_type 38 */
     GGUF_FACT_ROPE_PROPORTIONAL, /* generates rope_freqs for the full layers' "proportional"
                                 * rope: 1 for the rotated pairs, 1e30 for the rest (Gemma 4) */
+    GGUF_FACT_NEXTN_BLOCKS,    /* block_count = num_hidden_layers + num_nextn_predict_layers:
+                                * the next-token-prediction layers converted (GLM-4.5) */
     GGUF_FACT_COUNT
 };
 
@@ -79,9 +81,11 @@ enum gguf_make {
     GGUF_MAKE_FF_DOUBLE_WIDE,/* i32[]: with use_double_wide_mlp true, the value for the
                               * layers before the KV-shared ones (the row's names give the
                               * count), twice it after; nothing otherwise */
-    GGUF_MAKE_KV_HEADS_SWA_FULL /* i32[]: when the row's name and num_key_value_heads are
+    GGUF_MAKE_KV_HEADS_SWA_FULL,/* i32[]: when the row's name and num_key_value_heads are
                               * both given, the latter for sliding layers, the former for
                               * full ones; nothing otherwise */
+    GGUF_MAKE_CONST,         /* def, always (GLM-4.5's expert_gating_func 2) */
+    GGUF_MAKE_BOOL           /* a JSON bool, written as a bool (when present) */
 };
 
 /* One config.json hyper-parameter the converter writes, in the order it

@@ -195,6 +195,26 @@ static const gguf_arch_hparam gemma4_hparams[] = {
     HP_END,
 };
 #undef PER_BLOCK
+/* GLM-4.5 (LLM_ARCH_GLM4_MOE): the decoder's keys, its experts (count,
+ * used, width and the shared experts required, as llama.cpp's loader
+ * has them), the leading dense blocks, sigmoid gating (llama.cpp's
+ * default when absent), the routed output scale (0 when absent, as
+ * llama.cpp), the expert groups, the next-token-prediction blocks. */
+static const gguf_arch_hparam glm4moe_hparams[] = {
+    DECODER_KEYS,
+    HP(EXPERT_COUNT, REQ, INT(1, 4096)),
+    HP(EXPERT_USED_COUNT, REQ, INT(1, 4096)),
+    HP(EXPERT_FFN_LENGTH, REQ, INT(1, MAX_DIM)),
+    HP(EXPERT_SHARED_COUNT, REQ, INT(0, 4096)),
+    HP(LEADING_DENSE_BLOCK_COUNT, DEF(0), INT(0, GGUF_MODEL_MAX_BLOCKS)),
+    HP(EXPERT_GATING_FUNC, DEF(2), INT(0, 3)),
+    HP(EXPERT_WEIGHTS_SCALE, FLOAT, ZERO_OK),
+    HP(EXPERT_GROUP_COUNT, DEF(1), INT(1, 4096)),
+    HP(EXPERT_GROUP_USED_COUNT, DEF(1), INT(1, 4096)),
+    HP(NEXTN_PREDICT_LAYERS, DEF(0), INT(0, GGUF_MODEL_MAX_BLOCKS)),
+    ROPE_SCALING_KEYS,
+    HP_END,
+};
 
 #undef HP
 #undef INT
@@ -460,6 +480,54 @@ static const gguf_arch_tensor gemma4_tensors[] = {
 #undef PL
 #undef OWN_KV
 
+/* GLM-4.5 (llama.cpp's glm4moe loader, in its order): biased q/k/v and
+ * per-head q/k norms (optional there: GLM-4.5-Air has no norms), the
+ * pre-feed-forward norm named post_attention_norm (role ffn_norm); the
+ * first leading_dense_block_count blocks a dense feed-forward, the others
+ * the router, its score bias, the routed experts (down, gate, up: the
+ * order Glm4MoeModel stacks them in) and the shared experts
+ * (one matrix of expert_shared_count experts' width); the last
+ * nextn_predict_layers blocks add the next-token-prediction tensors
+ * (llama.cpp loads them and does not run them). */
+#define LEAD .layers = GGUF_LAYERS_LEADING_DENSE
+#define MOE .layers = GGUF_LAYERS_MOE
+#define NEXTN .layers = GGUF_LAYERS_NEXTN
+static const gguf_arch_tensor glm4moe_tensors[] = {
+    ROW(TOKEN_EMBD, TOKEN_EMBD, NE(EMBD, VOCAB)),
+    ROW(OUTPUT_NORM, OUTPUT_NORM, NE(EMBD)),
+    ROW(OUTPUT, OUTPUT, OPT, NE(EMBD, VOCAB)),
+    ROW(ATTN_NORM, ATTN_NORM, NE(EMBD)),
+    ROW(ATTN_Q, ATTN_Q, NE(EMBD, GGUF_DIM_Q)),
+    ROW(ATTN_K, ATTN_K, NE(EMBD, GGUF_DIM_K)),
+    ROW(ATTN_V, ATTN_V, NE(EMBD, GGUF_DIM_V)),
+    ROW(ATTN_Q_BIAS, ATTN_Q_BIAS, OPT, NE(GGUF_DIM_Q)),
+    ROW(ATTN_K_BIAS, ATTN_K_BIAS, OPT, NE(GGUF_DIM_K)),
+    ROW(ATTN_V_BIAS, ATTN_V_BIAS, OPT, NE(GGUF_DIM_V)),
+    ROW(ATTN_OUT, ATTN_OUT, NE(GGUF_DIM_Q, EMBD)),
+    ROW(ATTN_Q_NORM, ATTN_Q_NORM, OPT, NE(GGUF_DIM_HEAD_K)),
+    ROW(ATTN_K_NORM, ATTN_K_NORM, OPT, NE(GGUF_DIM_HEAD_K)),
+    ROW(ATTN_POST_NORM, FFN_NORM, NE(EMBD)),
+    ROW(FFN_GATE_INP, FFN_GATE_INP, MOE, NE(EMBD, N_EXP)),
+    ROW(EXP_PROBS_B, EXP_PROBS_B, MOE, NE(N_EXP)),
+    ROW(FFN_DOWN_EXPS, FFN_DOWN_EXPS, MOE, NE(FF_EXP, EMBD, N_EXP)),
+    ROW(FFN_GATE_EXPS, FFN_GATE_EXPS, MOE, NE(EMBD, FF_EXP, N_EXP)),
+    ROW(FFN_UP_EXPS, FFN_UP_EXPS, MOE, NE(EMBD, FF_EXP, N_EXP)),
+    ROW(FFN_GATE_SHEXP, FFN_GATE_SHEXP, MOE, NE(EMBD, GGUF_DIM_FF_EXP_SHARED)),
+    ROW(FFN_DOWN_SHEXP, FFN_DOWN_SHEXP, MOE, NE(GGUF_DIM_FF_EXP_SHARED, EMBD)),
+    ROW(FFN_UP_SHEXP, FFN_UP_SHEXP, MOE, NE(EMBD, GGUF_DIM_FF_EXP_SHARED)),
+    ROW(FFN_GATE, FFN_GATE, LEAD, NE(EMBD, FF)),
+    ROW(FFN_DOWN, FFN_DOWN, LEAD, NE(FF, EMBD)),
+    ROW(FFN_UP, FFN_UP, LEAD, NE(EMBD, FF)),
+    ROW(NEXTN_EH_PROJ, NEXTN_EH_PROJ, NEXTN, NE(GGUF_DIM_EMBD2, EMBD)),
+    ROW(NEXTN_ENORM, NEXTN_ENORM, NEXTN, NE(EMBD)),
+    ROW(NEXTN_HNORM, NEXTN_HNORM, NEXTN, NE(EMBD)),
+    ROW(NEXTN_SHARED_HEAD_NORM, NEXTN_SHARED_HEAD_NORM, NEXTN, OPT, NE(EMBD)),
+    END,
+};
+#undef LEAD
+#undef MOE
+#undef NEXTN
+
 #define PART(rows) { rows, NULL }
 #define PARTS_END { NULL, NULL }
 static const gguf_tensor_part llama_tables[] = { PART(decoder_tensors), PART(llama_extra_tensors),
@@ -482,6 +550,7 @@ static const gguf_tensor_part qwen35moe_tables[] = { PART(qwen35_head_tensors),
                                                      PART(qwen35moe_tensors),
                                                      PART(qwen35_tail_tensors), PARTS_END };
 static const gguf_tensor_part gemma4_tables[] = { PART(gemma4_tensors), PARTS_END };
+static const gguf_tensor_part glm4moe_tables[] = { PART(glm4moe_tensors), PARTS_END };
 #undef ROW
 #undef NE
 #undef OPT
@@ -584,6 +653,15 @@ const gguf_arch gguf_archs[] = {
                   F(LAYER_OUT_SCALE) | F(ROPE_FREQS_FULL) | F(ATTN_SCALE_1),
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_GELU_TANH,
       .routing = GGUF_ROUTING_SOFTMAX_TOPK },
+    /* GLM-4.5/4.6/4.7: leading dense blocks, then sigmoid-routed experts
+     * (a score bias, groups) with shared experts; partial NEOX rope; a
+     * next-token-prediction block after the model's own */
+    { .name = "glm4moe", .about = "GLM-4.5 MoE: biased GQA, q/k norms, partial rope, sigmoid routing, shared experts, NextN",
+      .hparams = glm4moe_hparams, .tables = glm4moe_tables,
+      .features = F(QKV_BIAS) | F(QK_NORM) | F(EXPERTS) | F(SHARED_EXPERT) | F(ROPE_LINEAR) |
+                  F(SIGMOID_ROUTING) | F(NEXTN),
+      .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU,
+      .routing = GGUF_ROUTING_SIGMOID_BIAS },
 };
 #undef F
 /* ===========================================================================
@@ -599,19 +677,25 @@ const gguf_arch gguf_archs[] = {
 
 /* config.json → {arch}.* as llama.cpp's base converter writes them, after
  * block_count (which every converter writes first). */
+/* (the rows up to the experts, and the head size rows, also start and end
+ * Glm4MoeModel's table: the expert groups come between) */
+#define BASE_HF_TO_EXPERTS \
+    HPR(N("max_position_embeddings", "n_ctx"), CONTEXT_LENGTH), \
+    HPR(N("hidden_size", "n_embd"), EMBEDDING_LENGTH, REQ), \
+    HPR(N("intermediate_size", "n_inner"), FFN_LENGTH), \
+    HPR(N("num_attention_heads", "n_head"), HEAD_COUNT, REQ), \
+    HPR(N("num_key_value_heads"), HEAD_COUNT_KV), \
+    HPR(N("rope_theta"), ROPE_FREQ_BASE, FLOAT), \
+    HPR(N("rms_norm_eps"), RMS_EPS, FLOAT), \
+    HPR(N("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"), LAYER_NORM_EPS, FLOAT), \
+    HPR(N("num_local_experts", "num_experts"), EXPERT_COUNT), \
+    HPR(N("num_experts_per_tok"), EXPERT_USED_COUNT)
+#define BASE_HF_HEAD_DIM \
+    HPR(N("head_dim"), KEY_LENGTH), \
+    HPR(N("head_dim"), VALUE_LENGTH)
 static const gguf_recipe_hf_hparam base_hf_hparams[] = {
-    HPR(N("max_position_embeddings", "n_ctx"), CONTEXT_LENGTH),
-    HPR(N("hidden_size", "n_embd"), EMBEDDING_LENGTH, REQ),
-    HPR(N("intermediate_size", "n_inner"), FFN_LENGTH),
-    HPR(N("num_attention_heads", "n_head"), HEAD_COUNT, REQ),
-    HPR(N("num_key_value_heads"), HEAD_COUNT_KV),
-    HPR(N("rope_theta"), ROPE_FREQ_BASE, FLOAT),
-    HPR(N("rms_norm_eps"), RMS_EPS, FLOAT),
-    HPR(N("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"), LAYER_NORM_EPS, FLOAT),
-    HPR(N("num_local_experts", "num_experts"), EXPERT_COUNT),
-    HPR(N("num_experts_per_tok"), EXPERT_USED_COUNT),
-    HPR(N("head_dim"), KEY_LENGTH),
-    HPR(N("head_dim"), VALUE_LENGTH),
+    BASE_HF_TO_EXPERTS,
+    BASE_HF_HEAD_DIM,
     HPR_END,
 };
 
@@ -802,6 +886,36 @@ static const gguf_recipe_hf_hparam gemma4_late_hparams[] = {
     HPR_END,
 };
 #undef FULL_THETA
+
+/* Glm4MoeModel: the base converter's keys (n_group and topk_group after
+ * the used count, when given), then its own after general.file_type: the
+ * rope dimension (head_dim × partial_rotary_factor, 0.5 when absent), the
+ * routed experts' count and width, the shared experts (the three required
+ * here: upstream's converter writes a file without them that llama.cpp
+ * does not load), the leading dense
+ * blocks, sigmoid gating always, the routed scale, the weights' norm, the
+ * next-token-prediction layers. */
+static const gguf_recipe_hf_hparam glm4moe_hf_hparams[] = {
+    BASE_HF_TO_EXPERTS,
+    HPR(N("n_group"), EXPERT_GROUP_COUNT),
+    HPR(N("topk_group"), EXPERT_GROUP_USED_COUNT),
+    BASE_HF_HEAD_DIM,
+    HPR_END,
+};
+#undef BASE_HF_TO_EXPERTS
+#undef BASE_HF_HEAD_DIM
+static const gguf_recipe_hf_hparam glm4moe_late_hparams[] = {
+    HPR(N("partial_rotary_factor"), ROPE_DIM, DEF(0.5), .make = GGUF_MAKE_ROTARY_HEAD),
+    HPR(N("n_routed_experts"), EXPERT_COUNT, REQ),
+    HPR(N("moe_intermediate_size"), EXPERT_FFN_LENGTH, REQ),
+    HPR(N("n_shared_experts"), EXPERT_SHARED_COUNT, REQ),
+    HPR(N("first_k_dense_replace"), LEADING_DENSE_BLOCK_COUNT),
+    HPR(N("expert_gating_func"), EXPERT_GATING_FUNC, DEF(2), .make = GGUF_MAKE_CONST),
+    HPR(N("routed_scaling_factor"), EXPERT_WEIGHTS_SCALE, FLOAT),
+    HPR(N("norm_topk_prob"), EXPERT_WEIGHTS_NORM, .make = GGUF_MAKE_BOOL),
+    HPR(N("num_nextn_predict_layers"), NEXTN_PREDICT_LAYERS),
+    HPR_END,
+};
 
 #undef HPR
 #undef N
@@ -1003,6 +1117,24 @@ static const gguf_recipe_tensor gemma4_names[] = {
     T(PER_LAYER_POST_NORM, .hf = HF("post_per_layer_input_norm.weight")),
     NAMES_END,
 };
+/* GLM-4.5: the decoder's names with q/k norms, experts one by one
+ * (stacked down, gate, up as Glm4MoeModel does), the router's score bias,
+ * the shared experts, and the next-token-prediction layer's own. */
+static const gguf_recipe_tensor glm4moe_names[] = {
+    T(FFN_DOWN_EXPS, .hf = HF("mlp.experts.%d.down_proj.weight")),
+    T(FFN_GATE_EXPS, .hf = HF("mlp.experts.%d.gate_proj.weight")),
+    T(FFN_UP_EXPS, .hf = HF("mlp.experts.%d.up_proj.weight")),
+    T(FFN_GATE_INP, .hf = HF("mlp.gate.weight")),
+    T(EXP_PROBS_B, .hf = HF("mlp.gate.e_score_correction_bias")),
+    T(FFN_GATE_SHEXP, .hf = HF("mlp.shared_experts.gate_proj.weight")),
+    T(FFN_UP_SHEXP, .hf = HF("mlp.shared_experts.up_proj.weight")),
+    T(FFN_DOWN_SHEXP, .hf = HF("mlp.shared_experts.down_proj.weight")),
+    T(NEXTN_EH_PROJ, .hf = HF("eh_proj.weight")),
+    T(NEXTN_ENORM, .hf = HF("enorm.weight")),
+    T(NEXTN_HNORM, .hf = HF("hnorm.weight")),
+    T(NEXTN_SHARED_HEAD_NORM, .hf = HF("shared_head.norm.weight")),
+    NAMES_END,
+};
 #undef T
 #undef NAMES_END
 #undef HF_GLOBALS
@@ -1022,6 +1154,8 @@ static const gguf_recipe_tensor *const qwen35moe_all[] = { qwen35moe_names, NULL
 static const gguf_recipe_tensor *const gemma3_all[] = { gemma_names, gemma3_names, qk_norm_names,
                                                         NULL };
 static const gguf_recipe_tensor *const gemma4_all[] = { gemma4_names, NULL };
+static const gguf_recipe_tensor *const glm4moe_all[] = { decoder_names, qk_norm_names,
+                                                         glm4moe_names, NULL };
 
 /* ===========================================================================
  * The recipes
@@ -1065,6 +1199,7 @@ static const char *const gemma3_vision[] = {
     "model.vision_tower.", "model.multi_modal_projector.", NULL,
 };
 static const char *const gemma4_hf[] = { "Gemma4ForConditionalGeneration", NULL };
+static const char *const glm4moe_hf[] = { "Glm4MoeForCausalLM", NULL };
 /* Gemma4Model keeps only the names with "language_model." in them: every
  * other name (vision and audio towers, their embedders) starts with "" */
 static const char *const gemma4_others[] = { "", NULL };
@@ -1122,6 +1257,9 @@ const gguf_recipe gguf_recipes[] = {
       .hf_hparams = gemma4_hf_hparams, .hf_hparams_late = gemma4_late_hparams,
       .tensors = gemma4_all, .facts = F(TRIM_EMBD) | F(NO_SPACE_PREFIX) | F(ROPE_PROPORTIONAL),
       .hf_strip = "language_model.", .hf_skip_prefix = gemma4_others },
+    { .arch = "glm4moe", .hf_classes = glm4moe_hf, .hf_skip = skip_common,
+      .hf_hparams = glm4moe_hf_hparams, .hf_hparams_late = glm4moe_late_hparams,
+      .tensors = glm4moe_all, .facts = F(NEXTN_BLOCKS) },
 };
 #undef F
 const size_t gguf_n_archs = sizeof gguf_archs / sizeof *gguf_archs;

@@ -360,6 +360,52 @@ static int check_layer_keys(checker *c)
     return 0;
 }
 
+/* GLM-4.5's blocks and routing (llama.cpp's glm4moe loader and its
+ * grouped top-k): the next-token-prediction blocks fewer than block_count
+ * (llama.cpp asserts it), the leading dense blocks at most block_count,
+ * the expert groups dividing the experts, no more groups used than there
+ * are, and enough experts in the used groups for expert_used_count. */
+static int check_experts_keys(checker *c)
+{
+    const gguf_hparams *hp = &c->hp;
+    char k1[128], k2[128], k3[128];
+    const int64_t n = hp->v[GGUF_HP_BLOCK_COUNT];
+    if (hp->has[GGUF_HP_NEXTN_PREDICT_LAYERS] && hp->v[GGUF_HP_NEXTN_PREDICT_LAYERS] >= n)
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected 0 to %s - 1 = %" PRId64
+                              " (the next-token-prediction blocks come after the model's own)",
+                              akey(c, GGUF_KEY_NEXTN_PREDICT_LAYERS, k1),
+                              hp->v[GGUF_HP_NEXTN_PREDICT_LAYERS],
+                              akey(c, GGUF_KEY_BLOCK_COUNT, k2), n - 1);
+    if (hp->has[GGUF_HP_LEADING_DENSE_BLOCK_COUNT] && hp->v[GGUF_HP_LEADING_DENSE_BLOCK_COUNT] > n)
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected 0 to %s = %" PRId64,
+                              akey(c, GGUF_KEY_LEADING_DENSE_BLOCK_COUNT, k1),
+                              hp->v[GGUF_HP_LEADING_DENSE_BLOCK_COUNT],
+                              akey(c, GGUF_KEY_BLOCK_COUNT, k2), n);
+    if (!hp->set[GGUF_HP_EXPERT_GROUP_COUNT] || !hp->set[GGUF_HP_EXPERT_COUNT])
+        return 0;
+    const int64_t groups = hp->v[GGUF_HP_EXPERT_GROUP_COUNT];
+    const int64_t used = hp->set[GGUF_HP_EXPERT_GROUP_USED_COUNT]
+                             ? hp->v[GGUF_HP_EXPERT_GROUP_USED_COUNT] : groups;
+    const int64_t experts = hp->v[GGUF_HP_EXPERT_COUNT];
+    akey(c, GGUF_KEY_EXPERT_GROUP_COUNT, k1);
+    akey(c, GGUF_KEY_EXPERT_COUNT, k2);
+    if (groups < 1 || experts % groups)
+        return gguf_error_set(c->err, "%s = %" PRId64 " does not divide %s = %" PRId64
+                              " (experts per group)", k1, groups, k2, experts);
+    if (used > groups)
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected 1 to %s = %" PRId64,
+                              akey(c, GGUF_KEY_EXPERT_GROUP_USED_COUNT, k3), used, k1, groups);
+    if (hp->set[GGUF_HP_EXPERT_USED_COUNT] &&
+        hp->v[GGUF_HP_EXPERT_USED_COUNT] > used * (experts / groups))
+        return gguf_error_set(c->err, "%s = %" PRId64 ", but %" PRId64 " used group%s of %"
+                              PRId64 " expert%s hold%s %" PRId64,
+                              akey(c, GGUF_KEY_EXPERT_USED_COUNT, k3),
+                              hp->v[GGUF_HP_EXPERT_USED_COUNT], used, used == 1 ? "" : "s",
+                              experts / groups, experts / groups == 1 ? "" : "s",
+                              used == 1 ? "s" : "", used * (experts / groups));
+    return 0;
+}
+
 /* Gemma 4's KV-shared blocks (llama.cpp's gemma4 loader and its KV cache
  * reuse): the first block keeps its own KV; each shared block il reuses the
  * KV of block first - 2 when it is sliding, first - 1 when it is full
@@ -458,7 +504,7 @@ static int derive(checker *c)
             break;
         }
     }
-    if (check_layer_keys(c) || check_shared_kv(c))
+    if (check_layer_keys(c) || check_shared_kv(c) || check_experts_keys(c))
         return -1;
     hp->n_head_kv = hp->v[GGUF_HP_HEAD_COUNT_KV];
     hp->head_k = hp->v[GGUF_HP_KEY_LENGTH];
@@ -1020,7 +1066,8 @@ static int scan_names(checker *c, const rule_list *l, uint64_t *slots, mc_tensor
 static int check_other_kind(checker *c, const gguf_arch_tensor *r, uint64_t slot, int block,
                             int *rc)
 {
-    if (block < 0 || r->layers < GGUF_LAYERS_SLIDING || gguf_hparams_layer_in(&c->hp, r->layers, block))
+    if (block < 0 || r->layers < GGUF_LAYERS_SLIDING || r->layers > GGUF_LAYERS_SHARED_KV ||
+        gguf_hparams_layer_in(&c->hp, r->layers, block))
         return 0;
     *rc = 0;
     if (slot) {
@@ -1056,12 +1103,25 @@ static int check_rule(checker *c, const gguf_arch_tensor *r, uint64_t slot, int 
     if (block >= 0 && r->layers != GGUF_LAYERS_ALL && !gguf_hparams_layer_in(&c->hp, r->layers, block)) {
         if (!slot)
             return 0;
+        char name[GGUF_MAX_NAME + 16], key[128];
+        snprintf(name, sizeof name, r->name, block);
+        /* GLM-4.5's kinds: by leading_dense_block_count, nextn_predict_layers */
+        if (r->layers == GGUF_LAYERS_LEADING_DENSE || r->layers == GGUF_LAYERS_MOE)
+            return gguf_error_set(c->err, "tensor %s: block %d is a%s block (%s = %" PRId64
+                                  "), %s is only in %s blocks", name, block,
+                                  r->layers == GGUF_LAYERS_MOE ? " dense" : "n moe",
+                                  akey(c, GGUF_KEY_LEADING_DENSE_BLOCK_COUNT, key),
+                                  c->hp.v[GGUF_HP_LEADING_DENSE_BLOCK_COUNT],
+                                  gguf_role_name(r->role), gguf_layers_name(r->layers));
+        if (r->layers == GGUF_LAYERS_NEXTN)
+            return gguf_error_set(c->err, "tensor %s: block %d is not a next-token-prediction "
+                                  "block (%s = %" PRId64 "), %s is only in nextn blocks", name,
+                                  block, akey(c, GGUF_KEY_NEXTN_PREDICT_LAYERS, key),
+                                  c->hp.v[GGUF_HP_NEXTN_PREDICT_LAYERS], gguf_role_name(r->role));
         /* the kind of the block: the first kind that has it */
         int kind = GGUF_LAYERS_ALL + 1;
         while (kind < GGUF_LAYERS_COUNT - 1 && !gguf_hparams_layer_in(&c->hp, kind, block))
             kind++;
-        char name[GGUF_MAX_NAME + 16], key[128];
-        snprintf(name, sizeof name, r->name, block);
         return gguf_error_set(c->err, "tensor %s: block %d is a%s %s block (%s = %" PRId64
                               "), %s is only in %s blocks", name, block,
                               kind == GGUF_LAYERS_ATTENTION ? "n" : "", gguf_layers_name(kind),

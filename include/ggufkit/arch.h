@@ -168,6 +168,22 @@ enum gguf_token_type {
 #define GGUF_KEY_KEY_LENGTH_SWA     "%s.attention.key_length_swa"
 #define GGUF_KEY_VALUE_LENGTH_SWA   "%s.attention.value_length_swa"
 #define GGUF_KEY_ROPE_DIM_COUNT_SWA "%s.rope.dimension_count_swa"
+/* GLM-4.5 (glm4moe): sigmoid-routed experts with a score bias, expert
+ * groups, a shared expert, leading dense blocks, next-token-prediction
+ * blocks after the model's own */
+#define GGUF_KEY_EXPERT_SHARED_COUNT "%s.expert_shared_count"
+#define GGUF_KEY_LEADING_DENSE_BLOCK_COUNT "%s.leading_dense_block_count"
+#define GGUF_KEY_EXPERT_GATING_FUNC "%s.expert_gating_func"
+#define GGUF_KEY_EXPERT_WEIGHTS_SCALE "%s.expert_weights_scale"
+#define GGUF_KEY_EXPERT_WEIGHTS_NORM "%s.expert_weights_norm"
+#define GGUF_KEY_EXPERT_GROUP_COUNT "%s.expert_group_count"
+#define GGUF_KEY_EXPERT_GROUP_USED_COUNT "%s.expert_group_used_count"
+#define GGUF_KEY_NEXTN_PREDICT_LAYERS "%s.nextn_predict_layers"
+#define GGUF_T_EXP_PROBS_B          "blk.%d.exp_probs_b.bias"
+#define GGUF_T_NEXTN_EH_PROJ        "blk.%d.nextn.eh_proj.weight"
+#define GGUF_T_NEXTN_ENORM          "blk.%d.nextn.enorm.weight"
+#define GGUF_T_NEXTN_HNORM          "blk.%d.nextn.hnorm.weight"
+#define GGUF_T_NEXTN_SHARED_HEAD_NORM "blk.%d.nextn.shared_head_norm.weight"
 
 /* ---------------------------------------------------------------------------
  * The architecture registry: every GGUF architecture the tools support,
@@ -225,6 +241,11 @@ enum gguf_role {
     GGUF_ROLE_FFN_GATE_INP_SCALE,   /* the router's input times this vector */
     GGUF_ROLE_FFN_DOWN_EXPS_SCALE,  /* each expert's output times its scalar */
     GGUF_ROLE_FFN_PRE_NORM_2, GGUF_ROLE_FFN_POST_NORM_1, GGUF_ROLE_FFN_POST_NORM_2,
+    /* GLM-4.5 */
+    GGUF_ROLE_EXP_PROBS_B,          /* the bias added to the expert scores for the choice */
+    GGUF_ROLE_NEXTN_EH_PROJ,        /* next-token prediction: [embedding; hidden] projection */
+    GGUF_ROLE_NEXTN_ENORM, GGUF_ROLE_NEXTN_HNORM, /* its norms of the embedding, the hidden */
+    GGUF_ROLE_NEXTN_SHARED_HEAD_NORM,/* its norm before the shared output head */
     GGUF_ROLE_COUNT
 };
 
@@ -257,6 +278,9 @@ enum gguf_dim {
     GGUF_DIM_EMBD_PER_LAYER,     /* embedding_length_per_layer_input */
     GGUF_DIM_EMBD_PER_LAYER_ALL, /* embedding_length_per_layer_input × block_count */
     GGUF_DIM_FF_EXP2,            /* 2 × expert_feed_forward_length (fused gate and up) */
+    GGUF_DIM_FF_EXP_SHARED,      /* expert_feed_forward_length × expert_shared_count (GLM-4.5's
+                                  * shared experts, in one) */
+    GGUF_DIM_EMBD2,              /* 2 × embedding_length (the next-token layer's eh_proj) */
     GGUF_DIM_COUNT
 };
 
@@ -293,6 +317,14 @@ enum gguf_hp {
     GGUF_HP_EMBD_PER_LAYER,    /* the width of each layer's per-layer input (0: none) */
     GGUF_HP_KEY_LENGTH_SWA, GGUF_HP_VALUE_LENGTH_SWA, /* the head size of sliding layers */
     GGUF_HP_ROPE_DIM_SWA,      /* the rotated width of sliding layers' heads */
+    /* GLM-4.5 */
+    GGUF_HP_EXPERT_SHARED_COUNT,   /* shared experts beside the routed ones */
+    GGUF_HP_LEADING_DENSE_BLOCK_COUNT, /* the first this many blocks: a dense feed-forward */
+    GGUF_HP_EXPERT_GATING_FUNC,    /* 1 softmax, 2 sigmoid, 3 softmax of the top k */
+    GGUF_HP_EXPERT_WEIGHTS_SCALE,  /* the routed experts' output times this */
+    GGUF_HP_EXPERT_GROUP_COUNT, GGUF_HP_EXPERT_GROUP_USED_COUNT, /* grouped routing */
+    GGUF_HP_NEXTN_PREDICT_LAYERS,  /* the last this many blocks: next-token prediction */
+    GGUF_HP_EXPERT_WEIGHTS_NORM,   /* bool: the chosen experts' weights renormalised */
     GGUF_HP_COUNT
 };
 
@@ -345,6 +377,11 @@ enum gguf_feature {
     GGUF_FEAT_ROPE_FREQS_FULL, /* rope_freqs divides the full layers' frequencies only
                                 * (proportional rope) */
     GGUF_FEAT_ATTN_SCALE_1,    /* scores unscaled (no 1/sqrt(head_dim)) */
+    /* GLM-4.5 */
+    GGUF_FEAT_SIGMOID_ROUTING, /* expert scores by sigmoid, chosen with exp_probs_b added,
+                                * in expert groups; weights normalised and scaled */
+    GGUF_FEAT_NEXTN,           /* next-token-prediction blocks after the model's (loaded,
+                                * not run for generation) */
     GGUF_FEAT_COUNT
 };
 
@@ -366,8 +403,11 @@ enum gguf_routing {
     GGUF_ROUTING_NONE,
     GGUF_ROUTING_SOFTMAX_TOPK, /* softmax over the experts, the top expert_used_count,
                                 * their probabilities renormalised to sum 1 */
-    GGUF_ROUTING_TOPK_SOFTMAX /* gpt-oss: the top expert_used_count logits (router with
+    GGUF_ROUTING_TOPK_SOFTMAX,/* gpt-oss: the top expert_used_count logits (router with
                                * bias), then a softmax over those k alone */
+    GGUF_ROUTING_SIGMOID_BIAS /* GLM-4.5: sigmoid scores; the top expert_used_count of
+                               * score + exp_probs_b within the best groups; their scores
+                               * normalised (expert_weights_norm), times expert_weights_scale */
 };
 
 /* Which blocks of a model a per-block tensor row is in
@@ -383,6 +423,10 @@ enum gguf_layers {
     GGUF_LAYERS_FULL,      /* the other blocks: global attention */
     GGUF_LAYERS_OWN_KV,    /* the blocks before the last shared_kv_layers: their own KV */
     GGUF_LAYERS_SHARED_KV, /* the last shared_kv_layers blocks: the KV of an earlier one */
+    /* GLM-4.5 */
+    GGUF_LAYERS_LEADING_DENSE, /* the first leading_dense_block_count blocks: dense feed-forward */
+    GGUF_LAYERS_MOE,       /* the other blocks: routed and shared experts */
+    GGUF_LAYERS_NEXTN,     /* the last nextn_predict_layers blocks: next-token prediction */
     GGUF_LAYERS_COUNT
 };
 

@@ -62,6 +62,11 @@
  *             3.x): LLaMA's blocks with heads of --head-dim, the config
  *             under text_config (model_type mistral), every name under
  *             language_model.; untied
+ *   glm4moe   Glm4MoeForCausalLM (GLM-4.5): q/k/v biases and q/k norms, heads
+ *             of --head-dim; block 0 dense (--ffn), the others --experts of
+ *             --moe-ffn top --experts-used with a score bias and one shared
+ *             expert of --moe-ffn; one NextN block after the --layers
+ *             (num_nextn_predict_layers 1); untied
  * Tensors are written in the module order a real checkpoint has (the
  * converter sorts them anyway); a family ignores the options it has no
  * use for (--head-dim in llama, mixtral and phi3, the expert options in the
@@ -133,6 +138,8 @@ enum {
     F_QWEN35       = 1 << 9, /* Qwen3.5 hybrid blocks (add_qwen35_block) */
     F_GEMMA4       = 1 << 10,/* Gemma 4 blocks (add_gemma4_block), model.language_model. */
     F_PLE          = 1 << 11,/* Gemma 4 per-layer inputs, KV-shared blocks allowed */
+    F_GLM4MOE      = 1 << 12,/* GLM-4.5: block 0 dense, the others experts with a score
+                              * bias and a shared expert; one NextN block after */
 };
 
 /* Per-expert matrices (Mixtral, Qwen3-MoE): the router and each expert's
@@ -197,6 +204,20 @@ static void keys_qwen3moe(FILE *fp, const shape *s)
 {
     fprintf(fp, ", \"head_dim\": %lld, \"num_experts\": %lld, \"num_experts_per_tok\": %lld, "
                 "\"moe_intermediate_size\": %lld, \"norm_topk_prob\": true",
+            LL(s->head_dim), LL(s->experts), LL(s->used), LL(s->moe_ffn));
+}
+
+/* GLM-4.5's: attention biases and q/k norms, half of each head rotated,
+ * sigmoid routing over one group, one shared expert, one leading dense
+ * block, one NextN layer. */
+static void keys_glm4moe(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"head_dim\": %lld, \"attention_bias\": true, \"use_qk_norm\": true, "
+                "\"partial_rotary_factor\": 0.5, \"n_routed_experts\": %lld, "
+                "\"num_experts_per_tok\": %lld, \"moe_intermediate_size\": %lld, "
+                "\"n_shared_experts\": 1, \"n_group\": 1, \"topk_group\": 1, "
+                "\"first_k_dense_replace\": 1, \"norm_topk_prob\": true, "
+                "\"routed_scaling_factor\": 1.0, \"num_nextn_predict_layers\": 1",
             LL(s->head_dim), LL(s->experts), LL(s->used), LL(s->moe_ffn));
 }
 
@@ -372,6 +393,10 @@ static const family FAMILIES[] = {
       .model_type = "mistral", .tokenizer_class = "LlamaTokenizer", .flags = F_OWN_HEAD_DIM,
       .context = 131072, .rms_eps = 1e-5, .rope_theta = 1000000000, .keys = keys_head_dim,
       .wrap_type = "mistral3", .wrap_prefix = "language_model." },
+    { .name = "glm4moe", .arch = "glm4moe", .hf_class = "Glm4MoeForCausalLM", .model_type = "glm4_moe",
+      .tokenizer_class = "LlamaTokenizer",
+      .flags = F_OWN_HEAD_DIM | F_QK_NORM | F_QKV_BIAS | F_GLM4MOE, .context = 131072,
+      .rms_eps = 1e-5, .rope_theta = 1000000, .experts = &qwen3moe_experts, .keys = keys_glm4moe },
 };
 #define N_FAMILIES (sizeof FAMILIES / sizeof *FAMILIES)
 
@@ -652,6 +677,14 @@ static void add_ffn(tensor_list *L, const family *f, const shape *s, int64_t l)
 {
     const int64_t dim = s->dim, ffn = s->ffn;
     const expert_names *x = f->experts;
+    if (f->flags & F_GLM4MOE && l == 0) {
+        x = NULL; /* first_k_dense_replace 1 */
+    } else if (f->flags & F_GLM4MOE) {
+        LAYER("mlp.gate.e_score_correction_bias", FILL_RANDOM, s->experts);
+        LAYER("mlp.shared_experts.gate_proj.weight", FILL_RANDOM, s->moe_ffn, dim);
+        LAYER("mlp.shared_experts.up_proj.weight", FILL_RANDOM, s->moe_ffn, dim);
+        LAYER("mlp.shared_experts.down_proj.weight", FILL_RANDOM, dim, s->moe_ffn);
+    }
     if (f->flags & F_MXFP4) {
         add_mxfp4_experts(L, s, l);
     } else if (x) {
@@ -835,6 +868,14 @@ static int list_tensors(tensor_list *L, const family *f, const shape *s)
             add_qwen35_block(L, f, s, l);
         else
             add_block(L, f, s, l);
+    if (f->flags & F_GLM4MOE) { /* the NextN block: a whole block and its own */
+        const int64_t l = s->layers, dim = s->dim;
+        add_block(L, f, s, l);
+        add(L, FILL_RANDOM, DIMS(dim, 2 * dim), "model.layers.%lld.eh_proj.weight", LL(l));
+        add(L, FILL_ONES, DIMS(dim), "model.layers.%lld.enorm.weight", LL(l));
+        add(L, FILL_ONES, DIMS(dim), "model.layers.%lld.hnorm.weight", LL(l));
+        add(L, FILL_ONES, DIMS(dim), "model.layers.%lld.shared_head.norm.weight", LL(l));
+    }
     add(L, f->flags & F_GEMMA_NORMS ? FILL_ZEROS : FILL_ONES, DIMS(s->dim), "model.norm.weight");
     if (!(f->flags & F_TIED))
         add(L, FILL_RANDOM, DIMS(s->vocab, s->dim), "lm_head.weight");

@@ -231,6 +231,18 @@ START_TEST(test_required_and_match)
 }
 END_TEST
 
+/* w written to path and opened again (path removed): the file, or NULL. */
+static gguf_file *written(gguf_writer *w, const char *path, gguf_error *err)
+{
+    ck_assert_ptr_null(gguf_writer_error(w));
+    ck_assert_int_eq(gguf_writer_begin(w, path, err), 0);
+    ck_assert_int_eq(gguf_writer_finish(w, err), 0);
+    gguf_writer_free(w);
+    gguf_file *f = gguf_open(path, 0, err);
+    unlink(path);
+    return f;
+}
+
 /* A file of a registered architecture: keys read, absent ones derived. */
 static gguf_file *hparams_file(const char *arch, bool with_kv, bool with_rope_dim, gguf_error *err)
 {
@@ -254,13 +266,7 @@ static gguf_file *hparams_file(const char *arch, bool with_kv, bool with_rope_di
 #undef U32
     snprintf(key, sizeof key, GGUF_KEY_RMS_EPS, arch);
     gguf_writer_set_f32(w, key, 1e-5f);
-    ck_assert_ptr_null(gguf_writer_error(w));
-    ck_assert_int_eq(gguf_writer_begin(w, path, err), 0);
-    ck_assert_int_eq(gguf_writer_finish(w, err), 0);
-    gguf_writer_free(w);
-    gguf_file *f = gguf_open(path, 0, err);
-    unlink(path);
-    return f;
+    return written(w, path, err);
 }
 
 /* One hyper-parameter's integer value (0 without one). */
@@ -392,6 +398,10 @@ START_TEST(test_layer_rows)
                                   ? gguf_arch_hparam_of(a, GGUF_HP_SWA_PATTERN) != NULL
                             : l == GGUF_LAYERS_OWN_KV || l == GGUF_LAYERS_SHARED_KV
                                   ? gguf_arch_hparam_of(a, GGUF_HP_SHARED_KV_LAYERS) != NULL
+                            : l == GGUF_LAYERS_LEADING_DENSE || l == GGUF_LAYERS_MOE
+                                  ? gguf_arch_hparam_of(a, GGUF_HP_LEADING_DENSE_BLOCK_COUNT) != NULL
+                            : l == GGUF_LAYERS_NEXTN
+                                  ? gguf_arch_hparam_of(a, GGUF_HP_NEXTN_PREDICT_LAYERS) != NULL
                                   : kinds;
             ck_assert_msg(says || l == GGUF_LAYERS_ALL, "%s: %s is of %s blocks but no key says "
                           "which blocks are which", gguf_arch_name(a), gguf_arch_tensor_name(t),
@@ -463,14 +473,81 @@ static gguf_file *gemma4_file(int shared, const char *swa, int64_t vswa, int64_t
     gguf_writer_set_u32(w, "gemma4.rope.dimension_count", 64);
     gguf_writer_set_u32(w, "gemma4.rope.dimension_count_swa", (uint32_t)rot);
     gguf_writer_set_u32(w, "gemma4.vocab_size", 512);
-    ck_assert_ptr_null(gguf_writer_error(w));
-    ck_assert_int_eq(gguf_writer_begin(w, path, err), 0);
-    ck_assert_int_eq(gguf_writer_finish(w, err), 0);
-    gguf_writer_free(w);
-    gguf_file *f = gguf_open(path, 0, err);
-    unlink(path);
-    return f;
+    return written(w, path, err);
 }
+
+/* A glm4moe file of keys alone: 5 blocks, `lead` leading dense ones,
+ * `nextn` next-token-prediction ones, 8 experts of 32 in `groups` groups
+ * (2 used), 2 shared experts. */
+static gguf_file *glm4moe_file(int lead, int nextn, int groups, gguf_error *err)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/ggufkit-registry-glm-%d.gguf",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    gguf_writer *w = gguf_writer_new();
+    gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, "glm4moe");
+    gguf_writer_set_u32(w, "glm4moe.context_length", 2048);
+    gguf_writer_set_u32(w, "glm4moe.embedding_length", 128);
+    gguf_writer_set_u32(w, "glm4moe.block_count", 5);
+    gguf_writer_set_u32(w, "glm4moe.feed_forward_length", 256);
+    gguf_writer_set_u32(w, "glm4moe.attention.head_count", 4);
+    gguf_writer_set_f32(w, "glm4moe.attention.layer_norm_rms_epsilon", 1e-5f);
+    gguf_writer_set_u32(w, "glm4moe.expert_count", 8);
+    gguf_writer_set_u32(w, "glm4moe.expert_used_count", 2);
+    gguf_writer_set_u32(w, "glm4moe.expert_feed_forward_length", 32);
+    gguf_writer_set_u32(w, "glm4moe.expert_shared_count", 2);
+    gguf_writer_set_u32(w, "glm4moe.leading_dense_block_count", (uint32_t)lead);
+    gguf_writer_set_u32(w, "glm4moe.nextn_predict_layers", (uint32_t)nextn);
+    gguf_writer_set_u32(w, "glm4moe.expert_group_count", (uint32_t)groups);
+    gguf_writer_set_u32(w, "glm4moe.expert_group_used_count", 1);
+    gguf_writer_set_u32(w, "glm4moe.rope.dimension_count", 16);
+    return written(w, path, err);
+}
+
+/* GLM-4.5's kinds of blocks (leading dense or MoE by
+ * leading_dense_block_count, next-token prediction by nextn_predict_layers),
+ * its shared experts' width (expert width × shared count) and eh_proj's
+ * 2 × embedding_length; its key rules failing: too many NextN blocks or
+ * leading dense ones, groups that do not divide the experts, too few
+ * experts in the used groups. */
+START_TEST(test_glm4moe_layers)
+{
+    gguf_error err = { 0 };
+    gguf_hparams *hp;
+    gguf_file *f = glm4moe_file(2, 1, 4, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    ck_assert_msg(gguf_hparams_read(f, &hp, &err) == 0, "%s", err.msg);
+    for (int il = 0; il < 5; il++) {
+        ck_assert_int_eq(gguf_hparams_layer_in(hp, GGUF_LAYERS_LEADING_DENSE, il), il < 2);
+        ck_assert_int_eq(gguf_hparams_layer_in(hp, GGUF_LAYERS_MOE, il), il >= 2);
+        ck_assert_int_eq(gguf_hparams_layer_in(hp, GGUF_LAYERS_NEXTN, il), il == 4);
+    }
+    ck_assert(!gguf_hparams_layer_in(hp, GGUF_LAYERS_NEXTN, 5));
+    ck_assert(!gguf_hparams_layer_in(hp, GGUF_LAYERS_MOE, -1));
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_FF_EXP_SHARED), 64);
+    ck_assert_int_eq(gguf_hparams_dim(hp, GGUF_DIM_EMBD2), 256);
+    ck_assert_int_eq(hp_int(hp, GGUF_HP_EXPERT_GATING_FUNC), 2); /* llama.cpp's default */
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_LEADING_DENSE), "leading-dense");
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_MOE), "moe");
+    ck_assert_str_eq(gguf_layers_name(GGUF_LAYERS_NEXTN), "nextn");
+    gguf_hparams_free(hp);
+    gguf_close(f);
+    static const struct { int lead, nextn, groups; const char *msg; } bad[] = {
+        { 1, 5, 1, "glm4moe.nextn_predict_layers = 5, expected 0 to glm4moe.block_count - 1 = 4" },
+        { 6, 1, 1, "glm4moe.leading_dense_block_count = 6, expected 0 to glm4moe.block_count = 5" },
+        { 1, 1, 3, "glm4moe.expert_group_count = 3 does not divide glm4moe.expert_count = 8" },
+        { 1, 1, 8, "glm4moe.expert_used_count = 2, but 1 used group of 1 expert holds 1" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gguf_error e2 = { 0 };
+        f = glm4moe_file(bad[i].lead, bad[i].nextn, bad[i].groups, &e2);
+        ck_assert_msg(f != NULL, "%s", e2.msg);
+        ck_assert_int_eq(gguf_hparams_read(f, &hp, &e2), -1);
+        ck_assert_msg(strstr(e2.msg, bad[i].msg) != NULL, "%zu: %s", i, e2.msg);
+        gguf_close(f);
+    }
+}
+END_TEST
 
 /* Gemma 4's kinds of blocks (sliding or full by the per-block pattern, own
  * or shared KV by shared_kv_layers) and per-block widths (head sizes of
@@ -594,6 +671,7 @@ int main(void)
     tcase_add_test(tc, test_patched_tables);
     tcase_add_test(tc, test_layer_rows);
     tcase_add_test(tc, test_gemma4_layers);
+    tcase_add_test(tc, test_glm4moe_layers);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
