@@ -527,8 +527,9 @@ bool gguf_hparams_layer_in(const gguf_hparams *hp, int layers, int64_t il)
     case GGUF_LAYERS_RECURRENT: return !attention;
     case GGUF_LAYERS_SLIDING:   return layer_sliding(hp, il);
     case GGUF_LAYERS_FULL:      return !layer_sliding(hp, il);
-    case GGUF_LAYERS_OWN_KV:
-        return il < hp->v[GGUF_HP_BLOCK_COUNT] - hp->v[GGUF_HP_SHARED_KV_LAYERS];
+    case GGUF_LAYERS_OWN_KV: /* a next-token-prediction block keeps none (llama.cpp) */
+        return il < hp->v[GGUF_HP_BLOCK_COUNT] - hp->v[GGUF_HP_SHARED_KV_LAYERS] &&
+               il < hp->v[GGUF_HP_BLOCK_COUNT] - hp->v[GGUF_HP_NEXTN_PREDICT_LAYERS];
     case GGUF_LAYERS_SHARED_KV:
         return il >= hp->v[GGUF_HP_BLOCK_COUNT] - hp->v[GGUF_HP_SHARED_KV_LAYERS];
     case GGUF_LAYERS_LEADING_DENSE:

@@ -421,7 +421,8 @@ enum gguf_layers {
     GGUF_LAYERS_SLIDING,   /* the blocks that attend within the sliding window (a per-block
                             * sliding_window_pattern, or the period of an integer one) */
     GGUF_LAYERS_FULL,      /* the other blocks: global attention */
-    GGUF_LAYERS_OWN_KV,    /* the blocks before the last shared_kv_layers: their own KV */
+    GGUF_LAYERS_OWN_KV,    /* the blocks before the last shared_kv_layers and before the
+                            * next-token-prediction ones: their own KV */
     GGUF_LAYERS_SHARED_KV, /* the last shared_kv_layers blocks: the KV of an earlier one */
     /* GLM-4.5 */
     GGUF_LAYERS_LEADING_DENSE, /* the first leading_dense_block_count blocks: dense feed-forward */
