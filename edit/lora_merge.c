@@ -15,20 +15,9 @@
 
 #include "lora_adapter.h"
 #include "outpath.h"
+#include "sum16.h"
 
 #define TOOL "gguf-edit"
-
-/* Sixteen lanes added as _mm512_reduce_add_ps adds them: lane i with
- * i + 8, then i with i + 4, then (0 + 2) + (1 + 3). */
-static float sum16(const float e[16])
-{
-    float t[8], q[4];
-    for (int i = 0; i < 8; i++)
-        t[i] = e[i + 8] + e[i];
-    for (int i = 0; i < 4; i++)
-        q[i] = t[i + 4] + t[i];
-    return (q[0] + q[2]) + (q[1] + q[3]);
-}
 
 bool lora_merge_batch_order(int64_t in, int64_t out, int64_t rank)
 {
@@ -42,7 +31,7 @@ float lora_merge_dot(const float *at, const float *b, int64_t rank, bool batch)
         for (int64_t i = 0; i + 16 <= rank; i += 16)
             for (int l = 0; l < 16; l++)
                 acc[l] = fmaf(at[i + l], b[i + l], acc[l]);
-        return sum16(acc);
+        return sum16_reduce(acc);
     }
     /* ggml_vec_dot_f32: four 16-lane sums fed 64 at a time, reduced (0 + 2,
      * 1 + 3, then the two), the rest added one rounded product at a time */
@@ -57,7 +46,7 @@ float lora_merge_dot(const float *at, const float *b, int64_t rank, bool batch)
         acc[1][l] += acc[3][l];
         acc[0][l] += acc[1][l];
     }
-    float sum = sum16(acc[0]);
+    float sum = sum16_reduce(acc[0]);
     for (; i < rank; i++) {
         const float p = at[i] * b[i];
         sum += p;

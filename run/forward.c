@@ -641,7 +641,7 @@ static void attn_softmax(float *x, int n, float scale, float sink)
         float e[16];
         for (int i = 0; i < 16; i++)
             e[i] = g + i < n ? (x[g + i] = exp_poly(x[g + i] - max)) : 0.0f;
-        sum += (double)kern_sum16(e);
+        sum += (double)sum16_reduce(e);
     }
     if (!isnan(sink))
         sum += (double)expf(sink - max);
@@ -657,7 +657,7 @@ void run_attn_softmax(float *x, int n, float scale, float sink)
 }
 
 /* Batch scores (forward_simd.h, run_attn_scores): q16 · each key in 16
- * float lanes with fused multiply-adds, then kern_sum16. */
+ * float lanes with fused multiply-adds, then sum16_reduce. */
 void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
                      int n_kv, int head_dim, size_t kv_dim)
 {
@@ -672,7 +672,7 @@ void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const g
         for (int c = 0; c < head_dim; c += 16)
             for (int l = 0; l < 16; l++)
                 lane[l] = fmaf(f16[k[c + l]], f16[q16[c + l]], lane[l]);
-        att[t] = kern_sum16(lane);
+        att[t] = sum16_reduce(lane);
     }
 }
 
@@ -690,7 +690,7 @@ void run_attn_values(float *out, const float *f16, const gguf_half *p16, const g
         float lane[16] = {0};
         for (int t = 0; t < n_kv; t++)
             lane[t % 16] = fmaf(f16[p16[t]], f16[vc[(size_t)t * kv_dim + i]], lane[t % 16]);
-        out[i] = kern_sum16(lane);
+        out[i] = sum16_reduce(lane);
     }
 }
 
@@ -706,13 +706,13 @@ static void to_f16(const float *x, gguf_half *y, int64_t n)
 }
 
 /* The four 16-lane sums of ggml_vec_dot_f16 on AVX-512 folded into one
- * float: sum0 + sum2 and sum1 + sum3, those two, then kern_sum16. */
+ * float: sum0 + sum2 and sum1 + sum3, those two, then sum16_reduce. */
 static float fold4x16(float acc[4][16])
 {
     float e[16];
     for (int l = 0; l < 16; l++)
         e[l] = (acc[0][l] + acc[2][l]) + (acc[1][l] + acc[3][l]);
-    return kern_sum16(e);
+    return sum16_reduce(e);
 }
 
 /* One token's scores (forward_simd.h, run_attn_scores1): ggml_vec_dot_f16
@@ -873,7 +873,7 @@ static void row_softmax(float *x, int n)
     for (; i + 16 <= n; i += 16) {
         for (int k = 0; k < 16; k++)
             x[i + k] = exp_poly(x[i + k] - max);
-        sum += (double)kern_sum16(x + i);
+        sum += (double)sum16_reduce(x + i);
     }
     for (; i < n; i++) {
         x[i] = expf(x[i] - max);

@@ -14,7 +14,7 @@
  *  - fmaf(a, b, c), a + b, a * b, a / b are single IEEE operations, so a
  *    lane of _mm256_fmadd_ps etc. gives the same bits;
  *  - the sixteen float lanes of the batch dot products are two registers,
- *    lanes 0–7 and 8–15, added the way kern_sum16 adds them.
+ *    lanes 0–7 and 8–15, added the way sum16_reduce adds them.
  * The file is built for generic x86-64 like the rest; only the functions
  * marked KERN_AVX2 (kernels_simd.h) use the wider instruction sets, and
  * forward.c reaches them only through the table fwd_simd_select gives it
@@ -191,7 +191,7 @@ KERN_AVX2 static void fwd_attn_softmax_avx2(float *x, int n, float scale, float 
  * every i become sixteen rows acc[l][0..head_dim), position t adding
  * p_t · v_t into row t % 16 across contiguous i, so V is read row by row.
  * Each acc[l][i] sees the same fused multiply-adds in the same t order as
- * the scalar lane l of output i, and the rows are then added as kern_sum16 adds
+ * the scalar lane l of output i, and the rows are then added as sum16_reduce adds
  * lanes. */
 KERN_AVX2 static void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_half *vc,
                                             int n_kv, int head_dim, size_t kv_dim)

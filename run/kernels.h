@@ -33,6 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sum16.h" /* sum16_reduce: every 16-lane sum of the f32/f16 products,
+                     * the softmax and the attention rows */
+
 /* True when the runner can multiply by weights of this ggml type id. */
 bool kern_supported(uint32_t wtype);
 
@@ -62,19 +65,6 @@ bool kern_batch_order(uint32_t wtype, int64_t nrows, int64_t ncols, int64_t nb);
  * have none, or n not a multiple of 16). */
 float kern_batch_dot(uint32_t wtype, int64_t n, const void *w, const void *xq);
 
-/* Sixteen float lanes added as ggml's AVX-512 reductions add them
- * (_mm512_reduce_add_ps): lane i with i + 8, then i with i + 4, then
- * (0 + 2) + (1 + 3). The order of every 16-lane sum of the f32/f16
- * products and of the forward pass's softmax and attention rows. */
-static inline float kern_sum16(const float e[16])
-{
-    float t[8], q[4];
-    for (int i = 0; i < 8; i++)
-        t[i] = e[i + 8] + e[i];
-    for (int i = 0; i < 4; i++)
-        q[i] = t[i + 4] + t[i];
-    return (q[0] + q[2]) + (q[1] + q[3]);
-}
 
 /* y[b * nrows + r] = dot(W row r, activation row b) for r < nrows, b < nb
  * (kern_batch_order says which dot). W is nrows rows of ncols elements of wtype, row_bytes apart; xq holds nb

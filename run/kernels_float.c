@@ -7,14 +7,14 @@
  *  - one activation row (generation: ggml_vec_dot_f32/_f16): four 16-lane
  *    partial sums fed 64 elements at a time (elements 64s + 16j + l into
  *    sum j, lane l, by fused multiply-adds), then sum0 + sum2 and
- *    sum1 + sum3, those two added, the 16 lanes added pairwise (kern_sum16, kernels.h);
+ *    sum1 + sum3, those two added, the 16 lanes added pairwise (sum16_reduce, common/sum16.h);
  *    the last n % 64 products added one by one after that (f32: each
  *    product rounded, then added to the float sum, as ggml's leftover
  *    loop is compiled without contraction — Gemma 4's 32-wide per-layer
  *    projection is all leftover; f16: exact products added in double);
  *  - a batch (tinyBLAS, kern_batch_order): one 16-lane sum fed 16 elements
- *    at a time, then kern_sum16.
- * kern_sum16 adds lanes i and i + 8, then i and i + 4, then (0 + 2) + (1 + 3),
+ *    at a time, then sum16_reduce.
+ * sum16_reduce adds lanes i and i + 8, then i and i + 4, then (0 + 2) + (1 + 3),
  * as _mm512_reduce_add_ps does. Products of two f16 values are exact in
  * float. bf16 products are added in double (the scalar reference) or in
  * 32 float lanes (AVX2), whatever the shape.
@@ -57,7 +57,7 @@ static float vec_order_ref(uint32_t type, int64_t n, const void *w, const void *
         acc[1][l] += acc[3][l];
         acc[0][l] += acc[1][l];
     }
-    float sum = kern_sum16(acc[0]);
+    float sum = sum16_reduce(acc[0]);
     if (type == GGUF_DT_F16) {
         double d = sum;
         for (; i < n; i++)
@@ -78,7 +78,7 @@ static float batch_order_ref(uint32_t type, int64_t n, const void *w, const void
     for (int64_t i = 0; i + 16 <= n; i += 16)
         for (int l = 0; l < 16; l++)
             acc[l] = fmaf(elem_ref(type, w, i + l), elem_ref(type, x, i + l), acc[l]);
-    return kern_sum16(acc);
+    return sum16_reduce(acc);
 }
 
 float dot_f32_ref(int64_t n, const void *w, const void *x)

@@ -70,7 +70,7 @@ static inline bool kern_probe_vnni(void)
  * bounds once inlined; unrolled, their arrays stay in registers. */
 #define UNROLL _Pragma("GCC unroll 8")
 
-/* kern_sum16 of the lanes 0–7 in lo and 8–15 in hi: i + 8 with i, then
+/* sum16_reduce of the lanes 0–7 in lo and 8–15 in hi: i + 8 with i, then
  * i + 4 with i, then (0 + 2) + (1 + 3). */
 ALWAYS float hsum16(__m256 lo, __m256 hi)
 {

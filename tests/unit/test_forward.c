@@ -1955,7 +1955,7 @@ START_TEST(test_gemma4_f32_tail)
                 float e[16];
                 for (int l = 0; l < 16; l++)
                     e[l] = (lane[0][l] + lane[2][l]) + (lane[1][l] + lane[3][l]);
-                float sum = kern_sum16(e);
+                float sum = sum16_reduce(e);
                 for (; i < cols; i++) {
                     const float p = wr[i] * x[i];
                     sum += p;
