@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "chat_template.h"
+#include "fp8.h"
 #include "json.h"
 #include <ggufkit/arch.h>
 #include "arch_recipe.h"
@@ -46,6 +47,7 @@ typedef struct hf_state {
     bool        spm;        /* voc came from tokenizer.model */
     bool        has_attn_factor; /* Phi-3 LongRoPE: rope.scaling.attn_factor to write */
     float       attn_factor;
+    fp8_plan    fp8;        /* FP8 block-scaled weights (fp8.h) */
 } hf_state;
 
 static bool file_exists(const char *path)
@@ -979,6 +981,9 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     free(parts);
     if (rc || check_index(s, torch ? "pytorch_model.bin.index.json" : "model.safetensors.index.json", err))
         return -1;
+    if (fp8_plan_read(&s->fp8, s->config, s->shards, (const char *const *)s->shard_names,
+                      s->n_shards, err))
+        return -1;
 
     const json_value *rs = json_get(s->config, "rope_scaling");
     const char *rope_type = json_str(json_get(rs, "rope_type"));
@@ -1010,7 +1015,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             uint8_t perm;
             int block, expert;
             const gguf_arch_tensor *row;
-            if (mxfp4_take(m, s, st, &rc2, err))
+            if (fp8_consumed(&s->fp8, st) || mxfp4_take(m, s, st, &rc2, err))
                 continue;
             if (qwen35 && gguf_arch_has(m->arch, GGUF_FEAT_EXPERTS) &&
                 qwen35_experts(m, s, st, (int)n_blocks, &rc2, err))
@@ -1054,6 +1059,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     }
     if (!rc2)
         rc2 = experts_check_done(&ex, err);
+    if (!rc2)
+        rc2 = fp8_attach(&s->fp8, m, err);
     experts_free(&ex);
     return rc2;
 }
@@ -1727,6 +1734,7 @@ static void hf_close(src_model *m)
     for (int i = 0; s->shard_names && i < s->n_shards; i++)
         free(s->shard_names[i]);
     free(s->shard_names);
+    fp8_plan_free(&s->fp8);
     vocab_free(&s->voc);
     json_free(s->config);
     json_free(s->tok_config);

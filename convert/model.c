@@ -3,6 +3,8 @@
  */
 #include "model.h"
 
+#include "fp8.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,7 @@ void src_model_free(src_model *m)
         free(m->tensors[i].owned);
         free(m->tensors[i].parts);
         free(m->tensors[i].part_from);
+        fp8_scale_free(m->tensors[i].fp8);
     }
     free(m->tensors);
     free(m->name);
@@ -50,5 +53,5 @@ void src_model_free(src_model *m)
 int src_dtype_of(const char *dtype)
 {
     return !strcmp(dtype, "F32") ? SRC_F32 : !strcmp(dtype, "F16") ? SRC_F16
-         : !strcmp(dtype, "BF16") ? SRC_BF16 : -1;
+         : !strcmp(dtype, "BF16") ? SRC_BF16 : !strcmp(dtype, "F8_E4M3") ? SRC_F8_E4M3 : -1;
 }

@@ -19,7 +19,8 @@
 /* Element types of source tensors. SRC_I8_GROUPS: int8 values with one f32
  * scale per `group` consecutive values (llama2.c v2). */
 enum src_dtype { SRC_F32, SRC_F16, SRC_BF16, SRC_I8_GROUPS,
-                 SRC_MXFP4 /* GGML MXFP4 blocks, written as they are (gpt-oss experts) */ };
+                 SRC_MXFP4 /* GGML MXFP4 blocks, written as they are (gpt-oss experts) */,
+                 SRC_F8_E4M3 /* FP8 bytes times a block scale (fp8.h: src_tensor.fp8) */ };
 
 /* Where a tensor's values come from, for messages: the file (a name in the
  * input folder, config.json for values made from it; NULL: the input
@@ -73,6 +74,7 @@ typedef struct src_tensor {
      * ex_block 0: none. */
     int64_t        ex_block, ex_skip;
     bool           neg_exp;    /* the value is -exp(x) (A_log → ssm_a), in f32 */
+    struct fp8_scale *fp8;     /* SRC_F8_E4M3: its block scales (fp8.h), freed with the model */
 } src_tensor;
 
 /* general.quantization_version of every output */
@@ -111,8 +113,8 @@ src_tensor *src_add_tensor(src_model *m, const char *name, int dtype, int n_dims
 
 void src_model_free(src_model *m);
 
-/* The enum src_dtype of a safetensors dtype name ("F32", "F16", "BF16"),
- * or -1. */
+/* The enum src_dtype of a safetensors dtype name ("F32", "F16", "BF16",
+ * "F8_E4M3": the last only converts with its scale, fp8.h), or -1. */
 int src_dtype_of(const char *dtype);
 
 #endif

@@ -15,6 +15,7 @@
 #include <ggufkit/quants.h>
 #include <ggufkit/arch.h>
 #include "finite.h"
+#include "fp8.h"
 #include "outpath.h"
 #include "override.h"
 #include "pool.h"
@@ -247,7 +248,7 @@ static int check_permute(const src_model *m, const src_tensor *t, gguf_error *er
 
 static size_t src_esize(const src_tensor *t)
 {
-    return t->dtype == SRC_F32 ? 4 : t->dtype == SRC_I8_GROUPS ? 1 : 2;
+    return t->dtype == SRC_F32 ? 4 : t->dtype == SRC_I8_GROUPS || t->dtype == SRC_F8_E4M3 ? 1 : 2;
 }
 
 /* n source elements at src → f32; at is the first one's index in the
@@ -278,6 +279,7 @@ static void convert_span(const src_tensor *t, const uint8_t *src, float *out, in
             out[i] = (float)(int8_t)src[i] * scale;
         }
         break;
+    case SRC_F8_E4M3: fp8_dequant_span(t->fp8, src, out, n, at); break;
     default: gguf_bf16_to_f32_row((const uint16_t *)src, out, n); break;
     }
 }
@@ -364,6 +366,14 @@ static void release_source(const src_tensor *t)
         release_range(t->data, bytes);
     for (int p = 0; t->parts && p < t->n_parts; p++)
         release_range(t->parts[p], bytes / (uint64_t)t->n_parts);
+    const fp8_scale *f = t->fp8; /* its scales: one matrix's per part, or all of them */
+    if (f && f->mapped) {
+        const uint64_t per = (uint64_t)(f->s_rows * f->s_cols) * (f->sdtype == SRC_F32 ? 4 : 2);
+        for (int p = 0; p < f->n_parts; p++)
+            release_range(f->parts[p], per);
+        if (!f->parts)
+            release_range(f->data, per * (bytes / (uint64_t)(f->rows * f->cols)));
+    }
 }
 
 
@@ -453,6 +463,8 @@ static double source_value(const src_tensor *t, const src_where *w)
     case SRC_F32: memcpy(&f, w->at, 4); return f;
     case SRC_F16: memcpy(&h, w->at, 2); return gguf_f16_to_f32(h);
     case SRC_BF16: memcpy(&h, w->at, 2); return gguf_bf16_to_f32(h);
+    case SRC_F8_E4M3:
+        return (double)fp8_e4m3_to_f32(w->at[0]) * (double)fp8_scale_at(t->fp8, w->index);
     default:
         memcpy(&f, t->scales + (size_t)(w->index / t->group) * 4, 4);
         return (double)(int8_t)w->at[0] * (double)f;
@@ -675,7 +687,7 @@ static void print_plan(const src_model *m, const uint32_t *types, const char **w
             len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%" PRId64, d ? ", " : "",
                             t->ne[d]);
         snprintf(shape + len, sizeof shape - (size_t)len, "]");
-        static const char *const dt[] = { "f32", "f16", "bf16", "i8x", "mxfp4" };
+        static const char *const dt[] = { "f32", "f16", "bf16", "i8x", "mxfp4", "f8e4m3" };
         printf("%-4d %-32s %-22s %-6s -> %-6s%s%s%s\n", i + 1, t->name, shape,
                t->owned ? "gen" : dt[t->dtype], gguf_dtype_name(types[i]),
                t->permute ? "  (rotary permute)" : "", why[i] ? "  fallback: " : "",
@@ -742,6 +754,11 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
             goto done;
         if (check_permute(m, t, err))
             goto done;
+        if (t->dtype == SRC_F8_E4M3 && !t->fp8) { /* a reader that took FP8 without its scale */
+            gguf_error_set(err, "tensor '%s' is F8_E4M3 without a block scale (only checkpoints "
+                           "with quantization_config quant_method fp8 convert)", t->name);
+            goto done;
+        }
         int64_t elems = chunk_rows(t) * row_len(t);
         uint64_t rowb;
         gguf_row_size(types[i], t->n_dims == 1 ? elems : t->ne[0], &rowb, NULL);

@@ -332,21 +332,6 @@ if need_jq "gemma converter rules" && need_fixture models/gemma3-rand "gemma con
     rm -rf "$G"
     fixture_block_end
 fi
-# st_rewrite IN OUT JQ-FILTER: a copy of the safetensors file IN whose
-# header is JQ-FILTER applied to IN's ($dend: the data section's size, for
-# tensors appended as 64 zero bytes), padded with spaces to 8 bytes.
-st_rewrite() {
-    local in=$1 out=$2 n hdr end pad i
-    n=$(od -An -t u8 -N8 "$in" | tr -d ' ')
-    end=$(( $(stat -c %s "$in") - 8 - n ))
-    hdr=$(tail -c +9 "$in" | head -c "$n" | jq -c --argjson dend "$end" "$3") || return 1
-    pad=$(( (8 - ${#hdr} % 8) % 8 ))
-    hdr="$hdr$(printf '%*s' $pad '')"
-    { for i in 0 1 2 3 4 5 6 7; do printf "\\x$(printf %02x $(( (${#hdr} >> (8 * i)) & 255 )))"; done
-      printf '%s' "$hdr"
-      tail -c +$(( 9 + n )) "$in"
-      head -c 64 /dev/zero; } >"$out"
-}
 # Gemma 4's converter rules (llama.cpp's Gemma4Model), on copies of
 # gemma4-rand with config.json's text_config or the checkpoint edited
 if need_jq "gemma4 converter rules" && need_fixture models/gemma4-rand "gemma4 converter rules" 4; then
@@ -1138,5 +1123,28 @@ if need_fixture models/stories260K "not finite: llama2.c checkpoints" 3; then
     f32_at "$NF/tok.bin" 4 '\x00\x00\xc0\x7f'
     nf_case "tokenizer.bin score NaN" "$S/checkpoint_v1.bin" "tok.bin: token 0 has a non-finite score (NaN)" --tokenizer "$NF/tok.bin"
     rm -f "$NF/v1.bin" "$NF/v0.bin" "$NF/tok.bin"
+    fixture_block_end
+fi
+# FP8 block-scaled checkpoints (quantization_config quant_method fp8):
+# qwen3fp8-rand's four outtypes against llama.cpp e21cdc11's converter with
+# float8 decoded as a torch that has it does (tests/data/fp8/README.md)
+if need_jq "fp8 convert manifests" && need_fixture models/qwen3fp8-rand "fp8 convert manifests" 16; then
+    for t in f32 f16 bf16 q8_0; do
+        KEY_ORDER=1 convert_manifest "$ROOT/tests/data/fp8/qwen3fp8-rand-$t.json"
+    done
+    fixture_block_end
+fi
+# the stacked-experts path: an FP8 copy of qwen3moe-rand (each expert's
+# projections with their own scales), made by the fixtures' generator
+MKFP8=$FIX/../tools/ref/make_fp8_model.py PY3=/usr/bin/python3
+[ -x "$PY3" ] || PY3=python3
+if [ ! -f "$MKFP8" ] || ! "$PY3" -c 'import numpy' 2>/dev/null; then
+    skip_block "fp8 experts manifests" "no python3 with NumPy, or no $MKFP8" 8
+elif need_jq "fp8 experts manifests" && need_fixture models/qwen3moe-rand "fp8 experts manifests" 8; then
+    "$PY3" "$MKFP8" "$FIX/models/qwen3moe-rand" "$TMP/qwen3moefp8-rand"
+    for t in bf16 q8_0; do
+        CONVERT_INPUT=$TMP/qwen3moefp8-rand KEY_ORDER=1 convert_manifest "$ROOT/tests/data/fp8/qwen3moefp8-rand-$t.json"
+    done
+    rm -rf "$TMP/qwen3moefp8-rand"
     fixture_block_end
 fi

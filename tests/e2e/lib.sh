@@ -190,3 +190,19 @@ manifest_meta() {
     jq -r ".metadata | to_entries[] | select(${2:-true}) |
            \"\(.key) \(.value.type) \(if .value.sha256 then \"\(.value.count) \(.value.sha256)\" else (.value.value | tojson) end)\"" "$1" | sort
 }
+
+# st_rewrite IN OUT JQ-FILTER: a copy of the safetensors file IN whose
+# header is JQ-FILTER applied to IN's ($dend: the data section's size, for
+# tensors appended as 64 zero bytes), padded with spaces to 8 bytes.
+st_rewrite() {
+    local in=$1 out=$2 n hdr end pad i
+    n=$(od -An -t u8 -N8 "$in" | tr -d ' ')
+    end=$(( $(stat -c %s "$in") - 8 - n ))
+    hdr=$(tail -c +9 "$in" | head -c "$n" | jq -c --argjson dend "$end" "$3") || return 1
+    pad=$(( (8 - ${#hdr} % 8) % 8 ))
+    hdr="$hdr$(printf '%*s' $pad '')"
+    { for i in 0 1 2 3 4 5 6 7; do printf "\\x$(printf %02x $(( (${#hdr} >> (8 * i)) & 255 )))"; done
+      printf '%s' "$hdr"
+      tail -c +$(( 9 + n )) "$in"
+      head -c 64 /dev/zero; } >"$out"
+}

@@ -1,0 +1,64 @@
+/*
+ * fuzz_fp8.c — libFuzzer harness for FP8 block-scaled sources
+ * (convert/fp8.c): the input is a config.json, a NUL byte, then a
+ * .safetensors file. Its quantization_config and tensors go through
+ * fp8_plan_read; every F8_E4M3 tensor the plan does not consume is then
+ * taken as gguf-convert's Hugging Face reader takes it (fp8_attach) and,
+ * when its scale is accepted, every element is dequantized.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp8.h"
+#include "json.h"
+#include "safetensors.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const uint8_t *nul = memchr(data, 0, size);
+    if (!nul)
+        return 0;
+    gguf_error err;
+    json_value *cfg = json_parse((const char *)data, (size_t)(nul - data), &err);
+    st_file f;
+    if (!cfg)
+        return 0;
+    if (st_parse(nul + 1, size - (size_t)(nul + 1 - data), &f, &err)) {
+        json_free(cfg);
+        return 0;
+    }
+    const char *names[1] = { "model.safetensors" };
+    fp8_plan p;
+    if (fp8_plan_read(&p, cfg, &f, names, 1, &err) == 0) {
+        for (size_t i = 0; i < f.n; i++) {
+            const st_tensor *st = &f.tensors[i];
+            if (strcmp(st->dtype, "F8_E4M3") || fp8_consumed(&p, st) || st->n_dims < 1 ||
+                st->n_dims > 4 || st->nbytes > (1u << 20))
+                continue;
+            src_model m = { 0 };
+            int64_t ne[4];
+            for (int d = 0; d < st->n_dims; d++)
+                ne[d] = st->shape[st->n_dims - 1 - d];
+            src_tensor *t = src_add_tensor(&m, st->name, SRC_F8_E4M3, st->n_dims, ne, st->data);
+            if (t) {
+                t->from = (src_origin){ names[0], st->name };
+                if (fp8_attach(&p, &m, &err) == 0) {
+                    float out[256];
+                    for (uint64_t at = 0; at < st->nbytes; at += 256) {
+                        const int64_t n = st->nbytes - at < 256 ? (int64_t)(st->nbytes - at) : 256;
+                        fp8_dequant_span(t->fp8, st->data + at, out, n, (int64_t)at);
+                    }
+                }
+            }
+            src_model_free(&m);
+        }
+    }
+    fp8_plan_free(&p);
+    st_close(&f);
+    json_free(cfg);
+    return 0;
+}
