@@ -555,3 +555,21 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
 else
     skip_block "quantize command line and bad rows" "mkmodel failed" 24
 fi
+# An FP8 source: qwen3fp8-rand converted to bf16 (its FP8 projections
+# dequantized) and quantized as llama-quantize e21cdc11 quantizes the bf16
+# conversion of llama.cpp's converter (tests/data/fp8/README.md)
+if [ -x "$BIN/gguf-convert" ] && need_fixture models/qwen3fp8-rand "fp8 source quantized" 2; then
+    "$BIN/gguf-convert" -q "$FIX/models/qwen3fp8-rand" --outtype bf16 -o "$TMP/fp8-bf16.gguf" >"$TMP/c.log" 2>&1 ||
+        echo "gguf-convert failed: $(tail -1 "$TMP/c.log")"
+    for p in Q4_K_M Q6_K; do
+        out=$TMP/fp8-$p.gguf
+        if "$QUANT" -q "$TMP/fp8-bf16.gguf" "$out" "$p" >"$TMP/q.log" 2>&1; then
+            same_as_e21 "qwen3fp8-rand bf16 to $p" "$ROOT/tests/data/fp8/qwen3fp8-rand-onepass-$p.json" "$out"
+        else
+            fail "qwen3fp8-rand bf16 to $p" "gguf-quantize failed: $(tail -1 "$TMP/q.log")"
+        fi
+        rm -f "$out"
+    done
+    rm -f "$TMP/fp8-bf16.gguf"
+    fixture_block_end
+fi
