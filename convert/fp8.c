@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +62,19 @@ float fp8_scale_at(const fp8_scale *s, int64_t i)
     return scale_value(s, base, r / s->block[0] * s->s_cols + c / s->block[1]);
 }
 
+/* The 256 values, for the stream (filled once, on first use). */
+static float e4m3_table[256];
+static pthread_once_t e4m3_once = PTHREAD_ONCE_INIT;
+
+static void e4m3_fill(void)
+{
+    for (int v = 0; v < 256; v++)
+        e4m3_table[v] = fp8_e4m3_to_f32((uint8_t)v);
+}
+
 void fp8_dequant_span(const fp8_scale *s, const uint8_t *src, float *out, int64_t n, int64_t at)
 {
+    pthread_once(&e4m3_once, e4m3_fill);
     for (int64_t i = 0; i < n;) {
         /* one run of values sharing a block: up to the block's right edge
          * or the row's end */
@@ -73,7 +85,7 @@ void fp8_dequant_span(const fp8_scale *s, const uint8_t *src, float *out, int64_
             k = n - i;
         const float f = fp8_scale_at(s, at + i);
         for (int64_t j = 0; j < k; j++)
-            out[i + j] = fp8_e4m3_to_f32(src[i + j]) * f;
+            out[i + j] = e4m3_table[src[i + j]] * f;
         i += k;
     }
 }
