@@ -12,6 +12,7 @@
  * order), then each table tensor (globals, then block by block).
  */
 #include "arch_impl.h"
+#include "hparams_writer.h"
 #include "special_tokens.h"
 
 #include <ctype.h>
@@ -1229,10 +1230,9 @@ int gguf_model_validate_writer(const gguf_writer *w, gguf_error *err)
     return validate(&v, err, NULL, NULL);
 }
 
-int gguf_hparams_read(const gguf_file *f, gguf_hparams **out, gguf_error *err)
+static int hparams_read_view(const mc_view *v, gguf_hparams **out, gguf_error *err)
 {
-    const mc_view v = { f, file_find, file_tensor, gguf_n_tensors(f) };
-    checker c = { .v = &v, .err = err, .n_blocks = -1, .n_tokens = -1, .hp.n_vocab = -1 };
+    checker c = { .v = v, .err = err, .n_blocks = -1, .n_tokens = -1, .hp.n_vocab = -1 };
     *out = NULL;
     if (check_identity(&c))
         return -1;
@@ -1247,20 +1247,38 @@ int gguf_hparams_read(const gguf_file *f, gguf_hparams **out, gguf_error *err)
     }
     /* the vocabulary size: the token list, else {arch}.vocab_size, else
      * token_embd's rows */
-    const gguf_kv *kv = gguf_lookup_kv(f, GGUF_KEY_TOK_TOKENS);
-    const gguf_tensor *embd = gguf_lookup_tensor(f, GGUF_T_TOKEN_EMBD);
+    mc_kv kv;
     char key[128];
     int64_t vs;
-    if (kv && kv->type == GGUF_VT_ARR && kv->elem_type == GGUF_VT_STR)
-        c.hp.n_vocab = (int64_t)kv->n;
-    else if ((kv = gguf_lookup_kv(f, akey(&c, GGUF_KEY_VOCAB_SIZE, key))) && gguf_kv_int(kv, &vs))
+    mc_tensor embd = { 0 };
+    for (uint64_t i = 0; i < v->n_tensors && !embd.name; i++) {
+        v->tensor(v->src, i, &embd);
+        if (strcmp(embd.name, GGUF_T_TOKEN_EMBD))
+            embd.name = NULL;
+    }
+    if (v->find(v->src, GGUF_KEY_TOK_TOKENS, &kv) && kv.kv.type == GGUF_VT_ARR &&
+        kv.kv.elem_type == GGUF_VT_STR)
+        c.hp.n_vocab = (int64_t)kv.kv.n;
+    else if (v->find(v->src, akey(&c, GGUF_KEY_VOCAB_SIZE, key), &kv) && gguf_kv_int(&kv.kv, &vs))
         c.hp.n_vocab = vs;
-    else if (embd)
-        c.hp.n_vocab = embd->ne[1];
+    else if (embd.name)
+        c.hp.n_vocab = embd.ne[1];
     if (!(*out = malloc(sizeof **out))) {
         gguf_hparams_release(&c.hp);
         return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
     }
     **out = c.hp; /* the arrays move with it */
     return 0;
+}
+
+int gguf_hparams_read(const gguf_file *f, gguf_hparams **out, gguf_error *err)
+{
+    const mc_view v = { f, file_find, file_tensor, gguf_n_tensors(f) };
+    return hparams_read_view(&v, out, err);
+}
+
+int gguf_hparams_read_writer(const gguf_writer *w, gguf_hparams **out, gguf_error *err)
+{
+    const mc_view v = { w, writer_find, writer_tensor, gguf_writer_n_tensors(w) };
+    return hparams_read_view(&v, out, err);
 }

@@ -31,12 +31,10 @@
 #include <ggufkit/arch.h>
 #include "opts.h"
 #include "outpath.h"
-#include "policy.h"
 #include "pool.h"
-#include "preset.h"
 #include "progress.h"
+#include "qplan.h"
 #include "readfile.h"
-#include "recipe.h"
 #include "signals.h"
 
 #define TOOL "gguf-quantize"
@@ -435,6 +433,11 @@ static bool kv_int(const gguf_file *f, const char *fmt, const char *arch, int *o
  * come from the registry (hyper-parameters as gguf_hparams_read derives
  * them, attn_v and attn_qkv tensors by role); any other architecture's
  * from its keys and tensor names as llama-quantize reads them. */
+static const char *file_tensor_name(const void *f, uint64_t i)
+{
+    return gguf_tensor_at(f, i)->name;
+}
+
 static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -443,19 +446,10 @@ static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
     if (gguf_get_str(f, GGUF_KEY_ARCHITECTURE, &s, err))
         return -1;
     snprintf(arch, sizeof arch, "%.*s", (int)(s.len < 63 ? s.len : 63), s.ptr);
-    m->falcon = strcmp(arch, "falcon") == 0;
     const gguf_arch *a = gguf_arch_find(arch);
     gguf_hparams *hp;
     if (a && kv_fmt(f, GGUF_KEY_BLOCK_COUNT, arch) && gguf_hparams_read(f, &hp, err) == 0) {
-        int64_t v;
-        gguf_hparams_get_int(hp, GGUF_HP_BLOCK_COUNT, &v);
-        m->n_layer = (int)v;
-        gguf_hparams_get_int(hp, GGUF_HP_HEAD_COUNT, &v);
-        m->n_head = (int)v;
-        gguf_hparams_get_int(hp, GGUF_HP_HEAD_COUNT_KV, &v);
-        m->n_head_kv = (int)v;
-        gguf_hparams_get_int(hp, GGUF_HP_EXPERT_COUNT, &v);
-        m->n_expert = (int)v;
+        qplan_facts_hparams(m, hp);
         gguf_hparams_free(hp);
     } else if (a && kv_fmt(f, GGUF_KEY_BLOCK_COUNT, arch)) {
         return -1;
@@ -467,18 +461,7 @@ static int model_facts(const gguf_file *f, policy_model *m, gguf_error *err)
             m->n_head_kv = m->n_head;
         kv_int(f, GGUF_KEY_EXPERT_COUNT, arch, &m->n_expert);
     }
-    m->is_70b = strcmp(arch, "llama") == 0 && m->n_layer == 80 && m->n_head != m->n_head_kv;
-    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
-        const char *n = gguf_tensor_at(f, i)->name;
-        const gguf_arch_tensor *row = a ? gguf_arch_match(a, n, NULL) : NULL;
-        const int role = row ? gguf_arch_tensor_role(row) : -1;
-        if (row ? role == GGUF_ROLE_ATTN_V || role == GGUF_ROLE_ATTN_QKV
-                : strstr(n, "attn_v.weight") || strstr(n, "attn_qkv.weight") ||
-                  strstr(n, "attn_kv_b.weight"))
-            m->n_attention_wv++;
-        else if (strcmp(n, GGUF_T_OUTPUT) == 0)
-            m->has_output = true;
-    }
+    qplan_facts_names(m, arch, file_tensor_name, f, gguf_n_tensors(f));
     return 0;
 }
 
@@ -528,14 +511,8 @@ static int count_attention_wv(const plan *p, const policy_model *m, const gguf_f
         snprintf(arch, sizeof arch, "%.*s", (int)arch_s->len, arch_s->ptr);
     const gguf_arch *a = gguf_arch_find(arch);
     int n = 0;
-    for (uint64_t i = 0; i < p->n; i++) {
-        const char *nm = p->items[i].name;
-        const gguf_arch_tensor *row = a ? gguf_arch_match(a, nm, NULL) : NULL;
-        const int role = row ? gguf_arch_tensor_role(row) : -1;
-        n += row ? role == GGUF_ROLE_ATTN_V || role == GGUF_ROLE_ATTN_QKV
-                 : strstr(nm, "attn_v.weight") || strstr(nm, "attn_qkv.weight") ||
-                   strstr(nm, "attn_kv_b.weight");
-    }
+    for (uint64_t i = 0; i < p->n; i++)
+        n += qplan_is_attention_wv(a, p->items[i].name);
     return n;
 }
 
@@ -556,24 +533,6 @@ static bool imatrix_selected(const options *o, const char *name)
 /* llama.cpp's model loader's file type of an input (what COPY writes):
  * general.file_type when present, else guessed from the most frequent
  * tensor type, marked as a guess (LLAMA_FTYPE_GUESSED, 1024). */
-
-/* llama.cpp e21cdc11's tensor_requires_imatrix: without any imatrix these
- * types are refused (token_embd and output excepted), and q2_K in a
- * Q2_K_S file. */
-static bool requires_imatrix(const char *name, uint32_t type, int ftype)
-{
-    if (policy_is_token_embd(name) || !strcmp(name, "output.weight"))
-        return false;
-    switch (type) {
-    case GGUF_DT_IQ3_XXS: case GGUF_DT_IQ2_XXS: case GGUF_DT_IQ2_XS: case GGUF_DT_IQ2_S:
-    case GGUF_DT_IQ1_M: case GGUF_DT_IQ1_S:
-        return true;
-    case GGUF_DT_Q2_K:
-        return ftype == GGUF_FT_Q2_K_S;
-    default:
-        return false;
-    }
-}
 
 static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *err)
 {
@@ -615,27 +574,13 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
         const gguf_tensor *t = it->t;
         it->type = t->type;
         /* COPY: every tensor as it is */
-        /* llama-quantize counts dimensions as ggml_n_dims does: trailing
-         * axes of 1 are none (Qwen 3.5's ffn_gate_inp_shexp [n, 1] is 1-D) */
-        uint32_t n_dims = t->n_dims;
-        while (n_dims > 1 && t->ne[n_dims - 1] == 1)
-            n_dims--;
-        if (!o->preset->copy && policy_is_quantizable(it->name, n_dims, &o->pol)) {
-            int forced;
-            if (recipe_find(&o->rec, it->name, &forced, err))
-                return -1;
-            it->type = policy_tensor_type_3d(&m, &st, &o->pol, o->preset->ftype,
-                                             o->preset->default_type, it->name, t->ne[0],
-                                             t->ne[2], forced, it->why, sizeof it->why);
-            it->convert = it->type != t->type;
-            if (it->convert && !o->imatrix_path && requires_imatrix(it->name, it->type, o->preset->ftype)) {
-                if (!o->dry_run)
-                    return gguf_error_set(err, "this quantization requires an importance matrix "
-                                          "(--imatrix): tensor '%s' would be %s", it->name,
-                                          gguf_dtype_name(it->type));
-                p->needs_imatrix = true;
-            }
-        }
+        if (qplan_tensor_type(&m, &st, &o->pol, &o->rec, o->preset, it->name, t->n_dims, t->ne,
+                              t->type, &it->type, it->why, sizeof it->why, err))
+            return -1;
+        it->convert = it->type != t->type;
+        if (it->convert && qplan_require_imatrix(o->imatrix_path != NULL, it->name, it->type,
+                                                 o->preset->ftype, o->dry_run, &p->needs_imatrix, err))
+            return -1;
         if (it->convert) {
             const gguf_dtype_traits *src = gguf_dtype_get(t->type);
             if (!gguf_codec_get(t->type))
@@ -644,27 +589,10 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
             if (src->blck_size > 1 && !o->allow_requantize)
                 return gguf_error_set(err, "tensor '%s' is already %s: requantizing needs "
                                       "--allow-requantize", t->name, src->name);
-            int32_t nw;
-            const float *w = p->im.n && imatrix_selected(o, t->name)
-                           ? gguf_imatrix_find(&p->im, t->name, &nw) : NULL;
-            if (w && (int64_t)nw != t->ne[0] * t->ne[2]) {
-                if (!policy_is_token_embd(t->name))
-                    return gguf_error_set(err, "imatrix has %d values for tensor '%s', which "
-                                          "needs %" PRId64, nw, t->name, t->ne[0] * t->ne[2]);
-                w = NULL;
-            }
-            it->imatrix = w;
-            p->n_imatrix += w != NULL;
-            /* iq2_xxs, iq2_xs, iq1_s: ggml quantizes them only with importance
-             * weights (llama-quantize: "this quantization requires an
-             * importance matrix") */
-            if (!w && !gguf_codec_get(it->type)->quantize) {
-                if (!o->dry_run)
-                    return gguf_error_set(err, "tensor '%s': type %s needs an importance matrix "
-                                          "(--imatrix, with data for this tensor)", t->name,
-                                          gguf_dtype_name(it->type));
-                p->needs_imatrix = true;
-            }
+            if (qplan_imatrix(&p->im, imatrix_selected(o, t->name), t->name, t->ne, it->type,
+                              o->dry_run, &it->imatrix, &p->needs_imatrix, err))
+                return -1;
+            p->n_imatrix += it->imatrix != NULL;
         }
         uint64_t row;
         if (gguf_row_size(it->type, t->ne[0], &row, NULL))
@@ -753,31 +681,11 @@ static int write_metadata(gguf_writer *w, const gguf_file *f, const options *o, 
         if (strncmp(kv->key, "split.", 6) != 0)
             rc = gguf_writer_copy_kv(w, kv);
     }
-    gguf_writer_remove_kv(w, GGUF_KEY_QUANT_VERSION);
-    rc |= gguf_writer_set_u32(w, GGUF_KEY_QUANT_VERSION, 2);
-    gguf_writer_remove_kv(w, GGUF_KEY_FILE_TYPE);
-    rc |= gguf_writer_set_u32(w, GGUF_KEY_FILE_TYPE, p->file_type);
+    rc |= qplan_set_type_keys(w, p->file_type);
     for (int i = 0; i < o->n_overrides && !rc; i++)
         rc = set_override(w, &o->overrides[i]);
-    if (p->im_entries > 0 && !rc) {
-        kv_override im[4] = {
-            { "quantize.imatrix.file", 's', (char *)o->imatrix_path },
-            { "quantize.imatrix.dataset", 's', p->im.dataset },
-            { "quantize.imatrix.entries_count", 'i', NULL },
-            { "quantize.imatrix.chunks_count", 'i', NULL },
-        };
-        char n1[32], n2[32];
-        snprintf(n1, sizeof n1, "%d", p->im_entries);
-        snprintf(n2, sizeof n2, "%d", p->im.chunks);
-        im[2].value = n1;
-        im[3].value = n2;
-        rc |= set_override(w, &im[0]);
-        if (p->im.dataset && p->im.dataset[0])
-            rc |= set_override(w, &im[1]);
-        rc |= set_override(w, &im[2]);
-        if (p->im.chunks > 0)
-            rc |= set_override(w, &im[3]);
-    }
+    if (p->im_entries > 0 && !rc)
+        rc |= qplan_set_imatrix_keys(w, o->imatrix_path, &p->im, p->im_entries);
     if (o->n_prune && !rc) { /* set last, as llama-quantize e21cdc11 does */
         gguf_str a;
         char key[128];

@@ -46,7 +46,7 @@ int report_write(void); /* gguf-inspect's */
 int main(void) { return report_write(); }
 EOF
 cat >"$TMP/iso-dup.c" <<'EOF'
-int recipe_find(void) { return 0; } /* gguf-quantize's name */
+int diff_write(void) { return 0; } /* gguf-inspect's name */
 EOF
 if "$CC" -c -o "$TMP/iso-main.o" "$TMP/iso-main.c" && "$CC" -c -o "$TMP/iso-dup.o" "$TMP/iso-dup.c" &&
    rm -f "$TMP/iso-dup.a" && ar rcs "$TMP/iso-dup.a" "$TMP/iso-dup.o"; then
@@ -54,8 +54,8 @@ if "$CC" -c -o "$TMP/iso-main.o" "$TMP/iso-main.c" && "$CC" -c -o "$TMP/iso-dup.
     [[ $why == *"undefined reference"*report_write* ]] &&
         pass "isolation: a call into another tool's archive fails the link check" ||
         fail "isolation: a call into another tool's archive fails the link check" "$why"
-    dup=$(shared_globals "$BIN/libtool-quantize.a" "$TMP/iso-dup.a")
-    [ "$dup" = "recipe_find iso-dup.a libtool-quantize.a" ] &&
+    dup=$(shared_globals "$BIN/libtool-inspect.a" "$TMP/iso-dup.a")
+    [ "$dup" = "diff_write iso-dup.a libtool-inspect.a" ] &&
         pass "isolation: a name two archives define is found" ||
         fail "isolation: a name two archives define is found" "$dup"
 else
