@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "args.h"
@@ -24,6 +25,7 @@
 #include "opts.h"
 #include "outpath.h"
 #include "override.h"
+#include "preset.h"
 #include "signals.h"
 #include "write.h"
 
@@ -39,15 +41,41 @@ typedef struct args {
 static const char *const outtypes[] = { "f32", "f16", "bf16", "q8_0", "auto", NULL }; /* enum outtype */
 static const char *const tensor_orders[] = { "name", "file", NULL };
 
+/* --outtype: one of outtypes, else a gguf-quantize preset (one pass: the
+ * bf16 conversion quantized as gguf-quantize would, without the file). */
+static int opt_outtype(opts_call *c)
+{
+    args *g = c->user;
+    for (int i = 0; outtypes[i]; i++)
+        if (!strcasecmp(c->value, outtypes[i])) {
+            g->o.outtype = i;
+            g->o.preset = NULL;
+            return OPTS_OK;
+        }
+    const preset *p = preset_find(c->value);
+    if (!p || p->copy)
+        return cli_usage_error(TOOL, "unknown --outtype '%s' (f32, f16, bf16, q8_0, auto or a "
+                               "gguf-quantize preset such as Q4_K_M)", c->value);
+    g->o.outtype = OUT_BF16;
+    g->o.preset = p;
+    return OPTS_OK;
+}
+
 static void usage(FILE *fp);
 
 static const opt options[] = {
     { OPT_STRING, "--outfile", "-o", "FILE", offsetof(args, o.out_path),
       .help = "output path (default: NAME-SIZE-OUTTYPE.gguf in INPUT)" },
-    { OPT_CHOICE, "--outtype", .arg = "T", .off = offsetof(args, o.outtype), .choices = outtypes,
-      .flags = OPT_NOCASE, .what = "f32, f16, bf16, q8_0, auto",
+    { OPT_CALL, "--outtype", .arg = "T", .call = opt_outtype,
+      .what = "f32, f16, bf16, q8_0, auto or a gguf-quantize preset such as Q4_K_M",
       .help = "f32, f16, bf16, q8_0 or auto (default: f16; auto as\n"
-              "llama.cpp: f16 if the checkpoint is f16, else bf16)" },
+              "llama.cpp: f16 if the checkpoint is f16, else bf16),\n"
+              "or a gguf-quantize preset (Q4_K_M, Q6_K, ...): the bf16\n"
+              "conversion quantized in the same pass, as gguf-quantize\n"
+              "PRESET would quantize it" },
+    { OPT_STRING, "--imatrix", .arg = "FILE", .off = offsetof(args, o.imatrix_path),
+      .help = "with a preset --outtype: importance matrix, as\n"
+              "gguf-quantize --imatrix" },
     { OPT_STRING, "--base", .arg = "BASE", .off = offsetof(args, base),
       .help = "with an adapter folder as INPUT: the base model's\n"
               "Hugging Face folder or GGUF" },
@@ -154,7 +182,9 @@ static void default_file_name(const src_model *m, const convert_options *o, char
     if (o->vocab_only)
         name_part(out, cap, "vocab", true, false);
     else
-        name_part(out, cap, convert_outtype_name(convert_resolve_outtype(m, o->outtype)), true, true);
+        name_part(out, cap, o->preset ? o->preset->name
+                                      : convert_outtype_name(convert_resolve_outtype(m, o->outtype)),
+                  true, true);
     size_t n = strlen(out);
     snprintf(out + n, cap - n, ".gguf");
 }
@@ -186,6 +216,12 @@ int main(int argc, char **argv)
     if (o.split_max_tensors && o.split_max_bytes)
         return cli_usage_error(TOOL, "--split-max-tensors and --split-max-size cannot be used together");
     const bool adapter = lora_detect(input);
+    if (o.imatrix_path && !o.preset)
+        return cli_usage_error(TOOL, "--imatrix needs a gguf-quantize preset as --outtype (such as "
+                               "Q4_K_M)");
+    if (o.preset && (adapter || o.vocab_only))
+        return cli_usage_error(TOOL, "a preset --outtype (%s) does not apply to %s", o.preset->name,
+                               adapter ? "a LoRA adapter" : "--vocab-only");
     if (o.outtype < 0)
         o.outtype = adapter ? OUT_F32 : OUT_F16; /* each converter's default */
     if (adapter) {
@@ -248,7 +284,7 @@ int main(int argc, char **argv)
     }
     /* the output may replace nothing the run reads: the checkpoint (every
      * file of its folder), the tokenizer, the metadata file */
-    const char *inputs[] = { input, tokenizer, metadata_path, g.base };
+    const char *inputs[] = { input, tokenizer, metadata_path, g.base, o.imatrix_path };
     o.inputs = inputs;
     o.n_inputs = sizeof inputs / sizeof *inputs;
     int rc = 0;

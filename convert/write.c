@@ -20,6 +20,8 @@
 #include "override.h"
 #include "pool.h"
 #include "progress.h"
+#include "onepass.h"
+#include "preset.h"
 #include "readback.h"
 
 int convert_resolve_outtype(const src_model *m, int outtype)
@@ -377,15 +379,17 @@ static void release_source(const src_tensor *t)
 }
 
 
-/* Encodes n f32 values (whole rows of ne[0]) as type. */
-static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n, void *out)
+/* Encodes n f32 values (whole rows of ne[0]) as type (w: a quantization
+ * type's importance weights, ne[0] of them, or NULL). */
+static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n, void *out,
+                  const float *w)
 {
     switch (type) {
     case GGUF_DT_F32: memcpy(out, x, (size_t)n * 4); return 0;
     case GGUF_DT_F16: gguf_f32_to_f16_row(x, out, n); return 0;
     case GGUF_DT_BF16: gguf_f32_to_bf16_row(x, out, n); return 0;
     default:
-        return gguf_quantize_rows(type, x, out, n / t->ne[0], t->ne[0], NULL, NULL) ? 0 : -1;
+        return gguf_quantize_rows(type, x, out, n / t->ne[0], t->ne[0], w, NULL) ? 0 : -1;
     }
 }
 
@@ -394,14 +398,14 @@ static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n,
  * Inf or NaN where x does and where a finite f32 overflows the type; a
  * q8_0 block's f16 scale (its largest magnitude / 127) may overflow too:
  * then the index of that largest magnitude. */
-static int64_t first_bad(uint32_t type, const float *x, const void *out, int64_t n)
+static int64_t first_bad(uint32_t type, const float *x, const void *out, int64_t n, float *tmp)
 {
     int64_t at, b;
     switch (type) {
     case GGUF_DT_F32: return nonfinite_f32(x, n);
     case GGUF_DT_F16: return nonfinite_f16(out, n);
     case GGUF_DT_BF16: return nonfinite_bf16(out, n);
-    default:
+    case GGUF_DT_Q8_0:
         if ((at = nonfinite_f32(x, n)) >= 0 || (b = nonfinite_q8_0(out, n / GGUF_QK8_0)) < 0)
             return at;
         at = b * GGUF_QK8_0;
@@ -409,6 +413,11 @@ static int64_t first_bad(uint32_t type, const float *x, const void *out, int64_t
             if (fabsf(x[i]) > fabsf(x[at]))
                 at = i;
         return at;
+    default: /* a preset's types (one row): the output read back, as gguf-quantize checks it */
+        if ((at = nonfinite_f32(x, n)) >= 0)
+            return at;
+        gguf_dequantize_row(type, out, tmp, n, NULL);
+        return nonfinite_f32(tmp, n);
     }
 }
 
@@ -557,7 +566,11 @@ typedef struct {
 typedef struct {
     src_model       *m;
     const uint32_t  *types;
-    float           *f32;       /* one row (a vector: whole) of f32 per thread */
+    /* one pass to a preset: each tensor's type in the bf16 conversion (its
+     * values rounded through it first) and importance weights (or NULL) */
+    const uint32_t  *src_types;
+    const float    **imw;
+    float           *f32;       /* two rows (a vector: whole) of f32 per thread: the values, scratch */
     size_t           f32_elems;
     chunk           *batch[2];  /* the batch being converted, the one being written */
     int              n[2], cur;
@@ -578,8 +591,9 @@ static void convert_chunk(pipeline *p, chunk *c, int thread)
     const src_tensor *t = &p->m->tensors[c->tensor];
     if (t->dtype == SRC_MXFP4 || c->nr == 0)
         return; /* already in its output type (checked when read), or empty */
-    float *f32 = p->f32 + (size_t)thread * p->f32_elems;
+    float *f32 = p->f32 + (size_t)thread * 2 * p->f32_elems, *tmp = f32 + p->f32_elems;
     const uint32_t type = p->types[c->tensor];
+    const float *imw = p->imw ? p->imw[c->tensor] : NULL;
     const bool vec = t->n_dims == 1;
     const int64_t len = vec ? c->nr : t->ne[0], steps = vec ? 1 : c->nr;
     uint64_t row_bytes;
@@ -587,11 +601,16 @@ static void convert_chunk(pipeline *p, chunk *c, int thread)
     for (int64_t r = 0; r < steps; r++) {
         uint8_t *out = c->enc + (size_t)(r * (int64_t)row_bytes);
         load_rows(p->m, t, c->r0 + r, vec ? c->nr : 1, f32);
-        if (encode(type, t, f32, len, out)) {
+        if (p->src_types && p->src_types[c->tensor] == GGUF_DT_BF16) /* as the bf16 file holds it */
+            for (int64_t i = 0; i < len; i++)
+                f32[i] = gguf_bf16_to_f32(gguf_f32_to_bf16(f32[i]));
+        /* experts: each matrix of ne[1] rows has its own weights */
+        const float *w = imw && !vec ? imw + (c->r0 + r) / t->ne[1] % t->ne[2] * t->ne[0] : NULL;
+        if (encode(type, t, f32, len, out, w)) {
             c->bad = CHUNK_CODEC;
             return;
         }
-        const int64_t at = first_bad(type, f32, out, len);
+        const int64_t at = first_bad(type, f32, out, len, tmp);
         if (at >= 0) {
             c->bad = CHUNK_VALUE;
             c->bad_row = vec ? c->r0 + at : c->r0 + r;
@@ -698,7 +717,18 @@ static void print_plan(const src_model *m, const uint32_t *types, const char **w
 int convert_write(src_model *m, const convert_options *o, gguf_error *err)
 {
     err->msg[0] = 0;
+    onepass op = { 0 };
+    uint32_t *src_types = NULL;
+    if (o->preset) { /* gguf-quantize's order; the bf16 conversion's types kept */
+        if (onepass_order(&op, m, err)) {
+            onepass_free(&op);
+            return -1;
+        }
+        m = &op.view;
+        src_types = calloc((size_t)m->n_tensors + 1, sizeof *src_types);
+    }
     int outtype = convert_resolve_outtype(m, o->outtype);
+    const char *out_name = o->preset ? o->preset->name : convert_outtype_name(outtype);
     int n = o->vocab_only ? 0 : m->n_tensors;
     uint32_t *types = calloc((size_t)m->n_tensors + 1, sizeof *types);
     const char **why = calloc((size_t)m->n_tensors + 1, sizeof *why);
@@ -709,7 +739,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     uint8_t *enc = NULL, **bufs = NULL;
     chunk *chunks = NULL;
     int rc = -1;
-    if (!types || !why || !names || !sums || !w) {
+    if (!types || !why || !names || !sums || !w || (o->preset && !src_types)) {
         gguf_error_set(err, "out of memory");
         goto done;
     }
@@ -746,6 +776,11 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         gguf_error_set(err, "out of memory");
         goto done;
     }
+    if (o->preset) { /* the bf16 file's keys are all in: gguf-quantize's plan and keys */
+        memcpy(src_types, types, (size_t)m->n_tensors * sizeof *types);
+        if (onepass_plan(&op, o, w, types, err))
+            goto done;
+    }
 
     size_t max_f32 = 0, max_enc = 0;
     for (int i = 0; i < n; i++) {
@@ -780,7 +815,8 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
                    convert_outtype_name(outtype), n);
         else
             printf("output type: %s (general.file_type %u), %d tensors, %" PRIu64 " parameters (%s)\n",
-                   convert_outtype_name(outtype), model_file_type(m, outtype), n, params, label);
+                   out_name, o->preset ? (uint32_t)o->preset->ftype : model_file_type(m, outtype), n,
+                   params, label);
         if (!o->vocab_only)
             print_plan(m, types, why);
         rc = 0;
@@ -790,7 +826,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         gguf_writer_set_split(w, o->split_max_tensors, o->split_max_bytes);
     /* K chunks a batch, two batches: one converted while the other is written */
     const int threads = pool_threads(), k = 4 * threads;
-    if (n > 0 && (!(f32 = malloc((max_f32 ? max_f32 : 4) * (size_t)threads)) ||
+    if (n > 0 && (!(f32 = malloc((max_f32 ? max_f32 : 4) * 2 * (size_t)threads)) ||
                   !(enc = malloc((max_enc ? max_enc : 1) * 2 * (size_t)k)) ||
                   !(chunks = malloc(2 * (size_t)k * sizeof *chunks)) ||
                   !(bufs = malloc(2 * (size_t)k * sizeof *bufs)))) {
@@ -812,8 +848,9 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     for (int i = 0; i < n; i++)
         total += (uint64_t)n_elements(&m->tensors[i]);
     progress_start(&bar, "converting", total, !o->quiet);
-    pipeline p = { .m = m, .types = types, .f32 = f32, .f32_elems = max_f32 / 4, .w = w, .bar = &bar,
-                   .names = names, .sums = sums, .err = err };
+    pipeline p = { .m = m, .types = types, .src_types = src_types, .imw = op.imw, .f32 = f32,
+                   .f32_elems = (max_f32 ? max_f32 : 4) / 4, .w = w, .bar = &bar, .names = names,
+                   .sums = sums, .err = err };
     int ti = 0;
     int64_t r0 = 0;
     if (n > 0) {
@@ -848,7 +885,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
             if (why[i])
                 fprintf(stderr, "gguf-convert: fallback: %s: %s\n", m->tensors[i].name, why[i]);
         printf("gguf-convert: %s -> %s: %s, %d tensors, %" PRIu64 " parameters (%s)\n", m->path,
-               gguf_writer_shard_path(w, 0), convert_outtype_name(outtype), n, params, label);
+               gguf_writer_shard_path(w, 0), out_name, n, params, label);
     }
     rc = 0;
     goto done;
@@ -864,5 +901,7 @@ done:
     free(why);
     free(names);
     free(sums);
+    free(src_types);
+    onepass_free(&op);
     return rc;
 }

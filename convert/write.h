@@ -31,6 +31,11 @@ typedef struct convert_options {
     bool        quiet;
     uint64_t    split_max_tensors, split_max_bytes;
     const json_value *metadata; /* --metadata overrides of general.* keys (override.h), or NULL */
+    /* One pass to a quantization preset (preset.h; outtype is then
+     * OUT_BF16): the bf16 conversion quantized as gguf-quantize PRESET
+     * [--imatrix imatrix_path] would, tensors in its order. NULL: none. */
+    const struct preset *preset;
+    const char *imatrix_path;
     const char *const *inputs;  /* every path the run reads (outpath_check), n_inputs of them */
     size_t      n_inputs;
 } convert_options;
