@@ -154,9 +154,10 @@ tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(filter-out $(1)/main.c,$(sort $(wildca
 
 define tool_rule
 $(BUILD)/obj/$(1)/%.o: CFLAGS_TOOL := -Icommon $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --cflags $$(call pkg_names,$$(DEPS_$(1)))))
-$(BUILD)/libtool-$(1).a: $$(call tool_objs,$(1),$(BUILD))
+# (the folder too: an object whose source left it leaves the archive)
+$(BUILD)/libtool-$(1).a: $$(call tool_objs,$(1),$(BUILD)) $(1)
 	@rm -f $$@
-	ar rcs $$@ $$^
+	ar rcs $$@ $$(filter %.o,$$^)
 $(BUILD)/gguf-$(1): $(BUILD)/obj/$(1)/main.o $(BUILD)/libtool-$(1).a $(BUILD)/libcommon.a $(BUILD)/libgguf.a | deps-$(1)
 	$$(CC) -o $$@ $$^ $$(if $$(DEPS_$(1)),$$(shell $(PKG_CONFIG) --libs $$(call pkg_names,$$(DEPS_$(1))))) $$(LDLIBS_ALL)
 deps-$(1):
