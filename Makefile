@@ -13,7 +13,7 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 BUILD   ?= build
-VERSION := 1.2.0
+VERSION := 1.3.0
 
 # --- dependencies (Debian packages, found with pkg-config) -----------------
 # pkg-config name : Debian package
@@ -182,7 +182,7 @@ TEST_MODULE_convert  := test_arch test_finite test_fp8 test_llama2c test_lora te
 TEST_MODULE_edit     := test_edit_actions test_lora_merge
 TEST_MODULE_inspect  := test_emit test_memory
 TEST_MODULE_quantize :=
-TEST_MODULE_run      := test_forward test_kernels test_kldstats
+TEST_MODULE_run      := test_forward test_importance test_kernels test_kldstats
 test_tool    = $(strip $(foreach t,$(TOOLS),$(if $(filter $(1),$(TEST_MODULE_$(t))),$(t))))
 test_iquote  = -Icommon $(addprefix -iquote ,$(call test_tool,$(1)))
 test_archive = $(foreach t,$(call test_tool,$(1)),$(BUILD)/libtool-$(t).a)

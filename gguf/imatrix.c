@@ -359,6 +359,14 @@ static int add_entry_tensors(gguf_writer *w, const gguf_imatrix_entry *e, int32_
 
 int gguf_imatrix_save_gguf(const char *path, const gguf_imatrix *im, gguf_error *err)
 {
+    const char *ds[1] = { im->dataset };
+    return gguf_imatrix_save_gguf_datasets(path, im, ds, im->dataset ? 1 : 0, err);
+}
+
+int gguf_imatrix_save_gguf_datasets(const char *path, const gguf_imatrix *im,
+                                    const char *const *datasets, size_t n_datasets,
+                                    gguf_error *err)
+{
     if (im->chunk_size == 0)
         return gguf_error_setc(err, GGUF_ERR_ARG, "an imatrix in the GGUF format needs its chunk size");
     const gguf_imatrix_entry **order = malloc((size_t)(im->n > 0 ? im->n : 1) * sizeof *order);
@@ -372,9 +380,8 @@ int gguf_imatrix_save_gguf(const char *path, const gguf_imatrix *im, gguf_error 
     for (int32_t i = 0; i < im->n; i++)
         order[i] = &im->entries[i];
     qsort(order, (size_t)im->n, sizeof *order, cmp_entry);
-    const char *ds[1] = { im->dataset };
     gguf_writer_set_str(w, "general.type", "imatrix");
-    gguf_writer_set_str_array(w, "imatrix.datasets", ds, NULL, im->dataset ? 1 : 0);
+    gguf_writer_set_str_array(w, "imatrix.datasets", datasets, NULL, n_datasets);
     gguf_writer_set_u32(w, "imatrix.chunk_count", im->chunks > 0 ? (uint32_t)im->chunks : 0);
     gguf_writer_set_u32(w, "imatrix.chunk_size", im->chunk_size);
     if (gguf_writer_error(w)) {

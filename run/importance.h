@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include <ggufkit/gguf.h>
+#include <ggufkit/quants.h>
 #include "forward.h"
 #include "model.h"
 
@@ -49,11 +50,17 @@ typedef struct run_importance_entry {
     int32_t           ncall; /* products added */
     int               n_mat; /* 1, or the experts of a stacked matrix */
     int64_t          *counts;/* experts: rows added per expert (n_mat), else NULL */
+    bool              loaded;/* has data from a --in-file file */
 } run_importance_entry;
 
 typedef struct run_importance {
     int                   n;
     run_importance_entry *e;
+    int                   cap;        /* entries e has room for */
+    char                **datasets;   /* of the --in-file files, in their order */
+    int                   n_datasets;
+    bool                  loaded;     /* a file was loaded: files are written as
+                                       * llama-imatrix e21cdc11 writes them */
 } run_importance;
 
 /* One entry per matrix of m's layers (q, k, v, o, gate, up, down), plus
@@ -80,6 +87,32 @@ float run_importance_value(const run_importance_entry *e, int j);
  * count = largest ncall). -1 with err. */
 int run_importance_save(const run_importance *im, const char *path, const char *dataset,
                         bool gguf, int n_ctx, gguf_error *err);
+
+/* Adds the importance matrix in path (either format) to im as
+ * llama-imatrix e21cdc11's --in-file does: by name, a GGUF entry's sums
+ * added in f32 and its counts (rounded to whole numbers) in integers, a
+ * legacy .dat entry's values times chunk_size and its ncall times
+ * chunk_size to every count (the .dat keeps per-chunk means); an entry of
+ * a name im does not have is added; its datasets are appended to
+ * im->datasets. A size that disagrees with the entry of that name (or
+ * with the model's matrix), a count too large to be one, or a sum that
+ * overflows is an error (-1 with err; im may hold part of the file then). */
+int run_importance_load(run_importance *im, const char *path, uint32_t chunk_size,
+                        gguf_error *err);
+
+/* The entries of a file already read (run_importance_load without the
+ * datasets; the fuzzer's entry point). */
+int run_importance_merge(run_importance *im, const gguf_imatrix *f, uint32_t chunk_size,
+                         gguf_error *err);
+
+/* The entries of the --in-file files alone, combined and written as
+ * llama-imatrix e21cdc11 writes them (gguf: its GGUF file with every
+ * file's datasets; else its legacy .dat: per matrix ncall = the largest
+ * count / chunk_size rounded up and values = sum / count * ncall, chunk
+ * count = largest count / chunk_size, the last dataset). With text
+ * (collected over it too), its name is the last dataset. -1 with err. */
+int run_importance_save_loaded(const run_importance *im, const char *path, const char *text,
+                               bool gguf, uint32_t chunk_size, gguf_error *err);
 
 /* Runs the text's first max_chunks (0: all) chunks of s->n_ctx tokens
  * (bos >= 0: replacing each chunk's first token) through m with the hook

@@ -58,6 +58,8 @@ typedef struct options {
      * scales as given (NULL: 1), checked when the model is loaded */
     const char **lora, **lora_scale;
     int   n_lora;
+    char **in_files; /* --in-file: importance matrices to start from (copies) */
+    int   n_in;
 } options;
 
 /* ---------------------------------------------------------------------------
@@ -123,6 +125,30 @@ static int opt_lora(opts_call *c)
     return OPTS_OK;
 }
 
+/* --in-file FILE[,FILE...]: more importance matrices (repeatable; commas
+ * separate files, as in llama-imatrix e21cdc11's one --in-file). */
+static int opt_in_file(opts_call *c)
+{
+    options *o = c->user;
+    for (const char *p = c->value;;) {
+        const char *end = strchr(p, ',');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0)
+            return cli_usage_error(TOOL, "--in-file: an empty file name in '%s'", c->value);
+        char **v = realloc(o->in_files, (size_t)(o->n_in + 1) * sizeof *v);
+        if (!v)
+            return cli_usage_error(TOOL, "out of memory");
+        o->in_files = v;
+        if (!(v[o->n_in] = malloc(len + 1)))
+            return cli_usage_error(TOOL, "out of memory");
+        memcpy(v[o->n_in], p, len);
+        v[o->n_in++][len] = '\0';
+        if (!end)
+            return OPTS_OK;
+        p = end + 1;
+    }
+}
+
 static const char *const output_formats[] = { "gguf", "dat", NULL };
 
 #define O(f) offsetof(options, f)
@@ -186,6 +212,10 @@ static const opt option_rows[] = {
       .what = "neither gguf nor dat",
       .help = "with --imatrix: gguf (default, llama-imatrix's format\n"
               "now) or dat (the legacy one)" },
+    { OPT_CALL, "--in-file", .arg = "FILE", .call = opt_in_file,
+      .help = "with --imatrix: start from this importance matrix\n"
+              "(repeatable, or FILE,FILE...); without -m: combine\n"
+              "them alone (-c: their chunk size, default 512)" },
     { OPT_CALL, "--lora", .arg = "FILE", .call = opt_lora,
       .help = "apply a LoRA adapter GGUF at scale 1; repeatable" },
     { OPT_CALL, "--lora-scaled", .arg = "FILE S", .call = opt_lora,
@@ -219,12 +249,17 @@ static int bad_value(const opt *r, const char *name, const char *v)
 
 static const opts_spec spec = { TOOL, option_rows, 22, false, usage, operand, bad_value };
 
+/* llama-imatrix's context, hence chunk size, when combining files alone. */
+#define COMBINE_CHUNK 512
+
 static void usage(FILE *out)
 {
     fputs("usage: " TOOL " -m MODEL.gguf (-p PROMPT | --prompt-ids ID,ID,...) [options]\n"
           "       " TOOL " -m MODEL.gguf --perplexity TEXT [--ctx-size N] [--kl-divergence-base OUT]\n"
           "       " TOOL " -m MODEL.gguf --kl-divergence --kl-divergence-base OUT\n"
           "       " TOOL " -m MODEL.gguf --imatrix OUT -f TEXT [--ctx-size N] [--chunks N]\n"
+          "                [--in-file IMATRIX ...]\n"
+          "       " TOOL " --imatrix OUT --in-file IMATRIX --in-file IMATRIX ... [-c N]\n"
           "       " TOOL " -m MODEL.gguf --verify REF.gguf -f TEXT [--chunks N] [limits]\n"
           "\n", out);
     opts_help(&spec, out);
@@ -240,6 +275,15 @@ static int parse_args(options *o, int argc, char **argv)
         return rc == OPTS_STOP ? 1 : 2;
     if (o->kld && !o->kld_base)
         return cli_usage_error(TOOL, "--kl-divergence needs --kl-divergence-base FILE");
+    if (o->n_in && !o->imatrix)
+        return cli_usage_error(TOOL, "--in-file goes with --imatrix OUT");
+    const bool combine = o->imatrix && o->n_in && !o->model;
+    if (combine && (o->text || o->verify || o->prompt || o->prompt_ids || o->perplexity || o->kld ||
+                    o->n_lora || o->chunks || o->process_output))
+        return cli_usage_error(TOOL, "without -m MODEL, --imatrix OUT --in-file FILE ... only "
+                               "combines the files (-c N and --output-format go with it)");
+    if (combine)
+        return 0;
     if ((o->imatrix || o->verify) && !o->text)
         return cli_usage_error(TOOL, "%s needs the text: -f TEXT", o->imatrix ? "--imatrix" : "--verify");
     if (o->text && !o->imatrix && !o->verify)
@@ -451,11 +495,17 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
         *what = o->model;
         return -1;
     }
+    for (int i = 0; i < o->n_in; i++)
+        if (run_importance_load(&im, o->in_files[i], (uint32_t)r->state.n_ctx, err)) {
+            *what = o->in_files[i];
+            run_importance_free(&im);
+            return -1;
+        }
     /* what would stop the file from being written is found before the work */
     const char *experts = NULL;
     for (int i = 0; i < im.n && !experts; i++)
         experts = im.e[i].n_mat > 1 ? im.e[i].name : NULL;
-    if (experts && o->imatrix_dat) {
+    if (experts && o->imatrix_dat && !im.loaded) {
         *what = o->imatrix;
         gguf_error_set(err, "the legacy .dat format cannot hold an expert matrix (%s): use "
                        "--output-format gguf", experts);
@@ -486,12 +536,15 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
             }
     if (rc == 0) {
         *what = o->imatrix;
-        rc = run_importance_save(&im, o->imatrix, o->text, !o->imatrix_dat, r->state.n_ctx, err);
+        rc = im.loaded ? run_importance_save_loaded(&im, o->imatrix, o->text, !o->imatrix_dat,
+                                                    (uint32_t)r->state.n_ctx, err)
+                       : run_importance_save(&im, o->imatrix, o->text, !o->imatrix_dat,
+                                             r->state.n_ctx, err);
     }
     if (rc == 0) {
         int n_saved = 0;
         for (int i = 0; i < im.n; i++)
-            n_saved += im.e[i].count > 0;
+            n_saved += im.e[i].count > 0 || im.e[i].loaded;
         printf("imatrix: %d matrices over %d chunks of %d written to %s\n", n_saved, n_chunk,
                r->state.n_ctx, o->imatrix);
         const int n = n_chunk * r->state.n_ctx;
@@ -634,7 +687,7 @@ static int check_outputs(runner *r, const char **what, gguf_error *err)
 {
     const options *o = r->o;
     const char *outs[] = { o->imatrix, o->kld ? NULL : o->kld_base, o->dump_logits };
-    const size_t cap = 4 + gguf_n_shards(r->file) + (size_t)o->n_lora;
+    const size_t cap = 4 + gguf_n_shards(r->file) + (size_t)o->n_lora + (size_t)o->n_in;
     const char **ins = malloc(cap * sizeof *ins);
     size_t n = 0;
     if (!ins)
@@ -645,6 +698,8 @@ static int check_outputs(runner *r, const char **what, gguf_error *err)
         ins[n++] = gguf_shard_path(r->file, s);
     for (int i = 0; i < o->n_lora; i++)
         ins[n++] = o->lora[i];
+    for (int i = 0; i < o->n_in; i++)
+        ins[n++] = o->in_files[i];
     int rc = 0;
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
         gguf_outfile probe;
@@ -746,6 +801,40 @@ static int run(runner *r, const char **what, gguf_error *err)
     return rc;
 }
 
+/* --imatrix OUT --in-file FILE ... without a model: the files added up and
+ * written as llama-imatrix e21cdc11 combines them; one result line. */
+static int combine_imatrix(const options *o, const char **what, gguf_error *err)
+{
+    const uint32_t chunk = o->n_ctx ? (uint32_t)o->n_ctx : COMBINE_CHUNK;
+    gguf_outfile probe;
+    *what = o->imatrix;
+    if (outpath_check(o->imatrix, (const char *const *)o->in_files, (size_t)o->n_in, err) ||
+        gguf_outfile_open(&probe, o->imatrix, err))
+        return -1;
+    gguf_outfile_discard(&probe);
+    run_importance im = { 0 };
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < o->n_in; i++)
+        if ((rc = run_importance_load(&im, o->in_files[i], chunk, err)))
+            *what = o->in_files[i];
+    if (rc == 0) {
+        *what = o->imatrix;
+        rc = run_importance_save_loaded(&im, o->imatrix, NULL, !o->imatrix_dat, chunk, err);
+    }
+    if (rc == 0) {
+        int64_t mx = 0;
+        for (int i = 0; i < im.n; i++)
+            for (int k = 0; k < im.e[i].n_mat; k++) {
+                const int64_t c = im.e[i].counts ? im.e[i].counts[k] : im.e[i].count;
+                mx = c > mx ? c : mx;
+            }
+        printf("imatrix: %d matrices from %d file%s (%lld chunks of %u) written to %s\n", im.n,
+               o->n_in, o->n_in == 1 ? "" : "s", (long long)(mx / chunk), chunk, o->imatrix);
+    }
+    run_importance_free(&im);
+    return rc;
+}
+
 /* True when msg already starts with "PATH:" for one of the run's files:
  * printed as it is, so that no file is named twice. */
 static bool names_a_file(const char *msg, const options *o)
@@ -753,8 +842,9 @@ static bool names_a_file(const char *msg, const options *o)
     const char *files[] = { o->model, o->perplexity, o->text, o->verify, o->kld_base,
                             o->imatrix, o->dump_logits };
     const size_t n = sizeof files / sizeof *files;
-    for (size_t i = 0; i < n + (size_t)o->n_lora; i++) {
-        const char *f = i < n ? files[i] : o->lora[i - n];
+    for (size_t i = 0; i < n + (size_t)o->n_lora + (size_t)o->n_in; i++) {
+        const char *f = i < n ? files[i] : i < n + (size_t)o->n_lora ? o->lora[i - n]
+                                                                     : o->in_files[i - n - (size_t)o->n_lora];
         size_t k = f ? strlen(f) : 0;
         if (k && !strncmp(msg, f, k) && msg[k] == ':')
             return true;
@@ -770,6 +860,9 @@ int main(int argc, char **argv)
     if (rc) {
         free(o.lora);
         free(o.lora_scale);
+        for (int i = 0; i < o.n_in; i++)
+            free(o.in_files[i]);
+        free(o.in_files);
         return rc == 1 ? cli_close_stdout(TOOL, 0) : 2;
     }
     run_model_set_repack(!o.no_repack);
@@ -779,7 +872,7 @@ int main(int argc, char **argv)
     runner r = { .o = &o };
     gguf_error err = { 0 };
     const char *what = o.model;
-    rc = run(&r, &what, &err);
+    rc = o.model ? run(&r, &what, &err) : combine_imatrix(&o, &what, &err);
     fflush(stdout); /* what was printed comes before the error */
     if (rc && names_a_file(err.msg, &o))
         fprintf(stderr, TOOL ": error: %s\n", err.msg);
@@ -792,6 +885,9 @@ int main(int argc, char **argv)
     run_model_free(&r.model);
     free(o.lora);
     free(o.lora_scale);
+    for (int i = 0; i < o.n_in; i++)
+        free(o.in_files[i]);
+    free(o.in_files);
     gguf_close(r.file);
     return cli_close_stdout(TOOL, rc || r.failed ? 1 : 0);
 }

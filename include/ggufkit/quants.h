@@ -410,6 +410,13 @@ GGUF_API int gguf_imatrix_save(const char *path, const gguf_imatrix *im, gguf_er
  * Atomic; 0, or -1 with err. */
 GGUF_API int gguf_imatrix_save_gguf(const char *path, const gguf_imatrix *im, gguf_error *err);
 
+/* The same with imatrix.datasets = the n_datasets strings of datasets, in
+ * their order (im->dataset is not used): what llama-imatrix writes after
+ * --in-file files, their datasets first, then the text's. Since 1.3.0. */
+GGUF_API int gguf_imatrix_save_gguf_datasets(const char *path, const gguf_imatrix *im,
+                                             const char *const *datasets, size_t n_datasets,
+                                             gguf_error *err);
+
 GGUF_API void gguf_imatrix_free(gguf_imatrix *im);
 
 #ifdef __cplusplus

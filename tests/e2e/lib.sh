@@ -191,6 +191,42 @@ manifest_meta() {
            \"\(.key) \(.value.type) \(if .value.sha256 then \"\(.value.count) \(.value.sha256)\" else (.value.value | tojson) end)\"" "$1" | sort
 }
 
+# imatrix_dump FILE: "name index value" for every f32 value of every tensor
+imatrix_dump() {
+    local data
+    data=$("$INSPECT" --json "$1" | jq -r .summary.data_offset)
+    "$INSPECT" --json "$1" | jq -r '.tensors[] | "\(.name) \(.offset) \(.elements)"' |
+        while read -r name off n; do
+            od -An -v -tf4 -w4 -j $((data + off)) -N $((4 * n)) "$1" | awk -v t="$name" '{ print t, NR - 1, $1 }'
+        done
+}
+
+# imatrix_check NAME OURS THEIRS [LIMIT [COUNTS]]: the same tensors, equal
+# .counts (with COUNTS > 0: each within COUNTS of theirs relative, and each
+# tensor's total equal), and every .in_sum2 value within LIMIT (default
+# 1e-3) of theirs relative to the tensor's largest (1 check)
+imatrix_check() {
+    local d limit=${4:-1e-3} counts=${5:-0}
+    d=$(join -j1 -a1 -a2 -e MISSING -o 0,1.2,2.2 <(imatrix_dump "$2" | awk '{ print $1 "#" $2, $3 }' | sort) \
+                                             <(imatrix_dump "$3" | awk '{ print $1 "#" $2, $3 }' | sort) |
+        awk -v lim="$limit" -v clim="$counts" '{ split($1, k, "#"); t = k[1]
+               if ($2 == "MISSING" || $3 == "MISSING") { bad[t] = 1; next }
+               if (t ~ /counts$/) { c = $2 - $3; if (c < 0) c = -c; ours[t] += $2; theirs[t] += $3
+                                    if (c > clim * $3) bad[t] = 1; next }
+               d = $2 - $3; if (d < 0) d = -d; a = $3 < 0 ? -$3 : $3
+               if (d > md[t]) md[t] = d; if (a > mx[t]) mx[t] = a }
+             END { for (t in ours) if (ours[t] != theirs[t]) bad[t] = 1
+                   for (t in md) { r = md[t] / (mx[t] > 0 ? mx[t] : 1); if (r > lim) bad[t] = 1; if (r > w) w = r }
+                   for (t in bad) if (n++ < 4) list = list " " t
+                   printf "%s|%.2g\n", list, w }')
+    if [ -n "$d" ] && [ -z "${d%%|*}" ]; then
+        local c="counts"
+        [ "$counts" = 0 ] || c="counts within $counts (totals equal)"
+        pass "imatrix $1: llama-imatrix e21cdc11's entries and $c, sums within ${d#*|} (limit $limit)"
+    else
+        fail "imatrix $1" "differs:${d%%|*}"
+    fi
+
 # st_rewrite IN OUT JQ-FILTER: a copy of the safetensors file IN whose
 # header is JQ-FILTER applied to IN's ($dend: the data section's size, for
 # tensors appended as 64 zero bytes), padded with spaces to 8 bytes.

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "forward.h"
-#include "lora.h"
+#include "../../run/lora.h" /* not convert/lora.h: both tools have a lora.h */
 #include "model.h"
 #include <ggufkit/arch.h>
 #include <ggufkit/gguf.h>

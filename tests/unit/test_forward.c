@@ -1692,7 +1692,7 @@ START_TEST(test_importance_add)
         ck_assert_float_eq_tol(run_importance_value(&e, j), want[j] / 3 * 2, 1e-6f);
     }
     /* the hook ignores products of fewer than 16 rows and matrices it does not know */
-    run_importance im = { 1, &e };
+    run_importance im = { .n = 1, .e = &e };
     float rows[16 * 3];
     for (int i = 0; i < 16 * 3; i++)
         rows[i] = 1.0f;
