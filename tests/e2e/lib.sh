@@ -226,6 +226,7 @@ imatrix_check() {
     else
         fail "imatrix $1" "differs:${d%%|*}"
     fi
+}
 
 # st_rewrite IN OUT JQ-FILTER: a copy of the safetensors file IN whose
 # header is JQ-FILTER applied to IN's ($dend: the data section's size, for
