@@ -180,7 +180,7 @@ TEST_MODULE_convert  := test_arch test_finite test_llama2c test_lora test_overri
                         test_spm test_tokjson test_torch mkmeta
 TEST_MODULE_edit     := test_edit_actions test_lora_merge
 TEST_MODULE_inspect  := test_emit test_memory
-TEST_MODULE_quantize := test_policy test_recipe
+TEST_MODULE_quantize := test_policy test_recipe test_target
 TEST_MODULE_run      := test_forward test_importance test_kernels test_kldstats
 test_tool    = $(strip $(foreach t,$(TOOLS),$(if $(filter $(1),$(TEST_MODULE_$(t))),$(t))))
 test_iquote  = -Icommon $(addprefix -iquote ,$(call test_tool,$(1)))
