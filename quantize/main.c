@@ -36,6 +36,8 @@
 #include "qplan.h"
 #include "readfile.h"
 #include "signals.h"
+#include "outfile.h"
+#include "target.h"
 
 #define TOOL "gguf-quantize"
 
@@ -66,6 +68,9 @@ typedef struct options {
     char          default_out[PATH_MAX];
     const char   *pos[4];  /* the words that are not options: IN [OUT] TYPE [THREADS] */
     int           npos;
+    const char   *sens_path, *write_recipe; /* --sensitivity TABLE, --write-recipe FILE */
+    float         target_bpw;               /* --target-bpw (0: none) */
+    uint64_t      target_size;              /* --target-size (0: none) */
 } options;
 
 static int die_usage(const char *fmt, const char *arg)
@@ -259,6 +264,15 @@ static const opt option_rows[] = {
       .help = "leave these blocks out (the rest are renumbered)" },
     { OPT_CALL, "--override-kv", .arg = "K=TYPE:VAL", .call = opt_override,
       .help = "set metadata; TYPE is int, float, bool or str" },
+    { OPT_STRING, "--sensitivity", .arg = "TABLE", .off = O(sens_path),
+      .help = "choose each tensor's type for the size from gguf-run\n"
+              "--sensitivity's table (default size: TYPE's own)" },
+    { OPT_FLOAT, "--target-bpw", .arg = "B", .off = O(target_bpw), .min = 1, .max = 32,
+      .what = " (a number from 1 to 32)", .help = "with --sensitivity: a file of B bits per weight" },
+    { OPT_SIZE, "--target-size", .arg = "BYTES", .off = O(target_size),
+      .help = "with --sensitivity: tensor data of at most BYTES (K, M, G)" },
+    { OPT_STRING, "--write-recipe", .arg = "FILE", .off = O(write_recipe),
+      .help = "with --sensitivity: write the mix chosen as a recipe" },
     { OPT_FLAG, "--keep-split", .off = O(keep_split),
       .help = "write the output in the same shards as the input" },
     { OPT_FLAG, "--dry-run", .off = O(dry_run),
@@ -283,13 +297,15 @@ static int operand(void *user, const char *a, bool last)
     return 0;
 }
 
-static int bad_threads(const opt *r, const char *name, const char *v)
+static int bad_option(const opt *r, const char *name, const char *v)
 {
-    (void)r, (void)name;
-    return cli_usage_error(TOOL, "bad thread count '%s' (1 to %d)", v, cli_max_threads());
+    if (r->kind == OPT_THREADS)
+        return cli_usage_error(TOOL, "bad thread count '%s' (1 to %d)", v, cli_max_threads());
+    return cli_usage_error(TOOL, "bad value for %s: '%s'%s", name, v,
+                           r->what ? r->what : " (a size: N, NK, NM or NG)");
 }
 
-static const opts_spec spec = { TOOL, option_rows, 27, false, usage, operand, bad_threads };
+static const opts_spec spec = { TOOL, option_rows, 27, false, usage, operand, bad_option };
 
 static void usage(FILE *out)
 {
@@ -311,6 +327,11 @@ static int parse_args(int argc, char **argv, options *o)
     int npos = o->npos;
     if (o->n_include && o->n_exclude)
         return die_usage("%s", "--include-weights and --exclude-weights cannot be used together");
+    if ((o->target_bpw > 0 || o->target_size || o->write_recipe) && !o->sens_path)
+        return die_usage("%s", "--target-bpw, --target-size and --write-recipe go with "
+                         "--sensitivity TABLE");
+    if (o->target_bpw > 0 && o->target_size)
+        return die_usage("%s", "--target-bpw and --target-size are two sizes: give one");
     if (npos < 1)
         return die_usage("%s", "missing IN.gguf, the model to quantize");
     o->in = pos[0];
@@ -393,6 +414,9 @@ typedef struct plan {
     uint32_t     file_type;   /* general.file_type to write */
     bool         needs_imatrix; /* --dry-run without one: the real run would refuse */
 } plan;
+
+static int apply_target(const gguf_file *f, const options *o, plan *p, gguf_error *err);
+static int check_output(const gguf_file *f, const options *o, const char *out, gguf_error *err);
 
 /* llama.cpp visits tensors sorted by (layer, name), non-layer tensors first;
  * with --keep-split by (shard, offset). */
@@ -603,7 +627,136 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
         p->n_elements += (uint64_t)t->n_elements;
     }
     p->n_fallback = st.n_fallback;
-    return 0;
+    return o->sens_path ? apply_target(f, o, p, err) : 0;
+}
+
+/* YAML single-quoted: a quote doubled. The tensor name as a regular
+ * expression matching it alone: ^NAME$ with its metacharacters escaped. */
+static void put_pattern(FILE *out, const char *name)
+{
+    fputs("'^", out);
+    for (const char *c = name; *c; c++) {
+        if (strchr(".^$*+?()[]{}|\\", *c))
+            fputc('\\', out);
+        if (*c == '\'')
+            fputc('\'', out);
+        fputc(*c, out);
+    }
+    fputs("$'", out);
+}
+
+/* --write-recipe: every retyped tensor's type, as a recipe gguf-quantize
+ * reads back (with the same TYPE, the same file). Written whole. */
+static int write_recipe(const options *o, const plan *p, const bool *target, gguf_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return gguf_error_set(err, "out of memory");
+    fprintf(m, "# the mix gguf-quantize --sensitivity %s chose for %s: %.2f MiB of tensor data\n"
+               "preset: %s\ntensors:\n", o->sens_path, o->in, p->size_out / 1048576.0,
+            o->preset->name);
+    for (uint64_t i = 0; i < p->n; i++)
+        if (target[i]) {
+            fputs("  - match: ", m);
+            put_pattern(m, p->items[i].name);
+            fprintf(m, "\n    type: %s\n", gguf_dtype_name(p->items[i].type));
+        }
+    fclose(m);
+    gguf_outfile out;
+    int rc = gguf_outfile_open(&out, o->write_recipe, err);
+    if (rc == 0 && gguf_outfile_write(&out, buf, len, err)) {
+        gguf_outfile_discard(&out);
+        rc = -1;
+    } else if (rc == 0) {
+        rc = gguf_outfile_commit(&out, err);
+    }
+    free(buf);
+    return rc;
+}
+
+static int apply_target(const gguf_file *f, const options *o, plan *p, gguf_error *err)
+{
+    target_table t;
+    if (target_table_load(o->sens_path, &t, err)) {
+        gguf_error_prefix(err, "%s: ", o->sens_path);
+        return -1;
+    }
+    target_item *items = calloc(p->n ? p->n : 1, sizeof *items);
+    bool *is_item = calloc(p->n ? p->n : 1, sizeof *is_item);
+    int rc = -1;
+    if (!items || !is_item) {
+        gguf_error_set(err, "out of memory");
+        goto done;
+    }
+    /* the tensors the preset quantizes are chosen for; the rest keep their bytes */
+    uint64_t fixed = 0, n_elements = 0;
+    size_t n = 0;
+    for (uint64_t i = 0; i < p->n; i++) {
+        const plan_item *it = &p->items[i];
+        n_elements += (uint64_t)it->t->n_elements;
+        if (!it->convert || gguf_dtype_get(it->type)->blck_size < 2) {
+            fixed += it->nbytes;
+            continue;
+        }
+        is_item[i] = true;
+        items[n++] = (target_item){ it->t->name, it->t->ne[0],
+                                    (uint64_t)(it->t->n_elements / it->t->ne[0]), it->type, 0 };
+    }
+    const uint64_t target = o->target_size ? o->target_size
+                          : o->target_bpw > 0 ? (uint64_t)((double)o->target_bpw *
+                                                           (double)n_elements / 8.0)
+                          : p->size_out;
+    if (target <= fixed) {
+        gguf_error_set(err, "a target of %llu bytes leaves nothing for the quantized tensors "
+                       "(the others take %llu)", (unsigned long long)target,
+                       (unsigned long long)fixed);
+        goto done;
+    }
+    target_result res;
+    if (target_allocate(items, n, &t, target - fixed, &res, err)) {
+        gguf_error_prefix(err, "%s: ", o->sens_path);
+        goto done;
+    }
+    p->size_out = fixed;
+    for (uint64_t i = 0, k = 0; i < p->n; i++) {
+        plan_item *it = &p->items[i];
+        if (is_item[i]) {
+            const uint32_t ty = items[k++].chosen;
+            if (ty != it->type && !it->imatrix && !gguf_codec_get(ty)->quantize) {
+                gguf_error_set(err, "tensor '%s': type %s needs an importance matrix "
+                               "(--imatrix, with data for this tensor)", it->name,
+                               gguf_dtype_name(ty));
+                goto done;
+            }
+            it->type = ty;
+            uint64_t row;
+            if (gguf_row_size(ty, it->t->ne[0], &row, err))
+                goto done;
+            it->nbytes = row * (uint64_t)(it->t->n_elements / it->t->ne[0]);
+            p->size_out += it->nbytes;
+        }
+    }
+    if (!o->quiet) {
+        if (res.kept_stock)
+            printf("target: %s's own mix kept: its summed KLD %.6g is the least the table "
+                   "gives for %.2f MiB\n", o->preset->name, res.stock_kld, target / 1048576.0);
+        else
+            printf("target: %d of %zu tensors retyped by measured KLD: summed KLD %.6g (%s's "
+                   "mix: %.6g), %.2f MiB of tensor data for a target of %.2f MiB\n",
+                   res.n_changed, n, res.kld, o->preset->name, res.stock_kld,
+                   p->size_out / 1048576.0, target / 1048576.0);
+    }
+    rc = o->write_recipe && (check_output(f, o, o->write_recipe, err) ||
+                             write_recipe(o, p, is_item, err)) ? -1 : 0;
+    if (rc && !strstr(err->msg, o->write_recipe))
+        gguf_error_prefix(err, "%s: ", o->write_recipe);
+done:
+    free(items);
+    free(is_item);
+    target_table_free(&t);
+    return rc;
 }
 
 static void free_plan(plan *p)
@@ -1061,13 +1214,14 @@ done:
  * recipes; nor a device, a FIFO or a directory (outpath_check). */
 static int check_output(const gguf_file *f, const options *o, const char *out, gguf_error *err)
 {
-    size_t n = 0, cap = gguf_n_shards(f) + 1 + (size_t)o->n_recipe_paths;
+    size_t n = 0, cap = gguf_n_shards(f) + 2 + (size_t)o->n_recipe_paths;
     const char **ins = malloc(cap * sizeof *ins);
     if (!ins)
         return gguf_error_set(err, "out of memory");
     for (uint32_t s = 0; s < gguf_n_shards(f); s++)
         ins[n++] = gguf_shard_path(f, s);
     ins[n++] = o->imatrix_path;
+    ins[n++] = o->sens_path;
     for (int i = 0; i < o->n_recipe_paths; i++)
         ins[n++] = o->recipe_paths[i];
     int rc = outpath_check(out, ins, n, err);

@@ -365,7 +365,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->n_batch = n_batch;
     s->rope_freqs = run_rope_factors(m, n_ctx);
     s->xq_row = max_act_row(m);
-    s->xq_row = m->lora_act_row > s->xq_row ? m->lora_act_row : s->xq_row;
+    s->xq_row = m->extra_act_row > s->xq_row ? m->extra_act_row : s->xq_row;
     const size_t cache = (size_t)s->n_cache_layers * (size_t)n_ctx * kv;
     s->x = malloc(nb * d * sizeof(float));
     s->xb = malloc(nb * d * sizeof(float));

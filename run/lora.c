@@ -228,7 +228,7 @@ static void note_sizes(run_model *m, const run_lora *p, bool embd)
     }
     m->lora_rank = p->rank > m->lora_rank ? p->rank : m->lora_rank;
     m->lora_rows = rows > m->lora_rows ? rows : m->lora_rows;
-    m->lora_act_row = act > m->lora_act_row ? act : m->lora_act_row;
+    m->extra_act_row = act > m->extra_act_row ? act : m->extra_act_row;
 }
 
 int run_lora_attach(run_lora_set *set, run_model *m, const gguf_file *mf, const char *const *paths,
@@ -334,7 +334,7 @@ static void detach(run_model *m)
     m->lora_embd = NULL;
     m->lora_rank = 0;
     m->lora_rows = 0;
-    m->lora_act_row = 0;
+    m->extra_act_row = 0;
 }
 
 void run_lora_free(run_lora_set *set, run_model *m)

@@ -41,6 +41,7 @@
 #include "sampler.h"
 #include "signals.h"
 #include <ggufkit/vocab.h>
+#include "sensitivity.h"
 #include "verify.h"
 
 #define TOOL "gguf-run"
@@ -60,6 +61,7 @@ typedef struct options {
     int   n_lora;
     char **in_files; /* --in-file: importance matrices to start from (copies) */
     int   n_in;
+    const char *sensitivity, *sens_types, *sens_imatrix; /* --sensitivity OUT and its options */
 } options;
 
 /* ---------------------------------------------------------------------------
@@ -216,6 +218,16 @@ static const opt option_rows[] = {
       .help = "with --imatrix: start from this importance matrix\n"
               "(repeatable, or FILE,FILE...); without -m: combine\n"
               "them alone (-c: their chunk size, default 512)" },
+    { OPT_STRING, "--sensitivity", .arg = "OUT", .off = O(sensitivity),
+      .help = "measure over -f TEXT how much quantizing each tensor\n"
+              "alone moves the output: a table of mean KLD per\n"
+              "tensor and type" },
+    { OPT_STRING, "--sensitivity-types", .arg = "LIST", .off = O(sens_types),
+      .help = "with --sensitivity: the types to try (default\n"
+              RUN_SENSITIVITY_TYPES ")" },
+    { OPT_STRING, "--sensitivity-imatrix", .arg = "FILE", .off = O(sens_imatrix),
+      .help = "with --sensitivity: quantize with this importance\n"
+              "matrix, as gguf-quantize --imatrix" },
     { OPT_CALL, "--lora", .arg = "FILE", .call = opt_lora,
       .help = "apply a LoRA adapter GGUF at scale 1; repeatable" },
     { OPT_CALL, "--lora-scaled", .arg = "FILE S", .call = opt_lora,
@@ -284,17 +296,22 @@ static int parse_args(options *o, int argc, char **argv)
                                "combines the files (-c N and --output-format go with it)");
     if (combine)
         return 0;
-    if ((o->imatrix || o->verify) && !o->text)
-        return cli_usage_error(TOOL, "%s needs the text: -f TEXT", o->imatrix ? "--imatrix" : "--verify");
-    if (o->text && !o->imatrix && !o->verify)
-        return cli_usage_error(TOOL, "-f TEXT goes with --imatrix or --verify");
-    if (o->imatrix && o->verify)
-        return cli_usage_error(TOOL, "--imatrix and --verify are separate runs");
+    if ((o->imatrix || o->verify || o->sensitivity) && !o->text)
+        return cli_usage_error(TOOL, "%s needs the text: -f TEXT", o->imatrix ? "--imatrix"
+                               : o->verify ? "--verify" : "--sensitivity");
+    if (o->text && !o->imatrix && !o->verify && !o->sensitivity)
+        return cli_usage_error(TOOL, "-f TEXT goes with --imatrix, --verify or --sensitivity");
+    if (!!o->imatrix + !!o->verify + !!o->sensitivity > 1)
+        return cli_usage_error(TOOL, "--imatrix, --verify and --sensitivity are separate runs");
+    if ((o->sens_types || o->sens_imatrix) && !o->sensitivity)
+        return cli_usage_error(TOOL, "--sensitivity-types and --sensitivity-imatrix go with "
+                               "--sensitivity OUT");
     if (o->prompt && o->prompt_ids)
         return cli_usage_error(TOOL, "-p and --prompt-ids are two prompts: give one");
     if (!o->model)
         return cli_usage_error(TOOL, "missing -m MODEL.gguf, the model to run");
-    if (!o->prompt && !o->prompt_ids && !o->perplexity && !o->kld && !o->imatrix && !o->verify)
+    if (!o->prompt && !o->prompt_ids && !o->perplexity && !o->kld && !o->imatrix && !o->verify &&
+        !o->sensitivity)
         return cli_usage_error(TOOL, "nothing to do: give a prompt (-p TEXT or --prompt-ids "
                                "LIST) or a mode (--perplexity, --kl-divergence, --imatrix, "
                                "--verify)");
@@ -367,6 +384,8 @@ typedef struct runner {
     run_state      state;
     run_lora_set   lora;
     float         *logits;
+    uint32_t       types[GGUF_DT_COUNT]; /* --sensitivity-types */
+    int            n_types;
     bool           failed; /* --verify: past a limit (exit 1, no error message) */
 } runner;
 
@@ -555,6 +574,81 @@ static int collect_imatrix(runner *r, const int32_t *tokens, int n_tokens, const
     return rc;
 }
 
+/* --sensitivity-types LIST into r's types: each one gguf-quantize writes
+ * without an importance matrix. */
+static int sensitivity_types(runner *r, gguf_error *err)
+{
+    const options *o = r->o;
+    const char *list = o->sens_types ? o->sens_types : RUN_SENSITIVITY_TYPES;
+    r->n_types = 0;
+    for (const char *p = list;;) {
+        char name[32];
+        const char *end = strchr(p, ',');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        int t = -1;
+        if (len > 0 && len < sizeof name) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            t = gguf_dtype_from_name(name);
+        }
+        const gguf_codec *c = t >= 0 ? gguf_codec_get((uint32_t)t) : NULL;
+        if (!c || !c->quantize || r->n_types == GGUF_DT_COUNT)
+            return gguf_error_set(err, "--sensitivity-types: '%.*s' is not a type gguf-quantize "
+                                  "can write without an importance matrix", (int)len, p);
+        r->types[r->n_types++] = (uint32_t)t;
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+/* --sensitivity OUT: the importance matrix read, the table written to a
+ * temporary file and renamed into place. */
+static int measure_sensitivity(runner *r, const int32_t *tokens, int n_tokens, const char **what,
+                               gguf_error *err)
+{
+    const options *o = r->o;
+    gguf_imatrix im = { 0 };
+    if (o->sens_imatrix && gguf_imatrix_load(o->sens_imatrix, &im, err)) {
+        *what = o->sens_imatrix;
+        return -1;
+    }
+    /* the table in memory (small: a line per tensor and type), then
+     * written whole: a failed run leaves no file */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        gguf_imatrix_free(&im);
+        return gguf_error_set(err, "out of memory");
+    }
+    const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
+    *what = o->model;
+    int rc = run_sensitivity(&r->state, &r->model, r->file, tokens, n_tokens, bos, o->chunks,
+                             r->types, r->n_types, o->sens_imatrix ? &im : NULL, f, err);
+    fclose(f);
+    gguf_imatrix_free(&im);
+    if (rc == 0) {
+        gguf_outfile out;
+        *what = o->sensitivity;
+        if (gguf_outfile_open(&out, o->sensitivity, err)) {
+            rc = -1;
+        } else if (gguf_outfile_write(&out, buf, len, err)) {
+            gguf_outfile_discard(&out);
+            rc = -1;
+        } else {
+            rc = gguf_outfile_commit(&out, err);
+        }
+        int n_rows = 0; /* the lines that are not comments */
+        for (size_t i = 0; i < len; i++)
+            n_rows += (i == 0 || buf[i - 1] == '\n') && buf[i] != '#';
+        if (rc == 0)
+            printf("sensitivity: %d measurements written to %s\n", n_rows, o->sensitivity);
+    }
+    free(buf);
+    return rc;
+}
+
 /* Runs the reference --verify names, then the model, on the same chunks of
  * the text; one result line on stdout, and r->failed when past a limit. The
  * reference's log-probabilities wait in a temporary file of $TMPDIR
@@ -686,14 +780,15 @@ static int input_tokens(runner *r, int32_t **ids, int *n, gguf_error *err)
 static int check_outputs(runner *r, const char **what, gguf_error *err)
 {
     const options *o = r->o;
-    const char *outs[] = { o->imatrix, o->kld ? NULL : o->kld_base, o->dump_logits };
-    const size_t cap = 4 + gguf_n_shards(r->file) + (size_t)o->n_lora + (size_t)o->n_in;
+    const char *outs[] = { o->imatrix, o->kld ? NULL : o->kld_base, o->dump_logits, o->sensitivity };
+    const size_t cap = 5 + gguf_n_shards(r->file) + (size_t)o->n_lora + (size_t)o->n_in;
     const char **ins = malloc(cap * sizeof *ins);
     size_t n = 0;
     if (!ins)
         return gguf_error_set(err, "out of memory");
     ins[n++] = o->perplexity, ins[n++] = o->text, ins[n++] = o->verify;
     ins[n++] = o->kld ? o->kld_base : NULL;
+    ins[n++] = o->sens_imatrix;
     for (uint32_t s = 0; s < gguf_n_shards(r->file); s++)
         ins[n++] = gguf_shard_path(r->file, s);
     for (int i = 0; i < o->n_lora; i++)
@@ -785,6 +880,14 @@ static int run(runner *r, const char **what, gguf_error *err)
     r->logits = malloc((size_t)hp->n_vocab * sizeof(float));
     if (!r->logits)
         return gguf_error_set(err, "out of memory");
+    if (o->sensitivity) { /* the activations of every type tried fit the state */
+        *what = o->sensitivity;
+        if (sensitivity_types(r, err))
+            return -1;
+        *what = o->model;
+        const size_t a = run_sensitivity_act_row(&r->model, r->file, r->types, r->n_types);
+        r->model.extra_act_row = a > r->model.extra_act_row ? a : r->model.extra_act_row;
+    }
     if (run_state_init(&r->state, &r->model, n_ctx, n_batch, err))
         return -1;
     int32_t *ids = NULL;
@@ -793,7 +896,8 @@ static int run(runner *r, const char **what, gguf_error *err)
         *what = o->perplexity ? o->perplexity : o->text;
     if (input_tokens(r, &ids, &n_ids, err))
         return -1;
-    int rc = o->verify  ? verify(r, ids, n_ids, what, err)
+    int rc = o->sensitivity ? measure_sensitivity(r, ids, n_ids, what, err)
+             : o->verify  ? verify(r, ids, n_ids, what, err)
              : o->imatrix ? collect_imatrix(r, ids, n_ids, what, err)
              : eval     ? evaluate(r, ids, n_ids, what, err)
                         : generate(r, ids, n_ids, err);

@@ -202,11 +202,13 @@ typedef struct run_model {
     bool       *swa_layers;  /* a per-block sliding-window pattern (n_layer), or NULL */
     /* LoRA adapters (run/lora.h; none: NULL, 0): the token embedding's
      * pairs, and what the state's buffers need for any pair — the largest
-     * rank, the most rows of a product, the widest converted activation row */
+     * rank, the most rows of a product; the widest converted activation
+     * row the state must hold beyond the model's own matrices' (a LoRA
+     * pair's, or a type --sensitivity puts in a matrix's place) */
     const run_lora *lora_embd;
     int         lora_rank;
     int64_t     lora_rows;
-    size_t      lora_act_row;
+    size_t      extra_act_row;
 } run_model;
 
 /* Reads and validates the model in f (which must outlive it). On failure

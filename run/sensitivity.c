@@ -1,0 +1,165 @@
+/*
+ * sensitivity.c — gguf-run --sensitivity (see sensitivity.h).
+ *
+ * Not for: the KL divergence (eval.c), the codecs (libgguf).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <ggufkit/arch.h>
+#include "eval.h"
+#include "kernels.h"
+#include "progress.h"
+#include "sensitivity.h"
+
+/* The tensor's values as f32 (rows × cols), whatever its type. */
+static float *tensor_f32(const gguf_tensor *t, int64_t rows, int64_t cols, gguf_error *err)
+{
+    float *v = malloc((size_t)rows * (size_t)cols * sizeof *v);
+    uint64_t rb;
+    if (!v) {
+        gguf_error_set(err, "out of memory");
+        return NULL;
+    }
+    if (gguf_row_size(t->type, cols, &rb, err)) {
+        free(v);
+        return NULL;
+    }
+    for (int64_t r = 0; r < rows; r++)
+        if (gguf_dequantize_row(t->type, t->data + (size_t)r * rb, v + (size_t)r * (size_t)cols,
+                                cols, err)) {
+            free(v);
+            return NULL;
+        }
+    return v;
+}
+
+/* t quantized to type (n_stack matrices of rows / n_stack rows, each with
+ * its own importance weights when im has them), or NULL (err set). */
+static void *quantized(const gguf_tensor *t, const float *v, int64_t rows, int64_t cols,
+                       int n_stack, uint32_t type, const gguf_imatrix *im, size_t *bytes,
+                       gguf_error *err)
+{
+    uint64_t rb;
+    if (gguf_row_size(type, cols, &rb, err))
+        return NULL;
+    uint8_t *q = malloc((size_t)rows * rb);
+    if (!q) {
+        gguf_error_set(err, "out of memory");
+        return NULL;
+    }
+    int32_t nw = 0;
+    const float *w = im ? gguf_imatrix_find(im, t->name, &nw) : NULL;
+    if (w && nw != cols * n_stack) {
+        free(q);
+        gguf_error_set(err, "the importance matrix has %d values for %s, whose rows have %lld",
+                       nw, t->name, (long long)cols);
+        return NULL;
+    }
+    const int64_t per = rows / n_stack;
+    for (int e = 0; e < n_stack; e++)
+        if (!gguf_quantize_rows(type, v + (size_t)e * (size_t)per * (size_t)cols,
+                                q + (size_t)e * (size_t)per * rb, per, cols,
+                                w ? w + (size_t)e * (size_t)cols : NULL, err)) {
+            free(q);
+            return NULL;
+        }
+    *bytes = (size_t)rows * rb;
+    return q;
+}
+
+/* The model's matrix for tensor t (its embedding too), or NULL. */
+static run_matrix *matrix_of(run_model *m, const gguf_tensor *t, int *n_stack)
+{
+    *n_stack = 1;
+    return t->data == (const uint8_t *)m->tok_embd.data ? &m->tok_embd
+                                                         : run_model_matrix_of(m, t, n_stack);
+}
+
+size_t run_sensitivity_act_row(run_model *m, const gguf_file *f, const uint32_t *types,
+                               int n_types)
+{
+    size_t r = 0;
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
+        int n_stack;
+        const run_matrix *w = matrix_of(m, gguf_tensor_at(f, i), &n_stack);
+        for (int k = 0; w && k < n_types; k++) {
+            const size_t a = kern_act_row_size(types[k], w->cols);
+            r = a > r ? a : r;
+        }
+    }
+    return r;
+}
+
+int run_sensitivity(run_state *s, run_model *m, const gguf_file *f, const int32_t *tokens,
+                    int n_tokens, int32_t bos, int max_chunks, const uint32_t *types, int n_types,
+                    const gguf_imatrix *im, FILE *out, gguf_error *err)
+{
+    FILE *base = tmpfile();
+    if (!base)
+        return gguf_error_set(err, "cannot create a temporary file for the base log-probabilities");
+    run_eval_result res;
+    int rc = run_perplexity_to(s, m, tokens, n_tokens, bos, max_chunks, base, "the base", &res, err);
+    if (rc) {
+        fclose(base);
+        return -1;
+    }
+    fprintf(out, "# gguf-run --sensitivity: mean KL divergence from the model's own output when "
+                 "one tensor alone is quantized\n# %d chunks of %d tokens; perplexity %.6f\n"
+                 "# tensor\ttype\tbytes\tmean_kld\n", res.n_chunk, s->n_ctx, res.ppl);
+    /* the work: every matrix times every type that fits it */
+    uint64_t n_work = 0;
+    for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
+        const gguf_tensor *t = gguf_tensor_at(f, i);
+        int n_stack;
+        if (matrix_of(m, t, &n_stack))
+            n_work += (uint64_t)n_types;
+    }
+    progress bar;
+    progress_start(&bar, "sensitivity", n_work, true);
+    for (uint64_t i = 0; rc == 0 && i < gguf_n_tensors(f); i++) {
+        const gguf_tensor *t = gguf_tensor_at(f, i);
+        int n_stack;
+        run_matrix *w = matrix_of(m, t, &n_stack);
+        const bool embd = w == &m->tok_embd;
+        if (!w)
+            continue;
+        const run_matrix saved = *w, saved_out = m->output;
+        float *v = tensor_f32(t, w->rows, w->cols, err);
+        if (!v) {
+            rc = -1;
+            break;
+        }
+        for (int k = 0; rc == 0 && k < n_types; k++) {
+            const gguf_dtype_traits *tr = gguf_dtype_get(types[k]);
+            progress_add(&bar, 1);
+            if (w->cols % tr->blck_size)
+                continue; /* gguf-quantize would fall back to another type */
+            size_t bytes = 0;
+            void *q = quantized(t, v, w->rows, w->cols, n_stack, types[k], im, &bytes, err);
+            if (!q) {
+                rc = -1;
+                break;
+            }
+            w->data = q;
+            w->type = types[k];
+            w->row_bytes = bytes / (size_t)w->rows;
+            w->packed = NULL;
+            if (embd && m->tied)
+                m->output = *w;
+            rewind(base);
+            rc = run_kl_divergence_from(s, m, base, "the base", bos, &res, err);
+            *w = saved;
+            m->output = saved_out;
+            free(q);
+            if (rc == 0)
+                fprintf(out, "%s\t%s\t%zu\t%.9g\n", t->name, tr->name, bytes, res.mean_kld);
+        }
+        free(v);
+    }
+    progress_end(&bar);
+    fclose(base);
+    if (rc == 0 && (fflush(out) || ferror(out)))
+        rc = gguf_error_set(err, "write error");
+    return rc;
+}
