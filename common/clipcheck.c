@@ -148,3 +148,57 @@ int clip_check(const clip_hparams *hp, const clip_tensor *t, size_t n, gguf_erro
     }
     return 0;
 }
+
+bool clip_file_is_projector(const gguf_file *f)
+{
+    gguf_str s;
+    gguf_error e = { 0 };
+    return gguf_get_str(f, "general.architecture", &s, &e) == 0 && s.len == 4 && !memcmp(s.ptr, "clip", 4);
+}
+
+/* clip.vision.KEY: GGUF_VT_F32 numbers, 3 of them (one a colour channel). */
+static int check_channels(const gguf_file *f, const char *key, gguf_error *err)
+{
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
+    if (!kv)
+        return gguf_error_set(err, "%s is missing", key);
+    if (kv->type != GGUF_VT_ARR || kv->elem_type != GGUF_VT_F32 || kv->n != 3)
+        return gguf_error_set(err, "%s is not 3 f32 values (one a colour channel)", key);
+    return 0;
+}
+
+int clip_check_file(const gguf_file *f, gguf_error *err)
+{
+    const gguf_kv *kv = gguf_lookup_kv(f, "clip.has_vision_encoder");
+    if (!kv || kv->type != GGUF_VT_BOOL || !*(const uint8_t *)kv->data)
+        return 0; /* no vision encoder: nothing here to check it against */
+    clip_hparams hp = { 0 };
+    for (size_t k = 0; k < clip_n_keys; k++) {
+        uint32_t v;
+        if (gguf_get_u32(f, clip_keys[k].key, &v, err))
+            return -1;
+        *(uint64_t *)((char *)&hp + clip_keys[k].off) = v;
+    }
+    char type[64];
+    gguf_str s;
+    if (gguf_get_str(f, "clip.projector_type", &s, err))
+        return -1;
+    if (s.len >= sizeof type || memchr(s.ptr, 0, s.len))
+        return gguf_error_set(err, "clip.projector_type is not a projector name");
+    memcpy(type, s.ptr, s.len);
+    type[s.len] = 0;
+    hp.projector_type = type;
+    if (check_channels(f, "clip.vision.image_mean", err) || check_channels(f, "clip.vision.image_std", err))
+        return -1;
+    const uint64_t n = gguf_n_tensors(f);
+    clip_tensor *t = calloc(n + 1, sizeof *t);
+    if (!t)
+        return gguf_error_set(err, "out of memory");
+    for (uint64_t i = 0; i < n; i++) {
+        const gguf_tensor *x = gguf_tensor_at(f, i);
+        t[i] = (clip_tensor){ x->name, (int)x->n_dims, x->ne };
+    }
+    int rc = clip_check(&hp, t, (size_t)n, err);
+    free(t);
+    return rc;
+}

@@ -49,4 +49,13 @@ bool clip_projector_known(const char *type);
  * 0, or -1 with err naming the first fault. */
 int clip_check(const clip_hparams *hp, const clip_tensor *t, size_t n, gguf_error *err);
 
+/* Whether f's general.architecture is "clip". */
+bool clip_file_is_projector(const gguf_file *f);
+
+/* A projector file's keys (clip.vision.* sizes present as u32,
+ * clip.projector_type, image_mean and image_std 3 f32 each) and tensors
+ * (clip_check). A file without clip.has_vision_encoder true has nothing
+ * here to check: 0. 0, or -1 with err. */
+int clip_check_file(const gguf_file *f, gguf_error *err);
+
 #endif

@@ -152,7 +152,7 @@ static void default_file_name(const src_model *m, const convert_options *o, char
     }
     snprintf(out, cap, "%s", m->general_type ? "mmproj-" : ""); /* MmprojModel's prefix */
     name_part(out, cap, base ? base : m->name ? m->name : "ggml-model", false, false);
-    if (!o->vocab_only)
+    if (!o->vocab_only && !m->general_type) /* a projector's has none */
         name_part(out, cap, label, true, false);
     name_part(out, cap, json_str(json_get(md, "general.finetune")), true, false);
     name_part(out, cap, json_str(json_get(md, "general.version")), true, false);

@@ -8,9 +8,9 @@
  * tensor per expert and projection (mlp.experts.N.gate_proj.weight, ...), as
  * fine-tunes are: the same bytes, so the same GGUF.
  *
- * FAMILY is qwen35, qwen35moe or gemma4; SRC a folder with config.json,
+ * FAMILY is qwen35, qwen35moe, gemma4 or gemma3; SRC a folder with config.json,
  * model.safetensors, tokenizer.model and tokenizer_config.json (the
- * fixtures' qwen35-rand, qwen35moe-rand, gemma4-rand); OUT is created
+ * fixtures' qwen35-rand, qwen35moe-rand, gemma4-rand, gemma3-rand); OUT is created
  * (its parent must exist) and must not hold files of another run.
  *
  * What OUT holds:
@@ -37,6 +37,15 @@
  *                       input/output min/max tensors, F32),
  *                       model.embed_vision.embedding_projection, an audio
  *                       tower stub and model.embed_audio.embedding_projection.
+ *   gemma3              Gemma3ForConditionalGeneration as google/gemma-3-4b-it
+ *                       is released: SRC's config.json under text_config,
+ *                       the image token ids, mm_tokens_per_image and a
+ *                       SigLIP vision_config (2 layers, width 32, 56-pixel
+ *                       images, 14-pixel patches) at the top level,
+ *                       preprocessor_config.json (image_seq_length 4);
+ *                       SRC's model.* under language_model.model.*, the
+ *                       vision_tower.vision_model.* tower and the
+ *                       multi_modal_projector.* tensors first.
  * The tensors go into two shards with model.safetensors.index.json, each
  * shard's header in module order (not name order): the first shard holds
  * the text model's blocks before the middle one, the second the rest (for
