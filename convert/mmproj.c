@@ -18,6 +18,7 @@
  */
 #include "mmproj.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,7 +247,7 @@ static int map_name(const char *hf, char *out, size_t cap, uint64_t n_block)
         if (!strncmp(rest, "encoder.layers.", 15)) {
             char *end;
             unsigned long b = strtoul(rest + 15, &end, 10);
-            if (end == rest + 15 || *end != '.' || b >= n_block || rest[15] == '-' ||
+            if (!isdigit((unsigned char)rest[15]) || *end != '.' || b >= n_block ||
                 (rest[15] == '0' && end != rest + 16))
                 return -1;
             for (size_t i = 0; i < sizeof block / sizeof *block; i++)
