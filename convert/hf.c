@@ -250,8 +250,7 @@ static int cmp_st_name(const void *a, const void *b)
     return strcmp(((const st_tensor *)a)->name, ((const st_tensor *)b)->name);
 }
 
-/* PREFIX*SUFFIX files in name order (llama.cpp's get_model_part_names). */
-static int list_parts(const char *dir, const char *prefix, const char *suffix, char ***names,
+int hf_list_parts(const char *dir, const char *prefix, const char *suffix, char ***names,
                       int *n, gguf_error *err)
 {
     *names = NULL;
@@ -945,11 +944,11 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     char **parts = NULL;
     int n_parts = 0;
     bool torch = false;
-    if (list_parts(s->dir, "model", ".safetensors", &parts, &n_parts, err))
+    if (hf_list_parts(s->dir, "model", ".safetensors", &parts, &n_parts, err))
         return -1;
     if (n_parts == 0) {
         torch = true;
-        if (list_parts(s->dir, "pytorch_model", ".bin", &parts, &n_parts, err))
+        if (hf_list_parts(s->dir, "pytorch_model", ".bin", &parts, &n_parts, err))
             return -1;
     }
     int rc = 0;
@@ -1872,7 +1871,7 @@ static int check_layers(const src_model *m, const hf_state *s, gguf_error *err)
 
 /* "hf" → "Hf": llama.cpp names a model after its folder when nothing else
  * names it. */
-static char *default_name(const char *dir)
+char *hf_default_name(const char *dir)
 {
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/')
@@ -1921,7 +1920,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
     if (!s->config) {
         /* --vocab-only on a folder of tokenizer files: written as llama */
         m->arch = arch_find("LlamaForCausalLM");
-        if (!(m->name = default_name(dir))) {
+        if (!(m->name = hf_default_name(dir))) {
             gguf_error_set(err, "out of memory");
             goto fail;
         }
@@ -1985,7 +1984,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
     if (json_get(s->config, "num_key_value_heads") &&
         hparam_u32(s, "num_key_value_heads", &m->n_head_kv, err))
         goto fail;
-    if (!(m->name = default_name(dir))) {
+    if (!(m->name = hf_default_name(dir))) {
         gguf_error_set(err, "out of memory");
         goto fail;
     }

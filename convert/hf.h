@@ -22,4 +22,13 @@
  * 0, or -1 with err (naming the file at fault). */
 int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, gguf_error *err);
 
+/* PREFIX*SUFFIX files of dir in name order (llama.cpp's
+ * get_model_part_names), malloc'd names. 0, or -1 with err. */
+int hf_list_parts(const char *dir, const char *prefix, const char *suffix, char ***names,
+                  int *n, gguf_error *err);
+
+/* general.name of a folder: its last path component, first letter upper
+ * case (malloc'd; NULL when out of memory). */
+char *hf_default_name(const char *dir);
+
 #endif

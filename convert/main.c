@@ -22,6 +22,7 @@
 #include "llama2c.h"
 #include "lora.h"
 #include "meta.h"
+#include "mmproj.h"
 #include "opts.h"
 #include "outpath.h"
 #include "override.h"
@@ -36,6 +37,7 @@ typedef struct args {
     convert_options o;
     const char *input, *tokenizer, *metadata_path, *base;
     int         tensor_order; /* 0 name, 1 file */
+    bool        mmproj;
 } args;
 
 static const char *const outtypes[] = { "f32", "f16", "bf16", "q8_0", "auto", NULL }; /* enum outtype */
@@ -88,6 +90,9 @@ static const opt options[] = {
       .choices = tensor_orders, .what = "name, file",
       .help = "a safetensors file's tensors in name order (default,\n"
               "as llama.cpp e21cdc11) or as stored (as c392e50)" },
+    { OPT_FLAG, "--mmproj", .off = offsetof(args, mmproj),
+      .help = "write the vision tower and projector of a multimodal\n"
+              "folder (a clip GGUF for llama.cpp's --mmproj)" },
     { OPT_FLAG, "--dry-run", .off = offsetof(args, o.dry_run),
       .help = "print the tensor plan and write nothing" },
     { OPT_STRING, "--metadata", .arg = "FILE", .off = offsetof(args, metadata_path),
@@ -173,9 +178,9 @@ static void default_file_name(const src_model *m, const convert_options *o, char
         convert_size_label(m, computed, sizeof computed);
         label = computed;
     }
-    out[0] = 0;
+    snprintf(out, cap, "%s", m->general_type ? "mmproj-" : ""); /* MmprojModel's prefix */
     name_part(out, cap, base ? base : m->name ? m->name : "ggml-model", false, false);
-    if (!o->vocab_only)
+    if (!o->vocab_only && !m->general_type) /* a projector's has none */
         name_part(out, cap, label, true, false);
     name_part(out, cap, json_str(json_get(md, "general.finetune")), true, false);
     name_part(out, cap, json_str(json_get(md, "general.version")), true, false);
@@ -215,13 +220,13 @@ int main(int argc, char **argv)
         return cli_usage_error(TOOL, "missing INPUT (a model folder or a llama2.c checkpoint)");
     if (o.split_max_tensors && o.split_max_bytes)
         return cli_usage_error(TOOL, "--split-max-tensors and --split-max-size cannot be used together");
-    const bool adapter = lora_detect(input);
+    const bool adapter = !g.mmproj && lora_detect(input);
     if (o.imatrix_path && !o.preset)
         return cli_usage_error(TOOL, "--imatrix needs a gguf-quantize preset as --outtype (such as "
                                "Q4_K_M)");
-    if (o.preset && (adapter || o.vocab_only))
+    if (o.preset && (adapter || o.vocab_only || g.mmproj))
         return cli_usage_error(TOOL, "a preset --outtype (%s) does not apply to %s", o.preset->name,
-                               adapter ? "a LoRA adapter" : "--vocab-only");
+                               adapter ? "a LoRA adapter" : g.mmproj ? "--mmproj" : "--vocab-only");
     if (o.outtype < 0)
         o.outtype = adapter ? OUT_F32 : OUT_F16; /* each converter's default */
     if (adapter) {
@@ -232,6 +237,9 @@ int main(int argc, char **argv)
             o.split_max_bytes || file_order)
             return cli_usage_error(TOOL, "--vocab-only, --tokenizer, --metadata, --tensor-order "
                                    "and --split-* do not apply to an adapter");
+    } else if (g.mmproj && (o.vocab_only || tokenizer || g.base)) {
+        return cli_usage_error(TOOL, "--mmproj writes a projector: --vocab-only, --tokenizer and "
+                               "--base do not apply");
     } else if (g.base) {
         return cli_usage_error(TOOL, "--base applies to a LoRA adapter folder only (%s has no "
                                "adapter_config.json)", input);
@@ -250,7 +258,8 @@ int main(int argc, char **argv)
     }
     o.metadata = metadata;
     src_model m = { 0 };
-    int rc0 = adapter ? lora_open(input, g.base, &m, &err)
+    int rc0 = g.mmproj  ? mmproj_open(input, &m, &err)
+            : adapter   ? lora_open(input, g.base, &m, &err)
             : llama2c_detect(input) ? llama2c_open(input, tokenizer, &m, &err)
             : meta_detect(input)    ? meta_open(input, &m, &err)
                                     : hf_open(input, o.vocab_only, file_order, &m, &err);

@@ -75,6 +75,8 @@ typedef struct src_tensor {
     int64_t        ex_block, ex_skip;
     bool           neg_exp;    /* the value is -exp(x) (A_log → ssm_a), in f32 */
     struct fp8_scale *fp8;     /* SRC_F8_E4M3: its block scales (fp8.h), freed with the model */
+    bool           forced;     /* written as force_type whatever the outtype */
+    uint32_t       force_type;
 } src_tensor;
 
 /* general.quantization_version of every output */
@@ -105,6 +107,11 @@ struct src_model {
      * "lora" in place of general.type "model", no size label, and not
      * checked as a model (its tensors are lora_a/lora_b pairs). */
     bool               adapter;
+    /* Not a language model (mmproj.h): general.architecture and
+     * general.type as given (NULL: the family's name, "model"), and
+     * validate in place of the language-model check (NULL: none). */
+    const char        *arch_name, *general_type;
+    int  (*validate)(src_model *m, gguf_writer *w, gguf_error *err);
 };
 
 /* Appends a tensor (name copied). Returns it, or NULL when out of memory. */

@@ -147,6 +147,8 @@ static bool ends_with(const char *s, const char *suffix)
 static uint32_t tensor_type(const src_tensor *t, int outtype, const char **why)
 {
     *why = NULL;
+    if (t->forced)
+        return t->force_type;
     if (t->dtype == SRC_MXFP4)
         return GGUF_DT_MXFP4;
     /* an adapter's pairs: only the 1-D rule (prepare_tensors matches the
@@ -750,13 +752,15 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     char label[32];
     uint64_t params = convert_param_count(m);
     convert_size_label(m, label, sizeof label);
-    if (gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, gguf_arch_name(m->arch))) {
+    if (gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE,
+                            m->arch_name ? m->arch_name : gguf_arch_name(m->arch))) {
         gguf_error_set(err, "out of memory");
         goto done;
     }
     if (m->write_tensor_keys && m->write_tensor_keys(m, w, err))
         goto done;
-    int bad = gguf_writer_set_str(w, "general.type", m->adapter ? "adapter" : o->vocab_only ? "vocab" : "model");
+    int bad = gguf_writer_set_str(w, "general.type", m->general_type ? m->general_type
+                                                     : m->adapter ? "adapter" : o->vocab_only ? "vocab" : "model");
     if (m->adapter)
         bad |= gguf_writer_set_str(w, "adapter.type", "lora");
     bad |= gguf_writer_set_str(w, GGUF_KEY_NAME, m->name ? m->name : "model");
@@ -805,7 +809,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     }
     /* the model as it will be written, against itself: hyper-parameters,
      * tensor shapes, vocabulary (what gguf-run checks at load) */
-    if (!m->adapter && gguf_model_validate_writer(w, err)) {
+    if (m->validate ? m->validate(m, w, err) : !m->adapter && gguf_model_validate_writer(w, err)) {
         gguf_error_prefix(err, "the model would be invalid: ");
         goto done;
     }

@@ -11,6 +11,7 @@
 
 #include <ggufkit/arch.h>
 #include <ggufkit/quants.h>
+#include "clipcheck.h"
 #include "stream.h"
 
 typedef struct nonfinite {
@@ -279,10 +280,18 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
     gguf_error merr = { 0 };
     static model_problems mp;
     mp.n = 0;
-    int n_model = gguf_model_check(f, collect, &mp, &merr);
-    if (n_model < 0) /* out of memory: the message says so */
-        snprintf(mp.msg[0], sizeof mp.msg[0], "%s", merr.msg), n_model = 1, mp.n = 1;
-    emit_field(e, "model", NULL, ev_str(n_model == 0 ? "ok" : mp.msg[0]));
+    int n_model;
+    if (clip_file_is_projector(f)) {
+        /* a multimodal projector (llama.cpp's --mmproj file), no language
+         * model: its clip.vision.* sizes against its tensors */
+        n_model = clip_check_file(f, &merr) ? 1 : 0;
+        emit_field(e, "projector", NULL, ev_str(n_model == 0 ? "ok" : merr.msg));
+    } else {
+        n_model = gguf_model_check(f, collect, &mp, &merr);
+        if (n_model < 0) /* out of memory: the message says so */
+            snprintf(mp.msg[0], sizeof mp.msg[0], "%s", merr.msg), n_model = 1, mp.n = 1;
+        emit_field(e, "model", NULL, ev_str(n_model == 0 ? "ok" : mp.msg[0]));
+    }
     uint64_t n_float = 0, n_quant = 0, bytes = 0;
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
         const gguf_tensor *t = gguf_tensor_at(f, i);

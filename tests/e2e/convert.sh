@@ -134,6 +134,78 @@ bad_case() { # name dir expected-substring [options...]
     fails_cleanly "bad input: $1" "$TMP/bad.gguf" "$3" "$CONVERT" -q "$2" -o "$TMP/bad.gguf" "${@:4}"
 }
 
+# Gemma 3's multimodal checkpoint (Gemma3ForConditionalGeneration as
+# google/gemma-3-4b-it is released; mkmm gemma3, a two-layer SigLIP tower):
+# its text model, and with --mmproj its vision tower and projector, must be
+# e21cdc11's files (tests/data/mm/gemma3-mm-T.json, gemma3-mmproj-T.json:
+# the clip GGUF of llama.cpp's --mmproj); --check validates a projector's
+# clip.vision.* sizes against its tensors; --mmproj refuses what it cannot
+# convert, naming the file.
+mm_variant() { # NAME JQ-FILTER: $G3 with config.json through the filter, in $TMP/NAME
+    rm -rf "${TMP:?}/$1"; mkdir -p "$TMP/$1"
+    ln -s "$G3"/* "$TMP/$1/"; rm "$TMP/$1/config.json"
+    jq "$2" "$G3/config.json" >"$TMP/$1/config.json"
+}
+if need_jq "multimodal gemma3" &&
+    need_fixture models/gemma3-rand "multimodal gemma3: text model and projector" 43; then
+    G3=$TMP/gemma3-mm
+    rm -rf "$G3"
+    if [ -x "$MKMM" ] && "$MKMM" gemma3 "$FIX/models/gemma3-rand" "$G3" >"$TMP/c.log" 2>&1; then
+        pass "multimodal gemma3: mkmm makes the checkpoint"
+        for t in f32 f16 bf16 q8_0; do
+            CONVERT_INPUT=$G3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/gemma3-mm-$t.json"
+            CONVERT_INPUT=$G3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/gemma3-mmproj-$t.json" --mmproj
+        done
+        # the default name: MmprojModel's mmproj-{name}-{OUTTYPE}.gguf
+        rm -f "$G3"/mmproj-*.gguf
+        "$CONVERT" -q "$G3" --mmproj --outtype q8_0 >"$TMP/c.log" 2>&1
+        check "gemma3 --mmproj: default output mmproj-Gemma3-mm-Q8_0.gguf" test -s "$G3/mmproj-Gemma3-mm-Q8_0.gguf"
+        P=$TMP/g3-mmproj.gguf
+        "$CONVERT" -q "$G3" --mmproj -o "$P" >"$TMP/c.log" 2>&1
+        check "gemma3 --mmproj: --check validates it as a projector" \
+            grep -q "^projector: *ok" <("$INSPECT" --check "$P")
+        "$BIN/gguf-edit" "$P" -o "$TMP/g3-wide.gguf" --set clip.vision.embedding_length:u32=48 >/dev/null 2>&1
+        out=$("$INSPECT" --check "$TMP/g3-wide.gguf" 2>&1); rc=$?
+        if [ $rc -ne 0 ] && grep -q "projector: *tensor 'v.patch_embd.weight' has shape \[14, 14, 3, 32\]; clip.vision.\* sizes say \[14, 14, 3, 48\]" <<<"$out"
+        then pass "--check: a projector whose tensors are not its sizes"
+        else fail "--check: a projector whose tensors are not its sizes" "exit $rc, $(grep projector <<<"$out")"; fi
+        "$BIN/gguf-edit" "$P" -o "$TMP/g3-nokey.gguf" --delete clip.vision.block_count >/dev/null 2>&1
+        out=$("$INSPECT" --check "$TMP/g3-nokey.gguf" 2>&1); rc=$?
+        if [ $rc -ne 0 ] && grep -q "projector: .*clip.vision.block_count" <<<"$out"
+        then pass "--check: a projector without clip.vision.block_count"
+        else fail "--check: a projector without clip.vision.block_count" "exit $rc, $(grep projector <<<"$out")"; fi
+        rm -f "$P" "$TMP"/g3-*.gguf
+        bad_case "--mmproj: a text-only model" "$FIX/models/gemma3-rand" \
+            "gemma3-rand: config.json: no vision_config: Gemma3ForCausalLM has no vision projector" --mmproj
+        "$CONVERT" -q "$FIX/models/gemma3-rand" -o "$TMP/g3-text.gguf" >/dev/null 2>&1
+        bad_case "--mmproj: a GGUF input" "$TMP/g3-text.gguf" "g3-text.gguf: --mmproj: not a Hugging Face model folder" --mmproj
+        rm -f "$TMP/g3-text.gguf"
+        mm_variant g3-other '.architectures = ["Qwen3_5ForConditionalGeneration"]'
+        bad_case "--mmproj: a family without projector support" "$TMP/g3-other" \
+            "--mmproj: Qwen3_5ForConditionalGeneration's projector is not supported" --mmproj
+        mm_variant g3-patch '.vision_config.patch_size = 0'
+        bad_case "--mmproj: vision_config.patch_size 0" "$TMP/g3-patch" \
+            "config.json: vision_config.patch_size is not a whole number from 1" --mmproj
+        mm_variant g3-width '.vision_config.hidden_size = 48'
+        bad_case "--mmproj: a tower not of vision_config's width" "$TMP/g3-width" \
+            "tensor 'v.patch_embd.weight' has shape \[14, 14, 3, 32\]; clip.vision.\* sizes say \[14, 14, 3, 48\]" --mmproj
+        mm_variant g3-nopre '.'
+        rm "$TMP/g3-nopre/preprocessor_config.json"
+        bad_case "--mmproj: no preprocessor_config.json" "$TMP/g3-nopre" \
+            "preprocessor_config.json: not found" --mmproj
+        rm -rf "$TMP"/g3-other "$TMP"/g3-patch "$TMP"/g3-width "$TMP"/g3-nopre
+    else
+        fail "multimodal gemma3: mkmm" "$(tail -1 "$TMP/c.log")"
+        skip_block "multimodal gemma3" "no checkpoint" 42
+    fi
+    rm -rf "$G3"
+    fixture_block_end
+fi
+if need_fixture models/mistral3-rand "--mmproj: mistral3 refused"; then
+    bad_case "--mmproj: mistral3's projector" "$FIX/models/mistral3-rand" \
+        "--mmproj: Mistral3ForConditionalGeneration's projector is not supported" --mmproj
+fi
+
 # Inputs that are something else users mistake for them: a Git LFS pointer
 # (a clone without LFS) as the weights or the tokenizer, an HTML page (a
 # failed download) as config.json — named as such, not as a parse error.

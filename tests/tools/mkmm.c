@@ -8,9 +8,9 @@
  * tensor per expert and projection (mlp.experts.N.gate_proj.weight, ...), as
  * fine-tunes are: the same bytes, so the same GGUF.
  *
- * FAMILY is qwen35, qwen35moe or gemma4; SRC a folder with config.json,
+ * FAMILY is qwen35, qwen35moe, gemma4 or gemma3; SRC a folder with config.json,
  * model.safetensors, tokenizer.model and tokenizer_config.json (the
- * fixtures' qwen35-rand, qwen35moe-rand, gemma4-rand); OUT is created
+ * fixtures' qwen35-rand, qwen35moe-rand, gemma4-rand, gemma3-rand); OUT is created
  * (its parent must exist) and must not hold files of another run.
  *
  * What OUT holds:
@@ -37,6 +37,15 @@
  *                       input/output min/max tensors, F32),
  *                       model.embed_vision.embedding_projection, an audio
  *                       tower stub and model.embed_audio.embedding_projection.
+ *   gemma3              Gemma3ForConditionalGeneration as google/gemma-3-4b-it
+ *                       is released: SRC's config.json under text_config,
+ *                       the image token ids, mm_tokens_per_image and a
+ *                       SigLIP vision_config (2 layers, width 32, 56-pixel
+ *                       images, 14-pixel patches) at the top level,
+ *                       preprocessor_config.json (image_seq_length 4);
+ *                       SRC's model.* under language_model.model.*, the
+ *                       vision_tower.vision_model.* tower and the
+ *                       multi_modal_projector.* tensors first.
  * The tensors go into two shards with model.safetensors.index.json, each
  * shard's header in module order (not name order): the first shard holds
  * the text model's blocks before the middle one, the second the rest (for
@@ -463,6 +472,87 @@ static void gemma4_config(FILE *fp, const json_value *src)
           fp);
 }
 
+/* Gemma 3's SigLIP vision tower (two encoder layers, hidden 32, 56-pixel
+ * images in 14-pixel patches: 16 positions) and its projector, as
+ * google/gemma-3-4b-it names them. */
+static void gemma3_vision(int64_t text_dim)
+{
+    const int64_t v = 32, ffn = 64;
+    static const char *const proj[] = { "q_proj", "k_proj", "v_proj", "out_proj" };
+    static const char *const norms[] = { "layer_norm1", "layer_norm2" };
+    char name[160];
+    gen(0, "vision_tower.vision_model.embeddings.patch_embedding.weight", 4, I(v), I(3), I(14), I(14));
+    gen(0, "vision_tower.vision_model.embeddings.patch_embedding.bias", 1, I(v));
+    gen(0, "vision_tower.vision_model.embeddings.position_embedding.weight", 2, I(16), I(v));
+    for (int l = 0; l < 2; l++) {
+        for (int k = 0; k < 4; k++)
+            for (int b = 0; b < 2; b++) {
+                snprintf(name, sizeof name, "vision_tower.vision_model.encoder.layers.%d.self_attn.%s.%s", l,
+                         proj[k], b ? "bias" : "weight");
+                if (b)
+                    gen(0, name, 1, I(v));
+                else
+                    gen(0, name, 2, I(v), I(v));
+            }
+        for (int k = 0; k < 2; k++)
+            for (int b = 0; b < 2; b++) {
+                snprintf(name, sizeof name, "vision_tower.vision_model.encoder.layers.%d.%s.%s", l,
+                         norms[k], b ? "bias" : "weight");
+                gen(0, name, 1, I(v));
+            }
+        snprintf(name, sizeof name, "vision_tower.vision_model.encoder.layers.%d.mlp.fc1.weight", l);
+        gen(0, name, 2, I(ffn), I(v));
+        snprintf(name, sizeof name, "vision_tower.vision_model.encoder.layers.%d.mlp.fc1.bias", l);
+        gen(0, name, 1, I(ffn));
+        snprintf(name, sizeof name, "vision_tower.vision_model.encoder.layers.%d.mlp.fc2.weight", l);
+        gen(0, name, 2, I(v), I(ffn));
+        snprintf(name, sizeof name, "vision_tower.vision_model.encoder.layers.%d.mlp.fc2.bias", l);
+        gen(0, name, 1, I(v));
+    }
+    gen(0, "vision_tower.vision_model.post_layernorm.weight", 1, I(v));
+    gen(0, "vision_tower.vision_model.post_layernorm.bias", 1, I(v));
+    gen(0, "multi_modal_projector.mm_input_projection_weight", 2, I(v), I(text_dim));
+    gen(0, "multi_modal_projector.mm_soft_emb_norm.weight", 1, I(v));
+}
+
+static void gemma3_config(FILE *fp, const json_value *src)
+{
+    static const char *const not_text[] = { "architectures", NULL };
+    fputs("{\n  \"architectures\": [\n    \"Gemma3ForConditionalGeneration\"\n  ],\n"
+          "  \"boi_token_index\": 505,\n  \"eoi_token_index\": 506,\n"
+          "  \"eos_token_id\": [\n    1,\n    106\n  ],\n  \"image_token_index\": 507,\n"
+          "  \"initializer_range\": 0.02,\n  \"mm_tokens_per_image\": 4,\n"
+          "  \"model_type\": \"gemma3\",\n  \"text_config\": ", fp);
+    put_value(fp, src, 1, not_text);
+    fputs(",\n  \"torch_dtype\": \"bfloat16\",\n  \"transformers_version\": \"4.50.0.dev0\",\n"
+          "  \"vision_config\": {\n    \"hidden_size\": 32,\n    \"image_size\": 56,\n"
+          "    \"intermediate_size\": 64,\n    \"layer_norm_eps\": 1e-06,\n"
+          "    \"model_type\": \"siglip_vision_model\",\n    \"num_attention_heads\": 2,\n"
+          "    \"num_hidden_layers\": 2,\n    \"patch_size\": 14,\n    \"vision_use_head\": false\n"
+          "  }\n}\n", fp);
+}
+
+/* preprocessor_config.json as gemma-3-4b-it's (image_seq_length 4 here:
+ * 2×2 soft tokens from the 4×4 patches, a pooling of 2). */
+static void gemma3_preprocessor(const char *out)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/preprocessor_config.json", out);
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        die("cannot create preprocessor_config.json");
+    fputs("{\n  \"do_convert_rgb\": null,\n  \"do_normalize\": true,\n"
+          "  \"do_pan_and_scan\": null,\n  \"do_rescale\": true,\n  \"do_resize\": true,\n"
+          "  \"image_mean\": [\n    0.5,\n    0.5,\n    0.5\n  ],\n"
+          "  \"image_processor_type\": \"Gemma3ImageProcessor\",\n  \"image_seq_length\": 4,\n"
+          "  \"image_std\": [\n    0.5,\n    0.5,\n    0.5\n  ],\n"
+          "  \"processor_class\": \"Gemma3Processor\",\n  \"resample\": 2,\n"
+          "  \"rescale_factor\": 0.00392156862745098,\n"
+          "  \"size\": {\n    \"height\": 56,\n    \"width\": 56\n  }\n}\n", fp);
+    if (ferror(fp) | fclose(fp))
+        die("write error");
+}
+
 /* ---- writing -------------------------------------------------------------- */
 
 static const char *const SHARDS[2] = { "model-00001-of-00002.safetensors",
@@ -542,12 +632,14 @@ static void copy_file(const char *src, const char *out, const char *name)
 int main(int argc, char **argv)
 {
     if (argc != 4 || (strcmp(argv[1], "qwen35") && strcmp(argv[1], "qwen35moe") &&
-                      strcmp(argv[1], "qwen35moe-experts") && strcmp(argv[1], "gemma4"))) {
-        fprintf(stderr, "usage: mkmm qwen35|qwen35moe|qwen35moe-experts|gemma4 SRC OUT\n");
+                      strcmp(argv[1], "qwen35moe-experts") && strcmp(argv[1], "gemma4") &&
+                      strcmp(argv[1], "gemma3"))) {
+        fprintf(stderr, "usage: mkmm qwen35|qwen35moe|qwen35moe-experts|gemma4|gemma3 SRC OUT\n");
         return 2;
     }
     const char *fam = argv[1], *src = argv[2], *out = argv[3];
     const bool per_expert = !strcmp(fam, "qwen35moe-experts");
+    const bool gemma3 = !strcmp(fam, "gemma3");
     const bool gemma = !strcmp(fam, "gemma4"), moe = per_expert || !strcmp(fam, "qwen35moe");
     char path[4096];
     snprintf(path, sizeof path, "%s/config.json", src);
@@ -562,7 +654,23 @@ int main(int argc, char **argv)
         return 1;
     }
     uint8_t *file;
-    if (gemma) {
+    if (gemma3) {
+        gemma3_vision(dim); /* the state dict's first modules */
+        size_t first = n_t;
+        read_text(src, false, &file);
+        for (size_t i = first; i < n_t; i++) { /* "model." under "language_model." */
+            char *nn = xmalloc(strlen(T[i].name) + 16);
+            sprintf(nn, "language_model.%s", T[i].name);
+            free(T[i].name);
+            T[i].name = nn;
+        }
+        tensor *all = T;
+        size_t n_all = n_t;
+        T += first, n_t -= first;
+        split_text(layers);
+        T = all, n_t = n_all;
+        gemma3_preprocessor(out);
+    } else if (gemma) {
         read_text(src, false, &file);
         split_text(layers);
         gemma4_towers(dim);
@@ -584,7 +692,9 @@ int main(int argc, char **argv)
     FILE *fp = fopen(path, "w");
     if (!fp)
         die("cannot create config.json");
-    if (gemma)
+    if (gemma3)
+        gemma3_config(fp, cfg);
+    else if (gemma)
         gemma4_config(fp, cfg);
     else
         qwen35_config(fp, cfg, moe);

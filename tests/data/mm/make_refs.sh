@@ -6,7 +6,7 @@
 #   tests/data/mm/make_refs.sh BUILD FIXTURES LLAMA_CPP_DIR REF_TOOLS WORK
 #
 # BUILD: a build folder holding tests/tools/mkmm; FIXTURES: the fixtures
-# folder (models/{qwen35,qwen35moe,gemma4}-rand); LLAMA_CPP_DIR: llama.cpp
+# folder (models/{qwen35,qwen35moe,gemma4,gemma3}-rand); LLAMA_CPP_DIR: llama.cpp
 # at e21cdc11a0461d8b0cbd28cc356d993bf6be7282 (convert_hf_to_gguf.py,
 # gguf-py); REF_TOOLS: the fixtures' reference tools (convert_upstream.py,
 # gguf_manifest.py, pyshim/); WORK: a scratch folder outside the repository
@@ -16,7 +16,7 @@ set -eu
 BUILD=$1 FIX=$2 N=$3 R=$4 WORK=$5
 OUT=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$WORK"
-for fam in qwen35 qwen35moe gemma4; do
+for fam in qwen35 qwen35moe gemma4 gemma3; do
     rm -rf "${WORK:?}/$fam-mm"
     "$BUILD/tests/tools/mkmm" "$fam" "$FIX/models/$fam-rand" "$WORK/$fam-mm"
     for t in f32 f16 bf16 q8_0; do
@@ -27,5 +27,18 @@ for fam in qwen35 qwen35moe gemma4; do
             "llama.cpp e21cdc11 convert_hf_to_gguf.py --outtype $t" \
             "llama.cpp e21cdc11a0461d8b0cbd28cc356d993bf6be7282: tools/convert_upstream.py (upstream convert_hf_to_gguf.py; set_vocab tries tokenizer.model first, as upstream Qwen3Model does) $fam-mm (mkmm $fam models/$fam-rand $fam-mm) --outtype $t --outfile $fam-mm-$t.gguf" \
             >"$OUT/$fam-mm-$t.json"
+    done
+done
+# the projector files (convert_hf_to_gguf.py --mmproj) of the families
+# gguf-convert --mmproj converts
+for fam in gemma3; do
+    for t in f32 f16 bf16 q8_0; do
+        PYTHONPATH="$R/pyshim:$N/gguf-py:$N" /usr/bin/python3 "$R/convert_upstream.py" \
+            "$N/convert_hf_to_gguf.py" "$WORK/$fam-mm" --mmproj --outtype "$t" \
+            --outfile "$WORK/$fam-mmproj-$t.gguf" >"$WORK/$fam-mmproj-$t.log" 2>&1
+        /usr/bin/python3 "$R/gguf_manifest.py" "$WORK/$fam-mmproj-$t.gguf" \
+            "llama.cpp e21cdc11 convert_hf_to_gguf.py --mmproj --outtype $t" \
+            "llama.cpp e21cdc11a0461d8b0cbd28cc356d993bf6be7282: tools/convert_upstream.py (upstream convert_hf_to_gguf.py; set_vocab tries tokenizer.model first, as upstream Qwen3Model does) $fam-mm (mkmm $fam models/$fam-rand $fam-mm) --mmproj --outtype $t --outfile $fam-mmproj-$t.gguf" \
+            >"$OUT/$fam-mmproj-$t.json"
     done
 done

@@ -1,0 +1,432 @@
+/*
+ * mmproj.c — a multimodal checkpoint's vision tower and projector as a
+ * "clip" GGUF (see mmproj.h), as e21cdc11's MmprojModel and
+ * Gemma3VisionModel write it:
+ *
+ *   keys    general.file_type, clip.has_vision_encoder,
+ *           clip.vision.{projection_dim (the text width), image_size,
+ *           patch_size, embedding_length, feed_forward_length, block_count,
+ *           attention.head_count, image_mean, image_std} (the means and
+ *           deviations from preprocessor_config.json / processor_config.json),
+ *           clip.projector_type "gemma3", clip.vision.attention.layer_norm_epsilon
+ *           (default 1e-6), clip.use_gelu, and clip.vision.projector.scale_factor
+ *           when (image_size / patch_size) / √image_seq_length is not 4
+ *   tensors the vision_tower.* and multi_modal_projector.* names of every
+ *           shard (shards in file-name order, names sorted in each), named
+ *           v.* and mm.*; mm_soft_emb_norm + 1 (Gemma3RMSNorm's weight),
+ *           mm.input_projection always F16, the embeddings always F32
+ */
+#include "mmproj.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "clipcheck.h"
+#include "hf.h"
+#include "json.h"
+#include "safetensors.h"
+
+typedef struct mm_state {
+    st_file   *shards;
+    char     **shard_names;
+    int        n_shards;
+    clip_hparams hp;
+    double     eps;
+    float      mean[16], std[16];
+    size_t     n_mean, n_std;
+    uint32_t   scale;         /* clip.vision.projector.scale_factor, 0: not written */
+} mm_state;
+
+static const char *const N_BLOCK_KEYS[] = { "n_layers", "num_hidden_layers", "n_layer", "num_layers",
+                                            "depth", "layers", "encoder_layers",
+                                            "vt_num_hidden_layers", NULL };
+
+/* The first of keys in obj (find_vparam), or NULL. */
+static const json_value *first_of(const json_value *obj, const char *const *keys, const char **which)
+{
+    for (; *keys; keys++) {
+        const json_value *v = json_get(obj, *keys);
+        if (v) {
+            *which = *keys;
+            return v;
+        }
+    }
+    *which = keys[-1];
+    return NULL;
+}
+
+/* A size of vision_config: the first of keys, a whole number 1..2^31-1. */
+static int vsize(const json_value *vc, const char *const *keys, uint64_t *out, gguf_error *err)
+{
+    const char *which;
+    const json_value *v = first_of(vc, keys, &which);
+    int64_t x;
+    if (!v)
+        return gguf_error_set(err, "config.json: vision_config has no %s", keys[0]);
+    if (!json_int(v, &x) || x < 1 || x > INT32_MAX)
+        return gguf_error_set(err, "config.json: vision_config.%s is not a whole number from 1 to "
+                              "2147483647", which);
+    *out = (uint64_t)x;
+    return 0;
+}
+
+/* image_mean / image_std: 1 to 16 finite numbers. */
+static int num_list(const json_value *v, const char *key, float *out, size_t *n, gguf_error *err)
+{
+    if (!v)
+        return gguf_error_set(err, "preprocessor_config.json: no %s", key);
+    if (v->type != JSON_ARRAY || v->n < 1 || v->n > 16)
+        return gguf_error_set(err, "preprocessor_config.json: %s is not a list of 1 to 16 numbers", key);
+    for (size_t i = 0; i < v->n; i++) {
+        double d;
+        if (!json_num(v->items[i], &d) || !isfinite(d) || fabs(d) > 3.4e38)
+            return gguf_error_set(err, "preprocessor_config.json: %s[%zu] is not a finite number", key, i);
+        out[i] = (float)d;
+    }
+    *n = v->n;
+    return 0;
+}
+
+/* preprocessor_config.json (its media_proc_cfg absorbed), then
+ * processor_config.json (its image_processor absorbed) over it: the key
+ * of the last that has it, as MmprojModel merges them. */
+static const json_value *pp_get(json_value *const *pp, const char *key)
+{
+    static const char *const inner[2] = { "media_proc_cfg", "image_processor" };
+    const json_value *found = NULL;
+    for (int i = 0; i < 2; i++) {
+        if (!pp[i])
+            continue;
+        const json_value *v = json_get(json_get(pp[i], inner[i]), key);
+        if (!v)
+            v = json_get(pp[i], key);
+        if (v)
+            found = v;
+    }
+    return found;
+}
+
+static int load_opt(const char *dir, const char *name, json_value **out, gguf_error *err)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    *out = NULL;
+    if (stat(path, &st) != 0)
+        return 0;
+    if (!(*out = json_load_file(path, err))) {
+        gguf_error_prefix(err, "%s: ", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* The hyperparameters of config.json and the processor files. */
+static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf_error *err)
+{
+    const json_value *arch = json_get(cfg, "architectures");
+    const char *cls = arch && arch->type == JSON_ARRAY && arch->n ? json_str(arch->items[0]) : NULL;
+    const json_value *vc = json_get(cfg, "vision_config");
+    if (!vc || vc->type != JSON_OBJECT)
+        return gguf_error_set(err, "config.json: no vision_config: %s has no vision projector",
+                              cls ? cls : "the model");
+    if (!cls || strcmp(cls, "Gemma3ForConditionalGeneration"))
+        return gguf_error_set(err, "--mmproj: %s's projector is not supported (supported: "
+                              "Gemma3ForConditionalGeneration)", cls ? cls : "an unnamed model");
+    /* the text width: text_config's hidden_size over the top level's */
+    const json_value *tc = json_get(cfg, "text_config");
+    const json_value *hv = json_get(tc, "hidden_size");
+    if (!hv)
+        hv = json_get(cfg, "hidden_size");
+    int64_t x;
+    if (!hv || !json_int(hv, &x) || x < 1 || x > INT32_MAX)
+        return gguf_error_set(err, "config.json: no text_config.hidden_size (a whole number from 1 to "
+                              "2147483647): the projection width");
+    s->hp.proj_dim = (uint64_t)x;
+    static const char *const k_image[] = { "image_size", NULL }, *const k_patch[] = { "patch_size", NULL },
+                             *const k_embd[] = { "hidden_size", "width", "vt_hidden_size", NULL },
+                             *const k_ff[] = { "intermediate_size", "vt_intermediate_size", NULL },
+                             *const k_head[] = { "num_attention_heads", "num_heads", "heads",
+                                                 "vt_num_attention_heads", NULL };
+    if (vsize(vc, k_image, &s->hp.image_size, err) || vsize(vc, k_patch, &s->hp.patch_size, err) ||
+        vsize(vc, k_embd, &s->hp.n_embd, err) || vsize(vc, k_ff, &s->hp.n_ff, err) ||
+        vsize(vc, N_BLOCK_KEYS, &s->hp.n_block, err) || vsize(vc, k_head, &s->hp.n_head, err))
+        return -1;
+    if (s->hp.n_block > 4096)
+        return gguf_error_set(err, "config.json: vision_config has %llu layers (at most 4096)",
+                              (unsigned long long)s->hp.n_block);
+    s->hp.projector_type = "gemma3";
+    s->eps = 1e-6;
+    const json_value *ev = json_get(vc, "layer_norm_eps");
+    if (ev && (!json_num(ev, &s->eps) || !(s->eps > 0) || s->eps > 1))
+        return gguf_error_set(err, "config.json: vision_config.layer_norm_eps is not a number in (0, 1]");
+
+    json_value *pp[2] = { NULL, NULL };
+    int rc = 0;
+    if (load_opt(dir, "preprocessor_config.json", &pp[0], err) ||
+        load_opt(dir, "processor_config.json", &pp[1], err)) {
+        rc = -1;
+    } else if (!pp[0] && !pp[1]) {
+        rc = gguf_error_set(err, "preprocessor_config.json: not found (image_mean, image_std)");
+    } else {
+        if (num_list(pp_get(pp, "image_mean"), "image_mean", s->mean, &s->n_mean, err) ||
+            num_list(pp_get(pp, "image_std"), "image_std", s->std, &s->n_std, err))
+            rc = -1;
+        /* Gemma3VisionModel: the soft tokens' pooling, written when not 4 */
+        int64_t seq = 256;
+        const json_value *sv = pp_get(pp, "image_seq_length");
+        if (!rc && sv && (!json_int(sv, &seq) || seq < 1 || seq > INT32_MAX))
+            rc = gguf_error_set(err, "preprocessor_config.json: image_seq_length is not a whole "
+                                "number from 1 to 2147483647");
+        if (!rc) {
+            const int64_t per_side = (int64_t)sqrt((double)seq);
+            const int64_t f = (int64_t)(s->hp.image_size / s->hp.patch_size) / per_side;
+            s->scale = f > 0 && f != 4 ? (uint32_t)f : 0;
+        }
+    }
+    json_free(pp[0]);
+    json_free(pp[1]);
+    return rc;
+}
+
+/* Gemma3VisionModel's name, "_weight" → ".weight", mapped (gguf-py's
+ * MMPROJ table for SigLIP and the Gemma 3 projector): 1 with the GGUF
+ * name, 0 for a tensor of the text model, -1 for one that has no name. */
+static int map_name(const char *hf, char *out, size_t cap, uint64_t n_block)
+{
+    static const char *const VT = "vision_tower.vision_model.", *const MP = "multi_modal_projector.";
+    static const struct { const char *from, *to; } fixed[] = {
+        { "embeddings.patch_embedding", "v.patch_embd" },
+        { "embeddings.position_embedding", "v.position_embd" },
+        { "post_layernorm", "v.post_ln" },
+    }, block[] = {
+        { "self_attn.q_proj", "attn_q" }, { "self_attn.k_proj", "attn_k" },
+        { "self_attn.v_proj", "attn_v" }, { "self_attn.out_proj", "attn_out" },
+        { "layer_norm1", "ln1" }, { "layer_norm2", "ln2" },
+        { "mlp.fc1", "ffn_up" }, { "mlp.fc2", "ffn_down" },
+    }, proj[] = {
+        { "mm_input_projection", "mm.input_projection" },
+        { "mm_soft_emb_norm", "mm.soft_emb_norm" },
+    };
+    if (strncmp(hf, "vision_tower.", 13) && strncmp(hf, "multi_modal_projector.", 22) &&
+        strncmp(hf, "multimodal_projector.", 21) && strncmp(hf, "vision_model.", 13))
+        return 0;
+    if (strstr(hf, "vision_model.head."))
+        return 0; /* tinygemma3's unused head */
+    char name[512];
+    size_t o = 0;
+    for (const char *p = hf; *p && o + 1 < sizeof name;) {
+        if (!strncmp(p, "_weight", 7)) {
+            if (o + 7 >= sizeof name)
+                return -1;
+            memcpy(name + o, ".weight", 7);
+            o += 7, p += 7;
+        } else {
+            name[o++] = *p++;
+        }
+    }
+    name[o] = 0;
+    const char *suffix = NULL;
+    size_t len = strlen(name);
+    if (len > 7 && !strcmp(name + len - 7, ".weight"))
+        suffix = ".weight", len -= 7;
+    else if (len > 5 && !strcmp(name + len - 5, ".bias"))
+        suffix = ".bias", len -= 5;
+    if (!suffix)
+        return -1;
+    name[len] = 0;
+    if (!strncmp(name, VT, strlen(VT))) {
+        const char *rest = name + strlen(VT);
+        for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+            if (!strcmp(rest, fixed[i].from))
+                return snprintf(out, cap, "%s%s", fixed[i].to, suffix), 1;
+        if (!strncmp(rest, "encoder.layers.", 15)) {
+            char *end;
+            unsigned long b = strtoul(rest + 15, &end, 10);
+            if (!isdigit((unsigned char)rest[15]) || *end != '.' || b >= n_block ||
+                (rest[15] == '0' && end != rest + 16))
+                return -1;
+            for (size_t i = 0; i < sizeof block / sizeof *block; i++)
+                if (!strcmp(end + 1, block[i].from))
+                    return snprintf(out, cap, "v.blk.%lu.%s%s", b, block[i].to, suffix), 1;
+        }
+        return -1;
+    }
+    if (!strncmp(name, MP, strlen(MP)))
+        for (size_t i = 0; i < sizeof proj / sizeof *proj; i++)
+            if (!strcmp(name + strlen(MP), proj[i].from))
+                return snprintf(out, cap, "%s%s", proj[i].to, suffix), 1;
+    return -1;
+}
+
+static int cmp_st_name(const void *a, const void *b)
+{
+    return strcmp(((const st_tensor *)a)->name, ((const st_tensor *)b)->name);
+}
+
+static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *err)
+{
+    char **parts = NULL;
+    int n_parts = 0, rc = 0;
+    if (hf_list_parts(dir, "model", ".safetensors", &parts, &n_parts, err))
+        return -1;
+    if (n_parts == 0)
+        rc = gguf_error_set(err, "no weights (model*.safetensors)");
+    if (!rc && (!(s->shards = calloc((size_t)n_parts, sizeof *s->shards)) ||
+                !(s->shard_names = calloc((size_t)n_parts, sizeof *s->shard_names))))
+        rc = gguf_error_set(err, "out of memory");
+    for (int i = 0; i < n_parts && !rc; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, parts[i]);
+        if (st_open(path, &s->shards[i], err)) {
+            gguf_error_prefix(err, "%s: ", parts[i]);
+            rc = -1;
+            break;
+        }
+        s->shard_names[i] = parts[i];
+        parts[i] = NULL;
+        s->n_shards++;
+        st_file *f = &s->shards[i];
+        qsort(f->tensors, f->n, sizeof *f->tensors, cmp_st_name);
+        for (size_t k = 0; k < f->n && !rc; k++) {
+            const st_tensor *st = &f->tensors[k];
+            char name[256];
+            int r = map_name(st->name, name, sizeof name, s->hp.n_block);
+            if (r == 0)
+                continue;
+            if (r < 0) {
+                rc = gguf_error_set(err, "%s: tensor '%s': no projector tensor of that name",
+                                    s->shard_names[i], st->name);
+                break;
+            }
+            const int dt = src_dtype_of(st->dtype);
+            if (dt < 0 || st->n_dims < 1 || st->n_dims > 4) {
+                rc = gguf_error_set(err, "%s: tensor '%s': %s with %d dimensions (F32, F16 or BF16, "
+                                    "1 to 4 dimensions)", s->shard_names[i], st->name, st->dtype,
+                                    st->n_dims);
+                break;
+            }
+            int64_t ne[4];
+            for (int d = 0; d < st->n_dims; d++)
+                ne[d] = st->shape[st->n_dims - 1 - d];
+            src_tensor *t = src_add_tensor(m, name, dt, st->n_dims, ne, st->data);
+            if (!t) {
+                rc = gguf_error_set(err, "out of memory");
+                break;
+            }
+            t->mapped = st->mapped;
+            t->from.file = s->shard_names[i];
+            t->from.name = st->name;
+            if (strstr(name, "soft_emb_norm.weight"))
+                t->add = 1.0f; /* Gemma3RMSNorm's weight is 1 + w */
+            if (strstr(st->name, "input_projection"))
+                t->forced = true, t->force_type = GGUF_DT_F16;
+            else if (strstr(st->name, ".embeddings."))
+                t->forced = true, t->force_type = GGUF_DT_F32;
+        }
+    }
+    for (int i = 0; i < n_parts; i++)
+        free(parts[i]);
+    free(parts);
+    if (!rc && m->n_tensors == 0)
+        rc = gguf_error_set(err, "no vision_tower.* or multi_modal_projector.* tensors");
+    return rc;
+}
+
+/* The model as it would be written, against its own sizes. */
+static int mm_validate(src_model *m, gguf_writer *w, gguf_error *err)
+{
+    (void)w;
+    const mm_state *s = m->reader;
+    clip_tensor *t = calloc((size_t)m->n_tensors + 1, sizeof *t);
+    if (!t)
+        return gguf_error_set(err, "out of memory");
+    for (int i = 0; i < m->n_tensors; i++)
+        t[i] = (clip_tensor){ m->tensors[i].name, m->tensors[i].n_dims, m->tensors[i].ne };
+    int rc = clip_check(&s->hp, t, (size_t)m->n_tensors, err);
+    free(t);
+    return rc;
+}
+
+static int mm_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, gguf_error *err)
+{
+    const mm_state *s = m->reader;
+    const clip_hparams *hp = &s->hp;
+    int bad = gguf_writer_set_u32(w, "general.file_type", file_type);
+    bad |= gguf_writer_set_bool(w, "clip.has_vision_encoder", true);
+    for (size_t k = 0; k < clip_n_keys; k++)
+        bad |= gguf_writer_set_u32(w, clip_keys[k].key,
+                                   (uint32_t) * (const uint64_t *)((const char *)hp + clip_keys[k].off));
+    bad |= gguf_writer_set_array(w, "clip.vision.image_mean", GGUF_VT_F32, s->mean, s->n_mean);
+    bad |= gguf_writer_set_array(w, "clip.vision.image_std", GGUF_VT_F32, s->std, s->n_std);
+    bad |= gguf_writer_set_str(w, "clip.projector_type", hp->projector_type);
+    bad |= gguf_writer_set_f32(w, "clip.vision.attention.layer_norm_epsilon", (float)s->eps);
+    bad |= gguf_writer_set_bool(w, "clip.use_gelu", true);
+    if (s->scale)
+        bad |= gguf_writer_set_u32(w, "clip.vision.projector.scale_factor", s->scale);
+    return bad ? gguf_error_set(err, "out of memory") : 0;
+}
+
+static int mm_verify(const src_model *m, gguf_error *err)
+{
+    const mm_state *s = m->reader;
+    for (int i = 0; s && i < s->n_shards; i++)
+        if (st_verify(&s->shards[i], err))
+            return -1;
+    return 0;
+}
+
+static void mm_close(src_model *m)
+{
+    mm_state *s = m->reader;
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_shards; i++) {
+        st_close(&s->shards[i]);
+        free(s->shard_names[i]);
+    }
+    free(s->shards);
+    free(s->shard_names);
+    free(s);
+    m->reader = NULL;
+}
+
+int mmproj_open(const char *dir, src_model *m, gguf_error *err)
+{
+    memset(m, 0, sizeof *m);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return gguf_error_set(err, "--mmproj: not a Hugging Face model folder (a GGUF or a single "
+                              "file has no vision tower to convert)");
+    mm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return gguf_error_set(err, "out of memory");
+    m->reader = s;
+    m->path = dir;
+    m->close = mm_close;
+    m->verify = mm_verify;
+    m->write_metadata = mm_write_metadata;
+    m->validate = mm_validate;
+    m->arch_name = "clip";
+    m->general_type = "mmproj";
+    json_value *cfg = NULL;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    int rc = 0;
+    if (stat(path, &st) != 0)
+        rc = gguf_error_set(err, "config.json: not found");
+    else if (!(cfg = json_load_file(path, err)))
+        rc = -1, gguf_error_prefix(err, "config.json: ");
+    if (!rc && (read_config(s, dir, cfg, err) || load_tensors(m, s, dir, err)))
+        rc = -1;
+    json_free(cfg);
+    if (!rc && !(m->name = hf_default_name(dir)))
+        rc = gguf_error_set(err, "out of memory");
+    if (rc)
+        src_model_free(m);
+    return rc;
+}
