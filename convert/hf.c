@@ -1687,8 +1687,8 @@ static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
             return 0;
         const char *f = json_str(hv);
         if (!f || (strcmp(f, "sigmoid") && strcmp(f, "softmax")))
-            return gguf_error_set(err, "config.json line %zu: '%s' is not \"sigmoid\" or "
-                                  "\"softmax\"", hv->line, r->hf[0]);
+            return gguf_error_set(err, "config.json line %zu: the experts' scoring function "
+                                  "(scoring_func) is not \"sigmoid\" or \"softmax\"", hv->line);
         return gguf_writer_set_u32(w, key, strcmp(f, "sigmoid") ? 1 : 2)
                    ? gguf_error_set(err, "out of memory") : 0;
     }
