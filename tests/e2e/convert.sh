@@ -936,7 +936,7 @@ fi
 if need_jq "deepseek2 converter rules" && need_fixture models/deepseek2-rand "deepseek2 converter rules" 15; then
     ds_bad() { cfg_bad deepseek2-rand "deepseek2: $1" "$2" "$3"; }
     ds_bad "qk_nope_head_dim against kv_b_proj" '.qk_nope_head_dim = 16' \
-        "tensor 'model.layers.0.self_attn.kv_b_proj.weight': expected F32, F16 or BF16 [4 × (16 + 32), kv_lora_rank]"
+        "tensor 'model.layers.0.self_attn.kv_b_proj.weight': expected F32, F16 or BF16 [[]4 × (16 + 32), kv_lora_rank]"
     ds_bad "no v_head_dim" 'del(.v_head_dim)' "config.json: 'v_head_dim' is missing"
     ds_bad "no kv_lora_rank" 'del(.kv_lora_rank)' "config.json: required 'kv_lora_rank' is missing"
     ds_bad "scoring_func neither sigmoid nor softmax" '.scoring_func = "tanh"' \
@@ -944,7 +944,7 @@ if need_jq "deepseek2 converter rules" && need_fixture models/deepseek2-rand "de
     ds_bad "n_group not dividing the experts" '.n_group = 3' \
         "deepseek2.expert_group_count = 3 does not divide deepseek2.expert_count = 8"
     ds_bad "v_head_dim against kv_b_proj" '.v_head_dim = 16' \
-        "tensor 'model.layers.0.self_attn.kv_b_proj.weight': expected F32, F16 or BF16 [4 × (32 + 16), kv_lora_rank]"
+        "tensor 'model.layers.0.self_attn.kv_b_proj.weight': expected F32, F16 or BF16 [[]4 × (32 + 16), kv_lora_rank]"
     G=$TMP/deepseek2.gguf
     if "$CONVERT" -q "$FIX/models/deepseek2-rand" --outtype f16 -o "$G" >"$TMP/c.log" 2>&1; then
         ds_check() { patched_check deepseek2 "$G" "$@"; }
