@@ -11,7 +11,9 @@
  */
 #include "hf.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -939,6 +941,79 @@ static int qwen35_experts(src_model *m, const hf_state *s, const st_tensor *st, 
     return 1;
 }
 
+/* ------------------------------------------------------------------------
+ * DeepSeek-V2/V3 (DeepseekV2Model)
+ * ------------------------------------------------------------------------ */
+
+/* kv_b_proj's heads: num_key_value_heads of qk_nope_head_dim key rows then
+ * v_head_dim value rows (read when the family splits it). */
+typedef struct kv_b_heads {
+    int64_t heads, nope, v, blocks;
+} kv_b_heads;
+
+static int kv_b_heads_read(const hf_state *s, kv_b_heads *kh, gguf_error *err)
+{
+    return cfg_count(json_get(s->config, "num_key_value_heads"), "num_key_value_heads", 1,
+                     1 << 20, &kh->heads, err) ||
+           cfg_count(json_get(s->config, "qk_nope_head_dim"), "qk_nope_head_dim", 1, 1 << 20,
+                     &kh->nope, err) ||
+           cfg_count(json_get(s->config, "v_head_dim"), "v_head_dim", 1, 1 << 20, &kh->v, err) ||
+           cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &kh->blocks, err)
+               ? -1 : 0;
+}
+
+/* Whether name is of a layer past num_hidden_layers (the multi-token
+ * prediction layers DeepseekV2Model drops: "model.layers.N" with N ≥ it). */
+static bool mtp_layer(const char *name, int64_t blocks)
+{
+    if (strncmp(name, "model.layers.", 13) || !isdigit((unsigned char)name[13]))
+        return false;
+    errno = 0;
+    char *end;
+    const unsigned long long n = strtoull(name + 13, &end, 10);
+    return errno == ERANGE || n >= (unsigned long long)blocks;
+}
+
+/* kv_b_proj [heads × (nope + v), kv_lora] split per head into attn_k_b
+ * (the nope rows, transposed: {nope, kv_lora, heads}) and attn_v_b ({kv_lora,
+ * v, heads}), both read from the one mapped tensor. 1 when st is a kv_b_proj
+ * (rc set on error), 0 otherwise. */
+static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, const kv_b_heads *kh,
+                      int *rc, gguf_error *err)
+{
+    int block, end = 0;
+    if (sscanf(st->name, "model.layers.%d.self_attn.kv_b_proj.weight%n", &block, &end) != 1 ||
+        st->name[end] || block < 0)
+        return 0;
+    const int64_t per = kh->nope + kh->v;
+    if (src_dtype_of(st->dtype) < 0 || st->n_dims != 2 || st->shape[0] != kh->heads * per ||
+        block >= kh->blocks) {
+        *rc = gguf_error_set(err, "tensor '%s': expected F32, F16 or BF16 [%" PRId64 " × (%"
+                             PRId64 " + %" PRId64 "), kv_lora_rank] (num_key_value_heads × "
+                             "(qk_nope_head_dim + v_head_dim)) of one of the %" PRId64 " blocks",
+                             st->name, kh->heads, kh->nope, kh->v, kh->blocks);
+        return 1;
+    }
+    for (int half = 0; half < 2; half++) {
+        const int role = half ? GGUF_ROLE_ATTN_V_B : GGUF_ROLE_ATTN_K_B;
+        char name[256];
+        snprintf(name, sizeof name, gguf_arch_tensor_name(gguf_arch_tensor_of(m->arch, role)), block);
+        const int64_t ne[3] = { half ? st->shape[1] : kh->nope, half ? kh->v : st->shape[1],
+                                kh->heads };
+        src_tensor *t = src_add_tensor(m, name, src_dtype_of(st->dtype), 3, ne, st->data);
+        if (!t) {
+            *rc = gguf_error_set(err, "out of memory");
+            return 1;
+        }
+        t->mapped = st->mapped;
+        t->from = (src_origin){ shard_of(s, st), st->name };
+        t->ex_block = per;
+        t->ex_skip = half ? kh->nope : 0;
+        t->ex_transposed = !half;
+    }
+    return 1;
+}
+
 static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 {
     char **parts = NULL;
@@ -1003,6 +1078,10 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     lin_heads lh = { 0 };
     int64_t n_blocks = 0;
     const bool qwen35 = gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET);
+    kv_b_heads kh = { 0 };
+    const bool kv_b = fact(m->arch, GGUF_FACT_KV_B_SPLIT);
+    if (!rc2 && kv_b && kv_b_heads_read(s, &kh, err))
+        rc2 = -1;
     if (!rc2 && qwen35 &&
         (lin_heads_read(s, &lh, err) ||
          cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &n_blocks, err)))
@@ -1015,6 +1094,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             int block, expert;
             const gguf_arch_tensor *row;
             if (fp8_consumed(&s->fp8, st) || mxfp4_take(m, s, st, &rc2, err))
+                continue;
+            if (kv_b && (mtp_layer(st->name, kh.blocks) || kv_b_split(m, s, st, &kh, &rc2, err)))
                 continue;
             if (qwen35 && gguf_arch_has(m->arch, GGUF_FEAT_EXPERTS) &&
                 qwen35_experts(m, s, st, (int)n_blocks, &rc2, err))
@@ -1596,6 +1677,41 @@ static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
         const int64_t rot = (int64_t)((double)hd * f);
         return gguf_writer_set_u32(w, key, (uint32_t)rot) ? gguf_error_set(err, "out of memory") : 0;
     }
+    if (r->make == GGUF_MAKE_SUM) {
+        int64_t a, b;
+        if (cfg_count(json_get(s->config, r->hf[0]), r->hf[0], 0, UINT32_MAX, &a, err) ||
+            cfg_count(json_get(s->config, r->hf[1]), r->hf[1], 0, UINT32_MAX, &b, err))
+            return -1;
+        if (a + b > UINT32_MAX)
+            return gguf_error_set(err, "config.json: %s + %s = %" PRId64 " is too large", r->hf[0],
+                                  r->hf[1], a + b);
+        return gguf_writer_set_u32(w, key, (uint32_t)(a + b)) ? gguf_error_set(err, "out of memory")
+                                                               : 0;
+    }
+    if (r->make == GGUF_MAKE_GATING_FUNC) {
+        if (!hv)
+            return 0;
+        const char *f = json_str(hv);
+        if (!f || (strcmp(f, "sigmoid") && strcmp(f, "softmax")))
+            return gguf_error_set(err, "config.json line %zu: the experts' scoring function "
+                                  "(scoring_func) is not \"sigmoid\" or \"softmax\"", hv->line);
+        return gguf_writer_set_u32(w, key, strcmp(f, "sigmoid") ? 1 : 2)
+                   ? gguf_error_set(err, "out of memory") : 0;
+    }
+    if (r->make == GGUF_MAKE_YARN_LOG_MUL) {
+        const json_value *rs = json_get(s->config, "rope_parameters");
+        if (!rs || rs->type != JSON_OBJECT)
+            rs = json_get(s->config, "rope_scaling");
+        const json_value *v = rs && rs->type == JSON_OBJECT ? json_get(rs, r->hf[0]) : NULL;
+        double x;
+        if (!v || v->type == JSON_NULL)
+            return 0;
+        if (!json_num(v, &x) || !f32_finite(0.1 * x))
+            return gguf_error_set(err, "config.json line %zu: rope_scaling.%s is not a finite "
+                                  "number", v->line, r->hf[0]);
+        return gguf_writer_set_f32(w, key, (float)(0.1 * x)) ? gguf_error_set(err, "out of memory")
+                                                               : 0;
+    }
     if (r->make == GGUF_MAKE_SWA_LAYERS || r->make == GGUF_MAKE_FF_DOUBLE_WIDE ||
         r->make == GGUF_MAKE_KV_HEADS_SWA_FULL)
         return put_per_layer(w, s, key, r, hv, err);
@@ -1608,6 +1724,8 @@ static int put_hparam_row(gguf_writer *w, const hf_state *s, const char *arch,
         if (hv->type != JSON_BOOL)
             return gguf_error_set(err, "config.json line %zu: '%s' is not true or false",
                                   hv->line, r->hf[0]);
+        if (r->when == GGUF_WHEN_NONZERO && !hv->b)
+            return 0;
         return gguf_writer_set_bool(w, key, hv->b) ? gguf_error_set(err, "out of memory") : 0;
     }
     if (hparam_skipped(s, r, hv))

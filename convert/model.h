@@ -73,6 +73,10 @@ typedef struct src_tensor {
      * output row e × ne[1] + f is source row e × ex_block + ex_skip + f.
      * ex_block 0: none. */
     int64_t        ex_block, ex_skip;
+    /* With ex_block, DeepSeek's attn_k_b (kv_b_proj's nope rows per head,
+     * transposed): output row h × ne[1] + j, column i is source row
+     * h × ex_block + ex_skip + i, column j (source rows ne[1] wide). */
+    bool           ex_transposed;
     bool           neg_exp;    /* the value is -exp(x) (A_log → ssm_a), in f32 */
     struct fp8_scale *fp8;     /* SRC_F8_E4M3: its block scales (fp8.h), freed with the model */
     bool           forced;     /* written as force_type whatever the outtype */

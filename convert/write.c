@@ -230,6 +230,14 @@ static int64_t source_row(const src_tensor *t, uint32_t heads, int64_t r)
     return r;
 }
 
+/* Element (r, col) of a transposed head block (ex_transposed): its index
+ * in the source. */
+static int64_t transposed_index(const src_tensor *t, int64_t r, int64_t col)
+{
+    const int64_t h = r / t->ne[1], j = r % t->ne[1];
+    return (h * t->ex_block + t->ex_skip + col) * t->ne[1] + j;
+}
+
 /* Rows of a tensor for loading: ne[0] elements, or single elements for a
  * 1-D tensor (so a bias permutes like the rows of its matrix). */
 static int64_t row_len(const src_tensor *t) { return t->n_dims == 1 ? 1 : t->ne[0]; }
@@ -309,7 +317,12 @@ static void load_rows(const src_model *m, const src_tensor *t, int64_t r0, int64
     for (int64_t r = r0; r < r0 + nr; r++) {
         int64_t from = source_row(t, heads, r);
         float *out = dst + (r - r0) * row;
-        if (t->vh_cols) { /* one source row, its columns reordered (no parts) */
+        if (t->ex_transposed) { /* one source column, strided (no parts) */
+            for (int64_t c = 0; c < row; c++) {
+                const int64_t at = transposed_index(t, r, c);
+                convert_span(t, (const uint8_t *)t->data + (size_t)at * esize, out + c, 1, at);
+            }
+        } else if (t->vh_cols) { /* one source row, its columns reordered (no parts) */
             const uint8_t *src = (const uint8_t *)t->data + (size_t)(from * row) * esize;
             for (int64_t c = 0; c < row; c++) {
                 const int64_t sc = vh_source(t, c);
@@ -446,6 +459,11 @@ static src_where locate(const src_model *m, const src_tensor *t, int64_t r, int6
         w.col = col = vh_source(t, col);
     w.row = from;
     w.index = from * row + col;
+    if (t->ex_transposed) {
+        w.index = transposed_index(t, r, col);
+        w.row = w.index / t->ne[1];
+        w.col = w.index % t->ne[1];
+    }
     if (!t->parts) {
         w.at = (const uint8_t *)t->data + (size_t)w.index * esize;
     } else if (t->split_rows) {

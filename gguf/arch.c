@@ -70,6 +70,11 @@ static const char *const hp_keys[GGUF_HP_COUNT] = {
     [GGUF_HP_EXPERT_GROUP_USED_COUNT] = GGUF_KEY_EXPERT_GROUP_USED_COUNT,
     [GGUF_HP_NEXTN_PREDICT_LAYERS] = GGUF_KEY_NEXTN_PREDICT_LAYERS,
     [GGUF_HP_EXPERT_WEIGHTS_NORM] = GGUF_KEY_EXPERT_WEIGHTS_NORM,
+    [GGUF_HP_Q_LORA_RANK] = GGUF_KEY_Q_LORA_RANK,
+    [GGUF_HP_KV_LORA_RANK] = GGUF_KEY_KV_LORA_RANK,
+    [GGUF_HP_KEY_LENGTH_MLA] = GGUF_KEY_KEY_LENGTH_MLA,
+    [GGUF_HP_VALUE_LENGTH_MLA] = GGUF_KEY_VALUE_LENGTH_MLA,
+    [GGUF_HP_ROPE_YARN_LOG_MUL] = GGUF_KEY_ROPE_YARN_LOG_MUL,
 };
 
 const char *gguf_hp_key(int hp)
@@ -257,6 +262,13 @@ static const char *const role_names[GGUF_ROLE_COUNT] = {
     [GGUF_ROLE_NEXTN_ENORM] = "nextn_enorm",
     [GGUF_ROLE_NEXTN_HNORM] = "nextn_hnorm",
     [GGUF_ROLE_NEXTN_SHARED_HEAD_NORM] = "nextn_shared_head_norm",
+    [GGUF_ROLE_ATTN_Q_A] = "attn_q_a",
+    [GGUF_ROLE_ATTN_Q_A_NORM] = "attn_q_a_norm",
+    [GGUF_ROLE_ATTN_Q_B] = "attn_q_b",
+    [GGUF_ROLE_ATTN_KV_A_MQA] = "attn_kv_a_mqa",
+    [GGUF_ROLE_ATTN_KV_A_NORM] = "attn_kv_a_norm",
+    [GGUF_ROLE_ATTN_K_B] = "attn_k_b",
+    [GGUF_ROLE_ATTN_V_B] = "attn_v_b",
 };
 
 const char *gguf_role_name(int role)
@@ -284,6 +296,11 @@ static const char *const dim_names[GGUF_DIM_COUNT] = {
     [GGUF_DIM_FF_EXP2] = "2 × expert_feed_forward_length",
     [GGUF_DIM_FF_EXP_SHARED] = "expert_feed_forward_length × expert_shared_count",
     [GGUF_DIM_EMBD2] = "2 × embedding_length",
+    [GGUF_DIM_Q_LORA] = "q_lora_rank",
+    [GGUF_DIM_Q_MLA] = "head_count × key_length_mla",
+    [GGUF_DIM_NOPE_MLA] = "key_length_mla − rope.dimension_count",
+    [GGUF_DIM_V_MLA] = "value_length_mla",
+    [GGUF_DIM_O_MLA] = "head_count × value_length_mla",
 };
 
 const char *gguf_dim_name(int dim)
@@ -466,6 +483,11 @@ int64_t gguf_hparams_dim(const gguf_hparams *hp, int dim)
     case GGUF_DIM_FF_EXP_SHARED:
         return gguf_hparams_dim(hp, GGUF_DIM_FF_EXP) * hp->v[GGUF_HP_EXPERT_SHARED_COUNT];
     case GGUF_DIM_EMBD2:    return 2 * hp->v[GGUF_HP_EMBEDDING_LENGTH];
+    case GGUF_DIM_Q_LORA:   return hp->v[GGUF_HP_Q_LORA_RANK];
+    case GGUF_DIM_Q_MLA:    return hp->v[GGUF_HP_HEAD_COUNT] * hp->v[GGUF_HP_KEY_LENGTH_MLA];
+    case GGUF_DIM_NOPE_MLA: return hp->v[GGUF_HP_KEY_LENGTH_MLA] - hp->n_rot;
+    case GGUF_DIM_V_MLA:    return hp->v[GGUF_HP_VALUE_LENGTH_MLA];
+    case GGUF_DIM_O_MLA:    return hp->v[GGUF_HP_HEAD_COUNT] * hp->v[GGUF_HP_VALUE_LENGTH_MLA];
     }
     return -1;
 }

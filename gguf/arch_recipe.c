@@ -49,6 +49,7 @@ static const gguf_feature_word WORDS[] = {
     CONVERT(ROPE_PROPORTIONAL, "convert:rope-proportional"),
     MODEL(SIGMOID_ROUTING, "sigmoid-routing"), MODEL(NEXTN, "nextn"),
     CONVERT(NEXTN_BLOCKS, "convert:nextn-blocks"),
+    MODEL(MLA, "mla"), CONVERT(KV_B_SPLIT, "convert:kv-b-split"),
 };
 #undef RUN
 #undef CONVERT

@@ -37,6 +37,10 @@ enum gguf_fact {
                                 * rope: 1 for the rotated pairs, 1e30 for the rest (Gemma 4) */
     GGUF_FACT_NEXTN_BLOCKS,    /* block_count = num_hidden_layers + num_nextn_predict_layers:
                                 * the next-token-prediction layers converted (GLM-4.5) */
+    GGUF_FACT_KV_B_SPLIT,      /* kv_b_proj split per head (num_key_value_heads of them) into
+                                * attn_k_b (its qk_nope_head_dim rows, transposed) and
+                                * attn_v_b (its v_head_dim rows); layers from
+                                * num_hidden_layers on (MTP) dropped (DeepseekV2Model) */
     GGUF_FACT_COUNT
 };
 
@@ -85,7 +89,13 @@ enum gguf_make {
                               * both given, the latter for sliding layers, the former for
                               * full ones; nothing otherwise */
     GGUF_MAKE_CONST,         /* def, always (GLM-4.5's expert_gating_func 2) */
-    GGUF_MAKE_BOOL           /* a JSON bool, written as a bool (when present) */
+    GGUF_MAKE_BOOL,          /* a JSON bool, written as a bool (when present; with
+                              * GGUF_WHEN_NONZERO only when true) */
+    GGUF_MAKE_SUM,           /* the sum of the values of hf[0] and hf[1] (both required) */
+    GGUF_MAKE_GATING_FUNC,   /* "sigmoid" 2, "softmax" 1 (the base converter's scoring_func);
+                              * nothing when absent */
+    GGUF_MAKE_YARN_LOG_MUL   /* 0.1 × rope_scaling's mscale_all_dim, when it has one
+                              * (DeepseekV2Model) */
 };
 
 /* One config.json hyper-parameter the converter writes, in the order it

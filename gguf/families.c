@@ -195,6 +195,16 @@ static const gguf_arch_hparam gemma4_hparams[] = {
     HP_END,
 };
 #undef PER_BLOCK
+/* The shared experts, leading dense blocks and grouped routing of GLM-4.5
+ * and DeepSeek-V2/V3: the gating function's default is gating */
+#define GROUPED_EXPERT_KEYS(gating) \
+    HP(EXPERT_FFN_LENGTH, REQ, INT(1, MAX_DIM)), \
+    HP(EXPERT_SHARED_COUNT, REQ, INT(0, 4096)), \
+    HP(LEADING_DENSE_BLOCK_COUNT, DEF(0), INT(0, GGUF_MODEL_MAX_BLOCKS)), \
+    HP(EXPERT_GATING_FUNC, DEF(gating), INT(0, 3)), \
+    HP(EXPERT_WEIGHTS_SCALE, FLOAT, ZERO_OK), \
+    HP(EXPERT_GROUP_COUNT, DEF(1), INT(1, 4096)), \
+    HP(EXPERT_GROUP_USED_COUNT, DEF(1), INT(1, 4096))
 /* GLM-4.5 (LLM_ARCH_GLM4_MOE): the decoder's keys, its experts (count,
  * used, width and the shared experts required, as llama.cpp's loader
  * has them), the leading dense blocks, sigmoid gating (llama.cpp's
@@ -204,17 +214,29 @@ static const gguf_arch_hparam glm4moe_hparams[] = {
     DECODER_KEYS,
     HP(EXPERT_COUNT, REQ, INT(1, 4096)),
     HP(EXPERT_USED_COUNT, REQ, INT(1, 4096)),
-    HP(EXPERT_FFN_LENGTH, REQ, INT(1, MAX_DIM)),
-    HP(EXPERT_SHARED_COUNT, REQ, INT(0, 4096)),
-    HP(LEADING_DENSE_BLOCK_COUNT, DEF(0), INT(0, GGUF_MODEL_MAX_BLOCKS)),
-    HP(EXPERT_GATING_FUNC, DEF(2), INT(0, 3)),
-    HP(EXPERT_WEIGHTS_SCALE, FLOAT, ZERO_OK),
-    HP(EXPERT_GROUP_COUNT, DEF(1), INT(1, 4096)),
-    HP(EXPERT_GROUP_USED_COUNT, DEF(1), INT(1, 4096)),
+    GROUPED_EXPERT_KEYS(2),
     HP(NEXTN_PREDICT_LAYERS, DEF(0), INT(0, GGUF_MODEL_MAX_BLOCKS)),
     ROPE_SCALING_KEYS,
     HP_END,
 };
+/* DeepSeek-V2/V3 (LLM_ARCH_DEEPSEEK2): the decoder's keys (head_count_kv
+ * 1, key_length and value_length the latent's), the experts as GLM-4.5's
+ * (softmax gating when absent, as llama.cpp does for V2 files), the MLA
+ * ranks and per-head widths, YaRN's log multiplier. */
+static const gguf_arch_hparam deepseek2_hparams[] = {
+    DECODER_KEYS,
+    HP(EXPERT_COUNT, INT(0, 4096)),
+    HP(EXPERT_USED_COUNT, INT(0, 4096)),
+    GROUPED_EXPERT_KEYS(1),
+    HP(Q_LORA_RANK, DEF(0), INT(0, MAX_DIM)),
+    HP(KV_LORA_RANK, REQ, INT(1, MAX_DIM)),
+    HP(KEY_LENGTH_MLA, REQ, INT(1, MAX_DIM)),
+    HP(VALUE_LENGTH_MLA, REQ, INT(1, MAX_DIM)),
+    HP(ROPE_YARN_LOG_MUL, FLOAT, ZERO_OK),
+    ROPE_SCALING_KEYS,
+    HP_END,
+};
+#undef GROUPED_EXPERT_KEYS
 
 #undef HP
 #undef INT
@@ -507,6 +529,14 @@ static const gguf_arch_tensor glm4moe_tensors[] = {
     ROW(ATTN_Q_NORM, ATTN_Q_NORM, OPT, NE(GGUF_DIM_HEAD_K)),
     ROW(ATTN_K_NORM, ATTN_K_NORM, OPT, NE(GGUF_DIM_HEAD_K)),
     ROW(ATTN_POST_NORM, FFN_NORM, NE(EMBD)),
+    END,
+};
+/* GLM-4.5's and DeepSeek-V2/V3's feed-forward: the router, its score bias,
+ * the routed experts (down, gate, up: the order Glm4MoeModel and
+ * DeepseekV2Model stack them in) and the shared experts (one matrix of
+ * expert_shared_count experts' width) in the MoE blocks, a dense
+ * feed-forward in the leading ones */
+static const gguf_arch_tensor grouped_moe_tensors[] = {
     ROW(FFN_GATE_INP, FFN_GATE_INP, MOE, NE(EMBD, N_EXP)),
     ROW(EXP_PROBS_B, EXP_PROBS_B, MOE, NE(N_EXP)),
     ROW(FFN_DOWN_EXPS, FFN_DOWN_EXPS, MOE, NE(FF_EXP, EMBD, N_EXP)),
@@ -518,10 +548,38 @@ static const gguf_arch_tensor glm4moe_tensors[] = {
     ROW(FFN_GATE, FFN_GATE, LEAD, NE(EMBD, FF)),
     ROW(FFN_DOWN, FFN_DOWN, LEAD, NE(FF, EMBD)),
     ROW(FFN_UP, FFN_UP, LEAD, NE(EMBD, FF)),
+    END,
+};
+static const gguf_arch_tensor glm4moe_nextn_tensors[] = {
     ROW(NEXTN_EH_PROJ, NEXTN_EH_PROJ, NEXTN, NE(GGUF_DIM_EMBD2, EMBD)),
     ROW(NEXTN_ENORM, NEXTN_ENORM, NEXTN, NE(EMBD)),
     ROW(NEXTN_HNORM, NEXTN_HNORM, NEXTN, NE(EMBD)),
     ROW(NEXTN_SHARED_HEAD_NORM, NEXTN_SHARED_HEAD_NORM, NEXTN, OPT, NE(EMBD)),
+    END,
+};
+/* DeepSeek-V2/V3 (llama.cpp's deepseek2 loader): q through q_a (rank
+ * q_lora_rank), its norm and q_b — or one attn_q in the "lite" models
+ * without q_lora_rank (both optional here); the KV latent and the shared
+ * rope key from attn_kv_a_mqa (key_length = kv_lora_rank + rope wide), the
+ * latent's norm (value_length = kv_lora_rank), the per-head k_b
+ * (transposed) and v_b; then GLM-4.5's feed-forward (exp_probs_b
+ * required, as there), without the NextN blocks (the converter drops
+ * them). */
+static const gguf_arch_tensor deepseek2_tensors[] = {
+    ROW(TOKEN_EMBD, TOKEN_EMBD, NE(EMBD, VOCAB)),
+    ROW(OUTPUT_NORM, OUTPUT_NORM, NE(EMBD)),
+    ROW(OUTPUT, OUTPUT, OPT, NE(EMBD, VOCAB)),
+    ROW(ATTN_NORM, ATTN_NORM, NE(EMBD)),
+    ROW(ATTN_Q_A_NORM, ATTN_Q_A_NORM, OPT, NE(GGUF_DIM_Q_LORA)),
+    ROW(ATTN_KV_A_NORM, ATTN_KV_A_NORM, NE(GGUF_DIM_V)),
+    ROW(ATTN_Q_A, ATTN_Q_A, OPT, NE(EMBD, GGUF_DIM_Q_LORA)),
+    ROW(ATTN_Q_B, ATTN_Q_B, OPT, NE(GGUF_DIM_Q_LORA, GGUF_DIM_Q_MLA)),
+    ROW(ATTN_Q, ATTN_Q, OPT, NE(EMBD, GGUF_DIM_Q_MLA)),
+    ROW(ATTN_KV_A_MQA, ATTN_KV_A_MQA, NE(EMBD, GGUF_DIM_K)),
+    ROW(ATTN_K_B, ATTN_K_B, NE(GGUF_DIM_NOPE_MLA, GGUF_DIM_V, GGUF_DIM_HEADS)),
+    ROW(ATTN_V_B, ATTN_V_B, NE(GGUF_DIM_V, GGUF_DIM_V_MLA, GGUF_DIM_HEADS)),
+    ROW(ATTN_OUT, ATTN_OUT, NE(GGUF_DIM_O_MLA, EMBD)),
+    ROW(FFN_NORM, FFN_NORM, NE(EMBD)),
     END,
 };
 #undef LEAD
@@ -550,7 +608,11 @@ static const gguf_tensor_part qwen35moe_tables[] = { PART(qwen35_head_tensors),
                                                      PART(qwen35moe_tensors),
                                                      PART(qwen35_tail_tensors), PARTS_END };
 static const gguf_tensor_part gemma4_tables[] = { PART(gemma4_tensors), PARTS_END };
-static const gguf_tensor_part glm4moe_tables[] = { PART(glm4moe_tensors), PARTS_END };
+static const gguf_tensor_part glm4moe_tables[] = { PART(glm4moe_tensors),
+                                                   PART(grouped_moe_tensors),
+                                                   PART(glm4moe_nextn_tensors), PARTS_END };
+static const gguf_tensor_part deepseek2_tables[] = { PART(deepseek2_tensors),
+                                                     PART(grouped_moe_tensors), PARTS_END };
 #undef ROW
 #undef NE
 #undef OPT
@@ -661,6 +723,14 @@ const gguf_arch gguf_archs[] = {
       .features = F(QKV_BIAS) | F(QK_NORM) | F(EXPERTS) | F(SHARED_EXPERT) | F(ROPE_LINEAR) |
                   F(SIGMOID_ROUTING) | F(NEXTN),
       .rope = GGUF_ROPE_NEOX, .activation = GGUF_ACT_SILU,
+      .routing = GGUF_ROUTING_SIGMOID_BIAS },
+    /* DeepSeek-V2/V3, Kimi K2: multi-head latent attention; leading dense
+     * blocks, then sigmoid-routed experts in groups with a shared one */
+    { .name = "deepseek2", .about = "DeepSeek-V2/V3 MoE: multi-head latent attention (MLA), YaRN, grouped sigmoid routing, shared experts",
+      .hparams = deepseek2_hparams, .tables = deepseek2_tables,
+      .features = F(EXPERTS) | F(SHARED_EXPERT) | F(ROPE_LINEAR) | F(ROPE_YARN) |
+                  F(SIGMOID_ROUTING) | F(MLA),
+      .rope = GGUF_ROPE_NORM, .activation = GGUF_ACT_SILU,
       .routing = GGUF_ROUTING_SIGMOID_BIAS },
 };
 #undef F
@@ -917,6 +987,52 @@ static const gguf_recipe_hf_hparam glm4moe_late_hparams[] = {
     HPR_END,
 };
 
+/* DeepseekV2Model: the base converter's keys with num_key_value_heads
+ * written 1 (MLA as MQA), rms_norm_eps 1e-6 when absent, the expert
+ * groups and the gating function (scoring_func); then its own after
+ * general.file_type: the leading dense blocks, the vocabulary size, the
+ * MLA ranks, the latent's key and value lengths (over the base
+ * converter's head_dim ones), a head's, the experts, the rope width
+ * (qk_rope_head_dim), YaRN's legacy log multiplier. */
+static const gguf_recipe_hf_hparam deepseek2_hf_hparams[] = {
+    HPR(N("max_position_embeddings", "n_ctx"), CONTEXT_LENGTH),
+    HPR(N("hidden_size", "n_embd"), EMBEDDING_LENGTH, REQ),
+    HPR(N("intermediate_size", "n_inner"), FFN_LENGTH),
+    HPR(N("num_attention_heads", "n_head"), HEAD_COUNT, REQ),
+    HPR(N("num_key_value_heads"), HEAD_COUNT_KV, DEF(1), .make = GGUF_MAKE_CONST),
+    HPR(N("rope_theta"), ROPE_FREQ_BASE, FLOAT),
+    HPR(N("rms_norm_eps"), RMS_EPS, FLOAT, DEF(1e-6)),
+    HPR(N("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"), LAYER_NORM_EPS, FLOAT),
+    HPR(N("num_local_experts", "num_experts"), EXPERT_COUNT),
+    HPR(N("num_experts_per_tok"), EXPERT_USED_COUNT),
+    HPR(N("n_group"), EXPERT_GROUP_COUNT),
+    HPR(N("topk_group"), EXPERT_GROUP_USED_COUNT),
+    HPR(N("score_function", "scoring_func", "score_func", "moe_router_activation",
+          "moe_router_activation_func"), EXPERT_GATING_FUNC, .make = GGUF_MAKE_GATING_FUNC),
+    HPR(N("head_dim"), KEY_LENGTH),
+    HPR(N("head_dim"), VALUE_LENGTH),
+    HPR_END,
+};
+static const gguf_recipe_hf_hparam deepseek2_late_hparams[] = {
+    HPR(N("first_k_dense_replace"), LEADING_DENSE_BLOCK_COUNT, .make = GGUF_MAKE_ZERO_ABSENT),
+    HPR(N("vocab_size"), VOCAB_SIZE, REQ),
+    HPR(N("q_lora_rank"), Q_LORA_RANK),
+    HPR(N("kv_lora_rank"), KV_LORA_RANK, REQ),
+    HPR(N("kv_lora_rank", "qk_rope_head_dim"), KEY_LENGTH, .make = GGUF_MAKE_SUM),
+    HPR(N("kv_lora_rank"), VALUE_LENGTH, REQ),
+    HPR(N("qk_nope_head_dim", "qk_rope_head_dim"), KEY_LENGTH_MLA, .make = GGUF_MAKE_SUM),
+    HPR(N("v_head_dim"), VALUE_LENGTH_MLA, REQ),
+    HPR(N("moe_intermediate_size", "intermediate_size"), EXPERT_FFN_LENGTH, REQ),
+    HPR(N("n_routed_experts"), EXPERT_COUNT),
+    HPR(N("n_shared_experts"), EXPERT_SHARED_COUNT, .make = GGUF_MAKE_ZERO_ABSENT),
+    HPR(N("routed_scaling_factor"), EXPERT_WEIGHTS_SCALE, FLOAT),
+    HPR(N("norm_topk_prob"), EXPERT_WEIGHTS_NORM, .make = GGUF_MAKE_BOOL,
+        .when = GGUF_WHEN_NONZERO),
+    HPR(N("qk_rope_head_dim"), ROPE_DIM, REQ),
+    HPR(N("mscale_all_dim"), ROPE_YARN_LOG_MUL, FLOAT, .make = GGUF_MAKE_YARN_LOG_MUL),
+    HPR_END,
+};
+
 #undef HPR
 #undef N
 #undef FLOAT
@@ -941,17 +1057,21 @@ static const gguf_recipe_tensor decoder_names[] = {
     T(ATTN_NORM, .hf = HF("input_layernorm.weight"), .meta = META("attention_norm.weight")),
     T(ATTN_Q, .hf = HF("self_attn.q_proj.weight"), .meta = META("attention.wq.weight"),
       .permute = GGUF_PERMUTE_Q),
+    T(ATTN_OUT, .hf = HF("self_attn.o_proj.weight"), .meta = META("attention.wo.weight")),
+    T(FFN_NORM, .hf = HF("post_attention_layernorm.weight"), .meta = META("ffn_norm.weight")),
+    T(FFN_GATE, .hf = HF("mlp.gate_proj.weight"), .meta = META("feed_forward.w1.weight")),
+    T(FFN_UP, .hf = HF("mlp.up_proj.weight"), .meta = META("feed_forward.w3.weight")),
+    T(FFN_DOWN, .hf = HF("mlp.down_proj.weight"), .meta = META("feed_forward.w2.weight")),
+    NAMES_END,
+};
+/* Its k and v, and the q/k/v biases (DeepSeek's MLA has none of them). */
+static const gguf_recipe_tensor decoder_kv_names[] = {
     T(ATTN_K, .hf = HF("self_attn.k_proj.weight"), .meta = META("attention.wk.weight"),
       .permute = GGUF_PERMUTE_K),
     T(ATTN_V, .hf = HF("self_attn.v_proj.weight"), .meta = META("attention.wv.weight")),
     T(ATTN_Q_BIAS, .hf = HF("self_attn.q_proj.bias"), .permute = GGUF_PERMUTE_Q),
     T(ATTN_K_BIAS, .hf = HF("self_attn.k_proj.bias"), .permute = GGUF_PERMUTE_K),
     T(ATTN_V_BIAS, .hf = HF("self_attn.v_proj.bias")),
-    T(ATTN_OUT, .hf = HF("self_attn.o_proj.weight"), .meta = META("attention.wo.weight")),
-    T(FFN_NORM, .hf = HF("post_attention_layernorm.weight"), .meta = META("ffn_norm.weight")),
-    T(FFN_GATE, .hf = HF("mlp.gate_proj.weight"), .meta = META("feed_forward.w1.weight")),
-    T(FFN_UP, .hf = HF("mlp.up_proj.weight"), .meta = META("feed_forward.w3.weight")),
-    T(FFN_DOWN, .hf = HF("mlp.down_proj.weight"), .meta = META("feed_forward.w2.weight")),
     NAMES_END,
 };
 
@@ -1117,7 +1237,7 @@ static const gguf_recipe_tensor gemma4_names[] = {
     T(PER_LAYER_POST_NORM, .hf = HF("post_per_layer_input_norm.weight")),
     NAMES_END,
 };
-/* GLM-4.5: the decoder's names with q/k norms, experts one by one
+/* GLM-4.5 (and DeepSeek-V2/V3's feed-forward): the decoder's names with q/k norms, experts one by one
  * (stacked down, gate, up as Glm4MoeModel does), the router's score bias,
  * the shared experts, and the next-token-prediction layer's own. */
 static const gguf_recipe_tensor glm4moe_names[] = {
@@ -1129,10 +1249,24 @@ static const gguf_recipe_tensor glm4moe_names[] = {
     T(FFN_GATE_SHEXP, .hf = HF("mlp.shared_experts.gate_proj.weight")),
     T(FFN_UP_SHEXP, .hf = HF("mlp.shared_experts.up_proj.weight")),
     T(FFN_DOWN_SHEXP, .hf = HF("mlp.shared_experts.down_proj.weight")),
+    NAMES_END,
+};
+static const gguf_recipe_tensor nextn_names[] = {
     T(NEXTN_EH_PROJ, .hf = HF("eh_proj.weight")),
     T(NEXTN_ENORM, .hf = HF("enorm.weight")),
     T(NEXTN_HNORM, .hf = HF("hnorm.weight")),
     T(NEXTN_SHARED_HEAD_NORM, .hf = HF("shared_head.norm.weight")),
+    NAMES_END,
+};
+/* DeepSeek-V2/V3: the decoder's names without k and v (q_proj only in the
+ * "lite" models, not permuted: DeepseekV2Model has no PERMUTE_QK), and
+ * MLA's (kv_b_proj: hf.c splits it, GGUF_FACT_KV_B_SPLIT) */
+static const gguf_recipe_tensor mla_names[] = {
+    T(ATTN_Q_A, .hf = HF("self_attn.q_a_proj.weight")),
+    T(ATTN_Q_A_NORM, .hf = HF("self_attn.q_a_layernorm.weight")),
+    T(ATTN_Q_B, .hf = HF("self_attn.q_b_proj.weight")),
+    T(ATTN_KV_A_MQA, .hf = HF("self_attn.kv_a_proj_with_mqa.weight")),
+    T(ATTN_KV_A_NORM, .hf = HF("self_attn.kv_a_layernorm.weight")),
     NAMES_END,
 };
 #undef T
@@ -1141,10 +1275,13 @@ static const gguf_recipe_tensor glm4moe_names[] = {
 #undef HF
 #undef META
 
-static const gguf_recipe_tensor *const llama_names[] = { decoder_names, mixtral_names, NULL };
-static const gguf_recipe_tensor *const qwen2_names[] = { decoder_names, NULL };
-static const gguf_recipe_tensor *const qwen3_names[] = { decoder_names, qk_norm_names, NULL };
-static const gguf_recipe_tensor *const qwen3moe_all[] = { decoder_names, qk_norm_names,
+static const gguf_recipe_tensor *const llama_names[] = { decoder_names, decoder_kv_names,
+                                                         mixtral_names, NULL };
+static const gguf_recipe_tensor *const qwen2_names[] = { decoder_names, decoder_kv_names, NULL };
+static const gguf_recipe_tensor *const qwen3_names[] = { decoder_names, decoder_kv_names,
+                                                         qk_norm_names, NULL };
+static const gguf_recipe_tensor *const qwen3moe_all[] = { decoder_names, decoder_kv_names,
+                                                          qk_norm_names,
                                                           qwen3moe_names, NULL };
 static const gguf_recipe_tensor *const phi3_all[] = { phi3_names, NULL };
 static const gguf_recipe_tensor *const gptoss_all[] = { gptoss_names, NULL };
@@ -1154,8 +1291,11 @@ static const gguf_recipe_tensor *const qwen35moe_all[] = { qwen35moe_names, NULL
 static const gguf_recipe_tensor *const gemma3_all[] = { gemma_names, gemma3_names, qk_norm_names,
                                                         NULL };
 static const gguf_recipe_tensor *const gemma4_all[] = { gemma4_names, NULL };
-static const gguf_recipe_tensor *const glm4moe_all[] = { decoder_names, qk_norm_names,
-                                                         glm4moe_names, NULL };
+static const gguf_recipe_tensor *const glm4moe_all[] = { decoder_names, decoder_kv_names,
+                                                         qk_norm_names,
+                                                         glm4moe_names, nextn_names, NULL };
+static const gguf_recipe_tensor *const deepseek2_all[] = { decoder_names, mla_names,
+                                                           glm4moe_names, NULL };
 
 /* ===========================================================================
  * The recipes
@@ -1200,6 +1340,8 @@ static const char *const gemma3_vision[] = {
 };
 static const char *const gemma4_hf[] = { "Gemma4ForConditionalGeneration", NULL };
 static const char *const glm4moe_hf[] = { "Glm4MoeForCausalLM", NULL };
+static const char *const deepseek2_hf[] = { "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM",
+                                            NULL };
 /* Gemma4Model keeps only the names with "language_model." in them: every
  * other name (vision and audio towers, their embedders) starts with "" */
 static const char *const gemma4_others[] = { "", NULL };
@@ -1260,6 +1402,9 @@ const gguf_recipe gguf_recipes[] = {
     { .arch = "glm4moe", .hf_classes = glm4moe_hf, .hf_skip = skip_common,
       .hf_hparams = glm4moe_hf_hparams, .hf_hparams_late = glm4moe_late_hparams,
       .tensors = glm4moe_all, .facts = F(NEXTN_BLOCKS) },
+    { .arch = "deepseek2", .hf_classes = deepseek2_hf, .hf_skip = skip_common,
+      .hf_hparams = deepseek2_hf_hparams, .hf_hparams_late = deepseek2_late_hparams,
+      .tensors = deepseek2_all, .facts = F(KV_B_SPLIT) },
 };
 #undef F
 const size_t gguf_n_archs = sizeof gguf_archs / sizeof *gguf_archs;

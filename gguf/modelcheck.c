@@ -464,6 +464,8 @@ static int check_shared_kv(checker *c)
  * embedding_length / head_count, rope dimensions = head size); then head
  * counts and sizes against each other and the rope dimensions against the
  * head size. */
+static int check_mla_keys(checker *c);
+
 static int derive(checker *c)
 {
     char kh[128], kkv[128], ke[128], kr[128];
@@ -520,6 +522,8 @@ static int derive(checker *c)
         return gguf_error_set(c->err, "%s = %" PRId64 ", expected an even number from 2 to %" PRId64
                               " (the head size)", kr, hp->n_rot, hp->head_k);
     }
+    if (check_mla_keys(c))
+        return -1;
     /* M-RoPE: the sections share out the rotary pairs */
     if (hp->arr[GGUF_HP_ROPE_DIM_SECTIONS]) {
         int64_t sum = 0;
@@ -530,6 +534,38 @@ static int derive(checker *c)
             return gguf_error_set(c->err, "%s adds up to %" PRId64 ", expected 1 to %s / 2 = %" PRId64,
                                   akey(c, GGUF_KEY_ROPE_DIM_SECTIONS, ks), sum, kr, hp->n_rot / 2);
     }
+    return 0;
+}
+
+/* DeepSeek-V2/V3's multi-head latent attention as llama.cpp's deepseek2
+ * graph takes it (after derive: the rope width is known): one KV "head"
+ * (head_count_kv 1), key_length the latent and the rope key
+ * (kv_lora_rank + rope.dimension_count), value_length the latent alone,
+ * and a head's key (key_length_mla) wider than its rotated part. */
+static int check_mla_keys(checker *c)
+{
+    const gguf_hparams *hp = &c->hp;
+    if (!gguf_arch_has(c->row, GGUF_FEAT_MLA))
+        return 0;
+    char k1[128], k2[128], k3[128];
+    const int64_t lora = hp->v[GGUF_HP_KV_LORA_RANK];
+    akey(c, GGUF_KEY_KV_LORA_RANK, k2);
+    akey(c, GGUF_KEY_ROPE_DIM_COUNT, k3);
+    if (hp->n_head_kv != 1)
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected 1 (multi-head latent attention "
+                              "keeps one latent per token)", akey(c, GGUF_KEY_HEAD_COUNT_KV, k1),
+                              hp->n_head_kv);
+    if (hp->head_k != lora + hp->n_rot)
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected %s + %s = %" PRId64,
+                              akey(c, GGUF_KEY_KEY_LENGTH, k1), hp->head_k, k2, k3,
+                              lora + hp->n_rot);
+    if (hp->head_v != lora)
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected %s = %" PRId64,
+                              akey(c, GGUF_KEY_VALUE_LENGTH, k1), hp->head_v, k2, lora);
+    if (hp->v[GGUF_HP_KEY_LENGTH_MLA] <= hp->n_rot)
+        return gguf_error_set(c->err, "%s = %" PRId64 ", expected more than %s = %" PRId64,
+                              akey(c, GGUF_KEY_KEY_LENGTH_MLA, k1), hp->v[GGUF_HP_KEY_LENGTH_MLA],
+                              k3, hp->n_rot);
     return 0;
 }
 

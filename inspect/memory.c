@@ -243,7 +243,11 @@ static int caches(const gguf_hparams *hp, const memory_opts *o, memory_plan *p,
                 return -1;
         } else {
             l->k_width = gguf_hparams_layer_dim(hp, GGUF_DIM_K, il);
-            l->v_width = gguf_hparams_layer_dim(hp, GGUF_DIM_V, il);
+            /* multi-head latent attention keeps the latent and the rope
+             * key (key_length wide, one "head") and no V: llama.cpp's
+             * kv cache has no V tensor when the model is MLA */
+            l->v_width = gguf_arch_has(a, GGUF_FEAT_MLA)
+                             ? 0 : gguf_hparams_layer_dim(hp, GGUF_DIM_V, il);
             if (!gguf_hparams_layer_in(hp, GGUF_LAYERS_OWN_KV, il)) {
                 l->kind = MEMORY_SHARED;
                 l->from = shared_source(hp, n_layer, sliding);

@@ -184,6 +184,21 @@ enum gguf_token_type {
 #define GGUF_T_NEXTN_ENORM          "blk.%d.nextn.enorm.weight"
 #define GGUF_T_NEXTN_HNORM          "blk.%d.nextn.hnorm.weight"
 #define GGUF_T_NEXTN_SHARED_HEAD_NORM "blk.%d.nextn.shared_head_norm.weight"
+/* DeepSeek-V2/V3 (deepseek2): multi-head latent attention (MLA) — q and
+ * the KV through low-rank projections, the KV cache one latent of
+ * kv_lora_rank + the rope width per token */
+#define GGUF_KEY_Q_LORA_RANK        "%s.attention.q_lora_rank"
+#define GGUF_KEY_KV_LORA_RANK       "%s.attention.kv_lora_rank"
+#define GGUF_KEY_KEY_LENGTH_MLA     "%s.attention.key_length_mla"
+#define GGUF_KEY_VALUE_LENGTH_MLA   "%s.attention.value_length_mla"
+#define GGUF_KEY_ROPE_YARN_LOG_MUL  "%s.rope.scaling.yarn_log_multiplier"
+#define GGUF_T_ATTN_Q_A             "blk.%d.attn_q_a.weight"
+#define GGUF_T_ATTN_Q_A_NORM        "blk.%d.attn_q_a_norm.weight"
+#define GGUF_T_ATTN_Q_B             "blk.%d.attn_q_b.weight"
+#define GGUF_T_ATTN_KV_A_MQA        "blk.%d.attn_kv_a_mqa.weight"
+#define GGUF_T_ATTN_KV_A_NORM       "blk.%d.attn_kv_a_norm.weight"
+#define GGUF_T_ATTN_K_B             "blk.%d.attn_k_b.weight"
+#define GGUF_T_ATTN_V_B             "blk.%d.attn_v_b.weight"
 
 /* ---------------------------------------------------------------------------
  * The architecture registry: every GGUF architecture the tools support,
@@ -246,6 +261,13 @@ enum gguf_role {
     GGUF_ROLE_NEXTN_EH_PROJ,        /* next-token prediction: [embedding; hidden] projection */
     GGUF_ROLE_NEXTN_ENORM, GGUF_ROLE_NEXTN_HNORM, /* its norms of the embedding, the hidden */
     GGUF_ROLE_NEXTN_SHARED_HEAD_NORM,/* its norm before the shared output head */
+    /* DeepSeek-V2/V3's MLA */
+    GGUF_ROLE_ATTN_Q_A, GGUF_ROLE_ATTN_Q_A_NORM, /* q's down-projection to q_lora_rank, its norm */
+    GGUF_ROLE_ATTN_Q_B,             /* q's up-projection: every head's nope and rope parts */
+    GGUF_ROLE_ATTN_KV_A_MQA,        /* the KV latent (kv_lora_rank) and the shared rope key */
+    GGUF_ROLE_ATTN_KV_A_NORM,       /* the latent's norm */
+    GGUF_ROLE_ATTN_K_B,             /* per head: latent → nope key, stored transposed */
+    GGUF_ROLE_ATTN_V_B,             /* per head: latent → value */
     GGUF_ROLE_COUNT
 };
 
@@ -281,6 +303,13 @@ enum gguf_dim {
     GGUF_DIM_FF_EXP_SHARED,      /* expert_feed_forward_length × expert_shared_count (GLM-4.5's
                                   * shared experts, in one) */
     GGUF_DIM_EMBD2,              /* 2 × embedding_length (the next-token layer's eh_proj) */
+    /* DeepSeek-V2/V3's MLA */
+    GGUF_DIM_Q_LORA,             /* attention.q_lora_rank */
+    GGUF_DIM_Q_MLA,              /* head_count × key_length_mla */
+    GGUF_DIM_NOPE_MLA,           /* key_length_mla − rope.dimension_count (a head's
+                                  * unrotated key) */
+    GGUF_DIM_V_MLA,              /* value_length_mla */
+    GGUF_DIM_O_MLA,              /* head_count × value_length_mla */
     GGUF_DIM_COUNT
 };
 
@@ -325,6 +354,10 @@ enum gguf_hp {
     GGUF_HP_EXPERT_GROUP_COUNT, GGUF_HP_EXPERT_GROUP_USED_COUNT, /* grouped routing */
     GGUF_HP_NEXTN_PREDICT_LAYERS,  /* the last this many blocks: next-token prediction */
     GGUF_HP_EXPERT_WEIGHTS_NORM,   /* bool: the chosen experts' weights renormalised */
+    /* DeepSeek-V2/V3 (key_length, value_length: the latent's; head_count_kv 1) */
+    GGUF_HP_Q_LORA_RANK, GGUF_HP_KV_LORA_RANK,
+    GGUF_HP_KEY_LENGTH_MLA, GGUF_HP_VALUE_LENGTH_MLA, /* a head's q/k and v width */
+    GGUF_HP_ROPE_YARN_LOG_MUL,     /* YaRN's mscale_all_dim × 0.1 (llama.cpp's legacy factor) */
     GGUF_HP_COUNT
 };
 
@@ -382,6 +415,9 @@ enum gguf_feature {
                                 * in expert groups; weights normalised and scaled */
     GGUF_FEAT_NEXTN,           /* next-token-prediction blocks after the model's (loaded,
                                 * not run for generation) */
+    /* DeepSeek-V2/V3 */
+    GGUF_FEAT_MLA,             /* multi-head latent attention: low-rank q and KV, a KV cache
+                                * of one latent per token */
     GGUF_FEAT_COUNT
 };
 

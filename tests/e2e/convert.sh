@@ -935,6 +935,17 @@ cfg_bad() {
     bad_case "$2" "$Q" "$4"
 }
 
+# patched_check FAMILY FILE NAME PERL-SUBSTITUTION EXPECTED: FILE with the
+# substitution applied (a key's value or a tensor's name patched) is
+# refused by --check with EXPECTED
+patched_check() {
+    perl -0777 -pe "$4" "$2" >"$TMP/patched.gguf"
+    "$INSPECT" --check "$TMP/patched.gguf" >"$TMP/c.log" 2>&1
+    local rc=$?
+    if [ $rc -eq 1 ] && grep -qF -- "$5" "$TMP/c.log"; then pass "$1 --check: $3"
+    else fail "$1 --check: $3" "exit $rc, $(grep -m1 'model:' "$TMP/c.log")"; fi
+}
+
 # GLM-4.5's config: its MoE keys are required (upstream writes a file
 # without them that llama.cpp cannot load), the expert groups must divide
 # the experts and the used groups fit in them, norm_topk_prob is a bool,
@@ -959,13 +970,7 @@ if need_jq "glm4moe converter rules" && need_fixture models/glm4moe-rand "glm4mo
     # name patched), an expert count that is not the router's
     G=$TMP/glm4moe.gguf
     if "$CONVERT" -q "$FIX/models/glm4moe-rand" --outtype f16 -o "$G" >"$TMP/c.log" 2>&1; then
-        glm_check() { # name perl-substitution expected
-            perl -0777 -pe "$2" "$G" >"$TMP/glm-bad.gguf"
-            "$INSPECT" --check "$TMP/glm-bad.gguf" >"$TMP/c.log" 2>&1
-            local rc=$?
-            if [ $rc -eq 1 ] && grep -qF -- "$3" "$TMP/c.log"; then pass "glm4moe --check: $1"
-            else fail "glm4moe --check: $1" "exit $rc, $(grep -m1 'model:' "$TMP/c.log")"; fi
-        }
+        glm_check() { patched_check glm4moe "$G" "$@"; }
         glm_check "a block without exp_probs_b" 's/blk\.2\.exp_probs_b\.bias/blk.2.exp_probs_q.bias/' \
             "missing tensor blk.2.exp_probs_b.bias"
         glm_check "expert_count not the router's" \
@@ -975,7 +980,62 @@ if need_jq "glm4moe converter rules" && need_fixture models/glm4moe-rand "glm4mo
         fail "glm4moe --check: the conversion" "$(tail -1 "$TMP/c.log")"
         skip "glm4moe --check: expert_count not the router's" "no conversion"
     fi
-    rm -rf "$TMP/cfg-x" "$G" "$TMP/glm-bad.gguf"
+    rm -rf "$TMP/cfg-x" "$G" "$TMP/patched.gguf"
+    fixture_block_end
+fi
+
+# DeepSeek-V3's config against its weights: kv_b_proj must split into
+# num_key_value_heads × (qk_nope_head_dim + v_head_dim) rows, the MLA keys
+# are required, the scoring function is sigmoid or softmax, the expert
+# groups divide the experts; --check on conversions made wrong (keys and a
+# name patched): the MLA widths against each other and the tensors, the
+# expert counts and groups, the score bias of every MoE block
+if need_jq "deepseek2 converter rules" && need_fixture models/deepseek2-rand "deepseek2 converter rules" 15; then
+    ds_bad() { cfg_bad deepseek2-rand "deepseek2: $1" "$2" "$3"; }
+    ds_bad "qk_nope_head_dim against kv_b_proj" '.qk_nope_head_dim = 16' \
+        "tensor 'model.layers.0.self_attn.kv_b_proj.weight': expected F32, F16 or BF16 [[]4 × (16 + 32), kv_lora_rank]"
+    ds_bad "no v_head_dim" 'del(.v_head_dim)' "config.json: 'v_head_dim' is missing"
+    ds_bad "no kv_lora_rank" 'del(.kv_lora_rank)' "config.json: required 'kv_lora_rank' is missing"
+    ds_bad "scoring_func neither sigmoid nor softmax" '.scoring_func = "tanh"' \
+        "the experts' scoring function (scoring_func) is not \"sigmoid\" or \"softmax\""
+    ds_bad "n_group not dividing the experts" '.n_group = 3' \
+        "deepseek2.expert_group_count = 3 does not divide deepseek2.expert_count = 8"
+    ds_bad "v_head_dim against kv_b_proj" '.v_head_dim = 16' \
+        "tensor 'model.layers.0.self_attn.kv_b_proj.weight': expected F32, F16 or BF16 [[]4 × (32 + 16), kv_lora_rank]"
+    G=$TMP/deepseek2.gguf
+    if "$CONVERT" -q "$FIX/models/deepseek2-rand" --outtype f16 -o "$G" >"$TMP/c.log" 2>&1; then
+        ds_check() { patched_check deepseek2 "$G" "$@"; }
+        ds_check "key_length not kv_lora_rank + rope" \
+            's/(deepseek2\.attention\.key_length\x04\x00\x00\x00)\x50/${1}\x48/' \
+            "deepseek2.attention.key_length = 72, expected deepseek2.attention.kv_lora_rank + deepseek2.rope.dimension_count = 80"
+        ds_check "value_length not kv_lora_rank" \
+            's/(deepseek2\.attention\.value_length\x04\x00\x00\x00)\x40/${1}\x20/' \
+            "deepseek2.attention.value_length = 32, expected deepseek2.attention.kv_lora_rank = 64"
+        ds_check "head_count_kv not 1" \
+            's/(deepseek2\.attention\.head_count_kv\x04\x00\x00\x00)\x01/${1}\x04/' \
+            "deepseek2.attention.head_count_kv = 4, expected 1"
+        ds_check "key_length_mla no wider than the rope" \
+            's/(deepseek2\.attention\.key_length_mla\x04\x00\x00\x00)\x30/${1}\x10/' \
+            "deepseek2.attention.key_length_mla = 16, expected more than deepseek2.rope.dimension_count = 16"
+        ds_check "value_length_mla against attn_v_b" \
+            's/(deepseek2\.attention\.value_length_mla\x04\x00\x00\x00)\x20/${1}\x10/' \
+            "tensor blk.0.attn_v_b.weight has shape [64, 32, 4], expected [64, 16, 4]"
+        ds_check "q_lora_rank against attn_q_a" \
+            's/(deepseek2\.attention\.q_lora_rank\x04\x00\x00\x00)\x40/${1}\x20/' \
+            "tensor blk.0.attn_q_a_norm.weight has shape [64], expected [32] (q_lora_rank)"
+        ds_check "expert_group_count not dividing the experts" \
+            's/(deepseek2\.expert_group_count\x04\x00\x00\x00)\x04/${1}\x03/' \
+            "deepseek2.expert_group_count = 3 does not divide deepseek2.expert_count = 8"
+        ds_check "expert_count not the router's" \
+            's/(deepseek2\.expert_count\x04\x00\x00\x00)\x08/${1}\x04/' \
+            "tensor blk.1.ffn_gate_inp.weight has shape [128, 8], expected [128, 4] (embedding_length, expert_count)"
+        ds_check "a block without exp_probs_b" 's/blk\.2\.exp_probs_b\.bias/blk.2.exp_probs_q.bias/' \
+            "missing tensor blk.2.exp_probs_b.bias"
+    else
+        fail "deepseek2 --check: the conversion" "$(tail -1 "$TMP/c.log")"
+        for i in $(seq 8); do skip "deepseek2 --check: patched file $i" "no conversion"; done
+    fi
+    rm -rf "$TMP/cfg-x" "$G" "$TMP/patched.gguf"
     fixture_block_end
 fi
 

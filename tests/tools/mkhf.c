@@ -67,6 +67,13 @@
  *             --moe-ffn top --experts-used with a score bias and one shared
  *             expert of --moe-ffn; one NextN block after the --layers
  *             (num_nextn_predict_layers 1); untied
+ *   deepseek2 DeepseekV3ForCausalLM (DeepSeek-V3): multi-head latent
+ *             attention over --heads (num_key_value_heads the same, whatever
+ *             --kv-heads says: kv_b_proj is split by it), q_lora_rank and
+ *             kv_lora_rank 32, qk_nope and v_head_dim --head-dim, qk_rope
+ *             16; GLM-4.5's feed-forward (block 0 dense, sigmoid routing in
+ *             one group, one shared expert); one MTP layer after the
+ *             --layers that the converter drops; untied
  * Tensors are written in the module order a real checkpoint has (the
  * converter sorts them anyway); a family ignores the options it has no
  * use for (--head-dim in llama, mixtral and phi3, the expert options in the
@@ -140,6 +147,7 @@ enum {
     F_PLE          = 1 << 11,/* Gemma 4 per-layer inputs, KV-shared blocks allowed */
     F_GLM4MOE      = 1 << 12,/* GLM-4.5: block 0 dense, the others experts with a score
                               * bias and a shared expert; one NextN block after */
+    F_MLA          = 1 << 13,/* DeepSeek-V3: multi-head latent attention (add_mla) */
 };
 
 /* Per-expert matrices (Mixtral, Qwen3-MoE): the router and each expert's
@@ -219,6 +227,29 @@ static void keys_glm4moe(FILE *fp, const shape *s)
                 "\"first_k_dense_replace\": 1, \"norm_topk_prob\": true, "
                 "\"routed_scaling_factor\": 1.0, \"num_nextn_predict_layers\": 1",
             LL(s->head_dim), LL(s->experts), LL(s->used), LL(s->moe_ffn));
+}
+
+/* DeepSeek-V3's MLA widths (mkhf's: fixed ranks, the rope part 16) */
+#define MLA_Q_LORA 32
+#define MLA_KV_LORA 32
+#define MLA_ROPE 16
+
+/* DeepSeek-V3's: MLA's ranks and head widths, GLM-4.5's routing keys with
+ * sigmoid scoring and a YaRN rope scaling; one MTP layer. */
+static void keys_deepseek2(FILE *fp, const shape *s)
+{
+    fprintf(fp, ", \"q_lora_rank\": %d, \"kv_lora_rank\": %d, \"qk_nope_head_dim\": %lld, "
+                "\"qk_rope_head_dim\": %d, \"v_head_dim\": %lld, \"n_routed_experts\": %lld, "
+                "\"num_experts_per_tok\": %lld, \"moe_intermediate_size\": %lld, "
+                "\"n_shared_experts\": 1, \"n_group\": 1, \"topk_group\": 1, "
+                "\"scoring_func\": \"sigmoid\", \"topk_method\": \"noaux_tc\", "
+                "\"first_k_dense_replace\": 1, \"norm_topk_prob\": true, "
+                "\"routed_scaling_factor\": 2.5, \"num_nextn_predict_layers\": 1, "
+                "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0, "
+                "\"original_max_position_embeddings\": 4096, \"beta_fast\": 32, \"beta_slow\": 1, "
+                "\"mscale\": 1.0, \"mscale_all_dim\": 1.0}",
+            MLA_Q_LORA, MLA_KV_LORA, LL(s->head_dim), MLA_ROPE, LL(s->head_dim), LL(s->experts),
+            LL(s->used), LL(s->moe_ffn));
 }
 
 /* Phi-3 mini's: the whole head rotated, a sliding window llama.cpp ignores,
@@ -397,6 +428,10 @@ static const family FAMILIES[] = {
       .tokenizer_class = "LlamaTokenizer",
       .flags = F_OWN_HEAD_DIM | F_QK_NORM | F_QKV_BIAS | F_GLM4MOE, .context = 131072,
       .rms_eps = 1e-5, .rope_theta = 1000000, .experts = &qwen3moe_experts, .keys = keys_glm4moe },
+    { .name = "deepseek2", .arch = "deepseek2", .hf_class = "DeepseekV3ForCausalLM",
+      .model_type = "deepseek_v3", .tokenizer_class = "LlamaTokenizer",
+      .flags = F_OWN_HEAD_DIM | F_GLM4MOE | F_MLA, .context = 16384, .rms_eps = 1e-6,
+      .rope_theta = 10000, .experts = &qwen3moe_experts, .keys = keys_deepseek2 },
 };
 #define N_FAMILIES (sizeof FAMILIES / sizeof *FAMILIES)
 
@@ -716,6 +751,19 @@ static void add_block(tensor_list *L, const family *f, const shape *s, int64_t l
     const fill norm = f->flags & F_GEMMA_NORMS ? FILL_ZEROS : FILL_ONES;
     const int64_t dim = s->dim, qd = s->heads * s->head_dim, kvd = s->kv * s->head_dim;
     LAYER("input_layernorm.weight", norm, dim);
+    if (f->flags & F_MLA) { /* q and the KV through their low ranks */
+        const int64_t hd = s->head_dim;
+        LAYER("self_attn.q_a_proj.weight", FILL_RANDOM, MLA_Q_LORA, dim);
+        LAYER("self_attn.q_a_layernorm.weight", norm, MLA_Q_LORA);
+        LAYER("self_attn.q_b_proj.weight", FILL_RANDOM, s->heads * (hd + MLA_ROPE), MLA_Q_LORA);
+        LAYER("self_attn.kv_a_proj_with_mqa.weight", FILL_RANDOM, MLA_KV_LORA + MLA_ROPE, dim);
+        LAYER("self_attn.kv_a_layernorm.weight", norm, MLA_KV_LORA);
+        LAYER("self_attn.kv_b_proj.weight", FILL_RANDOM, s->heads * 2 * hd, MLA_KV_LORA);
+        LAYER("self_attn.o_proj.weight", FILL_RANDOM, dim, qd);
+        LAYER("post_attention_layernorm.weight", norm, dim);
+        add_ffn(L, f, s, l);
+        return;
+    }
     if (f->flags & F_FUSED) {
         LAYER("self_attn.qkv_proj.weight", FILL_RANDOM, qd + 2 * kvd, dim);
     } else {
@@ -868,7 +916,7 @@ static int list_tensors(tensor_list *L, const family *f, const shape *s)
             add_qwen35_block(L, f, s, l);
         else
             add_block(L, f, s, l);
-    if (f->flags & F_GLM4MOE) { /* the NextN block: a whole block and its own */
+    if (f->flags & F_GLM4MOE) { /* the NextN (MTP) block: a whole block and its own */
         const int64_t l = s->layers, dim = s->dim;
         add_block(L, f, s, l);
         add(L, FILL_RANDOM, DIMS(dim, 2 * dim), "model.layers.%lld.eh_proj.weight", LL(l));
@@ -1133,6 +1181,8 @@ int main(int argc, char **argv)
         s.global_head_dim = 2 * s.head_dim;
     if (!s.ple_dim)
         s.ple_dim = 32;
+    if (f->flags & F_MLA) /* DeepseekV2Model splits kv_b_proj by num_key_value_heads */
+        s.kv = s.heads;
     if (!out || !consistent(f, &s)) {
         fprintf(stderr, "mkhf: need OUTDIR and consistent dimensions\n");
         return 2;

@@ -11,7 +11,7 @@ WORK=$2
 FIX=${GGUFKIT_FIXTURES:?}
 LLAMA=${LLAMA:?}
 mkdir -p "$WORK"
-models="llama3rope qwen3 qwen3moe mixtral phi3 gptoss gemma2 gemma3 gemma4 qwen35 qwen35moe mistral3 glm4moe"
+models="llama3rope qwen3 qwen3moe mixtral phi3 gptoss gemma2 gemma3 gemma4 qwen35 qwen35moe mistral3 glm4moe deepseek2"
 for m in $models; do
     "$CONVERT" "$FIX/models/$m-rand" --outtype f16 -o "$WORK/$m-rand-f16.gguf" >/dev/null
 done
