@@ -47,7 +47,7 @@ static const gguf_feature_word WORDS[] = {
     RUN(LAYER_OUT_SCALE, "layer-out-scale"), RUN(ROPE_FREQS_FULL, "rope-freqs-full"),
     RUN(ATTN_SCALE_1, "attn-scale-1"),
     CONVERT(ROPE_PROPORTIONAL, "convert:rope-proportional"),
-    MODEL(SIGMOID_ROUTING, "sigmoid-routing"), MODEL(NEXTN, "nextn"),
+    RUN(SIGMOID_ROUTING, "sigmoid-routing"), RUN(NEXTN, "nextn"),
     CONVERT(NEXTN_BLOCKS, "convert:nextn-blocks"),
     MODEL(MLA, "mla"), CONVERT(KV_B_SPLIT, "convert:kv-b-split"),
 };

@@ -397,13 +397,15 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
         s->moe_slot = malloc(nb * nu * sizeof(int));
         s->moe_x = malloc(nb * d * sizeof(float));
         s->moe_y = malloc(nb * nu * d * sizeof(float));
+        s->moe_scratch = malloc((ne + 2 * (size_t)(hp->n_group > 1 ? hp->n_group : 1)) *
+                                sizeof(float));
     }
     if (!s->x || !s->xb || !s->q || !s->xb2 || !s->k || !s->v || !s->hb || !s->hb2 || !s->xq ||
         (fused && !s->fused) ||
         !s->k_cache || !s->v_cache || !s->att || !s->att16 || !s->f16_table ||
         (gelu && !s->gelu16) ||
         !s->rope_cs || (ne && (!s->moe_probs || !s->moe_w || !s->moe_sel || !s->moe_slot ||
-                               !s->moe_x || !s->moe_y))) {
+                               !s->moe_x || !s->moe_y || !s->moe_scratch))) {
         run_state_free(s);
         return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
     }
@@ -448,6 +450,7 @@ void run_state_free(run_state *s)
     free(s->f16_table);
     free(s->gelu16);
     free(s->moe_probs);
+    free(s->moe_scratch);
     free(s->moe_w);
     free(s->moe_sel);
     free(s->moe_slot);
@@ -919,6 +922,56 @@ static void moe_route(float *p, int n_expert, int n_used, int *sel, float *w)
         w[j] = w[j] / fs;
 }
 
+void run_route_biased(float *p, const float *bias, const run_route_params *rp, float *scratch,
+                      int *sel, float *w)
+{
+    const int ne = rp->n_expert, ng = rp->n_group > 1 ? rp->n_group : 1;
+    if (rp->softmax)
+        row_softmax(p, ne);
+    else
+        rec_sigmoid(p, ne);
+    float *sc = scratch, *gs = scratch + ne;
+    for (int e = 0; e < ne; e++)
+        sc[e] = bias ? p[e] + bias[e] : p[e];
+    if (ng > 1) {
+        const int per = ne / ng;
+        float *keep = gs + ng;
+        int top[2];
+        float v[2];
+        for (int g = 0; g < ng; g++) {
+            top_k(sc + (size_t)g * per, per, 2, top, v);
+            gs[g] = v[0] + v[1];
+            keep[g] = 0.0f;
+        }
+        /* the n_group_used best groups (the first on ties) are kept */
+        for (int j = 0; j < rp->n_group_used; j++) {
+            int best = -1;
+            for (int g = 0; g < ng; g++)
+                if (keep[g] == 0.0f && (best < 0 || gs[g] > gs[best]))
+                    best = g;
+            keep[best] = 1.0f;
+        }
+        for (int g = 0; g < ng; g++)
+            for (int e = 0; keep[g] == 0.0f && e < per; e++)
+                sc[(size_t)g * per + e] = -INFINITY;
+    }
+    top_k(sc, ne, rp->n_used, sel, w);
+    for (int j = 0; j < rp->n_used; j++)
+        w[j] = p[sel[j]];
+    if (rp->norm) {
+        double sum = 0.0;
+        for (int j = 0; j < rp->n_used; j++)
+            sum += (double)w[j];
+        float fs = (float)sum;
+        fs = fs > 6.103515625e-5f ? fs : 6.103515625e-5f;
+        for (int j = 0; j < rp->n_used; j++)
+            w[j] = w[j] / fs;
+    }
+    if (rp->scale != 0.0f && rp->scale != 1.0f)
+        for (int j = 0; j < rp->n_used; j++)
+            w[j] *= rp->scale;
+}
+
 /* gpt-oss's routing of one token (build_moe_ffn with
  * LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT): the n_used largest
  * logits (the first on ties) in descending order, their weights the
@@ -980,7 +1033,10 @@ static void moe_ffn(run_state *s, const run_model *m, const run_layer *l, int nb
 {
     const run_hparams *hp = &m->hp;
     const int d = hp->n_embd, ne = hp->n_expert, nu = hp->n_expert_used, ff = hp->n_ff_exp;
-    const bool oai = m->row && gguf_arch_routing(m->row) == GGUF_ROUTING_TOPK_SOFTMAX;
+    const int routing = m->row ? gguf_arch_routing(m->row) : GGUF_ROUTING_SOFTMAX_TOPK;
+    const bool oai = routing == GGUF_ROUTING_TOPK_SOFTMAX;
+    const run_route_params rp = { ne, nu, hp->n_group, hp->n_group_used, hp->gating == 1,
+                                  hp->weights_norm, hp->weights_scale };
     matmul(s, &l->gate_inp, s->xb, nb, s->moe_probs);
     add_bias(s->moe_probs, l->gate_inp_b, nb, ne);
     for (int b = 0; b < nb; b++) {
@@ -988,6 +1044,8 @@ static void moe_ffn(run_state *s, const run_model *m, const run_layer *l, int nb
         int *sel = s->moe_sel + (size_t)b * nu;
         if (oai)
             moe_route_topk_softmax(p, ne, nu, sel, w);
+        else if (routing == GGUF_ROUTING_SIGMOID_BIAS)
+            run_route_biased(p, l->exp_probs_b, &rp, s->moe_scratch, sel, w);
         else
             moe_route(p, ne, nu, sel, w);
     }
@@ -1111,8 +1169,9 @@ static void gated_q_apply(float *out, const float *qg, int nb, int n_head, int h
 }
 
 /* The shared expert of nb tokens (rows of s->xb) added to the routed
- * experts' output in s->xb2: (silu(x Wg^T) · x Wu^T) Wd^T times
- * sigmoid(x · gate_inp_shexp). */
+ * experts' output in s->xb2: (silu(x Wg^T) · x Wu^T) Wd^T, times
+ * sigmoid(x · gate_inp_shexp) when it has that gate (qwen35moe; glm4moe's
+ * shared experts are added as they are). */
 static void shared_expert(run_state *s, const run_model *m, const run_layer *l, int nb)
 {
     const int d = m->hp.n_embd, ff = m->hp.n_ff_shexp;
@@ -1122,6 +1181,11 @@ static void shared_expert(run_state *s, const run_model *m, const run_layer *l, 
     matmul(s, &l->up_shexp, s->xb, nb, s->shexp_u);
     run_swiglu(s->shexp_g, s->shexp_u, nb * ff);
     matmul(s, &l->down_shexp, s->shexp_g, nb, s->moe_x);
+    if (!l->gate_inp_shexp.data) {
+        for (size_t i = 0; i < (size_t)nb * d; i++)
+            s->xb2[i] += s->moe_x[i];
+        return;
+    }
     matmul(s, &l->gate_inp_shexp, s->xb, nb, s->moe_probs);
     rec_sigmoid(s->moe_probs, nb);
     for (int b = 0; b < nb; b++)
@@ -1466,7 +1530,7 @@ residual:
         run_rmsnorm(s->xb + (size_t)b * d, s->x + (size_t)b * d, l->ffn_norm, d, hp->rms_eps);
     if (l->gate_up_exps.data) { // gemma4: the dense feed-forward and the experts side by side
         ffn_beside_experts(s, m, l, nb);
-    } else if (hp->n_expert) {
+    } else if (hp->n_expert && l->gate_inp.data) { // glm4moe's leading blocks: dense
         moe_ffn(s, m, l, nb);
         shared_expert(s, m, l, nb);
     } else {
@@ -1516,8 +1580,8 @@ static void forward_batch(run_state *s, const run_model *m, const int32_t *token
         per_layer_inputs(s, m, tokens, nb);
     // the last layer goes on with the wanted rows alone (all of them when
     // none is wanted: the importance matrix sees every row, as llama-imatrix)
-    const int last = m->hp.n_layer - 1;
-    for (int il = 0; il < m->hp.n_layer; il++)
+    const int last = m->hp.n_layer_run - 1; /* glm4moe: its next-token block is not run */
+    for (int il = 0; il <= last; il++)
         forward_layer(s, m, il, nb, pos, il == last && out_from < nb ? out_from : 0);
     if (out_from >= nb)
         return;

@@ -43,6 +43,7 @@ typedef struct run_state {
      * tokens gathered (n_batch, n_embd) and its outputs for every token and
      * slot (n_batch, n_expert_used, n_embd) */
     float *moe_probs, *moe_w, *moe_x, *moe_y;
+    float *moe_scratch;  /* run_route_biased's (n_expert + 2 expert groups) */
     int   *moe_sel;
     int   *moe_slot;     /* (n_batch · n_expert_used) token · n_used + slot of a gathered row */
     float *fused;        /* (n_batch, the widest fused matrix's rows) its products (phi3),
@@ -135,6 +136,24 @@ void run_geglu(float *g, const float *u, int n, const gguf_half *gelu16);
 /* GELU in place over n elements, from the table of run_gelu_table as
  * ggml_gelu computes it (0 at or below -10, x at or above 10). */
 void run_gelu(float *x, int n, const gguf_half *gelu16);
+
+/* Routing by biased scores (GGUF_ROUTING_SIGMOID_BIAS: GLM-4.5,
+ * DeepSeek), as llama.cpp's build_moe_ffn computes it for one token:
+ * p = sigmoid(logits) (softmax with softmax set); the choice by s = p + bias
+ * (bias may be NULL): with n_group > 1 the experts are n_group consecutive
+ * groups, each scored by the sum of its two largest s (largest first), the
+ * n_group_used best groups (the first on ties) kept and the others' s set
+ * to -inf; then the n_used largest s in descending order (the first on
+ * ties) into sel and their unbiased p into w; with norm, w / max(Σw, 2^-14)
+ * (Σ in double); then times scale unless it is 0 or 1. p is overwritten
+ * with the probabilities; scratch holds n_expert + 2 n_group floats. */
+typedef struct run_route_params {
+    int   n_expert, n_used, n_group, n_group_used;
+    bool  softmax, norm;
+    float scale;
+} run_route_params;
+void run_route_biased(float *p, const float *bias, const run_route_params *rp, float *scratch,
+                      int *sel, float *w);
 
 /* Soft-capping: x = cap · tanh(x · (1/cap)) over n values. */
 void run_softcap(float *x, int n, float cap);

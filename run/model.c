@@ -42,7 +42,9 @@ static int check_features(const gguf_arch *a, gguf_error *err)
     const int act = gguf_arch_activation(a), routing = gguf_arch_routing(a);
     const bool oai = act == GGUF_ACT_SWIGLU_OAI && routing == GGUF_ROUTING_TOPK_SOFTMAX;
     const bool act_ok = act == GGUF_ACT_SILU || act == GGUF_ACT_GELU_TANH || oai;
-    if (!act_ok || (routing != GGUF_ROUTING_NONE && routing != GGUF_ROUTING_SOFTMAX_TOPK && !oai))
+    const bool routing_ok = routing == GGUF_ROUTING_NONE || routing == GGUF_ROUTING_SOFTMAX_TOPK ||
+                            routing == GGUF_ROUTING_SIGMOID_BIAS || oai;
+    if (!act_ok || !routing_ok)
         return gguf_error_setc(err, GGUF_ERR_UNSUPPORTED, "gguf-run does not implement the "
                                "activation or expert routing of %s models", gguf_arch_name(a));
     return 0;
@@ -168,8 +170,11 @@ static void load_yarn(run_hparams *hp, const gguf_hparams *g)
 static int load_hybrid(run_hparams *hp, const gguf_hparams *g, const gguf_arch *a,
                        gguf_error *err)
 {
-    if (gguf_arch_has(a, GGUF_FEAT_SHARED_EXPERT))
-        hp->n_ff_shexp = (int)gguf_hparams_dim(g, GGUF_DIM_FF_SHEXP);
+    /* the shared expert's width: its up matrix's rows (qwen35moe's own
+     * key; glm4moe's expert_shared_count experts of the experts' width) */
+    const gguf_arch_tensor *shexp = gguf_arch_tensor_of(a, GGUF_ROLE_FFN_UP_SHEXP);
+    if (gguf_arch_has(a, GGUF_FEAT_SHARED_EXPERT) && shexp)
+        hp->n_ff_shexp = (int)gguf_hparams_dim(g, gguf_arch_tensor_dim(shexp, 1));
     if (gguf_arch_has(a, GGUF_FEAT_MROPE)) {
         int64_t sec[4] = { 0 };
         gguf_hparams_array(g, GGUF_HP_ROPE_DIM_SECTIONS, sec, 4);
@@ -200,6 +205,59 @@ static int load_hybrid(run_hparams *hp, const gguf_hparams *g, const gguf_arch *
         return gguf_error_set(err, "the gated delta net's state (ssm.state_size %d, "
                               "ssm.time_step_rank %d, ssm.conv_kernel %d) is too large",
                               hp->ssm_d_state, hp->ssm_dt_rank, hp->ssm_conv_k);
+    return 0;
+}
+
+/* Sigmoid routing with a score bias (GLM-4.5; DeepSeek's too) and the
+ * blocks that run: the gating function (0, absent: sigmoid, as llama.cpp
+ * sets it for these families; 3, a softmax of the chosen logits, is not
+ * theirs), the expert groups (llama.cpp takes the best two scores of each
+ * group, so a group needs two experts), expert_weights_norm (a bool key
+ * the registry does not read; llama.cpp's default false) and the scale;
+ * the last nextn_predict_layers blocks are not run. */
+static int load_routing(run_hparams *hp, const gguf_file *f, const gguf_hparams *g,
+                        const gguf_arch *a, const char *arch, gguf_error *err)
+{
+    char key[128];
+    hp->n_layer_run = hp->n_layer;
+    if (gguf_arch_has(a, GGUF_FEAT_NEXTN))
+        hp->n_layer_run = hp->n_layer - hp_int(g, GGUF_HP_NEXTN_PREDICT_LAYERS);
+    if (hp->n_layer_run < 1)
+        return gguf_error_set(err, "%s.nextn_predict_layers leaves no block to run", arch);
+    if (gguf_arch_routing(a) != GGUF_ROUTING_SIGMOID_BIAS)
+        return 0;
+    hp->gating = hp_int(g, GGUF_HP_EXPERT_GATING_FUNC);
+    if (hp->gating != 0 && hp->gating != 1 && hp->gating != 2) {
+        snprintf(key, sizeof key, GGUF_KEY_EXPERT_GATING_FUNC, arch);
+        return gguf_error_set(err, "key %s is %d: gguf-run routes %s experts by sigmoid (2) or "
+                              "softmax (1)", key, hp->gating, arch);
+    }
+    hp->n_group = gguf_hparams_has(g, GGUF_HP_EXPERT_GROUP_COUNT)
+                  ? hp_int(g, GGUF_HP_EXPERT_GROUP_COUNT) : 1;
+    hp->n_group_used = gguf_hparams_has(g, GGUF_HP_EXPERT_GROUP_USED_COUNT)
+                       ? hp_int(g, GGUF_HP_EXPERT_GROUP_USED_COUNT) : hp->n_group;
+    snprintf(key, sizeof key, GGUF_KEY_EXPERT_GROUP_COUNT, arch);
+    if (hp->n_group < 1 || hp->n_expert % hp->n_group)
+        return gguf_error_set(err, "key %s is %d, which does not divide the %d experts", key,
+                              hp->n_group, hp->n_expert);
+    if (hp->n_group > 1 && hp->n_expert / hp->n_group < 2)
+        return gguf_error_set(err, "key %s is %d: groups of %d expert, llama.cpp scores a group "
+                              "by its best two", key, hp->n_group, hp->n_expert / hp->n_group);
+    if (hp->n_group_used < 1 || hp->n_group_used > hp->n_group) {
+        snprintf(key, sizeof key, GGUF_KEY_EXPERT_GROUP_USED_COUNT, arch);
+        return gguf_error_set(err, "key %s is %d, expected 1..%d", key, hp->n_group_used,
+                              hp->n_group);
+    }
+    hp->weights_scale = hp_float(g, GGUF_HP_EXPERT_WEIGHTS_SCALE);
+    if (!isfinite(hp->weights_scale)) {
+        snprintf(key, sizeof key, GGUF_KEY_EXPERT_WEIGHTS_SCALE, arch);
+        return gguf_error_set(err, "key %s is not finite", key);
+    }
+    snprintf(key, sizeof key, GGUF_KEY_EXPERT_WEIGHTS_NORM, arch);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
+    if (kv && (kv->type != GGUF_VT_BOOL || !kv->data))
+        return gguf_error_set(err, "key %s is %s, expected a bool", key, gguf_vtype_name(kv->type));
+    hp->weights_norm = kv && *(const uint8_t *)kv->data;
     return 0;
 }
 
@@ -473,6 +531,12 @@ static const layer_slot SLOTS[] = {
     { GGUF_ROLE_FFN_GATE_EXPS_BIAS, false, offsetof(run_layer, gate_exps_b) },
     { GGUF_ROLE_FFN_UP_EXPS_BIAS, false, offsetof(run_layer, up_exps_b) },
     { GGUF_ROLE_FFN_DOWN_EXPS_BIAS, false, offsetof(run_layer, down_exps_b) },
+    /* glm4moe: the routing's score bias, the next-token-prediction block */
+    { GGUF_ROLE_EXP_PROBS_B, false, offsetof(run_layer, exp_probs_b) },
+    { GGUF_ROLE_NEXTN_EH_PROJ, true, offsetof(run_layer, nextn_eh_proj) },
+    { GGUF_ROLE_NEXTN_ENORM, false, offsetof(run_layer, nextn_enorm) },
+    { GGUF_ROLE_NEXTN_HNORM, false, offsetof(run_layer, nextn_hnorm) },
+    { GGUF_ROLE_NEXTN_SHARED_HEAD_NORM, false, offsetof(run_layer, nextn_shared_head_norm) },
 };
 
 static const layer_slot *slot_of(int role)
@@ -649,7 +713,8 @@ static int layer_geometry(run_model *m, gguf_error *err)
     int slots = 0;
     for (int i = 0; i < hp->n_layer; i++) {
         run_layer *l = &m->layers[i];
-        l->kv_slot = run_layer_is_recurrent(m, i) ? -1 : slots++;
+        /* a block not run (next-token prediction) keeps no K/V */
+        l->kv_slot = run_layer_is_recurrent(m, i) || i >= hp->n_layer_run ? -1 : slots++;
         l->head_dim = hp->head_dim;
         l->q_dim = hp->q_dim;
         l->n_rot = hp->n_rot;
@@ -748,7 +813,7 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     if (check_features(ai, err))
         return -1;
     m->hp.rope_layout = gguf_arch_rope(ai) == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
-    if (load_hparams(m, f, ai, err) ||
+    if (load_hparams(m, f, ai, err) || load_routing(&m->hp, f, m->hparams, ai, m->arch, err) ||
         load_vocab_size(m, f, err) || load_block_kinds(m, ai, err) ||
         check_globals(f, ai, &m->hp, err))
         return -1;

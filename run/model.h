@@ -88,6 +88,17 @@ typedef struct run_hparams {
      * (run_layer.kv_layer), per-block inputs n_embd_pl wide (0: none) */
     bool  v_norm, swa_rope_plain_freqs;
     int   n_layer_kv, n_embd_pl;
+    /* the blocks the forward pass runs: the first n_layer_run (GLM-4.5's
+     * last nextn_predict_layers blocks are loaded and checked, never run) */
+    int   n_layer_run;
+    /* sigmoid routing with a score bias (GGUF_ROUTING_SIGMOID_BIAS,
+     * run_route_biased): the experts in n_group groups of which the
+     * n_group_used best are kept; the chosen weights renormalised
+     * (weights_norm), times weights_scale (0 or 1: unscaled); gating
+     * 1 softmax, else sigmoid (expert_gating_func) */
+    int   n_group, n_group_used, gating;
+    bool  weights_norm;
+    float weights_scale;
 } run_hparams;
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
@@ -178,6 +189,12 @@ typedef struct run_layer {
      * (pl_post_norm) and added; then the output times out_scale[0] */
     run_matrix pl_gate, pl_proj;     /* (n_embd_pl, n_embd), (n_embd, n_embd_pl) */
     float     *pl_post_norm, *out_scale;
+    /* GLM-4.5: the bias added to the expert scores for the choice
+     * (n_expert,), or NULL; a next-token-prediction block's tensors (loaded
+     * and checked, never run) */
+    float     *exp_probs_b;
+    run_matrix nextn_eh_proj;
+    float     *nextn_enorm, *nextn_hnorm, *nextn_shared_head_norm;
 } run_layer;
 
 typedef struct run_model {

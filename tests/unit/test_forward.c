@@ -2697,6 +2697,96 @@ START_TEST(test_lora_rejects)
 }
 END_TEST
 
+/* Routes the 8 logits (run_route_biased) and checks the two experts
+ * chosen and their weights (within tol). */
+static void route_case(const float *logits, const float *bias, const run_route_params *rp,
+                       int e0, int e1, float w0, float w1, float tol)
+{
+    float p[8], scratch[8 + 8], w[2];
+    int sel[2];
+    memcpy(p, logits, sizeof p);
+    run_route_biased(p, bias, rp, scratch, sel, w);
+    ck_assert_int_eq(sel[0], e0);
+    ck_assert_int_eq(sel[1], e1);
+    ck_assert_float_eq_tol(w[0], w0, tol);
+    ck_assert_float_eq_tol(w[1], w1, tol);
+}
+
+/* Sigmoid routing with a score bias in expert groups (GLM-4.5,
+ * DeepSeek), a case worked by hand: 8 experts in 4 groups of 2, logits
+ * giving p = σ = .5 but .75 (expert 2) and .25 (expert 7), biases making
+ * the choice scores s = p + b = .9 .2 | .6 .55 | .95 .05 | .5 .8. The
+ * groups' sums of their best two are 1.1, 1.15, 1.0, 1.3: the best two
+ * groups are 3 and 1, so experts 4 and 0 (the largest s) are masked, and
+ * the top 2 of the rest are 7 (.8) then 2 (.6); their weights are the
+ * unbiased p .25 and .75 (sum 1: normalised the same), times 2.5. With one
+ * group the choice is 4 then 0 (weights .5, .5, normalised .5, .5). */
+START_TEST(test_route_biased_groups)
+{
+    const float ln3 = logf(3.0f);
+    const float logits[8] = { 0, 0, ln3, 0, 0, 0, 0, -ln3 };
+    const float bias[8] = { 0.4f, -0.3f, -0.15f, 0.05f, 0.45f, -0.45f, 0.0f, 0.55f };
+    float scratch[8 + 8], w[2];
+    int sel[2];
+    run_route_params rp = { .n_expert = 8, .n_used = 2, .n_group = 4, .n_group_used = 2,
+                            .softmax = false, .norm = true, .scale = 2.5f };
+    float p[8];
+    memcpy(p, logits, sizeof p);
+    run_route_biased(p, bias, &rp, scratch, sel, w);
+    ck_assert_float_eq_tol(p[2], 0.75f, 1e-7f); /* p holds the probabilities */
+    ck_assert_float_eq_tol(p[7], 0.25f, 1e-7f);
+    route_case(logits, bias, &rp, 7, 2, 0.25f * 2.5f, 0.75f * 2.5f, 1e-6f);
+    /* one group used of the four: group 3 alone, experts 7 then 6 */
+    rp.n_group_used = 1;
+    rp.norm = false;
+    rp.scale = 1.0f;
+    route_case(logits, bias, &rp, 7, 6, 0.25f, 0.5f, 1e-7f);
+    /* no groups: the largest biased scores overall, unbiased weights */
+    rp.n_group = 1;
+    rp.n_group_used = 1;
+    route_case(logits, bias, &rp, 4, 0, 0.5f, 0.5f, 1e-7f);
+    /* without a bias, the probabilities choose: 2 (.75), then 0 (the first of the .5s);
+     * normalised: .75 / 1.25, .5 / 1.25; scale 0 leaves them */
+    rp.norm = true;
+    rp.scale = 0.0f;
+    route_case(logits, NULL, &rp, 2, 0, 0.6f, 0.4f, 1e-6f);
+}
+END_TEST
+
+/* A group is scored by its best two, not its best one nor its sum: groups
+ * (.9 .0 .0) (.5 .5 .5) (.6 .35 .3): best-two sums .9, 1.0, .95 (best-one
+ * would pick group 0, the sum of all group 1 too, best-two group 1 then 2);
+ * one group used picks group 1's first .5; softmax gating. */
+START_TEST(test_route_biased_group_score)
+{
+    const float sc[9] = { 0.9f, 0.0f, 0.0f, 0.5f, 0.5f, 0.5f, 0.6f, 0.35f, 0.3f };
+    float p[9], bias[9], scratch[9 + 6], w[1];
+    int sel[1];
+    /* sigmoid of 0 is .5: the bias makes each score */
+    for (int e = 0; e < 9; e++) {
+        p[e] = 0.0f;
+        bias[e] = sc[e] - 0.5f;
+    }
+    run_route_params rp = { .n_expert = 9, .n_used = 1, .n_group = 3, .n_group_used = 1,
+                            .softmax = false, .norm = false, .scale = 0.0f };
+    run_route_biased(p, bias, &rp, scratch, sel, w);
+    ck_assert_int_eq(sel[0], 3);
+    ck_assert_float_eq(w[0], 0.5f);
+    rp.n_group_used = 2; /* groups 1 and 2: .6 is the best of them */
+    for (int e = 0; e < 9; e++)
+        p[e] = 0.0f;
+    run_route_biased(p, bias, &rp, scratch, sel, w);
+    ck_assert_int_eq(sel[0], 6);
+    /* softmax gating of equal logits: 1/9 each */
+    rp.softmax = true;
+    for (int e = 0; e < 9; e++)
+        p[e] = 0.0f;
+    run_route_biased(p, NULL, &rp, scratch, sel, w);
+    ck_assert_int_eq(sel[0], 0);
+    ck_assert_float_eq_tol(w[0], 1.0f / 9, 1e-7f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("forward");
@@ -2749,6 +2839,8 @@ int main(void)
     tcase_add_test(tc, test_lora_scales);
     tcase_add_test(tc, test_lora_rejects);
     tcase_add_test(tc, test_lora_b_side_by_side);
+    tcase_add_test(tc, test_route_biased_groups);
+    tcase_add_test(tc, test_route_biased_group_score);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
