@@ -69,6 +69,8 @@ typedef struct options {
     const char   *pos[4];  /* the words that are not options: IN [OUT] TYPE [THREADS] */
     int           npos;
     const char   *sens_path, *write_recipe; /* --sensitivity TABLE, --write-recipe FILE */
+    const char   *like_name, *write_costs;  /* --like PRESET, --write-costs FILE */
+    const preset *like;
     float         target_bpw;               /* --target-bpw (0: none) */
     uint64_t      target_size;              /* --target-size (0: none) */
 } options;
@@ -271,6 +273,11 @@ static const opt option_rows[] = {
       .what = " (a number from 1 to 32)", .help = "with --sensitivity: a file of B bits per weight" },
     { OPT_SIZE, "--target-size", .arg = "BYTES", .off = O(target_size),
       .help = "with --sensitivity: tensor data of at most BYTES (K, M, G)" },
+    { OPT_STRING, "--like", .arg = "PRESET", .off = O(like_name),
+      .help = "with --sensitivity: the size PRESET gives this model" },
+    { OPT_STRING, "--write-costs", .arg = "FILE", .off = O(write_costs),
+      .help = "with --sensitivity: write the table completed with\n"
+              "the importance matrix's estimates" },
     { OPT_STRING, "--write-recipe", .arg = "FILE", .off = O(write_recipe),
       .help = "with --sensitivity: write the mix chosen as a recipe" },
     { OPT_FLAG, "--keep-split", .off = O(keep_split),
@@ -315,6 +322,12 @@ static void usage(FILE *out)
     preset_list(out);
 }
 
+/* Whether types are chosen for a size (--sensitivity or a target given). */
+static bool target_mode(const options *o)
+{
+    return o->sens_path != NULL;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
@@ -327,11 +340,14 @@ static int parse_args(int argc, char **argv, options *o)
     int npos = o->npos;
     if (o->n_include && o->n_exclude)
         return die_usage("%s", "--include-weights and --exclude-weights cannot be used together");
-    if ((o->target_bpw > 0 || o->target_size || o->write_recipe) && !o->sens_path)
-        return die_usage("%s", "--target-bpw, --target-size and --write-recipe go with "
-                         "--sensitivity TABLE");
-    if (o->target_bpw > 0 && o->target_size)
-        return die_usage("%s", "--target-bpw and --target-size are two sizes: give one");
+    if ((o->target_bpw > 0) + (o->target_size > 0) + (o->like_name != NULL) > 1)
+        return die_usage("%s", "--target-bpw, --target-size and --like are three sizes: give one");
+    if (o->like_name && !(o->like = preset_find(o->like_name)))
+        return die_usage("--like: unknown quantization type '%s'", o->like_name);
+    if ((o->target_bpw > 0 || o->target_size || o->like_name || o->write_recipe ||
+         o->write_costs) && !o->sens_path)
+        return die_usage("%s", "--target-bpw, --target-size, --like, --write-recipe and "
+                         "--write-costs go with --sensitivity TABLE");
     if (npos < 1)
         return die_usage("%s", "missing IN.gguf, the model to quantize");
     o->in = pos[0];
@@ -416,6 +432,7 @@ typedef struct plan {
 } plan;
 
 static int apply_target(const gguf_file *f, const options *o, plan *p, gguf_error *err);
+static void free_plan(plan *p);
 static int check_output(const gguf_file *f, const options *o, const char *out, gguf_error *err);
 
 /* llama.cpp visits tensors sorted by (layer, name), non-layer tensors first;
@@ -627,7 +644,7 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
         p->n_elements += (uint64_t)t->n_elements;
     }
     p->n_fallback = st.n_fallback;
-    return o->sens_path ? apply_target(f, o, p, err) : 0;
+    return target_mode(o) ? apply_target(f, o, p, err) : 0;
 }
 
 /* YAML single-quoted: a quote doubled. The tensor name as a regular
@@ -643,6 +660,22 @@ static void put_pattern(FILE *out, const char *name)
         fputc(*c, out);
     }
     fputs("$'", out);
+}
+
+/* Writes buf (len bytes, freed) to path as a whole: a temporary file
+ * renamed into place. */
+static int write_whole(const char *path, char *buf, size_t len, gguf_error *err)
+{
+    gguf_outfile out;
+    int rc = gguf_outfile_open(&out, path, err);
+    if (rc == 0 && gguf_outfile_write(&out, buf, len, err)) {
+        gguf_outfile_discard(&out);
+        rc = -1;
+    } else if (rc == 0) {
+        rc = gguf_outfile_commit(&out, err);
+    }
+    free(buf);
+    return rc;
 }
 
 /* --write-recipe: every retyped tensor's type, as a recipe gguf-quantize
@@ -664,25 +697,56 @@ static int write_recipe(const options *o, const plan *p, const bool *target, ggu
             fprintf(m, "\n    type: %s\n", gguf_dtype_name(p->items[i].type));
         }
     fclose(m);
-    gguf_outfile out;
-    int rc = gguf_outfile_open(&out, o->write_recipe, err);
-    if (rc == 0 && gguf_outfile_write(&out, buf, len, err)) {
-        gguf_outfile_discard(&out);
-        rc = -1;
-    } else if (rc == 0) {
-        rc = gguf_outfile_commit(&out, err);
-    }
-    free(buf);
+    return write_whole(o->write_recipe, buf, len, err);
+}
+
+/* The types the estimate tries for every tensor (and its stock type). */
+static const uint32_t estimate_types[] = {
+    GGUF_DT_Q2_K, GGUF_DT_Q3_K, GGUF_DT_Q4_K, GGUF_DT_Q5_K, GGUF_DT_Q6_K, GGUF_DT_Q8_0,
+    /* for rows the K-quants do not fit (what the presets fall back to) */
+    GGUF_DT_Q4_0, GGUF_DT_Q4_1, GGUF_DT_Q5_0, GGUF_DT_Q5_1, GGUF_DT_IQ4_NL,
+};
+
+/* --write-costs: the table completed, in gguf-run --sensitivity's format
+ * (--sensitivity reads it back). Written whole. */
+static int write_costs(const options *o, const target_table *t, gguf_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return gguf_error_set(err, "out of memory");
+    fprintf(m, "# %s completed by gguf-quantize for %s: the types it has not measured at the "
+               "importance matrix's estimate (%s), scaled by the measured\n"
+               "# tensor\ttype\tbytes\tmean_kld\n",
+            o->sens_path, o->in, o->imatrix_path ? o->imatrix_path : "none");
+    for (size_t i = 0; i < t->n; i++)
+        fprintf(m, "%s\t%s\t%llu\t%.9g\n", t->rows[i].name, gguf_dtype_name(t->rows[i].type),
+                (unsigned long long)t->rows[i].bytes, t->rows[i].kld);
+    fclose(m);
+    return write_whole(o->write_costs, buf, len, err);
+}
+
+/* --like: the tensor data PRESET's own mix takes for this model. */
+static int like_size(const gguf_file *f, const options *o, uint64_t *size, gguf_error *err)
+{
+    options o2 = *o;
+    o2.preset = o->like;
+    o2.like_name = o2.sens_path = o2.write_recipe = o2.write_costs = NULL;
+    o2.target_bpw = 0;
+    o2.target_size = 0;
+    plan p2 = { 0 };
+    const int rc = make_plan(f, &o2, &p2, err);
+    *size = p2.size_out;
+    free_plan(&p2);
+    if (rc)
+        gguf_error_prefix(err, "--like %s: ", o->like->name);
     return rc;
 }
 
 static int apply_target(const gguf_file *f, const options *o, plan *p, gguf_error *err)
 {
-    target_table t;
-    if (target_table_load(o->sens_path, &t, err)) {
-        gguf_error_prefix(err, "%s: ", o->sens_path);
-        return -1;
-    }
+    target_table t = { 0 };
     target_item *items = calloc(p->n ? p->n : 1, sizeof *items);
     bool *is_item = calloc(p->n ? p->n : 1, sizeof *is_item);
     int rc = -1;
@@ -702,21 +766,45 @@ static int apply_target(const gguf_file *f, const options *o, plan *p, gguf_erro
         }
         is_item[i] = true;
         items[n++] = (target_item){ it->t->name, it->t->ne[0],
-                                    (uint64_t)(it->t->n_elements / it->t->ne[0]), it->type, 0 };
+                                    (uint64_t)(it->t->n_elements / it->t->ne[0]), it->type, 0,
+                                    it->t, it->imatrix,
+                                    it->t->n_dims > 2 ? (int)it->t->ne[2] : 1 };
     }
-    const uint64_t target = o->target_size ? o->target_size
-                          : o->target_bpw > 0 ? (uint64_t)((double)o->target_bpw *
-                                                           (double)n_elements / 8.0)
-                          : p->size_out;
+    uint64_t target = o->target_size ? o->target_size
+                    : o->target_bpw > 0 ? (uint64_t)((double)o->target_bpw *
+                                                     (double)n_elements / 8.0)
+                    : p->size_out;
+    if (o->like && like_size(f, o, &target, err))
+        goto done;
     if (target <= fixed) {
         gguf_error_set(err, "a target of %llu bytes leaves nothing for the quantized tensors "
                        "(the others take %llu)", (unsigned long long)target,
                        (unsigned long long)fixed);
         goto done;
     }
+    if (target_table_load(o->sens_path, &t, err)) {
+        gguf_error_prefix(err, "%s: ", o->sens_path);
+        goto done;
+    }
+    /* the types the table has not measured, from the importance matrix's estimate */
+    target_table est;
+    if (target_estimate(items, n, estimate_types,
+                        (int)(sizeof estimate_types / sizeof *estimate_types), &est, err))
+        goto done;
+    rc = target_table_fill(&t, &est, err);
+    target_table_free(&est);
+    if (rc)
+        goto done;
+    rc = -1;
+    if (o->write_costs && (check_output(f, o, o->write_costs, err) || write_costs(o, &t, err))) {
+        if (!strstr(err->msg, o->write_costs))
+            gguf_error_prefix(err, "%s: ", o->write_costs);
+        goto done;
+    }
     target_result res;
     if (target_allocate(items, n, &t, target - fixed, &res, err)) {
-        gguf_error_prefix(err, "%s: ", o->sens_path);
+        if (o->sens_path)
+            gguf_error_prefix(err, "%s: ", o->sens_path);
         goto done;
     }
     p->size_out = fixed;
@@ -730,6 +818,8 @@ static int apply_target(const gguf_file *f, const options *o, plan *p, gguf_erro
                                gguf_dtype_name(ty));
                 goto done;
             }
+            if (ty != it->type)
+                it->why[0] = '\0'; /* the preset's fallback note no longer applies */
             it->type = ty;
             uint64_t row;
             if (gguf_row_size(ty, it->t->ne[0], &row, err))
@@ -739,14 +829,15 @@ static int apply_target(const gguf_file *f, const options *o, plan *p, gguf_erro
         }
     }
     if (!o->quiet) {
+        const char *by = "measured KLD";
         if (res.kept_stock)
-            printf("target: %s's own mix kept: its summed KLD %.6g is the least the table "
-                   "gives for %.2f MiB\n", o->preset->name, res.stock_kld, target / 1048576.0);
+            printf("target: %s's own mix kept: its summed %s %.6g is the least found for "
+                   "%.2f MiB\n", o->preset->name, by, res.stock_kld, target / 1048576.0);
         else
-            printf("target: %d of %zu tensors retyped by measured KLD: summed KLD %.6g (%s's "
-                   "mix: %.6g), %.2f MiB of tensor data for a target of %.2f MiB\n",
-                   res.n_changed, n, res.kld, o->preset->name, res.stock_kld,
-                   p->size_out / 1048576.0, target / 1048576.0);
+            printf("target: %d of %zu tensors retyped by %s: summed %.6g (%s's mix: %.6g), "
+                   "%.2f MiB of tensor data for a target of %.2f MiB\n", res.n_changed, n, by,
+                   res.kld, o->preset->name, res.stock_kld, p->size_out / 1048576.0,
+                   target / 1048576.0);
     }
     rc = o->write_recipe && (check_output(f, o, o->write_recipe, err) ||
                              write_recipe(o, p, is_item, err)) ? -1 : 0;

@@ -118,13 +118,21 @@ int target_table_parse(const char *data, size_t len, target_table *t, gguf_error
         target_table_free(t);
         return gguf_error_set(err, "no rows: not a table of gguf-run --sensitivity");
     }
-    qsort(t->rows, t->n, sizeof *t->rows, cmp_row);
+    if (target_table_index(t, err)) {
+        target_table_free(t);
+        return -1;
+    }
+    return 0;
+}
+
+int target_table_index(target_table *t, gguf_error *err)
+{
+    if (t->n)
+        qsort(t->rows, t->n, sizeof *t->rows, cmp_row);
     for (size_t i = 1; i < t->n; i++)
-        if (!cmp_row(&t->rows[i - 1], &t->rows[i])) {
-            gguf_error_set(err, "%s at %s twice", t->rows[i].name, gguf_dtype_name(t->rows[i].type));
-            target_table_free(t);
-            return -1;
-        }
+        if (!cmp_row(&t->rows[i - 1], &t->rows[i]))
+            return gguf_error_set(err, "%s at %s twice", t->rows[i].name,
+                                  gguf_dtype_name(t->rows[i].type));
     return 0;
 }
 
@@ -141,6 +149,49 @@ int target_table_load(const char *path, target_table *t, gguf_error *err)
 }
 
 /* The rows of one tensor: [*lo, *hi) of the sorted table. */
+static void rows_of(const target_table *t, const char *name, size_t *lo, size_t *hi);
+
+int target_table_fill(target_table *t, const target_table *est, gguf_error *err)
+{
+    target_row *rows = realloc(t->rows, (t->n + est->n + 1) * sizeof *rows);
+    if (!rows)
+        return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+    t->rows = rows;
+    const size_t n_measured = t->n;
+    for (size_t a = 0, b; a < est->n; a = b) {
+        for (b = a; b < est->n && !strcmp(est->rows[b].name, est->rows[a].name); b++)
+            ;
+        size_t lo, hi;
+        rows_of(&(target_table){ t->rows, n_measured }, est->rows[a].name, &lo, &hi);
+        if (lo == hi)
+            continue; /* not measured: the tensor keeps its stock type */
+        /* the measured costs over the estimated ones, on the types both have */
+        double m = 0, e = 0;
+        for (size_t r = lo; r < hi; r++)
+            for (size_t k = a; k < b; k++)
+                if (est->rows[k].type == t->rows[r].type) {
+                    m += t->rows[r].kld;
+                    e += est->rows[k].kld;
+                }
+        const double gain = m > 0 && e > 0 ? m / e : 0;
+        for (size_t k = a; k < b; k++) {
+            bool have = false;
+            for (size_t r = lo; r < hi && !have; r++)
+                have = t->rows[r].type == est->rows[k].type;
+            if (have)
+                continue;
+            target_row *nr = &t->rows[t->n];
+            if (!(nr->name = strdup(est->rows[k].name)))
+                return gguf_error_setc(err, GGUF_ERR_NOMEM, "out of memory");
+            t->n++;
+            nr->type = est->rows[k].type;
+            nr->bytes = est->rows[k].bytes;
+            nr->kld = gain * est->rows[k].kld;
+        }
+    }
+    return target_table_index(t, err);
+}
+
 static void rows_of(const target_table *t, const char *name, size_t *lo, size_t *hi)
 {
     size_t a = 0, b = t->n;

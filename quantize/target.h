@@ -47,15 +47,23 @@ int target_table_load(const char *path, target_table *t, gguf_error *err);
 
 void target_table_free(target_table *t);
 
+/* Sorts the rows of t by tensor and type; a row twice is an error. */
+int target_table_index(target_table *t, gguf_error *err);
+
 /* One tensor to choose a type for: its name, its rows' width and count
  * (for the bytes of each type), the type the preset gives it; chosen is
  * set. */
 typedef struct target_item {
-    const char *name;
-    int64_t     ne0;
-    uint64_t    n_rows;
-    uint32_t    stock;
-    uint32_t    chosen;
+    const char        *name;
+    int64_t            ne0;
+    uint64_t           n_rows;
+    uint32_t           stock;
+    uint32_t           chosen;
+    /* for target_estimate: the tensor (its data mapped), its importance
+     * weights (ne0 per expert, or NULL), its experts (1: a matrix) */
+    const gguf_tensor *t;
+    const float       *imatrix;
+    int                n_experts;
 } target_item;
 
 typedef struct target_result {
@@ -72,5 +80,20 @@ typedef struct target_result {
  * error. */
 int target_allocate(target_item *items, size_t n, const target_table *t, uint64_t budget,
                     target_result *res, gguf_error *err);
+
+/* The table without measuring (estimate.c): for every item and each of
+ * types that fits its rows (and its stock type), the bytes and the relative
+ * output error the importance matrix predicts (the noise-to-signal ratio
+ * of the tensor's product, sampled rows quantized as the file would be), in
+ * place of the measured KLD. Runs on the pool. 0, or -1 with err. */
+int target_estimate(const target_item *items, size_t n, const uint32_t *types, int n_types,
+                    target_table *t, gguf_error *err);
+
+/* Completes a measured table t with the estimate est: a tensor t has rows
+ * for gets the types only est has, each at its estimated cost times the
+ * tensor's measured-over-estimated ratio on the types both have (0 when
+ * the measured costs are not above 0); tensors t has no row for stay
+ * without. 0, or -1 with err. */
+int target_table_fill(target_table *t, const target_table *est, gguf_error *err);
 
 #endif

@@ -223,8 +223,8 @@ static const opt option_rows[] = {
               "alone moves the output: a table of mean KLD per\n"
               "tensor and type" },
     { OPT_STRING, "--sensitivity-types", .arg = "LIST", .off = O(sens_types),
-      .help = "with --sensitivity: the types to try (default\n"
-              RUN_SENSITIVITY_TYPES ")" },
+      .help = "with --sensitivity: the types to measure (default:\n"
+              "q4_K, or q4_0 where q4_K does not fit)" },
     { OPT_STRING, "--sensitivity-imatrix", .arg = "FILE", .off = O(sens_imatrix),
       .help = "with --sensitivity: quantize with this importance\n"
               "matrix, as gguf-quantize --imatrix" },
@@ -625,7 +625,8 @@ static int measure_sensitivity(runner *r, const int32_t *tokens, int n_tokens, c
     const int32_t bos = gguf_vocab_adds_bos(r->vocab) ? gguf_vocab_bos(r->vocab) : -1;
     *what = o->model;
     int rc = run_sensitivity(&r->state, &r->model, r->file, tokens, n_tokens, bos, o->chunks,
-                             r->types, r->n_types, o->sens_imatrix ? &im : NULL, f, err);
+                             r->types, r->n_types, !o->sens_types,
+                             o->sens_imatrix ? &im : NULL, f, err);
     fclose(f);
     gguf_imatrix_free(&im);
     if (rc == 0) {

@@ -93,7 +93,7 @@ size_t run_sensitivity_act_row(run_model *m, const gguf_file *f, const uint32_t 
 
 int run_sensitivity(run_state *s, run_model *m, const gguf_file *f, const int32_t *tokens,
                     int n_tokens, int32_t bos, int max_chunks, const uint32_t *types, int n_types,
-                    const gguf_imatrix *im, FILE *out, gguf_error *err)
+                    bool first_fit, const gguf_imatrix *im, FILE *out, gguf_error *err)
 {
     FILE *base = tmpfile();
     if (!base)
@@ -113,7 +113,7 @@ int run_sensitivity(run_state *s, run_model *m, const gguf_file *f, const int32_
         const gguf_tensor *t = gguf_tensor_at(f, i);
         int n_stack;
         if (matrix_of(m, t, &n_stack))
-            n_work += (uint64_t)n_types;
+            n_work += first_fit ? 1 : (uint64_t)n_types;
     }
     progress bar;
     progress_start(&bar, "sensitivity", n_work, true);
@@ -130,11 +130,14 @@ int run_sensitivity(run_state *s, run_model *m, const gguf_file *f, const int32_
             rc = -1;
             break;
         }
-        for (int k = 0; rc == 0 && k < n_types; k++) {
+        bool measured = false;
+        for (int k = 0; rc == 0 && k < n_types && !(first_fit && measured); k++) {
             const gguf_dtype_traits *tr = gguf_dtype_get(types[k]);
-            progress_add(&bar, 1);
+            if (!first_fit)
+                progress_add(&bar, 1);
             if (w->cols % tr->blck_size)
                 continue; /* gguf-quantize would fall back to another type */
+            measured = true;
             size_t bytes = 0;
             void *q = quantized(t, v, w->rows, w->cols, n_stack, types[k], im, &bytes, err);
             if (!q) {
@@ -155,6 +158,8 @@ int run_sensitivity(run_state *s, run_model *m, const gguf_file *f, const int32_
             if (rc == 0)
                 fprintf(out, "%s\t%s\t%zu\t%.9g\n", t->name, tr->name, bytes, res.mean_kld);
         }
+        if (first_fit)
+            progress_add(&bar, 1);
         free(v);
     }
     progress_end(&bar);

@@ -21,6 +21,7 @@
 #ifndef RUN_SENSITIVITY_H
 #define RUN_SENSITIVITY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,17 +30,19 @@
 #include "forward.h"
 #include "model.h"
 
-/* The types tried when none are named: the K-quants and q8_0. */
-#define RUN_SENSITIVITY_TYPES "q2_K,q3_K,q4_K,q5_K,q6_K,q8_0"
+/* The types tried when none are named, first_fit: q4_K, or q4_0 for rows
+ * q4_K's blocks do not fit (gguf-quantize estimates the other types from
+ * the importance matrix, scaled by this measurement: quantize/target.h). */
+#define RUN_SENSITIVITY_TYPES "q4_K,q4_0"
 
 /* Measures every matrix of f (loaded as m) at each of the n_types types
- * (a type whose blocks do not fit a tensor's rows is left out for it) over
- * the first max_chunks chunks (0: all) of tokens, writing the table to
- * out. im (may be NULL): the importance matrix to quantize with. -1 with
- * err. */
+ * (a type whose blocks do not fit a tensor's rows is left out for it; with
+ * first_fit only the first that fits is measured) over the first
+ * max_chunks chunks (0: all) of tokens, writing the table to out. im (may
+ * be NULL): the importance matrix to quantize with. -1 with err. */
 int run_sensitivity(run_state *s, run_model *m, const gguf_file *f, const int32_t *tokens,
                     int n_tokens, int32_t bos, int max_chunks, const uint32_t *types, int n_types,
-                    const gguf_imatrix *im, FILE *out, gguf_error *err);
+                    bool first_fit, const gguf_imatrix *im, FILE *out, gguf_error *err);
 
 /* The widest activation row the products by every matrix of f at each of
  * the types take (for run_model.extra_act_row, before the state is made). */

@@ -91,7 +91,7 @@ fi
 # wp-llama-5m: calibrated on botchan (the importance matrix and the table),
 # scored on the held-out War and Peace text, never seen in calibration
 if need_fixture corpora/war-and-peace-heldout.txt "target-size mixes on wp-llama-5m" &&
-   need_fixture reference/wp-llama-5m-f16.gguf "target-size mixes on wp-llama-5m" 12; then
+   need_fixture reference/wp-llama-5m-f16.gguf "target-size mixes on wp-llama-5m" 15; then
     H=$FIX/corpora/war-and-peace-heldout.txt
     "$RUN" -m "$M" --imatrix "$W/c.imatrix" -f "$T" -c 128 --chunks 64 >/dev/null 2>&1
     "$RUN" -m "$M" --sensitivity "$W/t.tsv" -f "$T" -c 128 --chunks 6 \
@@ -125,16 +125,50 @@ if need_fixture corpora/war-and-peace-heldout.txt "target-size mixes on wp-llama
     # refusals: a target no mix fits, a table of another model
     fails_cleanly "target: a size no mix fits is refused" "$W/x.gguf" "the smallest mix the table allows" \
         "$QUANTIZE" --sensitivity "$W/t.tsv" --target-bpw 1.5 "$M" "$W/x.gguf" Q4_K_M
-    sed 's/\t1114112\t/\t1114113\t/' "$W/t.tsv" >"$W/other.tsv"
+    awk -F'\t' 'BEGIN { OFS = "\t" } !/^#/ && $1 == "blk.0.ffn_up.weight" { $3 = $3 + 1 } { print }' \
+        "$W/t.tsv" >"$W/other.tsv"
     fails_cleanly "target: a table of another model is refused naming it" "$W/x.gguf" \
-        "$W/other.tsv: [a-z_.]*weight at q8_0: 1114113 bytes in the table, the tensor takes 1114112" \
+        "$W/other.tsv: blk.0.ffn_up.weight at q4_K: 110593 bytes in the table, the tensor takes 110592" \
         "$QUANTIZE" --sensitivity "$W/other.tsv" "$M" "$W/x.gguf" Q4_K_M
+    # one type measured (the default), the others estimated from the importance matrix
+    if [ "$(awk -F'\t' '!/^#/ { print $2 }' "$W/t.tsv" | sort -u)" = q4_K ]; then
+        pass "target: the default table measures q4_K alone ($(grep -vc '^#' "$W/t.tsv") rows)"
+    else fail "target: default types" "$(awk -F'\t' '!/^#/ { print $2 }' "$W/t.tsv" | sort -u | tr '\n' ' ')"; fi
+    "$QUANTIZE" -q --imatrix "$W/c.imatrix" --sensitivity "$W/t.tsv" --write-costs "$W/costs.tsv" \
+        --dry-run "$M" "$W/x.gguf" Q4_K_M >/dev/null 2>&1
+    # every matrix at the six types (q2_K..q8_0), the measured rows as they were
+    n6=$(awk -F'\t' '!/^#/ { n[$1]++ } END { for (t in n) if (n[t] == 6) k++; print k + 0 }' "$W/costs.tsv")
+    same=$(awk -F'\t' 'FNR == 1 { f++ } /^#/ { next } f == 1 { m[$1 $2] = $4 }
+                        f == 2 && ($1 $2) in m { if (m[$1 $2] != $4) bad++; n++ }
+                        END { print n + 0, bad + 0 }' "$W/t.tsv" "$W/costs.tsv")
+    mono=$(awk -F'\t' '!/^#/ { k[$1 " " $2] = $4; n[$1] = 1 }
+                       END { for (t in n) if (!(k[t " q2_K"] > k[t " q3_K"] && k[t " q3_K"] > k[t " q4_K"] &&
+                                                k[t " q4_K"] > k[t " q5_K"] && k[t " q5_K"] > k[t " q6_K"] &&
+                                                k[t " q6_K"] > k[t " q8_0"])) print t }' "$W/costs.tsv")
+    if [ "$n6" = 30 ] && [ "$same" = "30 0" ] && [ -z "$mono" ]; then
+        pass "target: --write-costs: 30 matrices × 6 types, the 30 measured rows kept, costs falling with bits"
+    else fail "target: --write-costs" "$n6 matrices with 6 types; measured kept/changed: $same; not falling: $mono"; fi
+    # --like: the size of another preset's mix
+    "$QUANTIZE" -q --imatrix "$W/c.imatrix" --sensitivity "$W/t.tsv" --like Q3_K_M "$M" "$W/l.gguf" Q4_K_M \
+        >/dev/null 2>&1
+    s1=$(stat -c %s "$W/s-Q3_K_M.gguf" 2>/dev/null || echo 0) s2=$(stat -c %s "$W/l.gguf" 2>/dev/null || echo 0)
+    if [ "$s2" -gt 0 ] && cmp -s "$W/l.gguf" "$W/t-Q3_K_M.gguf"; then
+        pass "target: --like Q3_K_M with Q4_K_M's rules gives Q3_K_M's target file ($s2 bytes, stock $s1)"
+    elif [ "$s2" -gt 0 ] && awk -v a="$s1" -v b="$s2" 'BEGIN { exit !(b <= a * 1.01 && b >= a * 0.99) }'; then
+        pass "target: --like Q3_K_M: $s2 bytes, stock Q3_K_M $s1 (within 1%)"
+    else fail "target: --like" "$s2 vs $s1"; fi
     fixture_block_end
 fi
 usage_error "$QUANTIZE" "--target-bpw without --sensitivity" \
-    "--target-bpw, --target-size and --write-recipe go with --sensitivity TABLE" \
+    "--target-bpw, --target-size, --like, --write-recipe and --write-costs go with --sensitivity TABLE" \
     --target-bpw 4 "$W/a.gguf" Q4_K_M
-usage_error "$QUANTIZE" "--target-bpw and --target-size" "--target-bpw and --target-size are two sizes" \
+usage_error "$QUANTIZE" "--like without --sensitivity" "go with --sensitivity TABLE" \
+    --like Q4_K_M "$W/a.gguf" Q4_K_M
+usage_error "$QUANTIZE" "--target-bpw and --target-size" "--target-bpw, --target-size and --like are three sizes" \
     --sensitivity "$W/t.tsv" --target-bpw 4 --target-size 1M "$W/a.gguf" Q4_K_M
+usage_error "$QUANTIZE" "--like and --target-bpw" "are three sizes: give one" \
+    --sensitivity "$W/t.tsv" --target-bpw 4 --like Q4_K_M "$W/a.gguf" Q4_K_M
+usage_error "$QUANTIZE" "--like an unknown preset" "--like: unknown quantization type 'Q9_K'" \
+    --sensitivity "$W/t.tsv" --like Q9_K "$W/a.gguf" Q4_K_M
 
 exit 0

@@ -6,6 +6,7 @@
  */
 #include "target.h"
 #include "testutil.h"
+#include <math.h>
 #include <string.h>
 
 #include <ggufkit/quants.h>
@@ -74,7 +75,8 @@ START_TEST(test_allocate)
     /* a is fragile (q4_K costs 10), b is not (1): with 354 bytes (q4_K +
      * q6_K) a gets q6_K; with 416 (q4_K + q8_0) a gets q8_0 */
     table3(&t, 10, 2, 1, 1, 0.5, 0.4);
-    target_item it[2] = { { "a", 256, 1, GGUF_DT_Q4_K, 0 }, { "b", 256, 1, GGUF_DT_Q6_K, 0 } };
+    target_item it[2] = { { "a", 256, 1, GGUF_DT_Q4_K, 0, NULL, NULL, 1 },
+                          { "b", 256, 1, GGUF_DT_Q6_K, 0, NULL, NULL, 1 } };
     ck_assert_msg(target_allocate(it, 2, &t, 354, &r, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(it[0].chosen, GGUF_DT_Q6_K);
     ck_assert_int_eq(it[1].chosen, GGUF_DT_Q4_K);
@@ -112,12 +114,138 @@ START_TEST(test_allocate)
 }
 END_TEST
 
+/* the row of t for name at type, or NULL */
+static const target_row *row(const target_table *t, const char *name, uint32_t type)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcmp(t->rows[i].name, name) && t->rows[i].type == type)
+            return &t->rows[i];
+    return NULL;
+}
+
+START_TEST(test_fill)
+{
+    target_table t, est;
+    gguf_error err = { 0 };
+    /* a measured at q4_K (0.02, twice the estimate 0.01): its other types
+     * at twice their estimates; b measured at nothing positive: 0; c not
+     * measured: no rows */
+    ck_assert(parse("a\tq4_K\t144\t0.02\nb\tq4_K\t144\t-0.0001\n", &t, &err) == 0);
+    ck_assert(parse("a\tq2_K\t84\t0.05\na\tq4_K\t144\t0.01\na\tq8_0\t272\t0.0001\n"
+                    "b\tq4_K\t144\t0.01\nb\tq6_K\t210\t0.002\nc\tq4_K\t144\t0.01\n", &est, &err) == 0);
+    ck_assert_msg(target_table_fill(&t, &est, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(t.n, 5);
+    ck_assert(row(&t, "a", GGUF_DT_Q4_K)->kld == 0.02); /* measured rows stay */
+    ck_assert(fabs(row(&t, "a", GGUF_DT_Q2_K)->kld - 0.1) < 1e-15);
+    ck_assert(fabs(row(&t, "a", GGUF_DT_Q8_0)->kld - 0.0002) < 1e-15);
+    ck_assert(row(&t, "a", GGUF_DT_Q2_K)->bytes == 84);
+    ck_assert(row(&t, "b", GGUF_DT_Q4_K)->kld == -0.0001 && row(&t, "b", GGUF_DT_Q6_K)->kld == 0);
+    ck_assert(!row(&t, "c", GGUF_DT_Q4_K));
+    /* sorted again: rows of a tensor together, by type */
+    for (size_t i = 1; i < t.n; i++) {
+        const int c = strcmp(t.rows[i - 1].name, t.rows[i].name);
+        ck_assert(c < 0 || (c == 0 && t.rows[i - 1].type < t.rows[i].type));
+    }
+    target_table_free(&t);
+    target_table_free(&est);
+}
+END_TEST
+
+/* A tensor of f32 rows (rows × 256) for the estimate. */
+static gguf_tensor f32_tensor(const char *name, const float *v, int64_t rows)
+{
+    gguf_tensor t = { 0 };
+    t.name = name;
+    t.n_dims = 2;
+    t.ne[0] = 256;
+    t.ne[1] = rows;
+    t.ne[2] = t.ne[3] = 1;
+    t.type = GGUF_DT_F32;
+    t.n_elements = 256 * rows;
+    t.nbytes = (uint64_t)t.n_elements * 4;
+    t.data = (const uint8_t *)v;
+    return t;
+}
+
+START_TEST(test_estimate)
+{
+    enum { ROWS = 8 };
+    static float v[ROWS * 256];
+    uint32_t s = 12345;
+    for (int i = 0; i < ROWS * 256; i++) {
+        s = s * 1664525u + 1013904223u;
+        v[i] = ((float)(s >> 8) / 16777216.0f - 0.5f) * (i % 7 == 0 ? 8.0f : 1.0f);
+    }
+    gguf_tensor ta = f32_tensor("a", v, ROWS);
+    /* importance only on the first 16 columns of every row */
+    static float im[256];
+    for (int j = 0; j < 16; j++)
+        im[j] = 1.0f;
+    const uint32_t types[] = { GGUF_DT_Q2_K, GGUF_DT_Q4_K, GGUF_DT_Q8_0, GGUF_DT_Q4_0 };
+    target_item it[2] = { { "a", 256, ROWS, GGUF_DT_Q6_K, 0, &ta, NULL, 1 },
+                          { "b", 256, ROWS, GGUF_DT_Q4_K, 0, &ta, im, 1 } };
+    target_table t;
+    gguf_error err = { 0 };
+    ck_assert_msg(target_estimate(it, 2, types, 4, &t, &err) == 0, "%s", err.msg);
+    /* a: 3 types + its stock q6_K; b: the 3 (q4_K is its stock) */
+    ck_assert_uint_eq(t.n, 7);
+    const double a2 = row(&t, "a", GGUF_DT_Q2_K)->kld, a4 = row(&t, "a", GGUF_DT_Q4_K)->kld,
+                 a6 = row(&t, "a", GGUF_DT_Q6_K)->kld, a8 = row(&t, "a", GGUF_DT_Q8_0)->kld;
+    ck_assert_msg(a2 > a4 && a4 > a6 && a6 > a8 && a8 > 0, "%g %g %g %g", a2, a4, a6, a8);
+    ck_assert(row(&t, "a", GGUF_DT_Q4_K)->bytes == 144 * ROWS);
+    ck_assert(row(&t, "a", GGUF_DT_Q8_0)->bytes == 272 * ROWS);
+    /* the relative error, computed here for q8_0 with uniform weights */
+    {
+        double e = 0, sg = 0;
+        uint8_t q[272];
+        float back[256];
+        for (int r = 0; r < ROWS; r++) {
+            ck_assert(gguf_quantize_rows(GGUF_DT_Q8_0, v + r * 256, q, 1, 256, NULL, NULL) == 272);
+            ck_assert(gguf_dequantize_row(GGUF_DT_Q8_0, q, back, 256, NULL) == 0);
+            for (int j = 0; j < 256; j++) {
+                const double d = (double)v[r * 256 + j] - back[j];
+                e += d * d;
+                sg += (double)v[r * 256 + j] * v[r * 256 + j];
+            }
+        }
+        ck_assert_msg(fabs(a8 - e / sg) <= 1e-12 * (e / sg), "%g vs %g", a8, e / sg);
+    }
+    /* b weighs only 16 columns: its error is theirs alone, another number */
+    const double b4 = row(&t, "b", GGUF_DT_Q4_K)->kld;
+    ck_assert(b4 > 0 && b4 != a4);
+    /* the 32-wide types only for rows the K-quants do not fit */
+    ck_assert(!row(&t, "a", GGUF_DT_Q4_0) && !row(&t, "b", GGUF_DT_Q4_0));
+    target_table_free(&t);
+
+    /* rows too narrow for the K-quants: q8_0 and q4_0 (and a stock that fits) */
+    gguf_tensor tn = ta;
+    tn.ne[0] = 64;
+    tn.ne[1] = ROWS * 4;
+    target_item nar = { "n", 64, ROWS * 4, GGUF_DT_Q8_0, 0, &tn, NULL, 1 };
+    ck_assert(target_estimate(&nar, 1, types, 4, &t, &err) == 0);
+    ck_assert_uint_eq(t.n, 2);
+    ck_assert(row(&t, "n", GGUF_DT_Q8_0) && row(&t, "n", GGUF_DT_Q4_0));
+    target_table_free(&t);
+
+    /* a type that needs importance weights, without them: no row */
+    const uint32_t iq[] = { GGUF_DT_IQ2_XXS };
+    ck_assert(target_estimate(&it[0], 1, iq, 1, &t, &err) == 0);
+    ck_assert_uint_eq(t.n, 1); /* its stock alone */
+    target_table_free(&t);
+    ck_assert(target_estimate(&it[1], 1, iq, 1, &t, &err) == 0);
+    ck_assert_uint_eq(t.n, 2);
+    target_table_free(&t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("target");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_parse);
     tcase_add_test(tc, test_allocate);
+    tcase_add_test(tc, test_fill);
+    tcase_add_test(tc, test_estimate);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
