@@ -1581,8 +1581,24 @@ static void forward_batch(run_state *s, const run_model *m, const int32_t *token
     // the last layer goes on with the wanted rows alone (all of them when
     // none is wanted: the importance matrix sees every row, as llama-imatrix)
     const int last = m->hp.n_layer_run - 1; /* glm4moe: its next-token block is not run */
-    for (int il = 0; il <= last; il++)
+    // --sensitivity: record each block's input, or start from a recorded one
+    float *snap = NULL;
+    const size_t snap_stride = (size_t)s->n_batch * (size_t)d;
+    int il0 = 0;
+    if (s->snap_mode && s->snap_at < s->snap_cap) {
+        snap = s->snap + (size_t)s->snap_at++ * (size_t)(last + 2) * snap_stride;
+        if (s->snap_mode == 2) {
+            il0 = s->snap_from;
+            memcpy(s->x, snap + (size_t)il0 * snap_stride, (size_t)nb * d * sizeof *s->x);
+        }
+    }
+    for (int il = il0; il <= last; il++) {
+        if (snap && s->snap_mode == 1)
+            memcpy(snap + (size_t)il * snap_stride, s->x, (size_t)nb * d * sizeof *s->x);
         forward_layer(s, m, il, nb, pos, il == last && out_from < nb ? out_from : 0);
+    }
+    if (snap && s->snap_mode == 1)
+        memcpy(snap + (size_t)(last + 1) * snap_stride, s->x, (size_t)nb * d * sizeof *s->x);
     if (out_from >= nb)
         return;
     // logits (n_out, n_vocab) = rmsnorm(x) * output_norm @ output^T

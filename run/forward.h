@@ -60,6 +60,14 @@ typedef struct run_state {
     float *f16_table;    /* 65536 entries: binary16 bits → float */
     gguf_half *gelu16;   /* GeGLU models: 65536 entries, gelu of each binary16 as f16
                           * (run_gelu_table); NULL otherwise */
+    /* gguf-run --sensitivity: every batch's input to each block (and the
+     * last block's output), recorded once (snap_mode 1) and replayed
+     * (snap_mode 2: the batch starts at block snap_from with what was
+     * recorded, the blocks before it not run); snap_at counts the batches,
+     * snap_cap of them fit in snap (each (n_layer_run + 1) × n_batch ×
+     * n_embd); batches past it run whole. NULL / 0: off. */
+    float *snap;
+    int    snap_mode, snap_from, snap_at, snap_cap;
     run_act_hook act_hook; /* NULL, or called with each product's input rows */
     void  *act_user;       /* the hook's first argument */
     /* hybrid models (qwen35): the recurrent state of each Gated DeltaNet

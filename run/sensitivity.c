@@ -3,6 +3,7 @@
  *
  * Not for: the KL divergence (eval.c), the codecs (libgguf).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,37 @@ static void *quantized(const gguf_tensor *t, const float *v, int64_t rows, int64
     return q;
 }
 
+/* The recorded inputs of the blocks kept for a measurement at most. */
+#define SNAP_MAX ((size_t)1 << 30)
+
+static void snap_off(run_state *s)
+{
+    free(s->snap);
+    s->snap = NULL;
+    s->snap_mode = s->snap_cap = s->snap_at = 0;
+}
+
+/* The first block whose output quantizing t can change: its own (blk.N.),
+ * or an earlier one whose keys and values a block from N on reads (shared
+ * KV); after the last for the output matrix (not tied); 0 for the rest
+ * (the embeddings, per-layer tables). */
+static int first_block(const run_model *m, const gguf_tensor *t, bool embd)
+{
+    const int n = m->hp.n_layer_run;
+    int b = 0;
+    if (!embd && t->data == (const uint8_t *)m->output.data)
+        b = n;
+    else if (!embd && sscanf(t->name, "blk.%d.", &b) != 1)
+        b = 0;
+    if (b < 0 || b > n)
+        return 0;
+    int first = b;
+    for (int il = b; il < n; il++)
+        if (m->layers[il].kv_layer < first)
+            first = m->layers[il].kv_layer;
+    return first < 0 ? 0 : first;
+}
+
 /* The model's matrix for tensor t (its embedding too), or NULL. */
 static run_matrix *matrix_of(run_model *m, const gguf_tensor *t, int *n_stack)
 {
@@ -98,10 +130,25 @@ int run_sensitivity(run_state *s, run_model *m, const gguf_file *f, const int32_
     FILE *base = tmpfile();
     if (!base)
         return gguf_error_set(err, "cannot create a temporary file for the base log-probabilities");
+    /* the base run records every block's input, so that a measurement
+     * starts at the first block its tensor changes (the same numbers) */
+    int64_t chunks = s->n_ctx > 0 ? n_tokens / s->n_ctx : 0;
+    if (max_chunks > 0 && chunks > max_chunks)
+        chunks = max_chunks;
+    const int64_t batches = chunks * ((s->n_ctx + s->n_batch - 1) / s->n_batch);
+    const size_t per = (size_t)(m->hp.n_layer_run + 1) * (size_t)s->n_batch *
+                       (size_t)m->hp.n_embd * sizeof(float);
+    int64_t cap = per ? (int64_t)(SNAP_MAX / per) : 0;
+    cap = cap < batches ? cap : batches;
+    s->snap = cap > 0 ? malloc((size_t)cap * per) : NULL;
+    s->snap_cap = s->snap ? (int)cap : 0;
+    s->snap_mode = s->snap ? 1 : 0;
+    s->snap_at = 0;
     run_eval_result res;
     int rc = run_perplexity_to(s, m, tokens, n_tokens, bos, max_chunks, base, "the base", &res, err);
     if (rc) {
         fclose(base);
+        snap_off(s);
         return -1;
     }
     fprintf(out, "# gguf-run --sensitivity: mean KL divergence from the model's own output when "
@@ -151,6 +198,10 @@ int run_sensitivity(run_state *s, run_model *m, const gguf_file *f, const int32_
             if (embd && m->tied)
                 m->output = *w;
             rewind(base);
+            /* (from block 0: the embedding may be what changed, run it all) */
+            s->snap_from = first_block(m, t, embd);
+            s->snap_mode = s->snap && s->snap_from > 0 ? 2 : 0;
+            s->snap_at = 0;
             rc = run_kl_divergence_from(s, m, base, "the base", bos, &res, err);
             *w = saved;
             m->output = saved_out;
@@ -164,6 +215,7 @@ int run_sensitivity(run_state *s, run_model *m, const gguf_file *f, const int32_
     }
     progress_end(&bar);
     fclose(base);
+    snap_off(s);
     if (rc == 0 && (fflush(out) || ferror(out)))
         rc = gguf_error_set(err, "write error");
     return rc;
