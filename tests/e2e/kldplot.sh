@@ -6,7 +6,8 @@
 # each row's label, both axis titles and tick labels on both axes; a KLD of
 # 0 or below is drawn at the floor and named in the note; one point, equal
 # sizes and a range of 270 decades still give finite coordinates and a
-# bounded number of tick labels; labels are escaped. Bad rows are refused
+# bounded number of tick labels; a size far past the others breaks the x
+# axis; labels are escaped. Bad rows are refused
 # with the file and line named, exit 1 and nothing written (an existing
 # output left as it was); the input, a directory or a missing folder is
 # never written.
@@ -109,6 +110,12 @@ plot_ok huge "1e-250 to 1e20, 1 byte to 1e15 bytes" "$W/huge.tsv" 3
 n=$(yticks "$W/huge.svg")
 if [ "$n" -ge 2 ] && [ "$n" -le 11 ]; then pass "kldplot: 270 decades get $n tick labels (2 to 11)"
 else fail "kldplot: huge range ticks" "$n"; fi
+# F16 at 10.1 MiB beside files of 2.0 to 3.3: the axis breaks, F16 in a
+# strip of its own with its size as tick label; close sizes do not break it
+if grep -q 'class="break"' "$S" && grep -q '>10.10</text>' "$S" && ! grep -q 'class="break"' "$W/zero.svg" 2>/dev/null; then
+    pass "kldplot: a size far past the others breaks the x axis (F16 in a strip)"
+else fail "kldplot: axis break" "$(grep -c 'class="break"' "$S") break marks"; fi
+
 printf 'a<b & "c">\tstock\t1000\t0.5\n' >"$W/esc.tsv"
 plot_ok esc "a label with & < > \"" "$W/esc.tsv" 1
 check "kldplot: the label is escaped" grep -q '>a&lt;b &amp; &quot;c&quot;&gt;</text>' "$W/esc.svg"

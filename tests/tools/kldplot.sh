@@ -19,7 +19,11 @@
 # under the title names the rows. Every point is labelled with its LABEL,
 # stock ones to the left and target ones to the right of the marker, moved
 # up or down (with a leader line) where labels would overlap. Each marker
-# carries class "pt SERIES" and a <title> with its numbers.
+# carries class "pt SERIES" and a <title> with its numbers. A few sizes far
+# past the rest (F16 beside the quantized files: a gap over 45% of the
+# range, at most a quarter of the points past it) are drawn in a strip of
+# their own at the right, the axis broken, so the rest keep the width.
+# More than 16 points get a larger canvas.
 #
 # Bad input (a field missing, a number that is not one or out of range, an
 # unknown series, no rows) is refused with the file and line named, exit 1
@@ -70,7 +74,10 @@ function decade(e) { # 10^e as text: decimals near 1, else 1e-N
     if (e < 0 && e >= -4) return sprintf("%." (-e) "f", 10 ^ e)
     return "1e" e
 }
-function X(v) { return L + (v - x0) / (x1 - x0) * (R - L) }
+function X(v) { # main panel [L, PR]; with a break, the sizes past it in the strip [SL, R]
+    if (brk && v >= sx0) return sx1 > sx0 ? SL + 12 + (v - sx0) / (sx1 - sx0) * (R - SL - 24) : (SL + R) / 2
+    return L + (v - x0) / (x1 - x0) * (PR - L)
+}
 function Y(v) { return B - (lg(v) - y0) / (y1 - y0) * (B - T) }
 function box(x, w, top, bot) { nb++; bx0[nb] = x; bx1[nb] = x + w; by0[nb] = top; by1[nb] = bot }
 function hits(x, w, top, bot,   j, c) { # how many placed boxes [x, x+w] × [top, bot] touches
@@ -96,7 +103,9 @@ function hits(x, w, top, bot,   j, c) { # how many placed boxes [x, x+w] × [top
 END {
     if (failed) exit 1
     if (n == 0) { FNR = 0; bad("no rows to draw") }
-    W = 960; H = 600; L = 90; R = W - 130; T = 78; B = H - 64
+    W = 960; H = 600
+    if (n > 16) { W = 1280; H = 820 } # room for many labels
+    L = 90; R = W - 130; T = 78; B = H - 64; PR = R
     # y: decades around the positive KLDs; KLD <= 0 drawn a decade below the least
     kmin = 0; kmax = 0
     for (i = 1; i <= n; i++) if (kld[i] > 0) {
@@ -117,6 +126,15 @@ END {
     # x: the sizes, padded; one size alone gets ±10%
     xmin = mib[1]; xmax = mib[1]
     for (i = 2; i <= n; i++) { if (mib[i] < xmin) xmin = mib[i]; if (mib[i] > xmax) xmax = mib[i] }
+    # a size far past the others (F16 beside the quantized files): the axis
+    # breaks, those sizes drawn in a strip of their own at the right
+    for (i = 1; i <= n; i++) sz[i] = mib[i]
+    for (i = 2; i <= n; i++) { v = sz[i]; for (j = i - 1; j >= 1 && sz[j] > v; j--) sz[j + 1] = sz[j]; sz[j + 1] = v }
+    brk = 0; g = 0
+    for (j = 1; j < n; j++) if (sz[j + 1] - sz[j] > g) { g = sz[j + 1] - sz[j]; jg = j }
+    if (n >= 4 && g > 0.45 * (xmax - xmin) && n - jg <= n / 4) {
+        brk = 1; sx0 = sz[jg + 1]; sx1 = xmax; xmax = sz[jg]; SL = R - 90; PR = SL - 24
+    }
     pad = (xmax - xmin) * 0.06
     if (pad <= xmax * 1e-9) pad = xmax * 0.1
     x0 = xmin - pad; x1 = xmax + pad
@@ -127,7 +145,7 @@ END {
         dec = step >= 1 ? 0 : -fl(lg(step) + 1e-9)
         if (dec > 12) dec = 12
         wide = length(sprintf("%." dec "f", x1)) * 7.5 + 14
-        if (nt <= 2 || (R - L) * step / (x1 - x0) >= wide) break
+        if (nt <= 2 || (PR - L) * step / (x1 - x0) >= wide) break
     }
 
     printf "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -139,7 +157,11 @@ END {
     printf "<text class=\"note\" x=\"%d\" y=\"48\" font-size=\"12\" text-anchor=\"middle\" fill=\"#444444\">%s</text>\n", (L + R) / 2, esc(note)
     # grid and ticks
     printf "<g class=\"axes\" stroke=\"#000000\" stroke-width=\"1\">\n"
-    printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\"/>\n", L, T, R - L, B - T
+    printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\"/>\n", L, T, PR - L, B - T
+    if (brk) {
+        printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\"/>\n", SL, T, R - SL, B - T
+        for (j = 0; j < 2; j++) printf "<line class=\"break\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", PR - 4, B + 5, PR + 4, B - 5, SL - 4, B + 5, SL + 4, B - 5
+    }
     printf "</g>\n<g class=\"xticks\" font-size=\"12\" text-anchor=\"middle\">\n"
     for (t = ce(x0 / step - 1e-9) * step + 0; t <= x1 + step * 1e-9; t += step) {
         x = X(t)
@@ -147,11 +169,20 @@ END {
         printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000000\"/>", x, B, x, B + 5
         printf "<text x=\"%.1f\" y=\"%d\">%s</text>\n", x, B + 19, sprintf("%." dec "f", t)
     }
+    if (brk) for (j = 0; j < 2; j++) {
+        t = j ? sx1 : sx0
+        if (j && sx1 == sx0) break
+        x = X(t)
+        printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>", x, T, x, B
+        printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000000\"/>", x, B, x, B + 5
+        printf "<text x=\"%.1f\" y=\"%d\">%s</text>\n", x, B + 19 + 13 * j, sprintf("%." (dec + 1) "f", t)
+    }
     printf "</g>\n<g class=\"yticks\" font-size=\"12\" text-anchor=\"end\">\n"
     nd = y1 - y0; every = ce(nd / 10) # a decade a tick, or fewer: 11 at most
     for (e = y0; e <= y1; e += every) {
         y = Y(10 ^ e)
-        printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>", L, y, R, y
+        printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>", L, y, PR, y
+        if (brk) printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>", SL, y, R, y
         printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000000\"/>", L - 6, y, L, y
         printf "<text x=\"%d\" y=\"%.1f\">%s</text>\n", L - 9, y + 4, decade(e)
         if (nd <= 8 && e < y1) for (m = 2; m <= 9; m++) {
@@ -169,7 +200,7 @@ END {
     plain = 0
     for (i = 1; i <= n; i++) if (ser[i] == "stock-plain") plain = 1
     lh = plain ? 64 : 46
-    split(R - 250 " " L + 10 " " L + 10 " " R - 250, cxs, " "); split(T + 10 " " B - 10 - lh " " T + 10 " " B - 10 - lh, cys, " ")
+    split(PR - 250 " " L + 10 " " L + 10 " " PR - 250, cxs, " "); split(T + 10 " " B - 10 - lh " " T + 10 " " B - 10 - lh, cys, " ")
     best = 0
     for (c = 1; c <= 4; c++) {
         h = hits(cxs[c], 240, cys[c], cys[c] + lh)
