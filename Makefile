@@ -92,8 +92,10 @@ deps:
 sample: all
 	$(BUILD)/gguf-inspect $(BUILD)/sample.gguf
 
-# The README's main command: convert, quantize to every preset and measure
-# each against F32 with gguf-run (tests/tools/demo.sh).
+# The README's main command: convert, quantize to every preset (and, with an
+# imatrix gguf-run collects, to a mix chosen for each preset's size) and
+# measure each against F32 with gguf-run; a table and an SVG of KLD against
+# size (tests/tools/demo.sh).
 demo: all $(BUILD)/tests/tools/mkhf
 	@BUILD=$(BUILD) bash tests/tools/demo.sh
 
@@ -282,7 +284,7 @@ help:
 	@echo "  all (default)  libgguf.a, libgguf.so and the tools into BUILD (build/)"
 	@echo "  lib, tools     only the library, only the tools"
 	@echo "  sample         build, then gguf-inspect the generated sample model"
-	@echo "  demo           convert, quantize to every preset and measure each (tests/tools/demo.sh)"
+	@echo "  demo           convert, quantize to every preset and a target-size mix each, measure, plot (tests/tools/demo.sh)"
 	@echo "  test           every unit test and e2e script, with a summary line"
 	@echo "  san            the same under AddressSanitizer + UBSan (clang), in build-san/"
 	@echo "  valgrind       every unit test under valgrind"
