@@ -10,8 +10,49 @@
 #include <ggufkit/arch.h>
 #include "eval.h"
 #include "kernels.h"
+#include "pool.h"
 #include "progress.h"
 #include "sensitivity.h"
+
+/* Rows of a tensor converted on the pool, 64 at a time: dequantized to
+ * f32 (q NULL) or quantized (q set). */
+#define ROWS_PER_UNIT 64
+
+typedef struct rows_job {
+    const uint8_t *src;     /* dequantize: the tensor's rows (src_type) */
+    uint32_t       src_type;
+    uint64_t       src_rb;
+    float         *v;       /* f32 rows (rows × cols) */
+    uint8_t       *q;       /* quantize: rows of type, q_rb bytes each */
+    uint32_t       type;
+    uint64_t       q_rb;
+    const float   *w;       /* importance weights (cols per stacked matrix) or NULL */
+    int64_t        rows, cols, per; /* per: rows of one stacked matrix */
+    int            failed;
+} rows_job;
+
+static void rows_unit(void *ctx, int64_t u, int thread)
+{
+    (void)thread;
+    rows_job *j = ctx;
+    const int64_t r0 = u * ROWS_PER_UNIT;
+    for (int64_t r = r0; r < r0 + ROWS_PER_UNIT && r < j->rows; r++) {
+        float *row = j->v + (size_t)r * (size_t)j->cols;
+        if (!j->q) {
+            if (gguf_dequantize_row(j->src_type, j->src + (size_t)r * j->src_rb, row, j->cols, NULL))
+                j->failed = 1;
+        } else {
+            const float *w = j->w ? j->w + (size_t)(r / j->per) * (size_t)j->cols : NULL;
+            if (!gguf_quantize_rows(j->type, row, j->q + (size_t)r * j->q_rb, 1, j->cols, w, NULL))
+                j->failed = 1;
+        }
+    }
+}
+
+static void rows_run(rows_job *j)
+{
+    pool_for((j->rows + ROWS_PER_UNIT - 1) / ROWS_PER_UNIT, rows_unit, j);
+}
 
 /* The tensor's values as f32 (rows × cols), whatever its type. */
 static float *tensor_f32(const gguf_tensor *t, int64_t rows, int64_t cols, gguf_error *err)
@@ -26,12 +67,14 @@ static float *tensor_f32(const gguf_tensor *t, int64_t rows, int64_t cols, gguf_
         free(v);
         return NULL;
     }
-    for (int64_t r = 0; r < rows; r++)
-        if (gguf_dequantize_row(t->type, t->data + (size_t)r * rb, v + (size_t)r * (size_t)cols,
-                                cols, err)) {
-            free(v);
-            return NULL;
-        }
+    rows_job j = { .src = t->data, .src_type = t->type, .src_rb = rb, .v = v, .rows = rows,
+                   .cols = cols, .per = rows };
+    rows_run(&j);
+    if (j.failed) {
+        free(v);
+        gguf_error_set(err, "%s: cannot read its %s rows", t->name, gguf_dtype_name(t->type));
+        return NULL;
+    }
     return v;
 }
 
@@ -57,14 +100,14 @@ static void *quantized(const gguf_tensor *t, const float *v, int64_t rows, int64
                        nw, t->name, (long long)cols);
         return NULL;
     }
-    const int64_t per = rows / n_stack;
-    for (int e = 0; e < n_stack; e++)
-        if (!gguf_quantize_rows(type, v + (size_t)e * (size_t)per * (size_t)cols,
-                                q + (size_t)e * (size_t)per * rb, per, cols,
-                                w ? w + (size_t)e * (size_t)cols : NULL, err)) {
-            free(q);
-            return NULL;
-        }
+    rows_job j = { .v = (float *)v, .q = q, .type = type, .q_rb = rb, .w = w, .rows = rows,
+                   .cols = cols, .per = rows / n_stack };
+    rows_run(&j);
+    if (j.failed) {
+        free(q);
+        gguf_error_set(err, "%s: cannot be quantized to %s", t->name, gguf_dtype_name(type));
+        return NULL;
+    }
     *bytes = (size_t)rows * rb;
     return q;
 }
