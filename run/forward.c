@@ -1,6 +1,7 @@
 /*
  * forward.c — the transformer forward pass (llama, mistral, qwen2, qwen3, qwen3moe,
- * phi3, gpt-oss, gemma2, gemma3).
+ * phi3, gpt-oss, gemma2, gemma3, qwen35, qwen35moe, gemma4, glm4moe; deepseek2's
+ * latent attention in mla_attention).
  *
  * Read forward_layer() top to bottom: it is the block diagram of one
  * decoder layer. Numerics follow llama.cpp's CPU backend (c392e50, flash
