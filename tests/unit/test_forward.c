@@ -3065,6 +3065,63 @@ START_TEST(test_mla_expanded)
 }
 END_TEST
 
+/* The entry of im named name, or NULL. */
+static const run_importance_entry *entry_named(const run_importance *im, const char *name)
+{
+    for (int i = 0; i < im->n; i++)
+        if (!strcmp(im->e[i].name, name))
+            return &im->e[i];
+    return NULL;
+}
+
+/* --imatrix on the small DeepSeek-V3: attn_k_b and attn_v_b are one row
+ * of every head's inputs side by side and one count (llama-imatrix's 3-D
+ * mul_mat: [nope × heads], [kv_lora × heads]), the experts a row and count
+ * each; every product of a chunk of 16 counted, every sum positive. */
+START_TEST(test_mla_importance)
+{
+    spec sp = mla_spec();
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&sp, &m, &f, &err) == 0, "%s", err.msg);
+    enum { CTX = 16, N = 3 * CTX + 5 };
+    int32_t t[N];
+    for (int i = 0; i < N; i++)
+        t[i] = (int32_t)((i * 7 + 3) % sp.vocab);
+    run_state st;
+    ck_assert_int_eq(run_state_init(&st, &m, CTX, CTX, &err), 0);
+    run_importance im;
+    ck_assert_int_eq(run_importance_init(&im, &m, true, &err), 0);
+    int n_chunk = 0;
+    ck_assert_msg(run_importance_collect(&im, &st, &m, t, N, 1, 0, true, &n_chunk, &err) == 0,
+                  "%s", err.msg);
+    ck_assert_int_eq(n_chunk, 3);
+    const struct { const char *name; int ncols, n_mat; } want[] = {
+        { "blk.0.attn_k_b.weight", 8 * 2, 1 },   { "blk.1.attn_v_b.weight", 16 * 2, 1 },
+        { "blk.0.attn_q_b.weight", 12, 1 },      { "blk.0.attn_kv_a_mqa.weight", 32, 1 },
+        { "blk.1.attn_output.weight", 2 * 8, 1 }, { "blk.1.ffn_gate_exps.weight", 32, 4 },
+        { "blk.0.ffn_down.weight", 64, 1 },
+    };
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        const run_importance_entry *e = entry_named(&im, want[k].name);
+        ck_assert_msg(e != NULL, "no entry %s", want[k].name);
+        ck_assert_int_eq(e->ncols, want[k].ncols);
+        ck_assert_int_eq(e->n_mat, want[k].n_mat);
+        if (want[k].n_mat == 1) {
+            ck_assert_int_eq((int)e->count, 3 * CTX);
+            ck_assert_int_eq(e->ncall, 3);
+            for (int j = 0; j < e->ncols; j++)
+                ck_assert(isfinite(e->sum[j]) && e->sum[j] > 0);
+        }
+    }
+    run_importance_free(&im);
+    run_state_free(&st);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
 static void mla_q_lora_0(spec *s) { s->mla_key = GGUF_KEY_Q_LORA_RANK; s->mla_key_val = 0; }
 static void mla_no_q_b(spec *s) { s->drop = "blk.1.attn_q_b.weight"; }
 static void mla_both_q(spec *s) { s->blk_extra = GGUF_T_ATTN_Q; }
@@ -3231,6 +3288,7 @@ int main(void)
     tcase_add_test(tc, test_route_biased_groups);
     tcase_add_test(tc, test_mla_model);
     tcase_add_test(tc, test_mla_expanded);
+    tcase_add_test(tc, test_mla_importance);
     tcase_add_loop_test(tc, test_mla_rejects, 0, (int)(sizeof MLA_BAD / sizeof *MLA_BAD));
     tcase_add_test(tc, test_route_biased_group_score);
     suite_add_tcase(s, tc);
