@@ -1849,6 +1849,27 @@ START_TEST(test_importance_add)
 }
 END_TEST
 
+enum { COLLECT_CTX = 16, COLLECT_N = 3 * COLLECT_CTX + 5 };
+
+/* Loads sp and collects its importance matrix (entries for every matrix
+ * and the output) over COLLECT_N tokens t it fills, in chunks of COLLECT_CTX with
+ * batches of COLLECT_CTX (with_output: the output's rows too): 3 chunks. */
+static void collect_chunks(const spec *sp, run_model *m, gguf_file **f, run_state *st,
+                           run_importance *im, int32_t *t, bool with_output)
+{
+    gguf_error err;
+    ck_assert_msg(load(sp, m, f, &err) == 0, "%s", err.msg);
+    for (int i = 0; i < COLLECT_N; i++)
+        t[i] = (int32_t)((i * 7 + 3) % sp->vocab);
+    ck_assert_int_eq(run_state_init(st, m, COLLECT_CTX, COLLECT_CTX, &err), 0);
+    ck_assert_int_eq(run_importance_init(im, m, true, &err), 0);
+    int n_chunk = 0;
+    ck_assert_msg(run_importance_collect(im, st, m, t, COLLECT_N, 1, 0, with_output, &n_chunk, &err) == 0,
+                  "%s", err.msg);
+    ck_assert_ptr_null(st->act_hook);
+    ck_assert_int_eq(n_chunk, 3);
+}
+
 static void check_collect(bool tied)
 {
     spec sp = base_spec();
@@ -1856,26 +1877,17 @@ static void check_collect(bool tied)
     run_model m;
     gguf_file *f;
     gguf_error err;
-    ck_assert_msg(load(&sp, &m, &f, &err) == 0, "%s", err.msg);
-    enum { CTX = 16, N = 3 * CTX + 5 };
-    int32_t t[N];
-    for (int i = 0; i < N; i++)
-        t[i] = (int32_t)((i * 7 + 3) % 40);
+    int32_t t[COLLECT_N];
     run_state st;
-    ck_assert_int_eq(run_state_init(&st, &m, CTX, CTX, &err), 0);
     run_importance im;
-    ck_assert_int_eq(run_importance_init(&im, &m, true, &err), 0);
+    collect_chunks(&sp, &m, &f, &st, &im, t, !tied);
     ck_assert_int_eq(im.n, 7 * sp.layers + !tied);
     ck_assert_str_eq(im.e[0].name, "blk.0.attn_q.weight");
     ck_assert_str_eq(im.e[13].name, "blk.1.ffn_down.weight");
     int n_chunk = 0;
-    ck_assert_msg(run_importance_collect(&im, &st, &m, t, N, 1, 0, !tied, &n_chunk, &err) == 0,
-                  "%s", err.msg);
-    ck_assert_ptr_null(st.act_hook);
-    ck_assert_int_eq(n_chunk, 3);
     for (int i = 0; i < im.n; i++) {
         ck_assert_int_eq(im.e[i].ncall, 3); /* one product per chunk of 16 */
-        ck_assert_int_eq((int)im.e[i].count, 3 * CTX);
+        ck_assert_int_eq((int)im.e[i].count, 3 * COLLECT_CTX);
         for (int j = 0; j < im.e[i].ncols; j++)
             ck_assert(isfinite(im.e[i].sum[j]) && im.e[i].sum[j] > 0);
     }
@@ -1890,7 +1902,7 @@ static void check_collect(bool tied)
     /* written and read back as llama-imatrix's file */
     char path[512];
     snprintf(path, sizeof path, "%s/test_forward_%d.imatrix", test_tmpdir(), (int)getpid());
-    ck_assert_msg(run_importance_save(&im, path, "text.txt", false, CTX, &err) == 0, "%s", err.msg);
+    ck_assert_msg(run_importance_save(&im, path, "text.txt", false, COLLECT_CTX, &err) == 0, "%s", err.msg);
     gguf_imatrix back;
     ck_assert_msg(gguf_imatrix_load(path, &back, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(back.n, im.n);
@@ -1905,11 +1917,11 @@ static void check_collect(bool tied)
     gguf_imatrix_free(&back);
     /* and in the GGUF format (llama-imatrix e21cdc11): raw sums and row
      * counts, entries sorted by name, chunks = rows / context */
-    ck_assert_msg(run_importance_save(&im, path, "text.txt", true, CTX, &err) == 0, "%s", err.msg);
+    ck_assert_msg(run_importance_save(&im, path, "text.txt", true, COLLECT_CTX, &err) == 0, "%s", err.msg);
     ck_assert_msg(gguf_imatrix_load(path, &back, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(back.n, im.n);
     ck_assert_int_eq(back.chunks, 3);
-    ck_assert_uint_eq(back.chunk_size, CTX);
+    ck_assert_uint_eq(back.chunk_size, COLLECT_CTX);
     ck_assert_str_eq(back.dataset, "text.txt");
     for (int i = 1; i < back.n; i++)
         ck_assert_int_lt(strcmp(back.entries[i - 1].name, back.entries[i].name), 0);
@@ -1919,23 +1931,23 @@ static void check_collect(bool tied)
         ck_assert_ptr_nonnull(w);
         ck_assert_int_eq(n, im.e[i].ncols);
         for (int j = 0; j < n; j++)
-            ck_assert(w[j] == im.e[i].sum[j] / (float)(3 * CTX));
+            ck_assert(w[j] == im.e[i].sum[j] / (float)(3 * COLLECT_CTX));
     }
     gguf_imatrix_free(&back);
     run_importance_free(&im);
     run_state_free(&st);
 
     /* batches of 8 rows: nothing is collected, and nothing is written */
-    ck_assert_int_eq(run_state_init(&st, &m, CTX, 8, &err), 0);
+    ck_assert_int_eq(run_state_init(&st, &m, COLLECT_CTX, 8, &err), 0);
     ck_assert_int_eq(run_importance_init(&im, &m, false, &err), 0);
-    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, N, 1, 2, false, &n_chunk, &err), 0);
+    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, COLLECT_N, 1, 2, false, &n_chunk, &err), 0);
     ck_assert_int_eq(n_chunk, 2);
     for (int i = 0; i < im.n; i++)
         ck_assert_int_eq(im.e[i].ncall, 0);
-    ck_assert_int_eq(run_importance_save(&im, path, NULL, true, CTX, &err), -1);
+    ck_assert_int_eq(run_importance_save(&im, path, NULL, true, COLLECT_CTX, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "batch of 16"));
     /* a text shorter than two contexts */
-    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, 2 * CTX - 1, 1, 0, false, &n_chunk,
+    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, 2 * COLLECT_CTX - 1, 1, 0, false, &n_chunk,
                                             &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "needs at least 32"));
     unlink(path);
@@ -3083,20 +3095,10 @@ START_TEST(test_mla_importance)
     spec sp = mla_spec();
     run_model m;
     gguf_file *f;
-    gguf_error err;
-    ck_assert_msg(load(&sp, &m, &f, &err) == 0, "%s", err.msg);
-    enum { CTX = 16, N = 3 * CTX + 5 };
-    int32_t t[N];
-    for (int i = 0; i < N; i++)
-        t[i] = (int32_t)((i * 7 + 3) % sp.vocab);
+    int32_t t[COLLECT_N];
     run_state st;
-    ck_assert_int_eq(run_state_init(&st, &m, CTX, CTX, &err), 0);
     run_importance im;
-    ck_assert_int_eq(run_importance_init(&im, &m, true, &err), 0);
-    int n_chunk = 0;
-    ck_assert_msg(run_importance_collect(&im, &st, &m, t, N, 1, 0, true, &n_chunk, &err) == 0,
-                  "%s", err.msg);
-    ck_assert_int_eq(n_chunk, 3);
+    collect_chunks(&sp, &m, &f, &st, &im, t, true);
     const struct { const char *name; int ncols, n_mat; } want[] = {
         { "blk.0.attn_k_b.weight", 8 * 2, 1 },   { "blk.1.attn_v_b.weight", 16 * 2, 1 },
         { "blk.0.attn_q_b.weight", 12, 1 },      { "blk.0.attn_kv_a_mqa.weight", 32, 1 },
@@ -3109,7 +3111,7 @@ START_TEST(test_mla_importance)
         ck_assert_int_eq(e->ncols, want[k].ncols);
         ck_assert_int_eq(e->n_mat, want[k].n_mat);
         if (want[k].n_mat == 1) {
-            ck_assert_int_eq((int)e->count, 3 * CTX);
+            ck_assert_int_eq((int)e->count, 3 * COLLECT_CTX);
             ck_assert_int_eq(e->ncall, 3);
             for (int j = 0; j < e->ncols; j++)
                 ck_assert(isfinite(e->sum[j]) && e->sum[j] > 0);
