@@ -1864,8 +1864,8 @@ static void collect_chunks(const spec *sp, run_model *m, gguf_file **f, run_stat
     ck_assert_int_eq(run_state_init(st, m, COLLECT_CTX, COLLECT_CTX, &err), 0);
     ck_assert_int_eq(run_importance_init(im, m, true, &err), 0);
     int n_chunk = 0;
-    ck_assert_msg(run_importance_collect(im, st, m, t, COLLECT_N, 1, 0, with_output, &n_chunk, &err) == 0,
-                  "%s", err.msg);
+    ck_assert_msg(run_importance_collect(im, st, m, t, COLLECT_N, 1, 0, with_output, &n_chunk,
+                                         &err) == 0, "%s", err.msg);
     ck_assert_ptr_null(st->act_hook);
     ck_assert_int_eq(n_chunk, 3);
 }
