@@ -49,7 +49,7 @@ static const gguf_feature_word WORDS[] = {
     CONVERT(ROPE_PROPORTIONAL, "convert:rope-proportional"),
     RUN(SIGMOID_ROUTING, "sigmoid-routing"), RUN(NEXTN, "nextn"),
     CONVERT(NEXTN_BLOCKS, "convert:nextn-blocks"),
-    MODEL(MLA, "mla"), CONVERT(KV_B_SPLIT, "convert:kv-b-split"),
+    RUN(MLA, "mla"), CONVERT(KV_B_SPLIT, "convert:kv-b-split"),
 };
 #undef RUN
 #undef CONVERT

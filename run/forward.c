@@ -1,6 +1,7 @@
 /*
  * forward.c — the transformer forward pass (llama, mistral, qwen2, qwen3, qwen3moe,
- * phi3, gpt-oss, gemma2, gemma3).
+ * phi3, gpt-oss, gemma2, gemma3, qwen35, qwen35moe, gemma4, glm4moe; deepseek2's
+ * latent attention in mla_attention).
  *
  * Read forward_layer() top to bottom: it is the block diagram of one
  * decoder layer. Numerics follow llama.cpp's CPU backend (c392e50, flash
@@ -229,6 +230,27 @@ static size_t max_act_row(const run_model *m)
     return r;
 }
 
+/* The larger of row and the converted activation rows of n matrices. */
+static size_t act_rows_max(size_t row, const run_matrix *const *ws, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        const size_t r = kern_act_row_size(ws[j]->type, ws[j]->cols);
+        row = r > row ? r : row;
+    }
+    return row;
+}
+
+/* The batch's converted activation rows made row bytes wide when wider
+ * than they are; -1 when out of memory. */
+static int grow_act_rows(run_state *s, size_t row)
+{
+    if (row <= s->xq_row)
+        return 0;
+    free(s->xq);
+    s->xq_row = row;
+    return (s->xq = malloc((size_t)s->n_batch * row)) ? 0 : -1;
+}
+
 /* Hybrid models: the Gated DeltaNet layers' states (zero: a new
  * sequence) and scratch, and the gated attention's q | gate rows; -1 when
  * out of memory. Nothing for other models. */
@@ -244,17 +266,10 @@ static int recurrent_state_init(run_state *s, const run_model *m)
         const run_matrix *ws[] = { &l->gate_shexp, &l->up_shexp, &l->down_shexp,
                                    &l->gate_inp_shexp, &l->wz, &l->ssm_alpha, &l->ssm_beta,
                                    &l->ssm_out };
-        for (size_t j = 0; j < sizeof ws / sizeof ws[0]; j++) {
-            const size_t r = kern_act_row_size(ws[j]->type, ws[j]->cols);
-            row = r > row ? r : row;
-        }
+        row = act_rows_max(row, ws, sizeof ws / sizeof ws[0]);
     }
-    if (row > s->xq_row) {
-        free(s->xq);
-        s->xq_row = row;
-        if (!(s->xq = malloc(nb * row)))
-            return -1;
-    }
+    if (grow_act_rows(s, row))
+        return -1;
     /* the shared expert's gate and up products */
     const size_t ffs = (size_t)hp->n_ff_shexp;
     if (ffs && (!(s->shexp_g = malloc(nb * ffs * sizeof(float))) ||
@@ -300,6 +315,33 @@ static void recurrent_state_free(run_state *s)
     free(s->qg);
     free(s->shexp_g);
     free(s->shexp_u);
+}
+
+/* Latent attention's buffers (none for other models) and the activation
+ * rows of its matrices where wider than the others'; -1 when out of memory. */
+static int state_init_mla(run_state *s, const run_model *m)
+{
+    const run_hparams *hp = &m->hp;
+    if (!hp->mla)
+        return 0;
+    const size_t nb = (size_t)s->n_batch, H = (size_t)hp->n_head;
+    size_t row = s->xq_row;
+    for (int il = 0; il < hp->n_layer; il++) {
+        const run_layer *l = &m->layers[il];
+        const run_matrix *ws[] = { &l->wq_a, &l->wq_b, &l->wkv_a_mqa, &l->wk_b, &l->wv_b };
+        row = act_rows_max(row, ws, sizeof ws / sizeof ws[0]);
+    }
+    if (grow_act_rows(s, row))
+        return -1;
+    const size_t nope = (size_t)hp->mla_nope, kl = (size_t)hp->kv_lora, vh = (size_t)hp->mla_v;
+    const size_t in = nope > kl ? nope : kl, out = kl > vh ? kl : vh;
+    s->mla_q = malloc(nb * H * (nope + (size_t)hp->n_rot) * sizeof(float));
+    s->mla_qa = malloc(nb * ((size_t)hp->q_lora + 1) * sizeof(float));
+    s->mla_g = malloc(nb * (in > vh ? in : vh) * sizeof(float));
+    s->mla_h = malloc(nb * out * sizeof(float));
+    s->mla_o = malloc(nb * H * vh * sizeof(float));
+    s->mla_hook = malloc(nb * H * in * sizeof(float));
+    return s->mla_q && s->mla_qa && s->mla_g && s->mla_h && s->mla_o && s->mla_hook ? 0 : -1;
 }
 
 /* Gemma 4's buffers (none for a model without its experts beside the
@@ -382,7 +424,9 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     s->fused = fused ? malloc(nb * fused * sizeof(float)) : NULL;
     s->xq = malloc(nb * s->xq_row);
     s->k_cache = calloc(cache, sizeof(gguf_half));
-    s->v_cache = calloc(cache, sizeof(gguf_half));
+    /* latent attention: the values are the cached latent, the keys' first
+     * kv_lora dims (llama.cpp's K-only cache); no V cache */
+    s->v_cache = calloc(hp->mla ? 1 : cache, sizeof(gguf_half));
     s->att = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)head_dim) * sizeof(float));
     s->rope_cs = malloc(((size_t)n_rot + 1) * sizeof(float));
     s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)head_dim) *
@@ -422,7 +466,7 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
         s->f16_table[h] = gguf_f16_to_f32((gguf_half)h);
     if (gelu)
         run_gelu_table(s->gelu16);
-    if (recurrent_state_init(s, m)) {
+    if (recurrent_state_init(s, m) || state_init_mla(s, m)) {
         run_state_free(s);
         return gguf_error_set(err, "out of memory for a context of %d tokens", n_ctx);
     }
@@ -463,6 +507,12 @@ void run_state_free(run_state *s)
     free(s->pl_h);
     free(s->lora_t);
     free(s->lora_u);
+    free(s->mla_q);
+    free(s->mla_qa);
+    free(s->mla_g);
+    free(s->mla_h);
+    free(s->mla_o);
+    free(s->mla_hook);
     memset(s, 0, sizeof *s);
 }
 
@@ -775,14 +825,15 @@ static size_t kv_base(const run_state *s, const run_model *m, int layer)
     return slot < 0 ? 0 : (size_t)slot * (size_t)s->n_ctx * s->kv_dim;
 }
 
-/* One head of one token: out (head_dim,) = softmax(K q · kq_scale) V over
- * the n_kv cached positions, K and V rows kv_dim apart in the cache;
+/* One head of one token: out (v_dim,) = softmax(K q · kq_scale) V over
+ * the n_kv cached positions, K and V rows kv_dim apart in the cache, keys
+ * head_dim wide and values v_dim (the same but for latent attention);
  * positions before `from` are masked out (a sliding window), and sink, when
  * not NaN, joins the softmax. */
 static void attend_head(const run_state *s, float *out, const float *q, const gguf_half *kc,
-                        const gguf_half *vc, int n_kv, int head_dim, size_t kv_dim, float kq_scale,
-                        float *att, gguf_half *att16, bool batch, int from, float sink,
-                        float softcap)
+                        const gguf_half *vc, int n_kv, int head_dim, int v_dim, size_t kv_dim,
+                        float kq_scale, float *att, gguf_half *att16, bool batch, int from,
+                        float sink, float softcap)
 {
     const float *f16 = s->f16_table;
     gguf_half *q16 = att16 + n_kv;
@@ -803,9 +854,9 @@ static void attend_head(const run_state *s, float *out, const float *q, const gg
     // out = sum_t p_t v_t, p rounded to f16
     to_f16(att, att16, n_kv);
     if (batch)
-        run_attn_values(out, f16, att16, vc, n_kv, head_dim, kv_dim);
+        run_attn_values(out, f16, att16, vc, n_kv, v_dim, kv_dim);
     else
-        run_attn_values1(out, f16, att16, vc, n_kv, head_dim, kv_dim);
+        run_attn_values1(out, f16, att16, vc, n_kv, v_dim, kv_dim);
 }
 
 /* One layer's attention job: a unit is one query head of one token. */
@@ -818,6 +869,8 @@ typedef struct {
     int              nb, pos, group;
     bool             swa;
     int              hd, qd;         /* the block's head size and n_head · hd */
+    int              vd;             /* a value's width (hd but for latent attention) */
+    const gguf_half *vc;             /* the value cache (latent attention: the keys') */
 } att_job;
 
 static void att_unit(void *ctx, int64_t u, int thread)
@@ -831,10 +884,10 @@ static void att_unit(void *ctx, int64_t u, int thread)
     const size_t kvh = (size_t)(h / j->group) * hd;
     float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
     const int from = j->swa && pos + b + 1 > hp->n_swa ? pos + b + 1 - hp->n_swa : 0;
-    attend_head(s, out, qh, s->k_cache + j->base + kvh, s->v_cache + j->base + kvh, pos + b + 1, hd,
-                j->kv_dim, j->kq_scale, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd), j->nb > 1,
-                from, j->sinks ? j->sinks[h] : NAN, hp->attn_softcap);
-    memcpy(qh, out, (size_t)hd * sizeof *out);
+    attend_head(s, out, qh, s->k_cache + j->base + kvh, j->vc + j->base + kvh, pos + b + 1, hd,
+                j->vd, j->kv_dim, j->kq_scale, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd),
+                j->nb > 1, from, j->sinks ? j->sinks[h] : NAN, hp->attn_softcap);
+    memcpy(qh, out, (size_t)j->vd * sizeof *out);
 }
 
 /* Multi-head attention for nb tokens at positions pos..pos+nb-1: token b
@@ -851,8 +904,10 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
     att_job j = {
         .s = s, .hp = hp, .sinks = l->sinks, .hd = hd, .qd = l->q_dim,
         .base = kv_base(s, m, l->kv_layer), .kv_dim = kv_dim,
-        // 1/sqrt(head_dim) scales the scores, or q was scaled already (phi3, gemma)
-        .kq_scale = hp->q_scale != 0 ? 1.0f : 1.0f / sqrtf((float)hd),
+        // 1/sqrt(head_dim) scales the scores, or q was scaled already (phi3, gemma);
+        // latent attention: its own scale
+        .kq_scale = hp->mla ? hp->mla_kq_scale : hp->q_scale != 0 ? 1.0f : 1.0f / sqrtf((float)hd),
+        .vd = hp->mla ? hp->kv_lora : hd, .vc = hp->mla ? s->k_cache : s->v_cache,
         .nb = nb, .pos = pos, .group = hp->n_head / hp->n_head_kv, .swa = run_layer_is_swa(m, layer),
     };
     /* the per-thread scratch was sized by the pool when the state was made */
@@ -1433,6 +1488,113 @@ static void per_layer_input(run_state *s, const run_model *m, const run_layer *l
         s->x[i] += s->xb2[i];
 }
 
+/* ---------------------------------------------------------------------------
+ * Multi-head latent attention (DeepSeek-V2/V3)
+ */
+
+/* dst (nb, n) = the n floats at off of each of nb rows stride apart in src. */
+static void rows_get(float *dst, const float *src, int nb, size_t stride, size_t off, int n)
+{
+    for (int b = 0; b < nb; b++)
+        memcpy(dst + (size_t)b * n, src + (size_t)b * stride + off, (size_t)n * sizeof *dst);
+}
+
+/* The n floats at off of each of nb rows stride apart in dst = src (nb, n). */
+static void rows_put(float *dst, size_t stride, size_t off, const float *src, int nb, int n)
+{
+    for (int b = 0; b < nb; b++)
+        memcpy(dst + (size_t)b * stride + off, src + (size_t)b * n, (size_t)n * sizeof *dst);
+}
+
+/* y (nb, rows) = x (nb, cols) times head h's matrix of a per-head stack
+ * (k_b, v_b), as ggml's mul_mat of the 3-D weight: one 2-D product per
+ * head, every output a one-row dot product (rows_order: ggml's order when
+ * the activations are a permuted f32 view) or as kern_matmul orders a
+ * batch. Not through matmul: the importance hook sees all heads at once
+ * (mla_attention) and the stacks take no LoRA pairs. */
+static void head_product(run_state *s, const run_matrix *w, int n_head, int h, bool rows_order,
+                         const float *x, int nb, float *y)
+{
+    run_matrix wh = run_expert(w, n_head, h);
+    wh.stack = rows_order ? w : NULL; /* product(): a slice of a stack goes row by row */
+    product(s, &wh, x, nb, y);
+}
+
+/* The latent attention of nb tokens at pos (rows of s->xb) into s->xb2, as
+ * llama.cpp's deepseek2 graph with the absorbed k_b/v_b (its is_mla form):
+ *   q = q_b(rmsnorm(q_a x) · q_a_norm) (or attn_q x), per head nope | rope;
+ *   kv_a_mqa x = latent | k_rope; both rope parts rotated by the position,
+ *   the latent RMS-normalised (kv_a_norm) — the cached key row is
+ *   latent | k_rope (f16, one per token: the only cache);
+ *   each head's query is (k_b_h q_nope) | q_rope, attending over the cached
+ *   rows with the latent as values (one K/V head, scores times mla_kq_scale);
+ *   each head's output times v_b_h; the heads' values through attn_output. */
+static void mla_attention(run_state *s, const run_model *m, int il, int nb, int pos)
+{
+    const run_hparams *hp = &m->hp;
+    const run_layer *l = &m->layers[il];
+    const int H = hp->n_head, nope = hp->mla_nope, rot = hp->n_rot, kl = hp->kv_lora,
+              vh = hp->mla_v, qk = nope + rot, hd = l->head_dim, qd = l->q_dim;
+    float *q = s->mla_q;
+    if (l->wq_a.data) {
+        matmul(s, &l->wq_a, s->xb, nb, s->mla_qa);
+        for (int b = 0; b < nb; b++) {
+            float *r = s->mla_qa + (size_t)b * hp->q_lora;
+            run_rmsnorm(r, r, l->q_a_norm, hp->q_lora, hp->rms_eps);
+        }
+        matmul(s, &l->wq_b, s->mla_qa, nb, q);
+    } else {
+        matmul(s, &l->wq, s->xb, nb, q);
+    }
+    matmul(s, &l->wkv_a_mqa, s->xb, nb, s->k);
+    for (int b = 0; b < nb; b++) {
+        if (hp->rope_yarn)
+            rope_angles_yarn(s->rope_cs, hp, pos + b, s->rope_freqs);
+        else
+            rope_angles(s->rope_cs, rot, pos + b, hp->rope_base, hp->rope_scale, s->rope_freqs,
+                        hp->rope_attn_factor);
+        rope_apply(q + (size_t)b * H * qk + nope, H, qk, rot, s->rope_cs, hp->rope_layout);
+        float *kv = s->k + (size_t)b * hd;
+        rope_apply(kv + kl, 1, hd, rot, s->rope_cs, hp->rope_layout);
+        run_rmsnorm(kv, kv, l->kv_a_norm, kl, hp->rms_eps);
+    }
+    // the importance hook sees k_b's input as llama-imatrix sees the 3-D
+    // product: each token's row of every head's nope part
+    if (s->act_hook) {
+        for (int h = 0; h < H; h++)
+            for (int b = 0; b < nb; b++)
+                memcpy(s->mla_hook + ((size_t)b * H + h) * nope, q + (size_t)b * H * qk +
+                       (size_t)h * qk, (size_t)nope * sizeof *q);
+        s->act_hook(s->act_user, &l->wk_b, s->mla_hook, nb);
+    }
+    // head h's query: k_b_h q_nope | q_rope (f32 weights: ggml multiplies
+    // the permuted view row by row)
+    const bool kb_rows = l->wk_b.type == GGUF_DT_F32;
+    for (int h = 0; h < H; h++) {
+        rows_get(s->mla_g, q, nb, (size_t)H * qk, (size_t)h * qk, nope);
+        head_product(s, &l->wk_b, H, h, kb_rows, s->mla_g, nb, s->mla_h);
+        rows_put(s->q, (size_t)qd, (size_t)h * hd, s->mla_h, nb, kl);
+        for (int b = 0; b < nb; b++)
+            memcpy(s->q + (size_t)b * qd + (size_t)h * hd + kl,
+                   q + (size_t)b * H * qk + (size_t)h * qk + nope, (size_t)rot * sizeof *q);
+    }
+    to_f16(s->k, s->k_cache + kv_base(s, m, il) + (size_t)pos * s->kv_dim, (int64_t)nb * hd);
+    attention(s, m, il, nb, pos); // head h's latent output at s->q[b][h · hd ..+ kl]
+    if (s->act_hook) {
+        for (int b = 0; b < nb; b++)
+            for (int h = 0; h < H; h++)
+                memcpy(s->mla_hook + ((size_t)b * H + h) * kl,
+                       s->q + (size_t)b * qd + (size_t)h * hd, (size_t)kl * sizeof *q);
+        s->act_hook(s->act_user, &l->wv_b, s->mla_hook, nb);
+    }
+    for (int h = 0; h < H; h++) {
+        rows_get(s->mla_g, s->q, nb, (size_t)qd, (size_t)h * hd, kl);
+        head_product(s, &l->wv_b, H, h, false, s->mla_g, nb, s->mla_h);
+        rows_put(s->mla_o, (size_t)H * vh, (size_t)h * vh, s->mla_h, nb, vh);
+    }
+    matmul(s, &l->wo, s->mla_o, nb, s->xb2);
+}
+
 /* Layer il over nb tokens at pos. From the attention output on, only rows
  * keep..nb-1 go on (x then holds nb - keep rows), as llama.cpp keeps only
  * the rows whose logits are wanted after the last layer's attention. */
@@ -1452,6 +1614,10 @@ static void forward_layer(run_state *s, const run_model *m, int il, int nb, int 
     const bool gated = l->wq.rows == 2 * (int64_t)qd;
     if (run_layer_is_recurrent(m, il)) {
         delta_net(s, m, il, nb);
+        goto residual;
+    }
+    if (l->wkv_a_mqa.data) { // deepseek2: latent attention
+        mla_attention(s, m, il, nb, pos);
         goto residual;
     }
     // q (nb, qd) = xb Wq^T + bq;  k, v (nb, kv) = xb Wk^T + bk, xb Wv^T + bv

@@ -95,6 +95,13 @@ typedef struct run_state {
     /* LoRA (run/lora.h; NULL without): a batch's A products (n_batch,
      * the largest rank) and B products (n_batch, the most rows) */
     float *lora_t, *lora_u;
+    /* latent attention (DeepSeek-V2/V3; NULL otherwise): the heads' q
+     * (n_batch, n_head · (mla_nope + n_rot)), the q latent (n_batch,
+     * q_lora), one head's rows in and out of its k_b or v_b product
+     * (n_batch, the wider of mla_nope, kv_lora, mla_v each), the heads'
+     * values (n_batch, n_head · mla_v), and the rows the importance hook
+     * sees of k_b and v_b (n_batch, n_head · the wider of mla_nope, kv_lora) */
+    float *mla_q, *mla_qa, *mla_g, *mla_h, *mla_o, *mla_hook;
 } run_state;
 
 /* Allocates the buffers (KV cache of n_ctx positions, batches of up to

@@ -65,8 +65,13 @@ int run_importance_init(run_importance *im, const run_model *m, bool with_output
                 continue;
             char name[64];
             snprintf(name, sizeof name, gguf_arch_tensor_name(t), il);
-            const int n_mat = gguf_arch_tensor_dim(t, 2) != GGUF_DIM_1 ? m->hp.n_expert : 1;
-            if (add_entry(im, w, name, n_mat))
+            /* a stack of experts: one row and count per expert; of heads
+             * (latent attention's k_b, v_b, a 3-D mul_mat): one row of every
+             * head's inputs side by side and one count, as llama-imatrix */
+            const int dim2 = gguf_arch_tensor_dim(t, 2);
+            const bool heads = dim2 == GGUF_DIM_HEADS;
+            const int n_mat = dim2 != GGUF_DIM_1 && !heads ? m->hp.n_expert : 1;
+            if (new_entry(im, w, name, (int)w->cols * (heads ? m->hp.n_head : 1), n_mat))
                 goto oom;
             /* an adapter's A and B: NAME.lora_a, NAME.lora_b (llama-imatrix
              * collects every blk.* product; two adapters on one matrix

@@ -138,6 +138,11 @@ static int load_rope_scaling(run_hparams *hp, const gguf_file *f, const gguf_hpa
  * not given; attn_factor = mscale(factor) / (1 + 0.1 ln factor), which ggml's
  * rope multiplies by 1 + 0.1 ln(1 / freq_scale) again) and ggml's
  * correction dims for n_rot. */
+static float yarn_get_mscale(float factor, float mscale)
+{
+    return factor <= 1.0f ? 1.0f : 0.1f * mscale * logf(factor) + 1.0f;
+}
+
 static void load_yarn(run_hparams *hp, const gguf_hparams *g)
 {
     const float beta_fast = hp_float(g, GGUF_HP_ROPE_YARN_BETA_FAST),
@@ -146,10 +151,20 @@ static void load_yarn(run_hparams *hp, const gguf_hparams *g)
     float attn = 1.0f;
     if (hp->yarn_ext_factor != 0) {
         const float factor = 1.0f / hp->rope_scale;
-        attn = factor <= 1.0f ? 1.0f : 0.1f * logf(factor) + 1.0f;
+        /* DeepSeek: rope.scaling.yarn_log_multiplier is 0.1 × mscale_all_dim
+         * (the converter's legacy factor, divided out again by llama.cpp's
+         * loader); the ratio of the two magnitude scales, mscale 1 unless
+         * mscale_all_dim is not (llama_context's special case) */
+        const float all = hp->mla ? hp_float(g, GGUF_HP_ROPE_YARN_LOG_MUL) / 0.1f : 0.0f;
+        if (all != 0.0f)
+            attn = yarn_get_mscale(factor, all != 1.0f ? all : 1.0f) /
+                   yarn_get_mscale(factor, all);
+        else
+            attn = yarn_get_mscale(factor, 1.0f);
         attn *= 1.0f / (1.0f + 0.1f * logf(factor));
     }
     attn *= hp->rope_attn_factor;
+    hp->yarn_attn = attn;
     if (hp->yarn_ext_factor != 0)
         attn *= 1.0f + 0.1f * logf(1.0f / hp->rope_scale);
     hp->yarn_mscale = attn;
@@ -261,6 +276,66 @@ static int load_routing(run_hparams *hp, const gguf_file *f, const gguf_hparams 
     return 0;
 }
 
+/* Multi-head latent attention (DeepSeek-V2/V3), as llama.cpp's deepseek2
+ * loader and graph take it: the ranks, a head's unrotated key (the
+ * registry holds key_length_mla past the rope, key_length to kv_lora_rank
+ * + rope and value_length to kv_lora_rank) and value widths, and the
+ * scores' scale: mscale² / √key_length_mla, mscale = attn_factor · (1 +
+ * 0.1 ln(1/freq_scale)) · (1 + 0.1 · yarn_log_multiplier/0.1 ·
+ * ln(1/freq_scale)) in float as the graph computes it. */
+static int load_mla(run_hparams *hp, const gguf_hparams *g, gguf_error *err)
+{
+    if (!hp->mla)
+        return 0;
+    hp->q_lora = hp_int(g, GGUF_HP_Q_LORA_RANK);
+    hp->kv_lora = hp_int(g, GGUF_HP_KV_LORA_RANK);
+    const int k_mla = hp_int(g, GGUF_HP_KEY_LENGTH_MLA);
+    hp->mla_nope = k_mla - hp->n_rot;
+    hp->mla_v = hp_int(g, GGUF_HP_VALUE_LENGTH_MLA);
+    if (hp->mla_nope < 1 || hp->kv_lora + hp->n_rot != hp->head_dim ||
+        (int64_t)hp->n_head * (k_mla > hp->head_dim ? k_mla : hp->head_dim) > MAX_DIM ||
+        (int64_t)hp->n_head * hp->mla_v > MAX_DIM)
+        return gguf_error_set(err, "the latent attention's widths (kv_lora_rank %d, key_length "
+                              "%d, key_length_mla %d, value_length_mla %d, %d heads) do not fit",
+                              hp->kv_lora, hp->head_dim, k_mla, hp->mla_v, hp->n_head);
+    const float fs = hp->rope_scale, log_mul = hp_float(g, GGUF_HP_ROPE_YARN_LOG_MUL) / 0.1f;
+    const float org = hp->yarn_attn * (1.0f + 0.1f * logf(1.0f / fs));
+    const float mscale = org * (1.0f + 0.1f * log_mul * logf(1.0f / fs));
+    hp->mla_kq_scale = 1.0f * mscale * mscale / sqrtf((float)k_mla);
+    return 0;
+}
+
+/* Every block's q path of a latent-attention model: through the q
+ * latent (attn_q_a, its norm, attn_q_b) when q_lora_rank is set, else
+ * one attn_q — what llama.cpp's loader asks for, the other refused. */
+static int check_mla_layers(const run_model *m, gguf_error *err)
+{
+    const run_hparams *hp = &m->hp;
+    for (int i = 0; hp->mla && i < hp->n_layer; i++) {
+        const run_layer *l = &m->layers[i];
+        const bool lora = l->wq_a.data && l->wq_b.data && l->q_a_norm;
+        const bool any_lora = l->wq_a.data || l->wq_b.data || l->q_a_norm;
+        char name[GGUF_MAX_NAME + 16];
+        if (hp->q_lora > 0 && (!lora || l->wq.data)) {
+            snprintf(name, sizeof name, !lora ? (!l->wq_a.data ? GGUF_T_ATTN_Q_A
+                                                 : !l->q_a_norm ? GGUF_T_ATTN_Q_A_NORM
+                                                 : GGUF_T_ATTN_Q_B) : GGUF_T_ATTN_Q, i);
+            return gguf_error_set(err, !lora ? "missing tensor %s (%s.attention.q_lora_rank "
+                                  "is %d)" : "tensor %s: q goes through the q latent "
+                                  "(%s.attention.q_lora_rank is %d)", name, m->arch, hp->q_lora);
+        }
+        if (hp->q_lora == 0 && (!l->wq.data || any_lora)) {
+            snprintf(name, sizeof name, !l->wq.data ? GGUF_T_ATTN_Q
+                     : l->wq_a.data ? GGUF_T_ATTN_Q_A : l->wq_b.data ? GGUF_T_ATTN_Q_B
+                     : GGUF_T_ATTN_Q_A_NORM, i);
+            return gguf_error_set(err, !l->wq.data ? "missing tensor %s (%s.attention.q_lora_rank "
+                                  "is 0: one q projection)" : "tensor %s: %s.attention.q_lora_rank "
+                                  "is 0, q has no latent", name, m->arch);
+        }
+    }
+    return 0;
+}
+
 /* The hyper-parameters, once: the registry's view of them
  * (gguf_hparams_read: the rules of gguf_model_validate, llama.cpp's
  * defaults and derived values, kept in m->hparams for the tensor shapes),
@@ -297,7 +372,8 @@ static int load_hparams(run_model *m, const gguf_file *f, const gguf_arch *a, gg
         return gguf_error_set(err, "key %s is %d, expected 0..%d", key, hp->n_expert_used,
                               hp->n_expert);
     const int v_len = hp_int(g, GGUF_HP_VALUE_LENGTH);
-    if (v_len != hp->head_dim) {
+    hp->mla = gguf_arch_has(a, GGUF_FEAT_MLA); /* values: the latent, the keys' first part */
+    if (v_len != hp->head_dim && !hp->mla) {
         snprintf(key, sizeof key, GGUF_KEY_VALUE_LENGTH, m->arch);
         return gguf_error_set(err, "%s is %d: gguf-run needs values as wide as keys (%d)", key,
                               v_len, hp->head_dim);
@@ -314,6 +390,8 @@ static int load_hparams(run_model *m, const gguf_file *f, const gguf_arch *a, gg
         return -1;
     if (hp->rope_yarn)
         load_yarn(hp, g);
+    else
+        hp->yarn_attn = hp->rope_attn_factor;
     /* an architecture without a pattern row has no local layers (phi3's
      * attention.sliding_window is written but not used) */
     hp->n_swa = gguf_arch_hparam_of(a, GGUF_HP_SWA_PATTERN) ? hp_int(g, GGUF_HP_SLIDING_WINDOW) : 0;
@@ -537,6 +615,14 @@ static const layer_slot SLOTS[] = {
     { GGUF_ROLE_NEXTN_ENORM, false, offsetof(run_layer, nextn_enorm) },
     { GGUF_ROLE_NEXTN_HNORM, false, offsetof(run_layer, nextn_hnorm) },
     { GGUF_ROLE_NEXTN_SHARED_HEAD_NORM, false, offsetof(run_layer, nextn_shared_head_norm) },
+    /* deepseek2: multi-head latent attention */
+    { GGUF_ROLE_ATTN_Q_A, true, offsetof(run_layer, wq_a) },
+    { GGUF_ROLE_ATTN_Q_A_NORM, false, offsetof(run_layer, q_a_norm) },
+    { GGUF_ROLE_ATTN_Q_B, true, offsetof(run_layer, wq_b) },
+    { GGUF_ROLE_ATTN_KV_A_MQA, true, offsetof(run_layer, wkv_a_mqa) },
+    { GGUF_ROLE_ATTN_KV_A_NORM, false, offsetof(run_layer, kv_a_norm) },
+    { GGUF_ROLE_ATTN_K_B, true, offsetof(run_layer, wk_b) },
+    { GGUF_ROLE_ATTN_V_B, true, offsetof(run_layer, wv_b) },
 };
 
 static const layer_slot *slot_of(int role)
@@ -737,8 +823,10 @@ static int layer_geometry(run_model *m, gguf_error *err)
         if (l->n_rot < 0 || l->n_rot > l->head_dim)
             return gguf_error_set(err, "block %d: rope dimension count %d is larger than its "
                                   "head size %d", i, l->n_rot, l->head_dim);
+        /* latent attention: the values are the cached latent (kv_lora_rank) */
+        const int64_t v_want = hp->mla ? hp->kv_lora : (int64_t)hp->n_head_kv * l->head_dim;
         if (gguf_hparams_layer_dim(g, GGUF_DIM_K, i) != (int64_t)hp->n_head_kv * l->head_dim ||
-            gguf_hparams_layer_dim(g, GGUF_DIM_V, i) != (int64_t)hp->n_head_kv * l->head_dim)
+            gguf_hparams_layer_dim(g, GGUF_DIM_V, i) != v_want)
             return gguf_error_set(err, "block %d: gguf-run needs %d K/V heads as wide as the "
                                   "queries' (%d) in every block", i, hp->n_head_kv, l->head_dim);
         if (i < hp->n_layer_kv) {
@@ -814,6 +902,7 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
         return -1;
     m->hp.rope_layout = gguf_arch_rope(ai) == GGUF_ROPE_NEOX ? RUN_ROPE_NEOX : RUN_ROPE_NORM;
     if (load_hparams(m, f, ai, err) || load_routing(&m->hp, f, m->hparams, ai, m->arch, err) ||
+        load_mla(&m->hp, m->hparams, err) ||
         load_vocab_size(m, f, err) || load_block_kinds(m, ai, err) ||
         check_globals(f, ai, &m->hp, err))
         return -1;
@@ -858,7 +947,8 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
     for (int i = 0; i < hp->n_layer; i++)
         if (load_layer(&m->layers[i], f, ai, i, hp, m->hparams, err))
             return -1;
-    return layer_geometry(m, err) || load_per_layer_inputs(m, f, err) ? -1 : 0;
+    return layer_geometry(m, err) || load_per_layer_inputs(m, f, err) ||
+           check_mla_layers(m, err) ? -1 : 0;
 }
 
 /* Packs a matrix (kern_pack_usable) for the eight-row kernels into out.
@@ -888,6 +978,18 @@ static bool stacked_role(int role)
            role == GGUF_ROLE_FFN_DOWN_EXPS || role == GGUF_ROLE_FFN_GATE_UP_EXPS;
 }
 
+/* The latent attention's per-head stacks (k_b, v_b), sliced by head. */
+static bool head_stacked_role(int role)
+{
+    return role == GGUF_ROLE_ATTN_K_B || role == GGUF_ROLE_ATTN_V_B;
+}
+
+/* How many matrices a slot's tensor stacks: experts, heads or one. */
+static int64_t slot_stack(const run_model *m, int role)
+{
+    return stacked_role(role) ? m->hp.n_expert : head_stacked_role(role) ? m->hp.n_head : 1;
+}
+
 run_matrix *run_model_matrix_of(run_model *m, const gguf_tensor *t, int *n_stack)
 {
     *n_stack = 1;
@@ -899,6 +1001,9 @@ run_matrix *run_model_matrix_of(run_model *m, const gguf_tensor *t, int *n_stack
         for (size_t k = 0; k < sizeof SLOTS / sizeof *SLOTS; k++) {
             run_matrix *w = SLOTS[k].matrix ? run_layer_matrix(&m->layers[i], SLOTS[k].role) : NULL;
             if (w && w->data == t->data) {
+                /* k_b and v_b: per-head products outside matmul, no pairs */
+                if (head_stacked_role(SLOTS[k].role))
+                    return NULL;
                 *n_stack = stacked_role(SLOTS[k].role) ? m->hp.n_expert : 1;
                 return w;
             }
@@ -954,7 +1059,7 @@ static int pack_all(run_model *m, gguf_error *err)
     for (int i = 0; i < m->hp.n_layer; i++)
         for (size_t k = 0; k < n_slots; k++)
             if (SLOTS[k].matrix) {
-                n_stack[n] = stacked_role(SLOTS[k].role) ? m->hp.n_expert : 1;
+                n_stack[n] = slot_stack(m, SLOTS[k].role);
                 ws[n++] = run_layer_matrix(&m->layers[i], SLOTS[k].role);
             }
     /* each matrix's place in the arena (at[k + 1] - at[k] bytes; none when

@@ -70,6 +70,8 @@ typedef struct run_hparams {
      * the ramp between the correction dims, cos/sin times yarn_mscale */
     bool  rope_yarn;
     float yarn_ext_factor, yarn_mscale, yarn_corr[2];
+    float yarn_attn;   /* llama.cpp's attn_factor (cparams.yarn_attn_factor) before rope's
+                        * own YaRN factor: rope_attn_factor without YaRN */
     int   n_ctx_orig;  /* rope.scaling.original_context_length */
     float rope_attn_factor; /* rope.scaling.attn_factor (phi3 LongRoPE): cos and sin times
                              * this, as llama.cpp's context applies it; 1 when absent */
@@ -99,6 +101,16 @@ typedef struct run_hparams {
     int   n_group, n_group_used, gating;
     bool  weights_norm;
     float weights_scale;
+    /* multi-head latent attention (DeepSeek-V2/V3, run_layer.wkv_a_mqa):
+     * q through a rank-q_lora latent (0: one attn_q), a KV latent of
+     * kv_lora per token cached with its rotated key (head_dim = kv_lora +
+     * n_rot, one K/V head, the values the latent: v_dim), each head's key
+     * mla_nope unrotated + n_rot rotated dims and its value mla_v wide; the
+     * scores times mla_kq_scale (llama.cpp's deepseek2: mscale² / √(nope +
+     * rope), mscale from YaRN's attention factor and yarn_log_multiplier) */
+    bool  mla;
+    int   q_lora, kv_lora, mla_nope, mla_v;
+    float mla_kq_scale;
 } run_hparams;
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
@@ -195,6 +207,16 @@ typedef struct run_layer {
     float     *exp_probs_b;
     run_matrix nextn_eh_proj;
     float     *nextn_enorm, *nextn_hnorm, *nextn_shared_head_norm;
+    /* DeepSeek-V2/V3's latent attention (data NULL when absent): q's
+     * down-projection (q_lora, n_embd), its norm (q_lora,) and
+     * up-projection (n_head · (mla_nope + n_rot), q_lora) — or wq of that
+     * height; the KV latent and the shared rope key (kv_lora + n_rot,
+     * n_embd), the latent's norm (kv_lora,); per head h (n_head stacked,
+     * run_expert(w, n_head, h)) k_b (kv_lora, mla_nope): a head's unrotated
+     * query into the latent's space, v_b (mla_v, kv_lora): the latent's
+     * attention output into the head's values */
+    run_matrix wq_a, wq_b, wkv_a_mqa, wk_b, wv_b;
+    float     *q_a_norm, *kv_a_norm;
 } run_layer;
 
 typedef struct run_model {

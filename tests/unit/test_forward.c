@@ -66,6 +66,14 @@ typedef struct spec {
     int ssm_inner;        /* > 0: ssm.inner_size written (default 4 · ssm_state) */
     const char *blk_extra;/* a per-block vector tensor of 4 to add in block 1 */
     int sections3;        /* > 0: rope.dimension_sections [0, 0, 0, this] */
+    /* deepseek2 (write_mla_model): a KV latent of mla_kv_lora, q through a
+     * latent of mla_q_lora (0: one attn_q), heads of mla_nope + rot for q/k
+     * and mla_v for values; the first dense_lead blocks dense, the others
+     * experts in groups (group_used of groups kept) with a shared one;
+     * mla_key, when set, written as mla_key_val after the others */
+    int mla_kv_lora, mla_q_lora, mla_nope, mla_v, dense_lead, groups, group_used;
+    const char *mla_key;
+    int mla_key_val;
 } spec;
 
 static spec base_spec(void)
@@ -190,9 +198,54 @@ static void set_u32(gguf_writer *w, const spec *s, const char *fmt, int v)
     gguf_writer_set_u32(w, key, (uint32_t)v);
 }
 
+static const char *write_mla_model(const spec *s);
+
+/* s->n_tokens tokens t0, t1, ... of a llama vocabulary (bos 1, eos 2). */
+static void write_vocab(gguf_writer *w, const spec *s)
+{
+    const char *toks[256];
+    char buf[256][8];
+    for (int i = 0; i < s->n_tokens && i < 256; i++) {
+        snprintf(buf[i], sizeof buf[i], "t%d", i);
+        toks[i] = buf[i];
+    }
+    gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, "llama");
+    gguf_writer_set_str_array(w, GGUF_KEY_TOK_TOKENS, toks, NULL, (uint64_t)s->n_tokens);
+    gguf_writer_set_u32(w, GGUF_KEY_TOK_BOS, 1);
+    gguf_writer_set_u32(w, GGUF_KEY_TOK_EOS, 2);
+}
+
+/* Writes w's tensors with random values (the rope frequency factors
+ * rope_freq0, then 1 + 4i) to path and returns it. */
+static const char *write_tensors(gguf_writer *w, const spec *s, const char *path)
+{
+    gguf_error err;
+    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
+    for (uint64_t i = 0; i < gguf_writer_n_tensors(w); i++) {
+        uint64_t n = gguf_writer_tensor_nbytes(w, i);
+        uint8_t *bytes = malloc(n);
+        ck_assert_ptr_nonnull(bytes);
+        if (s->wtype == GGUF_DT_F32 || n % 4 == 0) {
+            for (uint64_t j = 0; j + 4 <= n; j += 4) {
+                float v = s->rope_freqs && i == 1 ? (j ? 1.0f + (float)j : s->rope_freq0) : rnd();
+                memcpy(bytes + j, &v, 4);
+            }
+        }
+        for (uint64_t j = n / 4 * 4; j < n; j++)
+            bytes[j] = 0;
+        ck_assert_msg(gguf_writer_write_tensor(w, bytes, n, &err) == 0, "%s", err.msg);
+        free(bytes);
+    }
+    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
+    gguf_writer_free(w);
+    return path;
+}
+
 /* Writes the model described by s to a temporary file; returns its path. */
 static const char *write_model(const spec *s)
 {
+    if (s->mla_kv_lora)
+        return write_mla_model(s);
     static char path[512];
     snprintf(path, sizeof path, "%s/test_forward_%d.gguf", test_tmpdir(), (int)getpid());
     gguf_writer *w = gguf_writer_new();
@@ -245,16 +298,7 @@ static const char *write_model(const spec *s)
         snprintf(key, sizeof key, "%s.rope.scaling.factor", ka);
         gguf_writer_set_f32(w, key, 4.0f);
     }
-    const char *toks[256];
-    char buf[256][8];
-    for (int i = 0; i < s->n_tokens && i < 256; i++) {
-        snprintf(buf[i], sizeof buf[i], "t%d", i);
-        toks[i] = buf[i];
-    }
-    gguf_writer_set_str(w, GGUF_KEY_TOK_MODEL, "llama");
-    gguf_writer_set_str_array(w, GGUF_KEY_TOK_TOKENS, toks, NULL, (uint64_t)s->n_tokens);
-    gguf_writer_set_u32(w, GGUF_KEY_TOK_BOS, 1);
-    gguf_writer_set_u32(w, GGUF_KEY_TOK_EOS, 2);
+    write_vocab(w, s);
 
     const int d = s->dim, hd = s->head_dim ? s->head_dim : s->heads ? s->dim / s->heads : 1;
     const int kv = hd * s->kv_heads, qd = hd * s->heads;
@@ -357,26 +401,123 @@ static const char *write_model(const spec *s)
         add(w, s, GGUF_T_OUTPUT, 0, s->wtype, d, s->vocab);
     if (s->extra)
         add(w, s, s->extra, 0, GGUF_DT_F32, s->rot / 2, 0);
-    gguf_error err;
-    ck_assert_msg(gguf_writer_begin(w, path, &err) == 0, "%s", err.msg);
-    for (uint64_t i = 0; i < gguf_writer_n_tensors(w); i++) {
-        uint64_t n = gguf_writer_tensor_nbytes(w, i);
-        uint8_t *bytes = malloc(n);
-        ck_assert_ptr_nonnull(bytes);
-        if (s->wtype == GGUF_DT_F32 || n % 4 == 0) {
-            for (uint64_t j = 0; j + 4 <= n; j += 4) {
-                float v = s->rope_freqs && i == 1 ? (j ? 1.0f + (float)j : s->rope_freq0) : rnd();
-                memcpy(bytes + j, &v, 4);
-            }
-        }
-        for (uint64_t j = n / 4 * 4; j < n; j++)
-            bytes[j] = 0;
-        ck_assert_msg(gguf_writer_write_tensor(w, bytes, n, &err) == 0, "%s", err.msg);
-        free(bytes);
+    return write_tensors(w, s, path);
+}
+
+/* DeepSeek-V3 in small: dim 32, 2 heads, a KV latent of 16 (a key row
+ * of 16 + rope 8 cached), q/k heads of nope 8 + rope 8, values of 8; q
+ * through a latent of 12 (mla_q_lora 0: attn_q); block 0 dense (ff 64),
+ * block 1 sigmoid-routed: 4 experts of 16 in 2 groups (1 kept), 2 used,
+ * normalised, times 2.5, one shared expert; YaRN (factor 4, log
+ * multiplier 0.1 × 1) with rope_scaling "yarn". */
+static spec mla_spec(void)
+{
+    spec s = base_spec();
+    s.arch = "deepseek2";
+    s.heads = 2;
+    s.kv_heads = 1;
+    s.rot = 8;
+    s.mla_kv_lora = 16;
+    s.mla_q_lora = 12;
+    s.mla_nope = 8;
+    s.mla_v = 8;
+    s.dense_lead = 1;
+    s.experts = 4;
+    s.experts_used = 2;
+    s.ff_exp = 16;
+    s.groups = 2;
+    s.group_used = 1;
+    s.eps = 1e-6f;
+    return s;
+}
+
+static const char *write_mla_model(const spec *s)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/test_forward_%d.gguf", test_tmpdir(), (int)getpid());
+    gguf_writer *w = gguf_writer_new();
+    ck_assert_ptr_nonnull(w);
+    char key[96];
+    const int d = s->dim, H = s->heads, kl = s->mla_kv_lora, rot = s->rot, nope = s->mla_nope,
+              vh = s->mla_v, ql = s->mla_q_lora, ne = s->experts, fe = s->ff_exp;
+    gguf_writer_set_str(w, GGUF_KEY_ARCHITECTURE, s->arch);
+    set_u32(w, s, GGUF_KEY_CONTEXT_LENGTH, s->ctx);
+    set_u32(w, s, GGUF_KEY_EMBEDDING_LENGTH, d);
+    set_u32(w, s, GGUF_KEY_BLOCK_COUNT, s->layers);
+    set_u32(w, s, GGUF_KEY_FFN_LENGTH, s->ff);
+    set_u32(w, s, GGUF_KEY_HEAD_COUNT, H);
+    set_u32(w, s, GGUF_KEY_HEAD_COUNT_KV, 1);
+    snprintf(key, sizeof key, GGUF_KEY_RMS_EPS, s->arch);
+    gguf_writer_set_f32(w, key, s->eps);
+    snprintf(key, sizeof key, GGUF_KEY_ROPE_FREQ_BASE, s->arch);
+    gguf_writer_set_f32(w, key, 10000.0f);
+    set_u32(w, s, GGUF_KEY_EXPERT_COUNT, ne);
+    set_u32(w, s, GGUF_KEY_EXPERT_USED_COUNT, s->experts_used);
+    set_u32(w, s, GGUF_KEY_EXPERT_GROUP_COUNT, s->groups);
+    set_u32(w, s, GGUF_KEY_EXPERT_GROUP_USED_COUNT, s->group_used);
+    set_u32(w, s, GGUF_KEY_EXPERT_GATING_FUNC, 2);
+    set_u32(w, s, GGUF_KEY_LEADING_DENSE_BLOCK_COUNT, s->dense_lead);
+    set_u32(w, s, GGUF_KEY_Q_LORA_RANK, ql);
+    set_u32(w, s, GGUF_KEY_KV_LORA_RANK, kl);
+    set_u32(w, s, GGUF_KEY_KEY_LENGTH, kl + rot);
+    set_u32(w, s, GGUF_KEY_VALUE_LENGTH, kl);
+    set_u32(w, s, GGUF_KEY_KEY_LENGTH_MLA, nope + rot);
+    set_u32(w, s, GGUF_KEY_VALUE_LENGTH_MLA, vh);
+    set_u32(w, s, GGUF_KEY_EXPERT_FFN_LENGTH, fe);
+    set_u32(w, s, GGUF_KEY_EXPERT_SHARED_COUNT, 1);
+    snprintf(key, sizeof key, GGUF_KEY_EXPERT_WEIGHTS_SCALE, s->arch);
+    gguf_writer_set_f32(w, key, 2.5f);
+    snprintf(key, sizeof key, GGUF_KEY_EXPERT_WEIGHTS_NORM, s->arch);
+    gguf_writer_set_bool(w, key, true);
+    set_u32(w, s, GGUF_KEY_ROPE_DIM_COUNT, rot);
+    if (s->rope_scaling) {
+        snprintf(key, sizeof key, "%s.rope.scaling.type", s->arch);
+        gguf_writer_set_str(w, key, s->rope_scaling);
+        snprintf(key, sizeof key, "%s.rope.scaling.factor", s->arch);
+        gguf_writer_set_f32(w, key, 4.0f);
+        set_u32(w, s, GGUF_KEY_ROPE_ORIG_CTX, 16);
+        snprintf(key, sizeof key, GGUF_KEY_ROPE_YARN_LOG_MUL, s->arch);
+        gguf_writer_set_f32(w, key, 0.1f);
     }
-    ck_assert_msg(gguf_writer_finish(w, &err) == 0, "%s", err.msg);
-    gguf_writer_free(w);
-    return path;
+    if (s->mla_key)
+        set_u32(w, s, s->mla_key, s->mla_key_val);
+    write_vocab(w, s);
+    add(w, s, GGUF_T_TOKEN_EMBD, 0, s->wtype, d, s->vocab);
+    for (int l = 0; l < s->layers; l++) {
+        add(w, s, GGUF_T_ATTN_NORM, l, GGUF_DT_F32, d, 0);
+        if (ql) {
+            add(w, s, GGUF_T_ATTN_Q_A, l, s->wtype, d, ql);
+            add(w, s, GGUF_T_ATTN_Q_A_NORM, l, GGUF_DT_F32, ql, 0);
+            add(w, s, GGUF_T_ATTN_Q_B, l, s->wtype, ql, H * (nope + rot));
+        } else {
+            add(w, s, GGUF_T_ATTN_Q, l, s->wtype, d, H * (nope + rot));
+        }
+        if (s->blk_extra)
+            add(w, s, s->blk_extra, l, s->wtype, d, H * (nope + rot));
+        add(w, s, GGUF_T_ATTN_KV_A_MQA, l, s->wtype, d, kl + rot);
+        add(w, s, GGUF_T_ATTN_KV_A_NORM, l, GGUF_DT_F32, kl, 0);
+        add3(w, s, GGUF_T_ATTN_K_B, l, s->wtype, nope, kl, H);
+        add3(w, s, GGUF_T_ATTN_V_B, l, s->wtype, kl, vh, H);
+        add(w, s, GGUF_T_ATTN_OUT, l, s->wtype, H * vh, d);
+        add(w, s, GGUF_T_FFN_NORM, l, GGUF_DT_F32, d, 0);
+        if (l < s->dense_lead) {
+            add(w, s, GGUF_T_FFN_GATE, l, s->wtype, d, s->ff);
+            add(w, s, GGUF_T_FFN_UP, l, s->wtype, d, s->ff);
+            add(w, s, GGUF_T_FFN_DOWN, l, s->wtype, s->ff, d);
+            continue;
+        }
+        add(w, s, GGUF_T_FFN_GATE_INP, l, GGUF_DT_F32, d, ne);
+        add(w, s, GGUF_T_EXP_PROBS_B, l, GGUF_DT_F32, ne, 0);
+        add3(w, s, GGUF_T_FFN_GATE_EXPS, l, s->wtype, d, fe, ne);
+        add3(w, s, GGUF_T_FFN_UP_EXPS, l, s->wtype, d, fe, ne);
+        add3(w, s, GGUF_T_FFN_DOWN_EXPS, l, s->wtype, fe, d, ne);
+        add(w, s, GGUF_T_FFN_GATE_SHEXP, l, s->wtype, d, fe);
+        add(w, s, GGUF_T_FFN_UP_SHEXP, l, s->wtype, d, fe);
+        add(w, s, GGUF_T_FFN_DOWN_SHEXP, l, s->wtype, fe, d);
+    }
+    add(w, s, GGUF_T_OUTPUT_NORM, 0, GGUF_DT_F32, d, 0);
+    add(w, s, GGUF_T_OUTPUT, 0, s->wtype, d, s->vocab);
+    return write_tensors(w, s, path);
 }
 
 /* Loads s; returns 0 or -1 with the message in err. */
@@ -1708,6 +1849,27 @@ START_TEST(test_importance_add)
 }
 END_TEST
 
+enum { COLLECT_CTX = 16, COLLECT_N = 3 * COLLECT_CTX + 5 };
+
+/* Loads sp and collects its importance matrix (entries for every matrix
+ * and the output) over COLLECT_N tokens t it fills, in chunks of COLLECT_CTX with
+ * batches of COLLECT_CTX (with_output: the output's rows too): 3 chunks. */
+static void collect_chunks(const spec *sp, run_model *m, gguf_file **f, run_state *st,
+                           run_importance *im, int32_t *t, bool with_output)
+{
+    gguf_error err;
+    ck_assert_msg(load(sp, m, f, &err) == 0, "%s", err.msg);
+    for (int i = 0; i < COLLECT_N; i++)
+        t[i] = (int32_t)((i * 7 + 3) % sp->vocab);
+    ck_assert_int_eq(run_state_init(st, m, COLLECT_CTX, COLLECT_CTX, &err), 0);
+    ck_assert_int_eq(run_importance_init(im, m, true, &err), 0);
+    int n_chunk = 0;
+    ck_assert_msg(run_importance_collect(im, st, m, t, COLLECT_N, 1, 0, with_output, &n_chunk,
+                                         &err) == 0, "%s", err.msg);
+    ck_assert_ptr_null(st->act_hook);
+    ck_assert_int_eq(n_chunk, 3);
+}
+
 static void check_collect(bool tied)
 {
     spec sp = base_spec();
@@ -1715,26 +1877,17 @@ static void check_collect(bool tied)
     run_model m;
     gguf_file *f;
     gguf_error err;
-    ck_assert_msg(load(&sp, &m, &f, &err) == 0, "%s", err.msg);
-    enum { CTX = 16, N = 3 * CTX + 5 };
-    int32_t t[N];
-    for (int i = 0; i < N; i++)
-        t[i] = (int32_t)((i * 7 + 3) % 40);
+    int32_t t[COLLECT_N];
     run_state st;
-    ck_assert_int_eq(run_state_init(&st, &m, CTX, CTX, &err), 0);
     run_importance im;
-    ck_assert_int_eq(run_importance_init(&im, &m, true, &err), 0);
+    collect_chunks(&sp, &m, &f, &st, &im, t, !tied);
     ck_assert_int_eq(im.n, 7 * sp.layers + !tied);
     ck_assert_str_eq(im.e[0].name, "blk.0.attn_q.weight");
     ck_assert_str_eq(im.e[13].name, "blk.1.ffn_down.weight");
     int n_chunk = 0;
-    ck_assert_msg(run_importance_collect(&im, &st, &m, t, N, 1, 0, !tied, &n_chunk, &err) == 0,
-                  "%s", err.msg);
-    ck_assert_ptr_null(st.act_hook);
-    ck_assert_int_eq(n_chunk, 3);
     for (int i = 0; i < im.n; i++) {
         ck_assert_int_eq(im.e[i].ncall, 3); /* one product per chunk of 16 */
-        ck_assert_int_eq((int)im.e[i].count, 3 * CTX);
+        ck_assert_int_eq((int)im.e[i].count, 3 * COLLECT_CTX);
         for (int j = 0; j < im.e[i].ncols; j++)
             ck_assert(isfinite(im.e[i].sum[j]) && im.e[i].sum[j] > 0);
     }
@@ -1749,7 +1902,7 @@ static void check_collect(bool tied)
     /* written and read back as llama-imatrix's file */
     char path[512];
     snprintf(path, sizeof path, "%s/test_forward_%d.imatrix", test_tmpdir(), (int)getpid());
-    ck_assert_msg(run_importance_save(&im, path, "text.txt", false, CTX, &err) == 0, "%s", err.msg);
+    ck_assert_msg(run_importance_save(&im, path, "text.txt", false, COLLECT_CTX, &err) == 0, "%s", err.msg);
     gguf_imatrix back;
     ck_assert_msg(gguf_imatrix_load(path, &back, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(back.n, im.n);
@@ -1764,11 +1917,11 @@ static void check_collect(bool tied)
     gguf_imatrix_free(&back);
     /* and in the GGUF format (llama-imatrix e21cdc11): raw sums and row
      * counts, entries sorted by name, chunks = rows / context */
-    ck_assert_msg(run_importance_save(&im, path, "text.txt", true, CTX, &err) == 0, "%s", err.msg);
+    ck_assert_msg(run_importance_save(&im, path, "text.txt", true, COLLECT_CTX, &err) == 0, "%s", err.msg);
     ck_assert_msg(gguf_imatrix_load(path, &back, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(back.n, im.n);
     ck_assert_int_eq(back.chunks, 3);
-    ck_assert_uint_eq(back.chunk_size, CTX);
+    ck_assert_uint_eq(back.chunk_size, COLLECT_CTX);
     ck_assert_str_eq(back.dataset, "text.txt");
     for (int i = 1; i < back.n; i++)
         ck_assert_int_lt(strcmp(back.entries[i - 1].name, back.entries[i].name), 0);
@@ -1778,23 +1931,23 @@ static void check_collect(bool tied)
         ck_assert_ptr_nonnull(w);
         ck_assert_int_eq(n, im.e[i].ncols);
         for (int j = 0; j < n; j++)
-            ck_assert(w[j] == im.e[i].sum[j] / (float)(3 * CTX));
+            ck_assert(w[j] == im.e[i].sum[j] / (float)(3 * COLLECT_CTX));
     }
     gguf_imatrix_free(&back);
     run_importance_free(&im);
     run_state_free(&st);
 
     /* batches of 8 rows: nothing is collected, and nothing is written */
-    ck_assert_int_eq(run_state_init(&st, &m, CTX, 8, &err), 0);
+    ck_assert_int_eq(run_state_init(&st, &m, COLLECT_CTX, 8, &err), 0);
     ck_assert_int_eq(run_importance_init(&im, &m, false, &err), 0);
-    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, N, 1, 2, false, &n_chunk, &err), 0);
+    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, COLLECT_N, 1, 2, false, &n_chunk, &err), 0);
     ck_assert_int_eq(n_chunk, 2);
     for (int i = 0; i < im.n; i++)
         ck_assert_int_eq(im.e[i].ncall, 0);
-    ck_assert_int_eq(run_importance_save(&im, path, NULL, true, CTX, &err), -1);
+    ck_assert_int_eq(run_importance_save(&im, path, NULL, true, COLLECT_CTX, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "batch of 16"));
     /* a text shorter than two contexts */
-    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, 2 * CTX - 1, 1, 0, false, &n_chunk,
+    ck_assert_int_eq(run_importance_collect(&im, &st, &m, t, 2 * COLLECT_CTX - 1, 1, 0, false, &n_chunk,
                                             &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "needs at least 32"));
     unlink(path);
@@ -2712,6 +2865,301 @@ static void route_case(const float *logits, const float *bias, const run_route_p
     ck_assert_float_eq_tol(w[1], w1, tol);
 }
 
+/* ---------------------------------------------------------------------------
+ * Multi-head latent attention (deepseek2)
+ */
+
+/* The small DeepSeek-V3 loads with its latent widths and the scores'
+ * scale (1/√16 without YaRN; with it mscale² / √16, mscale llama.cpp's
+ * attn_factor · (1 + 0.1 ln 4) · (1 + 0.1 · 1 · ln 4) in its float
+ * order), a dense block 0 and a routed block 1; a prompt gives the same logits in one
+ * batch, token by token and in batches of 3, with q through its latent or
+ * one attn_q, with and without YaRN; scalar and vector give the same bits. */
+START_TEST(test_mla_model)
+{
+    spec s = mla_spec();
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert(m.hp.mla);
+    ck_assert_int_eq(m.hp.kv_lora, 16);
+    ck_assert_int_eq(m.hp.q_lora, 12);
+    ck_assert_int_eq(m.hp.mla_nope, 8);
+    ck_assert_int_eq(m.hp.mla_v, 8);
+    ck_assert_int_eq(m.hp.head_dim, 24); /* the cached row: latent + rope key */
+    ck_assert_float_eq(m.hp.mla_kq_scale, 0.25f);
+    ck_assert_ptr_null(m.layers[0].gate_inp.data);
+    ck_assert_ptr_nonnull(m.layers[1].gate_inp.data);
+    ck_assert_ptr_nonnull(m.layers[1].exp_probs_b);
+    ck_assert_int_eq(m.hp.n_group, 2);
+    ck_assert(m.hp.weights_norm);
+    run_state st;
+    ck_assert_int_eq(run_state_init(&st, &m, 32, 4, &err), 0);
+    ck_assert_uint_eq(st.kv_dim, 24); /* one row per token and block: K only */
+    run_state_free(&st);
+    run_model_free(&m);
+    gguf_close(f);
+    check_batching(s);
+    check_simd_forward(s);
+    s.rope_scaling = "yarn";
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    ck_assert(m.hp.rope_yarn);
+    const float l4 = logf(4.0f), a = (0.1f * l4 + 1.0f) / (0.1f * l4 + 1.0f) *
+                                     (1.0f / (1.0f + 0.1f * l4));
+    const float ms = a * (1.0f + 0.1f * l4) * (1.0f + 0.1f * 1.0f * l4);
+    ck_assert_float_eq(m.hp.mla_kq_scale, 1.0f * ms * ms / sqrtf(16.0f));
+    run_model_free(&m);
+    gguf_close(f);
+    check_batching(s);
+    check_simd_forward(s);
+    s.mla_q_lora = 0;
+    check_batching(s);
+}
+END_TEST
+
+/* y (rows) = W x in double, W an f32 matrix (rows × cols). */
+static void ref_mv(double *y, const float *w, int rows, int cols, const double *x)
+{
+    for (int r = 0; r < rows; r++) {
+        double sum = 0;
+        for (int c = 0; c < cols; c++)
+            sum += (double)w[(size_t)r * cols + c] * x[c];
+        y[r] = sum;
+    }
+}
+
+static void ref_rms(double *y, const double *x, const float *g, int n, double eps)
+{
+    double ss = 0;
+    for (int i = 0; i < n; i++)
+        ss += x[i] * x[i];
+    const double sc = 1.0 / sqrt(ss / n + eps);
+    for (int i = 0; i < n; i++)
+        y[i] = x[i] * sc * g[i];
+}
+
+/* Rotates the n_rot dims at x by pos (ggml's NORM pairs, base 10000). */
+static void ref_rope(double *x, int n_rot, int pos)
+{
+    for (int i = 0; i < n_rot / 2; i++) {
+        const double th = pos * pow(10000.0, -2.0 * i / n_rot), c = cos(th), sn = sin(th);
+        const double a = x[2 * i], b = x[2 * i + 1];
+        x[2 * i] = a * c - b * sn;
+        x[2 * i + 1] = a * sn + b * c;
+    }
+}
+
+/* The logits of every position of a one-block dense deepseek2 in double,
+ * its attention in the expanded form (DeepSeek's own): each head's keys
+ * k_b_h^T latent | k_rope and values v_b_h latent, attended as multi-head
+ * attention scaled by 1/√(nope + rope). */
+static double *mla_expanded_logits(const run_model *m, const int32_t *t, int n)
+{
+    const run_hparams *hp = &m->hp;
+    const run_layer *l = &m->layers[0];
+    const int d = hp->n_embd, H = hp->n_head, nope = hp->mla_nope, rot = hp->n_rot,
+              kl = hp->kv_lora, vh = hp->mla_v, qk = nope + rot, ql = hp->q_lora, ff = hp->n_ff,
+              nv = hp->n_vocab;
+    double *x = calloc((size_t)n * d, sizeof *x), *q = calloc((size_t)n * H * qk, sizeof *q),
+           *k = calloc((size_t)n * H * qk, sizeof *k), *v = calloc((size_t)n * H * vh, sizeof *v),
+           *out = calloc((size_t)n * nv, sizeof *out);
+    double h[64], qa[64], kv[64], lat[64], o[64], y[64], g[128], u[128], att[64];
+    ck_assert(d <= 64 && ql <= 64 && kl + rot <= 64 && H * vh <= 64 && ff <= 128 && n <= 64);
+    const float *emb = m->tok_embd.data;
+    for (int p = 0; p < n; p++) {
+        double *xp = x + (size_t)p * d, *qp = q + (size_t)p * H * qk;
+        for (int i = 0; i < d; i++)
+            xp[i] = emb[(size_t)t[p] * d + i];
+        ref_rms(h, xp, l->attn_norm, d, hp->rms_eps);
+        ref_mv(qa, l->wq_a.data, ql, d, h);
+        ref_rms(qa, qa, l->q_a_norm, ql, hp->rms_eps);
+        ref_mv(qp, l->wq_b.data, H * qk, ql, qa);
+        ref_mv(kv, l->wkv_a_mqa.data, kl + rot, d, h);
+        ref_rope(kv + kl, rot, p);
+        ref_rms(lat, kv, l->kv_a_norm, kl, hp->rms_eps);
+        for (int hh = 0; hh < H; hh++) {
+            ref_rope(qp + hh * qk + nope, rot, p);
+            const float *kb = (const float *)l->wk_b.data + (size_t)hh * kl * nope;
+            double *kp = k + ((size_t)p * H + hh) * qk;
+            for (int i = 0; i < nope; i++) {
+                double sum = 0;
+                for (int r = 0; r < kl; r++)
+                    sum += (double)kb[(size_t)r * nope + i] * lat[r];
+                kp[i] = sum;
+            }
+            memcpy(kp + nope, kv + kl, (size_t)rot * sizeof *kp);
+            ref_mv(v + ((size_t)p * H + hh) * vh,
+                   (const float *)l->wv_b.data + (size_t)hh * vh * kl, vh, kl, lat);
+        }
+    }
+    const double scale = 1.0 / sqrt((double)qk);
+    for (int p = 0; p < n; p++) {
+        double *xp = x + (size_t)p * d;
+        for (int hh = 0; hh < H; hh++) {
+            double mx = -INFINITY, sum = 0;
+            for (int j = 0; j <= p; j++) {
+                double sc = 0;
+                for (int i = 0; i < qk; i++)
+                    sc += q[((size_t)p * H + hh) * qk + i] * k[((size_t)j * H + hh) * qk + i];
+                att[j] = sc * scale;
+                mx = att[j] > mx ? att[j] : mx;
+            }
+            for (int j = 0; j <= p; j++)
+                sum += att[j] = exp(att[j] - mx);
+            for (int i = 0; i < vh; i++) {
+                double acc = 0;
+                for (int j = 0; j <= p; j++)
+                    acc += att[j] / sum * v[((size_t)j * H + hh) * vh + i];
+                o[hh * vh + i] = acc;
+            }
+        }
+        ref_mv(y, l->wo.data, d, H * vh, o);
+        for (int i = 0; i < d; i++)
+            xp[i] += y[i];
+        ref_rms(h, xp, l->ffn_norm, d, hp->rms_eps);
+        ref_mv(g, l->w_gate.data, ff, d, h);
+        ref_mv(u, l->w_up.data, ff, d, h);
+        for (int i = 0; i < ff; i++)
+            g[i] = g[i] / (1 + exp(-g[i])) * u[i];
+        ref_mv(y, l->w_down.data, d, ff, g);
+        for (int i = 0; i < d; i++)
+            xp[i] += y[i];
+        ref_rms(h, xp, m->output_norm, d, hp->rms_eps);
+        ref_mv(out + (size_t)p * nv, m->output.data, nv, d, h);
+    }
+    free(x);
+    free(q);
+    free(k);
+    free(v);
+    return out;
+}
+
+/* The absorbed form gguf-run runs (llama.cpp's: q_nope through k_b into
+ * the latent's space, the latent cached once as f16 and attended as one
+ * K/V head, v_b after the attention) against the expanded form in double:
+ * the logits of every position within 5e-4 of the row's largest (measured
+ * 5.1e-5: the f16 cache, q and probabilities), in one batch and token by
+ * token. A block that dropped the rope key, the latent's norm or v_b would
+ * be off by far more. */
+START_TEST(test_mla_expanded)
+{
+    spec s = mla_spec();
+    s.layers = 1;
+    run_model m;
+    gguf_file *f;
+    gguf_error err;
+    ck_assert_msg(load(&s, &m, &f, &err) == 0, "%s", err.msg);
+    enum { N = 20 };
+    int32_t t[N];
+    for (int i = 0; i < N; i++)
+        t[i] = (int32_t)((i * 11 + 5) % s.vocab);
+    const int nv = m.hp.n_vocab;
+    double *want = mla_expanded_logits(&m, t, N), worst = 0;
+    for (int n_batch = 1; n_batch <= N; n_batch += N - 1) {
+        float *got = all_logits(&m, t, N, n_batch);
+        for (int p = 0; p < N; p++) {
+            double mx = 0, md = 0;
+            for (int i = 0; i < nv; i++) {
+                const double w = want[(size_t)p * nv + i], g = got[(size_t)p * nv + i];
+                mx = fabs(w) > mx ? fabs(w) : mx;
+                md = fabs(w - g) > md ? fabs(w - g) : md;
+            }
+            worst = md / mx > worst ? md / mx : worst;
+            ck_assert_msg(md <= 5e-4 * mx, "position %d (batch %d): %g of %g", p, n_batch, md, mx);
+        }
+        free(got);
+    }
+    ck_assert(worst > 0); /* the f16 cache does round */
+    free(want);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
+/* The entry of im named name, or NULL. */
+static const run_importance_entry *entry_named(const run_importance *im, const char *name)
+{
+    for (int i = 0; i < im->n; i++)
+        if (!strcmp(im->e[i].name, name))
+            return &im->e[i];
+    return NULL;
+}
+
+/* --imatrix on the small DeepSeek-V3: attn_k_b and attn_v_b are one row
+ * of every head's inputs side by side and one count (llama-imatrix's 3-D
+ * mul_mat: [nope × heads], [kv_lora × heads]), the experts a row and count
+ * each; every product of a chunk of 16 counted, every sum positive. */
+START_TEST(test_mla_importance)
+{
+    spec sp = mla_spec();
+    run_model m;
+    gguf_file *f;
+    int32_t t[COLLECT_N];
+    run_state st;
+    run_importance im;
+    collect_chunks(&sp, &m, &f, &st, &im, t, true);
+    const struct { const char *name; int ncols, n_mat; } want[] = {
+        { "blk.0.attn_k_b.weight", 8 * 2, 1 },   { "blk.1.attn_v_b.weight", 16 * 2, 1 },
+        { "blk.0.attn_q_b.weight", 12, 1 },      { "blk.0.attn_kv_a_mqa.weight", 32, 1 },
+        { "blk.1.attn_output.weight", 2 * 8, 1 }, { "blk.1.ffn_gate_exps.weight", 32, 4 },
+        { "blk.0.ffn_down.weight", 64, 1 },
+    };
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        const run_importance_entry *e = entry_named(&im, want[k].name);
+        ck_assert_msg(e != NULL, "no entry %s", want[k].name);
+        ck_assert_int_eq(e->ncols, want[k].ncols);
+        ck_assert_int_eq(e->n_mat, want[k].n_mat);
+        if (want[k].n_mat == 1) {
+            ck_assert_int_eq((int)e->count, 3 * COLLECT_CTX);
+            ck_assert_int_eq(e->ncall, 3);
+            for (int j = 0; j < e->ncols; j++)
+                ck_assert(isfinite(e->sum[j]) && e->sum[j] > 0);
+        }
+    }
+    run_importance_free(&im);
+    run_state_free(&st);
+    run_model_free(&m);
+    gguf_close(f);
+}
+END_TEST
+
+static void mla_q_lora_0(spec *s) { s->mla_key = GGUF_KEY_Q_LORA_RANK; s->mla_key_val = 0; }
+static void mla_no_q_b(spec *s) { s->drop = "blk.1.attn_q_b.weight"; }
+static void mla_both_q(spec *s) { s->blk_extra = GGUF_T_ATTN_Q; }
+static void mla_no_q(spec *s) { s->mla_q_lora = 0; s->drop = "blk.0.attn_q.weight"; }
+static void mla_kv_lora(spec *s) { s->mla_key = GGUF_KEY_KV_LORA_RANK; s->mla_key_val = 12; }
+static void mla_no_nope(spec *s) { s->mla_key = GGUF_KEY_KEY_LENGTH_MLA; s->mla_key_val = 8; }
+static void mla_no_k_b(spec *s) { s->drop = "blk.0.attn_k_b.weight"; }
+static void mla_groups(spec *s) { s->mla_key = GGUF_KEY_EXPERT_GROUP_COUNT; s->mla_key_val = 3; }
+
+static const bad_case MLA_BAD[] = {
+    { "q_lora_rank 0 with a q latent", mla_q_lora_0, "blk.0.attn_q_a_norm.weight is [12" },
+    { "no attn_q_b", mla_no_q_b, "missing tensor blk.1.attn_q_b.weight" },
+    { "attn_q beside the q latent", mla_both_q, "tensor blk.0.attn_q.weight: q goes through" },
+    { "no q at all", mla_no_q, "missing tensor blk.0.attn_q.weight" },
+    { "kv_lora_rank not the key's", mla_kv_lora, "key_length = 24, expected" },
+    { "no unrotated key", mla_no_nope, "key_length_mla = 8, expected more than" },
+    { "no attn_k_b", mla_no_k_b, "blk.0.attn_k_b.weight" },
+    { "groups not dividing the experts", mla_groups, "expert_group_count" },
+};
+
+/* Malformed deepseek2 files are refused with a message naming the
+ * tensor or key. */
+START_TEST(test_mla_rejects)
+{
+    const bad_case *c = &MLA_BAD[_i];
+    spec s = mla_spec();
+    c->apply(&s);
+    run_model m;
+    gguf_file *f;
+    gguf_error err = { 0 };
+    ck_assert_msg(load(&s, &m, &f, &err) == -1, "%s: accepted", c->what);
+    ck_assert_msg(strstr(err.msg, c->msg) != NULL, "%s: message \"%s\", expected \"%s\"", c->what,
+                  err.msg, c->msg);
+}
+END_TEST
+
 /* Sigmoid routing with a score bias in expert groups (GLM-4.5,
  * DeepSeek), a case worked by hand: 8 experts in 4 groups of 2, logits
  * giving p = σ = .5 but .75 (expert 2) and .25 (expert 7), biases making
@@ -2840,6 +3288,10 @@ int main(void)
     tcase_add_test(tc, test_lora_rejects);
     tcase_add_test(tc, test_lora_b_side_by_side);
     tcase_add_test(tc, test_route_biased_groups);
+    tcase_add_test(tc, test_mla_model);
+    tcase_add_test(tc, test_mla_expanded);
+    tcase_add_test(tc, test_mla_importance);
+    tcase_add_loop_test(tc, test_mla_rejects, 0, (int)(sizeof MLA_BAD / sizeof *MLA_BAD));
     tcase_add_test(tc, test_route_biased_group_score);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
