@@ -1,6 +1,7 @@
 /*
- * estimate.c — gguf-quantize's target-size mode without a measured table
- * (see target.h, target_estimate).
+ * estimate.c — gguf-quantize --sensitivity: the costs of the types the
+ * table has not measured (see target.h, target_estimate; target_table_fill
+ * scales them by each tensor's measurement).
  *
  * Each tensor's cost at a type is the relative error of its output on the
  * calibration activations the importance matrix summarises: for a row w

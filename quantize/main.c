@@ -322,12 +322,6 @@ static void usage(FILE *out)
     preset_list(out);
 }
 
-/* Whether types are chosen for a size (--sensitivity or a target given). */
-static bool target_mode(const options *o)
-{
-    return o->sens_path != NULL;
-}
-
 static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
@@ -644,7 +638,7 @@ static int make_plan(const gguf_file *f, const options *o, plan *p, gguf_error *
         p->n_elements += (uint64_t)t->n_elements;
     }
     p->n_fallback = st.n_fallback;
-    return target_mode(o) ? apply_target(f, o, p, err) : 0;
+    return o->sens_path ? apply_target(f, o, p, err) : 0;
 }
 
 /* YAML single-quoted: a quote doubled. The tensor name as a regular
@@ -803,8 +797,7 @@ static int apply_target(const gguf_file *f, const options *o, plan *p, gguf_erro
     }
     target_result res;
     if (target_allocate(items, n, &t, target - fixed, &res, err)) {
-        if (o->sens_path)
-            gguf_error_prefix(err, "%s: ", o->sens_path);
+        gguf_error_prefix(err, "%s: ", o->sens_path);
         goto done;
     }
     p->size_out = fixed;
@@ -829,13 +822,12 @@ static int apply_target(const gguf_file *f, const options *o, plan *p, gguf_erro
         }
     }
     if (!o->quiet) {
-        const char *by = "measured KLD";
         if (res.kept_stock)
-            printf("target: %s's own mix kept: its summed %s %.6g is the least found for "
-                   "%.2f MiB\n", o->preset->name, by, res.stock_kld, target / 1048576.0);
+            printf("target: %s's own mix kept: its summed measured KLD %.6g is the least found "
+                   "for %.2f MiB\n", o->preset->name, res.stock_kld, target / 1048576.0);
         else
-            printf("target: %d of %zu tensors retyped by %s: summed %.6g (%s's mix: %.6g), "
-                   "%.2f MiB of tensor data for a target of %.2f MiB\n", res.n_changed, n, by,
+            printf("target: %d of %zu tensors retyped by measured KLD: summed %.6g (%s's mix: "
+                   "%.6g), %.2f MiB of tensor data for a target of %.2f MiB\n", res.n_changed, n,
                    res.kld, o->preset->name, res.stock_kld, p->size_out / 1048576.0,
                    target / 1048576.0);
     }

@@ -81,11 +81,12 @@ typedef struct target_result {
 int target_allocate(target_item *items, size_t n, const target_table *t, uint64_t budget,
                     target_result *res, gguf_error *err);
 
-/* The table without measuring (estimate.c): for every item and each of
- * types that fits its rows (and its stock type), the bytes and the relative
- * output error the importance matrix predicts (the noise-to-signal ratio
- * of the tensor's product, sampled rows quantized as the file would be), in
- * place of the measured KLD. Runs on the pool. 0, or -1 with err. */
+/* An estimated table (estimate.c), for target_table_fill: for every item
+ * and each of types that fits its rows (and its stock type), the bytes and
+ * the relative output error the importance matrix predicts (the
+ * noise-to-signal ratio of the tensor's product, sampled rows quantized as
+ * the file would be) in the KLD's place. Runs on the pool. 0, or -1 with
+ * err. */
 int target_estimate(const target_item *items, size_t n, const uint32_t *types, int n_types,
                     target_table *t, gguf_error *err);
 

@@ -3,6 +3,7 @@
  *
  * Not for: the KL divergence (eval.c), the codecs (libgguf).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ typedef struct rows_job {
     uint64_t       q_rb;
     const float   *w;       /* importance weights (cols per stacked matrix) or NULL */
     int64_t        rows, cols, per; /* per: rows of one stacked matrix */
-    int            failed;
+    atomic_int     failed;  /* set by any thread whose row failed */
 } rows_job;
 
 static void rows_unit(void *ctx, int64_t u, int thread)
@@ -40,18 +41,21 @@ static void rows_unit(void *ctx, int64_t u, int thread)
         float *row = j->v + (size_t)r * (size_t)j->cols;
         if (!j->q) {
             if (gguf_dequantize_row(j->src_type, j->src + (size_t)r * j->src_rb, row, j->cols, NULL))
-                j->failed = 1;
+                atomic_store(&j->failed, 1);
         } else {
             const float *w = j->w ? j->w + (size_t)(r / j->per) * (size_t)j->cols : NULL;
             if (!gguf_quantize_rows(j->type, row, j->q + (size_t)r * j->q_rb, 1, j->cols, w, NULL))
-                j->failed = 1;
+                atomic_store(&j->failed, 1);
         }
     }
 }
 
-static void rows_run(rows_job *j)
+/* Runs j on the pool; whether every row went through. */
+static bool rows_run(rows_job *j)
 {
+    atomic_init(&j->failed, 0);
     pool_for((j->rows + ROWS_PER_UNIT - 1) / ROWS_PER_UNIT, rows_unit, j);
+    return !atomic_load(&j->failed);
 }
 
 /* The tensor's values as f32 (rows × cols), whatever its type. */
@@ -69,8 +73,7 @@ static float *tensor_f32(const gguf_tensor *t, int64_t rows, int64_t cols, gguf_
     }
     rows_job j = { .src = t->data, .src_type = t->type, .src_rb = rb, .v = v, .rows = rows,
                    .cols = cols, .per = rows };
-    rows_run(&j);
-    if (j.failed) {
+    if (!rows_run(&j)) {
         free(v);
         gguf_error_set(err, "%s: cannot read its %s rows", t->name, gguf_dtype_name(t->type));
         return NULL;
@@ -102,8 +105,7 @@ static void *quantized(const gguf_tensor *t, const float *v, int64_t rows, int64
     }
     rows_job j = { .v = (float *)v, .q = q, .type = type, .q_rb = rb, .w = w, .rows = rows,
                    .cols = cols, .per = rows / n_stack };
-    rows_run(&j);
-    if (j.failed) {
+    if (!rows_run(&j)) {
         free(q);
         gguf_error_set(err, "%s: cannot be quantized to %s", t->name, gguf_dtype_name(type));
         return NULL;
