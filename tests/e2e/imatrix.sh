@@ -60,12 +60,11 @@ if need_fixture models/qwen3moe-rand "imatrix continued on qwen3moe-rand" 3; the
        (cd "$FIX/corpora" && "$RUN" -m "$W/moe-f16.gguf" -f botchan.txt -c 128 --chunks 2 -t 2 \
             --in-file "$U/qwen3moe-rand.imatrix.gguf" --imatrix "$W/cont-moe.gguf") >"$W/out" 2>"$W/err"; then
         pass "imatrix continued on qwen3moe-rand: $(cat "$W/out")"
-        imatrix_check "continued on qwen3moe-rand" "$W/cont-moe.gguf" "$DATA/cont-moe.imatrix.gguf"
+        imatrix_check "continued on qwen3moe-rand" "$W/cont-moe.gguf" "$DATA/cont-moe.imatrix.txt"
         # the datasets: the file's, then the text's; chunks counted from both
         meta=$("$INSPECT" --json --no-tensors "$W/cont-moe.gguf" |
                jq -c '[.metadata["imatrix.datasets"].value, .metadata["imatrix.chunk_count"].value]')
-        want=$("$INSPECT" --json --no-tensors "$DATA/cont-moe.imatrix.gguf" |
-               jq -c '[.metadata["imatrix.datasets"].value, .metadata["imatrix.chunk_count"].value]')
+        want=$(sed -n 's/^# meta //p' "$DATA/cont-moe.imatrix.txt" | jq -c .)
         if [ "$meta" = "$want" ]; then pass "imatrix continued: datasets and chunk count $meta as llama-imatrix's"
         else fail "imatrix continued: datasets and chunk count" "$meta, want $want"; fi
     else

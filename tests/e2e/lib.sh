@@ -191,9 +191,15 @@ manifest_meta() {
            \"\(.key) \(.value.type) \(if .value.sha256 then \"\(.value.count) \(.value.sha256)\" else (.value.value | tojson) end)\"" "$1" | sort
 }
 
-# imatrix_dump FILE: "name index value" for every f32 value of every tensor
+# imatrix_dump FILE: "name index value" for every f32 value of every tensor;
+# FILE may also be a text dump of one (imatrix_text's: "name v0 v1 ..." a
+# line per tensor, "#" lines aside)
 imatrix_dump() {
     local data
+    case "$1" in *.txt)
+        awk '!/^#/ { for (i = 2; i <= NF; i++) print $1, i - 2, $i }' "$1"
+        return ;;
+    esac
     data=$("$INSPECT" --json "$1" | jq -r .summary.data_offset)
     "$INSPECT" --json "$1" | jq -r '.tensors[] | "\(.name) \(.offset) \(.elements)"' |
         while read -r name off n; do

@@ -6,10 +6,31 @@
 #     CONVERT=build/gguf-convert bash tests/data/imatrix-combine/record.sh
 # Writes refs.tsv (NAME, sha256 of llama-imatrix's output, the arguments,
 # with $U for upstream/imatrix and $R for reference/ of the fixtures) and
-# cont-moe.imatrix.gguf (the one output compared within a bound: its sums
-# come from a forward pass).
+# cont-moe.imatrix.txt (the one output compared within a bound: its sums
+# come from a forward pass), a text dump of llama-imatrix's file: a "# meta"
+# line with its imatrix.datasets and imatrix.chunk_count, then a line per
+# tensor, its name and every f32 value as od prints it (INSPECT: gguf-inspect,
+# default build/gguf-inspect).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+INSPECT=${INSPECT:-$here/../../../build/gguf-inspect}
+# imatrix_text FILE: the text dump described above
+imatrix_text() {
+    local data
+    echo "# llama-imatrix e21cdc11's continued importance matrix (record.sh): a line per tensor, its f32 values"
+    "$INSPECT" --json --no-tensors "$1" |
+        jq -r '"# meta " + ([.metadata["imatrix.datasets"].value, .metadata["imatrix.chunk_count"].value] | tojson)'
+    data=$("$INSPECT" --json "$1" | jq -r .summary.data_offset)
+    "$INSPECT" --json "$1" | jq -r '.tensors[] | "\(.name) \(.offset) \(.elements)"' |
+        while read -r name off n; do
+            od -An -v -tf4 -w4 -j $((data + off)) -N $((4 * n)) "$1" |
+                awk -v t="$name" '{ v = v " " $1 } END { print t v }'
+        done
+}
+if [ "${1:-}" = --text ]; then # the dump of an existing file
+    imatrix_text "$2"
+    exit 0
+fi
 FIX=$(cd "${GGUFKIT_FIXTURES:-../shared/fixtures}" && pwd)
 IM=$LLAMA/llama-imatrix
 tmp=$(mktemp -d)
@@ -41,4 +62,5 @@ printf '%s\t%s\t%s\n' cont-wp.gguf "$(sha256sum <"$tmp/cont-wp.gguf" | cut -c1-6
     >>"$here/refs.tsv"
 "$CONVERT" -q "$FIX/models/qwen3moe-rand" --outtype f16 -o "$tmp/qwen3moe-f16.gguf"
 "$IM" -m "$tmp/qwen3moe-f16.gguf" -f botchan.txt -c 128 --chunks 2 -t 2 -fa off \
-    --in-file "$U/qwen3moe-rand.imatrix.gguf" -o "$here/cont-moe.imatrix.gguf" >"$tmp/log" 2>&1
+    --in-file "$U/qwen3moe-rand.imatrix.gguf" -o "$tmp/cont-moe.gguf" >"$tmp/log" 2>&1
+imatrix_text "$tmp/cont-moe.gguf" >"$here/cont-moe.imatrix.txt"
