@@ -577,30 +577,40 @@ static void matmul_order(uint32_t wtype, const void *w, size_t row_bytes, int64_
 typedef struct {
     uint32_t        type;
     kern_pack_put_fn put;
-    kern_rows8_fn   rows8;
+    kern_rows8_fn   vnni, avx2; /* the kernel of each set (NULL: none) */
 } pack_kind;
 
 static const pack_kind *pack_kind_get(uint32_t wtype)
 {
     static const pack_kind kinds[] = {
-        { GGUF_DT_Q4_0, pack_put_q4_0, q4_0x8_vnni },
-        { GGUF_DT_Q8_0, pack_put_q8_0, q8_0x8_vnni },
-        { GGUF_DT_Q4_K, pack_put_q4_K, q4_Kx8_vnni },
-        { GGUF_DT_Q6_K, pack_put_q6_K, q6_Kx8_vnni },
-        { GGUF_DT_MXFP4, pack_put_mxfp4, mxfp4x8_vnni },
+        { GGUF_DT_Q4_0, pack_put_q4_0, q4_0x8_vnni, q4_0x8_avx2 },
+        { GGUF_DT_Q8_0, pack_put_q8_0, q8_0x8_vnni, NULL },
+        { GGUF_DT_Q4_K, pack_put_q4_K, q4_Kx8_vnni, q4_Kx8_avx2 },
+        { GGUF_DT_Q6_K, pack_put_q6_K, q6_Kx8_vnni, q6_Kx8_avx2 },
+        { GGUF_DT_MXFP4, pack_put_mxfp4, mxfp4x8_vnni, mxfp4x8_avx2 },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (kinds[i].type == wtype)
             return &kinds[i];
     return NULL;
 }
+
+/* The eight-row kernel of wtype on the instruction set in use; NULL: none. */
+static kern_rows8_fn pack_rows8(uint32_t wtype)
+{
+    const pack_kind *p = pack_kind_get(wtype);
+    const enum kern_isa isa = kern_isa_in_use();
+    if (!p || isa == KERN_ISA_SCALAR)
+        return NULL;
+    return isa == KERN_ISA_VNNI ? p->vnni : p->avx2;
+}
 #endif
 
 bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols)
 {
 #ifdef KERN_X86
-    return pack_kind_get(wtype) && nrows > 0 && nrows % 8 == 0 && ncols > 0 &&
-           ncols % gguf_dtype_get(wtype)->blck_size == 0 && kern_isa_in_use() == KERN_ISA_VNNI;
+    return pack_rows8(wtype) && nrows > 0 && nrows % 8 == 0 && ncols > 0 &&
+           ncols % gguf_dtype_get(wtype)->blck_size == 0;
 #else
     (void)wtype, (void)nrows, (void)ncols;
     return false;
@@ -660,7 +670,7 @@ void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64
                         const void *xq, int64_t nb, float *y)
 {
 #ifdef KERN_X86
-    const kern_rows8_fn rows8 = pack_kind_get(wtype)->rows8;
+    const kern_rows8_fn rows8 = pack_rows8(wtype);
     const size_t xbytes = kern_act_row_size(wtype, ncols);
     const gguf_dtype_traits *tt = gguf_dtype_get(wtype);
     const size_t gbytes = 8 * (size_t)(ncols / tt->blck_size) * tt->type_size;

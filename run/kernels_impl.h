@@ -180,10 +180,14 @@ void tile_q8_0_vnni(int64_t n, const void *w, size_t ws, const void *x, size_t x
 typedef void (*kern_rows8_fn)(int64_t n, const void *wp, const void *x, size_t xs, int nx,
                               float *out);
 void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void q4_0x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void q4_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void q6_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void mxfp4x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void mxfp4x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 
 /* kern_pack's part per type: block blk of row r of a group of eight into
  * the group's packed block at dst (eight times the block's bytes); the

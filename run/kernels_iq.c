@@ -309,7 +309,7 @@ void pack_put_mxfp4(const void *blk, uint8_t *dst, int r)
 }
 
 /* Eight rows' 2^(e−128) (gguf_e8m0_to_f32_half, lane r from byte r). */
-ALWAYS_VNNI __m256 e8m0_half8(const uint8_t *e8)
+ALWAYS __m256 e8m0_half8(const uint8_t *e8)
 {
     const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)e8));
     const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), 23);
@@ -325,8 +325,8 @@ ALWAYS_VNNI __m256 e8m0_half8(const uint8_t *e8)
  * Σ v·a in lane r; then lane r of acc[k] adds fmaf(Σ v·a, d_w · d_x) block
  * after block, rows_w32's chain for that output, so the bits are the
  * one-row kernel's. */
-ALWAYS_VNNI void rows8_mxfp4_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
-                                  float *out)
+ALWAYS void rows8_mxfp4(packed8_acc_fn block_acc, int64_t n, const void *wp, const void *x,
+                       size_t xs, int nx, float *out)
 {
     const int64_t nb = n / 32;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
@@ -347,20 +347,32 @@ ALWAYS_VNNI void rows8_mxfp4_vnni(int64_t n, const void *wp, const void *x, size
             lo[c] = _mm256_shuffle_epi8(table, _mm256_and_si256(v, low4));
             hi[c] = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4));
         }
-        packed8_block_acc(acc, ex, nb, i, dw, lo, hi, x, xs, nx);
+        block_acc(acc, ex, nb, i, dw, lo, hi, x, xs, nx);
     }
     UNROLL for (int k = 0; k < nx; k++)
         _mm256_storeu_ps(out + 8 * k, acc[k]);
 }
 
+ALWAYS_VNNI void rows8_mxfp4_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                  float *out)
+{
+    rows8_mxfp4(packed8_block_acc, n, wp, x, xs, nx, out);
+}
+
+ALWAYS void rows8_mxfp4_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                             float *out)
+{
+    rows8_mxfp4(packed8_block_acc_avx2, n, wp, x, xs, nx, out);
+}
+
 KERN_VNNI void mxfp4x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    switch (nx) { /* constant tile shapes, unrolled */
-    case 1: rows8_mxfp4_vnni(n, wp, x, xs, 1, out); break;
-    case 2: rows8_mxfp4_vnni(n, wp, x, xs, 2, out); break;
-    case 3: rows8_mxfp4_vnni(n, wp, x, xs, 3, out); break;
-    default: rows8_mxfp4_vnni(n, wp, x, xs, KERN_NX, out); break;
-    }
+    rows8_by_nx(rows8_mxfp4_vnni, n, wp, x, xs, nx, out);
+}
+
+KERN_AVX2 void mxfp4x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    rows8_by_nx(rows8_mxfp4_avx2, n, wp, x, xs, nx, out);
 }
 
 /* ---------------------------------------------------------------------------

@@ -661,18 +661,20 @@ KERN_VNNI void dotn_q6_K_vnni(int64_t n, const void *w, const void *x, size_t xs
  */
 #define PACK_Q4_K_BYTES (8 * sizeof(gguf_block_q4_K))
 
-/* Activation rows per pass: twelve float chains each, 32 registers. */
+/* Activation rows per pass: twelve float chains each, 32 registers with
+ * AVX-512; AVX2's 16 hold one row's. */
 #define KERN_NXK 2
+#define KERN_NXK_AVX2 1
 
 /* pshufb controls: byte c of each 32-bit lane, twice, as int16 (a scale
  * for both 16-bit halves of dpwssd's pairs); bytes 2p and 2p + 1 as two
  * int16 (a pair of mins). */
-ALWAYS_VNNI __m256i byte_twice(int c)
+ALWAYS __m256i byte_twice(int c)
 {
     return lane_bytes(c, -1, c, -1);
 }
 
-ALWAYS_VNNI __m256i byte_pair(int p)
+ALWAYS __m256i byte_pair(int p)
 {
     return lane_bytes(2 * p, -1, 2 * p + 1, -1);
 }
@@ -689,8 +691,8 @@ void pack_put_q4_K(const void *blk, uint8_t *dst, int r)
             memcpy(dst + 128 + 32 * (4 * L + q) + 4 * r, b->qs + 32 * q + 4 * L, 4);
 }
 
-ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
-                                 float *out)
+ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
+                     int nx, float *out)
 {
     const __m256i lo4 = _mm256_set1_epi8(0x0f), lo6 = _mm256_set1_epi8(0x3f);
     const __m256i lo2 = _mm256_set1_epi8(0x03);
@@ -747,8 +749,8 @@ ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_
                 const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4);
                 UNROLL for (int k = 0; k < nx; k++) {
                     const int8_t *a = bx[k]->qs + 64 * q + 4 * L;
-                    is[k] = _mm256_dpwssd_epi32(is[k], _mm256_maddubs_epi16(lo, bcast4(a)), sc[2 * q]);
-                    is[k] = _mm256_dpwssd_epi32(is[k], _mm256_maddubs_epi16(hi, bcast4(a + 32)),
+                    is[k] = madd_add(is[k], _mm256_maddubs_epi16(lo, bcast4(a)), sc[2 * q]);
+                    is[k] = madd_add(is[k], _mm256_maddubs_epi16(hi, bcast4(a + 32)),
                                                 sc[2 * q + 1]);
                 }
             }
@@ -762,9 +764,25 @@ ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_
     }
 }
 
+ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                 float *out)
+{
+    rows8_q4_K(madd_add_vnni, n, wp, x, xs, nx, out);
+}
+
+ALWAYS void rows8_q4_K_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    rows8_q4_K(madd_add_avx2, n, wp, x, xs, nx, out);
+}
+
 KERN_VNNI void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
     packed_passes(rows8_q4_K_vnni, KERN_NXK, n, wp, x, xs, nx, out);
+}
+
+KERN_AVX2 void q4_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    packed_passes(rows8_q4_K_avx2, KERN_NXK_AVX2, n, wp, x, xs, nx, out);
 }
 
 /* ---------------------------------------------------------------------------
@@ -787,7 +805,7 @@ KERN_VNNI void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, 
 
 /* Byte b of every 32-bit lane of v, sign-extended, in both 16-bit halves
  * (a signed scale for dpwssd's pairs). */
-ALWAYS_VNNI __m256i scale_twice(__m256i v, int b)
+ALWAYS __m256i scale_twice(__m256i v, int b)
 {
     return _mm256_srai_epi16(_mm256_shuffle_epi8(v, lane_bytes(-1, b, -1, b)), 8);
 }
@@ -813,8 +831,8 @@ void pack_put_q6_K(const void *blk, uint8_t *dst, int r)
         }
 }
 
-ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
-                                 float *out)
+ALWAYS void rows8_q6_K(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
+                     int nx, float *out)
 {
     const __m256i m3f = _mm256_set1_epi8(0x3f), m0f = _mm256_set1_epi8(0x0f);
     const __m256i m30 = _mm256_set1_epi8(0x30);
@@ -859,7 +877,7 @@ ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_
                         UNROLL for (int k = 0; k < nx; k++) {
                             __m256i p = _mm256_maddubs_epi16(u[j], bcast4(bx[k]->qs + 32 * c + 4 * L));
                             p = _mm256_sub_epi16(p, bcast4(off[k] + 4 * (8 * c + L)));
-                            is[h][k] = _mm256_dpwssd_epi32(is[h][k], p, sc[c]);
+                            is[h][k] = madd_add(is[h][k], p, sc[c]);
                         }
                     }
                 }
@@ -874,9 +892,25 @@ ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_
     }
 }
 
+ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                 float *out)
+{
+    rows8_q6_K(madd_add_vnni, n, wp, x, xs, nx, out);
+}
+
+ALWAYS void rows8_q6_K_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    rows8_q6_K(madd_add_avx2, n, wp, x, xs, nx, out);
+}
+
 KERN_VNNI void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
     packed_passes(rows8_q6_K_vnni, KERN_NXK, n, wp, x, xs, nx, out);
+}
+
+KERN_AVX2 void q6_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    packed_passes(rows8_q6_K_avx2, KERN_NXK_AVX2, n, wp, x, xs, nx, out);
 }
 
 /* q8_K activations (libgguf's gguf_q8_K_quantize, which ggml's x86 build also

@@ -579,8 +579,8 @@ void pack_put_q8_0(const void *blk, uint8_t *dst, int r)
 /* q4_0 × nx activation rows: lane r of acc[k] is row r's chain, each block
  * adding fmaf(Σ (u − 8)·a, dw · dx) as the one-row kernel does. The lead
  * (−8 Σ a) starts the first of two integer chains (for latency). */
-ALWAYS_VNNI void rows8_q4_0_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
-                                 float *out)
+ALWAYS void rows8_q4_0(packed8_acc_fn block_acc, int64_t n, const void *wp, const void *x,
+                      size_t xs, int nx, float *out)
 {
     const int64_t nb = n / 32;
     const __m256i low4 = _mm256_set1_epi8(0x0f);
@@ -599,10 +599,22 @@ ALWAYS_VNNI void rows8_q4_0_vnni(int64_t n, const void *wp, const void *x, size_
             lo[c] = _mm256_and_si256(v, low4);
             hi[c] = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
         }
-        packed8_block_acc(acc, ex, nb, i, dw, lo, hi, x, xs, nx);
+        block_acc(acc, ex, nb, i, dw, lo, hi, x, xs, nx);
     }
     UNROLL for (int k = 0; k < nx; k++)
         _mm256_storeu_ps(out + 8 * k, acc[k]);
+}
+
+ALWAYS_VNNI void rows8_q4_0_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                                 float *out)
+{
+    rows8_q4_0(packed8_block_acc, n, wp, x, xs, nx, out);
+}
+
+ALWAYS void rows8_q4_0_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                            float *out)
+{
+    rows8_q4_0(packed8_block_acc_avx2, n, wp, x, xs, nx, out);
 }
 
 /* q8_0 × nx activation rows. The one-row kernel keeps eight float lanes per
@@ -644,12 +656,13 @@ ALWAYS_VNNI void rows8_q8_0_vnni(int64_t n, const void *wp, const void *x, size_
 KERN_VNNI void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
                                 float *out)
 {
-    switch (nx) { /* constant tile shapes, unrolled */
-    case 1: rows8_q4_0_vnni(n, wp, x, xs, 1, out); break;
-    case 2: rows8_q4_0_vnni(n, wp, x, xs, 2, out); break;
-    case 3: rows8_q4_0_vnni(n, wp, x, xs, 3, out); break;
-    default: rows8_q4_0_vnni(n, wp, x, xs, KERN_NX, out); break;
-    }
+    rows8_by_nx(rows8_q4_0_vnni, n, wp, x, xs, nx, out);
+}
+
+KERN_AVX2 void q4_0x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                           float *out)
+{
+    rows8_by_nx(rows8_q4_0_avx2, n, wp, x, xs, nx, out);
 }
 
 KERN_VNNI void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)

@@ -140,6 +140,10 @@ ALWAYS const gguf_block_q8_0 *act_q8_0(const void *x, size_t xs, int k, int64_t 
  * lane r of acc[k] adds fmaf(lead + Σ u·a, dw · dx), the one-row kernel's
  * chain for row r, the lead (−bias · Σ a) starting the first of two integer
  * chains (for latency). */
+typedef void (*packed8_acc_fn)(__m256 *acc, const uint8_t *const *ex, int64_t nb, int64_t i,
+                               __m256 dw, const __m256i lo[4], const __m256i hi[4], const void *x,
+                               size_t xs, int nx);
+
 ALWAYS_VNNI void packed8_block_acc(__m256 *acc, const uint8_t *const *ex, int64_t nb, int64_t i,
                                    __m256 dw, const __m256i lo[4], const __m256i hi[4],
                                    const void *x, size_t xs, int nx)
@@ -155,6 +159,45 @@ ALWAYS_VNNI void packed8_block_acc(__m256 *acc, const uint8_t *const *ex, int64_
         }
         acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)),
                                  _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i))), acc[k]);
+    }
+}
+
+/* packed8_block_acc with AVX2 (no dpbusd): the same integers in the same
+ * lanes. The unsigned values (at most 24) times the levels (at most 128 in
+ * magnitude) go through maddubs, whose pair sums (within ±2·24·128) add in
+ * 16 bits four at a time (within ±24576 < 2^15) before a madd with ones,
+ * one chain for lo and one for hi. */
+ALWAYS void packed8_block_acc_avx2(__m256 *acc, const uint8_t *const *ex, int64_t nb, int64_t i,
+                                   __m256 dw, const __m256i lo[4], const __m256i hi[4],
+                                   const void *x, size_t xs, int nx)
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    UNROLL for (int k = 0; k < nx; k++) {
+        const int8_t *a = act_q8_0(x, xs, k, i)->qs;
+        __m256i s0 = _mm256_maddubs_epi16(lo[0], bcast4(a));
+        __m256i s1 = _mm256_maddubs_epi16(hi[0], bcast4(a + 16));
+        UNROLL for (int c = 1; c < 4; c++) {
+            s0 = _mm256_add_epi16(s0, _mm256_maddubs_epi16(lo[c], bcast4(a + 4 * c)));
+            s1 = _mm256_add_epi16(s1, _mm256_maddubs_epi16(hi[c], bcast4(a + 16 + 4 * c)));
+        }
+        const __m256i s = _mm256_add_epi32(
+            _mm256_add_epi32(_mm256_madd_epi16(s0, ones), _mm256_madd_epi16(s1, ones)),
+            bcast4(KERN_EX_LEAD(ex[k], nb, i)));
+        acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),
+                                 _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i))), acc[k]);
+    }
+}
+
+/* A type's eight-row kernel rows8 (always inline) called with the constant
+ * shape nx (1..KERN_NX), so each shape unrolls. */
+ALWAYS void rows8_by_nx(kern_rows8_fn rows8, int64_t n, const void *wp, const void *x, size_t xs,
+                        int nx, float *out)
+{
+    switch (nx) {
+    case 1: rows8(n, wp, x, xs, 1, out); break;
+    case 2: rows8(n, wp, x, xs, 2, out); break;
+    case 3: rows8(n, wp, x, xs, 3, out); break;
+    default: rows8(n, wp, x, xs, KERN_NX, out); break;
     }
 }
 
@@ -202,7 +245,7 @@ ALWAYS float hmax8(__m256 v)
  * rows8(..., nxp, ...) and single rows for the rest; rows8 is a type's
  * always-inline kernel and nxp its rows per pass, both constants in the
  * type's named wrapper, so the passes inline with constant shapes. */
-ALWAYS_VNNI void packed_passes(kern_rows8_fn rows8, int nxp, int64_t n, const void *wp,
+ALWAYS void packed_passes(kern_rows8_fn rows8, int nxp, int64_t n, const void *wp,
                                const void *x, size_t xs, int nx, float *out)
 {
     for (int k = 0; k < nx;) {
