@@ -576,18 +576,19 @@ static void matmul_order(uint32_t wtype, const void *w, size_t row_bytes, int64_
  * and the kernel of eight packed rows. */
 typedef struct {
     uint32_t        type;
-    kern_pack_put_fn put;
+    kern_pack_put_fn put;       /* the layout */
     kern_rows8_fn   vnni, avx2; /* the kernel of each set (NULL: none) */
+    kern_pack_put_fn put_avx2;  /* the AVX2 kernel's layout where it differs */
 } pack_kind;
 
 static const pack_kind *pack_kind_get(uint32_t wtype)
 {
     static const pack_kind kinds[] = {
-        { GGUF_DT_Q4_0, pack_put_q4_0, q4_0x8_vnni, q4_0x8_avx2 },
-        { GGUF_DT_Q8_0, pack_put_q8_0, q8_0x8_vnni, NULL },
-        { GGUF_DT_Q4_K, pack_put_q4_K, q4_Kx8_vnni, q4_Kx8_avx2 },
-        { GGUF_DT_Q6_K, pack_put_q6_K, q6_Kx8_vnni, q6_Kx8_avx2 },
-        { GGUF_DT_MXFP4, pack_put_mxfp4, mxfp4x8_vnni, mxfp4x8_avx2 },
+        { GGUF_DT_Q4_0, pack_put_q4_0, q4_0x8_vnni, q4_0x8_avx2, NULL },
+        { GGUF_DT_Q8_0, pack_put_q8_0, q8_0x8_vnni, q8_0x8_avx2, pack_put_q8_0_signed },
+        { GGUF_DT_Q4_K, pack_put_q4_K, q4_Kx8_vnni, q4_Kx8_avx2, NULL },
+        { GGUF_DT_Q6_K, pack_put_q6_K, q6_Kx8_vnni, q6_Kx8_avx2, NULL },
+        { GGUF_DT_MXFP4, pack_put_mxfp4, mxfp4x8_vnni, mxfp4x8_avx2, NULL },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (kinds[i].type == wtype)
@@ -622,13 +623,15 @@ void kern_pack(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows, i
 {
 #ifdef KERN_X86
     const pack_kind *p = pack_kind_get(wtype);
+    const kern_pack_put_fn put =
+        kern_isa_in_use() == KERN_ISA_AVX2 && p->put_avx2 ? p->put_avx2 : p->put;
     const gguf_dtype_traits *tt = gguf_dtype_get(wtype);
     const int64_t nb = ncols / tt->blck_size;
     uint8_t *dst = out;
     for (int64_t g = 0; g < nrows / 8; g++)
         for (int64_t i = 0; i < nb; i++) {
             for (int r = 0; r < 8; r++)
-                p->put((const uint8_t *)w + (size_t)(8 * g + r) * row_bytes + (size_t)i * tt->type_size,
+                put((const uint8_t *)w + (size_t)(8 * g + r) * row_bytes + (size_t)i * tt->type_size,
                        dst, r);
             dst += 8 * (size_t)tt->type_size;
         }

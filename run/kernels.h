@@ -83,8 +83,8 @@ void kern_matmul_rows(uint32_t wtype, const void *w, size_t row_bytes, int64_t n
  * the bytes the eight blocks take, their quants interleaved four bytes at
  * a time, so that one stream of memory feeds eight rows at once and each
  * row's sum stays in one vector lane. True when this CPU has kernels for
- * that layout (AVX-512 VNNI: every type named; AVX2: all but q8_0) and W (nrows
- * rows of wtype) suits it. */
+ * that layout (AVX-512 VNNI or AVX2; the layout is the set's: pack with the
+ * set in use when multiplying) and W (nrows rows of wtype) suits it. */
 bool kern_pack_usable(uint32_t wtype, int64_t nrows, int64_t ncols);
 
 /* Writes the packed layout of W (nrows rows of ncols elements of wtype,

@@ -182,6 +182,7 @@ typedef void (*kern_rows8_fn)(int64_t n, const void *wp, const void *x, size_t x
 void q4_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q4_0x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void q8_0x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q4_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
@@ -195,6 +196,7 @@ void mxfp4x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, f
 typedef void (*kern_pack_put_fn)(const void *blk, uint8_t *dst, int r);
 void pack_put_q4_0(const void *blk, uint8_t *dst, int r);
 void pack_put_q8_0(const void *blk, uint8_t *dst, int r);
+void pack_put_q8_0_signed(const void *blk, uint8_t *dst, int r);
 void pack_put_q4_K(const void *blk, uint8_t *dst, int r);
 void pack_put_q6_K(const void *blk, uint8_t *dst, int r);
 void pack_put_mxfp4(const void *blk, uint8_t *dst, int r);
