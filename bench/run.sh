@@ -6,7 +6,8 @@
 # made by tests/tools/mkhf, converted and quantized with our tools).
 # FAMILIES (default llama; all: every family mkhf --families lists) adds a
 # row set per family, each a generated model of realistic width (shape):
-# llama250m (a 250M LLaMA: dim 1024, 16 layers, ffn 2816, GQA 16/4), qwen2
+# llama250m (a 250M LLaMA: dim 1024, 16 layers, ffn 2816, GQA 16/4),
+# llama1b (0.9B: dim 2048, 16 layers, ffn 5632, GQA 16/8), qwen2
 # (Qwen2.5-1.5B's widths: q/k/v biases, GQA 12/2, tied), qwen3 (heads of
 # 128, q/k norms), mixtral (8
 # experts of ffn 2816, top 2, dim 1024), qwen3moe (32 experts of 768,
@@ -38,7 +39,13 @@
 #
 # llama-bench runs when LLAMA_BENCH points at it (built from llama.cpp
 # c392e50 or e21cdc11 outside this repository); the ratios are ours / theirs in tokens
-# per second (above 1: we are faster). A benchmark, never part of make test.
+# per second (above 1: we are faster). IK_BENCH adds ik_llama.cpp's
+# llama-bench (github ikawrakow/ik_llama.cpp 8337e4c, built outside the
+# repository with -DGGML_IQK_FA_ALL_QUANTS=OFF, target llama-bench): its
+# columns and ratios follow; its CSV output quotes fields holding commas,
+# so it is read with Python's csv module. COMPETE=1 runs a busy loop beside
+# every measurement (a user's machine is never idle). A benchmark, never
+# part of make test.
 set -euo pipefail
 export LC_ALL=C
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +53,7 @@ BUILD=${BUILD:-build}
 case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
 THREADS=${THREADS:-2}
 REPS=${REPS:-5}
-TYPES=${TYPES:-"Q4_0 Q8_0 Q4_K_M Q6_K"}
+TYPES=${TYPES:-"Q4_0 Q8_0 Q4_K_M Q6_K IQ4_XS"}
 for b in gguf-convert gguf-quantize gguf-run tests/tools/mkhf tests/tools/membw; do
     [ -x "$BIN/$b" ] || { echo "build first: make all build/tests/tools/mkhf build/tests/tools/membw (no $BIN/$b)" >&2; exit 1; }
 done
@@ -60,6 +67,7 @@ shape() {
     case $1 in
         llama) echo --dim 2048 --layers 8 --ffn 5632 --heads 16 --kv-heads 8 ;;
         llama250m) echo --dim 1024 --layers 16 --ffn 2816 --heads 16 --kv-heads 4 ;;
+        llama1b) echo --dim 2048 --layers 16 --ffn 5632 --heads 16 --kv-heads 8 ;;
         qwen2) echo --family qwen2 --dim 1536 --layers 8 --ffn 8960 --heads 12 --kv-heads 2 ;;
         qwen3) echo --family qwen3 --dim 2048 --layers 8 --ffn 6144 --heads 16 --kv-heads 8 --head-dim 128 ;;
         mixtral) echo --family mixtral --dim 1024 --layers 8 --ffn 2816 --heads 16 --kv-heads 8 \
@@ -127,6 +135,22 @@ theirs() { # file -> "pp tg", one repetition (after llama-bench's own warm-up)
         jq -r '(map(select(.n_prompt > 0))[0].avg_ts | tostring) + " " + (map(select(.n_gen > 0))[0].avg_ts | tostring)'
 }
 have_llama() { [ -n "${LLAMA_BENCH:-}" ] && [ -x "$LLAMA_BENCH" ]; }
+have_ik() { [ -n "${IK_BENCH:-}" ] && [ -x "$IK_BENCH" ]; }
+ik() { # file -> "pp tg", one repetition, from ik_llama.cpp's llama-bench CSV
+    "$IK_BENCH" -m "$1" -p 512 -n 128 -t "$THREADS" -r 1 -o csv 2>/dev/null | python3 -c '
+import csv, sys
+pp = tg = None
+for row in csv.DictReader(sys.stdin):
+    if int(row["n_prompt"]) > 0: pp = row["avg_ts"]
+    if int(row["n_gen"]) > 0: tg = row["avg_ts"]
+print(pp, tg)'
+}
+if [ "${COMPETE:-0}" = 1 ]; then
+    ( while :; do :; done ) &
+    busy=$!
+    trap 'kill $busy 2>/dev/null; rm -rf "$WORK"' EXIT
+    echo "a busy loop runs beside every measurement (COMPETE=1)"
+fi
 
 # The machine's speed drifts by more than the differences measured (a
 # shared VM), so the two programs take turns: each repetition runs ours,
@@ -139,13 +163,15 @@ args=$(shape "$fam") || exit 1
 rm -rf "$WORK/hf"
 echo
 echo "$fam model ($args): $(($(stat -c %s "$WORK/F16.gguf") / 1048576)) MiB at F16; threads $THREADS; median of $REPS runs"
-printf '%-8s %9s %8s %14s %9s %14s %9s %9s %13s\n' TYPE "SIZE MiB" "MiB/tok" "pp512 ours" theirs "tg128 ours" theirs \
+printf '%-8s %9s %8s %14s %9s %14s %9s %9s %13s' TYPE "SIZE MiB" "MiB/tok" "pp512 ours" theirs "tg128 ours" theirs \
     "ratio pp/tg" "bound (ours)"
+if have_ik; then printf ' %9s %9s %11s' "ik pp512" "ik tg128" "ratio ik"; fi
+echo
 for t in $TYPES; do
     f=$WORK/$t.gguf
     # shellcheck disable=SC2046 # the options are words
     "$BIN/gguf-quantize" $(quant_args "$WORK/F16.gguf") "$WORK/F16.gguf" "$f" "$t" >/dev/null 2>&1
-    opps=() otgs=() tpps=() ttgs=()
+    opps=() otgs=() tpps=() ttgs=() ipps=() itgs=()
     for _ in $(seq "$REPS"); do
         opps+=("$(ours_pp "$f")")
         if have_llama; then
@@ -153,6 +179,10 @@ for t in $TYPES; do
             tpps+=("$a") ttgs+=("$b")
         fi
         otgs+=("$(ours_tg "$f")")
+        if have_ik; then
+            read -r a b <<<"$(ik "$f")"
+            ipps+=("$a") itgs+=("$b")
+        fi
     done
     opp=$(printf '%s\n' "${opps[@]}" | median) otg=$(printf '%s\n' "${otgs[@]}" | median)
     if have_llama; then
@@ -164,9 +194,15 @@ for t in $TYPES; do
     fi
     mib=$(read_mib "$f")
     bound=$(awk -v bw="$BW" -v m="$mib" -v o="$otg" 'BEGIN { b = bw * 1e9 / (m * 1048576); printf "%.1f (%d%%)", b, 100 * o / b }')
-    printf '%-8s %9d %8s %14.1f %9s %14.1f %9s %9s %13s\n' "$t" $(($(stat -c %s "$f") / 1048576)) "$mib" \
+    printf '%-8s %9d %8s %14.1f %9s %14.1f %9s %9s %13s' "$t" $(($(stat -c %s "$f") / 1048576)) "$mib" \
         "$opp" "$tpp" "$otg" "$ttg" "$ratio" "$bound"
-    echo "  runs: pp ours ${opps[*]} | theirs ${tpps[*]:-}; tg ours ${otgs[*]} | theirs ${ttgs[*]:-}" >&2
+    if have_ik; then
+        ipp=$(printf '%s\n' "${ipps[@]}" | median) itg=$(printf '%s\n' "${itgs[@]}" | median)
+        printf ' %9.1f %9.1f %11s' "$ipp" "$itg" \
+            "$(awk -v a="$opp" -v b="$ipp" -v c="$otg" -v d="$itg" 'BEGIN { printf "%.2f/%.2f", a / b, c / d }')"
+    fi
+    echo
+    echo "  runs: pp ours ${opps[*]} | theirs ${tpps[*]:-} | ik ${ipps[*]:-}; tg ours ${otgs[*]} | theirs ${ttgs[*]:-} | ik ${itgs[*]:-}" >&2
     rm -f "$f"
 done
 rm -f "$WORK/F16.gguf"

@@ -161,3 +161,118 @@ bool cli_parse_size(const char *s, uint64_t *out)
     *out = v * mul;
     return true;
 }
+
+bool cli_csv_fields(const char *s, char ***out, int *n)
+{
+    const size_t len = strlen(s);
+    char **v = NULL, *field = malloc(len + 1);
+    int nf = 0;
+    size_t fl = 0;
+    bool quoted = false;
+    if (!field)
+        return false;
+    for (size_t i = 0;; i++) {
+        const char ch = s[i];
+        if (ch == '"') {
+            if (!quoted) {
+                if (fl)
+                    field[fl++] = '"'; /* inside an unquoted field: literal */
+                else
+                    quoted = true;
+            } else if (s[i + 1] == '"') {
+                field[fl++] = '"';
+                i++;
+            } else
+                quoted = false;
+            continue;
+        }
+        if (ch != '\0' && (ch != ',' || quoted)) {
+            field[fl++] = ch;
+            continue;
+        }
+        char **nv = realloc(v, (size_t)(nf + 1) * sizeof *nv);
+        char *copy = nv ? malloc(fl + 1) : NULL;
+        if (nv)
+            v = nv;
+        if (!copy) {
+            cli_csv_free(v, nf);
+            free(field);
+            return false;
+        }
+        memcpy(copy, field, fl);
+        copy[fl] = '\0';
+        v[nf++] = copy;
+        fl = 0;
+        if (ch == '\0')
+            break;
+    }
+    free(field);
+    *out = v;
+    *n = nf;
+    return true;
+}
+
+void cli_csv_free(char **fields, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(fields[i]);
+    free(fields);
+}
+
+/* One more item: copies of file and scale (NULL: none). */
+static int lora_push(const char *tool, cli_lora_item **items, int *n, const char *file,
+                     const char *scale)
+{
+    cli_lora_item *v = realloc(*items, (size_t)(*n + 1) * sizeof *v);
+    if (!v)
+        return cli_usage_error(tool, "out of memory");
+    *items = v;
+    char *f = strdup(file), *sc = f && scale ? strdup(scale) : NULL;
+    if (!f || (scale && !sc)) {
+        free(f);
+        return cli_usage_error(tool, "out of memory");
+    }
+    v[(*n)++] = (cli_lora_item){ f, sc };
+    return 0;
+}
+
+int cli_lora_items(const char *tool, const char *opt, bool scaled, const char *value,
+                   const char *next, int *took, cli_lora_item **items, int *n)
+{
+    char **f;
+    int nf, rc = 0;
+    *took = 0;
+    if (!cli_csv_fields(value, &f, &nf))
+        return cli_usage_error(tool, "out of memory");
+    bool pairs = scaled;
+    for (int i = 0; pairs && i < nf; i++) {
+        const char *colon = strrchr(f[i], ':');
+        double v;
+        pairs = colon && colon > f[i] && cli_parse_double(colon + 1, -HUGE_VAL, HUGE_VAL, &v);
+    }
+    if (scaled && !pairs) { /* FILE S */
+        cli_csv_free(f, nf);
+        if (!next)
+            return cli_usage_error(tool, "%s needs FILE:SCALE[,FILE:SCALE...] or FILE SCALE", opt);
+        *took = 1;
+        return lora_push(tool, items, n, value, next);
+    }
+    for (int i = 0; !rc && i < nf; i++) {
+        char *colon = scaled ? strrchr(f[i], ':') : NULL;
+        if (colon)
+            *colon = '\0';
+        rc = f[i][0] ? lora_push(tool, items, n, f[i], colon ? colon + 1 : NULL)
+                     : cli_usage_error(tool, "%s: an empty file name in '%s'", opt, value);
+    }
+    cli_csv_free(f, nf);
+    return rc;
+}
+
+void cli_lora_free(cli_lora_item *items, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(items[i].file);
+        free(items[i].scale);
+    }
+    free(items);
+}

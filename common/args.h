@@ -20,6 +20,28 @@ bool cli_parse_long(const char *s, long lo, long hi, long *out);
 /* Parses all of s as a finite number in [lo, hi]. */
 bool cli_parse_double(const char *s, double lo, double hi, double *out);
 
+/* Splits s as llama.cpp's option lists (its common/arg.cpp parse_csv_row):
+ * fields between commas; a field that starts with '"' runs to the next
+ * lone '"' and may hold commas, '""' inside standing for one '"'; a '"'
+ * elsewhere is kept as it is. *out gets *n malloc'ed strings in a
+ * malloc'ed array (free with cli_csv_free). false: out of memory. */
+bool cli_csv_fields(const char *s, char ***out, int *n);
+void cli_csv_free(char **fields, int n);
+
+/* The adapters of one --lora / --lora-scaled option, as llama.cpp e21cdc11
+ * takes them: --lora FILE[,FILE...] (scale 1: scale NULL) and --lora-scaled
+ * FILE:S[,FILE:S...] (lists split by cli_csv_fields; S after the last ':'),
+ * or the older --lora-scaled FILE S, taken when an item does not end in
+ * ':' and a number (then *took = 1: next, the following argument, was S).
+ * Appends to *items (*n of them, strings malloc'ed). Returns OPTS_OK-style
+ * 0, or cli_usage_error's status after printing why. */
+typedef struct {
+    char *file, *scale;
+} cli_lora_item;
+int cli_lora_items(const char *tool, const char *opt, bool scaled, const char *value,
+                   const char *next, int *took, cli_lora_item **items, int *n);
+void cli_lora_free(cli_lora_item *items, int n);
+
 /* A size: "123", "10K", "500M", "2G" (powers of 1000, as llama.cpp's
  * gguf-split and converters read them); no sign or spaces, at least 1. */
 bool cli_parse_size(const char *s, uint64_t *out);

@@ -55,28 +55,33 @@ typedef struct options {
     edit_plan    plan;        /* the key list after the actions */
     lora_merge_input *loras;  /* --lora, --lora-scaled: merged into IN */
     int          n_loras;
+    cli_lora_item *items;     /* their file names and scales */
+    int          n_items;
 } options;
 
-/* --lora FILE, --lora-scaled FILE S: one more adapter to merge. */
+/* --lora FILE[,FILE...], --lora-scaled FILE:S[,FILE:S...] or FILE S: more
+ * adapters to merge (cli_lora_items); each scale checked here. */
 static int opt_lora(opts_call *c)
 {
     options *o = c->user;
-    double scale = 1.0;
-    if (!strcmp(c->name, "--lora-scaled")) {
-        if (c->n_rest < 1)
-            return cli_usage_error(TOOL, "--lora-scaled needs a file and a scale");
-        if (!cli_parse_double(c->rest[0], -1e6, 1e6, &scale))
-            return cli_usage_error(TOOL, "bad scale '%s' for --lora-scaled (a number from "
-                                   "-1000000 to 1000000)", c->rest[0]);
-        c->took = 1;
-    }
-    lora_merge_input *l = realloc(o->loras, ((size_t)o->n_loras + 1) * sizeof *l);
+    const int n0 = o->n_items;
+    int rc = cli_lora_items(TOOL, c->name, !strcmp(c->name, "--lora-scaled"), c->value,
+                            c->n_rest ? c->rest[0] : NULL, &c->took, &o->items, &o->n_items);
+    if (rc)
+        return rc;
+    lora_merge_input *l = realloc(o->loras, (size_t)o->n_items * sizeof *l);
     if (!l) {
         fprintf(stderr, TOOL ": error: out of memory\n");
         return 1;
     }
     o->loras = l;
-    o->loras[o->n_loras++] = (lora_merge_input){ c->value, (float)scale };
+    for (int i = n0; i < o->n_items; i++) {
+        double scale = 1.0;
+        if (o->items[i].scale && !cli_parse_double(o->items[i].scale, -1e6, 1e6, &scale))
+            return cli_usage_error(TOOL, "bad scale '%s' for --lora-scaled (a number from "
+                                   "-1000000 to 1000000)", o->items[i].scale);
+        o->loras[o->n_loras++] = (lora_merge_input){ o->items[i].file, (float)scale };
+    }
     return OPTS_OK;
 }
 
@@ -144,9 +149,9 @@ static const opt option_rows[] = {
       .what = "first or last", .missing = "--keep needs a value (first or last)",
       .help = "which of duplicates --repair keeps (default: last)" },
     { OPT_TEXT, .help = "\nLoRA merge (as llama-export-lora; with -o, no other action):\n" },
-    { OPT_CALL, "--lora", .arg = "FILE", .call = opt_lora,
+    { OPT_CALL, "--lora", .arg = "FILE[,FILE...]", .call = opt_lora,
       .help = "merge the LoRA adapter FILE (a GGUF) into IN" },
-    { OPT_CALL, "--lora-scaled", .arg = "FILE S", .call = opt_lora,
+    { OPT_CALL, "--lora-scaled", .arg = "FILE:S[,...]", .call = opt_lora,
       .help = "the same, its scale times S" },
     { OPT_TEXT, .help = "\nOther:\n" },
     { OPT_STRING, "--output", "-o", "OUT", O(out), .help = "write OUT instead of replacing IN" },
@@ -788,5 +793,6 @@ int main(int argc, char **argv)
     }
     edit_free(&o.acts);
     free(o.loras);
+    cli_lora_free(o.items, o.n_items);
     return cli_close_stdout(TOOL, rc);
 }

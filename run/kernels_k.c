@@ -696,7 +696,7 @@ ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
 {
     const __m256i lo4 = _mm256_set1_epi8(0x0f), lo6 = _mm256_set1_epi8(0x3f);
     const __m256i lo2 = _mm256_set1_epi8(0x03);
-    __m256 f[KERN_NXK][8], g[KERN_NXK][4];
+    __m256 f[KERN_NX][8], g[KERN_NX][4];
     UNROLL for (int k = 0; k < nx; k++) {
         UNROLL for (int j = 0; j < 8; j++)
             f[k][j] = _mm256_setzero_ps();
@@ -724,8 +724,8 @@ ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
         mn[1] = _mm256_shuffle_epi8(mn_lo, byte_pair(1));
         mn[2] = _mm256_shuffle_epi8(mn_hi, byte_pair(0));
         mn[3] = _mm256_shuffle_epi8(mn_hi, byte_pair(1));
-        const gguf_block_q8_K *bx[KERN_NXK];
-        __m256 d[KERN_NXK];
+        const gguf_block_q8_K *bx[KERN_NX];
+        __m256 d[KERN_NX];
         UNROLL for (int k = 0; k < nx; k++) {
             bx[k] = (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i;
             d[k] = _mm256_mul_ps(dw, _mm256_set1_ps(bx[k]->d));
@@ -740,7 +740,7 @@ ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
             }
         }
         UNROLL for (int L = 0; L < 8; L++) {
-            __m256i is[KERN_NXK];
+            __m256i is[KERN_NX];
             UNROLL for (int k = 0; k < nx; k++)
                 is[k] = _mm256_setzero_si256();
             UNROLL for (int q = 0; q < 4; q++) {
@@ -836,8 +836,8 @@ ALWAYS void rows8_q6_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
 {
     const __m256i m3f = _mm256_set1_epi8(0x3f), m0f = _mm256_set1_epi8(0x0f);
     const __m256i m30 = _mm256_set1_epi8(0x30);
-    __m256 f[KERN_NXK][8];
-    const uint8_t *ex[KERN_NXK];
+    __m256 f[KERN_NX][8];
+    const uint8_t *ex[KERN_NX];
     UNROLL for (int k = 0; k < nx; k++) {
         UNROLL for (int j = 0; j < 8; j++)
             f[k][j] = _mm256_setzero_ps();
@@ -846,9 +846,9 @@ ALWAYS void rows8_q6_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q6_K_BYTES;
         const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-        const gguf_block_q8_K *bx[KERN_NXK];
-        const uint8_t *off[KERN_NXK];
-        __m256 d[KERN_NXK];
+        const gguf_block_q8_K *bx[KERN_NX];
+        const uint8_t *off[KERN_NX];
+        __m256 d[KERN_NX];
         UNROLL for (int k = 0; k < nx; k++) {
             bx[k] = (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i;
             off[k] = ex[k] + (size_t)i * KERN_ACT_EXTRA_K;
@@ -859,7 +859,7 @@ ALWAYS void rows8_q6_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
             UNROLL for (int c = 0; c < 8; c++)
                 sc[c] = scale_twice(load256(blk + 16 + 32 * (c / 2)), 2 * (c % 2) + half);
             UNROLL for (int L = 4 * half; L < 4 * half + 4; L++) {
-                __m256i is[2][KERN_NXK]; /* a chain per half (latency) */
+                __m256i is[2][KERN_NX]; /* a chain per half (latency) */
                 UNROLL for (int k = 0; k < nx; k++)
                     is[0][k] = is[1][k] = _mm256_setzero_si256();
                 UNROLL for (int h = 0; h < 2; h++) {

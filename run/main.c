@@ -57,7 +57,7 @@ typedef struct options {
     int   imatrix_dat;                   /* --output-format dat (1): the legacy file */
     /* --lora FILE, --lora-scaled FILE S in their order: the files and the
      * scales as given (NULL: 1), checked when the model is loaded */
-    const char **lora, **lora_scale;
+    cli_lora_item *lora; /* --lora, --lora-scaled in their order */
     int   n_lora;
     char **in_files; /* --in-file: importance matrices to start from (copies) */
     int   n_in;
@@ -106,49 +106,39 @@ static int opt_dump_logits(opts_call *c)
     return OPTS_OK;
 }
 
-/* --lora FILE and --lora-scaled FILE S: one more adapter. */
+/* --lora FILE[,FILE...], --lora-scaled FILE:S[,FILE:S...] or FILE S: more
+ * adapters (cli_lora_items). */
 static int opt_lora(opts_call *c)
 {
     options *o = c->user;
-    const bool scaled = !strcmp(c->row->name, "--lora-scaled");
-    if (scaled && c->n_rest < 1)
-        return cli_usage_error(TOOL, "--lora-scaled needs FILE SCALE");
-    const char **f = realloc(o->lora, (size_t)(o->n_lora + 1) * sizeof *f);
-    if (f)
-        o->lora = f;
-    const char **v = f ? realloc(o->lora_scale, (size_t)(o->n_lora + 1) * sizeof *v) : NULL;
-    if (v)
-        o->lora_scale = v;
-    if (!f || !v)
-        return cli_usage_error(TOOL, "out of memory");
-    o->lora[o->n_lora] = c->value;
-    o->lora_scale[o->n_lora++] = scaled ? c->rest[0] : NULL;
-    c->took = scaled;
-    return OPTS_OK;
+    return cli_lora_items(TOOL, c->row->name, !strcmp(c->row->name, "--lora-scaled"), c->value,
+                          c->n_rest ? c->rest[0] : NULL, &c->took, &o->lora, &o->n_lora);
 }
 
-/* --in-file FILE[,FILE...]: more importance matrices (repeatable; commas
- * separate files, as in llama-imatrix e21cdc11's one --in-file). */
+/* --in-file FILE[,FILE...]: more importance matrices (repeatable; a list
+ * as llama-imatrix e21cdc11 reads its one --in-file: cli_csv_fields). */
 static int opt_in_file(opts_call *c)
 {
     options *o = c->user;
-    for (const char *p = c->value;;) {
-        const char *end = strchr(p, ',');
-        const size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == 0)
+    char **f;
+    int n;
+    if (!cli_csv_fields(c->value, &f, &n))
+        return cli_usage_error(TOOL, "out of memory");
+    for (int i = 0; i < n; i++)
+        if (!f[i][0]) {
+            cli_csv_free(f, n);
             return cli_usage_error(TOOL, "--in-file: an empty file name in '%s'", c->value);
-        char **v = realloc(o->in_files, (size_t)(o->n_in + 1) * sizeof *v);
-        if (!v)
-            return cli_usage_error(TOOL, "out of memory");
-        o->in_files = v;
-        if (!(v[o->n_in] = malloc(len + 1)))
-            return cli_usage_error(TOOL, "out of memory");
-        memcpy(v[o->n_in], p, len);
-        v[o->n_in++][len] = '\0';
-        if (!end)
-            return OPTS_OK;
-        p = end + 1;
+        }
+    char **v = realloc(o->in_files, (size_t)(o->n_in + n) * sizeof *v);
+    if (!v) {
+        cli_csv_free(f, n);
+        return cli_usage_error(TOOL, "out of memory");
     }
+    o->in_files = v;
+    memcpy(v + o->n_in, f, (size_t)n * sizeof *f); /* the strings move over */
+    o->n_in += n;
+    free(f);
+    return OPTS_OK;
 }
 
 static const char *const output_formats[] = { "gguf", "dat", NULL };
@@ -228,11 +218,11 @@ static const opt option_rows[] = {
     { OPT_STRING, "--sensitivity-imatrix", .arg = "FILE", .off = O(sens_imatrix),
       .help = "with --sensitivity: quantize with this importance\n"
               "matrix, as gguf-quantize --imatrix" },
-    { OPT_CALL, "--lora", .arg = "FILE", .call = opt_lora,
-      .help = "apply a LoRA adapter GGUF at scale 1; repeatable" },
-    { OPT_CALL, "--lora-scaled", .arg = "FILE S", .call = opt_lora,
+    { OPT_CALL, "--lora", .arg = "FILE[,FILE...]", .call = opt_lora,
+      .help = "apply LoRA adapter GGUFs at scale 1; repeatable" },
+    { OPT_CALL, "--lora-scaled", .arg = "FILE:S[,...]", .call = opt_lora,
       .help = "the same at scale S (-10000..10000; 0: checked,\n"
-              "not applied); repeatable" },
+              "not applied); repeatable; also FILE S" },
     { OPT_CALL, "--dump-logits", .arg = "FILE N", .call = opt_dump_logits },
     { OPT_HELP, "--help", "-h", .help = "this text" },
     { OPT_VERSION, .name = "--version" },
@@ -793,7 +783,7 @@ static int check_outputs(runner *r, const char **what, gguf_error *err)
     for (uint32_t s = 0; s < gguf_n_shards(r->file); s++)
         ins[n++] = gguf_shard_path(r->file, s);
     for (int i = 0; i < o->n_lora; i++)
-        ins[n++] = o->lora[i];
+        ins[n++] = o->lora[i].file;
     for (int i = 0; i < o->n_in; i++)
         ins[n++] = o->in_files[i];
     int rc = 0;
@@ -820,23 +810,29 @@ static int attach_lora(runner *r, const char **what, gguf_error *err)
     if (!o->n_lora)
         return 0;
     float *scales = malloc((size_t)o->n_lora * sizeof *scales);
-    if (!scales)
+    const char **paths = malloc((size_t)o->n_lora * sizeof *paths);
+    if (!scales || !paths) {
+        free(scales);
+        free(paths);
         return gguf_error_set(err, "out of memory");
+    }
     for (int i = 0; i < o->n_lora; i++) {
+        const char *sc = o->lora[i].scale;
         double v = 1.0;
-        if (o->lora_scale[i] &&
-            !cli_parse_double(o->lora_scale[i], -RUN_LORA_MAX_SCALE, RUN_LORA_MAX_SCALE, &v)) {
-            *what = o->lora[i];
+        paths[i] = o->lora[i].file;
+        if (sc && !cli_parse_double(sc, -RUN_LORA_MAX_SCALE, RUN_LORA_MAX_SCALE, &v)) {
+            *what = o->lora[i].file;
             free(scales);
+            free(paths);
             return gguf_error_set(err, "--lora-scaled: the scale '%s' is not a number in "
-                                  "[-%g, %g]", o->lora_scale[i], RUN_LORA_MAX_SCALE,
-                                  RUN_LORA_MAX_SCALE);
+                                  "[-%g, %g]", sc, RUN_LORA_MAX_SCALE, RUN_LORA_MAX_SCALE);
         }
         /* to float from the decimal directly, as llama.cpp's std::stof (not
          * through a double: two roundings could differ in the last bit) */
-        scales[i] = o->lora_scale[i] ? strtof(o->lora_scale[i], NULL) : 1.0f;
+        scales[i] = sc ? strtof(sc, NULL) : 1.0f;
     }
-    int rc = run_lora_attach(&r->lora, &r->model, r->file, o->lora, scales, o->n_lora, err);
+    int rc = run_lora_attach(&r->lora, &r->model, r->file, paths, scales, o->n_lora, err);
+    free(paths);
     free(scales);
     return rc;
 }
@@ -948,7 +944,7 @@ static bool names_a_file(const char *msg, const options *o)
                             o->imatrix, o->dump_logits };
     const size_t n = sizeof files / sizeof *files;
     for (size_t i = 0; i < n + (size_t)o->n_lora + (size_t)o->n_in; i++) {
-        const char *f = i < n ? files[i] : i < n + (size_t)o->n_lora ? o->lora[i - n]
+        const char *f = i < n ? files[i] : i < n + (size_t)o->n_lora ? o->lora[i - n].file
                                                                      : o->in_files[i - n - (size_t)o->n_lora];
         size_t k = f ? strlen(f) : 0;
         if (k && !strncmp(msg, f, k) && msg[k] == ':')
@@ -963,8 +959,7 @@ int main(int argc, char **argv)
     options o;
     int rc = parse_args(&o, argc, argv);
     if (rc) {
-        free(o.lora);
-        free(o.lora_scale);
+        cli_lora_free(o.lora, o.n_lora);
         for (int i = 0; i < o.n_in; i++)
             free(o.in_files[i]);
         free(o.in_files);
@@ -988,8 +983,7 @@ int main(int argc, char **argv)
     gguf_vocab_free(r.vocab);
     run_lora_free(&r.lora, &r.model);
     run_model_free(&r.model);
-    free(o.lora);
-    free(o.lora_scale);
+    cli_lora_free(o.lora, o.n_lora);
     for (int i = 0; i < o.n_in; i++)
         free(o.in_files[i]);
     free(o.in_files);

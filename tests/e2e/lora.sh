@@ -240,14 +240,17 @@ fi
 # convert_hf_to_gguf.py), adapters converted from the fixtures' PEFT folders.
 QUANTIZE=$BIN/gguf-quantize
 ML=$TMP/merge
-merge_case() { # manifest base-model base-outtype adapter-spec... (NAME:OUTTYPE[:SCALE])
-    local m=$ROOT/tests/data/lora/$1.json model=$2 bt=$3 name=$1 args=() spec a t sc
+merge_case() { # manifest base-model base-outtype adapter-spec... (NAME:OUTTYPE[:SCALE[:old]]:
+    # a scale goes as --lora-scaled FILE:SCALE, llama.cpp's form, or with :old as FILE SCALE)
+    local m=$ROOT/tests/data/lora/$1.json model=$2 bt=$3 name=$1 args=() spec a t sc form
     shift 3
     [ -f "$ML/$model-$bt.gguf" ] || "$CONVERT" -q "$FIX/models/$model" --outtype "$bt" -o "$ML/$model-$bt.gguf" >/dev/null 2>&1
     for spec in "$@"; do
-        IFS=: read -r a t sc <<<"$spec"
+        IFS=: read -r a t sc form <<<"$spec"
         [ -f "$ML/$a-$t.gguf" ] || "$CONVERT" -q "$(adapter_dir "$a")" --base "$FIX/models/$model" --outtype "$t" -o "$ML/$a-$t.gguf" >/dev/null 2>&1
-        if [ -n "$sc" ]; then args+=(--lora-scaled "$ML/$a-$t.gguf" "$sc"); else args+=(--lora "$ML/$a-$t.gguf"); fi
+        if [ -z "$sc" ]; then args+=(--lora "$ML/$a-$t.gguf")
+        elif [ "$form" = old ]; then args+=(--lora-scaled "$ML/$a-$t.gguf" "$sc")
+        else args+=(--lora-scaled "$ML/$a-$t.gguf:$sc"); fi
     done
     if ! "$EDIT" -q "$ML/$model-$bt.gguf" "${args[@]}" -o "$ML/out.gguf" >"$TMP/c.log" 2>&1; then
         fail "$name" "gguf-edit failed: $(tail -1 "$TMP/c.log")"
@@ -267,7 +270,7 @@ if need_fixture "$NEXT/adapters/qwen3-lora" "LoRA merges: llama-export-lora's fi
     merge_case merge-qwen3-f32-lf16 qwen3-rand f32 qwen3-lora:f16:-0.75
     merge_case merge-llama-f32 llama3rope-rand f32 llama-lora:f32
     merge_case merge-llama-f16 llama3rope-rand f16 llama-lora:f32
-    merge_case merge-llama-f16-x2 llama3rope-rand f16 llama-lora:f32 llama-lora:f32:0.5
+    merge_case merge-llama-f16-x2 llama3rope-rand f16 llama-lora:f32 llama-lora:f32:0.5:old
     if [ -d "$TMP/moe/adapter" ]; then
         merge_case merge-qwen3moe-f16 qwen3moe-rand f16 qwen3moe-lora:f32
     else

@@ -40,10 +40,17 @@ if [ -x "$MKMODEL" ] && "$MKMODEL" "$GOOD" --dim 64 --layers 2 --ffn 128 --heads
             "$GOOD: --lora-scaled: the scale '$sc' is not a number in [-10000, 10000]" \
             "$RUN" -m "$GOOD" --lora-scaled "$GOOD" "$sc" --prompt-ids 1 -n 1
     done
-    usage_error "$RUN" "--lora-scaled without its scale" "--lora-scaled needs FILE SCALE" \
+    usage_error "$RUN" "--lora-scaled without its scale" \
+        "--lora-scaled needs FILE:SCALE[,FILE:SCALE...] or FILE SCALE" \
         -m "$GOOD" --prompt-ids 1 --lora-scaled "$GOOD"
+    usage_error "$RUN" "--lora: an empty name in a list" "--lora: an empty file name in '$GOOD,'" \
+        -m "$GOOD" --prompt-ids 1 --lora "$GOOD,"
+    # llama.cpp e21cdc11's list form: each item a file and its scale
+    refused "--lora-scaled FILE:S,FILE:S: each scale is checked (the second, naming its file)" \
+        "$GOOD: --lora-scaled: the scale '20000' is not a number in [-10000, 10000]" \
+        "$RUN" -m "$GOOD" --lora-scaled "$W/a.gguf:0.5,$GOOD:20000" --prompt-ids 1 -n 1
 else
-    skip_block "--lora command line" "no mkmodel model" 9
+    skip_block "--lora command line" "no mkmodel model" 11
 fi
 
 # --- adapters converted by gguf-convert, against llama.cpp ---------------------------
@@ -52,7 +59,7 @@ fi
 FAMILIES="qwen3:$NEXT/adapters/qwen3-lora:qwen3-rand:$NEXT/greedy
 llama:$NEXT/adapters/llama-lora:llama3rope-rand:$NEXT/greedy
 qwen3moe:mklora:qwen3moe-rand:$DATA"
-N_FAMILY=7 N_MODES=9 N_MORE=5
+N_FAMILY=7 N_MODES=9 N_MORE=6
 N=$((3 * N_FAMILY + N_MODES + N_MORE))
 
 if ! "$CONVERT" --help 2>/dev/null | grep -q -- '--base'; then
@@ -155,6 +162,12 @@ elif need_fixture upstream-next/adapters "LoRA adapters against llama.cpp" $N; t
     [ "$(sha256sum <"$W/logits.f32" | cut -c1-64)" = "$(jq -r .sha256 <<<"$e")" ] &&
         pass "two adapters (f32 at 0.7, q8_0 at 0.4): 4 steps' logits bit for bit as llama.cpp e21cdc11" ||
         fail "two adapters" "$(tail -1 "$W/err")"
+    "$RUN" -m "$m" --lora-scaled "$a:0.7,\"$W/qwen3-lora-q8_0.gguf\":0.4" \
+        --prompt-ids "$(jq -r '.prompt_ids | join(",")' <<<"$e")" -n 4 --ids \
+        --dump-logits "$W/logits.f32" 4 >/dev/null 2>"$W/err"
+    [ "$(sha256sum <"$W/logits.f32" | cut -c1-64)" = "$(jq -r .sha256 <<<"$e")" ] &&
+        pass "the same two as one list (--lora-scaled FILE:S,\"FILE\":S, llama.cpp's form): the same logits" ||
+        fail "two adapters as one --lora-scaled list" "$(tail -1 "$W/err")"
     refused "--lora: an adapter of another architecture is refused naming it" \
         "$W/llama-lora-f32.gguf: an adapter for \"llama\", the model is qwen3" \
         "$RUN" -m "$m" --lora "$W/llama-lora-f32.gguf" --prompt-ids 1 -n 1

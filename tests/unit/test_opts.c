@@ -194,6 +194,32 @@ START_TEST(test_context)
 }
 END_TEST
 
+/* cli_csv_fields splits as llama.cpp's parse_csv_row (its own example,
+ * and the edges: empty fields, a quote inside a field, an open quote). */
+static void csv_is(const char *s, int n, const char *const *want)
+{
+    char **f;
+    int got;
+    ck_assert(cli_csv_fields(s, &f, &got));
+    ck_assert_int_eq(got, n);
+    for (int i = 0; i < n; i++)
+        ck_assert_str_eq(f[i], want[i]);
+    cli_csv_free(f, got);
+}
+
+START_TEST(test_csv_fields)
+{
+    csv_is("value1,\"value, with, commas\",\"value with \"\"escaped\"\" quotes\",value4", 4,
+           (const char *const[]){ "value1", "value, with, commas", "value with \"escaped\" quotes",
+                                  "value4" });
+    csv_is("a.gguf", 1, (const char *const[]){ "a.gguf" });
+    csv_is("", 1, (const char *const[]){ "" });
+    csv_is("a,,b,", 4, (const char *const[]){ "a", "", "b", "" });
+    csv_is("x\"y,\"p\"q", 2, (const char *const[]){ "x\"y", "pq" });
+    csv_is("\"open, to the end", 1, (const char *const[]){ "open, to the end" });
+}
+END_TEST
+
 START_TEST(test_operands)
 {
     cfg g;
@@ -296,6 +322,7 @@ int main(void)
     tcase_add_test(tc, test_missing_and_unknown);
     tcase_add_test(tc, test_context);
     tcase_add_test(tc, test_operands);
+    tcase_add_test(tc, test_csv_fields);
     tcase_add_test(tc, test_call);
     tcase_add_test(tc, test_help_and_version_stop);
     tcase_add_test(tc, test_help_layout);
