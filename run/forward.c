@@ -427,9 +427,11 @@ int run_state_init(run_state *s, const run_model *m, int n_ctx, int n_batch, ggu
     /* latent attention: the values are the cached latent, the keys' first
      * kv_lora dims (llama.cpp's K-only cache); no V cache */
     s->v_cache = calloc(hp->mla ? 1 : cache, sizeof(gguf_half));
-    s->att = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)head_dim) * sizeof(float));
+    /* each thread's scratch: FWD_MAX_GROUP heads' scores (n_ctx) and output (head_dim) */
+    s->att = malloc((size_t)s->n_threads * FWD_MAX_GROUP * ((size_t)n_ctx + (size_t)head_dim) *
+                    sizeof(float));
     s->rope_cs = malloc(((size_t)n_rot + 1) * sizeof(float));
-    s->att16 = malloc((size_t)s->n_threads * ((size_t)n_ctx + (size_t)head_dim) *
+    s->att16 = malloc((size_t)s->n_threads * FWD_MAX_GROUP * ((size_t)n_ctx + (size_t)head_dim) *
                       sizeof(gguf_half));
     s->f16_table = malloc(65536 * sizeof(float));
     const bool gelu = m->row && gguf_arch_activation(m->row) == GGUF_ACT_GELU_TANH;
@@ -711,40 +713,57 @@ void run_attn_softmax(float *x, int n, float scale, float sink)
 
 /* Batch scores (forward_simd.h, run_attn_scores): q16 · each key in 16
  * float lanes with fused multiply-adds, then sum16_reduce. */
-void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
-                     int n_kv, int head_dim, size_t kv_dim)
+void run_attn_scores_group(float *att, size_t att_stride, const float *f16, const gguf_half *q16,
+                           size_t q_stride, int nh, const gguf_half *kc, int n_kv, int head_dim,
+                           size_t kv_dim)
 {
     const fwd_simd_ops *vec = simd();
     if (vec->attn_scores) {
-        vec->attn_scores(att, q16, kc, n_kv, head_dim, kv_dim);
+        vec->attn_scores(att, att_stride, q16, q_stride, nh, kc, n_kv, head_dim, kv_dim);
         return;
     }
-    for (int t = 0; t < n_kv; t++) {
-        const gguf_half *k = kc + (size_t)t * kv_dim;
-        float lane[16] = {0};
-        for (int c = 0; c < head_dim; c += 16)
-            for (int l = 0; l < 16; l++)
-                lane[l] = fmaf(f16[k[c + l]], f16[q16[c + l]], lane[l]);
-        att[t] = sum16_reduce(lane);
-    }
+    for (int g = 0; g < nh; g++)
+        for (int t = 0; t < n_kv; t++) {
+            const gguf_half *k = kc + (size_t)t * kv_dim, *q = q16 + (size_t)g * q_stride;
+            float lane[16] = {0};
+            for (int c = 0; c < head_dim; c += 16)
+                for (int l = 0; l < 16; l++)
+                    lane[l] = fmaf(f16[k[c + l]], f16[q[c + l]], lane[l]);
+            att[(size_t)g * att_stride + t] = sum16_reduce(lane);
+        }
+}
+
+void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
+                     int n_kv, int head_dim, size_t kv_dim)
+{
+    run_attn_scores_group(att, 0, f16, q16, 0, 1, kc, n_kv, head_dim, kv_dim);
 }
 
 /* Batch weighted values (forward_simd.h, run_attn_values): position t
  * feeds lane t % 16; missing positions add exact zeros. */
+void run_attn_values_group(float *out, size_t out_stride, const float *f16, const gguf_half *p16,
+                           size_t p_stride, int nh, const gguf_half *vc, int n_kv, int head_dim,
+                           size_t kv_dim)
+{
+    const fwd_simd_ops *vec = simd();
+    if (vec->attn_values && head_dim % 8 == 0 && nh * head_dim <= FWD_MAX_HEAD_DIM) {
+        vec->attn_values(out, out_stride, p16, p_stride, nh, vc, n_kv, head_dim, kv_dim);
+        return;
+    }
+    for (int g = 0; g < nh; g++)
+        for (int i = 0; i < head_dim; i++) {
+            const gguf_half *p = p16 + (size_t)g * p_stride;
+            float lane[16] = {0};
+            for (int t = 0; t < n_kv; t++)
+                lane[t % 16] = fmaf(f16[p[t]], f16[vc[(size_t)t * kv_dim + i]], lane[t % 16]);
+            out[(size_t)g * out_stride + i] = sum16_reduce(lane);
+        }
+}
+
 void run_attn_values(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
                      int n_kv, int head_dim, size_t kv_dim)
 {
-    const fwd_simd_ops *vec = simd();
-    if (vec->attn_values && head_dim % 8 == 0 && head_dim <= FWD_MAX_HEAD_DIM) {
-        vec->attn_values(out, p16, vc, n_kv, head_dim, kv_dim);
-        return;
-    }
-    for (int i = 0; i < head_dim; i++) {
-        float lane[16] = {0};
-        for (int t = 0; t < n_kv; t++)
-            lane[t % 16] = fmaf(f16[p16[t]], f16[vc[(size_t)t * kv_dim + i]], lane[t % 16]);
-        out[i] = sum16_reduce(lane);
-    }
+    run_attn_values_group(out, 0, f16, p16, 0, 1, vc, n_kv, head_dim, kv_dim);
 }
 
 /* y = f16(x) over n values. */
@@ -825,48 +844,60 @@ static size_t kv_base(const run_state *s, const run_model *m, int layer)
     return slot < 0 ? 0 : (size_t)slot * (size_t)s->n_ctx * s->kv_dim;
 }
 
-/* One head of one token: out (v_dim,) = softmax(K q · kq_scale) V over
- * the n_kv cached positions, K and V rows kv_dim apart in the cache, keys
- * head_dim wide and values v_dim (the same but for latent attention);
- * positions before `from` are masked out (a sliding window), and sink, when
- * not NaN, joins the softmax. */
-static void attend_head(const run_state *s, float *out, const float *q, const gguf_half *kc,
-                        const gguf_half *vc, int n_kv, int head_dim, int v_dim, size_t kv_dim,
-                        float kq_scale, float *att, gguf_half *att16, bool batch, int from,
-                        float sink, float softcap)
+/* nh heads of one token that share a KV head (nh > 1 only for a batch):
+ * head g's out (v_dim,) = softmax(K q_g · kq_scale) V over the n_kv cached
+ * positions, q_g at q + g · head_dim, K and V rows kv_dim apart in the
+ * cache, keys head_dim wide and values v_dim (the same but for latent
+ * attention); positions before `from` are masked out (a sliding window),
+ * and sinks[g], when sinks is not NULL, joins head g's softmax. Head g's
+ * scratch is att + g · stride (scores, then its output at n_ctx) and att16
+ * + g · stride (probabilities, then its query at n_kv); each head's numbers
+ * are what it gets alone — a group only reads each key and value row once. */
+static void attend_heads(const run_state *s, int nh, const float *q, const gguf_half *kc,
+                         const gguf_half *vc, int n_kv, int head_dim, int v_dim, size_t kv_dim,
+                         float kq_scale, float *att, gguf_half *att16, size_t stride, bool batch,
+                         int from, const float *sinks, float softcap)
 {
     const float *f16 = s->f16_table;
-    gguf_half *q16 = att16 + n_kv;
-    to_f16(q, q16, head_dim);
+    for (int g = 0; g < nh; g++)
+        to_f16(q + (size_t)g * head_dim, att16 + (size_t)g * stride + n_kv, head_dim);
     // att[t] = k_t · q, q rounded to f16, accumulated in f32
-    if (batch && head_dim % 16 == 0) {
-        run_attn_scores(att, f16, q16, kc, n_kv, head_dim, kv_dim);
-    } else {
-        run_attn_scores1(att, f16, q16, kc, n_kv, head_dim, kv_dim);
-    }
-    // gemma2: att[t] = c · tanh(att[t] · (1/c)), before the mask
-    if (softcap != 0)
-        run_softcap(att, n_kv, softcap);
-    // masked positions stay in their lanes as -inf: their e^x is 0
-    for (int t = 0; t < from; t++)
-        att[t] = -INFINITY;
-    attn_softmax(att, n_kv, kq_scale, sink);
-    // out = sum_t p_t v_t, p rounded to f16
-    to_f16(att, att16, n_kv);
-    if (batch)
-        run_attn_values(out, f16, att16, vc, n_kv, v_dim, kv_dim);
+    if (batch && head_dim % 16 == 0)
+        run_attn_scores_group(att, stride, f16, att16 + n_kv, stride, nh, kc, n_kv, head_dim, kv_dim);
     else
-        run_attn_values1(out, f16, att16, vc, n_kv, v_dim, kv_dim);
+        for (int g = 0; g < nh; g++)
+            run_attn_scores1(att + (size_t)g * stride, f16, att16 + (size_t)g * stride + n_kv, kc,
+                             n_kv, head_dim, kv_dim);
+    for (int g = 0; g < nh; g++) {
+        float *a = att + (size_t)g * stride;
+        // gemma2: att[t] = c · tanh(att[t] · (1/c)), before the mask
+        if (softcap != 0)
+            run_softcap(a, n_kv, softcap);
+        // masked positions stay in their lanes as -inf: their e^x is 0
+        for (int t = 0; t < from; t++)
+            a[t] = -INFINITY;
+        attn_softmax(a, n_kv, kq_scale, sinks ? sinks[g] : NAN);
+        // out = sum_t p_t v_t, p rounded to f16
+        to_f16(a, att16 + (size_t)g * stride, n_kv);
+    }
+    float *out = att + s->n_ctx;
+    if (batch)
+        run_attn_values_group(out, stride, f16, att16, stride, nh, vc, n_kv, v_dim, kv_dim);
+    else
+        for (int g = 0; g < nh; g++)
+            run_attn_values1(out + (size_t)g * stride, f16, att16 + (size_t)g * stride, vc, n_kv,
+                             v_dim, kv_dim);
 }
 
-/* One layer's attention job: a unit is one query head of one token. */
+/* One layer's attention job: a unit is nh query heads (of one KV head) of
+ * one token. */
 typedef struct {
     run_state       *s;
     const run_hparams *hp;
     const float     *sinks;
     size_t           base, kv_dim;
     float            kq_scale;
-    int              nb, pos, group;
+    int              nb, pos, group, nh;
     bool             swa;
     int              hd, qd;         /* the block's head size and n_head · hd */
     int              vd;             /* a value's width (hd but for latent attention) */
@@ -878,16 +909,18 @@ static void att_unit(void *ctx, int64_t u, int thread)
     const att_job *j = ctx;
     run_state *s = j->s;
     const run_hparams *hp = j->hp;
-    const int b = (int)(u / hp->n_head), h = (int)(u % hp->n_head), hd = j->hd, pos = j->pos;
-    const size_t th = (size_t)thread;
+    const int units = hp->n_head / j->nh;
+    const int b = (int)(u / units), h = (int)(u % units) * j->nh, hd = j->hd, pos = j->pos;
+    const size_t th = (size_t)thread, stride = (size_t)s->n_ctx + (size_t)hd;
     float *qh = s->q + (size_t)b * j->qd + (size_t)h * hd;
     const size_t kvh = (size_t)(h / j->group) * hd;
-    float *att = s->att + th * ((size_t)s->n_ctx + (size_t)hd), *out = att + s->n_ctx;
+    float *att = s->att + th * FWD_MAX_GROUP * stride;
     const int from = j->swa && pos + b + 1 > hp->n_swa ? pos + b + 1 - hp->n_swa : 0;
-    attend_head(s, out, qh, s->k_cache + j->base + kvh, j->vc + j->base + kvh, pos + b + 1, hd,
-                j->vd, j->kv_dim, j->kq_scale, att, s->att16 + th * ((size_t)s->n_ctx + (size_t)hd),
-                j->nb > 1, from, j->sinks ? j->sinks[h] : NAN, hp->attn_softcap);
-    memcpy(qh, out, (size_t)j->vd * sizeof *out);
+    attend_heads(s, j->nh, qh, s->k_cache + j->base + kvh, j->vc + j->base + kvh, pos + b + 1, hd,
+                 j->vd, j->kv_dim, j->kq_scale, att, s->att16 + th * FWD_MAX_GROUP * stride, stride,
+                 j->nb > 1, from, j->sinks ? j->sinks + h : NULL, hp->attn_softcap);
+    for (int g = 0; g < j->nh; g++)
+        memcpy(qh + (size_t)g * hd, att + (size_t)g * stride + s->n_ctx, (size_t)j->vd * sizeof(float));
 }
 
 /* Multi-head attention for nb tokens at positions pos..pos+nb-1: token b
@@ -909,10 +942,16 @@ static void attention(run_state *s, const run_model *m, int layer, int nb, int p
         .kq_scale = hp->mla ? hp->mla_kq_scale : hp->q_scale != 0 ? 1.0f : 1.0f / sqrtf((float)hd),
         .vd = hp->mla ? hp->kv_lora : hd, .vc = hp->mla ? s->k_cache : s->v_cache,
         .nb = nb, .pos = pos, .group = hp->n_head / hp->n_head_kv, .swa = run_layer_is_swa(m, layer),
+        .nh = 1,
     };
+    /* a batch takes the query heads of a KV head together, up to
+     * FWD_MAX_GROUP of them: each key and value row is read once for them */
+    while (nb > 1 && !hp->mla && j.nh * 2 <= FWD_MAX_GROUP && j.group % (j.nh * 2) == 0 &&
+           j.nh * 2 * j.vd <= FWD_MAX_HEAD_DIM)
+        j.nh *= 2;
     /* the per-thread scratch was sized by the pool when the state was made */
     assert(pool_threads() <= s->n_threads);
-    pool_for((int64_t)nb * hp->n_head, att_unit, &j);
+    pool_for((int64_t)nb * (hp->n_head / j.nh), att_unit, &j);
 }
 
 /* ggml's soft_max of one unpadded row (its ggml_vec_soft_max_f32 on this

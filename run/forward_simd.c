@@ -81,23 +81,58 @@ ALWAYS __m256 exp8(__m256 x)
  * Attention
  */
 
-/* Four keys at a time: their eight accumulators are independent chains,
- * so the fused multiply-adds overlap instead of waiting on one another. */
-KERN_AVX2 static void fwd_attn_scores_avx2(float *att, const gguf_half *q16, const gguf_half *kc,
-                                            int n_kv, int head_dim, size_t kv_dim)
+/* The nh heads of a GQA group (nh <= FWD_MAX_GROUP) against the same keys:
+ * each key's row is loaded and converted once for all of them. Each head
+ * keeps its two accumulators per key (lanes c..c+7 and c+8..c+15 of every
+ * 16 dims), fused-multiply-added over the dims in order and added by
+ * hsum16, the chain of the scalar code; with one head, four keys go at a
+ * time so that eight independent chains overlap. */
+ALWAYS void attn_scores_group_avx2(float *att, size_t att_stride, const float *qf, int n_kv,
+                                   const gguf_half *kc, int head_dim, size_t kv_dim, const int nh)
 {
-    float qf[head_dim];
-    for (int c = 0; c < head_dim; c += 8)
-        _mm256_storeu_ps(qf + c, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(q16 + c))));
+    for (int t = 0; t < n_kv; t++) {
+        const gguf_half *k = kc + (size_t)t * kv_dim;
+        __m256 a[FWD_MAX_GROUP], b[FWD_MAX_GROUP];
+        UNROLL for (int g = 0; g < nh; g++)
+            a[g] = b[g] = _mm256_setzero_ps();
+        for (int c = 0; c < head_dim; c += 16) {
+            const __m256 kl = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + c)));
+            const __m256 kh = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + c + 8)));
+            UNROLL for (int g = 0; g < nh; g++) {
+                a[g] = _mm256_fmadd_ps(kl, _mm256_loadu_ps(qf + (size_t)g * head_dim + c), a[g]);
+                b[g] = _mm256_fmadd_ps(kh, _mm256_loadu_ps(qf + (size_t)g * head_dim + c + 8), b[g]);
+            }
+        }
+        UNROLL for (int g = 0; g < nh; g++)
+            att[(size_t)g * att_stride + t] = hsum16(a[g], b[g]);
+    }
+}
+
+KERN_AVX2 static void fwd_attn_scores_avx2(float *att, size_t att_stride, const gguf_half *q16,
+                                            size_t q_stride, int nh, const gguf_half *kc, int n_kv,
+                                            int head_dim, size_t kv_dim)
+{
+    float qf[FWD_MAX_GROUP * head_dim];
+    for (int g = 0; g < nh; g++)
+        for (int c = 0; c < head_dim; c += 8)
+            _mm256_storeu_ps(qf + (size_t)g * head_dim + c, _mm256_cvtph_ps(_mm_loadu_si128(
+                                            (const __m128i *)(q16 + (size_t)g * q_stride + c))));
 #define KEY(r, c) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k##r + (c))))
     int t = 0;
+    switch (nh) { /* constant group sizes, unrolled */
+    case 2: attn_scores_group_avx2(att, att_stride, qf, n_kv, kc, head_dim, kv_dim, 2); return;
+    case 3: attn_scores_group_avx2(att, att_stride, qf, n_kv, kc, head_dim, kv_dim, 3); return;
+    case 4: attn_scores_group_avx2(att, att_stride, qf, n_kv, kc, head_dim, kv_dim, 4); return;
+    default: break;
+    }
+    const float *qf0 = qf;
     for (; t + 4 <= n_kv; t += 4) {
         const gguf_half *k0 = kc + (size_t)t * kv_dim, *k1 = k0 + kv_dim, *k2 = k1 + kv_dim,
                         *k3 = k2 + kv_dim;
         __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0,
                b3 = a0;
         for (int c = 0; c < head_dim; c += 16) {
-            const __m256 ql = _mm256_loadu_ps(qf + c), qh = _mm256_loadu_ps(qf + c + 8);
+            const __m256 ql = _mm256_loadu_ps(qf0 + c), qh = _mm256_loadu_ps(qf0 + c + 8);
             a0 = _mm256_fmadd_ps(KEY(0, c), ql, a0);
             b0 = _mm256_fmadd_ps(KEY(0, c + 8), qh, b0);
             a1 = _mm256_fmadd_ps(KEY(1, c), ql, a1);
@@ -116,8 +151,8 @@ KERN_AVX2 static void fwd_attn_scores_avx2(float *att, const gguf_half *q16, con
         const gguf_half *k0 = kc + (size_t)t * kv_dim;
         __m256 a0 = _mm256_setzero_ps(), b0 = a0;
         for (int c = 0; c < head_dim; c += 16) {
-            a0 = _mm256_fmadd_ps(KEY(0, c), _mm256_loadu_ps(qf + c), a0);
-            b0 = _mm256_fmadd_ps(KEY(0, c + 8), _mm256_loadu_ps(qf + c + 8), b0);
+            a0 = _mm256_fmadd_ps(KEY(0, c), _mm256_loadu_ps(qf0 + c), a0);
+            b0 = _mm256_fmadd_ps(KEY(0, c + 8), _mm256_loadu_ps(qf0 + c + 8), b0);
         }
         att[t] = hsum16(a0, b0);
     }
@@ -189,33 +224,57 @@ KERN_AVX2 static void fwd_attn_softmax_avx2(float *x, int n, float scale, float 
 /* The scalar loop runs over i outside and t inside, reading a column of V
  * (kv_dim apart) per output. Here t is outside: the sixteen lane sums of
  * every i become sixteen rows acc[l][0..head_dim), position t adding
- * p_t · v_t into row t % 16 across contiguous i, so V is read row by row.
- * Each acc[l][i] sees the same fused multiply-adds in the same t order as
- * the scalar lane l of output i, and the rows are then added as sum16_reduce adds
- * lanes. */
-KERN_AVX2 static void fwd_attn_values_avx2(float *out, const gguf_half *p16, const gguf_half *vc,
-                                            int n_kv, int head_dim, size_t kv_dim)
+ * p_t · v_t into row t % 16 across contiguous i, so V is read row by row
+ * (once for the nh heads of a GQA group, each with its own rows and
+ * probabilities). Each acc[l][i] sees the same fused multiply-adds in the
+ * same t order as the scalar lane l of output i, and the rows are then
+ * added as sum16_reduce adds lanes. */
+ALWAYS void attn_values_avx2(float *out, size_t out_stride, const gguf_half *p16, size_t p_stride,
+                             const gguf_half *vc, int n_kv, int head_dim, size_t kv_dim, float *acc,
+                             const int nh)
 {
-    float acc[16 * head_dim];
-    memset(acc, 0, sizeof acc);
+    const size_t rows = 16 * (size_t)head_dim;
+    memset(acc, 0, (size_t)nh * rows * sizeof *acc);
     for (int t = 0; t < n_kv; t++) {
-        const __m256 p = _mm256_broadcastss_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(p16[t])));
         const gguf_half *v = vc + (size_t)t * kv_dim;
+        __m256 p[FWD_MAX_GROUP];
+        UNROLL for (int g = 0; g < nh; g++)
+            p[g] = _mm256_broadcastss_ps(
+                _mm_cvtph_ps(_mm_cvtsi32_si128(p16[(size_t)g * p_stride + (size_t)t])));
         float *a = acc + (size_t)(t & 15) * head_dim;
         for (int i = 0; i < head_dim; i += 8) {
             const __m256 vi = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(v + i)));
-            _mm256_storeu_ps(a + i, _mm256_fmadd_ps(p, vi, _mm256_loadu_ps(a + i)));
+            UNROLL for (int g = 0; g < nh; g++) {
+                float *ag = a + (size_t)g * rows + i;
+                _mm256_storeu_ps(ag, _mm256_fmadd_ps(p[g], vi, _mm256_loadu_ps(ag)));
+            }
         }
     }
-    for (int i = 0; i < head_dim; i += 8) {
-        __m256 r[8], q[4];
-        for (int l = 0; l < 8; l++)
-            r[l] = _mm256_add_ps(_mm256_loadu_ps(acc + (l + 8) * head_dim + i),
-                                 _mm256_loadu_ps(acc + l * head_dim + i));
-        for (int l = 0; l < 4; l++)
-            q[l] = _mm256_add_ps(r[l + 4], r[l]);
-        const __m256 s02 = _mm256_add_ps(q[0], q[2]), s13 = _mm256_add_ps(q[1], q[3]);
-        _mm256_storeu_ps(out + i, _mm256_add_ps(s02, s13));
+    for (int g = 0; g < nh; g++) {
+        const float *ag = acc + (size_t)g * rows;
+        for (int i = 0; i < head_dim; i += 8) {
+            __m256 r[8], q[4];
+            for (int l = 0; l < 8; l++)
+                r[l] = _mm256_add_ps(_mm256_loadu_ps(ag + (l + 8) * head_dim + i),
+                                     _mm256_loadu_ps(ag + l * head_dim + i));
+            for (int l = 0; l < 4; l++)
+                q[l] = _mm256_add_ps(r[l + 4], r[l]);
+            const __m256 s02 = _mm256_add_ps(q[0], q[2]), s13 = _mm256_add_ps(q[1], q[3]);
+            _mm256_storeu_ps(out + (size_t)g * out_stride + i, _mm256_add_ps(s02, s13));
+        }
+    }
+}
+
+KERN_AVX2 static void fwd_attn_values_avx2(float *out, size_t out_stride, const gguf_half *p16,
+                                            size_t p_stride, int nh, const gguf_half *vc, int n_kv,
+                                            int head_dim, size_t kv_dim)
+{
+    float acc[FWD_MAX_HEAD_DIM * 16];
+    switch (nh) { /* constant group sizes, unrolled */
+    case 1: attn_values_avx2(out, out_stride, p16, p_stride, vc, n_kv, head_dim, kv_dim, acc, 1); break;
+    case 2: attn_values_avx2(out, out_stride, p16, p_stride, vc, n_kv, head_dim, kv_dim, acc, 2); break;
+    case 3: attn_values_avx2(out, out_stride, p16, p_stride, vc, n_kv, head_dim, kv_dim, acc, 3); break;
+    default: attn_values_avx2(out, out_stride, p16, p_stride, vc, n_kv, head_dim, kv_dim, acc, 4); break;
     }
 }
 

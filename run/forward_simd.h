@@ -51,12 +51,14 @@ typedef struct fwd_simd_ops {
     int (*geglu)(float *g, const float *u, int n, const gguf_half *gelu16);
     /* sink NaN: none */
     void (*attn_softmax)(float *x, int n, float scale, float sink);
-    void (*attn_scores)(float *att, const gguf_half *q16, const gguf_half *kc, int n_kv,
-                        int head_dim, size_t kv_dim);
-    /* head_dim a multiple of 8, at most FWD_MAX_HEAD_DIM (it keeps 16 rows
-     * of head_dim floats on the stack). */
-    void (*attn_values)(float *out, const gguf_half *p16, const gguf_half *vc, int n_kv,
-                        int head_dim, size_t kv_dim);
+    /* run_attn_scores / run_attn_values of nh <= FWD_MAX_GROUP heads;
+     * values: head_dim a multiple of 8, nh · head_dim at most
+     * FWD_MAX_HEAD_DIM (it keeps 16 rows of head_dim floats per head on
+     * the stack). */
+    void (*attn_scores)(float *att, size_t att_stride, const gguf_half *q16, size_t q_stride,
+                        int nh, const gguf_half *kc, int n_kv, int head_dim, size_t kv_dim);
+    void (*attn_values)(float *out, size_t out_stride, const gguf_half *p16, size_t p_stride,
+                        int nh, const gguf_half *vc, int n_kv, int head_dim, size_t kv_dim);
     /* y = f16(x) over n values, as gguf_f32_to_f16_row. */
     void (*to_f16)(const float *x, gguf_half *y, int64_t n);
     /* One-token versions, head_dim a multiple of 8. scores1 does the first
@@ -76,6 +78,8 @@ typedef struct fwd_simd_ops {
     int (*conv)(float *y, const float *x, float *state, const float *w, int C, int K, int nb);
 } fwd_simd_ops;
 #define FWD_MAX_HEAD_DIM 512
+/* The most heads of a GQA group one attention call takes. */
+#define FWD_MAX_GROUP 4
 
 /* The table of the best instruction set this CPU has (asked once, in
  * kernels.c), or the scalar one (every entry NULL) when scalar is set or
@@ -91,6 +95,13 @@ const fwd_simd_ops *fwd_simd_select(bool scalar);
 void run_attn_scores(float *att, const float *f16, const gguf_half *q16, const gguf_half *kc,
                      int n_kv, int head_dim, size_t kv_dim);
 
+/* run_attn_scores for nh (1..FWD_MAX_GROUP) query heads against the same
+ * keys: head g's query at q16 + g · q_stride, its scores at att + g ·
+ * att_stride, each bit for bit what run_attn_scores gives it alone. */
+void run_attn_scores_group(float *att, size_t att_stride, const float *f16, const gguf_half *q16,
+                           size_t q_stride, int nh, const gguf_half *kc, int n_kv, int head_dim,
+                           size_t kv_dim);
+
 /* The attention softmax of x[0..n) scaled by scale, in place, with the
  * reference backend's rounding (forward.c, attn_softmax); sink, unless NaN,
  * is gpt-oss's sink logit: it joins the max and the sum, not the output. */
@@ -101,6 +112,13 @@ void run_attn_softmax(float *x, int n, float scale, float sink);
  * feeds float lane t % 16, the lanes added pairwise at the end. */
 void run_attn_values(float *out, const float *f16, const gguf_half *p16, const gguf_half *vc,
                      int n_kv, int head_dim, size_t kv_dim);
+
+/* run_attn_values for nh heads over the same values (probabilities at p16 +
+ * g · p_stride, outputs at out + g · out_stride), each bit for bit what
+ * run_attn_values gives it alone. */
+void run_attn_values_group(float *out, size_t out_stride, const float *f16, const gguf_half *p16,
+                           size_t p_stride, int nh, const gguf_half *vc, int n_kv, int head_dim,
+                           size_t kv_dim);
 
 /* One token's scores and weighted values (generation), any head_dim: the
  * order of ggml_vec_dot_f16 on an AVX-512 machine, four 16-lane sums fed 64

@@ -1520,6 +1520,58 @@ START_TEST(test_simd_attn_softmax)
 }
 END_TEST
 
+/* The heads of a GQA group together (run_attn_*_group, 2..4 heads, as
+ * the batch attention calls them): each head's scores and values bit for
+ * bit what the scalar code gives it alone. */
+START_TEST(test_simd_attn_group)
+{
+    const float *tab = f16_table();
+    const int hds[] = { 16, 64, 128 }, nkvs[] = { 1, 5, 17, 130 };
+    enum { MAX_KV = 130, MAX_HD = 128, NH = 4 };
+    const size_t stride = MAX_KV + MAX_HD; /* as the run state's per-head scratch */
+    for (size_t a = 0; a < sizeof hds / sizeof *hds; a++) {
+        const int hd = hds[a];
+        const size_t kv_dim = 2 * (size_t)hd + 16;
+        gguf_half *kc = malloc(MAX_KV * kv_dim * sizeof *kc);
+        gguf_half *q16 = malloc(NH * stride * sizeof *q16), *p16 = malloc(NH * stride * sizeof *p16);
+        float *want = malloc(NH * stride * sizeof *want), *got = malloc(NH * stride * sizeof *got);
+        ck_assert(kc && q16 && p16 && want && got);
+        for (size_t i = 0; i < MAX_KV * kv_dim; i++)
+            kc[i] = rnd_half(i / kv_dim % 3 == 0 ? 100.0f : 4.0f);
+        for (size_t i = 0; i < NH * stride; i++) {
+            q16[i] = rnd_half(8.0f);
+            p16[i] = i % 11 == 5 ? 0 : rnd_half(i % 4 ? 1.0f : 1e-5f);
+        }
+        for (int nh = 2; nh <= NH; nh++) {
+            if (nh * hd > FWD_MAX_HEAD_DIM)
+                continue;
+            for (size_t b = 0; b < sizeof nkvs / sizeof *nkvs; b++) {
+                const int n = nkvs[b];
+                for (int g = 0; g < nh; g++) { /* each head alone, scalar */
+                    run_force_scalar(true);
+                    run_attn_scores(want + g * stride, tab, q16 + g * stride, kc + 8, n, hd, kv_dim);
+                    run_attn_values(want + g * stride + MAX_KV, tab, p16 + g * stride, kc + 8, n, hd,
+                                    kv_dim);
+                    run_force_scalar(false);
+                }
+                run_attn_scores_group(got, stride, tab, q16, stride, nh, kc + 8, n, hd, kv_dim);
+                run_attn_values_group(got + MAX_KV, stride, tab, p16, stride, nh, kc + 8, n, hd, kv_dim);
+                for (int g = 0; g < nh; g++) {
+                    same_bits(want + g * stride, got + g * stride, n, "group scores", hd, n);
+                    same_bits(want + g * stride + MAX_KV, got + g * stride + MAX_KV, hd, "group values",
+                              hd, n);
+                }
+            }
+        }
+        free(kc);
+        free(q16);
+        free(p16);
+        free(want);
+        free(got);
+    }
+}
+END_TEST
+
 START_TEST(test_simd_attn_values)
 {
     const float *tab = f16_table();
@@ -3268,6 +3320,7 @@ int main(void)
     tcase_add_test(tc, test_simd_attn_scores);
     tcase_add_test(tc, test_simd_attn_softmax);
     tcase_add_test(tc, test_simd_attn_values);
+    tcase_add_test(tc, test_simd_attn_group);
     tcase_add_test(tc, test_simd_swiglu);
     tcase_add_test(tc, test_simd_geglu);
     tcase_add_test(tc, test_simd_rope);
