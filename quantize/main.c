@@ -870,10 +870,10 @@ static void print_plan(const plan *p, const options *o)
         const plan_item *it = &p->items[i];
         char shape[64];
         shape_str(it->t, shape, sizeof shape);
-        printf("%-4" PRIu64 " %-36s %-18s %-7s -> %-7s %10" PRIu64 "  %s%s%s\n", i + 1,
+        printf("%-4" PRIu64 " %-36s %-18s %-7s -> %-7s %10" PRIu64 "  %s%s%s%s\n", i + 1,
                it->name, shape, gguf_dtype_name(it->t->type), gguf_dtype_name(it->type),
-               it->nbytes, it->convert ? "" : "copy", it->why[0] ? "fallback: " : "",
-               it->why[0] ? it->why : (it->imatrix ? "imatrix" : ""));
+               it->nbytes, it->convert ? "" : "copy", !it->convert && it->why[0] ? "; " : "",
+               it->why[0] ? "fallback: " : "", it->why[0] ? it->why : (it->imatrix ? "imatrix" : ""));
     }
     printf("\npreset %s (ftype %d): %" PRIu64 " tensors, %.2f MiB -> %.2f MiB, %.2f -> %.2f bpw",
            o->preset->name, o->preset->ftype, p->n, p->size_in / 1048576.0,

@@ -365,6 +365,16 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
     usage "a pattern longer than 256 bytes" "pattern of 300 bytes is longer than 256" \
         --tensor-type "$(head -c 300 /dev/zero | tr '\0' a)=q8_0" "$SYN" "$TMP/o.gguf" Q4_0
     check "--version" bash -c '"$1" --version | grep -q "^gguf-quantize (ggufkit) "' _ "$QUANT"
+    # a tensor copied because its fallback is its own type: the two notes apart
+    if "$MKMODEL" "$TMP/odd.gguf" --dim 48 --layers 1 --ffn 96 --heads 4 --kv-heads 2 --vocab 300 \
+           --type f16 >/dev/null 2>&1 &&
+       "$QUANT" --dry-run "$TMP/odd.gguf" "$TMP/o.gguf" Q4_0 2>/dev/null |
+           grep -q 'blk.0.attn_q.weight .* copy; fallback: rows of 48 do not fit q4_0 blocks of 32: f16$'; then
+        pass "--dry-run: a copied tensor's fallback note reads 'copy; fallback: ...'"
+    else
+        fail "--dry-run: a copied tensor's fallback note" \
+            "$("$QUANT" --dry-run "$TMP/odd.gguf" "$TMP/o.gguf" Q4_0 2>&1 | grep attn_q)"
+    fi
     # issue 14: every type the user names is checked for a quantizer up front
     # (iq4_xs, i8, f64 and q8_K used to be written as garbage or unusable
     # files; every i-quant has its codec now, nvfp4 and q1_0 not)
@@ -553,7 +563,7 @@ if "$MKMODEL" "$SYN" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --voca
     GGUFKIT_QUANTIZE_PIECE=0 usage "GGUFKIT_QUANTIZE_PIECE=0 refused" "GGUFKIT_QUANTIZE_PIECE='0' is not a byte count from 1 to 67108864" \
         "$SYN" "$TMP/o.gguf" Q4_0
 else
-    skip_block "quantize command line and bad rows" "mkmodel failed" 24
+    skip_block "quantize command line and bad rows" "mkmodel failed" 25
 fi
 # An FP8 source: qwen3fp8-rand converted to bf16 (its FP8 projections
 # dequantized) and quantized as llama-quantize e21cdc11 quantizes the bf16
