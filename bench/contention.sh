@@ -14,11 +14,7 @@
 # Each repetition runs every configuration once, ours and theirs taking
 # turns; medians of REPS (default 5). Ratios above 1: we are faster.
 # A benchmark, never part of make test.
-set -euo pipefail
-export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 REPS=${REPS:-5}
 TYPE=${TYPE:-Q4_0}
 for b in gguf-convert gguf-quantize gguf-run tests/tools/mkhf; do
@@ -37,7 +33,6 @@ start_busy() { ( while :; do :; done ) & busy=$!; sleep 0.2; }
 "$BIN/gguf-convert" -q "$WORK/hf" --outtype f16 -o "$WORK/F16.gguf"
 "$BIN/gguf-quantize" "$WORK/F16.gguf" "$WORK/model.gguf" "$TYPE" >/dev/null 2>&1
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 ours_tg() { # threads -> tok/s of 128 generated tokens
     "$BIN/gguf-run" -m "$WORK/model.gguf" --prompt-ids 1 -n 128 --ids -t "$1" 2>&1 >/dev/null |
         sed -nE 's/^timing: .*generation [0-9]+ tokens ([0-9.]+) tok\/s.*/\1/p'

@@ -11,11 +11,7 @@
 #                                pick the tokenizer.model copied in; RUNS=5)
 #
 # A benchmark, not a test: it never runs under `make test`.
-set -euo pipefail
-export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 FIX=${GGUFKIT_FIXTURES:-$ROOT/../shared/fixtures}
 TOKENIZER=${TOKENIZER:-$FIX/models/wp-llama-5m/hf/tokenizer.model}
 RUNS=${RUNS:-5}
@@ -37,7 +33,6 @@ echo "input: $((size / 1048576)) MiB BF16 safetensors; largest tensor as f32: $(
 # Each repetition, in turn: ours (output removed and the disk synced
 # first), the physical floor — `cp` of a file of the output's size and
 # `sync` — and convert_hf_to_gguf.py when it can run; medians of RUNS.
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
 "$BIN/gguf-convert" -q "$MODEL" --outtype "$OUTTYPE" -o "$WORK/ours.gguf"
 out=$(stat -c %s "$WORK/ours.gguf")

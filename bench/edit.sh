@@ -16,10 +16,7 @@
 # compared, and medians are printed (copy: with their ratio, above 1 the
 # edit is slower than cp). With COMPETE=1 a busy loop runs on one core
 # throughout. A benchmark, not a test.
-set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 MODE=all
 case "${1:-}" in copy | keys) MODE=$1; shift ;; esac
 RUNS=${1:-5}
@@ -27,7 +24,6 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/edit-bench.XXXXXX")
 trap 'kill "${busy:-0}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 if [ "${COMPETE:-0}" = 1 ]; then (while :; do :; done) & busy=$!; echo "with one busy competitor"; fi
 now() { date +%s.%N; }
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
 
 if [ "$MODE" != keys ]; then

@@ -13,11 +13,7 @@
 # pages into the page cache, so it is off by default.
 #
 # A benchmark, not a test: it asserts nothing and is never run by `make test`.
-set -euo pipefail
-export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 INSPECT=$BIN/gguf-inspect
 SCAN=0
 [ "${1:-}" = --scan ] && SCAN=1

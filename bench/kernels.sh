@@ -8,10 +8,8 @@
 # THREADS: common/pool.c's threads for each product (kern_matmul spreads its
 # rows over them). Needs gguf-run's objects and libgguf: make build/tests/test_kernels
 # first. A benchmark, never part of make test.
-set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
+B=$BIN
 # gguf-run's kernel objects: one for each run/kernels*.c (so a new kernel
 # file needs no edit here)
 OBJS=

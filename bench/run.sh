@@ -46,11 +46,7 @@
 # so it is read with Python's csv module. COMPETE=1 runs a busy loop beside
 # every measurement (a user's machine is never idle). A benchmark, never
 # part of make test.
-set -euo pipefail
-export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 THREADS=${THREADS:-2}
 REPS=${REPS:-5}
 TYPES=${TYPES:-"Q4_0 Q8_0 Q4_K_M Q6_K IQ4_XS"}
@@ -116,8 +112,6 @@ echo "memory read bandwidth: $BW GB/s ($THREADS threads)"
 # 512 prompt ids (BOS then ordinary pieces), as one comma list
 ids=$(awk 'BEGIN { printf "1"; for (i = 1; i < 512; i++) printf ",%d", 300 + (i * 7919) % 1500 }')
 
-# median of a list of numbers
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # ours: a run prints "timing: prompt N tokens X tok/s, generation M tokens Y tok/s".
 # As llama-bench does, pp512 is the 512-token prompt as one batch and tg128

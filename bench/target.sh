@@ -27,11 +27,7 @@
 # 43.4 s: 9.6×. The importance matrix (8 chunks) took 4.7 s.
 #
 # A benchmark, not a test: it never runs under `make test`.
-set -euo pipefail
-export LC_ALL=C
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) BIN=$BUILD ;; *) BIN=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 THREADS=${1:-$(nproc)}
 RUNS=${RUNS:-5}
 PRESET=${PRESET:-Q4_K_M}
@@ -68,7 +64,6 @@ secs() {
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 [ "${COMPETE:-0}" = 1 ] && { ( while :; do :; done ) & busy=$!; }
 echo "model: $M ($(stat -c %s "$M") bytes), $THREADS threads, preset $PRESET, $RUNS runs each${busy:+, one busy loop beside}"
