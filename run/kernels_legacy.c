@@ -678,37 +678,47 @@ KERN_VNNI void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, 
 
 /* q8_0 with AVX2, packed with signed levels (pack_put_q8_0_signed): the
  * one-row kernel's sign trick (|q| against a·sign(q), then maddubs and
- * madd with ones) lane by lane gives its integers, f[m] lane r its float
- * chain m for row r; one activation row per pass (eight chains and the
- * weight vectors fill AVX2's sixteen registers). */
+ * madd with ones) lane by lane gives its integers, f[k][m] lane r the float
+ * chain m of row r with activation row k; two activation rows a pass share
+ * each weight vector and its |q| (their sixteen chains spill some
+ * registers, still 5-10% faster than one row a pass). */
 ALWAYS void rows8_q8_0_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx,
                             float *out)
 {
-    (void)xs, (void)nx; /* one row a pass */
     const int64_t nb = n / 32;
     const __m256i ones = _mm256_set1_epi16(1);
-    const uint8_t *ex = kern_act_extra(x, n);
-    __m256 f[8];
-    UNROLL for (int m = 0; m < 8; m++)
-        f[m] = _mm256_setzero_ps();
+    const uint8_t *ex[KERN_NX8];
+    __m256 f[KERN_NX8][8];
+    UNROLL for (int k = 0; k < nx; k++) {
+        ex[k] = kern_act_extra((const uint8_t *)x + k * xs, n);
+        UNROLL for (int m = 0; m < 8; m++)
+            f[k][m] = _mm256_setzero_ps();
+    }
     for (int64_t i = 0; i < nb; i++) {
         const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q8_0_BYTES;
-        const __m256 d = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk)),
-                                       bcast_f32(KERN_EX_DX(ex, nb, i)));
-        const int8_t *a = ((const gguf_block_q8_0 *)x + i)->qs;
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        __m256 d[KERN_NX8];
+        const int8_t *a[KERN_NX8];
+        UNROLL for (int k = 0; k < nx; k++) {
+            d[k] = _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i)));
+            a[k] = act_q8_0(x, xs, k, i)->qs;
+        }
         UNROLL for (int m = 0; m < 8; m++) {
             const __m256i q = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * m));
-            const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(q, q),
-                                                   _mm256_sign_epi8(bcast4(a + 4 * m), q));
-            f[m] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones)), f[m]);
+            const __m256i aq = _mm256_sign_epi8(q, q);
+            UNROLL for (int k = 0; k < nx; k++) {
+                const __m256i p = _mm256_maddubs_epi16(aq, _mm256_sign_epi8(bcast4(a[k] + 4 * m), q));
+                f[k][m] = _mm256_fmadd_ps(d[k], _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones)), f[k][m]);
+            }
         }
     }
-    _mm256_storeu_ps(out, hsum8_rows(f));
+    UNROLL for (int k = 0; k < nx; k++)
+        _mm256_storeu_ps(out + 8 * k, hsum8_rows(f[k]));
 }
 
 KERN_AVX2 void q8_0x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    packed_passes(rows8_q8_0_avx2, 1, n, wp, x, xs, nx, out);
+    packed_passes(rows8_q8_0_avx2, KERN_NX8, n, wp, x, xs, nx, out);
 }
 
 /* ---------------------------------------------------------------------------
