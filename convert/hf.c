@@ -808,16 +808,16 @@ typedef struct lin_heads {
     bool    reorder;
 } lin_heads;
 
-static int lin_heads_read(const hf_state *s, lin_heads *lh, gguf_error *err)
+static int lin_heads_read(const json_value *config, lin_heads *lh, gguf_error *err)
 {
     *lh = (lin_heads){ 0 };
-    if (cfg_count(json_get(s->config, "linear_num_key_heads"), "linear_num_key_heads", 1,
+    if (cfg_count(json_get(config, "linear_num_key_heads"), "linear_num_key_heads", 1,
                   1 << 20, &lh->k, err) ||
-        cfg_count(json_get(s->config, "linear_num_value_heads"), "linear_num_value_heads", 1,
+        cfg_count(json_get(config, "linear_num_value_heads"), "linear_num_value_heads", 1,
                   1 << 20, &lh->v, err) ||
-        cfg_count(json_get(s->config, "linear_key_head_dim"), "linear_key_head_dim", 1, 1 << 20,
+        cfg_count(json_get(config, "linear_key_head_dim"), "linear_key_head_dim", 1, 1 << 20,
                   &lh->hk, err) ||
-        cfg_count(json_get(s->config, "linear_value_head_dim"), "linear_value_head_dim", 1,
+        cfg_count(json_get(config, "linear_value_head_dim"), "linear_value_head_dim", 1,
                   1 << 20, &lh->hv, err))
         return -1;
     if (lh->v % lh->k)
@@ -882,6 +882,18 @@ static int linear_attn(src_tensor *t, int role, const lin_heads *lh, gguf_error 
     }
     }
     return 0;
+}
+
+int hf_lora_linear_attn(const json_value *config, src_tensor *lora_b, int role,
+                        gguf_error *err)
+{
+    if (role != GGUF_ROLE_ATTN_QKV && role != GGUF_ROLE_ATTN_GATE &&
+        role != GGUF_ROLE_SSM_ALPHA && role != GGUF_ROLE_SSM_BETA)
+        return 0;
+    lin_heads lh;
+    if (lin_heads_read(config, &lh, err))
+        return -1;
+    return linear_attn(lora_b, role, &lh, err);
 }
 
 /* Block N of "[model.][language_model.]layers.N.mlp.experts.REST". */
@@ -1083,7 +1095,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     if (!rc2 && kv_b && kv_b_heads_read(s, &kh, err))
         rc2 = -1;
     if (!rc2 && qwen35 &&
-        (lin_heads_read(s, &lh, err) ||
+        (lin_heads_read(s->config, &lh, err) ||
          cfg_count(hparam(s, layer_keys), "num_hidden_layers", 1, 100000, &n_blocks, err)))
         rc2 = -1;
     for (int k = 0; k < s->n_shards && !rc2; k++) {

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "json.h"
 #include "model.h"
 
 /* Opens the folder. With vocab_only, config.json may be absent (a folder
@@ -21,6 +22,15 @@
  * header order (llama.cpp c392e50) rather than name order (e21cdc11).
  * 0, or -1 with err (naming the file at fault). */
 int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, gguf_error *err);
+
+/* A LoRA pair's lora_b ({rank, out}) on a Qwen 3.5 linear-attention
+ * projection of the given role: its output rows get the value-head reorder
+ * the base tensor's rows get (in_proj_qkv's v rows, in_proj_z, in_proj_a,
+ * in_proj_b), as convert_lora_to_gguf.py's LoraTorchTensor carries it to
+ * lora_B; other roles are left alone. config: the base's config.json
+ * (its linear_* keys). 0, or -1 with err. */
+int hf_lora_linear_attn(const json_value *config, src_tensor *lora_b, int role,
+                        gguf_error *err);
 
 /* PREFIX*SUFFIX files of dir in name order (llama.cpp's
  * get_model_part_names), malloc'd names. 0, or -1 with err. */

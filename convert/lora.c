@@ -240,6 +240,7 @@ typedef struct base_model {
     size_t           n;
     bool             shapes;  /* t lists the base's tensors (else: config.json alone) */
     int              n_blocks, n_expert; /* config.json's, when !shapes */
+    json_value      *config; /* a folder's config.json (Qwen 3.5's linear heads) */
 } base_model;
 
 static void base_free(base_model *b)
@@ -247,6 +248,7 @@ static void base_free(base_model *b)
     for (size_t i = 0; i < b->n; i++)
         free(b->t[i].name);
     free(b->t);
+    json_free(b->config);
     memset(b, 0, sizeof *b);
 }
 
@@ -391,6 +393,12 @@ static int base_open(const char *path, base_model *b, gguf_error *err)
     b->shapes = true;
     if (!S_ISDIR(st.st_mode))
         return base_from_gguf(path, b, err);
+    char cp[4096];
+    snprintf(cp, sizeof cp, "%s/config.json", path);
+    if (stat(cp, &st) == 0 && !(b->config = json_load_file(cp, err))) {
+        gguf_error_prefix(err, "config.json: ");
+        return -1;
+    }
     if (!has_weights(path)) {
         b->shapes = false;
         return base_from_config(path, b, err);
@@ -679,6 +687,32 @@ static int check_shape(const base_model *b, const char *name, const pair *p, int
     return 0;
 }
 
+/* Qwen 3.5 (qwen35, qwen35moe): _LinearAttentionVReorderBase reorders the
+ * linear attention's value heads. Along output rows (in_proj_qkv's v rows,
+ * in_proj_z, in_proj_a, in_proj_b) lora_B's rows follow (hf_lora_linear_attn);
+ * along out_proj's input columns LoraTorchTensor cannot follow (e21cdc11's
+ * convert_lora_to_gguf.py fails, NotImplementedError in reshape), so that
+ * pair is refused, as are the row-reordered pairs when the base is a GGUF
+ * (the head counts are config.json's). */
+static int delta_net_pair(const src_model *m, const base_model *b, const pair *p,
+                          const gguf_arch_tensor *row, const char *name, gguf_error *err)
+{
+    const int role = gguf_arch_tensor_role(row);
+    if (role == GGUF_ROLE_SSM_OUT)
+        return gguf_error_set(err, WEIGHTS ": '%s': adapters of %s's linear-attention output "
+                              "projection (linear_attn.out_proj, %s) are not supported: the "
+                              "converter reorders its input columns by value head, which a "
+                              "LoRA pair's lora_A would have to follow (llama.cpp e21cdc11's "
+                              "convert_lora_to_gguf.py fails on it)", p->base,
+                              gguf_arch_name(m->arch), name);
+    if (!b->config && (role == GGUF_ROLE_ATTN_QKV || role == GGUF_ROLE_ATTN_GATE ||
+                       role == GGUF_ROLE_SSM_ALPHA || role == GGUF_ROLE_SSM_BETA))
+        return gguf_error_set(err, WEIGHTS ": '%s': its lora_B rows are reordered by value "
+                              "head as the base tensor's, from config.json's linear_* keys: "
+                              "give --base the model's Hugging Face folder", p->base);
+    return 0;
+}
+
 static int add_pairs(src_model *m, lora_state *s, const base_model *b, gguf_error *err)
 {
     const gguf_arch *a = m->arch;
@@ -744,7 +778,12 @@ static int add_pairs(src_model *m, lora_state *s, const base_model *b, gguf_erro
         if ((rcode = check_shape(b, name, p, expert, &bt, err)))
             break;
         if (expert < 0) {
-            rcode = add_pair(m, name, &p, 0, perm, err);
+            if (gguf_arch_has(a, GGUF_FEAT_DELTA_NET) && (rcode = delta_net_pair(m, b, p, row, name, err)))
+                break;
+            if (!(rcode = add_pair(m, name, &p, 0, perm, err)) &&
+                gguf_arch_has(a, GGUF_FEAT_DELTA_NET) && b->config)
+                rcode = hf_lora_linear_attn(b->config, &m->tensors[m->n_tensors - 1],
+                                            gguf_arch_tensor_role(row), err);
             continue;
         }
         if (!ex.got) {
@@ -844,18 +883,18 @@ static int open_adapter(const char *dir, const char *base, src_model *m, gguf_er
     m->n_head = b.n_head;
     m->n_head_kv = b.n_head_kv;
     rc = 0;
-    if (gguf_arch_has(b.arch, GGUF_FEAT_DELTA_NET))
-        rc = gguf_error_set(err, "--base %s: adapters of %s models are not supported (their "
-                            "converter reorders or splits the tensors an adapter targets)", base,
-                            gguf_arch_name(b.arch));
-    /* gpt-oss: attention converts as any family's; the experts come stacked
-     * and MXFP4 (GptOssModel repacks them), which no pair can follow */
+    /* gpt-oss: attention and the router convert as any family's; the
+     * experts are fused 3-D MXFP4 parameters (GptOssModel repacks them), no
+     * Linear module a pair can target: llama.cpp e21cdc11 fails on per-expert
+     * or dense feed-forward names ("Can not map tensor") */
     for (size_t i = 0; !rc && gguf_recipe_has(gguf_recipe_of(b.arch), GGUF_FACT_MXFP4_EXPERTS) &&
                        i < s->n_pairs; i++)
-        if (strstr(s->pairs[i].base, ".mlp."))
-            rc = gguf_error_set(err, WEIGHTS ": '%s': adapters of %s's feed-forward are not "
-                                "supported (its converter repacks the experts as MXFP4)",
-                                s->pairs[i].base, gguf_arch_name(b.arch));
+        if (strstr(s->pairs[i].base, ".mlp.") && !strstr(s->pairs[i].base, ".mlp.router."))
+            rc = gguf_error_set(err, WEIGHTS ": '%s': adapters of %s's feed-forward experts are "
+                                "not supported: they are fused MXFP4 parameters (gate_up_proj_blocks, "
+                                "down_proj_blocks) the converter repacks, not modules a LoRA pair "
+                                "targets (llama.cpp e21cdc11's converter cannot map the name); "
+                                "mlp.router converts", s->pairs[i].base, gguf_arch_name(b.arch));
     if (!rc)
         rc = add_pairs(m, s, &b, err);
     base_free(&b);

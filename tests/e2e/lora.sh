@@ -97,23 +97,74 @@ for a in qwen3 llama; do
     fi
 done
 
+# mklora_manifests REF DIR BASE MKLORA-ARGS...: mklora makes DIR for
+# models/BASE, converted in the four outtypes and compared with
+# tests/data/lora/REF-T.json (9 checks).
+mklora_manifests() {
+    local ref=$1 dir=$2 base=$3 t
+    shift 3
+    if [ -x "$MKLORA" ] && "$MKLORA" "$FIX/models/$base" "$dir" "$@" >"$TMP/c.log" 2>&1; then
+        pass "$ref: mklora makes the adapter"
+        for t in f32 f16 bf16 q8_0; do
+            lora_manifest "$ROOT/tests/data/lora/$ref-$t.json" "$dir" "$FIX/models/$base"
+        done
+    else
+        fail "$ref: mklora" "$(tail -1 "$TMP/c.log")"
+        skip_block "$ref" "no adapter" 8
+    fi
+}
+
 # --- an MoE adapter: attention and every expert's projections ---------------
 # made at test time by mklora (deterministic); its references are
 # tests/data/lora/qwen3moe-lora-*.json (README there). The folder is named
 # "adapter" as where the references were made (general.name "Adapter").
 if need_fixture models/qwen3moe-rand "qwen3moe-lora: e21cdc11's conversions" 9; then
     rm -rf "$TMP/moe" && mkdir -p "$TMP/moe"
-    if [ -x "$MKLORA" ] && "$MKLORA" "$FIX/models/qwen3moe-rand" "$TMP/moe/adapter" --experts >"$TMP/c.log" 2>&1; then
-        pass "qwen3moe-lora: mklora makes the adapter"
-        for t in f32 f16 bf16 q8_0; do
-            lora_manifest "$ROOT/tests/data/lora/qwen3moe-lora-$t.json" "$TMP/moe/adapter" "$FIX/models/qwen3moe-rand"
-        done
-    else
-        fail "qwen3moe-lora: mklora" "$(tail -1 "$TMP/c.log")"
-        skip_block "qwen3moe-lora" "no adapter" 8
-    fi
+    mklora_manifests qwen3moe-lora "$TMP/moe/adapter" qwen3moe-rand --experts
     fixture_block_end
 fi
+
+bad_case() { # name adapter expected-substring [options...]
+    fails_cleanly "bad adapter: $1" "$TMP/bad.gguf" "$3" "$CONVERT" -q "$2" -o "$TMP/bad.gguf" "${@:4}"
+}
+
+# --- Qwen 3.5 and gpt-oss adapters -------------------------------------------
+# made at test time by mklora (deterministic; --match takes the pairs from the
+# base's own 2-D tensors); references tests/data/lora/{qwen35,qwen35moe,
+# qwen35moe-experts,gptoss}-lora-*.json (README there). Qwen 3.5: lora_B's
+# rows get the value-head reorder of in_proj_qkv/z/a/b; gpt-oss: attention
+# and the router.
+LIN=linear_attn.in_proj_qkv,linear_attn.in_proj_z,linear_attn.in_proj_a,linear_attn.in_proj_b
+ATT=self_attn.q_proj,self_attn.k_proj,self_attn.v_proj,self_attn.o_proj
+declare -A XBASE=([qwen35-lora]=qwen35-rand [qwen35moe-lora]=qwen35moe-rand
+                  [qwen35moe-experts]=qwen35moe-rand [gptoss-lora]=gptoss-rand)
+declare -A XARGS=([qwen35-lora]="--match $LIN,$ATT,mlp.gate_proj,mlp.up_proj,mlp.down_proj"
+                  [qwen35moe-lora]="--match $LIN,$ATT,mlp.gate,shared_expert.gate_proj,shared_expert.up_proj,shared_expert.down_proj,mlp.shared_expert_gate"
+                  [qwen35moe-experts]="--targets gate_proj,up_proj,down_proj --experts"
+                  [gptoss-lora]="--match $ATT,mlp.router")
+for a in qwen35-lora qwen35moe-lora qwen35moe-experts gptoss-lora; do
+    n=9; [ "$a" = qwen35-lora ] && n=13
+    need_fixture "models/${XBASE[$a]}" "$a: e21cdc11's conversions" $n || continue
+    X=$TMP/x && rm -rf "$X" && mkdir -p "$X"
+    # shellcheck disable=SC2086
+    mklora_manifests "$a" "$X/$a" "${XBASE[$a]}" ${XARGS[$a]}
+    if [ "$a" = qwen35-lora ]; then
+        # the base's config.json alone gives the linear heads
+        mkdir -p "$X/cfg" && cp "$FIX/models/qwen35-rand/config.json" "$X/cfg/"
+        lora_manifest "$ROOT/tests/data/lora/qwen35-lora-q8_0.json" "$X/$a" "$X/cfg" " (--base config.json alone)"
+        # a GGUF base has no linear_* keys of config.json's form: refused
+        "$CONVERT" -q "$FIX/models/qwen35-rand" --outtype f16 -o "$X/base.gguf" >/dev/null 2>&1
+        bad_case "qwen35 linear-attention pairs on a GGUF base" "$X/$a" \
+            "'model.layers.0.linear_attn.in_proj_qkv.weight': its lora_B rows are reordered by value head" --base "$X/base.gguf"
+        # out_proj: e21cdc11's converter fails (NotImplementedError)
+        "$MKLORA" "$FIX/models/qwen35-rand" "$X/outp" --match linear_attn.out_proj >/dev/null 2>&1
+        bad_case "qwen35 linear_attn.out_proj adapter" "$X/outp" \
+            "'model.layers.0.linear_attn.out_proj.weight': adapters of qwen35's linear-attention output projection (linear_attn.out_proj, blk.0.ssm_out.weight) are not supported" \
+            --base "$FIX/models/qwen35-rand"
+    fi
+    rm -rf "$X"
+    fixture_block_end
+done
 
 # --- the default output name: {name}-{OUTTYPE}-LoRA.gguf in the adapter ---
 if need_fixture "$NEXT/adapters/qwen3-lora" "default output name" 1; then
@@ -126,9 +177,6 @@ if need_fixture "$NEXT/adapters/qwen3-lora" "default output name" 1; then
 fi
 
 # --- bad input: clear error naming the file, exit 1, no output --------------
-bad_case() { # name adapter expected-substring [options...]
-    fails_cleanly "bad adapter: $1" "$TMP/bad.gguf" "$3" "$CONVERT" -q "$2" -o "$TMP/bad.gguf" "${@:4}"
-}
 # st_write FILE 'NAME:DTYPE:D0,D1' ...: a safetensors file of zeros, or
 # with ST_DATA=FILE of the values of that safetensors file's data (from
 # its start: finite values for any dtype FILE holds)
@@ -197,11 +245,11 @@ if need_fixture "$NEXT/adapters/qwen3-lora" "bad adapters" 17; then
     lora_manifest "$ROOT/tests/data/lora/norm-lora-q8_0.json" "$TMP/norm-lora" "$B"
     rm -rf "$TMP/norm-lora"
     usage_error "$CONVERT" "adapter without --base" "is a LoRA adapter: give its base model with --base" "$Q" -o "$TMP/x.gguf"
-    # gpt-oss: its attention converts (lora_run.sh runs it), its experts
-    # (repacked as MXFP4 by the converter) do not
+    # gpt-oss: its attention and router convert (lora_run.sh runs the
+    # attention), its experts (fused MXFP4 parameters) do not
     if need_fixture models/gptoss-rand "gpt-oss feed-forward adapter"; then
         "$BIN/tests/tools/mklora" "$FIX/models/gptoss-rand" "$TMP/gl" --targets q_proj,gate_proj >/dev/null
-        bad_case "gpt-oss feed-forward adapter" "$TMP/gl" "'model.layers.0.mlp.gate_proj.weight': adapters of gpt-oss's feed-forward are not supported" \
+        bad_case "gpt-oss feed-forward adapter" "$TMP/gl" "'model.layers.0.mlp.gate_proj.weight': adapters of gpt-oss's feed-forward experts are not supported" \
             --base "$FIX/models/gptoss-rand"
         rm -rf "$TMP/gl"
     fi

@@ -17,6 +17,13 @@
  * base_model.model.model.layers.L.self_attn.q_proj.lora_A.weight [r, in],
  * ...lora_B.weight [out, r]. Values are uniform in [-0.1, 0.1) from an
  * xorshift64 stream seeded by --seed (default 1), rounded to the dtype.
+ *
+ * --match LIST instead takes the pairs from SRC/model.safetensors: one for
+ * every 2-D NAME.weight of its header (in header order) with ".M." in NAME
+ * for an M of the comma-separated LIST (linear_attn.in_proj_qkv,
+ * shared_expert.gate_proj, mlp.router, ...), shaped as that tensor: for
+ * families whose modules are not the seven above (Qwen 3.5's linear
+ * attention, gpt-oss's router).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -82,6 +89,56 @@ static void add(const char *prefix, const char *ab, int64_t rows, int64_t cols)
     }
 }
 
+/* --match: the pairs of SRC/model.safetensors's 2-D tensors NAME.weight
+ * with ".M." in NAME for an M of list. */
+static void match_pairs(const char *src, const char *list, long rank)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/model.safetensors", src);
+    FILE *f = fopen(path, "rb");
+    uint64_t hl;
+    if (!f || fread(&hl, 8, 1, f) != 1 || hl > (64u << 20))
+        die("--match: cannot read model.safetensors's header");
+    char *h = xmalloc(hl + 1);
+    if (fread(h, 1, hl, f) != hl)
+        die("--match: model.safetensors: short header");
+    fclose(f);
+    gguf_error err = { .code = 0 };
+    json_value *j = json_parse(h, hl, &err);
+    if (!j || j->type != JSON_OBJECT)
+        die("--match: model.safetensors: bad header");
+    char ml[1024];
+    if (strlen(list) >= sizeof ml)
+        die("--match too long");
+    for (size_t i = 0; i < j->n; i++) {
+        const char *name = j->keys[i];
+        const json_value *shape = json_get(j->items[i], "shape");
+        size_t nl = strlen(name);
+        int64_t o, in;
+        if (!shape || shape->type != JSON_ARRAY || shape->n != 2 || nl < 8 || nl > 200 ||
+            strcmp(name + nl - 7, ".weight") || !json_int(shape->items[0], &o) ||
+            !json_int(shape->items[1], &in))
+            continue;
+        strcpy(ml, list);
+        bool hit = false;
+        for (char *tok = strtok(ml, ","); tok && !hit; tok = strtok(NULL, ",")) {
+            char pat[300];
+            snprintf(pat, sizeof pat, ".%s.", tok);
+            char nm[256];
+            snprintf(nm, sizeof nm, "%.*s.", (int)(nl - 7), name);
+            hit = strstr(nm, pat) != NULL;
+        }
+        if (!hit)
+            continue;
+        char pre[256];
+        snprintf(pre, sizeof pre, "base_model.model.%.*s", (int)(nl - 7), name);
+        add(pre, "A", rank, in);
+        add(pre, "B", o, rank);
+    }
+    json_free(j);
+    free(h);
+}
+
 static int64_t cfg_int(const json_value *cfg, const json_value *text, const char *key, int64_t dflt)
 {
     int64_t v;
@@ -113,14 +170,20 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: mklora SRC OUT [--rank R] [--alpha A] [--dtype F32|F16|BF16] "
-                        "[--targets LIST] [--experts] [--seed S]\n");
+                        "[--targets LIST | --match LIST] [--experts] [--seed S]\n");
         return 2;
     }
     const char *src = argv[1], *out = argv[2], *targets = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj";
+    const char *match = NULL;
     long rank = 8, alpha = 16, seed = 1;
     bool experts = false;
     for (int i = 3; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--match") && v) {
+            match = v;
+            i++;
+            continue;
+        }
         if (!strcmp(a, "--experts")) {
             experts = true;
             continue;
@@ -155,13 +218,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "mklora: %s: %s\n", path, err.msg);
         return 1;
     }
+    if (match) {
+        match_pairs(src, match, rank);
+        targets = "q_proj";  /* parsed, then cleared */
+    }
     const json_value *text = json_get(cfg, "text_config");
     const int64_t d = cfg_int(cfg, text, "hidden_size", -1), L = cfg_int(cfg, text, "num_hidden_layers", -1);
     const int64_t h = cfg_int(cfg, text, "num_attention_heads", -1);
     const int64_t kv = cfg_int(cfg, text, "num_key_value_heads", h);
     const int64_t hd = cfg_int(cfg, text, "head_dim", h ? d / h : 0);
     const int64_t ff = experts ? cfg_int(cfg, text, "moe_intermediate_size", -1)
-                               : cfg_int(cfg, text, "intermediate_size", -1);
+                               : cfg_int(cfg, text, "intermediate_size", match ? 1 : -1);
     const int64_t n_exp = experts ? cfg_int(cfg, text, "num_experts", -1) : 1;
     if (!d || !L || !h || !hd || !ff || !n_exp)
         die("config.json: a zero dimension");
@@ -184,7 +251,9 @@ int main(int argc, char **argv)
         }
         on[k] = true;
     }
-    for (int64_t l = 0; l < L; l++)
+    if (match)
+        memset(on, 0, sizeof on);
+    for (int64_t l = 0; l < (match ? 0 : L); l++)
         for (int k = 0; k < 7; k++) {
             if (!on[k])
                 continue;
@@ -250,6 +319,14 @@ int main(int argc, char **argv)
             fprintf(fp, "%s\n    \"%s\"", first ? "" : ",", NAMES[k]);
             first = false;
         }
+    if (match) {
+        char ml[1024];
+        snprintf(ml, sizeof ml, "%s", match);
+        for (char *tok = strtok(ml, ","); tok; tok = strtok(NULL, ",")) {
+            fprintf(fp, "%s\n    \"%s\"", first ? "" : ",", tok);
+            first = false;
+        }
+    }
     fprintf(fp, "\n  ],\n  \"lora_dropout\": 0.0,\n  \"bias\": \"none\",\n  \"task_type\": \"CAUSAL_LM\",\n"
                 "  \"base_model_name_or_path\": \"%s\",\n  \"fan_in_fan_out\": false,\n  \"use_rslora\": false\n}\n",
             base);
