@@ -10,7 +10,8 @@
 # token by token; the first 4 steps' logits with the f32, f16 and q8_0
 # adapters are llama.cpp's bit for bit (tests/data/lora-run/logits.json),
 # and so are those of mklora's adapters on qwen2, gemma2, gemma3, mixtral
-# and gpt-oss.
+# and gpt-oss; greedy ids of Qwen 3.5 (qwen35, qwen35moe) and gpt-oss adapters
+# (tests/data/lora-run/greedy-more.json).
 # Every mode takes the adapters (perplexity, KL divergence, --verify,
 # --imatrix), scale 0 gives the model's own numbers, and bad adapters or
 # scales are refused with exit 1 naming the file.
@@ -60,7 +61,7 @@ FAMILIES="qwen3:$NEXT/adapters/qwen3-lora:qwen3-rand:$NEXT/greedy
 llama:$NEXT/adapters/llama-lora:llama3rope-rand:$NEXT/greedy
 qwen3moe:mklora:qwen3moe-rand:$DATA"
 N_FAMILY=7 N_MODES=9 N_MORE=6
-N=$((3 * N_FAMILY + N_MODES + N_MORE))
+N=$((3 * N_FAMILY + N_MODES + N_MORE + 12))
 
 if ! "$CONVERT" --help 2>/dev/null | grep -q -- '--base'; then
     # the adapter conversion (issue 30) is not in this gguf-convert yet
@@ -124,6 +125,23 @@ elif need_fixture upstream-next/adapters "LoRA adapters against llama.cpp" $N; t
             pass "LoRA $base (mklora${targets[*]:+ ${targets[*]}}): 4 steps' logits bit for bit as llama.cpp e21cdc11"
         else fail "LoRA $base logits" "$(tail -1 "$W/err")"; fi
     done < <(jq -c '.entries[] | select(.adapter | startswith("mklora "))' "$DATA/logits.json")
+
+    # Qwen 3.5 (linear attention, attention, shared expert, router, per-expert
+    # pairs) and gpt-oss (attention, router): mklora's adapters, 32 greedy
+    # tokens of three prompts as llama.cpp e21cdc11 (tests/data/lora-run/greedy-more.json)
+    while read -r e; do
+        base=$(jq -r .base <<<"$e") a=$W/$(jq -r .adapter <<<"$e")
+        m=$W/$base-f32.gguf
+        read -r -a args <<<"$(jq -r .mklora <<<"$e")"
+        want=$(jq -r '.greedy_ids | map(tostring) | join(" ")' <<<"$e")
+        if { [ -f "$a.gguf" ] || { "$MKLORA" "$FIX/models/$base" "$a" "${args[@]}" >"$W/err" 2>&1 &&
+               "$CONVERT" -q "$a" --base "$FIX/models/$base" --outtype f32 -o "$a.gguf" >"$W/err" 2>&1; }; } &&
+           { [ -f "$m" ] || "$CONVERT" -q "$FIX/models/$base" --outtype f32 -o "$m" >"$W/err" 2>&1; } &&
+           got=$("$RUN" -m "$m" --lora "$a.gguf" --prompt-ids "$(jq -r '.prompt_ids | join(",")' <<<"$e")" \
+                 -n 32 --ids -t 2 2>"$W/err") && [ "$got" = "$want" ]; then
+            pass "LoRA $(jq -r .adapter <<<"$e") on $base, \"$(jq -r .prompt <<<"$e")\": 32 greedy tokens as llama.cpp e21cdc11"
+        else fail "LoRA $(jq -r .adapter <<<"$e") greedy" "got [${got:-}] want [$want] $(tail -1 "$W/err")"; fi
+    done < <(jq -c '.entries[]' "$DATA/greedy-more.json")
 
     # the modes, on qwen3 with its adapter
     m=$W/qwen3-rand-f32.gguf a=$W/qwen3-lora-f32.gguf

@@ -96,7 +96,7 @@ static void match_pairs(const char *src, const char *list, long rank)
     char path[4096];
     snprintf(path, sizeof path, "%s/model.safetensors", src);
     FILE *f = fopen(path, "rb");
-    uint64_t hl;
+    uint64_t hl = 0;
     if (!f || fread(&hl, 8, 1, f) != 1 || hl > (64u << 20))
         die("--match: cannot read model.safetensors's header");
     char *h = xmalloc(hl + 1);
