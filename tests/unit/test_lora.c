@@ -2,8 +2,10 @@
  * test_lora.c — PEFT adapter pieces of the converter: adapter_config.json
  * (what is taken, what is refused), PEFT tensor names to base names and
  * kinds, the name a folder gives (id_to_title), and lora_open's refusals
- * over a folder made here.
+ * over a folder made here; Qwen 3.5's value-head reorder on a pair's
+ * lora_b (hf_lora_linear_attn).
  */
+#include "hf.h"
 #include "lora.h"
 #include "testutil.h"
 
@@ -142,6 +144,42 @@ START_TEST(test_open_refusals)
 }
 END_TEST
 
+/* lora_b {rank 8, out}: in_proj_qkv's v rows after 2 × 2 × 32 q and k
+ * rows, in_proj_z's and in_proj_a's rows, as the base tensor's; the output
+ * projection and roles outside the linear attention untouched; no reorder
+ * when key and value heads are as many. */
+START_TEST(test_linear_attn_lora)
+{
+    json_value *cfg = json_of_text("{\"linear_num_key_heads\": 2, \"linear_num_value_heads\": 4,"
+                                   " \"linear_key_head_dim\": 32, \"linear_value_head_dim\": 32}");
+    gguf_error err = { 0 };
+    static const struct { int role; int64_t out; int32_t first, dim; } c[] = {
+        { GGUF_ROLE_ATTN_QKV, 256, 128, 32 }, { GGUF_ROLE_ATTN_GATE, 128, 0, 32 },
+        { GGUF_ROLE_SSM_ALPHA, 4, 0, 1 },     { GGUF_ROLE_SSM_BETA, 4, 0, 1 },
+        { GGUF_ROLE_SSM_OUT, 128, 0, 0 },     { GGUF_ROLE_ATTN_Q, 256, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        src_tensor t = { .n_dims = 2, .ne = { 8, c[i].out, 1, 1 } };
+        ck_assert_msg(hf_lora_linear_attn(cfg, &t, c[i].role, &err) == 0, "%s", err.msg);
+        ck_assert_int_eq(t.vh_first, c[i].first);
+        ck_assert_int_eq(t.vh_dim, c[i].dim);
+        ck_assert_int_eq(t.vh_k, c[i].dim ? 2 : 0);
+        ck_assert_int_eq(t.vh_per_k, c[i].dim ? 2 : 0);
+        ck_assert(!t.vh_cols);
+    }
+    src_tensor odd = { .n_dims = 2, .ne = { 8, 200, 1, 1 } };
+    ck_assert_int_eq(hf_lora_linear_attn(cfg, &odd, GGUF_ROLE_ATTN_QKV, &err), -1);
+    ck_assert_msg(strstr(err.msg, "200 rows, expected 256"), "%s", err.msg);
+    json_free(cfg);
+    cfg = json_of_text("{\"linear_num_key_heads\": 4, \"linear_num_value_heads\": 4,"
+                       " \"linear_key_head_dim\": 32, \"linear_value_head_dim\": 32}");
+    src_tensor t = { .n_dims = 2, .ne = { 8, 384, 1, 1 } };
+    ck_assert_int_eq(hf_lora_linear_attn(cfg, &t, GGUF_ROLE_ATTN_QKV, &err), 0);
+    ck_assert_int_eq(t.vh_k, 0);
+    json_free(cfg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lora");
@@ -151,6 +189,7 @@ int main(void)
     tcase_add_test(tc, test_base_name);
     tcase_add_test(tc, test_title);
     tcase_add_test(tc, test_open_refusals);
+    tcase_add_test(tc, test_linear_attn_lora);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
