@@ -30,7 +30,78 @@
 #include "json.h"
 #include "safetensors.h"
 
+/* One name of the tower: `from` under a section's prefix (or its block
+ * prefix and a block number), written `to` (with ".N." for the block). */
+typedef struct mm_row {
+    const char *from, *to;
+    uint8_t     force;  /* MM_F16, MM_F32, MM_HALF: the type whatever the outtype */
+    bool        plus1;  /* Gemma3RMSNorm's weight is 1 + w */
+    bool        kt2;    /* a Conv3D of temporal size 2: two Conv2D tensors, "to" and "to.1" */
+} mm_row;
+
+enum { MM_ANY, MM_F16, MM_F32, MM_HALF /* f16 at outtype f16, otherwise f32 */ };
+
+typedef struct mm_section {
+    const char   *prefix, *block_prefix;
+    const mm_row *fixed, *block;
+} mm_section;
+
+/* A family: its classes, the prefixes of its tower's tensors (the rest is
+ * the text model's), its sections and what its MmprojModel writes. */
+typedef struct mm_family {
+    const char       *cls[3];
+    const char       *projector;
+    const char       *tower[5], *ignore[2];
+    const mm_section *sections;
+    bool              qwen3vl;  /* Qwen3VLVisionModel: image_size from num_position_embeddings,
+                                   eps from text_config.rms_norm_eps, spatial_merge_size,
+                                   is_deepstack_layers */
+} mm_family;
+
+#define END { NULL, NULL, 0, false, false }
+static const mm_row GEMMA3_FIXED[] = {
+    { "embeddings.patch_embedding", "v.patch_embd", MM_F32, false, false },
+    { "embeddings.position_embedding", "v.position_embd", MM_F32, false, false },
+    { "post_layernorm", "v.post_ln", MM_ANY, false, false }, END,
+}, GEMMA3_BLOCK[] = {
+    { "self_attn.q_proj", "attn_q", 0, 0, 0 }, { "self_attn.k_proj", "attn_k", 0, 0, 0 },
+    { "self_attn.v_proj", "attn_v", 0, 0, 0 }, { "self_attn.out_proj", "attn_out", 0, 0, 0 },
+    { "layer_norm1", "ln1", 0, 0, 0 }, { "layer_norm2", "ln2", 0, 0, 0 },
+    { "mlp.fc1", "ffn_up", 0, 0, 0 }, { "mlp.fc2", "ffn_down", 0, 0, 0 }, END,
+}, GEMMA3_PROJ[] = {
+    { "mm_input_projection", "mm.input_projection", MM_F16, false, false },
+    { "mm_soft_emb_norm", "mm.soft_emb_norm", MM_ANY, true, false }, END,
+}, QWEN3VL_FIXED[] = {
+    { "patch_embed.proj", "v.patch_embd", MM_HALF, false, true },
+    { "pos_embed", "v.position_embd", MM_F32, false, false },
+    { "merger.norm", "v.post_ln", 0, 0, 0 },
+    { "merger.linear_fc1", "mm.0", 0, 0, 0 }, { "merger.linear_fc2", "mm.2", 0, 0, 0 }, END,
+}, QWEN3VL_BLOCK[] = {
+    { "norm1", "ln1", 0, 0, 0 }, { "norm2", "ln2", 0, 0, 0 },
+    { "attn.qkv", "attn_qkv", 0, 0, 0 }, { "attn.proj", "attn_out", 0, 0, 0 },
+    { "mlp.linear_fc1", "ffn_up", 0, 0, 0 }, { "mlp.linear_fc2", "ffn_down", 0, 0, 0 }, END,
+};
+#undef END
+
+static const mm_section GEMMA3_SECTIONS[] = {
+    { "vision_tower.vision_model.", "encoder.layers.", GEMMA3_FIXED, GEMMA3_BLOCK },
+    { "multi_modal_projector.", NULL, GEMMA3_PROJ, NULL },
+    { NULL, NULL, NULL, NULL },
+}, QWEN3VL_SECTIONS[] = {
+    { "model.visual.", "blocks.", QWEN3VL_FIXED, QWEN3VL_BLOCK },
+    { NULL, NULL, NULL, NULL },
+};
+
+static const mm_family FAMILIES[] = {
+    { { "Gemma3ForConditionalGeneration", NULL, NULL }, "gemma3",
+      { "vision_tower.", "multi_modal_projector.", "multimodal_projector.", "vision_model.", NULL },
+      { "vision_model.head.", NULL } /* tinygemma3's unused head */, GEMMA3_SECTIONS, false },
+    { { "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", NULL },
+      "qwen3vl_merger", { "model.visual.", NULL }, { NULL, NULL }, QWEN3VL_SECTIONS, true },
+};
+
 typedef struct mm_state {
+    const mm_family *fam;
     st_file   *shards;
     char     **shard_names;
     int        n_shards;
@@ -39,6 +110,7 @@ typedef struct mm_state {
     float      mean[16], std[16];
     size_t     n_mean, n_std;
     uint32_t   scale;         /* clip.vision.projector.scale_factor, 0: not written */
+    int64_t    merge;         /* clip.vision.spatial_merge_size, 0: not written */
 } mm_state;
 
 static const char *const N_BLOCK_KEYS[] = { "n_layers", "num_hidden_layers", "n_layer", "num_layers",
@@ -134,9 +206,18 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
     if (!vc || vc->type != JSON_OBJECT)
         return gguf_error_set(err, "config.json: no vision_config: %s has no vision projector",
                               cls ? cls : "the model");
-    if (!cls || strcmp(cls, "Gemma3ForConditionalGeneration"))
+    for (size_t f = 0; cls && !s->fam && f < sizeof FAMILIES / sizeof *FAMILIES; f++)
+        for (int c = 0; FAMILIES[f].cls[c]; c++)
+            if (!strcmp(cls, FAMILIES[f].cls[c]))
+                s->fam = &FAMILIES[f];
+    if (!s->fam && cls && !strcmp(cls, "Gemma4ForConditionalGeneration"))
+        return gguf_error_set(err, "--mmproj: %s's projector is not supported (its vision and audio "
+                              "projector, clip.vision.projector_type gemma4v and clip.audio.projector_type "
+                              "gemma4a, is not written yet)", cls);
+    if (!s->fam)
         return gguf_error_set(err, "--mmproj: %s's projector is not supported (supported: "
-                              "Gemma3ForConditionalGeneration)", cls ? cls : "an unnamed model");
+                              "Gemma3ForConditionalGeneration, Qwen3_5ForConditionalGeneration, "
+                              "Qwen3_5MoeForConditionalGeneration)", cls ? cls : "an unnamed model");
     /* the text width: text_config's hidden_size over the top level's */
     const json_value *tc = json_get(cfg, "text_config");
     const json_value *hv = json_get(tc, "hidden_size");
@@ -152,18 +233,44 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
                              *const k_ff[] = { "intermediate_size", "vt_intermediate_size", NULL },
                              *const k_head[] = { "num_attention_heads", "num_heads", "heads",
                                                  "vt_num_attention_heads", NULL };
-    if (vsize(vc, k_image, &s->hp.image_size, err) || vsize(vc, k_patch, &s->hp.patch_size, err) ||
+    if (s->fam->qwen3vl && !json_get(vc, "image_size")) {
+        /* Qwen3VLVisionModel: √num_position_embeddings (default 2304) patches a side */
+        int64_t pos = 2304, patch = 16;
+        const json_value *pv = json_get(vc, "num_position_embeddings"), *zv = json_get(vc, "patch_size");
+        if ((pv && (!json_int(pv, &pos) || pos < 1 || pos > INT32_MAX)) ||
+            (zv && (!json_int(zv, &patch) || patch < 1 || patch > 65536)))
+            return gguf_error_set(err, "config.json: vision_config.num_position_embeddings or "
+                                  "patch_size is not a whole number in range");
+        const double side = sqrt((double)pos) * (double)patch;
+        if (side < 1 || side > INT32_MAX)
+            return gguf_error_set(err, "config.json: vision_config: image size out of range");
+        s->hp.image_size = (uint64_t)side;
+    } else if (vsize(vc, k_image, &s->hp.image_size, err)) {
+        return -1;
+    }
+    if (vsize(vc, k_patch, &s->hp.patch_size, err) ||
         vsize(vc, k_embd, &s->hp.n_embd, err) || vsize(vc, k_ff, &s->hp.n_ff, err) ||
         vsize(vc, N_BLOCK_KEYS, &s->hp.n_block, err) || vsize(vc, k_head, &s->hp.n_head, err))
         return -1;
     if (s->hp.n_block > 4096)
         return gguf_error_set(err, "config.json: vision_config has %llu layers (at most 4096)",
                               (unsigned long long)s->hp.n_block);
-    s->hp.projector_type = "gemma3";
+    s->hp.projector_type = s->fam->projector;
     s->eps = 1e-6;
-    const json_value *ev = json_get(vc, "layer_norm_eps");
+    /* Qwen3VLVisionModel takes the text model's rms_norm_eps */
+    const char *eps_key = s->fam->qwen3vl ? "rms_norm_eps" : "layer_norm_eps";
+    const json_value *ev = json_get(s->fam->qwen3vl ? tc : vc, eps_key);
     if (ev && (!json_num(ev, &s->eps) || !(s->eps > 0) || s->eps > 1))
-        return gguf_error_set(err, "config.json: vision_config.layer_norm_eps is not a number in (0, 1]");
+        return gguf_error_set(err, "config.json: %s.%s is not a number in (0, 1]",
+                              s->fam->qwen3vl ? "text_config" : "vision_config", eps_key);
+    const json_value *mv = s->fam->qwen3vl ? json_get(vc, "spatial_merge_size") : NULL;
+    if (mv && (!json_int(mv, &s->merge) || s->merge < 1 || s->merge > INT32_MAX))
+        return gguf_error_set(err, "config.json: vision_config.spatial_merge_size is not a whole "
+                              "number from 1 to 2147483647");
+    const json_value *dv = s->fam->qwen3vl ? json_get(vc, "deepstack_visual_indexes") : NULL;
+    if (dv && (dv->type != JSON_ARRAY || dv->n))
+        return gguf_error_set(err, "config.json: vision_config.deepstack_visual_indexes: deepstack "
+                              "mergers are not supported (an empty list is)");
 
     json_value *pp[2] = { NULL, NULL };
     int rc = 0;
@@ -178,11 +285,13 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
             rc = -1;
         /* Gemma3VisionModel: the soft tokens' pooling, written when not 4 */
         int64_t seq = 256;
-        const json_value *sv = pp_get(pp, "image_seq_length");
+        if (s->fam->qwen3vl)
+            seq = 0;
+        const json_value *sv = seq ? pp_get(pp, "image_seq_length") : NULL;
         if (!rc && sv && (!json_int(sv, &seq) || seq < 1 || seq > INT32_MAX))
             rc = gguf_error_set(err, "preprocessor_config.json: image_seq_length is not a whole "
                                 "number from 1 to 2147483647");
-        if (!rc) {
+        if (!rc && seq) {
             const int64_t per_side = (int64_t)sqrt((double)seq);
             const int64_t f = (int64_t)(s->hp.image_size / s->hp.patch_size) / per_side;
             s->scale = f > 0 && f != 4 ? (uint32_t)f : 0;
@@ -193,30 +302,24 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
     return rc;
 }
 
-/* Gemma3VisionModel's name, "_weight" → ".weight", mapped (gguf-py's
- * MMPROJ table for SigLIP and the Gemma 3 projector): 1 with the GGUF
- * name, 0 for a tensor of the text model, -1 for one that has no name. */
-static int map_name(const char *hf, char *out, size_t cap, uint64_t n_block)
+static bool has_prefix(const char *s, const char *const *list)
 {
-    static const char *const VT = "vision_tower.vision_model.", *const MP = "multi_modal_projector.";
-    static const struct { const char *from, *to; } fixed[] = {
-        { "embeddings.patch_embedding", "v.patch_embd" },
-        { "embeddings.position_embedding", "v.position_embd" },
-        { "post_layernorm", "v.post_ln" },
-    }, block[] = {
-        { "self_attn.q_proj", "attn_q" }, { "self_attn.k_proj", "attn_k" },
-        { "self_attn.v_proj", "attn_v" }, { "self_attn.out_proj", "attn_out" },
-        { "layer_norm1", "ln1" }, { "layer_norm2", "ln2" },
-        { "mlp.fc1", "ffn_up" }, { "mlp.fc2", "ffn_down" },
-    }, proj[] = {
-        { "mm_input_projection", "mm.input_projection" },
-        { "mm_soft_emb_norm", "mm.soft_emb_norm" },
-    };
-    if (strncmp(hf, "vision_tower.", 13) && strncmp(hf, "multi_modal_projector.", 22) &&
-        strncmp(hf, "multimodal_projector.", 21) && strncmp(hf, "vision_model.", 13))
+    for (; *list; list++)
+        if (!strncmp(s, *list, strlen(*list)))
+            return true;
+    return false;
+}
+
+/* A tensor's name, "_weight" → ".weight", mapped by the family's rows:
+ * 1 with the GGUF name (and its row), 0 for a tensor of the text model, -1
+ * for one of the tower that has no name. */
+static int map_name(const mm_family *fam, const char *hf, char *out, size_t cap, uint64_t n_block,
+                    const mm_row **row)
+{
+    if (!has_prefix(hf, fam->tower))
         return 0;
-    if (strstr(hf, "vision_model.head."))
-        return 0; /* tinygemma3's unused head */
+    if (fam->ignore[0] && has_prefix(hf, fam->ignore))
+        return 0;
     char name[512];
     size_t o = 0;
     for (const char *p = hf; *p && o + 1 < sizeof name;) {
@@ -239,28 +342,35 @@ static int map_name(const char *hf, char *out, size_t cap, uint64_t n_block)
     if (!suffix)
         return -1;
     name[len] = 0;
-    if (!strncmp(name, VT, strlen(VT))) {
-        const char *rest = name + strlen(VT);
-        for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-            if (!strcmp(rest, fixed[i].from))
-                return snprintf(out, cap, "%s%s", fixed[i].to, suffix), 1;
-        if (!strncmp(rest, "encoder.layers.", 15)) {
+    for (const mm_section *sec = fam->sections; sec->prefix; sec++) {
+        const size_t pl = strlen(sec->prefix);
+        if (strncmp(name, sec->prefix, pl))
+            continue;
+        const char *rest = name + pl;
+        for (const mm_row *r = sec->fixed; r && r->from; r++)
+            if (!strcmp(rest, r->from))
+                return *row = r, snprintf(out, cap, "%s%s", r->to, suffix), 1;
+        const size_t bl = sec->block_prefix ? strlen(sec->block_prefix) : 0;
+        if (bl && !strncmp(rest, sec->block_prefix, bl)) {
+            const char *num = rest + bl;
             char *end;
-            unsigned long b = strtoul(rest + 15, &end, 10);
-            if (!isdigit((unsigned char)rest[15]) || *end != '.' || b >= n_block ||
-                (rest[15] == '0' && end != rest + 16))
+            unsigned long b = strtoul(num, &end, 10);
+            if (!isdigit((unsigned char)num[0]) || *end != '.' || b >= n_block ||
+                (num[0] == '0' && end != num + 1))
                 return -1;
-            for (size_t i = 0; i < sizeof block / sizeof *block; i++)
-                if (!strcmp(end + 1, block[i].from))
-                    return snprintf(out, cap, "v.blk.%lu.%s%s", b, block[i].to, suffix), 1;
+            for (const mm_row *r = sec->block; r && r->from; r++)
+                if (!strcmp(end + 1, r->from))
+                    return *row = r, snprintf(out, cap, "v.blk.%lu.%s%s", b, r->to, suffix), 1;
         }
         return -1;
     }
-    if (!strncmp(name, MP, strlen(MP)))
-        for (size_t i = 0; i < sizeof proj / sizeof *proj; i++)
-            if (!strcmp(name + strlen(MP), proj[i].from))
-                return snprintf(out, cap, "%s%s", proj[i].to, suffix), 1;
     return -1;
+}
+
+static const char *suffix_of(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot ? dot : "";
 }
 
 static int cmp_st_name(const void *a, const void *b)
@@ -295,7 +405,8 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
         for (size_t k = 0; k < f->n && !rc; k++) {
             const st_tensor *st = &f->tensors[k];
             char name[256];
-            int r = map_name(st->name, name, sizeof name, s->hp.n_block);
+            const mm_row *row = NULL;
+            int r = map_name(s->fam, st->name, name, sizeof name, s->hp.n_block, &row);
             if (r == 0)
                 continue;
             if (r < 0) {
@@ -304,29 +415,45 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
                 break;
             }
             const int dt = src_dtype_of(st->dtype);
-            if (dt < 0 || st->n_dims < 1 || st->n_dims > 4) {
+            const bool kt2 = row->kt2 && !strcmp(suffix_of(name), ".weight");
+            if (dt < 0 || st->n_dims < 1 || st->n_dims > (kt2 ? 5 : 4) || (kt2 && st->n_dims != 5)) {
                 rc = gguf_error_set(err, "%s: tensor '%s': %s with %d dimensions (F32, F16 or BF16, "
-                                    "1 to 4 dimensions)", s->shard_names[i], st->name, st->dtype,
-                                    st->n_dims);
+                                    "%s)", s->shard_names[i], st->name, st->dtype, st->n_dims,
+                                    kt2 ? "5 dimensions" : "1 to 4 dimensions");
                 break;
             }
-            int64_t ne[4];
-            for (int d = 0; d < st->n_dims; d++)
-                ne[d] = st->shape[st->n_dims - 1 - d];
-            src_tensor *t = src_add_tensor(m, name, dt, st->n_dims, ne, st->data);
-            if (!t) {
-                rc = gguf_error_set(err, "out of memory");
+            if (kt2 && st->shape[2] != 2) {
+                rc = gguf_error_set(err, "%s: tensor '%s': temporal patch size %lld (only 2 is "
+                                    "supported)", s->shard_names[i], st->name, (long long)st->shape[2]);
                 break;
             }
-            t->mapped = st->mapped;
-            t->from.file = s->shard_names[i];
-            t->from.name = st->name;
-            if (strstr(name, "soft_emb_norm.weight"))
-                t->add = 1.0f; /* Gemma3RMSNorm's weight is 1 + w */
-            if (strstr(st->name, "input_projection"))
-                t->forced = true, t->force_type = GGUF_DT_F16;
-            else if (strstr(st->name, ".embeddings."))
-                t->forced = true, t->force_type = GGUF_DT_F32;
+            /* the Conv3D [out, in, 2, h, w] as two Conv2D [out, in, h, w]:
+             * rows of w, row e × h + f of the k-th from e × 2h + k × h + f */
+            for (int half = 0; half < (kt2 ? 2 : 1) && !rc; half++) {
+                int64_t ne[4];
+                int nd = 0;
+                for (int d = st->n_dims - 1; d >= 0; d--)
+                    if (!(kt2 && d == 2))
+                        ne[nd++] = st->shape[d];
+                char nm[260];
+                snprintf(nm, sizeof nm, "%s%s", name, half ? ".1" : "");
+                src_tensor *t = src_add_tensor(m, nm, dt, nd, ne, st->data);
+                if (!t) {
+                    rc = gguf_error_set(err, "out of memory");
+                    break;
+                }
+                t->mapped = st->mapped;
+                t->from.file = s->shard_names[i];
+                t->from.name = st->name;
+                if (kt2)
+                    t->ex_block = 2 * ne[1], t->ex_skip = half * ne[1];
+                if (row->plus1 && !strcmp(suffix_of(name), ".weight"))
+                    t->add = 1.0f;
+                if (row->force == MM_F16 || row->force == MM_F32)
+                    t->forced = true, t->force_type = row->force == MM_F16 ? GGUF_DT_F16 : GGUF_DT_F32;
+                else if (row->force == MM_HALF && !strcmp(suffix_of(name), ".weight"))
+                    t->half_or_f32 = true;
+            }
         }
     }
     for (int i = 0; i < n_parts; i++)
@@ -364,6 +491,19 @@ static int mm_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
     bad |= gguf_writer_set_array(w, "clip.vision.image_mean", GGUF_VT_F32, s->mean, s->n_mean);
     bad |= gguf_writer_set_array(w, "clip.vision.image_std", GGUF_VT_F32, s->std, s->n_std);
     bad |= gguf_writer_set_str(w, "clip.projector_type", hp->projector_type);
+    if (s->fam->qwen3vl) { /* Qwen3VLVisionModel's order */
+        bad |= gguf_writer_set_bool(w, "clip.use_gelu", true);
+        if (s->merge)
+            bad |= gguf_writer_set_u32(w, "clip.vision.spatial_merge_size", (uint32_t)s->merge);
+        bad |= gguf_writer_set_f32(w, "clip.vision.attention.layer_norm_epsilon", (float)s->eps);
+        if (hp->n_block) { /* no deepstack layer (deepstack_visual_indexes is empty) */
+            bool *ds = calloc(hp->n_block, sizeof *ds);
+            bad |= !ds || gguf_writer_set_array(w, "clip.vision.is_deepstack_layers", GGUF_VT_BOOL,
+                                                ds, hp->n_block);
+            free(ds);
+        }
+        return bad ? gguf_error_set(err, "out of memory") : 0;
+    }
     bad |= gguf_writer_set_f32(w, "clip.vision.attention.layer_norm_epsilon", (float)s->eps);
     bad |= gguf_writer_set_bool(w, "clip.use_gelu", true);
     if (s->scale)

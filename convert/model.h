@@ -80,6 +80,7 @@ typedef struct src_tensor {
     bool           neg_exp;    /* the value is -exp(x) (A_log → ssm_a), in f32 */
     struct fp8_scale *fp8;     /* SRC_F8_E4M3: its block scales (fp8.h), freed with the model */
     bool           forced;     /* written as force_type whatever the outtype */
+    bool           half_or_f32; /* f16 at outtype f16, otherwise f32 (an mmproj's patch embedding) */
     uint32_t       force_type;
 } src_tensor;
 

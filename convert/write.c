@@ -149,6 +149,8 @@ static uint32_t tensor_type(const src_tensor *t, int outtype, const char **why)
     *why = NULL;
     if (t->forced)
         return t->force_type;
+    if (t->half_or_f32)
+        return outtype == OUT_F16 ? GGUF_DT_F16 : GGUF_DT_F32;
     if (t->dtype == SRC_MXFP4)
         return GGUF_DT_MXFP4;
     /* an adapter's pairs: only the 1-D rule (prepare_tensors matches the

@@ -109,20 +109,39 @@ fi
 # qwen35moe-experts: the same checkpoint with its experts saved one tensor
 # per expert (as fine-tunes are), stacked again as e21cdc11 stacks them:
 # its file is qwen35moe-mm's (checked with convert_hf_to_gguf.py).
+# With --mmproj the Qwen checkpoints' vision towers must be e21cdc11's
+# projector files (FAMILY-mmproj-T.json: qwen3vl_merger, the Conv3D patch
+# embedding as two Conv2D tensors) that --check accepts; Gemma 4's projector
+# (gemma4v + gemma4a, vision and audio) is refused by name.
 MKMM=$BIN/tests/tools/mkmm
 for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
     base=${fam%-experts}
+    n=34
+    [ "$base" = gemma4 ] && n=18
     if need_jq "multimodal $fam" &&
-        need_fixture "models/$base-rand" "multimodal $fam: e21cdc11's conversion" 17; then
+        need_fixture "models/$base-rand" "multimodal $fam: e21cdc11's conversion" $n; then
         rm -rf "${TMP:?}/$fam-mm"
         if [ -x "$MKMM" ] && "$MKMM" "$fam" "$FIX/models/$base-rand" "$TMP/$fam-mm" >"$TMP/c.log" 2>&1; then
             pass "multimodal $fam: mkmm makes the checkpoint"
             for t in f32 f16 bf16 q8_0; do
                 CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$base-mm-$t.json"
             done
+            if [ "$base" = gemma4 ]; then
+                fails_cleanly "--mmproj: gemma4's projector is refused" "$TMP/bad.gguf" \
+                    "--mmproj: Gemma4ForConditionalGeneration's projector is not supported" \
+                    "$CONVERT" -q "$TMP/$fam-mm" -o "$TMP/bad.gguf" --mmproj
+            else
+                for t in f32 f16 bf16 q8_0; do
+                    CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$base-mmproj-$t.json" --mmproj
+                done
+                "$CONVERT" -q "$TMP/$fam-mm" --mmproj -o "$TMP/$fam-mmproj.gguf" >"$TMP/c.log" 2>&1
+                check "$fam --mmproj: --check validates it as a projector" \
+                    grep -q "^projector: *ok" <("$INSPECT" --check "$TMP/$fam-mmproj.gguf")
+                rm -f "$TMP/$fam-mmproj.gguf"
+            fi
         else
             fail "multimodal $fam: mkmm" "$(tail -1 "$TMP/c.log")"
-            skip_block "multimodal $fam" "no checkpoint" 16
+            skip_block "multimodal $fam" "no checkpoint" $((n - 1))
         fi
         rm -rf "${TMP:?}/$fam-mm"
         fixture_block_end
@@ -180,9 +199,9 @@ if need_jq "multimodal gemma3" &&
         "$CONVERT" -q "$FIX/models/gemma3-rand" -o "$TMP/g3-text.gguf" >/dev/null 2>&1
         bad_case "--mmproj: a GGUF input" "$TMP/g3-text.gguf" "g3-text.gguf: --mmproj: not a Hugging Face model folder" --mmproj
         rm -f "$TMP/g3-text.gguf"
-        mm_variant g3-other '.architectures = ["Qwen3_5ForConditionalGeneration"]'
+        mm_variant g3-other '.architectures = ["Gemma4ForConditionalGeneration"]'
         bad_case "--mmproj: a family without projector support" "$TMP/g3-other" \
-            "--mmproj: Qwen3_5ForConditionalGeneration's projector is not supported" --mmproj
+            "--mmproj: Gemma4ForConditionalGeneration's projector is not supported" --mmproj
         mm_variant g3-patch '.vision_config.patch_size = 0'
         bad_case "--mmproj: vision_config.patch_size 0" "$TMP/g3-patch" \
             "config.json: vision_config.patch_size is not a whole number from 1" --mmproj

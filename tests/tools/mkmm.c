@@ -532,23 +532,43 @@ static void gemma3_config(FILE *fp, const json_value *src)
           "  }\n}\n", fp);
 }
 
-/* preprocessor_config.json as gemma-3-4b-it's (image_seq_length 4 here:
- * 2×2 soft tokens from the 4×4 patches, a pooling of 2). */
-static void gemma3_preprocessor(const char *out)
+/* The image processor's file as the released checkpoints have it:
+ * gemma-3-4b-it's preprocessor_config.json (image_seq_length 4 here: 2×2
+ * soft tokens from the 4×4 patches, a pooling of 2), Qwen3.5's
+ * preprocessor_config.json (the fixture's 4-pixel patches), gemma-4's
+ * processor_config.json (its image_processor: no normalisation). */
+static const char GEMMA3_PP[] =
+    "{\n  \"do_convert_rgb\": null,\n  \"do_normalize\": true,\n"
+    "  \"do_pan_and_scan\": null,\n  \"do_rescale\": true,\n  \"do_resize\": true,\n"
+    "  \"image_mean\": [\n    0.5,\n    0.5,\n    0.5\n  ],\n"
+    "  \"image_processor_type\": \"Gemma3ImageProcessor\",\n  \"image_seq_length\": 4,\n"
+    "  \"image_std\": [\n    0.5,\n    0.5,\n    0.5\n  ],\n"
+    "  \"processor_class\": \"Gemma3Processor\",\n  \"resample\": 2,\n"
+    "  \"rescale_factor\": 0.00392156862745098,\n"
+    "  \"size\": {\n    \"height\": 56,\n    \"width\": 56\n  }\n}\n";
+static const char QWEN35_PP[] =
+    "{\n  \"size\": {\n    \"longest_edge\": 16777216,\n    \"shortest_edge\": 65536\n  },\n"
+    "  \"patch_size\": 4,\n  \"temporal_patch_size\": 2,\n  \"merge_size\": 2,\n"
+    "  \"image_mean\": [\n    0.5,\n    0.5,\n    0.5\n  ],\n"
+    "  \"image_std\": [\n    0.5,\n    0.5,\n    0.5\n  ],\n"
+    "  \"processor_class\": \"Qwen3VLProcessor\",\n"
+    "  \"image_processor_type\": \"Qwen2VLImageProcessorFast\"\n}\n";
+static const char GEMMA4_PP[] =
+    "{\n  \"image_processor\": {\n    \"do_normalize\": false,\n    \"do_rescale\": true,\n"
+    "    \"image_mean\": [\n      0.0,\n      0.0,\n      0.0\n    ],\n"
+    "    \"image_processor_type\": \"Gemma4ImageProcessor\",\n"
+    "    \"image_std\": [\n      1.0,\n      1.0,\n      1.0\n    ],\n"
+    "    \"patch_size\": 4,\n    \"rescale_factor\": 0.00392156862745098\n  },\n"
+    "  \"processor_class\": \"Gemma4Processor\"\n}\n";
+
+static void put_file(const char *out, const char *name, const char *text)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/preprocessor_config.json", out);
+    snprintf(path, sizeof path, "%s/%s", out, name);
     FILE *fp = fopen(path, "w");
     if (!fp)
-        die("cannot create preprocessor_config.json");
-    fputs("{\n  \"do_convert_rgb\": null,\n  \"do_normalize\": true,\n"
-          "  \"do_pan_and_scan\": null,\n  \"do_rescale\": true,\n  \"do_resize\": true,\n"
-          "  \"image_mean\": [\n    0.5,\n    0.5,\n    0.5\n  ],\n"
-          "  \"image_processor_type\": \"Gemma3ImageProcessor\",\n  \"image_seq_length\": 4,\n"
-          "  \"image_std\": [\n    0.5,\n    0.5,\n    0.5\n  ],\n"
-          "  \"processor_class\": \"Gemma3Processor\",\n  \"resample\": 2,\n"
-          "  \"rescale_factor\": 0.00392156862745098,\n"
-          "  \"size\": {\n    \"height\": 56,\n    \"width\": 56\n  }\n}\n", fp);
+        die(name);
+    fputs(text, fp);
     if (ferror(fp) | fclose(fp))
         die("write error");
 }
@@ -669,11 +689,12 @@ int main(int argc, char **argv)
         T += first, n_t -= first;
         split_text(layers);
         T = all, n_t = n_all;
-        gemma3_preprocessor(out);
+        put_file(out, "preprocessor_config.json", GEMMA3_PP);
     } else if (gemma) {
         read_text(src, false, &file);
         split_text(layers);
         gemma4_towers(dim);
+        put_file(out, "processor_config.json", GEMMA4_PP);
     } else {
         qwen35_vision(dim); /* the state dict's first module */
         size_t first = n_t;
@@ -687,6 +708,7 @@ int main(int argc, char **argv)
         split_text(layers);
         T = all, n_t = n_all;
         qwen35_mtp(dim, moe);
+        put_file(out, "preprocessor_config.json", QWEN35_PP);
     }
     snprintf(path, sizeof path, "%s/config.json", out);
     FILE *fp = fopen(path, "w");

@@ -15,12 +15,17 @@ set -eu
 [ $# -eq 5 ] || { sed -n 2,13p "$0"; exit 2; }
 BUILD=$1 FIX=$2 N=$3 R=$4 WORK=$5
 OUT=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$WORK"
+mkdir -p "$WORK/shim"
+# gguf-py's writer imports tqdm for its progress bar only: a no-op stand-in
+# when it is not installed (the files do not depend on it)
+/usr/bin/python3 -c 'import tqdm' 2>/dev/null ||
+    printf 'class tqdm:\n    def __init__(self, *a, **k): pass\n    def update(self, n=1): pass\n    def close(self): pass\n' \
+        >"$WORK/shim/tqdm.py"
 for fam in qwen35 qwen35moe gemma4 gemma3; do
     rm -rf "${WORK:?}/$fam-mm"
     "$BUILD/tests/tools/mkmm" "$fam" "$FIX/models/$fam-rand" "$WORK/$fam-mm"
     for t in f32 f16 bf16 q8_0; do
-        PYTHONPATH="$R/pyshim:$N/gguf-py:$N" /usr/bin/python3 "$R/convert_upstream.py" \
+        PYTHONPATH="$WORK/shim:$R/pyshim:$N/gguf-py:$N" /usr/bin/python3 "$R/convert_upstream.py" \
             "$N/convert_hf_to_gguf.py" "$WORK/$fam-mm" --outtype "$t" --outfile "$WORK/$fam-mm-$t.gguf" \
             >"$WORK/$fam-mm-$t.log" 2>&1
         /usr/bin/python3 "$R/gguf_manifest.py" "$WORK/$fam-mm-$t.gguf" \
@@ -31,9 +36,9 @@ for fam in qwen35 qwen35moe gemma4 gemma3; do
 done
 # the projector files (convert_hf_to_gguf.py --mmproj) of the families
 # gguf-convert --mmproj converts
-for fam in gemma3; do
+for fam in gemma3 qwen35 qwen35moe gemma4; do
     for t in f32 f16 bf16 q8_0; do
-        PYTHONPATH="$R/pyshim:$N/gguf-py:$N" /usr/bin/python3 "$R/convert_upstream.py" \
+        PYTHONPATH="$WORK/shim:$R/pyshim:$N/gguf-py:$N" /usr/bin/python3 "$R/convert_upstream.py" \
             "$N/convert_hf_to_gguf.py" "$WORK/$fam-mm" --mmproj --outtype "$t" \
             --outfile "$WORK/$fam-mmproj-$t.gguf" >"$WORK/$fam-mmproj-$t.log" 2>&1
         /usr/bin/python3 "$R/gguf_manifest.py" "$WORK/$fam-mmproj-$t.gguf" \
