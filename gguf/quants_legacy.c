@@ -305,6 +305,46 @@ GGUF_TARGET_AVX2_F16C static void q8_0_blocks_avx2(const float *x, gguf_block_q8
         q8_0_block(x + i * QK, &b[i]);
 }
 
+/* f16 → q8_0, a block at a time from the halves: converted by F16C
+ * (exact), amax, non-finite test, then q8_0_levels. Every f16 amax gives a
+ * finite 1/d (the least, 2^-24, gives about 2.1e9), so no block needs the
+ * scalar path; a non-finite value ends the row (false). */
+GGUF_TARGET_AVX2_F16C static bool q8_0_f16_avx2(const uint16_t *x, gguf_block_q8_0 *b, int64_t nb,
+                                                 float *amax_row)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 top = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb; i++, x += QK) {
+        __m256 v[4], m = _mm256_setzero_ps();
+        __m256i e = _mm256_setzero_si256();
+        const __m256i ex = _mm256_set1_epi16(0x7c00);
+        for (int k = 0; k < 2; k++) {
+            const __m256i h = _mm256_loadu_si256((const __m256i *)(x + 16 * k));
+            /* a half is NaN or infinite when its exponent is all ones */
+            e = _mm256_or_si256(e, _mm256_cmpeq_epi16(_mm256_and_si256(h, ex), ex));
+            v[2 * k] = _mm256_cvtph_ps(_mm256_castsi256_si128(h));
+            v[2 * k + 1] = _mm256_cvtph_ps(_mm256_extracti128_si256(h, 1));
+        }
+        if (!_mm256_testz_si256(e, e))
+            return false;
+        for (int k = 0; k < 4; k++)
+            m = _mm256_max_ps(m, _mm256_andnot_ps(sign, v[k]));
+        top = _mm256_max_ps(top, m);
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_max_ss(h, _mm_movehdup_ps(h));
+        const __m128 d = _mm_div_ss(h, _mm_set_ss(127.0f));
+        const float df = _mm_cvtss_f32(d);
+        b[i].d = (uint16_t)_mm_extract_epi16(_mm_cvtps_ph(d, _MM_FROUND_TO_NEAREST_INT), 0);
+        q8_0_levels(v, df != 0.0f ? 1.0f / df : 0.0f, b[i].qs);
+    }
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(top), _mm256_extractf128_ps(top, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_movehdup_ps(h));
+    *amax_row = _mm_cvtss_f32(h);
+    return true;
+}
+
 /* q4_0, eight blocks at a time as q8_0: the signed extreme of a block is
  * its first value of the largest magnitude (signed_absmax's strict >), found
  * as the first lane equal to the block's amax; d = max/-8 and 1/d shared by
@@ -387,6 +427,28 @@ void gguf_q8_0_quantize(const float *x, void *y, int64_t n)
 #endif
     for (int64_t i = 0; i < n / QK; i++, x += QK)
         q8_0_block(x, &b[i]);
+}
+
+bool gguf_quantize_q8_0_f16(const gguf_half *src, void *dst, int64_t n, float *amax)
+{
+    gguf_block_q8_0 *b = dst;
+    float top = 0.0f, *a = amax ? amax : &top;
+#if GGUF_X86
+    if (gguf_cpu_avx2_f16c() && !gguf_quants_scalar_forced())
+        return q8_0_f16_avx2(src, b, n / QK, a);
+#endif
+    *a = 0.0f;
+    for (int64_t i = 0; i < n / QK; i++, src += QK) {
+        float x[QK];
+        for (int j = 0; j < QK; j++) {
+            if ((src[j] & 0x7c00) == 0x7c00)
+                return false;
+            x[j] = gguf_f16_to_f32(src[j]);
+            *a = fabsf(x[j]) > *a ? fabsf(x[j]) : *a;
+        }
+        q8_0_block(x, &b[i]);
+    }
+    return true;
 }
 
 /* ========================================================================

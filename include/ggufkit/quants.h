@@ -340,6 +340,14 @@ GGUF_API const uint8_t *gguf_iq_grid(uint32_t type, uint32_t *n_points, uint32_t
 GGUF_API size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, int64_t nrows,
                                    int64_t n_per_row, const float *imatrix, gguf_error *err);
 
+/* f16 → q8_0 in one pass (n a multiple of 32): each block converted,
+ * checked and quantized while in registers, the same bytes as
+ * gguf_quantize_rows(GGUF_DT_Q8_0) on the row's f32 form. Returns true with
+ * *amax (may be NULL) the row's largest magnitude; false, with dst
+ * unspecified, when a value is NaN or infinite (the caller finds it the
+ * ordinary way). */
+GGUF_API bool gguf_quantize_q8_0_f16(const gguf_half *src, void *dst, int64_t n, float *amax);
+
 /* Dequantizes n elements. Returns 0, or -1 with err (may be NULL) when the
  * type has no codec or n is not a block multiple. */
 GGUF_API int gguf_dequantize_row(uint32_t type, const void *src, float *dst, int64_t n,

@@ -571,6 +571,98 @@ START_TEST(test_zero_importance_exact)
 }
 END_TEST
 
+/* f16 → q8_0 in one pass: the bytes of the f32 route (f16 dequantized,
+ * then the scalar q8_0 codec) on random halves, ties x·id = k + 1/2,
+ * zeros, subnormals and ±65504, by the vector path and the scalar one;
+ * any NaN or infinity refused. */
+static uint32_t f16_rng = 12345;
+static uint16_t f16_random(int kind)
+{
+    f16_rng = f16_rng * 1664525u + 1013904223u;
+    uint16_t h = (uint16_t)(f16_rng >> 16);
+    if (kind == 1) /* subnormal or zero */
+        h &= 0x83ff;
+    else if ((h & 0x7c00) == 0x7c00)
+        h &= 0xbfff;
+    return h;
+}
+
+static void f16_q8_0_same(const uint16_t *h, int64_t n, const char *what)
+{
+    float *x = malloc((size_t)n * sizeof *x), amax_want = 0, amax = -1;
+    const size_t bytes = (size_t)n / 32 * 34;
+    uint8_t *want = malloc(bytes), *got = malloc(bytes);
+    ck_assert_int_eq(gguf_dequantize_row(GGUF_DT_F16, h, x, n, NULL), 0);
+    for (int64_t i = 0; i < n; i++)
+        amax_want = fabsf(x[i]) > amax_want ? fabsf(x[i]) : amax_want;
+    gguf_quants_force_scalar(true);
+    ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_Q8_0, x, want, 1, n, NULL, NULL), bytes);
+    for (int scalar = 0; scalar < 2; scalar++) {
+        gguf_quants_force_scalar(scalar);
+        memset(got, 0xAA, bytes);
+        ck_assert_msg(gguf_quantize_q8_0_f16(h, got, n, &amax), "%s: refused", what);
+        size_t b = 0;
+        while (b < bytes && got[b] == want[b])
+            b++;
+        ck_assert_msg(b == bytes, "%s%s: byte %zu differs", what, scalar ? " (scalar)" : "", b);
+        ck_assert_msg(amax == amax_want, "%s: amax %g, want %g", what, (double)amax, (double)amax_want);
+    }
+    gguf_quants_force_scalar(false);
+    free(x);
+    free(want);
+    free(got);
+}
+
+START_TEST(test_q8_0_f16_fused)
+{
+    enum { N = 32 * 67 }; /* not a multiple of eight blocks */
+    uint16_t h[N];
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < N; i++)
+            h[i] = f16_random(0);
+        f16_q8_0_same(h, N, "random");
+        for (int i = 0; i < N; i++)
+            h[i] = f16_random(1);
+        f16_q8_0_same(h, N, "subnormal");
+        for (int i = 0; i < N; i++)
+            h[i] = i % 32 == round % 32 ? (i & 32 ? 0xfbff : 0x7bff) : f16_random(0);
+        f16_q8_0_same(h, N, "65504");
+    }
+    /* ties: amax 127·2^e makes d = 2^e and id = 2^-e exact, so (k + 1/2)·2^e
+     * scales to k + 1/2; amax 63.5 (d 0.5, id 2) with quarters likewise */
+    static const float scale[] = { 1.0f, 0x1p-20f, 0x1p-8f, 0x1p3f, 0.5f };
+    for (int s = 0; s < 5; s++) {
+        float x[N];
+        for (int i = 0; i < N; i++) {
+            const int k = (int)(f16_random(0) % 127);
+            x[i] = i % 32 == 5 ? 127.0f * scale[s] : (k + 0.5f) * scale[s] * (i & 1 ? -1.0f : 1.0f);
+        }
+        ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_F16, x, h, 1, N, NULL, NULL), sizeof h);
+        f16_q8_0_same(h, N, "ties");
+        for (int i = 0; i < N; i++)
+            x[i] = i % 32 == 0 ? 63.5f : (float)((int)(f16_random(0) % 254) - 127) / 2 + 0.25f;
+        ck_assert_uint_eq(gguf_quantize_rows(GGUF_DT_F16, x, h, 1, N, NULL, NULL), sizeof h);
+        f16_q8_0_same(h, N, "quarter ties");
+    }
+    memset(h, 0, sizeof h);
+    f16_q8_0_same(h, N, "zeros");
+    for (int i = 0; i < N; i++)
+        h[i] = i % 3 ? 0x8000 : 0;
+    f16_q8_0_same(h, N, "signed zeros");
+    static const uint16_t bad[] = { 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01 };
+    uint8_t out[N / 32 * 34];
+    for (int b = 0; b < 5; b++)
+        for (int scalar = 0; scalar < 2; scalar++) {
+            for (int i = 0; i < N; i++)
+                h[i] = f16_random(0);
+            h[(b * 997 + 31) % N] = bad[b];
+            gguf_quants_force_scalar(scalar);
+            ck_assert(!gguf_quantize_q8_0_f16(h, out, N, NULL));
+            gguf_quants_force_scalar(false);
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quants");
@@ -583,6 +675,7 @@ int main(void)
     tcase_add_test(tc, test_unweighted_types);
     tcase_add_test(tc, test_grid_values_exact);
     tcase_add_test(tc, test_edge_blocks);
+    tcase_add_test(tc, test_q8_0_f16_fused);
     tcase_add_test(tc, test_iq_grids);
     tcase_add_loop_test(tc, test_zero_importance_exact, 0, 2 * N_IMATRIX_TYPES);
     int skipped = 0;
