@@ -1,0 +1,86 @@
+/*
+ * qpack.h — the integer-packed quantized sources llama.cpp e21cdc11's
+ * ModelBase.dequant_model turns into float32: compressed-tensors
+ * "pack-quantized" (weight_packed / weight_scale / weight_zero_point /
+ * weight_shape) and GPTQ (qweight / qzeros / scales / g_idx).
+ *
+ * These are the kernels and the shape checks, one output row at a time (so
+ * a converter streams: one row of float32 resident, the packed tensors
+ * mapped). Each value is produced as dequant_model's torch code produces
+ * it: the integer difference (code − zero) exactly, converted to float32,
+ * times the float32 of the scale (one rounding).
+ *
+ * Refused as dequant_model refuses or cannot do (the check functions fill
+ * err): compressed-tensors bits outside 1..8, a column count not a whole
+ * number of groups, a weight_shape not 2-D, packed words too few for the
+ * row, scale / zero-point shapes that do not broadcast; GPTQ bits other
+ * than 2, 4, 8 (3 is NotImplementedError there), qweight / qzeros not
+ * int32, rows not a whole number of words, scale / zero shapes that do
+ * not match, g_idx entries outside [0, groups) (torch would wrap negative
+ * ones; we refuse them).
+ */
+#ifndef CONVERT_QPACK_H
+#define CONVERT_QPACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ggufkit/gguf.h>
+
+/* Values per int32 word for a code width: torch.arange(0, 32 - (bits - 1),
+ * bits) shifts (4 bits: 8, 8 bits: 4, 3 bits: 10). */
+int qpack_per_word(int bits);
+
+/* compressed-tensors pack-quantized, strategy "group". */
+typedef struct ct_pack {
+    int     bits;
+    int     per_word;
+    int64_t rows, cols;   /* weight_shape: the output weight */
+    int64_t words;        /* int32 words per packed row */
+    int64_t group;        /* group_size */
+    int64_t groups;       /* cols / group */
+    bool    zero;         /* a weight_zero_point (else symmetric: 1 << (bits-1)) */
+    int64_t zrows;        /* zero_point rows (packed along dim 0) */
+} ct_pack;
+
+/* Checks the parts' shapes: shape (weight_shape's values), the packed
+ * tensor's [rows, words], the scale's, and the zero point's (zdims 0:
+ * none). name: the weight, for messages. 0, or -1 with err. */
+int ct_pack_check(ct_pack *p, const char *name, int bits, int64_t group_size,
+                  const int64_t *shape, int shape_dims, const int64_t *wshape, int wdims,
+                  const int64_t *sshape, int sdims, const int64_t *zshape, int zdims,
+                  gguf_error *err);
+
+/* Row r: words = the row's packed int32 words (little-endian, maybe
+ * unaligned), scales = the row's `groups` factors as float32, zp = the
+ * whole zero-point tensor (int32 LE, [zrows, groups]) or NULL. out: cols. */
+void ct_pack_row(const ct_pack *p, int64_t r, const uint8_t *words, const float *scales,
+                 const uint8_t *zp, float *out);
+
+/* GPTQ (checkpoint_format "gptq": zeros stored minus one; "gptq_v2": as
+ * they are). The output weight is [out, in] (the transpose of qweight's
+ * unpacked [in, out]). */
+typedef struct gptq_pack {
+    int     bits;
+    int     per_word;
+    int64_t in, out, groups;
+    int     zero_add;     /* 1 for "gptq", 0 for "gptq_v2" */
+} gptq_pack;
+
+/* qweight [in / per_word, out], qzeros [groups, out / per_word], scales
+ * [groups, out], g_idx [in]. 0, or -1 with err. */
+int gptq_check(gptq_pack *g, const char *name, int bits, bool v2,
+               const int64_t *qwshape, int qwdims, const int64_t *qzshape, int qzdims,
+               const int64_t *sshape, int sdims, const int64_t *gshape, int gdims,
+               gguf_error *err);
+
+/* g_idx entries checked: each in [0, groups). 0, or -1 with err. */
+int gptq_check_gidx(const gptq_pack *g, const char *name, const uint8_t *gidx, gguf_error *err);
+
+/* Output row n (in values): qweight, qzeros, g_idx whole (int32 LE);
+ * scale(ctx, group, n) gives scales[group][n] as float32. */
+void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8_t *qzeros,
+              const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
+              const void *ctx, float *out);
+
+#endif

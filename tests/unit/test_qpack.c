@@ -1,0 +1,176 @@
+/*
+ * test_qpack.c — compressed-tensors pack-quantized and GPTQ unpacking
+ * (convert/qpack.c):
+ *
+ * - every output float of tests/data/qpack/cases.txt, made by llama.cpp
+ *   e21cdc11's own ModelBase.dequant_model on seeded tensors
+ *   (tests/ref/qpack_upstream.py; README there), to the bit: 4- and 8-bit
+ *   compressed-tensors with and without zero points (partial zero-point
+ *   words), F32/F16/BF16 scales; 2-, 4-, 8-bit GPTQ, gptq and gptq_v2;
+ * - the shape and bit-width refusals with their messages.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ggufkit/gguf.h>
+#include "qpack.h"
+#include "testutil.h"
+
+static uint32_t *read_words(FILE *f, int64_t n)
+{
+    uint32_t *w = malloc((size_t)(n ? n : 1) * 4);
+    ck_assert_ptr_nonnull(w);
+    for (int64_t i = 0; i < n; i++) {
+        unsigned v;
+        ck_assert_int_eq(fscanf(f, "%x", &v), 1);
+        w[i] = v;
+    }
+    return w;
+}
+
+static float bits_f(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+typedef struct { const uint32_t *s; int64_t out; } gscale;
+
+static float gptq_scale(const void *ctx, int64_t grp, int64_t n)
+{
+    const gscale *g = ctx;
+    return bits_f(g->s[grp * g->out + n]);
+}
+
+static int check_out(const float *got, const uint32_t *want, int64_t n, const char *what, int64_t row)
+{
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t gb;
+        memcpy(&gb, &got[i], 4);
+        ck_assert_msg(gb == want[i], "%s row %lld col %lld: %08x, want %08x", what, (long long)row,
+                      (long long)i, gb, want[i]);
+    }
+    return 0;
+}
+
+START_TEST(test_reference_cases)
+{
+    FILE *f = fopen("tests/data/qpack/cases.txt", "r");
+    ck_assert_msg(f != NULL, "tests/data/qpack/cases.txt (run from the repository root)");
+    char kind[8];
+    int n_ct = 0, n_gptq = 0;
+    gguf_error err = {0};
+    while (fscanf(f, "%7s", kind) == 1) {
+        if (!strcmp(kind, "ct")) {
+            int bits, zero;
+            long long gs, rows, cols, nw;
+            ck_assert_int_eq(fscanf(f, "%d %lld %lld %lld %lld %d", &bits, &gs, &rows, &cols, &nw, &zero), 6);
+            const int per = qpack_per_word(bits);
+            const int64_t groups = cols / gs, zr = (rows + per - 1) / per;
+            uint32_t *w = read_words(f, rows * nw), *s = read_words(f, rows * groups), *z = NULL;
+            if (zero) {
+                z = read_words(f, zr * groups);
+            } else {
+                char dash[2];
+                ck_assert_int_eq(fscanf(f, "%1s", dash), 1);
+            }
+            uint32_t *want = read_words(f, rows * cols);
+            const int64_t shape[2] = {rows, cols}, wsh[2] = {rows, nw}, ssh[2] = {rows, groups}, zsh[2] = {zr, groups};
+            ct_pack p;
+            ck_assert_int_eq(ct_pack_check(&p, "m.weight", bits, gs, shape, 2, wsh, 2, ssh, 2, zsh, zero ? 2 : 0, &err), 0);
+            float *row = malloc((size_t)cols * 4), *sc = malloc((size_t)groups * 4);
+            for (int64_t r = 0; r < rows; r++) {
+                for (int64_t g = 0; g < groups; g++)
+                    sc[g] = bits_f(s[r * groups + g]);
+                ct_pack_row(&p, r, (const uint8_t *)(w + r * nw), sc, (const uint8_t *)z, row);
+                check_out(row, want + r * cols, cols, "ct", r);
+            }
+            free(row), free(sc), free(w), free(s), free(z), free(want);
+            n_ct++;
+        } else {
+            ck_assert_str_eq(kind, "gptq");
+            int bits, v2;
+            long long in, out, groups;
+            ck_assert_int_eq(fscanf(f, "%d %lld %lld %lld %d", &bits, &in, &out, &groups, &v2), 5);
+            const int per = 32 / bits;
+            uint32_t *qw = read_words(f, in / per * out), *qz = read_words(f, groups * out / per),
+                     *s = read_words(f, groups * out), *gi = read_words(f, in), *want = read_words(f, out * in);
+            const int64_t qws[2] = {in / per, out}, qzs[2] = {groups, out / per}, ss[2] = {groups, out}, gs[1] = {in};
+            gptq_pack g;
+            ck_assert_int_eq(gptq_check(&g, "m", bits, v2, qws, 2, qzs, 2, ss, 2, gs, 1, &err), 0);
+            ck_assert_int_eq(gptq_check_gidx(&g, "m", (const uint8_t *)gi, &err), 0);
+            gscale ctx = {s, out};
+            float *row = malloc((size_t)in * 4);
+            for (int64_t n = 0; n < out; n++) {
+                gptq_row(&g, n, (const uint8_t *)qw, (const uint8_t *)qz, (const uint8_t *)gi, gptq_scale, &ctx, row);
+                check_out(row, want + n * in, in, "gptq", n);
+            }
+            free(row), free(qw), free(qz), free(s), free(gi), free(want);
+            n_gptq++;
+        }
+    }
+    fclose(f);
+    ck_assert_int_eq(n_ct, 5);
+    ck_assert_int_eq(n_gptq, 4);
+}
+END_TEST
+
+START_TEST(test_refusals)
+{
+    gguf_error err = {0};
+    ct_pack p;
+    const int64_t shape[2] = {4, 16}, wsh[2] = {4, 2}, ssh[2] = {4, 2}, zsh[2] = {1, 2};
+    ck_assert_int_eq(qpack_per_word(4), 8);
+    ck_assert_int_eq(qpack_per_word(8), 4);
+    ck_assert_int_eq(qpack_per_word(3), 10);
+    ck_assert_int_eq(ct_pack_check(&p, "w", 4, 8, shape, 2, wsh, 2, ssh, 2, zsh, 2, &err), 0);
+    ck_assert_int_eq(ct_pack_check(&p, "w", 9, 8, shape, 2, wsh, 2, ssh, 2, NULL, 0, &err), -1);
+    ck_assert_str_eq(err.msg, "w: compressed-tensors num_bits 9 is not supported (1..8)");
+    ck_assert_int_eq(ct_pack_check(&p, "w", 4, 5, shape, 2, wsh, 2, ssh, 2, NULL, 0, &err), -1);
+    ck_assert_str_eq(err.msg, "w: 16 columns are not a whole number of groups of 5");
+    ck_assert_int_eq(ct_pack_check(&p, "w", 4, 8, shape, 1, wsh, 2, ssh, 2, NULL, 0, &err), -1);
+    ck_assert_str_eq(err.msg, "w: weight_shape is not two positive dimensions");
+    const int64_t wshort[2] = {4, 1};
+    ck_assert_int_eq(ct_pack_check(&p, "w", 4, 8, shape, 2, wshort, 2, ssh, 2, NULL, 0, &err), -1);
+    ck_assert_str_eq(err.msg, "w: weight_packed is not [4, >= 2 words] (weight_shape [4, 16], 4 bits)");
+    const int64_t sbad[2] = {4, 1};
+    ck_assert_int_eq(ct_pack_check(&p, "w", 4, 8, shape, 2, wsh, 2, sbad, 2, NULL, 0, &err), -1);
+    ck_assert_str_eq(err.msg, "w: weight_scale is not [4, 2] (one factor per row and group)");
+    const int64_t zbad[2] = {1, 3};
+    ck_assert_int_eq(ct_pack_check(&p, "w", 4, 8, shape, 2, wsh, 2, ssh, 2, zbad, 2, &err), -1);
+    ck_assert_str_eq(err.msg, "w: weight_zero_point is not [1, 2] (packed along rows)");
+
+    gptq_pack g;
+    const int64_t qw[2] = {2, 16}, qz[2] = {2, 2}, sc[2] = {2, 16}, gi[1] = {16};
+    ck_assert_int_eq(gptq_check(&g, "m", 4, false, qw, 2, qz, 2, sc, 2, gi, 1, &err), 0);
+    ck_assert_int_eq(g.in, 16);
+    ck_assert_int_eq(gptq_check(&g, "m", 3, false, qw, 2, qz, 2, sc, 2, gi, 1, &err), -1);
+    ck_assert_str_eq(err.msg, "m: GPTQ bits 3 is not supported (2, 4 or 8)");
+    const int64_t qzbad[2] = {2, 3};
+    ck_assert_int_eq(gptq_check(&g, "m", 4, false, qw, 2, qzbad, 2, sc, 2, gi, 1, &err), -1);
+    ck_assert_str_eq(err.msg, "m: qzeros is not [2, 16/8]");
+    const int64_t gibad[1] = {15};
+    ck_assert_int_eq(gptq_check(&g, "m", 4, false, qw, 2, qz, 2, sc, 2, gibad, 1, &err), -1);
+    ck_assert_str_eq(err.msg, "m: g_idx is not [16] (one group per input column)");
+    ck_assert_int_eq(gptq_check(&g, "m", 4, false, qw, 2, qz, 2, sc, 2, gi, 1, &err), 0);
+    int32_t idx[16] = {0};
+    idx[7] = 2;
+    ck_assert_int_eq(gptq_check_gidx(&g, "m", (const uint8_t *)idx, &err), -1);
+    ck_assert_str_eq(err.msg, "m: g_idx[7] = 2 is outside [0, 2)");
+    idx[7] = -1;
+    ck_assert_int_eq(gptq_check_gidx(&g, "m", (const uint8_t *)idx, &err), -1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("qpack");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_reference_cases);
+    tcase_add_test(tc, test_refusals);
+    suite_add_tcase(s, tc);
+    return run_suite(s, 0);
+}
