@@ -13,7 +13,7 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 BUILD   ?= build
-VERSION := 1.3.0
+VERSION := 1.4.0
 
 # --- dependencies (Debian packages, found with pkg-config) -----------------
 # pkg-config name : Debian package

@@ -43,7 +43,7 @@
 
 /* The library's version (also in libgguf.pc). */
 #define GGUF_LIB_VERSION_MAJOR 1
-#define GGUF_LIB_VERSION_MINOR 3
+#define GGUF_LIB_VERSION_MINOR 4
 #define GGUF_LIB_VERSION_PATCH 0
 
 #ifdef __cplusplus

@@ -345,7 +345,7 @@ GGUF_API size_t gguf_quantize_rows(uint32_t type, const float *src, void *dst, i
  * gguf_quantize_rows(GGUF_DT_Q8_0) on the row's f32 form. Returns true with
  * *amax (may be NULL) the row's largest magnitude; false, with dst
  * unspecified, when a value is NaN or infinite (the caller finds it the
- * ordinary way). */
+ * ordinary way). Since 1.4.0. */
 GGUF_API bool gguf_quantize_q8_0_f16(const gguf_half *src, void *dst, int64_t n, float *amax);
 
 /* Dequantizes n elements. Returns 0, or -1 with err (may be NULL) when the
