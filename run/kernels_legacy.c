@@ -579,7 +579,8 @@ void pack_put_q8_0_signed(const void *blk, uint8_t *dst, int r)
 }
 
 /* q8_0's activation rows per pass: its 16 float accumulators and 8 weight
- * vectors fill the 32 registers AVX-512 gives. */
+ * vectors fill the 32 registers AVX-512 gives (AVX2's kernel takes as
+ * many, spilling some). */
 #define KERN_NX8 2
 
 /* q4_0 × nx activation rows: lane r of acc[k] is row r's chain, each block

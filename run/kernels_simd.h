@@ -134,16 +134,18 @@ ALWAYS const gguf_block_q8_0 *act_q8_0(const void *x, size_t xs, int k, int64_t 
     return (const gguf_block_q8_0 *)((const uint8_t *)x + k * xs) + i;
 }
 
+/* One block's step of a packed q4_0 / mxfp4 kernel (below: with VNNI or
+ * with AVX2), the kernel body taking it as a constant. */
+typedef void (*packed8_acc_fn)(__m256 *acc, const uint8_t *const *ex, int64_t nb, int64_t i,
+                               __m256 dw, const __m256i lo[4], const __m256i hi[4], const void *x,
+                               size_t xs, int nx);
+
 /* Block i of eight packed rows (the q4_0 and mxfp4 layouts: dw the rows'
  * scales, lo[c] and hi[c] four of each row's first and last sixteen
  * unsigned values) against nx q8_0 activation rows with their extras ex:
  * lane r of acc[k] adds fmaf(lead + Σ u·a, dw · dx), the one-row kernel's
  * chain for row r, the lead (−bias · Σ a) starting the first of two integer
  * chains (for latency). */
-typedef void (*packed8_acc_fn)(__m256 *acc, const uint8_t *const *ex, int64_t nb, int64_t i,
-                               __m256 dw, const __m256i lo[4], const __m256i hi[4], const void *x,
-                               size_t xs, int nx);
-
 ALWAYS_VNNI void packed8_block_acc(__m256 *acc, const uint8_t *const *ex, int64_t nb, int64_t i,
                                    __m256 dw, const __m256i lo[4], const __m256i hi[4],
                                    const void *x, size_t xs, int nx)
