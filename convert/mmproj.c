@@ -15,6 +15,16 @@
  *           shard (shards in file-name order, names sorted in each), named
  *           v.* and mm.*; mm_soft_emb_norm + 1 (Gemma3RMSNorm's weight),
  *           mm.input_projection always F16, the embeddings always F32
+ *
+ * and as Gemma4VisionAudioModel writes Gemma 4's vision and audio towers:
+ * clip.vision.projector_type "gemma4v" (image_size 224 whatever the config),
+ * with a non-empty audio_config clip.has_audio_encoder and clip.audio.*
+ * (feed_forward_length 4 × hidden_size, num_mel_bins input_feat_size or 128,
+ * layer_norm_epsilon 1e-5, projector_type "gemma4a"); the clipped linears'
+ * ".linear." dropped and their 0-d bounds written as [1]; the patch
+ * embedding [n, p·p·3] as a Conv2D [p, p, 3, n]; the depthwise Conv1d
+ * squeezed; per_dim_scale through softplus; the subsampling convolutions
+ * and every ".conv"/"_conv" tensor F32 (mmproj.c's GEMMA4* rows).
  */
 #include "mmproj.h"
 
@@ -24,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <ggufkit/quants.h>
 
 #include "clipcheck.h"
 #include "hf.h"
@@ -37,13 +49,24 @@ typedef struct mm_row {
     uint8_t     force;  /* MM_F16, MM_F32, MM_HALF: the type whatever the outtype */
     bool        plus1;  /* Gemma3RMSNorm's weight is 1 + w */
     bool        kt2;    /* a Conv3D of temporal size 2: two Conv2D tensors, "to" and "to.1" */
+    uint8_t     op;     /* MM_OP_*: a change of layout or value */
+    bool        bare;   /* the checkpoint's name has no .weight/.bias: "to" is the whole name */
 } mm_row;
+
+enum {
+    MM_OP_NONE,
+    MM_OP_PATCH,    /* Gemma 4's patch embedding [n, p·p·3] (pixels, channels last) as Conv2D [n, 3, p, p] */
+    MM_OP_DW,       /* a depthwise Conv1d [c, 1, k] as [c, k] */
+    MM_OP_SOFTPLUS, /* softplus(x), in the source type (Gemma 4's per_dim_scale) */
+};
 
 enum { MM_ANY, MM_F16, MM_F32, MM_HALF /* f16 at outtype f16, otherwise f32 */ };
 
 typedef struct mm_section {
     const char   *prefix, *block_prefix;
     const mm_row *fixed, *block;
+    const char   *block_to; /* NULL: "v.blk." */
+    bool          audio;    /* its blocks are counted by the audio tower's layers */
 } mm_section;
 
 /* A family: its classes, the prefixes of its tower's tensors (the rest is
@@ -56,48 +79,104 @@ typedef struct mm_family {
     bool              qwen3vl;  /* Qwen3VLVisionModel: image_size from num_position_embeddings,
                                    eps from text_config.rms_norm_eps, spatial_merge_size,
                                    is_deepstack_layers */
+    bool              gemma4;   /* Gemma4VisionAudioModel: image_size 224, clipped linears
+                                   (".linear." dropped, 0-d min/max as [1]), an audio tower */
 } mm_family;
 
-#define END { NULL, NULL, 0, false, false }
+#define END { NULL, NULL, 0, false, false, 0, false }
 static const mm_row GEMMA3_FIXED[] = {
-    { "embeddings.patch_embedding", "v.patch_embd", MM_F32, false, false },
-    { "embeddings.position_embedding", "v.position_embd", MM_F32, false, false },
-    { "post_layernorm", "v.post_ln", MM_ANY, false, false }, END,
+    { "embeddings.patch_embedding", "v.patch_embd", MM_F32, false, false, 0, false },
+    { "embeddings.position_embedding", "v.position_embd", MM_F32, false, false, 0, false },
+    { "post_layernorm", "v.post_ln", MM_ANY, false, false, 0, false }, END,
 }, GEMMA3_BLOCK[] = {
-    { "self_attn.q_proj", "attn_q", 0, 0, 0 }, { "self_attn.k_proj", "attn_k", 0, 0, 0 },
-    { "self_attn.v_proj", "attn_v", 0, 0, 0 }, { "self_attn.out_proj", "attn_out", 0, 0, 0 },
-    { "layer_norm1", "ln1", 0, 0, 0 }, { "layer_norm2", "ln2", 0, 0, 0 },
-    { "mlp.fc1", "ffn_up", 0, 0, 0 }, { "mlp.fc2", "ffn_down", 0, 0, 0 }, END,
+    { "self_attn.q_proj", "attn_q", 0, 0, 0, 0, false }, { "self_attn.k_proj", "attn_k", 0, 0, 0, 0, false },
+    { "self_attn.v_proj", "attn_v", 0, 0, 0, 0, false }, { "self_attn.out_proj", "attn_out", 0, 0, 0, 0, false },
+    { "layer_norm1", "ln1", 0, 0, 0, 0, false }, { "layer_norm2", "ln2", 0, 0, 0, 0, false },
+    { "mlp.fc1", "ffn_up", 0, 0, 0, 0, false }, { "mlp.fc2", "ffn_down", 0, 0, 0, 0, false }, END,
 }, GEMMA3_PROJ[] = {
-    { "mm_input_projection", "mm.input_projection", MM_F16, false, false },
-    { "mm_soft_emb_norm", "mm.soft_emb_norm", MM_ANY, true, false }, END,
+    { "mm_input_projection", "mm.input_projection", MM_F16, false, false, 0, false },
+    { "mm_soft_emb_norm", "mm.soft_emb_norm", MM_ANY, true, false, 0, false }, END,
 }, QWEN3VL_FIXED[] = {
-    { "patch_embed.proj", "v.patch_embd", MM_HALF, false, true },
-    { "pos_embed", "v.position_embd", MM_F32, false, false },
-    { "merger.norm", "v.post_ln", 0, 0, 0 },
-    { "merger.linear_fc1", "mm.0", 0, 0, 0 }, { "merger.linear_fc2", "mm.2", 0, 0, 0 }, END,
+    { "patch_embed.proj", "v.patch_embd", MM_HALF, false, true, 0, false },
+    { "pos_embed", "v.position_embd", MM_F32, false, false, 0, false },
+    { "merger.norm", "v.post_ln", 0, 0, 0, 0, false },
+    { "merger.linear_fc1", "mm.0", 0, 0, 0, 0, false }, { "merger.linear_fc2", "mm.2", 0, 0, 0, 0, false }, END,
+}, GEMMA4V_FIXED[] = {
+    { "patch_embedder.input_proj", "v.patch_embd", MM_HALF, false, false, MM_OP_PATCH, false },
+    { "patch_embedder.position_embedding_table", "v.position_embd.weight", MM_F32, false, false, 0, true },
+    { "std_bias", "v.std_bias", 0, false, false, 0, true },
+    { "std_scale", "v.std_scale", 0, false, false, 0, true }, END,
+}, GEMMA4V_BLOCK[] = {
+    { "input_layernorm", "ln1", 0, 0, 0, 0, 0 }, { "self_attn.q_proj", "attn_q", 0, 0, 0, 0, 0 },
+    { "self_attn.k_proj", "attn_k", 0, 0, 0, 0, 0 }, { "self_attn.v_proj", "attn_v", 0, 0, 0, 0, 0 },
+    { "self_attn.o_proj", "attn_out", 0, 0, 0, 0, 0 }, { "self_attn.q_norm", "attn_q_norm", 0, 0, 0, 0, 0 },
+    { "self_attn.k_norm", "attn_k_norm", 0, 0, 0, 0, 0 },
+    { "post_attention_layernorm", "attn_post_norm", 0, 0, 0, 0, 0 },
+    { "pre_feedforward_layernorm", "ln2", 0, 0, 0, 0, 0 }, { "mlp.gate_proj", "ffn_gate", 0, 0, 0, 0, 0 },
+    { "mlp.up_proj", "ffn_up", 0, 0, 0, 0, 0 }, { "mlp.down_proj", "ffn_down", 0, 0, 0, 0, 0 },
+    { "post_feedforward_layernorm", "ffn_post_norm", 0, 0, 0, 0, 0 },
+    { "layer_scalar", "out_scale.weight", 0, false, false, 0, true }, END,
+}, GEMMA4V_PROJ[] = {
+    { "embedding_projection", "mm.input_projection", 0, 0, 0, 0, 0 }, END,
+}, GEMMA4A_FIXED[] = { /* ".conv" or "_conv" in the name: F32 (Gemma4VisionAudioModel) */
+    { "subsample_conv_projection.layer0.conv", "a.conv1d.0", MM_F32, 0, 0, 0, 0 },
+    { "subsample_conv_projection.layer0.norm", "a.conv1d.0.norm", MM_F32, 0, 0, 0, 0 },
+    { "subsample_conv_projection.layer1.conv", "a.conv1d.1", MM_F32, 0, 0, 0, 0 },
+    { "subsample_conv_projection.layer1.norm", "a.conv1d.1.norm", MM_F32, 0, 0, 0, 0 },
+    { "subsample_conv_projection.input_proj_linear", "a.input_projection", MM_F32, 0, 0, 0, 0 },
+    { "output_proj", "a.pre_encode.out", 0, 0, 0, 0, 0 }, END,
+}, GEMMA4A_BLOCK[] = {
+    { "feed_forward1.pre_layer_norm", "ffn_norm", 0, 0, 0, 0, 0 },
+    { "feed_forward1.ffw_layer_1", "ffn_up", 0, 0, 0, 0, 0 },
+    { "feed_forward1.ffw_layer_2", "ffn_down", 0, 0, 0, 0, 0 },
+    { "feed_forward1.post_layer_norm", "ffn_post_norm", 0, 0, 0, 0, 0 },
+    { "feed_forward2.pre_layer_norm", "ffn_norm_1", 0, 0, 0, 0, 0 },
+    { "feed_forward2.ffw_layer_1", "ffn_up_1", 0, 0, 0, 0, 0 },
+    { "feed_forward2.ffw_layer_2", "ffn_down_1", 0, 0, 0, 0, 0 },
+    { "feed_forward2.post_layer_norm", "ffn_post_norm_1", 0, 0, 0, 0, 0 },
+    { "norm_pre_attn", "attn_pre_norm", 0, 0, 0, 0, 0 }, { "norm_post_attn", "attn_post_norm", 0, 0, 0, 0, 0 },
+    { "self_attn.q_proj", "attn_q", 0, 0, 0, 0, 0 }, { "self_attn.k_proj", "attn_k", 0, 0, 0, 0, 0 },
+    { "self_attn.v_proj", "attn_v", 0, 0, 0, 0, 0 }, { "self_attn.post", "attn_out", 0, 0, 0, 0, 0 },
+    { "self_attn.relative_k_proj", "attn_k_rel", 0, 0, 0, 0, 0 },
+    { "self_attn.per_dim_scale", "per_dim_scale.weight", 0, false, false, MM_OP_SOFTPLUS, true },
+    { "lconv1d.pre_layer_norm", "conv_norm", MM_F32, 0, 0, 0, 0 },
+    { "lconv1d.linear_start", "conv_pw1", 0, 0, 0, 0, 0 },
+    { "lconv1d.depthwise_conv1d", "conv_dw", MM_F32, 0, 0, MM_OP_DW, 0 },
+    { "lconv1d.conv_norm", "norm_conv", MM_F32, 0, 0, 0, 0 },
+    { "lconv1d.linear_end", "conv_pw2", 0, 0, 0, 0, 0 }, { "norm_out", "ln2", 0, 0, 0, 0, 0 }, END,
+}, GEMMA4A_PROJ[] = {
+    { "embedding_projection", "mm.a.input_projection", 0, 0, 0, 0, 0 }, END,
 }, QWEN3VL_BLOCK[] = {
-    { "norm1", "ln1", 0, 0, 0 }, { "norm2", "ln2", 0, 0, 0 },
-    { "attn.qkv", "attn_qkv", 0, 0, 0 }, { "attn.proj", "attn_out", 0, 0, 0 },
-    { "mlp.linear_fc1", "ffn_up", 0, 0, 0 }, { "mlp.linear_fc2", "ffn_down", 0, 0, 0 }, END,
+    { "norm1", "ln1", 0, 0, 0, 0, false }, { "norm2", "ln2", 0, 0, 0, 0, false },
+    { "attn.qkv", "attn_qkv", 0, 0, 0, 0, false }, { "attn.proj", "attn_out", 0, 0, 0, 0, false },
+    { "mlp.linear_fc1", "ffn_up", 0, 0, 0, 0, false }, { "mlp.linear_fc2", "ffn_down", 0, 0, 0, 0, false }, END,
 };
 #undef END
 
 static const mm_section GEMMA3_SECTIONS[] = {
-    { "vision_tower.vision_model.", "encoder.layers.", GEMMA3_FIXED, GEMMA3_BLOCK },
-    { "multi_modal_projector.", NULL, GEMMA3_PROJ, NULL },
-    { NULL, NULL, NULL, NULL },
+    { "vision_tower.vision_model.", "encoder.layers.", GEMMA3_FIXED, GEMMA3_BLOCK, NULL, false },
+    { "multi_modal_projector.", NULL, GEMMA3_PROJ, NULL, NULL, false },
+    { NULL, NULL, NULL, NULL, NULL, false },
 }, QWEN3VL_SECTIONS[] = {
-    { "model.visual.", "blocks.", QWEN3VL_FIXED, QWEN3VL_BLOCK },
-    { NULL, NULL, NULL, NULL },
+    { "model.visual.", "blocks.", QWEN3VL_FIXED, QWEN3VL_BLOCK, NULL, false },
+    { NULL, NULL, NULL, NULL, NULL, false },
+}, GEMMA4_SECTIONS[] = {
+    { "model.vision_tower.", "encoder.layers.", GEMMA4V_FIXED, GEMMA4V_BLOCK, NULL, false },
+    { "model.embed_vision.", NULL, GEMMA4V_PROJ, NULL, NULL, false },
+    { "model.audio_tower.", "layers.", GEMMA4A_FIXED, GEMMA4A_BLOCK, "a.blk.", true },
+    { "model.embed_audio.", NULL, GEMMA4A_PROJ, NULL, NULL, true },
+    { NULL, NULL, NULL, NULL, NULL, false },
 };
 
 static const mm_family FAMILIES[] = {
     { { "Gemma3ForConditionalGeneration", NULL, NULL }, "gemma3",
       { "vision_tower.", "multi_modal_projector.", "multimodal_projector.", "vision_model.", NULL },
-      { "vision_model.head.", NULL } /* tinygemma3's unused head */, GEMMA3_SECTIONS, false },
+      { "vision_model.head.", NULL } /* tinygemma3's unused head */, GEMMA3_SECTIONS, false, false },
     { { "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", NULL },
-      "qwen3vl_merger", { "model.visual.", NULL }, { NULL, NULL }, QWEN3VL_SECTIONS, true },
+      "qwen3vl_merger", { "model.visual.", NULL }, { NULL, NULL }, QWEN3VL_SECTIONS, true, false },
+    { { "Gemma4ForConditionalGeneration", NULL, NULL }, "gemma4v",
+      { "model.vision_tower.", "model.embed_vision.", "model.audio_tower.", "model.embed_audio.", NULL },
+      { NULL, NULL }, GEMMA4_SECTIONS, false, true },
 };
 
 typedef struct mm_state {
@@ -110,6 +189,7 @@ typedef struct mm_state {
     float      mean[16], std[16];
     size_t     n_mean, n_std;
     uint32_t   scale;         /* clip.vision.projector.scale_factor, 0: not written */
+    bool       audio;         /* Gemma 4: an audio encoder (a non-empty audio_config) */
     int64_t    merge;         /* clip.vision.spatial_merge_size, 0: not written */
 } mm_state;
 
@@ -210,14 +290,11 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
         for (int c = 0; FAMILIES[f].cls[c]; c++)
             if (!strcmp(cls, FAMILIES[f].cls[c]))
                 s->fam = &FAMILIES[f];
-    if (!s->fam && cls && !strcmp(cls, "Gemma4ForConditionalGeneration"))
-        return gguf_error_set(err, "--mmproj: %s's projector is not supported (its vision and audio "
-                              "projector, clip.vision.projector_type gemma4v and clip.audio.projector_type "
-                              "gemma4a, is not written yet)", cls);
     if (!s->fam)
         return gguf_error_set(err, "--mmproj: %s's projector is not supported (supported: "
-                              "Gemma3ForConditionalGeneration, Qwen3_5ForConditionalGeneration, "
-                              "Qwen3_5MoeForConditionalGeneration)", cls ? cls : "an unnamed model");
+                              "Gemma3ForConditionalGeneration, Gemma4ForConditionalGeneration, "
+                              "Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration)",
+                              cls ? cls : "an unnamed model");
     /* the text width: text_config's hidden_size over the top level's */
     const json_value *tc = json_get(cfg, "text_config");
     const json_value *hv = json_get(tc, "hidden_size");
@@ -233,7 +310,9 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
                              *const k_ff[] = { "intermediate_size", "vt_intermediate_size", NULL },
                              *const k_head[] = { "num_attention_heads", "num_heads", "heads",
                                                  "vt_num_attention_heads", NULL };
-    if (s->fam->qwen3vl && !json_get(vc, "image_size")) {
+    if (s->fam->gemma4) {
+        s->hp.image_size = 224; /* Gemma4VisionAudioModel: unused, written as 224 */
+    } else if (s->fam->qwen3vl && !json_get(vc, "image_size")) {
         /* Qwen3VLVisionModel: √num_position_embeddings (default 2304) patches a side */
         int64_t pos = 2304, patch = 16;
         const json_value *pv = json_get(vc, "num_position_embeddings"), *zv = json_get(vc, "patch_size");
@@ -256,6 +335,33 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
         return gguf_error_set(err, "config.json: vision_config has %llu layers (at most 4096)",
                               (unsigned long long)s->hp.n_block);
     s->hp.projector_type = s->fam->projector;
+    const json_value *ac = s->fam->gemma4 ? json_get(cfg, "audio_config") : NULL;
+    if (ac && ac->type != JSON_OBJECT && ac->type != JSON_NULL)
+        return gguf_error_set(err, "config.json: audio_config is not an object");
+    if (ac && ac->type == JSON_OBJECT && ac->n) {
+        /* Gemma4VisionAudioModel: the feed-forward width is 4 × hidden_size,
+         * the mel bins input_feat_size (default 128) */
+        static const char *const k_ah[] = { "hidden_size", NULL },
+                                 *const k_an[] = { "num_attention_heads", NULL };
+        const json_value *mel = json_get(ac, "input_feat_size");
+        int64_t nm = 128;
+        if (vsize(ac, k_ah, &s->hp.a_embd, err) || vsize(ac, N_BLOCK_KEYS, &s->hp.a_block, err) ||
+            vsize(ac, k_an, &s->hp.a_head, err)) {
+            gguf_error_prefix(err, "audio_config: ");
+            return -1;
+        }
+        if (mel && (!json_int(mel, &nm) || nm < 1 || nm > INT32_MAX))
+            return gguf_error_set(err, "config.json: audio_config.input_feat_size is not a whole number "
+                                  "from 1 to 2147483647");
+        if (s->hp.a_embd > INT32_MAX / 4 || s->hp.a_block > 4096)
+            return gguf_error_set(err, "config.json: audio_config.hidden_size or num_hidden_layers "
+                                  "out of range");
+        s->hp.a_ff = 4 * s->hp.a_embd;
+        s->hp.a_mel = (uint64_t)nm;
+        s->hp.a_proj = s->hp.proj_dim;
+        s->hp.audio_type = "gemma4a";
+        s->audio = true;
+    }
     s->eps = 1e-6;
     /* Qwen3VLVisionModel takes the text model's rms_norm_eps */
     const char *eps_key = s->fam->qwen3vl ? "rms_norm_eps" : "layer_norm_eps";
@@ -314,7 +420,7 @@ static bool has_prefix(const char *s, const char *const *list)
  * 1 with the GGUF name (and its row), 0 for a tensor of the text model, -1
  * for one of the tower that has no name. */
 static int map_name(const mm_family *fam, const char *hf, char *out, size_t cap, uint64_t n_block,
-                    const mm_row **row)
+                    uint64_t n_block_audio, const mm_row **row)
 {
     if (!has_prefix(hf, fam->tower))
         return 0;
@@ -323,7 +429,9 @@ static int map_name(const mm_family *fam, const char *hf, char *out, size_t cap,
     char name[512];
     size_t o = 0;
     for (const char *p = hf; *p && o + 1 < sizeof name;) {
-        if (!strncmp(p, "_weight", 7)) {
+        if (fam->gemma4 && !strncmp(p, ".linear.", 8)) {
+            p += 7; /* Gemma4ClippableLinear's inner module */
+        } else if (!strncmp(p, "_weight", 7)) {
             if (o + 7 >= sizeof name)
                 return -1;
             memcpy(name + o, ".weight", 7);
@@ -333,14 +441,17 @@ static int map_name(const mm_family *fam, const char *hf, char *out, size_t cap,
         }
     }
     name[o] = 0;
-    const char *suffix = NULL;
+    static const char *const suffixes[] = { ".weight", ".bias", ".input_max", ".input_min",
+                                            ".output_max", ".output_min", NULL };
+    const char *suffix = "";
     size_t len = strlen(name);
-    if (len > 7 && !strcmp(name + len - 7, ".weight"))
-        suffix = ".weight", len -= 7;
-    else if (len > 5 && !strcmp(name + len - 5, ".bias"))
-        suffix = ".bias", len -= 5;
-    if (!suffix)
-        return -1;
+    for (int k = 0; suffixes[k] && (k < 2 || fam->gemma4); k++) {
+        const size_t sl = strlen(suffixes[k]);
+        if (len > sl && !strcmp(name + len - sl, suffixes[k])) {
+            suffix = suffixes[k], len -= sl;
+            break;
+        }
+    }
     name[len] = 0;
     for (const mm_section *sec = fam->sections; sec->prefix; sec++) {
         const size_t pl = strlen(sec->prefix);
@@ -348,23 +459,29 @@ static int map_name(const mm_family *fam, const char *hf, char *out, size_t cap,
             continue;
         const char *rest = name + pl;
         for (const mm_row *r = sec->fixed; r && r->from; r++)
-            if (!strcmp(rest, r->from))
+            if (!strcmp(rest, r->from) && r->bare == !*suffix)
                 return *row = r, snprintf(out, cap, "%s%s", r->to, suffix), 1;
         const size_t bl = sec->block_prefix ? strlen(sec->block_prefix) : 0;
         if (bl && !strncmp(rest, sec->block_prefix, bl)) {
             const char *num = rest + bl;
             char *end;
             unsigned long b = strtoul(num, &end, 10);
-            if (!isdigit((unsigned char)num[0]) || *end != '.' || b >= n_block ||
-                (num[0] == '0' && end != num + 1))
+            if (!isdigit((unsigned char)num[0]) || *end != '.' ||
+                b >= (sec->audio ? n_block_audio : n_block) || (num[0] == '0' && end != num + 1))
                 return -1;
             for (const mm_row *r = sec->block; r && r->from; r++)
-                if (!strcmp(end + 1, r->from))
-                    return *row = r, snprintf(out, cap, "v.blk.%lu.%s%s", b, r->to, suffix), 1;
+                if (!strcmp(end + 1, r->from) && r->bare == !*suffix)
+                    return *row = r, snprintf(out, cap, "%s%lu.%s%s", sec->block_to ? sec->block_to : "v.blk.",
+                                              b, r->to, suffix), 1;
         }
         return -1;
     }
     return -1;
+}
+
+static int cmp_st_name(const void *a, const void *b)
+{
+    return strcmp(((const st_tensor *)a)->name, ((const st_tensor *)b)->name);
 }
 
 static const char *suffix_of(const char *name)
@@ -373,9 +490,110 @@ static const char *suffix_of(const char *name)
     return dot ? dot : "";
 }
 
-static int cmp_st_name(const void *a, const void *b)
+static size_t dt_size(int dt) { return dt == SRC_F32 ? 4 : 2; }
+
+static float dt_get(int dt, const uint8_t *p)
 {
-    return strcmp(((const st_tensor *)a)->name, ((const st_tensor *)b)->name);
+    if (dt == SRC_F32) {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return dt == SRC_F16 ? gguf_f16_to_f32(h) : gguf_bf16_to_f32(h);
+}
+
+static void dt_put(int dt, uint8_t *p, float f)
+{
+    if (dt == SRC_F32) {
+        memcpy(p, &f, 4);
+        return;
+    }
+    const uint16_t h = dt == SRC_F16 ? gguf_f32_to_f16(f) : gguf_f32_to_bf16(f);
+    memcpy(p, &h, 2);
+}
+
+/* A tensor whose layout or values change (MM_OP_*), made in memory in its
+ * own type (the towers' tensors these apply to are small): Gemma 4's patch
+ * embedding [n, p·p·3] reshaped to [n, p, p, 3] and permuted to [n, 3, p, p];
+ * a depthwise Conv1d [c, 1, k] as [c, k]; softplus(x) = log(1 + e^x) (x past
+ * 20: x; e^x rounded to float before log1p, as torch's float kernel has it:
+ * glibc's expf and log1pf matched its values on the test checkpoint, the
+ * two libraries may differ by an ulp elsewhere), in F32 for F32 and BF16
+ * sources (convert_hf_to_gguf.py widens BF16 before it), in F16 for F16. */
+static int mm_reshape(src_model *m, const st_tensor *st, int dt, int op, const char *name,
+                      const char *file, src_tensor **out, gguf_error *err)
+{
+    const size_t es = dt_size(dt);
+    int64_t ne[4] = { 1, 1, 1, 1 }, n = 1;
+    int nd = 0;
+    for (int d = 0; d < st->n_dims; d++)
+        n *= st->shape[d];
+    if (op == MM_OP_PATCH) {
+        int64_t p = 0;
+        if (st->n_dims == 2)
+            while ((p + 1) * (p + 1) * 3 <= st->shape[1])
+                p++;
+        if (st->n_dims != 2 || p < 1 || p * p * 3 != st->shape[1])
+            return gguf_error_set(err, "%s: tensor '%s': not a patch embedding [width, patch × patch × 3]",
+                                  file, st->name);
+        ne[0] = p, ne[1] = p, ne[2] = 3, ne[3] = st->shape[0], nd = 4;
+    } else if (op == MM_OP_DW) {
+        if (st->n_dims != 3 || st->shape[1] != 1)
+            return gguf_error_set(err, "%s: tensor '%s': not a depthwise Conv1d weight [channels, 1, "
+                                  "kernel]", file, st->name);
+        ne[0] = st->shape[2], ne[1] = st->shape[0], nd = 2;
+    } else {
+        if (st->n_dims > 4)
+            return gguf_error_set(err, "%s: tensor '%s': %d dimensions (1 to 4)", file, st->name,
+                                  st->n_dims);
+        for (int d = st->n_dims - 1; d >= 0; d--)
+            ne[nd++] = st->shape[d];
+    }
+    /* convert_hf_to_gguf.py takes a BF16 source to F32 before modify_tensors */
+    const int out_dt = op == MM_OP_SOFTPLUS && dt == SRC_BF16 ? SRC_F32 : dt;
+    uint8_t *buf = malloc((size_t)n * dt_size(out_dt) + 1);
+    if (!buf)
+        return gguf_error_set(err, "out of memory");
+    const uint8_t *src = st->data;
+    if (op == MM_OP_PATCH) {
+        const int64_t p = ne[0], rows = ne[3];
+        for (int64_t o = 0; o < rows; o++)
+            for (int64_t c = 0; c < 3; c++)
+                for (int64_t y = 0; y < p; y++)
+                    for (int64_t x = 0; x < p; x++)
+                        memcpy(buf + (size_t)(((o * 3 + c) * p + y) * p + x) * es,
+                               src + (size_t)(o * p * p * 3 + (y * p + x) * 3 + c) * es, es);
+    } else if (op == MM_OP_DW) {
+        memcpy(buf, src, (size_t)n * es);
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            const float x = dt_get(dt, src + (size_t)i * es);
+            dt_put(out_dt, buf + (size_t)i * dt_size(out_dt), x > 20.0f ? x : log1pf(expf(x)));
+        }
+    }
+    src_tensor *t = src_add_tensor(m, name, out_dt, nd, ne, buf);
+    if (!t) {
+        free(buf);
+        return gguf_error_set(err, "out of memory");
+    }
+    t->owned = buf;
+    t->from.file = file;
+    t->from.name = st->name;
+    *out = t;
+    return 0;
+}
+
+/* A row's type rule and +1 on the tensor made of it. */
+static void apply_row(src_tensor *t, const mm_row *row, const char *name)
+{
+    if (row->plus1 && !strcmp(suffix_of(name), ".weight"))
+        t->add = 1.0f;
+    if (row->force == MM_F16 || row->force == MM_F32)
+        t->forced = true, t->force_type = row->force == MM_F16 ? GGUF_DT_F16 : GGUF_DT_F32;
+    else if (row->force == MM_HALF && !strcmp(suffix_of(name), ".weight"))
+        t->half_or_f32 = true;
 }
 
 static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *err)
@@ -406,7 +624,7 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
             const st_tensor *st = &f->tensors[k];
             char name[256];
             const mm_row *row = NULL;
-            int r = map_name(s->fam, st->name, name, sizeof name, s->hp.n_block, &row);
+            int r = map_name(s->fam, st->name, name, sizeof name, s->hp.n_block, s->hp.a_block, &row);
             if (r == 0)
                 continue;
             if (r < 0) {
@@ -414,9 +632,23 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
                                     s->shard_names[i], st->name);
                 break;
             }
+            if (!s->audio && (!strncmp(name, "a.", 2) || !strncmp(name, "mm.a.", 5))) {
+                rc = gguf_error_set(err, "%s: tensor '%s': an audio tower's tensor, but config.json has "
+                                    "no audio_config", s->shard_names[i], st->name);
+                break;
+            }
             const int dt = src_dtype_of(st->dtype);
             const bool kt2 = row->kt2 && !strcmp(suffix_of(name), ".weight");
-            if (dt < 0 || st->n_dims < 1 || st->n_dims > (kt2 ? 5 : 4) || (kt2 && st->n_dims != 5)) {
+            if (s->fam->gemma4 && row->op != MM_OP_NONE && st->n_dims >= 1 && dt >= 0 && dt <= SRC_BF16 &&
+                strcmp(suffix_of(name), ".bias")) {
+                src_tensor *t = NULL;
+                if (!(rc = mm_reshape(m, st, dt, row->op, name, s->shard_names[i], &t, err)))
+                    apply_row(t, row, name);
+                continue;
+            }
+            /* Gemma 4's 0-d scalars (a clipped linear's bounds) are written as [1] */
+            if (dt < 0 || st->n_dims < (s->fam->gemma4 ? 0 : 1) || st->n_dims > (kt2 ? 5 : 4) ||
+                (kt2 && st->n_dims != 5)) {
                 rc = gguf_error_set(err, "%s: tensor '%s': %s with %d dimensions (F32, F16 or BF16, "
                                     "%s)", s->shard_names[i], st->name, st->dtype, st->n_dims,
                                     kt2 ? "5 dimensions" : "1 to 4 dimensions");
@@ -435,6 +667,8 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
                 for (int d = st->n_dims - 1; d >= 0; d--)
                     if (!(kt2 && d == 2))
                         ne[nd++] = st->shape[d];
+                if (nd == 0)
+                    ne[nd++] = 1;
                 char nm[260];
                 snprintf(nm, sizeof nm, "%s%s", name, half ? ".1" : "");
                 src_tensor *t = src_add_tensor(m, nm, dt, nd, ne, st->data);
@@ -447,12 +681,7 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
                 t->from.name = st->name;
                 if (kt2)
                     t->ex_block = 2 * ne[1], t->ex_skip = half * ne[1];
-                if (row->plus1 && !strcmp(suffix_of(name), ".weight"))
-                    t->add = 1.0f;
-                if (row->force == MM_F16 || row->force == MM_F32)
-                    t->forced = true, t->force_type = row->force == MM_F16 ? GGUF_DT_F16 : GGUF_DT_F32;
-                else if (row->force == MM_HALF && !strcmp(suffix_of(name), ".weight"))
-                    t->half_or_f32 = true;
+                apply_row(t, row, name);
             }
         }
     }
@@ -490,6 +719,23 @@ static int mm_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
                                    (uint32_t) * (const uint64_t *)((const char *)hp + clip_keys[k].off));
     bad |= gguf_writer_set_array(w, "clip.vision.image_mean", GGUF_VT_F32, s->mean, s->n_mean);
     bad |= gguf_writer_set_array(w, "clip.vision.image_std", GGUF_VT_F32, s->std, s->n_std);
+    if (s->fam->gemma4) { /* Gemma4VisionAudioModel's order */
+        if (s->audio) {
+            bad |= gguf_writer_set_bool(w, "clip.has_audio_encoder", true);
+            for (size_t k = 0; k + 1 < clip_n_audio_keys; k++)
+                bad |= gguf_writer_set_u32(w, clip_audio_keys[k].key,
+                                           (uint32_t) * (const uint64_t *)((const char *)hp +
+                                                                           clip_audio_keys[k].off));
+        }
+        bad |= gguf_writer_set_str(w, "clip.vision.projector_type", hp->projector_type);
+        bad |= gguf_writer_set_f32(w, "clip.vision.attention.layer_norm_epsilon", (float)s->eps);
+        if (s->audio) {
+            bad |= gguf_writer_set_str(w, "clip.audio.projector_type", hp->audio_type);
+            bad |= gguf_writer_set_u32(w, "clip.audio.num_mel_bins", (uint32_t)hp->a_mel);
+            bad |= gguf_writer_set_f32(w, "clip.audio.attention.layer_norm_epsilon", 1e-5f);
+        }
+        return bad ? gguf_error_set(err, "out of memory") : 0;
+    }
     bad |= gguf_writer_set_str(w, "clip.projector_type", hp->projector_type);
     if (s->fam->qwen3vl) { /* Qwen3VLVisionModel's order */
         bad |= gguf_writer_set_bool(w, "clip.use_gelu", true);

@@ -35,8 +35,9 @@
  *                       vision_config and audio_config; a one-layer vision
  *                       tower with clipped linears (0-dimensional
  *                       input/output min/max tensors, F32),
- *                       model.embed_vision.embedding_projection, an audio
- *                       tower stub and model.embed_audio.embedding_projection.
+ *                       model.embed_vision.embedding_projection, a
+ *                       one-layer conformer audio tower (gemma4_audio) and
+ *                       model.embed_audio.embedding_projection.
  *   gemma3              Gemma3ForConditionalGeneration as google/gemma-3-4b-it
  *                       is released: SRC's config.json under text_config,
  *                       the image token ids, mm_tokens_per_image and a
@@ -408,11 +409,82 @@ static void qwen35_config(FILE *fp, const json_value *src, bool moe)
             (long long)dim);
 }
 
+/* Gemma 4's audio tower (Gemma4AudioModel): the subsampling convolutions
+ * (two 3x3 stride-2 Conv2d over the 128 mel bins, each with its norm, then
+ * input_proj_linear from channels x 32 bins), one conformer layer (feed_forward1,
+ * self_attn with relative_k_proj and per_dim_scale, lconv1d with its depthwise
+ * Conv1d, feed_forward2, the norms around them) whose linears are clipped
+ * (.linear.weight and 0-d input/output min/max), and output_proj to
+ * output_proj_dims. Width 16, 2 heads, 4 channels, kernel 5. */
+enum { A_W = 16, A_CH = 4, A_KERNEL = 5, A_OUT = 24, A_MEL = 128 };
+static void gemma4_clipped(const char *base, int64_t out, int64_t in)
+{
+    static const char *const clip[] = { "input_max", "input_min", "output_max", "output_min" };
+    char name[200];
+    snprintf(name, sizeof name, "%s.linear.weight", base);
+    gen(1, name, 2, I(out), I(in));
+    for (int c = 0; c < 4; c++) {
+        snprintf(name, sizeof name, "%s.%s", base, clip[c]);
+        gen(1, name, 0);
+    }
+}
+
+static void gemma4_audio(void)
+{
+    const char *l = "model.audio_tower.layers.0";
+    char name[200];
+    gen(1, "model.audio_tower.subsample_conv_projection.layer0.conv.weight", 4, I(A_CH), I(1), I(3), I(3));
+    gen(1, "model.audio_tower.subsample_conv_projection.layer0.norm.weight", 1, I(A_CH));
+    gen(1, "model.audio_tower.subsample_conv_projection.layer1.conv.weight", 4, I(A_CH), I(A_CH), I(3), I(3));
+    gen(1, "model.audio_tower.subsample_conv_projection.layer1.norm.weight", 1, I(A_CH));
+    gen(1, "model.audio_tower.subsample_conv_projection.input_proj_linear.weight", 2, I(A_W),
+        I(A_CH * A_MEL / 4));
+    for (int f = 1; f <= 2; f++) {
+        snprintf(name, sizeof name, "%s.feed_forward%d.pre_layer_norm.weight", l, f);
+        gen(1, name, 1, I(A_W));
+        snprintf(name, sizeof name, "%s.feed_forward%d.ffw_layer_1", l, f);
+        gemma4_clipped(name, 4 * A_W, A_W);
+        snprintf(name, sizeof name, "%s.feed_forward%d.ffw_layer_2", l, f);
+        gemma4_clipped(name, A_W, 4 * A_W);
+        snprintf(name, sizeof name, "%s.feed_forward%d.post_layer_norm.weight", l, f);
+        gen(1, name, 1, I(A_W));
+        if (f == 2)
+            break;
+        snprintf(name, sizeof name, "%s.norm_pre_attn.weight", l);
+        gen(1, name, 1, I(A_W));
+        static const char *const qkv[] = { "q_proj", "k_proj", "v_proj", "post" };
+        for (int p = 0; p < 4; p++) {
+            snprintf(name, sizeof name, "%s.self_attn.%s", l, qkv[p]);
+            gemma4_clipped(name, A_W, A_W);
+        }
+        snprintf(name, sizeof name, "%s.self_attn.relative_k_proj.weight", l);
+        gen(1, name, 2, I(A_W), I(A_W));
+        snprintf(name, sizeof name, "%s.self_attn.per_dim_scale", l);
+        gen(1, name, 1, I(A_W / 2));
+        snprintf(name, sizeof name, "%s.norm_post_attn.weight", l);
+        gen(1, name, 1, I(A_W));
+        snprintf(name, sizeof name, "%s.lconv1d.pre_layer_norm.weight", l);
+        gen(1, name, 1, I(A_W));
+        snprintf(name, sizeof name, "%s.lconv1d.linear_start", l);
+        gemma4_clipped(name, 2 * A_W, A_W);
+        snprintf(name, sizeof name, "%s.lconv1d.depthwise_conv1d.weight", l);
+        gen(1, name, 3, I(A_W), I(1), I(A_KERNEL));
+        snprintf(name, sizeof name, "%s.lconv1d.conv_norm.weight", l);
+        gen(1, name, 1, I(A_W));
+        snprintf(name, sizeof name, "%s.lconv1d.linear_end", l);
+        gemma4_clipped(name, A_W, A_W);
+    }
+    snprintf(name, sizeof name, "%s.norm_out.weight", l);
+    gen(1, name, 1, I(A_W));
+    gen(1, "model.audio_tower.output_proj.weight", 2, I(A_OUT), I(A_W));
+    gen(1, "model.audio_tower.output_proj.bias", 1, I(A_OUT));
+}
+
 /* Gemma 4's vision tower (one encoder layer with clipped linears), its
- * embedder, an audio tower stub and its embedder. */
+ * embedder, the audio tower and its embedder. */
 static void gemma4_towers(int64_t text_dim)
 {
-    const int64_t v = 32, ffn = 64, a = 16;
+    const int64_t v = 32, ffn = 64;
     static const char *const proj[] = { "q_proj", "k_proj", "v_proj", "o_proj" };
     static const char *const clip[] = { "input_max", "input_min", "output_max", "output_min" };
     char name[160];
@@ -437,10 +509,9 @@ static void gemma4_towers(int64_t text_dim)
     gen(1, "model.vision_tower.encoder.layers.0.mlp.up_proj.linear.weight", 2, I(ffn), I(v));
     gen(1, "model.vision_tower.encoder.layers.0.mlp.down_proj.linear.weight", 2, I(v), I(ffn));
     gen(1, "model.vision_tower.encoder.layers.0.post_feedforward_layernorm.weight", 1, I(v));
-    gen(1, "model.audio_tower.output_proj.weight", 2, I(a), I(a));
-    gen(1, "model.audio_tower.output_proj.bias", 1, I(a));
+    gemma4_audio();
     gen(1, "model.embed_vision.embedding_projection.weight", 2, I(text_dim), I(v));
-    gen(1, "model.embed_audio.embedding_projection.weight", 2, I(text_dim), I(a));
+    gen(1, "model.embed_audio.embedding_projection.weight", 2, I(text_dim), I(A_OUT));
 }
 
 static void gemma4_config(FILE *fp, const json_value *src)
@@ -449,9 +520,15 @@ static void gemma4_config(FILE *fp, const json_value *src)
     int64_t eos = 1;
     json_int(json_get(text, "eos_token_id"), &eos);
     fprintf(fp, "{\n  \"architectures\": [\n    \"Gemma4ForConditionalGeneration\"\n  ],\n"
-                "  \"audio_config\": {\n    \"hidden_size\": 16,\n    \"model_type\": \"gemma4_audio\",\n"
+                "  \"audio_config\": {\n    \"attention_chunk_size\": 12,\n"
+                "    \"attention_context_left\": 13,\n    \"attention_context_right\": 0,\n"
+                "    \"attention_logit_cap\": 50.0,\n    \"conv_kernel_size\": 5,\n"
+                "    \"hidden_act\": \"silu\",\n    \"hidden_size\": 16,\n"
+                "    \"model_type\": \"gemma4_audio\",\n"
                 "    \"num_attention_heads\": 2,\n    \"num_hidden_layers\": 1,\n"
-                "    \"output_proj_dims\": 16,\n    \"use_clipped_linears\": true\n  },\n"
+                "    \"output_proj_dims\": 24,\n    \"residual_weight\": 0.5,\n"
+                "    \"rms_norm_eps\": 1e-06,\n    \"subsampling_conv_channels\": [\n      4,\n      4\n    ],\n"
+                "    \"use_clipped_linears\": true\n  },\n"
                 "  \"audio_token_id\": 501,\n  \"boa_token_id\": 502,\n  \"boi_token_id\": 503,\n"
                 "  \"dtype\": \"bfloat16\",\n  \"eoa_token_id\": 504,\n  \"eoa_token_index\": 504,\n"
                 "  \"eoi_token_id\": 505,\n  \"eos_token_id\": [\n    %lld,\n    106\n  ],\n"
