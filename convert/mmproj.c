@@ -624,6 +624,12 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
             const st_tensor *st = &f->tensors[k];
             char name[256];
             const mm_row *row = NULL;
+            static const char *const audio_prefix[] = { "model.audio_tower.", "model.embed_audio.", NULL };
+            if (s->fam->gemma4 && !s->audio && has_prefix(st->name, audio_prefix)) {
+                rc = gguf_error_set(err, "%s: tensor '%s': an audio tower's tensor, but config.json has "
+                                    "no audio_config", s->shard_names[i], st->name);
+                break;
+            }
             int r = map_name(s->fam, st->name, name, sizeof name, s->hp.n_block, s->hp.a_block, &row);
             if (r == 0)
                 continue;
@@ -632,16 +638,16 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
                                     s->shard_names[i], st->name);
                 break;
             }
-            if (!s->audio && (!strncmp(name, "a.", 2) || !strncmp(name, "mm.a.", 5))) {
-                rc = gguf_error_set(err, "%s: tensor '%s': an audio tower's tensor, but config.json has "
-                                    "no audio_config", s->shard_names[i], st->name);
-                break;
-            }
             const int dt = src_dtype_of(st->dtype);
             const bool kt2 = row->kt2 && !strcmp(suffix_of(name), ".weight");
-            if (s->fam->gemma4 && row->op != MM_OP_NONE && st->n_dims >= 1 && dt >= 0 && dt <= SRC_BF16 &&
-                strcmp(suffix_of(name), ".bias")) {
+            if (row->op != MM_OP_NONE && strcmp(suffix_of(name), ".bias")) {
                 src_tensor *t = NULL;
+                if (dt < 0 || dt > SRC_BF16 || st->n_dims < 1) {
+                    rc = gguf_error_set(err, "%s: tensor '%s': %s with %d dimensions (F32, F16 or BF16, "
+                                        "1 or more dimensions)", s->shard_names[i], st->name, st->dtype,
+                                        st->n_dims);
+                    break;
+                }
                 if (!(rc = mm_reshape(m, st, dt, row->op, name, s->shard_names[i], &t, err)))
                     apply_row(t, row, name);
                 continue;

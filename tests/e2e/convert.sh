@@ -109,15 +109,18 @@ fi
 # qwen35moe-experts: the same checkpoint with its experts saved one tensor
 # per expert (as fine-tunes are), stacked again as e21cdc11 stacks them:
 # its file is qwen35moe-mm's (checked with convert_hf_to_gguf.py).
-# With --mmproj the Qwen checkpoints' vision towers must be e21cdc11's
-# projector files (FAMILY-mmproj-T.json: qwen3vl_merger, the Conv3D patch
-# embedding as two Conv2D tensors) that --check accepts; Gemma 4's projector
-# (gemma4v + gemma4a, vision and audio) is refused by name.
+# With --mmproj their towers must be e21cdc11's projector files
+# (FAMILY-mmproj-T.json) that --check accepts: Qwen's qwen3vl_merger (the
+# Conv3D patch embedding as two Conv2D tensors), Gemma 4's vision and audio
+# projector (gemma4v + gemma4a: clipped linears' 0-d bounds as [1], the
+# patch embedding permuted to a Conv2D, softplus per_dim_scale); --check
+# names a Gemma 4 projector whose audio sizes or projector type are wrong,
+# and --mmproj an audio tower without audio_config.
 MKMM=$BIN/tests/tools/mkmm
 for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
     base=${fam%-experts}
     n=34
-    [ "$base" = gemma4 ] && n=18
+    [ "$base" = gemma4 ] && n=37
     if need_jq "multimodal $fam" &&
         need_fixture "models/$base-rand" "multimodal $fam: e21cdc11's conversion" $n; then
         rm -rf "${TMP:?}/$fam-mm"
@@ -126,19 +129,34 @@ for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
             for t in f32 f16 bf16 q8_0; do
                 CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$base-mm-$t.json"
             done
+            for t in f32 f16 bf16 q8_0; do
+                CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$base-mmproj-$t.json" --mmproj
+            done
+            P=$TMP/$fam-mmproj.gguf
+            "$CONVERT" -q "$TMP/$fam-mm" --mmproj -o "$P" >"$TMP/c.log" 2>&1
+            check "$fam --mmproj: --check validates it as a projector" \
+                grep -q "^projector: *ok" <("$INSPECT" --check "$P")
             if [ "$base" = gemma4 ]; then
-                fails_cleanly "--mmproj: gemma4's projector is refused" "$TMP/bad.gguf" \
-                    "--mmproj: Gemma4ForConditionalGeneration's projector is not supported" \
-                    "$CONVERT" -q "$TMP/$fam-mm" -o "$TMP/bad.gguf" --mmproj
-            else
-                for t in f32 f16 bf16 q8_0; do
-                    CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$base-mmproj-$t.json" --mmproj
-                done
-                "$CONVERT" -q "$TMP/$fam-mm" --mmproj -o "$TMP/$fam-mmproj.gguf" >"$TMP/c.log" 2>&1
-                check "$fam --mmproj: --check validates it as a projector" \
-                    grep -q "^projector: *ok" <("$INSPECT" --check "$TMP/$fam-mmproj.gguf")
-                rm -f "$TMP/$fam-mmproj.gguf"
+                "$BIN/gguf-edit" "$P" -o "$TMP/g4-wide.gguf" --set clip.audio.embedding_length:u32=32 >/dev/null 2>&1
+                out=$("$INSPECT" --check "$TMP/g4-wide.gguf" 2>&1); rc=$?
+                if [ $rc -ne 0 ] && grep -qF "tensor 'a.input_projection.weight' has shape [128, 16]; clip.audio.* sizes say [*, 32]" <<<"$out"
+                then pass "--check: a gemma4a projector whose tensors are not its audio sizes"
+                else fail "--check: a gemma4a projector whose tensors are not its audio sizes" "exit $rc, $(grep projector <<<"$out")"; fi
+                "$BIN/gguf-edit" "$P" -o "$TMP/g4-notype.gguf" --delete clip.vision.projector_type >/dev/null 2>&1
+                out=$("$INSPECT" --check "$TMP/g4-notype.gguf" 2>&1); rc=$?
+                if [ $rc -ne 0 ] && grep -qF "clip.projector_type (or clip.vision.projector_type) is missing" <<<"$out"
+                then pass "--check: a gemma4 projector without its vision projector type"
+                else fail "--check: a gemma4 projector without its vision projector type" "exit $rc, $(grep projector <<<"$out")"; fi
+                rm -f "$TMP"/g4-*.gguf
+                rm -rf "${TMP:?}/g4-noaudio"; mkdir -p "$TMP/g4-noaudio"
+                ln -s "$TMP/$fam-mm"/* "$TMP/g4-noaudio/"; rm "$TMP/g4-noaudio/config.json"
+                jq 'del(.audio_config)' "$TMP/$fam-mm/config.json" >"$TMP/g4-noaudio/config.json"
+                fails_cleanly "--mmproj: gemma4's audio tower without audio_config" "$TMP/bad.gguf" \
+                    "an audio tower's tensor, but config.json has no audio_config" \
+                    "$CONVERT" -q "$TMP/g4-noaudio" -o "$TMP/bad.gguf" --mmproj
+                rm -rf "${TMP:?}/g4-noaudio"
             fi
+            rm -f "$P"
         else
             fail "multimodal $fam: mkmm" "$(tail -1 "$TMP/c.log")"
             skip_block "multimodal $fam" "no checkpoint" $((n - 1))
@@ -199,9 +217,9 @@ if need_jq "multimodal gemma3" &&
         "$CONVERT" -q "$FIX/models/gemma3-rand" -o "$TMP/g3-text.gguf" >/dev/null 2>&1
         bad_case "--mmproj: a GGUF input" "$TMP/g3-text.gguf" "g3-text.gguf: --mmproj: not a Hugging Face model folder" --mmproj
         rm -f "$TMP/g3-text.gguf"
-        mm_variant g3-other '.architectures = ["Gemma4ForConditionalGeneration"]'
+        mm_variant g3-other '.architectures = ["Mistral3ForConditionalGeneration"]'
         bad_case "--mmproj: a family without projector support" "$TMP/g3-other" \
-            "--mmproj: Gemma4ForConditionalGeneration's projector is not supported" --mmproj
+            "--mmproj: Mistral3ForConditionalGeneration's projector is not supported" --mmproj
         mm_variant g3-patch '.vision_config.patch_size = 0'
         bad_case "--mmproj: vision_config.patch_size 0" "$TMP/g3-patch" \
             "config.json: vision_config.patch_size is not a whole number from 1" --mmproj
