@@ -117,6 +117,19 @@ fi
 # names a Gemma 4 projector whose audio sizes or projector type are wrong,
 # and --mmproj an audio tower without audio_config.
 MKMM=$BIN/tests/tools/mkmm
+# projector_fault NAME PROJECTOR EXPECTED EDIT...: PROJECTOR edited by
+# gguf-edit (EDIT: its options) must fail --check with EXPECTED (fixed
+# text) on its projector line.
+projector_fault() {
+    local name=$1 src=$2 want=$3 out rc
+    shift 3
+    "$BIN/gguf-edit" "$src" -o "$TMP/fault.gguf" "$@" >/dev/null 2>&1
+    out=$("$INSPECT" --check "$TMP/fault.gguf" 2>&1); rc=$?
+    if [ $rc -ne 0 ] && grep "^projector:" <<<"$out" | grep -qF "$want"
+    then pass "--check: $name"
+    else fail "--check: $name" "exit $rc, $(grep projector <<<"$out")"; fi
+    rm -f "$TMP/fault.gguf"
+}
 for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
     base=${fam%-experts}
     n=34
@@ -137,17 +150,12 @@ for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
             check "$fam --mmproj: --check validates it as a projector" \
                 grep -q "^projector: *ok" <("$INSPECT" --check "$P")
             if [ "$base" = gemma4 ]; then
-                "$BIN/gguf-edit" "$P" -o "$TMP/g4-wide.gguf" --set clip.audio.embedding_length:u32=32 >/dev/null 2>&1
-                out=$("$INSPECT" --check "$TMP/g4-wide.gguf" 2>&1); rc=$?
-                if [ $rc -ne 0 ] && grep -qF "tensor 'a.input_projection.weight' has shape [128, 16]; clip.audio.* sizes say [*, 32]" <<<"$out"
-                then pass "--check: a gemma4a projector whose tensors are not its audio sizes"
-                else fail "--check: a gemma4a projector whose tensors are not its audio sizes" "exit $rc, $(grep projector <<<"$out")"; fi
-                "$BIN/gguf-edit" "$P" -o "$TMP/g4-notype.gguf" --delete clip.vision.projector_type >/dev/null 2>&1
-                out=$("$INSPECT" --check "$TMP/g4-notype.gguf" 2>&1); rc=$?
-                if [ $rc -ne 0 ] && grep -qF "clip.projector_type (or clip.vision.projector_type) is missing" <<<"$out"
-                then pass "--check: a gemma4 projector without its vision projector type"
-                else fail "--check: a gemma4 projector without its vision projector type" "exit $rc, $(grep projector <<<"$out")"; fi
-                rm -f "$TMP"/g4-*.gguf
+                projector_fault "a gemma4a projector whose tensors are not its audio sizes" "$P" \
+                    "tensor 'a.input_projection.weight' has shape [128, 16]; clip.audio.* sizes say [*, 32]" \
+                    --set clip.audio.embedding_length:u32=32
+                projector_fault "a gemma4 projector without its vision projector type" "$P" \
+                    "clip.projector_type (or clip.vision.projector_type) is missing" \
+                    --delete clip.vision.projector_type
                 rm -rf "${TMP:?}/g4-noaudio"; mkdir -p "$TMP/g4-noaudio"
                 ln -s "$TMP/$fam-mm"/* "$TMP/g4-noaudio/"; rm "$TMP/g4-noaudio/config.json"
                 jq 'del(.audio_config)' "$TMP/$fam-mm/config.json" >"$TMP/g4-noaudio/config.json"
@@ -201,16 +209,11 @@ if need_jq "multimodal gemma3" &&
         "$CONVERT" -q "$G3" --mmproj -o "$P" >"$TMP/c.log" 2>&1
         check "gemma3 --mmproj: --check validates it as a projector" \
             grep -q "^projector: *ok" <("$INSPECT" --check "$P")
-        "$BIN/gguf-edit" "$P" -o "$TMP/g3-wide.gguf" --set clip.vision.embedding_length:u32=48 >/dev/null 2>&1
-        out=$("$INSPECT" --check "$TMP/g3-wide.gguf" 2>&1); rc=$?
-        if [ $rc -ne 0 ] && grep -q "projector: *tensor 'v.patch_embd.weight' has shape \[14, 14, 3, 32\]; clip.vision.\* sizes say \[14, 14, 3, 48\]" <<<"$out"
-        then pass "--check: a projector whose tensors are not its sizes"
-        else fail "--check: a projector whose tensors are not its sizes" "exit $rc, $(grep projector <<<"$out")"; fi
-        "$BIN/gguf-edit" "$P" -o "$TMP/g3-nokey.gguf" --delete clip.vision.block_count >/dev/null 2>&1
-        out=$("$INSPECT" --check "$TMP/g3-nokey.gguf" 2>&1); rc=$?
-        if [ $rc -ne 0 ] && grep -q "projector: .*clip.vision.block_count" <<<"$out"
-        then pass "--check: a projector without clip.vision.block_count"
-        else fail "--check: a projector without clip.vision.block_count" "exit $rc, $(grep projector <<<"$out")"; fi
+        projector_fault "a projector whose tensors are not its sizes" "$P" \
+            "tensor 'v.patch_embd.weight' has shape [14, 14, 3, 32]; clip.vision.* sizes say [14, 14, 3, 48]" \
+            --set clip.vision.embedding_length:u32=48
+        projector_fault "a projector without clip.vision.block_count" "$P" "clip.vision.block_count" \
+            --delete clip.vision.block_count
         rm -f "$P" "$TMP"/g3-*.gguf
         bad_case "--mmproj: a text-only model" "$FIX/models/gemma3-rand" \
             "gemma3-rand: config.json: no vision_config: Gemma3ForCausalLM has no vision projector" --mmproj

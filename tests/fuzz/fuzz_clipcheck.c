@@ -2,11 +2,12 @@
  * fuzz_clipcheck.c — libFuzzer harness for the projector rules
  * (common/clipcheck.h).
  *
- * Any bytes the reader accepts go to clip_check_file(), which reads sizes,
- * a projector type, colour arrays and tensor shapes the file chose; every
- * failure must be a message, never an out-of-bounds read, an overflow or a
- * hang. Seed it with projector files (gguf-convert --mmproj of the
- * checkpoint tests/tools/mkmm gemma3 makes).
+ * Any bytes the reader accepts go to clip_check_file(), which reads sizes
+ * (vision and audio), projector types, colour arrays and tensor shapes the
+ * file chose; every failure must be a message, never an out-of-bounds read,
+ * an overflow or a hang. Seed it with projector files (gguf-convert --mmproj
+ * of the checkpoints tests/tools/mkmm gemma3 and gemma4 make: the latter
+ * has both encoders, Gemma 4's clipped-linear bounds and audio convolutions).
  * Build: make fuzz; run: build-fuzz/fuzz_clipcheck -rss_limit_mb=512 CORPUS_DIR
  */
 #include <stddef.h>
