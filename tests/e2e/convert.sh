@@ -174,6 +174,30 @@ for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
     fi
 done
 
+# Gemma 4 without an audio tower (audio_config null, as the 26B-A4B and 31B
+# releases): --mmproj writes the vision projector alone (no
+# clip.has_audio_encoder, no clip.audio.*), e21cdc11's file
+# (tests/data/mm/gemma4v-mmproj-T.json), which --check accepts.
+if need_jq "multimodal gemma4-vision" &&
+    need_fixture models/gemma4-rand "multimodal gemma4-vision: the vision projector alone" 18; then
+    rm -rf "${TMP:?}/gemma4v-mm"
+    if [ -x "$MKMM" ] && "$MKMM" gemma4-vision "$FIX/models/gemma4-rand" "$TMP/gemma4v-mm" >"$TMP/c.log" 2>&1; then
+        pass "multimodal gemma4-vision: mkmm makes the checkpoint"
+        for t in f32 f16 bf16 q8_0; do
+            CONVERT_INPUT=$TMP/gemma4v-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/gemma4v-mmproj-$t.json" --mmproj
+        done
+        "$CONVERT" -q "$TMP/gemma4v-mm" --mmproj -o "$TMP/g4v.gguf" >"$TMP/c.log" 2>&1
+        check "gemma4-vision --mmproj: --check validates it as a projector" \
+            grep -q "^projector: *ok" <("$INSPECT" --check "$TMP/g4v.gguf")
+        rm -f "$TMP/g4v.gguf"
+    else
+        fail "multimodal gemma4-vision: mkmm" "$(tail -1 "$TMP/c.log")"
+        skip_block "multimodal gemma4-vision" "no checkpoint" 17
+    fi
+    rm -rf "${TMP:?}/gemma4v-mm"
+    fixture_block_end
+fi
+
 # --- bad input: clear error, exit 1, no output ------------------------------
 bad_case() { # name dir expected-substring [options...]
     fails_cleanly "bad input: $1" "$TMP/bad.gguf" "$3" "$CONVERT" -q "$2" -o "$TMP/bad.gguf" "${@:4}"

@@ -8,7 +8,7 @@
  * tensor per expert and projection (mlp.experts.N.gate_proj.weight, ...), as
  * fine-tunes are: the same bytes, so the same GGUF.
  *
- * FAMILY is qwen35, qwen35moe, gemma4 or gemma3; SRC a folder with config.json,
+ * FAMILY is qwen35, qwen35moe, gemma4, gemma4-vision or gemma3; SRC a folder with config.json,
  * model.safetensors, tokenizer.model and tokenizer_config.json (the
  * fixtures' qwen35-rand, qwen35moe-rand, gemma4-rand, gemma3-rand); OUT is created
  * (its parent must exist) and must not hold files of another run.
@@ -38,6 +38,8 @@
  *                       model.embed_vision.embedding_projection, a
  *                       one-layer conformer audio tower (gemma4_audio) and
  *                       model.embed_audio.embedding_projection.
+ *   gemma4-vision       the same without an audio tower, audio_config null
+ *                       (as 26B-A4B and 31B are released); SRC gemma4-rand.
  *   gemma3              Gemma3ForConditionalGeneration as google/gemma-3-4b-it
  *                       is released: SRC's config.json under text_config,
  *                       the image token ids, mm_tokens_per_image and a
@@ -417,6 +419,7 @@ static void qwen35_config(FILE *fp, const json_value *src, bool moe)
  * (.linear.weight and 0-d input/output min/max), and output_proj to
  * output_proj_dims. Width 16, 2 heads, 4 channels, kernel 5. */
 enum { A_W = 16, A_CH = 4, A_KERNEL = 5, A_OUT = 24, A_MEL = 128 };
+static bool g4_audio = true; /* gemma4-vision: no audio tower, audio_config null */
 static void gemma4_clipped(const char *base, int64_t out, int64_t in)
 {
     static const char *const clip[] = { "input_max", "input_min", "output_max", "output_min" };
@@ -509,9 +512,11 @@ static void gemma4_towers(int64_t text_dim)
     gen(1, "model.vision_tower.encoder.layers.0.mlp.up_proj.linear.weight", 2, I(ffn), I(v));
     gen(1, "model.vision_tower.encoder.layers.0.mlp.down_proj.linear.weight", 2, I(v), I(ffn));
     gen(1, "model.vision_tower.encoder.layers.0.post_feedforward_layernorm.weight", 1, I(v));
-    gemma4_audio();
+    if (g4_audio)
+        gemma4_audio();
     gen(1, "model.embed_vision.embedding_projection.weight", 2, I(text_dim), I(v));
-    gen(1, "model.embed_audio.embedding_projection.weight", 2, I(text_dim), I(A_OUT));
+    if (g4_audio)
+        gen(1, "model.embed_audio.embedding_projection.weight", 2, I(text_dim), I(A_OUT));
 }
 
 static void gemma4_config(FILE *fp, const json_value *src)
@@ -519,8 +524,11 @@ static void gemma4_config(FILE *fp, const json_value *src)
     const json_value *text = json_get(src, "text_config");
     int64_t eos = 1;
     json_int(json_get(text, "eos_token_id"), &eos);
-    fprintf(fp, "{\n  \"architectures\": [\n    \"Gemma4ForConditionalGeneration\"\n  ],\n"
-                "  \"audio_config\": {\n    \"attention_chunk_size\": 12,\n"
+    fputs("{\n  \"architectures\": [\n    \"Gemma4ForConditionalGeneration\"\n  ],\n", fp);
+    if (!g4_audio)
+        fputs("  \"audio_config\": null,\n", fp);
+    else
+        fputs("  \"audio_config\": {\n    \"attention_chunk_size\": 12,\n"
                 "    \"attention_context_left\": 13,\n    \"attention_context_right\": 0,\n"
                 "    \"attention_logit_cap\": 50.0,\n    \"conv_kernel_size\": 5,\n"
                 "    \"hidden_act\": \"silu\",\n    \"hidden_size\": 16,\n"
@@ -528,8 +536,8 @@ static void gemma4_config(FILE *fp, const json_value *src)
                 "    \"num_attention_heads\": 2,\n    \"num_hidden_layers\": 1,\n"
                 "    \"output_proj_dims\": 24,\n    \"residual_weight\": 0.5,\n"
                 "    \"rms_norm_eps\": 1e-06,\n    \"subsampling_conv_channels\": [\n      4,\n      4\n    ],\n"
-                "    \"use_clipped_linears\": true\n  },\n"
-                "  \"audio_token_id\": 501,\n  \"boa_token_id\": 502,\n  \"boi_token_id\": 503,\n"
+                "    \"use_clipped_linears\": true\n  },\n", fp);
+    fprintf(fp, "  \"audio_token_id\": 501,\n  \"boa_token_id\": 502,\n  \"boi_token_id\": 503,\n"
                 "  \"dtype\": \"bfloat16\",\n  \"eoa_token_id\": 504,\n  \"eoa_token_index\": 504,\n"
                 "  \"eoi_token_id\": 505,\n  \"eos_token_id\": [\n    %lld,\n    106\n  ],\n"
                 "  \"image_token_id\": 506,\n  \"initializer_range\": 0.02,\n"
@@ -730,14 +738,15 @@ int main(int argc, char **argv)
 {
     if (argc != 4 || (strcmp(argv[1], "qwen35") && strcmp(argv[1], "qwen35moe") &&
                       strcmp(argv[1], "qwen35moe-experts") && strcmp(argv[1], "gemma4") &&
-                      strcmp(argv[1], "gemma3"))) {
-        fprintf(stderr, "usage: mkmm qwen35|qwen35moe|qwen35moe-experts|gemma4|gemma3 SRC OUT\n");
+                      strcmp(argv[1], "gemma4-vision") && strcmp(argv[1], "gemma3"))) {
+        fprintf(stderr, "usage: mkmm qwen35|qwen35moe|qwen35moe-experts|gemma4|gemma4-vision|gemma3 SRC OUT\n");
         return 2;
     }
     const char *fam = argv[1], *src = argv[2], *out = argv[3];
     const bool per_expert = !strcmp(fam, "qwen35moe-experts");
     const bool gemma3 = !strcmp(fam, "gemma3");
-    const bool gemma = !strcmp(fam, "gemma4"), moe = per_expert || !strcmp(fam, "qwen35moe");
+    g4_audio = strcmp(fam, "gemma4-vision") != 0;
+    const bool gemma = !strncmp(fam, "gemma4", 6), moe = per_expert || !strcmp(fam, "qwen35moe");
     char path[4096];
     snprintf(path, sizeof path, "%s/config.json", src);
     json_value *cfg = load_json(path);

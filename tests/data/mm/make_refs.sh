@@ -15,6 +15,8 @@ set -eu
 [ $# -eq 5 ] || { sed -n 2,13p "$0"; exit 2; }
 BUILD=$1 FIX=$2 N=$3 R=$4 WORK=$5
 OUT=$(cd "$(dirname "$0")" && pwd)
+# the mkmm family and fixture of a projector's checkpoint, as the manifests say them
+mkmm_args() { if [ "$1" = gemma4v ]; then echo "gemma4-vision models/gemma4-rand"; else echo "$1 models/$1-rand"; fi; }
 mkdir -p "$WORK/shim"
 # gguf-py's writer imports tqdm for its progress bar only: a no-op stand-in
 # when it is not installed (the files do not depend on it)
@@ -34,16 +36,21 @@ for fam in qwen35 qwen35moe gemma4 gemma3; do
             >"$OUT/$fam-mm-$t.json"
     done
 done
+# Gemma 4 without an audio tower (mkmm gemma4-vision; the folder is named
+# gemma4v-mm: gguf-py would take "vision" in gemma4-vision-mm for a
+# general.finetune)
+rm -rf "${WORK:?}/gemma4v-mm"
+"$BUILD/tests/tools/mkmm" gemma4-vision "$FIX/models/gemma4-rand" "$WORK/gemma4v-mm"
 # the projector files (convert_hf_to_gguf.py --mmproj) of the families
 # gguf-convert --mmproj converts
-for fam in gemma3 qwen35 qwen35moe gemma4; do
+for fam in gemma3 qwen35 qwen35moe gemma4 gemma4v; do
     for t in f32 f16 bf16 q8_0; do
         PYTHONPATH="$WORK/shim:$R/pyshim:$N/gguf-py:$N" /usr/bin/python3 "$R/convert_upstream.py" \
             "$N/convert_hf_to_gguf.py" "$WORK/$fam-mm" --mmproj --outtype "$t" \
             --outfile "$WORK/$fam-mmproj-$t.gguf" >"$WORK/$fam-mmproj-$t.log" 2>&1
         /usr/bin/python3 "$R/gguf_manifest.py" "$WORK/$fam-mmproj-$t.gguf" \
             "llama.cpp e21cdc11 convert_hf_to_gguf.py --mmproj --outtype $t" \
-            "llama.cpp e21cdc11a0461d8b0cbd28cc356d993bf6be7282: tools/convert_upstream.py (upstream convert_hf_to_gguf.py; set_vocab tries tokenizer.model first, as upstream Qwen3Model does) $fam-mm (mkmm $fam models/$fam-rand $fam-mm) --mmproj --outtype $t --outfile $fam-mmproj-$t.gguf" \
+            "llama.cpp e21cdc11a0461d8b0cbd28cc356d993bf6be7282: tools/convert_upstream.py (upstream convert_hf_to_gguf.py; set_vocab tries tokenizer.model first, as upstream Qwen3Model does) $fam-mm (mkmm $(mkmm_args "$fam") $fam-mm) --mmproj --outtype $t --outfile $fam-mmproj-$t.gguf" \
             >"$OUT/$fam-mmproj-$t.json"
     done
 done
