@@ -133,7 +133,7 @@ projector_fault() {
 for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
     base=${fam%-experts}
     n=34
-    [ "$base" = gemma4 ] && n=37
+    [ "$base" = gemma4 ] && n=39
     if need_jq "multimodal $fam" &&
         need_fixture "models/$base-rand" "multimodal $fam: e21cdc11's conversion" $n; then
         rm -rf "${TMP:?}/$fam-mm"
@@ -163,6 +163,24 @@ for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
                     "an audio tower's tensor, but config.json has no audio_config" \
                     "$CONVERT" -q "$TMP/g4-noaudio" -o "$TMP/bad.gguf" --mmproj
                 rm -rf "${TMP:?}/g4-noaudio"
+                # a shard whose header gives a tensor another shape of the
+                # same size: the patch embedding not [n, p·p·3], the
+                # depthwise kernel not [c, 1, k]
+                g4_shape_case() { # NAME PERL-SUBSTITUTION EXPECTED
+                    rm -rf "${TMP:?}/g4-shape"; mkdir -p "$TMP/g4-shape"
+                    ln -s "$TMP/$fam-mm"/* "$TMP/g4-shape/"; rm "$TMP/g4-shape/model-00002-of-00002.safetensors"
+                    perl -0777 -pe "$2" "$TMP/$fam-mm/model-00002-of-00002.safetensors" \
+                        >"$TMP/g4-shape/model-00002-of-00002.safetensors"
+                    fails_cleanly "--mmproj: $1" "$TMP/bad.gguf" "$3" \
+                        "$CONVERT" -q "$TMP/g4-shape" -o "$TMP/bad.gguf" --mmproj
+                    rm -rf "${TMP:?}/g4-shape"
+                }
+                g4_shape_case "gemma4's patch embedding not patch × patch × 3 wide" \
+                    's/(input_proj\.weight":\{"dtype":"BF16","shape":)\[32,48\]/$1\[48,32\]/' \
+                    "tensor 'model.vision_tower.patch_embedder.input_proj.weight': not a patch embedding"
+                g4_shape_case "gemma4's depthwise kernel not [channels, 1, kernel]" \
+                    's/(depthwise_conv1d\.weight":\{"dtype":"BF16","shape":)\[16,1,5\]/$1\[16,5,1\]/' \
+                    "tensor 'model.audio_tower.layers.0.lconv1d.depthwise_conv1d.weight': not a depthwise Conv1d weight"
             fi
             rm -f "$P"
         else
