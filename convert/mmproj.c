@@ -57,7 +57,7 @@ enum {
     MM_OP_NONE,
     MM_OP_PATCH,    /* Gemma 4's patch embedding [n, p·p·3] (pixels, channels last) as Conv2D [n, 3, p, p] */
     MM_OP_DW,       /* a depthwise Conv1d [c, 1, k] as [c, k] */
-    MM_OP_SOFTPLUS, /* softplus(x), in the source type (Gemma 4's per_dim_scale) */
+    MM_OP_SOFTPLUS, /* softplus(x) in F32 (F16 for an F16 source): Gemma 4's per_dim_scale */
 };
 
 enum { MM_ANY, MM_F16, MM_F32, MM_HALF /* f16 at outtype f16, otherwise f32 */ };
