@@ -5,8 +5,12 @@
  * llama-server --mmproj), as llama.cpp e21cdc11's convert_hf_to_gguf.py
  * --mmproj writes it.
  *
- * Families: Gemma 3 (Gemma3ForConditionalGeneration, projector "gemma3").
- * Any other checkpoint with a vision_config is refused by name.
+ * Families: Gemma 3 (Gemma3ForConditionalGeneration, projector "gemma3"),
+ * Qwen 3.5 and 3.5 MoE (Qwen3_5ForConditionalGeneration,
+ * Qwen3_5MoeForConditionalGeneration, "qwen3vl_merger"), Gemma 4
+ * (Gemma4ForConditionalGeneration: vision "gemma4v" and, with an
+ * audio_config, audio "gemma4a" in the same file). Any other checkpoint
+ * with a vision_config is refused by name.
  */
 #ifndef CONVERT_MMPROJ_H
 #define CONVERT_MMPROJ_H
