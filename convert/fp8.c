@@ -175,7 +175,7 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const struct fp8_entry *)a)->t->name, ((const struct fp8_entry *)b)->t->name);
 }
 
-static const struct fp8_entry *lookup(const fp8_plan *p, const char *name)
+const struct fp8_entry *fp8_find(const fp8_plan *p, const char *name)
 {
     size_t lo = 0, hi = p->n_index;
     while (lo < hi) {
@@ -211,10 +211,12 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
         return gguf_error_set(err, "config.json: quantization_config is not an object");
     if (qc && qc->type == JSON_OBJECT && !method)
         return gguf_error_set(err, "config.json: quantization_config has no quant_method");
-    /* mxfp4 is gpt-oss's own (its experts are written as they are) */
-    if (method && strcmp(method, "fp8") && strcmp(method, "mxfp4"))
+    /* mxfp4 is gpt-oss's own (its experts are written as they are);
+     * compressed-tensors and gptq are qpack.h's */
+    if (method && strcmp(method, "fp8") && strcmp(method, "mxfp4") &&
+        strcmp(method, "compressed-tensors") && strcmp(method, "gptq"))
         return gguf_error_set(err, "config.json: quantization_config quant_method '%s' is not "
-                              "supported (only fp8, E4M3 with block scales)", method);
+                              "supported (fp8, compressed-tensors or gptq)", method);
     size_t n = 0;
     for (int k = 0; k < n_shards; k++)
         n += shards[k].n;
@@ -270,7 +272,7 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
         if (ends_with(t->name, SCALE_SUFFIX)) {
             char w[512];
             snprintf(w, sizeof w, "%.*s", (int)(strlen(t->name) - strlen(SCALE_SUFFIX)), t->name);
-            const struct fp8_entry *we = lookup(p, w);
+            const struct fp8_entry *we = fp8_find(p, w);
             if (!we)
                 return gguf_error_set(err, "%s: tensor '%s' scales '%s', which the checkpoint "
                                       "does not have", file, t->name, w);
@@ -291,12 +293,12 @@ bool fp8_consumed(const fp8_plan *p, const st_tensor *st)
 static int take_scale(const fp8_plan *p, const char *name, const char *file, fp8_scale *s, int k,
                       gguf_error *err)
 {
-    const struct fp8_entry *w = lookup(p, name);
+    const struct fp8_entry *w = fp8_find(p, name);
     char sname[512];
     if (!w)
         return gguf_error_set(err, "%s: tensor '%s': not found", file ? file : "checkpoint", name);
     snprintf(sname, sizeof sname, "%s" SCALE_SUFFIX, name);
-    const struct fp8_entry *e = lookup(p, sname);
+    const struct fp8_entry *e = fp8_find(p, sname);
     if (!e)
         return gguf_error_set(err, "%s: tensor '%s' is F8_E4M3 but has no '%s' beside it", w->file,
                               name, sname);

@@ -78,6 +78,10 @@ typedef struct fp8_plan {
     size_t   n_index;
 } fp8_plan;
 
+/* The checkpoint's tensor of that name (its shard's name beside it), or
+ * NULL. */
+const struct fp8_entry *fp8_find(const fp8_plan *p, const char *name);
+
 /* Reads config (config.json) and checks the shards against it: the
  * refusals above that need no tensor's bytes. A checkpoint with no FP8 in
  * it passes untouched (p->on false). 0, or -1 with err (naming the file). */
