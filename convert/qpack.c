@@ -178,28 +178,70 @@ static const char *qc_str(const json_value *obj, const char *where, const char *
     return json_str(v);
 }
 
+/* The weights object of compressed-tensors' one config group, or NULL
+ * with err. */
+static const json_value *ct_weights(const json_value *qc, gguf_error *err)
+{
+    const json_value *groups = json_get(qc, "config_groups");
+    if (!groups || groups->type != JSON_OBJECT || groups->n == 0) {
+        gguf_error_set(err, "config.json: quantization_config config_groups is not an object "
+                       "with a group");
+        return NULL;
+    }
+    if (groups->n > 1) {
+        gguf_error_set(err, "config.json: quantization_config has %zu config_groups (only one "
+                       "is supported)", groups->n);
+        return NULL;
+    }
+    const json_value *w = json_get(groups->items[0], "weights");
+    if (!w || w->type != JSON_OBJECT)
+        gguf_error_set(err, "config.json: quantization_config config_groups.%s has no weights "
+                       "object", groups->keys[0]);
+    return w && w->type == JSON_OBJECT ? w : NULL;
+}
+
+int ct_float_plan(const json_value *qc, int64_t block[2], gguf_error *err)
+{
+    const json_value *w = ct_weights(qc, err);
+    const char *strategy = w ? qc_str(w, "weights", "strategy", "", err) : NULL;
+    if (!strategy)
+        return -1;
+    if (strcmp(strategy, "channel") && strcmp(strategy, "block"))
+        return gguf_error_set(err, "config.json: quantization_config weights strategy '%s' is not "
+                              "supported with float-quantized (channel or block)", strategy);
+    const json_value *gs = json_get(w, "group_size"), *bs = json_get(w, "block_structure");
+    if (gs && gs->type != JSON_NULL)
+        return gguf_error_set(err, "config.json: quantization_config weights group_size is not "
+                              "supported with float-quantized");
+    block[0] = block[1] = 0;
+    if (bs && bs->type != JSON_NULL) {
+        if (bs->type != JSON_ARRAY || bs->n != 2)
+            return gguf_error_set(err, "config.json: quantization_config weights block_structure "
+                                  "is not a list of two sizes");
+        for (int d = 0; d < 2; d++)
+            if (!json_int(bs->items[d], &block[d]) || block[d] < 1 || block[d] > (1 << 20))
+                return gguf_error_set(err, "config.json: quantization_config weights "
+                                      "block_structure[%d] is not a size from 1 to %d", d, 1 << 20);
+    }
+    return 0;
+}
+
 static int read_ct(qpack_plan *p, const json_value *qc, gguf_error *err)
 {
     const char *fmt = qc_str(qc, "(compressed-tensors)", "format", NULL, err);
     if (!fmt)
         return -1;
-    if (!strcmp(fmt, "float-quantized") || !strcmp(fmt, "int-quantized") || !strcmp(fmt, "naive-quantized"))
+    if (!strcmp(fmt, "float-quantized"))
+        return 0; /* FP8 with scales: fp8.h's */
+    if (!strcmp(fmt, "int-quantized") || !strcmp(fmt, "naive-quantized"))
         return gguf_error_set(err, "config.json: quantization_config compressed-tensors format '%s' "
-                              "is not supported (only pack-quantized)", fmt);
+                              "is not supported (pack-quantized and float-quantized are)", fmt);
     if (strcmp(fmt, "pack-quantized"))
         return gguf_error_set(err, "config.json: quantization_config compressed-tensors format '%s' "
-                              "is unknown (only pack-quantized is supported)", fmt);
-    const json_value *groups = json_get(qc, "config_groups");
-    if (!groups || groups->type != JSON_OBJECT || groups->n == 0)
-        return gguf_error_set(err, "config.json: quantization_config config_groups is not an object "
-                              "with a group");
-    if (groups->n > 1)
-        return gguf_error_set(err, "config.json: quantization_config has %zu config_groups (only one "
-                              "is supported)", groups->n);
-    const json_value *w = json_get(groups->items[0], "weights");
-    if (!w || w->type != JSON_OBJECT)
-        return gguf_error_set(err, "config.json: quantization_config config_groups.%s has no weights "
-                              "object", groups->keys[0]);
+                              "is unknown (pack-quantized and float-quantized are supported)", fmt);
+    const json_value *w = ct_weights(qc, err);
+    if (!w)
+        return -1;
     const char *where = "weights";
     const char *strategy = qc_str(w, where, "strategy", "", err);
     const char *type = qc_str(w, where, "type", "int", err);

@@ -107,9 +107,15 @@ typedef struct qpack_plan {
 
 /* Reads config.json's quantization_config (config: the parsed file) for
  * quant_method "compressed-tensors" (format "pack-quantized") or "gptq";
- * any other method leaves p->kind QPACK_NONE. Refused (err names
+ * any other method (and compressed-tensors "float-quantized", fp8.h's)
+ * leaves p->kind QPACK_NONE. Refused (err names
  * config.json): what dequant_model refuses or cannot do. 0, or -1. */
 int qpack_plan_read(qpack_plan *p, const json_value *config, gguf_error *err);
+
+/* compressed-tensors "float-quantized" (fp8.h takes it): checks its one
+ * config group's weights (strategy channel or block, no group_size) and
+ * gives block_structure in block (0 0: none). 0, or -1 with err. */
+int ct_float_plan(const json_value *qc, int64_t block[2], gguf_error *err);
 
 /* Checks the checkpoint's tensors (by the index fp8_plan_read made) against
  * the plan: every part beside its packed tensor, no part without one, no

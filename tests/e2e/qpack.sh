@@ -23,13 +23,13 @@ bad() { # name expected-substring
 CG=.quantization_config.config_groups.group_0.weights
 
 if ! command -v jq >/dev/null; then
-    skip_block "packed-quantized refusals" "jq not installed" 17
+    skip_block "packed-quantized refusals" "jq not installed" 20
 elif ! mkqpack ct "$TMP/qp-ct" || ! mkqpack gptq "$TMP/qp-gptq"; then
-    skip_block "packed-quantized refusals" "no python3 with NumPy, or no models/qwen3-rand" 17
+    skip_block "packed-quantized refusals" "no python3 with NumPy, or no models/qwen3-rand" 20
 else
     # config.json
-    mk ct '.quantization_config.format = "float-quantized"'
-    bad "compressed-tensors float-quantized" "config.json: quantization_config compressed-tensors format 'float-quantized' is not supported (only pack-quantized)"
+    mk ct '.quantization_config.format = "int-quantized"'
+    bad "compressed-tensors int-quantized" "config.json: quantization_config compressed-tensors format 'int-quantized' is not supported (pack-quantized and float-quantized are)"
     mk ct '.quantization_config.format = "marlin-24"'
     bad "an unknown compressed-tensors format" "config.json: quantization_config compressed-tensors format 'marlin-24' is unknown"
     mk ct "$CG.num_bits = 9"
@@ -38,6 +38,12 @@ else
     bad "strategy channel" "config.json: quantization_config weights strategy 'channel' is not supported with pack-quantized (only group)"
     mk ct '.quantization_config.config_groups.group_1 = .quantization_config.config_groups.group_0'
     bad "two config groups" "config.json: quantization_config has 2 config_groups (only one is supported)"
+    mk ct '.quantization_config.format = "float-quantized"'"| $CG.strategy = \"tensor\""
+    bad "float-quantized strategy tensor" "config.json: quantization_config weights strategy 'tensor' is not supported with float-quantized (channel or block)"
+    mk ct '.quantization_config.format = "float-quantized"'"| $CG.strategy = \"channel\" | $CG.group_size = 32"
+    bad "float-quantized with a group_size" "config.json: quantization_config weights group_size is not supported with float-quantized"
+    mk ct '.quantization_config.format = "float-quantized"'"| $CG.strategy = \"channel\" | $CG.group_size = null"
+    bad "float-quantized over packed weights" "$ST: tensor 'model.layers.0.mlp.down_proj.weight_scale' scales 'model.layers.0.mlp.down_proj.weight', which the checkpoint does not have"
     mk gptq '.quantization_config.bits = 3'
     bad "GPTQ 3 bits" "config.json: quantization_config gptq bits 3 is not supported (2, 4 or 8)"
     mk gptq '.quantization_config.checkpoint_format = "marlin"'

@@ -12,6 +12,10 @@ config.json's quantization_config, as released INT4 checkpoints are laid out:
          checkpoint_format "gptq": X.qweight (I32 [in/8, out]), X.qzeros (I32 [groups, out/8]),
          X.scales (F16 [groups, out]), X.g_idx (I32 [in]).
   gptq8  GPTQ 8 bits, gptq_v2, no desc_act.
+  ctfp8  compressed-tensors "float-quantized", strategy channel: X.weight F8_E4M3 (random codes,
+         never the NaN ones) with X.weight_scale (BF16 [rows, 1]), as FP8-dynamic releases.
+  ctfp8b the same, strategy block with block_structure [48, 96] (partial blocks at the edges):
+         X.weight_scale F32 [ceil(rows / 48), ceil(cols / 96)].
 
 The codes, zero points and scales are seeded random numbers (the source weights are random too):
 the same folder on every run. NumPy only."""
@@ -82,7 +86,18 @@ def main():
             continue
         rows, cols = shape
         groups = cols // gs
-        if ct:
+        if kind.startswith("ctfp8"):
+            codes = rng.integers(0, 127, (rows, cols), dtype=np.int64)  # 0x7f, 0xff: NaN
+            codes = (codes | (rng.integers(0, 2, (rows, cols), dtype=np.int64) << 7)).astype(np.uint8)
+            out.append((base + ".weight", "F8_E4M3", [rows, cols], codes.tobytes()))
+            if kind == "ctfp8":
+                scale = bf16(rng.random((rows, 1)).astype(np.float32) * 0.01 + 0.001)
+                out.append((base + ".weight_scale", "BF16", [rows, 1], scale.tobytes()))
+            else:
+                sh = [-(-rows // 48), -(-cols // 96)]
+                scale = (rng.random(sh) * 0.01 + 0.001).astype("<f4")
+                out.append((base + ".weight_scale", "F32", sh, scale.tobytes()))
+        elif ct:
             codes = rng.integers(0, 1 << bits, (rows, cols), dtype=np.int64)
             scale = bf16(rng.standard_normal((rows, groups)).astype(np.float32) * 0.01)
             out.append((base + ".weight_packed", "I32", [rows, (cols + 7) // 8], pack_last(codes, bits).tobytes()))
@@ -107,7 +122,17 @@ def main():
     out.sort(key=lambda t: t[0])
     write_st(os.path.join(dst, "model.safetensors"), out, meta)
     cfg = json.load(open(os.path.join(src, "config.json")))
-    if ct:
+    if kind.startswith("ctfp8"):
+        w = {"num_bits": 8, "type": "float", "strategy": "channel", "group_size": None,
+             "symmetric": True, "dynamic": False}
+        if kind == "ctfp8b":
+            w.update(strategy="block", block_structure=[48, 96])
+        cfg["quantization_config"] = {
+            "quant_method": "compressed-tensors", "format": "float-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": {
+                "num_bits": 8, "type": "float", "strategy": "token", "dynamic": True}}},
+            "ignore": ["lm_head"], "quantization_status": "compressed"}
+    elif ct:
         cfg["quantization_config"] = {
             "quant_method": "compressed-tensors", "format": "pack-quantized",
             "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
