@@ -61,20 +61,30 @@ int ct_pack_check(ct_pack *p, const char *name, int bits, int64_t group_size,
     return 0;
 }
 
+/* The zero point of row r, group g. */
+static int32_t ct_zero(const ct_pack *p, int64_t r, int64_t g, const uint8_t *zp)
+{
+    if (!p->zero)
+        return 1 << (p->bits - 1);
+    const uint32_t mask = (1u << p->bits) - 1;
+    return (int32_t)(word_at(zp, (r / p->per_word) * p->groups + g) >> ((r % p->per_word) * p->bits) & mask);
+}
+
+/* The code of column j of a row's packed words. */
+static int32_t ct_code(const ct_pack *p, const uint8_t *words, int64_t j)
+{
+    const uint32_t mask = (1u << p->bits) - 1;
+    return (int32_t)(word_at(words, j / p->per_word) >> ((j % p->per_word) * p->bits) & mask);
+}
+
 void ct_pack_row(const ct_pack *p, int64_t r, const uint8_t *words, const float *scales,
                  const uint8_t *zp, float *out)
 {
-    const uint32_t mask = (1u << p->bits) - 1;
-    int32_t zsym = 1 << (p->bits - 1);
     for (int64_t g = 0; g < p->groups; g++) {
-        int32_t z = zsym;
-        if (p->zero)
-            z = (int32_t)(word_at(zp, (r / p->per_word) * p->groups + g) >> ((r % p->per_word) * p->bits) & mask);
+        const int32_t z = ct_zero(p, r, g, zp);
         const float s = scales[g];
-        for (int64_t j = g * p->group; j < (g + 1) * p->group; j++) {
-            const int32_t q = (int32_t)(word_at(words, j / p->per_word) >> ((j % p->per_word) * p->bits) & mask);
-            out[j] = (float)(q - z) * s;
-        }
+        for (int64_t j = g * p->group; j < (g + 1) * p->group; j++)
+            out[j] = (float)(ct_code(p, words, j) - z) * s;
     }
 }
 
@@ -115,20 +125,26 @@ int gptq_check_gidx(const gptq_pack *g, const char *name, const uint8_t *gidx, g
     return 0;
 }
 
+/* Output element [n, k]. */
+static float gptq_value(const gptq_pack *g, int64_t n, int64_t k, const uint8_t *qweight, const uint8_t *qzeros,
+                        const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
+                        const void *ctx)
+{
+    const uint32_t mask = (1u << g->bits) - 1;
+    const int64_t grp = (int32_t)word_at(gidx, k);
+    const int32_t w = (int32_t)(word_at(qweight, (k / g->per_word) * g->out + n) >>
+                                ((k % g->per_word) * g->bits) & mask);
+    const int32_t z = (int32_t)(word_at(qzeros, grp * (g->out / g->per_word) + n / g->per_word) >>
+                                ((n % g->per_word) * g->bits) & mask) + g->zero_add;
+    return scale(ctx, grp, n) * (float)(w - z);
+}
+
 void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8_t *qzeros,
               const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
               const void *ctx, float *out)
 {
-    const uint32_t mask = (1u << g->bits) - 1;
-    const int64_t zcols = g->out / g->per_word;
-    const int zshift = (int)(n % g->per_word) * g->bits;
-    for (int64_t k = 0; k < g->in; k++) {
-        const int64_t grp = (int32_t)word_at(gidx, k);
-        const int32_t w = (int32_t)(word_at(qweight, (k / g->per_word) * g->out + n) >>
-                                    ((k % g->per_word) * g->bits) & mask);
-        const int32_t z = (int32_t)(word_at(qzeros, grp * zcols + n / g->per_word) >> zshift & mask) + g->zero_add;
-        out[k] = scale(ctx, grp, n) * (float)(w - z);
-    }
+    for (int64_t k = 0; k < g->in; k++)
+        out[k] = gptq_value(g, n, k, qweight, qzeros, gidx, scale, ctx);
 }
 
 /* ------------------------------------------------------------------------
@@ -525,43 +541,47 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
     return 0;
 }
 
+/* Element [r, c] of the output weight. */
+static float qpack_elem(const qpack_src *q, int64_t r, int64_t c)
+{
+    if (q->kind == QPACK_GPTQ)
+        return gptq_value(&q->gq, r, c, q->packed, q->zero, q->gidx, gptq_scale, q);
+    const ct_pack *p = &q->ct;
+    const int64_t g = c / p->group;
+    return (float)(ct_code(p, q->packed + (size_t)(r * p->words) * 4, c) - ct_zero(p, r, g, q->zero)) *
+           scale_value(q->sdtype, q->scale, r * p->groups + g);
+}
+
 /* Output row r whole into out. */
 static void qpack_row(const qpack_src *q, int64_t r, float *out)
 {
+    static _Thread_local float sbuf[4096]; /* a row's scales (the writer encodes on several threads) */
     if (q->kind == QPACK_GPTQ) {
         gptq_row(&q->gq, r, q->packed, q->zero, q->gidx, gptq_scale, q, out);
-        return;
+    } else if (q->ct.groups <= 4096) {
+        for (int64_t g = 0; g < q->ct.groups; g++)
+            sbuf[g] = scale_value(q->sdtype, q->scale, r * q->ct.groups + g);
+        ct_pack_row(&q->ct, r, q->packed + (size_t)(r * q->ct.words) * 4, sbuf, q->zero, out);
+    } else {
+        for (int64_t c = 0; c < q->cols; c++)
+            out[c] = qpack_elem(q, r, c);
     }
-    static _Thread_local float sbuf[4096]; /* per thread: the writer encodes on several */
-    float *s = q->ct.groups <= 4096 ? sbuf : malloc((size_t)q->ct.groups * sizeof *s);
-    if (!s)
-        abort(); /* a few KB at most per million columns */
-    for (int64_t g = 0; g < q->ct.groups; g++)
-        s[g] = scale_value(q->sdtype, q->scale, r * q->ct.groups + g);
-    ct_pack_row(&q->ct, r, q->packed + (size_t)(r * q->ct.words) * 4, s, q->zero, out);
-    if (s != sbuf)
-        free(s);
 }
 
 void qpack_span(const qpack_src *q, float *out, int64_t n, int64_t at)
 {
-    float *tmp = NULL;
     while (n > 0) {
         const int64_t r = at / q->cols, c = at % q->cols;
         const int64_t k = q->cols - c < n ? q->cols - c : n;
-        if (c == 0 && k == q->cols) {
+        if (c == 0 && k == q->cols)
             qpack_row(q, r, out);
-        } else {
-            if (!tmp && !(tmp = malloc((size_t)q->cols * sizeof *tmp)))
-                abort();
-            qpack_row(q, r, tmp);
-            memcpy(out, tmp + c, (size_t)k * sizeof *tmp);
-        }
+        else
+            for (int64_t i = 0; i < k; i++)
+                out[i] = qpack_elem(q, r, c + i);
         out += k;
         at += k;
         n -= k;
     }
-    free(tmp);
 }
 
 float qpack_value(const qpack_src *q, int64_t i)
