@@ -250,14 +250,15 @@ st_rewrite() {
       head -c 64 /dev/zero; } >"$out"
 }
 
-# mkqpack KIND DIR: an integer-packed copy of models/qwen3-rand in DIR
-# (tests/tools/mkqpack.py: KIND ct, ctsym, gptq or gptq8). 1 when there is
-# no python3 with NumPy or no fixture (the caller skips).
+# mkqpack KIND DIR [MODEL]: a quantized copy of models/MODEL (default
+# qwen3-rand) in DIR (tests/tools/mkqpack.py: KIND ct, ctsym, gptq, gptq8,
+# ctfp8 or ctfp8b). 1 when there is no python3 with NumPy or no fixture
+# (the caller skips).
 mkqpack() {
-    local py=/usr/bin/python3
+    local py=/usr/bin/python3 src=$FIX/models/${3:-qwen3-rand}
     [ -x "$py" ] || py=python3
-    [ -d "$FIX/models/qwen3-rand" ] && "$py" -c 'import numpy' 2>/dev/null &&
-        "$py" "$ROOT/tests/tools/mkqpack.py" "$1" "$FIX/models/qwen3-rand" "$2" >/dev/null
+    [ -d "$src" ] && "$py" -c 'import numpy' 2>/dev/null &&
+        "$py" "$ROOT/tests/tools/mkqpack.py" "$1" "$src" "$2" >/dev/null
 }
 
 # st_poke FILE TENSOR INDEX HEX-BYTES [ESIZE]: overwrites bytes of the

@@ -71,3 +71,11 @@ else
     bad "a weight_shape that does not match" "$ST: $K.weight_packed: weight_packed is not \[64, >= 64 words\] (weight_shape \[64, 512\], 4 bits)"
 fi
 rm -rf "$D" "$TMP/qp-ct" "$TMP/qp-gptq"
+# not done yet, refused by name: stacked experts, deepseek2's kv_b split
+if mkqpack ct "$D" qwen3moe-rand; then
+    bad "packed experts" "$ST: tensor 'model.layers.0.mlp.experts.0.down_proj.weight_packed': packed quantized experts are not supported yet"
+else skip "qpack: packed experts" "no python3 with NumPy, or no models/qwen3moe-rand"; fi
+if mkqpack gptq "$D" deepseek2-rand; then
+    bad "a packed deepseek2" "config.json: quantization_config gptq: not supported for deepseek2 checkpoints yet"
+else skip "qpack: a packed deepseek2" "no python3 with NumPy, or no models/deepseek2-rand"; fi
+rm -rf "$D"
