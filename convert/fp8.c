@@ -2,6 +2,7 @@
  * fp8.c — see fp8.h.
  */
 #include "fp8.h"
+#include "qpack.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -12,7 +13,6 @@
 
 #include <ggufkit/quants.h>
 
-#define SCALE_SUFFIX "_scale_inv"
 
 float fp8_e4m3_to_f32(uint8_t v)
 {
@@ -175,7 +175,7 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const struct fp8_entry *)a)->t->name, ((const struct fp8_entry *)b)->t->name);
 }
 
-static const struct fp8_entry *lookup(const fp8_plan *p, const char *name)
+const struct fp8_entry *fp8_find(const fp8_plan *p, const char *name)
 {
     size_t lo = 0, hi = p->n_index;
     while (lo < hi) {
@@ -211,10 +211,12 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
         return gguf_error_set(err, "config.json: quantization_config is not an object");
     if (qc && qc->type == JSON_OBJECT && !method)
         return gguf_error_set(err, "config.json: quantization_config has no quant_method");
-    /* mxfp4 is gpt-oss's own (its experts are written as they are) */
-    if (method && strcmp(method, "fp8") && strcmp(method, "mxfp4"))
+    /* mxfp4 is gpt-oss's own (its experts are written as they are);
+     * compressed-tensors and gptq are qpack.h's */
+    if (method && strcmp(method, "fp8") && strcmp(method, "mxfp4") &&
+        strcmp(method, "compressed-tensors") && strcmp(method, "gptq"))
         return gguf_error_set(err, "config.json: quantization_config quant_method '%s' is not "
-                              "supported (only fp8, E4M3 with block scales)", method);
+                              "supported (fp8, compressed-tensors or gptq)", method);
     size_t n = 0;
     for (int k = 0; k < n_shards; k++)
         n += shards[k].n;
@@ -227,7 +229,14 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
         qsort(p->index, p->n_index, sizeof *p->index, cmp_entry);
 
     p->on = method && !strcmp(method, "fp8");
-    if (p->on) {
+    p->suffix = "_scale_inv";
+    const char *fmt_ct = json_str(json_get(qc, "format"));
+    if (method && !strcmp(method, "compressed-tensors") && fmt_ct && !strcmp(fmt_ct, "float-quantized")) {
+        p->on = true;
+        p->suffix = "_scale";
+        if (ct_float_plan(qc, p->block, err))
+            return -1;
+    } else if (p->on) {
         const char *fmt = json_str(json_get(qc, "fmt"));
         const json_value *fv = json_get(qc, "fmt"), *as = json_get(qc, "activation_scheme"),
                          *bs = json_get(qc, "weight_block_size");
@@ -267,10 +276,10 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
         if (activation_scale(t->name))
             return gguf_error_set(err, "%s: tensor '%s' is an activation scale: static activation "
                                   "quantization is not supported", file, t->name);
-        if (ends_with(t->name, SCALE_SUFFIX)) {
+        if (ends_with(t->name, p->suffix)) {
             char w[512];
-            snprintf(w, sizeof w, "%.*s", (int)(strlen(t->name) - strlen(SCALE_SUFFIX)), t->name);
-            const struct fp8_entry *we = lookup(p, w);
+            snprintf(w, sizeof w, "%.*s", (int)(strlen(t->name) - strlen(p->suffix)), t->name);
+            const struct fp8_entry *we = fp8_find(p, w);
             if (!we)
                 return gguf_error_set(err, "%s: tensor '%s' scales '%s', which the checkpoint "
                                       "does not have", file, t->name, w);
@@ -284,19 +293,19 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
 
 bool fp8_consumed(const fp8_plan *p, const st_tensor *st)
 {
-    return p->on && ends_with(st->name, SCALE_SUFFIX);
+    return p->on && ends_with(st->name, p->suffix);
 }
 
 /* The scale of the FP8 weight `name` (in `file`) into s (data or part k). */
 static int take_scale(const fp8_plan *p, const char *name, const char *file, fp8_scale *s, int k,
                       gguf_error *err)
 {
-    const struct fp8_entry *w = lookup(p, name);
+    const struct fp8_entry *w = fp8_find(p, name);
     char sname[512];
     if (!w)
         return gguf_error_set(err, "%s: tensor '%s': not found", file ? file : "checkpoint", name);
-    snprintf(sname, sizeof sname, "%s" SCALE_SUFFIX, name);
-    const struct fp8_entry *e = lookup(p, sname);
+    snprintf(sname, sizeof sname, "%s%s", name, p->suffix);
+    const struct fp8_entry *e = fp8_find(p, sname);
     if (!e)
         return gguf_error_set(err, "%s: tensor '%s' is F8_E4M3 but has no '%s' beside it", w->file,
                               name, sname);

@@ -13,6 +13,11 @@
  * and nothing else of the model is held. The scale tensors are consumed
  * (never written).
  *
+ * compressed-tensors "float-quantized" checkpoints (FP8 E4M3 weights with
+ * X.weight_scale: strategy "channel", one factor per row, or "block" in
+ * block_structure's blocks; RedHat's FP8-dynamic releases) take the same
+ * path, as dequant_model sends them through the same dequant_simple.
+ *
  * Refused, naming the file (config.json or the shard) and the tensor:
  * another quant_method (but mxfp4, a family's own), another fmt, FP8 E5M2
  * tensors, static activation scales (activation_scheme "static",
@@ -70,13 +75,19 @@ int fp8_scale_shape(fp8_scale *s, const int64_t *wshape, int wdims, const int64_
 /* A checkpoint's quantization, read from config.json before its tensors are
  * taken. */
 typedef struct fp8_plan {
-    bool     on;            /* quant_method "fp8" */
-    int64_t  block[2];      /* weight_block_size, or 0 0 */
+    bool     on;            /* quant_method "fp8", or compressed-tensors float-quantized */
+    int64_t  block[2];      /* weight_block_size (block_structure), or 0 0 */
+    const char *suffix;     /* the scale tensors': "_scale_inv" (fp8), "_scale"
+                             * (compressed-tensors) */
     /* every safetensors tensor of the checkpoint, sorted by name, with
      * its shard's name */
     struct fp8_entry { const st_tensor *t; const char *file; } *index;
     size_t   n_index;
 } fp8_plan;
+
+/* The checkpoint's tensor of that name (its shard's name beside it), or
+ * NULL. */
+const struct fp8_entry *fp8_find(const fp8_plan *p, const char *name);
 
 /* Reads config (config.json) and checks the shards against it: the
  * refusals above that need no tensor's bytes. A checkpoint with no FP8 in

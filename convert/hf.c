@@ -25,6 +25,7 @@
 
 #include "chat_template.h"
 #include "fp8.h"
+#include "qpack.h"
 #include "json.h"
 #include <ggufkit/arch.h>
 #include "arch_recipe.h"
@@ -50,6 +51,7 @@ typedef struct hf_state {
     bool        has_attn_factor; /* Phi-3 LongRoPE: rope.scaling.attn_factor to write */
     float       attn_factor;
     fp8_plan    fp8;        /* FP8 block-scaled weights (fp8.h) */
+    qpack_plan  qp;         /* integer-packed weights (qpack.h) */
 } hf_state;
 
 static bool file_exists(const char *path)
@@ -1026,6 +1028,40 @@ static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, cons
     return 1;
 }
 
+/* An integer-packed weight (qpack.h) of st, when st is its packed tensor. 0,
+ * or -1 with err. */
+static int qpack_add(src_model *m, hf_state *s, const st_tensor *st, gguf_error *err)
+{
+    char wname[512], name[256];
+    uint8_t perm;
+    int block, expert;
+    const gguf_arch_tensor *row;
+    if (!qpack_is_main(&s->qp, st->name, wname, sizeof wname))
+        return 0;
+    int r = arch_map_name(m->arch, wname, name, sizeof name, &perm, &block, &expert, &row);
+    if (r == 0)
+        return 0;
+    if (r < 0)
+        return gguf_error_set(err, "%s: tensor '%s': no %s tensor of that name (cannot map it)",
+                              shard_of(s, st), wname, gguf_arch_name(m->arch));
+    if (expert >= 0)
+        return gguf_error_set(err, "%s: tensor '%s': packed quantized experts are not supported yet",
+                              shard_of(s, st), st->name);
+    qpack_src *q;
+    if (qpack_take(&s->qp, &s->fp8, st->name, &q, err))
+        return -1;
+    const int64_t ne[2] = { q->cols, q->rows };
+    src_tensor *t = src_add_tensor(m, name, SRC_QPACK, 2, ne, q->packed);
+    if (!t) {
+        free(q);
+        return gguf_error_set(err, "out of memory");
+    }
+    t->qp = q;
+    t->permute = perm;
+    t->from = (src_origin){ shard_of(s, st), st->name };
+    return 0;
+}
+
 static int load_weights(src_model *m, hf_state *s, gguf_error *err)
 {
     char **parts = NULL;
@@ -1068,8 +1104,14 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     if (rc || check_index(s, torch ? "pytorch_model.bin.index.json" : "model.safetensors.index.json", err))
         return -1;
     if (fp8_plan_read(&s->fp8, s->config, s->shards, (const char *const *)s->shard_names,
-                      s->n_shards, err))
+                      s->n_shards, err) ||
+        qpack_plan_read(&s->qp, s->config, err) || qpack_plan_check(&s->qp, &s->fp8, err))
         return -1;
+    if (s->qp.kind != QPACK_NONE && (fact(m->arch, GGUF_FACT_KV_B_SPLIT) ||
+                                      gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET)))
+        return gguf_error_set(err, "config.json: quantization_config %s: not supported for %s "
+                              "checkpoints yet", s->qp.kind == QPACK_CT ? "compressed-tensors" : "gptq",
+                              gguf_arch_name(m->arch));
 
     const json_value *rs = json_get(s->config, "rope_scaling");
     const char *rope_type = json_str(json_get(rs, "rope_type"));
@@ -1105,7 +1147,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             uint8_t perm;
             int block, expert;
             const gguf_arch_tensor *row;
-            if (fp8_consumed(&s->fp8, st) || mxfp4_take(m, s, st, &rc2, err))
+            if (fp8_consumed(&s->fp8, st) || qpack_consumed(&s->qp, st->name) ||
+                mxfp4_take(m, s, st, &rc2, err))
                 continue;
             if (kv_b && (mtp_layer(st->name, kh.blocks) || kv_b_split(m, s, st, &kh, &rc2, err)))
                 continue;
@@ -1149,6 +1192,10 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             }
         }
     }
+    /* the packed weights, as dequant_model adds them: after the rest */
+    for (int k = 0; k < s->n_shards && !rc2; k++)
+        for (size_t i = 0; i < s->shards[k].n && !rc2; i++)
+            rc2 = qpack_add(m, s, &s->shards[k].tensors[i], err);
     if (!rc2)
         rc2 = experts_check_done(&ex, err);
     if (!rc2)

@@ -20,7 +20,8 @@
  * scale per `group` consecutive values (llama2.c v2). */
 enum src_dtype { SRC_F32, SRC_F16, SRC_BF16, SRC_I8_GROUPS,
                  SRC_MXFP4 /* GGML MXFP4 blocks, written as they are (gpt-oss experts) */,
-                 SRC_F8_E4M3 /* FP8 bytes times a block scale (fp8.h: src_tensor.fp8) */ };
+                 SRC_F8_E4M3 /* FP8 bytes times a block scale (fp8.h: src_tensor.fp8) */,
+                 SRC_QPACK /* integer-packed codes with scales (qpack.h: src_tensor.qp) */ };
 
 /* Where a tensor's values come from, for messages: the file (a name in the
  * input folder, config.json for values made from it; NULL: the input
@@ -79,6 +80,7 @@ typedef struct src_tensor {
     bool           ex_transposed;
     bool           neg_exp;    /* the value is -exp(x) (A_log → ssm_a), in f32 */
     struct fp8_scale *fp8;     /* SRC_F8_E4M3: its block scales (fp8.h), freed with the model */
+    struct qpack_src *qp;      /* SRC_QPACK: its packed parts (qpack.h), freed with the model */
     bool           forced;     /* written as force_type whatever the outtype */
     bool           half_or_f32; /* f16 at outtype f16, otherwise f32 (an mmproj's patch embedding) */
     uint32_t       force_type;

@@ -3,7 +3,12 @@
  */
 #include "qpack.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <ggufkit/quants.h>
 
 static uint32_t word_at(const uint8_t *p, int64_t k)
 {
@@ -56,20 +61,30 @@ int ct_pack_check(ct_pack *p, const char *name, int bits, int64_t group_size,
     return 0;
 }
 
+/* The zero point of row r, group g. */
+static int32_t ct_zero(const ct_pack *p, int64_t r, int64_t g, const uint8_t *zp)
+{
+    if (!p->zero)
+        return 1 << (p->bits - 1);
+    const uint32_t mask = (1u << p->bits) - 1;
+    return (int32_t)(word_at(zp, (r / p->per_word) * p->groups + g) >> ((r % p->per_word) * p->bits) & mask);
+}
+
+/* The code of column j of a row's packed words. */
+static int32_t ct_code(const ct_pack *p, const uint8_t *words, int64_t j)
+{
+    const uint32_t mask = (1u << p->bits) - 1;
+    return (int32_t)(word_at(words, j / p->per_word) >> ((j % p->per_word) * p->bits) & mask);
+}
+
 void ct_pack_row(const ct_pack *p, int64_t r, const uint8_t *words, const float *scales,
                  const uint8_t *zp, float *out)
 {
-    const uint32_t mask = (1u << p->bits) - 1;
-    int32_t zsym = 1 << (p->bits - 1);
     for (int64_t g = 0; g < p->groups; g++) {
-        int32_t z = zsym;
-        if (p->zero)
-            z = (int32_t)(word_at(zp, (r / p->per_word) * p->groups + g) >> ((r % p->per_word) * p->bits) & mask);
+        const int32_t z = ct_zero(p, r, g, zp);
         const float s = scales[g];
-        for (int64_t j = g * p->group; j < (g + 1) * p->group; j++) {
-            const int32_t q = (int32_t)(word_at(words, j / p->per_word) >> ((j % p->per_word) * p->bits) & mask);
-            out[j] = (float)(q - z) * s;
-        }
+        for (int64_t j = g * p->group; j < (g + 1) * p->group; j++)
+            out[j] = (float)(ct_code(p, words, j) - z) * s;
     }
 }
 
@@ -110,18 +125,468 @@ int gptq_check_gidx(const gptq_pack *g, const char *name, const uint8_t *gidx, g
     return 0;
 }
 
+/* Output element [n, k]. */
+static float gptq_value(const gptq_pack *g, int64_t n, int64_t k, const uint8_t *qweight, const uint8_t *qzeros,
+                        const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
+                        const void *ctx)
+{
+    const uint32_t mask = (1u << g->bits) - 1;
+    const int64_t grp = (int32_t)word_at(gidx, k);
+    const int32_t w = (int32_t)(word_at(qweight, (k / g->per_word) * g->out + n) >>
+                                ((k % g->per_word) * g->bits) & mask);
+    const int32_t z = (int32_t)(word_at(qzeros, grp * (g->out / g->per_word) + n / g->per_word) >>
+                                ((n % g->per_word) * g->bits) & mask) + g->zero_add;
+    return scale(ctx, grp, n) * (float)(w - z);
+}
+
 void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8_t *qzeros,
               const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
               const void *ctx, float *out)
 {
-    const uint32_t mask = (1u << g->bits) - 1;
-    const int64_t zcols = g->out / g->per_word;
-    const int zshift = (int)(n % g->per_word) * g->bits;
-    for (int64_t k = 0; k < g->in; k++) {
-        const int64_t grp = (int32_t)word_at(gidx, k);
-        const int32_t w = (int32_t)(word_at(qweight, (k / g->per_word) * g->out + n) >>
-                                    ((k % g->per_word) * g->bits) & mask);
-        const int32_t z = (int32_t)(word_at(qzeros, grp * zcols + n / g->per_word) >> zshift & mask) + g->zero_add;
-        out[k] = scale(ctx, grp, n) * (float)(w - z);
+    for (int64_t k = 0; k < g->in; k++)
+        out[k] = gptq_value(g, n, k, qweight, qzeros, gidx, scale, ctx);
+}
+
+/* ------------------------------------------------------------------------
+ * The wiring (hf.c)
+ * ------------------------------------------------------------------------ */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static const char *const CT_PARTS[] = { ".weight_scale", ".weight_shape", ".weight_zero_point" };
+static const char *const GPTQ_PARTS[] = { ".qzeros", ".scales", ".g_idx" };
+#define CT_MAIN ".weight_packed"
+#define GPTQ_MAIN ".qweight"
+
+/* quantization_config's member key as an int (absent: dflt; dflt < 0: required). */
+static int qc_int(const json_value *obj, const char *where, const char *key, int64_t dflt, int64_t lo,
+                  int64_t hi, int64_t *out, gguf_error *err)
+{
+    const json_value *v = json_get(obj, key);
+    if ((!v || v->type == JSON_NULL) && dflt >= 0) {
+        *out = dflt;
+        return 0;
     }
+    if (!v || v->type == JSON_NULL)
+        return gguf_error_set(err, "config.json: quantization_config %s has no %s", where, key);
+    if (!json_int(v, out) || *out < lo || *out > hi)
+        return gguf_error_set(err, "config.json: quantization_config %s %s is not a whole number "
+                              "from %lld to %lld", where, key, (long long)lo, (long long)hi);
+    return 0;
+}
+
+/* A string member (absent or null: dflt). NULL with err when not a string. */
+static const char *qc_str(const json_value *obj, const char *where, const char *key, const char *dflt,
+                          gguf_error *err)
+{
+    const json_value *v = json_get(obj, key);
+    if (!v || v->type == JSON_NULL) {
+        if (!dflt)
+            gguf_error_set(err, "config.json: quantization_config %s has no %s", where, key);
+        return dflt;
+    }
+    if (!json_str(v))
+        gguf_error_set(err, "config.json: quantization_config %s %s is not a string", where, key);
+    return json_str(v);
+}
+
+/* The weights object of compressed-tensors' one config group, or NULL
+ * with err. */
+static const json_value *ct_weights(const json_value *qc, gguf_error *err)
+{
+    const json_value *groups = json_get(qc, "config_groups");
+    if (!groups || groups->type != JSON_OBJECT || groups->n == 0) {
+        gguf_error_set(err, "config.json: quantization_config config_groups is not an object "
+                       "with a group");
+        return NULL;
+    }
+    if (groups->n > 1) {
+        gguf_error_set(err, "config.json: quantization_config has %zu config_groups (only one "
+                       "is supported)", groups->n);
+        return NULL;
+    }
+    const json_value *w = json_get(groups->items[0], "weights");
+    if (!w || w->type != JSON_OBJECT)
+        gguf_error_set(err, "config.json: quantization_config config_groups.%s has no weights "
+                       "object", groups->keys[0]);
+    return w && w->type == JSON_OBJECT ? w : NULL;
+}
+
+int ct_float_plan(const json_value *qc, int64_t block[2], gguf_error *err)
+{
+    const json_value *w = ct_weights(qc, err);
+    const char *strategy = w ? qc_str(w, "weights", "strategy", "", err) : NULL;
+    if (!strategy)
+        return -1;
+    if (strcmp(strategy, "channel") && strcmp(strategy, "block"))
+        return gguf_error_set(err, "config.json: quantization_config weights strategy '%s' is not "
+                              "supported with float-quantized (channel or block)", strategy);
+    const json_value *gs = json_get(w, "group_size"), *bs = json_get(w, "block_structure");
+    if (gs && gs->type != JSON_NULL)
+        return gguf_error_set(err, "config.json: quantization_config weights group_size is not "
+                              "supported with float-quantized");
+    block[0] = block[1] = 0;
+    if (bs && bs->type != JSON_NULL) {
+        if (bs->type != JSON_ARRAY || bs->n != 2)
+            return gguf_error_set(err, "config.json: quantization_config weights block_structure "
+                                  "is not a list of two sizes");
+        for (int d = 0; d < 2; d++)
+            if (!json_int(bs->items[d], &block[d]) || block[d] < 1 || block[d] > (1 << 20))
+                return gguf_error_set(err, "config.json: quantization_config weights "
+                                      "block_structure[%d] is not a size from 1 to %d", d, 1 << 20);
+    }
+    return 0;
+}
+
+static int read_ct(qpack_plan *p, const json_value *qc, gguf_error *err)
+{
+    const char *fmt = qc_str(qc, "(compressed-tensors)", "format", NULL, err);
+    if (!fmt)
+        return -1;
+    if (!strcmp(fmt, "float-quantized"))
+        return 0; /* FP8 with scales: fp8.h's */
+    if (!strcmp(fmt, "int-quantized") || !strcmp(fmt, "naive-quantized"))
+        return gguf_error_set(err, "config.json: quantization_config compressed-tensors format '%s' "
+                              "is not supported (pack-quantized and float-quantized are)", fmt);
+    if (strcmp(fmt, "pack-quantized"))
+        return gguf_error_set(err, "config.json: quantization_config compressed-tensors format '%s' "
+                              "is unknown (pack-quantized and float-quantized are supported)", fmt);
+    const json_value *w = ct_weights(qc, err);
+    if (!w)
+        return -1;
+    const char *where = "weights";
+    const char *strategy = qc_str(w, where, "strategy", "", err);
+    const char *type = qc_str(w, where, "type", "int", err);
+    if (!strategy || !type)
+        return -1;
+    if (strcmp(strategy, "group"))
+        return gguf_error_set(err, "config.json: quantization_config weights strategy '%s' is not "
+                              "supported with pack-quantized (only group)", strategy);
+    if (strcmp(type, "int"))
+        return gguf_error_set(err, "config.json: quantization_config weights type '%s' is not "
+                              "supported with pack-quantized (only int)", type);
+    int64_t bits, group;
+    if (qc_int(w, where, "num_bits", -1, 1, 8, &bits, err) ||
+        qc_int(w, where, "group_size", -1, 1, 1 << 24, &group, err))
+        return -1;
+    p->kind = QPACK_CT;
+    p->bits = (int)bits;
+    p->group = group;
+    return 0;
+}
+
+static int read_gptq(qpack_plan *p, const json_value *qc, gguf_error *err)
+{
+    int64_t bits;
+    if (qc_int(qc, "(gptq)", "bits", -1, 1, 32, &bits, err))
+        return -1;
+    if (bits != 2 && bits != 4 && bits != 8)
+        return gguf_error_set(err, "config.json: quantization_config gptq bits %lld is not supported "
+                              "(2, 4 or 8)", (long long)bits);
+    const char *cf = qc_str(qc, "(gptq)", "checkpoint_format", "gptq", err);
+    if (!cf)
+        return -1;
+    if (strcmp(cf, "gptq") && strcmp(cf, "gptq_v2"))
+        return gguf_error_set(err, "config.json: quantization_config gptq checkpoint_format '%s' is "
+                              "not supported (gptq or gptq_v2)", cf);
+    p->kind = QPACK_GPTQ;
+    p->bits = (int)bits;
+    p->v2 = !strcmp(cf, "gptq_v2");
+    return 0;
+}
+
+int qpack_plan_read(qpack_plan *p, const json_value *config, gguf_error *err)
+{
+    memset(p, 0, sizeof *p);
+    const json_value *qc = json_get(config, "quantization_config");
+    const char *method = json_str(json_get(qc, "quant_method"));
+    if (!qc || qc->type != JSON_OBJECT || !method)
+        return 0; /* fp8_plan_read judges the rest */
+    if (!strcmp(method, "compressed-tensors"))
+        return read_ct(p, qc, err);
+    if (!strcmp(method, "gptq"))
+        return read_gptq(p, qc, err);
+    return 0;
+}
+
+/* The part suffixes of the plan's kind, and its packed tensor's. */
+static const char *const *parts_of(const qpack_plan *p, const char **main)
+{
+    *main = p->kind == QPACK_GPTQ ? GPTQ_MAIN : CT_MAIN;
+    return p->kind == QPACK_GPTQ ? GPTQ_PARTS : CT_PARTS;
+}
+
+bool qpack_is_main(const qpack_plan *p, const char *name, char *weight, size_t size)
+{
+    const char *main;
+    if (p->kind == QPACK_NONE)
+        return false;
+    parts_of(p, &main);
+    if (!ends_with(name, main))
+        return false;
+    snprintf(weight, size, "%.*s.weight", (int)(strlen(name) - strlen(main)), name);
+    return true;
+}
+
+bool qpack_consumed(const qpack_plan *p, const char *name)
+{
+    const char *main;
+    if (p->kind == QPACK_NONE)
+        return false;
+    const char *const *parts = parts_of(p, &main);
+    if (ends_with(name, main))
+        return true;
+    for (int i = 0; i < 3; i++)
+        if (ends_with(name, parts[i]))
+            return true;
+    return false;
+}
+
+/* name with its suffix `from` replaced by `to` into buf. */
+static const char *swap_suffix(char *buf, size_t size, const char *name, const char *from, const char *to)
+{
+    snprintf(buf, size, "%.*s%s", (int)(strlen(name) - strlen(from)), name, to);
+    return buf;
+}
+
+int qpack_plan_check(const qpack_plan *p, const fp8_plan *index, gguf_error *err)
+{
+    for (size_t i = 0; i < index->n_index; i++) {
+        const st_tensor *t = index->index[i].t;
+        const char *file = index->index[i].file;
+        if (p->kind == QPACK_NONE) {
+            if (ends_with(t->name, CT_MAIN) || ends_with(t->name, GPTQ_MAIN))
+                return gguf_error_set(err, "%s: tensor '%s' is a packed quantized weight, but "
+                                      "config.json has no quantization_config with quant_method "
+                                      "compressed-tensors or gptq", file, t->name);
+            continue;
+        }
+        const char *main;
+        const char *const *parts = parts_of(p, &main);
+        char buf[512];
+        if (ends_with(t->name, main)) {
+            for (int k = 0; k < 3; k++) {
+                if (p->kind == QPACK_CT && k == 2)
+                    continue; /* the zero point is optional */
+                const char *need = swap_suffix(buf, sizeof buf, t->name, main,
+                                               p->kind == QPACK_CT ? parts[k] : parts[k]);
+                if (p->kind == QPACK_CT) /* X.weight_packed → X.weight_scale */
+                    need = swap_suffix(buf, sizeof buf, t->name, main, parts[k]);
+                if (!fp8_find(index, need))
+                    return gguf_error_set(err, "%s: tensor '%s' has no '%s' beside it", file, t->name,
+                                          need);
+            }
+            continue;
+        }
+        for (int k = 0; k < 3; k++) {
+            if (!ends_with(t->name, parts[k]))
+                continue;
+            const char *need = swap_suffix(buf, sizeof buf, t->name, parts[k], main);
+            if (!fp8_find(index, need))
+                return gguf_error_set(err, "%s: tensor '%s' belongs to '%s', which the checkpoint "
+                                      "does not have", file, t->name, need);
+        }
+    }
+    return 0;
+}
+
+static float scale_value(uint8_t sdtype, const uint8_t *data, int64_t i)
+{
+    uint16_t h;
+    float f;
+    if (sdtype == SRC_F32) {
+        memcpy(&f, data + (size_t)i * 4, 4);
+        return f;
+    }
+    memcpy(&h, data + (size_t)i * 2, 2);
+    return sdtype == SRC_F16 ? gguf_f16_to_f32(h) : gguf_bf16_to_f32(h);
+}
+
+static float gptq_scale(const void *ctx, int64_t grp, int64_t n)
+{
+    const qpack_src *q = ctx;
+    return scale_value(q->sdtype, q->scale, grp * q->gq.out + n);
+}
+
+/* The part of weight `name` with suffix `suffix` in place of `main`, of one
+ * of the dtypes (a comma-separated list); NULL when absent and optional. */
+static const st_tensor *part(const fp8_plan *index, const char *name, const char *main, const char *suffix,
+                             const char *dtypes, bool optional, const char **file, gguf_error *err, int *rc)
+{
+    char buf[512];
+    swap_suffix(buf, sizeof buf, name, main, suffix);
+    const struct fp8_entry *e = fp8_find(index, buf);
+    if (!e) {
+        if (!optional)
+            *rc = gguf_error_set(err, "tensor '%s' has no '%s' beside it", name, buf);
+        return NULL;
+    }
+    char list[64];
+    snprintf(list, sizeof list, ",%s,", dtypes);
+    char want[16];
+    snprintf(want, sizeof want, ",%s,", e->t->dtype);
+    if (!strstr(list, want)) {
+        *rc = gguf_error_set(err, "tensor '%s' is %s (%s expected)", buf, e->t->dtype, dtypes);
+        *file = e->file;
+        return NULL;
+    }
+    return e->t;
+}
+
+static int check_scales(const qpack_src *q, const st_tensor *s, gguf_error *err)
+{
+    const int64_t n = s->shape[0] * s->shape[1];
+    for (int64_t i = 0; i < n; i++) {
+        const float v = scale_value(q->sdtype, s->data, i);
+        if (!isfinite(v))
+            return gguf_error_set(err, "tensor '%s' has a non-finite factor (%s) at [%lld, %lld]", s->name,
+                                  isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", (long long)(i / s->shape[1]),
+                                  (long long)(i % s->shape[1]));
+    }
+    return 0;
+}
+
+static void add_part(qpack_src *q, const st_tensor *t)
+{
+    if (!t)
+        return;
+    q->part[q->n_part] = t->data;
+    q->part_bytes[q->n_part++] = t->nbytes;
+    q->mapped = q->mapped && t->mapped;
+}
+
+int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpack_src **out,
+               gguf_error *err)
+{
+    *out = NULL;
+    const struct fp8_entry *me = fp8_find(index, name);
+    const char *file = me ? me->file : "checkpoint";
+    qpack_src *q = calloc(1, sizeof *q);
+    if (!q)
+        return gguf_error_set(err, "out of memory");
+    q->kind = p->kind;
+    q->mapped = true;
+    int rc = 0;
+    const char *main;
+    const char *const *sfx = parts_of(p, &main);
+    const st_tensor *w = me ? me->t : NULL;
+    if (!w)
+        rc = gguf_error_set(err, "tensor '%s': not found", name);
+    else if (strcmp(w->dtype, "I32"))
+        rc = gguf_error_set(err, "tensor '%s' is %s (I32 expected)", name, w->dtype);
+    const st_tensor *sc = rc ? NULL : part(index, name, main, sfx[p->kind == QPACK_GPTQ ? 1 : 0], "F32,F16,BF16",
+                                           false, &file, err, &rc);
+    if (!rc) {
+        q->sdtype = (uint8_t)src_dtype_of(sc->dtype);
+        q->scale = sc->data;
+        q->packed = w->data;
+        add_part(q, w);
+        add_part(q, sc);
+    }
+    if (!rc && p->kind == QPACK_CT) {
+        const st_tensor *sh = part(index, name, main, sfx[1], "I64,I32", false, &file, err, &rc);
+        const st_tensor *zp = rc ? NULL : part(index, name, main, sfx[2], "I32", true, &file, err, &rc);
+        int64_t shape[2] = { 0, 0 };
+        if (!rc && (sh->n_dims != 1 || sh->shape[0] != 2))
+            rc = gguf_error_set(err, "tensor '%s' is not a shape of two dimensions", sh->name);
+        for (int d = 0; !rc && d < 2; d++) {
+            if (!strcmp(sh->dtype, "I64")) {
+                uint64_t u = 0;
+                for (int b = 7; b >= 0; b--)
+                    u = u << 8 | sh->data[d * 8 + b];
+                shape[d] = (int64_t)u;
+            } else {
+                shape[d] = (int32_t)((uint32_t)sh->data[d * 4] | (uint32_t)sh->data[d * 4 + 1] << 8 |
+                                     (uint32_t)sh->data[d * 4 + 2] << 16 | (uint32_t)sh->data[d * 4 + 3] << 24);
+            }
+        }
+        if (!rc && ct_pack_check(&q->ct, name, p->bits, p->group, shape, 2, w->shape, w->n_dims, sc->shape,
+                                 sc->n_dims, zp ? zp->shape : NULL, zp ? zp->n_dims : 0, err))
+            rc = -1;
+        if (!rc) {
+            q->rows = q->ct.rows;
+            q->cols = q->ct.cols;
+            q->zero = zp ? zp->data : NULL;
+            add_part(q, zp);
+        }
+    } else if (!rc) {
+        const st_tensor *qz = part(index, name, main, sfx[0], "I32", false, &file, err, &rc);
+        const st_tensor *gi = rc ? NULL : part(index, name, main, sfx[2], "I32", false, &file, err, &rc);
+        if (!rc && gptq_check(&q->gq, name, p->bits, p->v2, w->shape, w->n_dims, qz->shape, qz->n_dims,
+                              sc->shape, sc->n_dims, gi->shape, gi->n_dims, err))
+            rc = -1;
+        if (!rc && gptq_check_gidx(&q->gq, gi->name, gi->data, err))
+            rc = -1;
+        if (!rc) {
+            q->rows = q->gq.out;
+            q->cols = q->gq.in;
+            q->zero = qz->data;
+            q->gidx = gi->data;
+            add_part(q, qz);
+            add_part(q, gi);
+        }
+    }
+    if (!rc && check_scales(q, sc, err))
+        rc = -1;
+    if (rc) {
+        gguf_error_prefix(err, "%s: ", file);
+        free(q);
+        return -1;
+    }
+    *out = q;
+    return 0;
+}
+
+/* Element [r, c] of the output weight. */
+static float qpack_elem(const qpack_src *q, int64_t r, int64_t c)
+{
+    if (q->kind == QPACK_GPTQ)
+        return gptq_value(&q->gq, r, c, q->packed, q->zero, q->gidx, gptq_scale, q);
+    const ct_pack *p = &q->ct;
+    const int64_t g = c / p->group;
+    return (float)(ct_code(p, q->packed + (size_t)(r * p->words) * 4, c) - ct_zero(p, r, g, q->zero)) *
+           scale_value(q->sdtype, q->scale, r * p->groups + g);
+}
+
+/* Output row r whole into out. */
+static void qpack_row(const qpack_src *q, int64_t r, float *out)
+{
+    static _Thread_local float sbuf[4096]; /* a row's scales (the writer encodes on several threads) */
+    if (q->kind == QPACK_GPTQ) {
+        gptq_row(&q->gq, r, q->packed, q->zero, q->gidx, gptq_scale, q, out);
+    } else if (q->ct.groups <= 4096) {
+        for (int64_t g = 0; g < q->ct.groups; g++)
+            sbuf[g] = scale_value(q->sdtype, q->scale, r * q->ct.groups + g);
+        ct_pack_row(&q->ct, r, q->packed + (size_t)(r * q->ct.words) * 4, sbuf, q->zero, out);
+    } else {
+        for (int64_t c = 0; c < q->cols; c++)
+            out[c] = qpack_elem(q, r, c);
+    }
+}
+
+void qpack_span(const qpack_src *q, float *out, int64_t n, int64_t at)
+{
+    while (n > 0) {
+        const int64_t r = at / q->cols, c = at % q->cols;
+        const int64_t k = q->cols - c < n ? q->cols - c : n;
+        if (c == 0 && k == q->cols)
+            qpack_row(q, r, out);
+        else
+            for (int64_t i = 0; i < k; i++)
+                out[i] = qpack_elem(q, r, c + i);
+        out += k;
+        at += k;
+        n -= k;
+    }
+}
+
+float qpack_value(const qpack_src *q, int64_t i)
+{
+    float v;
+    qpack_span(q, &v, 1, i);
+    return v;
 }

@@ -27,6 +27,9 @@
 
 #include <ggufkit/gguf.h>
 
+#include "fp8.h"
+#include "json.h"
+
 /* Values per int32 word for a code width: torch.arange(0, 32 - (bits - 1),
  * bits) shifts (4 bits: 8, 8 bits: 4, 3 bits: 10). */
 int qpack_per_word(int bits);
@@ -82,5 +85,75 @@ int gptq_check_gidx(const gptq_pack *g, const char *name, const uint8_t *gidx, g
 void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8_t *qzeros,
               const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
               const void *ctx, float *out);
+
+/* ------------------------------------------------------------------------
+ * The wiring into a Hugging Face checkpoint (hf.c), as dequant_model does
+ * it: config.json's quantization_config read once; X.weight_packed (with
+ * X.weight_scale, X.weight_shape and maybe X.weight_zero_point) or
+ * X.qweight (with X.qzeros, X.scales, X.g_idx) become X.weight, produced
+ * row by row while the writer streams (the parts stay mapped). Like
+ * dequant_model, these weights come after every other tensor of the
+ * checkpoint, in the order of their packed tensors.
+ * ------------------------------------------------------------------------ */
+
+enum qpack_kind { QPACK_NONE, QPACK_CT, QPACK_GPTQ };
+
+typedef struct qpack_plan {
+    int     kind;         /* enum qpack_kind */
+    int     bits;
+    int64_t group;        /* compressed-tensors group_size */
+    bool    v2;           /* GPTQ checkpoint_format gptq_v2 */
+} qpack_plan;
+
+/* Reads config.json's quantization_config (config: the parsed file) for
+ * quant_method "compressed-tensors" (format "pack-quantized") or "gptq";
+ * any other method (and compressed-tensors "float-quantized", fp8.h's)
+ * leaves p->kind QPACK_NONE. Refused (err names
+ * config.json): what dequant_model refuses or cannot do. 0, or -1. */
+int qpack_plan_read(qpack_plan *p, const json_value *config, gguf_error *err);
+
+/* compressed-tensors "float-quantized" (fp8.h takes it): checks its one
+ * config group's weights (strategy channel or block, no group_size) and
+ * gives block_structure in block (0 0: none). 0, or -1 with err. */
+int ct_float_plan(const json_value *qc, int64_t block[2], gguf_error *err);
+
+/* Checks the checkpoint's tensors (by the index fp8_plan_read made) against
+ * the plan: every part beside its packed tensor, no part without one, no
+ * packed tensor without a plan. 0, or -1 with err naming the shard. */
+int qpack_plan_check(const qpack_plan *p, const fp8_plan *index, gguf_error *err);
+
+/* True for a tensor the plan turns into a weight or consumes: the caller
+ * skips it in its pass over the checkpoint and adds the weights after
+ * (qpack_is_main). */
+bool qpack_consumed(const qpack_plan *p, const char *name);
+/* True for X.weight_packed / X.qweight; then weight gets "X.weight". */
+bool qpack_is_main(const qpack_plan *p, const char *name, char *weight, size_t size);
+
+/* One weight's source, attached to its src_tensor (src_tensor.qp, freed
+ * with the model). */
+typedef struct qpack_src {
+    int            kind;
+    ct_pack        ct;
+    gptq_pack      gq;
+    int64_t        rows, cols;    /* the output weight [rows, cols] */
+    const uint8_t *packed, *scale, *zero, *gidx;
+    uint8_t        sdtype;        /* the scale's: SRC_F32, SRC_F16 or SRC_BF16 */
+    const uint8_t *part[4];       /* every part, for dropping pages */
+    uint64_t       part_bytes[4];
+    int            n_part;
+    bool           mapped;        /* every part lies in a file mapping */
+} qpack_src;
+
+/* The source of the packed tensor `name` (X.weight_packed or X.qweight):
+ * checks its parts' dtypes, shapes and values (scales finite, g_idx in
+ * range). 0, or -1 with err naming the shard and the tensor. */
+int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpack_src **out,
+               gguf_error *err);
+
+/* n values of the output weight from element `at` on (row-major [rows,
+ * cols]) as float32. */
+void qpack_span(const qpack_src *q, float *out, int64_t n, int64_t at);
+/* The value of element i, exactly as qpack_span gives it. */
+float qpack_value(const qpack_src *q, int64_t i);
 
 #endif

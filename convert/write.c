@@ -16,6 +16,7 @@
 #include <ggufkit/arch.h>
 #include "finite.h"
 #include "fp8.h"
+#include "qpack.h"
 #include "outpath.h"
 #include "override.h"
 #include "pool.h"
@@ -262,7 +263,8 @@ static int check_permute(const src_model *m, const src_tensor *t, gguf_error *er
 
 static size_t src_esize(const src_tensor *t)
 {
-    return t->dtype == SRC_F32 ? 4 : t->dtype == SRC_I8_GROUPS || t->dtype == SRC_F8_E4M3 ? 1 : 2;
+    return t->dtype == SRC_F32 ? 4
+         : t->dtype == SRC_I8_GROUPS || t->dtype == SRC_F8_E4M3 || t->dtype == SRC_QPACK ? 1 : 2;
 }
 
 /* n source elements at src → f32; at is the first one's index in the
@@ -294,6 +296,7 @@ static void convert_span(const src_tensor *t, const uint8_t *src, float *out, in
         }
         break;
     case SRC_F8_E4M3: fp8_dequant_span(t->fp8, src, out, n, at); break;
+    case SRC_QPACK: qpack_span(t->qp, out, n, at); break;
     default: gguf_bf16_to_f32_row((const uint16_t *)src, out, n); break;
     }
 }
@@ -378,6 +381,11 @@ static void release_range(const void *data, uint64_t bytes)
 
 static void release_source(const src_tensor *t)
 {
+    if (t->qp) { /* its packed parts */
+        for (int p = 0; t->qp->mapped && p < t->qp->n_part; p++)
+            release_range(t->qp->part[p], t->qp->part_bytes[p]);
+        return;
+    }
     if (!t->mapped)
         return; /* heap bytes: dropping their pages would zero live memory */
     uint64_t bytes = (uint64_t)n_elements(t) * src_esize(t);
@@ -496,6 +504,7 @@ static double source_value(const src_tensor *t, const src_where *w)
     case SRC_BF16: memcpy(&h, w->at, 2); return gguf_bf16_to_f32(h);
     case SRC_F8_E4M3:
         return (double)fp8_e4m3_to_f32(w->at[0]) * (double)fp8_scale_at(t->fp8, w->index);
+    case SRC_QPACK: return qpack_value(t->qp, w->index);
     default:
         memcpy(&f, t->scales + (size_t)(w->index / t->group) * 4, 4);
         return (double)(int8_t)w->at[0] * (double)f;
@@ -728,7 +737,7 @@ static void print_plan(const src_model *m, const uint32_t *types, const char **w
             len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%" PRId64, d ? ", " : "",
                             t->ne[d]);
         snprintf(shape + len, sizeof shape - (size_t)len, "]");
-        static const char *const dt[] = { "f32", "f16", "bf16", "i8x", "mxfp4", "f8e4m3" };
+        static const char *const dt[] = { "f32", "f16", "bf16", "i8x", "mxfp4", "f8e4m3", "packed" };
         printf("%-4d %-32s %-22s %-6s -> %-6s%s%s%s\n", i + 1, t->name, shape,
                t->owned ? "gen" : dt[t->dtype], gguf_dtype_name(types[i]),
                t->permute ? "  (rotary permute)" : "", why[i] ? "  fallback: " : "",

@@ -20,14 +20,9 @@ mk() {
         jq "${1:-.}" "$SRC/config.json" >"$D/config.json" &&
         { [ -z "${2:-}" ] || st_rewrite "$SRC/$ST" "$D/$ST" "$2"; }
 }
-# poke TENSOR INDEX HEX-BYTES: overwrites bytes of $D's TENSOR from element
-# INDEX on (ESIZE bytes an element, default 4)
-poke() {
-    local n begin
-    n=$(od -An -t u8 -N8 "$D/$ST" | tr -d ' ')
-    begin=$(tail -c +9 "$D/$ST" | head -c "$n" | jq -r --arg t "$1" '.[$t].data_offsets[0]')
-    printf "$3" | dd of="$D/$ST" bs=1 seek=$((8 + n + begin + $2 * ${ESIZE:-4})) conv=notrunc 2>/dev/null
-}
+# poke TENSOR INDEX HEX-BYTES: st_poke on $D's safetensors (ESIZE bytes an
+# element, default 4)
+poke() { st_poke "$D/$ST" "$1" "$2" "$3" "${ESIZE:-4}"; }
 bad() { # name expected-substring [options...]
     fails_cleanly "fp8: $1" "$TMP/fp8.gguf" "$2" "$CONVERT" -q "$D" -o "$TMP/fp8.gguf" "${@:3}"
 }
@@ -39,8 +34,8 @@ if need_jq "fp8 refusals" && need_fixture models/qwen3fp8-rand "fp8 refusals" 16
     bad "static activation scheme" "config.json: quantization_config activation_scheme 'static' is not supported"
     mk '.' '.["model.layers.0.self_attn.q_proj.input_scale"] = {"dtype": "F32", "shape": [], "data_offsets": [$dend, ($dend + 4)]}'
     bad "an activation scale tensor" "$ST: tensor 'model.layers.0.self_attn.q_proj.input_scale' is an activation scale"
-    mk '.quantization_config.quant_method = "gptq"'
-    bad "another quant_method" "config.json: quantization_config quant_method 'gptq' is not supported"
+    mk '.quantization_config.quant_method = "awq"'
+    bad "another quant_method" "config.json: quantization_config quant_method 'awq' is not supported"
     mk '.quantization_config.weight_block_size = [0, 128]'
     bad "a block size of 0" "config.json: quantization_config weight_block_size\[0\] is not a size"
     mk 'del(.quantization_config)'

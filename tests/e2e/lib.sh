@@ -249,3 +249,24 @@ st_rewrite() {
       tail -c +$(( 9 + n )) "$in"
       head -c 64 /dev/zero; } >"$out"
 }
+
+# mkqpack KIND DIR [MODEL]: a quantized copy of models/MODEL (default
+# qwen3-rand) in DIR (tests/tools/mkqpack.py: KIND ct, ctsym, gptq, gptq8,
+# ctfp8 or ctfp8b). 1 when there is no python3 with NumPy or no fixture
+# (the caller skips).
+mkqpack() {
+    local py=/usr/bin/python3 src=$FIX/models/${3:-qwen3-rand}
+    [ -x "$py" ] || py=python3
+    [ -d "$src" ] && "$py" -c 'import numpy' 2>/dev/null &&
+        "$py" "$ROOT/tests/tools/mkqpack.py" "$1" "$src" "$2" >/dev/null
+}
+
+# st_poke FILE TENSOR INDEX HEX-BYTES [ESIZE]: overwrites bytes of the
+# safetensors FILE's TENSOR from element INDEX on (ESIZE bytes an element,
+# default 4), HEX-BYTES as printf takes them ('\x00\x00\xc0\x7f').
+st_poke() {
+    local n begin
+    n=$(od -An -t u8 -N8 "$1" | tr -d ' ')
+    begin=$(tail -c +9 "$1" | head -c "$n" | jq -r --arg t "$2" '.[$t].data_offsets[0]')
+    printf "$4" | dd of="$1" bs=1 seek=$((8 + n + begin + $3 * ${5:-4})) conv=notrunc 2>/dev/null
+}

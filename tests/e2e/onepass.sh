@@ -29,6 +29,13 @@ if need_fixture models/qwen3fp8-rand "one pass from FP8" 2; then
     same "qwen3fp8-rand Q6_K" "$M/qwen3fp8-rand" Q6_K
     fixture_block_end
 fi
+if ! mkqpack ct "$TMP/qwen3ct-rand" || ! mkqpack gptq "$TMP/qwen3gptq-rand"; then
+    skip_block "one pass from packed sources" "no python3 with NumPy, or no models/qwen3-rand" 2
+else
+    same "qwen3ct-rand (compressed-tensors) Q4_K_M" "$TMP/qwen3ct-rand" Q4_K_M
+    same "qwen3gptq-rand (GPTQ) Q4_K_M" "$TMP/qwen3gptq-rand" Q4_K_M
+fi
+rm -rf "$TMP/qwen3ct-rand" "$TMP/qwen3gptq-rand"
 if need_fixture models/qwen3-rand "one pass from BF16" 2; then
     same "qwen3-rand Q4_K_M" "$M/qwen3-rand" Q4_K_M
     same "qwen3-rand Q8_0 (the preset, not --outtype q8_0)" "$M/qwen3-rand" 7

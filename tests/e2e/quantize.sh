@@ -583,3 +583,22 @@ if [ -x "$BIN/gguf-convert" ] && need_fixture models/qwen3fp8-rand "fp8 source q
     rm -f "$TMP/fp8-bf16.gguf"
     fixture_block_end
 fi
+# Packed sources (tests/tools/mkqpack.py's compressed-tensors and GPTQ
+# copies of qwen3-rand) converted to bf16 and quantized, as llama-quantize
+# e21cdc11 quantizes the bf16 conversion of llama.cpp's converter
+# (tests/data/qpack/README.md)
+if [ ! -x "$BIN/gguf-convert" ] || ! mkqpack ct "$TMP/qwen3ct-rand" || ! mkqpack gptq "$TMP/qwen3gptq-rand"; then
+    skip_block "packed sources quantized" "no gguf-convert, python3 with NumPy or models/qwen3-rand" 2
+else
+    for k in ct gptq; do
+        out=$TMP/qp-Q4_K_M.gguf
+        if "$BIN/gguf-convert" -q "$TMP/qwen3$k-rand" --outtype bf16 -o "$TMP/qp-bf16.gguf" >"$TMP/c.log" 2>&1 &&
+           "$QUANT" -q "$TMP/qp-bf16.gguf" "$out" Q4_K_M >"$TMP/q.log" 2>&1; then
+            same_as_e21 "qwen3$k-rand bf16 to Q4_K_M" "$ROOT/tests/data/qpack/qwen3$k-rand-onepass-Q4_K_M.json" "$out"
+        else
+            fail "qwen3$k-rand bf16 to Q4_K_M" "$(tail -1 "$TMP/c.log") $(tail -1 "$TMP/q.log" 2>/dev/null)"
+        fi
+        rm -f "$out" "$TMP/qp-bf16.gguf"
+    done
+fi
+rm -rf "$TMP/qwen3ct-rand" "$TMP/qwen3gptq-rand"

@@ -1,10 +1,15 @@
 /*
- * fuzz_fp8.c — libFuzzer harness for FP8 block-scaled sources
- * (convert/fp8.c): the input is a config.json, a NUL byte, then a
- * .safetensors file. Its quantization_config and tensors go through
- * fp8_plan_read; every F8_E4M3 tensor the plan does not consume is then
- * taken as gguf-convert's Hugging Face reader takes it (fp8_attach) and,
- * when its scale is accepted, every element is dequantized.
+ * fuzz_fp8.c — libFuzzer harness for quantized sources as gguf-convert's
+ * Hugging Face reader takes them: FP8 block-scaled (convert/fp8.c) and
+ * integer-packed (compressed-tensors, GPTQ: convert/qpack.c). The input is
+ * a config.json, a NUL byte, then a .safetensors file. Its
+ * quantization_config and tensors go through fp8_plan_read; every F8_E4M3
+ * tensor the plan does not consume is then taken as the reader takes it
+ * (fp8_attach) and, when its scale is accepted, every element is
+ * dequantized. Then qpack_plan_read and qpack_plan_check; every packed
+ * tensor (X.weight_packed, X.qweight) is taken with its parts (qpack_take)
+ * and, when accepted, every element of its weight produced (qpack_span, in
+ * odd-sized pieces and whole).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -13,9 +18,37 @@
 
 #include "fp8.h"
 #include "json.h"
+#include "qpack.h"
 #include "safetensors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The integer-packed weights of f (index: the plan fp8_plan_read made). */
+static void qpack_packed(const fp8_plan *index, const json_value *cfg, const st_file *f)
+{
+    gguf_error err;
+    qpack_plan p;
+    if (qpack_plan_read(&p, cfg, &err) || qpack_plan_check(&p, index, &err))
+        return;
+    for (size_t i = 0; i < f->n; i++) {
+        char w[512];
+        qpack_src *q;
+        (void)qpack_consumed(&p, f->tensors[i].name);
+        if (!qpack_is_main(&p, f->tensors[i].name, w, sizeof w) ||
+            qpack_take(&p, index, f->tensors[i].name, &q, &err))
+            continue;
+        const int64_t n = q->rows * q->cols;
+        float *out = n <= (1 << 16) ? malloc((size_t)n * sizeof *out + 4) : NULL;
+        for (int64_t at = 0; out && at < n; at += 7)
+            qpack_span(q, out + at, n - at < 7 ? n - at : 7, at);
+        if (out && n) {
+            qpack_span(q, out, n, 0);
+            (void)qpack_value(q, n - 1);
+        }
+        free(out);
+        free(q);
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -56,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             src_model_free(&m);
         }
+        qpack_packed(&p, cfg, &f);
     }
     fp8_plan_free(&p);
     st_close(&f);

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include <ggufkit/gguf.h>
+#include <ggufkit/quants.h>
+#include "json.h"
 #include "qpack.h"
 #include "testutil.h"
 
@@ -164,6 +166,102 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* qpack_plan_read on config.json text: its return value, err.msg in msg. */
+static int plan_of(const char *json, qpack_plan *p, gguf_error *err)
+{
+    json_value *cfg = json_parse(json, strlen(json), err);
+    ck_assert_ptr_nonnull(cfg);
+    int rc = qpack_plan_read(p, cfg, err);
+    json_free(cfg);
+    return rc;
+}
+
+START_TEST(test_plan_read)
+{
+    qpack_plan p;
+    gguf_error err;
+    ck_assert_int_eq(plan_of("{}", &p, &err), 0);
+    ck_assert_int_eq(p.kind, QPACK_NONE);
+    ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"fp8\"}}", &p, &err), 0);
+    ck_assert_int_eq(p.kind, QPACK_NONE);
+    /* type defaults to int, as dequant_model's .get("type", "int") */
+    ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", "
+                             "\"format\": \"pack-quantized\", \"config_groups\": {\"g\": {\"weights\": "
+                             "{\"num_bits\": 4, \"group_size\": 128, \"strategy\": \"group\"}}}}}", &p, &err), 0);
+    ck_assert_int_eq(p.kind, QPACK_CT);
+    ck_assert_int_eq(p.bits, 4);
+    ck_assert_int_eq(p.group, 128);
+    /* checkpoint_format defaults to gptq */
+    ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 8}}", &p, &err), 0);
+    ck_assert_int_eq(p.kind, QPACK_GPTQ);
+    ck_assert_int_eq(p.bits, 8);
+    ck_assert(!p.v2);
+    ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 2, "
+                             "\"checkpoint_format\": \"gptq_v2\"}}", &p, &err), 0);
+    ck_assert(p.v2);
+    static const struct { const char *json, *msg; } bad[] = {
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\"}}",
+          "config.json: quantization_config (compressed-tensors) has no format" },
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": 3}}",
+          "config.json: quantization_config (compressed-tensors) format is not a string" },
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"naive-quantized\"}}",
+          "config.json: quantization_config compressed-tensors format 'naive-quantized' is not supported (pack-quantized and float-quantized are)" },
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\"}}",
+          "config.json: quantization_config config_groups is not an object with a group" },
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
+          "\"config_groups\": {\"g\": {}}}}",
+          "config.json: quantization_config config_groups.g has no weights object" },
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
+          "\"config_groups\": {\"g\": {\"weights\": {\"strategy\": \"group\", \"type\": \"float\"}}}}}",
+          "config.json: quantization_config weights type 'float' is not supported with pack-quantized (only int)" },
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
+          "\"config_groups\": {\"g\": {\"weights\": {\"strategy\": \"group\", \"num_bits\": 4}}}}}",
+          "config.json: quantization_config weights has no group_size" },
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
+          "\"config_groups\": {\"g\": {\"weights\": {\"strategy\": \"group\", \"num_bits\": 4.5, \"group_size\": 8}}}}}",
+          "config.json: quantization_config weights num_bits is not a whole number from 1 to 8" },
+        { "{\"quantization_config\": {\"quant_method\": \"gptq\"}}",
+          "config.json: quantization_config (gptq) has no bits" },
+        { "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 3}}",
+          "config.json: quantization_config gptq bits 3 is not supported (2, 4 or 8)" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(plan_of(bad[i].json, &p, &err), -1);
+        ck_assert_str_eq(err.msg, bad[i].msg);
+    }
+}
+END_TEST
+
+/* qpack_span in pieces of every size gives the whole rows' values. */
+START_TEST(test_spans)
+{
+    /* compressed-tensors: 3 rows of 12 columns, 4 bits, groups of 4 */
+    int32_t words[3 * 2], zp[1 * 3] = { 0x123, 0x456, 0x789 };
+    uint16_t scales[3 * 3];
+    for (int i = 0; i < 6; i++)
+        words[i] = (int32_t)(0x9e3779b9u * (uint32_t)(i + 1));
+    for (int i = 0; i < 9; i++)
+        scales[i] = (uint16_t)(0x3c00 + 0x100 * i); /* F16 1, 2, ... */
+    qpack_src q = { .kind = QPACK_CT, .rows = 3, .cols = 12, .packed = (const uint8_t *)words,
+                    .scale = (const uint8_t *)scales, .zero = (const uint8_t *)zp, .sdtype = SRC_F16 };
+    const int64_t shape[2] = { 3, 12 }, ws[2] = { 3, 2 }, ss[2] = { 3, 3 }, zs[2] = { 1, 3 };
+    gguf_error err;
+    ck_assert_int_eq(ct_pack_check(&q.ct, "m", 4, 4, shape, 2, ws, 2, ss, 2, zs, 2, &err), 0);
+    float whole[36], piece[36];
+    qpack_span(&q, whole, 36, 0);
+    for (int k = 1; k <= 36; k++) {
+        for (int at = 0; at < 36; at += k)
+            qpack_span(&q, piece + at, 36 - at < k ? 36 - at : k, at);
+        ck_assert_mem_eq(piece, whole, sizeof whole);
+    }
+    for (int i = 0; i < 36; i++)
+        ck_assert_float_eq(qpack_value(&q, i), whole[i]);
+    /* the zero point of row 1, group 2: 0x789 >> 4 & 15 = 8; scale 1 + 5 */
+    const int32_t code = (int32_t)((uint32_t)words[2 + 1] >> 0 & 15);
+    ck_assert_float_eq(whole[12 + 8], (float)(code - 8) * gguf_f16_to_f32(scales[5]));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qpack");
@@ -171,6 +269,8 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_reference_cases);
     tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_plan_read);
+    tcase_add_test(tc, test_spans);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }

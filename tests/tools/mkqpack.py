@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""mkqpack.py KIND SRC DST: copy a Hugging Face checkpoint folder (tests use models/qwen3-rand),
+storing every 2-D projection weight (*_proj.weight) as an integer-packed quantized source, and add
+config.json's quantization_config, as released INT4 checkpoints are laid out:
+
+  ct     compressed-tensors "pack-quantized", 4 bits, groups of 32, asymmetric: X.weight_packed
+         (I32 [rows, cols/8]), X.weight_scale (BF16 [rows, groups]), X.weight_zero_point (I32
+         [rows/8, groups], packed along rows), X.weight_shape (I64 [2]); one module in `ignore`
+         (layer 1's down_proj) stays BF16.
+  ctsym  the same, symmetric (no zero points; the Kimi K2 layout).
+  gptq   GPTQ 4 bits, groups of 32, desc_act (g_idx a shuffled group per input column),
+         checkpoint_format "gptq": X.qweight (I32 [in/8, out]), X.qzeros (I32 [groups, out/8]),
+         X.scales (F16 [groups, out]), X.g_idx (I32 [in]).
+  gptq8  GPTQ 8 bits, gptq_v2, no desc_act.
+  ctfp8  compressed-tensors "float-quantized", strategy channel: X.weight F8_E4M3 (random codes,
+         never the NaN ones) with X.weight_scale (BF16 [rows, 1]), as FP8-dynamic releases.
+  ctfp8b the same, strategy block with block_structure [48, 96] (partial blocks at the edges):
+         X.weight_scale F32 [ceil(rows / 48), ceil(cols / 96)].
+
+The codes, zero points and scales are seeded random numbers (the source weights are random too):
+the same folder on every run. NumPy only."""
+import json, os, shutil, struct, sys
+import numpy as np
+
+
+def read_st(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        hdr = json.loads(f.read(n))
+        raw = f.read()
+    meta = hdr.pop("__metadata__", None)
+    return meta, [(k, v["dtype"], v["shape"], raw[v["data_offsets"][0]:v["data_offsets"][1]])
+                  for k, v in hdr.items()]
+
+
+def write_st(path, items, meta):
+    hdr, off = {}, 0
+    if meta is not None:
+        hdr["__metadata__"] = meta
+    for name, dt, shape, buf in items:
+        hdr[name] = {"dtype": dt, "shape": list(shape), "data_offsets": [off, off + len(buf)]}
+        off += len(buf)
+    h = json.dumps(hdr, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h)
+        for it in items:
+            f.write(it[3])
+
+
+def pack_last(codes, bits):  # codes [..., n] → int32 words along the last axis (LSB first)
+    per = 32 // bits
+    n = codes.shape[-1]
+    pad = -n % per
+    c = np.concatenate([codes, np.zeros(codes.shape[:-1] + (pad,), codes.dtype)], -1).astype(np.uint64)
+    c = c.reshape(codes.shape[:-1] + ((n + pad) // per, per))
+    w = np.zeros(c.shape[:-1], np.uint64)
+    for i in range(per):
+        w |= c[..., i] << np.uint64(i * bits)
+    return w.astype(np.uint32).view(np.int32)
+
+
+def bf16(x):
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def main():
+    kind, src, dst = sys.argv[1:4]
+    rng = np.random.default_rng(28)
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst)
+    for f in os.listdir(dst):
+        os.chmod(os.path.join(dst, f), 0o644)
+    ct = kind.startswith("ct")
+    bits = 8 if kind == "gptq8" else 4
+    gs = 32
+    ignore = ["model.layers.1.mlp.down_proj"] if kind == "ct" else []
+    meta, items = read_st(os.path.join(src, "model.safetensors"))
+    out = []
+    for name, dt, shape, buf in items:
+        base = name[:-len(".weight")]
+        if not (name.endswith("_proj.weight") and len(shape) == 2) or base in ignore:
+            out.append((name, dt, shape, buf))
+            continue
+        rows, cols = shape
+        groups = cols // gs
+        if kind.startswith("ctfp8"):
+            codes = rng.integers(0, 127, (rows, cols), dtype=np.int64)  # 0x7f, 0xff: NaN
+            codes = (codes | (rng.integers(0, 2, (rows, cols), dtype=np.int64) << 7)).astype(np.uint8)
+            out.append((base + ".weight", "F8_E4M3", [rows, cols], codes.tobytes()))
+            if kind == "ctfp8":
+                scale = bf16(rng.random((rows, 1)).astype(np.float32) * 0.01 + 0.001)
+                out.append((base + ".weight_scale", "BF16", [rows, 1], scale.tobytes()))
+            else:
+                sh = [-(-rows // 48), -(-cols // 96)]
+                scale = (rng.random(sh) * 0.01 + 0.001).astype("<f4")
+                out.append((base + ".weight_scale", "F32", sh, scale.tobytes()))
+        elif ct:
+            codes = rng.integers(0, 1 << bits, (rows, cols), dtype=np.int64)
+            scale = bf16(rng.standard_normal((rows, groups)).astype(np.float32) * 0.01)
+            out.append((base + ".weight_packed", "I32", [rows, (cols + 7) // 8], pack_last(codes, bits).tobytes()))
+            out.append((base + ".weight_scale", "BF16", [rows, groups], scale.tobytes()))
+            out.append((base + ".weight_shape", "I64", [2], np.array([rows, cols], "<i8").tobytes()))
+            if kind == "ct":
+                zp = rng.integers(0, 1 << bits, (rows, groups), dtype=np.int64)
+                zpw = pack_last(zp.T, bits).T.copy()  # packed along rows
+                out.append((base + ".weight_zero_point", "I32", list(zpw.shape), zpw.tobytes()))
+        else:  # GPTQ: qweight is [in, out] (the transpose), packed along in
+            n_in, n_out = cols, rows
+            codes = rng.integers(0, 1 << bits, (n_in, n_out), dtype=np.int64)
+            zeros = rng.integers(0, (1 << bits) - 1, (groups, n_out), dtype=np.int64)  # stored minus one
+            scales = (rng.standard_normal((groups, n_out)) * 0.01).astype("<f2")
+            gidx = np.arange(n_in) // gs
+            if kind == "gptq":
+                rng.shuffle(gidx)
+            out.append((base + ".qweight", "I32", [n_in * bits // 32, n_out], pack_last(codes.T, bits).T.copy().tobytes()))
+            out.append((base + ".qzeros", "I32", [groups, n_out * bits // 32], pack_last(zeros, bits).tobytes()))
+            out.append((base + ".scales", "F16", [groups, n_out], scales.tobytes()))
+            out.append((base + ".g_idx", "I32", [n_in], gidx.astype("<i4").tobytes()))
+    out.sort(key=lambda t: t[0])
+    write_st(os.path.join(dst, "model.safetensors"), out, meta)
+    cfg = json.load(open(os.path.join(src, "config.json")))
+    if kind.startswith("ctfp8"):
+        w = {"num_bits": 8, "type": "float", "strategy": "channel", "group_size": None,
+             "symmetric": True, "dynamic": False}
+        if kind == "ctfp8b":
+            w.update(strategy="block", block_structure=[48, 96])
+        cfg["quantization_config"] = {
+            "quant_method": "compressed-tensors", "format": "float-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": {
+                "num_bits": 8, "type": "float", "strategy": "token", "dynamic": True}}},
+            "ignore": ["lm_head"], "quantization_status": "compressed"}
+    elif ct:
+        cfg["quantization_config"] = {
+            "quant_method": "compressed-tensors", "format": "pack-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+                "num_bits": bits, "type": "int", "strategy": "group", "group_size": gs,
+                "symmetric": kind == "ctsym", "dynamic": False, "actorder": None}}},
+            "ignore": ["lm_head"] + ignore, "quantization_status": "compressed"}
+    else:
+        cfg["quantization_config"] = {
+            "quant_method": "gptq", "bits": bits, "group_size": gs, "desc_act": kind == "gptq",
+            "sym": True, "checkpoint_format": "gptq" if kind == "gptq" else "gptq_v2"}
+    json.dump(cfg, open(os.path.join(dst, "config.json"), "w"), indent=2)
+
+
+main()
