@@ -22,7 +22,13 @@
 # layout at dim 1024: 10 sliding blocks of 128-wide heads, 2 full of 256
 # with K as V, a dense GeGLU of 2048 beside 32 experts of 256 top 8) and
 # gemma4e (gemma-4-E2B's: per-layer inputs of 256, the last 6 of 12
-# blocks sharing KV, their GeGLU twice 4096 wide). Experts that come MXFP4 from the checkpoint (gpt-oss's) stay
+# blocks sharing KV, their GeGLU twice 4096 wide), mistral3 (the llama
+# row's sizes with heads of 128, Mistral Small 3's layout), glm4moe
+# (GLM-4.5's blocks at dim 1024: block 0 dense of 2816, then 32 experts of
+# 768 top 4 with a shared expert, partial rope; its NextN block is loaded,
+# not run) and deepseek2 (DeepSeek-V3's latent attention at dim 1024: 16
+# heads of 128 + 64 rotated, q rank 512, kv rank 256; GLM-4.5's
+# feed-forward sizes). Experts that come MXFP4 from the checkpoint (gpt-oss's) stay
 # MXFP4 in every TYPE (--tensor-type; requantizing them to the preset's
 # types would need --allow-requantize): such rows differ in the other
 # tensors only. The MiB/tok column is what one generated token reads
@@ -84,6 +90,12 @@ shape() {
                      --global-head-dim 256 --experts 32 --experts-used 8 --moe-ffn 256 ;;
         gemma4e) echo --family gemma4e --dim 1024 --layers 12 --ffn 4096 --heads 8 --kv-heads 1 --head-dim 128 \
                       --global-head-dim 256 --ple-dim 256 --kv-shared 6 ;;
+        mistral3) echo --family mistral3 --dim 2048 --layers 8 --ffn 5632 --heads 16 --kv-heads 8 --head-dim 128 ;;
+        glm4moe) echo --family glm4moe --dim 1024 --layers 8 --ffn 2816 --heads 16 --kv-heads 4 --head-dim 128 \
+                      --experts 32 --experts-used 4 --moe-ffn 768 ;;
+        deepseek2) echo --family deepseek2 --dim 1024 --layers 8 --ffn 2816 --heads 16 --kv-heads 16 \
+                        --head-dim 128 --q-lora 512 --kv-lora 256 --rope-dim 64 \
+                        --experts 32 --experts-used 4 --moe-ffn 768 ;;
         *) echo "no benchmark shape for family $1: add one to bench/run.sh's shape" \
                 "(mkhf's families: $("$BIN/tests/tools/mkhf" --families | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }'))" >&2
            return 1 ;;

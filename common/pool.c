@@ -304,90 +304,100 @@ static void run_job(int64_t base, uint32_t units, pool_fn fn, void *ctx)
 /* Whether the loops run better on the caller alone. With another busy
  * process on the machine, a worker that is descheduled while it holds a
  * unit makes the caller wait a time slice, and two threads can then be
- * slower than one. So the pool measures: loops are counted in windows of
- * ADAPT_JOBS (about one generated token of a small model: a shorter
- * window measured the output matrix or not, and misled), and now and then
- * a window runs the other way (alone if the pool is using its workers,
- * with them if not); when it took less than ADAPT_GAIN of the window
- * before it, the pool switches. A probe that confirms the
- * current way doubles the gap to the next (2, 4, .. ADAPT_MAX windows); a
- * switch starts again at 2. On an idle machine the probes cost one window
- * in ADAPT_MAX run alone. The time is the real clock's, or, for tests, a
- * cost model's (pool_set_cost_model): the decisions then depend on nothing
- * but the loops. */
-#define ADAPT_JOBS 128
-#define ADAPT_MAX  64
-#define ADAPT_GAIN 0.9
+ * slower than one. So the pool measures, for each kind of loop apart (its
+ * function, its unit count and the class the caller set, pool_set_class:
+ * a prompt's product and one token's are different loops): that kind's
+ * loops are timed in windows of ADAPT_JOBS of them, and now and then a
+ * window runs the other way (alone if the pool is using its workers, with
+ * them if not); when it took less than ADAPT_GAIN of the window before
+ * it, that kind switches. A probe that confirms the current way doubles
+ * the gap to the next (2, 4, .. ADAPT_MAX windows); a switch starts again
+ * at 2. On an idle machine the probes cost one window in ADAPT_MAX run
+ * alone. (One window across every kind compared windows of different
+ * loops — a layer's expert products against its attention — and sent a
+ * MoE model's prompt alone a good part of the time, 20% slower.) A loop's
+ * time is the real clock's, or, for tests, a cost model's
+ * (pool_set_cost_model): the decisions then depend on nothing but the
+ * loops. */
+#define ADAPT_JOBS  32 /* a kind's loops per window: a few tokens' */
+#define ADAPT_MAX   64
+#define ADAPT_GAIN  0.9
+#define ADAPT_KINDS 64 /* kinds kept; a new kind takes the least recently used slot */
+#define ADAPT_PROBE 8  /* slots a kind may sit in (open addressing) */
+
+typedef struct {
+    pool_fn  fn; /* the key (fn NULL: a free slot) */
+    int64_t  units;
+    int      cls;
+    bool     solo, probing;
+    int      jobs, wait, gap; /* windows until the next probe; the gap after it */
+    int64_t  len, last;       /* this window's loop time; the last regular window's */
+    uint64_t used;            /* the table's tick at its last loop */
+} adapt_kind;
 
 static struct {
-    bool    off;             /* pool_set_adaptive(false): always the workers */
-    bool    solo, probing;
-    int     jobs, wait, gap; /* windows until the next probe; the gap after it */
-    int64_t t0, last;        /* the window's start; the last regular window's length */
-    int64_t units, last_units; /* units of the window's loops; of the last regular window's */
-    pool_cost_fn cost;       /* pool_set_cost_model: loops take its time on clock */
-    void   *cost_user;
-    int64_t clock;
-} A = { .wait = 2, .gap = 2 };
+    bool         off;  /* pool_set_adaptive(false): always the workers */
+    pool_cost_fn cost; /* pool_set_cost_model: loops take its time */
+    void        *cost_user;
+    int          cls;  /* pool_set_class */
+    uint64_t     tick;
+    adapt_kind  *last; /* the last loop's kind (pool_runs_alone) */
+    adapt_kind   k[ADAPT_KINDS];
+} A;
 
-/* The adaptation's time: the real clock, or the cost model's. */
-static int64_t adapt_now(void)
-{
-    return A.cost ? A.clock : now_ns();
-}
-
-/* Back to the start: on the workers, first probe after two windows. */
+/* Back to the start: every kind forgotten (on the workers, first probe
+ * after two windows). */
 static void adapt_reset(void)
 {
-    const bool off = A.off;
-    const pool_cost_fn cost = A.cost;
-    void *user = A.cost_user;
-    memset(&A, 0, sizeof A);
-    A.wait = A.gap = 2;
-    A.off = off;
-    A.cost = cost;
-    A.cost_user = user;
+    memset(A.k, 0, sizeof A.k);
+    A.last = NULL;
+    A.tick = 0;
 }
 
-static void adapt_count(int64_t units)
+static adapt_kind *adapt_kind_of(pool_fn fn, int64_t units)
 {
-    if (A.jobs++ == 0) {
-        A.t0 = adapt_now();
-        A.units = 0;
+    uint64_t h = (uint64_t)(uintptr_t)fn * UINT64_C(0x9e3779b97f4a7c15);
+    h ^= (uint64_t)units * UINT64_C(0xc2b2ae3d27d4eb4f) + (uint64_t)(uint32_t)A.cls;
+    h ^= h >> 29;
+    adapt_kind *old = NULL;
+    for (int i = 0; i < ADAPT_PROBE; i++) {
+        adapt_kind *k = &A.k[(h + (uint64_t)i) % ADAPT_KINDS];
+        if (k->fn == fn && k->units == units && k->cls == A.cls)
+            return k;
+        if (!old || k->used < old->used)
+            old = k; /* a free slot has used 0 */
     }
-    A.units += units;
-    if (A.jobs == 1)
-        return;
+    *old = (adapt_kind){ .fn = fn, .units = units, .cls = A.cls, .wait = 2, .gap = 2 };
+    return old;
+}
+
+/* A loop of kind k took len. */
+static void adapt_done(adapt_kind *k, int64_t len)
+{
+    k->len += len;
+    k->jobs++;
     /* a probe that is already far behind the window before it ends early
      * (a quarter in, at 1.5 times the pace): losing probes cost little */
-    const bool lost = A.probing && A.last > 0 && A.jobs >= ADAPT_JOBS / 4 &&
-                      (double)(adapt_now() - A.t0) * ADAPT_JOBS > 1.5 * (double)A.last * A.jobs;
-    if (A.jobs < ADAPT_JOBS && !lost)
+    const bool lost = k->probing && k->last > 0 && k->jobs >= ADAPT_JOBS / 4 &&
+                      (double)k->len * ADAPT_JOBS > 1.5 * (double)k->last * k->jobs;
+    if (k->jobs < ADAPT_JOBS && !lost)
         return;
-    const int64_t len = adapt_now() - A.t0;
-    A.jobs = 0;
-    if (A.probing) {
-        /* loops of another size than the window before (a prompt, then
-         * generation): no verdict, probe again on the next window */
-        if (!lost && A.last > 0 && (A.units > 2 * A.last_units || 2 * A.units < A.last_units)) {
-            A.probing = false;
-            A.wait = 1;
-            A.last = 0;
-            return;
+    const int64_t win = k->len;
+    k->jobs = 0;
+    k->len = 0;
+    if (k->probing) {
+        k->probing = false;
+        if (!lost && k->last > 0 && (double)win < ADAPT_GAIN * (double)k->last) {
+            k->solo = !k->solo;
+            k->gap = 2;
+        } else if (k->gap < ADAPT_MAX) {
+            k->gap *= 2;
         }
-        A.probing = false;
-        if (!lost && A.last > 0 && (double)len < ADAPT_GAIN * (double)A.last) {
-            A.solo = !A.solo;
-            A.gap = 2;
-        } else if (A.gap < ADAPT_MAX) {
-            A.gap *= 2;
-        }
-        A.wait = A.gap;
-        A.last = 0; /* the next regular window sets the baseline again */
+        k->wait = k->gap;
+        k->last = 0; /* the next regular window sets the baseline again */
     } else {
-        A.last = len;
-        A.last_units = A.units;
-        A.probing = --A.wait <= 0;
+        k->last = win;
+        k->probing = --k->wait <= 0;
     }
 }
 
@@ -404,9 +414,14 @@ void pool_set_cost_model(pool_cost_fn cost, void *user)
     adapt_reset();
 }
 
+void pool_set_class(int cls)
+{
+    A.cls = cls;
+}
+
 bool pool_runs_alone(void)
 {
-    return !A.off && A.solo;
+    return !A.off && A.last && A.last->solo;
 }
 
 void pool_for(int64_t units, pool_fn fn, void *ctx)
@@ -415,11 +430,13 @@ void pool_for(int64_t units, pool_fn fn, void *ctx)
         return;
     const int inner = unit_thread;
     bool alone = inner >= 0 || pool_threads() == 1 || units == 1;
-    const bool adapting = !alone && !A.off;
-    if (adapting) {
-        adapt_count(units);
-        alone = A.solo != A.probing;
+    adapt_kind *k = NULL;
+    if (!alone && !A.off) {
+        k = A.last = adapt_kind_of(fn, units);
+        k->used = ++A.tick;
+        alone = k->solo != k->probing;
     }
+    const int64_t t0 = k && !A.cost ? now_ns() : 0;
     if (alone) {
         /* on this thread; a loop inside one of these units runs inline too */
         const int self = inner >= 0 ? inner : 0;
@@ -431,6 +448,6 @@ void pool_for(int64_t units, pool_fn fn, void *ctx)
         for (int64_t base = 0; base < units; base += WINDOW)
             run_job(base, (uint32_t)(units - base < WINDOW ? units - base : WINDOW), fn, ctx);
     }
-    if (adapting && A.cost)
-        A.clock += A.cost(units, alone, A.cost_user);
+    if (k)
+        adapt_done(k, A.cost ? A.cost(units, alone, A.cost_user) : now_ns() - t0);
 }

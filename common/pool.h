@@ -41,8 +41,9 @@ int pool_threads(void);
 /* fn(ctx, u, thread) for every u in [0, units), each exactly once, spread
  * over the pool's threads; returns when all are done. The pool measures
  * whether its loops finish sooner on the caller alone (another busy
- * process on the machine can make two threads slower than one) and runs
- * them so while that holds, probing now and then (pool.c). */
+ * process on the machine can make two threads slower than one), each kind
+ * of loop apart, and runs them so while that holds, probing now and then
+ * (pool.c). */
 void pool_for(int64_t units, pool_fn fn, void *ctx);
 
 /* Adaptive (the default) or always on every thread (tests of the sharing).
@@ -62,7 +63,14 @@ typedef int64_t (*pool_cost_fn)(int64_t units, bool alone, void *user);
  * adaptation as pool_set_adaptive does. */
 void pool_set_cost_model(pool_cost_fn cost, void *user);
 
-/* Whether the adaptive pool currently runs its loops on the caller alone. */
+/* The class of the loops that follow (0 at the start): loops of the same
+ * function and unit count but another class are measured apart by the
+ * adaptation (gguf-run sets a batch's size class, so that a prompt's
+ * products and one token's are not compared). */
+void pool_set_class(int cls);
+
+/* Whether the adaptive pool ran the kind of the last loop on the caller
+ * alone (false before any loop). */
 bool pool_runs_alone(void);
 
 #define POOL_MAX_THREADS 256

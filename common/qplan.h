@@ -22,6 +22,13 @@
 #include "preset.h"
 #include "recipe.h"
 
+/* A row whose largest magnitude reaches this is read back once quantized
+ * and checked finite (gguf-quantize, one-pass gguf-convert): a value of
+ * f16 above 65504 is Inf, and so is an f16 block scale above it. Below,
+ * no type can overflow: every codec's scales are a block's largest
+ * magnitude over a level or a small multiple of it. */
+#define QPLAN_CHECK_OUT_FROM 256.0f
+
 /* A registered architecture's facts from its hyper-parameters. */
 void qplan_facts_hparams(policy_model *m, const gguf_hparams *hp);
 

@@ -79,6 +79,22 @@ int64_t nonfinite_f32(const float *x, int64_t n)
     return -1;
 }
 
+float finite_amax(const float *x, int64_t n)
+{
+    /* magnitudes' bits order as the magnitudes do: the largest, as an
+     * integer (a loop the compiler makes vector code of) */
+    uint32_t top = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, x + i, 4);
+        u &= 0x7fffffffu;
+        top = u > top ? u : top;
+    }
+    float a;
+    memcpy(&a, &top, 4);
+    return a;
+}
+
 /* 16-bit lanes: e is the exponent mask, o its lowest bit. */
 static int64_t nonfinite_16(const uint16_t *x, int64_t n, uint16_t e, uint16_t o)
 {

@@ -19,6 +19,9 @@
 /* f32 values: Inf or NaN. */
 int64_t nonfinite_f32(const float *x, int64_t n);
 
+/* The largest magnitude of n finite f32 values (0 for none). */
+float finite_amax(const float *x, int64_t n);
+
 /* IEEE binary16 bits: exponent 0x1f (Inf or NaN). */
 int64_t nonfinite_f16(const uint16_t *x, int64_t n);
 

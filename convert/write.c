@@ -23,6 +23,7 @@
 #include "progress.h"
 #include "onepass.h"
 #include "preset.h"
+#include "qplan.h"
 #include "readback.h"
 
 int convert_resolve_outtype(const src_model *m, int outtype)
@@ -438,8 +439,9 @@ static int64_t first_bad(uint32_t type, const float *x, const void *out, int64_t
             if (fabsf(x[i]) > fabsf(x[at]))
                 at = i;
         return at;
-    default: /* a preset's types (one row): the output read back, as gguf-quantize checks it */
-        if ((at = nonfinite_f32(x, n)) >= 0)
+    default: /* a preset's types (one row): the output read back where it may
+              * overflow, as gguf-quantize checks it */
+        if ((at = nonfinite_f32(x, n)) >= 0 || finite_amax(x, n) < QPLAN_CHECK_OUT_FROM)
             return at;
         gguf_dequantize_row(type, out, tmp, n, NULL);
         return nonfinite_f32(tmp, n);
@@ -632,9 +634,10 @@ static void convert_chunk(pipeline *p, chunk *c, int thread)
     for (int64_t r = 0; r < steps; r++) {
         uint8_t *out = c->enc + (size_t)(r * (int64_t)row_bytes);
         load_rows(p->m, t, c->r0 + r, vec ? c->nr : 1, f32);
-        if (p->src_types && p->src_types[c->tensor] == GGUF_DT_BF16) /* as the bf16 file holds it */
-            for (int64_t i = 0; i < len; i++)
-                f32[i] = gguf_bf16_to_f32(gguf_f32_to_bf16(f32[i]));
+        if (p->src_types && p->src_types[c->tensor] == GGUF_DT_BF16) { /* as the bf16 file holds it */
+            gguf_f32_to_bf16_row(f32, (uint16_t *)(void *)tmp, len);
+            gguf_bf16_to_f32_row((const uint16_t *)(void *)tmp, f32, len);
+        }
         /* experts: each matrix of ne[1] rows has its own weights */
         const float *w = imw && !vec ? imw + (c->r0 + r) / t->ne[1] % t->ne[2] * t->ne[0] : NULL;
         if (encode(type, t, f32, len, out, w)) {

@@ -1005,11 +1005,6 @@ static int64_t first_nonfinite(const float *x, int64_t n, float *amax)
     return -1;
 }
 
-/* Rows whose largest magnitude reaches this are quantized, then read back
- * and checked finite: a value of f16 above 65504 is Inf, and so is an f16
- * block scale above it. Below, no type can overflow: every codec's scales
- * are a block's largest magnitude over a level or a small multiple of it. */
-#define CHECK_OUT_FROM 256.0f
 
 /* Where a piece found a value it refuses (row -1: none): a non-finite
  * input value, or (out) an output value that is not finite although the
@@ -1154,7 +1149,7 @@ static void piece_unit(void *ctx, int64_t u, int thread)
             atomic_store(&j->failed, 1); /* the plan checked codec and weights: not expected */
             return;
         }
-        if (j->check_out && amax >= CHECK_OUT_FROM) {
+        if (j->check_out && amax >= QPLAN_CHECK_OUT_FROM) {
             float amax_out;
             gguf_dequantize_row(j->it->type, y, back, n0, NULL);
             if ((at = first_nonfinite(back, n0, &amax_out)) >= 0) {

@@ -1854,6 +1854,13 @@ void run_forward(run_state *s, const run_model *m, const int32_t *tokens, int n,
         float *out = NULL;
         if (from < nb) // this batch's first wanted row is logits row done + from - out_from
             out = logits + (size_t)(done + from - out_from) * (size_t)m->hp.n_vocab;
+        /* the pool adapts to each batch size class apart: a prompt's loops
+         * and one token's are not compared */
+        int cls = 0;
+        for (int b = nb; b; b >>= 1)
+            cls++;
+        pool_set_class(cls);
         forward_batch(s, m, tokens + done, nb, pos + done, from, out);
+        pool_set_class(0);
     }
 }

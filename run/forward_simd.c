@@ -455,16 +455,84 @@ KERN_AVX2 static float fwd_rec_dot_avx2(const float *x, const float *y, int n)
     return rec_sum_tail(s, x + np, y + np, n - np);
 }
 
+/* The fold rec_dot ends with (fwd_rec_dot_avx2's), of eight accumulators
+ * a[j] given as their pairwise sums: lo = (a0 + a4) + (a2 + a6), hi =
+ * (a1 + a5) + (a3 + a7). */
+KERN_AVX2 static inline float fwd_rec_fold(__m256 lo, __m256 hi)
+{
+    const __m256 c8 = _mm256_add_ps(lo, hi);
+    const __m128 c4 = _mm_add_ps(_mm256_castps256_ps128(c8), _mm256_extractf128_ps(c8, 1));
+    const __m128 t = _mm_add_ps(c4, _mm_movehl_ps(c4, c4)); /* c0 + c2, c1 + c3 */
+    return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+}
+
+/* Two rows of the state at once, S a multiple of 64: rec_dot's
+ * accumulator a[j] (elements 64i + 8j ... + 7, i = 0, 1, ...) is made one
+ * j at a time for both rows, each k or q vector loaded once for the two,
+ * and the fold's pairs added as soon as both exist (few registers live).
+ * The decayed row is made twice (for the dot with k, then for the update)
+ * rather than stored and read back: the same product each time. Every
+ * element sees rec_delta_step's operations in its order. */
+KERN_AVX2 static void fwd_delta_rows2_avx2(float *r0, float *r1, float *out, const float *q,
+                                           const float *k, const float *v, __m256 vd, float beta,
+                                           float scale, int S, float *d)
+{
+    static const int jorder[8] = { 0, 4, 2, 6, 1, 5, 3, 7 };
+    __m256 s0[8], s1[8]; /* the accumulators, in jorder */
+    for (int n = 0; n < 8; n++) {
+        const int j = jorder[n];
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+        for (int i = 8 * j; i < S; i += 64) {
+            const __m256 kk = _mm256_loadu_ps(k + i);
+            a0 = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_loadu_ps(r0 + i), vd), kk, a0);
+            a1 = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_loadu_ps(r1 + i), vd), kk, a1);
+        }
+        s0[n] = a0, s1[n] = a1;
+    }
+    const float k0 = fwd_rec_fold(_mm256_add_ps(_mm256_add_ps(s0[0], s0[1]), _mm256_add_ps(s0[2], s0[3])),
+                                  _mm256_add_ps(_mm256_add_ps(s0[4], s0[5]), _mm256_add_ps(s0[6], s0[7])));
+    const float k1 = fwd_rec_fold(_mm256_add_ps(_mm256_add_ps(s1[0], s1[1]), _mm256_add_ps(s1[2], s1[3])),
+                                  _mm256_add_ps(_mm256_add_ps(s1[4], s1[5]), _mm256_add_ps(s1[6], s1[7])));
+    d[0] = (v[0] - k0) * beta;
+    d[1] = (v[1] - k1) * beta;
+    const __m256 d0 = _mm256_set1_ps(d[0]), d1 = _mm256_set1_ps(d[1]);
+    for (int n = 0; n < 8; n++) {
+        const int j = jorder[n];
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+        for (int i = 8 * j; i < S; i += 64) {
+            const __m256 kk = _mm256_loadu_ps(k + i), qq = _mm256_loadu_ps(q + i);
+            const __m256 x0 = _mm256_fmadd_ps(kk, d0, _mm256_mul_ps(_mm256_loadu_ps(r0 + i), vd));
+            const __m256 x1 = _mm256_fmadd_ps(kk, d1, _mm256_mul_ps(_mm256_loadu_ps(r1 + i), vd));
+            _mm256_storeu_ps(r0 + i, x0);
+            _mm256_storeu_ps(r1 + i, x1);
+            a0 = _mm256_fmadd_ps(x0, qq, a0);
+            a1 = _mm256_fmadd_ps(x1, qq, a1);
+        }
+        s0[n] = a0, s1[n] = a1;
+    }
+    out[0] = fwd_rec_fold(_mm256_add_ps(_mm256_add_ps(s0[0], s0[1]), _mm256_add_ps(s0[2], s0[3])),
+                          _mm256_add_ps(_mm256_add_ps(s0[4], s0[5]), _mm256_add_ps(s0[6], s0[7]))) * scale;
+    out[1] = fwd_rec_fold(_mm256_add_ps(_mm256_add_ps(s1[0], s1[1]), _mm256_add_ps(s1[2], s1[3])),
+                          _mm256_add_ps(_mm256_add_ps(s1[4], s1[5]), _mm256_add_ps(s1[6], s1[7]))) * scale;
+}
+
 /* rec_delta_step row by row: row j's decay, write strength d[j] (its dot
  * with k), rank-one update and read (its dot with q) need no other row, so
  * each element sees the scalar passes' operations in their order while
- * the row stays in L1, one pass over the state instead of four. */
+ * the row stays in L1, one pass over the state instead of four; rows in
+ * pairs where S is a multiple of 64 (fwd_delta_rows2_avx2). */
 KERN_AVX2 static void fwd_delta_step_avx2(float *M, float *out, const float *q, const float *k,
                                           const float *v, float g, float beta, int S, float *d)
 {
     const float decay = expf(g);
     const __m256 vd = _mm256_set1_ps(decay);
     const float scale = 1.0f / sqrtf((float)S);
+    if (S % 64 == 0) {
+        for (int j = 0; j < S; j += 2)
+            fwd_delta_rows2_avx2(M + (size_t)j * S, M + (size_t)(j + 1) * S, out + j, q, k, v + j, vd,
+                                 beta, scale, S, d + j);
+        return;
+    }
     for (int j = 0; j < S; j++) {
         float *row = M + (size_t)j * S;
         int c = 0;

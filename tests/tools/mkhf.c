@@ -8,7 +8,7 @@
  *               [--experts N] [--experts-used N] [--moe-ffn N] [--dtype f16|bf16|f32]
  *               [--set NAME[INDEX]=VALUE ...] [--lin-k-heads N] [--lin-v-heads N]
  *               [--lin-head-dim N] [--shexp-ffn N] [--global-head-dim N] [--ple-dim N]
- *               [--kv-shared N]
+ *               [--kv-shared N] [--q-lora N] [--kv-lora N] [--rope-dim N]
  *   mkhf --families
  *
  * --family takes a row's name or a GGUF architecture (its first row: gpt-oss
@@ -69,9 +69,9 @@
  *             (num_nextn_predict_layers 1); untied
  *   deepseek2 DeepseekV3ForCausalLM (DeepSeek-V3): multi-head latent
  *             attention over --heads (num_key_value_heads the same, whatever
- *             --kv-heads says: kv_b_proj is split by it), q_lora_rank and
- *             kv_lora_rank 32, qk_nope and v_head_dim --head-dim, qk_rope
- *             16; GLM-4.5's feed-forward (block 0 dense, sigmoid routing in
+ *             --kv-heads says: kv_b_proj is split by it), q_lora_rank
+ *             --q-lora and kv_lora_rank --kv-lora (32 each by default),
+ *             qk_nope and v_head_dim --head-dim, qk_rope --rope-dim (16); GLM-4.5's feed-forward (block 0 dense, sigmoid routing in
  *             one group, one shared expert); one MTP layer after the
  *             --layers that the converter drops; untied
  * Tensors are written in the module order a real checkpoint has (the
@@ -129,6 +129,7 @@ typedef struct shape {
     int64_t dim, layers, ffn, heads, kv, head_dim, experts, used, moe_ffn, vocab;
     int64_t lin_k, lin_v, lin_dim, shexp_ffn;  /* qwen35: linear attention, shared expert */
     int64_t global_head_dim, ple_dim, kv_shared; /* gemma4 */
+    int64_t q_lora, kv_lora, rope_dim;         /* deepseek2: MLA's ranks, rotated part */
 } shape;
 
 enum {
@@ -229,7 +230,8 @@ static void keys_glm4moe(FILE *fp, const shape *s)
             LL(s->head_dim), LL(s->experts), LL(s->used), LL(s->moe_ffn));
 }
 
-/* DeepSeek-V3's MLA widths (mkhf's: fixed ranks, the rope part 16) */
+/* DeepSeek-V3's MLA widths: mkhf's defaults (--q-lora, --kv-lora,
+ * --rope-dim) */
 #define MLA_Q_LORA 32
 #define MLA_KV_LORA 32
 #define MLA_ROPE 16
@@ -248,7 +250,7 @@ static void keys_deepseek2(FILE *fp, const shape *s)
                 "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0, "
                 "\"original_max_position_embeddings\": 4096, \"beta_fast\": 32, \"beta_slow\": 1, "
                 "\"mscale\": 1.0, \"mscale_all_dim\": 1.0}",
-            MLA_Q_LORA, MLA_KV_LORA, LL(s->head_dim), MLA_ROPE, LL(s->head_dim), LL(s->experts),
+            (int)s->q_lora, (int)s->kv_lora, LL(s->head_dim), (int)s->rope_dim, LL(s->head_dim), LL(s->experts),
             LL(s->used), LL(s->moe_ffn));
 }
 
@@ -753,12 +755,12 @@ static void add_block(tensor_list *L, const family *f, const shape *s, int64_t l
     LAYER("input_layernorm.weight", norm, dim);
     if (f->flags & F_MLA) { /* q and the KV through their low ranks */
         const int64_t hd = s->head_dim;
-        LAYER("self_attn.q_a_proj.weight", FILL_RANDOM, MLA_Q_LORA, dim);
-        LAYER("self_attn.q_a_layernorm.weight", norm, MLA_Q_LORA);
-        LAYER("self_attn.q_b_proj.weight", FILL_RANDOM, s->heads * (hd + MLA_ROPE), MLA_Q_LORA);
-        LAYER("self_attn.kv_a_proj_with_mqa.weight", FILL_RANDOM, MLA_KV_LORA + MLA_ROPE, dim);
-        LAYER("self_attn.kv_a_layernorm.weight", norm, MLA_KV_LORA);
-        LAYER("self_attn.kv_b_proj.weight", FILL_RANDOM, s->heads * 2 * hd, MLA_KV_LORA);
+        LAYER("self_attn.q_a_proj.weight", FILL_RANDOM, s->q_lora, dim);
+        LAYER("self_attn.q_a_layernorm.weight", norm, s->q_lora);
+        LAYER("self_attn.q_b_proj.weight", FILL_RANDOM, s->heads * (hd + s->rope_dim), s->q_lora);
+        LAYER("self_attn.kv_a_proj_with_mqa.weight", FILL_RANDOM, s->kv_lora + s->rope_dim, dim);
+        LAYER("self_attn.kv_a_layernorm.weight", norm, s->kv_lora);
+        LAYER("self_attn.kv_b_proj.weight", FILL_RANDOM, s->heads * 2 * hd, s->kv_lora);
         LAYER("self_attn.o_proj.weight", FILL_RANDOM, dim, qd);
         LAYER("post_attention_layernorm.weight", norm, dim);
         add_ffn(L, f, s, l);
@@ -1083,6 +1085,7 @@ static int usage(void)
                     "            [--moe-ffn N] [--dtype f16|bf16|f32] [--set NAME[INDEX]=VALUE ...]\n"
                     "            [--lin-k-heads N] [--lin-v-heads N] [--lin-head-dim N] [--shexp-ffn N]\n"
                     "            [--global-head-dim N] [--ple-dim N] [--kv-shared N]\n"
+                    "            [--q-lora N] [--kv-lora N] [--rope-dim N]\n"
                     "       mkhf --families   (one line per family: NAME ARCHITECTURE HF_CLASS)\n");
     return 2;
 }
@@ -1098,6 +1101,8 @@ static bool consistent(const family *f, const shape *s)
     if (!(f->flags & F_MXFP4) && s->ffn < 1)
         return false;
     if (is_moe(f) && (s->experts < 1 || s->used < 1 || s->used > s->experts || s->moe_ffn < 1))
+        return false;
+    if ((f->flags & F_MLA) && (s->q_lora < 1 || s->kv_lora < 1 || s->rope_dim < 2 || s->rope_dim % 2))
         return false;
     /* Qwen 3.5: value heads a multiple of key heads; a quarter of each head
      * rotated in pairs */
@@ -1119,7 +1124,8 @@ static bool consistent(const family *f, const shape *s)
 int main(int argc, char **argv)
 {
     shape s = { .dim = 2048, .layers = 16, .ffn = 5632, .heads = 16, .kv = 16, .vocab = 32000,
-                .experts = 8, .used = 2, .moe_ffn = 768 };
+                .experts = 8, .used = 2, .moe_ffn = 768,
+                .q_lora = MLA_Q_LORA, .kv_lora = MLA_KV_LORA, .rope_dim = MLA_ROPE };
     const char *dtype = "bf16", *out = NULL, *tok = NULL, *name = "llama";
     if (argc == 2 && !strcmp(argv[1], "--families")) {
         for (size_t i = 0; i < N_FAMILIES; i++)
@@ -1137,6 +1143,8 @@ int main(int argc, char **argv)
                      : !strcmp(a, "--lin-head-dim") ? &s.lin_dim : !strcmp(a, "--shexp-ffn") ? &s.shexp_ffn
                      : !strcmp(a, "--global-head-dim") ? &s.global_head_dim
                      : !strcmp(a, "--ple-dim") ? &s.ple_dim : !strcmp(a, "--kv-shared") ? &s.kv_shared
+                     : !strcmp(a, "--q-lora") ? &s.q_lora : !strcmp(a, "--kv-lora") ? &s.kv_lora
+                     : !strcmp(a, "--rope-dim") ? &s.rope_dim
                      : NULL;
         if (num && v) {
             *num = atoll(v), i++;

@@ -115,6 +115,26 @@ START_TEST(test_q8_0)
 }
 END_TEST
 
+/* finite_amax: the largest magnitude wherever it sits, negative or not,
+ * -0 and subnormals among the values; 0 for no values. */
+START_TEST(test_amax)
+{
+    float x[MAXN] = { 0 };
+    ck_assert(finite_amax(x, 0) == 0.0f);
+    for (int n = 1; n <= MAXN; n++)
+        for (int at = 0; at < n; at++) {
+            for (int i = 0; i < n; i++)
+                x[i] = i % 3 == 0 ? -0.0f : i % 3 == 1 ? 1.4e-45f : 0.5f * (float)(i % 7);
+            x[at] = at % 2 ? -1000.0f : 1000.0f;
+            ck_assert(finite_amax(x, n) == 1000.0f);
+            x[at] = -3.4028234663852886e38f;
+            ck_assert(finite_amax(x, n) == 3.4028234663852886e38f);
+        }
+    const float small[] = { -0.0f, 1.4e-45f, -255.99998f };
+    ck_assert(finite_amax(small, 3) == 255.99998f);
+}
+END_TEST
+
 START_TEST(test_e8m0)
 {
     uint8_t x[MAXN];
@@ -141,6 +161,7 @@ int main(void)
     tcase_add_loop_test(tc, test_bf16, 0, 2);
     tcase_add_test(tc, test_q8_0);
     tcase_add_test(tc, test_e8m0);
+    tcase_add_test(tc, test_amax);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }

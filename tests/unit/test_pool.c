@@ -123,16 +123,17 @@ START_TEST(test_sizes_clamped)
 }
 END_TEST
 
-/* The adaptation (pool.c: windows of 128 loops, a probe the other way now
- * and then, a switch when the probe window took less than 0.9 of the one
- * before), on a cost model instead of the clock: each loop takes the time
+/* The adaptation (pool.c: for each kind of loop, windows of 32 of its
+ * loops, a probe the other way now and then, a switch when the probe
+ * window took less than 0.9 of the one before), on a cost model instead of the clock: each loop takes the time
  * the test says, so the decisions are the same on an idle machine and on a
  * busy one. The units still run, alone or on the workers as decided. */
-#define WINDOW_LOOPS 128
+#define WINDOW_LOOPS 32
 #define MAX_LOOPS    (WINDOW_LOOPS * 48)
 
 typedef struct {
     int64_t alone_ns, shared_ns; /* per unit, alone on the caller / on every thread */
+    int64_t other_units;         /* loops of this many units cost the other way round */
     int     n;                   /* loops so far */
     bool    alone[MAX_LOOPS];    /* how each ran */
 } cost_model;
@@ -142,6 +143,8 @@ static int64_t model_cost(int64_t units, bool alone, void *user)
     cost_model *m = user;
     ck_assert_int_lt(m->n, MAX_LOOPS);
     m->alone[m->n++] = alone;
+    if (units == m->other_units)
+        alone = !alone;
     return units * (alone ? m->alone_ns : m->shared_ns);
 }
 
@@ -184,7 +187,7 @@ static int count_alone(const cost_model *m, int from, int to)
 static cost_model *start_model(int64_t alone_ns, int64_t shared_ns)
 {
     static cost_model m;
-    m = (cost_model){ alone_ns, shared_ns, 0, { false } };
+    m = (cost_model){ alone_ns, shared_ns, 0, 0, { false } };
     ck_assert_int_eq(pool_set_threads(2), 0);
     pool_set_cost_model(model_cost, &m);
     pool_set_adaptive(true);
@@ -194,15 +197,14 @@ static cost_model *start_model(int64_t alone_ns, int64_t shared_ns)
 
 /* A worker that is slow at every unit (as one descheduled by another busy
  * process): a loop of 8 units takes 1.6 ms alone and 2.2 ms with the
- * worker. Windows 1 and 2 run on the workers; the probe starts on the last
- * loop of window 2 (loop 255) and measures window 3, which took 0.73 of
- * window 2: from loop 255 on, every loop runs alone. */
+ * worker. Windows 1 and 2 run on the workers; window 3 is the probe, alone,
+ * and took 0.73 of window 2: from loop 64 on, every loop runs alone. */
 START_TEST(test_adapts_to_slow_workers)
 {
     cost_model *m = start_model(200000, 275000);
     run_loops(m, 4 * WINDOW_LOOPS);
     for (int i = 0; i < m->n; i++)
-        ck_assert_msg(m->alone[i] == (i >= 2 * WINDOW_LOOPS - 1), "loop %d ran %s", i,
+        ck_assert_msg(m->alone[i] == (i >= 2 * WINDOW_LOOPS), "loop %d ran %s", i,
                       m->alone[i] ? "alone" : "on the workers");
     ck_assert_msg(pool_runs_alone(), "the pool still uses its slow worker");
     pool_set_adaptive(false);
@@ -219,12 +221,11 @@ START_TEST(test_no_switch_below_the_gain)
         run_loops(m, WINDOW_LOOPS);
         ck_assert_msg(!pool_runs_alone(), "switched in window %d", w + 1);
     }
-    /* a probe starts on the last loop of a window and runs the next: after
-     * windows 2, 7 (4 regular windows after the probe window 3), 16 and 33 */
+    /* the probes are windows 3, 8 (4 regular windows after the probe window
+     * 3), 17 and 34 (counted from 1) */
     for (int i = 0; i < m->n; i++) {
-        const int w = (i + 1) / WINDOW_LOOPS; /* the probe started w windows in */
-        const bool probe = (w == 2 || w == 7 || w == 16 || w == 33) &&
-                           i + 1 >= w * WINDOW_LOOPS && i + 1 < (w + 1) * WINDOW_LOOPS;
+        const int w = i / WINDOW_LOOPS; /* from 0 */
+        const bool probe = w == 2 || w == 7 || w == 16 || w == 33;
         ck_assert_msg(m->alone[i] == probe, "loop %d ran %s", i, m->alone[i] ? "alone" : "on the workers");
     }
 }
@@ -245,15 +246,73 @@ START_TEST(test_back_to_the_workers)
 END_TEST
 
 /* A probe far behind (alone twice as slow) ends a quarter into its window,
- * after 32 loops, not 128. */
+ * after 8 loops, not 32. */
 START_TEST(test_losing_probe_ends_early)
 {
     cost_model *m = start_model(400000, 200000);
     run_loops(m, 6 * WINDOW_LOOPS);
     ck_assert(!pool_runs_alone());
-    ck_assert_int_eq(count_alone(m, 0, 2 * WINDOW_LOOPS - 1), 0);
-    ck_assert_int_eq(count_alone(m, 2 * WINDOW_LOOPS - 1, 2 * WINDOW_LOOPS - 1 + 32), 32);
-    ck_assert_int_eq(count_alone(m, 2 * WINDOW_LOOPS - 1 + 32, 6 * WINDOW_LOOPS), 0);
+    ck_assert_int_eq(count_alone(m, 0, 2 * WINDOW_LOOPS), 0);
+    ck_assert_int_eq(count_alone(m, 2 * WINDOW_LOOPS, 2 * WINDOW_LOOPS + WINDOW_LOOPS / 4), WINDOW_LOOPS / 4);
+    ck_assert_int_eq(count_alone(m, 2 * WINDOW_LOOPS + WINDOW_LOOPS / 4, 6 * WINDOW_LOOPS), 0);
+}
+END_TEST
+
+/* Two kinds of loop, one after the other (as a layer's expert products and
+ * its attention): loops of 8 units are slower on the workers, loops of 16
+ * faster. Each kind is measured against its own windows: the 8-unit loops
+ * go alone, the 16-unit loops stay on the workers. */
+START_TEST(test_kinds_adapt_apart)
+{
+    cost_model *m = start_model(200000, 275000);
+    m->other_units = 16;
+    bool alone8[MAX_LOOPS / 2], alone16[MAX_LOOPS / 2];
+    int n = 0;
+    for (int i = 0; i < 8 * WINDOW_LOOPS; i++) {
+        record_job j = { 0, 0 };
+        const int k = m->n;
+        pool_for(8 + 8 * (i & 1), record_unit, &j);
+        ck_assert_int_eq(j.units, 8 + 8 * (i & 1));
+        if (i & 1)
+            alone16[n++] = m->alone[k];
+        else
+            alone8[n] = m->alone[k];
+    }
+    /* each kind's four windows: 1 and 2 on the workers, the probe window 3
+     * alone; then the 8-unit loops stay alone, the 16-unit loops go back to
+     * the workers */
+    for (int i = 0; i < n; i++) {
+        ck_assert_msg(alone8[i] == (i >= 2 * WINDOW_LOOPS), "8-unit loop %d ran %s", i,
+                      alone8[i] ? "alone" : "on the workers");
+        const int w = i / WINDOW_LOOPS;
+        ck_assert_msg(alone16[i] == (w == 2), "16-unit loop %d ran %s", i,
+                      alone16[i] ? "alone" : "on the workers");
+    }
+}
+END_TEST
+
+/* The same function and unit count in another class (pool_set_class: a
+ * prompt's batch, one token) is another kind: the class-1 loops, slower on
+ * the workers, go alone; the class-0 loops between them never saw a
+ * window of their own that favoured that and stay on the workers. */
+START_TEST(test_classes_adapt_apart)
+{
+    cost_model *m = start_model(200000, 275000);
+    for (int i = 0; i < 4 * WINDOW_LOOPS; i++) {
+        pool_set_class(1);
+        run_loops(m, 1);
+        pool_set_class(0);
+    }
+    ck_assert(pool_runs_alone());
+    m->shared_ns = 100000;
+    for (int i = 0; i < 3 * WINDOW_LOOPS; i++)
+        run_loops(m, 1);
+    ck_assert_int_eq(count_alone(m, 4 * WINDOW_LOOPS, 6 * WINDOW_LOOPS), 0);
+    ck_assert(!pool_runs_alone());
+    pool_set_class(1);
+    run_loops(m, 1);
+    ck_assert_msg(pool_runs_alone(), "the class-1 kind was forgotten");
+    pool_set_class(0);
 }
 END_TEST
 
@@ -272,6 +331,8 @@ int main(void)
     tcase_add_test(tc, test_no_switch_below_the_gain);
     tcase_add_test(tc, test_back_to_the_workers);
     tcase_add_test(tc, test_losing_probe_ends_early);
+    tcase_add_test(tc, test_kinds_adapt_apart);
+    tcase_add_test(tc, test_classes_adapt_apart);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
