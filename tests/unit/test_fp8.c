@@ -194,7 +194,7 @@ START_TEST(test_plan_config)
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"fp8\"}}", &err), 0);
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"awq\"}}", &err), -1);
     ck_assert_str_eq(err.msg, "config.json: quantization_config quant_method 'awq' is not supported "
-                     "(only fp8, E4M3 with block scales)");
+                     "(fp8, compressed-tensors or gptq)");
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"bits\": 4}}", &err), -1);
     ck_assert_int_eq(plan_of("{\"quantization_config\": 3}", &err), -1);
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"fp8\", \"fmt\": 1}}", &err), -1);
