@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     }
     const uint32_t types[] = { GGUF_DT_F32,  GGUF_DT_F16,  GGUF_DT_BF16, GGUF_DT_Q4_0, GGUF_DT_Q4_1,
                                GGUF_DT_Q5_0, GGUF_DT_Q5_1, GGUF_DT_Q8_0, GGUF_DT_Q2_K, GGUF_DT_Q3_K,
-                               GGUF_DT_Q4_K, GGUF_DT_Q5_K, GGUF_DT_Q6_K, GGUF_DT_MXFP4 };
+                               GGUF_DT_Q4_K, GGUF_DT_Q5_K, GGUF_DT_Q6_K, GGUF_DT_MXFP4, GGUF_DT_IQ4_XS };
     float *src = malloc(sizeof(float) * DISTINCT * COLS), *x = malloc(sizeof(float) * NB_MAX * COLS);
     float *y = malloc(sizeof(float) * NB_MAX * ROWS);
     srand(1);

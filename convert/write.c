@@ -427,6 +427,7 @@ static int encode(uint32_t type, const src_tensor *t, const float *x, int64_t n,
 static int64_t first_bad(uint32_t type, const float *x, const void *out, int64_t n, float *tmp)
 {
     int64_t at, b;
+    float amax;
     switch (type) {
     case GGUF_DT_F32: return nonfinite_f32(x, n);
     case GGUF_DT_F16: return nonfinite_f16(out, n);
@@ -441,7 +442,7 @@ static int64_t first_bad(uint32_t type, const float *x, const void *out, int64_t
         return at;
     default: /* a preset's types (one row): the output read back where it may
               * overflow, as gguf-quantize checks it */
-        if ((at = nonfinite_f32(x, n)) >= 0 || finite_amax(x, n) < QPLAN_CHECK_OUT_FROM)
+        if ((at = nonfinite_amax_f32(x, n, &amax)) >= 0 || amax < QPLAN_CHECK_OUT_FROM)
             return at;
         gguf_dequantize_row(type, out, tmp, n, NULL);
         return nonfinite_f32(tmp, n);

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "args.h"
+#include "finite.h"
 #include <ggufkit/gguf.h>
 #include <ggufkit/quants.h>
 #include <ggufkit/arch.h>
@@ -971,39 +972,6 @@ static int reserve(void **p, size_t *cap, size_t need)
     return 0;
 }
 
-/* The first non-finite value of n floats, or -1; *amax gets the largest
- * magnitude (of the values before it). Sixteen at a time, the largest of
- * the values' bits without the sign (as integers they order as the
- * magnitudes do; from 0x7f800000 on: Inf or NaN) — a loop the compiler
- * turns into vector code — then the exact index one by one. */
-static int64_t first_nonfinite(const float *x, int64_t n, float *amax)
-{
-    uint32_t top = 0;
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        uint32_t m = 0;
-        for (int k = 0; k < 16; k++) {
-            uint32_t u;
-            memcpy(&u, x + i + k, 4);
-            u &= 0x7fffffffu;
-            m = u > m ? u : m;
-        }
-        if (m >= 0x7f800000u)
-            break;
-        top = m > top ? m : top;
-    }
-    float a;
-    memcpy(&a, &top, 4);
-    for (; i < n; i++) {
-        if (!isfinite(x[i])) {
-            *amax = a;
-            return i;
-        }
-        a = fabsf(x[i]) > a ? fabsf(x[i]) : a;
-    }
-    *amax = a;
-    return -1;
-}
 
 
 /* Where a piece found a value it refuses (row -1: none): a non-finite
@@ -1133,7 +1101,7 @@ static void piece_unit(void *ctx, int64_t u, int thread)
                 f = tmp;
             }
             /* llama.cpp copies it, or quantizes it into finite garbage */
-            at = first_nonfinite(f, n0, &amax);
+            at = nonfinite_amax_f32(f, n0, &amax);
             v = at >= 0 ? f[at] : 0;
         }
         if (at >= 0) {
@@ -1152,7 +1120,7 @@ static void piece_unit(void *ctx, int64_t u, int thread)
         if (j->check_out && amax >= QPLAN_CHECK_OUT_FROM) {
             float amax_out;
             gguf_dequantize_row(j->it->type, y, back, n0, NULL);
-            if ((at = first_nonfinite(back, n0, &amax_out)) >= 0) {
+            if ((at = nonfinite_amax_f32(back, n0, &amax_out)) >= 0) {
                 found_bad(j, (bad_value){ row, at, back[at], true, amax });
                 return;
             }

@@ -20,21 +20,19 @@
  * 2^127 as in ggml).
  *
  * The *_ref functions define the result. The AVX2 ones compute the same
- * integer block sums and the same float scale of each block; they differ
- * only in how the float terms are added (the AVX-512 VNNI ones are the
- * AVX2 ones with dpbusd for maddubs + madd: the same bits):
+ * exact integers; they differ in how the float terms are formed and added
+ * (the AVX-512 VNNI ones are the AVX2 ones with dpbusd for maddubs + madd,
+ * or dpwssd for madd + add: the same bits):
  *   iq4_nl, mxfp4: one accumulator per output, acc = fma(Σ_b, d_w·d_x, acc)
  *     block after block (the reference's order, the term not rounded
  *     before it is added): what llama.cpp computes on AVX2 CPUs, where it
  *     repacks these matrices (rows a multiple of 8) as it does q4_0 and
  *     its repacked gemv / gemm add exactly so (ggml-cpu/arch/x86/repack.cpp;
  *     its unrepacked ggml_vec_dot_*_q8_0 would add in 2 × 8 lanes instead);
- *   iq4_xs: eight lanes per output, each adding its part of every block's
- *     integer sum times that block's scale, even and odd blocks into two
- *     accumulators, added and reduced as hsum8 does at the end. (ggml's x86
- *     iq4_xs kernel multiplies the scales ls − 32 in as integers and the
- *     super-block's d_w·d_x once, which rounds differently from its generic
- *     kernel; the generic one is the definition here.)
+ *   iq4_xs: llama.cpp's AVX2 order (ggml_vec_dot_iq4_xs_q8_K): eight
+ *     lanes per output, each adding the exact integer Σ_b (ls_b − 32)·(its
+ *     part of Σ v[q]·a) over a super-block, then one fused multiply-add by
+ *     d_w·d_x per super-block; the lanes reduced as hsum8 does at the end.
  * Not for: quantizing (libgguf's codecs), the type table (kernels.c).
  */
 #include <math.h>
@@ -247,50 +245,41 @@ ALWAYS void rows_w32(uint32_t type, byte_dot_fn dot, int64_t n, const void *w, c
     _mm_storeu_ps(out, acc);
 }
 
-/* iq4_xs × nx q8_K rows: per super-block the eight block scales
- * (d_w·d_x)·(ls_j − 32) as one vector of floats (each lane the scalar
- * product), then block j's lane sums (by the byte product dot) times its
- * scale into acc[j % 2]. */
-ALWAYS void rows_iq4_xs(byte_dot_fn dot, int64_t n, const void *w, const void *x, size_t xs,
+/* iq4_xs × nx q8_K rows in ggml's x86 order (ggml_vec_dot_iq4_xs_q8_K's
+ * AVX2 code, what llama.cpp runs on these CPUs): per super-block, block
+ * j's maddubs pair sums times ls_j − 32 as 16-bit integers (madd), added
+ * in eight exact 32-bit lanes over the eight blocks; then one fused
+ * multiply-add of each lane by d_w·d_x per super-block, and hsum8's order
+ * at the end. madd_add is the instruction set's madd + add. */
+ALWAYS void rows_iq4_xs(madd_add_fn madd_add, int64_t n, const void *w, const void *x, size_t xs,
                         int nx, float *out)
 {
     const __m256i table = level_table(gguf_nl_levels(GGUF_DT_IQ4_XS));
     const gguf_block_iq4_xs *bw = w;
-    /* lane j: shift of ls_j's low nibble in scales_l (as a 32-bit word) and
-     * of its top two bits in scales_h */
-    const __m256i lo_shift = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-    const __m256i hi_shift = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
-    __m256 acc0[KERN_NX], acc1[KERN_NX];
+    __m256 acc[KERN_NX];
     UNROLL for (int k = 0; k < nx; k++)
-        acc0[k] = acc1[k] = _mm256_setzero_ps();
+        acc[k] = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const gguf_block_iq4_xs *b = &bw[i];
-        uint32_t sl;
-        memcpy(&sl, b->scales_l, 4);
-        const __m256i lo = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)sl), lo_shift),
-                                            _mm256_set1_epi32(0x0f));
-        const __m256i hi = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(b->scales_h), hi_shift),
-                                            _mm256_set1_epi32(3));
-        const __m256 ls = _mm256_cvtepi32_ps(
-            _mm256_sub_epi32(_mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)), _mm256_set1_epi32(32)));
-        const float dw = h2f(b->d);
-        float dj[KERN_NX][8];
+        __m256i is[KERN_NX];
         UNROLL for (int k = 0; k < nx; k++)
-            _mm256_storeu_ps(dj[k], _mm256_mul_ps(_mm256_set1_ps(dw * act_q8_K(x, xs, k, i)->d), ls));
+            is[k] = _mm256_setzero_si256();
         UNROLL for (int j = 0; j < GGUF_QK_K / 32; j++) {
             const __m256i v = lookup_levels(table, b->qs + 16 * j);
             const __m256i av = _mm256_sign_epi8(v, v);
+            const __m256i ls = _mm256_set1_epi16((int16_t)iq4_xs_scale(b, j));
             UNROLL for (int k = 0; k < nx; k++) {
-                const __m256i s = lanes_isum(dot, v, av, act_q8_K(x, xs, k, i)->qs + 32 * j);
-                if (j % 2)
-                    acc1[k] = add_scaled(acc1[k], dj[k][j], s);
-                else
-                    acc0[k] = add_scaled(acc0[k], dj[k][j], s);
+                const __m256i a = _mm256_loadu_si256((const __m256i *)(act_q8_K(x, xs, k, i)->qs + 32 * j));
+                is[k] = madd_add(is[k], _mm256_maddubs_epi16(av, _mm256_sign_epi8(a, v)), ls);
             }
         }
+        const float dw = h2f(b->d);
+        UNROLL for (int k = 0; k < nx; k++)
+            acc[k] = _mm256_fmadd_ps(_mm256_set1_ps(dw * act_q8_K(x, xs, k, i)->d),
+                                     _mm256_cvtepi32_ps(is[k]), acc[k]);
     }
     UNROLL for (int k = 0; k < nx; k++)
-        out[k] = hsum8(_mm256_add_ps(acc0[k], acc1[k]));
+        out[k] = hsum8(acc[k]);
 }
 
 /* Packed mxfp4 rows (kern_pack), as q4_0's in kernels_legacy.c: per group
@@ -408,13 +397,13 @@ KERN_AVX2 void dotn_mxfp4_avx2(int64_t n, const void *w, const void *x, size_t x
 KERN_AVX2 float dot_iq4_xs_avx2(int64_t n, const void *w, const void *x)
 {
     float r;
-    rows_iq4_xs(dot_u8_i8, n, w, x, 0, 1, &r);
+    rows_iq4_xs(madd_add_avx2, n, w, x, 0, 1, &r);
     return r;
 }
 
 KERN_AVX2 void dotn_iq4_xs_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
 {
-    rows_iq4_xs(dot_u8_i8, n, w, x, xs, KERN_NX, out);
+    rows_iq4_xs(madd_add_avx2, n, w, x, xs, KERN_NX, out);
 }
 
 KERN_VNNI float dot_iq4_nl_vnni(int64_t n, const void *w, const void *x)
@@ -444,12 +433,12 @@ KERN_VNNI void dotn_mxfp4_vnni(int64_t n, const void *w, const void *x, size_t x
 KERN_VNNI float dot_iq4_xs_vnni(int64_t n, const void *w, const void *x)
 {
     float r;
-    rows_iq4_xs(dot_u8_i8_vnni, n, w, x, 0, 1, &r);
+    rows_iq4_xs(madd_add_vnni, n, w, x, 0, 1, &r);
     return r;
 }
 
 KERN_VNNI void dotn_iq4_xs_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out)
 {
-    rows_iq4_xs(dot_u8_i8_vnni, n, w, x, xs, KERN_NX, out);
+    rows_iq4_xs(madd_add_vnni, n, w, x, xs, KERN_NX, out);
 }
 #endif

@@ -115,23 +115,41 @@ START_TEST(test_q8_0)
 }
 END_TEST
 
-/* finite_amax: the largest magnitude wherever it sits, negative or not,
- * -0 and subnormals among the values; 0 for no values. */
+/* nonfinite_amax_f32: the largest magnitude wherever it sits, negative or
+ * not, subnormals and -0 beside it, every length (both vector widths and
+ * the tails); with an Inf or NaN after it, the index of that and the
+ * largest magnitude before it. */
 START_TEST(test_amax)
 {
-    float x[MAXN] = { 0 };
-    ck_assert(finite_amax(x, 0) == 0.0f);
-    for (int n = 1; n <= MAXN; n++)
-        for (int at = 0; at < n; at++) {
-            for (int i = 0; i < n; i++)
-                x[i] = i % 3 == 0 ? -0.0f : i % 3 == 1 ? 1.4e-45f : 0.5f * (float)(i % 7);
-            x[at] = at % 2 ? -1000.0f : 1000.0f;
-            ck_assert(finite_amax(x, n) == 1000.0f);
-            x[at] = -3.4028234663852886e38f;
-            ck_assert(finite_amax(x, n) == 3.4028234663852886e38f);
-        }
-    const float small[] = { -0.0f, 1.4e-45f, -255.99998f };
-    ck_assert(finite_amax(small, 3) == 255.99998f);
+    float x[MAXN] = { 0 }, a = -1;
+    for (int g = 0; g < 2; g++) {
+        nonfinite_force_generic(g);
+        ck_assert_int_eq(nonfinite_amax_f32(x, 0, &a), -1);
+        ck_assert(a == 0.0f);
+        for (int n = 1; n <= MAXN; n++)
+            for (int at = 0; at < n; at++) {
+                for (int i = 0; i < n; i++)
+                    x[i] = i % 3 == 0 ? -0.0f : i % 3 == 1 ? 1.4e-45f : 0.5f * (float)(i % 7);
+                x[at] = at % 2 ? -1000.0f : 1000.0f;
+                ck_assert_int_eq(nonfinite_amax_f32(x, n, &a), -1);
+                ck_assert(a == 1000.0f);
+                x[at] = -3.4028234663852886e38f;
+                ck_assert_int_eq(nonfinite_amax_f32(x, n, &a), -1);
+                ck_assert(a == 3.4028234663852886e38f);
+                x[at] = at % 2 ? -INFINITY : NAN;
+                if (n > at + 1)
+                    x[n - 1] = 1e30f; /* after the bad one: not counted */
+                float before = 0.0f;
+                for (int i = 0; i < at; i++)
+                    before = fabsf(x[i]) > before ? fabsf(x[i]) : before;
+                ck_assert_int_eq(nonfinite_amax_f32(x, n, &a), at);
+                ck_assert(a == before);
+            }
+        const float small[] = { -0.0f, 1.4e-45f, -255.99998f };
+        ck_assert_int_eq(nonfinite_amax_f32(small, 3, &a), -1);
+        ck_assert(a == 255.99998f);
+    }
+    nonfinite_force_generic(false);
 }
 END_TEST
 

@@ -1143,8 +1143,8 @@ END_TEST
  * 4c: iq4_nl and mxfp4 (× q8_0) and iq4_xs (× q8_K), kernels_iq.c: the
  * reference kernel against ggml's generic formula recomputed here in double
  * from the bytes, the AVX2 kernels (one row, and KERN_NX rows at once)
- * against the reference (and for iq4_nl and mxfp4 against llama.cpp's AVX2
- * order of float operations exactly), the VNNI kernels against the AVX2
+ * against the reference (and against llama.cpp's AVX2 order of float
+ * operations exactly), the VNNI kernels against the AVX2
  * ones bit for bit, and kern_matmul against kern_vec_dot.
  */
 
@@ -1231,6 +1231,33 @@ static float iq_fma_chain(uint32_t t, int64_t n, const uint8_t *w, const uint8_t
         acc = fmaf((float)isum, dw * gguf_f16_to_f32(xb->d), acc);
     }
     return acc;
+}
+
+/* What llama.cpp computes for iq4_xs on AVX2 CPUs (ggml_vec_dot_iq4_xs_q8_K
+ * in ggml-cpu/arch/x86/quants.c): per super-block and lane L (elements
+ * 4L..4L + 3 of each block), the exact integer Σ_j (ls_j − 32) · Σ v·a, then
+ * acc_L = fma(d_w·d_x, that, acc_L); the lanes added as hsum_float_8 does. */
+static float iq4_xs_x86(int64_t n, const uint8_t *w, const uint8_t *xq)
+{
+    float acc[8] = { 0 };
+    for (int64_t i = 0; i < n / 256; i++) {
+        const gguf_block_iq4_xs *wb = (const gguf_block_iq4_xs *)w + i;
+        const gguf_block_q8_K *xb = (const gguf_block_q8_K *)xq + i;
+        for (int L = 0; L < 8; L++) {
+            int32_t isum = 0;
+            for (int j = 0; j < 8; j++) {
+                const int ls = ((wb->scales_l[j / 2] >> (4 * (j % 2))) & 15) | ((wb->scales_h >> (2 * j)) & 3) << 4;
+                int bs = 0;
+                for (int e = 4 * L; e < 4 * L + 4; e++) {
+                    const uint8_t q = wb->qs[16 * j + e % 16];
+                    bs += iq_levels_nl[e < 16 ? q & 15 : q >> 4] * xb->qs[32 * j + e];
+                }
+                isum += (ls - 32) * bs;
+            }
+            acc[L] = fmaf(gguf_f16_to_f32(wb->d) * xb->d, (float)isum, acc[L]);
+        }
+    }
+    return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
 #endif
 
@@ -1332,10 +1359,10 @@ START_TEST(test_iq_kernels)
                         ck_assert_msg(same_bits(outv[k], v), "%s n=%lld w%d x%d: vnni dotn %.9g avx2 dot %.9g",
                                       gguf_dtype_name(t), (long long)n, r, k, outv[k], v);
                 }
-                /* iq4_nl and mxfp4: llama.cpp's AVX2 result, bit for bit */
-                if (!xs)
-                    ck_assert_msg(v == iq_fma_chain(t, n, w, x), "%s n=%lld w%d x%d: avx2 %.9g, llama.cpp's %.9g",
-                                  gguf_dtype_name(t), (long long)n, r, k, v, iq_fma_chain(t, n, w, x));
+                /* llama.cpp's AVX2 result, bit for bit */
+                const float want = xs ? iq4_xs_x86(n, w, x) : iq_fma_chain(t, n, w, x);
+                ck_assert_msg(same_bits(v, want), "%s n=%lld w%d x%d: avx2 %.9g, llama.cpp's %.9g",
+                              gguf_dtype_name(t), (long long)n, r, k, v, want);
 #endif
             }
         }
