@@ -6,7 +6,7 @@
 #   tests/data/mm/make_refs.sh BUILD FIXTURES LLAMA_CPP_DIR REF_TOOLS WORK
 #
 # BUILD: a build folder holding tests/tools/mkmm; FIXTURES: the fixtures
-# folder (models/{qwen35,qwen35moe,gemma4,gemma3}-rand); LLAMA_CPP_DIR: llama.cpp
+# folder (models/{qwen35,qwen35moe,gemma4,gemma3,mistral3}-rand); LLAMA_CPP_DIR: llama.cpp
 # at e21cdc11a0461d8b0cbd28cc356d993bf6be7282 (convert_hf_to_gguf.py,
 # gguf-py); REF_TOOLS: the fixtures' reference tools (convert_upstream.py,
 # gguf_manifest.py, pyshim/); WORK: a scratch folder outside the repository
@@ -41,9 +41,13 @@ done
 # general.finetune)
 rm -rf "${WORK:?}/gemma4v-mm"
 "$BUILD/tests/tools/mkmm" gemma4-vision "$FIX/models/gemma4-rand" "$WORK/gemma4v-mm"
+# Mistral Small 3.1 (the projector only: mistral3-rand's text conversion is
+# held elsewhere)
+rm -rf "${WORK:?}/mistral3-mm"
+"$BUILD/tests/tools/mkmm" mistral3 "$FIX/models/mistral3-rand" "$WORK/mistral3-mm"
 # the projector files (convert_hf_to_gguf.py --mmproj) of the families
 # gguf-convert --mmproj converts
-for fam in gemma3 qwen35 qwen35moe gemma4 gemma4v; do
+for fam in gemma3 qwen35 qwen35moe gemma4 gemma4v mistral3; do
     for t in f32 f16 bf16 q8_0; do
         PYTHONPATH="$WORK/shim:$R/pyshim:$N/gguf-py:$N" /usr/bin/python3 "$R/convert_upstream.py" \
             "$N/convert_hf_to_gguf.py" "$WORK/$fam-mm" --mmproj --outtype "$t" \
