@@ -24,6 +24,7 @@
 typedef struct clip_hparams {
     uint64_t image_size, patch_size, n_embd, n_ff, n_block, n_head, proj_dim;
     const char *projector_type; /* NULL: absent */
+    uint64_t merge;             /* clip.vision.spatial_merge_size (0: absent) */
     uint64_t a_embd, a_ff, a_block, a_head, a_proj, a_mel;
     const char *audio_type;     /* NULL: no audio encoder */
     bool no_vision;             /* an audio encoder alone: the clip.vision.* sizes unchecked */
