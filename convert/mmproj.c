@@ -463,14 +463,14 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
                               "65536", s->fam->qwen3vl ? "vision_config." : "");
     s->hp.merge = (uint64_t)merge;
     s->act = "clip.use_gelu";
-    if (s->fam->pixtral) {
+    if (s->fam->pixtral) { /* LlavaVisionModel looks the token up first */
+        if (break_token(dir, &s->img_break, err))
+            return -1;
         const char *act = json_str(json_get(vc, "hidden_act"));
         if (!act || (strcmp(act, "silu") && strcmp(act, "gelu")))
             return gguf_error_set(err, "config.json: vision_config.hidden_act is %s, not \"silu\" or "
                                   "\"gelu\"", act ? act : "missing");
         s->act = !strcmp(act, "silu") ? "clip.use_silu" : "clip.use_gelu";
-        if (break_token(dir, &s->img_break, err))
-            return -1;
     }
     const json_value *dv = s->fam->qwen3vl ? json_get(vc, "deepstack_visual_indexes") : NULL;
     if (dv && (dv->type != JSON_ARRAY || dv->n))
