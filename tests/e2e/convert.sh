@@ -228,10 +228,11 @@ bad_case() { # name dir expected-substring [options...]
 # the clip GGUF of llama.cpp's --mmproj); --check validates a projector's
 # clip.vision.* sizes against its tensors; --mmproj refuses what it cannot
 # convert, naming the file.
-mm_variant() { # NAME JQ-FILTER: $G3 with config.json through the filter, in $TMP/NAME
+mm_variant() { # NAME JQ-FILTER [SRC]: SRC (default $G3) with config.json through the filter, in $TMP/NAME
+    local src=${3:-$G3}
     rm -rf "${TMP:?}/$1"; mkdir -p "$TMP/$1"
-    ln -s "$G3"/* "$TMP/$1/"; rm "$TMP/$1/config.json"
-    jq "$2" "$G3/config.json" >"$TMP/$1/config.json"
+    ln -s "$src"/* "$TMP/$1/"; rm "$TMP/$1/config.json"
+    jq "$2" "$src/config.json" >"$TMP/$1/config.json"
 }
 if need_jq "multimodal gemma3" &&
     need_fixture models/gemma3-rand "multimodal gemma3: text model and projector" 43; then
@@ -294,11 +295,6 @@ fi
 # file; --check names a merger not of spatial_merge_size; --mmproj names a
 # checkpoint without [IMG_BREAK], a tower not pixtral, an activation it
 # cannot write.
-m3_variant() { # NAME JQ-FILTER: $M3 with config.json through the filter, in $TMP/NAME
-    rm -rf "${TMP:?}/$1"; mkdir -p "$TMP/$1"
-    ln -s "$M3"/* "$TMP/$1/"; rm "$TMP/$1/config.json"
-    jq "$2" "$M3/config.json" >"$TMP/$1/config.json"
-}
 if need_jq "multimodal mistral3" &&
     need_fixture models/mistral3-rand "multimodal mistral3: the pixtral projector" 28; then
     M3=$TMP/mistral3-mm
@@ -328,15 +324,15 @@ if need_jq "multimodal mistral3" &&
             skip_block "multimodal mistral3-tokjson" "no checkpoint" 4
         fi
         rm -rf "${TMP:?}/m3tj"
-        m3_variant m3-nobreak '.'
+        mm_variant m3-nobreak '.' "$M3"
         rm "$TMP/m3-nobreak/tokenizer_config.json"
         cp "$FIX/models/mistral3-rand/tokenizer_config.json" "$TMP/m3-nobreak/"
         bad_case "--mmproj: mistral3 without an [IMG_BREAK] token" "$TMP/m3-nobreak" \
             "neither tokenizer_config.json (added_tokens_decoder) nor tokenizer.json (added_tokens) has the \[IMG_BREAK\] token" --mmproj
-        m3_variant m3-siglip '.vision_config.model_type = "siglip_vision_model"'
+        mm_variant m3-siglip '.vision_config.model_type = "siglip_vision_model"' "$M3"
         bad_case "--mmproj: mistral3 with a tower not pixtral" "$TMP/m3-siglip" \
             'config.json: vision_config.model_type is "siglip_vision_model", not "pixtral"' --mmproj
-        m3_variant m3-relu '.vision_config.hidden_act = "relu"'
+        mm_variant m3-relu '.vision_config.hidden_act = "relu"' "$M3"
         bad_case "--mmproj: mistral3's tower with hidden_act relu" "$TMP/m3-relu" \
             'config.json: vision_config.hidden_act is relu, not "silu" or "gelu"' --mmproj
         rm -rf "$TMP"/m3-nobreak "$TMP"/m3-siglip "$TMP"/m3-relu

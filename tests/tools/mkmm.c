@@ -306,6 +306,17 @@ static void split_text(int64_t layers)
     }
 }
 
+/* split_text over the tensors from first on (the text model's, after the
+ * towers generated before it). */
+static void split_text_from(size_t first, int64_t layers)
+{
+    tensor *all = T;
+    size_t n_all = n_t;
+    T += first, n_t -= first;
+    split_text(layers);
+    T = all, n_t = n_all;
+}
+
 /* ---- JSON out ------------------------------------------------------------- */
 
 
@@ -926,11 +937,7 @@ int main(int argc, char **argv)
                 T[o++] = T[i];
         }
         n_t = o;
-        tensor *all = T;
-        size_t n_all = n_t;
-        T += first, n_t -= first;
-        split_text(layers);
-        T = all, n_t = n_all;
+        split_text_from(first, layers);
         put_file(out, "preprocessor_config.json", MISTRAL3_PP);
         put_file(out, "processor_config.json", MISTRAL3_PROC);
     } else if (gemma3) {
@@ -943,11 +950,7 @@ int main(int argc, char **argv)
             free(T[i].name);
             T[i].name = nn;
         }
-        tensor *all = T;
-        size_t n_all = n_t;
-        T += first, n_t -= first;
-        split_text(layers);
-        T = all, n_t = n_all;
+        split_text_from(first, layers);
         put_file(out, "preprocessor_config.json", GEMMA3_PP);
     } else if (gemma) {
         read_text(src, false, &file);
@@ -960,12 +963,7 @@ int main(int argc, char **argv)
         read_text(src, true, &file);
         if (per_expert)
             unstack_experts(first);
-        /* split_text over the text part only */
-        tensor *all = T;
-        size_t n_all = n_t;
-        T += first, n_t -= first;
-        split_text(layers);
-        T = all, n_t = n_all;
+        split_text_from(first, layers);
         qwen35_mtp(dim, moe);
         put_file(out, "preprocessor_config.json", QWEN35_PP);
     }
