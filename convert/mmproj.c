@@ -25,6 +25,15 @@
  * embedding [n, p·p·3] as a Conv2D [p, p, 3, n]; the depthwise Conv1d
  * squeezed; per_dim_scale through softplus; the subsampling convolutions
  * and every ".conv"/"_conv" tensor F32 (mmproj.c's GEMMA4* rows).
+ *
+ * and as LlavaVisionModel writes Mistral Small 3.1's Pixtral tower:
+ * clip.projector_type "pixtral", layer_norm_epsilon default 1e-5,
+ * clip.use_silu (or use_gelu) by vision_config.hidden_act, the top level's
+ * spatial_merge_size; q/k permuted as LLaMA's over the tower's heads; the
+ * patch merger F16 at f16, otherwise F32; the [IMG_BREAK] token's row of
+ * the text embedding (its id from tokenizer_config.json's
+ * added_tokens_decoder, else tokenizer.json's added_tokens) as
+ * v.token_embd.img_break (mmproj.c's PIXTRAL* rows).
  */
 #include "mmproj.h"
 
