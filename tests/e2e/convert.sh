@@ -287,8 +287,11 @@ fi
 
 # Mistral Small 3.1 (Mistral3ForConditionalGeneration as
 # mistralai/Mistral-Small-3.1-24B-Instruct-2503 is released; mkmm mistral3,
-# a three-block Pixtral tower with the patch merger): --mmproj must write
-# e21cdc11's pixtral projector (tests/data/mm/mistral3-mmproj-T.json: the
+# a three-block Pixtral tower with the patch merger): its text model must be
+# e21cdc11's (tests/data/mm/mistral3-mm-T.json: the release's special tokens
+# from tokenizer_config.json over the SentencePiece vocabulary), and
+# --mmproj must write e21cdc11's pixtral projector
+# (tests/data/mm/mistral3-mmproj-T.json: the
 # q/k rotary permute, the [IMG_BREAK] row of the text embedding as
 # v.token_embd.img_break, spatial_merge_size), which --check accepts; with
 # the image tokens in tokenizer.json instead (mkmm mistral3-tokjson) the same
@@ -296,12 +299,13 @@ fi
 # checkpoint without [IMG_BREAK], a tower not pixtral, an activation it
 # cannot write.
 if need_jq "multimodal mistral3" &&
-    need_fixture models/mistral3-rand "multimodal mistral3: the pixtral projector" 28; then
+    need_fixture models/mistral3-rand "multimodal mistral3: text model and pixtral projector" 44; then
     M3=$TMP/mistral3-mm
     rm -rf "$M3"
     if [ -x "$MKMM" ] && "$MKMM" mistral3 "$FIX/models/mistral3-rand" "$M3" >"$TMP/c.log" 2>&1; then
         pass "multimodal mistral3: mkmm makes the checkpoint"
         for t in f32 f16 bf16 q8_0; do
+            CONVERT_INPUT=$M3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/mistral3-mm-$t.json"
             CONVERT_INPUT=$M3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/mistral3-mmproj-$t.json" --mmproj
         done
         P=$TMP/m3-mmproj.gguf
@@ -338,7 +342,7 @@ if need_jq "multimodal mistral3" &&
         rm -rf "$TMP"/m3-nobreak "$TMP"/m3-siglip "$TMP"/m3-relu
     else
         fail "multimodal mistral3: mkmm" "$(tail -1 "$TMP/c.log")"
-        skip_block "multimodal mistral3" "no checkpoint" 27
+        skip_block "multimodal mistral3" "no checkpoint" 43
     fi
     rm -rf "$M3"
     fixture_block_end

@@ -23,7 +23,7 @@ mkdir -p "$WORK/shim"
 /usr/bin/python3 -c 'import tqdm' 2>/dev/null ||
     printf 'class tqdm:\n    def __init__(self, *a, **k): pass\n    def update(self, n=1): pass\n    def close(self): pass\n' \
         >"$WORK/shim/tqdm.py"
-for fam in qwen35 qwen35moe gemma4 gemma3; do
+for fam in qwen35 qwen35moe gemma4 gemma3 mistral3; do
     rm -rf "${WORK:?}/$fam-mm"
     "$BUILD/tests/tools/mkmm" "$fam" "$FIX/models/$fam-rand" "$WORK/$fam-mm"
     for t in f32 f16 bf16 q8_0; do
@@ -41,10 +41,6 @@ done
 # general.finetune)
 rm -rf "${WORK:?}/gemma4v-mm"
 "$BUILD/tests/tools/mkmm" gemma4-vision "$FIX/models/gemma4-rand" "$WORK/gemma4v-mm"
-# Mistral Small 3.1 (the projector only: mistral3-rand's text conversion is
-# held elsewhere)
-rm -rf "${WORK:?}/mistral3-mm"
-"$BUILD/tests/tools/mkmm" mistral3 "$FIX/models/mistral3-rand" "$WORK/mistral3-mm"
 # the projector files (convert_hf_to_gguf.py --mmproj) of the families
 # gguf-convert --mmproj converts
 for fam in gemma3 qwen35 qwen35moe gemma4 gemma4v mistral3; do
