@@ -331,7 +331,6 @@ static int break_token(const char *dir, int64_t *id, gguf_error *err)
         if (load_opt(dir, files[f], &v, err))
             return -1;
         const json_value *list = json_get(v, f ? "added_tokens" : "added_tokens_decoder");
-        const char *key = NULL;
         bool found = false, ok = true;
         for (size_t i = 0; list && !found && i < list->n; i++) {
             const json_value *e = list->items[i];
@@ -343,7 +342,7 @@ static int break_token(const char *dir, int64_t *id, gguf_error *err)
                 ok = list->type == JSON_ARRAY && json_int(json_get(e, "id"), id);
             } else {
                 char *end;
-                key = list->type == JSON_OBJECT ? list->keys[i] : "";
+                const char *key = list->type == JSON_OBJECT ? list->keys[i] : "";
                 errno = 0;
                 const long long x = strtoll(key, &end, 10);
                 ok = *key && !*end && !errno;
