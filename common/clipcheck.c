@@ -31,67 +31,66 @@ const size_t clip_n_audio_keys = sizeof clip_audio_keys / sizeof *clip_audio_key
 
 /* The sizes a dimension can be: the vision tower's (E width, F feed-forward,
  * HD a head's width E / heads, P the text width, PATCH, POS the patches of
- * an image), the audio tower's (AE, AF, AHD, AP; AE2 twice the width), ANY
- * whatever the keys say (sizes no key holds: a kernel, Gemma 4's position
- * table, the audio output width). */
-enum { D_1, D_2, D_3, D_E, D_F, D_HD, D_P, D_PATCH, D_POS, D_AE, D_AE2, D_AF, D_AHD, D_AP, D_ANY };
+ * an image, EMM the width of spatial_merge_size² patches side by side), the
+ * audio tower's (AE, AF, AHD, AP; AE2 twice the width), ANY whatever the
+ * keys say (sizes no key holds: a kernel, Gemma 4's position table, the
+ * audio output width). */
+enum { D_1, D_2, D_3, D_E, D_F, D_HD, D_P, D_PATCH, D_POS, D_EMM, D_AE, D_AE2, D_AF, D_AHD, D_AP, D_ANY };
+
+/* A bias beside a row's weight: none, one, or one when present; shaped
+ * [the weight's last dimension] (its outputs). */
+enum { B_NONE, B_YES, B_OPT };
 
 typedef struct want {
-    const char *name;   /* "%d": each block */
+    const char *name;     /* NAME.weight; "%d": each block */
     int         n_dims;
     uint8_t     ne[4];
     bool        optional; /* checked when present */
+    uint8_t     bias;     /* B_*: NAME.bias */
+    const char *needs;    /* present only with this tensor (the graph uses both) */
+    bool        bare;     /* NAME is the whole name (no .weight) */
 } want;
+#define R(nm, nd, ...) .name = nm, .n_dims = nd, .ne = { __VA_ARGS__ }
 
 /* SigLIP's encoder and Gemma 3's projector (llama.cpp's PROJECTOR_TYPE_GEMMA3). */
 static const want gemma3[] = {
-    { "v.patch_embd.weight", 4, { D_PATCH, D_PATCH, D_3, D_E }, false },
-    { "v.patch_embd.bias", 1, { D_E }, false },
-    { "v.position_embd.weight", 2, { D_E, D_POS }, false },
-    { "v.blk.%d.attn_q.weight", 2, { D_E, D_E }, false },
-    { "v.blk.%d.attn_q.bias", 1, { D_E }, false },
-    { "v.blk.%d.attn_k.weight", 2, { D_E, D_E }, false },
-    { "v.blk.%d.attn_k.bias", 1, { D_E }, false },
-    { "v.blk.%d.attn_v.weight", 2, { D_E, D_E }, false },
-    { "v.blk.%d.attn_v.bias", 1, { D_E }, false },
-    { "v.blk.%d.attn_out.weight", 2, { D_E, D_E }, false },
-    { "v.blk.%d.attn_out.bias", 1, { D_E }, false },
-    { "v.blk.%d.ln1.weight", 1, { D_E }, false },
-    { "v.blk.%d.ln1.bias", 1, { D_E }, false },
-    { "v.blk.%d.ln2.weight", 1, { D_E }, false },
-    { "v.blk.%d.ln2.bias", 1, { D_E }, false },
-    { "v.blk.%d.ffn_up.weight", 2, { D_E, D_F }, false },
-    { "v.blk.%d.ffn_up.bias", 1, { D_F }, false },
-    { "v.blk.%d.ffn_down.weight", 2, { D_F, D_E }, false },
-    { "v.blk.%d.ffn_down.bias", 1, { D_E }, false },
-    { "v.post_ln.weight", 1, { D_E }, false },
-    { "v.post_ln.bias", 1, { D_E }, false },
-    { "mm.input_projection.weight", 2, { D_P, D_E }, false },
-    { "mm.soft_emb_norm.weight", 1, { D_E }, false },
+    { R("v.patch_embd", 4, D_PATCH, D_PATCH, D_3, D_E), .bias = B_YES },
+    { R("v.position_embd", 2, D_E, D_POS) },
+    { R("v.blk.%d.attn_q", 2, D_E, D_E), .bias = B_YES },
+    { R("v.blk.%d.attn_k", 2, D_E, D_E), .bias = B_YES },
+    { R("v.blk.%d.attn_v", 2, D_E, D_E), .bias = B_YES },
+    { R("v.blk.%d.attn_out", 2, D_E, D_E), .bias = B_YES },
+    { R("v.blk.%d.ln1", 1, D_E), .bias = B_YES },
+    { R("v.blk.%d.ln2", 1, D_E), .bias = B_YES },
+    { R("v.blk.%d.ffn_up", 2, D_E, D_F), .bias = B_YES },
+    { R("v.blk.%d.ffn_down", 2, D_F, D_E), .bias = B_YES },
+    { R("v.post_ln", 1, D_E), .bias = B_YES },
+    { R("mm.input_projection", 2, D_P, D_E) },
+    { R("mm.soft_emb_norm", 1, D_E) },
 };
 
 /* Gemma 4's vision encoder and projector (PROJECTOR_TYPE_GEMMA4V): the
  * patch embedding without bias, a learned 2-D position table [E, n, 2],
  * RMS norms around attention and the gated feed-forward, per-head q/k norms. */
 static const want gemma4v[] = {
-    { "v.patch_embd.weight", 4, { D_PATCH, D_PATCH, D_3, D_E }, false },
-    { "v.position_embd.weight", 3, { D_E, D_ANY, D_2 }, false },
-    { "v.std_bias", 1, { D_E }, true },
-    { "v.std_scale", 1, { D_E }, true },
-    { "v.blk.%d.ln1.weight", 1, { D_E }, false },
-    { "v.blk.%d.attn_q.weight", 2, { D_E, D_E }, false },
-    { "v.blk.%d.attn_k.weight", 2, { D_E, D_E }, false },
-    { "v.blk.%d.attn_v.weight", 2, { D_E, D_E }, false },
-    { "v.blk.%d.attn_out.weight", 2, { D_E, D_E }, false },
-    { "v.blk.%d.attn_q_norm.weight", 1, { D_HD }, false },
-    { "v.blk.%d.attn_k_norm.weight", 1, { D_HD }, false },
-    { "v.blk.%d.attn_post_norm.weight", 1, { D_E }, false },
-    { "v.blk.%d.ln2.weight", 1, { D_E }, false },
-    { "v.blk.%d.ffn_gate.weight", 2, { D_E, D_F }, false },
-    { "v.blk.%d.ffn_up.weight", 2, { D_E, D_F }, false },
-    { "v.blk.%d.ffn_down.weight", 2, { D_F, D_E }, false },
-    { "v.blk.%d.ffn_post_norm.weight", 1, { D_E }, false },
-    { "mm.input_projection.weight", 2, { D_E, D_P }, false },
+    { R("v.patch_embd", 4, D_PATCH, D_PATCH, D_3, D_E) },
+    { R("v.position_embd", 3, D_E, D_ANY, D_2) },
+    { R("v.std_bias", 1, D_E), .optional = true, .bare = true },
+    { R("v.std_scale", 1, D_E), .optional = true, .bare = true },
+    { R("v.blk.%d.ln1", 1, D_E) },
+    { R("v.blk.%d.attn_q", 2, D_E, D_E) },
+    { R("v.blk.%d.attn_k", 2, D_E, D_E) },
+    { R("v.blk.%d.attn_v", 2, D_E, D_E) },
+    { R("v.blk.%d.attn_out", 2, D_E, D_E) },
+    { R("v.blk.%d.attn_q_norm", 1, D_HD) },
+    { R("v.blk.%d.attn_k_norm", 1, D_HD) },
+    { R("v.blk.%d.attn_post_norm", 1, D_E) },
+    { R("v.blk.%d.ln2", 1, D_E) },
+    { R("v.blk.%d.ffn_gate", 2, D_E, D_F) },
+    { R("v.blk.%d.ffn_up", 2, D_E, D_F) },
+    { R("v.blk.%d.ffn_down", 2, D_F, D_E) },
+    { R("v.blk.%d.ffn_post_norm", 1, D_E) },
+    { R("mm.input_projection", 2, D_E, D_P) },
 };
 
 /* Gemma 4's audio conformer and projector (PROJECTOR_TYPE_GEMMA4A): two
@@ -99,34 +98,58 @@ static const want gemma4v[] = {
  * block two half-step feed-forwards, relative-position attention and the
  * light convolution module; the output projection and the text embedder. */
 static const want gemma4a[] = {
-    { "a.conv1d.0.weight", 4, { D_ANY, D_ANY, D_1, D_ANY }, false },
-    { "a.conv1d.1.weight", 4, { D_ANY, D_ANY, D_ANY, D_ANY }, false },
-    { "a.input_projection.weight", 2, { D_ANY, D_AE }, false },
-    { "a.blk.%d.ffn_norm.weight", 1, { D_AE }, false },
-    { "a.blk.%d.ffn_up.weight", 2, { D_AE, D_AF }, false },
-    { "a.blk.%d.ffn_down.weight", 2, { D_AF, D_AE }, false },
-    { "a.blk.%d.ffn_post_norm.weight", 1, { D_AE }, false },
-    { "a.blk.%d.attn_pre_norm.weight", 1, { D_AE }, false },
-    { "a.blk.%d.attn_q.weight", 2, { D_AE, D_AE }, false },
-    { "a.blk.%d.attn_k.weight", 2, { D_AE, D_AE }, false },
-    { "a.blk.%d.attn_v.weight", 2, { D_AE, D_AE }, false },
-    { "a.blk.%d.attn_out.weight", 2, { D_AE, D_AE }, false },
-    { "a.blk.%d.attn_k_rel.weight", 2, { D_AE, D_AE }, true },
-    { "a.blk.%d.per_dim_scale.weight", 1, { D_AHD }, true },
-    { "a.blk.%d.attn_post_norm.weight", 1, { D_AE }, false },
-    { "a.blk.%d.conv_norm.weight", 1, { D_AE }, true },
-    { "a.blk.%d.conv_pw1.weight", 2, { D_AE, D_AE2 }, false },
-    { "a.blk.%d.conv_dw.weight", 2, { D_ANY, D_AE }, false },
-    { "a.blk.%d.norm_conv.weight", 1, { D_AE }, true },
-    { "a.blk.%d.conv_pw2.weight", 2, { D_AE, D_AE }, false },
-    { "a.blk.%d.ffn_norm_1.weight", 1, { D_AE }, false },
-    { "a.blk.%d.ffn_up_1.weight", 2, { D_AE, D_AF }, false },
-    { "a.blk.%d.ffn_down_1.weight", 2, { D_AF, D_AE }, false },
-    { "a.blk.%d.ffn_post_norm_1.weight", 1, { D_AE }, true },
-    { "a.blk.%d.ln2.weight", 1, { D_AE }, true },
-    { "a.pre_encode.out.weight", 2, { D_AE, D_ANY }, true },
-    { "mm.a.input_projection.weight", 2, { D_ANY, D_AP }, true },
+    { R("a.conv1d.0", 4, D_ANY, D_ANY, D_1, D_ANY) },
+    { R("a.conv1d.1", 4, D_ANY, D_ANY, D_ANY, D_ANY) },
+    { R("a.input_projection", 2, D_ANY, D_AE) },
+    { R("a.blk.%d.ffn_norm", 1, D_AE) },
+    { R("a.blk.%d.ffn_up", 2, D_AE, D_AF) },
+    { R("a.blk.%d.ffn_down", 2, D_AF, D_AE) },
+    { R("a.blk.%d.ffn_post_norm", 1, D_AE) },
+    { R("a.blk.%d.attn_pre_norm", 1, D_AE) },
+    { R("a.blk.%d.attn_q", 2, D_AE, D_AE) },
+    { R("a.blk.%d.attn_k", 2, D_AE, D_AE) },
+    { R("a.blk.%d.attn_v", 2, D_AE, D_AE) },
+    { R("a.blk.%d.attn_out", 2, D_AE, D_AE) },
+    { R("a.blk.%d.attn_k_rel", 2, D_AE, D_AE), .optional = true },
+    { R("a.blk.%d.per_dim_scale", 1, D_AHD), .optional = true },
+    { R("a.blk.%d.attn_post_norm", 1, D_AE) },
+    { R("a.blk.%d.conv_norm", 1, D_AE), .optional = true },
+    { R("a.blk.%d.conv_pw1", 2, D_AE, D_AE2) },
+    { R("a.blk.%d.conv_dw", 2, D_ANY, D_AE) },
+    { R("a.blk.%d.norm_conv", 1, D_AE), .optional = true },
+    { R("a.blk.%d.conv_pw2", 2, D_AE, D_AE) },
+    { R("a.blk.%d.ffn_norm_1", 1, D_AE) },
+    { R("a.blk.%d.ffn_up_1", 2, D_AE, D_AF) },
+    { R("a.blk.%d.ffn_down_1", 2, D_AF, D_AE) },
+    { R("a.blk.%d.ffn_post_norm_1", 1, D_AE), .optional = true },
+    { R("a.blk.%d.ln2", 1, D_AE), .optional = true },
+    { R("a.pre_encode.out", 2, D_AE, D_ANY), .optional = true },
+    { R("mm.a.input_projection", 2, D_ANY, D_AP), .optional = true },
 };
+
+/* Pixtral's encoder (RMS norms, a gated feed-forward, 2-D RoPE: no position
+ * table) and its projector (PROJECTOR_TYPE_PIXTRAL): Mistral Small 3.1's
+ * norm and patch merger (spatial_merge_size² patches into one), two linears
+ * into the text width, and the [IMG_BREAK] token's text embedding. */
+static const want pixtral[] = {
+    { R("v.patch_embd", 4, D_PATCH, D_PATCH, D_3, D_E), .bias = B_OPT },
+    { R("v.pre_ln", 1, D_E), .optional = true },
+    { R("v.blk.%d.ln1", 1, D_E) },
+    { R("v.blk.%d.attn_q", 2, D_E, D_E), .bias = B_OPT },
+    { R("v.blk.%d.attn_k", 2, D_E, D_E), .bias = B_OPT },
+    { R("v.blk.%d.attn_v", 2, D_E, D_E), .bias = B_OPT },
+    { R("v.blk.%d.attn_out", 2, D_E, D_E), .bias = B_OPT },
+    { R("v.blk.%d.ln2", 1, D_E) },
+    { R("v.blk.%d.ffn_gate", 2, D_E, D_F), .optional = true },
+    { R("v.blk.%d.ffn_up", 2, D_E, D_F) },
+    { R("v.blk.%d.ffn_down", 2, D_F, D_E) },
+    { R("mm.input_norm", 1, D_E), .optional = true },
+    { R("mm.patch_merger", 2, D_EMM, D_E), .optional = true, .needs = "mm.input_norm.weight" },
+    { R("mm.1", 2, D_E, D_P), .bias = B_OPT },
+    { R("mm.2", 2, D_P, D_P), .bias = B_OPT },
+    { R("v.token_embd.img_break", 1, D_P), .bare = true },
+};
+#undef R
 
 typedef struct projector {
     const char *type;
@@ -139,6 +162,7 @@ static const projector PROJECTORS[] = {
     { "gemma3", gemma3, sizeof gemma3 / sizeof *gemma3, false },
     { "gemma4v", gemma4v, sizeof gemma4v / sizeof *gemma4v, false },
     { "gemma4a", gemma4a, sizeof gemma4a / sizeof *gemma4a, true },
+    { "pixtral", pixtral, sizeof pixtral / sizeof *pixtral, false },
 };
 
 static const projector *projector_of(const char *type, bool audio)
@@ -166,6 +190,7 @@ static int64_t dim_of(const clip_hparams *hp, int d)
     case D_P: return (int64_t)hp->proj_dim;
     case D_PATCH: return (int64_t)hp->patch_size;
     case D_POS: return side * side;
+    case D_EMM: return (int64_t)hp->n_embd * (int64_t)(hp->merge ? hp->merge * hp->merge : 1);
     case D_AE: return (int64_t)hp->a_embd;
     case D_AE2: return 2 * (int64_t)hp->a_embd;
     case D_AF: return (int64_t)hp->a_ff;
@@ -220,26 +245,40 @@ static int check_shape(const clip_tensor *x, int n_dims, const int64_t *ne, cons
     return gguf_error_set(err, "tensor '%s' has shape %s; %s sizes say %s", x->name, got, keys, exp);
 }
 
+/* One tensor of a row: missing (unless optional), or shaped as the sizes
+ * say. */
+static int check_one(const clip_hparams *hp, const projector *pj, const clip_tensor *t, size_t n,
+                     const char *name, int n_dims, const uint8_t *dims, bool optional, gguf_error *err)
+{
+    const clip_tensor *x = find(t, n, name);
+    if (!x)
+        return optional ? 0 : gguf_error_set(err, "projector '%s': tensor '%s' is missing", pj->type, name);
+    int64_t ne[4] = { 1, 1, 1, 1 };
+    for (int d = 0; d < n_dims; d++)
+        ne[d] = dim_of(hp, dims[d]);
+    return check_shape(x, n_dims, ne, pj->audio ? "clip.audio.*" : "clip.vision.*", err);
+}
+
 static int check_rows(const clip_hparams *hp, const projector *pj, const clip_tensor *t, size_t n,
                       gguf_error *err)
 {
     const uint64_t blocks = pj->audio ? hp->a_block : hp->n_block;
-    const char *keys = pj->audio ? "clip.audio.*" : "clip.vision.*";
     for (size_t w = 0; w < pj->n; w++) {
         const want *q = &pj->rows[w];
         const bool per_block = strstr(q->name, "%d") != NULL;
         for (uint64_t b = 0; b < (per_block ? blocks : 1); b++) {
-            char name[96];
-            snprintf(name, sizeof name, q->name, (int)b);
-            const clip_tensor *x = find(t, n, name);
-            if (!x && q->optional)
-                continue;
-            if (!x)
-                return gguf_error_set(err, "projector '%s': tensor '%s' is missing", pj->type, name);
-            int64_t ne[4] = { 1, 1, 1, 1 };
-            for (int d = 0; d < q->n_dims; d++)
-                ne[d] = dim_of(hp, q->ne[d]);
-            if (check_shape(x, q->n_dims, ne, keys, err))
+            char base[80], name[96];
+            snprintf(base, sizeof base, q->name, (int)b);
+            snprintf(name, sizeof name, "%s%s", base, q->bare ? "" : ".weight");
+            const bool present = find(t, n, name) != NULL;
+            if (check_one(hp, pj, t, n, name, q->n_dims, q->ne, q->optional, err))
+                return -1;
+            if (present && q->needs && !find(t, n, q->needs))
+                return gguf_error_set(err, "projector '%s': tensor '%s' needs '%s', which is missing",
+                                      pj->type, name, q->needs);
+            snprintf(name, sizeof name, "%s.bias", base);
+            if (q->bias != B_NONE &&
+                check_one(hp, pj, t, n, name, 1, &q->ne[q->n_dims - 1], q->bias == B_OPT, err))
                 return -1;
         }
     }
@@ -306,43 +345,48 @@ static int check_gemma4a_links(const clip_tensor *t, size_t n, gguf_error *err)
 
 int clip_check(const clip_hparams *hp, const clip_tensor *t, size_t n, gguf_error *err)
 {
-    if (!hp->no_vision) {
-        for (size_t k = 0; k < clip_n_keys; k++)
-            if (!*(const uint64_t *)((const char *)hp + clip_keys[k].off))
-                return gguf_error_set(err, "%s is missing or 0", clip_keys[k].key);
-        if (!hp->projector_type)
+    /* the two encoders: their keys, sizes, block prefix and projector */
+    const struct {
+        bool            on;
+        const char     *what;
+        char            blk;
+        const clip_key *keys;
+        size_t          n_keys;
+        uint64_t        embd, head, blocks;
+        const projector *pj;
+    } enc[2] = {
+        { !hp->no_vision, "vision", 'v', clip_keys, clip_n_keys, hp->n_embd, hp->n_head, hp->n_block,
+          hp->no_vision ? NULL : projector_of(hp->projector_type, false) },
+        { hp->audio_type != NULL, "audio", 'a', clip_audio_keys, clip_n_audio_keys, hp->a_embd, hp->a_head,
+          hp->a_block, projector_of(hp->audio_type, true) },
+    };
+    for (int e = 0; e < 2; e++) {
+        if (!enc[e].on)
+            continue;
+        for (size_t k = 0; k < enc[e].n_keys; k++)
+            if (!*(const uint64_t *)((const char *)hp + enc[e].keys[k].off))
+                return gguf_error_set(err, "%s is missing or 0", enc[e].keys[k].key);
+        if (e == 0 && !hp->projector_type)
             return gguf_error_set(err, "clip.projector_type is missing");
-        if (hp->image_size % hp->patch_size)
+        if (e == 0 && hp->image_size % hp->patch_size)
             return gguf_error_set(err, "clip.vision.image_size %" PRIu64 " is not a multiple of "
                                   "clip.vision.patch_size %" PRIu64, hp->image_size, hp->patch_size);
-        if (hp->n_embd % hp->n_head)
-            return gguf_error_set(err, "clip.vision.embedding_length %" PRIu64 " is not a multiple of "
-                                  "clip.vision.attention.head_count %" PRIu64, hp->n_embd, hp->n_head);
+        if (enc[e].embd % enc[e].head)
+            return gguf_error_set(err, "clip.%s.embedding_length %" PRIu64 " is not a multiple of "
+                                  "clip.%s.attention.head_count %" PRIu64, enc[e].what, enc[e].embd,
+                                  enc[e].what, enc[e].head);
     }
-    if (hp->audio_type) {
-        for (size_t k = 0; k < clip_n_audio_keys; k++)
-            if (!*(const uint64_t *)((const char *)hp + clip_audio_keys[k].off))
-                return gguf_error_set(err, "%s is missing or 0", clip_audio_keys[k].key);
-        if (hp->a_embd % hp->a_head)
-            return gguf_error_set(err, "clip.audio.embedding_length %" PRIu64 " is not a multiple of "
-                                  "clip.audio.attention.head_count %" PRIu64, hp->a_embd, hp->a_head);
-    }
-    for (size_t i = 0; i < n; i++) {
-        long b = block_of(t[i].name, 'v');
-        if (b >= 0 && (hp->no_vision || (uint64_t)b >= hp->n_block))
-            return gguf_error_set(err, "tensor '%s': block %ld, but clip.vision.block_count is %" PRIu64,
-                                  t[i].name, b, hp->no_vision ? 0 : hp->n_block);
-        b = block_of(t[i].name, 'a');
-        if (b >= 0 && (!hp->audio_type || (uint64_t)b >= hp->a_block))
-            return gguf_error_set(err, "tensor '%s': block %ld, but clip.audio.block_count is %" PRIu64,
-                                  t[i].name, b, hp->audio_type ? hp->a_block : 0);
-    }
-    const projector *pv = hp->no_vision ? NULL : projector_of(hp->projector_type, false);
-    const projector *pa = projector_of(hp->audio_type, true);
-    if (pv && check_rows(hp, pv, t, n, err))
-        return -1;
-    if (pa && check_rows(hp, pa, t, n, err))
-        return -1;
+    for (size_t i = 0; i < n; i++)
+        for (int e = 0; e < 2; e++) {
+            const long b = block_of(t[i].name, enc[e].blk);
+            if (b >= 0 && (!enc[e].on || (uint64_t)b >= enc[e].blocks))
+                return gguf_error_set(err, "tensor '%s': block %ld, but clip.%s.block_count is %" PRIu64,
+                                      t[i].name, b, enc[e].what, enc[e].on ? enc[e].blocks : 0);
+        }
+    for (int e = 0; e < 2; e++)
+        if (enc[e].pj && check_rows(hp, enc[e].pj, t, n, err))
+            return -1;
+    const projector *pv = enc[0].pj, *pa = enc[1].pj;
     if (pa && !strcmp(pa->type, "gemma4a") && check_gemma4a_links(t, n, err))
         return -1;
     if (((pv && !strcmp(pv->type, "gemma4v")) || pa) && check_bounds(t, n, err))
@@ -423,6 +467,14 @@ int clip_check_file(const gguf_file *f, gguf_error *err)
         hp.projector_type = type;
         if (check_channels(f, "clip.vision.image_mean", err) || check_channels(f, "clip.vision.image_std", err))
             return -1;
+        uint32_t merge = 0;
+        if (gguf_lookup_kv(f, "clip.vision.spatial_merge_size") &&
+            gguf_get_u32(f, "clip.vision.spatial_merge_size", &merge, err))
+            return -1;
+        if (gguf_lookup_kv(f, "clip.vision.spatial_merge_size") && (merge < 1 || merge > 65536))
+            return gguf_error_set(err, "clip.vision.spatial_merge_size %" PRIu32 " is not from 1 to 65536",
+                                  merge);
+        hp.merge = merge;
     }
     if (audio) {
         if (read_encoder(f, &hp, clip_audio_keys, clip_n_audio_keys, "clip.audio.projector_type",

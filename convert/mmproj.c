@@ -25,10 +25,20 @@
  * embedding [n, p·p·3] as a Conv2D [p, p, 3, n]; the depthwise Conv1d
  * squeezed; per_dim_scale through softplus; the subsampling convolutions
  * and every ".conv"/"_conv" tensor F32 (mmproj.c's GEMMA4* rows).
+ *
+ * and as LlavaVisionModel writes Mistral Small 3.1's Pixtral tower:
+ * clip.projector_type "pixtral", layer_norm_epsilon default 1e-5,
+ * clip.use_silu (or use_gelu) by vision_config.hidden_act, the top level's
+ * spatial_merge_size; q/k permuted as LLaMA's over the tower's heads; the
+ * patch merger F16 at f16, otherwise F32; the [IMG_BREAK] token's row of
+ * the text embedding (its id from tokenizer_config.json's
+ * added_tokens_decoder, else tokenizer.json's added_tokens) as
+ * v.token_embd.img_break (mmproj.c's PIXTRAL* rows).
  */
 #include "mmproj.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +61,7 @@ typedef struct mm_row {
     bool        kt2;    /* a Conv3D of temporal size 2: two Conv2D tensors, "to" and "to.1" */
     uint8_t     op;     /* MM_OP_*: a change of layout or value */
     bool        bare;   /* the checkpoint's name has no .weight/.bias: "to" is the whole name */
+    uint8_t     rope;   /* enum gguf_permute: LlamaModel.permute over the tower's heads (q, k) */
 } mm_row;
 
 enum {
@@ -81,75 +92,96 @@ typedef struct mm_family {
                                    is_deepstack_layers */
     bool              gemma4;   /* Gemma4VisionAudioModel: image_size 224, clipped linears
                                    (".linear." dropped, 0-d min/max as [1]), an audio tower */
+    bool              pixtral;  /* LlavaVisionModel: vision_config.model_type pixtral, eps
+                                   default 1e-5, use_silu / use_gelu by hidden_act, the
+                                   top level's spatial_merge_size, the [IMG_BREAK] token's
+                                   row of the text embedding as v.token_embd.img_break */
 } mm_family;
 
-#define END { NULL, NULL, 0, false, false, 0, false }
+#define END { .from = NULL }
 static const mm_row GEMMA3_FIXED[] = {
-    { "embeddings.patch_embedding", "v.patch_embd", MM_F32, false, false, 0, false },
-    { "embeddings.position_embedding", "v.position_embd", MM_F32, false, false, 0, false },
-    { "post_layernorm", "v.post_ln", MM_ANY, false, false, 0, false }, END,
+    { .from = "embeddings.patch_embedding", .to = "v.patch_embd", .force = MM_F32 },
+    { .from = "embeddings.position_embedding", .to = "v.position_embd", .force = MM_F32 },
+    { .from = "post_layernorm", .to = "v.post_ln" }, END,
 }, GEMMA3_BLOCK[] = {
-    { "self_attn.q_proj", "attn_q", 0, 0, 0, 0, false }, { "self_attn.k_proj", "attn_k", 0, 0, 0, 0, false },
-    { "self_attn.v_proj", "attn_v", 0, 0, 0, 0, false }, { "self_attn.out_proj", "attn_out", 0, 0, 0, 0, false },
-    { "layer_norm1", "ln1", 0, 0, 0, 0, false }, { "layer_norm2", "ln2", 0, 0, 0, 0, false },
-    { "mlp.fc1", "ffn_up", 0, 0, 0, 0, false }, { "mlp.fc2", "ffn_down", 0, 0, 0, 0, false }, END,
+    { .from = "self_attn.q_proj", .to = "attn_q" }, { .from = "self_attn.k_proj", .to = "attn_k" },
+    { .from = "self_attn.v_proj", .to = "attn_v" }, { .from = "self_attn.out_proj", .to = "attn_out" },
+    { .from = "layer_norm1", .to = "ln1" }, { .from = "layer_norm2", .to = "ln2" },
+    { .from = "mlp.fc1", .to = "ffn_up" }, { .from = "mlp.fc2", .to = "ffn_down" }, END,
 }, GEMMA3_PROJ[] = {
-    { "mm_input_projection", "mm.input_projection", MM_F16, false, false, 0, false },
-    { "mm_soft_emb_norm", "mm.soft_emb_norm", MM_ANY, true, false, 0, false }, END,
+    { .from = "mm_input_projection", .to = "mm.input_projection", .force = MM_F16 },
+    { .from = "mm_soft_emb_norm", .to = "mm.soft_emb_norm", .plus1 = true }, END,
 }, QWEN3VL_FIXED[] = {
-    { "patch_embed.proj", "v.patch_embd", MM_HALF, false, true, 0, false },
-    { "pos_embed", "v.position_embd", MM_F32, false, false, 0, false },
-    { "merger.norm", "v.post_ln", 0, 0, 0, 0, false },
-    { "merger.linear_fc1", "mm.0", 0, 0, 0, 0, false }, { "merger.linear_fc2", "mm.2", 0, 0, 0, 0, false }, END,
+    { .from = "patch_embed.proj", .to = "v.patch_embd", .force = MM_HALF, .kt2 = true },
+    { .from = "pos_embed", .to = "v.position_embd", .force = MM_F32 },
+    { .from = "merger.norm", .to = "v.post_ln" },
+    { .from = "merger.linear_fc1", .to = "mm.0" }, { .from = "merger.linear_fc2", .to = "mm.2" }, END,
 }, GEMMA4V_FIXED[] = {
-    { "patch_embedder.input_proj", "v.patch_embd", MM_HALF, false, false, MM_OP_PATCH, false },
-    { "patch_embedder.position_embedding_table", "v.position_embd.weight", MM_F32, false, false, 0, true },
-    { "std_bias", "v.std_bias", 0, false, false, 0, true },
-    { "std_scale", "v.std_scale", 0, false, false, 0, true }, END,
+    { .from = "patch_embedder.input_proj", .to = "v.patch_embd", .force = MM_HALF, .op = MM_OP_PATCH },
+    { .from = "patch_embedder.position_embedding_table", .to = "v.position_embd.weight", .force = MM_F32,
+      .bare = true },
+    { .from = "std_bias", .to = "v.std_bias", .bare = true },
+    { .from = "std_scale", .to = "v.std_scale", .bare = true }, END,
 }, GEMMA4V_BLOCK[] = {
-    { "input_layernorm", "ln1", 0, 0, 0, 0, 0 }, { "self_attn.q_proj", "attn_q", 0, 0, 0, 0, 0 },
-    { "self_attn.k_proj", "attn_k", 0, 0, 0, 0, 0 }, { "self_attn.v_proj", "attn_v", 0, 0, 0, 0, 0 },
-    { "self_attn.o_proj", "attn_out", 0, 0, 0, 0, 0 }, { "self_attn.q_norm", "attn_q_norm", 0, 0, 0, 0, 0 },
-    { "self_attn.k_norm", "attn_k_norm", 0, 0, 0, 0, 0 },
-    { "post_attention_layernorm", "attn_post_norm", 0, 0, 0, 0, 0 },
-    { "pre_feedforward_layernorm", "ln2", 0, 0, 0, 0, 0 }, { "mlp.gate_proj", "ffn_gate", 0, 0, 0, 0, 0 },
-    { "mlp.up_proj", "ffn_up", 0, 0, 0, 0, 0 }, { "mlp.down_proj", "ffn_down", 0, 0, 0, 0, 0 },
-    { "post_feedforward_layernorm", "ffn_post_norm", 0, 0, 0, 0, 0 },
-    { "layer_scalar", "out_scale.weight", 0, false, false, 0, true }, END,
+    { .from = "input_layernorm", .to = "ln1" }, { .from = "self_attn.q_proj", .to = "attn_q" },
+    { .from = "self_attn.k_proj", .to = "attn_k" }, { .from = "self_attn.v_proj", .to = "attn_v" },
+    { .from = "self_attn.o_proj", .to = "attn_out" }, { .from = "self_attn.q_norm", .to = "attn_q_norm" },
+    { .from = "self_attn.k_norm", .to = "attn_k_norm" },
+    { .from = "post_attention_layernorm", .to = "attn_post_norm" },
+    { .from = "pre_feedforward_layernorm", .to = "ln2" }, { .from = "mlp.gate_proj", .to = "ffn_gate" },
+    { .from = "mlp.up_proj", .to = "ffn_up" }, { .from = "mlp.down_proj", .to = "ffn_down" },
+    { .from = "post_feedforward_layernorm", .to = "ffn_post_norm" },
+    { .from = "layer_scalar", .to = "out_scale.weight", .bare = true }, END,
 }, GEMMA4V_PROJ[] = {
-    { "embedding_projection", "mm.input_projection", 0, 0, 0, 0, 0 }, END,
+    { .from = "embedding_projection", .to = "mm.input_projection" }, END,
 }, GEMMA4A_FIXED[] = { /* ".conv" or "_conv" in the name: F32 (Gemma4VisionAudioModel) */
-    { "subsample_conv_projection.layer0.conv", "a.conv1d.0", MM_F32, 0, 0, 0, 0 },
-    { "subsample_conv_projection.layer0.norm", "a.conv1d.0.norm", MM_F32, 0, 0, 0, 0 },
-    { "subsample_conv_projection.layer1.conv", "a.conv1d.1", MM_F32, 0, 0, 0, 0 },
-    { "subsample_conv_projection.layer1.norm", "a.conv1d.1.norm", MM_F32, 0, 0, 0, 0 },
-    { "subsample_conv_projection.input_proj_linear", "a.input_projection", MM_F32, 0, 0, 0, 0 },
-    { "output_proj", "a.pre_encode.out", 0, 0, 0, 0, 0 }, END,
+    { .from = "subsample_conv_projection.layer0.conv", .to = "a.conv1d.0", .force = MM_F32 },
+    { .from = "subsample_conv_projection.layer0.norm", .to = "a.conv1d.0.norm", .force = MM_F32 },
+    { .from = "subsample_conv_projection.layer1.conv", .to = "a.conv1d.1", .force = MM_F32 },
+    { .from = "subsample_conv_projection.layer1.norm", .to = "a.conv1d.1.norm", .force = MM_F32 },
+    { .from = "subsample_conv_projection.input_proj_linear", .to = "a.input_projection", .force = MM_F32 },
+    { .from = "output_proj", .to = "a.pre_encode.out" }, END,
 }, GEMMA4A_BLOCK[] = {
-    { "feed_forward1.pre_layer_norm", "ffn_norm", 0, 0, 0, 0, 0 },
-    { "feed_forward1.ffw_layer_1", "ffn_up", 0, 0, 0, 0, 0 },
-    { "feed_forward1.ffw_layer_2", "ffn_down", 0, 0, 0, 0, 0 },
-    { "feed_forward1.post_layer_norm", "ffn_post_norm", 0, 0, 0, 0, 0 },
-    { "feed_forward2.pre_layer_norm", "ffn_norm_1", 0, 0, 0, 0, 0 },
-    { "feed_forward2.ffw_layer_1", "ffn_up_1", 0, 0, 0, 0, 0 },
-    { "feed_forward2.ffw_layer_2", "ffn_down_1", 0, 0, 0, 0, 0 },
-    { "feed_forward2.post_layer_norm", "ffn_post_norm_1", 0, 0, 0, 0, 0 },
-    { "norm_pre_attn", "attn_pre_norm", 0, 0, 0, 0, 0 }, { "norm_post_attn", "attn_post_norm", 0, 0, 0, 0, 0 },
-    { "self_attn.q_proj", "attn_q", 0, 0, 0, 0, 0 }, { "self_attn.k_proj", "attn_k", 0, 0, 0, 0, 0 },
-    { "self_attn.v_proj", "attn_v", 0, 0, 0, 0, 0 }, { "self_attn.post", "attn_out", 0, 0, 0, 0, 0 },
-    { "self_attn.relative_k_proj", "attn_k_rel", 0, 0, 0, 0, 0 },
-    { "self_attn.per_dim_scale", "per_dim_scale.weight", 0, false, false, MM_OP_SOFTPLUS, true },
-    { "lconv1d.pre_layer_norm", "conv_norm", MM_F32, 0, 0, 0, 0 },
-    { "lconv1d.linear_start", "conv_pw1", 0, 0, 0, 0, 0 },
-    { "lconv1d.depthwise_conv1d", "conv_dw", MM_F32, 0, 0, MM_OP_DW, 0 },
-    { "lconv1d.conv_norm", "norm_conv", MM_F32, 0, 0, 0, 0 },
-    { "lconv1d.linear_end", "conv_pw2", 0, 0, 0, 0, 0 }, { "norm_out", "ln2", 0, 0, 0, 0, 0 }, END,
+    { .from = "feed_forward1.pre_layer_norm", .to = "ffn_norm" },
+    { .from = "feed_forward1.ffw_layer_1", .to = "ffn_up" },
+    { .from = "feed_forward1.ffw_layer_2", .to = "ffn_down" },
+    { .from = "feed_forward1.post_layer_norm", .to = "ffn_post_norm" },
+    { .from = "feed_forward2.pre_layer_norm", .to = "ffn_norm_1" },
+    { .from = "feed_forward2.ffw_layer_1", .to = "ffn_up_1" },
+    { .from = "feed_forward2.ffw_layer_2", .to = "ffn_down_1" },
+    { .from = "feed_forward2.post_layer_norm", .to = "ffn_post_norm_1" },
+    { .from = "norm_pre_attn", .to = "attn_pre_norm" }, { .from = "norm_post_attn", .to = "attn_post_norm" },
+    { .from = "self_attn.q_proj", .to = "attn_q" }, { .from = "self_attn.k_proj", .to = "attn_k" },
+    { .from = "self_attn.v_proj", .to = "attn_v" }, { .from = "self_attn.post", .to = "attn_out" },
+    { .from = "self_attn.relative_k_proj", .to = "attn_k_rel" },
+    { .from = "self_attn.per_dim_scale", .to = "per_dim_scale.weight", .op = MM_OP_SOFTPLUS,
+      .bare = true },
+    { .from = "lconv1d.pre_layer_norm", .to = "conv_norm", .force = MM_F32 },
+    { .from = "lconv1d.linear_start", .to = "conv_pw1" },
+    { .from = "lconv1d.depthwise_conv1d", .to = "conv_dw", .force = MM_F32, .op = MM_OP_DW },
+    { .from = "lconv1d.conv_norm", .to = "norm_conv", .force = MM_F32 },
+    { .from = "lconv1d.linear_end", .to = "conv_pw2" }, { .from = "norm_out", .to = "ln2" }, END,
+}, PIXTRAL_FIXED[] = { /* Mistral3ForConditionalGeneration's HF names */
+    { .from = "patch_conv", .to = "v.patch_embd", .force = MM_HALF },
+    { .from = "ln_pre", .to = "v.pre_ln" }, END,
+}, PIXTRAL_BLOCK[] = {
+    { .from = "attention_norm", .to = "ln1" },
+    { .from = "attention.q_proj", .to = "attn_q", .rope = GGUF_PERMUTE_Q },
+    { .from = "attention.k_proj", .to = "attn_k", .rope = GGUF_PERMUTE_K },
+    { .from = "attention.v_proj", .to = "attn_v" }, { .from = "attention.o_proj", .to = "attn_out" },
+    { .from = "ffn_norm", .to = "ln2" }, { .from = "feed_forward.gate_proj", .to = "ffn_gate" },
+    { .from = "feed_forward.up_proj", .to = "ffn_up" },
+    { .from = "feed_forward.down_proj", .to = "ffn_down" }, END,
+}, PIXTRAL_PROJ[] = {
+    { .from = "norm", .to = "mm.input_norm" },
+    { .from = "patch_merger.merging_layer", .to = "mm.patch_merger", .force = MM_HALF },
+    { .from = "linear_1", .to = "mm.1" }, { .from = "linear_2", .to = "mm.2" }, END,
 }, GEMMA4A_PROJ[] = {
-    { "embedding_projection", "mm.a.input_projection", 0, 0, 0, 0, 0 }, END,
+    { .from = "embedding_projection", .to = "mm.a.input_projection" }, END,
 }, QWEN3VL_BLOCK[] = {
-    { "norm1", "ln1", 0, 0, 0, 0, false }, { "norm2", "ln2", 0, 0, 0, 0, false },
-    { "attn.qkv", "attn_qkv", 0, 0, 0, 0, false }, { "attn.proj", "attn_out", 0, 0, 0, 0, false },
-    { "mlp.linear_fc1", "ffn_up", 0, 0, 0, 0, false }, { "mlp.linear_fc2", "ffn_down", 0, 0, 0, 0, false }, END,
+    { .from = "norm1", .to = "ln1" }, { .from = "norm2", .to = "ln2" },
+    { .from = "attn.qkv", .to = "attn_qkv" }, { .from = "attn.proj", .to = "attn_out" },
+    { .from = "mlp.linear_fc1", .to = "ffn_up" }, { .from = "mlp.linear_fc2", .to = "ffn_down" }, END,
 };
 #undef END
 
@@ -166,17 +198,25 @@ static const mm_section GEMMA3_SECTIONS[] = {
     { "model.audio_tower.", "layers.", GEMMA4A_FIXED, GEMMA4A_BLOCK, "a.blk.", true },
     { "model.embed_audio.", NULL, GEMMA4A_PROJ, NULL, NULL, true },
     { NULL, NULL, NULL, NULL, NULL, false },
+}, PIXTRAL_SECTIONS[] = {
+    { "vision_tower.", "transformer.layers.", PIXTRAL_FIXED, PIXTRAL_BLOCK, NULL, false },
+    { "multi_modal_projector.", NULL, PIXTRAL_PROJ, NULL, NULL, false },
+    { NULL, NULL, NULL, NULL, NULL, false },
 };
 
 static const mm_family FAMILIES[] = {
     { { "Gemma3ForConditionalGeneration", NULL, NULL }, "gemma3",
       { "vision_tower.", "multi_modal_projector.", "multimodal_projector.", "vision_model.", NULL },
-      { "vision_model.head.", NULL } /* tinygemma3's unused head */, GEMMA3_SECTIONS, false, false },
+      { "vision_model.head.", NULL } /* tinygemma3's unused head */, GEMMA3_SECTIONS, false, false,
+      false },
     { { "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", NULL },
-      "qwen3vl_merger", { "model.visual.", NULL }, { NULL, NULL }, QWEN3VL_SECTIONS, true, false },
+      "qwen3vl_merger", { "model.visual.", NULL }, { NULL, NULL }, QWEN3VL_SECTIONS, true, false, false },
     { { "Gemma4ForConditionalGeneration", NULL, NULL }, "gemma4v",
       { "model.vision_tower.", "model.embed_vision.", "model.audio_tower.", "model.embed_audio.", NULL },
-      { NULL, NULL }, GEMMA4_SECTIONS, false, true },
+      { NULL, NULL }, GEMMA4_SECTIONS, false, true, false },
+    { { "Mistral3ForConditionalGeneration", NULL, NULL }, "pixtral",
+      { "vision_tower.", "multi_modal_projector.", NULL }, { NULL, NULL }, PIXTRAL_SECTIONS, false, false,
+      true },
 };
 
 typedef struct mm_state {
@@ -190,7 +230,9 @@ typedef struct mm_state {
     size_t     n_mean, n_std;
     uint32_t   scale;         /* clip.vision.projector.scale_factor, 0: not written */
     bool       audio;         /* Gemma 4: an audio encoder (a non-empty audio_config) */
-    int64_t    merge;         /* clip.vision.spatial_merge_size, 0: not written */
+    const char *act;          /* clip.use_gelu or clip.use_silu (written true) */
+    int64_t    img_break;     /* Pixtral: the [IMG_BREAK] token's id */
+    bool       has_break;     /* its row is among the tensors */
 } mm_state;
 
 static const char *const N_BLOCK_KEYS[] = { "n_layers", "num_hidden_layers", "n_layer", "num_layers",
@@ -277,6 +319,48 @@ static int load_opt(const char *dir, const char *name, json_value **out, gguf_er
     return 0;
 }
 
+/* The id of [IMG_BREAK], as LlavaVisionModel.get_token_id looks it up:
+ * the first entry of tokenizer_config.json's added_tokens_decoder with that
+ * content, else the first of tokenizer.json's added_tokens. */
+static int break_token(const char *dir, int64_t *id, gguf_error *err)
+{
+    static const char *const files[2] = { "tokenizer_config.json", "tokenizer.json" };
+    static const char tok[] = "[IMG_BREAK]";
+    for (int f = 0; f < 2; f++) {
+        json_value *v;
+        if (load_opt(dir, files[f], &v, err))
+            return -1;
+        const json_value *list = json_get(v, f ? "added_tokens" : "added_tokens_decoder");
+        bool found = false, ok = true;
+        for (size_t i = 0; list && !found && i < list->n; i++) {
+            const json_value *e = list->items[i];
+            const char *content = json_str(json_get(e, "content"));
+            if (!content || strcmp(content, tok))
+                continue;
+            found = true;
+            if (f) {
+                ok = list->type == JSON_ARRAY && json_int(json_get(e, "id"), id);
+            } else {
+                char *end;
+                const char *key = list->type == JSON_OBJECT ? list->keys[i] : "";
+                errno = 0;
+                const long long x = strtoll(key, &end, 10);
+                ok = *key && !*end && !errno;
+                *id = x;
+            }
+        }
+        json_free(v);
+        if (found && (!ok || *id < 1 || *id > INT32_MAX))
+            return gguf_error_set(err, "%s: %s's id is not a whole number from 1 to 2147483647 (its "
+                                  "row of the text embedding is the image break)", files[f], tok);
+        if (found)
+            return 0;
+    }
+    return gguf_error_set(err, "neither tokenizer_config.json (added_tokens_decoder) nor "
+                          "tokenizer.json (added_tokens) has the %s token, whose row of the text "
+                          "embedding the projector needs", tok);
+}
+
 /* The hyperparameters of config.json and the processor files. */
 static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf_error *err)
 {
@@ -293,8 +377,16 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
     if (!s->fam)
         return gguf_error_set(err, "--mmproj: %s's projector is not supported (supported: "
                               "Gemma3ForConditionalGeneration, Gemma4ForConditionalGeneration, "
-                              "Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration)",
+                              "Mistral3ForConditionalGeneration, Qwen3_5ForConditionalGeneration, "
+                              "Qwen3_5MoeForConditionalGeneration)",
                               cls ? cls : "an unnamed model");
+    if (s->fam->pixtral) {
+        const char *mt = json_str(json_get(vc, "model_type"));
+        if (!mt || strcmp(mt, "pixtral"))
+            return gguf_error_set(err, "config.json: vision_config.model_type is %s%s%s, not \"pixtral\" "
+                                  "(the only %s tower converted)", mt ? "\"" : "", mt ? mt : "missing",
+                                  mt ? "\"" : "", cls);
+    }
     /* the text width: text_config's hidden_size over the top level's */
     const json_value *tc = json_get(cfg, "text_config");
     const json_value *hv = json_get(tc, "hidden_size");
@@ -362,17 +454,32 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
         s->hp.audio_type = "gemma4a";
         s->audio = true;
     }
-    s->eps = 1e-6;
+    /* modeling_pixtral.py hard-codes 1e-5 */
+    s->eps = s->fam->pixtral ? 1e-5 : 1e-6;
     /* Qwen3VLVisionModel takes the text model's rms_norm_eps */
     const char *eps_key = s->fam->qwen3vl ? "rms_norm_eps" : "layer_norm_eps";
     const json_value *ev = json_get(s->fam->qwen3vl ? tc : vc, eps_key);
     if (ev && (!json_num(ev, &s->eps) || !(s->eps > 0) || s->eps > 1))
         return gguf_error_set(err, "config.json: %s.%s is not a number in (0, 1]",
                               s->fam->qwen3vl ? "text_config" : "vision_config", eps_key);
-    const json_value *mv = s->fam->qwen3vl ? json_get(vc, "spatial_merge_size") : NULL;
-    if (mv && (!json_int(mv, &s->merge) || s->merge < 1 || s->merge > INT32_MAX))
-        return gguf_error_set(err, "config.json: vision_config.spatial_merge_size is not a whole "
-                              "number from 1 to 2147483647");
+    /* Qwen3VLVisionModel: vision_config's; LlavaVisionModel: the top level's */
+    const json_value *mv = s->fam->qwen3vl ? json_get(vc, "spatial_merge_size")
+                         : s->fam->pixtral ? json_get(cfg, "spatial_merge_size") : NULL;
+    int64_t merge = 0;
+    if (mv && (!json_int(mv, &merge) || merge < 1 || merge > 65536))
+        return gguf_error_set(err, "config.json: %sspatial_merge_size is not a whole number from 1 to "
+                              "65536", s->fam->qwen3vl ? "vision_config." : "");
+    s->hp.merge = (uint64_t)merge;
+    s->act = "clip.use_gelu";
+    if (s->fam->pixtral) { /* LlavaVisionModel looks the token up first */
+        if (break_token(dir, &s->img_break, err))
+            return -1;
+        const char *act = json_str(json_get(vc, "hidden_act"));
+        if (!act || (strcmp(act, "silu") && strcmp(act, "gelu")))
+            return gguf_error_set(err, "config.json: vision_config.hidden_act is %s, not \"silu\" or "
+                                  "\"gelu\"", act ? act : "missing");
+        s->act = !strcmp(act, "silu") ? "clip.use_silu" : "clip.use_gelu";
+    }
     const json_value *dv = s->fam->qwen3vl ? json_get(vc, "deepstack_visual_indexes") : NULL;
     if (dv && (dv->type != JSON_ARRAY || dv->n))
         return gguf_error_set(err, "config.json: vision_config.deepstack_visual_indexes: deepstack "
@@ -391,7 +498,7 @@ static int read_config(mm_state *s, const char *dir, const json_value *cfg, gguf
             rc = -1;
         /* Gemma3VisionModel: the soft tokens' pooling, written when not 4 */
         int64_t seq = 256;
-        if (s->fam->qwen3vl)
+        if (s->fam->qwen3vl || s->fam->pixtral)
             seq = 0;
         const json_value *sv = seq ? pp_get(pp, "image_seq_length") : NULL;
         if (!rc && sv && (!json_int(sv, &seq) || seq < 1 || seq > INT32_MAX))
@@ -596,6 +703,32 @@ static void apply_row(src_tensor *t, const mm_row *row, const char *name)
         t->half_or_f32 = true;
 }
 
+/* Pixtral's v.token_embd.img_break: row img_break of the text embedding
+ * (written F32, as every 1-D tensor). */
+static int break_row(src_model *m, mm_state *s, const st_tensor *st, const char *file, gguf_error *err)
+{
+    const int dt = src_dtype_of(st->dtype);
+    if (s->has_break)
+        return gguf_error_set(err, "%s: tensor '%s': a second text embedding (embed_tokens.weight)", file,
+                              st->name);
+    if (dt < 0 || dt > SRC_BF16 || st->n_dims != 2)
+        return gguf_error_set(err, "%s: tensor '%s': %s with %d dimensions (F32, F16 or BF16, 2 "
+                              "dimensions)", file, st->name, st->dtype, st->n_dims);
+    if (s->img_break >= st->shape[0])
+        return gguf_error_set(err, "%s: tensor '%s': %lld rows, no row for [IMG_BREAK] (id %lld)", file,
+                              st->name, (long long)st->shape[0], (long long)s->img_break);
+    const int64_t ne[1] = { st->shape[1] };
+    src_tensor *t = src_add_tensor(m, "v.token_embd.img_break", dt, 1, ne,
+                                   st->data + (size_t)s->img_break * (size_t)st->shape[1] * dt_size(dt));
+    if (!t)
+        return gguf_error_set(err, "out of memory");
+    t->mapped = st->mapped;
+    t->from.file = file;
+    t->from.name = st->name;
+    s->has_break = true;
+    return 0;
+}
+
 static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *err)
 {
     char **parts = NULL;
@@ -631,6 +764,10 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
                 break;
             }
             int r = map_name(s->fam, st->name, name, sizeof name, s->hp.n_block, s->hp.a_block, &row);
+            if (r == 0 && s->fam->pixtral && strstr(st->name, "embed_tokens.weight")) {
+                rc = break_row(m, s, st, s->shard_names[i], err);
+                continue;
+            }
             if (r == 0)
                 continue;
             if (r < 0) {
@@ -685,6 +822,7 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
                 t->mapped = st->mapped;
                 t->from.file = s->shard_names[i];
                 t->from.name = st->name;
+                t->permute = row->rope;
                 if (kt2)
                     t->ex_block = 2 * ne[1], t->ex_skip = half * ne[1];
                 apply_row(t, row, name);
@@ -696,6 +834,11 @@ static int load_tensors(src_model *m, mm_state *s, const char *dir, gguf_error *
     free(parts);
     if (!rc && m->n_tensors == 0)
         rc = gguf_error_set(err, "no vision_tower.* or multi_modal_projector.* tensors");
+    if (!rc && s->fam->pixtral && !s->has_break)
+        rc = gguf_error_set(err, "no text embedding (embed_tokens.weight): the projector needs its "
+                            "[IMG_BREAK] row");
+    /* LlamaModel.permute of the tower's q and k over its heads */
+    m->n_head = m->n_head_kv = (uint32_t)s->hp.n_head;
     return rc;
 }
 
@@ -745,8 +888,8 @@ static int mm_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
     bad |= gguf_writer_set_str(w, "clip.projector_type", hp->projector_type);
     if (s->fam->qwen3vl) { /* Qwen3VLVisionModel's order */
         bad |= gguf_writer_set_bool(w, "clip.use_gelu", true);
-        if (s->merge)
-            bad |= gguf_writer_set_u32(w, "clip.vision.spatial_merge_size", (uint32_t)s->merge);
+        if (hp->merge)
+            bad |= gguf_writer_set_u32(w, "clip.vision.spatial_merge_size", (uint32_t)hp->merge);
         bad |= gguf_writer_set_f32(w, "clip.vision.attention.layer_norm_epsilon", (float)s->eps);
         if (hp->n_block) { /* no deepstack layer (deepstack_visual_indexes is empty) */
             bool *ds = calloc(hp->n_block, sizeof *ds);
@@ -756,10 +899,13 @@ static int mm_write_metadata(src_model *m, gguf_writer *w, uint32_t file_type, g
         }
         return bad ? gguf_error_set(err, "out of memory") : 0;
     }
+    /* Gemma3VisionModel's and LlavaVisionModel's order */
     bad |= gguf_writer_set_f32(w, "clip.vision.attention.layer_norm_epsilon", (float)s->eps);
-    bad |= gguf_writer_set_bool(w, "clip.use_gelu", true);
+    bad |= gguf_writer_set_bool(w, s->act, true);
     if (s->scale)
         bad |= gguf_writer_set_u32(w, "clip.vision.projector.scale_factor", s->scale);
+    if (hp->merge)
+        bad |= gguf_writer_set_u32(w, "clip.vision.spatial_merge_size", (uint32_t)hp->merge);
     return bad ? gguf_error_set(err, "out of memory") : 0;
 }
 

@@ -9,7 +9,8 @@
  * Qwen 3.5 and 3.5 MoE (Qwen3_5ForConditionalGeneration,
  * Qwen3_5MoeForConditionalGeneration, "qwen3vl_merger"), Gemma 4
  * (Gemma4ForConditionalGeneration: vision "gemma4v" and, with an
- * audio_config, audio "gemma4a" in the same file). Any other checkpoint
+ * audio_config, audio "gemma4a" in the same file), Mistral Small 3.1
+ * (Mistral3ForConditionalGeneration, "pixtral"). Any other checkpoint
  * with a vision_config is refused by name.
  */
 #ifndef CONVERT_MMPROJ_H

@@ -228,10 +228,11 @@ bad_case() { # name dir expected-substring [options...]
 # the clip GGUF of llama.cpp's --mmproj); --check validates a projector's
 # clip.vision.* sizes against its tensors; --mmproj refuses what it cannot
 # convert, naming the file.
-mm_variant() { # NAME JQ-FILTER: $G3 with config.json through the filter, in $TMP/NAME
+mm_variant() { # NAME JQ-FILTER [SRC]: SRC (default $G3) with config.json through the filter, in $TMP/NAME
+    local src=${3:-$G3}
     rm -rf "${TMP:?}/$1"; mkdir -p "$TMP/$1"
-    ln -s "$G3"/* "$TMP/$1/"; rm "$TMP/$1/config.json"
-    jq "$2" "$G3/config.json" >"$TMP/$1/config.json"
+    ln -s "$src"/* "$TMP/$1/"; rm "$TMP/$1/config.json"
+    jq "$2" "$src/config.json" >"$TMP/$1/config.json"
 }
 if need_jq "multimodal gemma3" &&
     need_fixture models/gemma3-rand "multimodal gemma3: text model and projector" 43; then
@@ -262,9 +263,9 @@ if need_jq "multimodal gemma3" &&
         "$CONVERT" -q "$FIX/models/gemma3-rand" -o "$TMP/g3-text.gguf" >/dev/null 2>&1
         bad_case "--mmproj: a GGUF input" "$TMP/g3-text.gguf" "g3-text.gguf: --mmproj: not a Hugging Face model folder" --mmproj
         rm -f "$TMP/g3-text.gguf"
-        mm_variant g3-other '.architectures = ["Mistral3ForConditionalGeneration"]'
+        mm_variant g3-other '.architectures = ["Idefics3ForConditionalGeneration"]'
         bad_case "--mmproj: a family without projector support" "$TMP/g3-other" \
-            "--mmproj: Mistral3ForConditionalGeneration's projector is not supported" --mmproj
+            "--mmproj: Idefics3ForConditionalGeneration's projector is not supported" --mmproj
         mm_variant g3-patch '.vision_config.patch_size = 0'
         bad_case "--mmproj: vision_config.patch_size 0" "$TMP/g3-patch" \
             "config.json: vision_config.patch_size is not a whole number from 1" --mmproj
@@ -283,9 +284,72 @@ if need_jq "multimodal gemma3" &&
     rm -rf "$G3"
     fixture_block_end
 fi
-if need_fixture models/mistral3-rand "--mmproj: mistral3 refused"; then
-    bad_case "--mmproj: mistral3's projector" "$FIX/models/mistral3-rand" \
-        "--mmproj: Mistral3ForConditionalGeneration's projector is not supported" --mmproj
+
+# Mistral Small 3.1 (Mistral3ForConditionalGeneration as
+# mistralai/Mistral-Small-3.1-24B-Instruct-2503 is released; mkmm mistral3,
+# a three-block Pixtral tower with the patch merger): its text model must be
+# e21cdc11's (tests/data/mm/mistral3-mm-T.json: the release's special tokens
+# from tokenizer_config.json over the SentencePiece vocabulary), and
+# --mmproj must write e21cdc11's pixtral projector
+# (tests/data/mm/mistral3-mmproj-T.json: the
+# q/k rotary permute, the [IMG_BREAK] row of the text embedding as
+# v.token_embd.img_break, spatial_merge_size), which --check accepts; with
+# the image tokens in tokenizer.json instead (mkmm mistral3-tokjson) the same
+# file; --check names a merger not of spatial_merge_size; --mmproj names a
+# checkpoint without [IMG_BREAK], a tower not pixtral, an activation it
+# cannot write.
+if need_jq "multimodal mistral3" &&
+    need_fixture models/mistral3-rand "multimodal mistral3: text model and pixtral projector" 44; then
+    M3=$TMP/mistral3-mm
+    rm -rf "$M3"
+    if [ -x "$MKMM" ] && "$MKMM" mistral3 "$FIX/models/mistral3-rand" "$M3" >"$TMP/c.log" 2>&1; then
+        pass "multimodal mistral3: mkmm makes the checkpoint"
+        for t in f32 f16 bf16 q8_0; do
+            CONVERT_INPUT=$M3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/mistral3-mm-$t.json"
+            CONVERT_INPUT=$M3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/mistral3-mmproj-$t.json" --mmproj
+        done
+        P=$TMP/m3-mmproj.gguf
+        "$CONVERT" -q "$M3" --mmproj -o "$P" >"$TMP/c.log" 2>&1
+        check "mistral3 --mmproj: --check validates it as a projector" \
+            grep -q "^projector: *ok" <("$INSPECT" --check "$P")
+        projector_fault "a pixtral merger not spatial_merge_size² patches wide" "$P" \
+            "tensor 'mm.patch_merger.weight' has shape [128, 32]; clip.vision.* sizes say [288, 32]" \
+            --set clip.vision.spatial_merge_size:u32=3
+        projector_fault "a pixtral merger without spatial_merge_size (one patch wide)" "$P" \
+            "tensor 'mm.patch_merger.weight' has shape [128, 32]; clip.vision.* sizes say [32, 32]" \
+            --delete clip.vision.spatial_merge_size
+        rm -f "$P"
+        rm -rf "${TMP:?}/m3tj"
+        if "$MKMM" mistral3-tokjson "$FIX/models/mistral3-rand" "$TMP/m3tj" >"$TMP/c.log" 2>&1; then
+            pass "multimodal mistral3-tokjson: mkmm makes the checkpoint"
+            CONVERT_INPUT=$TMP/m3tj KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/mistral3-mmproj-f16.json" --mmproj
+        else
+            fail "multimodal mistral3-tokjson: mkmm" "$(tail -1 "$TMP/c.log")"
+            skip_block "multimodal mistral3-tokjson" "no checkpoint" 4
+        fi
+        rm -rf "${TMP:?}/m3tj"
+        mm_variant m3-nobreak '.' "$M3"
+        rm "$TMP/m3-nobreak/tokenizer_config.json"
+        cp "$FIX/models/mistral3-rand/tokenizer_config.json" "$TMP/m3-nobreak/"
+        bad_case "--mmproj: mistral3 without an [IMG_BREAK] token" "$TMP/m3-nobreak" \
+            "neither tokenizer_config.json (added_tokens_decoder) nor tokenizer.json (added_tokens) has the \[IMG_BREAK\] token" --mmproj
+        mm_variant m3-siglip '.vision_config.model_type = "siglip_vision_model"' "$M3"
+        bad_case "--mmproj: mistral3 with a tower not pixtral" "$TMP/m3-siglip" \
+            'config.json: vision_config.model_type is "siglip_vision_model", not "pixtral"' --mmproj
+        mm_variant m3-relu '.vision_config.hidden_act = "relu"' "$M3"
+        bad_case "--mmproj: mistral3's tower with hidden_act relu" "$TMP/m3-relu" \
+            'config.json: vision_config.hidden_act is relu, not "silu" or "gelu"' --mmproj
+        rm -rf "$TMP"/m3-nobreak "$TMP"/m3-siglip "$TMP"/m3-relu
+    else
+        fail "multimodal mistral3: mkmm" "$(tail -1 "$TMP/c.log")"
+        skip_block "multimodal mistral3" "no checkpoint" 43
+    fi
+    rm -rf "$M3"
+    fixture_block_end
+fi
+if need_fixture models/mistral3-rand "--mmproj: mistral3-rand's stub tower refused"; then
+    bad_case "--mmproj: mistral3-rand (a stub tower, no [IMG_BREAK] token)" "$FIX/models/mistral3-rand" \
+        "has the \[IMG_BREAK\] token, whose row of the text embedding the projector needs" --mmproj
 fi
 
 # Inputs that are something else users mistake for them: a Git LFS pointer

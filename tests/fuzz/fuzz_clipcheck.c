@@ -6,8 +6,9 @@
  * (vision and audio), projector types, colour arrays and tensor shapes the
  * file chose; every failure must be a message, never an out-of-bounds read,
  * an overflow or a hang. Seed it with projector files (gguf-convert --mmproj
- * of the checkpoints tests/tools/mkmm gemma3 and gemma4 make: the latter
- * has both encoders, Gemma 4's clipped-linear bounds and audio convolutions).
+ * of the checkpoints tests/tools/mkmm gemma3, gemma4 and mistral3 make:
+ * gemma4 has both encoders, Gemma 4's clipped-linear bounds and audio
+ * convolutions; mistral3 a pixtral projector with spatial_merge_size).
  * Build: make fuzz; run: build-fuzz/fuzz_clipcheck -rss_limit_mb=512 CORPUS_DIR
  */
 #include <stddef.h>

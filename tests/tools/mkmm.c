@@ -8,9 +8,10 @@
  * tensor per expert and projection (mlp.experts.N.gate_proj.weight, ...), as
  * fine-tunes are: the same bytes, so the same GGUF.
  *
- * FAMILY is qwen35, qwen35moe, gemma4, gemma4-vision or gemma3; SRC a folder with config.json,
+ * FAMILY is qwen35, qwen35moe, gemma4, gemma4-vision, gemma3, mistral3 or
+ * mistral3-tokjson; SRC a folder with config.json,
  * model.safetensors, tokenizer.model and tokenizer_config.json (the
- * fixtures' qwen35-rand, qwen35moe-rand, gemma4-rand, gemma3-rand); OUT is created
+ * fixtures' qwen35-rand, qwen35moe-rand, gemma4-rand, gemma3-rand, mistral3-rand); OUT is created
  * (its parent must exist) and must not hold files of another run.
  *
  * What OUT holds:
@@ -49,6 +50,21 @@
  *                       SRC's model.* under language_model.model.*, the
  *                       vision_tower.vision_model.* tower and the
  *                       multi_modal_projector.* tensors first.
+ *   mistral3            Mistral3ForConditionalGeneration as
+ *                       mistralai/Mistral-Small-3.1-24B-Instruct-2503 is
+ *                       released (HF layout): SRC's config.json with a full
+ *                       Pixtral vision_config (3 blocks, width 32, 4-pixel
+ *                       patches, hidden_act silu) and spatial_merge_size 2;
+ *                       preprocessor_config.json and processor_config.json;
+ *                       tokenizer_config.json with the released
+ *                       added_tokens_decoder's first 20 ([IMG] 10,
+ *                       [IMG_BREAK] 12, [IMG_END] 13); the tower
+ *                       vision_tower.{patch_conv, ln_pre,
+ *                       transformer.layers.N.*} and multi_modal_projector.{norm,
+ *                       patch_merger.merging_layer, linear_1, linear_2} first
+ *                       (SRC's stub tower dropped), SRC's language_model.*.
+ *   mistral3-tokjson    the same with the image tokens in tokenizer.json's
+ *                       added_tokens, none in tokenizer_config.json.
  * The tensors go into two shards with model.safetensors.index.json, each
  * shard's header in module order (not name order): the first shard holds
  * the text model's blocks before the middle one, the second the rest (for
@@ -290,6 +306,17 @@ static void split_text(int64_t layers)
     }
 }
 
+/* split_text over the tensors from first on (the text model's, after the
+ * towers generated before it). */
+static void split_text_from(size_t first, int64_t layers)
+{
+    tensor *all = T;
+    size_t n_all = n_t;
+    T += first, n_t -= first;
+    split_text(layers);
+    T = all, n_t = n_all;
+}
+
 /* ---- JSON out ------------------------------------------------------------- */
 
 
@@ -299,6 +326,8 @@ static void indent(FILE *fp, int depth)
     for (int i = 0; i < depth; i++)
         fputs("  ", fp);
 }
+
+static void put_members(FILE *fp, const json_value *v, int depth, const char *const *skip, bool first);
 
 /* v as JSON (numbers as written), members but those named in skip. */
 static void put_value(FILE *fp, const json_value *v, int depth, const char *const *skip)
@@ -316,26 +345,31 @@ static void put_value(FILE *fp, const json_value *v, int depth, const char *cons
         }
         fputc(']', fp);
         break;
-    case JSON_OBJECT: {
+    case JSON_OBJECT:
         fputc('{', fp);
-        bool first = true;
-        for (size_t i = 0; i < v->n; i++) {
-            bool skipped = false;
-            for (const char *const *s = skip; s && *s; s++)
-                skipped |= !strcmp(*s, v->keys[i]);
-            if (skipped)
-                continue;
-            fputs(first ? "" : ",", fp);
-            first = false;
-            indent(fp, depth + 1);
-            json_put_str(fp, v->keys[i], strlen(v->keys[i]));
-            fputs(": ", fp);
-            put_value(fp, v->items[i], depth + 1, NULL);
-        }
+        put_members(fp, v, depth, skip, true);
         indent(fp, depth);
         fputc('}', fp);
         break;
     }
+}
+
+/* An object's members but those named in skip, each on its own line (the
+ * first with no comma before it when first is set). */
+static void put_members(FILE *fp, const json_value *v, int depth, const char *const *skip, bool first)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        bool skipped = false;
+        for (const char *const *s = skip; s && *s; s++)
+            skipped |= !strcmp(*s, v->keys[i]);
+        if (skipped)
+            continue;
+        fputs(first ? "" : ",", fp);
+        first = false;
+        indent(fp, depth + 1);
+        json_put_str(fp, v->keys[i], strlen(v->keys[i]));
+        fputs(": ", fp);
+        put_value(fp, v->items[i], depth + 1, NULL);
     }
 }
 
@@ -646,6 +680,134 @@ static const char GEMMA4_PP[] =
     "    \"patch_size\": 4,\n    \"rescale_factor\": 0.00392156862745098\n  },\n"
     "  \"processor_class\": \"Gemma4Processor\"\n}\n";
 
+/* Mistral Small 3.1's Pixtral tower (Mistral3ForConditionalGeneration as
+ * mistralai/Mistral-Small-3.1-24B-Instruct-2503 is released, the HF layout
+ * of transformers 4.50): patch_conv without bias, ln_pre, RMS-normed
+ * blocks with a gated feed-forward and no biases, then the projector's
+ * norm, patch merger (2×2 patches into one) and two linears without
+ * biases (multimodal_projector_bias false), in module order. Width 32,
+ * 3 blocks of 2 heads, feed-forward 64, 4-pixel patches (three at least:
+ * gguf-py maps multi_modal_projector.linear_N as mm.N only for N below the
+ * tower's block count). */
+enum { M3_W = 32, M3_FF = 64, M3_LAYERS = 3, M3_HEADS = 2, M3_PATCH = 4, M3_MERGE = 2 };
+static void mistral3_vision(int64_t text_dim)
+{
+    static const char *const attn[] = { "k_proj", "v_proj", "q_proj", "o_proj" };
+    char name[160];
+    gen(0, "vision_tower.patch_conv.weight", 4, I(M3_W), I(3), I(M3_PATCH), I(M3_PATCH));
+    gen(0, "vision_tower.ln_pre.weight", 1, I(M3_W));
+    for (int l = 0; l < M3_LAYERS; l++) {
+        const char *p = "vision_tower.transformer.layers";
+        snprintf(name, sizeof name, "%s.%d.attention_norm.weight", p, l);
+        gen(0, name, 1, I(M3_W));
+        snprintf(name, sizeof name, "%s.%d.feed_forward.gate_proj.weight", p, l);
+        gen(0, name, 2, I(M3_FF), I(M3_W));
+        snprintf(name, sizeof name, "%s.%d.feed_forward.down_proj.weight", p, l);
+        gen(0, name, 2, I(M3_W), I(M3_FF));
+        snprintf(name, sizeof name, "%s.%d.feed_forward.up_proj.weight", p, l);
+        gen(0, name, 2, I(M3_FF), I(M3_W));
+        for (int k = 0; k < 4; k++) {
+            snprintf(name, sizeof name, "%s.%d.attention.%s.weight", p, l, attn[k]);
+            gen(0, name, 2, I(M3_W), I(M3_W));
+        }
+        snprintf(name, sizeof name, "%s.%d.ffn_norm.weight", p, l);
+        gen(0, name, 1, I(M3_W));
+    }
+    gen(0, "multi_modal_projector.norm.weight", 1, I(M3_W));
+    gen(0, "multi_modal_projector.patch_merger.merging_layer.weight", 2, I(M3_W),
+        I(M3_W * M3_MERGE * M3_MERGE));
+    gen(0, "multi_modal_projector.linear_1.weight", 2, I(text_dim), I(M3_W));
+    gen(0, "multi_modal_projector.linear_2.weight", 2, I(text_dim), I(text_dim));
+}
+
+/* SRC's config.json (its text_config, token ids and projector keys kept)
+ * with the released vision_config: a Pixtral tower with every field
+ * Mistral-Small-3.1's has (hidden_act silu; no layer_norm_eps, which
+ * modeling_pixtral.py hard-codes as 1e-5) and spatial_merge_size 2 at the
+ * top level. */
+static void mistral3_config(FILE *fp, const json_value *src)
+{
+    static const char *const not_here[] = { "vision_config", "spatial_merge_size", NULL };
+    fputc('{', fp);
+    put_members(fp, src, 0, not_here, true);
+    fprintf(fp, ",\n  \"spatial_merge_size\": %d,\n  \"vision_config\": {\n"
+                "    \"attention_dropout\": 0.0,\n    \"head_dim\": %d,\n    \"hidden_act\": \"silu\",\n"
+                "    \"hidden_size\": %d,\n    \"image_size\": 64,\n    \"initializer_range\": 0.02,\n"
+                "    \"intermediate_size\": %d,\n    \"model_type\": \"pixtral\",\n"
+                "    \"num_attention_heads\": %d,\n    \"num_channels\": 3,\n"
+                "    \"num_hidden_layers\": %d,\n    \"patch_size\": %d,\n    \"rope_theta\": 10000.0\n"
+                "  }\n}\n",
+            M3_MERGE, M3_W / M3_HEADS, M3_W, M3_FF, M3_HEADS, M3_LAYERS, M3_PATCH);
+}
+
+/* SRC's tokenizer_config.json with the released added_tokens_decoder's
+ * first 20 special tokens ([IMG] 10, [IMG_BREAK] 12, [IMG_END] 13 among
+ * them); tok_json: none there, the image tokens in a tokenizer.json's
+ * added_tokens instead (the other place e21cdc11 looks for [IMG_BREAK]). */
+static const char *const M3_SPECIAL[20] = {
+    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
+    "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]",
+    "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]",
+};
+static void mistral3_tokenizer(const char *src, const char *out, bool tok_json)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tokenizer_config.json", src);
+    json_value *tc = load_json(path);
+    snprintf(path, sizeof path, "%s/tokenizer_config.json", out);
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        die("cannot create tokenizer_config.json");
+    fputc('{', fp);
+    if (!tok_json) {
+        fputs("\n  \"added_tokens_decoder\": {", fp);
+        for (int i = 0; i < 20; i++)
+            fprintf(fp, "%s\n    \"%d\": {\n      \"content\": \"%s\",\n      \"lstrip\": false,\n"
+                        "      \"normalized\": false,\n      \"rstrip\": false,\n"
+                        "      \"single_word\": false,\n      \"special\": true\n    }",
+                    i ? "," : "", i, M3_SPECIAL[i]);
+        fputs("\n  }", fp);
+    }
+    put_members(fp, tc, 0, NULL, tok_json);
+    fputs("\n}\n", fp);
+    if (ferror(fp) | fclose(fp))
+        die("write error");
+    json_free(tc);
+    if (!tok_json)
+        return;
+    snprintf(path, sizeof path, "%s/tokenizer.json", out);
+    if (!(fp = fopen(path, "w")))
+        die("cannot create tokenizer.json");
+    fputs("{\n  \"version\": \"1.0\",\n  \"added_tokens\": [", fp);
+    for (int i = 10; i < 14; i++)
+        fprintf(fp, "%s\n    {\n      \"id\": %d,\n      \"content\": \"%s\",\n      \"single_word\": false,\n"
+                    "      \"lstrip\": false,\n      \"rstrip\": false,\n      \"normalized\": false,\n"
+                    "      \"special\": true\n    }", i > 10 ? "," : "", i, M3_SPECIAL[i]);
+    fputs("\n  ]\n}\n", fp);
+    if (ferror(fp) | fclose(fp))
+        die("write error");
+}
+
+/* Mistral-Small-3.1's image processor files, with the fixture's 4-pixel
+ * patches: preprocessor_config.json (CLIP's mean and deviation) and
+ * processor_config.json (the image tokens, spatial_merge_size). */
+static const char MISTRAL3_PP[] =
+    "{\n  \"crop_size\": null,\n  \"data_format\": \"channels_first\",\n"
+    "  \"default_to_square\": true,\n  \"device\": null,\n  \"do_center_crop\": null,\n"
+    "  \"do_convert_rgb\": true,\n  \"do_normalize\": true,\n  \"do_rescale\": true,\n"
+    "  \"do_resize\": true,\n"
+    "  \"image_mean\": [\n    0.48145466,\n    0.4578275,\n    0.40821073\n  ],\n"
+    "  \"image_processor_type\": \"PixtralImageProcessorFast\",\n"
+    "  \"image_std\": [\n    0.26862954,\n    0.26130258,\n    0.27577711\n  ],\n"
+    "  \"input_data_format\": null,\n  \"patch_size\": {\n    \"height\": 4,\n    \"width\": 4\n  },\n"
+    "  \"processor_class\": \"PixtralProcessor\",\n  \"resample\": 3,\n"
+    "  \"rescale_factor\": 0.00392156862745098,\n  \"return_tensors\": null,\n"
+    "  \"size\": {\n    \"longest_edge\": 64\n  }\n}\n";
+static const char MISTRAL3_PROC[] =
+    "{\n  \"image_break_token\": \"[IMG_BREAK]\",\n  \"image_end_token\": \"[IMG_END]\",\n"
+    "  \"image_token\": \"[IMG]\",\n  \"patch_size\": 4,\n"
+    "  \"processor_class\": \"PixtralProcessor\",\n  \"spatial_merge_size\": 2\n}\n";
+
 static void put_file(const char *out, const char *name, const char *text)
 {
     char path[4096];
@@ -738,19 +900,21 @@ int main(int argc, char **argv)
 {
     if (argc != 4 || (strcmp(argv[1], "qwen35") && strcmp(argv[1], "qwen35moe") &&
                       strcmp(argv[1], "qwen35moe-experts") && strcmp(argv[1], "gemma4") &&
-                      strcmp(argv[1], "gemma4-vision") && strcmp(argv[1], "gemma3"))) {
-        fprintf(stderr, "usage: mkmm qwen35|qwen35moe|qwen35moe-experts|gemma4|gemma4-vision|gemma3 SRC OUT\n");
+                      strcmp(argv[1], "gemma4-vision") && strcmp(argv[1], "gemma3") &&
+                      strcmp(argv[1], "mistral3") && strcmp(argv[1], "mistral3-tokjson"))) {
+        fprintf(stderr, "usage: mkmm qwen35|qwen35moe|qwen35moe-experts|gemma4|gemma4-vision|gemma3|"
+                        "mistral3|mistral3-tokjson SRC OUT\n");
         return 2;
     }
     const char *fam = argv[1], *src = argv[2], *out = argv[3];
     const bool per_expert = !strcmp(fam, "qwen35moe-experts");
-    const bool gemma3 = !strcmp(fam, "gemma3");
+    const bool gemma3 = !strcmp(fam, "gemma3"), mistral3 = !strncmp(fam, "mistral3", 8);
     g4_audio = strcmp(fam, "gemma4-vision") != 0;
     const bool gemma = !strncmp(fam, "gemma4", 6), moe = per_expert || !strcmp(fam, "qwen35moe");
     char path[4096];
     snprintf(path, sizeof path, "%s/config.json", src);
     json_value *cfg = load_json(path);
-    const json_value *text = gemma ? json_get(cfg, "text_config") : cfg;
+    const json_value *text = gemma || mistral3 ? json_get(cfg, "text_config") : cfg;
     int64_t dim, layers;
     if (!text || !json_int(json_get(text, "hidden_size"), &dim) ||
         !json_int(json_get(text, "num_hidden_layers"), &layers))
@@ -760,7 +924,23 @@ int main(int argc, char **argv)
         return 1;
     }
     uint8_t *file;
-    if (gemma3) {
+    if (mistral3) {
+        mistral3_vision(dim); /* the state dict's first modules */
+        size_t first = n_t;
+        read_text(src, false, &file);
+        /* the fixture's stub tower gives way to the generated one */
+        size_t o = first;
+        for (size_t i = first; i < n_t; i++) {
+            if (!strncmp(T[i].name, "vision_tower.", 13) || !strncmp(T[i].name, "multi_modal_projector.", 22))
+                free(T[i].name);
+            else
+                T[o++] = T[i];
+        }
+        n_t = o;
+        split_text_from(first, layers);
+        put_file(out, "preprocessor_config.json", MISTRAL3_PP);
+        put_file(out, "processor_config.json", MISTRAL3_PROC);
+    } else if (gemma3) {
         gemma3_vision(dim); /* the state dict's first modules */
         size_t first = n_t;
         read_text(src, false, &file);
@@ -770,11 +950,7 @@ int main(int argc, char **argv)
             free(T[i].name);
             T[i].name = nn;
         }
-        tensor *all = T;
-        size_t n_all = n_t;
-        T += first, n_t -= first;
-        split_text(layers);
-        T = all, n_t = n_all;
+        split_text_from(first, layers);
         put_file(out, "preprocessor_config.json", GEMMA3_PP);
     } else if (gemma) {
         read_text(src, false, &file);
@@ -787,12 +963,7 @@ int main(int argc, char **argv)
         read_text(src, true, &file);
         if (per_expert)
             unstack_experts(first);
-        /* split_text over the text part only */
-        tensor *all = T;
-        size_t n_all = n_t;
-        T += first, n_t -= first;
-        split_text(layers);
-        T = all, n_t = n_all;
+        split_text_from(first, layers);
         qwen35_mtp(dim, moe);
         put_file(out, "preprocessor_config.json", QWEN35_PP);
     }
@@ -800,7 +971,9 @@ int main(int argc, char **argv)
     FILE *fp = fopen(path, "w");
     if (!fp)
         die("cannot create config.json");
-    if (gemma3)
+    if (mistral3)
+        mistral3_config(fp, cfg);
+    else if (gemma3)
         gemma3_config(fp, cfg);
     else if (gemma)
         gemma4_config(fp, cfg);
@@ -812,7 +985,10 @@ int main(int argc, char **argv)
     write_shard(out, 1);
     write_index(out);
     copy_file(src, out, "tokenizer.model");
-    copy_file(src, out, "tokenizer_config.json");
+    if (mistral3)
+        mistral3_tokenizer(src, out, !strcmp(fam, "mistral3-tokjson"));
+    else
+        copy_file(src, out, "tokenizer_config.json");
     for (size_t i = 0; i < n_t; i++) {
         free(T[i].name);
         free(T[i].gen);

@@ -6,7 +6,7 @@
 #   tests/data/mm/make_refs.sh BUILD FIXTURES LLAMA_CPP_DIR REF_TOOLS WORK
 #
 # BUILD: a build folder holding tests/tools/mkmm; FIXTURES: the fixtures
-# folder (models/{qwen35,qwen35moe,gemma4,gemma3}-rand); LLAMA_CPP_DIR: llama.cpp
+# folder (models/{qwen35,qwen35moe,gemma4,gemma3,mistral3}-rand); LLAMA_CPP_DIR: llama.cpp
 # at e21cdc11a0461d8b0cbd28cc356d993bf6be7282 (convert_hf_to_gguf.py,
 # gguf-py); REF_TOOLS: the fixtures' reference tools (convert_upstream.py,
 # gguf_manifest.py, pyshim/); WORK: a scratch folder outside the repository
@@ -23,7 +23,7 @@ mkdir -p "$WORK/shim"
 /usr/bin/python3 -c 'import tqdm' 2>/dev/null ||
     printf 'class tqdm:\n    def __init__(self, *a, **k): pass\n    def update(self, n=1): pass\n    def close(self): pass\n' \
         >"$WORK/shim/tqdm.py"
-for fam in qwen35 qwen35moe gemma4 gemma3; do
+for fam in qwen35 qwen35moe gemma4 gemma3 mistral3; do
     rm -rf "${WORK:?}/$fam-mm"
     "$BUILD/tests/tools/mkmm" "$fam" "$FIX/models/$fam-rand" "$WORK/$fam-mm"
     for t in f32 f16 bf16 q8_0; do
@@ -43,7 +43,7 @@ rm -rf "${WORK:?}/gemma4v-mm"
 "$BUILD/tests/tools/mkmm" gemma4-vision "$FIX/models/gemma4-rand" "$WORK/gemma4v-mm"
 # the projector files (convert_hf_to_gguf.py --mmproj) of the families
 # gguf-convert --mmproj converts
-for fam in gemma3 qwen35 qwen35moe gemma4 gemma4v; do
+for fam in gemma3 qwen35 qwen35moe gemma4 gemma4v mistral3; do
     for t in f32 f16 bf16 q8_0; do
         PYTHONPATH="$WORK/shim:$R/pyshim:$N/gguf-py:$N" /usr/bin/python3 "$R/convert_upstream.py" \
             "$N/convert_hf_to_gguf.py" "$WORK/$fam-mm" --mmproj --outtype "$t" \
