@@ -4,6 +4,7 @@
 #include "model.h"
 
 #include "fp8.h"
+#include "qpack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ void src_model_free(src_model *m)
         free(m->tensors[i].parts);
         free(m->tensors[i].part_from);
         fp8_scale_free(m->tensors[i].fp8);
-        free(m->tensors[i].qp);
+        qpack_src_free(m->tensors[i].qp);
     }
     free(m->tensors);
     free(m->name);

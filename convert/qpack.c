@@ -568,8 +568,70 @@ static void qpack_row(const qpack_src *q, int64_t r, float *out)
     }
 }
 
+int qpack_stack(qpack_src **slices, int n, const char *name, qpack_src **out, gguf_error *err)
+{
+    *out = NULL;
+    qpack_src *q = calloc(1, sizeof *q), *s = calloc((size_t)(n > 0 ? n : 1), sizeof *s);
+    int rc = !q || !s ? gguf_error_set(err, "out of memory") : 0;
+    if (!rc && n < 1)
+        rc = gguf_error_set(err, "tensor '%s': no experts to stack", name);
+    for (int e = 0; e < n && !rc; e++)
+        if (slices[e]->rows != slices[0]->rows || slices[e]->cols != slices[0]->cols ||
+            slices[e]->kind != slices[0]->kind)
+            rc = gguf_error_set(err, "tensor '%s': expert %d's weight is [%lld, %lld], expert 0's "
+                                "[%lld, %lld] (experts stack only when they are alike)", name, e,
+                                (long long)slices[e]->rows, (long long)slices[e]->cols,
+                                (long long)slices[0]->rows, (long long)slices[0]->cols);
+    for (int e = 0; e < n; e++) {
+        if (!rc)
+            s[e] = *slices[e];
+        qpack_src_free(slices[e]);
+        slices[e] = NULL;
+    }
+    if (rc) {
+        free(q);
+        free(s);
+        return -1;
+    }
+    *q = s[0];
+    q->n_part = 0; /* the slices hold the parts */
+    q->slice = s;
+    q->n_slice = n;
+    q->mapped = true;
+    for (int e = 0; e < n; e++)
+        q->mapped = q->mapped && s[e].mapped;
+    *out = q;
+    return 0;
+}
+
+void qpack_src_free(qpack_src *q)
+{
+    if (q)
+        free(q->slice);
+    free(q);
+}
+
+void qpack_parts(const qpack_src *q, void (*drop)(const void *data, uint64_t bytes))
+{
+    for (int e = 0; e < q->n_slice; e++)
+        qpack_parts(&q->slice[e], drop);
+    for (int p = 0; p < q->n_part; p++)
+        drop(q->part[p], q->part_bytes[p]);
+}
+
 void qpack_span(const qpack_src *q, float *out, int64_t n, int64_t at)
 {
+    if (q->slice) { /* expert by expert */
+        const int64_t per = q->rows * q->cols;
+        while (n > 0) {
+            const int64_t e = at / per, c = at % per, k = per - c < n ? per - c : n;
+            qpack_span(&q->slice[e], out, k, c);
+            out += k;
+            at += k;
+            n -= k;
+        }
+        return;
+    }
     while (n > 0) {
         const int64_t r = at / q->cols, c = at % q->cols;
         const int64_t k = q->cols - c < n ? q->cols - c : n;

@@ -382,9 +382,9 @@ static void release_range(const void *data, uint64_t bytes)
 
 static void release_source(const src_tensor *t)
 {
-    if (t->qp) { /* its packed parts */
-        for (int p = 0; t->qp->mapped && p < t->qp->n_part; p++)
-            release_range(t->qp->part[p], t->qp->part_bytes[p]);
+    if (t->qp) { /* its packed parts (every expert's, stacked) */
+        if (t->qp->mapped)
+            qpack_parts(t->qp, release_range);
         return;
     }
     if (!t->mapped)

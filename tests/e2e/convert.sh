@@ -1379,3 +1379,17 @@ elif need_jq "packed-quantized manifests" && need_fixture models/qwen3-rand "pac
     fixture_block_end
 fi
 rm -rf "$TMP/qwen3ct-rand"
+# Packed experts: Kimi K2's layout (INT4 routed experts, the rest BF16) on
+# deepseek2-rand, and a packed qwen3moe-rand (every projection, experts too)
+for pq in "deepseek2kimi kimi deepseek2-rand" "qwen3moect ct qwen3moe-rand"; do
+    read -r pm pk pf <<<"$pq"
+    if ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
+        skip_block "packed experts manifests ($pm)" "no python3 with NumPy, or no models/$pf" 16
+    elif need_jq "packed experts manifests ($pm)" && need_fixture "models/$pf" "packed experts manifests ($pm)" 16; then
+        for t in f32 f16 bf16 q8_0; do
+            CONVERT_INPUT=$TMP/$pm-rand KEY_ORDER=1 convert_manifest "$ROOT/tests/data/qpack/$pm-rand-$t.json"
+        done
+        fixture_block_end
+    fi
+    rm -rf "$TMP/$pm-rand"
+done

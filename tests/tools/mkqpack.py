@@ -8,6 +8,9 @@ config.json's quantization_config, as released INT4 checkpoints are laid out:
          [rows/8, groups], packed along rows), X.weight_shape (I64 [2]); one module in `ignore`
          (layer 1's down_proj) stays BF16.
   ctsym  the same, symmetric (no zero points; the Kimi K2 layout).
+  kimi   ctsym on the routed experts only (model.layers.N.mlp.experts.E.{gate,up,down}_proj),
+         everything else BF16, config.json as Kimi K2's release (model_type kimi_k2, `ignore`:
+         lm_head, self_attn, shared_experts and the dense layers' mlp): for models/deepseek2-rand.
   gptq   GPTQ 4 bits, groups of 32, desc_act (g_idx a shuffled group per input column),
          checkpoint_format "gptq": X.qweight (I32 [in/8, out]), X.qzeros (I32 [groups, out/8]),
          X.scales (F16 [groups, out]), X.g_idx (I32 [in]).
@@ -19,7 +22,7 @@ config.json's quantization_config, as released INT4 checkpoints are laid out:
 
 The codes, zero points and scales are seeded random numbers (the source weights are random too):
 the same folder on every run. NumPy only."""
-import json, os, shutil, struct, sys
+import json, os, re, shutil, struct, sys
 import numpy as np
 
 
@@ -73,7 +76,8 @@ def main():
     shutil.copytree(src, dst)
     for f in os.listdir(dst):
         os.chmod(os.path.join(dst, f), 0o644)
-    ct = kind.startswith("ct")
+    kimi = kind == "kimi"
+    ct = kind.startswith("ct") or kimi
     bits = 8 if kind == "gptq8" else 4
     gs = 32
     ignore = ["model.layers.1.mlp.down_proj"] if kind == "ct" else []
@@ -81,7 +85,8 @@ def main():
     out = []
     for name, dt, shape, buf in items:
         base = name[:-len(".weight")]
-        if not (name.endswith("_proj.weight") and len(shape) == 2) or base in ignore:
+        if not (name.endswith("_proj.weight") and len(shape) == 2) or base in ignore or \
+                (kimi and not re.fullmatch(r"model\.layers\.\d+\.mlp\.experts\.\d+\.(gate|up|down)_proj", base)):
             out.append((name, dt, shape, buf))
             continue
         rows, cols = shape
@@ -137,8 +142,14 @@ def main():
             "quant_method": "compressed-tensors", "format": "pack-quantized",
             "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
                 "num_bits": bits, "type": "int", "strategy": "group", "group_size": gs,
-                "symmetric": kind == "ctsym", "dynamic": False, "actorder": None}}},
+                "symmetric": kind != "ct", "dynamic": False, "actorder": None}}},
             "ignore": ["lm_head"] + ignore, "quantization_status": "compressed"}
+        if kimi:  # Kimi K2's release: its ignore list, model_type
+            cfg["model_type"] = "kimi_k2"
+            cfg["quantization_config"]["ignore"] = [
+                "lm_head", "re:.*self_attn.*", "re:.*shared_experts.*",
+                "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]
+            cfg["quantization_config"]["format"] = "pack-quantized"
     else:
         cfg["quantization_config"] = {
             "quant_method": "gptq", "bits": bits, "group_size": gs, "desc_act": kind == "gptq",
