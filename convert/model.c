@@ -55,5 +55,6 @@ void src_model_free(src_model *m)
 int src_dtype_of(const char *dtype)
 {
     return !strcmp(dtype, "F32") ? SRC_F32 : !strcmp(dtype, "F16") ? SRC_F16
-         : !strcmp(dtype, "BF16") ? SRC_BF16 : !strcmp(dtype, "F8_E4M3") ? SRC_F8_E4M3 : -1;
+         : !strcmp(dtype, "BF16") ? SRC_BF16 : !strcmp(dtype, "F8_E4M3") ? SRC_F8_E4M3
+         : !strcmp(dtype, "I8") ? SRC_I8_SCALED : -1;
 }

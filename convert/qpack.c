@@ -218,17 +218,18 @@ static const json_value *ct_weights(const json_value *qc, gguf_error *err)
 
 int ct_float_plan(const json_value *qc, int64_t block[2], gguf_error *err)
 {
+    const char *fmt = json_str(json_get(qc, "format"));
     const json_value *w = ct_weights(qc, err);
     const char *strategy = w ? qc_str(w, "weights", "strategy", "", err) : NULL;
     if (!strategy)
         return -1;
     if (strcmp(strategy, "channel") && strcmp(strategy, "block"))
         return gguf_error_set(err, "config.json: quantization_config weights strategy '%s' is not "
-                              "supported with float-quantized (channel or block)", strategy);
+                              "supported with %s (channel or block)", strategy, fmt ? fmt : "float-quantized");
     const json_value *gs = json_get(w, "group_size"), *bs = json_get(w, "block_structure");
     if (gs && gs->type != JSON_NULL)
         return gguf_error_set(err, "config.json: quantization_config weights group_size is not "
-                              "supported with float-quantized");
+                              "supported with %s", fmt ? fmt : "float-quantized");
     block[0] = block[1] = 0;
     if (bs && bs->type != JSON_NULL) {
         if (bs->type != JSON_ARRAY || bs->n != 2)
@@ -247,14 +248,12 @@ static int read_ct(qpack_plan *p, const json_value *qc, gguf_error *err)
     const char *fmt = qc_str(qc, "(compressed-tensors)", "format", NULL, err);
     if (!fmt)
         return -1;
-    if (!strcmp(fmt, "float-quantized"))
-        return 0; /* FP8 with scales: fp8.h's */
-    if (!strcmp(fmt, "int-quantized") || !strcmp(fmt, "naive-quantized"))
-        return gguf_error_set(err, "config.json: quantization_config compressed-tensors format '%s' "
-                              "is not supported (pack-quantized and float-quantized are)", fmt);
+    if (!strcmp(fmt, "float-quantized") || !strcmp(fmt, "int-quantized") || !strcmp(fmt, "naive-quantized"))
+        return 0; /* codes with channel or block scales: fp8.h's */
     if (strcmp(fmt, "pack-quantized"))
         return gguf_error_set(err, "config.json: quantization_config compressed-tensors format '%s' "
-                              "is unknown (pack-quantized and float-quantized are supported)", fmt);
+                              "is unknown (pack-quantized, float-quantized, int-quantized and "
+                              "naive-quantized are supported)", fmt);
     const json_value *w = ct_weights(qc, err);
     if (!w)
         return -1;

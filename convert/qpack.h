@@ -112,7 +112,8 @@ typedef struct qpack_plan {
  * config.json): what dequant_model refuses or cannot do. 0, or -1. */
 int qpack_plan_read(qpack_plan *p, const json_value *config, gguf_error *err);
 
-/* compressed-tensors "float-quantized" (fp8.h takes it): checks its one
+/* compressed-tensors "float-quantized", "int-quantized" and
+ * "naive-quantized" (fp8.h takes them): checks its one
  * config group's weights (strategy channel or block, no group_size) and
  * gives block_structure in block (0 0: none). 0, or -1 with err. */
 int ct_float_plan(const json_value *qc, int64_t block[2], gguf_error *err);

@@ -28,10 +28,8 @@ elif ! mkqpack ct "$TMP/qp-ct" || ! mkqpack gptq "$TMP/qp-gptq"; then
     skip_block "packed-quantized refusals" "no python3 with NumPy, or no models/qwen3-rand" 20
 else
     # config.json
-    mk ct '.quantization_config.format = "int-quantized"'
-    bad "compressed-tensors int-quantized" "config.json: quantization_config compressed-tensors format 'int-quantized' is not supported (pack-quantized and float-quantized are)"
     mk ct '.quantization_config.format = "marlin-24"'
-    bad "an unknown compressed-tensors format" "config.json: quantization_config compressed-tensors format 'marlin-24' is unknown"
+    bad "an unknown compressed-tensors format" "config.json: quantization_config compressed-tensors format 'marlin-24' is unknown (pack-quantized, float-quantized, int-quantized and naive-quantized are supported)"
     mk ct "$CG.num_bits = 9"
     bad "num_bits 9" "config.json: quantization_config weights num_bits is not a whole number from 1 to 8"
     mk ct "$CG.strategy = \"channel\""
@@ -71,6 +69,29 @@ else
     bad "a weight_shape that does not match" "$ST: $K.weight_packed: weight_packed is not \[64, >= 64 words\] (weight_shape \[64, 512\], 4 bits)"
 fi
 rm -rf "$D" "$TMP/qp-ct" "$TMP/qp-gptq"
+# compressed-tensors int-quantized (int8 codes × channel or block scales)
+if ! command -v jq >/dev/null; then
+    skip_block "int-quantized refusals" "jq not installed" 7
+elif ! mkqpack ctint "$TMP/qp-ctint"; then
+    skip_block "int-quantized refusals" "no python3 with NumPy, or no models/qwen3-rand" 7
+else
+    W=model.layers.0.mlp.down_proj
+    mk ctint 'del(.quantization_config)'
+    bad "int8 weights without quantization_config" "$ST: tensor '$W.weight' is I8 with a '$W.weight_scale', but config.json has no quantization_config with quant_method compressed-tensors (int-quantized or naive-quantized)"
+    mk ctint '.quantization_config.format = "float-quantized"'
+    bad "int8 weights as float-quantized" "$ST: tensor '$W.weight' is I8 with a '$W.weight_scale', but config.json has no quantization_config"
+    mk ctint "$CG.strategy = \"group\""
+    bad "int-quantized strategy group" "config.json: quantization_config weights strategy 'group' is not supported with int-quantized (channel or block)"
+    mk ctint '.' ".[\"$K.weight_zero_point\"] = .[\"$K.weight_scale\"]"
+    bad "int-quantized zero points" "$ST: tensor '$K.weight_zero_point': zero points (asymmetric int-quantized) are not supported"
+    mk ctint '.' ".[\"$K.weight\"].dtype = \"U8\""
+    bad "int-quantized weights not I8" "$ST: tensor '$K.weight_scale' scales '$K.weight', which is U8, not I8 or F8_E4M3"
+    mk ctint '.' "del(.[\"$K.weight_scale\"])"
+    bad "an int8 weight without its scale" "$ST: tensor '$K.weight' is I8 but has no '$K.weight_scale' beside it"
+    mk ctint '.' ".[\"$K.weight_scale\"].shape = [32, 2]"
+    bad "an int8 scale of the wrong shape" "$ST: tensor '$K.weight_scale': scale of shape \[32, 2\]: without weight_block_size only one factor or one per row (64) is supported"
+fi
+rm -rf "$D" "$TMP/qp-ctint"
 # packed experts (Kimi K2's layout, tests/tools/mkqpack.py kimi on deepseek2-rand),
 # each expert's parts checked as it is taken, the block's experts alike
 E=model.layers.1.mlp.experts.3.gate_proj # [32, 128]: 16 words, 4 groups of 32

@@ -207,8 +207,8 @@ START_TEST(test_plan_read)
           "config.json: quantization_config (compressed-tensors) has no format" },
         { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": 3}}",
           "config.json: quantization_config (compressed-tensors) format is not a string" },
-        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"naive-quantized\"}}",
-          "config.json: quantization_config compressed-tensors format 'naive-quantized' is not supported (pack-quantized and float-quantized are)" },
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"marlin-24\"}}",
+          "config.json: quantization_config compressed-tensors format 'marlin-24' is unknown (pack-quantized, float-quantized, int-quantized and naive-quantized are supported)" },
         { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\"}}",
           "config.json: quantization_config config_groups is not an object with a group" },
         { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
