@@ -80,11 +80,23 @@ static int32_t ct_code(const ct_pack *p, const uint8_t *words, int64_t j)
 void ct_pack_row(const ct_pack *p, int64_t r, const uint8_t *words, const float *scales,
                  const uint8_t *zp, float *out)
 {
-    for (int64_t g = 0; g < p->groups; g++) {
-        const int32_t z = ct_zero(p, r, g, zp);
-        const float s = scales[g];
-        for (int64_t j = g * p->group; j < (g + 1) * p->group; j++)
-            out[j] = (float)(ct_code(p, words, j) - z) * s;
+    /* word by word, the group's zero and factor kept until its end: the
+     * values of ct_code's, (code − zero) × factor */
+    const uint32_t mask = (1u << p->bits) - 1;
+    int64_t g = 0, g_end = p->group;
+    int32_t z = ct_zero(p, r, 0, zp);
+    float s = scales[0];
+    for (int64_t k = 0, j = 0; j < p->cols; k++) {
+        uint32_t w = word_at(words, k);
+        for (int i = 0; i < p->per_word && j < p->cols; i++, j++, w >>= p->bits) {
+            if (j == g_end) {
+                g++;
+                g_end += p->group;
+                z = ct_zero(p, r, g, zp);
+                s = scales[g];
+            }
+            out[j] = (float)((int32_t)(w & mask) - z) * s;
+        }
     }
 }
 
