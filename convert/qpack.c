@@ -470,6 +470,8 @@ static void add_part(qpack_src *q, const st_tensor *t)
     q->mapped = q->mapped && t->mapped;
 }
 
+static const char *file_of(const struct fp8_entry *e) { return e ? e->file : ""; }
+
 int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpack_src **out,
                gguf_error *err)
 {
@@ -485,6 +487,7 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
     const char *main;
     const char *const *sfx = parts_of(p, &main);
     const st_tensor *w = me ? me->t : NULL;
+    const st_tensor *touched[4] = { NULL }; /* the parts the checks read */
     if (!w)
         rc = gguf_error_set(err, "tensor '%s': not found", name);
     else if (strcmp(w->dtype, "I32"))
@@ -493,6 +496,7 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
                                            false, &file, err, &rc);
     if (!rc) {
         q->sdtype = (uint8_t)src_dtype_of(sc->dtype);
+        touched[0] = sc;
         q->scale = sc->data;
         q->packed = w->data;
         add_part(q, w);
@@ -502,6 +506,7 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
         const st_tensor *sh = part(index, name, main, sfx[1], "I64,I32", false, &file, err, &rc);
         const st_tensor *zp = rc ? NULL : part(index, name, main, sfx[2], "I32", true, &file, err, &rc);
         int64_t shape[2] = { 0, 0 };
+        touched[1] = sh;
         if (!rc && (sh->n_dims != 1 || sh->shape[0] != 2))
             rc = gguf_error_set(err, "tensor '%s' is not a shape of two dimensions", sh->name);
         for (int d = 0; !rc && d < 2; d++) {
@@ -537,12 +542,33 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
             q->cols = q->gq.in;
             q->zero = qz->data;
             q->gidx = gi->data;
+            touched[2] = gi;
             add_part(q, qz);
             add_part(q, gi);
         }
     }
     if (!rc && check_scales(q, sc, err))
         rc = -1;
+    /* the pages the checks read (scales, shape, g_idx) dropped again: the
+     * writer reads each tensor's long after, and a model's worth of them
+     * kept mapped would grow with the model. With every part in the packed
+     * tensor's shard, the whole span from the first part to the last (the
+     * pages the kernel mapped around the ones read lie there too) */
+    const uint8_t *lo = w ? w->data : NULL, *hi = w ? w->data + w->nbytes : NULL;
+    bool one_shard = true;
+    for (int k = 0; !rc && k < 4; k++) {
+        if (!touched[k])
+            continue;
+        const struct fp8_entry *e = fp8_find(index, touched[k]->name);
+        one_shard = one_shard && e && !strcmp(e->file, file_of(me)) && touched[k]->mapped;
+        lo = touched[k]->data < lo ? touched[k]->data : lo;
+        hi = touched[k]->data + touched[k]->nbytes > hi ? touched[k]->data + touched[k]->nbytes : hi;
+    }
+    for (int k = 0; !rc && q->mapped && k < 4; k++)
+        if (touched[k] && touched[k]->mapped && !one_shard)
+            st_drop_pages(touched[k]->data, touched[k]->nbytes);
+    if (!rc && q->mapped && one_shard)
+        st_drop_pages(lo, (uint64_t)(hi - lo));
     if (rc) {
         gguf_error_prefix(err, "%s: ", file);
         free(q);

@@ -370,16 +370,10 @@ static int64_t chunk_rows(const src_tensor *t)
     return per < 1 ? 1 : per > rows ? rows : per;
 }
 
-/* The source's pages are not needed again: drop them from memory (a later
- * read would map them in again from the file). */
+/* The source's pages are not needed again: dropped from memory. */
 static void release_range(const void *data, uint64_t bytes)
 {
-    long page = sysconf(_SC_PAGESIZE);
-    if (page <= 0)
-        return;
-    uintptr_t start = (uintptr_t)data & ~(uintptr_t)(page - 1);
-    uintptr_t end = ((uintptr_t)data + bytes + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
-    madvise((void *)start, end - start, MADV_DONTNEED);
+    st_drop_pages(data, bytes);
 }
 
 static void release_source(const src_tensor *t)
