@@ -63,18 +63,21 @@ float fp8_scale_at(const fp8_scale *s, int64_t i)
 }
 
 /* The 256 values, for the stream (filled once, on first use). */
-static float e4m3_table[256];
+static float e4m3_table[256], int8_table[256];
 static pthread_once_t e4m3_once = PTHREAD_ONCE_INIT;
 
 static void e4m3_fill(void)
 {
-    for (int v = 0; v < 256; v++)
+    for (int v = 0; v < 256; v++) {
         e4m3_table[v] = fp8_e4m3_to_f32((uint8_t)v);
+        int8_table[v] = (float)(int8_t)v;
+    }
 }
 
 void fp8_dequant_span(const fp8_scale *s, const uint8_t *src, float *out, int64_t n, int64_t at)
 {
     pthread_once(&e4m3_once, e4m3_fill);
+    const float *table = s->int8 ? int8_table : e4m3_table;
     for (int64_t i = 0; i < n;) {
         /* one run of values sharing a block: up to the block's right edge
          * or the row's end */
@@ -85,7 +88,7 @@ void fp8_dequant_span(const fp8_scale *s, const uint8_t *src, float *out, int64_
             k = n - i;
         const float f = fp8_scale_at(s, at + i);
         for (int64_t j = 0; j < k; j++)
-            out[i + j] = e4m3_table[src[i + j]] * f;
+            out[i + j] = table[src[i + j]] * f;
         i += k;
     }
 }
@@ -231,8 +234,13 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
     p->on = method && !strcmp(method, "fp8");
     p->suffix = "_scale_inv";
     const char *fmt_ct = json_str(json_get(qc, "format"));
-    if (method && !strcmp(method, "compressed-tensors") && fmt_ct && !strcmp(fmt_ct, "float-quantized")) {
+    if (method && !strcmp(method, "compressed-tensors") && fmt_ct &&
+        (!strcmp(fmt_ct, "float-quantized") || !strcmp(fmt_ct, "int-quantized") ||
+         !strcmp(fmt_ct, "naive-quantized"))) {
+        /* dequant_simple for all three: weight.float() × scale, whatever
+         * the weight's dtype (int8 codes, or FP8) */
         p->on = true;
+        p->int8 = strcmp(fmt_ct, "float-quantized") != 0;
         p->suffix = "_scale";
         if (ct_float_plan(qc, p->block, err))
             return -1;
@@ -271,8 +279,19 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
         if (is_f8(t->dtype) && !p->on)
             return gguf_error_set(err, "%s: tensor '%s' is F8_E4M3, but config.json has no "
                                   "quantization_config with quant_method fp8", file, t->name);
+        if (!p->int8 && !strcmp(t->dtype, "I8")) { /* int8 codes with a scale beside them */
+            char sname[512];
+            snprintf(sname, sizeof sname, "%s_scale", t->name);
+            if (fp8_find(p, sname))
+                return gguf_error_set(err, "%s: tensor '%s' is I8 with a '%s', but config.json has "
+                                      "no quantization_config with quant_method compressed-tensors "
+                                      "(int-quantized or naive-quantized)", file, t->name, sname);
+        }
         if (!p->on)
             continue;
+        if (p->int8 && ends_with(t->name, ".weight_zero_point"))
+            return gguf_error_set(err, "%s: tensor '%s': zero points (asymmetric int-quantized) are "
+                                  "not supported (e21cdc11 applies the scale only)", file, t->name);
         if (activation_scale(t->name))
             return gguf_error_set(err, "%s: tensor '%s' is an activation scale: static activation "
                                   "quantization is not supported", file, t->name);
@@ -283,9 +302,10 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
             if (!we)
                 return gguf_error_set(err, "%s: tensor '%s' scales '%s', which the checkpoint "
                                       "does not have", file, t->name, w);
-            if (strcmp(we->t->dtype, "F8_E4M3"))
+            if (strcmp(we->t->dtype, "F8_E4M3") && (!p->int8 || strcmp(we->t->dtype, "I8")))
                 return gguf_error_set(err, "%s: tensor '%s' scales '%s', which is %s, not "
-                                      "F8_E4M3", file, t->name, w, we->t->dtype);
+                                      "%s", file, t->name, w, we->t->dtype,
+                                      p->int8 ? "I8 or F8_E4M3" : "F8_E4M3");
         }
     }
     return 0;
@@ -307,8 +327,8 @@ static int take_scale(const fp8_plan *p, const char *name, const char *file, fp8
     snprintf(sname, sizeof sname, "%s%s", name, p->suffix);
     const struct fp8_entry *e = fp8_find(p, sname);
     if (!e)
-        return gguf_error_set(err, "%s: tensor '%s' is F8_E4M3 but has no '%s' beside it", w->file,
-                              name, sname);
+        return gguf_error_set(err, "%s: tensor '%s' is %s but has no '%s' beside it", w->file,
+                              name, w->t->dtype, sname);
     const st_tensor *st = e->t;
     const int sd = src_dtype_of(st->dtype);
     if (sd != SRC_F32 && sd != SRC_F16 && sd != SRC_BF16)
@@ -358,17 +378,23 @@ int fp8_attach(const fp8_plan *p, src_model *m, gguf_error *err)
 {
     for (int i = 0; i < m->n_tensors; i++) {
         src_tensor *t = &m->tensors[i];
-        if (t->dtype != SRC_F8_E4M3 || t->fp8)
+        if ((t->dtype != SRC_F8_E4M3 && t->dtype != SRC_I8_SCALED) || t->fp8)
             continue;
-        if (!p->on)
-            return gguf_error_set(err, "tensor '%s' is F8_E4M3, but config.json has no "
-                                  "quantization_config with quant_method fp8", t->name);
+        if (!p->on || (t->dtype == SRC_I8_SCALED && !p->int8))
+            return gguf_error_set(err, "%s%stensor '%s' is %s, but config.json has no "
+                                  "quantization_config with quant_method %s",
+                                  t->from.file ? t->from.file : "", t->from.file ? ": " : "",
+                                  t->from.name ? t->from.name : t->name,
+                                  t->dtype == SRC_F8_E4M3 ? "F8_E4M3" : "I8",
+                                  t->dtype == SRC_F8_E4M3 ? "fp8" : "compressed-tensors "
+                                  "(int-quantized or naive-quantized)");
         fp8_scale *s = calloc(1, sizeof *s);
         if (!s || (t->parts && !(s->parts = calloc((size_t)t->n_parts, sizeof *s->parts)))) {
             free(s);
             return gguf_error_set(err, "out of memory");
         }
         t->fp8 = s;
+        s->int8 = t->dtype == SRC_I8_SCALED;
         s->n_parts = t->parts ? t->n_parts : 0;
         if (t->parts && !t->split_rows)
             return gguf_error_set(err, "tensor '%s': FP8 weights split by columns are not "

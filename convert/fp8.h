@@ -55,13 +55,15 @@ typedef struct fp8_scale {
     int64_t         s_rows, s_cols;
     src_origin      from;      /* the scale tensor (matrix 0's), for messages */
     bool            mapped;    /* every scale lies in a file mapping (safe to drop its pages) */
+    bool            int8;      /* the codes are int8 (SRC_I8_SCALED), not E4M3 */
 } fp8_scale;
 
 /* The factor of source element i. */
 float fp8_scale_at(const fp8_scale *s, int64_t i);
 
-/* n FP8 bytes from source element `at` on → f32 (value × its block's
- * factor, one f32 product, as torch's weight.float() * scale). */
+/* n FP8 (or int8: s->int8) bytes from source element `at` on → f32 (value
+ * × its block's factor, one f32 product, as torch's weight.float() *
+ * scale). */
 void fp8_dequant_span(const fp8_scale *s, const uint8_t *src, float *out, int64_t n, int64_t at);
 
 /* The scale grid of a weight matrix (rows × cols) in blocks of
@@ -75,7 +77,10 @@ int fp8_scale_shape(fp8_scale *s, const int64_t *wshape, int wdims, const int64_
 /* A checkpoint's quantization, read from config.json before its tensors are
  * taken. */
 typedef struct fp8_plan {
-    bool     on;            /* quant_method "fp8", or compressed-tensors float-quantized */
+    bool     on;            /* quant_method "fp8", or compressed-tensors float-, int- or
+                             * naive-quantized */
+    bool     int8;          /* compressed-tensors int- or naive-quantized: I8 weights
+                             * scale too */
     int64_t  block[2];      /* weight_block_size (block_structure), or 0 0 */
     const char *suffix;     /* the scale tensors': "_scale_inv" (fp8), "_scale"
                              * (compressed-tensors) */

@@ -514,6 +514,8 @@ typedef struct experts {
     const gguf_arch_tensor *rows[MAX_EXPERT_ROWS];
     int                     n_blocks;
     const st_tensor       **got;      /* [block][row][expert], NULL until seen */
+    qpack_src             **qp;       /* [block][row][expert]: a packed expert's source
+                                       * (got its weight_packed), until stacked */
     int                    *count;    /* [block]: projections seen */
 } experts;
 
@@ -539,6 +541,8 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
     ex->n_blocks = (int)blocks;
     if (n > 0 && (!(ex->got = calloc((size_t)blocks * (size_t)ex->n_rows * (size_t)n,
                                      sizeof *ex->got)) ||
+                  !(ex->qp = calloc((size_t)blocks * (size_t)ex->n_rows * (size_t)n,
+                                    sizeof *ex->qp)) ||
                   !(ex->count = calloc((size_t)blocks, sizeof *ex->count))))
         return gguf_error_set(err, "out of memory");
     return 0;
@@ -546,21 +550,94 @@ static int experts_init(experts *ex, const gguf_arch *a, const hf_state *s, gguf
 
 static void experts_free(experts *ex)
 {
+    const size_t n = (size_t)ex->n_blocks * (size_t)ex->n_rows * (size_t)ex->n_expert;
+    for (size_t i = 0; ex->qp && i < n; i++)
+        qpack_src_free(ex->qp[i]);
+    free(ex->qp);
     free(ex->got);
     free(ex->count);
 }
 
+static size_t expert_at(const experts *ex, int block, int row, int expert)
+{
+    return ((size_t)block * (size_t)ex->n_rows + (size_t)row) * (size_t)ex->n_expert + (size_t)expert;
+}
+
 static const st_tensor **expert_slot(experts *ex, int block, int row, int expert)
 {
-    return &ex->got[((size_t)block * (size_t)ex->n_rows + (size_t)row) * (size_t)ex->n_expert +
-                    (size_t)expert];
+    return &ex->got[expert_at(ex, block, row, expert)];
+}
+
+/* Row r of block `block` stacked from packed experts (qpack.h): one
+ * SRC_QPACK tensor [experts, rows, cols] over every expert's packed parts,
+ * dequantized slice by slice as the writer streams it. 0, or -1 with err. */
+static int experts_stack_packed(experts *ex, src_model *m, const hf_state *s, int block, int r,
+                                gguf_error *err)
+{
+    qpack_src **slices = &ex->qp[expert_at(ex, block, r, 0)];
+    for (int e = 0; e < ex->n_expert; e++) {
+        const st_tensor *p = *expert_slot(ex, block, r, e);
+        if (!slices[e])
+            return gguf_error_set(err, "%s: tensor '%s': not packed, but expert 0's is ('%s'): "
+                                  "the experts of a block are packed alike or not at all",
+                                  shard_of(s, p), p->name, (*expert_slot(ex, block, r, 0))->name);
+    }
+    char name[256];
+    snprintf(name, sizeof name, gguf_arch_tensor_name(ex->rows[r]), block);
+    const void **parts = malloc((size_t)ex->n_expert * sizeof *parts);
+    src_origin *from = malloc((size_t)ex->n_expert * sizeof *from);
+    qpack_src *q = NULL;
+    if (!parts || !from) {
+        free(parts);
+        free(from);
+        return gguf_error_set(err, "out of memory");
+    }
+    for (int e = 0; e < ex->n_expert; e++) {
+        const st_tensor *p = *expert_slot(ex, block, r, e);
+        parts[e] = slices[e]->packed;
+        from[e] = (src_origin){ shard_of(s, p), p->name };
+    }
+    if (qpack_stack(slices, ex->n_expert, name, &q, err)) {
+        gguf_error_prefix(err, "%s: ", from[0].file);
+        free(parts);
+        free(from);
+        return -1;
+    }
+    const int64_t ne[3] = { q->cols, q->rows, ex->n_expert };
+    src_tensor *t = src_add_tensor(m, name, SRC_QPACK, 3, ne, q->packed);
+    if (!t) {
+        qpack_src_free(q);
+        free(parts);
+        free(from);
+        return gguf_error_set(err, "out of memory");
+    }
+    t->qp = q;
+    t->from = from[0];
+    t->part_from = from;
+    t->parts = parts;
+    t->n_parts = ex->n_expert;
+    t->split_rows = true;
+    t->mapped = q->mapped;
+    return 0;
 }
 
 /* Expert `expert`'s projection of row `row` in block `block`: kept, and
- * the block's stacked tensors added once all have arrived. */
+ * the block's stacked tensors added once all have arrived. q: the packed
+ * source of st (its weight_packed), or NULL; taken over (freed on error). */
 static int experts_add(experts *ex, src_model *m, const hf_state *s, const gguf_arch_tensor *row,
-                       int block, int expert, const st_tensor *st, gguf_error *err)
+                       int block, int expert, const st_tensor *st, qpack_src *q, gguf_error *err)
 {
+    if (ex->n_expert && block >= 0 && block < ex->n_blocks && expert >= 0 && expert < ex->n_expert) {
+        int r = 0;
+        while (ex->rows[r] != row)
+            r++;
+        if (!*expert_slot(ex, block, r, expert)) {
+            ex->qp[expert_at(ex, block, r, expert)] = q;
+            q = NULL;
+        }
+    }
+    qpack_src_free(q); /* not kept: the checks below refuse it */
+
     if (!ex->n_expert)
         return gguf_error_set(err, "tensor '%s': an expert, but config.json has no "
                               "num_local_experts / num_experts / n_routed_experts", st->name);
@@ -579,6 +656,11 @@ static int experts_add(experts *ex, src_model *m, const hf_state *s, const gguf_
         return 0;
     for (r = 0; r < ex->n_rows; r++) {
         const st_tensor *first = *expert_slot(ex, block, r, 0);
+        if (ex->qp[expert_at(ex, block, r, 0)]) {
+            if (experts_stack_packed(ex, m, s, block, r, err))
+                return -1;
+            continue;
+        }
         int64_t ne[4] = { 0 };
         for (int d = 0; d < first->n_dims; d++)
             ne[d] = first->shape[first->n_dims - 1 - d];
@@ -593,6 +675,10 @@ static int experts_add(experts *ex, src_model *m, const hf_state *s, const gguf_
         bool mapped = true;
         for (int e = 0; e < ex->n_expert; e++) {
             const st_tensor *p = *expert_slot(ex, block, r, e);
+            if (ex->qp[expert_at(ex, block, r, e)])
+                return gguf_error_set(err, "%s: tensor '%s': packed, but expert 0's is not ('%s'): "
+                                      "the experts of a block are packed alike or not at all",
+                                      shard_of(s, p), p->name, first->name);
             if (strcmp(p->dtype, first->dtype) || p->n_dims != first->n_dims ||
                 memcmp(p->shape, first->shape, sizeof p->shape)) {
                 free(parts);
@@ -1028,28 +1114,34 @@ static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, cons
     return 1;
 }
 
-/* An integer-packed weight (qpack.h) of st, when st is its packed tensor. 0,
- * or -1 with err. */
-static int qpack_add(src_model *m, hf_state *s, const st_tensor *st, gguf_error *err)
+/* An integer-packed weight (qpack.h) of st, when st is its packed tensor: a
+ * tensor of its own, or an expert's slice of a stack (ex). kh: DeepSeek's
+ * heads (its multi-token prediction layers dropped), or NULL. 0, or -1 with
+ * err. */
+static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *kh, const st_tensor *st,
+                     gguf_error *err)
 {
     char wname[512], name[256];
     uint8_t perm;
     int block, expert;
     const gguf_arch_tensor *row;
-    if (!qpack_is_main(&s->qp, st->name, wname, sizeof wname))
+    if (!qpack_is_main(&s->qp, st->name, wname, sizeof wname) || (kh && mtp_layer(wname, kh->blocks)))
         return 0;
+    if (kh && ends_with(wname, ".self_attn.kv_b_proj.weight"))
+        return gguf_error_set(err, "%s: tensor '%s': a packed kv_b_proj is not supported (its split "
+                              "into attn_k_b and attn_v_b reads an unquantized one)", shard_of(s, st),
+                              st->name);
     int r = arch_map_name(m->arch, wname, name, sizeof name, &perm, &block, &expert, &row);
     if (r == 0)
         return 0;
     if (r < 0)
         return gguf_error_set(err, "%s: tensor '%s': no %s tensor of that name (cannot map it)",
                               shard_of(s, st), wname, gguf_arch_name(m->arch));
-    if (expert >= 0)
-        return gguf_error_set(err, "%s: tensor '%s': packed quantized experts are not supported yet",
-                              shard_of(s, st), st->name);
     qpack_src *q;
     if (qpack_take(&s->qp, &s->fp8, st->name, &q, err))
         return -1;
+    if (expert >= 0)
+        return experts_add(ex, m, s, row, block, expert, st, q, err);
     const int64_t ne[2] = { q->cols, q->rows };
     src_tensor *t = src_add_tensor(m, name, SRC_QPACK, 2, ne, q->packed);
     if (!t) {
@@ -1107,8 +1199,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                       s->n_shards, err) ||
         qpack_plan_read(&s->qp, s->config, err) || qpack_plan_check(&s->qp, &s->fp8, err))
         return -1;
-    if (s->qp.kind != QPACK_NONE && (fact(m->arch, GGUF_FACT_KV_B_SPLIT) ||
-                                      gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET)))
+    if (s->qp.kind != QPACK_NONE && gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET))
         return gguf_error_set(err, "config.json: quantization_config %s: not supported for %s "
                               "checkpoints yet", s->qp.kind == QPACK_CT ? "compressed-tensors" : "gptq",
                               gguf_arch_name(m->arch));
@@ -1168,7 +1259,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                 rc2 = gguf_error_set(err, "tensor '%s': %d dimensions (1 to %d supported)",
                                      st->name, st->n_dims, 4 - (expert >= 0));
             } else if (expert >= 0) {
-                rc2 = experts_add(&ex, m, s, row, block, expert, st, err);
+                rc2 = experts_add(&ex, m, s, row, block, expert, st, NULL, err);
             } else {
                 int64_t ne[4];
                 for (int d = 0; d < st->n_dims; d++)
@@ -1195,7 +1286,7 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     /* the packed weights, as dequant_model adds them: after the rest */
     for (int k = 0; k < s->n_shards && !rc2; k++)
         for (size_t i = 0; i < s->shards[k].n && !rc2; i++)
-            rc2 = qpack_add(m, s, &s->shards[k].tensors[i], err);
+            rc2 = qpack_add(m, s, &ex, kv_b ? &kh : NULL, &s->shards[k].tensors[i], err);
     if (!rc2)
         rc2 = experts_check_done(&ex, err);
     if (!rc2)

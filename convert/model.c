@@ -4,6 +4,7 @@
 #include "model.h"
 
 #include "fp8.h"
+#include "qpack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ void src_model_free(src_model *m)
         free(m->tensors[i].parts);
         free(m->tensors[i].part_from);
         fp8_scale_free(m->tensors[i].fp8);
-        free(m->tensors[i].qp);
+        qpack_src_free(m->tensors[i].qp);
     }
     free(m->tensors);
     free(m->name);
@@ -54,5 +55,6 @@ void src_model_free(src_model *m)
 int src_dtype_of(const char *dtype)
 {
     return !strcmp(dtype, "F32") ? SRC_F32 : !strcmp(dtype, "F16") ? SRC_F16
-         : !strcmp(dtype, "BF16") ? SRC_BF16 : !strcmp(dtype, "F8_E4M3") ? SRC_F8_E4M3 : -1;
+         : !strcmp(dtype, "BF16") ? SRC_BF16 : !strcmp(dtype, "F8_E4M3") ? SRC_F8_E4M3
+         : !strcmp(dtype, "I8") ? SRC_I8_SCALED : -1;
 }

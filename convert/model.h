@@ -21,7 +21,9 @@
 enum src_dtype { SRC_F32, SRC_F16, SRC_BF16, SRC_I8_GROUPS,
                  SRC_MXFP4 /* GGML MXFP4 blocks, written as they are (gpt-oss experts) */,
                  SRC_F8_E4M3 /* FP8 bytes times a block scale (fp8.h: src_tensor.fp8) */,
-                 SRC_QPACK /* integer-packed codes with scales (qpack.h: src_tensor.qp) */ };
+                 SRC_QPACK /* integer-packed codes with scales (qpack.h: src_tensor.qp) */,
+                 SRC_I8_SCALED /* int8 codes times a channel or block scale (fp8.h:
+                                * src_tensor.fp8; compressed-tensors int-quantized) */ };
 
 /* Where a tensor's values come from, for messages: the file (a name in the
  * input folder, config.json for values made from it; NULL: the input
@@ -128,7 +130,8 @@ src_tensor *src_add_tensor(src_model *m, const char *name, int dtype, int n_dims
 void src_model_free(src_model *m);
 
 /* The enum src_dtype of a safetensors dtype name ("F32", "F16", "BF16",
- * "F8_E4M3": the last only converts with its scale, fp8.h), or -1. */
+ * "F8_E4M3", "I8": the last two only convert with their scales, fp8.h), or
+ * -1. */
 int src_dtype_of(const char *dtype);
 
 #endif

@@ -80,11 +80,23 @@ static int32_t ct_code(const ct_pack *p, const uint8_t *words, int64_t j)
 void ct_pack_row(const ct_pack *p, int64_t r, const uint8_t *words, const float *scales,
                  const uint8_t *zp, float *out)
 {
-    for (int64_t g = 0; g < p->groups; g++) {
-        const int32_t z = ct_zero(p, r, g, zp);
-        const float s = scales[g];
-        for (int64_t j = g * p->group; j < (g + 1) * p->group; j++)
-            out[j] = (float)(ct_code(p, words, j) - z) * s;
+    /* word by word, the group's zero and factor kept until its end: the
+     * values of ct_code's, (code − zero) × factor */
+    const uint32_t mask = (1u << p->bits) - 1;
+    int64_t g = 0, g_end = p->group;
+    int32_t z = ct_zero(p, r, 0, zp);
+    float s = scales[0];
+    for (int64_t k = 0, j = 0; j < p->cols; k++) {
+        uint32_t w = word_at(words, k);
+        for (int i = 0; i < p->per_word && j < p->cols; i++, j++, w >>= p->bits) {
+            if (j == g_end) {
+                g++;
+                g_end += p->group;
+                z = ct_zero(p, r, g, zp);
+                s = scales[g];
+            }
+            out[j] = (float)((int32_t)(w & mask) - z) * s;
+        }
     }
 }
 
@@ -218,17 +230,18 @@ static const json_value *ct_weights(const json_value *qc, gguf_error *err)
 
 int ct_float_plan(const json_value *qc, int64_t block[2], gguf_error *err)
 {
+    const char *fmt = json_str(json_get(qc, "format"));
     const json_value *w = ct_weights(qc, err);
     const char *strategy = w ? qc_str(w, "weights", "strategy", "", err) : NULL;
     if (!strategy)
         return -1;
     if (strcmp(strategy, "channel") && strcmp(strategy, "block"))
         return gguf_error_set(err, "config.json: quantization_config weights strategy '%s' is not "
-                              "supported with float-quantized (channel or block)", strategy);
+                              "supported with %s (channel or block)", strategy, fmt ? fmt : "float-quantized");
     const json_value *gs = json_get(w, "group_size"), *bs = json_get(w, "block_structure");
     if (gs && gs->type != JSON_NULL)
         return gguf_error_set(err, "config.json: quantization_config weights group_size is not "
-                              "supported with float-quantized");
+                              "supported with %s", fmt ? fmt : "float-quantized");
     block[0] = block[1] = 0;
     if (bs && bs->type != JSON_NULL) {
         if (bs->type != JSON_ARRAY || bs->n != 2)
@@ -247,14 +260,12 @@ static int read_ct(qpack_plan *p, const json_value *qc, gguf_error *err)
     const char *fmt = qc_str(qc, "(compressed-tensors)", "format", NULL, err);
     if (!fmt)
         return -1;
-    if (!strcmp(fmt, "float-quantized"))
-        return 0; /* FP8 with scales: fp8.h's */
-    if (!strcmp(fmt, "int-quantized") || !strcmp(fmt, "naive-quantized"))
-        return gguf_error_set(err, "config.json: quantization_config compressed-tensors format '%s' "
-                              "is not supported (pack-quantized and float-quantized are)", fmt);
+    if (!strcmp(fmt, "float-quantized") || !strcmp(fmt, "int-quantized") || !strcmp(fmt, "naive-quantized"))
+        return 0; /* codes with channel or block scales: fp8.h's */
     if (strcmp(fmt, "pack-quantized"))
         return gguf_error_set(err, "config.json: quantization_config compressed-tensors format '%s' "
-                              "is unknown (pack-quantized and float-quantized are supported)", fmt);
+                              "is unknown (pack-quantized, float-quantized, int-quantized and "
+                              "naive-quantized are supported)", fmt);
     const json_value *w = ct_weights(qc, err);
     if (!w)
         return -1;
@@ -459,6 +470,8 @@ static void add_part(qpack_src *q, const st_tensor *t)
     q->mapped = q->mapped && t->mapped;
 }
 
+static const char *file_of(const struct fp8_entry *e) { return e ? e->file : ""; }
+
 int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpack_src **out,
                gguf_error *err)
 {
@@ -474,6 +487,7 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
     const char *main;
     const char *const *sfx = parts_of(p, &main);
     const st_tensor *w = me ? me->t : NULL;
+    const st_tensor *touched[4] = { NULL }; /* the parts the checks read */
     if (!w)
         rc = gguf_error_set(err, "tensor '%s': not found", name);
     else if (strcmp(w->dtype, "I32"))
@@ -482,6 +496,7 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
                                            false, &file, err, &rc);
     if (!rc) {
         q->sdtype = (uint8_t)src_dtype_of(sc->dtype);
+        touched[0] = sc;
         q->scale = sc->data;
         q->packed = w->data;
         add_part(q, w);
@@ -491,6 +506,7 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
         const st_tensor *sh = part(index, name, main, sfx[1], "I64,I32", false, &file, err, &rc);
         const st_tensor *zp = rc ? NULL : part(index, name, main, sfx[2], "I32", true, &file, err, &rc);
         int64_t shape[2] = { 0, 0 };
+        touched[1] = sh;
         if (!rc && (sh->n_dims != 1 || sh->shape[0] != 2))
             rc = gguf_error_set(err, "tensor '%s' is not a shape of two dimensions", sh->name);
         for (int d = 0; !rc && d < 2; d++) {
@@ -526,12 +542,33 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
             q->cols = q->gq.in;
             q->zero = qz->data;
             q->gidx = gi->data;
+            touched[2] = gi;
             add_part(q, qz);
             add_part(q, gi);
         }
     }
     if (!rc && check_scales(q, sc, err))
         rc = -1;
+    /* the pages the checks read (scales, shape, g_idx) dropped again: the
+     * writer reads each tensor's long after, and a model's worth of them
+     * kept mapped would grow with the model. With every part in the packed
+     * tensor's shard, the whole span from the first part to the last (the
+     * pages the kernel mapped around the ones read lie there too) */
+    const uint8_t *lo = w ? w->data : NULL, *hi = w ? w->data + w->nbytes : NULL;
+    bool one_shard = true;
+    for (int k = 0; !rc && k < 4; k++) {
+        if (!touched[k])
+            continue;
+        const struct fp8_entry *e = fp8_find(index, touched[k]->name);
+        one_shard = one_shard && e && !strcmp(e->file, file_of(me)) && touched[k]->mapped;
+        lo = touched[k]->data < lo ? touched[k]->data : lo;
+        hi = touched[k]->data + touched[k]->nbytes > hi ? touched[k]->data + touched[k]->nbytes : hi;
+    }
+    for (int k = 0; !rc && q->mapped && k < 4; k++)
+        if (touched[k] && touched[k]->mapped && !one_shard)
+            st_drop_pages(touched[k]->data, touched[k]->nbytes);
+    if (!rc && q->mapped && one_shard)
+        st_drop_pages(lo, (uint64_t)(hi - lo));
     if (rc) {
         gguf_error_prefix(err, "%s: ", file);
         free(q);
@@ -568,8 +605,70 @@ static void qpack_row(const qpack_src *q, int64_t r, float *out)
     }
 }
 
+int qpack_stack(qpack_src **slices, int n, const char *name, qpack_src **out, gguf_error *err)
+{
+    *out = NULL;
+    qpack_src *q = calloc(1, sizeof *q), *s = calloc((size_t)(n > 0 ? n : 1), sizeof *s);
+    int rc = !q || !s ? gguf_error_set(err, "out of memory") : 0;
+    if (!rc && n < 1)
+        rc = gguf_error_set(err, "tensor '%s': no experts to stack", name);
+    for (int e = 0; e < n && !rc; e++)
+        if (slices[e]->rows != slices[0]->rows || slices[e]->cols != slices[0]->cols ||
+            slices[e]->kind != slices[0]->kind)
+            rc = gguf_error_set(err, "tensor '%s': expert %d's weight is [%lld, %lld], expert 0's "
+                                "[%lld, %lld] (experts stack only when they are alike)", name, e,
+                                (long long)slices[e]->rows, (long long)slices[e]->cols,
+                                (long long)slices[0]->rows, (long long)slices[0]->cols);
+    for (int e = 0; e < n; e++) {
+        if (!rc)
+            s[e] = *slices[e];
+        qpack_src_free(slices[e]);
+        slices[e] = NULL;
+    }
+    if (rc) {
+        free(q);
+        free(s);
+        return -1;
+    }
+    *q = s[0];
+    q->n_part = 0; /* the slices hold the parts */
+    q->slice = s;
+    q->n_slice = n;
+    q->mapped = true;
+    for (int e = 0; e < n; e++)
+        q->mapped = q->mapped && s[e].mapped;
+    *out = q;
+    return 0;
+}
+
+void qpack_src_free(qpack_src *q)
+{
+    if (q)
+        free(q->slice);
+    free(q);
+}
+
+void qpack_parts(const qpack_src *q, void (*drop)(const void *data, uint64_t bytes))
+{
+    for (int e = 0; e < q->n_slice; e++)
+        qpack_parts(&q->slice[e], drop);
+    for (int p = 0; p < q->n_part; p++)
+        drop(q->part[p], q->part_bytes[p]);
+}
+
 void qpack_span(const qpack_src *q, float *out, int64_t n, int64_t at)
 {
+    if (q->slice) { /* expert by expert */
+        const int64_t per = q->rows * q->cols;
+        while (n > 0) {
+            const int64_t e = at / per, c = at % per, k = per - c < n ? per - c : n;
+            qpack_span(&q->slice[e], out, k, c);
+            out += k;
+            at += k;
+            n -= k;
+        }
+        return;
+    }
     while (n > 0) {
         const int64_t r = at / q->cols, c = at % q->cols;
         const int64_t k = q->cols - c < n ? q->cols - c : n;

@@ -112,7 +112,8 @@ typedef struct qpack_plan {
  * config.json): what dequant_model refuses or cannot do. 0, or -1. */
 int qpack_plan_read(qpack_plan *p, const json_value *config, gguf_error *err);
 
-/* compressed-tensors "float-quantized" (fp8.h takes it): checks its one
+/* compressed-tensors "float-quantized", "int-quantized" and
+ * "naive-quantized" (fp8.h takes them): checks its one
  * config group's weights (strategy channel or block, no group_size) and
  * gives block_structure in block (0 0: none). 0, or -1 with err. */
 int ct_float_plan(const json_value *qc, int64_t block[2], gguf_error *err);
@@ -142,6 +143,12 @@ typedef struct qpack_src {
     uint64_t       part_bytes[4];
     int            n_part;
     bool           mapped;        /* every part lies in a file mapping */
+    /* Stacked experts (DeepseekV2Model's torch.stack of the dequantized
+     * experts): n_slice sources of rows × cols each, expert e's output
+     * elements [e × rows × cols, (e + 1) × rows × cols); rows and cols are
+     * one slice's, and the fields above slice 0's. NULL: one weight. */
+    struct qpack_src *slice;
+    int            n_slice;
 } qpack_src;
 
 /* The source of the packed tensor `name` (X.weight_packed or X.qweight):
@@ -150,8 +157,21 @@ typedef struct qpack_src {
 int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpack_src **out,
                gguf_error *err);
 
+/* The stack of n expert slices (taken with qpack_take, in expert order;
+ * every slice's weight_shape the same): one source [n, rows, cols]. The
+ * slices are moved into it (the array's entries set to NULL), also on
+ * failure, when they are freed. name: the stacked tensor, for messages.
+ * 0, or -1 with err naming the slice that differs. */
+int qpack_stack(qpack_src **slices, int n, const char *name, qpack_src **out, gguf_error *err);
+
+/* Frees a source (and a stack's slices). */
+void qpack_src_free(qpack_src *q);
+
+/* Calls drop(data, bytes) for every packed part of q (every slice's). */
+void qpack_parts(const qpack_src *q, void (*drop)(const void *data, uint64_t bytes));
+
 /* n values of the output weight from element `at` on (row-major [rows,
- * cols]) as float32. */
+ * cols], or [n_slice, rows, cols]) as float32. */
 void qpack_span(const qpack_src *q, float *out, int64_t n, int64_t at);
 /* The value of element i, exactly as qpack_span gives it. */
 float qpack_value(const qpack_src *q, int64_t i);

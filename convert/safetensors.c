@@ -199,3 +199,13 @@ void st_close(st_file *f)
         munmap(f->map, f->map_size);
     memset(f, 0, sizeof *f);
 }
+
+void st_drop_pages(const void *data, uint64_t bytes)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return;
+    uintptr_t start = (uintptr_t)data & ~(uintptr_t)(page - 1);
+    uintptr_t end = ((uintptr_t)data + bytes + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+    madvise((void *)start, end - start, MADV_DONTNEED);
+}

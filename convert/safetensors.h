@@ -57,6 +57,12 @@ void st_close(st_file *f);
  * (see verify_owner), or -1 with err. */
 int st_verify(const st_file *f, gguf_error *err);
 
+/* Drops the pages of [data, data + bytes) of a file mapping from memory
+ * (a later read maps them in again from the file): for bytes read and not
+ * needed again soon. Never for heap bytes (madvise(MADV_DONTNEED) zeroes
+ * live memory). */
+void st_drop_pages(const void *data, uint64_t bytes);
+
 /* Marks the tensors whose bytes lie inside [map, map + size) as mapped. */
 void st_mark_mapped(st_file *f, const void *map, size_t size);
 

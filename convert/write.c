@@ -265,7 +265,8 @@ static int check_permute(const src_model *m, const src_tensor *t, gguf_error *er
 static size_t src_esize(const src_tensor *t)
 {
     return t->dtype == SRC_F32 ? 4
-         : t->dtype == SRC_I8_GROUPS || t->dtype == SRC_F8_E4M3 || t->dtype == SRC_QPACK ? 1 : 2;
+         : t->dtype == SRC_I8_GROUPS || t->dtype == SRC_F8_E4M3 || t->dtype == SRC_QPACK ||
+           t->dtype == SRC_I8_SCALED ? 1 : 2;
 }
 
 /* n source elements at src → f32; at is the first one's index in the
@@ -296,7 +297,8 @@ static void convert_span(const src_tensor *t, const uint8_t *src, float *out, in
             out[i] = (float)(int8_t)src[i] * scale;
         }
         break;
-    case SRC_F8_E4M3: fp8_dequant_span(t->fp8, src, out, n, at); break;
+    case SRC_F8_E4M3:
+    case SRC_I8_SCALED: fp8_dequant_span(t->fp8, src, out, n, at); break;
     case SRC_QPACK: qpack_span(t->qp, out, n, at); break;
     default: gguf_bf16_to_f32_row((const uint16_t *)src, out, n); break;
     }
@@ -368,23 +370,17 @@ static int64_t chunk_rows(const src_tensor *t)
     return per < 1 ? 1 : per > rows ? rows : per;
 }
 
-/* The source's pages are not needed again: drop them from memory (a later
- * read would map them in again from the file). */
+/* The source's pages are not needed again: dropped from memory. */
 static void release_range(const void *data, uint64_t bytes)
 {
-    long page = sysconf(_SC_PAGESIZE);
-    if (page <= 0)
-        return;
-    uintptr_t start = (uintptr_t)data & ~(uintptr_t)(page - 1);
-    uintptr_t end = ((uintptr_t)data + bytes + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
-    madvise((void *)start, end - start, MADV_DONTNEED);
+    st_drop_pages(data, bytes);
 }
 
 static void release_source(const src_tensor *t)
 {
-    if (t->qp) { /* its packed parts */
-        for (int p = 0; t->qp->mapped && p < t->qp->n_part; p++)
-            release_range(t->qp->part[p], t->qp->part_bytes[p]);
+    if (t->qp) { /* its packed parts (every expert's, stacked) */
+        if (t->qp->mapped)
+            qpack_parts(t->qp, release_range);
         return;
     }
     if (!t->mapped)
@@ -507,6 +503,7 @@ static double source_value(const src_tensor *t, const src_where *w)
     case SRC_BF16: memcpy(&h, w->at, 2); return gguf_bf16_to_f32(h);
     case SRC_F8_E4M3:
         return (double)fp8_e4m3_to_f32(w->at[0]) * (double)fp8_scale_at(t->fp8, w->index);
+    case SRC_I8_SCALED: return (double)(int8_t)w->at[0] * (double)fp8_scale_at(t->fp8, w->index);
     case SRC_QPACK: return qpack_value(t->qp, w->index);
     default:
         memcpy(&f, t->scales + (size_t)(w->index / t->group) * 4, 4);
@@ -826,9 +823,12 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
             goto done;
         if (check_permute(m, t, err))
             goto done;
-        if (t->dtype == SRC_F8_E4M3 && !t->fp8) { /* a reader that took FP8 without its scale */
-            gguf_error_set(err, "tensor '%s' is F8_E4M3 without a block scale (only checkpoints "
-                           "with quantization_config quant_method fp8 convert)", t->name);
+        if ((t->dtype == SRC_F8_E4M3 || t->dtype == SRC_I8_SCALED) && !t->fp8) {
+            /* a reader that took FP8 or int8 without its scale */
+            gguf_error_set(err, "tensor '%s' is %s without a scale (only checkpoints with "
+                           "quantization_config quant_method fp8 or compressed-tensors "
+                           "float-, int- or naive-quantized convert)", t->name,
+                           t->dtype == SRC_F8_E4M3 ? "F8_E4M3" : "I8");
             goto done;
         }
         int64_t elems = chunk_rows(t) * row_len(t);

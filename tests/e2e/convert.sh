@@ -1427,13 +1427,14 @@ elif need_jq "fp8 experts manifests" && need_fixture models/qwen3moe-rand "fp8 e
     fixture_block_end
 fi
 # Integer-packed checkpoints (compressed-tensors pack-quantized, GPTQ) and
-# compressed-tensors float-quantized (FP8 with channel or block scales):
+# compressed-tensors float-quantized (FP8 with channel or block scales),
+# int-quantized and naive-quantized (int8 with channel or block scales):
 # copies of qwen3-rand made by tests/tools/mkqpack.py, each outtype against
 # llama.cpp e21cdc11's converter (tests/data/qpack/README.md)
 if ! mkqpack ct "$TMP/qwen3ct-rand"; then
-    skip_block "packed-quantized manifests" "no python3 with NumPy, or no models/qwen3-rand" 96
-elif need_jq "packed-quantized manifests" && need_fixture models/qwen3-rand "packed-quantized manifests" 96; then
-    for k in ct ctsym gptq gptq8 ctfp8 ctfp8b; do
+    skip_block "packed-quantized manifests" "no python3 with NumPy, or no models/qwen3-rand" 128
+elif need_jq "packed-quantized manifests" && need_fixture models/qwen3-rand "packed-quantized manifests" 128; then
+    for k in ct ctsym gptq gptq8 ctfp8 ctfp8b ctint ctnaive; do
         [ "$k" = ct ] || mkqpack "$k" "$TMP/qwen3$k-rand"
         for t in f32 f16 bf16 q8_0; do
             CONVERT_INPUT=$TMP/qwen3$k-rand KEY_ORDER=1 convert_manifest "$ROOT/tests/data/qpack/qwen3$k-rand-$t.json"
@@ -1443,3 +1444,18 @@ elif need_jq "packed-quantized manifests" && need_fixture models/qwen3-rand "pac
     fixture_block_end
 fi
 rm -rf "$TMP/qwen3ct-rand"
+# Packed experts: Kimi K2's layout (INT4 routed experts, the rest BF16) on
+# deepseek2-rand, and packed qwen3moe-rands (every projection, experts too:
+# compressed-tensors with zero points, GPTQ desc_act)
+for pq in "deepseek2kimi kimi deepseek2-rand" "qwen3moect ct qwen3moe-rand" "qwen3moegptq gptq qwen3moe-rand"; do
+    read -r pm pk pf <<<"$pq"
+    if ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
+        skip_block "packed experts manifests ($pm)" "no python3 with NumPy, or no models/$pf" 16
+    elif need_jq "packed experts manifests ($pm)" && need_fixture "models/$pf" "packed experts manifests ($pm)" 16; then
+        for t in f32 f16 bf16 q8_0; do
+            CONVERT_INPUT=$TMP/$pm-rand KEY_ORDER=1 convert_manifest "$ROOT/tests/data/qpack/$pm-rand-$t.json"
+        done
+        fixture_block_end
+    fi
+    rm -rf "$TMP/$pm-rand"
+done

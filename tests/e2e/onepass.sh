@@ -36,6 +36,13 @@ else
     same "qwen3gptq-rand (GPTQ) Q4_K_M" "$TMP/qwen3gptq-rand" Q4_K_M
 fi
 rm -rf "$TMP/qwen3ct-rand" "$TMP/qwen3gptq-rand"
+if ! mkqpack kimi "$TMP/deepseek2kimi-rand" deepseek2-rand || ! mkqpack ct "$TMP/qwen3moect-rand" qwen3moe-rand; then
+    skip_block "one pass from packed experts" "no python3 with NumPy, or no models/deepseek2-rand, qwen3moe-rand" 2
+else
+    same "deepseek2kimi-rand (packed experts) Q4_K_M" "$TMP/deepseek2kimi-rand" Q4_K_M
+    same "qwen3moect-rand (packed experts) Q4_K_M" "$TMP/qwen3moect-rand" Q4_K_M
+fi
+rm -rf "$TMP/deepseek2kimi-rand" "$TMP/qwen3moect-rand"
 if need_fixture models/qwen3-rand "one pass from BF16" 2; then
     same "qwen3-rand Q4_K_M" "$M/qwen3-rand" Q4_K_M
     same "qwen3-rand Q8_0 (the preset, not --outtype q8_0)" "$M/qwen3-rand" 7

@@ -28,10 +28,8 @@ elif ! mkqpack ct "$TMP/qp-ct" || ! mkqpack gptq "$TMP/qp-gptq"; then
     skip_block "packed-quantized refusals" "no python3 with NumPy, or no models/qwen3-rand" 20
 else
     # config.json
-    mk ct '.quantization_config.format = "int-quantized"'
-    bad "compressed-tensors int-quantized" "config.json: quantization_config compressed-tensors format 'int-quantized' is not supported (pack-quantized and float-quantized are)"
     mk ct '.quantization_config.format = "marlin-24"'
-    bad "an unknown compressed-tensors format" "config.json: quantization_config compressed-tensors format 'marlin-24' is unknown"
+    bad "an unknown compressed-tensors format" "config.json: quantization_config compressed-tensors format 'marlin-24' is unknown (pack-quantized, float-quantized, int-quantized and naive-quantized are supported)"
     mk ct "$CG.num_bits = 9"
     bad "num_bits 9" "config.json: quantization_config weights num_bits is not a whole number from 1 to 8"
     mk ct "$CG.strategy = \"channel\""
@@ -71,11 +69,62 @@ else
     bad "a weight_shape that does not match" "$ST: $K.weight_packed: weight_packed is not \[64, >= 64 words\] (weight_shape \[64, 512\], 4 bits)"
 fi
 rm -rf "$D" "$TMP/qp-ct" "$TMP/qp-gptq"
-# not done yet, refused by name: stacked experts, deepseek2's kv_b split
-if mkqpack ct "$D" qwen3moe-rand; then
-    bad "packed experts" "$ST: tensor 'model.layers.0.mlp.experts.0.down_proj.weight_packed': packed quantized experts are not supported yet"
-else skip "qpack: packed experts" "no python3 with NumPy, or no models/qwen3moe-rand"; fi
+# compressed-tensors int-quantized (int8 codes × channel or block scales)
+if ! command -v jq >/dev/null; then
+    skip_block "int-quantized refusals" "jq not installed" 7
+elif ! mkqpack ctint "$TMP/qp-ctint"; then
+    skip_block "int-quantized refusals" "no python3 with NumPy, or no models/qwen3-rand" 7
+else
+    W=model.layers.0.mlp.down_proj
+    mk ctint 'del(.quantization_config)'
+    bad "int8 weights without quantization_config" "$ST: tensor '$W.weight' is I8 with a '$W.weight_scale', but config.json has no quantization_config with quant_method compressed-tensors (int-quantized or naive-quantized)"
+    mk ctint '.quantization_config.format = "float-quantized"'
+    bad "int8 weights as float-quantized" "$ST: tensor '$W.weight' is I8 with a '$W.weight_scale', but config.json has no quantization_config"
+    mk ctint "$CG.strategy = \"group\""
+    bad "int-quantized strategy group" "config.json: quantization_config weights strategy 'group' is not supported with int-quantized (channel or block)"
+    mk ctint '.' ".[\"$K.weight_zero_point\"] = .[\"$K.weight_scale\"]"
+    bad "int-quantized zero points" "$ST: tensor '$K.weight_zero_point': zero points (asymmetric int-quantized) are not supported"
+    mk ctint '.' ".[\"$K.weight\"].dtype = \"U8\""
+    bad "int-quantized weights not I8" "$ST: tensor '$K.weight_scale' scales '$K.weight', which is U8, not I8 or F8_E4M3"
+    mk ctint '.' "del(.[\"$K.weight_scale\"])"
+    bad "an int8 weight without its scale" "$ST: tensor '$K.weight' is I8 but has no '$K.weight_scale' beside it"
+    mk ctint '.' ".[\"$K.weight_scale\"].shape = [32, 2]"
+    bad "an int8 scale of the wrong shape" "$ST: tensor '$K.weight_scale': scale of shape \[32, 2\]: without weight_block_size only one factor or one per row (64) is supported"
+fi
+rm -rf "$D" "$TMP/qp-ctint"
+# packed experts (Kimi K2's layout, tests/tools/mkqpack.py kimi on deepseek2-rand),
+# each expert's parts checked as it is taken, the block's experts alike
+E=model.layers.1.mlp.experts.3.gate_proj # [32, 128]: 16 words, 4 groups of 32
+E0=model.layers.1.mlp.experts.0.gate_proj
+if ! command -v jq >/dev/null; then
+    skip_block "packed experts refusals" "jq not installed" 9
+elif ! mkqpack kimi "$TMP/qp-kimi" deepseek2-rand; then
+    skip_block "packed experts refusals" "no python3 with NumPy, or no models/deepseek2-rand" 9
+else
+    mk kimi '.' "del(.[\"$E.weight_shape\"])"
+    bad "an expert without its weight_shape" "$ST: tensor '$E.weight_packed' has no '$E.weight_shape' beside it"
+    mk kimi; st_poke "$D/$ST" "$E.weight_shape" 0 '\x10\x00\x00\x00\x00\x00\x00\x00' 8
+    bad "an expert's weight_shape of other rows" "$ST: $E.weight_packed: weight_packed is not \[16, >= 16 words\] (weight_shape \[16, 128\], 4 bits)"
+    mk kimi; st_poke "$D/$ST" "$E.weight_shape" 1 '\x40\x00\x00\x00\x00\x00\x00\x00' 8
+    bad "an expert's weight_shape of other columns" "$ST: $E.weight_packed: weight_scale is not \[32, 2\] (one factor per row and group)"
+    mk kimi '.' ".[\"$E.weight_scale\"].shape = [64, 2]"
+    bad "an expert's scale of the wrong shape" "$ST: $E.weight_packed: weight_scale is not \[32, 4\] (one factor per row and group)"
+    mk kimi '.' ".[\"$E.weight_scale\"].shape = [32, 2]"
+    bad "an expert's scale of too few bytes" "$ST: tensor '$E.weight_scale': 256 data bytes for 64 elements of BF16"
+    mk kimi '.' ".[\"$E.weight_packed\"].data_offsets[1] -= 4"
+    bad "a truncated expert weight_packed" "$ST: tensor '$E.weight_packed': 2044 data bytes for 512 elements of I32"
+    mk kimi; head -c -100000 "$TMP/qp-kimi/$ST" >"$D/$ST"
+    bad "a truncated shard of packed experts" "$ST: tensor '.*': data \[[0-9]*, [0-9]*) runs past the end of the file"
+    # one expert unpacked (its packed parts' bytes read as BF16)
+    unpack() { echo ".[\"$1.weight\"] = (.[\"$1.weight_packed\"] | .dtype = \"BF16\" | .shape = [32, 32]) | del(.[\"$1.weight_packed\"], .[\"$1.weight_scale\"], .[\"$1.weight_shape\"])"; }
+    mk kimi '.' "$(unpack "$E")"
+    bad "an unpacked expert among packed ones" "$ST: tensor '$E.weight': not packed, but expert 0's is ('$E0.weight_packed'): the experts of a block are packed alike or not at all"
+    mk kimi '.' "$(unpack "$E0")"
+    bad "packed experts after an unpacked expert 0" "$ST: tensor 'model.layers.1.mlp.experts.1.gate_proj.weight_packed': packed, but expert 0's is not ('$E0.weight')"
+fi
+rm -rf "$TMP/qp-kimi"
+# not done yet, refused by name: a packed kv_b_proj (deepseek2's split)
 if mkqpack gptq "$D" deepseek2-rand; then
-    bad "a packed deepseek2" "config.json: quantization_config gptq: not supported for deepseek2 checkpoints yet"
-else skip "qpack: a packed deepseek2" "no python3 with NumPy, or no models/deepseek2-rand"; fi
+    bad "a packed kv_b_proj" "$ST: tensor 'model.layers.0.self_attn.kv_b_proj.qweight': a packed kv_b_proj is not supported"
+else skip "qpack: a packed kv_b_proj" "no python3 with NumPy, or no models/deepseek2-rand"; fi
 rm -rf "$D"

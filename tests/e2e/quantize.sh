@@ -584,21 +584,24 @@ if [ -x "$BIN/gguf-convert" ] && need_fixture models/qwen3fp8-rand "fp8 source q
     fixture_block_end
 fi
 # Packed sources (tests/tools/mkqpack.py's compressed-tensors and GPTQ
-# copies of qwen3-rand) converted to bf16 and quantized, as llama-quantize
-# e21cdc11 quantizes the bf16 conversion of llama.cpp's converter
-# (tests/data/qpack/README.md)
-if [ ! -x "$BIN/gguf-convert" ] || ! mkqpack ct "$TMP/qwen3ct-rand" || ! mkqpack gptq "$TMP/qwen3gptq-rand"; then
-    skip_block "packed sources quantized" "no gguf-convert, python3 with NumPy or models/qwen3-rand" 2
-else
-    for k in ct gptq; do
+# copies of qwen3-rand, and the packed experts of deepseek2-rand in Kimi
+# K2's layout and of qwen3moe-rand) converted to bf16 and quantized, as
+# llama-quantize e21cdc11 quantizes the bf16 conversion of llama.cpp's
+# converter (tests/data/qpack/README.md)
+for pq in "qwen3ct ct qwen3-rand" "qwen3gptq gptq qwen3-rand" "deepseek2kimi kimi deepseek2-rand" \
+          "qwen3moect ct qwen3moe-rand"; do
+    read -r pm pk pf <<<"$pq"
+    if [ ! -x "$BIN/gguf-convert" ] || ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
+        skip "$pm-rand bf16 to Q4_K_M" "no gguf-convert, python3 with NumPy or models/$pf"
+    else
         out=$TMP/qp-Q4_K_M.gguf
-        if "$BIN/gguf-convert" -q "$TMP/qwen3$k-rand" --outtype bf16 -o "$TMP/qp-bf16.gguf" >"$TMP/c.log" 2>&1 &&
+        if "$BIN/gguf-convert" -q "$TMP/$pm-rand" --outtype bf16 -o "$TMP/qp-bf16.gguf" >"$TMP/c.log" 2>&1 &&
            "$QUANT" -q "$TMP/qp-bf16.gguf" "$out" Q4_K_M >"$TMP/q.log" 2>&1; then
-            same_as_e21 "qwen3$k-rand bf16 to Q4_K_M" "$ROOT/tests/data/qpack/qwen3$k-rand-onepass-Q4_K_M.json" "$out"
+            same_as_e21 "$pm-rand bf16 to Q4_K_M" "$ROOT/tests/data/qpack/$pm-rand-onepass-Q4_K_M.json" "$out"
         else
-            fail "qwen3$k-rand bf16 to Q4_K_M" "$(tail -1 "$TMP/c.log") $(tail -1 "$TMP/q.log" 2>/dev/null)"
+            fail "$pm-rand bf16 to Q4_K_M" "$(tail -1 "$TMP/c.log") $(tail -1 "$TMP/q.log" 2>/dev/null)"
         fi
         rm -f "$out" "$TMP/qp-bf16.gguf"
-    done
-fi
-rm -rf "$TMP/qwen3ct-rand" "$TMP/qwen3gptq-rand"
+    fi
+    rm -rf "$TMP/$pm-rand"
+done

@@ -9,7 +9,9 @@
  * dequantized. Then qpack_plan_read and qpack_plan_check; every packed
  * tensor (X.weight_packed, X.qweight) is taken with its parts (qpack_take)
  * and, when accepted, every element of its weight produced (qpack_span, in
- * odd-sized pieces and whole).
+ * odd-sized pieces and whole); the accepted ones (up to 8) are then
+ * stacked as experts are (qpack_stack: refused unless alike) and a stack's
+ * every element produced the same ways.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +25,19 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Every one of the n values of q, in odd-sized pieces and whole. */
+static void every_value(const qpack_src *q, int64_t n)
+{
+    float *out = n <= (1 << 16) ? malloc((size_t)n * sizeof *out + 4) : NULL;
+    for (int64_t at = 0; out && at < n; at += 7)
+        qpack_span(q, out + at, n - at < 7 ? n - at : 7, at);
+    if (out && n) {
+        qpack_span(q, out, n, 0);
+        (void)qpack_value(q, n - 1);
+    }
+    free(out);
+}
+
 /* The integer-packed weights of f (index: the plan fp8_plan_read made). */
 static void qpack_packed(const fp8_plan *index, const json_value *cfg, const st_file *f)
 {
@@ -30,6 +45,8 @@ static void qpack_packed(const fp8_plan *index, const json_value *cfg, const st_
     qpack_plan p;
     if (qpack_plan_read(&p, cfg, &err) || qpack_plan_check(&p, index, &err))
         return;
+    qpack_src *taken[8];
+    int n_taken = 0;
     for (size_t i = 0; i < f->n; i++) {
         char w[512];
         qpack_src *q;
@@ -37,16 +54,16 @@ static void qpack_packed(const fp8_plan *index, const json_value *cfg, const st_
         if (!qpack_is_main(&p, f->tensors[i].name, w, sizeof w) ||
             qpack_take(&p, index, f->tensors[i].name, &q, &err))
             continue;
-        const int64_t n = q->rows * q->cols;
-        float *out = n <= (1 << 16) ? malloc((size_t)n * sizeof *out + 4) : NULL;
-        for (int64_t at = 0; out && at < n; at += 7)
-            qpack_span(q, out + at, n - at < 7 ? n - at : 7, at);
-        if (out && n) {
-            qpack_span(q, out, n, 0);
-            (void)qpack_value(q, n - 1);
-        }
-        free(out);
-        free(q);
+        every_value(q, q->rows * q->cols);
+        if (n_taken < 8)
+            taken[n_taken++] = q;
+        else
+            qpack_src_free(q);
+    }
+    qpack_src *stack;
+    if (n_taken && qpack_stack(taken, n_taken, "stack", &stack, &err) == 0) {
+        every_value(stack, stack->rows * stack->cols * stack->n_slice);
+        qpack_src_free(stack);
     }
 }
 

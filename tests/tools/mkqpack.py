@@ -8,6 +8,9 @@ config.json's quantization_config, as released INT4 checkpoints are laid out:
          [rows/8, groups], packed along rows), X.weight_shape (I64 [2]); one module in `ignore`
          (layer 1's down_proj) stays BF16.
   ctsym  the same, symmetric (no zero points; the Kimi K2 layout).
+  kimi   ctsym on the routed experts only (model.layers.N.mlp.experts.E.{gate,up,down}_proj),
+         everything else BF16, config.json as Kimi K2's release (model_type kimi_k2, `ignore`:
+         lm_head, self_attn, shared_experts and the dense layers' mlp): for models/deepseek2-rand.
   gptq   GPTQ 4 bits, groups of 32, desc_act (g_idx a shuffled group per input column),
          checkpoint_format "gptq": X.qweight (I32 [in/8, out]), X.qzeros (I32 [groups, out/8]),
          X.scales (F16 [groups, out]), X.g_idx (I32 [in]).
@@ -16,10 +19,14 @@ config.json's quantization_config, as released INT4 checkpoints are laid out:
          never the NaN ones) with X.weight_scale (BF16 [rows, 1]), as FP8-dynamic releases.
   ctfp8b the same, strategy block with block_structure [48, 96] (partial blocks at the edges):
          X.weight_scale F32 [ceil(rows / 48), ceil(cols / 96)].
+  ctint  compressed-tensors "int-quantized", strategy channel: X.weight I8 (random codes in
+         [-128, 127]) with X.weight_scale (BF16 [rows, 1]), as W8A8 INT8 releases.
+  ctnaive the same as "naive-quantized", strategy block with block_structure [48, 96]:
+         X.weight_scale F16 [ceil(rows / 48), ceil(cols / 96)].
 
 The codes, zero points and scales are seeded random numbers (the source weights are random too):
 the same folder on every run. NumPy only."""
-import json, os, shutil, struct, sys
+import json, os, re, shutil, struct, sys
 import numpy as np
 
 
@@ -65,6 +72,17 @@ def bf16(x):
     return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
 
 
+def scale_part(rng, rows, cols, channel, size, block_dtype):
+    """A weight_scale (dtype, shape, bytes) of seeded factors in [size / 10, size * 1.1):
+    one per row as BF16 [rows, 1] (strategy channel), or one per 48 × 96 block as
+    block_dtype (strategy block, partial blocks at the edges)."""
+    if channel:
+        return "BF16", [rows, 1], bf16(rng.random((rows, 1)).astype(np.float32) * size + size / 10).tobytes()
+    sh = [-(-rows // 48), -(-cols // 96)]
+    return ({"<f4": "F32", "<f2": "F16"}[block_dtype], sh,
+            (rng.random(sh) * size + size / 10).astype(block_dtype).tobytes())
+
+
 def main():
     kind, src, dst = sys.argv[1:4]
     rng = np.random.default_rng(28)
@@ -73,7 +91,8 @@ def main():
     shutil.copytree(src, dst)
     for f in os.listdir(dst):
         os.chmod(os.path.join(dst, f), 0o644)
-    ct = kind.startswith("ct")
+    kimi = kind == "kimi"
+    ct = kind.startswith("ct") or kimi
     bits = 8 if kind == "gptq8" else 4
     gs = 32
     ignore = ["model.layers.1.mlp.down_proj"] if kind == "ct" else []
@@ -81,22 +100,21 @@ def main():
     out = []
     for name, dt, shape, buf in items:
         base = name[:-len(".weight")]
-        if not (name.endswith("_proj.weight") and len(shape) == 2) or base in ignore:
+        if not (name.endswith("_proj.weight") and len(shape) == 2) or base in ignore or \
+                (kimi and not re.fullmatch(r"model\.layers\.\d+\.mlp\.experts\.\d+\.(gate|up|down)_proj", base)):
             out.append((name, dt, shape, buf))
             continue
         rows, cols = shape
         groups = cols // gs
-        if kind.startswith("ctfp8"):
+        if kind in ("ctint", "ctnaive"):
+            codes = rng.integers(-128, 128, (rows, cols), dtype=np.int64).astype(np.int8)
+            out.append((base + ".weight", "I8", [rows, cols], codes.tobytes()))
+            out.append((base + ".weight_scale",) + scale_part(rng, rows, cols, kind == "ctint", 0.001, "<f2"))
+        elif kind.startswith("ctfp8"):
             codes = rng.integers(0, 127, (rows, cols), dtype=np.int64)  # 0x7f, 0xff: NaN
             codes = (codes | (rng.integers(0, 2, (rows, cols), dtype=np.int64) << 7)).astype(np.uint8)
             out.append((base + ".weight", "F8_E4M3", [rows, cols], codes.tobytes()))
-            if kind == "ctfp8":
-                scale = bf16(rng.random((rows, 1)).astype(np.float32) * 0.01 + 0.001)
-                out.append((base + ".weight_scale", "BF16", [rows, 1], scale.tobytes()))
-            else:
-                sh = [-(-rows // 48), -(-cols // 96)]
-                scale = (rng.random(sh) * 0.01 + 0.001).astype("<f4")
-                out.append((base + ".weight_scale", "F32", sh, scale.tobytes()))
+            out.append((base + ".weight_scale",) + scale_part(rng, rows, cols, kind == "ctfp8", 0.01, "<f4"))
         elif ct:
             codes = rng.integers(0, 1 << bits, (rows, cols), dtype=np.int64)
             scale = bf16(rng.standard_normal((rows, groups)).astype(np.float32) * 0.01)
@@ -122,7 +140,18 @@ def main():
     out.sort(key=lambda t: t[0])
     write_st(os.path.join(dst, "model.safetensors"), out, meta)
     cfg = json.load(open(os.path.join(src, "config.json")))
-    if kind.startswith("ctfp8"):
+    if kind in ("ctint", "ctnaive"):
+        w = {"num_bits": 8, "type": "int", "strategy": "channel", "group_size": None,
+             "symmetric": True, "dynamic": False}
+        if kind == "ctnaive":
+            w.update(strategy="block", block_structure=[48, 96])
+        cfg["quantization_config"] = {
+            "quant_method": "compressed-tensors",
+            "format": "int-quantized" if kind == "ctint" else "naive-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": {
+                "num_bits": 8, "type": "int", "strategy": "token", "dynamic": True, "symmetric": True}}},
+            "ignore": ["lm_head"], "quantization_status": "compressed"}
+    elif kind.startswith("ctfp8"):
         w = {"num_bits": 8, "type": "float", "strategy": "channel", "group_size": None,
              "symmetric": True, "dynamic": False}
         if kind == "ctfp8b":
@@ -137,8 +166,14 @@ def main():
             "quant_method": "compressed-tensors", "format": "pack-quantized",
             "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
                 "num_bits": bits, "type": "int", "strategy": "group", "group_size": gs,
-                "symmetric": kind == "ctsym", "dynamic": False, "actorder": None}}},
+                "symmetric": kind != "ct", "dynamic": False, "actorder": None}}},
             "ignore": ["lm_head"] + ignore, "quantization_status": "compressed"}
+        if kimi:  # Kimi K2's release: its ignore list, model_type
+            cfg["model_type"] = "kimi_k2"
+            cfg["quantization_config"]["ignore"] = [
+                "lm_head", "re:.*self_attn.*", "re:.*shared_experts.*",
+                "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]
+            cfg["quantization_config"]["format"] = "pack-quantized"
     else:
         cfg["quantization_config"] = {
             "quant_method": "gptq", "bits": bits, "group_size": gs, "desc_act": kind == "gptq",

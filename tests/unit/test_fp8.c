@@ -9,7 +9,8 @@
  *   cropped), across stacked matrices (one scale grid each, in one tensor
  *   or one tensor per part), with F32, F16 and BF16 scales;
  * - fp8_dequant_span gives each element code × factor as one f32 product,
- *   for spans starting and ending anywhere (runs of a block, row ends);
+ *   for spans starting and ending anywhere (runs of a block, row ends),
+ *   the codes E4M3 or int8 (compressed-tensors int-quantized);
  * - the scale shapes taken and refused, with and without a block size;
  * - config.json's quantization_config refusals.
  */
@@ -119,6 +120,7 @@ START_TEST(test_dequant_span)
     fill_scales(scales, SRC_F32);
     fp8_scale s = { .data = scales, .sdtype = SRC_F32 };
     ck_assert_int_eq(fp8_scale_shape(&s, w, 3, sh, 3, block, &err), 0);
+    s.int8 = _i == 1;
     for (int i = 0; i < M * R * C; i++)
         codes[i] = (uint8_t)(i * 37 + 11) == 0x7f ? 0x10 : (uint8_t)(i * 37 + 11);
     const int n = M * R * C;
@@ -131,7 +133,8 @@ START_TEST(test_dequant_span)
             for (int k = 0; k < n; k++) {
                 const int m = k / (R * C), r = k / C % R, c = k % C;
                 const float want = k >= at && k < at + len
-                                 ? fp8_e4m3_to_f32(codes[k]) * grid_value(m, r / BR, c / BC) : -1234.5f;
+                                 ? (s.int8 ? (float)(int8_t)codes[k] : fp8_e4m3_to_f32(codes[k])) *
+                                   grid_value(m, r / BR, c / BC) : -1234.5f;
                 ck_assert_msg(memcmp(&out[k], &want, 4) == 0, "span %d+%d, element %d", at, len, k);
             }
         }
@@ -203,6 +206,22 @@ START_TEST(test_plan_config)
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"fp8\", \"weight_block_size\": [128, 2097152]}}", &err), -1);
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"fp8\", \"weight_block_size\": [128, 1.5]}}", &err), -1);
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"fp8\", \"activation_scheme\": \"static\"}}", &err), -1);
+    /* compressed-tensors int-quantized / naive-quantized: int8 codes, dequant_simple's checks */
+    const char *ct = "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"%s\", "
+                     "\"config_groups\": {\"g\": {\"weights\": {\"strategy\": \"%s\"%s}}}}}";
+    char cfg[512];
+    snprintf(cfg, sizeof cfg, ct, "int-quantized", "channel", "");
+    ck_assert_int_eq(plan_of(cfg, &err), 0);
+    snprintf(cfg, sizeof cfg, ct, "naive-quantized", "block", ", \"block_structure\": [48, 96]");
+    ck_assert_int_eq(plan_of(cfg, &err), 0);
+    snprintf(cfg, sizeof cfg, ct, "naive-quantized", "channel", ", \"group_size\": 32");
+    ck_assert_int_eq(plan_of(cfg, &err), -1);
+    ck_assert_str_eq(err.msg, "config.json: quantization_config weights group_size is not supported with "
+                     "naive-quantized");
+    snprintf(cfg, sizeof cfg, ct, "int-quantized", "tensor", "");
+    ck_assert_int_eq(plan_of(cfg, &err), -1);
+    ck_assert_str_eq(err.msg, "config.json: quantization_config weights strategy 'tensor' is not supported "
+                     "with int-quantized (channel or block)");
 }
 END_TEST
 
@@ -213,7 +232,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_e4m3_table);
     tcase_add_loop_test(tc, test_block_grid, 0, 3);
-    tcase_add_test(tc, test_dequant_span);
+    tcase_add_loop_test(tc, test_dequant_span, 0, 2);
     tcase_add_test(tc, test_scale_shapes);
     tcase_add_test(tc, test_plan_config);
     suite_add_tcase(s, tc);

@@ -7,7 +7,10 @@
  *   (tests/ref/qpack_upstream.py; README there), to the bit: 4- and 8-bit
  *   compressed-tensors with and without zero points (partial zero-point
  *   words), F32/F16/BF16 scales; 2-, 4-, 8-bit GPTQ, gptq and gptq_v2;
- * - the shape and bit-width refusals with their messages.
+ * - the shape and bit-width refusals with their messages;
+ * - stacked experts (qpack_stack): the stack's values are its slices' in
+ *   expert order, in spans of every size across the experts' boundaries;
+ *   its parts are every slice's; slices of other shapes are refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,8 +207,8 @@ START_TEST(test_plan_read)
           "config.json: quantization_config (compressed-tensors) has no format" },
         { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": 3}}",
           "config.json: quantization_config (compressed-tensors) format is not a string" },
-        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"naive-quantized\"}}",
-          "config.json: quantization_config compressed-tensors format 'naive-quantized' is not supported (pack-quantized and float-quantized are)" },
+        { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"marlin-24\"}}",
+          "config.json: quantization_config compressed-tensors format 'marlin-24' is unknown (pack-quantized, float-quantized, int-quantized and naive-quantized are supported)" },
         { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\"}}",
           "config.json: quantization_config config_groups is not an object with a group" },
         { "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
@@ -262,6 +265,89 @@ START_TEST(test_spans)
 }
 END_TEST
 
+static uint64_t parts_seen, parts_bytes;
+static void count_part(const void *data, uint64_t bytes)
+{
+    (void)data;
+    parts_seen++;
+    parts_bytes += bytes;
+}
+
+/* One 4-bit symmetric slice of rows × 16 columns (groups of 8) on the heap,
+ * its words and F32 scales seeded by k. */
+static qpack_src *slice(int64_t rows, int k, int32_t *words, float *scales)
+{
+    qpack_src *q = calloc(1, sizeof *q);
+    ck_assert_ptr_nonnull(q);
+    for (int64_t i = 0; i < rows * 2; i++)
+        words[i] = (int32_t)(0x9e3779b9u * (uint32_t)(i + 1 + 100 * k));
+    for (int64_t i = 0; i < rows * 2; i++)
+        scales[i] = 0.25f * (float)(i + 1) + (float)k;
+    const int64_t shape[2] = { rows, 16 }, ws[2] = { rows, 2 }, ss[2] = { rows, 2 };
+    gguf_error err;
+    ck_assert_int_eq(ct_pack_check(&q->ct, "e", 4, 8, shape, 2, ws, 2, ss, 2, NULL, 0, &err), 0);
+    *q = (qpack_src){ .kind = QPACK_CT, .ct = q->ct, .rows = rows, .cols = 16,
+                      .packed = (const uint8_t *)words, .scale = (const uint8_t *)scales,
+                      .sdtype = SRC_F32, .mapped = true, .n_part = 2,
+                      .part = { (const uint8_t *)words, (const uint8_t *)scales },
+                      .part_bytes = { (uint64_t)rows * 8, (uint64_t)rows * 8 } };
+    return q;
+}
+
+START_TEST(test_stack)
+{
+    enum { E = 3, R = 3, N = E * R * 16 };
+    int32_t words[E][R * 2];
+    float scales[E][R * 2], want[N], got[N];
+    qpack_src *s[E];
+    for (int e = 0; e < E; e++) {
+        s[e] = slice(R, e, words[e], scales[e]);
+        qpack_span(s[e], want + e * R * 16, R * 16, 0);
+    }
+    qpack_src *q;
+    gguf_error err;
+    ck_assert_int_eq(qpack_stack(s, E, "blk.1.ffn_gate_exps.weight", &q, &err), 0);
+    for (int e = 0; e < E; e++)
+        ck_assert_ptr_null(s[e]);
+    ck_assert_int_eq(q->n_slice, E);
+    ck_assert(q->mapped);
+    for (int k = 1; k <= N; k++) { /* spans of every size, across the slices */
+        memset(got, 0, sizeof got);
+        for (int at = 0; at < N; at += k)
+            qpack_span(q, got + at, N - at < k ? N - at : k, at);
+        ck_assert_mem_eq(got, want, sizeof want);
+    }
+    for (int i = 0; i < N; i++)
+        ck_assert_float_eq(qpack_value(q, i), want[i]);
+    parts_seen = parts_bytes = 0;
+    qpack_parts(q, count_part);
+    ck_assert_uint_eq(parts_seen, 2 * E);
+    ck_assert_uint_eq(parts_bytes, (uint64_t)E * 2 * R * 8);
+    qpack_src_free(q);
+
+    /* expert 2 of other rows: refused, every slice freed */
+    int32_t w2[4 * 2];
+    float s2[4 * 2];
+    for (int e = 0; e < 2; e++)
+        s[e] = slice(R, e, words[e], scales[e]);
+    s[2] = slice(4, 2, w2, s2);
+    s[1]->mapped = false;
+    ck_assert_int_eq(qpack_stack(s, E, "blk.1.ffn_gate_exps.weight", &q, &err), -1);
+    ck_assert_ptr_null(q);
+    for (int e = 0; e < E; e++)
+        ck_assert_ptr_null(s[e]);
+    ck_assert_str_eq(err.msg, "tensor 'blk.1.ffn_gate_exps.weight': expert 2's weight is [4, 16], "
+                              "expert 0's [3, 16] (experts stack only when they are alike)");
+    /* a slice not in a mapping: the stack's pages are not dropped */
+    for (int e = 0; e < E; e++)
+        s[e] = slice(R, e, words[e], scales[e]);
+    s[1]->mapped = false;
+    ck_assert_int_eq(qpack_stack(s, E, "x", &q, &err), 0);
+    ck_assert(!q->mapped);
+    qpack_src_free(q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qpack");
@@ -271,6 +357,7 @@ int main(void)
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_plan_read);
     tcase_add_test(tc, test_spans);
+    tcase_add_test(tc, test_stack);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
