@@ -201,6 +201,30 @@ for a in deepseek2-lora glm4moe-lora mistral3-lora gemma4-lora; do
     fixture_block_end
 done
 
+# --- Gemma 4 with per-layer inputs and shared-KV blocks (gemma-4-E2B's form):
+# a base made here by mkhf (deterministic), its adapter by mklora;
+# references tests/data/lora/gemma4e-lora-*.json (README there)
+MKHF=$BIN/tests/tools/mkhf
+rm -rf "$TMP/g4e" && mkdir -p "$TMP/g4e"
+if [ -x "$MKHF" ] && "$MKHF" "$TMP/g4e/gemma4e-rand" --family gemma4e --dim 128 --layers 12 --ffn 256 --heads 4 \
+       --kv-heads 1 --head-dim 32 --global-head-dim 64 --ple-dim 32 --kv-shared 6 --vocab 512 >"$TMP/c.log" 2>&1; then
+    g=$TMP/g4e/gemma4e-lora
+    if "$MKLORA" "$TMP/g4e/gemma4e-rand" "$g" --match q_proj,k_proj,v_proj,o_proj,$FFN,per_layer_input_gate,per_layer_projection,per_layer_model_projection \
+           >"$TMP/c.log" 2>&1; then
+        pass "gemma4e-lora: mklora makes the adapter"
+        for t in f32 f16 bf16 q8_0; do
+            lora_manifest "$ROOT/tests/data/lora/gemma4e-lora-$t.json" "$g" "$TMP/g4e/gemma4e-rand"
+        done
+    else
+        fail "gemma4e-lora: mklora" "$(tail -1 "$TMP/c.log")"
+        skip_block gemma4e-lora "no adapter" 8
+    fi
+else
+    fail "gemma4e-lora: mkhf" "$(tail -1 "$TMP/c.log")"
+    skip_block gemma4e-lora "no base" 9
+fi
+rm -rf "$TMP/g4e"
+
 # --- the default output name: {name}-{OUTTYPE}-LoRA.gguf in the adapter ---
 if need_fixture "$NEXT/adapters/qwen3-lora" "default output name" 1; then
     cp -r "$FIX/$NEXT/adapters/qwen3-lora" "$TMP/qwen3-lora"
