@@ -895,6 +895,19 @@ static int open_adapter(const char *dir, const char *base, src_model *m, gguf_er
                                 "down_proj_blocks) the converter repacks, not modules a LoRA pair "
                                 "targets (llama.cpp e21cdc11's converter cannot map the name); "
                                 "mlp.router converts", s->pairs[i].base, gguf_arch_name(b.arch));
+    /* DeepSeek-V2/V3: kv_b_proj is split per head into attn_k_b (transposed)
+     * and attn_v_b; LoraTorchTensor has no torch.split (llama.cpp e21cdc11's
+     * converter fails, NotImplementedError), and llama.cpp's runner multiplies
+     * attn_k_b and attn_v_b with no adapter, so no file could carry the pair */
+    for (size_t i = 0; !rc && gguf_recipe_has(gguf_recipe_of(b.arch), GGUF_FACT_KV_B_SPLIT) &&
+                       i < s->n_pairs; i++)
+        if (strstr(s->pairs[i].base, ".self_attn.kv_b_proj."))
+            rc = gguf_error_set(err, WEIGHTS ": '%s': adapters of %s's kv_b_proj are not supported: "
+                                "the converter splits it per head into attn_k_b (transposed) and "
+                                "attn_v_b, which llama.cpp applies no adapter to (e21cdc11's "
+                                "convert_lora_to_gguf.py fails on it); q_a_proj, q_b_proj, "
+                                "kv_a_proj_with_mqa and o_proj convert", s->pairs[i].base,
+                                gguf_arch_name(b.arch));
     if (!rc)
         rc = add_pairs(m, s, &b, err);
     base_free(&b);

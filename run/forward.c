@@ -617,6 +617,16 @@ static void matmul(run_state *s, const run_matrix *w, const float *x, int nb, fl
     }
 }
 
+/* The product by W alone, its LoRA pairs unused: llama.cpp's plain
+ * ggml_mul_mat (deepseek2's q path and kv_a_mqa). The importance hook sees
+ * its input as any product's. */
+static void matmul_plain(run_state *s, const run_matrix *w, const float *x, int nb, float *y)
+{
+    if (s->act_hook)
+        s->act_hook(s->act_user, w, x, nb);
+    product(s, w, x, nb, y);
+}
+
 /* The token embedding's LoRA pairs added to the nb rows of x (build_inp_embd):
  * each token's row of A, times B, times scale. */
 static void embd_lora(run_state *s, const run_model *m, const int32_t *tokens, int nb)
@@ -1575,17 +1585,19 @@ static void mla_attention(run_state *s, const run_model *m, int il, int nb, int 
     const int H = hp->n_head, nope = hp->mla_nope, rot = hp->n_rot, kl = hp->kv_lora,
               vh = hp->mla_v, qk = nope + rot, hd = l->head_dim, qd = l->q_dim;
     float *q = s->mla_q;
+    /* llama.cpp e21cdc11 multiplies the q path and kv_a_mqa by plain mul_mat,
+     * not build_lora_mm: an adapter's pairs on them are checked, not applied */
     if (l->wq_a.data) {
-        matmul(s, &l->wq_a, s->xb, nb, s->mla_qa);
+        matmul_plain(s, &l->wq_a, s->xb, nb, s->mla_qa);
         for (int b = 0; b < nb; b++) {
             float *r = s->mla_qa + (size_t)b * hp->q_lora;
             run_rmsnorm(r, r, l->q_a_norm, hp->q_lora, hp->rms_eps);
         }
-        matmul(s, &l->wq_b, s->mla_qa, nb, q);
+        matmul_plain(s, &l->wq_b, s->mla_qa, nb, q);
     } else {
-        matmul(s, &l->wq, s->xb, nb, q);
+        matmul_plain(s, &l->wq, s->xb, nb, q);
     }
-    matmul(s, &l->wkv_a_mqa, s->xb, nb, s->k);
+    matmul_plain(s, &l->wkv_a_mqa, s->xb, nb, s->k);
     for (int b = 0; b < nb; b++) {
         if (hp->rope_yarn)
             rope_angles_yarn(s->rope_cs, hp, pos + b, s->rope_freqs);

@@ -98,15 +98,16 @@ for a in qwen3 llama; do
 done
 
 # mklora_manifests REF DIR BASE MKLORA-ARGS...: mklora makes DIR for
-# models/BASE, converted in the four outtypes and compared with
-# tests/data/lora/REF-T.json (9 checks).
+# models/BASE (or BASE, a path), converted in the four outtypes and compared
+# with tests/data/lora/REF-T.json (9 checks).
 mklora_manifests() {
     local ref=$1 dir=$2 base=$3 t
     shift 3
-    if [ -x "$MKLORA" ] && "$MKLORA" "$FIX/models/$base" "$dir" "$@" >"$TMP/c.log" 2>&1; then
+    [[ $base == /* ]] || base=$FIX/models/$base
+    if [ -x "$MKLORA" ] && "$MKLORA" "$base" "$dir" "$@" >"$TMP/c.log" 2>&1; then
         pass "$ref: mklora makes the adapter"
         for t in f32 f16 bf16 q8_0; do
-            lora_manifest "$ROOT/tests/data/lora/$ref-$t.json" "$dir" "$FIX/models/$base"
+            lora_manifest "$ROOT/tests/data/lora/$ref-$t.json" "$dir" "$base"
         done
     else
         fail "$ref: mklora" "$(tail -1 "$TMP/c.log")"
@@ -165,6 +166,56 @@ for a in qwen35-lora qwen35moe-lora qwen35moe-experts gptoss-lora; do
     rm -rf "$X"
     fixture_block_end
 done
+
+# --- DeepSeek-V3, GLM-4.5, Mistral 3 and Gemma 4 adapters --------------------
+# made at test time by mklora --match (the base's own 2-D tensors);
+# references tests/data/lora/{deepseek2,glm4moe,mistral3,gemma4}-lora-*.json
+# (README there). DeepSeek: latent attention's q_a/q_b/kv_a_mqa/o, the dense
+# block, router, shared and routed experts (the MTP block's pairs dropped as
+# the converter drops the block); GLM-4.5: the same feed-forward and the NextN
+# block's pairs (eh_proj too); Mistral 3: names under language_model. (e21cdc11
+# wrote the base model itself there: its reference is the converter with
+# Mistral3ForConditionalGeneration as its text class, Ministral3Model);
+# Gemma 4: attention, dense MLP, router and the per-layer input projections.
+FFN=gate_proj,up_proj,down_proj
+declare -A YARGS=([deepseek2-lora]="--match q_a_proj,q_b_proj,kv_a_proj_with_mqa,o_proj,$FFN,gate"
+                  [glm4moe-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN,gate,eh_proj"
+                  [mistral3-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN"
+                  [gemma4-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN,proj,per_layer_input_gate,per_layer_projection,per_layer_model_projection")
+for a in deepseek2-lora glm4moe-lora mistral3-lora gemma4-lora; do
+    base=${a%-lora}-rand n=9
+    [ "$a" = deepseek2-lora ] && n=10
+    need_fixture "models/$base" "$a: e21cdc11's conversions" $n || continue
+    X=$TMP/y && rm -rf "$X" && mkdir -p "$X"
+    # shellcheck disable=SC2086
+    mklora_manifests "$a" "$X/$a" "$base" ${YARGS[$a]}
+    if [ "$a" = deepseek2-lora ]; then
+        # kv_b_proj: split per head into attn_k_b / attn_v_b; e21cdc11's
+        # converter fails (no torch.split on a LoRA pair), its runner applies
+        # no adapter to either half
+        "$MKLORA" "$FIX/models/$base" "$X/kvb" --match kv_b_proj >/dev/null 2>&1
+        bad_case "deepseek2 kv_b_proj adapter" "$X/kvb" \
+            "'model.layers.0.self_attn.kv_b_proj.weight': adapters of deepseek2's kv_b_proj are not supported" \
+            --base "$FIX/models/$base"
+    fi
+    rm -rf "$X"
+    fixture_block_end
+done
+
+# --- Gemma 4 with per-layer inputs and shared-KV blocks (gemma-4-E2B's form):
+# a base made here by mkhf (deterministic), its adapter by mklora;
+# references tests/data/lora/gemma4e-lora-*.json (README there)
+MKHF=$BIN/tests/tools/mkhf
+rm -rf "$TMP/g4e" && mkdir -p "$TMP/g4e"
+if [ -x "$MKHF" ] && "$MKHF" "$TMP/g4e/gemma4e-rand" --family gemma4e --dim 128 --layers 12 --ffn 256 --heads 4 \
+       --kv-heads 1 --head-dim 32 --global-head-dim 64 --ple-dim 32 --kv-shared 6 --vocab 512 >"$TMP/c.log" 2>&1; then
+    mklora_manifests gemma4e-lora "$TMP/g4e/gemma4e-lora" "$TMP/g4e/gemma4e-rand" \
+        --match q_proj,k_proj,v_proj,o_proj,$FFN,per_layer_input_gate,per_layer_projection,per_layer_model_projection
+else
+    fail "gemma4e-lora: mkhf" "$(tail -1 "$TMP/c.log")"
+    skip_block gemma4e-lora "no base" 9
+fi
+rm -rf "$TMP/g4e"
 
 # --- the default output name: {name}-{OUTTYPE}-LoRA.gguf in the adapter ---
 if need_fixture "$NEXT/adapters/qwen3-lora" "default output name" 1; then
@@ -308,9 +359,9 @@ merge_case() { # manifest base-model base-outtype adapter-spec... (NAME:OUTTYPE[
     compare_manifest "$name" "$m" "$ML/out.gguf"
 }
 adapter_dir() {
-    case $1 in qwen3moe-lora) echo "$TMP/moe/adapter" ;; *) echo "$FIX/$NEXT/adapters/$1" ;; esac
+    case $1 in qwen3moe-lora) echo "$TMP/moe/adapter" ;; deepseek2-r4) echo "$TMP/moe/$1" ;; *) echo "$FIX/$NEXT/adapters/$1" ;; esac
 }
-if need_fixture "$NEXT/adapters/qwen3-lora" "LoRA merges: llama-export-lora's files" 24; then
+if need_fixture "$NEXT/adapters/qwen3-lora" "LoRA merges: llama-export-lora's files" 28; then
     rm -rf "$ML" && mkdir -p "$ML"
     merge_case merge-qwen3-f32 qwen3-rand f32 qwen3-lora:f32
     merge_case merge-qwen3-f16 qwen3-rand f16 qwen3-lora:f32
@@ -323,6 +374,17 @@ if need_fixture "$NEXT/adapters/qwen3-lora" "LoRA merges: llama-export-lora's fi
         merge_case merge-qwen3moe-f16 qwen3moe-rand f16 qwen3moe-lora:f32
     else
         skip_block merge-qwen3moe-f16 "no MoE adapter" 2
+    fi
+    # DeepSeek-V3 (rank 4: llama-export-lora's rank-4 products take ggml's
+    # plain dot product on every x86 build, where rank 8 or 16 goes through
+    # tinyBLAS, whose order depends on the vector width)
+    mkdir -p "$TMP/moe"
+    if [ -d "$FIX/models/deepseek2-rand" ] && "$MKLORA" "$FIX/models/deepseek2-rand" "$TMP/moe/deepseek2-r4" --rank 4 \
+           --match q_a_proj,q_b_proj,kv_a_proj_with_mqa,o_proj,gate_proj,up_proj,down_proj,gate >/dev/null 2>&1; then
+        merge_case merge-deepseek2-f32 deepseek2-rand f32 deepseek2-r4:f32
+        merge_case merge-deepseek2-f16 deepseek2-rand f16 deepseek2-r4:f32
+    else
+        skip_block merge-deepseek2 "no models/deepseek2-rand or no mklora" 4
     fi
     # the merged model is a model: it passes --check and quantizes
     "$EDIT" -q "$ML/llama3rope-rand-f16.gguf" --lora "$ML/llama-lora-f32.gguf" -o "$ML/m.gguf" >/dev/null 2>&1

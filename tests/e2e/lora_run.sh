@@ -10,8 +10,10 @@
 # token by token; the first 4 steps' logits with the f32, f16 and q8_0
 # adapters are llama.cpp's bit for bit (tests/data/lora-run/logits.json),
 # and so are those of mklora's adapters on qwen2, gemma2, gemma3, mixtral
-# and gpt-oss; greedy ids of Qwen 3.5 (qwen35, qwen35moe) and gpt-oss adapters
-# (tests/data/lora-run/greedy-more.json).
+# and gpt-oss; greedy ids of Qwen 3.5 (qwen35, qwen35moe), gpt-oss, Mistral 3,
+# Gemma 4, GLM-4.5 and DeepSeek-V3 adapters (tests/data/lora-run/greedy-more.json);
+# DeepSeek's pairs on the q path and kv_a_mqa are checked and, as in llama.cpp,
+# unused.
 # Every mode takes the adapters (perplexity, KL divergence, --verify,
 # --imatrix), scale 0 gives the model's own numbers, and bad adapters or
 # scales are refused with exit 1 naming the file.
@@ -61,7 +63,7 @@ FAMILIES="qwen3:$NEXT/adapters/qwen3-lora:qwen3-rand:$NEXT/greedy
 llama:$NEXT/adapters/llama-lora:llama3rope-rand:$NEXT/greedy
 qwen3moe:mklora:qwen3moe-rand:$DATA"
 N_FAMILY=7 N_MODES=9 N_MORE=6
-N=$((3 * N_FAMILY + N_MODES + N_MORE + 12))
+N=$((3 * N_FAMILY + N_MODES + N_MORE + 25))
 
 if ! "$CONVERT" --help 2>/dev/null | grep -q -- '--base'; then
     # the adapter conversion (issue 30) is not in this gguf-convert yet
@@ -127,8 +129,11 @@ elif need_fixture upstream-next/adapters "LoRA adapters against llama.cpp" $N; t
     done < <(jq -c '.entries[] | select(.adapter | startswith("mklora "))' "$DATA/logits.json")
 
     # Qwen 3.5 (linear attention, attention, shared expert, router, per-expert
-    # pairs) and gpt-oss (attention, router): mklora's adapters, 32 greedy
-    # tokens of three prompts as llama.cpp e21cdc11 (tests/data/lora-run/greedy-more.json)
+    # pairs), gpt-oss (attention, router), Mistral 3 (language_model.), Gemma 4
+    # (per-layer inputs, router, dense MLP), GLM-4.5 (shared and routed experts)
+    # and DeepSeek-V3 (latent attention's q_a/q_b/kv_a_mqa/o, experts): mklora's
+    # adapters, 32 greedy tokens of three prompts as llama.cpp e21cdc11
+    # (tests/data/lora-run/greedy-more.json)
     while read -r e; do
         base=$(jq -r .base <<<"$e") a=$W/$(jq -r .adapter <<<"$e")
         m=$W/$base-f32.gguf
@@ -142,6 +147,16 @@ elif need_fixture upstream-next/adapters "LoRA adapters against llama.cpp" $N; t
             pass "LoRA $(jq -r .adapter <<<"$e") on $base, \"$(jq -r .prompt <<<"$e")\": 32 greedy tokens as llama.cpp e21cdc11"
         else fail "LoRA $(jq -r .adapter <<<"$e") greedy" "got [${got:-}] want [$want] $(tail -1 "$W/err")"; fi
     done < <(jq -c '.entries[]' "$DATA/greedy-more.json")
+
+    # DeepSeek-V3: pairs on q_a, q_b and kv_a_mqa only are checked and unused
+    # (llama.cpp multiplies them by plain mul_mat): the model's own ids
+    m=$W/deepseek2-rand-f32.gguf a=$W/deepseek2-q
+    if [ -f "$m" ] && "$MKLORA" "$FIX/models/deepseek2-rand" "$a" --match q_a_proj,q_b_proj,kv_a_proj_with_mqa >"$W/err" 2>&1 &&
+       "$CONVERT" -q "$a" --base "$FIX/models/deepseek2-rand" --outtype f32 -o "$a.gguf" >"$W/err" 2>&1 &&
+       got=$("$RUN" -m "$m" --lora "$a.gguf" --prompt-ids 1,291,334,341 -n 16 --ids 2>"$W/err") &&
+       [ -n "$got" ] && [ "$got" = "$("$RUN" -m "$m" --prompt-ids 1,291,334,341 -n 16 --ids 2>/dev/null)" ]; then
+        pass "LoRA deepseek2: pairs on attn_q_a, attn_q_b, attn_kv_a_mqa checked and unused, as llama.cpp e21cdc11"
+    else fail "LoRA deepseek2 q-path pairs" "got [${got:-}] $(tail -1 "$W/err")"; fi
 
     # the modes, on qwen3 with its adapter
     m=$W/qwen3-rand-f32.gguf a=$W/qwen3-lora-f32.gguf
