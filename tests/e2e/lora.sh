@@ -167,9 +167,9 @@ for a in qwen35-lora qwen35moe-lora qwen35moe-experts gptoss-lora; do
     fixture_block_end
 done
 
-# --- DeepSeek-V3, GLM-4.5, Mistral 3 and Gemma 4 adapters --------------------
+# --- DeepSeek-V3, GLM-4.5, Mistral 3, Gemma 4, Qwen2, Phi-3, Gemma 2/3, Mixtral
 # made at test time by mklora --match (the base's own 2-D tensors);
-# references tests/data/lora/{deepseek2,glm4moe,mistral3,gemma4}-lora-*.json
+# references tests/data/lora/{deepseek2,glm4moe,mistral3,gemma4,qwen2,phi3,gemma2,gemma3,mixtral}-lora-*.json
 # (README there). DeepSeek: latent attention's q_a/q_b/kv_a_mqa/o, the dense
 # block, router, shared and routed experts (the MTP block's pairs dropped as
 # the converter drops the block); GLM-4.5: the same feed-forward and the NextN
@@ -177,12 +177,20 @@ done
 # wrote the base model itself there: its reference is the converter with
 # Mistral3ForConditionalGeneration as its text class, Ministral3Model);
 # Gemma 4: attention, dense MLP, router and the per-layer input projections.
+# Qwen2, Gemma 2, Gemma 3: attention and MLP; Phi-3: the fused qkv_proj and
+# gate_up_proj (kept fused: attn_qkv, ffn_up); Mixtral: attention, router and
+# every expert's w1/w2/w3 (stacked: ffn_{gate,down,up}_exps).
 FFN=gate_proj,up_proj,down_proj
 declare -A YARGS=([deepseek2-lora]="--match q_a_proj,q_b_proj,kv_a_proj_with_mqa,o_proj,$FFN,gate"
                   [glm4moe-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN,gate,eh_proj"
                   [mistral3-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN"
-                  [gemma4-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN,proj,per_layer_input_gate,per_layer_projection,per_layer_model_projection")
-for a in deepseek2-lora glm4moe-lora mistral3-lora gemma4-lora; do
+                  [gemma4-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN,proj,per_layer_input_gate,per_layer_projection,per_layer_model_projection"
+                  [qwen2-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN"
+                  [phi3-lora]="--match qkv_proj,o_proj,gate_up_proj,down_proj"
+                  [gemma2-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN"
+                  [gemma3-lora]="--match q_proj,k_proj,v_proj,o_proj,$FFN"
+                  [mixtral-lora]="--match q_proj,k_proj,v_proj,o_proj,w1,w2,w3,gate")
+for a in deepseek2-lora glm4moe-lora mistral3-lora gemma4-lora qwen2-lora phi3-lora gemma2-lora gemma3-lora mixtral-lora; do
     base=${a%-lora}-rand n=9
     [ "$a" = deepseek2-lora ] && n=10
     need_fixture "models/$base" "$a: e21cdc11's conversions" $n || continue
