@@ -169,6 +169,18 @@ if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"
     fixture_block_end
 fi
 
+# greedy_e21 TAG MODEL JSON: MODEL's 32 greedy ids from JSON's prompt ids
+# are JSON's (llama.cpp e21cdc11's); skipped when MODEL was not made ($W/err
+# says why)
+greedy_e21() {
+    local want got
+    if [ ! -f "$2" ]; then skip "greedy $1" "no model: $(tail -1 "$W/err")"; return; fi
+    want=$(jq -r '.greedy_ids | map(tostring) | join(" ")' "$3")
+    got=$("$RUN" -m "$2" --prompt-ids "$(jq -r '.prompt_ids | join(",")' "$3")" -n 32 --ids -t 2 2>"$W/err")
+    if [ "$got" = "$want" ]; then pass "greedy $1: 32 tokens as llama.cpp e21cdc11"
+    else fail "greedy $1" "got [$got] want [$want] $(tail -1 "$W/err")"; fi
+}
+
 # deepseek2-rand beyond F32 (tests/data/deepseek2/README.md): its F16
 # conversion and the Q4_0 and Q4_K_M of it give llama.cpp e21cdc11's greedy
 # ids for the 3 prompts (9 checks)
@@ -179,17 +191,34 @@ if need_fixture models/deepseek2-rand "deepseek2 F16, Q4_0, Q4_K_M greedy" 9; th
         model=$W/deepseek2-rand-$t.gguf
         [ "$t" = f16 ] || "$QUANTIZE" -q "$f16" "$model" "$t" >"$W/err" 2>&1 || rm -f "$model"
         for p in 0 1 2; do
-            j=$ROOT/tests/data/deepseek2/deepseek2-rand-$t.p$p.json
-            if [ ! -f "$model" ]; then skip "greedy deepseek2-rand-$t.p$p" "no model: $(tail -1 "$W/err")"; continue; fi
-            want=$(jq -r '.greedy_ids | map(tostring) | join(" ")' "$j")
-            got=$("$RUN" -m "$model" --prompt-ids "$(jq -r '.prompt_ids | join(",")' "$j")" -n 32 \
-                  --ids -t 2 2>"$W/err")
-            if [ "$got" = "$want" ]; then pass "greedy deepseek2-rand-$t.p$p: 32 tokens as llama.cpp e21cdc11"
-            else fail "greedy deepseek2-rand-$t.p$p" "got [$got] want [$want] $(tail -1 "$W/err")"; fi
+            greedy_e21 "deepseek2-rand-$t.p$p" "$model" "$ROOT/tests/data/deepseek2/deepseek2-rand-$t.p$p.json"
         done
         [ "$t" = f16 ] || rm -f "$model"
     done
     rm -f "$f16"
+    fixture_block_end
+fi
+
+# deepseek2 without q_lora_rank (mkhf deepseek2lite: attn_q, softmax gating,
+# 27 layers) and GLM-4.7-Flash's class (mkhf glm4moelite: no gating key,
+# softmax then in llama.cpp for this layer count): their F32 conversions
+# give llama.cpp e21cdc11's greedy ids for the 3 prompts
+# (tests/data/mla/README.md; 6 checks)
+MLA_SHAPE=(--dim 128 --heads 4 --head-dim 32 --ffn 256 --experts 8 --experts-used 2 --moe-ffn 32
+           --kv-lora 64 --rope-dim 16 --vocab 512 --dtype bf16)
+if need_fixture models/deepseek2-rand/tokenizer.model "deepseek2lite, glm4moelite greedy" 6; then
+    for fam in deepseek2lite:27 glm4moelite:3; do
+        layers=${fam#*:} fam=${fam%:*}
+        model=$W/$fam-rand-f32.gguf
+        rm -rf "${W:?}/$fam-rand"
+        { "$BIN/tests/tools/mkhf" "$W/$fam-rand" --family "$fam" --layers "$layers" --q-lora 64 \
+              "${MLA_SHAPE[@]}" --tokenizer "$FIX/models/deepseek2-rand/tokenizer.model" &&
+          "$CONVERT" -q "$W/$fam-rand" --outtype f32 -o "$model"; } >"$W/err" 2>&1 || rm -f "$model"
+        for p in 0 1 2; do
+            greedy_e21 "$fam-rand-f32.p$p" "$model" "$ROOT/tests/data/mla/$fam-rand-f32.p$p.json"
+        done
+        rm -rf "${W:?}/$fam-rand" "$model"
+    done
     fixture_block_end
 fi
 
