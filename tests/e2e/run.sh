@@ -222,6 +222,21 @@ if need_fixture models/deepseek2-rand/tokenizer.model "deepseek2lite, glm4moelit
     fixture_block_end
 fi
 
+# GLM-4.7-Flash's shape as llama.cpp e21cdc11 recognizes it (47 blocks, a
+# 154880-token vocabulary; no expert_gating_func key): sigmoid gating, not
+# deepseek2's softmax default. mkhf glm4moelite of that shape (its own
+# generated tokenizer), F32: e21cdc11's greedy ids (3 checks)
+FL=$W/glm4moelite-flash
+rm -rf "$FL"
+{ "$BIN/tests/tools/mkhf" "$FL" --family glm4moelite --layers 47 --dim 64 --heads 2 --head-dim 32 \
+      --ffn 64 --experts 4 --experts-used 2 --moe-ffn 32 --kv-lora 32 --q-lora 32 --rope-dim 16 \
+      --vocab 154880 --dtype bf16 &&
+  "$CONVERT" -q "$FL" --outtype f32 -o "$FL-f32.gguf"; } >"$W/err" 2>&1 || rm -f "$FL-f32.gguf"
+for p in 0 1 2; do
+    greedy_e21 "glm4moelite-flash-f32.p$p" "$FL-f32.gguf" "$ROOT/tests/data/mla/glm4moelite-flash-f32.p$p.json"
+done
+rm -rf "$FL" "$FL-f32.gguf"
+
 # Qwen 3.5's Gated DeltaNet blocks keep a state from token to token: a
 # chunk of --perplexity run in batches of 16 (the state carried from batch
 # to batch within the chunk, cleared at the next chunk's position 0) gives
