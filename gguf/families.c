@@ -611,8 +611,15 @@ static const gguf_tensor_part gemma4_tables[] = { PART(gemma4_tensors), PARTS_EN
 static const gguf_tensor_part glm4moe_tables[] = { PART(glm4moe_tensors),
                                                    PART(grouped_moe_tensors),
                                                    PART(glm4moe_nextn_tensors), PARTS_END };
+/* DeepSeek-V2's routing (topk_method greedy, DeepSeek-V2-Lite's) has no
+ * score bias: llama.cpp's deepseek2 loader takes exp_probs_b when present */
+static const gguf_tensor_patch deepseek2_moe_patches[] = {
+    SET(EXP_PROBS_B, ROW(EXP_PROBS_B, EXP_PROBS_B, .layers = GGUF_LAYERS_MOE, OPT, NE(N_EXP))),
+    PATCH_END,
+};
 static const gguf_tensor_part deepseek2_tables[] = { PART(deepseek2_tensors),
-                                                     PART(grouped_moe_tensors), PARTS_END };
+                                                     { grouped_moe_tensors, deepseek2_moe_patches },
+                                                     PARTS_END };
 #undef ROW
 #undef NE
 #undef OPT
@@ -1340,8 +1347,10 @@ static const char *const gemma3_vision[] = {
 };
 static const char *const gemma4_hf[] = { "Gemma4ForConditionalGeneration", NULL };
 static const char *const glm4moe_hf[] = { "Glm4MoeForCausalLM", NULL };
+/* Glm4MoeLiteModel (GLM-4.7-Flash) is DeepseekV2Model with GLM's
+ * tokenizer: the same keys and tensors */
 static const char *const deepseek2_hf[] = { "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM",
-                                            NULL };
+                                            "Glm4MoeLiteForCausalLM", NULL };
 /* Gemma4Model keeps only the names with "language_model." in them: every
  * other name (vision and audio towers, their embedders) starts with "" */
 static const char *const gemma4_others[] = { "", NULL };

@@ -906,6 +906,13 @@ static int load_all(run_model *m, const gguf_file *f, gguf_error *err)
         load_vocab_size(m, f, err) || load_block_kinds(m, ai, err) ||
         check_globals(f, ai, &m->hp, err))
         return -1;
+    /* deepseek2 without expert_gating_func (or 0): llama.cpp e21cdc11
+     * softmax, but sigmoid for GLM-4.7-Flash, which it knows by 47 or 48
+     * blocks and a 154880-token vocabulary (Glm4MoeLiteModel writes no
+     * gating key) */
+    if (!strcmp(m->arch, "deepseek2") &&
+        (!gguf_hparams_has(m->hparams, GGUF_HP_EXPERT_GATING_FUNC) || m->hp.gating == 0))
+        m->hp.gating = (m->hp.n_layer == 47 || m->hp.n_layer == 48) && m->hp.n_vocab == 154880 ? 2 : 1;
     const run_hparams *hp = &m->hp;
     /* llama.cpp takes a fused attn_qkv's first embedding_length rows as q */
     if (gguf_arch_has(ai, GGUF_FEAT_FUSED_QKV) && hp->q_dim != hp->n_embd)

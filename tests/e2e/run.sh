@@ -169,6 +169,18 @@ if need_fixture upstream/greedy "upstream greedy references" $((5 * $(wc -w <<<"
     fixture_block_end
 fi
 
+# greedy_e21 TAG MODEL JSON: MODEL's 32 greedy ids from JSON's prompt ids
+# are JSON's (llama.cpp e21cdc11's); skipped when MODEL was not made ($W/err
+# says why)
+greedy_e21() {
+    local want got
+    if [ ! -f "$2" ]; then skip "greedy $1" "no model: $(tail -1 "$W/err")"; return; fi
+    want=$(jq -r '.greedy_ids | map(tostring) | join(" ")' "$3")
+    got=$("$RUN" -m "$2" --prompt-ids "$(jq -r '.prompt_ids | join(",")' "$3")" -n 32 --ids -t 2 2>"$W/err")
+    if [ "$got" = "$want" ]; then pass "greedy $1: 32 tokens as llama.cpp e21cdc11"
+    else fail "greedy $1" "got [$got] want [$want] $(tail -1 "$W/err")"; fi
+}
+
 # deepseek2-rand beyond F32 (tests/data/deepseek2/README.md): its F16
 # conversion and the Q4_0 and Q4_K_M of it give llama.cpp e21cdc11's greedy
 # ids for the 3 prompts (9 checks)
@@ -179,19 +191,51 @@ if need_fixture models/deepseek2-rand "deepseek2 F16, Q4_0, Q4_K_M greedy" 9; th
         model=$W/deepseek2-rand-$t.gguf
         [ "$t" = f16 ] || "$QUANTIZE" -q "$f16" "$model" "$t" >"$W/err" 2>&1 || rm -f "$model"
         for p in 0 1 2; do
-            j=$ROOT/tests/data/deepseek2/deepseek2-rand-$t.p$p.json
-            if [ ! -f "$model" ]; then skip "greedy deepseek2-rand-$t.p$p" "no model: $(tail -1 "$W/err")"; continue; fi
-            want=$(jq -r '.greedy_ids | map(tostring) | join(" ")' "$j")
-            got=$("$RUN" -m "$model" --prompt-ids "$(jq -r '.prompt_ids | join(",")' "$j")" -n 32 \
-                  --ids -t 2 2>"$W/err")
-            if [ "$got" = "$want" ]; then pass "greedy deepseek2-rand-$t.p$p: 32 tokens as llama.cpp e21cdc11"
-            else fail "greedy deepseek2-rand-$t.p$p" "got [$got] want [$want] $(tail -1 "$W/err")"; fi
+            greedy_e21 "deepseek2-rand-$t.p$p" "$model" "$ROOT/tests/data/deepseek2/deepseek2-rand-$t.p$p.json"
         done
         [ "$t" = f16 ] || rm -f "$model"
     done
     rm -f "$f16"
     fixture_block_end
 fi
+
+# deepseek2 without q_lora_rank (mkhf deepseek2lite: attn_q, softmax gating,
+# 27 layers) and GLM-4.7-Flash's class (mkhf glm4moelite: no gating key,
+# softmax then in llama.cpp for this layer count): their F32 conversions
+# give llama.cpp e21cdc11's greedy ids for the 3 prompts
+# (tests/data/mla/README.md; 6 checks)
+MLA_SHAPE=(--dim 128 --heads 4 --head-dim 32 --ffn 256 --experts 8 --experts-used 2 --moe-ffn 32
+           --kv-lora 64 --rope-dim 16 --vocab 512 --dtype bf16)
+if need_fixture models/deepseek2-rand/tokenizer.model "deepseek2lite, glm4moelite greedy" 6; then
+    for fam in deepseek2lite:27 glm4moelite:3; do
+        layers=${fam#*:} fam=${fam%:*}
+        model=$W/$fam-rand-f32.gguf
+        rm -rf "${W:?}/$fam-rand"
+        { "$BIN/tests/tools/mkhf" "$W/$fam-rand" --family "$fam" --layers "$layers" --q-lora 64 \
+              "${MLA_SHAPE[@]}" --tokenizer "$FIX/models/deepseek2-rand/tokenizer.model" &&
+          "$CONVERT" -q "$W/$fam-rand" --outtype f32 -o "$model"; } >"$W/err" 2>&1 || rm -f "$model"
+        for p in 0 1 2; do
+            greedy_e21 "$fam-rand-f32.p$p" "$model" "$ROOT/tests/data/mla/$fam-rand-f32.p$p.json"
+        done
+        rm -rf "${W:?}/$fam-rand" "$model"
+    done
+    fixture_block_end
+fi
+
+# GLM-4.7-Flash's shape as llama.cpp e21cdc11 recognizes it (47 blocks, a
+# 154880-token vocabulary; no expert_gating_func key): sigmoid gating, not
+# deepseek2's softmax default. mkhf glm4moelite of that shape (its own
+# generated tokenizer), F32: e21cdc11's greedy ids (3 checks)
+FL=$W/glm4moelite-flash
+rm -rf "$FL"
+{ "$BIN/tests/tools/mkhf" "$FL" --family glm4moelite --layers 47 --dim 64 --heads 2 --head-dim 32 \
+      --ffn 64 --experts 4 --experts-used 2 --moe-ffn 32 --kv-lora 32 --q-lora 32 --rope-dim 16 \
+      --vocab 154880 --dtype bf16 &&
+  "$CONVERT" -q "$FL" --outtype f32 -o "$FL-f32.gguf"; } >"$W/err" 2>&1 || rm -f "$FL-f32.gguf"
+for p in 0 1 2; do
+    greedy_e21 "glm4moelite-flash-f32.p$p" "$FL-f32.gguf" "$ROOT/tests/data/mla/glm4moelite-flash-f32.p$p.json"
+done
+rm -rf "$FL" "$FL-f32.gguf"
 
 # Qwen 3.5's Gated DeltaNet blocks keep a state from token to token: a
 # chunk of --perplexity run in batches of 16 (the state carried from batch

@@ -74,6 +74,16 @@
  *             qk_nope and v_head_dim --head-dim, qk_rope --rope-dim (16); GLM-4.5's feed-forward (block 0 dense, sigmoid routing in
  *             one group, one shared expert); one MTP layer after the
  *             --layers that the converter drops; untied
+ *   deepseek2lite DeepseekV2ForCausalLM as DeepSeek-V2-Lite's config: MLA
+ *             without q_lora_rank (null: one self_attn.q_proj), softmax
+ *             routing in one group (topk_method greedy, no score bias), two
+ *             shared experts of --moe-ffn each, YaRN factor 40 with mscale
+ *             0.707; block 0 dense; no MTP layer; untied
+ *   glm4moelite Glm4MoeLiteForCausalLM as GLM-4.7-Flash's config: deepseek2's
+ *             tensors (q_lora_rank --q-lora, one MTP layer the converter
+ *             drops), no scoring_func (llama.cpp infers sigmoid only from
+ *             GLM-4.7-Flash's layer and vocabulary counts), rope_scaling
+ *             null, partial_rotary_factor 1.0, routed scale 1.8
  * Tensors are written in the module order a real checkpoint has (the
  * converter sorts them anyway); a family ignores the options it has no
  * use for (--head-dim in llama, mixtral and phi3, the expert options in the
@@ -149,6 +159,8 @@ enum {
     F_GLM4MOE      = 1 << 12,/* GLM-4.5: block 0 dense, the others experts with a score
                               * bias and a shared expert; one NextN block after */
     F_MLA          = 1 << 13,/* DeepSeek-V3: multi-head latent attention (add_mla) */
+    F_MLA_LITE     = 1 << 14,/* DeepSeek-V2-Lite: q_proj (q_lora_rank null), no score
+                              * bias, two shared experts, no MTP layer */
 };
 
 /* Per-expert matrices (Mixtral, Qwen3-MoE): the router and each expert's
@@ -236,22 +248,61 @@ static void keys_glm4moe(FILE *fp, const shape *s)
 #define MLA_KV_LORA 32
 #define MLA_ROPE 16
 
+/* The MLA keys every DeepseekV2Model family has: the ranks (q_lora_rank
+ * null without one), the head widths, the routed experts. */
+static void keys_mla(FILE *fp, const shape *s, bool q_lora)
+{
+    if (q_lora)
+        fprintf(fp, ", \"q_lora_rank\": %d", (int)s->q_lora);
+    else
+        fputs(", \"q_lora_rank\": null", fp);
+    fprintf(fp, ", \"kv_lora_rank\": %d, \"qk_nope_head_dim\": %lld, \"qk_rope_head_dim\": %d, "
+                "\"v_head_dim\": %lld, \"n_routed_experts\": %lld, \"num_experts_per_tok\": %lld, "
+                "\"moe_intermediate_size\": %lld",
+            (int)s->kv_lora, LL(s->head_dim), (int)s->rope_dim, LL(s->head_dim), LL(s->experts),
+            LL(s->used), LL(s->moe_ffn));
+}
+
 /* DeepSeek-V3's: MLA's ranks and head widths, GLM-4.5's routing keys with
  * sigmoid scoring and a YaRN rope scaling; one MTP layer. */
 static void keys_deepseek2(FILE *fp, const shape *s)
 {
-    fprintf(fp, ", \"q_lora_rank\": %d, \"kv_lora_rank\": %d, \"qk_nope_head_dim\": %lld, "
-                "\"qk_rope_head_dim\": %d, \"v_head_dim\": %lld, \"n_routed_experts\": %lld, "
-                "\"num_experts_per_tok\": %lld, \"moe_intermediate_size\": %lld, "
-                "\"n_shared_experts\": 1, \"n_group\": 1, \"topk_group\": 1, "
-                "\"scoring_func\": \"sigmoid\", \"topk_method\": \"noaux_tc\", "
-                "\"first_k_dense_replace\": 1, \"norm_topk_prob\": true, "
-                "\"routed_scaling_factor\": 2.5, \"num_nextn_predict_layers\": 1, "
-                "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0, "
-                "\"original_max_position_embeddings\": 4096, \"beta_fast\": 32, \"beta_slow\": 1, "
-                "\"mscale\": 1.0, \"mscale_all_dim\": 1.0}",
-            (int)s->q_lora, (int)s->kv_lora, LL(s->head_dim), (int)s->rope_dim, LL(s->head_dim), LL(s->experts),
-            LL(s->used), LL(s->moe_ffn));
+    keys_mla(fp, s, true);
+    fputs(", \"n_shared_experts\": 1, \"n_group\": 1, \"topk_group\": 1, "
+          "\"scoring_func\": \"sigmoid\", \"topk_method\": \"noaux_tc\", "
+          "\"first_k_dense_replace\": 1, \"norm_topk_prob\": true, "
+          "\"routed_scaling_factor\": 2.5, \"num_nextn_predict_layers\": 1, "
+          "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0, "
+          "\"original_max_position_embeddings\": 4096, \"beta_fast\": 32, \"beta_slow\": 1, "
+          "\"mscale\": 1.0, \"mscale_all_dim\": 1.0}", fp);
+}
+
+/* DeepSeek-V2-Lite's (config.json as released, the fields the converter
+ * reads): q_lora_rank null, softmax routing (greedy top-k, one group, no
+ * norm), two shared experts, YaRN 40x with mscale_all_dim 0.707. */
+static void keys_deepseek2lite(FILE *fp, const shape *s)
+{
+    keys_mla(fp, s, false);
+    fputs(", \"n_shared_experts\": 2, \"n_group\": 1, \"topk_group\": 1, "
+          "\"scoring_func\": \"softmax\", \"topk_method\": \"greedy\", \"moe_layer_freq\": 1, "
+          "\"first_k_dense_replace\": 1, \"norm_topk_prob\": false, "
+          "\"routed_scaling_factor\": 1.0, \"aux_loss_alpha\": 0.001, \"seq_aux\": true, "
+          "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 40, "
+          "\"original_max_position_embeddings\": 4096, \"beta_fast\": 32, \"beta_slow\": 1, "
+          "\"mscale\": 0.707, \"mscale_all_dim\": 0.707}", fp);
+}
+
+/* GLM-4.7-Flash's (config.json as released, the fields the converter
+ * reads): DeepSeek-V3's MLA keys and sigmoid-biased routing without a
+ * scoring_func, no rope scaling, one MTP layer. */
+static void keys_glm4moelite(FILE *fp, const shape *s)
+{
+    keys_mla(fp, s, true);
+    fputs(", \"n_shared_experts\": 1, \"n_group\": 1, \"topk_group\": 1, "
+          "\"topk_method\": \"noaux_tc\", \"first_k_dense_replace\": 1, "
+          "\"norm_topk_prob\": true, \"routed_scaling_factor\": 1.8, "
+          "\"num_nextn_predict_layers\": 1, \"partial_rotary_factor\": 1.0, "
+          "\"attention_bias\": false, \"rope_scaling\": null", fp);
 }
 
 /* Phi-3 mini's: the whole head rotated, a sliding window llama.cpp ignores,
@@ -434,6 +485,14 @@ static const family FAMILIES[] = {
       .model_type = "deepseek_v3", .tokenizer_class = "LlamaTokenizer",
       .flags = F_OWN_HEAD_DIM | F_GLM4MOE | F_MLA, .context = 16384, .rms_eps = 1e-6,
       .rope_theta = 10000, .experts = &qwen3moe_experts, .keys = keys_deepseek2 },
+    { .name = "deepseek2lite", .arch = "deepseek2", .hf_class = "DeepseekV2ForCausalLM",
+      .model_type = "deepseek_v2", .tokenizer_class = "LlamaTokenizer",
+      .flags = F_OWN_HEAD_DIM | F_GLM4MOE | F_MLA | F_MLA_LITE, .context = 163840, .rms_eps = 1e-6,
+      .rope_theta = 10000, .experts = &qwen3moe_experts, .keys = keys_deepseek2lite },
+    { .name = "glm4moelite", .arch = "deepseek2", .hf_class = "Glm4MoeLiteForCausalLM",
+      .model_type = "glm4_moe_lite", .tokenizer_class = "LlamaTokenizer",
+      .flags = F_OWN_HEAD_DIM | F_GLM4MOE | F_MLA, .context = 202752, .rms_eps = 1e-5,
+      .rope_theta = 1000000, .experts = &qwen3moe_experts, .keys = keys_glm4moelite },
 };
 #define N_FAMILIES (sizeof FAMILIES / sizeof *FAMILIES)
 
@@ -717,10 +776,13 @@ static void add_ffn(tensor_list *L, const family *f, const shape *s, int64_t l)
     if (f->flags & F_GLM4MOE && l == 0) {
         x = NULL; /* first_k_dense_replace 1 */
     } else if (f->flags & F_GLM4MOE) {
-        LAYER("mlp.gate.e_score_correction_bias", FILL_RANDOM, s->experts);
-        LAYER("mlp.shared_experts.gate_proj.weight", FILL_RANDOM, s->moe_ffn, dim);
-        LAYER("mlp.shared_experts.up_proj.weight", FILL_RANDOM, s->moe_ffn, dim);
-        LAYER("mlp.shared_experts.down_proj.weight", FILL_RANDOM, dim, s->moe_ffn);
+        /* DeepSeek-V2-Lite: no score bias, two shared experts as one */
+        const int64_t sh = f->flags & F_MLA_LITE ? 2 * s->moe_ffn : s->moe_ffn;
+        if (!(f->flags & F_MLA_LITE))
+            LAYER("mlp.gate.e_score_correction_bias", FILL_RANDOM, s->experts);
+        LAYER("mlp.shared_experts.gate_proj.weight", FILL_RANDOM, sh, dim);
+        LAYER("mlp.shared_experts.up_proj.weight", FILL_RANDOM, sh, dim);
+        LAYER("mlp.shared_experts.down_proj.weight", FILL_RANDOM, dim, sh);
     }
     if (f->flags & F_MXFP4) {
         add_mxfp4_experts(L, s, l);
@@ -755,9 +817,13 @@ static void add_block(tensor_list *L, const family *f, const shape *s, int64_t l
     LAYER("input_layernorm.weight", norm, dim);
     if (f->flags & F_MLA) { /* q and the KV through their low ranks */
         const int64_t hd = s->head_dim;
-        LAYER("self_attn.q_a_proj.weight", FILL_RANDOM, s->q_lora, dim);
-        LAYER("self_attn.q_a_layernorm.weight", norm, s->q_lora);
-        LAYER("self_attn.q_b_proj.weight", FILL_RANDOM, s->heads * (hd + s->rope_dim), s->q_lora);
+        if (f->flags & F_MLA_LITE) {
+            LAYER("self_attn.q_proj.weight", FILL_RANDOM, s->heads * (hd + s->rope_dim), dim);
+        } else {
+            LAYER("self_attn.q_a_proj.weight", FILL_RANDOM, s->q_lora, dim);
+            LAYER("self_attn.q_a_layernorm.weight", norm, s->q_lora);
+            LAYER("self_attn.q_b_proj.weight", FILL_RANDOM, s->heads * (hd + s->rope_dim), s->q_lora);
+        }
         LAYER("self_attn.kv_a_proj_with_mqa.weight", FILL_RANDOM, s->kv_lora + s->rope_dim, dim);
         LAYER("self_attn.kv_a_layernorm.weight", norm, s->kv_lora);
         LAYER("self_attn.kv_b_proj.weight", FILL_RANDOM, s->heads * 2 * hd, s->kv_lora);
@@ -918,7 +984,7 @@ static int list_tensors(tensor_list *L, const family *f, const shape *s)
             add_qwen35_block(L, f, s, l);
         else
             add_block(L, f, s, l);
-    if (f->flags & F_GLM4MOE) { /* the NextN (MTP) block: a whole block and its own */
+    if (f->flags & F_GLM4MOE && !(f->flags & F_MLA_LITE)) { /* the NextN (MTP) block */
         const int64_t l = s->layers, dim = s->dim;
         add_block(L, f, s, l);
         add(L, FILL_RANDOM, DIMS(dim, 2 * dim), "model.layers.%lld.eh_proj.weight", LL(l));
