@@ -117,6 +117,30 @@ fi
 # names a Gemma 4 projector whose audio sizes or projector type are wrong,
 # and --mmproj an audio tower without audio_config.
 MKMM=$BIN/tests/tools/mkmm
+# mm_checkpoint KIND BASE NAME DIR [projector-only]: tests/tools/mkmm makes
+# checkpoint KIND from models/BASE-rand in DIR; its text model (unless
+# projector-only) and, with --mmproj, its projector must be e21cdc11's files
+# in every outtype (tests/data/mm/NAME-mm-T.json, NAME-mmproj-T.json), and
+# the projector, written to $TMP/KIND-mmproj.gguf for the caller's further
+# checks, must pass --check. Returns 1 (one failure counted) when mkmm
+# cannot make the checkpoint.
+mm_checkpoint() {
+    local kind=$1 base=$2 name=$3 dir=$4 projonly=${5:-} t
+    rm -rf "${dir:?}"
+    if ! { [ -x "$MKMM" ] && "$MKMM" "$kind" "$FIX/models/$base-rand" "$dir" >"$TMP/c.log" 2>&1; }; then
+        fail "multimodal $kind: mkmm" "$(tail -1 "$TMP/c.log")"
+        return 1
+    fi
+    pass "multimodal $kind: mkmm makes the checkpoint"
+    for t in f32 f16 bf16 q8_0; do
+        [ -n "$projonly" ] ||
+            CONVERT_INPUT=$dir KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$name-mm-$t.json"
+        CONVERT_INPUT=$dir KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$name-mmproj-$t.json" --mmproj
+    done
+    "$CONVERT" -q "$dir" --mmproj -o "$TMP/$kind-mmproj.gguf" >"$TMP/c.log" 2>&1
+    check "$kind --mmproj: --check validates it as a projector" \
+        grep -q "^projector: *ok" <("$INSPECT" --check "$TMP/$kind-mmproj.gguf")
+}
 # projector_fault NAME PROJECTOR EXPECTED EDIT...: PROJECTOR edited by
 # gguf-edit (EDIT: its options) must fail --check with EXPECTED (fixed
 # text) on its projector line.
@@ -136,19 +160,8 @@ for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
     [ "$base" = gemma4 ] && n=39
     if need_jq "multimodal $fam" &&
         need_fixture "models/$base-rand" "multimodal $fam: e21cdc11's conversion" $n; then
-        rm -rf "${TMP:?}/$fam-mm"
-        if [ -x "$MKMM" ] && "$MKMM" "$fam" "$FIX/models/$base-rand" "$TMP/$fam-mm" >"$TMP/c.log" 2>&1; then
-            pass "multimodal $fam: mkmm makes the checkpoint"
-            for t in f32 f16 bf16 q8_0; do
-                CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$base-mm-$t.json"
-            done
-            for t in f32 f16 bf16 q8_0; do
-                CONVERT_INPUT=$TMP/$fam-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/$base-mmproj-$t.json" --mmproj
-            done
+        if mm_checkpoint "$fam" "$base" "$base" "$TMP/$fam-mm"; then
             P=$TMP/$fam-mmproj.gguf
-            "$CONVERT" -q "$TMP/$fam-mm" --mmproj -o "$P" >"$TMP/c.log" 2>&1
-            check "$fam --mmproj: --check validates it as a projector" \
-                grep -q "^projector: *ok" <("$INSPECT" --check "$P")
             if [ "$base" = gemma4 ]; then
                 projector_fault "a gemma4a projector whose tensors are not its audio sizes" "$P" \
                     "tensor 'a.input_projection.weight' has shape [128, 16]; clip.audio.* sizes say [*, 32]" \
@@ -184,7 +197,6 @@ for fam in qwen35 qwen35moe qwen35moe-experts gemma4; do
             fi
             rm -f "$P"
         else
-            fail "multimodal $fam: mkmm" "$(tail -1 "$TMP/c.log")"
             skip_block "multimodal $fam" "no checkpoint" $((n - 1))
         fi
         rm -rf "${TMP:?}/$fam-mm"
@@ -198,18 +210,9 @@ done
 # (tests/data/mm/gemma4v-mmproj-T.json), which --check accepts.
 if need_jq "multimodal gemma4-vision" &&
     need_fixture models/gemma4-rand "multimodal gemma4-vision: the vision projector alone" 18; then
-    rm -rf "${TMP:?}/gemma4v-mm"
-    if [ -x "$MKMM" ] && "$MKMM" gemma4-vision "$FIX/models/gemma4-rand" "$TMP/gemma4v-mm" >"$TMP/c.log" 2>&1; then
-        pass "multimodal gemma4-vision: mkmm makes the checkpoint"
-        for t in f32 f16 bf16 q8_0; do
-            CONVERT_INPUT=$TMP/gemma4v-mm KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/gemma4v-mmproj-$t.json" --mmproj
-        done
-        "$CONVERT" -q "$TMP/gemma4v-mm" --mmproj -o "$TMP/g4v.gguf" >"$TMP/c.log" 2>&1
-        check "gemma4-vision --mmproj: --check validates it as a projector" \
-            grep -q "^projector: *ok" <("$INSPECT" --check "$TMP/g4v.gguf")
-        rm -f "$TMP/g4v.gguf"
+    if mm_checkpoint gemma4-vision gemma4 gemma4v "$TMP/gemma4v-mm" projector-only; then
+        rm -f "$TMP/gemma4-vision-mmproj.gguf"
     else
-        fail "multimodal gemma4-vision: mkmm" "$(tail -1 "$TMP/c.log")"
         skip_block "multimodal gemma4-vision" "no checkpoint" 17
     fi
     rm -rf "${TMP:?}/gemma4v-mm"
@@ -266,21 +269,12 @@ mm_variant() { # NAME JQ-FILTER [SRC]: SRC (default $G3) with config.json throug
 if need_jq "multimodal gemma3" &&
     need_fixture models/gemma3-rand "multimodal gemma3: text model and projector" 43; then
     G3=$TMP/gemma3-mm
-    rm -rf "$G3"
-    if [ -x "$MKMM" ] && "$MKMM" gemma3 "$FIX/models/gemma3-rand" "$G3" >"$TMP/c.log" 2>&1; then
-        pass "multimodal gemma3: mkmm makes the checkpoint"
-        for t in f32 f16 bf16 q8_0; do
-            CONVERT_INPUT=$G3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/gemma3-mm-$t.json"
-            CONVERT_INPUT=$G3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/gemma3-mmproj-$t.json" --mmproj
-        done
+    if mm_checkpoint gemma3 gemma3 gemma3 "$G3"; then
         # the default name: MmprojModel's mmproj-{name}-{OUTTYPE}.gguf
         rm -f "$G3"/mmproj-*.gguf
         "$CONVERT" -q "$G3" --mmproj --outtype q8_0 >"$TMP/c.log" 2>&1
         check "gemma3 --mmproj: default output mmproj-Gemma3-mm-Q8_0.gguf" test -s "$G3/mmproj-Gemma3-mm-Q8_0.gguf"
-        P=$TMP/g3-mmproj.gguf
-        "$CONVERT" -q "$G3" --mmproj -o "$P" >"$TMP/c.log" 2>&1
-        check "gemma3 --mmproj: --check validates it as a projector" \
-            grep -q "^projector: *ok" <("$INSPECT" --check "$P")
+        P=$TMP/gemma3-mmproj.gguf
         projector_fault "a projector whose tensors are not its sizes" "$P" \
             "tensor 'v.patch_embd.weight' has shape [14, 14, 3, 32]; clip.vision.* sizes say [14, 14, 3, 48]" \
             --set clip.vision.embedding_length:u32=48
@@ -307,7 +301,6 @@ if need_jq "multimodal gemma3" &&
             "preprocessor_config.json: not found" --mmproj
         rm -rf "$TMP"/g3-other "$TMP"/g3-patch "$TMP"/g3-width "$TMP"/g3-nopre
     else
-        fail "multimodal gemma3: mkmm" "$(tail -1 "$TMP/c.log")"
         skip_block "multimodal gemma3" "no checkpoint" 42
     fi
     rm -rf "$G3"
@@ -330,17 +323,8 @@ fi
 if need_jq "multimodal mistral3" &&
     need_fixture models/mistral3-rand "multimodal mistral3: text model and pixtral projector" 44; then
     M3=$TMP/mistral3-mm
-    rm -rf "$M3"
-    if [ -x "$MKMM" ] && "$MKMM" mistral3 "$FIX/models/mistral3-rand" "$M3" >"$TMP/c.log" 2>&1; then
-        pass "multimodal mistral3: mkmm makes the checkpoint"
-        for t in f32 f16 bf16 q8_0; do
-            CONVERT_INPUT=$M3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/mistral3-mm-$t.json"
-            CONVERT_INPUT=$M3 KEY_ORDER=1 convert_manifest "$ROOT/tests/data/mm/mistral3-mmproj-$t.json" --mmproj
-        done
-        P=$TMP/m3-mmproj.gguf
-        "$CONVERT" -q "$M3" --mmproj -o "$P" >"$TMP/c.log" 2>&1
-        check "mistral3 --mmproj: --check validates it as a projector" \
-            grep -q "^projector: *ok" <("$INSPECT" --check "$P")
+    if mm_checkpoint mistral3 mistral3 mistral3 "$M3"; then
+        P=$TMP/mistral3-mmproj.gguf
         projector_fault "a pixtral merger not spatial_merge_size² patches wide" "$P" \
             "tensor 'mm.patch_merger.weight' has shape [128, 32]; clip.vision.* sizes say [288, 32]" \
             --set clip.vision.spatial_merge_size:u32=3
@@ -370,7 +354,6 @@ if need_jq "multimodal mistral3" &&
             'config.json: vision_config.hidden_act is relu, not "silu" or "gelu"' --mmproj
         rm -rf "$TMP"/m3-nobreak "$TMP"/m3-siglip "$TMP"/m3-relu
     else
-        fail "multimodal mistral3: mkmm" "$(tail -1 "$TMP/c.log")"
         skip_block "multimodal mistral3" "no checkpoint" 43
     fi
     rm -rf "$M3"
