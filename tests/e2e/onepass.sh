@@ -43,6 +43,18 @@ else
     same "qwen3moect-rand (packed experts) Q4_K_M" "$TMP/qwen3moect-rand" Q4_K_M
 fi
 rm -rf "$TMP/deepseek2kimi-rand" "$TMP/qwen3moect-rand"
+if ! mkqpack gptq "$TMP/deepseek2gptq-rand" deepseek2-rand; then
+    skip_block "one pass from a packed kv_b_proj" "no python3 with NumPy, or no models/deepseek2-rand" 1
+else
+    same "deepseek2gptq-rand (packed kv_b_proj, split) Q4_K_M" "$TMP/deepseek2gptq-rand" Q4_K_M
+fi
+rm -rf "$TMP/deepseek2gptq-rand"
+if ! mkqpack ct "$TMP/glm4moect-rand" glm4moe-rand; then
+    skip_block "one pass from packed glm4moe" "no python3 with NumPy, or no models/glm4moe-rand" 1
+else
+    same "glm4moect-rand (packed experts, attention, NextN) Q4_K_M" "$TMP/glm4moect-rand" Q4_K_M
+fi
+rm -rf "$TMP/glm4moect-rand"
 if need_fixture models/qwen3-rand "one pass from BF16" 2; then
     same "qwen3-rand Q4_K_M" "$M/qwen3-rand" Q4_K_M
     same "qwen3-rand Q8_0 (the preset, not --outtype q8_0)" "$M/qwen3-rand" 7
