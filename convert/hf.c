@@ -1158,10 +1158,11 @@ static int kv_b_split_packed(src_model *m, hf_state *s, const st_tensor *st, con
 
 /* An integer-packed weight (qpack.h) of st, when st is its packed tensor: a
  * tensor of its own, or an expert's slice of a stack (ex). kh: DeepSeek's
- * heads (its multi-token prediction layers dropped), or NULL. 0, or -1 with
- * err. */
-static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *kh, const st_tensor *st,
-                     gguf_error *err)
+ * heads (its multi-token prediction layers dropped), or NULL; lh: Qwen 3.5's
+ * linear-attention heads (the V-head reorder of the dequantized values), or
+ * NULL. 0, or -1 with err. */
+static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *kh,
+                     const lin_heads *lh, const st_tensor *st, gguf_error *err)
 {
     char wname[512], name[256];
     uint8_t perm;
@@ -1192,6 +1193,10 @@ static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *k
     t->qp = q;
     t->permute = perm;
     t->from = (src_origin){ shard_of(s, st), st->name };
+    if (lh && linear_attn(t, gguf_arch_tensor_role(row), lh, err)) {
+        gguf_error_prefix(err, "%s: ", shard_of(s, st));
+        return -1;
+    }
     return 0;
 }
 
@@ -1240,10 +1245,6 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                       s->n_shards, err) ||
         qpack_plan_read(&s->qp, s->config, err) || qpack_plan_check(&s->qp, &s->fp8, err))
         return -1;
-    if (s->qp.kind != QPACK_NONE && gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET))
-        return gguf_error_set(err, "config.json: quantization_config %s: not supported for %s "
-                              "checkpoints yet", s->qp.kind == QPACK_CT ? "compressed-tensors" : "gptq",
-                              gguf_arch_name(m->arch));
 
     const json_value *rs = json_get(s->config, "rope_scaling");
     const char *rope_type = json_str(json_get(rs, "rope_type"));
@@ -1327,7 +1328,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     /* the packed weights, as dequant_model adds them: after the rest */
     for (int k = 0; k < s->n_shards && !rc2; k++)
         for (size_t i = 0; i < s->shards[k].n && !rc2; i++)
-            rc2 = qpack_add(m, s, &ex, kv_b ? &kh : NULL, &s->shards[k].tensors[i], err);
+            rc2 = qpack_add(m, s, &ex, kv_b ? &kh : NULL, qwen35 ? &lh : NULL,
+                            &s->shards[k].tensors[i], err);
     if (!rc2)
         rc2 = experts_check_done(&ex, err);
     if (!rc2)

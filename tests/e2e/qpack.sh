@@ -145,3 +145,22 @@ else
     bad "a packed kv_b_proj's weight_shape of other rows" "$ST: $V.weight_packed: weight_packed is not \[128, >= 8 words\] (weight_shape \[128, 64\], 4 bits)"
 fi
 rm -rf "$D" "$TMP/qp-dsgptq" "$TMP/qp-dsct"
+# packed Qwen 3.5 (qwen35-rand: linear attention's projections packed too,
+# their value heads reordered after dequantizing): a packed in_proj_z of
+# other rows than the value heads, a g_idx out of range in in_proj_qkv
+Z=model.layers.0.linear_attn.in_proj_z # [128, 128]: 4 value heads of 32
+if ! command -v jq >/dev/null; then
+    skip_block "packed Qwen 3.5 refusals" "jq not installed" 2
+elif ! mkqpack ct "$TMP/qp-q35ct" qwen35-rand || ! mkqpack gptq "$TMP/qp-q35gptq" qwen35-rand; then
+    skip_block "packed Qwen 3.5 refusals" "no python3 with NumPy, or no models/qwen35-rand" 2
+else
+    # 64 rows: the packed words, scales and zero points cut to them
+    sz() { echo ".[\"$Z.$1\"].shape = $2 | .[\"$Z.$1\"].data_offsets[1] = .[\"$Z.$1\"].data_offsets[0] + $3"; }
+    mk q35ct '.' "$(sz weight_packed '[64, 16]' 4096) | $(sz weight_scale '[64, 4]' 512) | $(sz weight_zero_point '[8, 4]' 128)"
+    st_poke "$D/$ST" "$Z.weight_shape" 0 '\x40\x00\x00\x00\x00\x00\x00\x00' 8
+    bad "a packed in_proj_z of other rows than the value heads" "$ST: tensor '$Z.weight_packed': 64 rows, expected 128 (4 value heads of 32)"
+    Q=model.layers.0.linear_attn.in_proj_qkv
+    mk q35gptq; st_poke "$D/$ST" "$Q.g_idx" 9 '\xff\xff\xff\xff'
+    bad "a packed in_proj_qkv's g_idx out of range" "$ST: $Q.g_idx: g_idx\[9\] = -1 is outside \[0, 4)"
+fi
+rm -rf "$D" "$TMP/qp-q35ct" "$TMP/qp-q35gptq"
