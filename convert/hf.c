@@ -1076,8 +1076,52 @@ static bool mtp_layer(const char *name, int64_t blocks)
 
 /* kv_b_proj [heads × (nope + v), kv_lora] split per head into attn_k_b
  * (the nope rows, transposed: {nope, kv_lora, heads}) and attn_v_b ({kv_lora,
- * v, heads}), both read from the one mapped tensor. 1 when st is a kv_b_proj
- * (rc set on error), 0 otherwise. */
+ * v, heads}), both read from the one source: the mapped tensor, or (qp,
+ * one source per half, owned by the tensors from then on) a packed one's
+ * values as dequant_model gives them. name: the checkpoint's weight name;
+ * rows × cols its shape. 0, or -1 with err. */
+static int kv_b_make(src_model *m, const hf_state *s, const st_tensor *st, const char *name,
+                     int block, int64_t rows, int64_t cols, qpack_src *qp[2],
+                     const kv_b_heads *kh, gguf_error *err)
+{
+    const int64_t per = kh->nope + kh->v;
+    if ((!qp && src_dtype_of(st->dtype) < 0) || (!qp && st->n_dims != 2) ||
+        rows != kh->heads * per || block >= kh->blocks) {
+        if (qp) {
+            qpack_src_free(qp[0]);
+            qpack_src_free(qp[1]);
+        }
+        return gguf_error_set(err, "%s: tensor '%s': expected %s[%" PRId64 " × (%" PRId64 " + %"
+                              PRId64 "), kv_lora_rank] (num_key_value_heads × "
+                              "(qk_nope_head_dim + v_head_dim)) of one of the %" PRId64 " blocks",
+                              shard_of(s, st), name, qp ? "" : "F32, F16 or BF16 ", kh->heads,
+                              kh->nope, kh->v, kh->blocks);
+    }
+    for (int half = 0; half < 2; half++) {
+        const int role = half ? GGUF_ROLE_ATTN_V_B : GGUF_ROLE_ATTN_K_B;
+        char gname[256];
+        snprintf(gname, sizeof gname, gguf_arch_tensor_name(gguf_arch_tensor_of(m->arch, role)), block);
+        const int64_t ne[3] = { half ? cols : kh->nope, half ? kh->v : cols, kh->heads };
+        src_tensor *t = src_add_tensor(m, gname, qp ? SRC_QPACK : src_dtype_of(st->dtype), 3, ne,
+                                       qp ? qp[half]->packed : st->data);
+        if (!t) {
+            for (int h = half; qp && h < 2; h++)
+                qpack_src_free(qp[h]);
+            return gguf_error_set(err, "out of memory");
+        }
+        if (qp)
+            t->qp = qp[half];
+        t->mapped = st->mapped;
+        t->from = (src_origin){ shard_of(s, st), name };
+        t->ex_block = per;
+        t->ex_skip = half ? kh->nope : 0;
+        t->ex_transposed = !half;
+    }
+    return 0;
+}
+
+/* An unpacked kv_b_proj st split (kv_b_make): 1 when st is one (rc set on
+ * error), 0 otherwise. */
 static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, const kv_b_heads *kh,
                       int *rc, gguf_error *err)
 {
@@ -1085,41 +1129,40 @@ static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, cons
     if (sscanf(st->name, "model.layers.%d.self_attn.kv_b_proj.weight%n", &block, &end) != 1 ||
         st->name[end] || block < 0)
         return 0;
-    const int64_t per = kh->nope + kh->v;
-    if (src_dtype_of(st->dtype) < 0 || st->n_dims != 2 || st->shape[0] != kh->heads * per ||
-        block >= kh->blocks) {
-        *rc = gguf_error_set(err, "tensor '%s': expected F32, F16 or BF16 [%" PRId64 " × (%"
-                             PRId64 " + %" PRId64 "), kv_lora_rank] (num_key_value_heads × "
-                             "(qk_nope_head_dim + v_head_dim)) of one of the %" PRId64 " blocks",
-                             st->name, kh->heads, kh->nope, kh->v, kh->blocks);
+    *rc = kv_b_make(m, s, st, st->name, block, st->n_dims == 2 ? st->shape[0] : 0,
+                    st->n_dims == 2 ? st->shape[1] : 0, NULL, kh, err);
+    return 1;
+}
+
+/* A packed kv_b_proj (wname its weight's name, st its packed tensor): its
+ * dequantized values split as an unpacked one's (DeepseekV2Model splits the
+ * tensor dequant_model made). 1 when wname is one (rc set on error), 0
+ * otherwise. */
+static int kv_b_split_packed(src_model *m, hf_state *s, const st_tensor *st, const char *wname,
+                             const kv_b_heads *kh, int *rc, gguf_error *err)
+{
+    int block, end = 0;
+    if (sscanf(wname, "model.layers.%d.self_attn.kv_b_proj.weight%n", &block, &end) != 1 ||
+        wname[end] || block < 0)
+        return 0;
+    qpack_src *qp[2] = { NULL, NULL };
+    if (qpack_take(&s->qp, &s->fp8, st->name, &qp[0], err) ||
+        qpack_take(&s->qp, &s->fp8, st->name, &qp[1], err)) {
+        qpack_src_free(qp[0]);
+        *rc = -1;
         return 1;
     }
-    for (int half = 0; half < 2; half++) {
-        const int role = half ? GGUF_ROLE_ATTN_V_B : GGUF_ROLE_ATTN_K_B;
-        char name[256];
-        snprintf(name, sizeof name, gguf_arch_tensor_name(gguf_arch_tensor_of(m->arch, role)), block);
-        const int64_t ne[3] = { half ? st->shape[1] : kh->nope, half ? kh->v : st->shape[1],
-                                kh->heads };
-        src_tensor *t = src_add_tensor(m, name, src_dtype_of(st->dtype), 3, ne, st->data);
-        if (!t) {
-            *rc = gguf_error_set(err, "out of memory");
-            return 1;
-        }
-        t->mapped = st->mapped;
-        t->from = (src_origin){ shard_of(s, st), st->name };
-        t->ex_block = per;
-        t->ex_skip = half ? kh->nope : 0;
-        t->ex_transposed = !half;
-    }
+    *rc = kv_b_make(m, s, st, st->name, block, qp[0]->rows, qp[0]->cols, qp, kh, err);
     return 1;
 }
 
 /* An integer-packed weight (qpack.h) of st, when st is its packed tensor: a
  * tensor of its own, or an expert's slice of a stack (ex). kh: DeepSeek's
- * heads (its multi-token prediction layers dropped), or NULL. 0, or -1 with
- * err. */
-static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *kh, const st_tensor *st,
-                     gguf_error *err)
+ * heads (its multi-token prediction layers dropped), or NULL; lh: Qwen 3.5's
+ * linear-attention heads (the V-head reorder of the dequantized values), or
+ * NULL. 0, or -1 with err. */
+static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *kh,
+                     const lin_heads *lh, const st_tensor *st, gguf_error *err)
 {
     char wname[512], name[256];
     uint8_t perm;
@@ -1127,10 +1170,9 @@ static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *k
     const gguf_arch_tensor *row;
     if (!qpack_is_main(&s->qp, st->name, wname, sizeof wname) || (kh && mtp_layer(wname, kh->blocks)))
         return 0;
-    if (kh && ends_with(wname, ".self_attn.kv_b_proj.weight"))
-        return gguf_error_set(err, "%s: tensor '%s': a packed kv_b_proj is not supported (its split "
-                              "into attn_k_b and attn_v_b reads an unquantized one)", shard_of(s, st),
-                              st->name);
+    int rc = 0;
+    if (kh && kv_b_split_packed(m, s, st, wname, kh, &rc, err))
+        return rc;
     int r = arch_map_name(m->arch, wname, name, sizeof name, &perm, &block, &expert, &row);
     if (r == 0)
         return 0;
@@ -1151,6 +1193,10 @@ static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *k
     t->qp = q;
     t->permute = perm;
     t->from = (src_origin){ shard_of(s, st), st->name };
+    if (lh && linear_attn(t, gguf_arch_tensor_role(row), lh, err)) {
+        gguf_error_prefix(err, "%s: ", shard_of(s, st));
+        return -1;
+    }
     return 0;
 }
 
@@ -1199,10 +1245,6 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                       s->n_shards, err) ||
         qpack_plan_read(&s->qp, s->config, err) || qpack_plan_check(&s->qp, &s->fp8, err))
         return -1;
-    if (s->qp.kind != QPACK_NONE && gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET))
-        return gguf_error_set(err, "config.json: quantization_config %s: not supported for %s "
-                              "checkpoints yet", s->qp.kind == QPACK_CT ? "compressed-tensors" : "gptq",
-                              gguf_arch_name(m->arch));
 
     const json_value *rs = json_get(s->config, "rope_scaling");
     const char *rope_type = json_str(json_get(rs, "rope_type"));
@@ -1286,7 +1328,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
     /* the packed weights, as dequant_model adds them: after the rest */
     for (int k = 0; k < s->n_shards && !rc2; k++)
         for (size_t i = 0; i < s->shards[k].n && !rc2; i++)
-            rc2 = qpack_add(m, s, &ex, kv_b ? &kh : NULL, &s->shards[k].tensors[i], err);
+            rc2 = qpack_add(m, s, &ex, kv_b ? &kh : NULL, qwen35 ? &lh : NULL,
+                            &s->shards[k].tensors[i], err);
     if (!rc2)
         rc2 = experts_check_done(&ex, err);
     if (!rc2)

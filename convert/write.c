@@ -819,7 +819,12 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
     size_t max_f32 = 0, max_enc = 0;
     for (int i = 0; i < n; i++) {
         const src_tensor *t = &m->tensors[i];
-        if (gguf_writer_add_tensor(w, t->name, types[i], (uint32_t)t->n_dims, t->ne, err) < 0)
+        /* one pass writes what gguf-quantize would: ggml_n_dims, trailing
+         * axes of 1 dropped (Qwen 3.5 MoE's ffn_gate_inp_shexp [n, 1]) */
+        uint32_t n_dims = (uint32_t)t->n_dims;
+        while (o->preset && n_dims > 1 && t->ne[n_dims - 1] == 1)
+            n_dims--;
+        if (gguf_writer_add_tensor(w, t->name, types[i], n_dims, t->ne, err) < 0)
             goto done;
         if (check_permute(m, t, err))
             goto done;

@@ -1459,9 +1459,17 @@ elif need_jq "packed-quantized manifests" && need_fixture models/qwen3-rand "pac
 fi
 rm -rf "$TMP/qwen3ct-rand"
 # Packed experts: Kimi K2's layout (INT4 routed experts, the rest BF16) on
-# deepseek2-rand, and packed qwen3moe-rands (every projection, experts too:
-# compressed-tensors with zero points, GPTQ desc_act)
-for pq in "deepseek2kimi kimi deepseek2-rand" "qwen3moect ct qwen3moe-rand" "qwen3moegptq gptq qwen3moe-rand"; do
+# deepseek2-rand, packed qwen3moe-rands (every projection, experts too:
+# compressed-tensors with zero points, GPTQ desc_act), and deepseek2-rands
+# packed whole (kv_b_proj's dequantized values split into attn_k_b / attn_v_b),
+# glm4moe-rands packed whole (experts, shared expert, attention, the NextN layer)
+# and Qwen 3.5's (linear attention's projections V-head reordered after
+# dequantizing; qwen35moe's fused experts split per expert as releases store them)
+for pq in "deepseek2kimi kimi deepseek2-rand" "qwen3moect ct qwen3moe-rand" "qwen3moegptq gptq qwen3moe-rand" \
+          "deepseek2gptq gptq deepseek2-rand" "deepseek2ct ct deepseek2-rand" \
+          "glm4moect ct glm4moe-rand" "glm4moegptq gptq glm4moe-rand" \
+          "qwen35ct ct qwen35-rand" "qwen35gptq gptq qwen35-rand" \
+          "qwen35moect ct qwen35moe-rand" "qwen35moegptq gptq qwen35moe-rand"; do
     read -r pm pk pf <<<"$pq"
     if ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
         skip_block "packed experts manifests ($pm)" "no python3 with NumPy, or no models/$pf" 16

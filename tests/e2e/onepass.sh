@@ -36,16 +36,29 @@ else
     same "qwen3gptq-rand (GPTQ) Q4_K_M" "$TMP/qwen3gptq-rand" Q4_K_M
 fi
 rm -rf "$TMP/qwen3ct-rand" "$TMP/qwen3gptq-rand"
-if ! mkqpack kimi "$TMP/deepseek2kimi-rand" deepseek2-rand || ! mkqpack ct "$TMP/qwen3moect-rand" qwen3moe-rand; then
-    skip_block "one pass from packed experts" "no python3 with NumPy, or no models/deepseek2-rand, qwen3moe-rand" 2
-else
-    same "deepseek2kimi-rand (packed experts) Q4_K_M" "$TMP/deepseek2kimi-rand" Q4_K_M
-    same "qwen3moect-rand (packed experts) Q4_K_M" "$TMP/qwen3moect-rand" Q4_K_M
-fi
-rm -rf "$TMP/deepseek2kimi-rand" "$TMP/qwen3moect-rand"
+# packed experts (Kimi K2's layout, qwen3moe), and checkpoints packed whole:
+# deepseek2's kv_b_proj split, glm4moe with its NextN layer, Qwen 3.5's
+# linear attention (V heads reordered) and split experts
+for pq in "deepseek2kimi kimi deepseek2-rand packed experts" "qwen3moect ct qwen3moe-rand packed experts" \
+          "deepseek2gptq gptq deepseek2-rand packed kv_b_proj, split" \
+          "glm4moect ct glm4moe-rand packed experts, attention, NextN" \
+          "qwen35gptq gptq qwen35-rand packed linear attention, V heads reordered" \
+          "qwen35moect ct qwen35moe-rand packed experts, V heads reordered"; do
+    read -r pm pk pf what <<<"$pq"
+    if ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
+        skip "one pass: $pm-rand ($what) Q4_K_M" "no python3 with NumPy, or no models/$pf"
+    else
+        same "$pm-rand ($what) Q4_K_M" "$TMP/$pm-rand" Q4_K_M
+    fi
+    rm -rf "$TMP/$pm-rand"
+done
 if need_fixture models/qwen3-rand "one pass from BF16" 2; then
     same "qwen3-rand Q4_K_M" "$M/qwen3-rand" Q4_K_M
     same "qwen3-rand Q8_0 (the preset, not --outtype q8_0)" "$M/qwen3-rand" 7
+    fixture_block_end
+fi
+if need_fixture models/qwen35moe-rand "one pass from BF16 (trailing axes of 1)" 1; then
+    same "qwen35moe-rand Q4_K_M (ffn_gate_inp_shexp [128, 1] written as [128])" "$M/qwen35moe-rand" Q4_K_M
     fixture_block_end
 fi
 if need_fixture upstream/imatrix "one pass with an importance matrix" 5; then

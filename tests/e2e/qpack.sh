@@ -123,8 +123,44 @@ else
     bad "packed experts after an unpacked expert 0" "$ST: tensor 'model.layers.1.mlp.experts.1.gate_proj.weight_packed': packed, but expert 0's is not ('$E0.weight')"
 fi
 rm -rf "$TMP/qp-kimi"
-# not done yet, refused by name: a packed kv_b_proj (deepseek2's split)
-if mkqpack gptq "$D" deepseek2-rand; then
-    bad "a packed kv_b_proj" "$ST: tensor 'model.layers.0.self_attn.kv_b_proj.qweight': a packed kv_b_proj is not supported"
-else skip "qpack: a packed kv_b_proj" "no python3 with NumPy, or no models/deepseek2-rand"; fi
-rm -rf "$D"
+# a packed kv_b_proj (deepseek2-rand packed whole: GPTQ, compressed-tensors),
+# its dequantized values split into attn_k_b / attn_v_b: its checks name it
+V=model.layers.0.self_attn.kv_b_proj # [256, 64]: 2 groups of 32
+if ! command -v jq >/dev/null; then
+    skip_block "packed kv_b_proj refusals" "jq not installed" 6
+elif ! mkqpack gptq "$TMP/qp-dsgptq" deepseek2-rand || ! mkqpack ct "$TMP/qp-dsct" deepseek2-rand; then
+    skip_block "packed kv_b_proj refusals" "no python3 with NumPy, or no models/deepseek2-rand" 6
+else
+    mk dsgptq '.qk_nope_head_dim = 16'
+    bad "a packed kv_b_proj against qk_nope_head_dim" "$ST: tensor '$V.qweight': expected \[4 × (16 + 32), kv_lora_rank\] (num_key_value_heads × (qk_nope_head_dim + v_head_dim))"
+    mk dsct '.v_head_dim = 16'
+    bad "a packed kv_b_proj against v_head_dim" "$ST: tensor '$V.weight_packed': expected \[4 × (32 + 16), kv_lora_rank\]"
+    mk dsgptq; st_poke "$D/$ST" "$V.g_idx" 7 '\x02\x00\x00\x00'
+    bad "a packed kv_b_proj's g_idx out of range" "$ST: $V.g_idx: g_idx\[7\] = 2 is outside \[0, 2)"
+    mk dsgptq '.' ".[\"$V.qweight\"].shape = [16, 128]"
+    bad "a packed kv_b_proj's qweight of the wrong shape" "$ST: $V.qweight: "
+    mk dsgptq '.' ".[\"$V.scales\"].shape = [4, 128]"
+    bad "a packed kv_b_proj's scales of the wrong shape" "$ST: $V.qweight: scales is not"
+    mk dsct; st_poke "$D/$ST" "$V.weight_shape" 0 '\x80\x00\x00\x00\x00\x00\x00\x00' 8
+    bad "a packed kv_b_proj's weight_shape of other rows" "$ST: $V.weight_packed: weight_packed is not \[128, >= 8 words\] (weight_shape \[128, 64\], 4 bits)"
+fi
+rm -rf "$D" "$TMP/qp-dsgptq" "$TMP/qp-dsct"
+# packed Qwen 3.5 (qwen35-rand: linear attention's projections packed too,
+# their value heads reordered after dequantizing): a packed in_proj_z of
+# other rows than the value heads, a g_idx out of range in in_proj_qkv
+Z=model.layers.0.linear_attn.in_proj_z # [128, 128]: 4 value heads of 32
+if ! command -v jq >/dev/null; then
+    skip_block "packed Qwen 3.5 refusals" "jq not installed" 2
+elif ! mkqpack ct "$TMP/qp-q35ct" qwen35-rand || ! mkqpack gptq "$TMP/qp-q35gptq" qwen35-rand; then
+    skip_block "packed Qwen 3.5 refusals" "no python3 with NumPy, or no models/qwen35-rand" 2
+else
+    # 64 rows: the packed words, scales and zero points cut to them
+    sz() { echo ".[\"$Z.$1\"].shape = $2 | .[\"$Z.$1\"].data_offsets[1] = .[\"$Z.$1\"].data_offsets[0] + $3"; }
+    mk q35ct '.' "$(sz weight_packed '[64, 16]' 4096) | $(sz weight_scale '[64, 4]' 512) | $(sz weight_zero_point '[8, 4]' 128)"
+    st_poke "$D/$ST" "$Z.weight_shape" 0 '\x40\x00\x00\x00\x00\x00\x00\x00' 8
+    bad "a packed in_proj_z of other rows than the value heads" "$ST: tensor '$Z.weight_packed': 64 rows, expected 128 (4 value heads of 32)"
+    Q=model.layers.0.linear_attn.in_proj_qkv
+    mk q35gptq; st_poke "$D/$ST" "$Q.g_idx" 9 '\xff\xff\xff\xff'
+    bad "a packed in_proj_qkv's g_idx out of range" "$ST: $Q.g_idx: g_idx\[9\] = -1 is outside \[0, 4)"
+fi
+rm -rf "$D" "$TMP/qp-q35ct" "$TMP/qp-q35gptq"

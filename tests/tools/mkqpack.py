@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """mkqpack.py KIND SRC DST: copy a Hugging Face checkpoint folder (tests use models/qwen3-rand),
-storing every 2-D projection weight (*_proj.weight) as an integer-packed quantized source, and add
+storing every 2-D projection weight (*_proj.weight, and Qwen 3.5's linear_attn.in_proj_*) as an integer-packed quantized source, and add
 config.json's quantization_config, as released INT4 checkpoints are laid out:
 
   ct     compressed-tensors "pack-quantized", 4 bits, groups of 32, asymmetric: X.weight_packed
@@ -23,6 +23,12 @@ config.json's quantization_config, as released INT4 checkpoints are laid out:
          [-128, 127]) with X.weight_scale (BF16 [rows, 1]), as W8A8 INT8 releases.
   ctnaive the same as "naive-quantized", strategy block with block_structure [48, 96]:
          X.weight_scale F16 [ceil(rows / 48), ceil(cols / 96)].
+
+Experts stored fused (Qwen 3.5 MoE as transformers 5 writes it: mlp.experts.gate_up_proj
+[experts, 2 × ff, n], gate rows then up rows, and mlp.experts.down_proj [experts, n, ff]) are
+first split into mlp.experts.E.{gate,up,down}_proj.weight, as quantized releases name them, and
+then packed as any projection. GPTQ leaves BF16 a weight whose rows are not a whole number of
+int32 words of zero points (Qwen 3.5's in_proj_a / in_proj_b of 4 rows: GPTQ cannot pack them).
 
 The codes, zero points and scales are seeded random numbers (the source weights are random too):
 the same folder on every run. NumPy only."""
@@ -83,6 +89,28 @@ def scale_part(rng, rows, cols, channel, size, block_dtype):
             (rng.random(sh) * size + size / 10).astype(block_dtype).tobytes())
 
 
+def unfuse(items):
+    """Fused experts (…mlp.experts.gate_up_proj / down_proj, 3-D) as one 2-D weight per expert."""
+    out = []
+    for name, dt, shape, buf in items:
+        m = re.fullmatch(r"(.*\.mlp\.experts)\.(gate_up_proj|down_proj)", name)
+        if not m or len(shape) != 3:
+            out.append((name, dt, shape, buf))
+            continue
+        n, rows, cols = shape
+        es = len(buf) // (n * rows * cols)
+        per = rows * cols * es
+        for e in range(n):
+            part = buf[e * per:(e + 1) * per]
+            if m.group(2) == "down_proj":
+                out.append((f"{m.group(1)}.{e}.down_proj.weight", dt, [rows, cols], part))
+            else:
+                half = rows // 2 * cols * es
+                out.append((f"{m.group(1)}.{e}.gate_proj.weight", dt, [rows // 2, cols], part[:half]))
+                out.append((f"{m.group(1)}.{e}.up_proj.weight", dt, [rows // 2, cols], part[half:]))
+    return out
+
+
 def main():
     kind, src, dst = sys.argv[1:4]
     rng = np.random.default_rng(28)
@@ -97,11 +125,14 @@ def main():
     gs = 32
     ignore = ["model.layers.1.mlp.down_proj"] if kind == "ct" else []
     meta, items = read_st(os.path.join(src, "model.safetensors"))
+    items = unfuse(items)
     out = []
     for name, dt, shape, buf in items:
         base = name[:-len(".weight")]
-        if not (name.endswith("_proj.weight") and len(shape) == 2) or base in ignore or \
-                (kimi and not re.fullmatch(r"model\.layers\.\d+\.mlp\.experts\.\d+\.(gate|up|down)_proj", base)):
+        if not ((name.endswith("_proj.weight") or re.search(r"\.in_proj_\w+\.weight$", name)) and
+                len(shape) == 2) or base in ignore or \
+                (kimi and not re.fullmatch(r"model\.layers\.\d+\.mlp\.experts\.\d+\.(gate|up|down)_proj", base)) or \
+                (kind.startswith("gptq") and shape[0] * bits % 32):
             out.append((name, dt, shape, buf))
             continue
         rows, cols = shape
