@@ -135,7 +135,7 @@ static const struct {
     { "default", rules_default },
     { "llama3", rules_llama3 }, { "llama-v3", rules_llama3 }, { "llama-bpe", rules_llama3 },
     { "falcon3", rules_llama3 }, { "dbrx", rules_llama3 }, { "smaug-bpe", rules_llama3 },
-    { "chatglm-bpe", rules_llama3 },
+    { "chatglm-bpe", rules_llama3 }, { "glm4", rules_llama3 },
     { "deepseek-llm", rules_deepseek_llm }, { "deepseek-coder", rules_deepseek_coder },
     { "deepseek-v3", rules_deepseek_v3 },
     { "falcon", rules_falcon },

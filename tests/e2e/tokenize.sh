@@ -142,7 +142,7 @@ PY
     fixture_block_end
 fi
 
-# --- Qwen 3.5 and Gemma 4 (tests/data/tok) ------------------------------------
+# --- Qwen 3.5, Gemma 4 and GLM-4.5 (tests/data/tok) --------------------------
 # tests/tools/mktokjson's folders (--model-folder: with a small model's
 # config.json and a tensorless model.safetensors) through gguf-convert
 # --vocab-only: every tokenizer.* key as llama.cpp e21cdc11's converter
@@ -174,7 +174,7 @@ tok_vectors() {
     echo "  $out: $((i - bad))/$i entries match"
     [ "$bad" = 0 ] && [ "$i" -ge 120 ]
 }
-for name in qwen35 gemma4; do
+for name in qwen35 gemma4 glm4; do
     if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ]; then
         skip_block "tokenize $name" "mktokjson or gguf-convert not built" 4; continue
     fi
@@ -198,7 +198,7 @@ for name in qwen35 gemma4; do
     if [ "$name" = gemma4 ]; then # a Gemma 4 piece: U+2581 is a space again
         out=$("$INSPECT" "$g" --tokenize " fox")
         expect "tokenize gemma4 piece" "$(printf '%s\n' "$out" | sed -n 2p | cut -f2)" " fox"
-    else # the tokenizer files alone (converted as llama): what config.json
+    elif [ "$name" = qwen35 ]; then # the tokenizer files alone (converted as llama): what config.json
          # adds (bos_token_id) missing, add_space_prefix added; the same ids
         mkdir -p "$TMP/q35tok"
         "$MKTOK" qwen35 "$TMP/q35tok"
@@ -212,6 +212,21 @@ for name in qwen35 gemma4; do
         else fail "tokenize qwen35 tokenizer-only folder" "$(head -1 "$TMP/err")"; fi
     fi
 done
+
+# GLM: _set_vocab_glm needs [gMASK], <|user|>, <|endoftext|> and
+# <|observation|> among the added tokens; without one the conversion stops
+# with the file and the token named
+if [ -x "$MKTOK" ] && [ -x "$CONVERT" ]; then
+    mkdir -p "$TMP/glm4-bad"
+    "$MKTOK" glm4 "$TMP/glm4-bad" --model-folder
+    sed -i 's/"\[gMASK\]"/"[gMASK2]"/' "$TMP/glm4-bad/tokenizer.json"
+    "$CONVERT" "$TMP/glm4-bad" --vocab-only -o "$TMP/glm4-bad.gguf" >/dev/null 2>"$TMP/err"; rc=$?
+    if [ "$rc" = 1 ] && grep -q 'tokenizer.json: no added token "\[gMASK\]"' "$TMP/err"; then
+        pass "tokenize glm4 without [gMASK]: refused"
+    else fail "tokenize glm4 without [gMASK]: refused" "exit $rc: $(head -1 "$TMP/err")"; fi
+else
+    skip "tokenize glm4 without [gMASK]: refused" "mktokjson or gguf-convert not built"
+fi
 
 # The same folders with the fixture models' config.json (vocab_size set to the
 # tokenizer's, as for the references) and weights: a real qwen35 / gemma4 conversion,

@@ -12,6 +12,10 @@
  *                          decoder, ["a", "b"] merges), <pad> <eos> <bos>
  *                          <unk> <mask> <|turn> <turn|> <|tool_response> ...
  *                          in model.vocab and in added_tokens.
+ *   mktokjson glm4 DIR     GLM-4.5/4.6/4.7: byte-level BPE as qwen35's, with
+ *                          Llama 3's Split regex (+ ByteLevel without its
+ *                          regex), no normalizer, GLM's added tokens
+ *                          <|endoftext|> [MASK] [gMASK] ... <|user|> ...
  *
  * Writes DIR/tokenizer.json and DIR/tokenizer_config.json (DIR must
  * exist); with --model-folder also a small model's config.json and a
@@ -350,7 +354,32 @@ static const char qwen35_regex[] =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+"
     "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
-static void make_qwen35(const char *dir)
+/* GLM-4.5/4.6/4.7 (zai-org): the added tokens in their released order,
+ * from <|endoftext|> (151329 there) on; the bracketed ones special, the
+ * tags not, so that both token types occur. */
+static const special glm_added[] = {
+    { "<|endoftext|>", true }, { "[MASK]", true }, { "[gMASK]", true }, { "[sMASK]", true },
+    { "<sop>", true }, { "<eop>", true }, { "<|system|>", true }, { "<|user|>", true },
+    { "<|assistant|>", true }, { "<|observation|>", true }, { "<|begin_of_image|>", true },
+    { "<|end_of_image|>", true }, { "<|begin_of_video|>", true }, { "<|end_of_video|>", true },
+    { "<|begin_of_audio|>", true }, { "<|end_of_audio|>", true },
+    { "<|begin_of_transcription|>", true }, { "<|end_of_transcription|>", true },
+    { "<|code_prefix|>", true }, { "<|code_middle|>", true }, { "<|code_suffix|>", true },
+    { "<think>", false }, { "</think>", false }, { "<tool_call>", false }, { "</tool_call>", false },
+    { "<tool_response>", false }, { "</tool_response>", false }, { "<arg_key>", false },
+    { "</arg_key>", false }, { "<arg_value>", false }, { "</arg_value>", false },
+    { "/nothink", false }, { "<|begin_of_box|>", true }, { "<|end_of_box|>", true },
+    { "<|image|>", true }, { "<|video|>", true },
+};
+
+/* Llama 3's split, as GLM-4.5's tokenizer.json spells it */
+static const char glm_regex[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+"
+    "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+enum family { FAM_QWEN35, FAM_GEMMA4, FAM_GLM4 };
+
+static void make_qwen35(const char *dir, enum family fam)
 {
     int byte_id[256];
     /* GPT-2's order: the printable bytes first, then the others */
@@ -364,18 +393,21 @@ static void make_qwen35(const char *dir)
         }
     words_byte_level(byte_id);
     train(420, 24);
-    size_t n_added = sizeof qwen_added / sizeof *qwen_added;
+    const bool glm = fam == FAM_GLM4;
+    const special *added = glm ? glm_added : qwen_added;
+    size_t n_added = glm ? sizeof glm_added / sizeof *glm_added : sizeof qwen_added / sizeof *qwen_added;
+    const char *regex = glm ? glm_regex : qwen35_regex;
 
     FILE *f = open_out(dir, "tokenizer.json");
     fputs("{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n", f);
-    write_added(f, qwen_added, n_added, (int)n_toks, false);
-    fputs("  \"normalizer\": {\"type\": \"NFC\"},\n", f);
+    write_added(f, added, n_added, (int)n_toks, false);
+    fputs(glm ? "  \"normalizer\": null,\n" : "  \"normalizer\": {\"type\": \"NFC\"},\n", f);
     fputs("  \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [\n"
           "    {\"type\": \"Split\", \"pattern\": {\"Regex\": ", f);
-    json_put_str(f, qwen35_regex, strlen(qwen35_regex));
-    fputs("}, \"behavior\": \"Isolated\", \"invert\": false},\n"
-          "    {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, "
-          "\"use_regex\": false}\n  ]},\n", f);
+    json_put_str(f, regex, strlen(regex));
+    fprintf(f, "}, \"behavior\": \"Isolated\", \"invert\": false},\n"
+            "    {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": %s, "
+            "\"use_regex\": false}\n  ]},\n", glm ? "true" : "false");
     fputs("  \"post_processor\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
           "\"trim_offsets\": false, \"use_regex\": false},\n", f);
     fputs("  \"decoder\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
@@ -387,6 +419,16 @@ static void make_qwen35(const char *dir)
     fputs("  }\n}\n", f);
     close_out(f);
 
+    if (glm) { /* GLM-4.5's, without the added_tokens_decoder it repeats */
+        f = open_out(dir, "tokenizer_config.json");
+        fputs("{\n  \"clean_up_tokenization_spaces\": false,\n  \"do_lower_case\": false,\n"
+              "  \"eos_token\": \"<|endoftext|>\",\n  \"extra_special_tokens\": {},\n"
+              "  \"model_max_length\": 128000,\n  \"pad_token\": \"<|endoftext|>\",\n"
+              "  \"padding_side\": \"left\",\n  \"remove_space\": false,\n"
+              "  \"tokenizer_class\": \"PreTrainedTokenizer\"\n}\n", f);
+        close_out(f);
+        return;
+    }
     f = open_out(dir, "tokenizer_config.json");
     fputs("{\n  \"add_bos_token\": false,\n  \"add_prefix_space\": false,\n"
           "  \"bos_token\": null,\n  \"eos_token\": \"<|im_end|>\",\n  \"pad_token\": \"<|endoftext|>\",\n"
@@ -465,10 +507,23 @@ static void make_gemma4(const char *dir)
  * so that a converter's --vocab-only takes DIR for a model folder (the
  * config's bos/eos ids are the ones tests/data/tok's references were made
  * with). */
-static void make_model_folder(const char *dir, bool qwen35, size_t vocab_size)
+static void make_model_folder(const char *dir, enum family fam, size_t vocab_size)
 {
     FILE *f = open_out(dir, "config.json");
-    if (qwen35)
+    if (fam == FAM_GLM4) /* GLM-4.5's special ids: eos a list, pad <|endoftext|>, no bos */
+        fprintf(f, "{\n  \"architectures\": [\"Glm4MoeForCausalLM\"],\n  \"model_type\": \"glm4_moe\",\n"
+                   "  \"vocab_size\": %zu,\n  \"hidden_size\": 128,\n  \"intermediate_size\": 256,\n"
+                   "  \"num_hidden_layers\": 3,\n  \"num_attention_heads\": 4,\n  \"num_key_value_heads\": 2,\n"
+                   "  \"max_position_embeddings\": 2048,\n  \"rms_norm_eps\": 1e-05,\n  \"attention_bias\": true,\n"
+                   "  \"eos_token_id\": [%zu, %zu, %zu],\n  \"pad_token_id\": %zu,\n"
+                   "  \"tie_word_embeddings\": false,\n  \"head_dim\": 32,\n  \"hidden_act\": \"silu\",\n"
+                   "  \"partial_rotary_factor\": 0.5,\n  \"use_qk_norm\": true,\n  \"moe_intermediate_size\": 32,\n"
+                   "  \"n_routed_experts\": 8,\n  \"n_shared_experts\": 1,\n  \"num_experts_per_tok\": 2,\n"
+                   "  \"n_group\": 1,\n  \"topk_group\": 1,\n  \"first_k_dense_replace\": 1,\n"
+                   "  \"norm_topk_prob\": true,\n  \"routed_scaling_factor\": 1.0,\n"
+                   "  \"num_nextn_predict_layers\": 1,\n  \"rope_theta\": 1000000.0,\n  \"rope_scaling\": null\n}\n",
+                vocab_size, n_toks, n_toks + 7, n_toks + 9, n_toks);
+    else if (fam == FAM_QWEN35)
         fprintf(f, "{\n  \"architectures\": [\"Qwen3_5ForCausalLM\"],\n  \"model_type\": \"qwen3_5_text\",\n"
                    "  \"vocab_size\": %zu,\n  \"hidden_size\": 64,\n  \"intermediate_size\": 128,\n"
                    "  \"num_hidden_layers\": 4,\n  \"num_attention_heads\": 2,\n  \"num_key_value_heads\": 1,\n"
@@ -505,18 +560,24 @@ static void make_model_folder(const char *dir, bool qwen35, size_t vocab_size)
 
 int main(int argc, char **argv)
 {
+    static const char *const names[] = { "qwen35", "gemma4", "glm4" };
     const bool folder = argc == 4 && !strcmp(argv[3], "--model-folder");
-    if ((argc != 3 && !folder) || (strcmp(argv[1], "qwen35") && strcmp(argv[1], "gemma4"))) {
-        fprintf(stderr, "usage: mktokjson qwen35|gemma4 DIR [--model-folder]\n");
+    int fam = -1;
+    for (int i = 0; argc >= 2 && i < 3; i++)
+        if (!strcmp(argv[1], names[i]))
+            fam = i;
+    if ((argc != 3 && !folder) || fam < 0) {
+        fprintf(stderr, "usage: mktokjson qwen35|gemma4|glm4 DIR [--model-folder]\n");
         return 2;
     }
-    const bool qwen35 = !strcmp(argv[1], "qwen35");
-    if (qwen35)
-        make_qwen35(argv[2]);
-    else
+    size_t n_added = fam == FAM_QWEN35 ? sizeof qwen_added / sizeof *qwen_added
+                   : fam == FAM_GLM4   ? sizeof glm_added / sizeof *glm_added : 0;
+    if (fam == FAM_GEMMA4)
         make_gemma4(argv[2]);
+    else
+        make_qwen35(argv[2], (enum family)fam);
     if (folder)
-        make_model_folder(argv[2], qwen35, n_toks + (qwen35 ? sizeof qwen_added / sizeof *qwen_added : 0));
+        make_model_folder(argv[2], (enum family)fam, n_toks + n_added);
     for (size_t i = 0; i < n_toks; i++)
         free(toks[i].s);
     for (size_t w = 0; w < n_words; w++)
