@@ -228,6 +228,36 @@ else
     skip "tokenize glm4 without [gMASK]: refused" "mktokjson or gguf-convert not built"
 fi
 
+# DeepSeek-V3/R1 ("deepseek-v3") and deepseek-llm / DeepSeek-V2 ("deepseek-llm"):
+# mktokjson's tokenizer files with the released pre_tokenizer sections, in a
+# folder with deepseek2-rand's config.json (vocab_size 686) and weights:
+# gguf-convert must name the pre-tokenizer from the Splits alone and write
+# every tokenizer key as e21cdc11's DeepseekV2Model.set_vocab did; the ids
+# are llama-tokenize's (tests/data/tok/README.md)
+for name in deepseek-v3 deepseek-llm; do
+    need_fixture models/deepseek2-rand/config.json "tokenize $name" 3 || continue
+    if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ] || ! command -v jq >/dev/null; then
+        skip_block "tokenize $name" "mktokjson, gguf-convert or jq missing" 3
+        fixture_block_end; continue
+    fi
+    mkdir -p "$TMP/$name"
+    "$MKTOK" "$name" "$TMP/$name"
+    sed 's/"vocab_size": 512,/"vocab_size": 686,/' "$FIX/models/deepseek2-rand/config.json" > "$TMP/$name/config.json"
+    ln -sf "$FIX/models/deepseek2-rand/model.safetensors" "$TMP/$name/"
+    g=$TMP/$name-vocab.gguf
+    if "$CONVERT" "$TMP/$name" --vocab-only -o "$g" >/dev/null 2>"$TMP/err"; then
+        got=$(diff <(json_keys "$D/$name-vocab.json") <(tok_keys "$g") | head -4 | tr '\n' ' ')
+        expect "tokenize $name: llama.cpp's tokenizer keys" "$got" ""
+        if tok_vectors "$g" "$D/$name.out"; then pass "tokenize $name vectors"; else fail "tokenize $name vectors"; fi
+        if tok_vectors "$g" "$D/$name.special.out" --special; then
+            pass "tokenize $name vectors --special"; else fail "tokenize $name vectors --special"; fi
+    else
+        fail "tokenize $name: llama.cpp's tokenizer keys" "$(head -1 "$TMP/err")"
+        skip_block "tokenize $name" "not converted" 2
+    fi
+    fixture_block_end
+done
+
 # The same folders with the fixture models' config.json (vocab_size set to the
 # tokenizer's, as for the references) and weights: a real qwen35 / gemma4 conversion,
 # every tokenizer key as llama.cpp wrote it. Needs the architecture in this

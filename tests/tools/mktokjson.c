@@ -16,6 +16,12 @@
  *                          Llama 3's Split regex (+ ByteLevel without its
  *                          regex), no normalizer, GLM's added tokens
  *                          <|endoftext|> [MASK] [gMASK] ... <|user|> ...
+ *   mktokjson deepseek-v3 DIR / deepseek-llm DIR
+ *                          DeepSeek-V3's / deepseek-llm's (DeepSeek-V2's)
+ *                          pre_tokenizer (its Splits, Digits, ByteLevel),
+ *                          DeepSeek's added tokens and tokenizer_config.json
+ *                          (tokenizer files only: the tests add the
+ *                          fixtures' deepseek2-rand config.json)
  *
  * Writes DIR/tokenizer.json and DIR/tokenizer_config.json (DIR must
  * exist); with --model-folder also a small model's config.json and a
@@ -377,7 +383,44 @@ static const char glm_regex[] =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+"
     "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
-enum family { FAM_QWEN35, FAM_GEMMA4, FAM_GLM4 };
+/* DeepSeek-V3's Splits, as its tokenizer.json has them (llama.cpp's
+ * regex_exprs for "deepseek-v3" are copies) */
+static const char *const deepseek_v3_regexes[] = {
+    "\\p{N}{1,3}",
+    "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+"
+    "[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+    NULL
+};
+/* deepseek-llm-7b's and DeepSeek-V2's (then Digits, individual_digits false) */
+static const char *const deepseek_llm_regexes[] = {
+    "[\r\n]",
+    "\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+",
+    "\\s?[!-/:-~\uff01-\uff0f\uff1a-\uff5e\u2018-\u201f\u3000-\u3002]+",
+    "\\s+$",
+    "[\u4e00-\u9fa5\u0800-\u4e00\uac00-\ud7ff]+",
+    NULL
+};
+static const char *const glm_regexes[] = { glm_regex, NULL };
+static const char *const qwen35_regexes[] = { qwen35_regex, NULL };
+
+/* DeepSeek's added tokens (U+FF5C and U+2581 in their names) */
+static const special deepseek_added[] = {
+    { "<\uff5cbegin\u2581of\u2581sentence\uff5c>", true }, { "<\uff5cend\u2581of\u2581sentence\uff5c>", true },
+    { "<\uff5c\u2581pad\u2581\uff5c>", true }, { "<\uff5cfim\u2581hole\uff5c>", false },
+    { "<\uff5cfim\u2581begin\uff5c>", false }, { "<\uff5cfim\u2581end\uff5c>", false },
+    { "<\uff5cUser\uff5c>", false }, { "<\uff5cAssistant\uff5c>", false },
+    { "<think>", false }, { "</think>", false },
+};
+
+enum family { FAM_QWEN35, FAM_GEMMA4, FAM_GLM4, FAM_DEEPSEEK_V3, FAM_DEEPSEEK_LLM };
+
+static size_t family_added(enum family fam)
+{
+    return fam == FAM_QWEN35 ? sizeof qwen_added / sizeof *qwen_added
+         : fam == FAM_GLM4   ? sizeof glm_added / sizeof *glm_added
+         : fam == FAM_GEMMA4 ? 0 : sizeof deepseek_added / sizeof *deepseek_added;
+}
 
 static void make_qwen35(const char *dir, enum family fam)
 {
@@ -393,21 +436,26 @@ static void make_qwen35(const char *dir, enum family fam)
         }
     words_byte_level(byte_id);
     train(420, 24);
-    const bool glm = fam == FAM_GLM4;
-    const special *added = glm ? glm_added : qwen_added;
-    size_t n_added = glm ? sizeof glm_added / sizeof *glm_added : sizeof qwen_added / sizeof *qwen_added;
-    const char *regex = glm ? glm_regex : qwen35_regex;
+    const bool glm = fam == FAM_GLM4, ds = fam == FAM_DEEPSEEK_V3 || fam == FAM_DEEPSEEK_LLM;
+    const special *added = glm ? glm_added : ds ? deepseek_added : qwen_added;
+    size_t n_added = family_added(fam);
+    const char *const *regexes = glm ? glm_regexes : fam == FAM_DEEPSEEK_V3 ? deepseek_v3_regexes
+                               : fam == FAM_DEEPSEEK_LLM ? deepseek_llm_regexes : qwen35_regexes;
 
     FILE *f = open_out(dir, "tokenizer.json");
     fputs("{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n", f);
     write_added(f, added, n_added, (int)n_toks, false);
-    fputs(glm ? "  \"normalizer\": null,\n" : "  \"normalizer\": {\"type\": \"NFC\"},\n", f);
-    fputs("  \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [\n"
-          "    {\"type\": \"Split\", \"pattern\": {\"Regex\": ", f);
-    json_put_str(f, regex, strlen(regex));
-    fprintf(f, "}, \"behavior\": \"Isolated\", \"invert\": false},\n"
-            "    {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": %s, "
-            "\"use_regex\": false}\n  ]},\n", glm ? "true" : "false");
+    fputs(fam == FAM_QWEN35 ? "  \"normalizer\": {\"type\": \"NFC\"},\n" : "  \"normalizer\": null,\n", f);
+    fputs("  \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [\n", f);
+    for (const char *const *r = regexes; *r; r++) {
+        fputs("    {\"type\": \"Split\", \"pattern\": {\"Regex\": ", f);
+        json_put_str(f, *r, strlen(*r));
+        fputs("}, \"behavior\": \"Isolated\", \"invert\": false},\n", f);
+    }
+    if (fam == FAM_DEEPSEEK_LLM)
+        fputs("    {\"type\": \"Digits\", \"individual_digits\": false},\n", f);
+    fprintf(f, "    {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": %s, "
+            "\"use_regex\": false}\n  ]},\n", fam == FAM_QWEN35 ? "false" : "true");
     fputs("  \"post_processor\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
           "\"trim_offsets\": false, \"use_regex\": false},\n", f);
     fputs("  \"decoder\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
@@ -419,6 +467,22 @@ static void make_qwen35(const char *dir, enum family fam)
     fputs("  }\n}\n", f);
     close_out(f);
 
+    if (ds) { /* DeepSeek-V3's: BOS added, EOS also the padding */
+        f = open_out(dir, "tokenizer_config.json");
+        fputs("{\n  \"add_bos_token\": true,\n  \"add_eos_token\": false,\n"
+              "  \"bos_token\": {\"__type\": \"AddedToken\", \"content\": \"<\uff5cbegin\u2581of\u2581sentence\uff5c>\", "
+              "\"lstrip\": false, \"normalized\": true, \"rstrip\": false, \"single_word\": false},\n"
+              "  \"clean_up_tokenization_spaces\": false,\n"
+              "  \"eos_token\": {\"__type\": \"AddedToken\", \"content\": \"<\uff5cend\u2581of\u2581sentence\uff5c>\", "
+              "\"lstrip\": false, \"normalized\": true, \"rstrip\": false, \"single_word\": false},\n"
+              "  \"legacy\": true,\n  \"model_max_length\": 131072,\n"
+              "  \"pad_token\": {\"__type\": \"AddedToken\", \"content\": \"<\uff5cend\u2581of\u2581sentence\uff5c>\", "
+              "\"lstrip\": false, \"normalized\": true, \"rstrip\": false, \"single_word\": false},\n"
+              "  \"sp_model_kwargs\": {},\n  \"unk_token\": null,\n"
+              "  \"tokenizer_class\": \"LlamaTokenizerFast\"\n}\n", f);
+        close_out(f);
+        return;
+    }
     if (glm) { /* GLM-4.5's, without the added_tokens_decoder it repeats */
         f = open_out(dir, "tokenizer_config.json");
         fputs("{\n  \"clean_up_tokenization_spaces\": false,\n  \"do_lower_case\": false,\n"
@@ -560,18 +624,22 @@ static void make_model_folder(const char *dir, enum family fam, size_t vocab_siz
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = { "qwen35", "gemma4", "glm4" };
+    static const char *const names[] = { "qwen35", "gemma4", "glm4", "deepseek-v3", "deepseek-llm" };
     const bool folder = argc == 4 && !strcmp(argv[3], "--model-folder");
     int fam = -1;
-    for (int i = 0; argc >= 2 && i < 3; i++)
+    for (int i = 0; argc >= 2 && i < 5; i++)
         if (!strcmp(argv[1], names[i]))
             fam = i;
     if ((argc != 3 && !folder) || fam < 0) {
-        fprintf(stderr, "usage: mktokjson qwen35|gemma4|glm4 DIR [--model-folder]\n");
+        fprintf(stderr, "usage: mktokjson qwen35|gemma4|glm4|deepseek-v3|deepseek-llm DIR "
+                        "[--model-folder]\n");
         return 2;
     }
-    size_t n_added = fam == FAM_QWEN35 ? sizeof qwen_added / sizeof *qwen_added
-                   : fam == FAM_GLM4   ? sizeof glm_added / sizeof *glm_added : 0;
+    if (folder && fam >= FAM_DEEPSEEK_V3) {
+        fprintf(stderr, "mktokjson: --model-folder is for qwen35, gemma4 and glm4\n");
+        return 2;
+    }
+    size_t n_added = family_added((enum family)fam);
     if (fam == FAM_GEMMA4)
         make_gemma4(argv[2]);
     else
