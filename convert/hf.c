@@ -27,6 +27,7 @@
 #include "fp8.h"
 #include "qpack.h"
 #include "json.h"
+#include "tiktoken.h"
 #include <ggufkit/arch.h>
 #include "arch_recipe.h"
 #include "special_tokens.h"
@@ -1320,8 +1321,14 @@ static size_t unescape_spaces(char *t)
  * llama family, when it has byte fallback) as SentencePiece pieces. */
 static int load_vocab_json(hf_state *s, const gguf_arch *arch, int64_t n, gguf_error *err)
 {
-    if (!s->tokenizer_json)
+    if (!s->tokenizer_json) {
+        /* Kimi K2 / K2.5: tiktoken.model (DeepseekV2Model.set_vocab's "kimi-k2") */
+        char path[4096];
+        join(path, sizeof path, s->dir, "tiktoken.model");
+        if (!strcmp(gguf_arch_name(arch), "deepseek2") && file_exists(path))
+            return vocab_from_tiktoken(&s->voc, path, s->tok_config, n, err);
         return gguf_error_set(err, "no tokenizer.model or tokenizer.json in the folder");
+    }
     if (!strcmp(gguf_arch_name(arch), "gemma4")) /* Gemma4Model.set_vocab */
         return vocab_from_gemma4_json(&s->voc, s->tokenizer_json, s->tok_config, err);
     if (fact(arch, GGUF_FACT_LLAMA_VOCAB) && tokjson_kind(s->tokenizer_json) == TOKJSON_SPM_BPE)

@@ -258,6 +258,42 @@ for name in deepseek-v3 deepseek-llm; do
     fixture_block_end
 done
 
+# Kimi K2 / K2.5 (deepseek2 with tiktoken.model): mktokjson kimi's
+# tiktoken.model and tokenizer_config.json in a folder with deepseek2-rand's
+# config.json (vocab_size 932 = 676 ranks + 256, bos/eos the first two ids past
+# the ranks, as Kimi's): every tokenizer key as e21cdc11's DeepseekV2Model.set_vocab
+# ("kimi-k2": merges rebuilt by QwenModel.bpe) wrote it, llama-tokenize's ids
+# on it (Kimi's own split: Han runs apart); a tiktoken.model
+# line that is not "BASE64 RANK" is refused with its line number
+if need_fixture models/deepseek2-rand/config.json "tokenize kimi-k2" 4; then
+    if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ] || ! command -v jq >/dev/null; then
+        skip_block "tokenize kimi-k2" "mktokjson, gguf-convert or jq missing" 4
+    else
+        mkdir -p "$TMP/kimi"
+        "$MKTOK" kimi "$TMP/kimi"
+        sed 's/"vocab_size": 512,/"vocab_size": 932,/; s/"bos_token_id": 1,/"bos_token_id": 676,/; s/"eos_token_id": 2,/"eos_token_id": 677,/' \
+            "$FIX/models/deepseek2-rand/config.json" > "$TMP/kimi/config.json"
+        ln -sf "$FIX/models/deepseek2-rand/model.safetensors" "$TMP/kimi/"
+        if "$CONVERT" "$TMP/kimi" --vocab-only -o "$TMP/kimi.gguf" >/dev/null 2>"$TMP/err"; then
+            got=$(diff <(json_keys "$D/kimi-k2-vocab.json") <(tok_keys "$TMP/kimi.gguf") | head -4 | tr '\n' ' ')
+            expect "tokenize kimi-k2: llama.cpp's tokenizer keys" "$got" ""
+            if tok_vectors "$TMP/kimi.gguf" "$D/kimi-k2.out"; then
+                pass "tokenize kimi-k2 vectors"; else fail "tokenize kimi-k2 vectors"; fi
+            if tok_vectors "$TMP/kimi.gguf" "$D/kimi-k2.special.out" --special; then
+                pass "tokenize kimi-k2 vectors --special"; else fail "tokenize kimi-k2 vectors --special"; fi
+        else
+            fail "tokenize kimi-k2: llama.cpp's tokenizer keys" "$(head -1 "$TMP/err")"
+            skip_block "tokenize kimi-k2" "not converted" 2
+        fi
+        printf 'IQ== 0\nnot-base64! 1\n' > "$TMP/kimi/tiktoken.model"
+        "$CONVERT" "$TMP/kimi" --vocab-only -o "$TMP/kimi-bad.gguf" >/dev/null 2>"$TMP/err"; rc=$?
+        if [ "$rc" = 1 ] && grep -q "tiktoken.model line 2: the token 'not-base64!' is not base64" "$TMP/err"; then
+            pass "tokenize kimi-k2: a bad tiktoken.model line is refused"
+        else fail "tokenize kimi-k2: a bad tiktoken.model line is refused" "exit $rc: $(head -1 "$TMP/err")"; fi
+    fi
+    fixture_block_end
+fi
+
 # The same folders with the fixture models' config.json (vocab_size set to the
 # tokenizer's, as for the references) and weights: a real qwen35 / gemma4 conversion,
 # every tokenizer key as llama.cpp wrote it. Needs the architecture in this

@@ -22,6 +22,10 @@
  *                          DeepSeek's added tokens and tokenizer_config.json
  *                          (tokenizer files only: the tests add the
  *                          fixtures' deepseek2-rand config.json)
+ *   mktokjson kimi DIR     Kimi K2: the same trained vocabulary as
+ *                          tiktoken.model (base64 bytes and rank per line)
+ *                          and Kimi's tokenizer_config.json (added_tokens_
+ *                          decoder from the first id past the ranks on)
  *
  * Writes DIR/tokenizer.json and DIR/tokenizer_config.json (DIR must
  * exist); with --model-folder also a small model's config.json and a
@@ -413,13 +417,77 @@ static const special deepseek_added[] = {
     { "<think>", false }, { "</think>", false },
 };
 
-enum family { FAM_QWEN35, FAM_GEMMA4, FAM_GLM4, FAM_DEEPSEEK_V3, FAM_DEEPSEEK_LLM };
+enum family { FAM_QWEN35, FAM_GEMMA4, FAM_GLM4, FAM_DEEPSEEK_V3, FAM_DEEPSEEK_LLM, FAM_KIMI };
+
+/* Kimi K2's named specials: offset from the first id past the ranks (163584
+ * there) and text, as its tokenizer_config.json's added_tokens_decoder */
+static const struct {
+    int         off;
+    const char *text;
+} kimi_specials[] = {
+    { 0, "[BOS]" }, { 1, "[EOS]" }, { 2, "<|im_end|>" }, { 3, "<|im_user|>" }, { 4, "<|im_assistant|>" },
+    { 6, "<|start_header_id|>" }, { 7, "<|end_header_id|>" }, { 9, "[EOT]" }, { 10, "<|im_system|>" },
+    { 17, "<|im_middle|>" }, { 254, "[UNK]" }, { 255, "[PAD]" },
+};
+
+/* GPT-2's byte alphabet back to bytes: the token's bytes into out, their count */
+static size_t token_bytes(const tok *t, unsigned char *out)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < t->n;) {
+        unsigned char c = (unsigned char)t->s[i];
+        unsigned cp = c < 0x80 ? c : (unsigned)(c & 0x1F) << 6 | ((unsigned char)t->s[i + 1] & 0x3F);
+        i += c < 0x80 ? 1 : 2;
+        for (unsigned b = 0; b < 256; b++)
+            if (byte_cp(b) == cp) {
+                out[w++] = (unsigned char)b;
+                break;
+            }
+    }
+    return w;
+}
+
+/* Kimi K2: tiktoken.model (base64 bytes, rank = the trained id), its
+ * tokenizer_config.json and (--model-folder) deepseek2's config.json */
+static void make_kimi(const char *dir)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    FILE *f = open_out(dir, "tiktoken.model");
+    for (size_t i = 0; i < n_toks; i++) {
+        unsigned char b[64];
+        size_t n = token_bytes(&toks[i], b);
+        for (size_t k = 0; k < n; k += 3) {
+            unsigned x = (unsigned)b[k] << 16 | (k + 1 < n ? (unsigned)b[k + 1] << 8 : 0) |
+                         (k + 2 < n ? b[k + 2] : 0);
+            fputc(b64[x >> 18], f);
+            fputc(b64[(x >> 12) & 63], f);
+            fputc(k + 1 < n ? b64[(x >> 6) & 63] : '=', f);
+            fputc(k + 2 < n ? b64[x & 63] : '=', f);
+        }
+        fprintf(f, " %zu\n", i);
+    }
+    close_out(f);
+    f = open_out(dir, "tokenizer_config.json");
+    fputs("{\n  \"added_tokens_decoder\": {\n", f);
+    size_t n_sp = sizeof kimi_specials / sizeof *kimi_specials;
+    for (size_t i = 0; i < n_sp; i++)
+        fprintf(f, "    \"%zu\": {\"content\": \"%s\", \"lstrip\": false, \"normalized\": false, "
+                   "\"rstrip\": false, \"single_word\": false, \"special\": true}%s\n",
+                n_toks + (size_t)kimi_specials[i].off, kimi_specials[i].text, i + 1 < n_sp ? "," : "");
+    fputs("  },\n  \"additional_special_tokens\": [\"<|im_end|>\", \"<|im_user|>\", \"<|im_assistant|>\", "
+          "\"<|start_header_id|>\", \"<|end_header_id|>\", \"[EOT]\", \"<|im_system|>\", \"<|im_middle|>\"],\n"
+          "  \"bos_token\": \"[BOS]\",\n  \"clean_up_tokenization_spaces\": false,\n"
+          "  \"eos_token\": \"[EOS]\",\n  \"extra_special_tokens\": {},\n  \"model_max_length\": 1000000000000000019884624838656,\n"
+          "  \"pad_token\": \"[PAD]\",\n  \"tokenizer_class\": \"TikTokenTokenizer\",\n  \"unk_token\": \"[UNK]\",\n"
+          "  \"auto_map\": {\"AutoTokenizer\": [\"tokenization_kimi.TikTokenTokenizer\", null]}\n}\n", f);
+    close_out(f);
+}
 
 static size_t family_added(enum family fam)
 {
     return fam == FAM_QWEN35 ? sizeof qwen_added / sizeof *qwen_added
          : fam == FAM_GLM4   ? sizeof glm_added / sizeof *glm_added
-         : fam == FAM_GEMMA4 ? 0 : sizeof deepseek_added / sizeof *deepseek_added;
+         : fam == FAM_GEMMA4 || fam == FAM_KIMI ? 0 : sizeof deepseek_added / sizeof *deepseek_added;
 }
 
 static void make_qwen35(const char *dir, enum family fam)
@@ -436,6 +504,10 @@ static void make_qwen35(const char *dir, enum family fam)
         }
     words_byte_level(byte_id);
     train(420, 24);
+    if (fam == FAM_KIMI) {
+        make_kimi(dir);
+        return;
+    }
     const bool glm = fam == FAM_GLM4, ds = fam == FAM_DEEPSEEK_V3 || fam == FAM_DEEPSEEK_LLM;
     const special *added = glm ? glm_added : ds ? deepseek_added : qwen_added;
     size_t n_added = family_added(fam);
@@ -624,18 +696,18 @@ static void make_model_folder(const char *dir, enum family fam, size_t vocab_siz
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = { "qwen35", "gemma4", "glm4", "deepseek-v3", "deepseek-llm" };
+    static const char *const names[] = { "qwen35", "gemma4", "glm4", "deepseek-v3", "deepseek-llm", "kimi" };
     const bool folder = argc == 4 && !strcmp(argv[3], "--model-folder");
     int fam = -1;
-    for (int i = 0; argc >= 2 && i < 5; i++)
+    for (int i = 0; argc >= 2 && i < 6; i++)
         if (!strcmp(argv[1], names[i]))
             fam = i;
     if ((argc != 3 && !folder) || fam < 0) {
-        fprintf(stderr, "usage: mktokjson qwen35|gemma4|glm4|deepseek-v3|deepseek-llm DIR "
+        fprintf(stderr, "usage: mktokjson qwen35|gemma4|glm4|deepseek-v3|deepseek-llm|kimi DIR "
                         "[--model-folder]\n");
         return 2;
     }
-    if (folder && fam >= FAM_DEEPSEEK_V3) {
+    if (folder && (fam == FAM_DEEPSEEK_V3 || fam == FAM_DEEPSEEK_LLM || fam == FAM_KIMI)) {
         fprintf(stderr, "mktokjson: --model-folder is for qwen35, gemma4 and glm4\n");
         return 2;
     }

@@ -70,7 +70,35 @@ class _FastTokenizer:
         return "".join(ids)
 
 
+class _KimiTokenizer:
+    """What convert_hf_to_gguf.py reads of Kimi K2's TikTokenTokenizer
+    (tokenization_kimi.py): model._mergeable_ranks (tiktoken's
+    load_tiktoken_bpe) and special_tokens; it has no .vocab, so
+    _set_vocab_gpt2 fails as it does on the real one."""
+
+    def __init__(self, folder):
+        import base64
+        import types
+        ranks = {}
+        with open(os.path.join(folder, "tiktoken.model"), "rb") as f:
+            for line in f.read().splitlines():
+                if line:
+                    token, rank = line.split()
+                    ranks[base64.b64decode(token)] = int(rank)
+        self.model = types.SimpleNamespace(_mergeable_ranks=ranks)
+        with open(os.path.join(folder, "tokenizer_config.json"), encoding="utf-8") as f:
+            cfg = json.load(f)
+        mapping = {int(i): d["content"] for i, d in cfg.get("added_tokens_decoder", {}).items()}
+        base = len(ranks)
+        self.special_tokens = {mapping.get(i, f"<|reserved_token_{i}|>"): i
+                               for i in range(base, base + 256 + 2)}
+
+
 class AutoTokenizer:
     @classmethod
     def from_pretrained(cls, folder, *args, **kwargs):
-        return _FastTokenizer(str(folder))
+        folder = str(folder)
+        if not os.path.exists(os.path.join(folder, "tokenizer.json")) and \
+                os.path.exists(os.path.join(folder, "tiktoken.model")):
+            return _KimiTokenizer(folder)
+        return _FastTokenizer(folder)
