@@ -180,7 +180,7 @@ TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib libxxhash nettle 2>/d
 # common/ and sees no tool folder. One folder per test: a test that needs
 # two tools' modules tests something that belongs in libgguf or common/.
 TEST_MODULE_convert  := test_arch test_fp8 test_llama2c test_lora test_override test_qpack test_safetensors \
-                        test_spm test_tokjson test_torch mkmeta
+                        test_spm test_tiktoken test_tokjson test_torch mkmeta
 TEST_MODULE_edit     := test_edit_actions test_lora_merge
 TEST_MODULE_inspect  := test_emit test_memory
 TEST_MODULE_quantize := test_target

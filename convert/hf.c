@@ -27,6 +27,7 @@
 #include "fp8.h"
 #include "qpack.h"
 #include "json.h"
+#include "tiktoken.h"
 #include <ggufkit/arch.h>
 #include "arch_recipe.h"
 #include "special_tokens.h"
@@ -48,6 +49,7 @@ typedef struct hf_state {
     bool        file_order; /* safetensors tensors in header order, not sorted */
     vocab       voc;        /* as llama.cpp builds it */
     bool        spm;        /* voc came from tokenizer.model */
+    bool        glm_vocab;  /* the class reads its vocabulary as _set_vocab_glm */
     bool        has_attn_factor; /* Phi-3 LongRoPE: rope.scaling.attn_factor to write */
     float       attn_factor;
     fp8_plan    fp8;        /* FP8 block-scaled weights (fp8.h) */
@@ -1362,13 +1364,33 @@ static size_t unescape_spaces(char *t)
  * llama family, when it has byte fallback) as SentencePiece pieces. */
 static int load_vocab_json(hf_state *s, const gguf_arch *arch, int64_t n, gguf_error *err)
 {
-    if (!s->tokenizer_json)
+    if (!s->tokenizer_json) {
+        /* Kimi K2 / K2.5: tiktoken.model (DeepseekV2Model.set_vocab's "kimi-k2") */
+        char path[4096];
+        join(path, sizeof path, s->dir, "tiktoken.model");
+        if (!strcmp(gguf_arch_name(arch), "deepseek2") && file_exists(path))
+            return vocab_from_tiktoken(&s->voc, path, s->tok_config, n, err);
         return gguf_error_set(err, "no tokenizer.model or tokenizer.json in the folder");
+    }
     if (!strcmp(gguf_arch_name(arch), "gemma4")) /* Gemma4Model.set_vocab */
         return vocab_from_gemma4_json(&s->voc, s->tokenizer_json, s->tok_config, err);
     if (fact(arch, GGUF_FACT_LLAMA_VOCAB) && tokjson_kind(s->tokenizer_json) == TOKJSON_SPM_BPE)
         return vocab_from_spm_json(&s->voc, s->tokenizer_json, s->tok_config, err);
-    return vocab_from_bpe_json(&s->voc, s->tokenizer_json, n, err);
+    if (vocab_from_bpe_json(&s->voc, s->tokenizer_json, n, err))
+        return -1;
+    /* GLM-4.5/4.6/4.7 split as Llama 3 does; e21cdc11 knows their
+     * tokenizers (by hash) as "glm4", which llama.cpp loads without a
+     * default BOS */
+    if (s->glm_vocab && !strcmp(s->voc.pre, "llama-bpe"))
+        s->voc.pre = "glm4";
+    return 0;
+}
+
+/* The classes whose set_vocab is e21cdc11's _set_vocab_glm: Glm4MoeModel
+ * and Glm4MoeLiteModel (GLM-4.7-Flash, a deepseek2). */
+static bool glm_vocab_class(const char *hf_arch)
+{
+    return !strcmp(hf_arch, "Glm4MoeForCausalLM") || !strcmp(hf_arch, "Glm4MoeLiteForCausalLM");
 }
 
 /* Phi3MiniModel: tokenizer.json's added_tokens [{"id", "content",
@@ -1519,8 +1541,31 @@ static const struct {
     { "bos", GGUF_SPECIAL_BOS }, { "eos", GGUF_SPECIAL_EOS }, { "unk", GGUF_SPECIAL_UNK },
     { "sep", GGUF_SPECIAL_SEP }, { "pad", GGUF_SPECIAL_PAD }, { "cls", GGUF_SPECIAL_CLS },
     { "mask", GGUF_SPECIAL_MASK },
+    /* set only by _set_vocab_glm */
+    { "eot", GGUF_SPECIAL_EOT }, { "eom", GGUF_SPECIAL_EOM },
 };
 #define N_SPECIAL (sizeof special_tokens / sizeof *special_tokens)
+#define N_SPECIAL_READ 7 /* SpecialVocab's types: bos .. mask */
+
+/* _set_vocab_glm's tokens, after SpecialVocab's (each only when still
+ * unset): its index in special_tokens and the added token's text. */
+static const struct {
+    int         t;
+    const char *text;
+} glm_special[] = { { 0, "[gMASK]" }, { 7, "<|user|>" }, { 2, "<|endoftext|>" }, { 8, "<|observation|>" } };
+
+/* get_added_vocab()[text]: the id of the added token with that content
+ * (the last one, as a dict keeps it); -1 when none. */
+static int64_t added_id(const json_value *added, const char *text)
+{
+    int64_t id = -1, x;
+    for (size_t a = 0; added && added->type == JSON_ARRAY && a < added->n; a++) {
+        const char *c = json_str(json_get(added->items[a], "content"));
+        if (c && !strcmp(c, text) && json_int(json_get(added->items[a], "id"), &x))
+            id = x;
+    }
+    return id;
+}
 
 static int write_special(hf_state *s, gguf_writer *w, gguf_error *err)
 {
@@ -1531,7 +1576,7 @@ static int write_special(hf_state *s, gguf_writer *w, gguf_error *err)
     const json_value *added = json_get(s->tokenizer_json, "added_tokens");
     /* pass 0: tokenizer_config + tokenizer.json; pass 1: config.json */
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t t = 0; t < N_SPECIAL; t++) {
+        for (size_t t = 0; t < N_SPECIAL_READ; t++) {
             char key[32];
             int64_t id = -1;
             bool have = false;
@@ -1558,6 +1603,17 @@ static int write_special(hf_state *s, gguf_writer *w, gguf_error *err)
                 ids[t] = id;
                 order[n_order++] = (int)t;
             }
+        }
+    }
+    for (size_t g = 0; s->glm_vocab && !s->spm && g < sizeof glm_special / sizeof *glm_special; g++) {
+        int64_t id = added_id(added, glm_special[g].text);
+        if (id < 0) /* get_added_vocab()[...] raises */
+            return gguf_error_set(err, "tokenizer.json: no added token \"%s\" (a GLM vocabulary "
+                                  "names it as its %s token)", glm_special[g].text,
+                                  special_tokens[glm_special[g].t].typ);
+        if (ids[glm_special[g].t] < 0) {
+            ids[glm_special[g].t] = id;
+            order[n_order++] = glm_special[g].t;
         }
     }
     for (int i = 0; i < n_order; i++)
@@ -2299,6 +2355,7 @@ int hf_open(const char *dir, bool vocab_only, bool file_order, src_model *m, ggu
         gguf_error_set(err, "out of memory");
         goto fail;
     }
+    s->glm_vocab = glm_vocab_class(hf_arch);
     if (check_layers(m, s, err) || load_weights(m, s, err) || load_vocab(s, m->arch, err))
         goto fail;
     trim_embd(m, s);

@@ -50,7 +50,7 @@ enum tokjson_kind tokjson_kind(const json_value *tj)
  * GPT-2's own regex and whether a Digits step splits single digits.
  * ------------------------------------------------------------------------ */
 
-#define MAX_SPLITS 4
+#define MAX_SPLITS 8
 
 typedef struct pre_signature {
     const char *name;
@@ -58,6 +58,10 @@ typedef struct pre_signature {
     bool        byte_level_regex;
     bool        digits;
 } pre_signature;
+
+/* deepseek-llm's letter class, as its tokenizer.json spells it */
+#define DEEPSEEK_LLM_LETTERS \
+    "\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+"
 
 static const pre_signature pre_signatures[] = {
     { "llama-bpe",
@@ -80,6 +84,20 @@ static const pre_signature pre_signatures[] = {
     { "qwen35",
       { "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}"
         "\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
+      false, false },
+    /* DeepSeek-V3/R1 (and V3.1/V3.2): digit triples, Han and kana runs, then
+     * words, punctuation and spaces */
+    { "deepseek-v3",
+      { "\\p{N}{1,3}", "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+        "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?"
+        "[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+" },
+      false, false },
+    /* deepseek-llm-7b, DeepSeek-V2/V2-Lite: newlines, Latin/Greek/Cyrillic...
+     * letter runs, ASCII and full-width punctuation, trailing spaces, CJK and
+     * Hangul runs, then Digits without individual_digits (\p{N}+) */
+    { "deepseek-llm",
+      { "[\r\n]", DEEPSEEK_LLM_LETTERS, "\\s?[!-/:-~\uff01-\uff0f\uff1a-\uff5e\u2018-\u201f\u3000-\u3002]+",
+        "\\s+$", "[\u4e00-\u9fa5\u0800-\u4e00\uac00-\ud7ff]+", "\\p{N}+" },
       false, false },
     { "gpt-2", { NULL }, true, false },
     /* SmolLM's (StarCoder's, Refact's: the same pre-tokenization in llama.cpp) */
@@ -125,6 +143,12 @@ static bool add_step(const json_value *p, pre_signature *sig, int *n_splits)
     }
     if (!strcmp(type, "Digits")) {
         const json_value *ind = json_get(p, "individual_digits");
+        if (ind && ind->type == JSON_BOOL && !ind->b) { /* runs of digits: llama.cpp's \p{N}+ */
+            if (*n_splits >= MAX_SPLITS - 1)
+                return false;
+            sig->splits[(*n_splits)++] = "\\p{N}+";
+            return true;
+        }
         sig->digits = ind && ind->type == JSON_BOOL && ind->b;
         return sig->digits;
     }
@@ -163,7 +187,8 @@ const char *tokjson_pre(const json_value *tj, gguf_error *err)
         if (same_signature(&sig, &pre_signatures[i]))
             return pre_signatures[i].name;
     gguf_error_set(err, "tokenizer.json: the BPE pre-tokenizer%s%s is not one llama.cpp knows "
-                   "here (recognised: llama-bpe, qwen2, qwen35, gpt-4o, gpt-2, smollm)",
+                   "here (recognised: llama-bpe, qwen2, qwen35, gpt-4o, deepseek-v3, deepseek-llm, "
+                   "gpt-2, smollm)",
                    type ? " of type " : "", type ? type : "");
     return NULL;
 }

@@ -643,8 +643,8 @@ static void bpe_defaults(gguf_vocab *v)
         v->add_bos = true;
     } else if (!strcmp(p, "chameleon")) {
         v->add_bos = true;
-    } else if (!strcmp(p, "chatglm-bpe")) {
-        v->bos = -1;
+    } else if (!strcmp(p, "chatglm-bpe") || !strcmp(p, "glm4")) {
+        v->bos = -1; /* none unless tokenizer.ggml.bos_token_id names one */
     } else if (!strcmp(p, "gemma4")) {
         v->escape_spaces = true;
     }

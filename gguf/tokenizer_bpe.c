@@ -44,7 +44,7 @@
 
 /* ---- the pre-tokenizers --------------------------------------------------- */
 
-enum split_kind { SPLIT_REGEX, SPLIT_GPT2, SPLIT_LLAMA3, SPLIT_NEWLINES };
+enum split_kind { SPLIT_REGEX, SPLIT_GPT2, SPLIT_LLAMA3, SPLIT_NEWLINES, SPLIT_KIMI };
 
 typedef struct split_rule {
     enum split_kind kind;
@@ -55,6 +55,8 @@ typedef struct split_rule {
 #define LLAMA3_RULE { SPLIT_LLAMA3, "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" }
 /* Gemma 4: runs of '\n' and runs of anything else (llama.cpp's own scanner) */
 #define NEWLINES_RULE { SPLIT_NEWLINES, "[^\\n]+|[\\n]+" }
+/* Kimi K2 (tokenization_kimi.py's pat_str; llama.cpp runs its own scanner) */
+#define KIMI_RULE { SPLIT_KIMI, "[\\p{Han}]+|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}&&[^\\p{Han}]]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}&&[^\\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|...|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" }
 #define RX(p) { SPLIT_REGEX, p }
 #define END { SPLIT_REGEX, NULL }
 
@@ -62,6 +64,7 @@ static const split_rule rules_default[] = {
     RX("[\\p{P}\\$\\+<=>\\^~\\|]+"), GPT2_RULE, RX("\\p{N}+"), RX("[0-9][0-9][0-9]"), END
 };
 static const split_rule rules_llama3[] = { LLAMA3_RULE, END };
+static const split_rule rules_kimi_k2[] = { KIMI_RULE, END };
 static const split_rule rules_deepseek_llm[] = {
     RX("[\r\n]"),
     RX("\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+"),
@@ -135,7 +138,7 @@ static const struct {
     { "default", rules_default },
     { "llama3", rules_llama3 }, { "llama-v3", rules_llama3 }, { "llama-bpe", rules_llama3 },
     { "falcon3", rules_llama3 }, { "dbrx", rules_llama3 }, { "smaug-bpe", rules_llama3 },
-    { "chatglm-bpe", rules_llama3 },
+    { "chatglm-bpe", rules_llama3 }, { "glm4", rules_llama3 },
     { "deepseek-llm", rules_deepseek_llm }, { "deepseek-coder", rules_deepseek_coder },
     { "deepseek-v3", rules_deepseek_v3 },
     { "falcon", rules_falcon },
@@ -156,6 +159,7 @@ static const struct {
     { "gpt-4o", rules_gpt4o }, { "llama4", rules_gpt4o }, { "kanana2", rules_gpt4o },
     { "minimax-m2", rules_gpt4o },
     { "chameleon", rules_chameleon },
+    { "kimi-k2", rules_kimi_k2 },
 };
 
 /* A rule ready to run. */
@@ -442,6 +446,90 @@ static size_t scan_llama3(const text_cps *t, size_t pos, size_t hi)
     return ws ? ws : 1;
 }
 
+/* llama.cpp's unicode_cpt_is_han: the CJK ideograph blocks */
+static bool is_han(uint32_t c)
+{
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
+           (c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2EBEF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+/* A letter that is not Han at i (within the word). */
+static bool kimi_letter(const text_cps *t, size_t i, size_t hi)
+{
+    return (cls_at(t, i, hi) & UCP_LETTER) && !is_han(t->cp[i]);
+}
+
+/* Length of Kimi K2's match at pos (always >= 1), as llama.cpp's
+ * unicode_regex_split_custom_kimi_k2 scans: a Han run; an optional
+ * non-letter, non-digit lead (not \r \n) and a run of non-Han letters with
+ * an optional contraction; up to 3 digits; punctuation as Llama 3's; then
+ * whitespace as Llama 3's. */
+static size_t scan_kimi(const text_cps *t, size_t pos, size_t hi)
+{
+    uint32_t c = t->cp[pos];
+    unsigned f = t->cls[pos];
+    size_t p = pos;
+    if (is_han(c)) {
+        while (p < hi && is_han(t->cp[p]))
+            p++;
+        return p - pos;
+    }
+    bool nl_or_ln = c == '\r' || c == '\n' || (f & (UCP_LETTER | UCP_NUMBER));
+    if (kimi_letter(t, pos, hi) || (!nl_or_ln && kimi_letter(t, pos + 1, hi))) {
+        bool lead = !nl_or_ln;
+        p += lead;
+        bool letters = false;
+        while (kimi_letter(t, p, hi)) {
+            letters = true;
+            p++;
+        }
+        if (letters || (!lead && kimi_letter(t, p, hi))) {
+            if (!letters)
+                p++;
+            while (kimi_letter(t, p, hi))
+                p++;
+            if (p < hi && t->cp[p] == '\'' && p + 1 < hi) {
+                uint32_t a = ascii_lower(t->cp[p + 1]);
+                if (a == 's' || a == 't' || a == 'm' || a == 'd') {
+                    p += 2;
+                } else if (p + 2 < hi) {
+                    uint32_t b = ascii_lower(t->cp[p + 2]);
+                    if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
+                        p += 3;
+                }
+            }
+            return p - pos;
+        }
+        p = pos;
+    }
+    if (f & UCP_NUMBER) {
+        while (p - pos < 3 && (cls_at(t, p, hi) & UCP_NUMBER))
+            p++;
+        return p - pos;
+    }
+    unsigned f2 = c == ' ' ? cls_at(t, pos + 1, hi) : f;
+    if (f2 && !(f2 & LNS)) {
+        p = pos + (c == ' ');
+        while (cls_at(t, p, hi) && !(cls_at(t, p, hi) & LNS))
+            p++;
+        while (p < hi && (t->cp[p] == '\r' || t->cp[p] == '\n'))
+            p++;
+        return p - pos;
+    }
+    size_t ws = 0, last_nl = 0;
+    while (cls_at(t, pos + ws, hi) & UCP_SPACE) {
+        if (t->cp[pos + ws] == '\r' || t->cp[pos + ws] == '\n')
+            last_nl = ws + 1;
+        ws++;
+    }
+    if (last_nl)
+        return last_nl;
+    if (ws > 1 && pos + ws < hi)
+        return ws - 1;
+    return ws ? ws : 1;
+}
+
 /* A PCRE2 subject: the bytes, and the code point <-> byte offset maps
  * (NULL for the collapsed text, where they are the identity). */
 typedef struct subject {
@@ -669,6 +757,7 @@ static int pre_tokenize(const struct bpe_state *st, const char *text, size_t len
                 for (size_t p = lo; p < hi;) {
                     size_t k = rule->kind == SPLIT_GPT2     ? scan_gpt2(&t, p, hi)
                              : rule->kind == SPLIT_LLAMA3   ? scan_llama3(&t, p, hi)
+                             : rule->kind == SPLIT_KIMI     ? scan_kimi(&t, p, hi)
                                                             : scan_newlines(&t, p, hi);
                     if (word_push(&next, k))
                         goto done;

@@ -142,7 +142,7 @@ PY
     fixture_block_end
 fi
 
-# --- Qwen 3.5 and Gemma 4 (tests/data/tok) ------------------------------------
+# --- Qwen 3.5, Gemma 4 and GLM-4.5 (tests/data/tok) --------------------------
 # tests/tools/mktokjson's folders (--model-folder: with a small model's
 # config.json and a tensorless model.safetensors) through gguf-convert
 # --vocab-only: every tokenizer.* key as llama.cpp e21cdc11's converter
@@ -174,7 +174,7 @@ tok_vectors() {
     echo "  $out: $((i - bad))/$i entries match"
     [ "$bad" = 0 ] && [ "$i" -ge 120 ]
 }
-for name in qwen35 gemma4; do
+for name in qwen35 gemma4 glm4; do
     if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ]; then
         skip_block "tokenize $name" "mktokjson or gguf-convert not built" 4; continue
     fi
@@ -198,7 +198,7 @@ for name in qwen35 gemma4; do
     if [ "$name" = gemma4 ]; then # a Gemma 4 piece: U+2581 is a space again
         out=$("$INSPECT" "$g" --tokenize " fox")
         expect "tokenize gemma4 piece" "$(printf '%s\n' "$out" | sed -n 2p | cut -f2)" " fox"
-    else # the tokenizer files alone (converted as llama): what config.json
+    elif [ "$name" = qwen35 ]; then # the tokenizer files alone (converted as llama): what config.json
          # adds (bos_token_id) missing, add_space_prefix added; the same ids
         mkdir -p "$TMP/q35tok"
         "$MKTOK" qwen35 "$TMP/q35tok"
@@ -212,6 +212,87 @@ for name in qwen35 gemma4; do
         else fail "tokenize qwen35 tokenizer-only folder" "$(head -1 "$TMP/err")"; fi
     fi
 done
+
+# GLM: _set_vocab_glm needs [gMASK], <|user|>, <|endoftext|> and
+# <|observation|> among the added tokens; without one the conversion stops
+# with the file and the token named
+if [ -x "$MKTOK" ] && [ -x "$CONVERT" ]; then
+    mkdir -p "$TMP/glm4-bad"
+    "$MKTOK" glm4 "$TMP/glm4-bad" --model-folder
+    sed -i 's/"\[gMASK\]"/"[gMASK2]"/' "$TMP/glm4-bad/tokenizer.json"
+    "$CONVERT" "$TMP/glm4-bad" --vocab-only -o "$TMP/glm4-bad.gguf" >/dev/null 2>"$TMP/err"; rc=$?
+    if [ "$rc" = 1 ] && grep -q 'tokenizer.json: no added token "\[gMASK\]"' "$TMP/err"; then
+        pass "tokenize glm4 without [gMASK]: refused"
+    else fail "tokenize glm4 without [gMASK]: refused" "exit $rc: $(head -1 "$TMP/err")"; fi
+else
+    skip "tokenize glm4 without [gMASK]: refused" "mktokjson or gguf-convert not built"
+fi
+
+# DeepSeek-V3/R1 ("deepseek-v3") and deepseek-llm / DeepSeek-V2 ("deepseek-llm"):
+# mktokjson's tokenizer files with the released pre_tokenizer sections, in a
+# folder with deepseek2-rand's config.json (vocab_size 686) and weights:
+# gguf-convert must name the pre-tokenizer from the Splits alone and write
+# every tokenizer key as e21cdc11's DeepseekV2Model.set_vocab did; the ids
+# are llama-tokenize's (tests/data/tok/README.md)
+for name in deepseek-v3 deepseek-llm; do
+    need_fixture models/deepseek2-rand/config.json "tokenize $name" 3 || continue
+    if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ] || ! command -v jq >/dev/null; then
+        skip_block "tokenize $name" "mktokjson, gguf-convert or jq missing" 3
+        fixture_block_end; continue
+    fi
+    mkdir -p "$TMP/$name"
+    "$MKTOK" "$name" "$TMP/$name"
+    sed 's/"vocab_size": 512,/"vocab_size": 686,/' "$FIX/models/deepseek2-rand/config.json" > "$TMP/$name/config.json"
+    ln -sf "$FIX/models/deepseek2-rand/model.safetensors" "$TMP/$name/"
+    g=$TMP/$name-vocab.gguf
+    if "$CONVERT" "$TMP/$name" --vocab-only -o "$g" >/dev/null 2>"$TMP/err"; then
+        got=$(diff <(json_keys "$D/$name-vocab.json") <(tok_keys "$g") | head -4 | tr '\n' ' ')
+        expect "tokenize $name: llama.cpp's tokenizer keys" "$got" ""
+        if tok_vectors "$g" "$D/$name.out"; then pass "tokenize $name vectors"; else fail "tokenize $name vectors"; fi
+        if tok_vectors "$g" "$D/$name.special.out" --special; then
+            pass "tokenize $name vectors --special"; else fail "tokenize $name vectors --special"; fi
+    else
+        fail "tokenize $name: llama.cpp's tokenizer keys" "$(head -1 "$TMP/err")"
+        skip_block "tokenize $name" "not converted" 2
+    fi
+    fixture_block_end
+done
+
+# Kimi K2 / K2.5 (deepseek2 with tiktoken.model): mktokjson kimi's
+# tiktoken.model and tokenizer_config.json in a folder with deepseek2-rand's
+# config.json (vocab_size 932 = 676 ranks + 256, bos/eos the first two ids past
+# the ranks, as Kimi's): every tokenizer key as e21cdc11's DeepseekV2Model.set_vocab
+# ("kimi-k2": merges rebuilt by QwenModel.bpe) wrote it, llama-tokenize's ids
+# on it (Kimi's own split: Han runs apart); a tiktoken.model
+# line that is not "BASE64 RANK" is refused with its line number
+if need_fixture models/deepseek2-rand/config.json "tokenize kimi-k2" 4; then
+    if [ ! -x "$MKTOK" ] || [ ! -x "$CONVERT" ] || ! command -v jq >/dev/null; then
+        skip_block "tokenize kimi-k2" "mktokjson, gguf-convert or jq missing" 4
+    else
+        mkdir -p "$TMP/kimi"
+        "$MKTOK" kimi "$TMP/kimi"
+        sed 's/"vocab_size": 512,/"vocab_size": 932,/; s/"bos_token_id": 1,/"bos_token_id": 676,/; s/"eos_token_id": 2,/"eos_token_id": 677,/' \
+            "$FIX/models/deepseek2-rand/config.json" > "$TMP/kimi/config.json"
+        ln -sf "$FIX/models/deepseek2-rand/model.safetensors" "$TMP/kimi/"
+        if "$CONVERT" "$TMP/kimi" --vocab-only -o "$TMP/kimi.gguf" >/dev/null 2>"$TMP/err"; then
+            got=$(diff <(json_keys "$D/kimi-k2-vocab.json") <(tok_keys "$TMP/kimi.gguf") | head -4 | tr '\n' ' ')
+            expect "tokenize kimi-k2: llama.cpp's tokenizer keys" "$got" ""
+            if tok_vectors "$TMP/kimi.gguf" "$D/kimi-k2.out"; then
+                pass "tokenize kimi-k2 vectors"; else fail "tokenize kimi-k2 vectors"; fi
+            if tok_vectors "$TMP/kimi.gguf" "$D/kimi-k2.special.out" --special; then
+                pass "tokenize kimi-k2 vectors --special"; else fail "tokenize kimi-k2 vectors --special"; fi
+        else
+            fail "tokenize kimi-k2: llama.cpp's tokenizer keys" "$(head -1 "$TMP/err")"
+            skip_block "tokenize kimi-k2" "not converted" 2
+        fi
+        printf 'IQ== 0\nnot-base64! 1\n' > "$TMP/kimi/tiktoken.model"
+        "$CONVERT" "$TMP/kimi" --vocab-only -o "$TMP/kimi-bad.gguf" >/dev/null 2>"$TMP/err"; rc=$?
+        if [ "$rc" = 1 ] && grep -q "tiktoken.model line 2: the token 'not-base64!' is not base64" "$TMP/err"; then
+            pass "tokenize kimi-k2: a bad tiktoken.model line is refused"
+        else fail "tokenize kimi-k2: a bad tiktoken.model line is refused" "exit $rc: $(head -1 "$TMP/err")"; fi
+    fi
+    fixture_block_end
+fi
 
 # The same folders with the fixture models' config.json (vocab_size set to the
 # tokenizer's, as for the references) and weights: a real qwen35 / gemma4 conversion,

@@ -159,7 +159,7 @@ static void byte_char(unsigned b, char out[3])
 static const char *const pre_names[] = {
     "default", "llama3", "deepseek-llm", "deepseek-coder", "deepseek-v3", "falcon", "starcoder",
     "gpt-2", "qwen2", "bloom", "viking", "tekken", "chameleon", "chatglm-bpe", "smollm", "jina-v2-de",
-    "gpt-4o", "qwen35", "gemma4" /* the last: make_gemma4 */
+    "gpt-4o", "qwen35", "glm4", "kimi-k2", "gemma4" /* the last: make_gemma4 */
 };
 #define N_PRE (sizeof pre_names / sizeof *pre_names)
 

@@ -12,6 +12,20 @@
  *                          decoder, ["a", "b"] merges), <pad> <eos> <bos>
  *                          <unk> <mask> <|turn> <turn|> <|tool_response> ...
  *                          in model.vocab and in added_tokens.
+ *   mktokjson glm4 DIR     GLM-4.5/4.6/4.7: byte-level BPE as qwen35's, with
+ *                          Llama 3's Split regex (+ ByteLevel without its
+ *                          regex), no normalizer, GLM's added tokens
+ *                          <|endoftext|> [MASK] [gMASK] ... <|user|> ...
+ *   mktokjson deepseek-v3 DIR / deepseek-llm DIR
+ *                          DeepSeek-V3's / deepseek-llm's (DeepSeek-V2's)
+ *                          pre_tokenizer (its Splits, Digits, ByteLevel),
+ *                          DeepSeek's added tokens and tokenizer_config.json
+ *                          (tokenizer files only: the tests add the
+ *                          fixtures' deepseek2-rand config.json)
+ *   mktokjson kimi DIR     Kimi K2: the same trained vocabulary as
+ *                          tiktoken.model (base64 bytes and rank per line)
+ *                          and Kimi's tokenizer_config.json (added_tokens_
+ *                          decoder from the first id past the ranks on)
  *
  * Writes DIR/tokenizer.json and DIR/tokenizer_config.json (DIR must
  * exist); with --model-folder also a small model's config.json and a
@@ -350,7 +364,133 @@ static const char qwen35_regex[] =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+"
     "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
-static void make_qwen35(const char *dir)
+/* GLM-4.5/4.6/4.7 (zai-org): the added tokens in their released order,
+ * from <|endoftext|> (151329 there) on; the bracketed ones special, the
+ * tags not, so that both token types occur. */
+static const special glm_added[] = {
+    { "<|endoftext|>", true }, { "[MASK]", true }, { "[gMASK]", true }, { "[sMASK]", true },
+    { "<sop>", true }, { "<eop>", true }, { "<|system|>", true }, { "<|user|>", true },
+    { "<|assistant|>", true }, { "<|observation|>", true }, { "<|begin_of_image|>", true },
+    { "<|end_of_image|>", true }, { "<|begin_of_video|>", true }, { "<|end_of_video|>", true },
+    { "<|begin_of_audio|>", true }, { "<|end_of_audio|>", true },
+    { "<|begin_of_transcription|>", true }, { "<|end_of_transcription|>", true },
+    { "<|code_prefix|>", true }, { "<|code_middle|>", true }, { "<|code_suffix|>", true },
+    { "<think>", false }, { "</think>", false }, { "<tool_call>", false }, { "</tool_call>", false },
+    { "<tool_response>", false }, { "</tool_response>", false }, { "<arg_key>", false },
+    { "</arg_key>", false }, { "<arg_value>", false }, { "</arg_value>", false },
+    { "/nothink", false }, { "<|begin_of_box|>", true }, { "<|end_of_box|>", true },
+    { "<|image|>", true }, { "<|video|>", true },
+};
+
+/* Llama 3's split, as GLM-4.5's tokenizer.json spells it */
+static const char glm_regex[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+"
+    "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+/* DeepSeek-V3's Splits, as its tokenizer.json has them (llama.cpp's
+ * regex_exprs for "deepseek-v3" are copies) */
+static const char *const deepseek_v3_regexes[] = {
+    "\\p{N}{1,3}",
+    "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+"
+    "[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+    NULL
+};
+/* deepseek-llm-7b's and DeepSeek-V2's (then Digits, individual_digits false) */
+static const char *const deepseek_llm_regexes[] = {
+    "[\r\n]",
+    "\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+",
+    "\\s?[!-/:-~\uff01-\uff0f\uff1a-\uff5e\u2018-\u201f\u3000-\u3002]+",
+    "\\s+$",
+    "[\u4e00-\u9fa5\u0800-\u4e00\uac00-\ud7ff]+",
+    NULL
+};
+static const char *const glm_regexes[] = { glm_regex, NULL };
+static const char *const qwen35_regexes[] = { qwen35_regex, NULL };
+
+/* DeepSeek's added tokens (U+FF5C and U+2581 in their names) */
+static const special deepseek_added[] = {
+    { "<\uff5cbegin\u2581of\u2581sentence\uff5c>", true }, { "<\uff5cend\u2581of\u2581sentence\uff5c>", true },
+    { "<\uff5c\u2581pad\u2581\uff5c>", true }, { "<\uff5cfim\u2581hole\uff5c>", false },
+    { "<\uff5cfim\u2581begin\uff5c>", false }, { "<\uff5cfim\u2581end\uff5c>", false },
+    { "<\uff5cUser\uff5c>", false }, { "<\uff5cAssistant\uff5c>", false },
+    { "<think>", false }, { "</think>", false },
+};
+
+enum family { FAM_QWEN35, FAM_GEMMA4, FAM_GLM4, FAM_DEEPSEEK_V3, FAM_DEEPSEEK_LLM, FAM_KIMI };
+
+/* Kimi K2's named specials: offset from the first id past the ranks (163584
+ * there) and text, as its tokenizer_config.json's added_tokens_decoder */
+static const struct {
+    int         off;
+    const char *text;
+} kimi_specials[] = {
+    { 0, "[BOS]" }, { 1, "[EOS]" }, { 2, "<|im_end|>" }, { 3, "<|im_user|>" }, { 4, "<|im_assistant|>" },
+    { 6, "<|start_header_id|>" }, { 7, "<|end_header_id|>" }, { 9, "[EOT]" }, { 10, "<|im_system|>" },
+    { 17, "<|im_middle|>" }, { 254, "[UNK]" }, { 255, "[PAD]" },
+};
+
+/* GPT-2's byte alphabet back to bytes: the token's bytes into out, their count */
+static size_t token_bytes(const tok *t, unsigned char *out)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < t->n;) {
+        unsigned char c = (unsigned char)t->s[i];
+        unsigned cp = c < 0x80 ? c : (unsigned)(c & 0x1F) << 6 | ((unsigned char)t->s[i + 1] & 0x3F);
+        i += c < 0x80 ? 1 : 2;
+        for (unsigned b = 0; b < 256; b++)
+            if (byte_cp(b) == cp) {
+                out[w++] = (unsigned char)b;
+                break;
+            }
+    }
+    return w;
+}
+
+/* Kimi K2: tiktoken.model (base64 bytes, rank = the trained id), its
+ * tokenizer_config.json and (--model-folder) deepseek2's config.json */
+static void make_kimi(const char *dir)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    FILE *f = open_out(dir, "tiktoken.model");
+    for (size_t i = 0; i < n_toks; i++) {
+        unsigned char b[64];
+        size_t n = token_bytes(&toks[i], b);
+        for (size_t k = 0; k < n; k += 3) {
+            unsigned x = (unsigned)b[k] << 16 | (k + 1 < n ? (unsigned)b[k + 1] << 8 : 0) |
+                         (k + 2 < n ? b[k + 2] : 0);
+            fputc(b64[x >> 18], f);
+            fputc(b64[(x >> 12) & 63], f);
+            fputc(k + 1 < n ? b64[(x >> 6) & 63] : '=', f);
+            fputc(k + 2 < n ? b64[x & 63] : '=', f);
+        }
+        fprintf(f, " %zu\n", i);
+    }
+    close_out(f);
+    f = open_out(dir, "tokenizer_config.json");
+    fputs("{\n  \"added_tokens_decoder\": {\n", f);
+    size_t n_sp = sizeof kimi_specials / sizeof *kimi_specials;
+    for (size_t i = 0; i < n_sp; i++)
+        fprintf(f, "    \"%zu\": {\"content\": \"%s\", \"lstrip\": false, \"normalized\": false, "
+                   "\"rstrip\": false, \"single_word\": false, \"special\": true}%s\n",
+                n_toks + (size_t)kimi_specials[i].off, kimi_specials[i].text, i + 1 < n_sp ? "," : "");
+    fputs("  },\n  \"additional_special_tokens\": [\"<|im_end|>\", \"<|im_user|>\", \"<|im_assistant|>\", "
+          "\"<|start_header_id|>\", \"<|end_header_id|>\", \"[EOT]\", \"<|im_system|>\", \"<|im_middle|>\"],\n"
+          "  \"bos_token\": \"[BOS]\",\n  \"clean_up_tokenization_spaces\": false,\n"
+          "  \"eos_token\": \"[EOS]\",\n  \"extra_special_tokens\": {},\n  \"model_max_length\": 1000000000000000019884624838656,\n"
+          "  \"pad_token\": \"[PAD]\",\n  \"tokenizer_class\": \"TikTokenTokenizer\",\n  \"unk_token\": \"[UNK]\",\n"
+          "  \"auto_map\": {\"AutoTokenizer\": [\"tokenization_kimi.TikTokenTokenizer\", null]}\n}\n", f);
+    close_out(f);
+}
+
+static size_t family_added(enum family fam)
+{
+    return fam == FAM_QWEN35 ? sizeof qwen_added / sizeof *qwen_added
+         : fam == FAM_GLM4   ? sizeof glm_added / sizeof *glm_added
+         : fam == FAM_GEMMA4 || fam == FAM_KIMI ? 0 : sizeof deepseek_added / sizeof *deepseek_added;
+}
+
+static void make_qwen35(const char *dir, enum family fam)
 {
     int byte_id[256];
     /* GPT-2's order: the printable bytes first, then the others */
@@ -364,18 +504,30 @@ static void make_qwen35(const char *dir)
         }
     words_byte_level(byte_id);
     train(420, 24);
-    size_t n_added = sizeof qwen_added / sizeof *qwen_added;
+    if (fam == FAM_KIMI) {
+        make_kimi(dir);
+        return;
+    }
+    const bool glm = fam == FAM_GLM4, ds = fam == FAM_DEEPSEEK_V3 || fam == FAM_DEEPSEEK_LLM;
+    const special *added = glm ? glm_added : ds ? deepseek_added : qwen_added;
+    size_t n_added = family_added(fam);
+    const char *const *regexes = glm ? glm_regexes : fam == FAM_DEEPSEEK_V3 ? deepseek_v3_regexes
+                               : fam == FAM_DEEPSEEK_LLM ? deepseek_llm_regexes : qwen35_regexes;
 
     FILE *f = open_out(dir, "tokenizer.json");
     fputs("{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n", f);
-    write_added(f, qwen_added, n_added, (int)n_toks, false);
-    fputs("  \"normalizer\": {\"type\": \"NFC\"},\n", f);
-    fputs("  \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [\n"
-          "    {\"type\": \"Split\", \"pattern\": {\"Regex\": ", f);
-    json_put_str(f, qwen35_regex, strlen(qwen35_regex));
-    fputs("}, \"behavior\": \"Isolated\", \"invert\": false},\n"
-          "    {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, "
-          "\"use_regex\": false}\n  ]},\n", f);
+    write_added(f, added, n_added, (int)n_toks, false);
+    fputs(fam == FAM_QWEN35 ? "  \"normalizer\": {\"type\": \"NFC\"},\n" : "  \"normalizer\": null,\n", f);
+    fputs("  \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [\n", f);
+    for (const char *const *r = regexes; *r; r++) {
+        fputs("    {\"type\": \"Split\", \"pattern\": {\"Regex\": ", f);
+        json_put_str(f, *r, strlen(*r));
+        fputs("}, \"behavior\": \"Isolated\", \"invert\": false},\n", f);
+    }
+    if (fam == FAM_DEEPSEEK_LLM)
+        fputs("    {\"type\": \"Digits\", \"individual_digits\": false},\n", f);
+    fprintf(f, "    {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": %s, "
+            "\"use_regex\": false}\n  ]},\n", fam == FAM_QWEN35 ? "false" : "true");
     fputs("  \"post_processor\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
           "\"trim_offsets\": false, \"use_regex\": false},\n", f);
     fputs("  \"decoder\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
@@ -387,6 +539,32 @@ static void make_qwen35(const char *dir)
     fputs("  }\n}\n", f);
     close_out(f);
 
+    if (ds) { /* DeepSeek-V3's: BOS added, EOS also the padding */
+        f = open_out(dir, "tokenizer_config.json");
+        fputs("{\n  \"add_bos_token\": true,\n  \"add_eos_token\": false,\n"
+              "  \"bos_token\": {\"__type\": \"AddedToken\", \"content\": \"<\uff5cbegin\u2581of\u2581sentence\uff5c>\", "
+              "\"lstrip\": false, \"normalized\": true, \"rstrip\": false, \"single_word\": false},\n"
+              "  \"clean_up_tokenization_spaces\": false,\n"
+              "  \"eos_token\": {\"__type\": \"AddedToken\", \"content\": \"<\uff5cend\u2581of\u2581sentence\uff5c>\", "
+              "\"lstrip\": false, \"normalized\": true, \"rstrip\": false, \"single_word\": false},\n"
+              "  \"legacy\": true,\n  \"model_max_length\": 131072,\n"
+              "  \"pad_token\": {\"__type\": \"AddedToken\", \"content\": \"<\uff5cend\u2581of\u2581sentence\uff5c>\", "
+              "\"lstrip\": false, \"normalized\": true, \"rstrip\": false, \"single_word\": false},\n"
+              "  \"sp_model_kwargs\": {},\n  \"unk_token\": null,\n"
+              "  \"tokenizer_class\": \"LlamaTokenizerFast\"\n}\n", f);
+        close_out(f);
+        return;
+    }
+    if (glm) { /* GLM-4.5's, without the added_tokens_decoder it repeats */
+        f = open_out(dir, "tokenizer_config.json");
+        fputs("{\n  \"clean_up_tokenization_spaces\": false,\n  \"do_lower_case\": false,\n"
+              "  \"eos_token\": \"<|endoftext|>\",\n  \"extra_special_tokens\": {},\n"
+              "  \"model_max_length\": 128000,\n  \"pad_token\": \"<|endoftext|>\",\n"
+              "  \"padding_side\": \"left\",\n  \"remove_space\": false,\n"
+              "  \"tokenizer_class\": \"PreTrainedTokenizer\"\n}\n", f);
+        close_out(f);
+        return;
+    }
     f = open_out(dir, "tokenizer_config.json");
     fputs("{\n  \"add_bos_token\": false,\n  \"add_prefix_space\": false,\n"
           "  \"bos_token\": null,\n  \"eos_token\": \"<|im_end|>\",\n  \"pad_token\": \"<|endoftext|>\",\n"
@@ -465,10 +643,23 @@ static void make_gemma4(const char *dir)
  * so that a converter's --vocab-only takes DIR for a model folder (the
  * config's bos/eos ids are the ones tests/data/tok's references were made
  * with). */
-static void make_model_folder(const char *dir, bool qwen35, size_t vocab_size)
+static void make_model_folder(const char *dir, enum family fam, size_t vocab_size)
 {
     FILE *f = open_out(dir, "config.json");
-    if (qwen35)
+    if (fam == FAM_GLM4) /* GLM-4.5's special ids: eos a list, pad <|endoftext|>, no bos */
+        fprintf(f, "{\n  \"architectures\": [\"Glm4MoeForCausalLM\"],\n  \"model_type\": \"glm4_moe\",\n"
+                   "  \"vocab_size\": %zu,\n  \"hidden_size\": 128,\n  \"intermediate_size\": 256,\n"
+                   "  \"num_hidden_layers\": 3,\n  \"num_attention_heads\": 4,\n  \"num_key_value_heads\": 2,\n"
+                   "  \"max_position_embeddings\": 2048,\n  \"rms_norm_eps\": 1e-05,\n  \"attention_bias\": true,\n"
+                   "  \"eos_token_id\": [%zu, %zu, %zu],\n  \"pad_token_id\": %zu,\n"
+                   "  \"tie_word_embeddings\": false,\n  \"head_dim\": 32,\n  \"hidden_act\": \"silu\",\n"
+                   "  \"partial_rotary_factor\": 0.5,\n  \"use_qk_norm\": true,\n  \"moe_intermediate_size\": 32,\n"
+                   "  \"n_routed_experts\": 8,\n  \"n_shared_experts\": 1,\n  \"num_experts_per_tok\": 2,\n"
+                   "  \"n_group\": 1,\n  \"topk_group\": 1,\n  \"first_k_dense_replace\": 1,\n"
+                   "  \"norm_topk_prob\": true,\n  \"routed_scaling_factor\": 1.0,\n"
+                   "  \"num_nextn_predict_layers\": 1,\n  \"rope_theta\": 1000000.0,\n  \"rope_scaling\": null\n}\n",
+                vocab_size, n_toks, n_toks + 7, n_toks + 9, n_toks);
+    else if (fam == FAM_QWEN35)
         fprintf(f, "{\n  \"architectures\": [\"Qwen3_5ForCausalLM\"],\n  \"model_type\": \"qwen3_5_text\",\n"
                    "  \"vocab_size\": %zu,\n  \"hidden_size\": 64,\n  \"intermediate_size\": 128,\n"
                    "  \"num_hidden_layers\": 4,\n  \"num_attention_heads\": 2,\n  \"num_key_value_heads\": 1,\n"
@@ -505,18 +696,28 @@ static void make_model_folder(const char *dir, bool qwen35, size_t vocab_size)
 
 int main(int argc, char **argv)
 {
+    static const char *const names[] = { "qwen35", "gemma4", "glm4", "deepseek-v3", "deepseek-llm", "kimi" };
     const bool folder = argc == 4 && !strcmp(argv[3], "--model-folder");
-    if ((argc != 3 && !folder) || (strcmp(argv[1], "qwen35") && strcmp(argv[1], "gemma4"))) {
-        fprintf(stderr, "usage: mktokjson qwen35|gemma4 DIR [--model-folder]\n");
+    int fam = -1;
+    for (int i = 0; argc >= 2 && i < 6; i++)
+        if (!strcmp(argv[1], names[i]))
+            fam = i;
+    if ((argc != 3 && !folder) || fam < 0) {
+        fprintf(stderr, "usage: mktokjson qwen35|gemma4|glm4|deepseek-v3|deepseek-llm|kimi DIR "
+                        "[--model-folder]\n");
         return 2;
     }
-    const bool qwen35 = !strcmp(argv[1], "qwen35");
-    if (qwen35)
-        make_qwen35(argv[2]);
-    else
+    if (folder && (fam == FAM_DEEPSEEK_V3 || fam == FAM_DEEPSEEK_LLM || fam == FAM_KIMI)) {
+        fprintf(stderr, "mktokjson: --model-folder is for qwen35, gemma4 and glm4\n");
+        return 2;
+    }
+    size_t n_added = family_added((enum family)fam);
+    if (fam == FAM_GEMMA4)
         make_gemma4(argv[2]);
+    else
+        make_qwen35(argv[2], (enum family)fam);
     if (folder)
-        make_model_folder(argv[2], qwen35, n_toks + (qwen35 ? sizeof qwen_added / sizeof *qwen_added : 0));
+        make_model_folder(argv[2], (enum family)fam, n_toks + n_added);
     for (size_t i = 0; i < n_toks; i++)
         free(toks[i].s);
     for (size_t w = 0; w < n_words; w++)

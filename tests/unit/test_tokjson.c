@@ -58,6 +58,9 @@ static const struct {
     { "{\"type\": \"Metaspace\", \"replacement\": \"x\"}", NULL },
     { "{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"a\"}, "
       "\"behavior\": \"Removed\", \"invert\": false}, " BYTELEVEL("false") "]}", NULL },
+    /* deepseek-llm's Digits without individual_digits is a \p{N}+ split: alone it is no row */
+    { "{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Digits\", \"individual_digits\": false}, "
+      BYTELEVEL("false") "]}", NULL },
     { "null", NULL },
 };
 
@@ -74,7 +77,7 @@ START_TEST(test_pre)
     } else {
         ck_assert_ptr_null(pre);
         ck_assert_ptr_nonnull(strstr(err.msg, "pre-tokenizer"));
-        ck_assert_ptr_nonnull(strstr(err.msg, "recognised: llama-bpe, qwen2, qwen35, gpt-4o, gpt-2, smollm"));
+        ck_assert_ptr_nonnull(strstr(err.msg, "recognised: llama-bpe, qwen2, qwen35, gpt-4o, deepseek-v3, deepseek-llm, gpt-2, smollm"));
     }
     json_free(tj);
 }
