@@ -1114,6 +1114,30 @@ static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, cons
     return 1;
 }
 
+/* The packed source of st (its packed tensor, or a BitNet weight) taken
+ * (qpack_take) and added as `name` (perm, block, expert, row: its mapping): a
+ * tensor of its own, or an expert's slice of a stack (ex). 0, or -1 with
+ * err. */
+static int qpack_place(src_model *m, hf_state *s, experts *ex, const st_tensor *st, const char *name,
+                       uint8_t perm, int block, int expert, const gguf_arch_tensor *row, gguf_error *err)
+{
+    qpack_src *q;
+    if (qpack_take(&s->qp, &s->fp8, st->name, &q, err))
+        return -1;
+    if (expert >= 0)
+        return experts_add(ex, m, s, row, block, expert, st, q, err);
+    const int64_t ne[2] = { q->cols, q->rows };
+    src_tensor *t = src_add_tensor(m, name, SRC_QPACK, 2, ne, q->packed);
+    if (!t) {
+        free(q);
+        return gguf_error_set(err, "out of memory");
+    }
+    t->qp = q;
+    t->permute = perm;
+    t->from = (src_origin){ shard_of(s, st), st->name };
+    return 0;
+}
+
 /* An integer-packed weight (qpack.h) of st, when st is its packed tensor: a
  * tensor of its own, or an expert's slice of a stack (ex). kh: DeepSeek's
  * heads (its multi-token prediction layers dropped), or NULL. 0, or -1 with
@@ -1137,21 +1161,7 @@ static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *k
     if (r < 0)
         return gguf_error_set(err, "%s: tensor '%s': no %s tensor of that name (cannot map it)",
                               shard_of(s, st), wname, gguf_arch_name(m->arch));
-    qpack_src *q;
-    if (qpack_take(&s->qp, &s->fp8, st->name, &q, err))
-        return -1;
-    if (expert >= 0)
-        return experts_add(ex, m, s, row, block, expert, st, q, err);
-    const int64_t ne[2] = { q->cols, q->rows };
-    src_tensor *t = src_add_tensor(m, name, SRC_QPACK, 2, ne, q->packed);
-    if (!t) {
-        free(q);
-        return gguf_error_set(err, "out of memory");
-    }
-    t->qp = q;
-    t->permute = perm;
-    t->from = (src_origin){ shard_of(s, st), st->name };
-    return 0;
+    return qpack_place(m, s, ex, st, name, perm, block, expert, row, err);
 }
 
 static int load_weights(src_model *m, hf_state *s, gguf_error *err)
@@ -1201,7 +1211,8 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
         return -1;
     if (s->qp.kind != QPACK_NONE && gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET))
         return gguf_error_set(err, "config.json: quantization_config %s: not supported for %s "
-                              "checkpoints yet", s->qp.kind == QPACK_CT ? "compressed-tensors" : "gptq",
+                              "checkpoints yet", s->qp.kind == QPACK_CT ? "compressed-tensors" :
+                              s->qp.kind == QPACK_GPTQ ? "gptq" : "bitnet",
                               gguf_arch_name(m->arch));
 
     const json_value *rs = json_get(s->config, "rope_scaling");
@@ -1252,6 +1263,9 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             if (r < 0) {
                 rc2 = gguf_error_set(err, "tensor '%s': no %s tensor of that name (cannot map it)",
                                      st->name, gguf_arch_name(m->arch));
+            } else if (qpack_in_place(&s->qp, &s->fp8, st->name)) {
+                /* a BitNet weight: dequant_model replaces it where it stands */
+                rc2 = qpack_place(m, s, &ex, st, name, perm, block, expert, row, err);
             } else if (src_dtype_of(st->dtype) < 0) {
                 rc2 = gguf_error_set(err, "tensor '%s': unsupported dtype %s (F32, F16, BF16)",
                                      st->name, st->dtype);

@@ -1477,8 +1477,10 @@ fi
 rm -rf "$TMP/qwen3ct-rand"
 # Packed experts: Kimi K2's layout (INT4 routed experts, the rest BF16) on
 # deepseek2-rand, and packed qwen3moe-rands (every projection, experts too:
-# compressed-tensors with zero points, GPTQ desc_act)
-for pq in "deepseek2kimi kimi deepseek2-rand" "qwen3moect ct qwen3moe-rand" "qwen3moegptq gptq qwen3moe-rand"; do
+# compressed-tensors with zero points, GPTQ desc_act); BitNet ternary
+# weights (Falcon3-*-1.58bit's layout) on llama3rope-rand
+for pq in "deepseek2kimi kimi deepseek2-rand" "qwen3moect ct qwen3moe-rand" "qwen3moegptq gptq qwen3moe-rand" \
+          "llama3bitnet bitnet llama3rope-rand"; do
     read -r pm pk pf <<<"$pq"
     if ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
         skip_block "packed experts manifests ($pm)" "no python3 with NumPy, or no models/$pf" 16

@@ -43,6 +43,12 @@ else
     same "qwen3moect-rand (packed experts) Q4_K_M" "$TMP/qwen3moect-rand" Q4_K_M
 fi
 rm -rf "$TMP/deepseek2kimi-rand" "$TMP/qwen3moect-rand"
+if ! mkqpack bitnet "$TMP/llama3bitnet-rand" llama3rope-rand; then
+    skip "one pass from BitNet weights" "no python3 with NumPy, or no models/llama3rope-rand"
+else
+    same "llama3bitnet-rand (BitNet) Q4_K_M" "$TMP/llama3bitnet-rand" Q4_K_M
+fi
+rm -rf "$TMP/llama3bitnet-rand"
 if need_fixture models/qwen3-rand "one pass from BF16" 2; then
     same "qwen3-rand Q4_K_M" "$M/qwen3-rand" Q4_K_M
     same "qwen3-rand Q8_0 (the preset, not --outtype q8_0)" "$M/qwen3-rand" 7

@@ -589,7 +589,7 @@ fi
 # llama-quantize e21cdc11 quantizes the bf16 conversion of llama.cpp's
 # converter (tests/data/qpack/README.md)
 for pq in "qwen3ct ct qwen3-rand" "qwen3gptq gptq qwen3-rand" "deepseek2kimi kimi deepseek2-rand" \
-          "qwen3moect ct qwen3moe-rand"; do
+          "qwen3moect ct qwen3moe-rand" "llama3bitnet bitnet llama3rope-rand"; do
     read -r pm pk pf <<<"$pq"
     if [ ! -x "$BIN/gguf-convert" ] || ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
         skip "$pm-rand bf16 to Q4_K_M" "no gguf-convert, python3 with NumPy or models/$pf"
