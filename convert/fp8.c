@@ -279,7 +279,8 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
         if (is_f8(t->dtype) && !p->on)
             return gguf_error_set(err, "%s: tensor '%s' is F8_E4M3, but config.json has no "
                                   "quantization_config with quant_method fp8", file, t->name);
-        if (!p->int8 && !strcmp(t->dtype, "I8") && strcmp(method ? method : "", "bitnet")) { /* int8 codes with a scale beside them */
+        /* int8 codes with a scale beside them (under bitnet: its weights) */
+        if (!p->int8 && !strcmp(t->dtype, "I8") && strcmp(method ? method : "", "bitnet")) {
             char sname[512];
             snprintf(sname, sizeof sname, "%s_scale", t->name);
             if (fp8_find(p, sname))
