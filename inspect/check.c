@@ -222,6 +222,10 @@ int check_llama_loader(const gguf_file *f, char *msg, size_t size)
     gguf_error err;
     if (gguf_get_str(f, GGUF_KEY_ARCHITECTURE, &a, &err) || a.len != 9 || memcmp(a.ptr, "deepseek2", 9))
         return 0;
+    /* a model (a LoRA adapter has no hyper-parameters of its own) */
+    gguf_str type;
+    if (!gguf_get_str(f, "general.type", &type, &err) && !(type.len == 5 && !memcmp(type.ptr, "model", 5)))
+        return 0;
     /* the loader's n_vocab: {arch}.vocab_size, else the token list's length */
     const gguf_kv *toks = gguf_lookup_kv(f, GGUF_KEY_TOK_TOKENS);
     int64_t vocab = key_int(f, "deepseek2", GGUF_KEY_VOCAB_SIZE, -1);

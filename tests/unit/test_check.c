@@ -44,14 +44,14 @@ END_TEST
 /* A GGUF of the keys general.architecture = arch and, when >= 0,
  * deepseek2.block_count (u32), deepseek2.vocab_size (u32),
  * deepseek2.attention.q_lora_rank (u32), and a tokenizer.ggml.tokens of
- * n_tok strings. No tensors. */
+ * n_tok strings (n_tok < 0: general.type "adapter" instead). No tensors. */
 static size_t mkfile(unsigned char *b, const char *arch, int64_t blocks, int64_t vocab, int64_t q_lora,
                      int n_tok)
 {
     size_t o = 0;
 #define PUT(v, n) do { uint64_t x_ = (v); for (int i_ = 0; i_ < (n); i_++) b[o++] = (unsigned char)(x_ >> (8 * i_)); } while (0)
 #define STR(s) do { PUT(strlen(s), 8); memcpy(b + o, s, strlen(s)); o += strlen(s); } while (0)
-    const int n = 1 + (blocks >= 0) + (vocab >= 0) + (q_lora >= 0) + (n_tok > 0);
+    const int n = 1 + (blocks >= 0) + (vocab >= 0) + (q_lora >= 0) + (n_tok != 0);
     memcpy(b, "GGUF", 4);
     o = 4;
     PUT(3, 4);
@@ -68,6 +68,11 @@ static size_t mkfile(unsigned char *b, const char *arch, int64_t blocks, int64_t
         STR(keys[k]);
         PUT(4, 4); /* u32 */
         PUT(vals[k], 4);
+    }
+    if (n_tok < 0) {
+        STR("general.type");
+        PUT(8, 4);
+        STR("adapter");
     }
     if (n_tok > 0) {
         STR("tokenizer.ggml.tokens");
@@ -106,9 +111,10 @@ START_TEST(test_from_file)
     /* the token list counts when there is no vocab_size */
     ck_assert_int_eq(loader_of("deepseek2", 48, -1, -1, 7, msg), 1);
     ck_assert_ptr_nonnull(strstr(msg, "not at 48 blocks (7 tokens)"));
-    /* other architectures: nothing to say */
+    /* other architectures, and files not of a model: nothing to say */
     ck_assert_int_eq(loader_of("llama", 3, 512, -1, 0, msg), 0);
     ck_assert_int_eq(loader_of("deepseek2x", 3, 512, -1, 0, msg), 0);
+    ck_assert_int_eq(loader_of("deepseek2", 3, 512, -1, -1, msg), 0); /* general.type adapter */
 }
 END_TEST
 
