@@ -182,7 +182,7 @@ TOOL_LIBS     = $(shell $(PKG_CONFIG) --libs yaml-0.1 zlib libxxhash nettle 2>/d
 TEST_MODULE_convert  := test_arch test_fp8 test_llama2c test_lora test_override test_qpack test_safetensors \
                         test_spm test_tiktoken test_tokjson test_torch mkmeta
 TEST_MODULE_edit     := test_edit_actions test_lora_merge
-TEST_MODULE_inspect  := test_emit test_memory
+TEST_MODULE_inspect  := test_emit test_memory test_check
 TEST_MODULE_quantize := test_target
 TEST_MODULE_run      := test_forward test_importance test_kernels test_kldstats
 test_tool    = $(strip $(foreach t,$(TOOLS),$(if $(filter $(1),$(TEST_MODULE_$(t))),$(t))))

@@ -215,11 +215,11 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
     if (qc && qc->type == JSON_OBJECT && !method)
         return gguf_error_set(err, "config.json: quantization_config has no quant_method");
     /* mxfp4 is gpt-oss's own (its experts are written as they are);
-     * compressed-tensors and gptq are qpack.h's */
+     * compressed-tensors, gptq and bitnet are qpack.h's */
     if (method && strcmp(method, "fp8") && strcmp(method, "mxfp4") &&
-        strcmp(method, "compressed-tensors") && strcmp(method, "gptq"))
+        strcmp(method, "compressed-tensors") && strcmp(method, "gptq") && strcmp(method, "bitnet"))
         return gguf_error_set(err, "config.json: quantization_config quant_method '%s' is not "
-                              "supported (fp8, compressed-tensors or gptq)", method);
+                              "supported (fp8, compressed-tensors, gptq or bitnet)", method);
     size_t n = 0;
     for (int k = 0; k < n_shards; k++)
         n += shards[k].n;
@@ -279,7 +279,8 @@ int fp8_plan_read(fp8_plan *p, const json_value *config, const st_file *shards,
         if (is_f8(t->dtype) && !p->on)
             return gguf_error_set(err, "%s: tensor '%s' is F8_E4M3, but config.json has no "
                                   "quantization_config with quant_method fp8", file, t->name);
-        if (!p->int8 && !strcmp(t->dtype, "I8")) { /* int8 codes with a scale beside them */
+        /* int8 codes with a scale beside them (under bitnet: its weights) */
+        if (!p->int8 && !strcmp(t->dtype, "I8") && strcmp(method ? method : "", "bitnet")) {
             char sname[512];
             snprintf(sname, sizeof sname, "%s_scale", t->name);
             if (fp8_find(p, sname))

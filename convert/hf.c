@@ -1158,6 +1158,35 @@ static int kv_b_split_packed(src_model *m, hf_state *s, const st_tensor *st, con
     return 1;
 }
 
+/* The packed source of st (its packed tensor, or a BitNet weight) taken
+ * (qpack_take) and added as `name` (perm, block, expert, row: its mapping): a
+ * tensor of its own, or an expert's slice of a stack (ex). 0, or -1 with
+ * err. */
+static int qpack_place(src_model *m, hf_state *s, experts *ex, const lin_heads *lh, const st_tensor *st,
+                       const char *name, uint8_t perm, int block, int expert, const gguf_arch_tensor *row,
+                       gguf_error *err)
+{
+    qpack_src *q;
+    if (qpack_take(&s->qp, &s->fp8, st->name, &q, err))
+        return -1;
+    if (expert >= 0)
+        return experts_add(ex, m, s, row, block, expert, st, q, err);
+    const int64_t ne[2] = { q->cols, q->rows };
+    src_tensor *t = src_add_tensor(m, name, SRC_QPACK, 2, ne, q->packed);
+    if (!t) {
+        free(q);
+        return gguf_error_set(err, "out of memory");
+    }
+    t->qp = q;
+    t->permute = perm;
+    t->from = (src_origin){ shard_of(s, st), st->name };
+    if (lh && linear_attn(t, gguf_arch_tensor_role(row), lh, err)) {
+        gguf_error_prefix(err, "%s: ", shard_of(s, st));
+        return -1;
+    }
+    return 0;
+}
+
 /* An integer-packed weight (qpack.h) of st, when st is its packed tensor: a
  * tensor of its own, or an expert's slice of a stack (ex). kh: DeepSeek's
  * heads (its multi-token prediction layers dropped), or NULL; lh: Qwen 3.5's
@@ -1181,25 +1210,7 @@ static int qpack_add(src_model *m, hf_state *s, experts *ex, const kv_b_heads *k
     if (r < 0)
         return gguf_error_set(err, "%s: tensor '%s': no %s tensor of that name (cannot map it)",
                               shard_of(s, st), wname, gguf_arch_name(m->arch));
-    qpack_src *q;
-    if (qpack_take(&s->qp, &s->fp8, st->name, &q, err))
-        return -1;
-    if (expert >= 0)
-        return experts_add(ex, m, s, row, block, expert, st, q, err);
-    const int64_t ne[2] = { q->cols, q->rows };
-    src_tensor *t = src_add_tensor(m, name, SRC_QPACK, 2, ne, q->packed);
-    if (!t) {
-        free(q);
-        return gguf_error_set(err, "out of memory");
-    }
-    t->qp = q;
-    t->permute = perm;
-    t->from = (src_origin){ shard_of(s, st), st->name };
-    if (lh && linear_attn(t, gguf_arch_tensor_role(row), lh, err)) {
-        gguf_error_prefix(err, "%s: ", shard_of(s, st));
-        return -1;
-    }
-    return 0;
+    return qpack_place(m, s, ex, lh, st, name, perm, block, expert, row, err);
 }
 
 static int load_weights(src_model *m, hf_state *s, gguf_error *err)
@@ -1247,6 +1258,13 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                       s->n_shards, err) ||
         qpack_plan_read(&s->qp, s->config, err) || qpack_plan_check(&s->qp, &s->fp8, err))
         return -1;
+    /* BitNet weights are placed in the main pass, where neither Qwen 3.5's
+     * V-head reorder nor DeepSeek's kv_b_proj split of the dequantized
+     * values is wired */
+    if (s->qp.kind == QPACK_BITNET &&
+        (gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET) || fact(m->arch, GGUF_FACT_KV_B_SPLIT)))
+        return gguf_error_set(err, "config.json: quantization_config bitnet: not supported for %s "
+                              "checkpoints yet", gguf_arch_name(m->arch));
 
     const json_value *rs = json_get(s->config, "rope_scaling");
     const char *rope_type = json_str(json_get(rs, "rope_type"));
@@ -1296,6 +1314,9 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             if (r < 0) {
                 rc2 = gguf_error_set(err, "tensor '%s': no %s tensor of that name (cannot map it)",
                                      st->name, gguf_arch_name(m->arch));
+            } else if (qpack_in_place(&s->qp, &s->fp8, st->name)) {
+                /* a BitNet weight: dequant_model replaces it where it stands */
+                rc2 = qpack_place(m, s, &ex, NULL, st, name, perm, block, expert, row, err);
             } else if (src_dtype_of(st->dtype) < 0) {
                 rc2 = gguf_error_set(err, "tensor '%s': unsupported dtype %s (F32, F16, BF16)",
                                      st->name, st->dtype);

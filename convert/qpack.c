@@ -159,6 +159,48 @@ void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8
         out[k] = gptq_value(g, n, k, qweight, qzeros, gidx, scale, ctx);
 }
 
+int bitnet_check(bitnet_pack *b, const char *name, const int64_t *wshape, int wdims,
+                 const int64_t *sshape, int sdims, gguf_error *err)
+{
+    memset(b, 0, sizeof *b);
+    if (wdims != 2 || wshape[0] <= 0 || wshape[1] <= 0 || wshape[0] > INT64_MAX / 4)
+        return gguf_error_set(err, "%s: a BitNet weight is not two positive dimensions", name);
+    int64_t n = 1;
+    for (int d = 0; d < sdims; d++)
+        n = sshape[d] == 1 ? n : 0;
+    if (n != 1) {
+        char got[160];
+        size_t at = (size_t)snprintf(got, sizeof got, "[");
+        for (int d = 0; d < sdims && at < sizeof got; d++)
+            at += (size_t)snprintf(got + at, sizeof got - at, "%s%lld", d ? ", " : "", (long long)sshape[d]);
+        if (at < sizeof got)
+            snprintf(got + at, sizeof got - at, "]");
+        return gguf_error_set(err, "%s: weight_scale of shape %s (BitNet weights take one factor)", name, got);
+    }
+    b->prows = wshape[0];
+    b->rows = wshape[0] * 4;
+    b->cols = wshape[1];
+    return 0;
+}
+
+int bitnet_check_scale(const char *name, float scale, gguf_error *err)
+{
+    if (!isfinite(scale) || scale == 0)
+        return gguf_error_set(err, "tensor '%s' is %s (the weight is divided by it: a finite factor other "
+                              "than 0 expected)", name,
+                              isnan(scale) ? "NaN" : isinf(scale) ? (scale > 0 ? "+Inf" : "-Inf") : "0");
+    return 0;
+}
+
+void bitnet_row(const bitnet_pack *b, int64_t r, const uint8_t *packed, float scale, float *out)
+{
+    static const float value[4] = { -1.0f, 0.0f, 1.0f, 2.0f };
+    const int shift = (int)(r / b->prows) * 2;
+    const uint8_t *row = packed + (size_t)((r % b->prows) * b->cols);
+    for (int64_t c = 0; c < b->cols; c++)
+        out[c] = value[row[c] >> shift & 3] / scale;
+}
+
 /* ------------------------------------------------------------------------
  * The wiring (hf.c)
  * ------------------------------------------------------------------------ */
@@ -171,8 +213,10 @@ static bool ends_with(const char *s, const char *suffix)
 
 static const char *const CT_PARTS[] = { ".weight_scale", ".weight_shape", ".weight_zero_point" };
 static const char *const GPTQ_PARTS[] = { ".qzeros", ".scales", ".g_idx" };
+static const char *const BITNET_PARTS[] = { ".weight_scale" };
 #define CT_MAIN ".weight_packed"
 #define GPTQ_MAIN ".qweight"
+#define BITNET_MAIN ".weight"
 
 /* quantization_config's member key as an int (absent: dflt; dflt < 0: required). */
 static int qc_int(const json_value *obj, const char *where, const char *key, int64_t dflt, int64_t lo,
@@ -321,12 +365,18 @@ int qpack_plan_read(qpack_plan *p, const json_value *config, gguf_error *err)
         return read_ct(p, qc, err);
     if (!strcmp(method, "gptq"))
         return read_gptq(p, qc, err);
+    if (!strcmp(method, "bitnet"))
+        p->kind = QPACK_BITNET; /* dequant_bitnet reads nothing else of it */
     return 0;
 }
 
 /* The part suffixes of the plan's kind, and its packed tensor's. */
 static const char *const *parts_of(const qpack_plan *p, const char **main)
 {
+    if (p->kind == QPACK_BITNET) {
+        *main = BITNET_MAIN;
+        return BITNET_PARTS;
+    }
     *main = p->kind == QPACK_GPTQ ? GPTQ_MAIN : CT_MAIN;
     return p->kind == QPACK_GPTQ ? GPTQ_PARTS : CT_PARTS;
 }
@@ -334,7 +384,7 @@ static const char *const *parts_of(const qpack_plan *p, const char **main)
 bool qpack_is_main(const qpack_plan *p, const char *name, char *weight, size_t size)
 {
     const char *main;
-    if (p->kind == QPACK_NONE)
+    if (p->kind == QPACK_NONE || p->kind == QPACK_BITNET)
         return false;
     parts_of(p, &main);
     if (!ends_with(name, main))
@@ -348,6 +398,8 @@ bool qpack_consumed(const qpack_plan *p, const char *name)
     const char *main;
     if (p->kind == QPACK_NONE)
         return false;
+    if (p->kind == QPACK_BITNET) /* the weights stay where they are */
+        return ends_with(name, BITNET_PARTS[0]);
     const char *const *parts = parts_of(p, &main);
     if (ends_with(name, main))
         return true;
@@ -364,11 +416,52 @@ static const char *swap_suffix(char *buf, size_t size, const char *name, const c
     return buf;
 }
 
+/* A BitNet weight's scale, when name is a weight with one beside it. */
+static const struct fp8_entry *bitnet_scale_of(const fp8_plan *index, const char *name)
+{
+    char buf[512];
+    if (!ends_with(name, BITNET_MAIN) || strlen(name) + 7 > sizeof buf)
+        return NULL;
+    return fp8_find(index, swap_suffix(buf, sizeof buf, name, BITNET_MAIN, BITNET_PARTS[0]));
+}
+
+bool qpack_in_place(const qpack_plan *p, const fp8_plan *index, const char *name)
+{
+    return p->kind == QPACK_BITNET && bitnet_scale_of(index, name);
+}
+
+/* BitNet: every scale beside its weight; a byte weight with a scale and no
+ * plan named. */
+static int bitnet_plan_check(const qpack_plan *p, const st_tensor *t, const char *file,
+                             const fp8_plan *index, gguf_error *err)
+{
+    char buf[512];
+    if (p->kind == QPACK_NONE) {
+        if (!strcmp(t->dtype, "U8") && bitnet_scale_of(index, t->name))
+            return gguf_error_set(err, "%s: tensor '%s' is U8 with a '%s_scale' (a BitNet weight), but "
+                                  "config.json has no quantization_config with quant_method bitnet",
+                                  file, t->name, t->name);
+        return 0;
+    }
+    if (!strcmp(t->dtype, "U8") && ends_with(t->name, BITNET_MAIN) && !bitnet_scale_of(index, t->name))
+        return gguf_error_set(err, "%s: tensor '%s' is U8 but has no '%s_scale' beside it (a BitNet weight "
+                              "without its factor)", file, t->name, t->name);
+    if (ends_with(t->name, BITNET_PARTS[0]) &&
+        !fp8_find(index, swap_suffix(buf, sizeof buf, t->name, BITNET_PARTS[0], BITNET_MAIN)))
+        return gguf_error_set(err, "%s: tensor '%s' belongs to '%s', which the checkpoint "
+                              "does not have", file, t->name, buf);
+    return 0;
+}
+
 int qpack_plan_check(const qpack_plan *p, const fp8_plan *index, gguf_error *err)
 {
     for (size_t i = 0; i < index->n_index; i++) {
         const st_tensor *t = index->index[i].t;
         const char *file = index->index[i].file;
+        if ((p->kind == QPACK_NONE || p->kind == QPACK_BITNET) && bitnet_plan_check(p, t, file, index, err))
+            return -1;
+        if (p->kind == QPACK_BITNET)
+            continue;
         if (p->kind == QPACK_NONE) {
             if (ends_with(t->name, CT_MAIN) || ends_with(t->name, GPTQ_MAIN))
                 return gguf_error_set(err, "%s: tensor '%s' is a packed quantized weight, but "
@@ -490,7 +583,10 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
     const st_tensor *touched[4] = { NULL }; /* the parts the checks read */
     if (!w)
         rc = gguf_error_set(err, "tensor '%s': not found", name);
-    else if (strcmp(w->dtype, "I32"))
+    else if (p->kind == QPACK_BITNET) {
+        if (strcmp(w->dtype, "U8") && strcmp(w->dtype, "I8"))
+            rc = gguf_error_set(err, "tensor '%s' is %s (U8 or I8 expected: a BitNet weight)", name, w->dtype);
+    } else if (strcmp(w->dtype, "I32"))
         rc = gguf_error_set(err, "tensor '%s' is %s (I32 expected)", name, w->dtype);
     const st_tensor *sc = rc ? NULL : part(index, name, main, sfx[p->kind == QPACK_GPTQ ? 1 : 0], "F32,F16,BF16",
                                            false, &file, err, &rc);
@@ -502,7 +598,17 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
         add_part(q, w);
         add_part(q, sc);
     }
-    if (!rc && p->kind == QPACK_CT) {
+    if (!rc && p->kind == QPACK_BITNET) {
+        if (bitnet_check(&q->bn, name, w->shape, w->n_dims, sc->shape, sc->n_dims, err))
+            rc = -1;
+        if (!rc) {
+            q->inv = scale_value(q->sdtype, sc->data, 0);
+            q->rows = q->bn.rows;
+            q->cols = q->bn.cols;
+            if (bitnet_check_scale(sc->name, q->inv, err))
+                rc = -1;
+        }
+    } else if (!rc && p->kind == QPACK_CT) {
         const st_tensor *sh = part(index, name, main, sfx[1], "I64,I32", false, &file, err, &rc);
         const st_tensor *zp = rc ? NULL : part(index, name, main, sfx[2], "I32", true, &file, err, &rc);
         int64_t shape[2] = { 0, 0 };
@@ -547,7 +653,7 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
             add_part(q, gi);
         }
     }
-    if (!rc && check_scales(q, sc, err))
+    if (!rc && p->kind != QPACK_BITNET && check_scales(q, sc, err))
         rc = -1;
     /* the pages the checks read (scales, shape, g_idx) dropped again: the
      * writer reads each tensor's long after, and a model's worth of them
@@ -583,6 +689,10 @@ static float qpack_elem(const qpack_src *q, int64_t r, int64_t c)
 {
     if (q->kind == QPACK_GPTQ)
         return gptq_value(&q->gq, r, c, q->packed, q->zero, q->gidx, gptq_scale, q);
+    if (q->kind == QPACK_BITNET) {
+        const uint8_t byte = q->packed[(size_t)((r % q->bn.prows) * q->bn.cols + c)];
+        return (float)((int32_t)(byte >> (r / q->bn.prows * 2) & 3) - 1) / q->inv;
+    }
     const ct_pack *p = &q->ct;
     const int64_t g = c / p->group;
     return (float)(ct_code(p, q->packed + (size_t)(r * p->words) * 4, c) - ct_zero(p, r, g, q->zero)) *
@@ -595,6 +705,8 @@ static void qpack_row(const qpack_src *q, int64_t r, float *out)
     static _Thread_local float sbuf[4096]; /* a row's scales (the writer encodes on several threads) */
     if (q->kind == QPACK_GPTQ) {
         gptq_row(&q->gq, r, q->packed, q->zero, q->gidx, gptq_scale, q, out);
+    } else if (q->kind == QPACK_BITNET) {
+        bitnet_row(&q->bn, r, q->packed, q->inv, out);
     } else if (q->ct.groups <= 4096) {
         for (int64_t g = 0; g < q->ct.groups; g++)
             sbuf[g] = scale_value(q->sdtype, q->scale, r * q->ct.groups + g);
@@ -688,4 +800,13 @@ float qpack_value(const qpack_src *q, int64_t i)
     float v;
     qpack_span(q, &v, 1, i);
     return v;
+}
+
+void qpack_origin(const qpack_src *q, char *out, size_t size)
+{
+    if (q->kind == QPACK_BITNET)
+        snprintf(out, size, ", BitNet-packed [%lld, %lld]: %lld rows of four values a byte", (long long)q->bn.prows,
+                 (long long)q->bn.cols, (long long)q->bn.rows);
+    else
+        snprintf(out, size, ", packed: [%lld, %lld]", (long long)q->rows, (long long)q->cols);
 }

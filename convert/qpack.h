@@ -2,7 +2,8 @@
  * qpack.h — the integer-packed quantized sources llama.cpp e21cdc11's
  * ModelBase.dequant_model turns into float32: compressed-tensors
  * "pack-quantized" (weight_packed / weight_scale / weight_zero_point /
- * weight_shape) and GPTQ (qweight / qzeros / scales / g_idx).
+ * weight_shape), GPTQ (qweight / qzeros / scales / g_idx) and BitNet
+ * ternary weights (quant_method "bitnet": weight / weight_scale).
  *
  * These are the kernels and the shape checks, one output row at a time (so
  * a converter streams: one row of float32 resident, the packed tensors
@@ -17,7 +18,9 @@
  * than 2, 4, 8 (3 is NotImplementedError there), qweight / qzeros not
  * int32, rows not a whole number of words, scale / zero shapes that do
  * not match, g_idx entries outside [0, groups) (torch would wrap negative
- * ones; we refuse them).
+ * ones; we refuse them); BitNet weights not U8 / I8 or not 2-D, a
+ * weight_scale of more than one factor, a factor that is 0 or not finite
+ * (every value would be infinite or NaN).
  */
 #ifndef CONVERT_QPACK_H
 #define CONVERT_QPACK_H
@@ -86,6 +89,28 @@ void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8
               const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
               const void *ctx, float *out);
 
+/* BitNet b1.58 (quant_method "bitnet", Falcon3-*-1.58bit): a uint8 weight
+ * [prows, cols] holds four 2-bit codes a byte; output row s × prows + r
+ * (s = 0..3) is bits 2s..2s+1 of byte row r, and its value (code − 1) /
+ * scale, the one factor of weight_scale being the inverse of the weight's
+ * (dequant_bitnet: one float32 division). The output is [4 × prows, cols]. */
+typedef struct bitnet_pack {
+    int64_t prows;        /* packed rows */
+    int64_t rows, cols;   /* the output weight: rows = 4 × prows */
+} bitnet_pack;
+
+/* The packed weight's shape and the scale's (one element, any number of
+ * dimensions). 0, or -1 with err. */
+int bitnet_check(bitnet_pack *b, const char *name, const int64_t *wshape, int wdims,
+                 const int64_t *sshape, int sdims, gguf_error *err);
+
+/* The factor itself: finite and not 0. 0, or -1 with err. */
+int bitnet_check_scale(const char *name, float scale, gguf_error *err);
+
+/* Output row r (0 ≤ r < rows) of the packed bytes `packed` (the whole
+ * weight), divided by scale. out: cols. */
+void bitnet_row(const bitnet_pack *b, int64_t r, const uint8_t *packed, float scale, float *out);
+
 /* ------------------------------------------------------------------------
  * The wiring into a Hugging Face checkpoint (hf.c), as dequant_model does
  * it: config.json's quantization_config read once; X.weight_packed (with
@@ -96,7 +121,7 @@ void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8
  * checkpoint, in the order of their packed tensors.
  * ------------------------------------------------------------------------ */
 
-enum qpack_kind { QPACK_NONE, QPACK_CT, QPACK_GPTQ };
+enum qpack_kind { QPACK_NONE, QPACK_CT, QPACK_GPTQ, QPACK_BITNET };
 
 typedef struct qpack_plan {
     int     kind;         /* enum qpack_kind */
@@ -106,7 +131,8 @@ typedef struct qpack_plan {
 } qpack_plan;
 
 /* Reads config.json's quantization_config (config: the parsed file) for
- * quant_method "compressed-tensors" (format "pack-quantized") or "gptq";
+ * quant_method "compressed-tensors" (format "pack-quantized"), "gptq" or
+ * "bitnet";
  * any other method (and compressed-tensors "float-quantized", fp8.h's)
  * leaves p->kind QPACK_NONE. Refused (err names
  * config.json): what dequant_model refuses or cannot do. 0, or -1. */
@@ -130,6 +156,12 @@ bool qpack_consumed(const qpack_plan *p, const char *name);
 /* True for X.weight_packed / X.qweight; then weight gets "X.weight". */
 bool qpack_is_main(const qpack_plan *p, const char *name, char *weight, size_t size);
 
+/* True for a BitNet weight (X.weight with an X.weight_scale beside it):
+ * dequant_model replaces it where it stands, so the caller takes it
+ * (qpack_take with its own name) in its main pass, in the checkpoint's
+ * order. */
+bool qpack_in_place(const qpack_plan *p, const fp8_plan *index, const char *name);
+
 /* One weight's source, attached to its src_tensor (src_tensor.qp, freed
  * with the model). */
 typedef struct qpack_src {
@@ -139,6 +171,8 @@ typedef struct qpack_src {
     int64_t        rows, cols;    /* the output weight [rows, cols] */
     const uint8_t *packed, *scale, *zero, *gidx;
     uint8_t        sdtype;        /* the scale's: SRC_F32, SRC_F16 or SRC_BF16 */
+    bitnet_pack    bn;
+    float          inv;           /* BitNet: the weight_scale's one factor */
     const uint8_t *part[4];       /* every part, for dropping pages */
     uint64_t       part_bytes[4];
     int            n_part;
@@ -151,7 +185,8 @@ typedef struct qpack_src {
     int            n_slice;
 } qpack_src;
 
-/* The source of the packed tensor `name` (X.weight_packed or X.qweight):
+/* The source of the packed tensor `name` (X.weight_packed, X.qweight, or a
+ * BitNet X.weight):
  * checks its parts' dtypes, shapes and values (scales finite, g_idx in
  * range). 0, or -1 with err naming the shard and the tensor. */
 int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpack_src **out,
@@ -173,6 +208,9 @@ void qpack_parts(const qpack_src *q, void (*drop)(const void *data, uint64_t byt
 /* n values of the output weight from element `at` on (row-major [rows,
  * cols], or [n_slice, rows, cols]) as float32. */
 void qpack_span(const qpack_src *q, float *out, int64_t n, int64_t at);
+/* How the source's shape came from its parts, for messages ("" or ", …"). */
+void qpack_origin(const qpack_src *q, char *out, size_t size);
+
 /* The value of element i, exactly as qpack_span gives it. */
 float qpack_value(const qpack_src *q, int64_t i);
 

@@ -262,6 +262,23 @@ static int check_permute(const src_model *m, const src_tensor *t, gguf_error *er
     return 0;
 }
 
+/* A packed source's shape is made from its parts: when the model's check
+ * names such a tensor, the message names the checkpoint's tensor too. */
+static void name_packed_source(const src_model *m, gguf_error *err)
+{
+    for (int i = 0; i < m->n_tensors; i++) {
+        const src_tensor *t = &m->tensors[i];
+        char pat[300], how[200];
+        snprintf(pat, sizeof pat, "tensor %s ", t->name);
+        if (t->dtype != SRC_QPACK || !t->from.file || !t->from.name || !strstr(err->msg, pat))
+            continue;
+        qpack_origin(t->qp, how, sizeof how);
+        const size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof err->msg - n, " (from %s: tensor '%s'%s)", t->from.file, t->from.name, how);
+        return;
+    }
+}
+
 static size_t src_esize(const src_tensor *t)
 {
     return t->dtype == SRC_F32 ? 4
@@ -849,6 +866,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
      * tensor shapes, vocabulary (what gguf-run checks at load) */
     if (m->validate ? m->validate(m, w, err) : !m->adapter && gguf_model_validate_writer(w, err)) {
         gguf_error_prefix(err, "the model would be invalid: ");
+        name_packed_source(m, err);
         goto done;
     }
     if (o->dry_run) {

@@ -185,6 +185,56 @@ static void scan_quantized(const gguf_file *f, const gguf_tensor *t, const float
     }
 }
 
+int check_deepseek2_lite(const char *arch, int64_t blocks, int64_t vocab, int64_t q_lora, char *msg,
+                         size_t size)
+{
+    const bool lite = blocks == 26 || blocks == 27 || (blocks == 48 && vocab == 128256);
+    if (!lite && q_lora < 0) {
+        snprintf(msg, size, "%s.attention.q_lora_rank is missing: llama.cpp e21cdc11 loads a "
+                 "deepseek2 without it only at 26 or 27 blocks (or 48 with 128256 tokens), not at "
+                 "%lld blocks (%lld tokens): it refuses this file", arch, (long long)blocks,
+                 (long long)vocab);
+        return 1;
+    }
+    if (lite && q_lora > 0) {
+        snprintf(msg, size, "%s.attention.q_lora_rank = %lld at %lld blocks (%lld tokens): "
+                 "llama.cpp e21cdc11 takes such a deepseek2 for a lite one, ignores the key and "
+                 "wants attn_q in place of attn_q_a / attn_q_b: it refuses this file", arch,
+                 (long long)q_lora, (long long)blocks, (long long)vocab);
+        return 1;
+    }
+    return 0;
+}
+
+/* An integer key's value, or dflt when absent or not an integer. */
+static int64_t key_int(const gguf_file *f, const char *arch, const char *fmt, int64_t dflt)
+{
+    char key[160];
+    int64_t v;
+    snprintf(key, sizeof key, fmt, arch);
+    const gguf_kv *kv = gguf_lookup_kv(f, key);
+    return kv && gguf_kv_int(kv, &v) ? v : dflt;
+}
+
+int check_llama_loader(const gguf_file *f, char *msg, size_t size)
+{
+    gguf_str a;
+    gguf_error err;
+    if (gguf_get_str(f, GGUF_KEY_ARCHITECTURE, &a, &err) || a.len != 9 || memcmp(a.ptr, "deepseek2", 9))
+        return 0;
+    /* a model (a LoRA adapter has no hyper-parameters of its own) */
+    gguf_str type;
+    if (!gguf_get_str(f, "general.type", &type, &err) && !(type.len == 5 && !memcmp(type.ptr, "model", 5)))
+        return 0;
+    /* the loader's n_vocab: {arch}.vocab_size, else the token list's length */
+    const gguf_kv *toks = gguf_lookup_kv(f, GGUF_KEY_TOK_TOKENS);
+    int64_t vocab = key_int(f, "deepseek2", GGUF_KEY_VOCAB_SIZE, -1);
+    if (vocab < 0)
+        vocab = toks && toks->type == GGUF_VT_ARR ? (int64_t)toks->n : 0;
+    return check_deepseek2_lite("deepseek2", key_int(f, "deepseek2", GGUF_KEY_BLOCK_COUNT, 0), vocab,
+                                key_int(f, "deepseek2", GGUF_KEY_Q_LORA_RANK, -1), msg, size);
+}
+
 static const emit_column problem_cols[] = {
     { "tensor", NULL, 0 },
     { "type", NULL, 0 },
@@ -280,7 +330,7 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
     gguf_error merr = { 0 };
     static model_problems mp;
     mp.n = 0;
-    int n_model;
+    int n_model, n_extra = 0;
     if (clip_file_is_projector(f)) {
         /* a multimodal projector (llama.cpp's --mmproj file), no language
          * model: its clip.vision.* sizes against its tensors */
@@ -291,6 +341,11 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
         if (n_model < 0) /* out of memory: the message says so */
             snprintf(mp.msg[0], sizeof mp.msg[0], "%s", merr.msg), n_model = 1, mp.n = 1;
         emit_field(e, "model", NULL, ev_str(n_model == 0 ? "ok" : mp.msg[0]));
+        /* what llama.cpp's loader refuses beyond the model rules: one problem */
+        char ll[GGUF_ERROR_MAX];
+        const int n_ll = check_llama_loader(f, ll, sizeof ll);
+        emit_field(e, "llama_cpp", "llama.cpp", ev_str(n_ll ? ll : "ok"));
+        n_extra = n_ll;
     }
     uint64_t n_float = 0, n_quant = 0, bytes = 0;
     for (uint64_t i = 0; i < gguf_n_tensors(f); i++) {
@@ -310,7 +365,7 @@ int check_write(emit *e, const char *path, const gguf_file *f, const char *open_
 
     if (n_model > 1)
         list_model_problems(e, &mp);
-    int problems = scan_all(e, f) + n_model;
+    int problems = scan_all(e, f) + n_model + n_extra;
     result(e, problems);
     return problems;
 }

@@ -1048,9 +1048,12 @@ else
     for i in $(seq 1 20); do echo "The quick brown fox $i jumps over the lazy dog."; done >"$TMP/fox.txt"
     while read -r fam arch _ <&3; do
         n="mkhf --family $fam: converts to $arch, passes --check, finite perplexity"
-        hf=$TMP/hf-$fam out=$TMP/hf-$fam.gguf
+        hf=$TMP/hf-$fam out=$TMP/hf-$fam.gguf layers=2
+        # llama.cpp loads a deepseek2 without q_lora_rank only at 26 or 27
+        # blocks (--check's llama.cpp line)
+        [ "$fam" = deepseek2lite ] && layers=26
         rm -rf "$hf"
-        if ! "$MKHF" "$hf" --family "$fam" --dim 64 --layers 2 --ffn 128 --heads 4 --kv-heads 2 --head-dim 32 \
+        if ! "$MKHF" "$hf" --family "$fam" --dim 64 --layers "$layers" --ffn 128 --heads 4 --kv-heads 2 --head-dim 32 \
                 --experts 4 --experts-used 2 --moe-ffn 64 --vocab 400 >"$TMP/c.log" 2>&1 ||
             ! "$CONVERT" -q "$hf" --outtype f16 -o "$out" >"$TMP/c.log" 2>&1 ||
             ! "$INSPECT" --check "$out" >"$TMP/c.log" 2>&1; then
@@ -1464,12 +1467,14 @@ rm -rf "$TMP/qwen3ct-rand"
 # packed whole (kv_b_proj's dequantized values split into attn_k_b / attn_v_b),
 # glm4moe-rands packed whole (experts, shared expert, attention, the NextN layer)
 # and Qwen 3.5's (linear attention's projections V-head reordered after
-# dequantizing; qwen35moe's fused experts split per expert as releases store them)
+# dequantizing; qwen35moe's fused experts split per expert as releases store them);
+# BitNet ternary weights (Falcon3-*-1.58bit's layout) on llama3rope-rand
 for pq in "deepseek2kimi kimi deepseek2-rand" "qwen3moect ct qwen3moe-rand" "qwen3moegptq gptq qwen3moe-rand" \
           "deepseek2gptq gptq deepseek2-rand" "deepseek2ct ct deepseek2-rand" \
           "glm4moect ct glm4moe-rand" "glm4moegptq gptq glm4moe-rand" \
           "qwen35ct ct qwen35-rand" "qwen35gptq gptq qwen35-rand" \
-          "qwen35moect ct qwen35moe-rand" "qwen35moegptq gptq qwen35moe-rand"; do
+          "qwen35moect ct qwen35moe-rand" "qwen35moegptq gptq qwen35moe-rand" \
+          "llama3bitnet bitnet llama3rope-rand"; do
     read -r pm pk pf <<<"$pq"
     if ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
         skip_block "packed experts manifests ($pm)" "no python3 with NumPy, or no models/$pf" 16

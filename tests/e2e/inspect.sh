@@ -905,3 +905,57 @@ if [ -e "$FIX/upstream/imatrix/qwen3moe-rand.imatrix.gguf" ]; then
 else
     skip "imatrix statistics: the coverage line" "no fixtures"
 fi
+
+# --check's llama.cpp line: e21cdc11's deepseek2 loader reads
+# attention.q_lora_rank only for a file not "lite" (26 or 27 blocks, or 48
+# with 128256 tokens), whatever the file says. tests/tools/mkhf's
+# deepseek2lite (q_lora_rank null: one attn_q) and glm4moelite (attn_q_a /
+# attn_q_b) converted at other block counts: the model rules pass them
+# (gguf-run runs them), llama.cpp refuses them; with the key set to 0 by
+# gguf-edit, llama.cpp loads the first (attn_q, as the key says).
+MLA=(--dim 64 --heads 2 --head-dim 32 --ffn 64 --experts 4 --experts-used 2 --moe-ffn 16
+     --kv-lora 32 --rope-dim 16 --vocab 512 --dtype bf16)
+# mla NAME FAMILY LAYERS: $TMP/NAME.gguf converted from mkhf's checkpoint
+mla() {
+    rm -rf "${TMP:?}/$1" "$TMP/$1.gguf"
+    "$BIN/tests/tools/mkhf" "$TMP/$1" --family "$2" --layers "$3" --q-lora 32 "${MLA[@]}" \
+        --tokenizer "$FIX/models/deepseek2-rand/tokenizer.model" >"$TMP/mla.log" 2>&1 &&
+        "$BIN/gguf-convert" -q "$TMP/$1" --outtype f16 -o "$TMP/$1.gguf" >>"$TMP/mla.log" 2>&1
+    local rc=$?
+    rm -rf "${TMP:?}/$1"
+    return $rc
+}
+# check_ll NAME FILE EXIT LLAMA-LINE-REGEX: --check's exit, its model line ok
+check_ll() {
+    local out rc
+    out=$("$INSPECT" --check "$2" 2>&1); rc=$?
+    if [ $rc -eq "$3" ] && grep -q '^model: *ok$' <<<"$out" && grep -Eq "^llama.cpp: *$4" <<<"$out"; then
+        pass "--check llama.cpp: $1"
+    else
+        fail "--check llama.cpp: $1" "exit $rc: $(grep -E '^(model|llama.cpp|problems)' <<<"$out" | tr '\n' ' ')"
+    fi
+}
+if [ ! -x "$BIN/tests/tools/mkhf" ] || [ ! -x "$BIN/gguf-convert" ] || [ ! -x "$BIN/gguf-edit" ]; then
+    skip_block "--check llama.cpp" "no mkhf, gguf-convert or gguf-edit" 5
+elif need_fixture models/deepseek2-rand/tokenizer.model "--check llama.cpp" 5; then
+    if mla ds26 deepseek2lite 26; then
+        check_ll "deepseek2 without q_lora_rank at 26 blocks: loads" "$TMP/ds26.gguf" 0 "ok$"
+    else fail "--check llama.cpp: deepseek2lite at 26 blocks" "$(tail -1 "$TMP/mla.log")"; fi
+    if mla ds3 deepseek2lite 3; then
+        check_ll "deepseek2 without q_lora_rank at 3 blocks: refused" "$TMP/ds3.gguf" 1 \
+            "deepseek2.attention.q_lora_rank is missing: llama.cpp e21cdc11 loads a deepseek2 without it only at 26 or 27 blocks \(or 48 with 128256 tokens\), not at 3 blocks \(512 tokens\): it refuses this file$"
+        if "$BIN/gguf-edit" -q "$TMP/ds3.gguf" -o "$TMP/ds3-q0.gguf" --set deepseek2.attention.q_lora_rank:u32=0 >"$TMP/mla.log" 2>&1; then
+            check_ll "deepseek2 at 3 blocks with q_lora_rank 0 (gguf-edit): loads" "$TMP/ds3-q0.gguf" 0 "ok$"
+        else fail "--check llama.cpp: gguf-edit --set q_lora_rank" "$(tail -1 "$TMP/mla.log")"; fi
+    else fail "--check llama.cpp: deepseek2lite at 3 blocks" "$(tail -1 "$TMP/mla.log")"; fi
+    if mla glm27 glm4moelite 27; then
+        check_ll "deepseek2 with q_lora_rank at 27 blocks: refused" "$TMP/glm27.gguf" 1 \
+            "deepseek2.attention.q_lora_rank = 32 at 27 blocks \(512 tokens\): llama.cpp e21cdc11 takes such a deepseek2 for a lite one, ignores the key and wants attn_q in place of attn_q_a / attn_q_b: it refuses this file$"
+    else fail "--check llama.cpp: glm4moelite at 27 blocks" "$(tail -1 "$TMP/mla.log")"; fi
+    if [ -e "$TMP/ds3.gguf" ] && need_jq "--check --json llama_cpp"; then
+        got=$(js --check "$TMP/ds3.gguf" | jq -c '[.result, .n_problems, (.llama_cpp | startswith("deepseek2.attention.q_lora_rank is missing"))]')
+        [ "$got" = '["FAILED",1,true]' ] && pass "--check --json: llama_cpp, one problem" || fail "--check --json: llama_cpp" "$got"
+    else skip "--check --json: llama_cpp" "no jq or no file"; fi
+    rm -f "$TMP/ds26.gguf" "$TMP/ds3.gguf" "$TMP/ds3-q0.gguf" "$TMP/glm27.gguf"
+    fixture_block_end
+fi

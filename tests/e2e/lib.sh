@@ -252,7 +252,7 @@ st_rewrite() {
 
 # mkqpack KIND DIR [MODEL]: a quantized copy of models/MODEL (default
 # qwen3-rand) in DIR (tests/tools/mkqpack.py: KIND ct, ctsym, kimi, gptq, gptq8,
-# ctfp8 or ctfp8b). 1 when there is no python3 with NumPy or no fixture
+# ctfp8, ctfp8b, ctint, ctnaive or bitnet). 1 when there is no python3 with NumPy or no fixture
 # (the caller skips).
 mkqpack() {
     local py=/usr/bin/python3 src=$FIX/models/${3:-qwen3-rand}

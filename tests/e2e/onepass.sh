@@ -38,12 +38,13 @@ fi
 rm -rf "$TMP/qwen3ct-rand" "$TMP/qwen3gptq-rand"
 # packed experts (Kimi K2's layout, qwen3moe), and checkpoints packed whole:
 # deepseek2's kv_b_proj split, glm4moe with its NextN layer, Qwen 3.5's
-# linear attention (V heads reordered) and split experts
+# linear attention (V heads reordered) and split experts; BitNet ternary weights
 for pq in "deepseek2kimi kimi deepseek2-rand packed experts" "qwen3moect ct qwen3moe-rand packed experts" \
           "deepseek2gptq gptq deepseek2-rand packed kv_b_proj, split" \
           "glm4moect ct glm4moe-rand packed experts, attention, NextN" \
           "qwen35gptq gptq qwen35-rand packed linear attention, V heads reordered" \
-          "qwen35moect ct qwen35moe-rand packed experts, V heads reordered"; do
+          "qwen35moect ct qwen35moe-rand packed experts, V heads reordered" \
+          "llama3bitnet bitnet llama3rope-rand BitNet"; do
     read -r pm pk pf what <<<"$pq"
     if ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
         skip "one pass: $pm-rand ($what) Q4_K_M" "no python3 with NumPy, or no models/$pf"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/e2e/qpack.sh — gguf-convert on integer-packed checkpoints
-# (compressed-tensors pack-quantized, GPTQ): what it refuses, on copies of
-# tests/tools/mkqpack.py's qwen3-rand checkpoints broken one way each
+# (compressed-tensors pack-quantized, GPTQ, BitNet): what it refuses, on copies of
+# tests/tools/mkqpack.py's qwen3-rand (llama3rope-rand) checkpoints broken one way each
 # (config.json edited with jq, the safetensors header with st_rewrite,
 # bytes overwritten with st_poke). Each refusal exits 1, names the file and
 # the key or tensor, and leaves no output. (The conversions themselves:
@@ -164,3 +164,32 @@ else
     bad "a packed in_proj_qkv's g_idx out of range" "$ST: $Q.g_idx: g_idx\[9\] = -1 is outside \[0, 4)"
 fi
 rm -rf "$D" "$TMP/qp-q35ct" "$TMP/qp-q35gptq"
+# BitNet ternary weights (quant_method bitnet, mkqpack.py bitnet on
+# llama3rope-rand: X.weight U8 [rows / 4, cols], X.weight_scale one factor)
+B=model.layers.0.self_attn.k_proj # U8 [16, 256]: 64 rows
+B1=model.layers.1.mlp.down_proj   # its weight_scale F32 [1]
+if ! command -v jq >/dev/null; then
+    skip_block "BitNet refusals" "jq not installed" 9
+elif ! mkqpack bitnet "$TMP/qp-bitnet" llama3rope-rand; then
+    skip_block "BitNet refusals" "no python3 with NumPy, or no models/llama3rope-rand" 9
+else
+    mk bitnet 'del(.quantization_config)'
+    bad "BitNet weights without quantization_config" "$ST: tensor 'model.layers.0.mlp.down_proj.weight' is U8 with a 'model.layers.0.mlp.down_proj.weight_scale' (a BitNet weight), but config.json has no quantization_config with quant_method bitnet"
+    mk bitnet '.quantization_config.quant_method = "bitnet2"'
+    bad "an unknown quant_method" "config.json: quantization_config quant_method 'bitnet2' is not supported (fp8, compressed-tensors, gptq or bitnet)"
+    mk bitnet '.' ".[\"$B1.weight_scale\"] |= (.dtype = \"BF16\" | .shape = [2])"
+    bad "a BitNet scale of two factors" "$ST: $B1.weight: weight_scale of shape \[2\] (BitNet weights take one factor)"
+    mk bitnet '.' ".[\"$B.weight\"].shape = [8, 512]"
+    bad "packed rows × 4 not the config's rows" "the model would be invalid: tensor blk.0.attn_k.weight has shape \[512, 32\], expected \[256, 64\] .* (from $ST: tensor '$B.weight', BitNet-packed \[8, 512\]: 32 rows of four values a byte)"
+    mk bitnet '.' ".[\"$B.weight\"].shape = [4096]"
+    bad "a BitNet weight of one dimension" "$ST: $B.weight: a BitNet weight is not two positive dimensions"
+    mk bitnet '.' ".[\"$B.weight\"].dtype = \"I32\" | .[\"$B.weight\"].shape = [4, 256]"
+    bad "a BitNet weight not U8" "$ST: tensor '$B.weight' is I32 (U8 or I8 expected: a BitNet weight)"
+    mk bitnet '.' "del(.[\"$B.weight_scale\"])"
+    bad "a BitNet weight without its scale" "$ST: tensor '$B.weight' is U8 but has no '$B.weight_scale' beside it"
+    mk bitnet '.' '.["model.layers.0.self_attn.x_proj.weight_scale"] = .["'"$B"'.weight_scale"]'
+    bad "a BitNet scale without its weight" "$ST: tensor 'model.layers.0.self_attn.x_proj.weight_scale' belongs to 'model.layers.0.self_attn.x_proj.weight', which the checkpoint does not have"
+    mk bitnet; st_poke "$D/$ST" "$B.weight_scale" 0 '\x00\x00' 2
+    bad "a BitNet scale of 0" "$ST: tensor '$B.weight_scale' is 0 (the weight is divided by it: a finite factor other than 0 expected)"
+fi
+rm -rf "$D" "$TMP/qp-bitnet"

@@ -586,13 +586,15 @@ fi
 # Packed sources (tests/tools/mkqpack.py's compressed-tensors and GPTQ
 # copies of qwen3-rand, the packed experts of deepseek2-rand in Kimi K2's
 # layout and of qwen3moe-rand, deepseek2-rand, glm4moe-rand, qwen35-rand and
-# qwen35moe-rand packed whole) converted to bf16 and quantized, as
+# qwen35moe-rand packed whole, BitNet weights on llama3rope-rand) converted
+# to bf16 and quantized, as
 # llama-quantize e21cdc11 quantizes the bf16 conversion of llama.cpp's
 # converter (tests/data/qpack/README.md)
 for pq in "qwen3ct ct qwen3-rand" "qwen3gptq gptq qwen3-rand" "deepseek2kimi kimi deepseek2-rand" \
           "qwen3moect ct qwen3moe-rand" "deepseek2gptq gptq deepseek2-rand" "deepseek2ct ct deepseek2-rand" \
           "glm4moect ct glm4moe-rand" "glm4moegptq gptq glm4moe-rand" "qwen35ct ct qwen35-rand" \
-          "qwen35gptq gptq qwen35-rand" "qwen35moect ct qwen35moe-rand" "qwen35moegptq gptq qwen35moe-rand"; do
+          "qwen35gptq gptq qwen35-rand" "qwen35moect ct qwen35moe-rand" "qwen35moegptq gptq qwen35moe-rand" \
+          "llama3bitnet bitnet llama3rope-rand"; do
     read -r pm pk pf <<<"$pq"
     if [ ! -x "$BIN/gguf-convert" ] || ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
         skip "$pm-rand bf16 to Q4_K_M" "no gguf-convert, python3 with NumPy or models/$pf"

@@ -58,6 +58,14 @@ seed() { # NAME: a few small inputs of the harness's format
         done
         rm -rf "$d.tmp" ;;
     fuzz_hashmanifest) cp tests/data/hash/*.txt "$d/" 2>/dev/null ;;
+    fuzz_fp8) # config.json, NUL, a safetensors file: a BitNet weight U8 [2, 4] and its BF16 scale
+        local h='{"a.weight":{"dtype":"U8","shape":[2,4],"data_offsets":[0,8]},"a.weight_scale":{"dtype":"BF16","shape":[1],"data_offsets":[8,10]}}'
+        { printf '{"quantization_config":{"quant_method":"bitnet"}}\000'
+          printf "\\x$(printf %02x ${#h})\\000\\000\\000\\000\\000\\000\\000%s" "$h"
+          printf '\xe4\x1b\x00\xff\x55\xaa\x01\x80\x40\x40'; } >"$d/bitnet" ;;
+    fuzz_qpack) # h[13] odd: BitNet, 2 × 8 bytes, scale 2.0f
+        { printf '\000\000\002\010\000\000\001\002\000\000\000\100\000\001\000\000'
+          printf '\xe4\x1b\x00\xff\x55\xaa\x01\x80\xe4\x1b\x00\xff\x55\xaa\x01\x80'; } >"$d/bitnet" ;;
     fuzz_lora_config) cp "$fix"/upstream-next/adapters/*/adapter_config.json "$d/" 2>/dev/null ;;
     fuzz_recipe) printf 'preset: Q4_K_M\noutput_tensor_type: q8_0\ntensors:\n  - match: "attn_v"\n    type: q8_0\n' >"$d/r.yaml" ;;
     *) ;;

@@ -7,7 +7,8 @@
  * tensor the plan does not consume is then taken as the reader takes it
  * (fp8_attach) and, when its scale is accepted, every element is
  * dequantized. Then qpack_plan_read and qpack_plan_check; every packed
- * tensor (X.weight_packed, X.qweight) is taken with its parts (qpack_take)
+ * tensor (X.weight_packed, X.qweight, a BitNet X.weight: qpack_in_place)
+ * is taken with its parts (qpack_take)
  * and, when accepted, every element of its weight produced (qpack_span, in
  * odd-sized pieces and whole); the accepted ones (up to 8) are then
  * stacked as experts are (qpack_stack: refused unless alike) and a stack's
@@ -51,7 +52,8 @@ static void qpack_packed(const fp8_plan *index, const json_value *cfg, const st_
         char w[512];
         qpack_src *q;
         (void)qpack_consumed(&p, f->tensors[i].name);
-        if (!qpack_is_main(&p, f->tensors[i].name, w, sizeof w) ||
+        if ((!qpack_is_main(&p, f->tensors[i].name, w, sizeof w) &&
+             !qpack_in_place(&p, index, f->tensors[i].name)) ||
             qpack_take(&p, index, f->tensors[i].name, &q, &err))
             continue;
         every_value(q, q->rows * q->cols);

@@ -1,7 +1,7 @@
 /*
  * fuzz_qpack.c — libFuzzer harness for the packed-integer source kernels
- * (convert/qpack.c). The first bytes choose a format (compressed-tensors
- * or GPTQ), a bit width, the shapes of every part and whether a zero point
+ * (convert/qpack.c). The first bytes choose a format (compressed-tensors,
+ * GPTQ or, with h[13] odd, BitNet), a bit width, the shapes of every part and whether a zero point
  * is present; the rest is the parts' bytes. Shapes that the checks accept
  * and that the bytes cover are unpacked row by row.
  */
@@ -28,7 +28,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *body = data + 16;
     const size_t nb = size - 16;
     gguf_error err;
-    if (h[0] & 1) {
+    if (h[13] & 1) {
+        const int64_t wsh[2] = {h[2] % 17, h[3] % 65}, ssh[2] = {1 + h[4] % 2, 1 + h[5] % 2};
+        bitnet_pack b;
+        if (bitnet_check(&b, "w", wsh, h[6] & 1 ? 2 : 1, ssh, h[7] % 3, &err))
+            return 0;
+        float scale;
+        memcpy(&scale, h + 8, 4);
+        if (bitnet_check_scale("s", scale, &err) || (size_t)(b.prows * b.cols) > nb)
+            return 0;
+        float *row = malloc((size_t)b.cols * 4);
+        for (int64_t r = 0; r < b.rows; r++)
+            bitnet_row(&b, r, body, scale, row);
+        free(row);
+    } else if (h[0] & 1) {
         const int64_t shape[2] = {h[2] % 17, h[3] % 65}, wsh[2] = {h[4] % 17, h[5] % 17},
                       ssh[2] = {h[6] % 17, h[7] % 17}, zsh[2] = {h[8] % 9, h[9] % 17};
         const int zd = h[10] & 1 ? 2 : 0;

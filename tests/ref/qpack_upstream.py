@@ -87,6 +87,18 @@ def gptq_case(bits, inn, out_, groups, v2):
     print(fbits(w))
 
 
+def bitnet_case(prows, cols, sdt, sshape):
+    # uint8 weight, one (inverse) factor; every byte value likely over the cases
+    t = {"m.weight": torch.randint(0, 256, (prows, cols), generator=g, dtype=torch.int64).to(torch.uint8),
+         "m.weight_scale": (torch.rand(sshape, generator=g) * 40 + 0.5).to(sdt)}
+    w = run({"quant_method": "bitnet"}, t)["m.weight"]
+    assert "m.weight_scale" not in run({"quant_method": "bitnet"}, t)
+    print("bitnet %d %d" % (prows, cols))
+    print(words(t["m.weight"].to(torch.int64)))
+    print(fbits(t["m.weight_scale"]))
+    print(fbits(w))
+
+
 ct_case(4, 8, 5, 16, False, torch.bfloat16)
 ct_case(4, 8, 5, 16, True, torch.bfloat16)
 ct_case(8, 4, 3, 12, True, torch.float16)
@@ -96,3 +108,6 @@ gptq_case(4, 16, 16, 2, False)
 gptq_case(8, 8, 8, 3, False)
 gptq_case(4, 16, 8, 4, True)
 gptq_case(2, 32, 16, 2, False)
+bitnet_case(3, 16, torch.bfloat16, (1,))
+bitnet_case(5, 7, torch.float16, (1,))
+bitnet_case(2, 32, torch.float32, ())

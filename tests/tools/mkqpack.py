@@ -23,6 +23,11 @@ config.json's quantization_config, as released INT4 checkpoints are laid out:
          [-128, 127]) with X.weight_scale (BF16 [rows, 1]), as W8A8 INT8 releases.
   ctnaive the same as "naive-quantized", strategy block with block_structure [48, 96]:
          X.weight_scale F16 [ceil(rows / 48), ceil(cols / 96)].
+  bitnet quant_method "bitnet" (Falcon3-*-1.58bit's layout; tests use models/llama3rope-rand):
+         X.weight U8 [rows / 4, cols], four 2-bit codes a byte (value = code - 1, code 3 too), the
+         code of output row s × rows / 4 + r in bits 2s..2s+1 of byte row r, with X.weight_scale
+         (the inverse factor: weight = value / scale) BF16 [1], but layer 1's v_proj F16 [1] and
+         its down_proj F32 [1].
 
 Experts stored fused (Qwen 3.5 MoE as transformers 5 writes it: mlp.experts.gate_up_proj
 [experts, 2 × ff, n], gate rows then up rows, and mlp.experts.down_proj [experts, n, ff]) are
@@ -137,7 +142,21 @@ def main():
             continue
         rows, cols = shape
         groups = cols // gs
-        if kind in ("ctint", "ctnaive"):
+        if kind == "bitnet":
+            codes = rng.integers(0, 4, (rows, cols), dtype=np.int64)
+            q = rows // 4
+            packed = np.zeros((q, cols), np.int64)
+            for k in range(4):
+                packed |= codes[k * q:(k + 1) * q] << (2 * k)
+            out.append((base + ".weight", "U8", [q, cols], packed.astype(np.uint8).tobytes()))
+            inv = np.float32(rng.random() * 40 + 2)
+            if base == "model.layers.1.self_attn.v_proj":
+                out.append((base + ".weight_scale", "F16", [1], np.array([inv], "<f2").tobytes()))
+            elif base == "model.layers.1.mlp.down_proj":
+                out.append((base + ".weight_scale", "F32", [1], np.array([inv], "<f4").tobytes()))
+            else:
+                out.append((base + ".weight_scale", "BF16", [1], bf16([inv]).tobytes()))
+        elif kind in ("ctint", "ctnaive"):
             codes = rng.integers(-128, 128, (rows, cols), dtype=np.int64).astype(np.int8)
             out.append((base + ".weight", "I8", [rows, cols], codes.tobytes()))
             out.append((base + ".weight_scale",) + scale_part(rng, rows, cols, kind == "ctint", 0.001, "<f2"))
@@ -171,7 +190,9 @@ def main():
     out.sort(key=lambda t: t[0])
     write_st(os.path.join(dst, "model.safetensors"), out, meta)
     cfg = json.load(open(os.path.join(src, "config.json")))
-    if kind in ("ctint", "ctnaive"):
+    if kind == "bitnet":  # Falcon3-*-1.58bit's
+        cfg["quantization_config"] = {"modules_to_not_convert": None, "quant_method": "bitnet"}
+    elif kind in ("ctint", "ctnaive"):
         w = {"num_bits": 8, "type": "int", "strategy": "channel", "group_size": None,
              "symmetric": True, "dynamic": False}
         if kind == "ctnaive":

@@ -197,7 +197,7 @@ START_TEST(test_plan_config)
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"fp8\"}}", &err), 0);
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"awq\"}}", &err), -1);
     ck_assert_str_eq(err.msg, "config.json: quantization_config quant_method 'awq' is not supported "
-                     "(fp8, compressed-tensors or gptq)");
+                     "(fp8, compressed-tensors, gptq or bitnet)");
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"bits\": 4}}", &err), -1);
     ck_assert_int_eq(plan_of("{\"quantization_config\": 3}", &err), -1);
     ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"fp8\", \"fmt\": 1}}", &err), -1);

@@ -7,11 +7,18 @@
  *   (tests/ref/qpack_upstream.py; README there), to the bit: 4- and 8-bit
  *   compressed-tensors with and without zero points (partial zero-point
  *   words), F32/F16/BF16 scales; 2-, 4-, 8-bit GPTQ, gptq and gptq_v2;
+ *   BitNet with BF16, F16 and 0-d F32 scales (bitnet_row and qpack_span);
  * - the shape and bit-width refusals with their messages;
  * - stacked experts (qpack_stack): the stack's values are its slices' in
  *   expert order, in spans of every size across the experts' boundaries;
- *   its parts are every slice's; slices of other shapes are refused.
+ *   its parts are every slice's; slices of other shapes are refused;
+ * - BitNet ternary weights (quant_method bitnet): output row s × prows + r
+ *   from bits 2s..2s+1 of byte row r, (code − 1) / scale as one float32
+ *   division (code 3 too), in spans of every size; the shape and scale
+ *   refusals; the plan. (Their conversions are held to e21cdc11's by
+ *   tests/e2e/convert.sh.)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +72,7 @@ START_TEST(test_reference_cases)
     FILE *f = fopen("tests/data/qpack/cases.txt", "r");
     ck_assert_msg(f != NULL, "tests/data/qpack/cases.txt (run from the repository root)");
     char kind[8];
-    int n_ct = 0, n_gptq = 0;
+    int n_ct = 0, n_gptq = 0, n_bitnet = 0;
     gguf_error err = {0};
     while (fscanf(f, "%7s", kind) == 1) {
         if (!strcmp(kind, "ct")) {
@@ -94,6 +101,28 @@ START_TEST(test_reference_cases)
             }
             free(row), free(sc), free(w), free(s), free(z), free(want);
             n_ct++;
+        } else if (!strcmp(kind, "bitnet")) {
+            long long prows, cols;
+            ck_assert_int_eq(fscanf(f, "%lld %lld", &prows, &cols), 2);
+            uint32_t *w = read_words(f, prows * cols), *s = read_words(f, 1), *want = read_words(f, 4 * prows * cols);
+            uint8_t *bytes = malloc((size_t)(prows * cols));
+            for (int64_t i = 0; i < prows * cols; i++)
+                bytes[i] = (uint8_t)w[i];
+            const int64_t wsh[2] = {prows, cols}, ssh[1] = {1};
+            bitnet_pack b;
+            ck_assert_int_eq(bitnet_check(&b, "m.weight", wsh, 2, ssh, 1, &err), 0);
+            float *row = malloc((size_t)cols * 4);
+            for (int64_t r = 0; r < b.rows; r++) {
+                bitnet_row(&b, r, bytes, bits_f(s[0]), row);
+                check_out(row, want + r * cols, cols, "bitnet", r);
+            }
+            qpack_src q = { .kind = QPACK_BITNET, .bn = b, .rows = b.rows, .cols = b.cols, .packed = bytes,
+                            .inv = bits_f(s[0]) };
+            float *all = malloc((size_t)(b.rows * cols) * 4);
+            qpack_span(&q, all, b.rows * cols, 0);
+            check_out(all, want, b.rows * cols, "bitnet span", 0);
+            free(all), free(row), free(bytes), free(w), free(s), free(want);
+            n_bitnet++;
         } else {
             ck_assert_str_eq(kind, "gptq");
             int bits, v2;
@@ -119,6 +148,7 @@ START_TEST(test_reference_cases)
     fclose(f);
     ck_assert_int_eq(n_ct, 5);
     ck_assert_int_eq(n_gptq, 4);
+    ck_assert_int_eq(n_bitnet, 3);
 }
 END_TEST
 
@@ -348,6 +378,65 @@ START_TEST(test_stack)
 }
 END_TEST
 
+START_TEST(test_bitnet)
+{
+    gguf_error err;
+    bitnet_pack b;
+    /* 2 packed rows of 3 bytes: 8 output rows */
+    const uint8_t packed[6] = { 0xe4, 0x1b, 0x00, 0xff, 0x55, 0xaa };
+    const int64_t wsh[2] = { 2, 3 }, one[1] = { 1 }, one2[2] = { 1, 1 }, two[1] = { 2 };
+    ck_assert_int_eq(bitnet_check(&b, "w", wsh, 2, one, 1, &err), 0);
+    ck_assert_int_eq(b.rows, 8);
+    ck_assert_int_eq(b.cols, 3);
+    ck_assert_int_eq(bitnet_check(&b, "w", wsh, 2, one2, 2, &err), 0);
+    ck_assert_int_eq(bitnet_check(&b, "w", wsh, 2, NULL, 0, &err), 0); /* a 0-d scale */
+    ck_assert_int_eq(bitnet_check(&b, "w", wsh, 2, two, 1, &err), -1);
+    ck_assert_str_eq(err.msg, "w: weight_scale of shape [2] (BitNet weights take one factor)");
+    ck_assert_int_eq(bitnet_check(&b, "w", wsh, 1, one, 1, &err), -1);
+    ck_assert_str_eq(err.msg, "w: a BitNet weight is not two positive dimensions");
+    ck_assert_int_eq(bitnet_check_scale("s", 0.0f, &err), -1);
+    ck_assert_str_eq(err.msg, "tensor 's' is 0 (the weight is divided by it: a finite factor other than 0 expected)");
+    ck_assert_int_eq(bitnet_check_scale("s", (float)NAN, &err), -1);
+    ck_assert_int_eq(bitnet_check_scale("s", -2.5f, &err), 0);
+
+    ck_assert_int_eq(bitnet_check(&b, "w", wsh, 2, one, 1, &err), 0);
+    const float scale = 3.0f;
+    qpack_src q = { .kind = QPACK_BITNET, .bn = b, .rows = 8, .cols = 3, .packed = packed, .inv = scale };
+    float whole[24], piece[24], row[3];
+    qpack_span(&q, whole, 24, 0);
+    for (int r = 0; r < 8; r++) {
+        bitnet_row(&b, r, packed, scale, row);
+        for (int c = 0; c < 3; c++) {
+            const int code = packed[(r % 2) * 3 + c] >> (r / 2 * 2) & 3;
+            volatile float v = (float)(code - 1), s = scale;
+            ck_assert_float_eq(whole[r * 3 + c], v / s);
+            ck_assert_float_eq(row[c], v / s);
+        }
+    }
+    /* byte 0xe4 holds codes 0 1 2 3 in rows 0, 2, 4, 6: -1, 0, 1, 2 over 3 */
+    ck_assert_float_eq(whole[0], -1.0f / 3.0f);
+    ck_assert_float_eq(whole[6], 0.0f);
+    ck_assert_float_eq(whole[12], 1.0f / 3.0f);
+    ck_assert_float_eq(whole[18], 2.0f / 3.0f);
+    for (int k = 1; k <= 24; k++) {
+        for (int at = 0; at < 24; at += k)
+            qpack_span(&q, piece + at, 24 - at < k ? 24 - at : k, at);
+        ck_assert_mem_eq(piece, whole, sizeof whole);
+    }
+    char how[160];
+    qpack_origin(&q, how, sizeof how);
+    ck_assert_str_eq(how, ", BitNet-packed [2, 3]: 8 rows of four values a byte");
+
+    qpack_plan p;
+    ck_assert_int_eq(plan_of("{\"quantization_config\": {\"quant_method\": \"bitnet\", "
+                             "\"modules_to_not_convert\": null}}", &p, &err), 0);
+    ck_assert_int_eq(p.kind, QPACK_BITNET);
+    ck_assert(!qpack_is_main(&p, "m.weight", how, sizeof how));
+    ck_assert(qpack_consumed(&p, "model.layers.0.mlp.up_proj.weight_scale"));
+    ck_assert(!qpack_consumed(&p, "model.layers.0.mlp.up_proj.weight"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qpack");
@@ -358,6 +447,7 @@ int main(void)
     tcase_add_test(tc, test_plan_read);
     tcase_add_test(tc, test_spans);
     tcase_add_test(tc, test_stack);
+    tcase_add_test(tc, test_bitnet);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
