@@ -95,7 +95,7 @@ void fp8_dequant_span(const fp8_scale *s, const uint8_t *src, float *out, int64_
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-static void shape_text(char *out, size_t size, const int64_t *shape, int n)
+void shape_text(char *out, size_t size, const int64_t *shape, int n)
 {
     size_t at = 0;
     at += (size_t)snprintf(out, size, "[");

@@ -112,4 +112,7 @@ int fp8_attach(const fp8_plan *p, src_model *m, gguf_error *err);
 void fp8_plan_free(fp8_plan *p);
 void fp8_scale_free(fp8_scale *s);
 
+/* "[a, b, ...]" of shape[0..n) into out (size bytes, cut to fit). */
+void shape_text(char *out, size_t size, const int64_t *shape, int n);
+
 #endif

@@ -170,11 +170,7 @@ int bitnet_check(bitnet_pack *b, const char *name, const int64_t *wshape, int wd
         n = sshape[d] == 1 ? n : 0;
     if (n != 1) {
         char got[160];
-        size_t at = (size_t)snprintf(got, sizeof got, "[");
-        for (int d = 0; d < sdims && at < sizeof got; d++)
-            at += (size_t)snprintf(got + at, sizeof got - at, "%s%lld", d ? ", " : "", (long long)sshape[d]);
-        if (at < sizeof got)
-            snprintf(got + at, sizeof got - at, "]");
+        shape_text(got, sizeof got, sshape, sdims);
         return gguf_error_set(err, "%s: weight_scale of shape %s (BitNet weights take one factor)", name, got);
     }
     b->prows = wshape[0];

@@ -25,6 +25,13 @@
 
 #define MAX_RANK (16 * 1024 * 1024)
 #define N_KIMI_SPECIAL (256 + 2)
+#define MAX_TOKEN_BYTES 1024
+
+/* Python's str.split() whitespace within a line (never the NUL byte) */
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 void tiktoken_free(tiktoken_ranks *t)
 {
@@ -154,12 +161,12 @@ int tiktoken_parse(tiktoken_ranks *t, const char *name, const char *data, size_t
         size_t fl[3];
         int nf = 0;
         for (size_t i = 0; i < n;) {
-            while (i < n && strchr(" \t\r\v\f", ln[i]))
+            while (i < n && is_space(ln[i]))
                 i++;
             if (i == n)
                 break;
             size_t s = i;
-            while (i < n && !strchr(" \t\r\v\f", ln[i]))
+            while (i < n && !is_space(ln[i]))
                 i++;
             if (nf < 3) {
                 f[nf] = ln + s;
@@ -178,6 +185,13 @@ int tiktoken_parse(tiktoken_ranks *t, const char *name, const char *data, size_t
             tiktoken_free(t);
             return gguf_error_set(err, "%s line %zu: the token '%.*s' is not base64", name, line,
                                   (int)(fl[0] > 40 ? 40 : fl[0]), f[0]);
+        }
+        /* the merges' rebuild takes time cubic in a token's length: real
+         * vocabularies' tokens are a few hundred bytes at most */
+        if (nb > MAX_TOKEN_BYTES) {
+            tiktoken_free(t);
+            return gguf_error_set(err, "%s line %zu: a token of %ld bytes (at most %d)", name, line, nb,
+                                  MAX_TOKEN_BYTES);
         }
         int64_t r = 0;
         for (size_t i = 0; i < fl[1]; i++) {

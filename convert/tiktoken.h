@@ -22,8 +22,9 @@ typedef struct tiktoken_ranks {
 } tiktoken_ranks;
 
 /* Parses a tiktoken.model held in memory (name: for messages). Each
- * non-empty line is a base64 token and a rank; a token or a rank seen twice
- * is refused. 0, or -1 with err naming the line. */
+ * non-empty line is a base64 token (of at most 1024 bytes) and a rank;
+ * repeated tokens or ranks are left to the vocabulary's builder. 0, or -1
+ * with err naming the line. */
 int tiktoken_parse(tiktoken_ranks *t, const char *name, const char *data, size_t len,
                    gguf_error *err);
 void tiktoken_free(tiktoken_ranks *t);

@@ -392,41 +392,40 @@ static size_t scan_newlines(const text_cps *t, size_t pos, size_t hi)
 
 static uint32_t ascii_lower(uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 
-/* Length of the Llama-3 regex's match at pos (always >= 1):
- * (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
- *  ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
- * following llama.cpp's scanner where it differs from the regex: a lone
- * space at the end of a word is taken by the punctuation branch. */
-static size_t scan_llama3(const text_cps *t, size_t pos, size_t hi)
+/* Length of the contraction (?i:'s|'t|'re|'ve|'m|'ll|'d) at pos, or 0. */
+static size_t contraction_len(const text_cps *t, size_t pos, size_t hi)
+{
+    if (pos + 1 >= hi || t->cp[pos] != '\'')
+        return 0;
+    uint32_t a = ascii_lower(t->cp[pos + 1]);
+    if (a == 's' || a == 't' || a == 'm' || a == 'd')
+        return 2;
+    if (pos + 2 < hi) {
+        uint32_t b = ascii_lower(t->cp[pos + 2]);
+        if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
+            return 3;
+    }
+    return 0;
+}
+
+/* The Llama-3 scanner's last branches at pos, shared with Kimi K2's:
+ * \p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+ * (the punctuation branch's class test: classless ones too when
+ * classless_punct, as Llama 3's scanner takes them; Kimi's leaves them to
+ * the whitespace branch). */
+static size_t scan_llama3_tail(const text_cps *t, size_t pos, size_t hi, bool classless_punct)
 {
     uint32_t c = t->cp[pos];
     unsigned f = t->cls[pos];
-    if (c == '\'' && pos + 1 < hi) {
-        uint32_t a = ascii_lower(t->cp[pos + 1]);
-        if (a == 's' || a == 't' || a == 'm' || a == 'd')
-            return 2;
-        if (pos + 2 < hi) {
-            uint32_t b = ascii_lower(t->cp[pos + 2]);
-            if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
-                return 3;
-        }
-    }
-    if (c != '\r' && c != '\n' && !(f & UCP_NUMBER) &&
-        ((f & UCP_LETTER) || (cls_at(t, pos + 1, hi) & UCP_LETTER))) {
-        size_t p = pos + 1;
-        while (cls_at(t, p, hi) & UCP_LETTER)
-            p++;
-        return p - pos;
-    }
+    size_t p = pos;
     if (f & UCP_NUMBER) {
-        size_t p = pos;
         while (p - pos < 3 && (cls_at(t, p, hi) & UCP_NUMBER))
             p++;
         return p - pos;
     }
     unsigned f2 = c == ' ' ? cls_at(t, pos + 1, hi) : f;
-    if (!(f2 & LNS)) {
-        size_t p = pos + (c == ' ');
+    if ((classless_punct || f2) && !(f2 & LNS)) {
+        p = pos + (c == ' ');
         while (cls_at(t, p, hi) && !(cls_at(t, p, hi) & LNS))
             p++;
         while (p < hi && (t->cp[p] == '\r' || t->cp[p] == '\n'))
@@ -444,6 +443,28 @@ static size_t scan_llama3(const text_cps *t, size_t pos, size_t hi)
     if (ws > 1 && pos + ws < hi)
         return ws - 1;
     return ws ? ws : 1;
+}
+
+/* Length of the Llama-3 regex's match at pos (always >= 1):
+ * (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+ *  ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+ * following llama.cpp's scanner where it differs from the regex: a lone
+ * space at the end of a word is taken by the punctuation branch. */
+static size_t scan_llama3(const text_cps *t, size_t pos, size_t hi)
+{
+    uint32_t c = t->cp[pos];
+    unsigned f = t->cls[pos];
+    const size_t k = contraction_len(t, pos, hi);
+    if (k)
+        return k;
+    if (c != '\r' && c != '\n' && !(f & UCP_NUMBER) &&
+        ((f & UCP_LETTER) || (cls_at(t, pos + 1, hi) & UCP_LETTER))) {
+        size_t p = pos + 1;
+        while (cls_at(t, p, hi) & UCP_LETTER)
+            p++;
+        return p - pos;
+    }
+    return scan_llama3_tail(t, pos, hi, true);
 }
 
 /* llama.cpp's unicode_cpt_is_han: the CJK ideograph blocks */
@@ -489,45 +510,10 @@ static size_t scan_kimi(const text_cps *t, size_t pos, size_t hi)
                 p++;
             while (kimi_letter(t, p, hi))
                 p++;
-            if (p < hi && t->cp[p] == '\'' && p + 1 < hi) {
-                uint32_t a = ascii_lower(t->cp[p + 1]);
-                if (a == 's' || a == 't' || a == 'm' || a == 'd') {
-                    p += 2;
-                } else if (p + 2 < hi) {
-                    uint32_t b = ascii_lower(t->cp[p + 2]);
-                    if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
-                        p += 3;
-                }
-            }
-            return p - pos;
+            return p + contraction_len(t, p, hi) - pos;
         }
-        p = pos;
     }
-    if (f & UCP_NUMBER) {
-        while (p - pos < 3 && (cls_at(t, p, hi) & UCP_NUMBER))
-            p++;
-        return p - pos;
-    }
-    unsigned f2 = c == ' ' ? cls_at(t, pos + 1, hi) : f;
-    if (f2 && !(f2 & LNS)) {
-        p = pos + (c == ' ');
-        while (cls_at(t, p, hi) && !(cls_at(t, p, hi) & LNS))
-            p++;
-        while (p < hi && (t->cp[p] == '\r' || t->cp[p] == '\n'))
-            p++;
-        return p - pos;
-    }
-    size_t ws = 0, last_nl = 0;
-    while (cls_at(t, pos + ws, hi) & UCP_SPACE) {
-        if (t->cp[pos + ws] == '\r' || t->cp[pos + ws] == '\n')
-            last_nl = ws + 1;
-        ws++;
-    }
-    if (last_nl)
-        return last_nl;
-    if (ws > 1 && pos + ws < hi)
-        return ws - 1;
-    return ws ? ws : 1;
+    return scan_llama3_tail(t, pos, hi, false);
 }
 
 /* A PCRE2 subject: the bytes, and the code point <-> byte offset maps

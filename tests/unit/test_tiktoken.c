@@ -79,6 +79,33 @@ START_TEST(test_bad)
 }
 END_TEST
 
+/* a NUL byte is no field separator (it ends no field: the token is not
+ * base64), and a token longer than 1024 bytes is refused before the merges'
+ * rebuild, whose time is cubic in its length */
+START_TEST(test_nul_and_long)
+{
+    tiktoken_ranks t;
+    gguf_error err = { 0 };
+    static const char nul[] = "YQ==\0 0\n";
+    ck_assert_int_ne(tiktoken_parse(&t, "m", nul, sizeof nul - 1, &err), 0);
+    ck_assert_msg(strstr(err.msg, "m line 1: the token") != NULL, "%s", err.msg);
+    /* 1026 bytes of 'a' in base64: 342 groups of "YWFh" */
+    char line[342 * 4 + 8];
+    for (int i = 0; i < 342; i++)
+        memcpy(line + 4 * i, "YWFh", 4);
+    memcpy(line + 342 * 4, " 0\n", 4);
+    err = (gguf_error){ 0 };
+    ck_assert_int_ne(tiktoken_parse(&t, "m", line, 342 * 4 + 3, &err), 0);
+    ck_assert_msg(strstr(err.msg, "m line 1: a token of 1026 bytes (at most 1024)") != NULL, "%s", err.msg);
+    /* 1024 bytes: taken */
+    memcpy(line + 341 * 4, "YQ==", 4);
+    err = (gguf_error){ 0 };
+    ck_assert_int_eq(tiktoken_parse(&t, "m", line, 342 * 4 + 3, &err), 0);
+    ck_assert_uint_eq(t.len[0], 1024);
+    tiktoken_free(&t);
+}
+END_TEST
+
 START_TEST(test_duplicates)
 {
     tiktoken_ranks t;
@@ -102,6 +129,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_parse_and_vocab);
     tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof bad / sizeof *bad));
+    tcase_add_test(tc, test_nul_and_long);
     tcase_add_test(tc, test_duplicates);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
