@@ -752,25 +752,38 @@ static float qpack_elem(const qpack_src *q, int64_t r, int64_t c)
  * are [in / per_word, out]: a row of the output reads one word from each,
  * and GPTQ_BLOCK consecutive rows share their cache lines). The writer asks
  * the rows of a tensor in order, each chunk of rows on one thread. */
-typedef struct {
+typedef struct gptq_cache {
     uint64_t id;        /* the source's (0: none held) */
     int64_t  n0;        /* the block's first row */
     int      nb;
     int64_t  cap;       /* floats in rows */
     float   *rows;      /* nb × in */
+    struct gptq_cache *prev, *next; /* every thread's, in gcache_all */
     float    stab[GPTQ_TAB_GROUPS * GPTQ_BLOCK];
     int32_t  ztab[GPTQ_TAB_GROUPS * GPTQ_BLOCK];
 } gptq_cache;
 
+/* The thread's block, also linked from gcache_all: the heap is reachable
+ * from a global (make san's LSan does not scan thread-local storage), and
+ * a thread's is freed when the thread ends (the key's destructor). */
 static _Thread_local gptq_cache *gcache;
+static gptq_cache *gcache_all;
+static pthread_mutex_t gcache_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t gcache_key;
 static pthread_once_t gcache_once = PTHREAD_ONCE_INIT;
 
 static void gcache_free(void *p)
 {
     gptq_cache *c = p;
-    if (c)
-        free(c->rows);
+    pthread_mutex_lock(&gcache_lock);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        gcache_all = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&gcache_lock);
+    free(c->rows);
     free(c);
 }
 
@@ -791,8 +804,18 @@ static bool gptq_cached_row(const qpack_src *q, int64_t r, float *out)
         pthread_once(&gcache_once, gcache_init);
         if (!(c = calloc(1, sizeof *c)))
             return false;
+        pthread_mutex_lock(&gcache_lock);
+        c->next = gcache_all;
+        if (gcache_all)
+            gcache_all->prev = c;
+        gcache_all = c;
+        pthread_mutex_unlock(&gcache_lock);
         gcache = c;
-        pthread_setspecific(gcache_key, c); /* freed when the thread ends */
+        if (pthread_setspecific(gcache_key, c)) { /* freed when the thread ends */
+            gcache = NULL;
+            gcache_free(c);
+            return false;
+        }
     }
     if (c->id != q->id || r < c->n0 || r >= c->n0 + c->nb) {
         const int64_t n0 = r / GPTQ_BLOCK * GPTQ_BLOCK, left = g->out - n0;
