@@ -4,6 +4,7 @@
 #include "qpack.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,14 @@ int gptq_check_gidx(const gptq_pack *g, const char *name, const uint8_t *gidx, g
     return 0;
 }
 
+/* Zero point of group grp, output row n (the stored one plus zero_add). */
+static int32_t gptq_zero(const gptq_pack *g, const uint8_t *qzeros, int64_t grp, int64_t n)
+{
+    const uint32_t mask = (1u << g->bits) - 1;
+    return (int32_t)(word_at(qzeros, grp * (g->out / g->per_word) + n / g->per_word) >>
+                     ((n % g->per_word) * g->bits) & mask) + g->zero_add;
+}
+
 /* Output element [n, k]. */
 static float gptq_value(const gptq_pack *g, int64_t n, int64_t k, const uint8_t *qweight, const uint8_t *qzeros,
                         const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
@@ -146,9 +155,7 @@ static float gptq_value(const gptq_pack *g, int64_t n, int64_t k, const uint8_t 
     const int64_t grp = (int32_t)word_at(gidx, k);
     const int32_t w = (int32_t)(word_at(qweight, (k / g->per_word) * g->out + n) >>
                                 ((k % g->per_word) * g->bits) & mask);
-    const int32_t z = (int32_t)(word_at(qzeros, grp * (g->out / g->per_word) + n / g->per_word) >>
-                                ((n % g->per_word) * g->bits) & mask) + g->zero_add;
-    return scale(ctx, grp, n) * (float)(w - z);
+    return scale(ctx, grp, n) * (float)(w - gptq_zero(g, qzeros, grp, n));
 }
 
 void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8_t *qzeros,
@@ -157,6 +164,45 @@ void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8
 {
     for (int64_t k = 0; k < g->in; k++)
         out[k] = gptq_value(g, n, k, qweight, qzeros, gidx, scale, ctx);
+}
+
+/* The block's scales and zeros of group grp into s[0..nb), z[0..nb). */
+static void gptq_group(const gptq_pack *g, int64_t grp, int64_t n0, int nb, const uint8_t *qzeros,
+                       float (*scale)(const void *ctx, int64_t grp, int64_t n), const void *ctx, float *s,
+                       int32_t *z)
+{
+    for (int j = 0; j < nb; j++) {
+        s[j] = scale(ctx, grp, n0 + j);
+        z[j] = gptq_zero(g, qzeros, grp, n0 + j);
+    }
+}
+
+void gptq_block(const gptq_pack *g, int64_t n0, int nb, const uint8_t *qweight, const uint8_t *qzeros,
+                const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
+                const void *ctx, float *stab, int32_t *ztab, float *out)
+{
+    const uint32_t mask = (1u << g->bits) - 1;
+    const bool tab = g->groups <= GPTQ_TAB_GROUPS;
+    for (int64_t grp = 0; tab && grp < g->groups; grp++)
+        gptq_group(g, grp, n0, nb, qzeros, scale, ctx, stab + grp * nb, ztab + grp * nb);
+    int64_t last = -1;
+    uint32_t words[GPTQ_BLOCK];
+    for (int64_t kw = 0; kw < g->in / g->per_word; kw++) {
+        const uint8_t *at = qweight + (size_t)(kw * g->out + n0) * 4;
+        for (int j = 0; j < nb; j++)
+            words[j] = word_at(at, j);
+        for (int i = 0; i < g->per_word; i++) {
+            const int64_t k = kw * g->per_word + i, grp = (int32_t)word_at(gidx, k);
+            if (!tab && grp != last)
+                gptq_group(g, grp, n0, nb, qzeros, scale, ctx, stab, ztab);
+            last = grp;
+            const float *s = tab ? stab + grp * nb : stab;
+            const int32_t *z = tab ? ztab + grp * nb : ztab;
+            const int shift = i * g->bits;
+            for (int j = 0; j < nb; j++)
+                out[j * g->in + k] = s[j] * (float)((int32_t)(words[j] >> shift & mask) - z[j]);
+        }
+    }
 }
 
 int bitnet_check(bitnet_pack *b, const char *name, const int64_t *wshape, int wdims,
@@ -567,7 +613,10 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
     *out = NULL;
     const struct fp8_entry *me = fp8_find(index, name);
     const char *file = me ? me->file : "checkpoint";
+    static _Atomic uint64_t ids;
     qpack_src *q = calloc(1, sizeof *q);
+    if (q)
+        q->id = ++ids;
     if (!q)
         return gguf_error_set(err, "out of memory");
     q->kind = p->kind;
@@ -695,12 +744,102 @@ static float qpack_elem(const qpack_src *q, int64_t r, int64_t c)
            scale_value(q->sdtype, q->scale, r * p->groups + g);
 }
 
+/* A thread's block of GPTQ rows, decoded whole (qweight's rows of words
+ * are [in / per_word, out]: a row of the output reads one word from each,
+ * and GPTQ_BLOCK consecutive rows share their cache lines). The writer asks
+ * the rows of a tensor in order, each chunk of rows on one thread. */
+typedef struct gptq_cache {
+    uint64_t id;        /* the source's (0: none held) */
+    int64_t  n0;        /* the block's first row */
+    int      nb;
+    int64_t  cap;       /* floats in rows */
+    float   *rows;      /* nb × in */
+    struct gptq_cache *prev, *next; /* every thread's, in gcache_all */
+    float    stab[GPTQ_TAB_GROUPS * GPTQ_BLOCK];
+    int32_t  ztab[GPTQ_TAB_GROUPS * GPTQ_BLOCK];
+} gptq_cache;
+
+/* The thread's block, also linked from gcache_all: the heap is reachable
+ * from a global (make san's LSan does not scan thread-local storage), and
+ * a thread's is freed when the thread ends (the key's destructor). */
+static _Thread_local gptq_cache *gcache;
+static gptq_cache *gcache_all;
+static pthread_mutex_t gcache_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t gcache_key;
+static pthread_once_t gcache_once = PTHREAD_ONCE_INIT;
+
+static void gcache_free(void *p)
+{
+    gptq_cache *c = p;
+    pthread_mutex_lock(&gcache_lock);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        gcache_all = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&gcache_lock);
+    free(c->rows);
+    free(c);
+}
+
+static void gcache_init(void)
+{
+    if (pthread_key_create(&gcache_key, gcache_free))
+        abort();
+}
+
+/* Row r of GPTQ source q from the thread's block (decoded on the first
+ * row asked of it); false when out of memory (the caller decodes the row
+ * alone). */
+static bool gptq_cached_row(const qpack_src *q, int64_t r, float *out)
+{
+    const gptq_pack *g = &q->gq;
+    gptq_cache *c = gcache;
+    if (!c) {
+        pthread_once(&gcache_once, gcache_init);
+        if (!(c = calloc(1, sizeof *c)))
+            return false;
+        pthread_mutex_lock(&gcache_lock);
+        c->next = gcache_all;
+        if (gcache_all)
+            gcache_all->prev = c;
+        gcache_all = c;
+        pthread_mutex_unlock(&gcache_lock);
+        gcache = c;
+        if (pthread_setspecific(gcache_key, c)) { /* freed when the thread ends */
+            gcache = NULL;
+            gcache_free(c);
+            return false;
+        }
+    }
+    if (c->id != q->id || r < c->n0 || r >= c->n0 + c->nb) {
+        const int64_t n0 = r / GPTQ_BLOCK * GPTQ_BLOCK, left = g->out - n0;
+        const int nb = left < GPTQ_BLOCK ? (int)left : GPTQ_BLOCK;
+        c->id = 0;
+        if (nb * g->in > c->cap) {
+            float *p = realloc(c->rows, (size_t)(nb * g->in) * sizeof *p);
+            if (!p)
+                return false;
+            c->rows = p;
+            c->cap = nb * g->in;
+        }
+        gptq_block(g, n0, nb, q->packed, q->zero, q->gidx, gptq_scale, q, c->stab, c->ztab, c->rows);
+        c->id = q->id;
+        c->n0 = n0;
+        c->nb = nb;
+    }
+    memcpy(out, c->rows + (r - c->n0) * g->in, (size_t)g->in * sizeof *out);
+    return true;
+}
+
 /* Output row r whole into out. */
 static void qpack_row(const qpack_src *q, int64_t r, float *out)
 {
     static _Thread_local float sbuf[4096]; /* a row's scales (the writer encodes on several threads) */
     if (q->kind == QPACK_GPTQ) {
-        gptq_row(&q->gq, r, q->packed, q->zero, q->gidx, gptq_scale, q, out);
+        if (!q->id || !gptq_cached_row(q, r, out))
+            gptq_row(&q->gq, r, q->packed, q->zero, q->gidx, gptq_scale, q, out);
     } else if (q->kind == QPACK_BITNET) {
         bitnet_row(&q->bn, r, q->packed, q->inv, out);
     } else if (q->ct.groups <= 4096) {

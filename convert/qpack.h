@@ -89,6 +89,18 @@ void gptq_row(const gptq_pack *g, int64_t n, const uint8_t *qweight, const uint8
               const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
               const void *ctx, float *out);
 
+/* Output rows [n0, n0 + nb) (nb <= GPTQ_BLOCK, n0 + nb <= out) into out,
+ * nb rows of in values: the values gptq_row gives, with qweight read a
+ * row of words at a time (k-major) and each group's scales and zeros
+ * looked up once a row. tab: room for min(groups, GPTQ_TAB_GROUPS) × nb
+ * floats and as many int32 (the groups' scales and zeros); with more
+ * groups they are looked up where the group changes. */
+#define GPTQ_BLOCK      16
+#define GPTQ_TAB_GROUPS 1024
+void gptq_block(const gptq_pack *g, int64_t n0, int nb, const uint8_t *qweight, const uint8_t *qzeros,
+                const uint8_t *gidx, float (*scale)(const void *ctx, int64_t grp, int64_t n),
+                const void *ctx, float *stab, int32_t *ztab, float *out);
+
 /* BitNet b1.58 (quant_method "bitnet", Falcon3-*-1.58bit): a uint8 weight
  * [prows, cols] holds four 2-bit codes a byte; output row s × prows + r
  * (s = 0..3) is bits 2s..2s+1 of byte row r, and its value (code − 1) /
@@ -183,6 +195,8 @@ typedef struct qpack_src {
      * one slice's, and the fields above slice 0's. NULL: one weight. */
     struct qpack_src *slice;
     int            n_slice;
+    uint64_t       id;            /* GPTQ: this source's own (qpack_take's count; 0: none), which keys
+                                   * a thread's block of decoded rows */
 } qpack_src;
 
 /* The source of the packed tensor `name` (X.weight_packed, X.qweight, or a

@@ -3,7 +3,8 @@
  * (convert/qpack.c). The first bytes choose a format (compressed-tensors,
  * GPTQ or, with h[13] odd, BitNet), a bit width, the shapes of every part and whether a zero point
  * is present; the rest is the parts' bytes. Shapes that the checks accept
- * and that the bytes cover are unpacked row by row.
+ * and that the bytes cover are unpacked row by row (GPTQ also by blocks of
+ * rows, which must give the same bits).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -70,10 +71,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const uint8_t *gidx = body + (nqw + nqz) * 4;
         if (gptq_check_gidx(&g, "m", gidx, &err))
             return 0;
-        float *row = malloc((size_t)g.in * 4 + 4);
-        for (int64_t n = 0; n < g.out; n++)
+        float *row = malloc((size_t)g.in * 4 + 4), *blk = malloc((size_t)(g.in * GPTQ_BLOCK) * 4 + 4),
+              *stab = malloc(GPTQ_TAB_GROUPS * GPTQ_BLOCK * 4);
+        int32_t *ztab = malloc(GPTQ_TAB_GROUPS * GPTQ_BLOCK * 4);
+        for (int64_t n = 0; n < g.out; n++) {
             gptq_row(&g, n, body, body + nqw * 4, gidx, fscale, NULL, row);
+            if (n % GPTQ_BLOCK == 0) { /* the block path gives the same bits */
+                const int bn = g.out - n < GPTQ_BLOCK ? (int)(g.out - n) : GPTQ_BLOCK;
+                gptq_block(&g, n, bn, body, body + nqw * 4, gidx, fscale, NULL, stab, ztab, blk);
+            }
+            if (memcmp(row, blk + (n % GPTQ_BLOCK) * g.in, (size_t)g.in * 4))
+                abort();
+        }
         free(row);
+        free(blk);
+        free(stab);
+        free(ztab);
     }
     return 0;
 }

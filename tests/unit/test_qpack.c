@@ -17,6 +17,8 @@
  *   division (code 3 too), in spans of every size; the shape and scale
  *   refusals; the plan. (Their conversions are held to e21cdc11's by
  *   tests/e2e/convert.sh.)
+ * - GPTQ decoded by blocks of rows (gptq_block, qpack_span's per-thread
+ *   block) against gptq_row to the bit, for odd shapes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -437,6 +439,105 @@ START_TEST(test_bitnet)
 }
 END_TEST
 
+/* GPTQ by blocks of rows (gptq_block, and qpack_span's thread-local block)
+ * against gptq_row element by element, to the bit: 2-, 4- and 8-bit
+ * (per_word 16, 8, 4), out not a multiple of GPTQ_BLOCK, desc_act g_idx
+ * (groups in no order), more groups than GPTQ_TAB_GROUPS (looked up where
+ * the group changes), gptq and gptq_v2, rows asked in and out of order and
+ * two sources interleaved. */
+typedef struct { const float *s; int64_t out; } fscale;
+
+static float fscale_at(const void *ctx, int64_t grp, int64_t n)
+{
+    const fscale *f = ctx;
+    return f->s[grp * f->out + n];
+}
+
+START_TEST(test_gptq_block)
+{
+    static const struct { int bits; int64_t in, out, groups; int desc, v2; } cs[] = {
+        { 4, 72, 40, 3, 0, 0 },   { 4, 64, 40, 4, 1, 1 },    { 2, 96, 48, 6, 1, 0 },
+        { 8, 20, 36, 5, 1, 0 },   { 8, 12, 4, 2, 0, 1 },     { 4, 1112, 24, 1112, 1, 0 },
+        { 2, 1056, 16, 1100, 1, 1 },
+    };
+    uint32_t seed = 12345;
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        const int per = 32 / cs[c].bits;
+        const int64_t in = cs[c].in, out = cs[c].out, groups = cs[c].groups;
+        uint32_t *qw = malloc((size_t)(in / per * out) * 4), *qz = malloc((size_t)(groups * out / per) * 4);
+        int32_t *gi = malloc((size_t)in * 4);
+        float *s = malloc((size_t)(groups * out) * 4), *want = malloc((size_t)(in * out) * 4),
+              *got = malloc((size_t)(in * out) * 4), *stab = malloc(GPTQ_TAB_GROUPS * GPTQ_BLOCK * 4);
+        int32_t *ztab = malloc(GPTQ_TAB_GROUPS * GPTQ_BLOCK * 4);
+        ck_assert(qw && qz && gi && s && want && got && stab && ztab);
+        for (int64_t i = 0; i < in / per * out; i++)
+            qw[i] = seed = seed * 1664525u + 1013904223u;
+        for (int64_t i = 0; i < groups * out / per; i++)
+            qz[i] = seed = seed * 1664525u + 1013904223u;
+        for (int64_t i = 0; i < groups * out; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            s[i] = (float)(seed >> 8) / 16777216.0f * 0.03f + 1e-4f;
+        }
+        for (int64_t k = 0; k < in; k++) {
+            seed = seed * 1664525u + 1013904223u;
+            gi[k] = cs[c].desc ? (int32_t)(k < groups ? k : seed % groups) : (int32_t)(k * groups / in);
+        }
+        for (int64_t k = in - 1; cs[c].desc && k > 0; k--) { /* shuffled: no order */
+            seed = seed * 1664525u + 1013904223u;
+            const int64_t j = seed % (k + 1);
+            const int32_t t = gi[k];
+            gi[k] = gi[j], gi[j] = t;
+        }
+        const int64_t qws[2] = {in / per, out}, qzs[2] = {groups, out / per}, ss[2] = {groups, out}, gs[1] = {in};
+        gguf_error err;
+        gptq_pack g;
+        ck_assert_int_eq(gptq_check(&g, "m", cs[c].bits, cs[c].v2, qws, 2, qzs, 2, ss, 2, gs, 1, &err), 0);
+        ck_assert_int_eq(gptq_check_gidx(&g, "m", (const uint8_t *)gi, &err), 0);
+        fscale ctx = {s, out};
+        for (int64_t n = 0; n < out; n++)
+            gptq_row(&g, n, (const uint8_t *)qw, (const uint8_t *)qz, (const uint8_t *)gi, fscale_at, &ctx,
+                     want + n * in);
+        for (int64_t n0 = 0; n0 < out; n0 += GPTQ_BLOCK) {
+            const int nb = out - n0 < GPTQ_BLOCK ? (int)(out - n0) : GPTQ_BLOCK;
+            gptq_block(&g, n0, nb, (const uint8_t *)qw, (const uint8_t *)qz, (const uint8_t *)gi, fscale_at, &ctx,
+                       stab, ztab, got + n0 * in);
+        }
+        ck_assert_mem_eq(got, want, (size_t)(in * out) * 4);
+        /* odd first rows and short blocks */
+        memset(got, 0, (size_t)(in * out) * 4);
+        gptq_block(&g, 3, out - 3 < 5 ? (int)(out - 3) : 5, (const uint8_t *)qw, (const uint8_t *)qz,
+                   (const uint8_t *)gi, fscale_at, &ctx, stab, ztab, got);
+        ck_assert_mem_eq(got, want + 3 * in, (size_t)((out - 3 < 5 ? out - 3 : 5) * in) * 4);
+        /* through qpack_span: F32 scales, a source id; rows in order, in
+         * reverse, and interleaved with a second source (another id) */
+        qpack_src q = { .kind = QPACK_GPTQ, .gq = g, .rows = out, .cols = in, .packed = (const uint8_t *)qw,
+                        .scale = (const uint8_t *)s, .zero = (const uint8_t *)qz, .gidx = (const uint8_t *)gi,
+                        .sdtype = SRC_F32, .id = 1000 + 2 * c };
+        qpack_src q2 = q;
+        q2.id = 1001 + 2 * c;
+        q2.zero = (const uint8_t *)qw; /* other values: qweight's words as zeros (groups × out / per fit) */
+        memset(got, 0, (size_t)(in * out) * 4);
+        qpack_span(&q, got, in * out, 0);
+        ck_assert_mem_eq(got, want, (size_t)(in * out) * 4);
+        float *row2 = malloc((size_t)in * 4), *want2 = malloc((size_t)in * 4);
+        ck_assert(row2 && want2);
+        const bool fits = groups * out / per <= in / per * out;
+        for (int64_t n = out - 1; n >= 0; n--) {
+            qpack_span(&q, got + n * in, in, n * in);
+            if (fits) {
+                qpack_span(&q2, row2, in, n * in);
+                gptq_row(&g, n, (const uint8_t *)qw, (const uint8_t *)qw, (const uint8_t *)gi, fscale_at, &ctx,
+                         want2);
+                ck_assert_mem_eq(row2, want2, (size_t)in * 4);
+            }
+        }
+        ck_assert_mem_eq(got, want, (size_t)(in * out) * 4);
+        free(row2), free(want2);
+        free(qw), free(qz), free(gi), free(s), free(want), free(got), free(stab), free(ztab);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qpack");
@@ -448,6 +549,7 @@ int main(void)
     tcase_add_test(tc, test_spans);
     tcase_add_test(tc, test_stack);
     tcase_add_test(tc, test_bitnet);
+    tcase_add_test(tc, test_gptq_block);
     suite_add_tcase(s, tc);
     return run_suite(s, 0);
 }
