@@ -241,21 +241,61 @@ size_t kern_act_row_size(uint32_t wtype, int64_t n)
         bytes += KERN_ACT_EXTRA;
     else if (wtype == GGUF_DT_Q6_K)
         bytes += KERN_ACT_EXTRA_K;
+    else if (wtype == GGUF_DT_IQ4_XS)
+        bytes += KERN_ACT_EXTRA_IQ4;
+    else if (wtype == GGUF_DT_Q4_K)
+        bytes += KERN_ACT_EXTRA_Q4K;
     return (size_t)(n / blck) * (size_t)bytes;
 }
 
-/* q6_K's extras (kernels_impl.h): 32 × the pair sums of the levels. */
+/* q6_K's extras (kernels_impl.h): 32 × the pair sums of the levels, then
+ * the levels plus 128. */
 static void act_extra_k(void *xq, int64_t n)
 {
     const gguf_block_q8_K *y = xq;
     uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
-    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++)
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
+        uint8_t *eb = e + (size_t)ib * KERN_ACT_EXTRA_K;
         for (int i = 0; i < GGUF_QK_K / 4; i++) {
             const int8_t *q = y[ib].qs + 4 * i;
             const uint16_t lo = (uint16_t)(32 * (q[0] + q[1])), hi = (uint16_t)(32 * (q[2] + q[3]));
             const uint32_t v = lo | (uint32_t)hi << 16;
-            memcpy(e + (size_t)ib * KERN_ACT_EXTRA_K + 4 * i, &v, 4);
+            memcpy(eb + 4 * i, &v, 4);
         }
+        for (int i = 0; i < GGUF_QK_K; i++)
+            eb[KERN_ACT_EXTRA_K_U8 + i] = (uint8_t)y[ib].qs[i] ^ 0x80;
+    }
+}
+
+/* iq4_xs's extras (kernels_impl.h): the levels in nibble order. */
+static void act_extra_iq4(void *xq, int64_t n)
+{
+    const gguf_block_q8_K *y = xq;
+    uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
+        uint8_t *eb = e + (size_t)ib * KERN_ACT_EXTRA_IQ4;
+        for (int p = 0; p < GGUF_QK_K / 64; p++)
+            for (int half = 0; half < 2; half++)     /* levels 0..15, 16..31 */
+                for (int blk = 0; blk < 2; blk++) /* block 2p, 2p + 1 */
+                    memcpy(eb + 64 * p + 32 * half + 16 * blk, y[ib].qs + 64 * p + 32 * blk + 16 * half, 16);
+    }
+}
+
+/* q4_K's extras (kernels_impl.h): the levels in packed nibble order. */
+static void act_extra_q4k(void *xq, int64_t n)
+{
+    const gguf_block_q8_K *y = xq;
+    uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
+        uint8_t *eb = e + (size_t)ib * KERN_ACT_EXTRA_Q4K;
+        for (int g = 0; g < 4; g++)
+            for (int L = 0; L < 8; L++) {
+                const int8_t *a = y[ib].qs + 64 * g + 4 * L;
+                uint8_t *o = eb + 64 * g + 8 * L;
+                const int8_t v[8] = { a[0], a[1], a[32], a[33], a[2], a[3], a[34], a[35] };
+                memcpy(o, v, 8);
+            }
+    }
 }
 
 /* The scales as floats and the leads, −bias × level sums (kernels_impl.h). */
@@ -341,6 +381,10 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
             gguf_codec_get(GGUF_DT_Q8_K)->quantize(x, xq, n);
         if (wtype == GGUF_DT_Q6_K)
             act_extra_k(xq, n);
+        else if (wtype == GGUF_DT_IQ4_XS)
+            act_extra_iq4(xq, n);
+        else if (wtype == GGUF_DT_Q4_K)
+            act_extra_q4k(xq, n);
         break;
     default:
         gguf_codec_get(t->dot_type)->quantize(x, xq, n);

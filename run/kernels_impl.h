@@ -60,12 +60,32 @@ static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 #define KERN_EX_LANES(ex, nb, i) ((ex) + 8 * (size_t)(nb) + 32 * (size_t)(i))
 
 /* The q8_K activation rows for q6_K weights are followed by extras too
- * (kern_act_extra_k()): per super-block and 32-element group c, eight
- * int32 (lane L = levels 32c + 4L .. 32c + 4L + 3), each two int16
- * 32·(a0 + a1) and 32·(a2 + a3) — what the packed q6_K kernel takes off
- * maddubs' pair sums of the unsigned levels u = q + 32 to leave exactly
- * those of (u − 32)·a. */
-#define KERN_ACT_EXTRA_K 256
+ * (kern_act_extra_k()), 512 bytes per super-block:
+ *   0..255    per 32-element group c, eight int32 (lane L = levels
+ *             32c + 4L .. 32c + 4L + 3), each two int16 32·(a0 + a1) and
+ *             32·(a2 + a3) — what the packed one-row q6_K kernel takes off
+ *             maddubs' pair sums of the unsigned levels u = q + 32 to leave
+ *             exactly those of (u − 32)·a;
+ *   256..511  the levels plus 128 (a ^ 0x80), the unsigned operand of the
+ *             packed q6_K kernel for several activation rows, which takes
+ *             128·Σ q off instead (a weight-side sum it makes once for all
+ *             the rows). */
+#define KERN_ACT_EXTRA_K 512
+#define KERN_ACT_EXTRA_K_U8 256
+
+/* The q8_K activation rows for iq4_xs weights are followed (at
+ * kern_act_extra_k()) by their levels again, 256 bytes per super-block,
+ * in the order of the weights' nibbles: for blocks 2p and 2p + 1, their
+ * levels 0..15 side by side (the low nibbles of the 32 bytes of quants
+ * the two blocks take), then their levels 16..31 (the high nibbles). */
+#define KERN_ACT_EXTRA_IQ4 256
+
+/* And those for q4_K weights by their levels in the order of the packed
+ * q4_K nibbles (kernels_k.c), 256 bytes per super-block: for each 64
+ * levels g and lane group L, the eight bytes at 64g + 8L are levels
+ * 64g + 4L + {0, 1}, 64g + 32 + 4L + {0, 1}, 64g + 4L + {2, 3},
+ * 64g + 32 + 4L + {2, 3}. */
+#define KERN_ACT_EXTRA_Q4K 256
 static inline const uint8_t *kern_act_extra_k(const void *x, int64_t n)
 {
     return (const uint8_t *)x + (size_t)(n / GGUF_QK_K) * sizeof(gguf_block_q8_K);

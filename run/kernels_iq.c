@@ -36,6 +36,7 @@
  * Not for: quantizing (libgguf's codecs), the type table (kernels.c).
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <ggufkit/gguf.h>
@@ -245,38 +246,82 @@ ALWAYS void rows_w32(uint32_t type, byte_dot_fn dot, int64_t n, const void *w, c
     _mm_storeu_ps(out, acc);
 }
 
+/* The eight scales ls_j − 32 of an iq4_xs super-block, lane j holding it
+ * in both of its int16 (a madd operand): the low four bits are bits
+ * 4j..4j+3 of scales_l read as a little-endian word, the top two bits
+ * 2j, 2j+1 of scales_h (the word at offset 0 holds d, then scales_h). */
+ALWAYS __m256i iq4_xs_scales8(const gguf_block_iq4_xs *b)
+{
+    _Static_assert(offsetof(gguf_block_iq4_xs, scales_h) == 2 && offsetof(gguf_block_iq4_xs, scales_l) == 4,
+                   "iq4_xs block layout");
+    const __m256i l = bcast4(b->scales_l), h = bcast4(b);
+    const __m256i lo = _mm256_and_si256(_mm256_srlv_epi32(l, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                                        _mm256_set1_epi32(0x0f));
+    const __m256i hi = _mm256_and_si256(
+        _mm256_srlv_epi32(h, _mm256_setr_epi32(12, 14, 16, 18, 20, 22, 24, 26)), _mm256_set1_epi32(0x30));
+    const __m256i ls = _mm256_sub_epi32(_mm256_or_si256(lo, hi), _mm256_set1_epi32(32));
+    return _mm256_shuffle_epi8(ls, _mm256_setr_epi8(0, 1, 0, 1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13, 0, 1, 0,
+                                                    1, 4, 5, 4, 5, 8, 9, 8, 9, 12, 13, 12, 13));
+}
+
 /* iq4_xs × nx q8_K rows in ggml's x86 order (ggml_vec_dot_iq4_xs_q8_K's
  * AVX2 code, what llama.cpp runs on these CPUs): per super-block, block
  * j's maddubs pair sums times ls_j − 32 as 16-bit integers (madd), added
- * in eight exact 32-bit lanes over the eight blocks; then one fused
- * multiply-add of each lane by d_w·d_x per super-block, and hsum8's order
- * at the end. madd_add is the instruction set's madd + add. */
+ * in eight exact 32-bit lanes over the eight blocks — lane L holding
+ * levels 4L .. 4L + 3 of each block; then one fused multiply-add of each
+ * lane by d_w·d_x per super-block, and hsum8's order at the end. madd_add
+ * is the instruction set's madd + add.
+ * Here two blocks at a time: their 32 bytes of quants give the levels
+ * 0..15 of both (low nibbles) in one vector and 16..31 (high nibbles) in
+ * another, against the activation levels in that order (the row's extras,
+ * kernels_impl.h), the scale vector ls_2p − 32 in the low half and
+ * ls_2p+1 − 32 in the high one. The low-nibble sums land in lanes 0..3
+ * (block 2p) and 4..7 (block 2p + 1) of one accumulator, where ggml has
+ * both in lanes 0..3; the high-nibble sums likewise in another for ggml's
+ * lanes 4..7; the halves are added across once per super-block. The same
+ * exact integers in the same lanes, so the same bits, with no shuffles
+ * of the quants across halves and the scales decoded once per super-block. */
 ALWAYS void rows_iq4_xs(madd_add_fn madd_add, int64_t n, const void *w, const void *x, size_t xs,
                         int nx, float *out)
 {
     const __m256i table = level_table(gguf_nl_levels(GGUF_DT_IQ4_XS));
+    const __m256i m0f = _mm256_set1_epi8(0x0f);
     const gguf_block_iq4_xs *bw = w;
+    const uint8_t *ex[KERN_NX];
     __m256 acc[KERN_NX];
-    UNROLL for (int k = 0; k < nx; k++)
+    UNROLL for (int k = 0; k < nx; k++) {
         acc[k] = _mm256_setzero_ps();
+        ex[k] = kern_act_extra_k((const uint8_t *)x + k * xs, n);
+    }
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const gguf_block_iq4_xs *b = &bw[i];
-        __m256i is[KERN_NX];
+        const __m256i ls2 = iq4_xs_scales8(b);
+        __m256i lo[KERN_NX], hi[KERN_NX];
         UNROLL for (int k = 0; k < nx; k++)
-            is[k] = _mm256_setzero_si256();
-        UNROLL for (int j = 0; j < GGUF_QK_K / 32; j++) {
-            const __m256i v = lookup_levels(table, b->qs + 16 * j);
-            const __m256i av = _mm256_sign_epi8(v, v);
-            const __m256i ls = _mm256_set1_epi16((int16_t)iq4_xs_scale(b, j));
+            lo[k] = hi[k] = _mm256_setzero_si256();
+        UNROLL for (int p = 0; p < 4; p++) {
+            const __m256i qs = load256(b->qs + 32 * p);
+            const __m256i vl = _mm256_shuffle_epi8(table, _mm256_and_si256(qs, m0f));
+            const __m256i vh = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(qs, 4), m0f));
+            const __m256i al = _mm256_sign_epi8(vl, vl), ah = _mm256_sign_epi8(vh, vh);
+            /* ls_2p − 32 in every int16 of the low half, ls_2p+1 − 32 of the high */
+            const __m256i sc = _mm256_permutevar8x32_epi32(
+                ls2, _mm256_setr_epi32(2 * p, 2 * p, 2 * p, 2 * p, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1));
             UNROLL for (int k = 0; k < nx; k++) {
-                const __m256i a = _mm256_loadu_si256((const __m256i *)(act_q8_K(x, xs, k, i)->qs + 32 * j));
-                is[k] = madd_add(is[k], _mm256_maddubs_epi16(av, _mm256_sign_epi8(a, v)), ls);
+                const uint8_t *a = ex[k] + (size_t)i * KERN_ACT_EXTRA_IQ4 + 64 * p;
+                lo[k] = madd_add(lo[k], _mm256_maddubs_epi16(al, _mm256_sign_epi8(load256(a), vl)), sc);
+                hi[k] = madd_add(hi[k], _mm256_maddubs_epi16(ah, _mm256_sign_epi8(load256(a + 32), vh)), sc);
+                KEEP_REG(lo[k]);
+                KEEP_REG(hi[k]);
             }
         }
         const float dw = h2f(b->d);
-        UNROLL for (int k = 0; k < nx; k++)
-            acc[k] = _mm256_fmadd_ps(_mm256_set1_ps(dw * act_q8_K(x, xs, k, i)->d),
-                                     _mm256_cvtepi32_ps(is[k]), acc[k]);
+        UNROLL for (int k = 0; k < nx; k++) {
+            const __m256i is = _mm256_add_epi32(_mm256_permute2x128_si256(lo[k], hi[k], 0x20),
+                                                _mm256_permute2x128_si256(lo[k], hi[k], 0x31));
+            acc[k] = _mm256_fmadd_ps(_mm256_set1_ps(dw * act_q8_K(x, xs, k, i)->d), _mm256_cvtepi32_ps(is),
+                                     acc[k]);
+        }
     }
     UNROLL for (int k = 0; k < nx; k++)
         out[k] = hsum8(acc[k]);

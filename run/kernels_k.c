@@ -280,11 +280,6 @@ ALWAYS __m256i bits(__m256i v, int shift, int mask)
     return _mm256_and_si256(_mm256_srli_epi16(v, shift), _mm256_set1_epi8((char)mask));
 }
 
-ALWAYS __m256i load256(const uint8_t *p)
-{
-    return _mm256_loadu_si256((const __m256i *)p);
-}
-
 /* The unpacking of each format: u[8] as above, scales sc (and mins mn),
  * super-scales d (and dmin), and the shift of the level offset (-1: none). */
 ALWAYS void unpack_avx2_q2_K(const gguf_block_q2_K *b, __m256i u[8], int16_t sc[16], int16_t mn[16],
@@ -649,31 +644,50 @@ KERN_VNNI void dotn_q6_K_vnni(int64_t n, const void *w, const void *x, size_t xs
  *   0..15     the eight d (f16); 16..31 the eight dmin
  *   32..127   three vectors: lane r of vector w holds bytes 4w..4w+3 of
  *             row r's twelve scale bytes
- *   128..     32 vectors: lane r of vector 4L + g holds qs[32g + 4L ..
- *             32g + 4L + 3] of row r, whose low nibbles are levels 64g + 4L..
- *             (sub-block 2g) and high nibbles levels 64g + 32 + 4L..
- *             (sub-block 2g + 1)
+ *   128..     32 vectors: lane r of vector 4L + g holds the levels of
+ *             qs[32g + 4L + t], t = 0..3, of row r — low nibbles lo_t
+ *             (sub-block 2g, levels 64g + 4L + t), high nibbles hi_t
+ *             (sub-block 2g + 1, levels 64g + 32 + 4L + t) — as the bytes
+ *             lo_0 | lo_2 << 4, lo_1 | lo_3 << 4, hi_0 | hi_2 << 4,
+ *             hi_1 | hi_3 << 4: the low nibbles of the four bytes are
+ *             lo_0, lo_1, hi_0, hi_1 and the high nibbles lo_2, lo_3,
+ *             hi_2, hi_3, so that maddubs of either against the
+ *             activation levels in that order (the row's extras,
+ *             kernels_impl.h) gives an int16 of sub-block 2g and one of
+ *             2g + 1 in each 32-bit lane.
  * Lane L of the one-row kernel's integer sum (super_isum) is
  *   Σ_g sc_2g · Σ lo·a + sc_2g+1 · Σ hi·a   over those four-byte pieces,
- * an exact integer in any order: here it is vector L, one lane per row,
- * and the float chains are the one-row kernel's eight lanes and four min
- * lanes, kept per row and added at the end in hsum8's order.
+ * an exact integer in any order: here it is vector L, one lane per row.
+ * The two maddubs of a vector add in 16 bits (|sum| ≤ 2·2·15·128 = 7680)
+ * before one madd by the pair (sc_2g, sc_2g+1) — a madd per 64 levels
+ * rather than per 32. The float chains are the one-row kernel's eight
+ * lanes and four min lanes, kept per row and added at the end in hsum8's
+ * order.
  */
 #define PACK_Q4_K_BYTES (8 * sizeof(gguf_block_q4_K))
 
-/* Activation rows per pass: twelve float chains each, 32 registers with
- * AVX-512; AVX2's 16 hold one row's. */
-#define KERN_NXK 2
-#define KERN_NXK_AVX2 1
+/* rows8 bodies of the packed k-quants, madd_add the instruction set's
+ * step (always inlined, so that it and nx are constants). */
+typedef void (*rows8k_fn)(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
+                          int nx, float *out);
 
-/* pshufb controls: byte c of each 32-bit lane, twice, as int16 (a scale
- * for both 16-bit halves of dpwssd's pairs); bytes 2p and 2p + 1 as two
- * int16 (a pair of mins). */
-ALWAYS __m256i byte_twice(int c)
+/* nx activation rows: one by `one`, more by `many` with the count a
+ * constant in each case, so that the loops unroll; the float chains of
+ * several rows wait in memory between super-blocks (the same operations,
+ * so the same bits). */
+ALWAYS void kpacked_passes(rows8k_fn one, rows8k_fn many, madd_add_fn madd_add, int64_t n, const void *wp,
+                           const void *x, size_t xs, int nx, float *out)
 {
-    return lane_bytes(c, -1, c, -1);
+    switch (nx) {
+    case 1: one(madd_add, n, wp, x, xs, 1, out); break;
+    case 2: many(madd_add, n, wp, x, xs, 2, out); break;
+    case 3: many(madd_add, n, wp, x, xs, 3, out); break;
+    default: many(madd_add, n, wp, x, xs, KERN_NX, out); break;
+    }
 }
 
+/* pshufb control: bytes 2p and 2p + 1 of each 32-bit lane as two int16
+ * (a pair of scales or mins). */
 ALWAYS __m256i byte_pair(int p)
 {
     return lane_bytes(2 * p, -1, 2 * p + 1, -1);
@@ -687,8 +701,14 @@ void pack_put_q4_K(const void *blk, uint8_t *dst, int r)
     for (int k = 0; k < 3; k++)
         memcpy(dst + 32 + 32 * k + 4 * r, b->scales + 4 * k, 4);
     for (int L = 0; L < 8; L++)
-        for (int q = 0; q < 4; q++)
-            memcpy(dst + 128 + 32 * (4 * L + q) + 4 * r, b->qs + 32 * q + 4 * L, 4);
+        for (int g = 0; g < 4; g++) {
+            const uint8_t *q = b->qs + 32 * g + 4 * L;
+            uint8_t *o = dst + 128 + 32 * (4 * L + g) + 4 * r;
+            o[0] = (uint8_t)((q[0] & 0x0f) | (q[2] & 0x0f) << 4);
+            o[1] = (uint8_t)((q[1] & 0x0f) | (q[3] & 0x0f) << 4);
+            o[2] = (uint8_t)((q[0] >> 4) | (q[2] & 0xf0));
+            o[3] = (uint8_t)((q[1] >> 4) | (q[3] & 0xf0));
+        }
 }
 
 ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
@@ -697,7 +717,9 @@ ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
     const __m256i lo4 = _mm256_set1_epi8(0x0f), lo6 = _mm256_set1_epi8(0x3f);
     const __m256i lo2 = _mm256_set1_epi8(0x03);
     __m256 f[KERN_NX][8], g[KERN_NX][4];
+    const uint8_t *ex[KERN_NX];
     UNROLL for (int k = 0; k < nx; k++) {
+        ex[k] = kern_act_extra_k((const uint8_t *)x + k * xs, n);
         UNROLL for (int j = 0; j < 8; j++)
             f[k][j] = _mm256_setzero_ps();
         UNROLL for (int j = 0; j < 4; j++)
@@ -715,11 +737,11 @@ ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
         const __m256i mn_hi = _mm256_or_si256(
             _mm256_and_si256(_mm256_srli_epi32(w2, 4), lo4),
             _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), lo2), 4));
-        __m256i sc[8], mn[4];
-        UNROLL for (int c = 0; c < 4; c++) {
-            sc[c] = _mm256_shuffle_epi8(sc_lo, byte_twice(c));
-            sc[c + 4] = _mm256_shuffle_epi8(sc_hi, byte_twice(c));
-        }
+        __m256i sp[4], mn[4]; /* sp[q]: the pair (sc_2q, sc_2q+1) */
+        sp[0] = _mm256_shuffle_epi8(sc_lo, byte_pair(0));
+        sp[1] = _mm256_shuffle_epi8(sc_lo, byte_pair(1));
+        sp[2] = _mm256_shuffle_epi8(sc_hi, byte_pair(0));
+        sp[3] = _mm256_shuffle_epi8(sc_hi, byte_pair(1));
         mn[0] = _mm256_shuffle_epi8(mn_lo, byte_pair(0));
         mn[1] = _mm256_shuffle_epi8(mn_lo, byte_pair(1));
         mn[2] = _mm256_shuffle_epi8(mn_hi, byte_pair(0));
@@ -745,13 +767,14 @@ ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
                 is[k] = _mm256_setzero_si256();
             UNROLL for (int q = 0; q < 4; q++) {
                 const __m256i v = load256(blk + 128 + 32 * (4 * L + q));
-                const __m256i lo = _mm256_and_si256(v, lo4);
-                const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4);
+                const __m256i x1 = _mm256_and_si256(v, lo4);
+                const __m256i x2 = _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4);
                 UNROLL for (int k = 0; k < nx; k++) {
-                    const int8_t *a = bx[k]->qs + 64 * q + 4 * L;
-                    is[k] = madd_add(is[k], _mm256_maddubs_epi16(lo, bcast4(a)), sc[2 * q]);
-                    is[k] = madd_add(is[k], _mm256_maddubs_epi16(hi, bcast4(a + 32)),
-                                                sc[2 * q + 1]);
+                    const uint8_t *a = ex[k] + (size_t)i * KERN_ACT_EXTRA_Q4K + 64 * q + 8 * L;
+                    const __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(x1, bcast4(a)),
+                                                       _mm256_maddubs_epi16(x2, bcast4(a + 4)));
+                    is[k] = madd_add(is[k], p, sp[q]);
+                    KEEP_REG(is[k]); /* a chain per row (rows8_q6_K_tile) */
                 }
             }
             UNROLL for (int k = 0; k < nx; k++)
@@ -764,25 +787,14 @@ ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
     }
 }
 
-ALWAYS_VNNI void rows8_q4_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
-                                 float *out)
-{
-    rows8_q4_K(madd_add_vnni, n, wp, x, xs, nx, out);
-}
-
-ALWAYS void rows8_q4_K_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
-{
-    rows8_q4_K(madd_add_avx2, n, wp, x, xs, nx, out);
-}
-
 KERN_VNNI void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    packed_passes(rows8_q4_K_vnni, KERN_NXK, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q4_K, rows8_q4_K, madd_add_vnni, n, wp, x, xs, nx, out);
 }
 
 KERN_AVX2 void q4_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    packed_passes(rows8_q4_K_avx2, KERN_NXK_AVX2, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q4_K, rows8_q4_K, madd_add_avx2, n, wp, x, xs, nx, out);
 }
 
 /* ---------------------------------------------------------------------------
@@ -892,25 +904,87 @@ ALWAYS void rows8_q6_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
     }
 }
 
-ALWAYS_VNNI void rows8_q6_K_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx,
-                                 float *out)
+/* The same sums for nx (2 .. KERN_NX) activation rows at once, the form
+ * prompts take. Each level vector is made once for the nx rows as signed
+ * levels q = u − 32, and maddubs takes the activation levels plus 128
+ * (the extras' second half) as its unsigned operand: pair sums within
+ * ±2·255·32, exact. Lane L's integer, Σ sc·q·(a + 128), less 128·Σ sc·q
+ * (one weight-side sum for all nx rows), is the one-row kernel's Σ sc·q·a;
+ * one load per activation vector instead of two (Zen 3 takes two vector
+ * loads a cycle, the limit of rows8_q6_K's loop). The sixteen scale
+ * vectors of a super-block are made once; the float chains, nx × 8 of
+ * them, wait in memory between super-blocks and take the same fused
+ * multiply-adds in the same order: the same bits. */
+ALWAYS void rows8_q6_K_tile(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
+                            int nx, float *out)
 {
-    rows8_q6_K(madd_add_vnni, n, wp, x, xs, nx, out);
-}
-
-ALWAYS void rows8_q6_K_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
-{
-    rows8_q6_K(madd_add_avx2, n, wp, x, xs, nx, out);
+    const __m256i m3f = _mm256_set1_epi8(0x3f), m0f = _mm256_set1_epi8(0x0f);
+    const __m256i m30 = _mm256_set1_epi8(0x30), m32 = _mm256_set1_epi8(32), ones = _mm256_set1_epi8(1);
+    __m256 f[KERN_NX][8];
+    const uint8_t *ux[KERN_NX];
+    UNROLL for (int k = 0; k < nx; k++) {
+        UNROLL for (int j = 0; j < 8; j++)
+            f[k][j] = _mm256_setzero_ps();
+        ux[k] = kern_act_extra_k((const uint8_t *)x + k * xs, n) + KERN_ACT_EXTRA_K_U8;
+    }
+    for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
+        const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q6_K_BYTES;
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        const uint8_t *ax[KERN_NX];
+        __m256 d[KERN_NX];
+        UNROLL for (int k = 0; k < nx; k++) {
+            const gguf_block_q8_K *bx = (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i;
+            ax[k] = ux[k] + (size_t)i * KERN_ACT_EXTRA_K;
+            d[k] = _mm256_mul_ps(dw, _mm256_set1_ps(bx->d));
+        }
+        __m256i sc[16]; /* group c, lanes L < 4 (scale 2c) and L ≥ 4 (2c + 1) */
+        UNROLL for (int c = 0; c < 8; c++)
+            UNROLL for (int half = 0; half < 2; half++)
+                sc[2 * c + half] = scale_twice(load256(blk + 16 + 32 * (c / 2)), 2 * (c % 2) + half);
+        UNROLL for (int half = 0; half < 2; half++)
+        for (int L = 4 * half; L < 4 * half + 4; L++) {
+            __m256i is[KERN_NX], ws = _mm256_setzero_si256();
+            UNROLL for (int k = 0; k < nx; k++)
+                is[k] = _mm256_setzero_si256();
+            UNROLL for (int h = 0; h < 2; h++) {
+                const uint8_t *q = blk + 144 + 96 * (2 * L + h);
+                UNROLL for (int j = 0; j < 4; j++) {
+                    const __m256i u = j == 0   ? _mm256_and_si256(load256(q), m3f)
+                                      : j == 1 ? _mm256_and_si256(load256(q + 32), m3f)
+                                      : j == 2 ? _mm256_or_si256(_mm256_and_si256(load256(q + 64), m0f),
+                                                                 _mm256_and_si256(_mm256_srli_epi16(load256(q), 2), m30))
+                                               : _mm256_or_si256(
+                                                     _mm256_and_si256(_mm256_srli_epi16(load256(q + 64), 4), m0f),
+                                                     _mm256_and_si256(_mm256_srli_epi16(load256(q + 32), 2), m30));
+                    const __m256i qs = _mm256_sub_epi8(u, m32);
+                    const int c = 4 * h + j;
+                    const __m256i s = sc[2 * c + half];
+                    ws = madd_add(ws, _mm256_maddubs_epi16(ones, qs), s);
+                    UNROLL for (int k = 0; k < nx; k++) {
+                        is[k] = madd_add(is[k], _mm256_maddubs_epi16(bcast4(ax[k] + 32 * c + 4 * L), qs), s);
+                        /* a chain per row: else the compiler makes every
+                         * product first and adds them as a tree, spilling */
+                        KEEP_REG(is[k]);
+                    }
+                }
+            }
+            ws = _mm256_slli_epi32(ws, 7);
+            UNROLL for (int k = 0; k < nx; k++)
+                f[k][L] = _mm256_fmadd_ps(d[k], _mm256_cvtepi32_ps(_mm256_sub_epi32(is[k], ws)), f[k][L]);
+        }
+    }
+    UNROLL for (int k = 0; k < nx; k++)
+        _mm256_storeu_ps(out + 8 * k, hsum8_rows(f[k]));
 }
 
 KERN_VNNI void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    packed_passes(rows8_q6_K_vnni, KERN_NXK, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q6_K, rows8_q6_K_tile, madd_add_vnni, n, wp, x, xs, nx, out);
 }
 
 KERN_AVX2 void q6_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    packed_passes(rows8_q6_K_avx2, KERN_NXK_AVX2, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q6_K, rows8_q6_K_tile, madd_add_avx2, n, wp, x, xs, nx, out);
 }
 
 /* q8_K activations (libgguf's gguf_q8_K_quantize, which ggml's x86 build also

@@ -111,6 +111,11 @@ ALWAYS __m256 add_scaled(__m256 acc, float d, __m256i s)
     return _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(s), acc);
 }
 
+ALWAYS __m256i load256(const uint8_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)p);
+}
+
 /* Four bytes at p (levels, a lead, a pair of int16) in every 32-bit lane. */
 ALWAYS __m256i bcast4(const void *p)
 {
@@ -227,6 +232,12 @@ ALWAYS __m256i pack_levels(const __m256i q[4])
     const __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
     return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
+
+/* v stays a value in a vector register here: an empty asm the compiler
+ * cannot see through, so it cannot reassociate an integer chain across it
+ * (GCC otherwise turns a long chain of exact adds into a tree of every
+ * product, more than the sixteen registers hold). */
+#define KEEP_REG(v) __asm__("" : "+x"(v))
 
 /* Sums of each four consecutive levels, as eight int32 lanes. */
 ALWAYS __m256i sums4_i8(__m256i b)

@@ -538,20 +538,48 @@ START_TEST(test_act_bytes_are_libgguf)
         kern_quantize_act(t, x, got, N);
         ck_assert_uint_eq(gguf_quantize_rows(dt, x, want, 1, N, NULL, NULL), bytes);
         ck_assert_mem_eq(got, want, bytes);
+        if (t == GGUF_DT_IQ4_XS) {
+            /* iq4_xs's rows go on with the levels in nibble order: per two
+             * blocks, levels 0..15 of each, then 16..31 of each */
+            ck_assert_uint_eq(kern_act_row_size(t, N), bytes + N / 256 * KERN_ACT_EXTRA_IQ4);
+            for (int i = 0; i < N; i++) {
+                const int8_t *q = ((const gguf_block_q8_K *)got)[i / 256].qs;
+                const int l = i % 256, p64 = l / 64, half = l % 64 / 32, blk = l % 32 / 16;
+                const uint8_t *e = got + bytes + (size_t)(i / 256) * KERN_ACT_EXTRA_IQ4;
+                ck_assert_int_eq((int8_t)e[l], q[64 * p64 + 32 * blk + 16 * half + l % 16]);
+            }
+            continue;
+        }
+        if (t == GGUF_DT_Q4_K) {
+            /* q4_K's rows go on with the levels in packed nibble order */
+            ck_assert_uint_eq(kern_act_row_size(t, N), bytes + N / 256 * KERN_ACT_EXTRA_Q4K);
+            for (int i = 0; i < N; i++) {
+                const int8_t *q = ((const gguf_block_q8_K *)got)[i / 256].qs;
+                const int l = i % 256, g = l / 64, L = l % 64 / 8, j = l % 8;
+                const int lev = 64 * g + 4 * L + (j & 1) + 2 * (j >= 4) + 32 * ((j & 2) != 0);
+                const uint8_t *e = got + bytes + (size_t)(i / 256) * KERN_ACT_EXTRA_Q4K;
+                ck_assert_int_eq((int8_t)e[l], q[lev]);
+            }
+            continue;
+        }
         if (t != GGUF_DT_Q6_K) {
             ck_assert_uint_eq(kern_act_row_size(t, N), bytes);
             continue;
         }
-        /* q6_K's rows go on with 32 × each pair of levels' sum, as int16
-         * pairs per four levels */
+        /* q6_K's rows go on, per super-block, with 32 × each pair of
+         * levels' sum, as int16 pairs per four levels, then the levels
+         * plus 128 */
         ck_assert_uint_eq(kern_act_row_size(t, N), bytes + N / 256 * KERN_ACT_EXTRA_K);
         for (int i = 0; i < N / 4; i++) {
             const int8_t *q = ((const gguf_block_q8_K *)got)[i / 64].qs; /* block i / 64's levels */
             const int l = i % 64;
+            const uint8_t *e = got + bytes + (size_t)(i / 64) * KERN_ACT_EXTRA_K;
             int16_t pair[2];
-            memcpy(pair, got + bytes + 4 * i, 4);
+            memcpy(pair, e + 4 * l, 4);
             ck_assert_int_eq(pair[0], 32 * (q[4 * l] + q[4 * l + 1]));
             ck_assert_int_eq(pair[1], 32 * (q[4 * l + 2] + q[4 * l + 3]));
+            for (int b = 0; b < 4; b++)
+                ck_assert_int_eq(e[KERN_ACT_EXTRA_K_U8 + 4 * l + b], q[4 * l + b] + 128);
         }
     }
 }
@@ -751,11 +779,17 @@ static void packed_equals_matmul(void)
             ck_assert_mem_eq(pb + 2, b9, 2);
         if (t == GGUF_DT_Q4_K) {
             /* dmin in lane 1 of the second scale vector, scale bytes 8..11 in
-             * lane 1 of the third word vector, qs[32 + 4..32 + 7] (L 1, q 1)
-             * in lane 1 of quant vector 4 · 1 + 1 */
+             * lane 1 of the third word vector, the nibbles of qs[32 + 4..32 +
+             * 7] (L 1, q 1) in lane 1 of quant vector 4 · 1 + 1: low nibbles
+             * lo_0, lo_1, hi_0, hi_1, high nibbles lo_2, lo_3, hi_2, hi_3 */
             ck_assert_mem_eq(pb + 16 + 2, b9 + 2, 2);
             ck_assert_mem_eq(pb + 32 + 64 + 4, b9 + 4 + 8, 4);
-            ck_assert_mem_eq(pb + 128 + 32 * 5 + 4, b9 + 16 + 32 + 4, 4);
+            const uint8_t *q = b9 + 16 + 32 + 4, *o = pb + 128 + 32 * 5 + 4;
+            const uint8_t want[4] = { (uint8_t)((q[0] & 15) | (q[2] & 15) << 4),
+                                      (uint8_t)((q[1] & 15) | (q[3] & 15) << 4),
+                                      (uint8_t)((q[0] >> 4) | (q[2] >> 4) << 4),
+                                      (uint8_t)((q[1] >> 4) | (q[3] >> 4) << 4) };
+            ck_assert_mem_eq(o, want, 4);
         } else if (t != GGUF_DT_Q6_K && t != GGUF_DT_MXFP4)
             for (int j = 0; j < 4; j++)
                 ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(b9[2 + j] ^ (t == GGUF_DT_Q8_0 &&
@@ -1283,9 +1317,11 @@ START_TEST(test_iq_kernels)
 #endif
     const bool xs = t == GGUF_DT_IQ4_XS;
     ck_assert_int_eq(kern_dot_type(t), xs ? GGUF_DT_Q8_K : GGUF_DT_Q8_0);
-    /* mxfp4's rows carry the extras its packed kernel reads */
-    ck_assert_uint_eq(kern_act_row_size(t, 512),
-                      xs ? 2 * 292 : t == GGUF_DT_MXFP4 ? 16 * (34 + KERN_ACT_EXTRA) : 16 * 34);
+    /* mxfp4's rows carry the extras its packed kernel reads, iq4_xs's
+     * its levels in nibble order */
+    ck_assert_uint_eq(kern_act_row_size(t, 512), xs                     ? 2 * (292 + KERN_ACT_EXTRA_IQ4)
+                                                 : t == GGUF_DT_MXFP4 ? 16 * (34 + KERN_ACT_EXTRA)
+                                                                      : 16 * 34);
     if (!simd_available())
         fprintf(stderr, "test_kernels: no AVX2+FMA+F16C here, iq SIMD kernels not tested\n");
     /* lengths: one block (the AVX2 32-block kernels' odd last block alone),
@@ -1453,8 +1489,9 @@ START_TEST(test_unsupported)
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_0, 4096), 128 * (34 + 40));
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_MXFP4, 4096), 128 * (34 + 40));
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q5_1, 4096), 128 * 36);
-    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_K, 4096), 16 * 292);
-    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q6_K, 4096), 16 * (292 + 256));
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_K, 4096), 16 * (292 + 256));
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q5_K, 4096), 16 * 292);
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q6_K, 4096), 16 * (292 + 512));
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_F16, 45), 90);
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_K, 4096 + 32), 0);
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q8_0, 33), 0);
