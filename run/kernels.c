@@ -248,22 +248,15 @@ size_t kern_act_row_size(uint32_t wtype, int64_t n)
     return (size_t)(n / blck) * (size_t)bytes;
 }
 
-/* q6_K's extras (kernels_impl.h): 32 × the pair sums of the levels, then
- * the levels plus 128. */
+/* q6_K's extras (kernels_impl.h): the levels plus 128 in packed order. */
 static void act_extra_k(void *xq, int64_t n)
 {
     const gguf_block_q8_K *y = xq;
     uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
     for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
         uint8_t *eb = e + (size_t)ib * KERN_ACT_EXTRA_K;
-        for (int i = 0; i < GGUF_QK_K / 4; i++) {
-            const int8_t *q = y[ib].qs + 4 * i;
-            const uint16_t lo = (uint16_t)(32 * (q[0] + q[1])), hi = (uint16_t)(32 * (q[2] + q[3]));
-            const uint32_t v = lo | (uint32_t)hi << 16;
-            memcpy(eb + 4 * i, &v, 4);
-        }
         for (int i = 0; i < GGUF_QK_K; i++)
-            eb[KERN_ACT_EXTRA_K_U8 + i] = (uint8_t)y[ib].qs[i] ^ 0x80;
+            eb[i] = (uint8_t)y[ib].qs[kern_q6_K_act_elem(i)] ^ 0x80;
     }
 }
 

@@ -60,18 +60,24 @@ static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 #define KERN_EX_LANES(ex, nb, i) ((ex) + 8 * (size_t)(nb) + 32 * (size_t)(i))
 
 /* The q8_K activation rows for q6_K weights are followed by extras too
- * (kern_act_extra_k()), 512 bytes per super-block:
- *   0..255    per 32-element group c, eight int32 (lane L = levels
- *             32c + 4L .. 32c + 4L + 3), each two int16 32·(a0 + a1) and
- *             32·(a2 + a3) — what the packed one-row q6_K kernel takes off
- *             maddubs' pair sums of the unsigned levels u = q + 32 to leave
- *             exactly those of (u − 32)·a;
- *   256..511  the levels plus 128 (a ^ 0x80), the unsigned operand of the
- *             packed q6_K kernel for several activation rows, which takes
- *             128·Σ q off instead (a weight-side sum it makes once for all
- *             the rows). */
-#define KERN_ACT_EXTRA_K 512
-#define KERN_ACT_EXTRA_K_U8 256
+ * (kern_act_extra_k()): per super-block, its 256 levels plus 128
+ * (a ^ 0x80, the unsigned operand of the packed q6_K kernel's maddubs) in
+ * the order of the packed levels, byte i holding level
+ * kern_q6_K_act_elem(i) (kernels_k.c). */
+#define KERN_ACT_EXTRA_K 256
+
+/* The element (within a super-block) whose level the packed q6_K vector
+ * u_j of half h and lane group L holds at byte s of each lane. */
+static inline int kern_q6_K_elem(int h, int L, int j, int s)
+{
+    return 128 * h + 32 * (2 * (j / 2) + s / 2) + 4 * L + 2 * (j % 2) + s % 2;
+}
+
+/* The element at byte i = 32L + 16h + 4j + s of a super-block's extras. */
+static inline int kern_q6_K_act_elem(int i)
+{
+    return kern_q6_K_elem(i / 16 % 2, i / 32, i / 4 % 4, i % 4);
+}
 
 /* The q8_K activation rows for iq4_xs weights are followed (at
  * kern_act_extra_k()) by their levels again, 256 bytes per super-block,

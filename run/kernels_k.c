@@ -803,24 +803,26 @@ KERN_AVX2 void q4_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, 
  *   0..15     the eight d (f16)
  *   16..143   four vectors: lane r of vector v holds scales 4v..4v+3 of row r
  *   144..     for lane group L (0..7) and half h (0, 1), three vectors at
- *             144 + 96·(2L + h) holding, for byte t of lane r, the levels
- *             u = q + 32 of elements e_j = 128h + 32j + 4L + t of row r:
+ *             144 + 96·(2L + h) holding, for byte s of lane r, levels
+ *             u_j = q + 32 (j = 0..3) of row r:
  *               P0 = u_0 | (u_2 >> 4) << 6,  P1 = u_1 | (u_3 >> 4) << 6,
  *               P2 = (u_2 & 15) | (u_3 & 15) << 4
+ *             where u_j at byte s is the level of element
+ *             128h + 32g + 4L + t, g = 2·(j / 2) + s / 2, t = 2·(j % 2) + s % 2:
+ *             u_0 holds levels t = 0, 1 of groups 0 and 1 of the half,
+ *             u_1 their levels t = 2, 3, u_2 and u_3 those of groups 2, 3.
  * Lane L of the one-row kernel's integer sum is Σ over the eight 32-element
- * groups c = 4h + j of sc_(2c + L/4) · Σ (u − 32)·a over four bytes: here
- * vector L, one lane per row, the − 32·a pair sums taken from the
- * activation row's extras (kernels_impl.h), the float chains the one-row
- * kernel's eight lanes added at the end in hsum8's order.
+ * groups c = 4h + g of sc_(2c + L/4) · Σ q·a over bytes 4L .. 4L + 3. Here
+ * it is vector L, one lane per row: maddubs takes the activation levels
+ * plus 128 (the row's extras, in the order above, kernels_impl.h) as its
+ * unsigned operand against the signed levels q = u − 32 — pair sums
+ * within ±2·255·32, and the two of u_0 and u_1 (or u_2 and u_3) add in
+ * 16 bits (±32640) before one madd by the scale pair of groups g and
+ * g + 1 — and 128·Σ sc·q, a weight-side sum made once for all activation
+ * rows, is taken off. The float chains are the one-row kernel's eight
+ * lanes, added at the end in hsum8's order.
  */
 #define PACK_Q6_K_BYTES (8 * sizeof(gguf_block_q6_K))
-
-/* Byte b of every 32-bit lane of v, sign-extended, in both 16-bit halves
- * (a signed scale for dpwssd's pairs). */
-ALWAYS __m256i scale_twice(__m256i v, int b)
-{
-    return _mm256_srai_epi16(_mm256_shuffle_epi8(v, lane_bytes(-1, b, -1, b)), 8);
-}
 
 void pack_put_q6_K(const void *blk, uint8_t *dst, int r)
 {
@@ -833,90 +835,30 @@ void pack_put_q6_K(const void *blk, uint8_t *dst, int r)
     for (int L = 0; L < 8; L++)
         for (int h = 0; h < 2; h++) {
             uint8_t *p = dst + 144 + 96 * (2 * L + h) + 4 * r;
-            for (int t = 0; t < 4; t++) {
-                const int8_t *q = k.q + 128 * h + 4 * L + t; /* j = 0 */
-                const int u0 = q[0] + 32, u1 = q[32] + 32, u2 = q[64] + 32, u3 = q[96] + 32;
-                p[t] = (uint8_t)(u0 | (u2 >> 4) << 6);
-                p[32 + t] = (uint8_t)(u1 | (u3 >> 4) << 6);
-                p[64 + t] = (uint8_t)((u2 & 0x0f) | (u3 & 0x0f) << 4);
+            for (int s = 0; s < 4; s++) {
+                int u[4];
+                for (int j = 0; j < 4; j++)
+                    u[j] = k.q[kern_q6_K_elem(h, L, j, s)] + 32;
+                p[s] = (uint8_t)(u[0] | (u[2] >> 4) << 6);
+                p[32 + s] = (uint8_t)(u[1] | (u[3] >> 4) << 6);
+                p[64 + s] = (uint8_t)((u[2] & 0x0f) | (u[3] & 0x0f) << 4);
             }
         }
 }
 
-ALWAYS void rows8_q6_K(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
-                     int nx, float *out)
+/* Bytes b and b + 2 of every 32-bit lane of v, sign-extended, as the two
+ * int16 of the lane (a pair of signed scales for madd). */
+ALWAYS __m256i scale_pair(__m256i v, int b)
 {
-    const __m256i m3f = _mm256_set1_epi8(0x3f), m0f = _mm256_set1_epi8(0x0f);
-    const __m256i m30 = _mm256_set1_epi8(0x30);
-    __m256 f[KERN_NX][8];
-    const uint8_t *ex[KERN_NX];
-    UNROLL for (int k = 0; k < nx; k++) {
-        UNROLL for (int j = 0; j < 8; j++)
-            f[k][j] = _mm256_setzero_ps();
-        ex[k] = kern_act_extra_k((const uint8_t *)x + k * xs, n);
-    }
-    for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
-        const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q6_K_BYTES;
-        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-        const gguf_block_q8_K *bx[KERN_NX];
-        const uint8_t *off[KERN_NX];
-        __m256 d[KERN_NX];
-        UNROLL for (int k = 0; k < nx; k++) {
-            bx[k] = (const gguf_block_q8_K *)((const uint8_t *)x + k * xs) + i;
-            off[k] = ex[k] + (size_t)i * KERN_ACT_EXTRA_K;
-            d[k] = _mm256_mul_ps(dw, _mm256_set1_ps(bx[k]->d));
-        }
-        UNROLL for (int half = 0; half < 2; half++) { /* L < 4: scales 2c; L ≥ 4: 2c + 1 */
-            __m256i sc[8];
-            UNROLL for (int c = 0; c < 8; c++)
-                sc[c] = scale_twice(load256(blk + 16 + 32 * (c / 2)), 2 * (c % 2) + half);
-            UNROLL for (int L = 4 * half; L < 4 * half + 4; L++) {
-                __m256i is[2][KERN_NX]; /* a chain per half (latency) */
-                UNROLL for (int k = 0; k < nx; k++)
-                    is[0][k] = is[1][k] = _mm256_setzero_si256();
-                UNROLL for (int h = 0; h < 2; h++) {
-                    const uint8_t *q = blk + 144 + 96 * (2 * L + h);
-                    const __m256i p0 = load256(q), p1 = load256(q + 32), p2 = load256(q + 64);
-                    __m256i u[4];
-                    u[0] = _mm256_and_si256(p0, m3f);
-                    u[1] = _mm256_and_si256(p1, m3f);
-                    u[2] = _mm256_or_si256(_mm256_and_si256(p2, m0f),
-                                           _mm256_and_si256(_mm256_srli_epi16(p0, 2), m30));
-                    u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p2, 4), m0f),
-                                           _mm256_and_si256(_mm256_srli_epi16(p1, 2), m30));
-                    UNROLL for (int j = 0; j < 4; j++) {
-                        const int c = 4 * h + j;
-                        UNROLL for (int k = 0; k < nx; k++) {
-                            __m256i p = _mm256_maddubs_epi16(u[j], bcast4(bx[k]->qs + 32 * c + 4 * L));
-                            p = _mm256_sub_epi16(p, bcast4(off[k] + 4 * (8 * c + L)));
-                            is[h][k] = madd_add(is[h][k], p, sc[c]);
-                        }
-                    }
-                }
-                UNROLL for (int k = 0; k < nx; k++)
-                    f[k][L] = _mm256_fmadd_ps(d[k], _mm256_cvtepi32_ps(_mm256_add_epi32(is[0][k], is[1][k])),
-                                              f[k][L]);
-            }
-        }
-    }
-    UNROLL for (int k = 0; k < nx; k++) {
-        _mm256_storeu_ps(out + 8 * k, hsum8_rows(f[k]));
-    }
+    return _mm256_srai_epi16(_mm256_shuffle_epi8(v, lane_bytes(-1, b, -1, b + 2)), 8);
 }
 
-/* The same sums for nx (2 .. KERN_NX) activation rows at once, the form
- * prompts take. Each level vector is made once for the nx rows as signed
- * levels q = u − 32, and maddubs takes the activation levels plus 128
- * (the extras' second half) as its unsigned operand: pair sums within
- * ±2·255·32, exact. Lane L's integer, Σ sc·q·(a + 128), less 128·Σ sc·q
- * (one weight-side sum for all nx rows), is the one-row kernel's Σ sc·q·a;
- * one load per activation vector instead of two (Zen 3 takes two vector
- * loads a cycle, the limit of rows8_q6_K's loop). The sixteen scale
- * vectors of a super-block are made once; the float chains, nx × 8 of
- * them, wait in memory between super-blocks and take the same fused
- * multiply-adds in the same order: the same bits. */
-ALWAYS void rows8_q6_K_tile(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
-                            int nx, float *out)
+/* Eight packed rows × nx activation rows. Each level vector is made once
+ * for the nx rows; the float chains, nx × 8 of them, wait in memory
+ * between super-blocks when nx > 1 and take the one-row kernel's fused
+ * multiply-adds in its order: the same bits. */
+ALWAYS void rows8_q6_K(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs, int nx,
+                       float *out)
 {
     const __m256i m3f = _mm256_set1_epi8(0x3f), m0f = _mm256_set1_epi8(0x0f);
     const __m256i m30 = _mm256_set1_epi8(0x30), m32 = _mm256_set1_epi8(32), ones = _mm256_set1_epi8(1);
@@ -925,7 +867,7 @@ ALWAYS void rows8_q6_K_tile(madd_add_fn madd_add, int64_t n, const void *wp, con
     UNROLL for (int k = 0; k < nx; k++) {
         UNROLL for (int j = 0; j < 8; j++)
             f[k][j] = _mm256_setzero_ps();
-        ux[k] = kern_act_extra_k((const uint8_t *)x + k * xs, n) + KERN_ACT_EXTRA_K_U8;
+        ux[k] = kern_act_extra_k((const uint8_t *)x + k * xs, n);
     }
     for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
         const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q6_K_BYTES;
@@ -937,10 +879,13 @@ ALWAYS void rows8_q6_K_tile(madd_add_fn madd_add, int64_t n, const void *wp, con
             ax[k] = ux[k] + (size_t)i * KERN_ACT_EXTRA_K;
             d[k] = _mm256_mul_ps(dw, _mm256_set1_ps(bx->d));
         }
-        __m256i sc[16]; /* group c, lanes L < 4 (scale 2c) and L ≥ 4 (2c + 1) */
-        UNROLL for (int c = 0; c < 8; c++)
+        /* sp[4h + 2·pair + half]: the scales of groups 4h + 2·pair and
+         * 4h + 2·pair + 1 for lanes L < 4 (half 0) or L ≥ 4 (half 1):
+         * scales 8h + 4·pair + half and 2 more, of vector 2h + pair */
+        __m256i sp[8];
+        UNROLL for (int v = 0; v < 4; v++)
             UNROLL for (int half = 0; half < 2; half++)
-                sc[2 * c + half] = scale_twice(load256(blk + 16 + 32 * (c / 2)), 2 * (c % 2) + half);
+                sp[2 * v + half] = scale_pair(load256(blk + 16 + 32 * v), half);
         UNROLL for (int half = 0; half < 2; half++)
         for (int L = 4 * half; L < 4 * half + 4; L++) {
             __m256i is[KERN_NX], ws = _mm256_setzero_si256();
@@ -948,20 +893,25 @@ ALWAYS void rows8_q6_K_tile(madd_add_fn madd_add, int64_t n, const void *wp, con
                 is[k] = _mm256_setzero_si256();
             UNROLL for (int h = 0; h < 2; h++) {
                 const uint8_t *q = blk + 144 + 96 * (2 * L + h);
-                UNROLL for (int j = 0; j < 4; j++) {
-                    const __m256i u = j == 0   ? _mm256_and_si256(load256(q), m3f)
-                                      : j == 1 ? _mm256_and_si256(load256(q + 32), m3f)
-                                      : j == 2 ? _mm256_or_si256(_mm256_and_si256(load256(q + 64), m0f),
-                                                                 _mm256_and_si256(_mm256_srli_epi16(load256(q), 2), m30))
-                                               : _mm256_or_si256(
-                                                     _mm256_and_si256(_mm256_srli_epi16(load256(q + 64), 4), m0f),
-                                                     _mm256_and_si256(_mm256_srli_epi16(load256(q + 32), 2), m30));
-                    const __m256i qs = _mm256_sub_epi8(u, m32);
-                    const int c = 4 * h + j;
-                    const __m256i s = sc[2 * c + half];
-                    ws = madd_add(ws, _mm256_maddubs_epi16(ones, qs), s);
+                UNROLL for (int pair = 0; pair < 2; pair++) {
+                    /* the level vectors made where they are used: four
+                     * live at once with nx integer chains spill */
+                    const __m256i ua = pair == 0 ? _mm256_and_si256(load256(q), m3f)
+                                                 : _mm256_or_si256(_mm256_and_si256(load256(q + 64), m0f),
+                                                                   _mm256_and_si256(_mm256_srli_epi16(load256(q), 2), m30));
+                    const __m256i ub = pair == 0 ? _mm256_and_si256(load256(q + 32), m3f)
+                                                 : _mm256_or_si256(
+                                                       _mm256_and_si256(_mm256_srli_epi16(load256(q + 64), 4), m0f),
+                                                       _mm256_and_si256(_mm256_srli_epi16(load256(q + 32), 2), m30));
+                    const __m256i qa = _mm256_sub_epi8(ua, m32), qb = _mm256_sub_epi8(ub, m32);
+                    const __m256i s = sp[4 * h + 2 * pair + half];
+                    ws = madd_add(ws, _mm256_add_epi16(_mm256_maddubs_epi16(ones, qa), _mm256_maddubs_epi16(ones, qb)),
+                                  s);
                     UNROLL for (int k = 0; k < nx; k++) {
-                        is[k] = madd_add(is[k], _mm256_maddubs_epi16(bcast4(ax[k] + 32 * c + 4 * L), qs), s);
+                        const uint8_t *a = ax[k] + 32 * L + 16 * h + 8 * pair;
+                        const __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(bcast4(a), qa),
+                                                           _mm256_maddubs_epi16(bcast4(a + 4), qb));
+                        is[k] = madd_add(is[k], p, s);
                         /* a chain per row: else the compiler makes every
                          * product first and adds them as a tree, spilling */
                         KEEP_REG(is[k]);
@@ -979,12 +929,12 @@ ALWAYS void rows8_q6_K_tile(madd_add_fn madd_add, int64_t n, const void *wp, con
 
 KERN_VNNI void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    kpacked_passes(rows8_q6_K, rows8_q6_K_tile, madd_add_vnni, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q6_K, rows8_q6_K, madd_add_vnni, n, wp, x, xs, nx, out);
 }
 
 KERN_AVX2 void q6_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    kpacked_passes(rows8_q6_K, rows8_q6_K_tile, madd_add_avx2, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q6_K, rows8_q6_K, madd_add_avx2, n, wp, x, xs, nx, out);
 }
 
 /* q8_K activations (libgguf's gguf_q8_K_quantize, which ggml's x86 build also

@@ -566,20 +566,16 @@ START_TEST(test_act_bytes_are_libgguf)
             ck_assert_uint_eq(kern_act_row_size(t, N), bytes);
             continue;
         }
-        /* q6_K's rows go on, per super-block, with 32 × each pair of
-         * levels' sum, as int16 pairs per four levels, then the levels
-         * plus 128 */
+        /* q6_K's rows go on, per super-block, with the levels plus 128 in
+         * the packed levels' order: byte 32L + 16h + 4j + s holds level
+         * 128h + 32g + 4L + t, g = 2·(j / 2) + s / 2, t = 2·(j % 2) + s % 2 */
         ck_assert_uint_eq(kern_act_row_size(t, N), bytes + N / 256 * KERN_ACT_EXTRA_K);
-        for (int i = 0; i < N / 4; i++) {
-            const int8_t *q = ((const gguf_block_q8_K *)got)[i / 64].qs; /* block i / 64's levels */
-            const int l = i % 64;
-            const uint8_t *e = got + bytes + (size_t)(i / 64) * KERN_ACT_EXTRA_K;
-            int16_t pair[2];
-            memcpy(pair, e + 4 * l, 4);
-            ck_assert_int_eq(pair[0], 32 * (q[4 * l] + q[4 * l + 1]));
-            ck_assert_int_eq(pair[1], 32 * (q[4 * l + 2] + q[4 * l + 3]));
-            for (int b = 0; b < 4; b++)
-                ck_assert_int_eq(e[KERN_ACT_EXTRA_K_U8 + 4 * l + b], q[4 * l + b] + 128);
+        for (int i = 0; i < N; i++) {
+            const int8_t *q = ((const gguf_block_q8_K *)got)[i / 256].qs;
+            const int l = i % 256, L = l / 32, h = l / 16 % 2, j = l / 4 % 4, s = l % 4;
+            const int lev = 128 * h + 32 * (2 * (j / 2) + s / 2) + 4 * L + 2 * (j % 2) + s % 2;
+            const uint8_t *e = got + bytes + (size_t)(i / 256) * KERN_ACT_EXTRA_K;
+            ck_assert_int_eq(e[l], q[lev] + 128);
         }
     }
 }
@@ -761,14 +757,17 @@ static void packed_equals_matmul(void)
         if (t == GGUF_DT_Q6_K) {
             /* d in lane 1; scales 12..15 in lane 1 of the fourth scale
              * vector; byte 2 of lane 1 of P0 for L 1, h 1: the level u_0 of
-             * element 128 + 4 + 2 (low nibble of ql[70], bits 0-1 of qh[38])
-             * topped by the high two bits of u_2, element 128 + 64 + 6 (high
-             * nibble of ql[70], bits 4-5 of qh[38]) */
+             * element 128 + 32 + 4 (group 1, t 0: low nibble of ql[100],
+             * bits 2-3 of qh[36]) topped by the high two bits of u_2,
+             * element 128 + 96 + 4 (group 3, t 0: high nibble of ql[100],
+             * bits 6-7 of qh[36]) */
             const gguf_block_q6_K *b = (const gguf_block_q6_K *)b9;
             ck_assert_mem_eq(pb + 2, &b->d, 2);
             ck_assert_mem_eq(pb + 16 + 96 + 4, b->scales + 12, 4);
-            const int u0 = (b->ql[70] & 15) | (b->qh[38] & 3) << 4;
-            const int u2 = (b->ql[70] >> 4) | ((b->qh[38] >> 4) & 3) << 4;
+            ck_assert_int_eq(kern_q6_K_elem(1, 1, 0, 2), 128 + 32 + 4);
+            ck_assert_int_eq(kern_q6_K_elem(1, 1, 2, 2), 128 + 96 + 4);
+            const int u0 = (b->ql[100] & 15) | ((b->qh[36] >> 2) & 3) << 4;
+            const int u2 = (b->ql[100] >> 4) | ((b->qh[36] >> 6) & 3) << 4;
             ck_assert_uint_eq(pb[144 + 96 * 3 + 4 + 2], (unsigned)(u0 | (u2 >> 4) << 6));
         } else if (t == GGUF_DT_MXFP4) {
             /* the exponent at byte 1, qs[4..7] in lane 1 of the second vector */
@@ -1491,7 +1490,7 @@ START_TEST(test_unsupported)
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q5_1, 4096), 128 * 36);
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_K, 4096), 16 * (292 + 256));
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q5_K, 4096), 16 * 292);
-    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q6_K, 4096), 16 * (292 + 512));
+    ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q6_K, 4096), 16 * (292 + 256));
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_F16, 45), 90);
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_K, 4096 + 32), 0);
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q8_0, 33), 0);
