@@ -1122,14 +1122,24 @@ static int kv_b_make(src_model *m, const hf_state *s, const st_tensor *st, const
     return 0;
 }
 
+/* The block of a kv_b_proj weight name
+ * ("model.layers.N.self_attn.kv_b_proj.weight"), or -1 for any other name. */
+static int kv_b_block(const char *name)
+{
+    int block, end = 0;
+    if (sscanf(name, "model.layers.%d.self_attn.kv_b_proj.weight%n", &block, &end) != 1 || name[end] ||
+        block < 0)
+        return -1;
+    return block;
+}
+
 /* An unpacked kv_b_proj st split (kv_b_make): 1 when st is one (rc set on
  * error), 0 otherwise. */
 static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, const kv_b_heads *kh,
                       int *rc, gguf_error *err)
 {
-    int block, end = 0;
-    if (sscanf(st->name, "model.layers.%d.self_attn.kv_b_proj.weight%n", &block, &end) != 1 ||
-        st->name[end] || block < 0)
+    const int block = kv_b_block(st->name);
+    if (block < 0)
         return 0;
     *rc = kv_b_make(m, s, st, st->name, block, st->n_dims == 2 ? st->shape[0] : 0,
                     st->n_dims == 2 ? st->shape[1] : 0, NULL, kh, err);
@@ -1143,9 +1153,8 @@ static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, cons
 static int kv_b_split_packed(src_model *m, hf_state *s, const st_tensor *st, const char *wname,
                              const kv_b_heads *kh, int *rc, gguf_error *err)
 {
-    int block, end = 0;
-    if (sscanf(wname, "model.layers.%d.self_attn.kv_b_proj.weight%n", &block, &end) != 1 ||
-        wname[end] || block < 0)
+    const int block = kv_b_block(wname);
+    if (block < 0)
         return 0;
     qpack_src *qp[2] = { NULL, NULL };
     if (qpack_take(&s->qp, &s->fp8, st->name, &qp[0], err) ||
