@@ -1122,14 +1122,24 @@ static int kv_b_make(src_model *m, const hf_state *s, const st_tensor *st, const
     return 0;
 }
 
+/* The block of a kv_b_proj weight name
+ * ("model.layers.N.self_attn.kv_b_proj.weight"), or -1 for any other name. */
+static int kv_b_block(const char *name)
+{
+    int block, end = 0;
+    if (sscanf(name, "model.layers.%d.self_attn.kv_b_proj.weight%n", &block, &end) != 1 || name[end] ||
+        block < 0)
+        return -1;
+    return block;
+}
+
 /* An unpacked kv_b_proj st split (kv_b_make): 1 when st is one (rc set on
  * error), 0 otherwise. */
 static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, const kv_b_heads *kh,
                       int *rc, gguf_error *err)
 {
-    int block, end = 0;
-    if (sscanf(st->name, "model.layers.%d.self_attn.kv_b_proj.weight%n", &block, &end) != 1 ||
-        st->name[end] || block < 0)
+    const int block = kv_b_block(st->name);
+    if (block < 0)
         return 0;
     *rc = kv_b_make(m, s, st, st->name, block, st->n_dims == 2 ? st->shape[0] : 0,
                     st->n_dims == 2 ? st->shape[1] : 0, NULL, kh, err);
@@ -1143,9 +1153,8 @@ static int kv_b_split(src_model *m, const hf_state *s, const st_tensor *st, cons
 static int kv_b_split_packed(src_model *m, hf_state *s, const st_tensor *st, const char *wname,
                              const kv_b_heads *kh, int *rc, gguf_error *err)
 {
-    int block, end = 0;
-    if (sscanf(wname, "model.layers.%d.self_attn.kv_b_proj.weight%n", &block, &end) != 1 ||
-        wname[end] || block < 0)
+    const int block = kv_b_block(wname);
+    if (block < 0)
         return 0;
     qpack_src *qp[2] = { NULL, NULL };
     if (qpack_take(&s->qp, &s->fp8, st->name, &qp[0], err) ||
@@ -1258,14 +1267,6 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                       s->n_shards, err) ||
         qpack_plan_read(&s->qp, s->config, err) || qpack_plan_check(&s->qp, &s->fp8, err))
         return -1;
-    /* BitNet weights are placed in the main pass, where neither Qwen 3.5's
-     * V-head reorder nor DeepSeek's kv_b_proj split of the dequantized
-     * values is wired */
-    if (s->qp.kind == QPACK_BITNET &&
-        (gguf_arch_has(m->arch, GGUF_FEAT_DELTA_NET) || fact(m->arch, GGUF_FACT_KV_B_SPLIT)))
-        return gguf_error_set(err, "config.json: quantization_config bitnet: not supported for %s "
-                              "checkpoints yet", gguf_arch_name(m->arch));
-
     const json_value *rs = json_get(s->config, "rope_scaling");
     const char *rope_type = json_str(json_get(rs, "rope_type"));
     if (rs && rs->type != JSON_NULL && gguf_arch_tensor_of(m->arch, GGUF_ROLE_ROPE_FACTORS_LONG) &&
@@ -1303,7 +1304,11 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
             if (fp8_consumed(&s->fp8, st) || qpack_consumed(&s->qp, st->name) ||
                 mxfp4_take(m, s, st, &rc2, err))
                 continue;
-            if (kv_b && (mtp_layer(st->name, kh.blocks) || kv_b_split(m, s, st, &kh, &rc2, err)))
+            /* a BitNet kv_b_proj is split where it stands, as the others */
+            if (kv_b && (mtp_layer(st->name, kh.blocks) ||
+                         (qpack_in_place(&s->qp, &s->fp8, st->name)
+                              ? kv_b_split_packed(m, s, st, st->name, &kh, &rc2, err)
+                              : kv_b_split(m, s, st, &kh, &rc2, err))))
                 continue;
             if (qwen35 && gguf_arch_has(m->arch, GGUF_FEAT_EXPERTS) &&
                 qwen35_experts(m, s, st, (int)n_blocks, &rc2, err))
@@ -1315,8 +1320,9 @@ static int load_weights(src_model *m, hf_state *s, gguf_error *err)
                 rc2 = gguf_error_set(err, "tensor '%s': no %s tensor of that name (cannot map it)",
                                      st->name, gguf_arch_name(m->arch));
             } else if (qpack_in_place(&s->qp, &s->fp8, st->name)) {
-                /* a BitNet weight: dequant_model replaces it where it stands */
-                rc2 = qpack_place(m, s, &ex, NULL, st, name, perm, block, expert, row, err);
+                /* a BitNet weight: dequant_model replaces it where it stands
+                 * (Qwen 3.5's V heads reordered after, as the others') */
+                rc2 = qpack_place(m, s, &ex, qwen35 ? &lh : NULL, st, name, perm, block, expert, row, err);
             } else if (src_dtype_of(st->dtype) < 0) {
                 rc2 = gguf_error_set(err, "tensor '%s': unsupported dtype %s (F32, F16, BF16)",
                                      st->name, st->dtype);

@@ -4,7 +4,6 @@
 #include "qpack.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -613,10 +612,7 @@ int qpack_take(const qpack_plan *p, const fp8_plan *index, const char *name, qpa
     *out = NULL;
     const struct fp8_entry *me = fp8_find(index, name);
     const char *file = me ? me->file : "checkpoint";
-    static _Atomic uint64_t ids;
     qpack_src *q = calloc(1, sizeof *q);
-    if (q)
-        q->id = ++ids;
     if (!q)
         return gguf_error_set(err, "out of memory");
     q->kind = p->kind;
@@ -744,112 +740,107 @@ static float qpack_elem(const qpack_src *q, int64_t r, int64_t c)
            scale_value(q->sdtype, q->scale, r * p->groups + g);
 }
 
-/* A thread's block of GPTQ rows, decoded whole (qweight's rows of words
- * are [in / per_word, out]: a row of the output reads one word from each,
- * and GPTQ_BLOCK consecutive rows share their cache lines). The writer asks
- * the rows of a tensor in order, each chunk of rows on one thread. */
-typedef struct gptq_cache {
-    uint64_t id;        /* the source's (0: none held) */
-    int64_t  n0;        /* the block's first row */
-    int      nb;
-    int64_t  cap;       /* floats in rows */
-    float   *rows;      /* nb × in */
-    struct gptq_cache *prev, *next; /* every thread's, in gcache_all */
-    float    stab[GPTQ_TAB_GROUPS * GPTQ_BLOCK];
-    int32_t  ztab[GPTQ_TAB_GROUPS * GPTQ_BLOCK];
-} gptq_cache;
-
-/* The thread's block, also linked from gcache_all: the heap is reachable
- * from a global (make san's LSan does not scan thread-local storage), and
- * a thread's is freed when the thread ends (the key's destructor). */
-static _Thread_local gptq_cache *gcache;
-static gptq_cache *gcache_all;
-static pthread_mutex_t gcache_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_key_t gcache_key;
-static pthread_once_t gcache_once = PTHREAD_ONCE_INIT;
-
-static void gcache_free(void *p)
-{
-    gptq_cache *c = p;
-    pthread_mutex_lock(&gcache_lock);
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        gcache_all = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    pthread_mutex_unlock(&gcache_lock);
-    free(c->rows);
-    free(c);
-}
-
-static void gcache_init(void)
-{
-    if (pthread_key_create(&gcache_key, gcache_free))
-        abort();
-}
-
-/* Row r of GPTQ source q from the thread's block (decoded on the first
- * row asked of it); false when out of memory (the caller decodes the row
- * alone). */
-static bool gptq_cached_row(const qpack_src *q, int64_t r, float *out)
+/* Output rows [r0, r0 + nr) of a GPTQ source whole into out (nr × in):
+ * GPTQ_BLOCK rows at a time (qweight's rows of words are [in / per_word,
+ * out]: an output row reads one word from each, and consecutive rows share
+ * their cache lines). stab / ztab: gptq_block's tables for blocks of nb
+ * rows, or NULL (out of memory: row by row, the same values). */
+static void gptq_rows(const qpack_src *q, int64_t r0, int64_t nr, float *out, float *stab, int32_t *ztab)
 {
     const gptq_pack *g = &q->gq;
-    gptq_cache *c = gcache;
-    if (!c) {
-        pthread_once(&gcache_once, gcache_init);
-        if (!(c = calloc(1, sizeof *c)))
-            return false;
-        pthread_mutex_lock(&gcache_lock);
-        c->next = gcache_all;
-        if (gcache_all)
-            gcache_all->prev = c;
-        gcache_all = c;
-        pthread_mutex_unlock(&gcache_lock);
-        gcache = c;
-        if (pthread_setspecific(gcache_key, c)) { /* freed when the thread ends */
-            gcache = NULL;
-            gcache_free(c);
-            return false;
-        }
+    for (int64_t n = r0; n < r0 + nr; n += GPTQ_BLOCK) {
+        const int nb = r0 + nr - n < GPTQ_BLOCK ? (int)(r0 + nr - n) : GPTQ_BLOCK;
+        float *at = out + (n - r0) * g->in;
+        if (stab)
+            gptq_block(g, n, nb, q->packed, q->zero, q->gidx, gptq_scale, q, stab, ztab, at);
+        else
+            for (int j = 0; j < nb; j++)
+                gptq_row(g, n + j, q->packed, q->zero, q->gidx, gptq_scale, q, at + j * g->in);
     }
-    if (c->id != q->id || r < c->n0 || r >= c->n0 + c->nb) {
-        const int64_t n0 = r / GPTQ_BLOCK * GPTQ_BLOCK, left = g->out - n0;
-        const int nb = left < GPTQ_BLOCK ? (int)left : GPTQ_BLOCK;
-        c->id = 0;
-        if (nb * g->in > c->cap) {
-            float *p = realloc(c->rows, (size_t)(nb * g->in) * sizeof *p);
-            if (!p)
-                return false;
-            c->rows = p;
-            c->cap = nb * g->in;
-        }
-        gptq_block(g, n0, nb, q->packed, q->zero, q->gidx, gptq_scale, q, c->stab, c->ztab, c->rows);
-        c->id = q->id;
-        c->n0 = n0;
-        c->nb = nb;
-    }
-    memcpy(out, c->rows + (r - c->n0) * g->in, (size_t)g->in * sizeof *out);
-    return true;
 }
 
-/* Output row r whole into out. */
-static void qpack_row(const qpack_src *q, int64_t r, float *out)
+/* gptq_block's tables for blocks of up to nb rows of sources of up to
+ * `groups` groups: one allocation (*tab, freed by the caller; NULL when out
+ * of memory), split into stab / ztab. */
+static void gptq_tables(int64_t groups, int64_t nb, void **tab, float **stab, int32_t **ztab)
 {
-    static _Thread_local float sbuf[4096]; /* a row's scales (the writer encodes on several threads) */
+    groups = groups < GPTQ_TAB_GROUPS ? groups : GPTQ_TAB_GROUPS;
+    const size_t n = (size_t)(groups * (nb < GPTQ_BLOCK ? nb : GPTQ_BLOCK));
+    *tab = malloc(n * (sizeof **stab + sizeof **ztab));
+    *stab = *tab;
+    *ztab = *tab ? (int32_t *)(*stab + n) : NULL;
+}
+
+/* Output rows [r0, r0 + nr) whole into out (nr × cols); stab / ztab: a
+ * GPTQ source's tables (gptq_tables), or NULL. */
+static void qpack_run(const qpack_src *q, int64_t r0, int64_t nr, float *out, float *stab, int32_t *ztab)
+{
+    float sbuf[4096]; /* a row's scales */
     if (q->kind == QPACK_GPTQ) {
-        if (!q->id || !gptq_cached_row(q, r, out))
-            gptq_row(&q->gq, r, q->packed, q->zero, q->gidx, gptq_scale, q, out);
-    } else if (q->kind == QPACK_BITNET) {
-        bitnet_row(&q->bn, r, q->packed, q->inv, out);
-    } else if (q->ct.groups <= 4096) {
-        for (int64_t g = 0; g < q->ct.groups; g++)
-            sbuf[g] = scale_value(q->sdtype, q->scale, r * q->ct.groups + g);
-        ct_pack_row(&q->ct, r, q->packed + (size_t)(r * q->ct.words) * 4, sbuf, q->zero, out);
-    } else {
-        for (int64_t c = 0; c < q->cols; c++)
-            out[c] = qpack_elem(q, r, c);
+        gptq_rows(q, r0, nr, out, stab, ztab);
+        return;
     }
+    for (int64_t r = r0; r < r0 + nr; r++, out += q->cols) {
+        if (q->kind == QPACK_BITNET) {
+            bitnet_row(&q->bn, r, q->packed, q->inv, out);
+        } else if (q->ct.groups <= (int64_t)(sizeof sbuf / sizeof *sbuf)) {
+            for (int64_t g = 0; g < q->ct.groups; g++)
+                sbuf[g] = scale_value(q->sdtype, q->scale, r * q->ct.groups + g);
+            ct_pack_row(&q->ct, r, q->packed + (size_t)(r * q->ct.words) * 4, sbuf, q->zero, out);
+        } else {
+            for (int64_t c = 0; c < q->cols; c++)
+                out[c] = qpack_elem(q, r, c);
+        }
+    }
+}
+
+/* qpack_rows over at most ROWS_WINDOW rows. */
+#define ROWS_WINDOW 256
+static void rows_window(const qpack_src *q, const int64_t *from, int nr, float *out, float *blk, float *stab,
+                        int32_t *ztab)
+{
+    bool done[ROWS_WINDOW] = { false };
+    for (int i = 0; i < nr; i++) {
+        if (done[i])
+            continue;
+        const int64_t e = q->slice ? from[i] / q->rows : 0, r = from[i] - e * q->rows;
+        const qpack_src *s = q->slice ? &q->slice[e] : q;
+        int k = 1; /* the run of consecutive rows from here */
+        while (i + k < nr && !done[i + k] && from[i + k] == from[i] + k && r + k < q->rows)
+            k++;
+        if (s->kind != QPACK_GPTQ || k >= GPTQ_BLOCK || !blk) {
+            qpack_run(s, r, k, out + i * q->cols, stab, ztab);
+            i += k - 1;
+            continue;
+        }
+        /* r's block decoded once, and every row of it this window asks
+         * copied out */
+        const int64_t b0 = r / GPTQ_BLOCK * GPTQ_BLOCK;
+        const int bn = q->rows - b0 < GPTQ_BLOCK ? (int)(q->rows - b0) : GPTQ_BLOCK;
+        gptq_rows(s, b0, bn, blk, stab, ztab);
+        for (int m = i; m < nr; m++)
+            if (!done[m] && from[m] >= e * q->rows + b0 && from[m] < e * q->rows + b0 + bn) {
+                memcpy(out + m * q->cols, blk + (from[m] - e * q->rows - b0) * q->cols,
+                       (size_t)q->cols * sizeof *out);
+                done[m] = true;
+            }
+    }
+}
+
+void qpack_rows(const qpack_src *q, const int64_t *from, int64_t nr, float *out)
+{
+    void *tab = NULL;
+    float *stab = NULL, *blk = NULL;
+    int32_t *ztab = NULL;
+    if (q->kind == QPACK_GPTQ) { /* a stack's slices may have other group counts */
+        gptq_tables(q->slice ? GPTQ_TAB_GROUPS : q->gq.groups, GPTQ_BLOCK, &tab, &stab, &ztab);
+        blk = tab ? malloc((size_t)(GPTQ_BLOCK * q->cols) * sizeof *blk) : NULL;
+    }
+    for (int64_t i = 0; i < nr; i += ROWS_WINDOW)
+        rows_window(q, from + i, nr - i < ROWS_WINDOW ? (int)(nr - i) : ROWS_WINDOW, out + i * q->cols, blk,
+                    stab, ztab);
+    free(blk);
+    free(tab);
 }
 
 int qpack_stack(qpack_src **slices, int n, const char *name, qpack_src **out, gguf_error *err)
@@ -916,18 +907,27 @@ void qpack_span(const qpack_src *q, float *out, int64_t n, int64_t at)
         }
         return;
     }
+    void *tab = NULL;
+    float *stab = NULL;
+    int32_t *ztab = NULL;
     while (n > 0) {
         const int64_t r = at / q->cols, c = at % q->cols;
-        const int64_t k = q->cols - c < n ? q->cols - c : n;
-        if (c == 0 && k == q->cols)
-            qpack_row(q, r, out);
-        else
+        int64_t k = q->cols - c < n ? q->cols - c : n;
+        if (c == 0 && n >= q->cols) { /* whole rows */
+            const int64_t nr = n / q->cols;
+            if (q->kind == QPACK_GPTQ && !tab)
+                gptq_tables(q->gq.groups, nr, &tab, &stab, &ztab);
+            qpack_run(q, r, nr, out, stab, ztab);
+            k = nr * q->cols;
+        } else {
             for (int64_t i = 0; i < k; i++)
                 out[i] = qpack_elem(q, r, c + i);
+        }
         out += k;
         at += k;
         n -= k;
     }
+    free(tab);
 }
 
 float qpack_value(const qpack_src *q, int64_t i)

@@ -195,8 +195,6 @@ typedef struct qpack_src {
      * one slice's, and the fields above slice 0's. NULL: one weight. */
     struct qpack_src *slice;
     int            n_slice;
-    uint64_t       id;            /* GPTQ: this source's own (qpack_take's count; 0: none), which keys
-                                   * a thread's block of decoded rows */
 } qpack_src;
 
 /* The source of the packed tensor `name` (X.weight_packed, X.qweight, or a
@@ -220,8 +218,23 @@ void qpack_src_free(qpack_src *q);
 void qpack_parts(const qpack_src *q, void (*drop)(const void *data, uint64_t bytes));
 
 /* n values of the output weight from element `at` on (row-major [rows,
- * cols], or [n_slice, rows, cols]) as float32. */
+ * cols], or [n_slice, rows, cols]) as float32. The whole rows among them
+ * are decoded together (GPTQ: GPTQ_BLOCK rows at a time, straight into
+ * out). */
 void qpack_span(const qpack_src *q, float *out, int64_t n, int64_t at);
+
+/* Rows from[0..nr) of the output weight (of its n_slice × rows for a
+ * stack), whole, into out (nr × cols): the writer's rows in its own order
+ * (a permutation, a row map). A run of GPTQ_BLOCK or more consecutive rows
+ * is decoded as qpack_span decodes it; any other GPTQ row with its block,
+ * which is decoded once for all the rows of it among the next 256 asked.
+ * The values are qpack_span's, bit for bit. */
+void qpack_rows(const qpack_src *q, const int64_t *from, int64_t nr, float *out);
+
+/* Rows a reader asks of qpack_rows at a time: two GPTQ blocks, so that rows
+ * of a rotary permutation (which interleaves two runs of source rows) are
+ * each decoded once. */
+#define QPACK_LOAD_ROWS (2 * GPTQ_BLOCK)
 /* How the source's shape came from its parts, for messages ("" or ", …"). */
 void qpack_origin(const qpack_src *q, char *out, size_t size);
 

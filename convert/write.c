@@ -331,6 +331,46 @@ static void add_offset(const src_tensor *t, float *out, int64_t n)
     }
 }
 
+/* A packed source of whole source rows (a stack's parts, one per expert,
+ * only name them: its values come by index): rows loaded QPACK_LOAD_ROWS
+ * at a time (the others' one by one: a row encoded while it is in the
+ * cache). */
+static bool packed_rows(const src_tensor *t)
+{
+    return t->dtype == SRC_QPACK && t->n_dims >= 2 && (!t->parts || t->split_rows) && !t->ex_transposed &&
+           !t->vh_cols;
+}
+
+static int64_t load_group(const src_tensor *t) { return packed_rows(t) ? QPACK_LOAD_ROWS : 1; }
+
+/* A loaded row's offset and −exp, as the converter applies them. */
+static void finish_row(const src_tensor *t, float *out, int64_t row)
+{
+    if (t->add != 0)
+        add_offset(t, out, row);
+    if (t->neg_exp)
+        for (int64_t i = 0; i < row; i++)
+            out[i] = -torch_expf(out[i]);
+}
+
+/* load_rows for a packed source of whole source rows (packed_rows): the
+ * rows asked together (qpack_rows), so that GPTQ's are decoded by blocks
+ * whatever the row map. */
+static void load_packed_rows(const src_model *m, const src_tensor *t, int64_t r0, int64_t nr, float *dst)
+{
+    const int64_t row = row_len(t);
+    const uint32_t heads = rotary_heads(m, t);
+    int64_t from[256];
+    for (int64_t r = r0; r < r0 + nr; r += 256) {
+        const int64_t k = r0 + nr - r < 256 ? r0 + nr - r : 256;
+        for (int64_t i = 0; i < k; i++)
+            from[i] = source_row(t, heads, r + i);
+        qpack_rows(t->qp, from, k, dst + (r - r0) * row);
+    }
+    for (int64_t r = 0; r < nr; r++)
+        finish_row(t, dst + r * row, row);
+}
+
 /* Source rows [r0, r0 + nr) → f32, with the q/k permutation applied. A
  * sharded tensor's row comes from one part (rows split) or from a slice of
  * every part (columns split). */
@@ -339,6 +379,10 @@ static void load_rows(const src_model *m, const src_tensor *t, int64_t r0, int64
     const int64_t row = row_len(t), rows = n_elements(t) / row;
     const uint32_t heads = rotary_heads(m, t);
     const size_t esize = src_esize(t);
+    if (packed_rows(t)) {
+        load_packed_rows(m, t, r0, nr, dst);
+        return;
+    }
     for (int64_t r = r0; r < r0 + nr; r++) {
         int64_t from = source_row(t, heads, r);
         float *out = dst + (r - r0) * row;
@@ -366,11 +410,7 @@ static void load_rows(const src_model *m, const src_tensor *t, int64_t r0, int64
                 convert_span(t, (const uint8_t *)t->parts[p] + (size_t)(from * cols) * esize,
                              out + p * cols, cols, from * row + p * cols);
         }
-        if (t->add != 0)
-            add_offset(t, out, row);
-        if (t->neg_exp)
-            for (int64_t i = 0; i < row; i++)
-                out[i] = -torch_expf(out[i]);
+        finish_row(t, out, row);
     }
 }
 
@@ -618,8 +658,9 @@ typedef struct {
      * values rounded through it first) and importance weights (or NULL) */
     const uint32_t  *src_types;
     const float    **imw;
-    float           *f32;       /* two rows (a vector: whole) of f32 per thread: the values, scratch */
-    size_t           f32_elems;
+    float           *f32;       /* per thread: f32_elems (the rows loaded together, a vector whole)
+                                 * for the values, then tmp_elems (a row) of scratch */
+    size_t           f32_elems, tmp_elems;
     chunk           *batch[2];  /* the batch being converted, the one being written */
     int              n[2], cur;
     gguf_writer     *w;
@@ -639,16 +680,18 @@ static void convert_chunk(pipeline *p, chunk *c, int thread)
     const src_tensor *t = &p->m->tensors[c->tensor];
     if (t->dtype == SRC_MXFP4 || c->nr == 0)
         return; /* already in its output type (checked when read), or empty */
-    float *f32 = p->f32 + (size_t)thread * 2 * p->f32_elems, *tmp = f32 + p->f32_elems;
+    float *loaded = p->f32 + (size_t)thread * (p->f32_elems + p->tmp_elems), *tmp = loaded + p->f32_elems;
     const uint32_t type = p->types[c->tensor];
     const float *imw = p->imw ? p->imw[c->tensor] : NULL;
     const bool vec = t->n_dims == 1;
-    const int64_t len = vec ? c->nr : t->ne[0], steps = vec ? 1 : c->nr;
+    const int64_t len = vec ? c->nr : t->ne[0], steps = vec ? 1 : c->nr, group = vec ? 1 : load_group(t);
     uint64_t row_bytes;
     gguf_row_size(type, len, &row_bytes, NULL);
     for (int64_t r = 0; r < steps; r++) {
         uint8_t *out = c->enc + (size_t)(r * (int64_t)row_bytes);
-        load_rows(p->m, t, c->r0 + r, vec ? c->nr : 1, f32);
+        if (r % group == 0)
+            load_rows(p->m, t, c->r0 + r, vec ? c->nr : steps - r < group ? steps - r : group, loaded);
+        float *f32 = loaded + r % group * len;
         if (p->src_types && p->src_types[c->tensor] == GGUF_DT_BF16) { /* as the bf16 file holds it */
             gguf_f32_to_bf16_row(f32, (uint16_t *)(void *)tmp, len);
             gguf_bf16_to_f32_row((const uint16_t *)(void *)tmp, f32, len);
@@ -833,7 +876,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
             goto done;
     }
 
-    size_t max_f32 = 0, max_enc = 0;
+    size_t max_f32 = 0, max_tmp = 0, max_enc = 0;
     for (int i = 0; i < n; i++) {
         const src_tensor *t = &m->tensors[i];
         /* one pass writes what gguf-quantize would: ggml_n_dims, trailing
@@ -856,9 +899,12 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         int64_t elems = chunk_rows(t) * row_len(t);
         uint64_t rowb;
         gguf_row_size(types[i], t->n_dims == 1 ? elems : t->ne[0], &rowb, NULL);
-        /* f32: one row at a time (a vector whole); encoded: the chunk */
+        /* f32: the rows loaded together (a vector whole), a row of scratch;
+         * encoded: the chunk */
         size_t a = (size_t)(t->n_dims == 1 ? elems : t->ne[0]) * 4,
                b = (size_t)(rowb * (uint64_t)(t->n_dims == 1 ? 1 : chunk_rows(t)));
+        max_tmp = a > max_tmp ? a : max_tmp;
+        a *= (size_t)(t->n_dims == 1 ? 1 : load_group(t));
         max_f32 = a > max_f32 ? a : max_f32;
         max_enc = b > max_enc ? b : max_enc;
     }
@@ -886,12 +932,14 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         gguf_writer_set_split(w, o->split_max_tensors, o->split_max_bytes);
     /* K chunks a batch, two batches: one converted while the other is written */
     const int threads = pool_threads(), k = 4 * threads;
-    if (n > 0 && (!(f32 = malloc((max_f32 ? max_f32 : 4) * 2 * (size_t)threads)) ||
+    max_f32 = max_f32 ? max_f32 : 4;
+    max_tmp = max_tmp ? max_tmp : 4;
+    if (n > 0 && (!(f32 = malloc((max_f32 + max_tmp) * (size_t)threads)) ||
                   !(enc = malloc((max_enc ? max_enc : 1) * 2 * (size_t)k)) ||
                   !(chunks = malloc(2 * (size_t)k * sizeof *chunks)) ||
                   !(bufs = malloc(2 * (size_t)k * sizeof *bufs)))) {
         gguf_error_set(err, "out of memory (%zu bytes for conversion buffers)",
-                       max_f32 * (size_t)threads + max_enc * 2 * (size_t)k);
+                       (max_f32 + max_tmp) * (size_t)threads + max_enc * 2 * (size_t)k);
         goto done;
     }
     for (int c = 0; n > 0 && c < 2 * k; c++)
@@ -909,7 +957,7 @@ int convert_write(src_model *m, const convert_options *o, gguf_error *err)
         total += (uint64_t)n_elements(&m->tensors[i]);
     progress_start(&bar, "converting", total, !o->quiet);
     pipeline p = { .m = m, .types = types, .src_types = src_types, .imw = op.imw, .f32 = f32,
-                   .f32_elems = (max_f32 ? max_f32 : 4) / 4, .w = w, .bar = &bar, .names = names,
+                   .f32_elems = max_f32 / 4, .tmp_elems = max_tmp / 4, .w = w, .bar = &bar, .names = names,
                    .sums = sums, .err = err };
     int ti = 0;
     int64_t r0 = 0;

@@ -19,8 +19,7 @@ export GGUFKIT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ggufkit-test.XXXXXX")
 # make san: tests/lsan.supp holds what glibc keeps, not ours. use_tls=0: clang 14's LSan crashes in its exit-time
 # scan of dynamic TLS on this glibc ("Tracer caught signal 11" after "DTLS 5
 # at 0x...a7"), depending on the heap's layout (gguf-quantize's output path
-# was enough to flip it); we keep no heap pointers in thread-local storage
-# alone (convert/qpack.c's per-thread GPTQ blocks are linked from a global too).
+# was enough to flip it); we keep no heap pointers in thread-local storage.
 # print_suppressions=0: a run whose only leaks are suppressed prints nothing
 # (the suppression table would follow gguf-run's last line, its timing).
 export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:use_tls=0:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"

@@ -1468,13 +1468,16 @@ rm -rf "$TMP/qwen3ct-rand"
 # glm4moe-rands packed whole (experts, shared expert, attention, the NextN layer)
 # and Qwen 3.5's (linear attention's projections V-head reordered after
 # dequantizing; qwen35moe's fused experts split per expert as releases store them);
-# BitNet ternary weights (Falcon3-*-1.58bit's layout) on llama3rope-rand
+# BitNet ternary weights (Falcon3-*-1.58bit's layout) on llama3rope-rand, and
+# on qwen35-rand, qwen35moe-rand and deepseek2-rand (dequantized where they
+# stand, then V heads reordered and kv_b_proj split as the others)
 for pq in "deepseek2kimi kimi deepseek2-rand" "qwen3moect ct qwen3moe-rand" "qwen3moegptq gptq qwen3moe-rand" \
           "deepseek2gptq gptq deepseek2-rand" "deepseek2ct ct deepseek2-rand" \
           "glm4moect ct glm4moe-rand" "glm4moegptq gptq glm4moe-rand" \
           "qwen35ct ct qwen35-rand" "qwen35gptq gptq qwen35-rand" \
           "qwen35moect ct qwen35moe-rand" "qwen35moegptq gptq qwen35moe-rand" \
-          "llama3bitnet bitnet llama3rope-rand"; do
+          "llama3bitnet bitnet llama3rope-rand" "qwen35bitnet bitnet qwen35-rand" \
+          "qwen35moebitnet bitnet qwen35moe-rand" "deepseek2bitnet bitnet deepseek2-rand"; do
     read -r pm pk pf <<<"$pq"
     if ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
         skip_block "packed experts manifests ($pm)" "no python3 with NumPy, or no models/$pf" 16

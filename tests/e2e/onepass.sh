@@ -44,7 +44,9 @@ for pq in "deepseek2kimi kimi deepseek2-rand packed experts" "qwen3moect ct qwen
           "glm4moect ct glm4moe-rand packed experts, attention, NextN" \
           "qwen35gptq gptq qwen35-rand packed linear attention, V heads reordered" \
           "qwen35moect ct qwen35moe-rand packed experts, V heads reordered" \
-          "llama3bitnet bitnet llama3rope-rand BitNet"; do
+          "llama3bitnet bitnet llama3rope-rand BitNet" \
+          "qwen35bitnet bitnet qwen35-rand BitNet, V heads reordered" \
+          "deepseek2bitnet bitnet deepseek2-rand BitNet, kv_b_proj split"; do
     read -r pm pk pf what <<<"$pq"
     if ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
         skip "one pass: $pm-rand ($what) Q4_K_M" "no python3 with NumPy, or no models/$pf"

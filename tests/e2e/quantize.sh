@@ -586,7 +586,8 @@ fi
 # Packed sources (tests/tools/mkqpack.py's compressed-tensors and GPTQ
 # copies of qwen3-rand, the packed experts of deepseek2-rand in Kimi K2's
 # layout and of qwen3moe-rand, deepseek2-rand, glm4moe-rand, qwen35-rand and
-# qwen35moe-rand packed whole, BitNet weights on llama3rope-rand) converted
+# qwen35moe-rand packed whole, BitNet weights on llama3rope-rand, qwen35-rand,
+# qwen35moe-rand and deepseek2-rand) converted
 # to bf16 and quantized, as
 # llama-quantize e21cdc11 quantizes the bf16 conversion of llama.cpp's
 # converter (tests/data/qpack/README.md)
@@ -594,7 +595,8 @@ for pq in "qwen3ct ct qwen3-rand" "qwen3gptq gptq qwen3-rand" "deepseek2kimi kim
           "qwen3moect ct qwen3moe-rand" "deepseek2gptq gptq deepseek2-rand" "deepseek2ct ct deepseek2-rand" \
           "glm4moect ct glm4moe-rand" "glm4moegptq gptq glm4moe-rand" "qwen35ct ct qwen35-rand" \
           "qwen35gptq gptq qwen35-rand" "qwen35moect ct qwen35moe-rand" "qwen35moegptq gptq qwen35moe-rand" \
-          "llama3bitnet bitnet llama3rope-rand"; do
+          "llama3bitnet bitnet llama3rope-rand" "qwen35bitnet bitnet qwen35-rand" \
+          "qwen35moebitnet bitnet qwen35moe-rand" "deepseek2bitnet bitnet deepseek2-rand"; do
     read -r pm pk pf <<<"$pq"
     if [ ! -x "$BIN/gguf-convert" ] || ! mkqpack "$pk" "$TMP/$pm-rand" "$pf"; then
         skip "$pm-rand bf16 to Q4_K_M" "no gguf-convert, python3 with NumPy or models/$pf"

@@ -4,7 +4,8 @@
  * GPTQ or, with h[13] odd, BitNet), a bit width, the shapes of every part and whether a zero point
  * is present; the rest is the parts' bytes. Shapes that the checks accept
  * and that the bytes cover are unpacked row by row (GPTQ also by blocks of
- * rows, which must give the same bits).
+ * rows, and through a source's qpack_rows in an order the bytes choose,
+ * which must give the same bits).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -74,8 +75,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         float *row = malloc((size_t)g.in * 4 + 4), *blk = malloc((size_t)(g.in * GPTQ_BLOCK) * 4 + 4),
               *stab = malloc(GPTQ_TAB_GROUPS * GPTQ_BLOCK * 4);
         int32_t *ztab = malloc(GPTQ_TAB_GROUPS * GPTQ_BLOCK * 4);
+        float *all = malloc((size_t)(g.in * g.out) * 4 + 4), *got = malloc((size_t)(g.in * g.out) * 4 + 4),
+              *sc = malloc((size_t)(g.groups * g.out) * 4 + 4);
+        int64_t *from = malloc((size_t)g.out * sizeof *from + 8);
         for (int64_t n = 0; n < g.out; n++) {
             gptq_row(&g, n, body, body + nqw * 4, gidx, fscale, NULL, row);
+            memcpy(all + n * g.in, row, (size_t)g.in * 4);
             if (n % GPTQ_BLOCK == 0) { /* the block path gives the same bits */
                 const int bn = g.out - n < GPTQ_BLOCK ? (int)(g.out - n) : GPTQ_BLOCK;
                 gptq_block(&g, n, bn, body, body + nqw * 4, gidx, fscale, NULL, stab, ztab, blk);
@@ -83,10 +88,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (memcmp(row, blk + (n % GPTQ_BLOCK) * g.in, (size_t)g.in * 4))
                 abort();
         }
+        /* a source of F32 scales fscale's values: rows in the order the
+         * bytes after g_idx give (any row, repeats too) */
+        for (int64_t i = 0; i < g.groups * g.out; i++)
+            sc[i] = fscale(NULL, i / g.out, i % g.out);
+        const uint8_t *ord = gidx + g.in * 4, *end = body + nb;
+        for (int64_t i = 0; i < g.out; i++)
+            from[i] = ord + i < end ? ord[i] % g.out : (i * 5) % g.out;
+        const qpack_src q = { .kind = QPACK_GPTQ, .gq = g, .rows = g.out, .cols = g.in, .packed = body,
+                              .scale = (const uint8_t *)sc, .zero = body + nqw * 4, .gidx = gidx, .sdtype = SRC_F32 };
+        qpack_rows(&q, from, g.out, got);
+        for (int64_t i = 0; i < g.out; i++)
+            if (memcmp(got + i * g.in, all + from[i] * g.in, (size_t)g.in * 4))
+                abort();
         free(row);
         free(blk);
         free(stab);
         free(ztab);
+        free(all);
+        free(got);
+        free(sc);
+        free(from);
     }
     return 0;
 }

@@ -17,8 +17,8 @@
  *   division (code 3 too), in spans of every size; the shape and scale
  *   refusals; the plan. (Their conversions are held to e21cdc11's by
  *   tests/e2e/convert.sh.)
- * - GPTQ decoded by blocks of rows (gptq_block, qpack_span's per-thread
- *   block) against gptq_row to the bit, for odd shapes.
+ * - GPTQ decoded by blocks of rows (gptq_block, qpack_span's whole rows,
+ *   qpack_rows in any order) against gptq_row to the bit, for odd shapes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -439,12 +439,12 @@ START_TEST(test_bitnet)
 }
 END_TEST
 
-/* GPTQ by blocks of rows (gptq_block, and qpack_span's thread-local block)
+/* GPTQ by blocks of rows (gptq_block, qpack_span's whole rows, qpack_rows)
  * against gptq_row element by element, to the bit: 2-, 4- and 8-bit
  * (per_word 16, 8, 4), out not a multiple of GPTQ_BLOCK, desc_act g_idx
  * (groups in no order), more groups than GPTQ_TAB_GROUPS (looked up where
- * the group changes), gptq and gptq_v2, rows asked in and out of order and
- * two sources interleaved. */
+ * the group changes), gptq and gptq_v2, rows asked in and out of order,
+ * spans from odd rows, two sources interleaved. */
 typedef struct { const float *s; int64_t out; } fscale;
 
 static float fscale_at(const void *ctx, int64_t grp, int64_t n)
@@ -508,13 +508,13 @@ START_TEST(test_gptq_block)
         gptq_block(&g, 3, out - 3 < 5 ? (int)(out - 3) : 5, (const uint8_t *)qw, (const uint8_t *)qz,
                    (const uint8_t *)gi, fscale_at, &ctx, stab, ztab, got);
         ck_assert_mem_eq(got, want + 3 * in, (size_t)((out - 3 < 5 ? out - 3 : 5) * in) * 4);
-        /* through qpack_span: F32 scales, a source id; rows in order, in
-         * reverse, and interleaved with a second source (another id) */
+        /* through qpack_span: F32 scales; the whole weight, row by row in
+         * reverse, rows interleaved with a second source's, and spans of
+         * several rows from odd rows */
         qpack_src q = { .kind = QPACK_GPTQ, .gq = g, .rows = out, .cols = in, .packed = (const uint8_t *)qw,
                         .scale = (const uint8_t *)s, .zero = (const uint8_t *)qz, .gidx = (const uint8_t *)gi,
-                        .sdtype = SRC_F32, .id = 1000 + 2 * c };
+                        .sdtype = SRC_F32 };
         qpack_src q2 = q;
-        q2.id = 1001 + 2 * c;
         q2.zero = (const uint8_t *)qw; /* other values: qweight's words as zeros (groups × out / per fit) */
         memset(got, 0, (size_t)(in * out) * 4);
         qpack_span(&q, got, in * out, 0);
@@ -522,6 +522,7 @@ START_TEST(test_gptq_block)
         float *row2 = malloc((size_t)in * 4), *want2 = malloc((size_t)in * 4);
         ck_assert(row2 && want2);
         const bool fits = groups * out / per <= in / per * out;
+        memset(got, 0, (size_t)(in * out) * 4);
         for (int64_t n = out - 1; n >= 0; n--) {
             qpack_span(&q, got + n * in, in, n * in);
             if (fits) {
@@ -532,6 +533,54 @@ START_TEST(test_gptq_block)
             }
         }
         ck_assert_mem_eq(got, want, (size_t)(in * out) * 4);
+        for (int64_t n0 = 1; n0 < out; n0 += 7) {
+            const int64_t k = out - n0 < 19 ? out - n0 : 19;
+            memset(got, 0, (size_t)(k * in) * 4);
+            qpack_span(&q, got, k * in, n0 * in);
+            ck_assert_mem_eq(got, want + n0 * in, (size_t)(k * in) * 4);
+        }
+        /* qpack_rows: in order, reversed, a rotary permutation's order
+         * (two interleaved runs), every third row, a row twice, and more
+         * rows than a window */
+        int64_t *from = malloc((size_t)(3 * out) * sizeof *from);
+        float *rows = malloc((size_t)(3 * out * in) * 4);
+        ck_assert(from && rows);
+        for (int order = 0; order < 5; order++) {
+            int64_t nr = out;
+            for (int64_t i = 0; i < out; i++)
+                from[i] = order == 0 ? i : order == 1 ? out - 1 - i
+                        : order == 2 ? i / 2 + (i % 2) * (out / 2)
+                        : order == 3 ? i * 3 % out : i % 5;
+            if (order == 2 && out % 2)
+                from[out - 1] = out - 1;
+            if (order == 4) /* 300 rows: the window's 256 and more */
+                for (nr = out; nr < 300 && nr < 3 * out; nr++)
+                    from[nr] = (nr * 7) % out;
+            qpack_rows(&q, from, nr, rows);
+            for (int64_t i = 0; i < nr; i++)
+                ck_assert_mem_eq(rows + i * in, want + from[i] * in, (size_t)in * 4);
+        }
+        /* a stack of the two sources: rows asked across its slices */
+        if (fits) {
+            qpack_src **sl = malloc(2 * sizeof *sl), *st = NULL;
+            float *both = malloc((size_t)(2 * out * in) * 4);
+            ck_assert(sl && both);
+            sl[0] = malloc(sizeof **sl), sl[1] = malloc(sizeof **sl);
+            ck_assert(sl[0] && sl[1]);
+            *sl[0] = q, *sl[1] = q2;
+            gguf_error err2;
+            ck_assert_int_eq(qpack_stack(sl, 2, "m", &st, &err2), 0);
+            qpack_span(st, both, 2 * out * in, 0);
+            ck_assert_mem_eq(both, want, (size_t)(in * out) * 4);
+            for (int64_t i = 0; i < 2 * out && i < 3 * out; i++)
+                from[i] = (out - 3 + i * 5) % (2 * out);
+            qpack_rows(st, from, 2 * out, rows);
+            for (int64_t i = 0; i < 2 * out; i++)
+                ck_assert_mem_eq(rows + i * in, both + from[i] * in, (size_t)in * 4);
+            qpack_src_free(st);
+            free(sl), free(both);
+        }
+        free(from), free(rows);
         free(row2), free(want2);
         free(qw), free(qz), free(gi), free(s), free(want), free(got), free(stab), free(ztab);
     }
