@@ -255,8 +255,11 @@ static void act_extra_k(void *xq, int64_t n)
     uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
     for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
         uint8_t *eb = e + (size_t)ib * KERN_ACT_EXTRA_K;
-        for (int i = 0; i < GGUF_QK_K; i++)
-            eb[i] = (uint8_t)y[ib].qs[kern_q6_K_act_elem(i)] ^ 0x80;
+        for (int L = 0; L < 8; L++)
+            for (int h = 0; h < 2; h++)
+                for (int j = 0; j < 4; j++)
+                    for (int s = 0; s < 4; s++)
+                        eb[32 * L + 16 * h + 4 * j + s] = (uint8_t)y[ib].qs[kern_q6_K_elem(h, L, j, s)] ^ 0x80;
     }
 }
 

@@ -62,8 +62,8 @@ static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 /* The q8_K activation rows for q6_K weights are followed by extras too
  * (kern_act_extra_k()): per super-block, its 256 levels plus 128
  * (a ^ 0x80, the unsigned operand of the packed q6_K kernel's maddubs) in
- * the order of the packed levels, byte i holding level
- * kern_q6_K_act_elem(i) (kernels_k.c). */
+ * the order of the packed levels: byte 32L + 16h + 4j + s holds level
+ * kern_q6_K_elem(h, L, j, s). */
 #define KERN_ACT_EXTRA_K 256
 
 /* The element (within a super-block) whose level the packed q6_K vector
@@ -71,12 +71,6 @@ static inline const uint8_t *kern_act_extra(const void *x, int64_t n)
 static inline int kern_q6_K_elem(int h, int L, int j, int s)
 {
     return 128 * h + 32 * (2 * (j / 2) + s / 2) + 4 * L + 2 * (j % 2) + s % 2;
-}
-
-/* The element at byte i = 32L + 16h + 4j + s of a super-block's extras. */
-static inline int kern_q6_K_act_elem(int i)
-{
-    return kern_q6_K_elem(i / 16 % 2, i / 32, i / 4 % 4, i % 4);
 }
 
 /* The q8_K activation rows for iq4_xs weights are followed (at

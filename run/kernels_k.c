@@ -836,12 +836,12 @@ void pack_put_q6_K(const void *blk, uint8_t *dst, int r)
         for (int h = 0; h < 2; h++) {
             uint8_t *p = dst + 144 + 96 * (2 * L + h) + 4 * r;
             for (int s = 0; s < 4; s++) {
-                int u[4];
-                for (int j = 0; j < 4; j++)
-                    u[j] = k.q[kern_q6_K_elem(h, L, j, s)] + 32;
-                p[s] = (uint8_t)(u[0] | (u[2] >> 4) << 6);
-                p[32 + s] = (uint8_t)(u[1] | (u[3] >> 4) << 6);
-                p[64 + s] = (uint8_t)((u[2] & 0x0f) | (u[3] & 0x0f) << 4);
+                /* kern_q6_K_elem(h, L, j, s) for j = 0..3 */
+                const int8_t *q = k.q + 128 * h + 4 * L + 32 * (s / 2) + s % 2;
+                const int u0 = q[0] + 32, u1 = q[2] + 32, u2 = q[64] + 32, u3 = q[66] + 32;
+                p[s] = (uint8_t)(u0 | (u2 >> 4) << 6);
+                p[32 + s] = (uint8_t)(u1 | (u3 >> 4) << 6);
+                p[64 + s] = (uint8_t)((u2 & 0x0f) | (u3 & 0x0f) << 4);
             }
         }
 }
