@@ -240,7 +240,7 @@ float dot_q6_K_vnni(int64_t n, const void *w, const void *x);
 void dotn_q6_K_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
 
 /* The i-quant kernels with AVX-512 VNNI: dpwssd for madd + add (iq3_s,
- * iq2_s), dpbusd for maddubs + madd (iq4_nl, iq4_xs, mxfp4). */
+ * iq2_s, iq4_xs), dpbusd for maddubs + madd (iq4_nl, mxfp4). */
 float dot_iq3_s_vnni(int64_t n, const void *w, const void *x);
 void dotn_iq3_s_vnni(int64_t n, const void *w, const void *x, size_t xs, float *out);
 float dot_iq2_s_vnni(int64_t n, const void *w, const void *x);

@@ -774,7 +774,7 @@ ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
                     const __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(x1, bcast4(a)),
                                                        _mm256_maddubs_epi16(x2, bcast4(a + 4)));
                     is[k] = madd_add(is[k], p, sp[q]);
-                    KEEP_REG(is[k]); /* a chain per row (rows8_q6_K_tile) */
+                    KEEP_REG(is[k]); /* a chain per row (KEEP_REG) */
                 }
             }
             UNROLL for (int k = 0; k < nx; k++)

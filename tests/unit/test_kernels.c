@@ -1432,6 +1432,14 @@ START_TEST(test_iq_kernels)
                     int8_t *a = xs ? ((gguf_block_q8_K *)(p.xq + (size_t)k * p.xb))[e / 256].qs + e % 256
                                    : ((gguf_block_q8_0 *)(p.xq + (size_t)k * p.xb))[e / 32].qs + e % 32;
                     *a = e % 5 == 0 ? -128 : (int8_t)(uniform() * 256 - 128);
+                    if (xs) {
+                        /* iq4_xs's kernels read the levels from the row's
+                         * extras (nibble order): the same bytes there */
+                        const int64_t m = e % 256, p64 = m / 64, blk = m % 64 / 32, half = m % 32 / 16;
+                        uint8_t *ex = p.xq + (size_t)k * p.xb + (size_t)(n / 256) * sizeof(gguf_block_q8_K) +
+                                      (size_t)(e / 256) * KERN_ACT_EXTRA_IQ4;
+                        ex[64 * p64 + 32 * half + 16 * blk + m % 16] = (uint8_t)*a;
+                    }
                 }
             for (int r = 0; r < ROWS; r++) {
                 const uint8_t *w = p.w + (size_t)r * p.rb;
@@ -1480,9 +1488,10 @@ START_TEST(test_unsupported)
     ck_assert_int_eq(kern_dot_type(GGUF_DT_Q3_K), GGUF_DT_Q8_K);
     /* sizes: 4096 floats are 128 q8_0 blocks of 34 (for q4_0 and q8_0
      * weights each with 40 more bytes: a float scale, the block's lead and
-     * eight lane leads), 128 q8_1 of 36, 16 q8_K of 292 (for q6_K weights
-     * each with 256 more: 32 × the sums of each two levels); a length off
-     * the block size or not positive has none */
+     * eight lane leads), 128 q8_1 of 36, 16 q8_K of 292 (for q4_K and
+     * q6_K weights each with 256 more: the levels in the packed kernels'
+     * orders, q6_K's plus 128; iq4_xs's likewise in nibble order); a
+     * length off the block size or not positive has none */
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q5_0, 4096), 128 * 34);
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q8_0, 4096), 128 * (34 + 40));
     ck_assert_uint_eq(kern_act_row_size(GGUF_DT_Q4_0, 4096), 128 * (34 + 40));
