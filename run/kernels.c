@@ -228,6 +228,16 @@ static int act_bias(uint32_t wtype)
                                     : 0;
 }
 
+/* Bytes of extras per super-block after a q8_K activation row for
+ * wtype's kernels (kernels_impl.h), 0 for none. */
+static size_t q8_K_extra_bytes(uint32_t wtype)
+{
+    return wtype == GGUF_DT_Q6_K    ? KERN_ACT_EXTRA_K
+           : wtype == GGUF_DT_IQ4_XS ? KERN_ACT_EXTRA_IQ4
+           : wtype == GGUF_DT_Q4_K   ? KERN_ACT_EXTRA_Q4K
+                                     : 0;
+}
+
 size_t kern_act_row_size(uint32_t wtype, int64_t n)
 {
     const kern_type *t = kern_type_get(wtype);
@@ -239,59 +249,52 @@ size_t kern_act_row_size(uint32_t wtype, int64_t n)
         return 0;
     if (act_bias(wtype))
         bytes += KERN_ACT_EXTRA;
-    else if (wtype == GGUF_DT_Q6_K)
-        bytes += KERN_ACT_EXTRA_K;
-    else if (wtype == GGUF_DT_IQ4_XS)
-        bytes += KERN_ACT_EXTRA_IQ4;
-    else if (wtype == GGUF_DT_Q4_K)
-        bytes += KERN_ACT_EXTRA_Q4K;
+    else
+        bytes += q8_K_extra_bytes(wtype);
     return (size_t)(n / blck) * (size_t)bytes;
 }
 
-/* q6_K's extras (kernels_impl.h): the levels plus 128 in packed order. */
-static void act_extra_k(void *xq, int64_t n)
+/* The q8_K extras of one super-block of levels q for wtype's kernels
+ * (kernels_impl.h): q6_K's levels plus 128 in packed order, iq4_xs's in
+ * nibble order, q4_K's in packed nibble order. */
+static void q8_K_extra_block(uint32_t wtype, const int8_t *q, uint8_t *eb)
 {
-    const gguf_block_q8_K *y = xq;
-    uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
-    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
-        uint8_t *eb = e + (size_t)ib * KERN_ACT_EXTRA_K;
+    switch (wtype) {
+    case GGUF_DT_Q6_K:
         for (int L = 0; L < 8; L++)
             for (int h = 0; h < 2; h++)
                 for (int j = 0; j < 4; j++)
                     for (int s = 0; s < 4; s++)
-                        eb[32 * L + 16 * h + 4 * j + s] = (uint8_t)y[ib].qs[kern_q6_K_elem(h, L, j, s)] ^ 0x80;
-    }
-}
-
-/* iq4_xs's extras (kernels_impl.h): the levels in nibble order. */
-static void act_extra_iq4(void *xq, int64_t n)
-{
-    const gguf_block_q8_K *y = xq;
-    uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
-    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
-        uint8_t *eb = e + (size_t)ib * KERN_ACT_EXTRA_IQ4;
+                        eb[32 * L + 16 * h + 4 * j + s] = (uint8_t)q[kern_q6_K_elem(h, L, j, s)] ^ 0x80;
+        break;
+    case GGUF_DT_IQ4_XS:
         for (int p = 0; p < GGUF_QK_K / 64; p++)
             for (int half = 0; half < 2; half++)     /* levels 0..15, 16..31 */
                 for (int blk = 0; blk < 2; blk++) /* block 2p, 2p + 1 */
-                    memcpy(eb + 64 * p + 32 * half + 16 * blk, y[ib].qs + 64 * p + 32 * blk + 16 * half, 16);
+                    memcpy(eb + 64 * p + 32 * half + 16 * blk, q + 64 * p + 32 * blk + 16 * half, 16);
+        break;
+    case GGUF_DT_Q4_K:
+        for (int g = 0; g < 4; g++)
+            for (int L = 0; L < 8; L++) {
+                const int8_t *a = q + 64 * g + 4 * L;
+                const int8_t v[8] = { a[0], a[1], a[32], a[33], a[2], a[3], a[34], a[35] };
+                memcpy(eb + 64 * g + 8 * L, v, 8);
+            }
+        break;
+    default: break;
     }
 }
 
-/* q4_K's extras (kernels_impl.h): the levels in packed nibble order. */
-static void act_extra_q4k(void *xq, int64_t n)
+/* Appends wtype's extras (if any) to a q8_K activation row. */
+static void act_extra_q8_K(uint32_t wtype, void *xq, int64_t n)
 {
+    const size_t bytes = q8_K_extra_bytes(wtype);
+    if (!bytes)
+        return;
     const gguf_block_q8_K *y = xq;
     uint8_t *e = (uint8_t *)kern_act_extra_k(xq, n);
-    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++) {
-        uint8_t *eb = e + (size_t)ib * KERN_ACT_EXTRA_Q4K;
-        for (int g = 0; g < 4; g++)
-            for (int L = 0; L < 8; L++) {
-                const int8_t *a = y[ib].qs + 64 * g + 4 * L;
-                uint8_t *o = eb + 64 * g + 8 * L;
-                const int8_t v[8] = { a[0], a[1], a[32], a[33], a[2], a[3], a[34], a[35] };
-                memcpy(o, v, 8);
-            }
-    }
+    for (int64_t ib = 0; ib < n / GGUF_QK_K; ib++)
+        q8_K_extra_block(wtype, y[ib].qs, e + (size_t)ib * bytes);
 }
 
 /* The scales as floats and the leads, −bias × level sums (kernels_impl.h). */
@@ -375,12 +378,7 @@ void kern_quantize_act(uint32_t wtype, const float *x, void *xq, int64_t n)
         else
 #endif
             gguf_codec_get(GGUF_DT_Q8_K)->quantize(x, xq, n);
-        if (wtype == GGUF_DT_Q6_K)
-            act_extra_k(xq, n);
-        else if (wtype == GGUF_DT_IQ4_XS)
-            act_extra_iq4(xq, n);
-        else if (wtype == GGUF_DT_Q4_K)
-            act_extra_q4k(xq, n);
+        act_extra_q8_K(wtype, xq, n);
         break;
     default:
         gguf_codec_get(t->dot_type)->quantize(x, xq, n);

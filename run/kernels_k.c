@@ -671,18 +671,17 @@ KERN_VNNI void dotn_q6_K_vnni(int64_t n, const void *w, const void *x, size_t xs
 typedef void (*rows8k_fn)(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
                           int nx, float *out);
 
-/* nx activation rows: one by `one`, more by `many` with the count a
- * constant in each case, so that the loops unroll; the float chains of
- * several rows wait in memory between super-blocks (the same operations,
- * so the same bits). */
-ALWAYS void kpacked_passes(rows8k_fn one, rows8k_fn many, madd_add_fn madd_add, int64_t n, const void *wp,
-                           const void *x, size_t xs, int nx, float *out)
+/* nx activation rows by rows8, the count a constant in each case so
+ * that the loops unroll; the float chains of several rows wait in memory
+ * between super-blocks (the same operations, so the same bits). */
+ALWAYS void kpacked_passes(rows8k_fn rows8, madd_add_fn madd_add, int64_t n, const void *wp, const void *x,
+                           size_t xs, int nx, float *out)
 {
     switch (nx) {
-    case 1: one(madd_add, n, wp, x, xs, 1, out); break;
-    case 2: many(madd_add, n, wp, x, xs, 2, out); break;
-    case 3: many(madd_add, n, wp, x, xs, 3, out); break;
-    default: many(madd_add, n, wp, x, xs, KERN_NX, out); break;
+    case 1: rows8(madd_add, n, wp, x, xs, 1, out); break;
+    case 2: rows8(madd_add, n, wp, x, xs, 2, out); break;
+    case 3: rows8(madd_add, n, wp, x, xs, 3, out); break;
+    default: rows8(madd_add, n, wp, x, xs, KERN_NX, out); break;
     }
 }
 
@@ -789,12 +788,12 @@ ALWAYS void rows8_q4_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
 
 KERN_VNNI void q4_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    kpacked_passes(rows8_q4_K, rows8_q4_K, madd_add_vnni, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q4_K, madd_add_vnni, n, wp, x, xs, nx, out);
 }
 
 KERN_AVX2 void q4_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    kpacked_passes(rows8_q4_K, rows8_q4_K, madd_add_avx2, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q4_K, madd_add_avx2, n, wp, x, xs, nx, out);
 }
 
 /* ---------------------------------------------------------------------------
@@ -929,12 +928,12 @@ ALWAYS void rows8_q6_K(madd_add_fn madd_add, int64_t n, const void *wp, const vo
 
 KERN_VNNI void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    kpacked_passes(rows8_q6_K, rows8_q6_K, madd_add_vnni, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q6_K, madd_add_vnni, n, wp, x, xs, nx, out);
 }
 
 KERN_AVX2 void q6_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    kpacked_passes(rows8_q6_K, rows8_q6_K, madd_add_avx2, n, wp, x, xs, nx, out);
+    kpacked_passes(rows8_q6_K, madd_add_avx2, n, wp, x, xs, nx, out);
 }
 
 /* q8_K activations (libgguf's gguf_q8_K_quantize, which ggml's x86 build also
