@@ -817,6 +817,66 @@ static void packed_equals_matmul(void)
     }
 }
 
+/* q8_0 with AVX2 adds in its own order (run/kernels_legacy.c): each
+ * block's exact sum S_i times d_i = dw · dx into chain i mod 8, the chains
+ * in hsum8's order. Written out here in scalar code, it must give the
+ * one-row, tiled, experts' and packed kernels' bits: 11 blocks (a short
+ * last group of eight), rows with every level −128 (a file may hold it),
+ * a negative, a zero and a subnormal scale, 1..9 activation rows. */
+static float q8_0_avx2_order(int64_t n, const gguf_block_q8_0 *w, const gguf_block_q8_0 *x)
+{
+    float c[8] = { 0 };
+    for (int64_t i = 0; i < n / 32; i++) {
+        int32_t s = 0;
+        for (int j = 0; j < 32; j++)
+            s += w[i].qs[j] * x[i].qs[j];
+        const float d = gguf_f16_to_f32(w[i].d) * gguf_f16_to_f32(x[i].d);
+        c[i % 8] = fmaf(d, (float)s, c[i % 8]);
+    }
+    return ((c[0] + c[4]) + (c[2] + c[6])) + ((c[1] + c[5]) + (c[3] + c[7]));
+}
+
+START_TEST(test_q8_0_avx2_order)
+{
+    enum { ROWS = 16, COLS = 32 * 11, NB = 9 };
+    kern_force_isa(KERN_ISA_AVX2);
+    if (kern_isa_in_use() != KERN_ISA_AVX2) {
+        fprintf(stderr, "test_kernels: no AVX2 here, q8_0's AVX2 order not tested\n");
+        kern_force_isa(KERN_ISA_BEST);
+        return;
+    }
+    product p;
+    product_init(&p, GGUF_DT_Q8_0, ROWS, COLS, NB, 41, 42);
+    product_quantize(&p);
+    gguf_block_q8_0 *w = (gguf_block_q8_0 *)p.w;
+    const int nbk = COLS / 32;
+    for (int b = 0; b < nbk; b++) {
+        memset(w[1 * nbk + b].qs, 0x80, 32);                  /* every level -128 */
+        w[2 * nbk + b].d = (gguf_half)(w[2 * nbk + b].d | 0x8000); /* negative */
+        w[3 * nbk + b].d = b == 5 ? 0 : 0x0001;               /* zero, subnormal */
+    }
+    ck_assert(kern_pack_usable(GGUF_DT_Q8_0, ROWS, COLS));
+    kern_pack(GGUF_DT_Q8_0, p.w, p.rb, ROWS, COLS, p.packed);
+    for (int64_t nb = 1; nb <= NB; nb++) {
+        kern_matmul(GGUF_DT_Q8_0, p.w, p.rb, ROWS, COLS, p.xq, nb, p.y1);
+        kern_matmul_packed(GGUF_DT_Q8_0, p.packed, ROWS, COLS, p.xq, nb, p.y2);
+        for (int64_t b = 0; b < nb; b++)
+            for (int r = 0; r < ROWS; r++) {
+                const float want = q8_0_avx2_order(COLS, w + r * nbk,
+                                                   (const gguf_block_q8_0 *)(p.xq + b * p.xb));
+                const size_t o = (size_t)b * ROWS + (size_t)r;
+                ck_assert_msg(memcmp(&want, p.y1 + o, 4) == 0 && memcmp(&want, p.y2 + o, 4) == 0,
+                              "q8_0 nb %lld row %d: order %.9g rows %.9g packed %.9g",
+                              (long long)nb, r, want, p.y1[o], p.y2[o]);
+            }
+        kern_matmul_rows(GGUF_DT_Q8_0, p.w, p.rb, ROWS, COLS, p.xq, nb, p.y1);
+        ck_assert_mem_eq(p.y1, p.y2, sizeof(float) * (size_t)(nb * ROWS));
+    }
+    product_free(&p);
+    kern_force_isa(KERN_ISA_BEST);
+}
+END_TEST
+
 /* ... on each instruction set the CPU has (the packed layouts and kernels
  * differ between AVX2 and AVX-512 VNNI). */
 START_TEST(test_packed_equals_matmul)
@@ -1525,6 +1585,7 @@ int main(void)
     tcase_add_loop_test(tc, test_matmul_equals_vec_dot, 0, 3 * N_WTYPES);
     tcase_add_loop_test(tc, test_vnni_equals_avx2, 0, N_WTYPES);
     tcase_add_test(tc, test_packed_equals_matmul);
+    tcase_add_test(tc, test_q8_0_avx2_order);
     tcase_add_test(tc, test_matmul_any_team);
     tcase_add_loop_test(tc, test_iq_kernels, 0, 3);
     tcase_add_test(tc, test_dequant_types);
