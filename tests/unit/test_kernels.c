@@ -682,7 +682,9 @@ END_TEST
  * and 2 and the rest); mxfp4's also the scalar reference's. */
 static void packed_equals_matmul(void)
 {
-    enum { ROWS = 40, COLS = 512, NB = 7 };
+    /* NB and then BIG activation rows: BIG takes several of a packed
+     * product's L2 blocks of rows (kernels.c KERN_XBLOCK_BYTES) */
+    enum { ROWS = 40, COLS = 512, NB = 7, BIG = 300 };
     const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q8_0, GGUF_DT_Q4_K, GGUF_DT_Q6_K,
                                GGUF_DT_MXFP4 };
     if (!kern_pack_usable(GGUF_DT_Q4_0, ROWS, COLS)) {
@@ -703,7 +705,7 @@ static void packed_equals_matmul(void)
             continue;
         }
         product p;
-        product_init(&p, t, ROWS, COLS, NB, 17, 18);
+        product_init(&p, t, ROWS, COLS, BIG, 17, 18);
         const size_t rb = p.rb;
         uint8_t *w = p.w, *packed = p.packed, *xq = p.xq;
         float *y1 = p.y1, *y2 = p.y2;
@@ -794,7 +796,8 @@ static void packed_equals_matmul(void)
                 ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(b9[2 + j] ^ (t == GGUF_DT_Q8_0 &&
                                                                         kern_isa_in_use() == KERN_ISA_VNNI
                                                                     ? 0x80 : 0)));
-        for (int64_t nb = 1; nb <= NB; nb++) {
+        ck_assert_uint_gt((uint64_t)BIG * p.xb, 2 * 160 * 1024);
+        for (int64_t nb = 1; nb <= BIG; nb = nb == NB ? BIG : nb + 1) {
             kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y1);
             kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y2);
             for (int i = 0; i < nb * ROWS; i++)
