@@ -458,6 +458,18 @@ float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
 /* Weight rows per tile: enough bytes of W (~32 KiB, half of L1d) that the
  * tile stays in cache while every activation row of the batch passes over
  * it, so W is read from memory once per call, not once per token. */
+/* The activation rows a unit of a product takes: as many whole groups of
+ * KERN_NX as fit KERN_XBLOCK_BYTES (L2 with room for the weights), at
+ * least one group. The threads take every weight tile or packed group
+ * against one block of rows before the next, so a prompt's activations
+ * (1-6 MiB for 512 rows) come from L2 rather than L3. */
+#define KERN_XBLOCK_BYTES (160 * 1024)
+static int64_t x_block(size_t xbytes)
+{
+    const int64_t b = (int64_t)(KERN_XBLOCK_BYTES / (xbytes ? xbytes : 1)) / KERN_NX * KERN_NX;
+    return b < KERN_NX ? KERN_NX : b;
+}
+
 static int64_t tile_rows(size_t row_bytes, int64_t nb)
 {
     if (nb == 1)
@@ -507,6 +519,7 @@ typedef struct {
     int64_t        nb;
     float         *y;
     int64_t        tr, nx;
+    int64_t        ntiles, xblock; /* a unit: tile u % ntiles, activation block u / ntiles */
 } tile_job;
 
 static void tile_unit(void *ctx, int64_t it, int thread)
@@ -516,10 +529,11 @@ static void tile_unit(void *ctx, int64_t it, int thread)
     const kern_impl k = jb->k;
     const uint8_t *wb = jb->wb, *xb = jb->xb;
     const size_t row_bytes = jb->row_bytes, xbytes = jb->xbytes;
-    const int64_t nrows = jb->nrows, ncols = jb->ncols, nb = jb->nb, tr = jb->tr, nx = jb->nx;
+    const int64_t nrows = jb->nrows, ncols = jb->ncols, tr = jb->tr, nx = jb->nx;
     float *y = jb->y;
-    const int64_t r0 = it * tr, r1 = r0 + tr < nrows ? r0 + tr : nrows;
-    int64_t b = 0;
+    const int64_t r0 = it % jb->ntiles * tr, r1 = r0 + tr < nrows ? r0 + tr : nrows;
+    const int64_t b0 = it / jb->ntiles * jb->xblock, nb = jb->nb - b0 < jb->xblock ? jb->nb : b0 + jb->xblock;
+    int64_t b = b0;
     for (; k.tile && b + KERN_NX <= nb; b += KERN_NX) {
         const uint8_t *x = xb + (size_t)b * xbytes;
         int64_t r = r0;
@@ -600,8 +614,9 @@ static void matmul_order(uint32_t wtype, const void *w, size_t row_bytes, int64_
      * its rows meets every activation row while the tile is cached. Every
      * kernel gives an output what k.dot gives it, so the split into tiles
      * and kernel shapes does not change a bit. */
-    tile_job j = { k, wb, row_bytes, nrows, ncols, xb, xbytes, nb, y, tr, nx };
-    pool_for(ntiles, tile_unit, &j);
+    const int64_t xblock = x_block(xbytes), nxb = (nb + xblock - 1) / xblock;
+    tile_job j = { k, wb, row_bytes, nrows, ncols, xb, xbytes, nb, y, tr, nx, ntiles, xblock };
+    pool_for(ntiles * nxb, tile_unit, &j);
 }
 
 /* ---------------------------------------------------------------------------
@@ -692,9 +707,6 @@ typedef struct {
     float         *y;
 } packed_job;
 
-/* Activation bytes a unit of a packed product takes (kern_matmul_packed). */
-#define KERN_XBLOCK_BYTES (160 * 1024)
-
 static void packed_unit(void *ctx, int64_t u, int thread)
 {
     (void)thread;
@@ -721,14 +733,9 @@ void kern_matmul_packed(uint32_t wtype, const void *packed, int64_t nrows, int64
     const gguf_dtype_traits *tt = gguf_dtype_get(wtype);
     const size_t gbytes = 8 * (size_t)(ncols / tt->blck_size) * tt->type_size;
     const uint8_t *wp = packed, *xb = xq;
-    /* A unit is a group's 8 rows (a few KiB, in L1 while it lasts) times a
-     * block of activation rows that fits L2 (KERN_XBLOCK_BYTES): the
-     * threads take every group against one block before the next, so the
-     * activations come from L2 rather than L3 (a prompt's 512 rows are
-     * 1-6 MiB). */
-    int64_t xblock = (int64_t)(KERN_XBLOCK_BYTES / xbytes) / KERN_NX * KERN_NX;
-    if (xblock < KERN_NX)
-        xblock = KERN_NX;
+    /* a unit: a group's 8 rows (a few KiB, in L1 while it lasts) times a
+     * block of activation rows (x_block) */
+    const int64_t xblock = x_block(xbytes);
     const int64_t nxb = (nb + xblock - 1) / xblock;
     packed_job jb = { rows8, wp, gbytes, nrows, ncols, xb, xbytes, nb, xblock, y };
     pool_for(nrows / 8 * nxb, packed_unit, &jb);
