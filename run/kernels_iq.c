@@ -363,7 +363,8 @@ void pack_put_iq4_xs(const void *blk, uint8_t *dst, int r)
         for (int p = 0; p < 4; p++)
             for (int t = 0; t < 4; t++)
                 dst[64 + 32 * (4 * L + p) + 4 * r + t] =
-                    (uint8_t)(iq4_xs_nibble(b, 2 * p, 4 * L + t) | iq4_xs_nibble(b, 2 * p + 1, 4 * L + t) << 4);
+                    (uint8_t)(iq4_xs_nibble(b, 2 * p, 4 * L + t) |
+                              iq4_xs_nibble(b, 2 * p + 1, 4 * L + t) << 4);
 }
 
 /* The eight rows' ls_j − 32 of a packed super-block, each lane's in both
@@ -379,7 +380,8 @@ ALWAYS void iq4_xs_scales8x8(const uint8_t *blk, __m256i ls[8])
     const __m256i nib = _mm256_or_si256(_mm256_and_si256(h, _mm256_set1_epi16(0x000f)),
                                         _mm256_and_si256(_mm256_slli_epi16(h, 4), _mm256_set1_epi16(0x0f00)));
     /* byte c of lane r: row r's ls_2c (ev), ls_2c+1 (od) */
-    const __m256i ev = _mm256_or_si256(_mm256_and_si256(sl, m0f), _mm256_and_si256(_mm256_slli_epi16(nib, 4), m30));
+    const __m256i ev = _mm256_or_si256(_mm256_and_si256(sl, m0f),
+                                       _mm256_and_si256(_mm256_slli_epi16(nib, 4), m30));
     const __m256i od = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(sl, 4), m0f),
                                        _mm256_and_si256(_mm256_slli_epi16(nib, 2), m30));
     UNROLL for (int j = 0; j < 8; j++)
@@ -407,7 +409,8 @@ ALWAYS void iq4_xs_lane8(madd_add_fn madd_add, __m256i table, const uint8_t *blk
              * of block 2p + 1 sixteen bytes on */
             const uint8_t *a = ax[k] + 64 * p + 4 * L + 16 * (L / 4);
             is[k] = madd_add(is[k], _mm256_maddubs_epi16(al, _mm256_sign_epi8(bcast4(a), vl)), ls[2 * p]);
-            is[k] = madd_add(is[k], _mm256_maddubs_epi16(ah, _mm256_sign_epi8(bcast4(a + 16), vh)), ls[2 * p + 1]);
+            is[k] = madd_add(is[k], _mm256_maddubs_epi16(ah, _mm256_sign_epi8(bcast4(a + 16), vh)),
+                             ls[2 * p + 1]);
             KEEP_REG(is[k]); /* a chain per row */
         }
     }
