@@ -621,7 +621,7 @@ static void matmul_order(uint32_t wtype, const void *w, size_t row_bytes, int64_
 
 /* ---------------------------------------------------------------------------
  * Packed matrices: q4_0 and q8_0 (kernels_legacy.c describes the layouts),
- * q4_K and q6_K (kernels_k.c), mxfp4 (kernels_iq.c)
+ * q4_K and q6_K (kernels_k.c), mxfp4 and iq4_xs (kernels_iq.c)
  */
 
 #ifdef KERN_X86
@@ -642,6 +642,7 @@ static const pack_kind *pack_kind_get(uint32_t wtype)
         { GGUF_DT_Q4_K, pack_put_q4_K, q4_Kx8_vnni, q4_Kx8_avx2, NULL },
         { GGUF_DT_Q6_K, pack_put_q6_K, q6_Kx8_vnni, q6_Kx8_avx2, NULL },
         { GGUF_DT_MXFP4, pack_put_mxfp4, mxfp4x8_vnni, mxfp4x8_avx2, NULL },
+        { GGUF_DT_IQ4_XS, pack_put_iq4_xs, iq4_xsx8_vnni, iq4_xsx8_avx2, NULL },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (kinds[i].type == wtype)

@@ -78,7 +78,7 @@ void kern_matmul(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
 void kern_matmul_rows(uint32_t wtype, const void *w, size_t row_bytes, int64_t nrows,
                       int64_t ncols, const void *xq, int64_t nb, float *y);
 
-/* q4_0, q8_0, q4_K, q6_K and mxfp4 matrices of 8k rows can be packed, as
+/* q4_0, q8_0, q4_K, q6_K, mxfp4 and iq4_xs matrices of 8k rows can be packed, as
  * llama.cpp also repacks q4_0: block i of rows 8g..8g+7 side by side in
  * the bytes the eight blocks take, their quants interleaved four bytes at
  * a time, so that one stream of memory feeds eight rows at once and each

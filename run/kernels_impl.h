@@ -209,6 +209,8 @@ void q6_Kx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, fl
 void q6_Kx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void mxfp4x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 void mxfp4x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void iq4_xsx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
+void iq4_xsx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out);
 
 /* kern_pack's part per type: block blk of row r of a group of eight into
  * the group's packed block at dst (eight times the block's bytes); the
@@ -220,6 +222,7 @@ void pack_put_q8_0_signed(const void *blk, uint8_t *dst, int r);
 void pack_put_q4_K(const void *blk, uint8_t *dst, int r);
 void pack_put_q6_K(const void *blk, uint8_t *dst, int r);
 void pack_put_mxfp4(const void *blk, uint8_t *dst, int r);
+void pack_put_iq4_xs(const void *blk, uint8_t *dst, int r);
 
 /* kern_quantize_act's q8_0 rows (with the extras of bias 8 or 128; none
  * for 0) and q8_K rows, bit for bit as the scalar code; a block holding an

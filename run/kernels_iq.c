@@ -327,6 +327,145 @@ ALWAYS void rows_iq4_xs(madd_add_fn madd_add, int64_t n, const void *w, const vo
         out[k] = hsum8(acc[k]);
 }
 
+/* Packed iq4_xs rows (kern_pack): per group of eight rows and super-block,
+ * the 1088 bytes the eight blocks take, lane r = row r:
+ *   0..15     the eight d (f16); 16..31 the eight scales_h (u16)
+ *   32..63    one vector: lane r holds row r's four scales_l bytes
+ *   64..      32 vectors: lane r of vector 4L + p holds, in byte t, the
+ *             nibble of level 4L + t of block 2p (low) and of block 2p + 1
+ *             (high) of row r.
+ * Lane L of rows_iq4_xs's integer sum for a super-block is
+ *   Σ_j (ls_j − 32) · Σ_t v·a   over levels 4L + t of each block j,
+ * an exact integer in any order: here it is vectors 4L..4L + 3, one lane
+ * per row, each nibble half looked up and met (maddubs of |v| against the
+ * activation levels signed by v, rows_iq4_xs's products) by the levels
+ * the row's extras hold at the same place, four bytes broadcast to every
+ * lane, then madd by its block's scale — eight rows' own scales, ls_j − 32
+ * in both int16 of each lane. The float chains are the one-row kernel's
+ * eight lanes, f = fma(d_w·d_x, lane, f) per super-block, kept per row and
+ * added at the end in hsum8's order: the same bits. */
+#define PACK_IQ4_XS_BYTES (8 * sizeof(gguf_block_iq4_xs))
+
+/* The nibble of level e (0..31) of block j of a super-block. */
+static int iq4_xs_nibble(const gguf_block_iq4_xs *b, int j, int e)
+{
+    const uint8_t q = b->qs[16 * j + e % 16];
+    return e < 16 ? q & 0x0f : q >> 4;
+}
+
+void pack_put_iq4_xs(const void *blk, uint8_t *dst, int r)
+{
+    const gguf_block_iq4_xs *b = blk;
+    memcpy(dst + 2 * r, &b->d, 2);
+    memcpy(dst + 16 + 2 * r, &b->scales_h, 2);
+    memcpy(dst + 32 + 4 * r, b->scales_l, 4);
+    for (int L = 0; L < 8; L++)
+        for (int p = 0; p < 4; p++)
+            for (int t = 0; t < 4; t++)
+                dst[64 + 32 * (4 * L + p) + 4 * r + t] =
+                    (uint8_t)(iq4_xs_nibble(b, 2 * p, 4 * L + t) |
+                              iq4_xs_nibble(b, 2 * p + 1, 4 * L + t) << 4);
+}
+
+/* The eight rows' ls_j − 32 of a packed super-block, each lane's in both
+ * of its int16 (madd's operand), j = 0..7. */
+ALWAYS void iq4_xs_scales8x8(const uint8_t *blk, __m256i ls[8])
+{
+    const __m256i m0f = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30);
+    const __m256i sl = load256(blk + 32);
+    /* scales_h's bytes zero-extended to int16: lane r holds h0, 0, h1, 0;
+     * its nibbles n_c (bits 4c..4c + 3: the top bits of ls_2c, then of
+     * ls_2c+1) spread to byte c */
+    const __m256i h = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(blk + 16)));
+    const __m256i nib = _mm256_or_si256(_mm256_and_si256(h, _mm256_set1_epi16(0x000f)),
+                                        _mm256_and_si256(_mm256_slli_epi16(h, 4), _mm256_set1_epi16(0x0f00)));
+    /* byte c of lane r: row r's ls_2c (ev), ls_2c+1 (od) */
+    const __m256i ev = _mm256_or_si256(_mm256_and_si256(sl, m0f),
+                                       _mm256_and_si256(_mm256_slli_epi16(nib, 4), m30));
+    const __m256i od = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(sl, 4), m0f),
+                                       _mm256_and_si256(_mm256_slli_epi16(nib, 2), m30));
+    UNROLL for (int j = 0; j < 8; j++)
+        ls[j] = _mm256_sub_epi16(_mm256_shuffle_epi8(j % 2 ? od : ev, lane_bytes(j / 2, -1, j / 2, -1)),
+                                 _mm256_set1_epi16(32));
+}
+
+/* Lane group L of eight packed rows against nx activation rows (at ax[k]
+ * in the super-block's extras): f[k][L] = fma(d[k], the rows' integer
+ * lanes, f[k][L]). */
+ALWAYS void iq4_xs_lane8(madd_add_fn madd_add, __m256i table, const uint8_t *blk, const __m256i ls[8],
+                         int L, const uint8_t *const *ax, const __m256 *d, int nx, __m256 f[][8])
+{
+    const __m256i atable = _mm256_abs_epi8(table), m0f = _mm256_set1_epi8(0x0f);
+    __m256i is[KERN_NX];
+    UNROLL for (int k = 0; k < nx; k++)
+        is[k] = _mm256_setzero_si256();
+    UNROLL for (int p = 0; p < 4; p++) {
+        const __m256i v = load256(blk + 64 + 32 * (4 * L + p));
+        const __m256i ql = _mm256_and_si256(v, m0f), qh = _mm256_and_si256(_mm256_srli_epi16(v, 4), m0f);
+        const __m256i vl = _mm256_shuffle_epi8(table, ql), vh = _mm256_shuffle_epi8(table, qh);
+        const __m256i al = _mm256_shuffle_epi8(atable, ql), ah = _mm256_shuffle_epi8(atable, qh);
+        UNROLL for (int k = 0; k < nx; k++) {
+            /* levels 4L.. of block 2p in the extras (nibble order), those
+             * of block 2p + 1 sixteen bytes on */
+            const uint8_t *a = ax[k] + 64 * p + 4 * L + 16 * (L / 4);
+            is[k] = madd_add(is[k], _mm256_maddubs_epi16(al, _mm256_sign_epi8(bcast4(a), vl)), ls[2 * p]);
+            is[k] = madd_add(is[k], _mm256_maddubs_epi16(ah, _mm256_sign_epi8(bcast4(a + 16), vh)),
+                             ls[2 * p + 1]);
+            KEEP_REG(is[k]); /* a chain per row */
+        }
+    }
+    UNROLL for (int k = 0; k < nx; k++)
+        f[k][L] = _mm256_fmadd_ps(d[k], _mm256_cvtepi32_ps(is[k]), f[k][L]);
+}
+
+/* Eight packed rows × nx activation rows. One row's eight float chains
+ * stay in registers, the lane groups unrolled; several rows' wait in
+ * memory, a loop over the lane groups keeping the code small enough for
+ * the decoded-instruction cache. */
+ALWAYS void rows8_iq4_xs(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
+                         int nx, float *out)
+{
+    const __m256i table = level_table(gguf_nl_levels(GGUF_DT_IQ4_XS));
+    __m256 f[KERN_NX][8];
+    const uint8_t *ex[KERN_NX];
+    UNROLL for (int k = 0; k < nx; k++) {
+        ex[k] = kern_act_extra_k((const uint8_t *)x + k * xs, n);
+        UNROLL for (int L = 0; L < 8; L++)
+            f[k][L] = _mm256_setzero_ps();
+    }
+    for (int64_t i = 0; i < n / GGUF_QK_K; i++) {
+        const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_IQ4_XS_BYTES;
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        __m256i ls[8];
+        iq4_xs_scales8x8(blk, ls);
+        __m256 d[KERN_NX];
+        const uint8_t *ax[KERN_NX];
+        UNROLL for (int k = 0; k < nx; k++) {
+            d[k] = _mm256_mul_ps(dw, _mm256_set1_ps(act_q8_K(x, xs, k, i)->d));
+            ax[k] = ex[k] + (size_t)i * KERN_ACT_EXTRA_IQ4;
+        }
+        if (nx == 1) {
+            UNROLL for (int L = 0; L < 8; L++)
+                iq4_xs_lane8(madd_add, table, blk, ls, L, ax, d, nx, f);
+        } else {
+            _Pragma("GCC unroll 1") for (int L = 0; L < 8; L++)
+                iq4_xs_lane8(madd_add, table, blk, ls, L, ax, d, nx, f);
+        }
+    }
+    UNROLL for (int k = 0; k < nx; k++)
+        _mm256_storeu_ps(out + 8 * k, hsum8_rows(f[k]));
+}
+
+KERN_VNNI void iq4_xsx8_vnni(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    kpacked_passes(rows8_iq4_xs, madd_add_vnni, n, wp, x, xs, nx, out);
+}
+
+KERN_AVX2 void iq4_xsx8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
+{
+    kpacked_passes(rows8_iq4_xs, madd_add_avx2, n, wp, x, xs, nx, out);
+}
+
 /* Packed mxfp4 rows (kern_pack), as q4_0's in kernels_legacy.c: per group
  * of eight rows and block i, the eight E8M0 exponents (byte r: row r's),
  * then four vectors whose lane r holds bytes 4c..4c+3 of row r's nibbles

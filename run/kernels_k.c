@@ -666,25 +666,6 @@ KERN_VNNI void dotn_q6_K_vnni(int64_t n, const void *w, const void *x, size_t xs
  */
 #define PACK_Q4_K_BYTES (8 * sizeof(gguf_block_q4_K))
 
-/* rows8 bodies of the packed k-quants, madd_add the instruction set's
- * step (always inlined, so that it and nx are constants). */
-typedef void (*rows8k_fn)(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
-                          int nx, float *out);
-
-/* nx activation rows by rows8, the count a constant in each case so
- * that the loops unroll; the float chains of several rows wait in memory
- * between super-blocks (the same operations, so the same bits). */
-ALWAYS void kpacked_passes(rows8k_fn rows8, madd_add_fn madd_add, int64_t n, const void *wp, const void *x,
-                           size_t xs, int nx, float *out)
-{
-    switch (nx) {
-    case 1: rows8(madd_add, n, wp, x, xs, 1, out); break;
-    case 2: rows8(madd_add, n, wp, x, xs, 2, out); break;
-    case 3: rows8(madd_add, n, wp, x, xs, 3, out); break;
-    default: rows8(madd_add, n, wp, x, xs, KERN_NX, out); break;
-    }
-}
-
 /* pshufb control: bytes 2p and 2p + 1 of each 32-bit lane as two int16
  * (a pair of scales or mins). */
 ALWAYS __m256i byte_pair(int p)

@@ -309,6 +309,26 @@ ALWAYS_VNNI __m256i madd_add_vnni(__m256i acc, __m256i p, __m256i s)
     return _mm256_dpwssd_epi32(acc, p, s);
 }
 
+/* rows8 bodies of the packed super-block types (q4_K, q6_K, iq4_xs),
+ * madd_add the instruction set's step (always inlined, so that it and nx
+ * are constants). */
+typedef void (*rows8k_fn)(madd_add_fn madd_add, int64_t n, const void *wp, const void *x, size_t xs,
+                          int nx, float *out);
+
+/* nx activation rows by rows8, the count a constant in each case so
+ * that the loops unroll; the float chains of several rows wait in memory
+ * between super-blocks (the same operations, so the same bits). */
+ALWAYS void kpacked_passes(rows8k_fn rows8, madd_add_fn madd_add, int64_t n, const void *wp, const void *x,
+                           size_t xs, int nx, float *out)
+{
+    switch (nx) {
+    case 1: rows8(madd_add, n, wp, x, xs, 1, out); break;
+    case 2: rows8(madd_add, n, wp, x, xs, 2, out); break;
+    case 3: rows8(madd_add, n, wp, x, xs, 3, out); break;
+    default: rows8(madd_add, n, wp, x, xs, KERN_NX, out); break;
+    }
+}
+
 #endif /* KERN_X86 */
 
 #endif

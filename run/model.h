@@ -115,7 +115,7 @@ typedef struct run_hparams {
 
 /* A weight matrix in the mapping: rows × cols elements of a ggml type, each
  * row row_bytes long. y = W x takes x of cols and gives y of rows. packed:
- * a copy in kern_pack's layout (q4_0, q8_0, q4_K, q6_K, mxfp4 on CPUs
+ * a copy in kern_pack's layout (q4_0, q8_0, q4_K, q6_K, mxfp4, iq4_xs on CPUs
  * with kernels for it, in run_model.packed_arena; an expert's slice of a
  * packed stack too), which products use instead of data; NULL otherwise. */
 typedef struct run_matrix {

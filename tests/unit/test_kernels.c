@@ -686,16 +686,27 @@ START_TEST(test_matmul_equals_vec_dot)
 }
 END_TEST
 
-/* q4_0, q8_0, q4_K, q6_K and mxfp4 packed eight rows at a time give
- * kern_matmul's y bit for bit, for every activation row count (passes of 4
- * and 2 and the rest); mxfp4's also the scalar reference's. */
+/* Level e of an iq4_xs activation row (q8_K, n elements, at x) set to a,
+ * in its q8_K block and in the row's extras (nibble order, kernels_impl.h),
+ * where iq4_xs's kernels read it. */
+static void iq4_xs_act_set(uint8_t *x, int64_t n, int64_t e, int8_t a)
+{
+    ((gguf_block_q8_K *)x)[e / 256].qs[e % 256] = a;
+    const int64_t m = e % 256, p64 = m / 64, blk = m % 64 / 32, half = m % 32 / 16;
+    uint8_t *ex = x + (size_t)(n / 256) * sizeof(gguf_block_q8_K) + (size_t)(e / 256) * KERN_ACT_EXTRA_IQ4;
+    ex[64 * p64 + 32 * half + 16 * blk + m % 16] = (uint8_t)a;
+}
+
+/* q4_0, q8_0, q4_K, q6_K, mxfp4 and iq4_xs packed eight rows at a time
+ * give kern_matmul's y bit for bit, for every activation row count 1..8
+ * (passes of 4, 3, 2, 1) and for 300; mxfp4's also the scalar reference's. */
 static void packed_equals_matmul(void)
 {
     /* NB and then BIG activation rows: BIG takes several of a packed
      * product's L2 blocks of rows (kernels.c KERN_XBLOCK_BYTES) */
-    enum { ROWS = 40, COLS = 512, NB = 7, BIG = 300 };
+    enum { ROWS = 40, COLS = 512, NB = 8, BIG = 300 };
     const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q8_0, GGUF_DT_Q4_K, GGUF_DT_Q6_K,
-                               GGUF_DT_MXFP4 };
+                               GGUF_DT_MXFP4, GGUF_DT_IQ4_XS };
     if (!kern_pack_usable(GGUF_DT_Q4_0, ROWS, COLS)) {
         ck_assert(!kern_pack_usable(GGUF_DT_Q8_0, ROWS, COLS));
         fprintf(stderr, "test_kernels: no AVX2 here, packed matrices not tested\n");
@@ -724,10 +735,12 @@ static void packed_equals_matmul(void)
             p.xf[2 * COLS + j] = (j & 2) ? -1.0f : 1.0f;
         }
         product_quantize(&p);
-        if (t == GGUF_DT_Q4_K || t == GGUF_DT_Q6_K) {
+        const bool kq = t == GGUF_DT_Q4_K || t == GGUF_DT_Q6_K || t == GGUF_DT_IQ4_XS;
+        if (kq) {
             /* rows 4-7: every byte 0xff, 0x00, 0x80 or pseudo-random (levels
-             * 15 / 63 and 0, scales 63 and q6_K's -128), d = 1 and dmin =
-             * 0.5 so that the products stay finite */
+             * 15 / 63 and 0, scales 63 and q6_K's -128, iq4_xs's ls − 32 of
+             * 31 and -32 and levels 113, -127, 1), d = 1 and dmin = 0.5 so
+             * that the products stay finite */
             uint32_t lcg = 12345;
             for (int r = 4; r < 8; r++)
                 for (size_t i = 0; i < rb; i++) {
@@ -740,7 +753,9 @@ static void packed_equals_matmul(void)
                     if (t == GGUF_DT_Q4_K) {
                         memcpy(w + r * rb + i, &one, 2);
                         memcpy(w + r * rb + i + 2, &half, 2);
-                    } else
+                    } else if (t == GGUF_DT_IQ4_XS)
+                        memcpy(w + r * rb + i + offsetof(gguf_block_iq4_xs, d), &one, 2);
+                    else
                         memcpy(w + r * rb + i + offsetof(gguf_block_q6_K, d), &one, 2);
                 }
         }
@@ -759,10 +774,19 @@ static void packed_equals_matmul(void)
                     }
                 }
             }
+        if (t == GGUF_DT_IQ4_XS) {
+            /* activation rows 5 and 6: every level -128, and pseudo-random
+             * bytes with every fifth -128 (no quantizer writes -128; the
+             * sign trick wraps it alike in both kernels) */
+            rng_state = 4242;
+            for (int k = 5; k < 7; k++)
+                for (int64_t e = 0; e < COLS; e++)
+                    iq4_xs_act_set(xq + (size_t)k * p.xb, COLS, e,
+                                   k == 5 || e % 5 == 0 ? -128 : (int8_t)(uniform() * 256 - 128));
+        }
         kern_pack(t, w, rb, ROWS, COLS, packed);
         /* block 1 of row 9 (group 1): its scale at position 1 of the group's
          * block 1, its first four quant bytes in lane 1 of the first vector */
-        const bool kq = t == GGUF_DT_Q4_K || t == GGUF_DT_Q6_K;
         const size_t gb = 8 * rb, bb = rb / (COLS / (kq ? 256 : 32)); /* a group, a block */
         const uint8_t *pb = packed + gb + 8 * bb, *b9 = w + 9 * rb + bb;
         if (t == GGUF_DT_Q6_K) {
@@ -785,6 +809,18 @@ static void packed_equals_matmul(void)
             const gguf_block_mxfp4 *b = (const gguf_block_mxfp4 *)b9;
             ck_assert_uint_eq(pb[1], b->e);
             ck_assert_mem_eq(pb + 8 + 32 + 4, b->qs + 4, 4);
+        } else if (t == GGUF_DT_IQ4_XS) {
+            /* d, scales_h and scales_l in lane 1 of theirs; byte t of lane
+             * 1 of quant vector 4L + p (L 5, p 2): level 4L + t (20 + t: a
+             * high nibble of qs[16j + 4 + t]) of block j = 4 low, of block
+             * 5 high */
+            const gguf_block_iq4_xs *b = (const gguf_block_iq4_xs *)b9;
+            ck_assert_mem_eq(pb + 2, &b->d, 2);
+            ck_assert_mem_eq(pb + 16 + 2, &b->scales_h, 2);
+            ck_assert_mem_eq(pb + 32 + 4, b->scales_l, 4);
+            for (int u = 0; u < 4; u++)
+                ck_assert_uint_eq(pb[64 + 32 * (4 * 5 + 2) + 4 + u],
+                                  (unsigned)((b->qs[64 + 4 + u] >> 4) | (b->qs[80 + 4 + u] & 0xf0)));
         } else
             ck_assert_mem_eq(pb + 2, b9, 2);
         if (t == GGUF_DT_Q4_K) {
@@ -800,7 +836,7 @@ static void packed_equals_matmul(void)
                                       (uint8_t)((q[0] >> 4) | (q[2] >> 4) << 4),
                                       (uint8_t)((q[1] >> 4) | (q[3] >> 4) << 4) };
             ck_assert_mem_eq(o, want, 4);
-        } else if (t != GGUF_DT_Q6_K && t != GGUF_DT_MXFP4)
+        } else if (!kq && t != GGUF_DT_MXFP4)
             for (int j = 0; j < 4; j++)
                 ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(b9[2 + j] ^ (t == GGUF_DT_Q8_0 &&
                                                                         kern_isa_in_use() == KERN_ISA_VNNI
@@ -1501,17 +1537,11 @@ START_TEST(test_iq_kernels)
             rng_state = 500 + (uint64_t)_i;
             for (int k = 0; k < NB; k++)
                 for (int64_t e = 0; e < n; e++) {
-                    int8_t *a = xs ? ((gguf_block_q8_K *)(p.xq + (size_t)k * p.xb))[e / 256].qs + e % 256
-                                   : ((gguf_block_q8_0 *)(p.xq + (size_t)k * p.xb))[e / 32].qs + e % 32;
-                    *a = e % 5 == 0 ? -128 : (int8_t)(uniform() * 256 - 128);
-                    if (xs) {
-                        /* iq4_xs's kernels read the levels from the row's
-                         * extras (nibble order): the same bytes there */
-                        const int64_t m = e % 256, p64 = m / 64, blk = m % 64 / 32, half = m % 32 / 16;
-                        uint8_t *ex = p.xq + (size_t)k * p.xb + (size_t)(n / 256) * sizeof(gguf_block_q8_K) +
-                                      (size_t)(e / 256) * KERN_ACT_EXTRA_IQ4;
-                        ex[64 * p64 + 32 * half + 16 * blk + m % 16] = (uint8_t)*a;
-                    }
+                    const int8_t a = e % 5 == 0 ? -128 : (int8_t)(uniform() * 256 - 128);
+                    if (xs) /* in the q8_K block and the extras iq4_xs's kernels read */
+                        iq4_xs_act_set(p.xq + (size_t)k * p.xb, n, e, a);
+                    else
+                        ((gguf_block_q8_0 *)(p.xq + (size_t)k * p.xb))[e / 32].qs[e % 32] = a;
                 }
             for (int r = 0; r < ROWS; r++) {
                 const uint8_t *w = p.w + (size_t)r * p.rb;
