@@ -250,8 +250,10 @@ ALWAYS int hsum_i32x8(__m256i v)
  * loaded once for nw weight rows, and nw·nx independent additions hide the
  * latency of each other's fused multiply-adds. */
 
-/* q5_0 against q8_0 rows: signed levels q (−16..15) go through the
- * unsigned × signed byte product as |q| against a·sign(q). */
+/* Scale-only types (q5_0, q8_0) against q8_0 rows: signed levels q go
+ * through the unsigned × signed byte product as |q| against a·sign(q)
+ * (a q8_0 level −128 is |q| = 128 against −a: the product is exact; the
+ * activation levels stay within ±127). */
 ALWAYS void rows_scale_only_avx2(uint32_t type, int64_t n, const void *w, size_t ws, int nw,
                                  const void *x, size_t xs, int nx, float *out)
 {
@@ -275,92 +277,6 @@ ALWAYS void rows_scale_only_avx2(uint32_t type, int64_t n, const void *w, size_t
                 const __m256i s = dot_u8_i8(aq[r], _mm256_sign_epi8(a, q[r]));
                 acc[r * nx + k] = add_scaled(acc[r * nx + k], dw[r] * dx, s);
             }
-        }
-    }
-    UNROLL for (int k = 0; k < nw * nx; k++)
-        out[k] = hsum8(acc[k]);
-}
-
-/* Lane j: the sum of the eight int32 lanes of v[j] (exact). */
-ALWAYS __m256i lane_sums8(const __m256i v[8])
-{
-    const __m256i lo = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
-    const __m256i hi = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
-    /* lo: sums of v[0..3]'s low halves, then of their high halves; hi: v[4..7]'s */
-    return _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x20),
-                            _mm256_permute2x128_si256(lo, hi, 0x31));
-}
-
-/* Block i's four-product lane sums for every pair of a tile: v[r·nx + k][j]. */
-ALWAYS void q8_0_block_sums(const void *w, size_t ws, int nw, const void *x, size_t xs, int nx,
-                            int64_t i, __m256i v[][8], int j)
-{
-    __m256i q[KERN_TW], aq[KERN_TW];
-    UNROLL for (int r = 0; r < nw; r++) {
-        q[r] = levels_q8_0(block_at(GGUF_DT_Q8_0, w, ws, r, i));
-        aq[r] = _mm256_sign_epi8(q[r], q[r]);
-    }
-    UNROLL for (int k = 0; k < nx; k++) {
-        const __m256i a = load32(act_q8_0(x, xs, k, i)->qs);
-        UNROLL for (int r = 0; r < nw; r++)
-            v[r * nx + k][j] = dot_u8_i8(aq[r], _mm256_sign_epi8(a, q[r]));
-    }
-}
-
-/* q8_0 in the packed AVX2 kernel's order (rows8_q8_0_avx2): blocks go in
- * groups of eight, lane j of a pair's accumulator adding d_i · S_i for
- * block i = 8g + j, S_i the block's exact sum (lane_sums8 of its eight
- * four-product lanes). A group short of eight blocks (the row's last) has
- * d = 0 and S = 0 in its empty lanes: acc + 0·0 is acc, since a chain
- * started at +0 never holds −0. The activation rows' extras give dx as
- * floats. */
-ALWAYS void rows_q8_0_avx2(int64_t n, const void *w, size_t ws, int nw, const void *x, size_t xs,
-                           int nx, float *out)
-{
-    const int64_t nb = n / 32;
-    __m256 acc[KERN_TILE];
-    __m256i v[KERN_TILE][8];
-    const uint8_t *ex[KERN_NX];
-    UNROLL for (int k = 0; k < nw * nx; k++)
-        acc[k] = _mm256_setzero_ps();
-    UNROLL for (int k = 0; k < nx; k++)
-        ex[k] = kern_act_extra((const uint8_t *)x + k * xs, n);
-    for (int64_t i0 = 0; i0 < nb; i0 += 8) {
-        const int g = nb - i0 < 8 ? (int)(nb - i0) : 8;
-        if (g == 8 && nw * nx == 1) { /* its eight sums stay in registers */
-            UNROLL for (int j = 0; j < 8; j++)
-                q8_0_block_sums(w, ws, nw, x, xs, nx, i0 + j, v, j);
-        } else if (g == 8) {
-            for (int j = 0; j < 8; j++)
-                q8_0_block_sums(w, ws, nw, x, xs, nx, i0 + j, v, j);
-        } else {
-            for (int j = 0; j < g; j++)
-                q8_0_block_sums(w, ws, nw, x, xs, nx, i0 + j, v, j);
-            for (int j = g; j < 8; j++)
-                UNROLL for (int p = 0; p < nw * nx; p++)
-                    v[p][j] = _mm256_setzero_si256();
-        }
-        const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(g), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        __m256 dx[KERN_NX];
-        UNROLL for (int k = 0; k < nx; k++)
-            dx[k] = _mm256_maskload_ps((const float *)KERN_EX_DX(ex[k], nb, i0), live);
-        UNROLL for (int r = 0; r < nw; r++) {
-            const gguf_block_q8_0 *bw = block_at(GGUF_DT_Q8_0, w, ws, r, i0);
-            __m128i h;
-            if (g == 8)
-                h = _mm_setr_epi16((short)bw[0].d, (short)bw[1].d, (short)bw[2].d, (short)bw[3].d,
-                                   (short)bw[4].d, (short)bw[5].d, (short)bw[6].d, (short)bw[7].d);
-            else {
-                uint16_t hs[8] = { 0 };
-                for (int j = 0; j < g; j++)
-                    hs[j] = bw[j].d;
-                h = _mm_loadu_si128((const __m128i *)hs);
-            }
-            const __m256 dw = _mm256_cvtph_ps(h);
-            UNROLL for (int k = 0; k < nx; k++)
-                acc[r * nx + k] = _mm256_fmadd_ps(_mm256_mul_ps(dw, dx[k]),
-                                                  _mm256_cvtepi32_ps(lane_sums8(v[r * nx + k])),
-                                                  acc[r * nx + k]);
         }
     }
     UNROLL for (int k = 0; k < nw * nx; k++)
@@ -762,76 +678,49 @@ KERN_VNNI void q8_0x8_vnni(int64_t n, const void *wp, const void *x, size_t xs, 
     packed_passes(rows8_q8_0_vnni, KERN_NX8, n, wp, x, xs, nx, out);
 }
 
-/* q8_0 with AVX2 adds in another order than ggml's (the one-row AVX2
- * kernel below has the same): each block's products go into one exact
- * int32 sum S_i (|S_i| <= 32 * 128 * 127 < 2^24, so it converts to float
- * exactly), and d_i * S_i (d_i = dw * dx, as ggml's) goes by fused
- * multiply-add into chain i mod 8; the eight chains are added in hsum8's
- * order. ggml keeps eight chains per block instead (each lane's four
- * levels), one conversion and one multiply-add per 32 products where this
- * takes one per 256: 40% of the products' instructions. Both are within
- * test_kernels' reassociation bound of the scalar reference, which adds
- * d_w * d_x * S_i in one chain.
- *
- * Packed with signed levels (pack_put_q8_0_signed): |q| against a·sign(q)
- * (maddubs' pairs within ±2·128·127), madd with ones, the eight vectors of
- * a block added in int32: lane r of s[k] is S_i of row r and activation
- * row k. Up to KERN_NX8A activation rows a pass share each weight vector
- * and its |q|; the chains wait in memory (one load and store per block and
- * activation row). */
-#define KERN_NX8A 4
-
+/* q8_0 with AVX2, packed with signed levels (pack_put_q8_0_signed): the
+ * one-row kernel's sign trick (|q| against a·sign(q), then maddubs and
+ * madd with ones) lane by lane gives its integers, f[k][m] lane r the float
+ * chain m of row r with activation row k; two activation rows a pass share
+ * each weight vector and its |q| (their sixteen chains spill some
+ * registers, still 5-10% faster than one row a pass). */
 ALWAYS void rows8_q8_0_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx,
                             float *out)
 {
     const int64_t nb = n / 32;
     const __m256i ones = _mm256_set1_epi16(1);
-    const uint8_t *ex[KERN_NX8A];
-    __m256 ch[KERN_NX8A][8];
+    const uint8_t *ex[KERN_NX8];
+    __m256 f[KERN_NX8][8];
     UNROLL for (int k = 0; k < nx; k++) {
         ex[k] = kern_act_extra((const uint8_t *)x + k * xs, n);
-        UNROLL for (int j = 0; j < 8; j++)
-            ch[k][j] = _mm256_setzero_ps();
+        UNROLL for (int m = 0; m < 8; m++)
+            f[k][m] = _mm256_setzero_ps();
     }
     for (int64_t i = 0; i < nb; i++) {
         const uint8_t *blk = (const uint8_t *)wp + (size_t)i * PACK_Q8_0_BYTES;
-        const int8_t *a[KERN_NX8A];
-        __m256i s[KERN_NX8A];
-        UNROLL for (int k = 0; k < nx; k++)
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
+        __m256 d[KERN_NX8];
+        const int8_t *a[KERN_NX8];
+        UNROLL for (int k = 0; k < nx; k++) {
+            d[k] = _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i)));
             a[k] = act_q8_0(x, xs, k, i)->qs;
+        }
         UNROLL for (int m = 0; m < 8; m++) {
             const __m256i q = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * m));
             const __m256i aq = _mm256_sign_epi8(q, q);
             UNROLL for (int k = 0; k < nx; k++) {
-                const __m256i p = _mm256_madd_epi16(
-                    _mm256_maddubs_epi16(aq, _mm256_sign_epi8(bcast4(a[k] + 4 * m), q)), ones);
-                s[k] = m ? _mm256_add_epi32(s[k], p) : p;
-                KEEP_REG(s[k]);
+                const __m256i p = _mm256_maddubs_epi16(aq, _mm256_sign_epi8(bcast4(a[k] + 4 * m), q));
+                f[k][m] = _mm256_fmadd_ps(d[k], _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones)), f[k][m]);
             }
-        }
-        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-        const int j = (int)(i & 7);
-        UNROLL for (int k = 0; k < nx; k++) {
-            const __m256 d = _mm256_mul_ps(dw, bcast_f32(KERN_EX_DX(ex[k], nb, i)));
-            ch[k][j] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s[k]), ch[k][j]);
         }
     }
     UNROLL for (int k = 0; k < nx; k++)
-        _mm256_storeu_ps(out + 8 * k, hsum8_rows(ch[k]));
+        _mm256_storeu_ps(out + 8 * k, hsum8_rows(f[k]));
 }
 
 KERN_AVX2 void q8_0x8_avx2(int64_t n, const void *wp, const void *x, size_t xs, int nx, float *out)
 {
-    int k = 0;
-    for (; nx - k >= KERN_NX8A; k += KERN_NX8A)
-        rows8_q8_0_avx2(n, wp, (const uint8_t *)x + k * xs, xs, KERN_NX8A, out + 8 * k);
-    const void *xk = (const uint8_t *)x + k * xs;
-    switch (nx - k) {
-    case 3: rows8_q8_0_avx2(n, wp, xk, xs, 3, out + 8 * k); break;
-    case 2: rows8_q8_0_avx2(n, wp, xk, xs, 2, out + 8 * k); break;
-    case 1: rows8_q8_0_avx2(n, wp, xk, xs, 1, out + 8 * k); break;
-    default: break;
-    }
+    packed_passes(rows8_q8_0_avx2, KERN_NX8, n, wp, x, xs, nx, out);
 }
 
 /* ---------------------------------------------------------------------------
@@ -880,19 +769,19 @@ KERN_AVX2 void tile_q5_0_avx2(int64_t n, const void *w, size_t ws, const void *x
 KERN_AVX2 float dot_q8_0_avx2(int64_t n, const void *w, const void *x)
 {
     float r;
-    rows_q8_0_avx2(n, w, 0, 1, x, 0, 1, &r);
+    rows_scale_only_avx2(GGUF_DT_Q8_0, n, w, 0, 1, x, 0, 1, &r);
     return r;
 }
 
 KERN_AVX2 void dotn_q8_0_avx2(int64_t n, const void *w, const void *x, size_t xs, float *out)
 {
-    rows_q8_0_avx2(n, w, 0, 1, x, xs, KERN_NX, out);
+    rows_scale_only_avx2(GGUF_DT_Q8_0, n, w, 0, 1, x, xs, KERN_NX, out);
 }
 
 KERN_AVX2 void tile_q8_0_avx2(int64_t n, const void *w, size_t ws, const void *x, size_t xs,
                               float *out)
 {
-    rows_q8_0_avx2(n, w, ws, KERN_TW, x, xs, KERN_NX, out);
+    rows_scale_only_avx2(GGUF_DT_Q8_0, n, w, ws, KERN_TW, x, xs, KERN_NX, out);
 }
 
 KERN_AVX2 float dot_q4_1_avx2(int64_t n, const void *w, const void *x)

@@ -865,21 +865,24 @@ static void packed_equals_matmul(void)
     }
 }
 
-/* q8_0 with AVX2 adds in its own order (run/kernels_legacy.c): each
- * block's exact sum S_i times d_i = dw · dx into chain i mod 8, the chains
- * in hsum8's order. Written out here in scalar code, it must give the
- * one-row, tiled, experts' and packed kernels' bits: 11 blocks (a short
- * last group of eight), rows with every level −128 (a file may hold it),
- * a negative, a zero and a subnormal scale, 1..9 activation rows. */
+/* q8_0 with AVX2 adds in ggml's x86 order (ggml_vec_dot_q8_0_q8_0 and
+ * llamafile's tinyBLAS_Q0_AVX, which llama.cpp runs for prompts): eight
+ * float chains, chain m adding d · Σ of levels 4m..4m+3 of every block
+ * (d = dw · dx), the chains in hsum8's order. Written out here in scalar
+ * code, it must give the one-row, tiled, experts' and packed kernels' bits:
+ * 11 blocks, rows with every level −128 (a file may hold it), a negative, a
+ * zero and a subnormal scale, 1..9 activation rows. */
 static float q8_0_avx2_order(int64_t n, const gguf_block_q8_0 *w, const gguf_block_q8_0 *x)
 {
     float c[8] = { 0 };
     for (int64_t i = 0; i < n / 32; i++) {
-        int32_t s = 0;
-        for (int j = 0; j < 32; j++)
-            s += w[i].qs[j] * x[i].qs[j];
         const float d = gguf_f16_to_f32(w[i].d) * gguf_f16_to_f32(x[i].d);
-        c[i % 8] = fmaf(d, (float)s, c[i % 8]);
+        for (int m = 0; m < 8; m++) {
+            int32_t s = 0;
+            for (int j = 4 * m; j < 4 * m + 4; j++)
+                s += w[i].qs[j] * x[i].qs[j];
+            c[m] = fmaf(d, (float)s, c[m]);
+        }
     }
     return ((c[0] + c[4]) + (c[2] + c[6])) + ((c[1] + c[5]) + (c[3] + c[7]));
 }
