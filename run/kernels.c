@@ -455,14 +455,13 @@ float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
  * unit of each other.
  */
 
-/* Weight rows per tile: enough bytes of W (~32 KiB, half of L1d) that the
- * tile stays in cache while every activation row of the batch passes over
- * it, so W is read from memory once per call, not once per token. */
 /* The activation rows a unit of a product takes: as many whole groups of
  * KERN_NX as fit KERN_XBLOCK_BYTES (L2 with room for the weights), at
- * least one group. The threads take every weight tile or packed group
- * against one block of rows before the next, so a prompt's activations
- * (1-6 MiB for 512 rows) come from L2 rather than L3. */
+ * least one group. A block's units (every weight tile or packed group
+ * against it) are consecutive, and a thread runs a range of consecutive
+ * units, so each core keeps one block of rows in its L2 while the weights
+ * pass over it: a prompt's activations (1-6 MiB for 512 rows) come from
+ * L2 rather than L3, the weights once per block (a few per prompt). */
 #define KERN_XBLOCK_BYTES (160 * 1024)
 static int64_t x_block(size_t xbytes)
 {
@@ -470,6 +469,9 @@ static int64_t x_block(size_t xbytes)
     return b < KERN_NX ? KERN_NX : b;
 }
 
+/* Weight rows per tile: enough bytes of W (~32 KiB, half of L1d) that the
+ * tile stays in cache while every activation row of a block passes over
+ * it. */
 static int64_t tile_rows(size_t row_bytes, int64_t nb)
 {
     if (nb == 1)

@@ -630,12 +630,15 @@ START_TEST(test_matmul_equals_vec_dot)
 {
     const uint32_t t = wtypes[_i % N_WTYPES];
     const enum kern_isa isa = (enum kern_isa)(_i / (int)N_WTYPES); /* scalar, AVX2, VNNI */
-    /* 300 rows: several of kern_matmul's L2 blocks of activation rows */
-    enum { MAX_ROWS = 40, COLS = 512, MAX_NB = 300 };
+    /* 303 rows: more than one of kern_matmul's L2 blocks of activation
+     * rows (KERN_XBLOCK_BYTES, 160 KiB) for every type, the last one not
+     * a whole group of KERN_NX */
+    enum { MAX_ROWS = 40, COLS = 512, MAX_NB = 303 };
     const int64_t nbs[] = { 1, 3, 17, MAX_NB }, rowss[] = { 37, MAX_ROWS };
     const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
     float *wf = malloc(sizeof(float) * MAX_ROWS * COLS), *xf = malloc(sizeof(float) * MAX_NB * COLS);
     uint8_t *w = malloc(rb * MAX_ROWS), *xq = malloc(xb * MAX_NB);
+    ck_assert_uint_gt(xb * MAX_NB, 160 * 1024);
     float *y = malloc(sizeof(float) * MAX_NB * MAX_ROWS);
     fill(wf, MAX_ROWS * COLS, 5);
     fill(xf, MAX_NB * COLS, 6);
@@ -699,12 +702,13 @@ static void iq4_xs_act_set(uint8_t *x, int64_t n, int64_t e, int8_t a)
 
 /* q4_0, q8_0, q4_K, q6_K, mxfp4 and iq4_xs packed eight rows at a time
  * give kern_matmul's y bit for bit, for every activation row count 1..8
- * (passes of 4, 3, 2, 1) and for 300; mxfp4's also the scalar reference's. */
+ * (passes of 4, 3, 2, 1) and for 303; mxfp4's also the scalar reference's. */
 static void packed_equals_matmul(void)
 {
     /* NB and then BIG activation rows: BIG takes several of a packed
-     * product's L2 blocks of rows (kernels.c KERN_XBLOCK_BYTES) */
-    enum { ROWS = 40, COLS = 512, NB = 8, BIG = 300 };
+     * product's L2 blocks of rows (kernels.c KERN_XBLOCK_BYTES, 160 KiB),
+     * the last one not a whole group of KERN_NX */
+    enum { ROWS = 40, COLS = 512, NB = 8, BIG = 303 };
     const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q8_0, GGUF_DT_Q4_K, GGUF_DT_Q6_K,
                                GGUF_DT_MXFP4, GGUF_DT_IQ4_XS };
     if (!kern_pack_usable(GGUF_DT_Q4_0, ROWS, COLS)) {
