@@ -462,7 +462,6 @@ float kern_vec_dot(uint32_t wtype, int64_t n, const void *w, const void *xq)
  * units, so each core keeps one block of rows in its L2 while the weights
  * pass over it: a prompt's activations (1-6 MiB for 512 rows) come from
  * L2 rather than L3, the weights once per block (a few per prompt). */
-#define KERN_XBLOCK_BYTES (160 * 1024)
 static int64_t x_block(size_t xbytes)
 {
     const int64_t b = (int64_t)(KERN_XBLOCK_BYTES / (xbytes ? xbytes : 1)) / KERN_NX * KERN_NX;

@@ -30,6 +30,10 @@ typedef void (*kern_dotn_fn)(int64_t n, const void *w, const void *x, size_t xs,
 #define KERN_NX 4
 #define KERN_NX_FLOAT 2
 
+/* Activation bytes a unit of a product takes at most (kernels.c x_block:
+ * a block of rows that stays in L2 while the weights pass over it). */
+#define KERN_XBLOCK_BYTES (160 * 1024)
+
 /* Tiles for prompt batches: KERN_TW weight rows (ws bytes apart) ×
  * KERN_NX activation rows (xs bytes apart), out[r * KERN_NX + k], each
  * output again exactly what the one-row kernel gives. */

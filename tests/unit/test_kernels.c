@@ -631,14 +631,14 @@ START_TEST(test_matmul_equals_vec_dot)
     const uint32_t t = wtypes[_i % N_WTYPES];
     const enum kern_isa isa = (enum kern_isa)(_i / (int)N_WTYPES); /* scalar, AVX2, VNNI */
     /* 303 rows: more than one of kern_matmul's L2 blocks of activation
-     * rows (KERN_XBLOCK_BYTES, 160 KiB) for every type, the last one not
+     * rows (KERN_XBLOCK_BYTES) for every type, the last one not
      * a whole group of KERN_NX */
     enum { MAX_ROWS = 40, COLS = 512, MAX_NB = 303 };
     const int64_t nbs[] = { 1, 3, 17, MAX_NB }, rowss[] = { 37, MAX_ROWS };
     const size_t rb = wrow_bytes(t, COLS), xb = kern_act_row_size(t, COLS);
     float *wf = malloc(sizeof(float) * MAX_ROWS * COLS), *xf = malloc(sizeof(float) * MAX_NB * COLS);
     uint8_t *w = malloc(rb * MAX_ROWS), *xq = malloc(xb * MAX_NB);
-    ck_assert_uint_gt(xb * MAX_NB, 160 * 1024);
+    ck_assert_uint_gt(xb * MAX_NB, KERN_XBLOCK_BYTES);
     float *y = malloc(sizeof(float) * MAX_NB * MAX_ROWS);
     fill(wf, MAX_ROWS * COLS, 5);
     fill(xf, MAX_NB * COLS, 6);
@@ -706,7 +706,7 @@ static void iq4_xs_act_set(uint8_t *x, int64_t n, int64_t e, int8_t a)
 static void packed_equals_matmul(void)
 {
     /* NB and then BIG activation rows: BIG takes several of a packed
-     * product's L2 blocks of rows (kernels.c KERN_XBLOCK_BYTES, 160 KiB),
+     * product's L2 blocks of rows (KERN_XBLOCK_BYTES),
      * the last one not a whole group of KERN_NX */
     enum { ROWS = 40, COLS = 512, NB = 8, BIG = 303 };
     const uint32_t types[] = { GGUF_DT_Q4_0, GGUF_DT_Q8_0, GGUF_DT_Q4_K, GGUF_DT_Q6_K,
@@ -845,7 +845,7 @@ static void packed_equals_matmul(void)
                 ck_assert_uint_eq(pb[16 + 4 + j], (uint8_t)(b9[2 + j] ^ (t == GGUF_DT_Q8_0 &&
                                                                         kern_isa_in_use() == KERN_ISA_VNNI
                                                                     ? 0x80 : 0)));
-        ck_assert_uint_gt((uint64_t)BIG * p.xb, 2 * 160 * 1024);
+        ck_assert_uint_gt((uint64_t)BIG * p.xb, 2 * KERN_XBLOCK_BYTES);
         for (int64_t nb = 1; nb <= BIG; nb = nb == NB ? BIG : nb + 1) {
             kern_matmul(t, w, rb, ROWS, COLS, xq, nb, y1);
             kern_matmul_packed(t, packed, ROWS, COLS, xq, nb, y2);
